@@ -1,0 +1,77 @@
+//! The builtin functions of the runtime that compiled code calls.
+//!
+//! Compiled code finds them in an array whose address is stored in every
+//! `VMContext` (see [`crate::VMOffsets::vmctx_builtins`]), at the position
+//! [`BuiltinFunction::index`]. They use the platform's C calling convention;
+//! the first parameter is always the calling instance's `vmctx`. Builtins that
+//! return `i32` status return 0 on success and non-zero when the operation must
+//! trap (out of bounds memory access for memory builtins, out of bounds table
+//! access for table builtins); compiled code raises the trap itself.
+
+/// The type of a builtin parameter or result.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BuiltinType {
+    /// The calling instance's `vmctx` pointer.
+    Vmctx,
+    /// A pointer-sized value (a reference).
+    Pointer,
+    /// A 32-bit integer.
+    I32,
+    /// A 64-bit integer.
+    I64,
+}
+
+macro_rules! builtins {
+    ($( $(#[$doc:meta])* $name:ident ( $($p:ident),* ) -> [ $($r:ident),* ]; )*) => {
+        /// A builtin function of the runtime.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+        pub enum BuiltinFunction {
+            $( $(#[$doc])* $name, )*
+        }
+
+        impl BuiltinFunction {
+            /// Every builtin, in array order.
+            pub const ALL: &'static [BuiltinFunction] = &[$(BuiltinFunction::$name,)*];
+
+            /// The parameter types.
+            pub fn params(self) -> &'static [BuiltinType] {
+                match self { $(BuiltinFunction::$name => &[$(BuiltinType::$p),*],)* }
+            }
+
+            /// The result types.
+            pub fn results(self) -> &'static [BuiltinType] {
+                match self { $(BuiltinFunction::$name => &[$(BuiltinType::$r),*],)* }
+            }
+        }
+    };
+}
+
+builtins! {
+    /// `memory.grow`: (vmctx, memory, delta pages) -> old size in pages, or -1.
+    MemoryGrow(Vmctx, I32, I64) -> [I64];
+    /// `memory.fill`: (vmctx, memory, dst, byte, len) -> status.
+    MemoryFill(Vmctx, I32, I64, I32, I64) -> [I32];
+    /// `memory.copy`: (vmctx, dst memory, dst, src memory, src, len) -> status.
+    MemoryCopy(Vmctx, I32, I64, I32, I64, I64) -> [I32];
+    /// `memory.init`: (vmctx, memory, data segment, dst, src, len) -> status.
+    MemoryInit(Vmctx, I32, I32, I64, I32, I32) -> [I32];
+    /// `data.drop`: (vmctx, data segment).
+    DataDrop(Vmctx, I32) -> [];
+    /// `table.grow`: (vmctx, table, delta, init value) -> old size, or -1.
+    TableGrow(Vmctx, I32, I64, Pointer) -> [I64];
+    /// `table.fill`: (vmctx, table, dst, value, len) -> status.
+    TableFill(Vmctx, I32, I64, Pointer, I64) -> [I32];
+    /// `table.copy`: (vmctx, dst table, src table, dst, src, len) -> status.
+    TableCopy(Vmctx, I32, I32, I64, I64, I64) -> [I32];
+    /// `table.init`: (vmctx, table, element segment, dst, src, len) -> status.
+    TableInit(Vmctx, I32, I32, I64, I32, I32) -> [I32];
+    /// `elem.drop`: (vmctx, element segment).
+    ElemDrop(Vmctx, I32) -> [];
+}
+
+impl BuiltinFunction {
+    /// The position of this builtin in the builtins array.
+    pub fn index(self) -> usize {
+        Self::ALL.iter().position(|b| *b == self).unwrap_or(0)
+    }
+}

@@ -1,0 +1,37 @@
+//! `weft-environ` turns the bytes of a WebAssembly module into plain data.
+//!
+//! It owns the validation of a module (through `wasmparser`), the
+//! [`ModuleTranslation`] that later stages consume (types, imports, exports,
+//! table/memory/global declarations, data and element segments, names and the
+//! borrowed function bodies), the layout of the per-instance `VMContext`
+//! ([`VMOffsets`]), the list of runtime builtins that compiled code may call
+//! ([`BuiltinFunction`]) and the [`Trap`] codes shared by code generation and
+//! the runtime.
+//!
+//! This crate never generates code, never touches memory protection and never
+//! holds runtime state. It contains no `unsafe` code, so any runtime can reuse
+//! it.
+
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]
+
+mod builtins;
+mod module;
+mod trap;
+mod translate;
+mod types;
+mod vmoffsets;
+
+pub use builtins::{BuiltinFunction, BuiltinType};
+pub use module::*;
+pub use trap::Trap;
+pub use translate::{translate_module, ModuleTranslation, TranslateError};
+pub use types::*;
+pub use vmoffsets::*;
+
+/// The features of WebAssembly that Weft can compile today: WebAssembly 2.0
+/// without SIMD.
+pub fn supported_features() -> wasmparser::WasmFeatures {
+    use wasmparser::WasmFeatures as F;
+    F::WASM2.difference(F::SIMD)
+}

@@ -1,0 +1,238 @@
+//! The translated form of a module: everything but the function bodies.
+
+use crate::types::*;
+use std::collections::HashMap;
+
+/// An index into one of a module's index spaces.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum EntityIndex {
+    /// A function index (imports first).
+    Function(u32),
+    /// A table index (imports first).
+    Table(u32),
+    /// A memory index (imports first).
+    Memory(u32),
+    /// A global index (imports first).
+    Global(u32),
+}
+
+/// The type of something imported or exported.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum EntityType {
+    /// A function of the given module type index.
+    Function(u32),
+    /// A table.
+    Table(Table),
+    /// A memory.
+    Memory(Memory),
+    /// A global.
+    Global(Global),
+}
+
+/// One import of a module.
+#[derive(Debug, Clone)]
+pub struct Import {
+    /// The module name of the import.
+    pub module: String,
+    /// The field name of the import.
+    pub field: String,
+    /// Where the import lands in the module's index spaces.
+    pub index: EntityIndex,
+}
+
+/// One export of a module.
+#[derive(Debug, Clone)]
+pub struct Export {
+    /// The export's name.
+    pub name: String,
+    /// What is exported.
+    pub index: EntityIndex,
+}
+
+/// One instruction of a constant expression.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum ConstOp {
+    /// `i32.const`.
+    I32Const(i32),
+    /// `i64.const`.
+    I64Const(i64),
+    /// `f32.const` (bits).
+    F32Const(u32),
+    /// `f64.const` (bits).
+    F64Const(u64),
+    /// `v128.const`.
+    V128Const(u128),
+    /// `global.get`.
+    GlobalGet(u32),
+    /// `ref.null` of the given heap type.
+    RefNull(WasmHeapType),
+    /// `ref.func`.
+    RefFunc(u32),
+    /// `i32.add`.
+    I32Add,
+    /// `i32.sub`.
+    I32Sub,
+    /// `i32.mul`.
+    I32Mul,
+    /// `i64.add`.
+    I64Add,
+    /// `i64.sub`.
+    I64Sub,
+    /// `i64.mul`.
+    I64Mul,
+}
+
+/// A constant expression, evaluated at instantiation.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct ConstExpr {
+    /// The instructions, in order, without the final `end`.
+    pub ops: Vec<ConstOp>,
+}
+
+/// Where a data segment goes.
+#[derive(Debug, Clone)]
+pub enum DataKind {
+    /// Copied into a memory at instantiation.
+    Active {
+        /// The memory index.
+        memory: u32,
+        /// The offset expression.
+        offset: ConstExpr,
+    },
+    /// Used by `memory.init`.
+    Passive,
+}
+
+/// A data segment.
+#[derive(Debug, Clone)]
+pub struct DataSegment {
+    /// Active or passive.
+    pub kind: DataKind,
+    /// The bytes.
+    pub data: Box<[u8]>,
+}
+
+/// Where an element segment goes.
+#[derive(Debug, Clone)]
+pub enum ElemKind {
+    /// Copied into a table at instantiation.
+    Active {
+        /// The table index.
+        table: u32,
+        /// The offset expression.
+        offset: ConstExpr,
+    },
+    /// Used by `table.init`.
+    Passive,
+    /// Only declares functions for `ref.func`; dropped at instantiation.
+    Declared,
+}
+
+/// The items of an element segment.
+#[derive(Debug, Clone)]
+pub enum ElemItems {
+    /// Function indices.
+    Functions(Vec<u32>),
+    /// Constant expressions.
+    Expressions(Vec<ConstExpr>),
+}
+
+impl ElemItems {
+    /// The number of items.
+    pub fn len(&self) -> usize {
+        match self {
+            ElemItems::Functions(f) => f.len(),
+            ElemItems::Expressions(e) => e.len(),
+        }
+    }
+
+    /// Whether there are no items.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+/// An element segment.
+#[derive(Debug, Clone)]
+pub struct ElemSegment {
+    /// Active, passive or declared.
+    pub kind: ElemKind,
+    /// The type of the elements.
+    pub ty: WasmRefType,
+    /// The elements.
+    pub items: ElemItems,
+}
+
+/// A translated module: all declarations, with function bodies kept apart
+/// in [`crate::ModuleTranslation`].
+#[derive(Debug, Clone, Default)]
+pub struct Module {
+    /// The module's name from the name section.
+    pub name: Option<String>,
+    /// Function types by module type index.
+    pub types: Vec<WasmFuncType>,
+    /// Imports in order.
+    pub imports: Vec<Import>,
+    /// Exports in order.
+    pub exports: Vec<Export>,
+    /// The type index of each function (imports first).
+    pub functions: Vec<u32>,
+    /// Tables (imports first).
+    pub tables: Vec<Table>,
+    /// Initializer expressions of the defined tables (`None`: null).
+    pub table_inits: Vec<Option<ConstExpr>>,
+    /// Memories (imports first).
+    pub memories: Vec<Memory>,
+    /// Globals (imports first).
+    pub globals: Vec<Global>,
+    /// Initializer expressions of the defined globals.
+    pub global_inits: Vec<ConstExpr>,
+    /// Number of imported functions.
+    pub num_imported_funcs: u32,
+    /// Number of imported tables.
+    pub num_imported_tables: u32,
+    /// Number of imported memories.
+    pub num_imported_memories: u32,
+    /// Number of imported globals.
+    pub num_imported_globals: u32,
+    /// Data segments.
+    pub data: Vec<DataSegment>,
+    /// Element segments.
+    pub elems: Vec<ElemSegment>,
+    /// The start function.
+    pub start: Option<u32>,
+    /// Function names from the name section.
+    pub func_names: HashMap<u32, String>,
+}
+
+impl Module {
+    /// The number of functions defined (not imported) by the module.
+    pub fn num_defined_funcs(&self) -> u32 {
+        self.functions.len() as u32 - self.num_imported_funcs
+    }
+
+    /// The function type of function `index`.
+    pub fn func_type(&self, index: u32) -> &WasmFuncType {
+        &self.types[self.functions[index as usize] as usize]
+    }
+
+    /// Whether function `index` is imported.
+    pub fn is_imported_func(&self, index: u32) -> bool {
+        index < self.num_imported_funcs
+    }
+
+    /// The type of an entity of this module.
+    pub fn entity_type(&self, index: EntityIndex) -> EntityType {
+        match index {
+            EntityIndex::Function(i) => EntityType::Function(self.functions[i as usize]),
+            EntityIndex::Table(i) => EntityType::Table(self.tables[i as usize]),
+            EntityIndex::Memory(i) => EntityType::Memory(self.memories[i as usize]),
+            EntityIndex::Global(i) => EntityType::Global(self.globals[i as usize]),
+        }
+    }
+
+    /// The export called `name`.
+    pub fn export(&self, name: &str) -> Option<EntityIndex> {
+        self.exports.iter().find(|e| e.name == name).map(|e| e.index)
+    }
+}

@@ -1,0 +1,301 @@
+//! Validation and translation of a module's bytes into a [`ModuleTranslation`].
+
+use crate::module::*;
+use crate::types::*;
+use std::fmt;
+use wasmparser::{
+    BinaryReaderError, ExternalKind, FuncValidatorAllocations, FunctionBody, KnownCustom, Name,
+    Parser, Payload, TypeRef, ValidPayload, Validator, WasmFeatures,
+};
+
+/// A module and the bodies of its defined functions, borrowed from the input.
+pub struct ModuleTranslation<'a> {
+    /// Everything but the function bodies.
+    pub module: Module,
+    /// The bodies of the defined functions, in order.
+    pub function_bodies: Vec<FunctionBody<'a>>,
+}
+
+/// Why a module could not be translated: a parse or validation error at a
+/// byte offset, or a construct Weft does not support yet.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TranslateError {
+    /// What went wrong.
+    pub message: String,
+    /// The byte offset in the module's binary.
+    pub offset: u64,
+}
+
+impl fmt::Display for TranslateError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} (at offset 0x{:x})", self.message, self.offset)
+    }
+}
+
+impl std::error::Error for TranslateError {}
+
+impl From<BinaryReaderError> for TranslateError {
+    fn from(e: BinaryReaderError) -> Self {
+        TranslateError { message: e.message().to_string(), offset: e.offset() }
+    }
+}
+
+fn unsupported(message: impl Into<String>, offset: u64) -> TranslateError {
+    TranslateError { message: message.into(), offset }
+}
+
+/// Validates `wasm` with the given features and translates it.
+///
+/// Every function body is validated as well, so later stages may assume a
+/// valid module.
+pub fn translate_module(wasm: &[u8], features: WasmFeatures) -> Result<ModuleTranslation<'_>, TranslateError> {
+    let mut validator = Validator::new_with_features(features);
+    let mut module = Module::default();
+    let mut function_bodies = Vec::new();
+    let mut allocs = FuncValidatorAllocations::default();
+    let mut end_offset = 0;
+
+    for payload in Parser::new(0).parse_all(wasm) {
+        let payload = payload?;
+        end_offset = payload_end(&payload).unwrap_or(end_offset);
+        match validator.payload(&payload)? {
+            ValidPayload::Ok | ValidPayload::Parser(_) | ValidPayload::End(_) => {}
+            ValidPayload::Func(func, body) => {
+                let mut v = func.into_validator(std::mem::take(&mut allocs));
+                v.validate(&body)?;
+                allocs = v.into_allocations();
+                function_bodies.push(body);
+                continue;
+            }
+        }
+        translate_payload(&mut module, payload)?;
+    }
+    let _ = end_offset;
+    Ok(ModuleTranslation { module, function_bodies })
+}
+
+fn payload_end(payload: &Payload<'_>) -> Option<u64> {
+    payload.as_section().map(|(_, range)| range.end)
+}
+
+fn translate_payload(module: &mut Module, payload: Payload<'_>) -> Result<(), TranslateError> {
+    match payload {
+        Payload::TypeSection(reader) => {
+            for rec_group in reader.into_iter_with_offsets() {
+                let (rec_group_offset, rec_group) = rec_group?;
+                let rec_group_offset = rec_group_offset as u64;
+                for sub in rec_group.into_types() {
+                    let offset = rec_group_offset;
+                    let func = match &sub.composite_type.inner {
+                        wasmparser::CompositeInnerType::Func(f) => f,
+                        _ => return Err(unsupported("only function types are supported", offset)),
+                    };
+                    let params = func.params().iter().map(|t| convert_val_type(*t)).collect::<Result<Vec<_>, _>>();
+                    let results = func.results().iter().map(|t| convert_val_type(*t)).collect::<Result<Vec<_>, _>>();
+                    let (params, results) = match (params, results) {
+                        (Ok(p), Ok(r)) => (p, r),
+                        (Err(e), _) | (_, Err(e)) => return Err(unsupported(e, offset)),
+                    };
+                    module.types.push(WasmFuncType::new(params, results));
+                }
+            }
+        }
+        Payload::ImportSection(reader) => {
+            let offset = reader.range().start;
+            for import in reader.into_imports() {
+                let import = import?;
+                let index = match import.ty {
+                    TypeRef::Func(ty) | TypeRef::FuncExact(ty) => {
+                        module.functions.push(ty);
+                        module.num_imported_funcs += 1;
+                        EntityIndex::Function(module.functions.len() as u32 - 1)
+                    }
+                    TypeRef::Table(t) => {
+                        module.tables.push(convert_table(t).map_err(|e| unsupported(e, offset))?);
+                        module.num_imported_tables += 1;
+                        EntityIndex::Table(module.tables.len() as u32 - 1)
+                    }
+                    TypeRef::Memory(m) => {
+                        module.memories.push(convert_memory(m).map_err(|e| unsupported(e, offset))?);
+                        module.num_imported_memories += 1;
+                        EntityIndex::Memory(module.memories.len() as u32 - 1)
+                    }
+                    TypeRef::Global(g) => {
+                        module.globals.push(convert_global(g).map_err(|e| unsupported(e, offset))?);
+                        module.num_imported_globals += 1;
+                        EntityIndex::Global(module.globals.len() as u32 - 1)
+                    }
+                    TypeRef::Tag(_) => return Err(unsupported("tag imports are not supported", offset)),
+                };
+                module.imports.push(Import { module: import.module.to_string(), field: import.name.to_string(), index });
+            }
+        }
+        Payload::FunctionSection(reader) => {
+            for ty in reader {
+                module.functions.push(ty?);
+            }
+        }
+        Payload::TableSection(reader) => {
+            let offset = reader.range().start;
+            for table in reader {
+                let table = table?;
+                module.tables.push(convert_table(table.ty).map_err(|e| unsupported(e, offset))?);
+                let init = match table.init {
+                    wasmparser::TableInit::RefNull => None,
+                    wasmparser::TableInit::Expr(e) => Some(convert_const_expr(&e)?),
+                };
+                module.table_inits.push(init);
+            }
+        }
+        Payload::MemorySection(reader) => {
+            let offset = reader.range().start;
+            for memory in reader {
+                module.memories.push(convert_memory(memory?).map_err(|e| unsupported(e, offset))?);
+            }
+        }
+        Payload::TagSection(reader) => {
+            return Err(unsupported("exception handling (tags) is not supported", reader.range().start));
+        }
+        Payload::GlobalSection(reader) => {
+            let offset = reader.range().start;
+            for global in reader {
+                let global = global?;
+                module.globals.push(convert_global(global.ty).map_err(|e| unsupported(e, offset))?);
+                module.global_inits.push(convert_const_expr(&global.init_expr)?);
+            }
+        }
+        Payload::ExportSection(reader) => {
+            let offset = reader.range().start;
+            for export in reader {
+                let export = export?;
+                let index = match export.kind {
+                    ExternalKind::Func | ExternalKind::FuncExact => EntityIndex::Function(export.index),
+                    ExternalKind::Table => EntityIndex::Table(export.index),
+                    ExternalKind::Memory => EntityIndex::Memory(export.index),
+                    ExternalKind::Global => EntityIndex::Global(export.index),
+                    ExternalKind::Tag => return Err(unsupported("tag exports are not supported", offset)),
+                };
+                module.exports.push(Export { name: export.name.to_string(), index });
+            }
+        }
+        Payload::StartSection { func, .. } => module.start = Some(func),
+        Payload::ElementSection(reader) => {
+            for elem in reader {
+                let elem = elem?;
+                let offset = elem.range.start;
+                let kind = match elem.kind {
+                    wasmparser::ElementKind::Passive => ElemKind::Passive,
+                    wasmparser::ElementKind::Declared => ElemKind::Declared,
+                    wasmparser::ElementKind::Active { table_index, offset_expr } => ElemKind::Active {
+                        table: table_index.unwrap_or(0),
+                        offset: convert_const_expr(&offset_expr)?,
+                    },
+                };
+                let (ty, items) = match elem.items {
+                    wasmparser::ElementItems::Functions(funcs) => {
+                        let funcs = funcs.into_iter().collect::<Result<Vec<_>, _>>()?;
+                        (WasmRefType { nullable: false, heap_type: WasmHeapType::Func }, ElemItems::Functions(funcs))
+                    }
+                    wasmparser::ElementItems::Expressions(ty, exprs) => {
+                        let ty = convert_ref_type(ty).map_err(|e| unsupported(e, offset))?;
+                        let mut items = Vec::new();
+                        for expr in exprs {
+                            items.push(convert_const_expr(&expr?)?);
+                        }
+                        (ty, ElemItems::Expressions(items))
+                    }
+                };
+                module.elems.push(ElemSegment { kind, ty, items });
+            }
+        }
+        Payload::DataSection(reader) => {
+            for data in reader {
+                let data = data?;
+                let kind = match data.kind {
+                    wasmparser::DataKind::Passive => DataKind::Passive,
+                    wasmparser::DataKind::Active { memory_index, offset_expr } => {
+                        DataKind::Active { memory: memory_index, offset: convert_const_expr(&offset_expr)? }
+                    }
+                };
+                module.data.push(DataSegment { kind, data: data.data.into() });
+            }
+        }
+        Payload::CustomSection(reader) => {
+            if let KnownCustom::Name(names) = reader.as_known() {
+                // A malformed name section is not an error: it is ignored
+                // from the point where it stops making sense.
+                read_names(module, names);
+            }
+        }
+        _ => {}
+    }
+    Ok(())
+}
+
+fn read_names(module: &mut Module, names: wasmparser::NameSectionReader<'_>) {
+    for name in names {
+        let Ok(name) = name else { return };
+        match name {
+            Name::Module { name, .. } => module.name = Some(name.to_string()),
+            Name::Function(map) => {
+                for naming in map {
+                    let Ok(naming) = naming else { return };
+                    module.func_names.insert(naming.index, naming.name.to_string());
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+fn convert_table(t: wasmparser::TableType) -> Result<Table, String> {
+    Ok(Table {
+        element: convert_ref_type(t.element_type)?,
+        minimum: t.initial,
+        maximum: t.maximum,
+        table64: t.table64,
+    })
+}
+
+fn convert_memory(m: wasmparser::MemoryType) -> Result<Memory, String> {
+    if m.page_size_log2.is_some_and(|p| p != 16) {
+        return Err("custom page sizes are not supported".to_string());
+    }
+    Ok(Memory { minimum: m.initial, maximum: m.maximum, memory64: m.memory64, shared: m.shared })
+}
+
+fn convert_global(g: wasmparser::GlobalType) -> Result<Global, String> {
+    Ok(Global { ty: convert_val_type(g.content_type)?, mutable: g.mutable })
+}
+
+fn convert_const_expr(expr: &wasmparser::ConstExpr<'_>) -> Result<ConstExpr, TranslateError> {
+    use wasmparser::Operator as O;
+    let mut reader = expr.get_operators_reader();
+    let mut ops = Vec::new();
+    while !reader.eof() {
+        let offset = reader.original_position();
+        let op = match reader.read()? {
+            O::I32Const { value } => ConstOp::I32Const(value),
+            O::I64Const { value } => ConstOp::I64Const(value),
+            O::F32Const { value } => ConstOp::F32Const(value.bits()),
+            O::F64Const { value } => ConstOp::F64Const(value.bits()),
+            O::V128Const { value } => ConstOp::V128Const(value.i128() as u128),
+            O::GlobalGet { global_index } => ConstOp::GlobalGet(global_index),
+            O::RefFunc { function_index } => ConstOp::RefFunc(function_index),
+            O::RefNull { hty } => {
+                let ty = wasmparser::RefType::new(true, hty).ok_or_else(|| unsupported("bad heap type", offset))?;
+                ConstOp::RefNull(convert_ref_type(ty).map_err(|e| unsupported(e, offset))?.heap_type)
+            }
+            O::I32Add => ConstOp::I32Add,
+            O::I32Sub => ConstOp::I32Sub,
+            O::I32Mul => ConstOp::I32Mul,
+            O::I64Add => ConstOp::I64Add,
+            O::I64Sub => ConstOp::I64Sub,
+            O::I64Mul => ConstOp::I64Mul,
+            O::End => continue,
+            other => return Err(unsupported(format!("unsupported constant instruction {other:?}"), offset)),
+        };
+        ops.push(op);
+    }
+    Ok(ConstExpr { ops })
+}

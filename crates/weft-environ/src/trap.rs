@@ -1,0 +1,92 @@
+//! Trap codes shared by code generation and the runtime.
+
+use std::fmt;
+
+/// Why WebAssembly execution stopped abnormally.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[repr(u8)]
+#[non_exhaustive]
+pub enum Trap {
+    /// The wasm stack reached its limit (`Config::max_wasm_stack`).
+    StackOverflow = 1,
+    /// A load or store outside the bounds of a linear memory.
+    MemoryOutOfBounds,
+    /// An atomic access at an unaligned address.
+    HeapMisaligned,
+    /// An access outside the bounds of a table.
+    TableOutOfBounds,
+    /// `call_indirect` reached a null table element.
+    IndirectCallToNull,
+    /// `call_indirect` reached a function of another type.
+    BadSignature,
+    /// Integer arithmetic overflowed (`i32.div_s` of `MIN` by `-1`).
+    IntegerOverflow,
+    /// Integer division or remainder by zero.
+    IntegerDivisionByZero,
+    /// A float-to-integer conversion of NaN or of a value out of range.
+    BadConversionToInteger,
+    /// An `unreachable` instruction was executed.
+    UnreachableCodeReached,
+    /// Execution was interrupted by an epoch deadline.
+    Interrupt,
+    /// Execution ran out of fuel.
+    OutOfFuel,
+    /// A null reference was dereferenced.
+    NullReference,
+    /// A host function returned an error or panicked; the runtime carries
+    /// the error itself. Never seen by users as a `Trap`.
+    HostError,
+}
+
+impl Trap {
+    /// All trap codes, in order of their numbers.
+    pub const ALL: &'static [Trap] = &[
+        Trap::StackOverflow,
+        Trap::MemoryOutOfBounds,
+        Trap::HeapMisaligned,
+        Trap::TableOutOfBounds,
+        Trap::IndirectCallToNull,
+        Trap::BadSignature,
+        Trap::IntegerOverflow,
+        Trap::IntegerDivisionByZero,
+        Trap::BadConversionToInteger,
+        Trap::UnreachableCodeReached,
+        Trap::Interrupt,
+        Trap::OutOfFuel,
+        Trap::NullReference,
+        Trap::HostError,
+    ];
+
+    /// The trap of number `code`, as given by `self as u8`.
+    pub fn from_u8(code: u8) -> Option<Trap> {
+        Trap::ALL.iter().copied().find(|t| *t as u8 == code)
+    }
+
+    /// The text of the trap, as Wasmtime words it.
+    pub fn message(&self) -> &'static str {
+        match self {
+            Trap::StackOverflow => "call stack exhausted",
+            Trap::MemoryOutOfBounds => "out of bounds memory access",
+            Trap::HeapMisaligned => "unaligned atomic",
+            Trap::TableOutOfBounds => "undefined element: out of bounds table access",
+            Trap::IndirectCallToNull => "uninitialized element",
+            Trap::BadSignature => "indirect call type mismatch",
+            Trap::IntegerOverflow => "integer overflow",
+            Trap::IntegerDivisionByZero => "integer divide by zero",
+            Trap::BadConversionToInteger => "invalid conversion to integer",
+            Trap::UnreachableCodeReached => "wasm `unreachable` instruction executed",
+            Trap::Interrupt => "interrupt",
+            Trap::OutOfFuel => "all fuel consumed by WebAssembly",
+            Trap::NullReference => "null reference",
+            Trap::HostError => "host function error",
+        }
+    }
+}
+
+impl fmt::Display for Trap {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "wasm trap: {}", self.message())
+    }
+}
+
+impl std::error::Error for Trap {}

@@ -1,0 +1,207 @@
+//! Value, reference and function types, independent of any parser.
+
+use std::fmt;
+
+/// The heap type of a reference.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum WasmHeapType {
+    /// Any function: `func`.
+    Func,
+    /// Any host reference: `extern`.
+    Extern,
+    /// The bottom of the function hierarchy: `nofunc`.
+    NoFunc,
+    /// The bottom of the extern hierarchy: `noextern`.
+    NoExtern,
+}
+
+impl WasmHeapType {
+    /// Whether values of this heap type are function references.
+    pub fn is_func(self) -> bool {
+        matches!(self, WasmHeapType::Func | WasmHeapType::NoFunc)
+    }
+}
+
+/// A reference type: a heap type and whether `null` is a value of it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct WasmRefType {
+    /// Whether the reference may be null.
+    pub nullable: bool,
+    /// What the reference points to.
+    pub heap_type: WasmHeapType,
+}
+
+impl WasmRefType {
+    /// `funcref`.
+    pub const FUNCREF: WasmRefType = WasmRefType { nullable: true, heap_type: WasmHeapType::Func };
+    /// `externref`.
+    pub const EXTERNREF: WasmRefType = WasmRefType { nullable: true, heap_type: WasmHeapType::Extern };
+
+    /// Whether `self` is a subtype of `other`.
+    pub fn matches(&self, other: &WasmRefType) -> bool {
+        if self.nullable && !other.nullable {
+            return false;
+        }
+        use WasmHeapType::*;
+        matches!(
+            (self.heap_type, other.heap_type),
+            (Func, Func) | (NoFunc, NoFunc | Func) | (Extern, Extern) | (NoExtern, NoExtern | Extern)
+        )
+    }
+}
+
+impl fmt::Display for WasmRefType {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let heap = match self.heap_type {
+            WasmHeapType::Func => "func",
+            WasmHeapType::Extern => "extern",
+            WasmHeapType::NoFunc => "nofunc",
+            WasmHeapType::NoExtern => "noextern",
+        };
+        if self.nullable {
+            write!(f, "{heap}ref")
+        } else {
+            write!(f, "(ref {heap})")
+        }
+    }
+}
+
+/// A WebAssembly value type.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum WasmValType {
+    /// 32-bit integer.
+    I32,
+    /// 64-bit integer.
+    I64,
+    /// 32-bit float.
+    F32,
+    /// 64-bit float.
+    F64,
+    /// 128-bit vector.
+    V128,
+    /// A reference.
+    Ref(WasmRefType),
+}
+
+impl WasmValType {
+    /// Whether a value of type `self` may be used where `other` is expected.
+    pub fn matches(&self, other: &WasmValType) -> bool {
+        match (self, other) {
+            (WasmValType::Ref(a), WasmValType::Ref(b)) => a.matches(b),
+            (a, b) => a == b,
+        }
+    }
+}
+
+impl fmt::Display for WasmValType {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            WasmValType::I32 => f.write_str("i32"),
+            WasmValType::I64 => f.write_str("i64"),
+            WasmValType::F32 => f.write_str("f32"),
+            WasmValType::F64 => f.write_str("f64"),
+            WasmValType::V128 => f.write_str("v128"),
+            WasmValType::Ref(r) => r.fmt(f),
+        }
+    }
+}
+
+/// A function type: parameters and results.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
+pub struct WasmFuncType {
+    /// Parameter types, in order.
+    pub params: Box<[WasmValType]>,
+    /// Result types, in order.
+    pub results: Box<[WasmValType]>,
+}
+
+impl WasmFuncType {
+    /// A new function type.
+    pub fn new(params: impl Into<Box<[WasmValType]>>, results: impl Into<Box<[WasmValType]>>) -> Self {
+        WasmFuncType { params: params.into(), results: results.into() }
+    }
+}
+
+impl fmt::Display for WasmFuncType {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("(func")?;
+        if !self.params.is_empty() {
+            f.write_str(" (param")?;
+            for p in self.params.iter() {
+                write!(f, " {p}")?;
+            }
+            f.write_str(")")?;
+        }
+        if !self.results.is_empty() {
+            f.write_str(" (result")?;
+            for r in self.results.iter() {
+                write!(f, " {r}")?;
+            }
+            f.write_str(")")?;
+        }
+        f.write_str(")")
+    }
+}
+
+/// A table declaration.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Table {
+    /// The type of the elements.
+    pub element: WasmRefType,
+    /// Initial size in elements.
+    pub minimum: u64,
+    /// Maximum size in elements, if bounded.
+    pub maximum: Option<u64>,
+    /// Whether the table is indexed with `i64`.
+    pub table64: bool,
+}
+
+/// A linear memory declaration.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Memory {
+    /// Initial size in pages.
+    pub minimum: u64,
+    /// Maximum size in pages, if bounded.
+    pub maximum: Option<u64>,
+    /// Whether the memory is indexed with `i64`.
+    pub memory64: bool,
+    /// Whether the memory is shared between threads.
+    pub shared: bool,
+}
+
+/// The size of a WebAssembly page in bytes.
+pub const WASM_PAGE_SIZE: u64 = 65536;
+
+/// A global declaration.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Global {
+    /// The type of the value.
+    pub ty: WasmValType,
+    /// Whether `global.set` may change it.
+    pub mutable: bool,
+}
+
+/// Converts a wasmparser value type, rejecting what Weft does not support.
+pub(crate) fn convert_val_type(ty: wasmparser::ValType) -> Result<WasmValType, String> {
+    Ok(match ty {
+        wasmparser::ValType::I32 => WasmValType::I32,
+        wasmparser::ValType::I64 => WasmValType::I64,
+        wasmparser::ValType::F32 => WasmValType::F32,
+        wasmparser::ValType::F64 => WasmValType::F64,
+        wasmparser::ValType::V128 => WasmValType::V128,
+        wasmparser::ValType::Ref(r) => WasmValType::Ref(convert_ref_type(r)?),
+    })
+}
+
+/// Converts a wasmparser reference type, rejecting what Weft does not support.
+pub(crate) fn convert_ref_type(ty: wasmparser::RefType) -> Result<WasmRefType, String> {
+    use wasmparser::{AbstractHeapType as A, HeapType as H};
+    let heap_type = match ty.heap_type() {
+        H::Abstract { shared: false, ty: A::Func } => WasmHeapType::Func,
+        H::Abstract { shared: false, ty: A::Extern } => WasmHeapType::Extern,
+        H::Abstract { shared: false, ty: A::NoFunc } => WasmHeapType::NoFunc,
+        H::Abstract { shared: false, ty: A::NoExtern } => WasmHeapType::NoExtern,
+        other => return Err(format!("unsupported reference type: {other:?}")),
+    };
+    Ok(WasmRefType { nullable: ty.is_nullable(), heap_type })
+}

@@ -1,0 +1,210 @@
+//! The layout of runtime structures that compiled code reads and writes.
+//!
+//! All offsets are in bytes, for 64-bit targets (pointers are 8 bytes).
+//!
+//! A `VMContext` (one per instance) is laid out as:
+//!
+//! | offset | field |
+//! |---|---|
+//! | 0 | magic (`u32`, [`VMCONTEXT_MAGIC`]) |
+//! | 8 | `*mut VMStoreContext` |
+//! | 16 | `*const [builtin fn; N]` |
+//! | 24 | `*mut` runtime instance (opaque to compiled code) |
+//! | 32.. | `type_ids: [u32; num_types]` engine-wide canonical type ids |
+//! | ... | `func_refs: [*const VMFuncRef; num_funcs]` |
+//! | ... | `memories: [*mut VMMemoryDefinition; num_memories]` |
+//! | ... | `tables: [*mut VMTableDefinition; num_tables]` |
+//! | ... | `globals: [*mut VMGlobalDefinition; num_globals]` |
+//! | ... | `defined_func_refs: [VMFuncRef; num_defined_funcs]` |
+//!
+//! Every function, memory, table and global, imported or defined, is reached
+//! through a pointer, so imports and definitions look the same to code.
+
+use crate::Module;
+
+/// The value of the first word of every `VMContext`.
+pub const VMCONTEXT_MAGIC: u32 = u32::from_le_bytes(*b"weft");
+
+/// Offsets of a `VMFuncRef`: `{ code, vmctx, type_id: u32, store_index: u32 }`.
+///
+/// `code` is the function's entry with the wasm calling convention,
+/// `vmctx` the context to pass as its callee vmctx, `type_id` its canonical
+/// type id and `store_index` the runtime's own handle for the function.
+pub mod vmfuncref {
+    /// Offset of the code pointer.
+    pub const CODE: u32 = 0;
+    /// Offset of the callee vmctx.
+    pub const VMCTX: u32 = 8;
+    /// Offset of the canonical type id (`u32`).
+    pub const TYPE_ID: u32 = 16;
+    /// Offset of the store's handle (`u32`).
+    pub const STORE_INDEX: u32 = 20;
+    /// Size of a `VMFuncRef`.
+    pub const SIZE: u32 = 24;
+}
+
+/// Offsets of a `VMMemoryDefinition`: `{ base: *mut u8, current_length: usize }`.
+pub mod vmmemory {
+    /// Offset of the base pointer.
+    pub const BASE: u32 = 0;
+    /// Offset of the current length in bytes.
+    pub const CURRENT_LENGTH: u32 = 8;
+    /// Size of the definition.
+    pub const SIZE: u32 = 16;
+}
+
+/// Offsets of a `VMTableDefinition`: `{ base: *mut usize, current_elements: usize }`.
+///
+/// Elements are pointer-sized: a `*const VMFuncRef` for function references
+/// and an opaque non-zero word for extern references; 0 is null.
+pub mod vmtable {
+    /// Offset of the base pointer.
+    pub const BASE: u32 = 0;
+    /// Offset of the current number of elements.
+    pub const CURRENT_ELEMENTS: u32 = 8;
+    /// Size of the definition.
+    pub const SIZE: u32 = 16;
+    /// Size of one element.
+    pub const ELEMENT_SIZE: u32 = 8;
+}
+
+/// A `VMGlobalDefinition` is 16 bytes; the value is stored little-endian at
+/// offset 0 (`i32`, `i64`, `f32` and `f64` bits, references as a pointer).
+pub mod vmglobal {
+    /// Size of a global's storage.
+    pub const SIZE: u32 = 16;
+}
+
+/// Offsets of the `VMStoreContext`, one per store, shared by its instances.
+pub mod vmstore {
+    /// The lowest stack pointer that wasm may use (`usize`).
+    pub const STACK_LIMIT: u32 = 0;
+    /// Fuel left, as a negative count of units still available (`i64`).
+    pub const FUEL_CONSUMED: u32 = 8;
+    /// The epoch at which execution is interrupted (`u64`).
+    pub const EPOCH_DEADLINE: u32 = 16;
+    /// Frame pointer of the last wasm-to-host trampoline (`usize`).
+    pub const LAST_WASM_EXIT_FP: u32 = 24;
+    /// Return address into wasm of the last wasm-to-host call (`usize`).
+    pub const LAST_WASM_EXIT_PC: u32 = 32;
+    /// Frame pointer of the host-to-wasm trampoline of the current call.
+    pub const LAST_WASM_ENTRY_FP: u32 = 40;
+    /// Size of the store context.
+    pub const SIZE: u32 = 64;
+}
+
+/// Offsets in a host function context, the `vmctx` of a host function's
+/// `VMFuncRef`: word 0 is the host shim
+/// `extern "C" fn(host_vmctx, caller_vmctx, values: *mut ValRaw, len: usize) -> u8`,
+/// which returns 0 when the call must trap with [`crate::Trap::HostError`].
+pub mod vmhostctx {
+    /// Offset of the shim's address.
+    pub const SHIM: u32 = 0;
+}
+
+/// Size of one slot of the values array of trampolines (`ValRaw`).
+pub const VALRAW_SIZE: u32 = 16;
+
+/// The layout of the `VMContext` of instances of one module.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct VMOffsets {
+    /// Number of module types.
+    pub num_types: u32,
+    /// Number of functions, imported and defined.
+    pub num_funcs: u32,
+    /// Number of defined functions.
+    pub num_defined_funcs: u32,
+    /// Number of memories.
+    pub num_memories: u32,
+    /// Number of tables.
+    pub num_tables: u32,
+    /// Number of globals.
+    pub num_globals: u32,
+}
+
+impl VMOffsets {
+    /// The layout for instances of `module`.
+    pub fn new(module: &Module) -> Self {
+        VMOffsets {
+            num_types: module.types.len() as u32,
+            num_funcs: module.functions.len() as u32,
+            num_defined_funcs: module.num_defined_funcs(),
+            num_memories: module.memories.len() as u32,
+            num_tables: module.tables.len() as u32,
+            num_globals: module.globals.len() as u32,
+        }
+    }
+
+    /// Offset of the magic word.
+    pub const fn vmctx_magic(&self) -> u32 {
+        0
+    }
+    /// Offset of the `*mut VMStoreContext`.
+    pub const fn vmctx_store_context(&self) -> u32 {
+        8
+    }
+    /// Offset of the pointer to the builtins array.
+    pub const fn vmctx_builtins(&self) -> u32 {
+        16
+    }
+    /// Offset of the runtime's instance pointer.
+    pub const fn vmctx_instance(&self) -> u32 {
+        24
+    }
+    /// Offset of `type_ids[0]`.
+    pub fn vmctx_type_ids_begin(&self) -> u32 {
+        32
+    }
+    /// Offset of `type_ids[index]` (`u32`).
+    pub fn vmctx_type_id(&self, index: u32) -> u32 {
+        self.vmctx_type_ids_begin() + 4 * index
+    }
+    /// Offset of `func_refs[0]`.
+    pub fn vmctx_func_refs_begin(&self) -> u32 {
+        align8(self.vmctx_type_ids_begin() + 4 * self.num_types)
+    }
+    /// Offset of `func_refs[index]` (`*const VMFuncRef`).
+    pub fn vmctx_func_ref(&self, index: u32) -> u32 {
+        self.vmctx_func_refs_begin() + 8 * index
+    }
+    /// Offset of `memories[0]`.
+    pub fn vmctx_memories_begin(&self) -> u32 {
+        self.vmctx_func_refs_begin() + 8 * self.num_funcs
+    }
+    /// Offset of `memories[index]` (`*mut VMMemoryDefinition`).
+    pub fn vmctx_memory(&self, index: u32) -> u32 {
+        self.vmctx_memories_begin() + 8 * index
+    }
+    /// Offset of `tables[0]`.
+    pub fn vmctx_tables_begin(&self) -> u32 {
+        self.vmctx_memories_begin() + 8 * self.num_memories
+    }
+    /// Offset of `tables[index]` (`*mut VMTableDefinition`).
+    pub fn vmctx_table(&self, index: u32) -> u32 {
+        self.vmctx_tables_begin() + 8 * index
+    }
+    /// Offset of `globals[0]`.
+    pub fn vmctx_globals_begin(&self) -> u32 {
+        self.vmctx_tables_begin() + 8 * self.num_tables
+    }
+    /// Offset of `globals[index]` (`*mut VMGlobalDefinition`).
+    pub fn vmctx_global(&self, index: u32) -> u32 {
+        self.vmctx_globals_begin() + 8 * index
+    }
+    /// Offset of `defined_func_refs[0]`.
+    pub fn vmctx_defined_func_refs_begin(&self) -> u32 {
+        self.vmctx_globals_begin() + 8 * self.num_globals
+    }
+    /// Offset of `defined_func_refs[index]` (a `VMFuncRef`).
+    pub fn vmctx_defined_func_ref(&self, defined_index: u32) -> u32 {
+        self.vmctx_defined_func_refs_begin() + vmfuncref::SIZE * defined_index
+    }
+    /// Total size of the `VMContext`.
+    pub fn size(&self) -> u32 {
+        self.vmctx_defined_func_refs_begin() + vmfuncref::SIZE * self.num_defined_funcs
+    }
+}
+
+fn align8(n: u32) -> u32 {
+    (n + 7) & !7
+}

@@ -1,0 +1,4 @@
+fn main() {
+    println!("cargo:rerun-if-changed=src/helpers.c");
+    cc::Build::new().file("src/helpers.c").compile("weft_helpers");
+}

@@ -1,0 +1,45 @@
+//! The shim through which compiled code calls host functions.
+
+use crate::instance::Instance;
+use crate::store::HostCaller;
+use crate::traps::{backtrace_from_exit, record_host_failure, UnwindReason};
+use crate::vm::{ValRaw, VMStoreContext};
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+/// Called by a wasm-to-host trampoline: runs the host closure of the
+/// `HostFuncContext<S>` at `host_vmctx` and returns 1, or records its error or
+/// panic and returns 0 so that compiled code traps once the shim has returned.
+pub(crate) extern "C" fn host_shim<S: 'static>(
+    host_vmctx: *mut u8,
+    caller_vmctx: *mut u8,
+    values: *mut ValRaw,
+    len: usize,
+) -> u8 {
+    // SAFETY: the trampoline passes the host context it was reached through
+    // (laid out as `HostFuncContext<S>`, created by `add_host_func::<S>`), the
+    // live vmctx of the calling wasm instance, and a values array of `len`
+    // slots on its own stack. The store pointer was set by `invoke::<S>` for
+    // the duration of the outermost call into this store's wasm.
+    let outcome = unsafe {
+        let ctx = &*host_vmctx.cast::<crate::store::HostFuncContextHeader<S>>();
+        let caller = Instance::from_vmctx(caller_vmctx);
+        let store_ctx = &*(*(caller_vmctx.add(8) as *const *const VMStoreContext));
+        let exit = (store_ctx.last_wasm_exit_fp.get(), store_ctx.last_wasm_exit_pc.get());
+        let store = &mut *store_ctx.store_ptr.get().cast::<S>();
+        let values = std::slice::from_raw_parts_mut(values, len);
+        let func = ctx.func.clone();
+        let host_caller = HostCaller { instance: caller.store_index };
+        (catch_unwind(AssertUnwindSafe(|| func(store, host_caller, values))), exit)
+    };
+    match outcome {
+        (Ok(Ok(())), _) => 1,
+        (Ok(Err(error)), (fp, pc)) => {
+            record_host_failure(UnwindReason::HostError { error, pcs: backtrace_from_exit(fp, pc) });
+            0
+        }
+        (Err(panic), _) => {
+            record_host_failure(UnwindReason::Panic(panic));
+            0
+        }
+    }
+}

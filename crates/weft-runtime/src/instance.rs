@@ -1,0 +1,132 @@
+//! Instances: a `VMContext` and the runtime state behind it.
+
+use crate::memory::LinearMemory;
+use crate::table::Table;
+use crate::vm::{FuncRefPtr, ValRaw, VMFuncRef, VMStoreContext};
+use std::alloc::Layout;
+use std::cell::UnsafeCell;
+use std::ptr::NonNull;
+use std::sync::Arc;
+use weft_environ::{Module, VMOffsets, VMCONTEXT_MAGIC};
+
+/// The runtime state of one instance. Lives in a `Box` owned by its store,
+/// so its address (stored in the vmctx) is stable.
+pub struct Instance {
+    vmctx: NonNull<u8>,
+    layout: Layout,
+    pub(crate) offsets: VMOffsets,
+    pub(crate) module: Arc<Module>,
+    pub(crate) memories: Vec<*mut LinearMemory>,
+    pub(crate) tables: Vec<*mut Table>,
+    pub(crate) globals: Vec<*mut UnsafeCell<ValRaw>>,
+    pub(crate) dropped_data: Vec<bool>,
+    /// Evaluated element segments (empty once dropped).
+    pub(crate) elements: Vec<Vec<usize>>,
+    /// The store's handle of this instance.
+    pub store_index: u32,
+}
+
+// SAFETY: all pointers point into allocations owned by the same store, which
+// moves between threads as a whole.
+unsafe impl Send for Instance {}
+// SAFETY: as for `Send`; mutation requires `&mut` access to the store.
+unsafe impl Sync for Instance {}
+
+impl Instance {
+    pub(crate) fn new(module: Arc<Module>, offsets: VMOffsets, store_index: u32) -> anyhow::Result<Box<Instance>> {
+        let size = (offsets.size() as usize).max(8);
+        let layout = Layout::from_size_align(size, 16)?;
+        // SAFETY: the layout has a non-zero size.
+        let ptr = unsafe { std::alloc::alloc_zeroed(layout) };
+        let vmctx = NonNull::new(ptr).ok_or_else(|| anyhow::anyhow!("out of memory allocating a vmctx"))?;
+        Ok(Box::new(Instance {
+            vmctx,
+            layout,
+            offsets,
+            dropped_data: vec![false; module.data.len()],
+            elements: Vec::new(),
+            module,
+            memories: Vec::new(),
+            tables: Vec::new(),
+            globals: Vec::new(),
+            store_index,
+        }))
+    }
+
+    /// The vmctx pointer handed to compiled code.
+    pub(crate) fn vmctx_ptr(&self) -> *mut u8 {
+        self.vmctx.as_ptr()
+    }
+
+    /// Writes a word-sized field of the vmctx.
+    pub(crate) fn write<T: Copy>(&mut self, offset: u32, value: T) {
+        let end = offset as usize + std::mem::size_of::<T>();
+        assert!(end <= self.layout.size(), "vmctx field out of bounds");
+        // SAFETY: in bounds (checked above) and aligned by the layout of
+        // `VMOffsets`, which places every field at its natural alignment.
+        unsafe { self.vmctx.as_ptr().add(offset as usize).cast::<T>().write(value) }
+    }
+
+    /// Reads a field of the vmctx.
+    pub(crate) fn read<T: Copy>(&self, offset: u32) -> T {
+        let end = offset as usize + std::mem::size_of::<T>();
+        assert!(end <= self.layout.size(), "vmctx field out of bounds");
+        // SAFETY: as in `write`.
+        unsafe { self.vmctx.as_ptr().add(offset as usize).cast::<T>().read() }
+    }
+
+    /// Fills in the header of the vmctx.
+    pub(crate) fn init_header(&mut self, store: *const VMStoreContext, builtins: *const usize) {
+        self.write(self.offsets.vmctx_magic(), VMCONTEXT_MAGIC);
+        self.write(self.offsets.vmctx_store_context(), store as usize);
+        self.write(self.offsets.vmctx_builtins(), builtins as usize);
+        let me = self as *mut Instance as usize;
+        self.write(self.offsets.vmctx_instance(), me);
+    }
+
+    /// The function reference of function `index`.
+    pub fn func_ref(&self, index: u32) -> FuncRefPtr {
+        FuncRefPtr(self.read::<usize>(self.offsets.vmctx_func_ref(index)) as *const VMFuncRef)
+    }
+
+    /// The address of the defined function reference `defined_index`.
+    pub(crate) fn defined_func_ref_ptr(&self, defined_index: u32) -> *mut VMFuncRef {
+        // SAFETY: the offset lies within the vmctx allocation.
+        unsafe { self.vmctx.as_ptr().add(self.offsets.vmctx_defined_func_ref(defined_index) as usize).cast() }
+    }
+
+    /// The instance whose vmctx is `vmctx`.
+    ///
+    /// # Safety
+    ///
+    /// `vmctx` must be the vmctx of a live instance.
+    pub(crate) unsafe fn from_vmctx<'a>(vmctx: *mut u8) -> &'a mut Instance {
+        // SAFETY: every vmctx stores its instance's address at this offset.
+        unsafe { &mut *(*(vmctx.add(24) as *const usize) as *mut Instance) }
+    }
+
+    /// The memory `index` of this instance.
+    pub(crate) fn memory(&self, index: u32) -> Option<&mut LinearMemory> {
+        // SAFETY: memory pointers point to boxes owned by the same store.
+        self.memories.get(index as usize).map(|m| unsafe { &mut **m })
+    }
+
+    /// The table `index` of this instance.
+    pub(crate) fn table(&self, index: u32) -> Option<&mut Table> {
+        // SAFETY: table pointers point to boxes owned by the same store.
+        self.tables.get(index as usize).map(|t| unsafe { &mut **t })
+    }
+
+    /// The value of global `index`.
+    pub(crate) fn global(&self, index: u32) -> ValRaw {
+        // SAFETY: global pointers point to boxes owned by the same store.
+        self.globals.get(index as usize).map(|g| unsafe { *(**g).get() }).unwrap_or_default()
+    }
+}
+
+impl Drop for Instance {
+    fn drop(&mut self) {
+        // SAFETY: allocated in `new` with this layout.
+        unsafe { std::alloc::dealloc(self.vmctx.as_ptr(), self.layout) }
+    }
+}

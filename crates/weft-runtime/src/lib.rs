@@ -1,0 +1,80 @@
+//! `weft-runtime` is the unsafe core of Weft.
+//!
+//! It owns everything compiled code touches at run time: executable code
+//! memory ([`CodeMemory`]), linear memories reserved with guard regions
+//! ([`LinearMemory`]), tables ([`Table`]), the per-instance `VMContext` and
+//! the objects of a store ([`StoreObjects`]), the builtins compiled code calls,
+//! the trap signal handlers, and the entry into compiled code ([`invoke`]).
+//!
+//! It never parses wasm, never generates code and never exposes `unsafe` to
+//! its users: every function here is safe to call, and each `unsafe` block
+//! says why it is sound. Layouts follow `weft_environ::VMOffsets` exactly.
+
+#![warn(missing_docs)]
+
+mod builtins;
+mod code;
+mod host;
+mod instance;
+mod memory;
+mod mmap;
+mod store;
+mod table;
+mod traps;
+mod vm;
+
+pub use code::{is_wasm_pc, CodeMemory, CodePtr};
+pub use instance::Instance;
+pub use memory::{LinearMemory, MAX_PAGES_32, MEMORY_RESERVATION};
+pub use store::{
+    GlobalId, HostCaller, HostFn, InstanceEntities, InstanceId, InstanceImports, MemoryId, StoreObjects, TableId,
+};
+pub use table::{Table, MAX_TABLE_ELEMENTS};
+pub use traps::{init_signal_handlers, UnwindReason};
+pub use vm::{FuncRefPtr, ValRaw, VMStoreContext};
+
+/// A store that can run wasm: gives the runtime its objects.
+pub trait VMStore: 'static {
+    /// The store's objects.
+    fn objects(&self) -> &StoreObjects;
+}
+
+/// Calls the function `callee` through the array-call `trampoline` of its
+/// type, with `values` holding the arguments and receiving the results.
+///
+/// `values` must have at least as many slots as the function has parameters
+/// and results, `trampoline` must be the array-call trampoline of the
+/// callee's type, and `callee` must belong to `store`. Host functions of the
+/// callee's instance get `store` back as `&mut S`.
+pub fn invoke<S: VMStore>(
+    store: &mut S,
+    callee: FuncRefPtr,
+    trampoline: CodePtr,
+    values: &mut [ValRaw],
+    max_wasm_stack: usize,
+) -> Result<(), UnwindReason> {
+    let ctx: *const VMStoreContext = store.objects().context();
+    let store_ptr: *mut S = store;
+    // SAFETY: the context is boxed inside the store, which outlives this
+    // call; from here until the end of the call the store is only reached
+    // through `store_ptr` (by host functions).
+    let ctx = unsafe { &*ctx };
+    let prev_store = ctx.store_ptr.replace(store_ptr.cast());
+    let prev_limit = ctx.stack_limit.get();
+    if prev_limit == 0 {
+        let here = &prev_limit as *const usize as usize;
+        ctx.stack_limit.set(here.saturating_sub(max_wasm_stack));
+    }
+    let prev_exit = (ctx.last_wasm_exit_fp.get(), ctx.last_wasm_exit_pc.get());
+    // SAFETY: `callee` points to a live `VMFuncRef` of this store.
+    let (code, vmctx) = unsafe { ((*callee.0).code, (*callee.0).vmctx) };
+    // SAFETY: `trampoline` is compiled code with this signature.
+    let tramp: extern "C" fn(*mut u8, *mut u8, usize, *mut ValRaw) = unsafe { std::mem::transmute(trampoline.0) };
+    let vals = values.as_mut_ptr();
+    let result = traps::catch_traps(move || tramp(vmctx, vmctx, code, vals));
+    ctx.stack_limit.set(prev_limit);
+    ctx.store_ptr.set(prev_store);
+    ctx.last_wasm_exit_fp.set(prev_exit.0);
+    ctx.last_wasm_exit_pc.set(prev_exit.1);
+    result
+}

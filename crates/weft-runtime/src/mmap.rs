@@ -1,0 +1,100 @@
+//! Page-granular virtual memory: reserve, commit and release.
+
+use std::io;
+use std::ptr::NonNull;
+
+/// A mapping of anonymous memory owned by this value; unmapped on drop.
+#[derive(Debug)]
+pub struct Mmap {
+    ptr: NonNull<u8>,
+    len: usize,
+}
+
+// SAFETY: the mapping is plain memory owned by this value; sharing the
+// pointer between threads is as safe as sharing a `Box<[u8]>`.
+unsafe impl Send for Mmap {}
+// SAFETY: see `Send`; all mutation goes through `&mut self` or raw pointers
+// whose users uphold their own synchronization.
+unsafe impl Sync for Mmap {}
+
+/// The size of a page of the host.
+pub fn page_size() -> usize {
+    // SAFETY: sysconf has no memory-safety preconditions.
+    let size = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
+    if size <= 0 {
+        4096
+    } else {
+        size as usize
+    }
+}
+
+impl Mmap {
+    /// Reserves `len` bytes of inaccessible address space (rounded up to
+    /// pages).
+    pub fn reserve(len: usize) -> io::Result<Mmap> {
+        let len = round_up(len.max(1), page_size());
+        // SAFETY: an anonymous private mapping at an address of the kernel's
+        // choosing aliases nothing.
+        let ptr = unsafe {
+            libc::mmap(
+                std::ptr::null_mut(),
+                len,
+                libc::PROT_NONE,
+                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_NORESERVE,
+                -1,
+                0,
+            )
+        };
+        if ptr == libc::MAP_FAILED {
+            return Err(io::Error::last_os_error());
+        }
+        let ptr = NonNull::new(ptr.cast::<u8>()).ok_or_else(|| io::Error::other("mmap returned null"))?;
+        Ok(Mmap { ptr, len })
+    }
+
+    /// Makes `[start, start + len)` readable and writable.
+    pub fn make_accessible(&mut self, start: usize, len: usize) -> io::Result<()> {
+        self.protect(start, len, libc::PROT_READ | libc::PROT_WRITE)
+    }
+
+    /// Makes `[start, start + len)` readable and executable.
+    pub fn make_executable(&mut self, start: usize, len: usize) -> io::Result<()> {
+        self.protect(start, len, libc::PROT_READ | libc::PROT_EXEC)
+    }
+
+    fn protect(&mut self, start: usize, len: usize, prot: libc::c_int) -> io::Result<()> {
+        if len == 0 {
+            return Ok(());
+        }
+        let end = start.checked_add(len).filter(|e| *e <= self.len);
+        if end.is_none() || start % page_size() != 0 {
+            return Err(io::Error::other("protection range outside the mapping"));
+        }
+        let len = round_up(len, page_size()).min(self.len - start);
+        // SAFETY: the range lies inside our own mapping (checked above).
+        let r = unsafe { libc::mprotect(self.ptr.as_ptr().add(start).cast(), len, prot) };
+        if r != 0 {
+            return Err(io::Error::last_os_error());
+        }
+        Ok(())
+    }
+
+    /// The first byte of the mapping.
+    pub fn as_ptr(&self) -> *mut u8 {
+        self.ptr.as_ptr()
+    }
+}
+
+impl Drop for Mmap {
+    fn drop(&mut self) {
+        // SAFETY: we own the mapping and nothing refers to it any more.
+        unsafe {
+            libc::munmap(self.ptr.as_ptr().cast(), self.len);
+        }
+    }
+}
+
+/// Rounds `n` up to a multiple of `to` (a power of two).
+pub fn round_up(n: usize, to: usize) -> usize {
+    (n + to - 1) & !(to - 1)
+}

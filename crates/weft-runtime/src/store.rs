@@ -1,0 +1,379 @@
+//! The objects of one store: memories, tables, globals, instances and host
+//! functions, each in a `Box` so that compiled code may keep their addresses.
+
+use crate::builtins::BUILTINS;
+use crate::code::CodePtr;
+use crate::instance::Instance;
+use crate::memory::LinearMemory;
+use crate::table::Table;
+use crate::vm::{FuncRefPtr, ValRaw, VMFuncRef, VMStoreContext};
+use std::cell::UnsafeCell;
+use std::sync::Arc;
+use weft_environ::{ConstExpr, ConstOp, DataKind, ElemItems, ElemKind, Module, Trap, VMOffsets};
+
+/// A memory of a store.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct MemoryId(pub usize);
+/// A table of a store.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct TableId(pub usize);
+/// A global of a store.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct GlobalId(pub usize);
+/// An instance of a store.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct InstanceId(pub usize);
+
+/// The closure behind a host function: gets the store, the calling instance
+/// and the values array (arguments in, results out).
+pub type HostFn<S> = dyn Fn(&mut S, HostCaller, &mut [ValRaw]) -> anyhow::Result<()> + Send + Sync;
+
+/// What a host function knows about its caller.
+#[derive(Debug, Clone, Copy)]
+pub struct HostCaller {
+    /// The store handle of the calling instance.
+    pub instance: u32,
+}
+
+#[repr(C)]
+pub(crate) struct HostFuncContextHeader<S: 'static> {
+    shim: usize,
+    func_ref: VMFuncRef,
+    pub(crate) func: Arc<HostFn<S>>,
+}
+
+/// Everything a store owns on behalf of compiled code.
+pub struct StoreObjects {
+    ctx: Box<VMStoreContext>,
+    memories: Vec<Box<LinearMemory>>,
+    tables: Vec<Box<Table>>,
+    globals: Vec<Box<UnsafeCell<ValRaw>>>,
+    instances: Vec<Box<Instance>>,
+    host_funcs: Vec<Box<dyn std::any::Any>>,
+    host_func_refs: Vec<FuncRefPtr>,
+    instance_entities: Vec<InstanceEntities>,
+}
+
+// SAFETY: everything inside is owned by this value; raw pointers only point
+// into its own boxes.
+unsafe impl Send for StoreObjects {}
+// SAFETY: mutation requires `&mut self`.
+unsafe impl Sync for StoreObjects {}
+
+impl Default for StoreObjects {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl StoreObjects {
+    /// An empty store.
+    pub fn new() -> Self {
+        StoreObjects {
+            ctx: Box::default(),
+            memories: Vec::new(),
+            tables: Vec::new(),
+            globals: Vec::new(),
+            instances: Vec::new(),
+            host_funcs: Vec::new(),
+            host_func_refs: Vec::new(),
+            instance_entities: Vec::new(),
+        }
+    }
+
+    /// The store context read by compiled code.
+    pub fn context(&self) -> &VMStoreContext {
+        &self.ctx
+    }
+
+    /// Adds a memory.
+    pub fn add_memory(&mut self, memory: LinearMemory) -> MemoryId {
+        self.memories.push(Box::new(memory));
+        MemoryId(self.memories.len() - 1)
+    }
+    /// A memory.
+    pub fn memory(&self, id: MemoryId) -> &LinearMemory {
+        &self.memories[id.0]
+    }
+    /// A memory, writable.
+    pub fn memory_mut(&mut self, id: MemoryId) -> &mut LinearMemory {
+        &mut self.memories[id.0]
+    }
+    /// Adds a table.
+    pub fn add_table(&mut self, table: Table) -> TableId {
+        self.tables.push(Box::new(table));
+        TableId(self.tables.len() - 1)
+    }
+    /// A table.
+    pub fn table(&self, id: TableId) -> &Table {
+        &self.tables[id.0]
+    }
+    /// A table, writable.
+    pub fn table_mut(&mut self, id: TableId) -> &mut Table {
+        &mut self.tables[id.0]
+    }
+    /// Adds a global with its initial value.
+    pub fn add_global(&mut self, value: ValRaw) -> GlobalId {
+        self.globals.push(Box::new(UnsafeCell::new(value)));
+        GlobalId(self.globals.len() - 1)
+    }
+    /// The value of a global.
+    pub fn global_get(&self, id: GlobalId) -> ValRaw {
+        // SAFETY: no compiled code runs while the store is borrowed here.
+        unsafe { *self.globals[id.0].get() }
+    }
+    /// Sets the value of a global.
+    pub fn global_set(&mut self, id: GlobalId, value: ValRaw) {
+        *self.globals[id.0].get_mut() = value;
+    }
+    /// An instance.
+    pub fn instance(&self, id: InstanceId) -> &Instance {
+        &self.instances[id.0]
+    }
+
+    /// Adds a host function of canonical type `type_id`, reached from wasm
+    /// through `trampoline` (a wasm-to-host trampoline of its type). `S` is
+    /// the type that [`crate::invoke`] is called with for this store.
+    pub fn add_host_func<S: 'static>(
+        &mut self,
+        type_id: u32,
+        trampoline: CodePtr,
+        store_index: u32,
+        func: Arc<HostFn<S>>,
+    ) -> FuncRefPtr {
+        let mut ctx = Box::new(HostFuncContextHeader::<S> {
+            shim: crate::host::host_shim::<S> as *const () as usize,
+            func_ref: VMFuncRef { code: trampoline.0, vmctx: std::ptr::null_mut(), type_id, store_index },
+            func,
+        });
+        let ctx_ptr: *mut HostFuncContextHeader<S> = &mut *ctx;
+        ctx.func_ref.vmctx = ctx_ptr.cast();
+        let ptr = FuncRefPtr(&ctx.func_ref);
+        self.host_funcs.push(ctx);
+        self.host_func_refs.push(ptr);
+        ptr
+    }
+
+    /// Creates an instance of `module`: allocates its defined memories,
+    /// tables and globals and fills in its vmctx. Call
+    /// [`StoreObjects::initialize`] next.
+    #[allow(clippy::too_many_arguments)]
+    pub fn instantiate(
+        &mut self,
+        module: &Arc<Module>,
+        type_ids: &[u32],
+        func_code: &[CodePtr],
+        imports: &InstanceImports<'_>,
+        first_func_store_index: u32,
+        store_index: u32,
+    ) -> anyhow::Result<InstanceId> {
+        let offsets = VMOffsets::new(module);
+        anyhow::ensure!(type_ids.len() == module.types.len(), "type ids do not match the module");
+        anyhow::ensure!(func_code.len() == module.num_defined_funcs() as usize, "code does not match the module");
+        anyhow::ensure!(
+            imports.funcs.len() == module.num_imported_funcs as usize
+                && imports.tables.len() == module.num_imported_tables as usize
+                && imports.memories.len() == module.num_imported_memories as usize
+                && imports.globals.len() == module.num_imported_globals as usize,
+            "imports do not match the module"
+        );
+        let mut instance = Instance::new(module.clone(), offsets, store_index)?;
+        instance.init_header(&*self.ctx, BUILTINS.0.as_ptr().cast());
+        for (i, id) in type_ids.iter().enumerate() {
+            instance.write(offsets.vmctx_type_id(i as u32), *id);
+        }
+        // Functions.
+        for (i, f) in imports.funcs.iter().enumerate() {
+            instance.write(offsets.vmctx_func_ref(i as u32), f.0 as usize);
+        }
+        let vmctx = instance.vmctx_ptr();
+        for (i, code) in func_code.iter().enumerate() {
+            let index = module.num_imported_funcs + i as u32;
+            let type_id = type_ids[module.functions[index as usize] as usize];
+            let ptr = instance.defined_func_ref_ptr(i as u32);
+            // SAFETY: `ptr` is inside the vmctx allocation, aligned to 8.
+            unsafe {
+                ptr.write(VMFuncRef { code: code.0, vmctx, type_id, store_index: first_func_store_index + i as u32 });
+            }
+            instance.write(offsets.vmctx_func_ref(index), ptr as usize);
+        }
+        // Memories.
+        let mut memories = Vec::new();
+        for id in imports.memories {
+            memories.push(*id);
+        }
+        for m in &module.memories[module.num_imported_memories as usize..] {
+            if m.memory64 || m.shared {
+                anyhow::bail!("64-bit and shared memories are not supported");
+            }
+            memories.push(self.add_memory(LinearMemory::new(m.minimum, m.maximum)?));
+        }
+        for (i, id) in memories.iter().enumerate() {
+            let mem: *mut LinearMemory = &mut *self.memories[id.0];
+            instance.memories.push(mem);
+            // SAFETY: `mem` points to a live box of this store.
+            let def = unsafe { (*mem).definition_ptr() };
+            instance.write(offsets.vmctx_memory(i as u32), def as usize);
+        }
+        // Tables (filled with null; initializers run in `initialize`).
+        let mut tables = Vec::new();
+        for id in imports.tables {
+            tables.push(*id);
+        }
+        for t in &module.tables[module.num_imported_tables as usize..] {
+            tables.push(self.add_table(Table::new(t.element, t.minimum, t.maximum, 0)?));
+        }
+        for (i, id) in tables.iter().enumerate() {
+            let table: *mut Table = &mut *self.tables[id.0];
+            instance.tables.push(table);
+            // SAFETY: `table` points to a live box of this store.
+            let def = unsafe { (*table).definition_ptr() };
+            instance.write(offsets.vmctx_table(i as u32), def as usize);
+        }
+        // Globals (zero; initializers run in `initialize`).
+        let mut globals = Vec::new();
+        for id in imports.globals {
+            globals.push(*id);
+        }
+        for _ in &module.globals[module.num_imported_globals as usize..] {
+            globals.push(self.add_global(ValRaw::default()));
+        }
+        for (i, id) in globals.iter().enumerate() {
+            let global: *mut UnsafeCell<ValRaw> = &mut *self.globals[id.0];
+            instance.globals.push(global);
+            instance.write(offsets.vmctx_global(i as u32), global as usize);
+        }
+        self.instances.push(instance);
+        let id = InstanceId(self.instances.len() - 1);
+        self.instance_entities.push(InstanceEntities { memories, tables, globals });
+        Ok(id)
+    }
+
+    /// The store ids of the memories, tables and globals of an instance, by
+    /// their index in the module.
+    pub fn instance_entities(&self, id: InstanceId) -> &InstanceEntities {
+        &self.instance_entities[id.0]
+    }
+
+    /// Runs the initializers of an instance: globals, table initializers,
+    /// element segments, then data segments, as the spec orders them. An
+    /// out-of-bounds segment traps, leaving earlier segments applied.
+    pub fn initialize(&mut self, id: InstanceId) -> Result<(), Trap> {
+        let instance = &mut *self.instances[id.0];
+        let module = instance.module.clone();
+        for (i, init) in module.global_inits.iter().enumerate() {
+            let value = eval_const(instance, init);
+            let index = module.num_imported_globals as usize + i;
+            // SAFETY: global pointers point to boxes owned by this store.
+            unsafe { *(*instance.globals[index]).get() = value };
+        }
+        for (i, init) in module.table_inits.iter().enumerate() {
+            if let Some(init) = init {
+                let value = eval_const(instance, init).get_word();
+                let index = module.num_imported_tables + i as u32;
+                if let Some(table) = instance.table(index) {
+                    table.elements_mut().fill(value);
+                }
+            }
+        }
+        let mut elements = Vec::with_capacity(module.elems.len());
+        for seg in &module.elems {
+            let words: Vec<usize> = match &seg.items {
+                ElemItems::Functions(funcs) => funcs.iter().map(|f| instance.func_ref(*f).to_word()).collect(),
+                ElemItems::Expressions(exprs) => exprs.iter().map(|e| eval_const(instance, e).get_word()).collect(),
+            };
+            elements.push(words);
+        }
+        instance.elements = elements;
+        for (i, seg) in module.elems.iter().enumerate() {
+            match &seg.kind {
+                ElemKind::Active { table, offset } => {
+                    let dst = eval_const(instance, offset).get_i32() as u32 as u64;
+                    let words = std::mem::take(&mut instance.elements[i]);
+                    let Some(table) = instance.table(*table) else { return Err(Trap::TableOutOfBounds) };
+                    let end = dst.checked_add(words.len() as u64).filter(|e| *e <= table.size());
+                    if end.is_none() {
+                        return Err(Trap::TableOutOfBounds);
+                    }
+                    table.elements_mut()[dst as usize..dst as usize + words.len()].copy_from_slice(&words);
+                }
+                ElemKind::Declared => instance.elements[i].clear(),
+                ElemKind::Passive => {}
+            }
+        }
+        for (i, seg) in module.data.iter().enumerate() {
+            if let DataKind::Active { memory, offset } = &seg.kind {
+                let dst = eval_const(instance, offset).get_i32() as u32 as usize;
+                instance.dropped_data[i] = true;
+                let Some(mem) = instance.memory(*memory) else { return Err(Trap::MemoryOutOfBounds) };
+                let data = mem.data_mut();
+                match dst.checked_add(seg.data.len()).filter(|e| *e <= data.len()) {
+                    Some(end) => data[dst..end].copy_from_slice(&seg.data),
+                    None => return Err(Trap::MemoryOutOfBounds),
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The store ids of an instance's memories, tables and globals, by index.
+#[derive(Debug, Clone, Default)]
+pub struct InstanceEntities {
+    /// Memories, imports first.
+    pub memories: Vec<MemoryId>,
+    /// Tables, imports first.
+    pub tables: Vec<TableId>,
+    /// Globals, imports first.
+    pub globals: Vec<GlobalId>,
+}
+
+/// What an instance imports, by index space.
+#[derive(Debug, Clone, Copy)]
+pub struct InstanceImports<'a> {
+    /// Imported functions.
+    pub funcs: &'a [FuncRefPtr],
+    /// Imported tables.
+    pub tables: &'a [TableId],
+    /// Imported memories.
+    pub memories: &'a [MemoryId],
+    /// Imported globals.
+    pub globals: &'a [GlobalId],
+}
+
+/// Evaluates a constant expression in the context of an instance.
+fn eval_const(instance: &Instance, expr: &ConstExpr) -> ValRaw {
+    let mut stack: Vec<ValRaw> = Vec::with_capacity(2);
+    for op in &expr.ops {
+        let v = match *op {
+            ConstOp::I32Const(v) => ValRaw::i32(v),
+            ConstOp::I64Const(v) => ValRaw::i64(v),
+            ConstOp::F32Const(v) => ValRaw::f32(v),
+            ConstOp::F64Const(v) => ValRaw::f64(v),
+            ConstOp::V128Const(v) => ValRaw::v128(v),
+            ConstOp::GlobalGet(g) => instance.global(g),
+            ConstOp::RefNull(_) => ValRaw::word(0),
+            ConstOp::RefFunc(f) => ValRaw::word(instance.func_ref(f).to_word()),
+            ConstOp::I32Add | ConstOp::I32Sub | ConstOp::I32Mul => {
+                let b = stack.pop().unwrap_or_default().get_i32();
+                let a = stack.pop().unwrap_or_default().get_i32();
+                ValRaw::i32(match *op {
+                    ConstOp::I32Add => a.wrapping_add(b),
+                    ConstOp::I32Sub => a.wrapping_sub(b),
+                    _ => a.wrapping_mul(b),
+                })
+            }
+            ConstOp::I64Add | ConstOp::I64Sub | ConstOp::I64Mul => {
+                let b = stack.pop().unwrap_or_default().get_i64();
+                let a = stack.pop().unwrap_or_default().get_i64();
+                ValRaw::i64(match *op {
+                    ConstOp::I64Add => a.wrapping_add(b),
+                    ConstOp::I64Sub => a.wrapping_sub(b),
+                    _ => a.wrapping_mul(b),
+                })
+            }
+        };
+        stack.push(v);
+    }
+    stack.pop().unwrap_or_default()
+}

@@ -1,0 +1,233 @@
+//! Catching traps of compiled code.
+//!
+//! A call into wasm runs inside [`catch_traps`], which records a jump buffer
+//! in a thread-local [`CallThreadState`]. A trapping instruction of compiled
+//! code raises a signal (SIGSEGV/SIGBUS for guard pages, SIGILL for trap
+//! instructions, SIGFPE for division); the process-wide handler checks that
+//! the faulting pc is in registered code, records the trap and a backtrace,
+//! and jumps back to `catch_traps`, discarding every wasm frame at once. No
+//! Rust frame is ever skipped: host functions called from wasm catch their
+//! own errors and panics and return a status, and compiled code traps with
+//! [`Trap::HostError`] after they have returned.
+
+use crate::code;
+use std::cell::{Cell, RefCell};
+use std::ffi::c_void;
+use std::sync::Once;
+use weft_environ::Trap;
+
+extern "C" {
+    fn weft_catch(jmp_slot: *mut *mut c_void, body: extern "C" fn(*mut c_void), data: *mut c_void) -> i32;
+    fn weft_unwind(jmp_buf: *mut c_void) -> !;
+}
+
+/// The most frames a backtrace records.
+pub const MAX_BACKTRACE_FRAMES: usize = 256;
+
+/// Why a call into wasm did not return normally.
+#[derive(Debug)]
+pub enum UnwindReason {
+    /// A trap of compiled code, with the program counters of the wasm frames
+    /// (innermost first).
+    Trap {
+        /// The trap.
+        trap: Trap,
+        /// Program counters of the wasm frames, innermost first.
+        pcs: Vec<usize>,
+    },
+    /// A host function failed; the error and the wasm frames below it.
+    HostError {
+        /// The error.
+        error: anyhow::Error,
+        /// Program counters of the wasm frames, innermost first.
+        pcs: Vec<usize>,
+    },
+    /// A host function panicked; resume the panic once the wasm frames are gone.
+    Panic(Box<dyn std::any::Any + Send>),
+}
+
+/// The state of one active call into wasm on this thread.
+pub struct CallThreadState {
+    jmp_buf: Cell<*mut c_void>,
+    trap: Cell<Option<Trap>>,
+    pcs: Cell<[usize; MAX_BACKTRACE_FRAMES]>,
+    num_pcs: Cell<usize>,
+    host: RefCell<Option<UnwindReason>>,
+    prev: *const CallThreadState,
+}
+
+thread_local! {
+    static CURRENT: Cell<*const CallThreadState> = const { Cell::new(std::ptr::null()) };
+}
+
+/// Runs `f`, which calls compiled code, and catches its traps.
+///
+/// `f` must not own anything with a destructor: a trap discards its frame.
+pub fn catch_traps<F: FnOnce()>(f: F) -> Result<(), UnwindReason> {
+    init_signal_handlers();
+    let state = CallThreadState {
+        jmp_buf: Cell::new(std::ptr::null_mut()),
+        trap: Cell::new(None),
+        pcs: Cell::new([0; MAX_BACKTRACE_FRAMES]),
+        num_pcs: Cell::new(0),
+        host: RefCell::new(None),
+        prev: CURRENT.with(|c| c.get()),
+    };
+    CURRENT.with(|c| c.set(&state));
+
+    extern "C" fn body<F: FnOnce()>(data: *mut c_void) {
+        // SAFETY: `data` is the `Option<F>` below, alive for this call.
+        let f = unsafe { &mut *data.cast::<Option<F>>() };
+        if let Some(f) = f.take() {
+            f();
+        }
+    }
+    let mut f = Some(f);
+    // SAFETY: `weft_catch` stores the jump buffer in `state.jmp_buf` before
+    // running `body`; only the signal handler jumps to it, and only while
+    // `state` is the current state of this thread.
+    let ok = unsafe { weft_catch(state.jmp_buf.as_ptr(), body::<F>, (&mut f as *mut Option<F>).cast()) };
+    CURRENT.with(|c| c.set(state.prev));
+    drop(f);
+    if ok != 0 {
+        return Ok(());
+    }
+    let pcs = state.pcs.get()[..state.num_pcs.get()].to_vec();
+    match state.trap.get() {
+        Some(Trap::HostError) | None => match state.host.borrow_mut().take() {
+            Some(UnwindReason::HostError { error, .. }) => Err(UnwindReason::HostError { error, pcs }),
+            Some(reason) => Err(reason),
+            None => Err(UnwindReason::Trap { trap: Trap::HostError, pcs }),
+        },
+        Some(trap) => Err(UnwindReason::Trap { trap, pcs }),
+    }
+}
+
+/// Records why the host function now running on this thread failed; compiled
+/// code raises [`Trap::HostError`] when the host function returns.
+pub(crate) fn record_host_failure(reason: UnwindReason) {
+    CURRENT.with(|c| {
+        let state = c.get();
+        if !state.is_null() {
+            // SAFETY: the current state outlives the wasm call that is
+            // running the host function that calls this.
+            let state = unsafe { &*state };
+            *state.host.borrow_mut() = Some(reason);
+        }
+    });
+}
+
+/// Walks frame pointers from a wasm frame and collects the pcs of the wasm
+/// frames, innermost first.
+///
+/// # Safety
+///
+/// `fp` must be the frame pointer of a frame of compiled code whose return
+/// address chain leads through compiled code only, up to the host.
+pub(crate) unsafe fn walk_frames(mut pc: usize, mut fp: usize, out: &mut [usize]) -> usize {
+    let mut n = 0;
+    while n < out.len() && fp != 0 && code::is_wasm_pc(pc) {
+        out[n] = pc;
+        n += 1;
+        // SAFETY: frames of compiled code keep frame pointers: `[fp]` is the
+        // caller's fp and `[fp + 8]` the return address (caller's contract).
+        unsafe {
+            pc = *((fp + 8) as *const usize);
+            fp = *(fp as *const usize);
+        }
+    }
+    n
+}
+
+/// The pcs of the wasm frames below the current host function, starting
+/// from the exit point recorded by its wasm-to-host trampoline.
+pub(crate) fn backtrace_from_exit(exit_fp: usize, exit_pc: usize) -> Vec<usize> {
+    if exit_fp == 0 {
+        return Vec::new();
+    }
+    let mut out = [0usize; MAX_BACKTRACE_FRAMES];
+    // SAFETY: the exit fp was recorded by the trampoline that is still on the
+    // stack (we are running inside its host call); its saved fp is the wasm
+    // caller's frame.
+    let n = unsafe { walk_frames(exit_pc, *(exit_fp as *const usize), &mut out) };
+    out[..n].to_vec()
+}
+
+static INIT: Once = Once::new();
+static mut PREV_HANDLERS: [std::mem::MaybeUninit<libc::sigaction>; 4] = [std::mem::MaybeUninit::zeroed(); 4];
+const SIGNALS: [libc::c_int; 4] = [libc::SIGSEGV, libc::SIGBUS, libc::SIGILL, libc::SIGFPE];
+
+/// Installs the process-wide trap handlers (once).
+pub fn init_signal_handlers() {
+    INIT.call_once(|| {
+        for (i, &sig) in SIGNALS.iter().enumerate() {
+            // SAFETY: `sigaction` with a zeroed, filled-in struct; the
+            // previous handler is saved once, before any signal can use it.
+            unsafe {
+                let mut action: libc::sigaction = std::mem::zeroed();
+                action.sa_sigaction = trap_handler as *const () as usize;
+                action.sa_flags = libc::SA_SIGINFO | libc::SA_NODEFER | libc::SA_ONSTACK;
+                libc::sigemptyset(&mut action.sa_mask);
+                let prev = std::ptr::addr_of_mut!(PREV_HANDLERS[i]).cast::<libc::sigaction>();
+                libc::sigaction(sig, &action, prev);
+            }
+        }
+    });
+}
+
+extern "C" fn trap_handler(signum: libc::c_int, info: *mut libc::siginfo_t, context: *mut c_void) {
+    // SAFETY: the kernel passes a valid ucontext for SA_SIGINFO handlers.
+    let (pc, fp) = unsafe { pc_and_fp(context) };
+    let state = CURRENT.with(|c| c.get());
+    if !state.is_null() {
+        if let Some(trap) = code::lookup(pc) {
+            let trap = match (trap, signum) {
+                (Some(t), _) => t,
+                (None, libc::SIGSEGV | libc::SIGBUS) => Trap::MemoryOutOfBounds,
+                (None, libc::SIGFPE) => Trap::IntegerDivisionByZero,
+                (None, _) => Trap::UnreachableCodeReached,
+            };
+            // SAFETY: `state` is the live call state of this thread; the
+            // faulting frame is compiled code with frame pointers.
+            unsafe {
+                let state = &*state;
+                state.trap.set(Some(trap));
+                let pcs = &mut *state.pcs.as_ptr();
+                state.num_pcs.set(walk_frames(pc, fp, pcs));
+                weft_unwind(state.jmp_buf.get());
+            }
+        }
+    }
+    // Not ours: hand the signal to whoever had it before us.
+    let index = SIGNALS.iter().position(|s| *s == signum).unwrap_or(0);
+    // SAFETY: the previous handler was saved before ours was installed.
+    unsafe {
+        let prev = &*std::ptr::addr_of!(PREV_HANDLERS[index]).cast::<libc::sigaction>();
+        if prev.sa_flags & libc::SA_SIGINFO != 0 && prev.sa_sigaction > 1 {
+            let f: extern "C" fn(libc::c_int, *mut libc::siginfo_t, *mut c_void) =
+                std::mem::transmute(prev.sa_sigaction);
+            f(signum, info, context);
+        } else if prev.sa_sigaction == libc::SIG_DFL || prev.sa_sigaction == libc::SIG_IGN {
+            // Restore the default action; returning re-executes the faulting
+            // instruction, which then terminates the process as usual.
+            libc::sigaction(signum, prev, std::ptr::null_mut());
+        } else {
+            let f: extern "C" fn(libc::c_int) = std::mem::transmute(prev.sa_sigaction);
+            f(signum);
+        }
+    }
+}
+
+#[cfg(all(target_os = "linux", target_arch = "x86_64"))]
+unsafe fn pc_and_fp(context: *mut c_void) -> (usize, usize) {
+    // SAFETY: caller passes the handler's ucontext.
+    let cx = unsafe { &*context.cast::<libc::ucontext_t>() };
+    (cx.uc_mcontext.gregs[libc::REG_RIP as usize] as usize, cx.uc_mcontext.gregs[libc::REG_RBP as usize] as usize)
+}
+
+#[cfg(all(target_os = "linux", target_arch = "aarch64"))]
+unsafe fn pc_and_fp(context: *mut c_void) -> (usize, usize) {
+    // SAFETY: caller passes the handler's ucontext.
+    let cx = unsafe { &*context.cast::<libc::ucontext_t>() };
+    (cx.uc_mcontext.pc as usize, cx.uc_mcontext.regs[29] as usize)
+}

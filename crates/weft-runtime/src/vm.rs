@@ -1,0 +1,147 @@
+//! Plain structures shared with compiled code: values, function references
+//! and the store context.
+
+use std::cell::Cell;
+
+/// One value in the values array of trampolines, and the storage of a global:
+/// 16 bytes, the value little-endian at offset 0.
+#[repr(C, align(16))]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ValRaw([u8; 16]);
+
+impl ValRaw {
+    /// An `i32`.
+    pub fn i32(v: i32) -> Self {
+        Self::u128(v as u32 as u128)
+    }
+    /// An `i64`.
+    pub fn i64(v: i64) -> Self {
+        Self::u128(v as u64 as u128)
+    }
+    /// An `f32` by its bits.
+    pub fn f32(bits: u32) -> Self {
+        Self::u128(bits as u128)
+    }
+    /// An `f64` by its bits.
+    pub fn f64(bits: u64) -> Self {
+        Self::u128(bits as u128)
+    }
+    /// A `v128`.
+    pub fn v128(v: u128) -> Self {
+        Self::u128(v)
+    }
+    /// A reference word (0 for null).
+    pub fn word(v: usize) -> Self {
+        Self::u128(v as u128)
+    }
+    fn u128(v: u128) -> Self {
+        ValRaw(v.to_le_bytes())
+    }
+    /// As an `i32`.
+    pub fn get_i32(&self) -> i32 {
+        self.get_u128() as u32 as i32
+    }
+    /// As an `i64`.
+    pub fn get_i64(&self) -> i64 {
+        self.get_u128() as u64 as i64
+    }
+    /// As `f32` bits.
+    pub fn get_f32(&self) -> u32 {
+        self.get_u128() as u32
+    }
+    /// As `f64` bits.
+    pub fn get_f64(&self) -> u64 {
+        self.get_u128() as u64
+    }
+    /// As a `v128`.
+    pub fn get_v128(&self) -> u128 {
+        self.get_u128()
+    }
+    /// As a reference word.
+    pub fn get_word(&self) -> usize {
+        self.get_u128() as u64 as usize
+    }
+    fn get_u128(&self) -> u128 {
+        u128::from_le_bytes(self.0)
+    }
+}
+
+/// A function reference as compiled code sees it (see
+/// `weft_environ::vmfuncref`).
+#[repr(C)]
+#[derive(Debug)]
+pub struct VMFuncRef {
+    /// Entry point with the wasm calling convention.
+    pub code: usize,
+    /// The callee vmctx to pass.
+    pub vmctx: *mut u8,
+    /// Canonical type id.
+    pub type_id: u32,
+    /// The store's handle of the function.
+    pub store_index: u32,
+}
+
+/// A handle to a live `VMFuncRef` of a store. Valid while its store lives;
+/// only the runtime creates them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct FuncRefPtr(pub(crate) *const VMFuncRef);
+
+// SAFETY: a `FuncRefPtr` is an address; reading through it is only done by
+// the runtime while the owning store is borrowed.
+unsafe impl Send for FuncRefPtr {}
+// SAFETY: as for `Send`.
+unsafe impl Sync for FuncRefPtr {}
+
+impl FuncRefPtr {
+    /// The word stored in tables and globals for this reference.
+    pub fn to_word(self) -> usize {
+        self.0 as usize
+    }
+
+    /// The reference stored as `word` in a table or global of the same store
+    /// (`None` for null).
+    pub fn from_word(word: usize) -> Option<FuncRefPtr> {
+        if word == 0 {
+            None
+        } else {
+            Some(FuncRefPtr(word as *const VMFuncRef))
+        }
+    }
+
+    /// The store's handle of the function.
+    pub fn store_index(self) -> u32 {
+        // SAFETY: function reference words of a store always point to live
+        // `VMFuncRef`s owned by that store.
+        unsafe { (*self.0).store_index }
+    }
+
+    /// The canonical type id of the function.
+    pub fn type_id(self) -> u32 {
+        // SAFETY: as in `store_index`.
+        unsafe { (*self.0).type_id }
+    }
+}
+
+/// The per-store context compiled code reads (see `weft_environ::vmstore`).
+#[repr(C)]
+#[derive(Debug, Default)]
+pub struct VMStoreContext {
+    /// Lowest stack address wasm may use; 0 while no wasm runs.
+    pub stack_limit: Cell<usize>,
+    /// Fuel consumed, negative while fuel remains.
+    pub fuel_consumed: Cell<i64>,
+    /// Epoch deadline.
+    pub epoch_deadline: Cell<u64>,
+    /// Frame pointer of the last wasm-to-host trampoline.
+    pub last_wasm_exit_fp: Cell<usize>,
+    /// Return address of the last wasm-to-host call.
+    pub last_wasm_exit_pc: Cell<usize>,
+    /// Frame pointer of the entry trampoline.
+    pub last_wasm_entry_fp: Cell<usize>,
+    /// The store running wasm now (type-erased).
+    pub(crate) store_ptr: Cell<*mut u8>,
+    _reserved: usize,
+}
+
+const _: () = assert!(std::mem::size_of::<VMStoreContext>() == weft_environ::vmstore::SIZE as usize);
+const _: () = assert!(std::mem::size_of::<VMFuncRef>() == weft_environ::vmfuncref::SIZE as usize);

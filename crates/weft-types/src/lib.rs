@@ -1,0 +1,116 @@
+//! `weft-types` is the engine-wide registry of canonical function types.
+//!
+//! Two structurally equal function types registered in the same registry get
+//! the same [`VMSharedTypeIndex`], so `call_indirect` and every other type
+//! check of compiled code is one integer compare. Entries are hash-consed and
+//! reference counted: an id stays valid while any registration holds it, and
+//! ids are never reused, so a stale id can never alias a newer type.
+//!
+//! This crate holds data and pure logic only: no `unsafe`, no code generation,
+//! no runtime state beyond the registry itself.
+
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]
+
+use std::collections::HashMap;
+use std::sync::{Arc, RwLock};
+use weft_environ::WasmFuncType;
+
+/// An engine-wide canonical type id.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct VMSharedTypeIndex(pub u32);
+
+#[derive(Default)]
+struct Inner {
+    by_type: HashMap<Arc<WasmFuncType>, VMSharedTypeIndex>,
+    by_index: HashMap<VMSharedTypeIndex, (Arc<WasmFuncType>, usize)>,
+    next: u32,
+}
+
+/// The registry of canonical types of one engine. Cheap to share (`Arc`).
+#[derive(Default)]
+pub struct TypeRegistry {
+    inner: RwLock<Inner>,
+}
+
+impl TypeRegistry {
+    /// An empty registry.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Registers one use of `ty` and returns its canonical id. Each call must
+    /// be balanced by one [`TypeRegistry::release`].
+    pub fn register(&self, ty: &WasmFuncType) -> VMSharedTypeIndex {
+        let mut inner = self.inner.write().unwrap_or_else(|e| e.into_inner());
+        if let Some(&index) = inner.by_type.get(ty) {
+            if let Some(entry) = inner.by_index.get_mut(&index) {
+                entry.1 += 1;
+            }
+            return index;
+        }
+        let index = VMSharedTypeIndex(inner.next);
+        inner.next += 1;
+        let ty = Arc::new(ty.clone());
+        inner.by_type.insert(ty.clone(), index);
+        inner.by_index.insert(index, (ty, 1));
+        index
+    }
+
+    /// Releases one use of `index`; the entry is freed with its last use.
+    pub fn release(&self, index: VMSharedTypeIndex) {
+        let mut inner = self.inner.write().unwrap_or_else(|e| e.into_inner());
+        let remove = match inner.by_index.get_mut(&index) {
+            Some(entry) => {
+                entry.1 -= 1;
+                entry.1 == 0
+            }
+            None => false,
+        };
+        if remove {
+            if let Some((ty, _)) = inner.by_index.remove(&index) {
+                inner.by_type.remove(&ty);
+            }
+        }
+    }
+
+    /// The type registered as `index`, if it is still registered.
+    pub fn lookup(&self, index: VMSharedTypeIndex) -> Option<Arc<WasmFuncType>> {
+        let inner = self.inner.read().unwrap_or_else(|e| e.into_inner());
+        inner.by_index.get(&index).map(|(ty, _)| ty.clone())
+    }
+
+    /// The number of distinct types registered now.
+    pub fn len(&self) -> usize {
+        self.inner.read().unwrap_or_else(|e| e.into_inner()).by_index.len()
+    }
+
+    /// Whether no type is registered.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use weft_environ::WasmValType;
+
+    #[test]
+    fn equal_types_share_an_id_and_ids_are_not_reused() {
+        let r = TypeRegistry::new();
+        let a = WasmFuncType::new(vec![WasmValType::I32], vec![]);
+        let b = WasmFuncType::new(vec![WasmValType::I64], vec![]);
+        let ia = r.register(&a);
+        assert_eq!(r.register(&a), ia);
+        let ib = r.register(&b);
+        assert_ne!(ia, ib);
+        r.release(ia);
+        assert!(r.lookup(ia).is_some());
+        r.release(ia);
+        assert!(r.lookup(ia).is_none());
+        let ia2 = r.register(&a);
+        assert_ne!(ia2, ia);
+        assert_eq!(r.len(), 2);
+    }
+}
