@@ -92,3 +92,10 @@ pub(crate) fn lookup(pc: usize) -> Option<Option<Trap>> {
 pub fn is_wasm_pc(pc: usize) -> bool {
     lookup(pc).is_some()
 }
+
+impl CodePtr {
+    /// A code pointer that points nowhere; never called.
+    pub fn null() -> CodePtr {
+        CodePtr(0)
+    }
+}

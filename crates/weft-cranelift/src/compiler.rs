@@ -1,0 +1,234 @@
+//! The [`Compiler`] and its outputs.
+
+use crate::func_translator::translate_function;
+use crate::trampolines::{build_array_trampoline, build_wasm_to_host_trampoline};
+use crate::types::{trap_from_code, wasm_signature};
+use anyhow::{anyhow, bail, Context as _, Result};
+use cranelift_codegen::binemit::Reloc;
+use cranelift_codegen::control::ControlPlane;
+use cranelift_codegen::ir::{ExternalName, Function, UserFuncName};
+use cranelift_codegen::isa::OwnedTargetIsa;
+use cranelift_codegen::settings::{self, Configurable};
+use cranelift_codegen::{Context, FinalizedRelocTarget};
+use cranelift_frontend::FunctionBuilderContext;
+use weft_environ::{ModuleTranslation, Trap, WasmFuncType};
+
+/// Compiles wasm functions and trampolines for the host machine.
+///
+/// A `Compiler` is `Send + Sync`: the functions of a module may be compiled
+/// in parallel with [`Compiler::compile_function`] and
+/// [`Compiler::compile_array_trampoline`], then joined with
+/// [`Compiler::link`]. [`Compiler::compile_module`] does all of it
+/// sequentially.
+pub struct Compiler {
+    isa: OwnedTargetIsa,
+}
+
+/// Where one function lies in [`CompiledModule::code`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct FunctionLoc {
+    /// Offset of the function's first byte.
+    pub offset: u32,
+    /// Length of the function in bytes.
+    pub len: u32,
+}
+
+/// The machine code of a module: every defined function and one host-to-wasm
+/// trampoline per module type, linked together.
+#[derive(Debug, Clone, Default)]
+pub struct CompiledModule {
+    /// All functions and trampolines, each 16-byte aligned. The code is
+    /// position independent: direct calls between functions are already
+    /// resolved as pc-relative calls.
+    pub code: Vec<u8>,
+    /// The location of each defined function, by defined function index.
+    pub funcs: Vec<FunctionLoc>,
+    /// The location of the host-to-wasm trampoline of each module type, by
+    /// module type index: `extern fn(callee_vmctx, caller_vmctx, code,
+    /// values: *mut ValRaw)` with the platform's C calling convention.
+    pub array_trampolines: Vec<FunctionLoc>,
+    /// The offset in `code` of each instruction that may trap, with its trap,
+    /// sorted by offset.
+    pub traps: Vec<(u32, Trap)>,
+}
+
+/// A wasm-to-host trampoline: standalone, position-independent code.
+#[derive(Debug, Clone, Default)]
+pub struct CompiledTrampoline {
+    /// The machine code.
+    pub code: Vec<u8>,
+    /// The offset of each trapping instruction in `code`, with its trap.
+    pub traps: Vec<(u32, Trap)>,
+}
+
+/// A direct call from one function to a defined function of the same
+/// module, to be resolved by [`Compiler::link`].
+#[derive(Debug, Clone)]
+pub(crate) struct Relocation {
+    /// Offset of the patched bytes within the calling function.
+    pub(crate) offset: u32,
+    /// The defined index of the called function.
+    pub(crate) target: u32,
+    pub(crate) kind: Reloc,
+    pub(crate) addend: i64,
+}
+
+/// One compiled function (or trampoline) before linking.
+#[derive(Debug, Clone)]
+pub struct CompiledFunction {
+    pub(crate) code: Vec<u8>,
+    pub(crate) alignment: u32,
+    pub(crate) relocs: Vec<Relocation>,
+    pub(crate) traps: Vec<(u32, Trap)>,
+}
+
+impl CompiledFunction {
+    /// The unlinked machine code.
+    pub fn code(&self) -> &[u8] {
+        &self.code
+    }
+
+    /// The trapping instructions, as offsets in [`CompiledFunction::code`].
+    pub fn traps(&self) -> &[(u32, Trap)] {
+        &self.traps
+    }
+}
+
+impl Compiler {
+    /// A compiler for the host machine (x86_64 or aarch64), optimizing for
+    /// speed, with frame pointers preserved and Cranelift's verifier enabled
+    /// in debug builds.
+    pub fn new_native() -> Result<Compiler> {
+        let mut flags = settings::builder();
+        let set = |flags: &mut settings::Builder, name: &str, value: &str| {
+            flags.set(name, value).map_err(|e| anyhow!("cannot set Cranelift flag {name}={value}: {e}"))
+        };
+        set(&mut flags, "opt_level", "speed")?;
+        set(&mut flags, "preserve_frame_pointers", "true")?;
+        set(&mut flags, "enable_multi_ret_implicit_sret", "true")?;
+        set(&mut flags, "enable_verifier", if cfg!(debug_assertions) { "true" } else { "false" })?;
+        set(&mut flags, "unwind_info", "false")?;
+        set(&mut flags, "enable_probestack", "false")?;
+        let builder = cranelift_native::builder().map_err(|e| anyhow!("host machine not supported: {e}"))?;
+        let isa = builder.finish(settings::Flags::new(flags))?;
+        match isa.name() {
+            "x64" | "aarch64" => {}
+            other => bail!("unsupported architecture {other}: Weft supports x86_64 and aarch64"),
+        }
+        if isa.pointer_bytes() != 8 {
+            bail!("unsupported pointer width: Weft needs 64-bit pointers");
+        }
+        Ok(Compiler { isa })
+    }
+
+    /// The Cranelift name of the target architecture (`"x64"` or
+    /// `"aarch64"`).
+    pub fn architecture(&self) -> &'static str {
+        self.isa.name()
+    }
+
+    /// Compiles the defined function `defined_index` of `translation`.
+    pub fn compile_function(&self, translation: &ModuleTranslation<'_>, defined_index: u32) -> Result<CompiledFunction> {
+        let module = &translation.module;
+        let func_index = module.num_imported_funcs + defined_index;
+        let describe = || match module.func_names.get(&func_index) {
+            Some(name) => format!("failed to compile wasm function {func_index} ({name})"),
+            None => format!("failed to compile wasm function {func_index}"),
+        };
+        let body = translation
+            .function_bodies
+            .get(defined_index as usize)
+            .ok_or_else(|| anyhow!("no body for defined function {defined_index}"))?;
+        let ty_index = *module
+            .functions
+            .get(func_index as usize)
+            .ok_or_else(|| anyhow!("defined function {defined_index} out of range"))?;
+        let sig = wasm_signature(&module.types[ty_index as usize]).with_context(describe)?;
+        let mut func = Function::with_name_signature(UserFuncName::user(0, defined_index), sig);
+        let mut fctx = FunctionBuilderContext::new();
+        translate_function(&*self.isa, module, ty_index, body, &mut func, &mut fctx).with_context(describe)?;
+        self.compile_clif(func).with_context(describe)
+    }
+
+    /// Compiles the host-to-wasm trampoline of function type `ty`:
+    /// `extern fn(callee_vmctx, caller_vmctx, code, values: *mut ValRaw)`
+    /// with the platform's C calling convention. It reads the parameters from
+    /// `values[0..params]`, calls `code` and writes the results to
+    /// `values[0..results]`.
+    pub fn compile_array_trampoline(&self, ty: &WasmFuncType) -> Result<CompiledFunction> {
+        let mut fctx = FunctionBuilderContext::new();
+        let func = build_array_trampoline(ty, self.isa.frontend_config(), &mut fctx)
+            .with_context(|| format!("failed to compile the trampoline of {ty}"))?;
+        self.compile_clif(func).with_context(|| format!("failed to compile the trampoline of {ty}"))
+    }
+
+    /// Compiles every defined function of `translation` and the host-to-wasm
+    /// trampoline of every module type, and links them.
+    pub fn compile_module(&self, translation: &ModuleTranslation<'_>) -> Result<CompiledModule> {
+        let num_defined = translation.module.num_defined_funcs();
+        let funcs = (0..num_defined).map(|i| self.compile_function(translation, i)).collect::<Result<Vec<_>>>()?;
+        let trampolines =
+            translation.module.types.iter().map(|ty| self.compile_array_trampoline(ty)).collect::<Result<Vec<_>>>()?;
+        self.link(funcs, trampolines)
+    }
+
+    /// Lays out compiled functions (by defined index) and array trampolines
+    /// (by module type index) in one code buffer and resolves the direct
+    /// calls between functions.
+    pub fn link(&self, funcs: Vec<CompiledFunction>, array_trampolines: Vec<CompiledFunction>) -> Result<CompiledModule> {
+        crate::link::link(funcs, array_trampolines)
+    }
+
+    /// Compiles the wasm-to-host trampoline of function type `ty`: a function
+    /// with the wasm calling convention (`callee_vmctx` is the host
+    /// function's context) that stores its parameters in a buffer of
+    /// `ValRaw`, records the exit frame pointer and return address in the
+    /// caller's `VMStoreContext`, calls the shim at
+    /// `callee_vmctx + vmhostctx::SHIM` as
+    /// `extern fn(callee_vmctx, caller_vmctx, values, len) -> u8` with
+    /// `len = max(params, results)`, traps with [`Trap::HostError`] when it
+    /// returns 0, and returns the results read back from the buffer.
+    pub fn compile_wasm_to_host_trampoline(&self, ty: &WasmFuncType) -> Result<CompiledTrampoline> {
+        let describe = || format!("failed to compile the wasm-to-host trampoline of {ty}");
+        let mut fctx = FunctionBuilderContext::new();
+        let func = build_wasm_to_host_trampoline(ty, self.isa.frontend_config(), &mut fctx).with_context(describe)?;
+        let compiled = self.compile_clif(func).with_context(describe)?;
+        if !compiled.relocs.is_empty() {
+            bail!("{}: unexpected relocations", describe());
+        }
+        Ok(CompiledTrampoline { code: compiled.code, traps: compiled.traps })
+    }
+
+    /// Runs Cranelift on a function and collects its code, relocations and
+    /// traps.
+    fn compile_clif(&self, func: Function) -> Result<CompiledFunction> {
+        let mut ctx = Context::for_function(func);
+        let mut ctrl = ControlPlane::default();
+        if let Err(e) = ctx.compile(&*self.isa, &mut ctrl) {
+            let message = cranelift_codegen::print_errors::pretty_error(e.func, e.inner);
+            bail!("Cranelift error: {message}");
+        }
+        let compiled = ctx.compiled_code().ok_or_else(|| anyhow!("Cranelift produced no code"))?;
+        let buffer = &compiled.buffer;
+        let mut relocs = Vec::new();
+        for r in buffer.relocs() {
+            let target = match &r.target {
+                FinalizedRelocTarget::ExternalName(ExternalName::User(name)) => {
+                    let name = &ctx.func.params.user_named_funcs()[*name];
+                    if name.namespace != 0 {
+                        bail!("relocation against unknown namespace {}", name.namespace);
+                    }
+                    name.index
+                }
+                other => bail!("unsupported relocation target {other:?} ({:?})", r.kind),
+            };
+            relocs.push(Relocation { offset: r.offset, target, kind: r.kind, addend: r.addend });
+        }
+        let mut traps = Vec::new();
+        for t in buffer.traps() {
+            let trap = trap_from_code(t.code).ok_or_else(|| anyhow!("unknown trap code {}", t.code))?;
+            traps.push((t.offset, trap));
+        }
+        Ok(CompiledFunction { code: buffer.data().to_vec(), alignment: buffer.alignment, relocs, traps })
+    }
+}

@@ -1,0 +1,599 @@
+//! Translation of one wasm function body to Cranelift IR.
+//!
+//! This file holds the translator's state, the value and control stacks,
+//! locals, calls and the dispatch of operators; the operators themselves are
+//! grouped in `ops_numeric.rs`, `ops_memory.rs` and `ops_table.rs`.
+
+use crate::types::{clif_type, clif_type_of, trap_to_code, trusted, vmctx_readonly, wasm_signature};
+use anyhow::{anyhow, bail, Context as _, Result};
+use cranelift_codegen::ir::{
+    types, AliasRegion, AliasRegionData, Block, BlockArg, ExtFuncData, ExternalName, FuncRef, Function, GlobalValueData,
+    InstBuilder, JumpTableData, SigRef, Type, UserExternalName, Value,
+};
+use cranelift_codegen::isa::{CallConv, TargetIsa};
+use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext, Variable};
+use std::collections::HashMap;
+use wasmparser::{BlockType, FunctionBody, Operator};
+use weft_environ::{vmfuncref, vmstore, Module, Trap, VMOffsets};
+
+/// What kind of construct a control frame stands for.
+enum FrameKind {
+    /// The function body; its `dest` block returns.
+    Function,
+    /// A `block`.
+    Block,
+    /// A `loop`; branches go to `header`.
+    Loop { header: Block },
+    /// An `if`: `else_block` is entered when the condition is false; `params`
+    /// are the block's parameters, restored at `else`.
+    If { else_block: Block, params: Vec<Value>, has_else: bool },
+}
+
+/// One entry of the control stack.
+struct ControlFrame {
+    kind: FrameKind,
+    /// The block after the construct's `end`, with one parameter per result.
+    dest: Block,
+    num_params: usize,
+    num_results: usize,
+    /// The height of the value stack below the frame's parameters.
+    base: usize,
+    /// Whether some branch jumps to `dest`.
+    exit_reached: bool,
+}
+
+/// Alias regions: disjoint kinds of memory, so that Cranelift can keep a
+/// loaded value across stores to unrelated memory.
+pub(crate) struct Regions {
+    /// Fields of `VMMemoryDefinition`s.
+    pub(crate) vmmemory: AliasRegion,
+    /// Fields of `VMTableDefinition`s.
+    pub(crate) vmtable: AliasRegion,
+    /// The contents of linear memories.
+    pub(crate) heap: AliasRegion,
+    /// The elements of tables.
+    pub(crate) table_elems: AliasRegion,
+    /// The storage of globals.
+    pub(crate) globals: AliasRegion,
+}
+
+/// The state of the translation of one function.
+pub(crate) struct FuncTranslator<'m, 'b> {
+    pub(crate) b: FunctionBuilder<'b>,
+    pub(crate) module: &'m Module,
+    pub(crate) offsets: VMOffsets,
+    pub(crate) default_call_conv: CallConv,
+    /// The function's own vmctx (its first parameter).
+    pub(crate) vmctx: Value,
+    pub(crate) stack: Vec<Value>,
+    pub(crate) regions: Regions,
+    pub(crate) builtin_sigs: HashMap<usize, SigRef>,
+    frames: Vec<ControlFrame>,
+    reachable: bool,
+    /// Nesting depth of blocks opened in unreachable code.
+    unreachable_depth: u32,
+    locals: Vec<Variable>,
+    wasm_sigs: HashMap<u32, SigRef>,
+    direct_funcs: HashMap<u32, FuncRef>,
+}
+
+/// Translates the body of a defined function into `func`, whose signature
+/// must already be the wasm signature of the function's type `ty_index`.
+pub(crate) fn translate_function(
+    isa: &dyn TargetIsa,
+    module: &Module,
+    ty_index: u32,
+    body: &FunctionBody<'_>,
+    func: &mut Function,
+    fctx: &mut FunctionBuilderContext,
+) -> Result<()> {
+    let offsets = VMOffsets::new(module);
+    let ty = &module.types[ty_index as usize];
+
+    // The stack limit: vmctx -> store context -> stack limit.
+    let vmctx_gv = func.create_global_value(GlobalValueData::VMContext);
+    let gv_flags = func.dfg.mem_flags.insert(trusted().with_readonly()).map_err(|_| anyhow!("too many memory flags"))?;
+    let store_gv = func.create_global_value(GlobalValueData::Load {
+        base: vmctx_gv,
+        offset: (offsets.vmctx_store_context() as i32).into(),
+        global_type: types::I64,
+        flags: gv_flags,
+    });
+    let limit_gv = func.create_global_value(GlobalValueData::Load {
+        base: store_gv,
+        offset: (vmstore::STACK_LIMIT as i32).into(),
+        global_type: types::I64,
+        flags: gv_flags,
+    });
+    func.stack_limit = Some(limit_gv);
+
+    let mut region = |user_id: u32, description: &'static str| {
+        func.dfg.alias_regions.insert(AliasRegionData { user_id, description: description.into() })
+    };
+    let regions = Regions {
+        vmmemory: region(1, "vmmemory"),
+        vmtable: region(2, "vmtable"),
+        heap: region(3, "heap"),
+        table_elems: region(4, "table elements"),
+        globals: region(5, "globals"),
+    };
+
+    let mut b = FunctionBuilder::new(func, fctx);
+    let entry = b.create_block();
+    b.append_block_params_for_function_params(entry);
+    b.switch_to_block(entry);
+    b.seal_block(entry);
+    let params = b.block_params(entry).to_vec();
+
+    let mut t = FuncTranslator {
+        b,
+        module,
+        offsets,
+        default_call_conv: isa.default_call_conv(),
+        vmctx: params[0],
+        stack: Vec::new(),
+        regions,
+        builtin_sigs: HashMap::new(),
+        frames: Vec::new(),
+        reachable: true,
+        unreachable_depth: 0,
+        locals: Vec::new(),
+        wasm_sigs: HashMap::new(),
+        direct_funcs: HashMap::new(),
+    };
+
+    for (i, p) in ty.params.iter().enumerate() {
+        let var = t.b.declare_var(clif_type(*p)?);
+        t.b.def_var(var, params[i + 2]);
+        t.locals.push(var);
+    }
+    t.declare_locals(body)?;
+
+    let results = ty.results.iter().map(|r| clif_type(*r)).collect::<Result<Vec<_>>>()?;
+    let dest = t.new_block_with_params(&results);
+    t.frames.push(ControlFrame {
+        kind: FrameKind::Function,
+        dest,
+        num_params: 0,
+        num_results: results.len(),
+        base: 0,
+        exit_reached: false,
+    });
+
+    let mut reader = body.get_operators_reader()?;
+    while !reader.eof() {
+        let (op, offset) = reader.read_with_offset()?;
+        t.translate_operator(op).with_context(|| format!("at offset 0x{offset:x}"))?;
+    }
+    if !t.frames.is_empty() {
+        bail!("function body ends before its last `end`");
+    }
+    t.b.finalize(isa.frontend_config());
+    Ok(())
+}
+
+impl FuncTranslator<'_, '_> {
+    fn declare_locals(&mut self, body: &FunctionBody<'_>) -> Result<()> {
+        let mut zeros: HashMap<Type, Value> = HashMap::new();
+        let mut reader = body.get_locals_reader()?;
+        for _ in 0..reader.get_count() {
+            let (count, ty) = reader.read()?;
+            let ty = clif_type_of(ty)?;
+            let zero = match zeros.get(&ty) {
+                Some(z) => *z,
+                None => {
+                    let z = self.zero(ty);
+                    zeros.insert(ty, z);
+                    z
+                }
+            };
+            for _ in 0..count {
+                let var = self.b.declare_var(ty);
+                self.b.def_var(var, zero);
+                self.locals.push(var);
+            }
+        }
+        Ok(())
+    }
+
+    /// The zero value of a type (null for references).
+    fn zero(&mut self, ty: Type) -> Value {
+        match ty {
+            types::F32 => self.b.ins().f32const(0.0),
+            types::F64 => self.b.ins().f64const(0.0),
+            _ => self.b.ins().iconst(ty, 0),
+        }
+    }
+
+    // ----- value stack -----
+
+    pub(crate) fn push(&mut self, v: Value) {
+        self.stack.push(v);
+    }
+
+    pub(crate) fn pop(&mut self) -> Value {
+        self.stack.pop().expect("validated wasm never pops an empty stack")
+    }
+
+    /// Pops two values, returned in the order they were pushed.
+    pub(crate) fn pop2(&mut self) -> (Value, Value) {
+        let b = self.pop();
+        let a = self.pop();
+        (a, b)
+    }
+
+    /// Pops three values, returned in the order they were pushed.
+    pub(crate) fn pop3(&mut self) -> (Value, Value, Value) {
+        let c = self.pop();
+        let (a, b) = self.pop2();
+        (a, b, c)
+    }
+
+    /// Pops `n` values, returned in the order they were pushed.
+    pub(crate) fn popn(&mut self, n: usize) -> Vec<Value> {
+        let at = self.stack.len() - n;
+        self.stack.split_off(at)
+    }
+
+    /// The top `n` values, in the order they were pushed.
+    fn peekn(&self, n: usize) -> Vec<Value> {
+        self.stack[self.stack.len() - n..].to_vec()
+    }
+
+    // ----- blocks -----
+
+    fn new_block_with_params(&mut self, tys: &[Type]) -> Block {
+        let block = self.b.create_block();
+        for ty in tys {
+            self.b.append_block_param(block, *ty);
+        }
+        block
+    }
+
+    fn jump(&mut self, dest: Block, args: &[Value]) {
+        let args = block_args(args);
+        self.b.ins().jump(dest, &args);
+    }
+
+    fn block_type(&self, ty: BlockType) -> Result<(Vec<Type>, Vec<Type>)> {
+        Ok(match ty {
+            BlockType::Empty => (vec![], vec![]),
+            BlockType::Type(t) => (vec![], vec![clif_type_of(t)?]),
+            BlockType::FuncType(index) => {
+                let ty = self
+                    .module
+                    .types
+                    .get(index as usize)
+                    .ok_or_else(|| anyhow!("block type index {index} out of range"))?;
+                let params = ty.params.iter().map(|p| clif_type(*p)).collect::<Result<Vec<_>>>()?;
+                let results = ty.results.iter().map(|r| clif_type(*r)).collect::<Result<Vec<_>>>()?;
+                (params, results)
+            }
+        })
+    }
+
+    /// The block that a branch to the frame at `index` (counted from the
+    /// bottom of the control stack) jumps to, and the number of values it
+    /// passes.
+    fn branch_target(&mut self, index: usize) -> (Block, usize) {
+        let frame = &mut self.frames[index];
+        match frame.kind {
+            FrameKind::Loop { header } => (header, frame.num_params),
+            _ => {
+                frame.exit_reached = true;
+                (frame.dest, frame.num_results)
+            }
+        }
+    }
+
+    fn frame_index(&self, relative_depth: u32) -> usize {
+        self.frames.len() - 1 - relative_depth as usize
+    }
+
+    // ----- operators -----
+
+    fn translate_operator(&mut self, op: Operator<'_>) -> Result<()> {
+        if !self.reachable {
+            return self.translate_unreachable_operator(op);
+        }
+        match op {
+            Operator::Unreachable => {
+                self.b.ins().trap(trap_to_code(Trap::UnreachableCodeReached));
+                self.reachable = false;
+            }
+            Operator::Nop => {}
+            Operator::Block { blockty } => {
+                let (params, results) = self.block_type(blockty)?;
+                let dest = self.new_block_with_params(&results);
+                self.frames.push(ControlFrame {
+                    kind: FrameKind::Block,
+                    dest,
+                    num_params: params.len(),
+                    num_results: results.len(),
+                    base: self.stack.len() - params.len(),
+                    exit_reached: false,
+                });
+            }
+            Operator::Loop { blockty } => {
+                let (params, results) = self.block_type(blockty)?;
+                let header = self.new_block_with_params(&params);
+                let dest = self.new_block_with_params(&results);
+                let args = self.popn(params.len());
+                self.jump(header, &args);
+                self.b.switch_to_block(header);
+                let base = self.stack.len();
+                let header_params = self.b.block_params(header).to_vec();
+                self.stack.extend(header_params);
+                self.frames.push(ControlFrame {
+                    kind: FrameKind::Loop { header },
+                    dest,
+                    num_params: params.len(),
+                    num_results: results.len(),
+                    base,
+                    exit_reached: false,
+                });
+            }
+            Operator::If { blockty } => {
+                let cond = self.pop();
+                let (params, results) = self.block_type(blockty)?;
+                let then_block = self.b.create_block();
+                let else_block = self.b.create_block();
+                let dest = self.new_block_with_params(&results);
+                self.b.ins().brif(cond, then_block, &[], else_block, &[]);
+                self.b.seal_block(then_block);
+                self.b.seal_block(else_block);
+                self.b.switch_to_block(then_block);
+                let base = self.stack.len() - params.len();
+                let saved = self.stack[base..].to_vec();
+                self.frames.push(ControlFrame {
+                    kind: FrameKind::If { else_block, params: saved, has_else: false },
+                    dest,
+                    num_params: params.len(),
+                    num_results: results.len(),
+                    base,
+                    exit_reached: false,
+                });
+            }
+            Operator::Else => self.translate_else()?,
+            Operator::End => self.translate_end(),
+            Operator::Br { relative_depth } => {
+                let (target, arity) = self.branch_target(self.frame_index(relative_depth));
+                let args = self.peekn(arity);
+                self.jump(target, &args);
+                self.reachable = false;
+            }
+            Operator::BrIf { relative_depth } => {
+                let cond = self.pop();
+                let (target, arity) = self.branch_target(self.frame_index(relative_depth));
+                let args = block_args(&self.peekn(arity));
+                let next = self.b.create_block();
+                self.b.ins().brif(cond, target, &args, next, &[]);
+                self.b.seal_block(next);
+                self.b.switch_to_block(next);
+            }
+            Operator::BrTable { targets } => {
+                let index = self.pop();
+                let depths = targets.targets().collect::<Result<Vec<u32>, _>>()?;
+                let (default_block, arity) = self.branch_target(self.frame_index(targets.default()));
+                let args = block_args(&self.peekn(arity));
+                let default_call = self.b.func.dfg.block_call(default_block, &args);
+                let mut calls = Vec::with_capacity(depths.len());
+                for depth in depths {
+                    let (block, _) = self.branch_target(self.frame_index(depth));
+                    calls.push(self.b.func.dfg.block_call(block, &args));
+                }
+                let jt = self.b.create_jump_table(JumpTableData::new(default_call, &calls));
+                self.b.ins().br_table(index, jt);
+                self.reachable = false;
+            }
+            Operator::Return => {
+                let results = self.peekn(self.frames[0].num_results);
+                self.b.ins().return_(&results);
+                self.reachable = false;
+            }
+            Operator::Call { function_index } => self.translate_call(function_index)?,
+            Operator::CallIndirect { type_index, table_index } => self.translate_call_indirect(type_index, table_index)?,
+            Operator::Drop => {
+                self.pop();
+            }
+            Operator::Select | Operator::TypedSelect { .. } => {
+                let (a, b, cond) = self.pop3();
+                let v = self.b.ins().select(cond, a, b);
+                self.push(v);
+            }
+            Operator::LocalGet { local_index } => {
+                let v = self.b.use_var(self.locals[local_index as usize]);
+                self.push(v);
+            }
+            Operator::LocalSet { local_index } => {
+                let v = self.pop();
+                self.b.def_var(self.locals[local_index as usize], v);
+            }
+            Operator::LocalTee { local_index } => {
+                let v = *self.stack.last().expect("validated");
+                self.b.def_var(self.locals[local_index as usize], v);
+            }
+            op => {
+                if !(self.translate_numeric(&op)? || self.translate_memory(&op)? || self.translate_table(&op)?) {
+                    if is_simd(&op) {
+                        bail!("SIMD is not supported yet");
+                    }
+                    bail!("unsupported operator: {op:?}");
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Operators in unreachable code are skipped; only the nesting of blocks
+    /// is followed, to find the `else` or `end` that makes code reachable.
+    fn translate_unreachable_operator(&mut self, op: Operator<'_>) -> Result<()> {
+        match op {
+            Operator::Block { .. } | Operator::Loop { .. } | Operator::If { .. } => self.unreachable_depth += 1,
+            Operator::Else if self.unreachable_depth == 0 => self.translate_else()?,
+            Operator::End if self.unreachable_depth == 0 => self.translate_end(),
+            Operator::End => self.unreachable_depth -= 1,
+            _ => {}
+        }
+        Ok(())
+    }
+
+    fn translate_else(&mut self) -> Result<()> {
+        let reachable = self.reachable;
+        let results = if reachable {
+            let n = self.frames.last().map_or(0, |f| f.num_results);
+            Some(self.peekn(n))
+        } else {
+            None
+        };
+        let frame = self.frames.last_mut().ok_or_else(|| anyhow!("`else` outside of a block"))?;
+        let FrameKind::If { else_block, params, has_else } = &mut frame.kind else {
+            bail!("`else` outside of an `if`");
+        };
+        *has_else = true;
+        let else_block = *else_block;
+        let params = params.clone();
+        let dest = frame.dest;
+        let base = frame.base;
+        if let Some(results) = results {
+            frame.exit_reached = true;
+            self.jump(dest, &results);
+        }
+        self.stack.truncate(base);
+        self.stack.extend(params);
+        self.b.switch_to_block(else_block);
+        self.reachable = true;
+        Ok(())
+    }
+
+    fn translate_end(&mut self) {
+        let mut frame = self.frames.pop().expect("validated wasm has matching `end`s");
+        if self.reachable {
+            let results = self.peekn(frame.num_results);
+            self.jump(frame.dest, &results);
+            frame.exit_reached = true;
+        }
+        match &frame.kind {
+            FrameKind::If { else_block, params, has_else: false } => {
+                // An `if` without `else`: the false branch passes the
+                // parameters on as results.
+                self.b.switch_to_block(*else_block);
+                let params = params.clone();
+                self.jump(frame.dest, &params);
+                frame.exit_reached = true;
+            }
+            FrameKind::Loop { header } => self.b.seal_block(*header),
+            _ => {}
+        }
+        self.stack.truncate(frame.base);
+        if !frame.exit_reached {
+            self.reachable = false;
+            return;
+        }
+        self.b.switch_to_block(frame.dest);
+        self.b.seal_block(frame.dest);
+        let params = self.b.block_params(frame.dest).to_vec();
+        if let FrameKind::Function = frame.kind {
+            self.b.ins().return_(&params);
+            self.reachable = false;
+        } else {
+            self.stack.extend(params);
+            self.reachable = true;
+        }
+    }
+
+    // ----- calls -----
+
+    /// The signature of wasm functions of module type `ty_index`.
+    pub(crate) fn wasm_sig_ref(&mut self, ty_index: u32) -> Result<SigRef> {
+        if let Some(sig) = self.wasm_sigs.get(&ty_index) {
+            return Ok(*sig);
+        }
+        let ty = self
+            .module
+            .types
+            .get(ty_index as usize)
+            .ok_or_else(|| anyhow!("type index {ty_index} out of range"))?;
+        let sig = self.b.import_signature(wasm_signature(ty)?);
+        self.wasm_sigs.insert(ty_index, sig);
+        Ok(sig)
+    }
+
+    fn direct_func_ref(&mut self, defined_index: u32, sig: SigRef) -> FuncRef {
+        if let Some(f) = self.direct_funcs.get(&defined_index) {
+            return *f;
+        }
+        let name = self.b.func.declare_imported_user_function(UserExternalName::new(0, defined_index));
+        let f = self.b.import_function(ExtFuncData {
+            name: ExternalName::user(name),
+            signature: sig,
+            colocated: true,
+            patchable: false,
+        });
+        self.direct_funcs.insert(defined_index, f);
+        f
+    }
+
+    fn translate_call(&mut self, function_index: u32) -> Result<()> {
+        let ty_index = *self
+            .module
+            .functions
+            .get(function_index as usize)
+            .ok_or_else(|| anyhow!("function index {function_index} out of range"))?;
+        let sig = self.wasm_sig_ref(ty_index)?;
+        let num_params = self.module.types[ty_index as usize].params.len();
+        let mut args = vec![self.vmctx, self.vmctx];
+        args.extend(self.popn(num_params));
+        let inst = if self.module.is_imported_func(function_index) {
+            let func_ref = self.b.ins().load(
+                types::I64,
+                vmctx_readonly(),
+                self.vmctx,
+                self.offsets.vmctx_func_ref(function_index) as i32,
+            );
+            let (code, callee_vmctx) = self.load_func_ref_fields(func_ref, true);
+            args[0] = callee_vmctx;
+            self.b.ins().call_indirect(sig, code, &args)
+        } else {
+            let f = self.direct_func_ref(function_index - self.module.num_imported_funcs, sig);
+            self.b.ins().call(f, &args)
+        };
+        let results = self.b.inst_results(inst).to_vec();
+        self.stack.extend(results);
+        Ok(())
+    }
+
+    /// Loads the code pointer and vmctx of a `VMFuncRef`. `always_valid`
+    /// says whether the pointer is valid everywhere in the function (an
+    /// import), so that the loads may be hoisted.
+    pub(crate) fn load_func_ref_fields(&mut self, func_ref: Value, always_valid: bool) -> (Value, Value) {
+        let flags = if always_valid { vmctx_readonly() } else { crate::types::trusted_readonly() };
+        let code = self.b.ins().load(types::I64, flags, func_ref, vmfuncref::CODE as i32);
+        let vmctx = self.b.ins().load(types::I64, flags, func_ref, vmfuncref::VMCTX as i32);
+        (code, vmctx)
+    }
+
+    /// Calls `code` with the wasm signature of module type `ty_index`,
+    /// popping the arguments and pushing the results.
+    pub(crate) fn call_wasm_indirect(&mut self, ty_index: u32, code: Value, callee_vmctx: Value) -> Result<()> {
+        let sig = self.wasm_sig_ref(ty_index)?;
+        let num_params = self.module.types[ty_index as usize].params.len();
+        let mut args = vec![callee_vmctx, self.vmctx];
+        args.extend(self.popn(num_params));
+        let inst = self.b.ins().call_indirect(sig, code, &args);
+        let results = self.b.inst_results(inst).to_vec();
+        self.stack.extend(results);
+        Ok(())
+    }
+}
+
+fn block_args(values: &[Value]) -> Vec<BlockArg> {
+    values.iter().map(|v| BlockArg::Value(*v)).collect()
+}
+
+/// Whether `op` is a SIMD operator.
+fn is_simd(op: &Operator<'_>) -> bool {
+    let name = format!("{op:?}");
+    name.starts_with("V128")
+        || ["I8x16", "I16x8", "I32x4", "I64x2", "F32x4", "F64x2"].iter().any(|p| name.starts_with(p))
+}

@@ -1,0 +1,42 @@
+//! `weft-cranelift` compiles the functions of a translated WebAssembly module
+//! ([`weft_environ::ModuleTranslation`]) to machine code with Cranelift.
+//!
+//! It owns the translation of wasm operators to Cranelift IR, the calling
+//! conventions shared by all compiled code (see [`Compiler`]), the
+//! host-to-wasm ("array call") and wasm-to-host trampolines, the linking of
+//! direct calls between the functions of one module, and the trap table that
+//! maps code offsets to [`weft_environ::Trap`]s.
+//!
+//! It never touches memory protection or a store, and never executes what it
+//! produces: its output is plain data (bytes plus metadata) that the runtime
+//! copies into executable memory. It contains no `unsafe` code.
+//!
+//! # Conventions
+//!
+//! * Pointers, `funcref` and `externref` values are `i64`; a null reference
+//!   is 0.
+//! * Every wasm function, defined or imported, uses Cranelift's `tail` calling
+//!   convention with parameters `(callee_vmctx, caller_vmctx, wasm params...)`
+//!   and the wasm results as results.
+//! * Linear memories are 32-bit with a 4 GiB reservation plus a 4 GiB guard
+//!   region: accesses are not bounds-checked, an out-of-bounds access faults
+//!   and the fault's pc is found in the trap table as
+//!   [`weft_environ::Trap::MemoryOutOfBounds`].
+//! * Every function checks the stack pointer against
+//!   `VMStoreContext::stack_limit` in its prologue.
+
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]
+
+mod builtins;
+mod compiler;
+mod func_translator;
+mod link;
+mod ops_memory;
+mod ops_numeric;
+mod ops_table;
+mod trampolines;
+mod types;
+
+pub use compiler::{CompiledFunction, CompiledModule, CompiledTrampoline, Compiler, FunctionLoc};
+pub use types::{trap_from_code, trap_to_code};

@@ -1,0 +1,74 @@
+//! Laying out compiled functions in one buffer and resolving direct calls.
+
+use crate::compiler::{CompiledFunction, CompiledModule, FunctionLoc, Relocation};
+use anyhow::{anyhow, bail, Result};
+use cranelift_codegen::binemit::Reloc;
+
+/// The alignment of every function in the code buffer.
+const FUNCTION_ALIGNMENT: u32 = 16;
+
+/// Appends `f` to `code`, aligned, and returns its location.
+fn append(code: &mut Vec<u8>, f: &CompiledFunction) -> Result<FunctionLoc> {
+    let align = f.alignment.max(FUNCTION_ALIGNMENT) as usize;
+    let start = code.len().next_multiple_of(align);
+    code.resize(start, 0);
+    code.extend_from_slice(&f.code);
+    let offset = u32::try_from(start).map_err(|_| anyhow!("code larger than 4 GiB"))?;
+    let len = u32::try_from(f.code.len()).map_err(|_| anyhow!("function larger than 4 GiB"))?;
+    Ok(FunctionLoc { offset, len })
+}
+
+/// Lays out `funcs` then `trampolines` and applies the relocations of all of
+/// them.
+pub(crate) fn link(funcs: Vec<CompiledFunction>, trampolines: Vec<CompiledFunction>) -> Result<CompiledModule> {
+    let mut module = CompiledModule::default();
+    let mut code = Vec::new();
+    for f in &funcs {
+        let loc = append(&mut code, f)?;
+        module.funcs.push(loc);
+        module.traps.extend(f.traps.iter().map(|(off, trap)| (loc.offset + off, *trap)));
+    }
+    for t in &trampolines {
+        let loc = append(&mut code, t)?;
+        module.array_trampolines.push(loc);
+        module.traps.extend(t.traps.iter().map(|(off, trap)| (loc.offset + off, *trap)));
+    }
+    let all = funcs.iter().zip(&module.funcs).chain(trampolines.iter().zip(&module.array_trampolines));
+    for (f, loc) in all {
+        for r in &f.relocs {
+            let target = module
+                .funcs
+                .get(r.target as usize)
+                .ok_or_else(|| anyhow!("call to unknown defined function {}", r.target))?;
+            apply(&mut code, loc.offset + r.offset, target.offset, r)?;
+        }
+    }
+    module.traps.sort_by_key(|(off, _)| *off);
+    module.code = code;
+    Ok(module)
+}
+
+/// Patches the pc-relative call at `at` to reach `target`.
+fn apply(code: &mut [u8], at: u32, target: u32, r: &Relocation) -> Result<()> {
+    let at_usize = at as usize;
+    let delta = i64::from(target) + r.addend - i64::from(at);
+    match r.kind {
+        Reloc::X86CallPCRel4 | Reloc::X86PCRel4 | Reloc::X86CallPLTRel4 => {
+            let value = i32::try_from(delta).map_err(|_| anyhow!("call displacement out of range"))?;
+            let bytes = code.get_mut(at_usize..at_usize + 4).ok_or_else(|| anyhow!("relocation out of bounds"))?;
+            bytes.copy_from_slice(&value.to_le_bytes());
+        }
+        Reloc::Arm64Call => {
+            if delta % 4 != 0 || !(-(1 << 27)..(1 << 27)).contains(&delta) {
+                bail!("aarch64 call displacement {delta} out of range");
+            }
+            let bytes = code.get_mut(at_usize..at_usize + 4).ok_or_else(|| anyhow!("relocation out of bounds"))?;
+            let insn = u32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]);
+            let imm26 = ((delta >> 2) as u32) & 0x03ff_ffff;
+            let insn = (insn & 0xfc00_0000) | imm26;
+            bytes.copy_from_slice(&insn.to_le_bytes());
+        }
+        other => bail!("unsupported relocation kind {other:?}"),
+    }
+    Ok(())
+}

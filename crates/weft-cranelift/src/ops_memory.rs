@@ -1,0 +1,210 @@
+//! Linear memory operators (loads, stores, `memory.*`, `data.drop`) and
+//! globals.
+
+use crate::func_translator::FuncTranslator;
+use crate::types::{clif_type, trusted, vmctx_readonly};
+use anyhow::{anyhow, bail, Result};
+use cranelift_codegen::ir::types::{F32, F64, I32, I64};
+use cranelift_codegen::ir::{Endianness, InstBuilder, MemFlagsData, Type, Value};
+use cranelift_frontend::FunctionBuilder;
+use wasmparser::{MemArg, MemArgTarget, Operator};
+use weft_environ::{vmmemory, BuiltinFunction, Trap};
+
+/// `log2` of the wasm page size.
+const PAGE_SIZE_LOG2: i64 = 16;
+
+impl FuncTranslator<'_, '_> {
+    /// Loads the pointer to the `VMMemoryDefinition` of memory `mem`.
+    fn memory_def(&mut self, mem: u32) -> Result<Value> {
+        self.check_memory(mem)?;
+        let offset = self.offsets.vmctx_memory(mem) as i32;
+        Ok(self.b.ins().load(I64, vmctx_readonly(), self.vmctx, offset))
+    }
+
+    /// Checks that memory `mem` exists and is supported.
+    fn check_memory(&self, mem: u32) -> Result<()> {
+        let memory = self.module.memories.get(mem as usize).ok_or_else(|| anyhow!("memory {mem} out of range"))?;
+        if memory.memory64 {
+            bail!("memory64 is not supported yet");
+        }
+        Ok(())
+    }
+
+    fn vmmemory_flags(&self) -> MemFlagsData {
+        trusted().with_alias_region(Some(self.regions.vmmemory))
+    }
+
+    /// Flags of wasm loads and stores: little-endian, possibly unaligned,
+    /// trapping with HEAP_OUT_OF_BOUNDS in the guard region.
+    fn heap_flags(&self) -> MemFlagsData {
+        MemFlagsData::new().with_endianness(Endianness::Little).with_alias_region(Some(self.regions.heap))
+    }
+
+    /// Pops an index and computes the native address of a wasm access:
+    /// `base + uextend(index)` and the immediate offset to add to it. The
+    /// 4 GiB guard region after the reservation makes bounds checks
+    /// unnecessary.
+    fn heap_addr(&mut self, memarg: &MemArg) -> Result<(Value, i32)> {
+        let mem = match memarg.target {
+            MemArgTarget::Memory(mem) => mem,
+            MemArgTarget::Array(_) => bail!("GC array accesses are not supported"),
+        };
+        if memarg.ordering.is_some() {
+            bail!("atomic memory accesses are not supported");
+        }
+        let index = self.pop();
+        let def = self.memory_def(mem)?;
+        let flags = self.vmmemory_flags();
+        let base = self.b.ins().load(I64, flags, def, vmmemory::BASE as i32);
+        let index = self.b.ins().uextend(I64, index);
+        let addr = self.b.ins().iadd(base, index);
+        match i32::try_from(memarg.offset) {
+            Ok(offset) => Ok((addr, offset)),
+            Err(_) => {
+                let offset = i64::try_from(memarg.offset)?;
+                Ok((self.b.ins().iadd_imm_u(addr, offset), 0))
+            }
+        }
+    }
+
+    fn wasm_load(
+        &mut self,
+        memarg: &MemArg,
+        load: impl FnOnce(&mut FunctionBuilder<'_>, MemFlagsData, Value, i32) -> Value,
+    ) -> Result<()> {
+        let (addr, offset) = self.heap_addr(memarg)?;
+        let flags = self.heap_flags();
+        let v = load(&mut self.b, flags, addr, offset);
+        self.push(v);
+        Ok(())
+    }
+
+    fn wasm_store(
+        &mut self,
+        memarg: &MemArg,
+        store: impl FnOnce(&mut FunctionBuilder<'_>, MemFlagsData, Value, Value, i32),
+    ) -> Result<()> {
+        let value = self.pop();
+        let (addr, offset) = self.heap_addr(memarg)?;
+        let flags = self.heap_flags();
+        store(&mut self.b, flags, value, addr, offset);
+        Ok(())
+    }
+
+    fn load_typed(&mut self, memarg: &MemArg, ty: Type) -> Result<()> {
+        self.wasm_load(memarg, |b, f, a, o| b.ins().load(ty, f, a, o))
+    }
+
+    fn store_typed(&mut self, memarg: &MemArg) -> Result<()> {
+        self.wasm_store(memarg, |b, f, v, a, o| {
+            b.ins().store(f, v, a, o);
+        })
+    }
+
+    /// Translates `op` if it is a memory or global operator; returns
+    /// whether it was.
+    pub(crate) fn translate_memory(&mut self, op: &Operator<'_>) -> Result<bool> {
+        use Operator as O;
+        match op {
+            O::I32Load { memarg } => self.load_typed(memarg, I32)?,
+            O::I64Load { memarg } => self.load_typed(memarg, I64)?,
+            O::F32Load { memarg } => self.load_typed(memarg, F32)?,
+            O::F64Load { memarg } => self.load_typed(memarg, F64)?,
+            O::I32Load8S { memarg } => self.wasm_load(memarg, |b, f, a, o| b.ins().sload8(I32, f, a, o))?,
+            O::I32Load8U { memarg } => self.wasm_load(memarg, |b, f, a, o| b.ins().uload8(I32, f, a, o))?,
+            O::I32Load16S { memarg } => self.wasm_load(memarg, |b, f, a, o| b.ins().sload16(I32, f, a, o))?,
+            O::I32Load16U { memarg } => self.wasm_load(memarg, |b, f, a, o| b.ins().uload16(I32, f, a, o))?,
+            O::I64Load8S { memarg } => self.wasm_load(memarg, |b, f, a, o| b.ins().sload8(I64, f, a, o))?,
+            O::I64Load8U { memarg } => self.wasm_load(memarg, |b, f, a, o| b.ins().uload8(I64, f, a, o))?,
+            O::I64Load16S { memarg } => self.wasm_load(memarg, |b, f, a, o| b.ins().sload16(I64, f, a, o))?,
+            O::I64Load16U { memarg } => self.wasm_load(memarg, |b, f, a, o| b.ins().uload16(I64, f, a, o))?,
+            O::I64Load32S { memarg } => self.wasm_load(memarg, |b, f, a, o| b.ins().sload32(f, a, o))?,
+            O::I64Load32U { memarg } => self.wasm_load(memarg, |b, f, a, o| b.ins().uload32(f, a, o))?,
+            O::I32Store { memarg } | O::I64Store { memarg } | O::F32Store { memarg } | O::F64Store { memarg } => {
+                self.store_typed(memarg)?
+            }
+            O::I32Store8 { memarg } | O::I64Store8 { memarg } => self.wasm_store(memarg, |b, f, v, a, o| {
+                b.ins().istore8(f, v, a, o);
+            })?,
+            O::I32Store16 { memarg } | O::I64Store16 { memarg } => self.wasm_store(memarg, |b, f, v, a, o| {
+                b.ins().istore16(f, v, a, o);
+            })?,
+            O::I64Store32 { memarg } => self.wasm_store(memarg, |b, f, v, a, o| {
+                b.ins().istore32(f, v, a, o);
+            })?,
+            O::MemorySize { mem } => {
+                let def = self.memory_def(*mem)?;
+                let flags = self.vmmemory_flags();
+                let length = self.b.ins().load(I64, flags, def, vmmemory::CURRENT_LENGTH as i32);
+                let pages = self.b.ins().ushr_imm_u(length, PAGE_SIZE_LOG2);
+                let pages = self.b.ins().ireduce(I32, pages);
+                self.push(pages);
+            }
+            O::MemoryGrow { mem } => {
+                self.check_memory(*mem)?;
+                let delta = self.pop();
+                let mem = self.i32_const(*mem);
+                let old = self.call_builtin(BuiltinFunction::MemoryGrow, &[mem, delta])?;
+                let old = old.ok_or_else(|| anyhow!("memory.grow builtin returns nothing"))?;
+                let old = self.b.ins().ireduce(I32, old);
+                self.push(old);
+            }
+            O::MemoryFill { mem } => {
+                self.check_memory(*mem)?;
+                let (dst, byte, len) = self.pop3();
+                let mem = self.i32_const(*mem);
+                self.call_builtin_checked(BuiltinFunction::MemoryFill, &[mem, dst, byte, len], Trap::MemoryOutOfBounds)?;
+            }
+            O::MemoryCopy { dst_mem, src_mem } => {
+                self.check_memory(*dst_mem)?;
+                self.check_memory(*src_mem)?;
+                let (dst, src, len) = self.pop3();
+                let dst_mem = self.i32_const(*dst_mem);
+                let src_mem = self.i32_const(*src_mem);
+                self.call_builtin_checked(
+                    BuiltinFunction::MemoryCopy,
+                    &[dst_mem, dst, src_mem, src, len],
+                    Trap::MemoryOutOfBounds,
+                )?;
+            }
+            O::MemoryInit { data_index, mem } => {
+                self.check_memory(*mem)?;
+                let (dst, src, len) = self.pop3();
+                let mem = self.i32_const(*mem);
+                let data = self.i32_const(*data_index);
+                self.call_builtin_checked(BuiltinFunction::MemoryInit, &[mem, data, dst, src, len], Trap::MemoryOutOfBounds)?;
+            }
+            O::DataDrop { data_index } => {
+                let data = self.i32_const(*data_index);
+                self.call_builtin(BuiltinFunction::DataDrop, &[data])?;
+            }
+            O::GlobalGet { global_index } => {
+                let (ptr, ty, flags) = self.global_access(*global_index)?;
+                let v = self.b.ins().load(ty, flags, ptr, 0);
+                self.push(v);
+            }
+            O::GlobalSet { global_index } => {
+                let (ptr, _, flags) = self.global_access(*global_index)?;
+                let v = self.pop();
+                self.b.ins().store(flags, v, ptr, 0);
+            }
+            _ => return Ok(false),
+        }
+        Ok(true)
+    }
+
+    /// The address of a global's value, its type and the flags to access it
+    /// with. The value of an immutable global never changes, so its loads
+    /// may be moved and shared.
+    fn global_access(&mut self, index: u32) -> Result<(Value, Type, MemFlagsData)> {
+        let global = *self.module.globals.get(index as usize).ok_or_else(|| anyhow!("global {index} out of range"))?;
+        let ty = clif_type(global.ty)?;
+        let offset = self.offsets.vmctx_global(index) as i32;
+        let ptr = self.b.ins().load(I64, vmctx_readonly(), self.vmctx, offset);
+        let mut flags = trusted().with_alias_region(Some(self.regions.globals));
+        if !global.mutable {
+            flags = flags.with_readonly().with_can_move();
+        }
+        Ok((ptr, ty, flags))
+    }
+}

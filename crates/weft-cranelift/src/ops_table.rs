@@ -1,0 +1,153 @@
+//! Table and reference operators, and `call_indirect`.
+
+use crate::func_translator::FuncTranslator;
+use crate::types::{trap_to_code, trusted, trusted_readonly, vmctx_readonly};
+use anyhow::{anyhow, bail, Result};
+use cranelift_codegen::ir::condcodes::IntCC;
+use cranelift_codegen::ir::types::{I32, I64};
+use cranelift_codegen::ir::{InstBuilder, MemFlagsData, Value};
+use wasmparser::Operator;
+use weft_environ::{vmfuncref, vmtable, BuiltinFunction, Trap};
+
+impl FuncTranslator<'_, '_> {
+    /// Loads the pointer to the `VMTableDefinition` of table `table`.
+    fn table_def(&mut self, table: u32) -> Result<Value> {
+        self.check_table(table)?;
+        let offset = self.offsets.vmctx_table(table) as i32;
+        Ok(self.b.ins().load(I64, vmctx_readonly(), self.vmctx, offset))
+    }
+
+    /// Checks that `table` exists and is supported.
+    fn check_table(&self, table: u32) -> Result<()> {
+        let t = self.module.tables.get(table as usize).ok_or_else(|| anyhow!("table {table} out of range"))?;
+        if t.table64 {
+            bail!("table64 is not supported yet");
+        }
+        Ok(())
+    }
+
+    fn vmtable_flags(&self) -> MemFlagsData {
+        trusted().with_alias_region(Some(self.regions.vmtable))
+    }
+
+    fn table_elem_flags(&self) -> MemFlagsData {
+        trusted().with_alias_region(Some(self.regions.table_elems))
+    }
+
+    /// The current number of elements of a table, as `i64`.
+    fn table_len(&mut self, def: Value) -> Value {
+        let flags = self.vmtable_flags();
+        self.b.ins().load(I64, flags, def, vmtable::CURRENT_ELEMENTS as i32)
+    }
+
+    /// The address of element `index` (an `i32`) of `table`, trapping with
+    /// [`Trap::TableOutOfBounds`] when the index is out of bounds.
+    fn table_elem_addr(&mut self, table: u32, index: Value) -> Result<Value> {
+        let def = self.table_def(table)?;
+        let len = self.table_len(def);
+        let index = self.b.ins().uextend(I64, index);
+        let oob = self.b.ins().icmp(IntCC::UnsignedGreaterThanOrEqual, index, len);
+        self.b.ins().trapnz(oob, trap_to_code(Trap::TableOutOfBounds));
+        let flags = self.vmtable_flags();
+        let base = self.b.ins().load(I64, flags, def, vmtable::BASE as i32);
+        let scaled = self.b.ins().ishl_imm_u(index, i64::from(vmtable::ELEMENT_SIZE.trailing_zeros()));
+        Ok(self.b.ins().iadd(base, scaled))
+    }
+
+    /// `call_indirect`: bounds check, null check, signature check, call.
+    pub(crate) fn translate_call_indirect(&mut self, type_index: u32, table: u32) -> Result<()> {
+        let index = self.pop();
+        let addr = self.table_elem_addr(table, index)?;
+        let flags = self.table_elem_flags();
+        let func_ref = self.b.ins().load(I64, flags, addr, 0);
+        self.b.ins().trapz(func_ref, trap_to_code(Trap::IndirectCallToNull));
+        let actual = self.b.ins().load(I32, trusted_readonly(), func_ref, vmfuncref::TYPE_ID as i32);
+        let expected_offset = self.offsets.vmctx_type_id(type_index) as i32;
+        let expected = self.b.ins().load(I32, vmctx_readonly(), self.vmctx, expected_offset);
+        let mismatch = self.b.ins().icmp(IntCC::NotEqual, actual, expected);
+        self.b.ins().trapnz(mismatch, trap_to_code(Trap::BadSignature));
+        let (code, callee_vmctx) = self.load_func_ref_fields(func_ref, false);
+        self.call_wasm_indirect(type_index, code, callee_vmctx)
+    }
+
+    /// Translates `op` if it is a table or reference operator; returns
+    /// whether it was.
+    pub(crate) fn translate_table(&mut self, op: &Operator<'_>) -> Result<bool> {
+        use Operator as O;
+        match *op {
+            O::RefNull { .. } => {
+                let v = self.b.ins().iconst(I64, 0);
+                self.push(v);
+            }
+            O::RefIsNull => {
+                let r = self.pop();
+                let c = self.b.ins().icmp_imm_u(IntCC::Equal, r, 0);
+                let v = self.b.ins().uextend(I32, c);
+                self.push(v);
+            }
+            O::RefFunc { function_index } => {
+                if function_index as usize >= self.module.functions.len() {
+                    bail!("function {function_index} out of range");
+                }
+                let offset = self.offsets.vmctx_func_ref(function_index) as i32;
+                let v = self.b.ins().load(I64, vmctx_readonly(), self.vmctx, offset);
+                self.push(v);
+            }
+            O::TableGet { table } => {
+                let index = self.pop();
+                let addr = self.table_elem_addr(table, index)?;
+                let flags = self.table_elem_flags();
+                let v = self.b.ins().load(I64, flags, addr, 0);
+                self.push(v);
+            }
+            O::TableSet { table } => {
+                let (index, value) = self.pop2();
+                let addr = self.table_elem_addr(table, index)?;
+                let flags = self.table_elem_flags();
+                self.b.ins().store(flags, value, addr, 0);
+            }
+            O::TableSize { table } => {
+                let def = self.table_def(table)?;
+                let len = self.table_len(def);
+                let v = self.b.ins().ireduce(I32, len);
+                self.push(v);
+            }
+            O::TableGrow { table } => {
+                self.check_table(table)?;
+                let (init, delta) = self.pop2();
+                let t = self.i32_const(table);
+                let old = self.call_builtin(BuiltinFunction::TableGrow, &[t, delta, init])?;
+                let old = old.ok_or_else(|| anyhow!("table.grow builtin returns nothing"))?;
+                let old = self.b.ins().ireduce(I32, old);
+                self.push(old);
+            }
+            O::TableFill { table } => {
+                self.check_table(table)?;
+                let (dst, value, len) = self.pop3();
+                let t = self.i32_const(table);
+                self.call_builtin_checked(BuiltinFunction::TableFill, &[t, dst, value, len], Trap::TableOutOfBounds)?;
+            }
+            O::TableCopy { dst_table, src_table } => {
+                self.check_table(dst_table)?;
+                self.check_table(src_table)?;
+                let (dst, src, len) = self.pop3();
+                let d = self.i32_const(dst_table);
+                let s = self.i32_const(src_table);
+                self.call_builtin_checked(BuiltinFunction::TableCopy, &[d, s, dst, src, len], Trap::TableOutOfBounds)?;
+            }
+            O::TableInit { elem_index, table } => {
+                self.check_table(table)?;
+                let (dst, src, len) = self.pop3();
+                let t = self.i32_const(table);
+                let e = self.i32_const(elem_index);
+                self.call_builtin_checked(BuiltinFunction::TableInit, &[t, e, dst, src, len], Trap::TableOutOfBounds)?;
+            }
+            O::ElemDrop { elem_index } => {
+                let e = self.i32_const(elem_index);
+                self.call_builtin(BuiltinFunction::ElemDrop, &[e])?;
+            }
+            _ => return Ok(false),
+        }
+        Ok(true)
+    }
+}

@@ -1,0 +1,82 @@
+//! Engine configuration.
+
+/// How much Cranelift optimizes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[non_exhaustive]
+pub enum OptLevel {
+    /// No optimizations.
+    None,
+    /// Optimize for speed.
+    #[default]
+    Speed,
+    /// Optimize for speed and size.
+    SpeedAndSize,
+}
+
+/// Global configuration of an [`crate::Engine`], as Wasmtime's `Config`.
+#[derive(Debug, Clone)]
+pub struct Config {
+    pub(crate) max_wasm_stack: usize,
+    pub(crate) opt_level: OptLevel,
+    pub(crate) parallel_compilation: bool,
+    pub(crate) features: wasmparser::WasmFeatures,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            max_wasm_stack: 512 * 1024,
+            opt_level: OptLevel::Speed,
+            parallel_compilation: cfg!(feature = "parallel-compilation"),
+            features: weft_environ::supported_features(),
+        }
+    }
+}
+
+macro_rules! feature_switches {
+    ($($(#[$doc:meta])* $name:ident => $flag:ident;)*) => {
+        $(
+            $(#[$doc])*
+            pub fn $name(&mut self, enable: bool) -> &mut Self {
+                self.features.set(wasmparser::WasmFeatures::$flag, enable);
+                self
+            }
+        )*
+    };
+}
+
+impl Config {
+    /// The default configuration.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// The most stack, in bytes, that wasm may use before a call traps with
+    /// a stack overflow (default 512 KiB).
+    pub fn max_wasm_stack(&mut self, size: usize) -> &mut Self {
+        self.max_wasm_stack = size;
+        self
+    }
+
+    /// How much Cranelift optimizes (default: speed).
+    pub fn cranelift_opt_level(&mut self, level: OptLevel) -> &mut Self {
+        self.opt_level = level;
+        self
+    }
+
+    /// Whether the functions of a module are compiled in parallel (default
+    /// on with the `parallel-compilation` feature).
+    pub fn parallel_compilation(&mut self, enable: bool) -> &mut Self {
+        self.parallel_compilation = enable && cfg!(feature = "parallel-compilation");
+        self
+    }
+
+    feature_switches! {
+        /// Enables the reference types proposal (default on).
+        wasm_reference_types => REFERENCE_TYPES;
+        /// Enables the multi-value proposal (default on).
+        wasm_multi_value => MULTI_VALUE;
+        /// Enables the bulk memory proposal (default on).
+        wasm_bulk_memory => BULK_MEMORY;
+    }
+}

@@ -1,0 +1,131 @@
+//! The engine: configuration, compiler and the canonical type registry.
+
+use crate::Config;
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use weft_environ::WasmFuncType;
+use weft_runtime::{CodeMemory, CodePtr};
+use weft_types::{TypeRegistry, VMSharedTypeIndex};
+
+/// A compilation environment shared by modules and stores. Cheap to clone;
+/// `Send + Sync`.
+#[derive(Clone)]
+pub struct Engine {
+    pub(crate) inner: Arc<EngineInner>,
+}
+
+pub(crate) struct EngineInner {
+    pub(crate) config: Config,
+    #[cfg(feature = "cranelift")]
+    pub(crate) compiler: Result<weft_cranelift::Compiler, String>,
+    pub(crate) types: TypeRegistry,
+    /// Wasm-to-host trampolines by canonical type (the registration is held
+    /// for as long as the trampoline lives).
+    host_trampolines: Mutex<HashMap<VMSharedTypeIndex, (Arc<CodeMemory>, CodePtr)>>,
+    pub(crate) epoch: AtomicU64,
+}
+
+impl std::fmt::Debug for Engine {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Engine").finish_non_exhaustive()
+    }
+}
+
+impl Default for Engine {
+    fn default() -> Self {
+        Engine::new_infallible(&Config::default())
+    }
+}
+
+impl Engine {
+    /// An engine with the given configuration.
+    pub fn new(config: &Config) -> crate::Result<Engine> {
+        let engine = Engine::new_infallible(config);
+        #[cfg(feature = "cranelift")]
+        if let Err(e) = &engine.inner.compiler {
+            crate::bail!("failed to create the Cranelift compiler: {e}");
+        }
+        Ok(engine)
+    }
+
+    fn new_infallible(config: &Config) -> Engine {
+        weft_runtime::init_signal_handlers();
+        Engine {
+            inner: Arc::new(EngineInner {
+                config: config.clone(),
+                #[cfg(feature = "cranelift")]
+                compiler: weft_cranelift::Compiler::new_native().map_err(|e| format!("{e:#}")),
+                types: TypeRegistry::new(),
+                host_trampolines: Mutex::new(HashMap::new()),
+                epoch: AtomicU64::new(0),
+            }),
+        }
+    }
+
+    /// The engine's configuration.
+    pub fn config(&self) -> &Config {
+        &self.inner.config
+    }
+
+    /// Whether two handles refer to the same engine.
+    pub fn same(a: &Engine, b: &Engine) -> bool {
+        Arc::ptr_eq(&a.inner, &b.inner)
+    }
+
+    /// Increments the epoch counter.
+    pub fn increment_epoch(&self) {
+        self.inner.epoch.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// The wasm-to-host trampoline for host functions of type `ty`, with the
+    /// type's canonical id (registered once for the engine's lifetime).
+    pub(crate) fn host_trampoline(&self, ty: &WasmFuncType) -> crate::Result<(VMSharedTypeIndex, CodePtr)> {
+        let index = self.inner.types.register(ty);
+        let mut map = self.inner.host_trampolines.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some((_, ptr)) = map.get(&index) {
+            self.inner.types.release(index);
+            return Ok((index, *ptr));
+        }
+        let compiled = self.compiler()?.compile_wasm_to_host_trampoline(ty)?;
+        let code = Arc::new(CodeMemory::new(&compiled.code, compiled.traps)?);
+        let ptr = code.ptr_at(0);
+        map.insert(index, (code, ptr));
+        Ok((index, ptr))
+    }
+
+    #[cfg(feature = "cranelift")]
+    pub(crate) fn compiler(&self) -> crate::Result<&weft_cranelift::Compiler> {
+        self.inner.compiler.as_ref().map_err(|e| crate::format_err!("no compiler available: {e}"))
+    }
+
+    #[cfg(not(feature = "cranelift"))]
+    pub(crate) fn compiler(&self) -> crate::Result<&NoCompiler> {
+        crate::bail!("this build of weft has no compiler (enable the `cranelift` feature)")
+    }
+}
+
+#[cfg(not(feature = "cranelift"))]
+pub(crate) struct NoCompiler;
+
+#[cfg(not(feature = "cranelift"))]
+impl NoCompiler {
+    pub(crate) fn compile_wasm_to_host_trampoline(&self, _: &WasmFuncType) -> crate::Result<Compiled> {
+        crate::bail!("no compiler")
+    }
+}
+
+#[cfg(not(feature = "cranelift"))]
+pub(crate) struct Compiled {
+    pub(crate) code: Vec<u8>,
+    pub(crate) traps: Vec<(u32, weft_environ::Trap)>,
+}
+
+impl Drop for EngineInner {
+    fn drop(&mut self) {
+        let map = std::mem::take(self.host_trampolines.get_mut().unwrap_or_else(|e| e.into_inner()));
+        for (index, _) in map {
+            self.types.release(index);
+        }
+    }
+}

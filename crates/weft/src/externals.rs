@@ -1,0 +1,336 @@
+//! Memories, tables, globals and the `Extern` that holds any of them.
+
+use crate::store::{AsContext, AsContextMut, StoreId, StoreOpaque};
+use crate::types::{ExternType, GlobalType, MemoryType, Mutability, TableType};
+use crate::values::{Ref, Val};
+use crate::Func;
+use weft_runtime::{GlobalId, LinearMemory, MemoryId, TableId};
+
+/// Something an instance can import or export.
+#[derive(Debug, Clone)]
+pub enum Extern {
+    /// A function.
+    Func(Func),
+    /// A global.
+    Global(Global),
+    /// A table.
+    Table(Table),
+    /// A memory.
+    Memory(Memory),
+}
+
+impl Extern {
+    /// The function, if this is one.
+    pub fn into_func(self) -> Option<Func> {
+        match self {
+            Extern::Func(f) => Some(f),
+            _ => None,
+        }
+    }
+    /// The global, if this is one.
+    pub fn into_global(self) -> Option<Global> {
+        match self {
+            Extern::Global(g) => Some(g),
+            _ => None,
+        }
+    }
+    /// The table, if this is one.
+    pub fn into_table(self) -> Option<Table> {
+        match self {
+            Extern::Table(t) => Some(t),
+            _ => None,
+        }
+    }
+    /// The memory, if this is one.
+    pub fn into_memory(self) -> Option<Memory> {
+        match self {
+            Extern::Memory(m) => Some(m),
+            _ => None,
+        }
+    }
+    /// The type.
+    pub fn ty(&self, store: impl AsContext) -> ExternType {
+        let store = store.as_context();
+        match self {
+            Extern::Func(f) => ExternType::Func(f.ty(&store)),
+            Extern::Global(g) => ExternType::Global(g.ty(&store)),
+            Extern::Table(t) => ExternType::Table(t.ty(&store)),
+            Extern::Memory(m) => ExternType::Memory(m.ty(&store)),
+        }
+    }
+    pub(crate) fn store_id(&self) -> StoreId {
+        match self {
+            Extern::Func(f) => f.store,
+            Extern::Global(g) => g.store,
+            Extern::Table(t) => t.store,
+            Extern::Memory(m) => m.store,
+        }
+    }
+}
+
+impl From<Func> for Extern {
+    fn from(f: Func) -> Extern {
+        Extern::Func(f)
+    }
+}
+impl From<Global> for Extern {
+    fn from(g: Global) -> Extern {
+        Extern::Global(g)
+    }
+}
+impl From<Table> for Extern {
+    fn from(t: Table) -> Extern {
+        Extern::Table(t)
+    }
+}
+impl From<Memory> for Extern {
+    fn from(m: Memory) -> Extern {
+        Extern::Memory(m)
+    }
+}
+
+/// A linear memory of a store.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Memory {
+    pub(crate) store: StoreId,
+    pub(crate) id: MemoryId,
+}
+
+/// An access outside the bounds of a memory by [`Memory::read`] or
+/// [`Memory::write`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MemoryAccessError {
+    _private: (),
+}
+
+impl std::fmt::Display for MemoryAccessError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("out of bounds memory access")
+    }
+}
+
+impl std::error::Error for MemoryAccessError {}
+
+impl Memory {
+    /// A new memory of type `ty` in the store.
+    pub fn new(mut store: impl AsContextMut, ty: MemoryType) -> crate::Result<Memory> {
+        let store = store.as_context_mut().0.opaque_mut();
+        if ty.is_64() || ty.is_shared() {
+            crate::bail!("64-bit and shared memories are not supported");
+        }
+        let memory = LinearMemory::new(ty.minimum(), ty.maximum())?;
+        let id = store.objects.add_memory(memory);
+        store.memory_types.insert(id.0, ty);
+        Ok(Memory { store: store.id(), id })
+    }
+
+    fn mem<'a>(&self, store: &'a StoreOpaque) -> Option<&'a LinearMemory> {
+        (store.id() == self.store).then(|| store.objects.memory(self.id))
+    }
+
+    /// The type, with the current size as minimum.
+    pub fn ty(&self, store: impl AsContext) -> MemoryType {
+        let store = store.as_context();
+        let opaque = store.0.opaque();
+        let max = opaque.memory_types.get(&self.id.0).and_then(|t| t.maximum());
+        let size = self.mem(opaque).map(|m| m.pages()).unwrap_or(0);
+        MemoryType::new(size as u32, max.map(|m| m as u32))
+    }
+
+    /// The contents (empty when the memory belongs to another store).
+    pub fn data<'a, T: 'static + 'a>(&self, store: impl Into<crate::StoreContext<'a, T>>) -> &'a [u8] {
+        let store = store.into();
+        match self.mem(store.0.opaque()) {
+            Some(m) => m.data(),
+            None => &[],
+        }
+    }
+
+    /// The contents, writable (empty when the memory belongs to another
+    /// store).
+    pub fn data_mut<'a, T: 'static + 'a>(&self, store: impl Into<crate::StoreContextMut<'a, T>>) -> &'a mut [u8] {
+        let store = store.into();
+        let opaque = store.0.opaque_mut();
+        if opaque.id() != self.store {
+            return &mut [];
+        }
+        opaque.objects.memory_mut(self.id).data_mut()
+    }
+
+    /// The address of the first byte.
+    pub fn data_ptr(&self, store: impl AsContext) -> *mut u8 {
+        let store = store.as_context();
+        self.mem(store.0.opaque()).map(|m| m.base()).unwrap_or(std::ptr::null_mut())
+    }
+
+    /// The size in bytes.
+    pub fn data_size(&self, store: impl AsContext) -> usize {
+        let store = store.as_context();
+        self.mem(store.0.opaque()).map(|m| m.byte_size()).unwrap_or(0)
+    }
+
+    /// The size in pages.
+    pub fn size(&self, store: impl AsContext) -> u64 {
+        let store = store.as_context();
+        self.mem(store.0.opaque()).map(|m| m.pages()).unwrap_or(0)
+    }
+
+    /// Grows by `delta` pages and returns the old size in pages.
+    pub fn grow(&self, mut store: impl AsContextMut, delta: u64) -> crate::Result<u64> {
+        let store = store.as_context_mut().0.opaque_mut();
+        store.check(self.store, "memory")?;
+        let mem = store.objects.memory_mut(self.id);
+        let old = mem.pages();
+        mem.grow(delta).ok_or_else(|| {
+            crate::format_err!("failed to grow memory by `{delta}` pages: the memory has {old} pages and may have at most {}", mem.maximum_pages())
+        })
+    }
+
+    /// Copies `buffer.len()` bytes at `offset` into `buffer`.
+    pub fn read(&self, store: impl AsContext, offset: usize, buffer: &mut [u8]) -> Result<(), MemoryAccessError> {
+        let store = store.as_context();
+        let data = self.mem(store.0.opaque()).map(|m| m.data()).unwrap_or(&[]);
+        let end = offset.checked_add(buffer.len()).filter(|e| *e <= data.len()).ok_or(MemoryAccessError { _private: () })?;
+        buffer.copy_from_slice(&data[offset..end]);
+        Ok(())
+    }
+
+    /// Copies `buffer` into the memory at `offset`.
+    pub fn write(&self, mut store: impl AsContextMut, offset: usize, buffer: &[u8]) -> Result<(), MemoryAccessError> {
+        let store = store.as_context_mut().0.opaque_mut();
+        if store.id() != self.store {
+            return Err(MemoryAccessError { _private: () });
+        }
+        let data = store.objects.memory_mut(self.id).data_mut();
+        let end = offset.checked_add(buffer.len()).filter(|e| *e <= data.len()).ok_or(MemoryAccessError { _private: () })?;
+        data[offset..end].copy_from_slice(buffer);
+        Ok(())
+    }
+}
+
+/// A table of a store.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Table {
+    pub(crate) store: StoreId,
+    pub(crate) id: TableId,
+}
+
+impl Table {
+    /// A new table of type `ty` with every element set to `init`.
+    pub fn new(mut store: impl AsContextMut, ty: TableType, init: Ref) -> crate::Result<Table> {
+        let store = store.as_context_mut().0.opaque_mut();
+        let word = init.to_word(store, ty.element())?;
+        let table = weft_runtime::Table::new(ty.element().to_wasm(), ty.minimum(), ty.maximum(), word)?;
+        let id = store.objects.add_table(table);
+        store.table_types.insert(id.0, ty);
+        Ok(Table { store: store.id(), id })
+    }
+
+    /// The type, with the current size as minimum.
+    pub fn ty(&self, store: impl AsContext) -> TableType {
+        let store = store.as_context();
+        let opaque = store.0.opaque();
+        let declared = opaque.table_types.get(&self.id.0);
+        let max = declared.and_then(|t| t.maximum());
+        if opaque.id() != self.store {
+            return TableType::new(crate::RefType::FUNCREF, 0, None);
+        }
+        let table = opaque.objects.table(self.id);
+        TableType::new(crate::RefType::from_wasm(table.element_type()), table.size() as u32, max.map(|m| m as u32))
+    }
+
+    /// The element at `index`, or `None` when out of bounds.
+    pub fn get(&self, store: impl AsContext, index: u64) -> Option<Ref> {
+        let store = store.as_context();
+        let opaque = store.0.opaque();
+        if opaque.id() != self.store {
+            return None;
+        }
+        let table = opaque.objects.table(self.id);
+        let word = table.get(index)?;
+        let ty = crate::RefType::from_wasm(table.element_type());
+        Some(Ref::from_word(opaque, word, ty.heap_type()))
+    }
+
+    /// Sets the element at `index`.
+    pub fn set(&self, mut store: impl AsContextMut, index: u64, value: Ref) -> crate::Result<()> {
+        let store = store.as_context_mut().0.opaque_mut();
+        store.check(self.store, "table")?;
+        let ty = crate::RefType::from_wasm(store.objects.table(self.id).element_type());
+        let word = value.to_word(store, &ty)?;
+        if !store.objects.table_mut(self.id).set(index, word) {
+            crate::bail!("table index {index} is out of bounds");
+        }
+        Ok(())
+    }
+
+    /// The number of elements.
+    pub fn size(&self, store: impl AsContext) -> u64 {
+        let store = store.as_context();
+        let opaque = store.0.opaque();
+        if opaque.id() != self.store {
+            return 0;
+        }
+        opaque.objects.table(self.id).size()
+    }
+
+    /// Grows by `delta` elements set to `init`; returns the old size.
+    pub fn grow(&self, mut store: impl AsContextMut, delta: u64, init: Ref) -> crate::Result<u64> {
+        let store = store.as_context_mut().0.opaque_mut();
+        store.check(self.store, "table")?;
+        let ty = crate::RefType::from_wasm(store.objects.table(self.id).element_type());
+        let word = init.to_word(store, &ty)?;
+        let table = store.objects.table_mut(self.id);
+        let old = table.size();
+        table.grow(delta, word).ok_or_else(|| crate::format_err!("failed to grow table of {old} elements by {delta}"))
+    }
+}
+
+/// A global of a store.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Global {
+    pub(crate) store: StoreId,
+    pub(crate) id: GlobalId,
+}
+
+impl Global {
+    /// A new global of type `ty` holding `value`.
+    pub fn new(mut store: impl AsContextMut, ty: GlobalType, value: Val) -> crate::Result<Global> {
+        let store = store.as_context_mut().0.opaque_mut();
+        let raw = value.to_raw(store, ty.content())?;
+        let id = store.objects.add_global(raw);
+        store.global_types.insert(id.0, ty);
+        Ok(Global { store: store.id(), id })
+    }
+
+    /// The type.
+    pub fn ty(&self, store: impl AsContext) -> GlobalType {
+        let store = store.as_context();
+        store.0.opaque().global_type(self.id)
+    }
+
+    /// The value.
+    pub fn get(&self, store: impl AsContextMut) -> Val {
+        let store = store.as_context();
+        let opaque = store.0.opaque();
+        let ty = opaque.global_type(self.id);
+        if opaque.id() != self.store {
+            return Val::I32(0);
+        }
+        Val::from_raw(opaque, opaque.objects.global_get(self.id), ty.content())
+    }
+
+    /// Sets the value; fails when the global is immutable or `value` has
+    /// another type.
+    pub fn set(&self, mut store: impl AsContextMut, value: Val) -> crate::Result<()> {
+        let store = store.as_context_mut().0.opaque_mut();
+        store.check(self.store, "global")?;
+        let ty = store.global_type(self.id);
+        if ty.mutability() == Mutability::Const {
+            crate::bail!("immutable global cannot be set");
+        }
+        let raw = value.to_raw(store, ty.content())?;
+        store.objects.global_set(self.id, raw);
+        Ok(())
+    }
+}

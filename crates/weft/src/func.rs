@@ -1,0 +1,410 @@
+//! Functions: wasm functions of instances and host functions.
+
+use crate::store::{AsContext, AsContextMut, Caller, StoreContextMut, StoreId, StoreInner, StoreOpaque};
+use crate::types::{FuncType, ValType};
+use crate::values::{ExternRef, Rooted, Val};
+use std::any::Any;
+use std::marker::PhantomData;
+use std::sync::Arc;
+use weft_runtime::{CodePtr, FuncRefPtr, HostCaller, HostFn, ValRaw};
+
+/// A function of a store: a wasm function of an instance or a host function.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Func {
+    pub(crate) store: StoreId,
+    pub(crate) index: u32,
+}
+
+/// What a store knows about one of its functions.
+pub(crate) struct FuncData {
+    pub(crate) func_ref: FuncRefPtr,
+    pub(crate) ty: FuncType,
+    /// The array-call trampoline of a wasm function.
+    pub(crate) trampoline: Option<CodePtr>,
+    /// The closure of a host function (`Arc<HostFn<StoreInner<T>>>`).
+    pub(crate) host: Option<Arc<dyn Any + Send + Sync>>,
+}
+
+type HostClosure<T> = Arc<HostFn<StoreInner<T>>>;
+
+impl Func {
+    pub(crate) fn from_store_index(store: StoreId, index: u32) -> Func {
+        Func { store, index }
+    }
+
+    /// A host function of type `ty` that calls `func` with the arguments and
+    /// a slice for the results.
+    pub fn new<T: 'static>(
+        mut store: impl AsContextMut<Data = T>,
+        ty: FuncType,
+        func: impl Fn(Caller<'_, T>, &[Val], &mut [Val]) -> crate::Result<()> + Send + Sync + 'static,
+    ) -> Func {
+        let host = host_closure_dynamic(ty.clone(), func);
+        new_host(store.as_context_mut().0, ty, host)
+    }
+
+    /// A host function from a Rust closure whose parameters and results are
+    /// wasm types, optionally taking a leading [`Caller`].
+    pub fn wrap<T: 'static, Params, Results>(
+        mut store: impl AsContextMut<Data = T>,
+        func: impl IntoFunc<T, Params, Results>,
+    ) -> Func {
+        let (ty, host) = func.into_func();
+        new_host(store.as_context_mut().0, ty, host)
+    }
+
+    /// The type of the function.
+    pub fn ty(&self, store: impl AsContext) -> FuncType {
+        let store = store.as_context();
+        match self.data(store.0.opaque()) {
+            Ok(d) => d.ty.clone(),
+            Err(_) => FuncType::from_wasm(Default::default()),
+        }
+    }
+
+    pub(crate) fn data<'a>(&self, store: &'a StoreOpaque) -> crate::Result<&'a FuncData> {
+        store.check(self.store, "function")?;
+        store.funcs.get(self.index as usize).ok_or_else(|| crate::format_err!("function not found in store"))
+    }
+
+    /// Calls the function with `params`, writing its results to `results`.
+    ///
+    /// Fails when the arguments do not match the function's type in number
+    /// or types, when a value belongs to another store, or when the call
+    /// traps (the error then downcasts to [`crate::Trap`]).
+    pub fn call(&self, mut store: impl AsContextMut, params: &[Val], results: &mut [Val]) -> crate::Result<()> {
+        let store = store.as_context_mut().0;
+        let data = self.data(&store.opaque)?;
+        let ty = data.ty.clone();
+        if params.len() != ty.params().len() {
+            crate::bail!("expected {} arguments, got {}", ty.params().len(), params.len());
+        }
+        if results.len() != ty.results().len() {
+            crate::bail!("expected {} results, got {}", ty.results().len(), results.len());
+        }
+        let mut values = vec![ValRaw::default(); params.len().max(results.len()).max(1)];
+        for (i, (p, t)) in params.iter().zip(ty.params()).enumerate() {
+            values[i] = p.to_raw(&store.opaque, &t).map_err(|e| e.context(format!("argument {i} of the call")))?;
+        }
+        self.call_raw(store, &mut values)?;
+        for (i, t) in ty.results().enumerate() {
+            results[i] = Val::from_raw(&store.opaque, values[i], &t);
+        }
+        Ok(())
+    }
+
+    /// Calls with lowered values (arguments in, results out).
+    pub(crate) fn call_raw<T: 'static>(&self, store: &mut StoreInner<T>, values: &mut [ValRaw]) -> crate::Result<()> {
+        let data = self.data(&store.opaque)?;
+        if let Some(host) = &data.host {
+            let host = host
+                .clone()
+                .downcast::<HostClosure<T>>()
+                .map_err(|_| crate::format_err!("host function belongs to a store of another type"))?;
+            return host(store, HostCaller { instance: u32::MAX }, values);
+        }
+        let func_ref = data.func_ref;
+        let trampoline = data.trampoline.ok_or_else(|| crate::format_err!("function has no entry trampoline"))?;
+        store.invoke(func_ref, trampoline, values)
+    }
+
+    /// A typed view of the function; fails when `Params` and `Results` do not
+    /// match its type.
+    pub fn typed<Params: WasmParams, Results: WasmResults>(
+        &self,
+        store: impl AsContext,
+    ) -> crate::Result<TypedFunc<Params, Results>> {
+        let store = store.as_context();
+        let ty = self.data(store.0.opaque())?.ty.clone();
+        let params = Params::types();
+        let results = Results::types();
+        let ok = params.len() == ty.params().len()
+            && results.len() == ty.results().len()
+            && ty.params().zip(&params).all(|(actual, want)| want.matches(&actual))
+            && ty.results().zip(&results).all(|(actual, want)| actual.matches(want));
+        if !ok {
+            crate::bail!(
+                "type mismatch with parameters or results: the function has type {ty}, but the typed view is {}",
+                FuncType::new(store.engine(), params, results)
+            );
+        }
+        Ok(TypedFunc { func: *self, _marker: PhantomData })
+    }
+}
+
+pub(crate) fn new_host<T: 'static>(store: &mut StoreInner<T>, ty: FuncType, host: HostClosure<T>) -> Func {
+    let index = store.opaque.funcs.len() as u32;
+    let engine = store.opaque.engine.clone();
+    let (type_id, trampoline) = match engine.host_trampoline(ty.as_wasm()) {
+        Ok(t) => t,
+        // Without a trampoline wasm cannot call the function; a poisoned
+        // entry keeps host calls working and makes linking it an error.
+        Err(_) => (weft_types::VMSharedTypeIndex(u32::MAX), weft_runtime::CodePtr::null()),
+    };
+    let func_ref = store.opaque.objects.add_host_func::<StoreInner<T>>(type_id.0, trampoline, index, host.clone());
+    store.opaque.funcs.push(FuncData { func_ref, ty, trampoline: None, host: Some(Arc::new(host)) });
+    Func { store: store.opaque.id(), index }
+}
+
+/// The host closure of a `Func::new` function.
+pub(crate) fn host_closure_dynamic<T: 'static>(
+    ty: FuncType,
+    func: impl Fn(Caller<'_, T>, &[Val], &mut [Val]) -> crate::Result<()> + Send + Sync + 'static,
+) -> HostClosure<T> {
+    Arc::new(move |store: &mut StoreInner<T>, caller: HostCaller, values: &mut [ValRaw]| {
+        let params: Vec<Val> = ty.params().enumerate().map(|(i, t)| Val::from_raw(&store.opaque, values[i], &t)).collect();
+        let mut results: Vec<Val> = ty.results().map(|t| Val::default_for_ty(&t).unwrap_or(Val::I32(0))).collect();
+        let caller_instance = store.opaque.instance_by_runtime_index(caller.instance);
+        func(Caller { store: StoreContextMut(&mut *store), caller: caller_instance }, &params, &mut results)?;
+        for (i, (r, t)) in results.iter().zip(ty.results()).enumerate() {
+            values[i] = r.to_raw(&store.opaque, &t).map_err(|e| e.context(format!("result {i} of a host function")))?;
+        }
+        Ok(())
+    })
+}
+
+/// A function with statically known parameter and result types.
+pub struct TypedFunc<Params, Results> {
+    func: Func,
+    _marker: PhantomData<fn(Params) -> Results>,
+}
+
+impl<P, R> Clone for TypedFunc<P, R> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<P, R> Copy for TypedFunc<P, R> {}
+
+impl<Params: WasmParams, Results: WasmResults> TypedFunc<Params, Results> {
+    /// The untyped function.
+    pub fn func(&self) -> &Func {
+        &self.func
+    }
+
+    /// Calls the function.
+    pub fn call(&self, mut store: impl AsContextMut, params: Params) -> crate::Result<Results> {
+        let store = store.as_context_mut().0;
+        let n = Params::types().len().max(Results::types().len()).max(1);
+        let mut values = vec![ValRaw::default(); n];
+        params.store(&store.opaque, &mut values)?;
+        self.func.call_raw(store, &mut values)?;
+        Ok(Results::load(&store.opaque, &values))
+    }
+}
+
+/// A Rust type that is a wasm value type.
+pub trait WasmTy: Send + Sized + 'static {
+    /// The wasm type.
+    fn valtype() -> ValType;
+    /// Lowers the value for `store`.
+    fn into_raw(self, store: &StoreOpaque) -> crate::Result<ValRaw>;
+    /// Lifts a value of `store`.
+    fn from_raw(store: &StoreOpaque, raw: ValRaw) -> Self;
+}
+
+macro_rules! num_wasm_ty {
+    ($($t:ty => $vt:ident, $to:expr, $from:expr;)*) => {$(
+        impl WasmTy for $t {
+            fn valtype() -> ValType {
+                ValType::$vt
+            }
+            fn into_raw(self, _store: &StoreOpaque) -> crate::Result<ValRaw> {
+                let f: fn($t) -> ValRaw = $to;
+                Ok(f(self))
+            }
+            fn from_raw(_store: &StoreOpaque, raw: ValRaw) -> Self {
+                let f: fn(ValRaw) -> $t = $from;
+                f(raw)
+            }
+        }
+    )*};
+}
+
+num_wasm_ty! {
+    i32 => I32, |v| ValRaw::i32(v), |r| r.get_i32();
+    u32 => I32, |v| ValRaw::i32(v as i32), |r| r.get_i32() as u32;
+    i64 => I64, |v| ValRaw::i64(v), |r| r.get_i64();
+    u64 => I64, |v| ValRaw::i64(v as i64), |r| r.get_i64() as u64;
+    f32 => F32, |v| ValRaw::f32(v.to_bits()), |r| f32::from_bits(r.get_f32());
+    f64 => F64, |v| ValRaw::f64(v.to_bits()), |r| f64::from_bits(r.get_f64());
+}
+
+impl WasmTy for Option<Func> {
+    fn valtype() -> ValType {
+        ValType::FUNCREF
+    }
+    fn into_raw(self, store: &StoreOpaque) -> crate::Result<ValRaw> {
+        Val::FuncRef(self).to_raw(store, &ValType::FUNCREF)
+    }
+    fn from_raw(store: &StoreOpaque, raw: ValRaw) -> Self {
+        Val::from_raw(store, raw, &ValType::FUNCREF).func_ref().flatten().copied()
+    }
+}
+
+impl WasmTy for Option<Rooted<ExternRef>> {
+    fn valtype() -> ValType {
+        ValType::EXTERNREF
+    }
+    fn into_raw(self, store: &StoreOpaque) -> crate::Result<ValRaw> {
+        Val::ExternRef(self).to_raw(store, &ValType::EXTERNREF)
+    }
+    fn from_raw(store: &StoreOpaque, raw: ValRaw) -> Self {
+        Val::from_raw(store, raw, &ValType::EXTERNREF).extern_ref().flatten().copied()
+    }
+}
+
+/// A list of wasm values: `()`, a single [`WasmTy`], or a tuple of them.
+pub trait WasmParams: Send + Sized {
+    /// The wasm types, in order.
+    fn types() -> Vec<ValType>;
+    /// Lowers the values into `out`.
+    fn store(self, store: &StoreOpaque, out: &mut [ValRaw]) -> crate::Result<()>;
+    /// Lifts the values from `vals`.
+    fn load(store: &StoreOpaque, vals: &[ValRaw]) -> Self;
+}
+
+/// The results of a typed function (the same lists as [`WasmParams`]).
+pub trait WasmResults: WasmParams {}
+impl<T: WasmParams> WasmResults for T {}
+
+impl<A: WasmTy> WasmParams for A {
+    fn types() -> Vec<ValType> {
+        vec![A::valtype()]
+    }
+    fn store(self, store: &StoreOpaque, out: &mut [ValRaw]) -> crate::Result<()> {
+        out[0] = self.into_raw(store)?;
+        Ok(())
+    }
+    fn load(store: &StoreOpaque, vals: &[ValRaw]) -> Self {
+        A::from_raw(store, vals[0])
+    }
+}
+
+macro_rules! tuple_params {
+    ($(($($t:ident $i:tt),*);)*) => {$(
+        impl<$($t: WasmTy),*> WasmParams for ($($t,)*) {
+            fn types() -> Vec<ValType> {
+                vec![$($t::valtype()),*]
+            }
+            #[allow(unused_variables)]
+            fn store(self, store: &StoreOpaque, out: &mut [ValRaw]) -> crate::Result<()> {
+                $(out[$i] = self.$i.into_raw(store)?;)*
+                Ok(())
+            }
+            #[allow(unused_variables, clippy::unused_unit)]
+            fn load(store: &StoreOpaque, vals: &[ValRaw]) -> Self {
+                ($($t::from_raw(store, vals[$i]),)*)
+            }
+        }
+    )*};
+}
+
+tuple_params! {
+    ();
+    (A 0);
+    (A 0, B 1);
+    (A 0, B 1, C 2);
+    (A 0, B 1, C 2, D 3);
+    (A 0, B 1, C 2, D 3, E 4);
+    (A 0, B 1, C 2, D 3, E 4, F 5);
+    (A 0, B 1, C 2, D 3, E 4, F 5, G 6);
+    (A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7);
+    (A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8);
+    (A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8, J 9);
+    (A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8, J 9, K 10);
+    (A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8, J 9, K 10, L 11);
+    (A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8, J 9, K 10, L 11, M 12);
+    (A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8, J 9, K 10, L 11, M 12, N 13);
+    (A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8, J 9, K 10, L 11, M 12, N 13, O 14);
+    (A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8, J 9, K 10, L 11, M 12, N 13, O 14, P 15);
+}
+
+/// What a host closure may return: values, a tuple, `()`, or a `Result` of
+/// those.
+pub trait WasmRet {
+    /// The values returned on success.
+    type Ok: WasmParams;
+    /// Into a `Result`.
+    fn into_result(self) -> crate::Result<Self::Ok>;
+}
+
+impl<T: WasmParams> WasmRet for T {
+    type Ok = T;
+    fn into_result(self) -> crate::Result<T> {
+        Ok(self)
+    }
+}
+
+impl<T: WasmParams> WasmRet for crate::Result<T> {
+    type Ok = T;
+    fn into_result(self) -> crate::Result<T> {
+        self
+    }
+}
+
+/// Closures that can become host functions (see [`Func::wrap`]).
+pub trait IntoFunc<T: 'static, Params, Results>: Send + Sync + 'static {
+    #[doc(hidden)]
+    fn into_func(self) -> (FuncType, Arc<HostFn<StoreInner<T>>>);
+}
+
+fn func_type(params: Vec<ValType>, results: Vec<ValType>) -> FuncType {
+    FuncType::from_wasm(weft_environ::WasmFuncType::new(
+        params.iter().map(|t| t.to_wasm()).collect::<Vec<_>>(),
+        results.iter().map(|t| t.to_wasm()).collect::<Vec<_>>(),
+    ))
+}
+
+macro_rules! into_func {
+    ($(($($t:ident $i:tt),*);)*) => {$(
+        impl<T: 'static, Func_, R, $($t: WasmTy),*> IntoFunc<T, ($($t,)*), R> for Func_
+        where
+            Func_: Fn($($t),*) -> R + Send + Sync + 'static,
+            R: WasmRet,
+        {
+            fn into_func(self) -> (FuncType, Arc<HostFn<StoreInner<T>>>) {
+                let ty = func_type(vec![$($t::valtype()),*], R::Ok::types());
+                let host = Arc::new(move |store: &mut StoreInner<T>, _caller: HostCaller, values: &mut [ValRaw]| {
+                    $(#[allow(non_snake_case)] let $t = $t::from_raw(&store.opaque, values[$i]);)*
+                    let r = self($($t),*).into_result()?;
+                    r.store(&store.opaque, values)
+                });
+                (ty, host)
+            }
+        }
+
+        impl<T: 'static, Func_, R, $($t: WasmTy),*> IntoFunc<T, (Caller<'_, T>, $($t,)*), R> for Func_
+        where
+            Func_: Fn(Caller<'_, T>, $($t),*) -> R + Send + Sync + 'static,
+            R: WasmRet,
+        {
+            fn into_func(self) -> (FuncType, Arc<HostFn<StoreInner<T>>>) {
+                let ty = func_type(vec![$($t::valtype()),*], R::Ok::types());
+                let host = Arc::new(move |store: &mut StoreInner<T>, caller: HostCaller, values: &mut [ValRaw]| {
+                    $(#[allow(non_snake_case)] let $t = $t::from_raw(&store.opaque, values[$i]);)*
+                    let caller_instance = store.opaque.instance_by_runtime_index(caller.instance);
+                    let r = self(Caller { store: StoreContextMut(&mut *store), caller: caller_instance }, $($t),*).into_result()?;
+                    r.store(&store.opaque, values)
+                });
+                (ty, host)
+            }
+        }
+    )*};
+}
+
+into_func! {
+    ();
+    (A 0);
+    (A 0, B 1);
+    (A 0, B 1, C 2);
+    (A 0, B 1, C 2, D 3);
+    (A 0, B 1, C 2, D 3, E 4);
+    (A 0, B 1, C 2, D 3, E 4, F 5);
+    (A 0, B 1, C 2, D 3, E 4, F 5, G 6);
+    (A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7);
+    (A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8);
+    (A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8, J 9);
+    (A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8, J 9, K 10);
+    (A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8, J 9, K 10, L 11);
+}

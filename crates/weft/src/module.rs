@@ -1,0 +1,144 @@
+//! Compiled modules.
+
+use crate::types::{ExportType, ExternType, ImportType};
+use crate::Engine;
+use std::path::Path;
+use std::sync::Arc;
+use weft_environ::ModuleTranslation;
+use weft_runtime::{CodeMemory, CodePtr};
+use weft_types::VMSharedTypeIndex;
+
+/// A compiled WebAssembly module, ready to be instantiated. Cheap to clone and
+/// shareable across threads.
+#[derive(Clone)]
+pub struct Module {
+    pub(crate) inner: Arc<ModuleInner>,
+}
+
+pub(crate) struct ModuleInner {
+    pub(crate) engine: Engine,
+    pub(crate) env: Arc<weft_environ::Module>,
+    pub(crate) code: CodeMemory,
+    /// Entry of each defined function.
+    pub(crate) func_code: Vec<CodePtr>,
+    /// Offset and length of each defined function in the code.
+    pub(crate) func_ranges: Vec<(usize, usize)>,
+    /// Array-call trampoline of each module type.
+    pub(crate) array_trampolines: Vec<CodePtr>,
+    /// Canonical id of each module type.
+    pub(crate) type_ids: Vec<VMSharedTypeIndex>,
+    pub(crate) raw_type_ids: Vec<u32>,
+}
+
+impl std::fmt::Debug for Module {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Module").field("name", &self.name()).finish_non_exhaustive()
+    }
+}
+
+impl Drop for ModuleInner {
+    fn drop(&mut self) {
+        for id in &self.type_ids {
+            self.engine.inner.types.release(*id);
+        }
+    }
+}
+
+impl Module {
+    /// Compiles a module from its binary or, with the `wat` feature, its
+    /// text format.
+    pub fn new(engine: &Engine, bytes: impl AsRef<[u8]>) -> crate::Result<Module> {
+        let bytes = bytes.as_ref();
+        #[cfg(feature = "wat")]
+        let bytes = wat::parse_bytes(bytes)?;
+        Module::from_binary(engine, &bytes)
+    }
+
+    /// Compiles the module in the file at `path` (binary or text).
+    pub fn from_file(engine: &Engine, path: impl AsRef<Path>) -> crate::Result<Module> {
+        let path = path.as_ref();
+        let bytes = std::fs::read(path).map_err(|e| crate::format_err!("failed to read `{}`: {e}", path.display()))?;
+        Module::new(engine, bytes).map_err(|e| e.context(format!("failed to compile `{}`", path.display())))
+    }
+
+    /// Compiles a module from its binary format.
+    pub fn from_binary(engine: &Engine, binary: &[u8]) -> crate::Result<Module> {
+        let translation = weft_environ::translate_module(binary, engine.inner.config.features)?;
+        Module::compile(engine, translation)
+    }
+
+    /// Checks that `binary` is a valid module for this engine without
+    /// compiling it.
+    pub fn validate(engine: &Engine, binary: &[u8]) -> crate::Result<()> {
+        weft_environ::translate_module(binary, engine.inner.config.features)?;
+        Ok(())
+    }
+
+    fn compile(engine: &Engine, translation: ModuleTranslation<'_>) -> crate::Result<Module> {
+        let compiler = engine.compiler()?;
+        let compiled = crate::compile::compile_module(compiler, &translation, engine.inner.config.parallel_compilation)?;
+        let code = CodeMemory::new(&compiled.code, compiled.traps)?;
+        let func_code = compiled.funcs.iter().map(|l| code.ptr_at(l.offset)).collect();
+        let func_ranges = compiled.funcs.iter().map(|l| (l.offset as usize, l.len as usize)).collect();
+        let array_trampolines = compiled.array_trampolines.iter().map(|l| code.ptr_at(l.offset)).collect();
+        let env = translation.module;
+        let type_ids: Vec<VMSharedTypeIndex> = env.types.iter().map(|t| engine.inner.types.register(t)).collect();
+        let raw_type_ids = type_ids.iter().map(|t| t.0).collect();
+        Ok(Module {
+            inner: Arc::new(ModuleInner {
+                engine: engine.clone(),
+                env: Arc::new(env),
+                code,
+                func_code,
+                func_ranges,
+                array_trampolines,
+                type_ids,
+                raw_type_ids,
+            }),
+        })
+    }
+
+    /// The engine this module was compiled for.
+    pub fn engine(&self) -> &Engine {
+        &self.inner.engine
+    }
+
+    /// The module's name from its name section.
+    pub fn name(&self) -> Option<&str> {
+        self.inner.env.name.as_deref()
+    }
+
+    /// The imports, in order.
+    pub fn imports(&self) -> impl ExactSizeIterator<Item = ImportType<'_>> + '_ {
+        let env = &self.inner.env;
+        env.imports.iter().map(move |i| ImportType {
+            module: &i.module,
+            name: &i.field,
+            ty: ExternType::from_entity(env, &env.entity_type(i.index)),
+        })
+    }
+
+    /// The exports, in order.
+    pub fn exports(&self) -> impl ExactSizeIterator<Item = ExportType<'_>> + '_ {
+        let env = &self.inner.env;
+        env.exports.iter().map(move |e| ExportType { name: &e.name, ty: ExternType::from_entity(env, &env.entity_type(e.index)) })
+    }
+
+    /// The type of the export `name`, if any.
+    pub fn get_export(&self, name: &str) -> Option<ExternType> {
+        let env = &self.inner.env;
+        env.export(name).map(|i| ExternType::from_entity(env, &env.entity_type(i)))
+    }
+
+    /// The defined function whose code contains `pc`, as a function index.
+    pub(crate) fn func_at_pc(&self, pc: usize) -> Option<u32> {
+        let (start, end) = self.inner.code.range();
+        if pc < start || pc >= end {
+            return None;
+        }
+        let offset = pc - start;
+        let i = self.inner.func_ranges.partition_point(|(o, _)| *o <= offset).checked_sub(1)?;
+        let (o, len) = self.inner.func_ranges[i];
+        (offset < o + len).then_some(self.inner.env.num_imported_funcs + i as u32)
+    }
+}

@@ -1,0 +1,394 @@
+//! Stores and their contexts.
+
+use crate::func::FuncData;
+use crate::types::{GlobalType, MemoryType, TableType, ValType};
+use crate::values::{ExternRef, Rooted};
+use crate::trap::TrapExt;
+use crate::{Engine, Func, Instance, Module, Trap, WasmBacktrace};
+use std::any::Any;
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use weft_runtime::{FuncRefPtr, StoreObjects, UnwindReason, VMStore, ValRaw};
+
+/// The unique id of a store, used to reject values of other stores.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct StoreId(u64);
+
+impl StoreId {
+    fn new() -> StoreId {
+        static NEXT: AtomicU64 = AtomicU64::new(1);
+        StoreId(NEXT.fetch_add(1, Ordering::Relaxed))
+    }
+}
+
+/// A collection of instances and host state: all WebAssembly objects live in
+/// a store and are dropped with it.
+pub struct Store<T: 'static> {
+    pub(crate) inner: Box<StoreInner<T>>,
+}
+
+/// The store proper: the untyped part and the host's data.
+pub struct StoreInner<T: 'static> {
+    pub(crate) opaque: StoreOpaque,
+    pub(crate) data: T,
+}
+
+impl<T: 'static> VMStore for StoreInner<T> {
+    fn objects(&self) -> &StoreObjects {
+        &self.opaque.objects
+    }
+}
+
+pub(crate) struct InstanceData {
+    pub(crate) module: Module,
+    pub(crate) id: weft_runtime::InstanceId,
+    /// Store index of function `i` of the module.
+    pub(crate) funcs: Vec<u32>,
+}
+
+/// The part of a store that does not depend on its data type.
+pub struct StoreOpaque {
+    id: StoreId,
+    pub(crate) engine: Engine,
+    pub(crate) objects: StoreObjects,
+    pub(crate) funcs: Vec<FuncData>,
+    pub(crate) instances: Vec<InstanceData>,
+    pub(crate) global_types: HashMap<usize, GlobalType>,
+    pub(crate) table_types: HashMap<usize, TableType>,
+    pub(crate) memory_types: HashMap<usize, MemoryType>,
+    externrefs: Vec<Box<dyn Any + Send + Sync>>,
+}
+
+impl StoreOpaque {
+    pub(crate) fn id(&self) -> StoreId {
+        self.id
+    }
+
+    /// Fails unless `id` is this store.
+    pub(crate) fn check(&self, id: StoreId, what: &str) -> crate::Result<()> {
+        if id != self.id {
+            crate::bail!("{what} belongs to a different store than the one it is used with");
+        }
+        Ok(())
+    }
+
+    pub(crate) fn func_ref(&self, f: &Func) -> crate::Result<FuncRefPtr> {
+        self.check(f.store, "function")?;
+        self.funcs.get(f.index as usize).map(|d| d.func_ref).ok_or_else(|| crate::format_err!("function not found in store"))
+    }
+
+    pub(crate) fn new_externref(&mut self, value: Box<dyn Any + Send + Sync>) -> Rooted<ExternRef> {
+        self.externrefs.push(value);
+        Rooted { store: self.id, index: self.externrefs.len() - 1, _marker: std::marker::PhantomData }
+    }
+
+    pub(crate) fn externref_word(&self, e: &Rooted<ExternRef>) -> crate::Result<usize> {
+        self.check(e.store, "externref")?;
+        Ok(e.index + 1)
+    }
+
+    pub(crate) fn externref_data(&self, e: &Rooted<ExternRef>) -> crate::Result<&(dyn Any + Send + Sync)> {
+        self.check(e.store, "externref")?;
+        self.externrefs.get(e.index).map(|b| &**b).ok_or_else(|| crate::format_err!("externref not found in store"))
+    }
+
+    /// The backtrace of wasm frames at `pcs`.
+    pub(crate) fn backtrace(&self, pcs: &[usize]) -> WasmBacktrace {
+        let mut frames = Vec::new();
+        for &pc in pcs {
+            for inst in &self.instances {
+                if let Some(index) = inst.module.func_at_pc(pc) {
+                    frames.push(crate::trap::FrameInfo::new(&inst.module, index));
+                    break;
+                }
+            }
+        }
+        WasmBacktrace { frames }
+    }
+
+    /// Turns why a call did not return into the error Wasmtime would give.
+    pub(crate) fn unwind_to_error(&self, reason: UnwindReason) -> crate::Error {
+        match reason {
+            UnwindReason::Trap { trap, pcs } => {
+                let trap = Trap::from_runtime(trap);
+                crate::Error::new(trap).context(self.backtrace(&pcs))
+            }
+            UnwindReason::HostError { error, pcs } => {
+                if error.downcast_ref::<WasmBacktrace>().is_some() {
+                    error
+                } else {
+                    error.context(self.backtrace(&pcs))
+                }
+            }
+            UnwindReason::Panic(payload) => std::panic::resume_unwind(payload),
+        }
+    }
+
+    pub(crate) fn global_type(&self, id: weft_runtime::GlobalId) -> GlobalType {
+        self.global_types.get(&id.0).cloned().unwrap_or_else(|| GlobalType::new(ValType::I32, crate::Mutability::Const))
+    }
+}
+
+impl<T: 'static> StoreInner<T> {
+    pub(crate) fn opaque(&self) -> &StoreOpaque {
+        &self.opaque
+    }
+    pub(crate) fn opaque_mut(&mut self) -> &mut StoreOpaque {
+        &mut self.opaque
+    }
+
+    /// Runs wasm: calls `callee` through `trampoline` with `values`.
+    pub(crate) fn invoke(
+        &mut self,
+        callee: FuncRefPtr,
+        trampoline: weft_runtime::CodePtr,
+        values: &mut [ValRaw],
+    ) -> crate::Result<()> {
+        let max = self.opaque.engine.inner.config.max_wasm_stack;
+        match weft_runtime::invoke(self, callee, trampoline, values, max) {
+            Ok(()) => Ok(()),
+            Err(reason) => Err(self.opaque.unwind_to_error(reason)),
+        }
+    }
+}
+
+impl<T: 'static> Store<T> {
+    /// A new store for `engine` holding `data`.
+    pub fn new(engine: &Engine, data: T) -> Store<T> {
+        Store {
+            inner: Box::new(StoreInner {
+                opaque: StoreOpaque {
+                    id: StoreId::new(),
+                    engine: engine.clone(),
+                    objects: StoreObjects::new(),
+                    funcs: Vec::new(),
+                    instances: Vec::new(),
+                    global_types: HashMap::new(),
+                    table_types: HashMap::new(),
+                    memory_types: HashMap::new(),
+                    externrefs: Vec::new(),
+                },
+                data,
+            }),
+        }
+    }
+
+    /// The host data.
+    pub fn data(&self) -> &T {
+        &self.inner.data
+    }
+    /// The host data, writable.
+    pub fn data_mut(&mut self) -> &mut T {
+        &mut self.inner.data
+    }
+    /// Consumes the store and returns its data.
+    pub fn into_data(self) -> T {
+        self.inner.data
+    }
+    /// The engine of the store.
+    pub fn engine(&self) -> &Engine {
+        &self.inner.opaque.engine
+    }
+    /// Runs a garbage collection. Weft keeps every `ExternRef` alive until
+    /// the store is dropped, so there is nothing to collect.
+    pub fn gc(&mut self) {}
+}
+
+impl<T: 'static> std::fmt::Debug for Store<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Store").field("id", &self.inner.opaque.id).finish_non_exhaustive()
+    }
+}
+
+/// A borrowed view of a store.
+pub struct StoreContext<'a, T: 'static>(pub(crate) &'a StoreInner<T>);
+
+/// A mutably borrowed view of a store.
+pub struct StoreContextMut<'a, T: 'static>(pub(crate) &'a mut StoreInner<T>);
+
+impl<'a, T: 'static> StoreContext<'a, T> {
+    /// The host data.
+    pub fn data(&self) -> &'a T {
+        &self.0.data
+    }
+    /// The engine.
+    pub fn engine(&self) -> &'a Engine {
+        &self.0.opaque.engine
+    }
+}
+
+impl<'a, T: 'static> StoreContextMut<'a, T> {
+    /// The host data.
+    pub fn data(&self) -> &T {
+        &self.0.data
+    }
+    /// The host data, writable.
+    pub fn data_mut(&mut self) -> &mut T {
+        &mut self.0.data
+    }
+    /// The engine.
+    pub fn engine(&self) -> &Engine {
+        &self.0.opaque.engine
+    }
+    /// See [`Store::gc`].
+    pub fn gc(&mut self) {}
+}
+
+/// Types that give shared access to a store.
+pub trait AsContext {
+    /// The host data type of the store.
+    type Data: 'static;
+    /// The store, borrowed.
+    fn as_context(&self) -> StoreContext<'_, Self::Data>;
+}
+
+/// Types that give exclusive access to a store.
+pub trait AsContextMut: AsContext {
+    /// The store, mutably borrowed.
+    fn as_context_mut(&mut self) -> StoreContextMut<'_, Self::Data>;
+}
+
+impl<T: 'static> AsContext for Store<T> {
+    type Data = T;
+    fn as_context(&self) -> StoreContext<'_, T> {
+        StoreContext(&self.inner)
+    }
+}
+impl<T: 'static> AsContextMut for Store<T> {
+    fn as_context_mut(&mut self) -> StoreContextMut<'_, T> {
+        StoreContextMut(&mut self.inner)
+    }
+}
+impl<T: 'static> AsContext for StoreContext<'_, T> {
+    type Data = T;
+    fn as_context(&self) -> StoreContext<'_, T> {
+        StoreContext(self.0)
+    }
+}
+impl<T: 'static> AsContext for StoreContextMut<'_, T> {
+    type Data = T;
+    fn as_context(&self) -> StoreContext<'_, T> {
+        StoreContext(self.0)
+    }
+}
+impl<T: 'static> AsContextMut for StoreContextMut<'_, T> {
+    fn as_context_mut(&mut self) -> StoreContextMut<'_, T> {
+        StoreContextMut(self.0)
+    }
+}
+impl<C: AsContext + ?Sized> AsContext for &C {
+    type Data = C::Data;
+    fn as_context(&self) -> StoreContext<'_, C::Data> {
+        (**self).as_context()
+    }
+}
+impl<C: AsContext + ?Sized> AsContext for &mut C {
+    type Data = C::Data;
+    fn as_context(&self) -> StoreContext<'_, C::Data> {
+        (**self).as_context()
+    }
+}
+impl<C: AsContextMut + ?Sized> AsContextMut for &mut C {
+    fn as_context_mut(&mut self) -> StoreContextMut<'_, C::Data> {
+        (**self).as_context_mut()
+    }
+}
+
+impl<'a, T: 'static> From<StoreContextMut<'a, T>> for StoreContext<'a, T> {
+    fn from(s: StoreContextMut<'a, T>) -> Self {
+        StoreContext(s.0)
+    }
+}
+impl<'a, T: 'static> From<&'a Store<T>> for StoreContext<'a, T> {
+    fn from(s: &'a Store<T>) -> Self {
+        StoreContext(&s.inner)
+    }
+}
+impl<'a, T: 'static> From<&'a mut Store<T>> for StoreContext<'a, T> {
+    fn from(s: &'a mut Store<T>) -> Self {
+        StoreContext(&s.inner)
+    }
+}
+impl<'a, T: 'static> From<&'a mut Store<T>> for StoreContextMut<'a, T> {
+    fn from(s: &'a mut Store<T>) -> Self {
+        StoreContextMut(&mut s.inner)
+    }
+}
+impl<'a, 'b, T: 'static> From<&'a StoreContext<'b, T>> for StoreContext<'a, T> {
+    fn from(s: &'a StoreContext<'b, T>) -> Self {
+        StoreContext(s.0)
+    }
+}
+impl<'a, 'b, T: 'static> From<&'a StoreContextMut<'b, T>> for StoreContext<'a, T> {
+    fn from(s: &'a StoreContextMut<'b, T>) -> Self {
+        StoreContext(s.0)
+    }
+}
+impl<'a, 'b, T: 'static> From<&'a mut StoreContextMut<'b, T>> for StoreContextMut<'a, T> {
+    fn from(s: &'a mut StoreContextMut<'b, T>) -> Self {
+        StoreContextMut(s.0)
+    }
+}
+
+/// The instance that called a host function, and the store.
+pub struct Caller<'a, T: 'static> {
+    pub(crate) store: StoreContextMut<'a, T>,
+    pub(crate) caller: Option<Instance>,
+}
+
+impl<'a, T: 'static> Caller<'a, T> {
+    /// The host data.
+    pub fn data(&self) -> &T {
+        &self.store.0.data
+    }
+    /// The host data, writable.
+    pub fn data_mut(&mut self) -> &mut T {
+        &mut self.store.0.data
+    }
+    /// The engine.
+    pub fn engine(&self) -> &Engine {
+        &self.store.0.opaque.engine
+    }
+    /// The export `name` of the calling instance, if the caller is an
+    /// instance and has such an export.
+    pub fn get_export(&mut self, name: &str) -> Option<crate::Extern> {
+        let caller = self.caller?;
+        caller.get_export(&mut self.store, name)
+    }
+    /// See [`Store::gc`].
+    pub fn gc(&mut self) {}
+}
+
+impl<T: 'static> AsContext for Caller<'_, T> {
+    type Data = T;
+    fn as_context(&self) -> StoreContext<'_, T> {
+        StoreContext(self.store.0)
+    }
+}
+impl<T: 'static> AsContextMut for Caller<'_, T> {
+    fn as_context_mut(&mut self) -> StoreContextMut<'_, T> {
+        StoreContextMut(self.store.0)
+    }
+}
+impl<'a, T: 'static> From<&'a Caller<'_, T>> for StoreContext<'a, T> {
+    fn from(c: &'a Caller<'_, T>) -> Self {
+        StoreContext(c.store.0)
+    }
+}
+impl<'a, T: 'static> From<&'a mut Caller<'_, T>> for StoreContext<'a, T> {
+    fn from(c: &'a mut Caller<'_, T>) -> Self {
+        StoreContext(c.store.0)
+    }
+}
+impl<'a, T: 'static> From<&'a mut Caller<'_, T>> for StoreContextMut<'a, T> {
+    fn from(c: &'a mut Caller<'_, T>) -> Self {
+        StoreContextMut(c.store.0)
+    }
+}
+
+impl StoreOpaque {
+    /// The instance whose runtime handle is `index`, if any.
+    pub(crate) fn instance_by_runtime_index(&self, index: u32) -> Option<Instance> {
+        ((index as usize) < self.instances.len()).then(|| Instance { store: self.id, index })
+    }
+}

@@ -1,0 +1,78 @@
+//! Traps and wasm backtraces.
+
+use crate::Module;
+use std::fmt;
+
+pub use weft_environ::Trap;
+
+pub(crate) trait TrapExt {
+    fn from_runtime(trap: Trap) -> Trap;
+}
+
+impl TrapExt for Trap {
+    fn from_runtime(trap: Trap) -> Trap {
+        trap
+    }
+}
+
+/// One wasm frame of a backtrace.
+#[derive(Debug, Clone)]
+pub struct FrameInfo {
+    module_name: Option<String>,
+    func_index: u32,
+    func_name: Option<String>,
+}
+
+impl FrameInfo {
+    pub(crate) fn new(module: &Module, func_index: u32) -> FrameInfo {
+        FrameInfo {
+            module_name: module.name().map(str::to_string),
+            func_index,
+            func_name: module.inner.env.func_names.get(&func_index).cloned(),
+        }
+    }
+    /// The index of the function in its module.
+    pub fn func_index(&self) -> u32 {
+        self.func_index
+    }
+    /// The function's name from the name section, if any.
+    pub fn func_name(&self) -> Option<&str> {
+        self.func_name.as_deref()
+    }
+    /// The module's name from the name section, if any.
+    pub fn module_name(&self) -> Option<&str> {
+        self.module_name.as_deref()
+    }
+}
+
+/// The wasm frames active when a trap or host error happened, innermost
+/// first. Attached as context to the errors of calls.
+#[derive(Debug, Clone)]
+pub struct WasmBacktrace {
+    pub(crate) frames: Vec<FrameInfo>,
+}
+
+impl WasmBacktrace {
+    /// The frames, innermost first.
+    pub fn frames(&self) -> &[FrameInfo] {
+        &self.frames
+    }
+}
+
+impl fmt::Display for WasmBacktrace {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(f, "error while executing at wasm backtrace:")?;
+        for (i, frame) in self.frames.iter().enumerate() {
+            let module = frame.module_name().unwrap_or("<unknown>");
+            write!(f, "  {i:>3}: {module}!")?;
+            match frame.func_name() {
+                Some(name) => write!(f, "{name}")?,
+                None => write!(f, "<wasm function {}>", frame.func_index)?,
+            }
+            if i + 1 < self.frames.len() {
+                writeln!(f)?;
+            }
+        }
+        Ok(())
+    }
+}

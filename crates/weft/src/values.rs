@@ -1,0 +1,376 @@
+//! Values, references and host references.
+
+use crate::store::{AsContext, AsContextMut, StoreId, StoreOpaque};
+use crate::types::{HeapType, RefType, ValType};
+use crate::Func;
+use std::any::Any;
+use std::marker::PhantomData;
+use weft_runtime::{FuncRefPtr, ValRaw};
+
+/// A WebAssembly value.
+#[derive(Debug, Clone)]
+pub enum Val {
+    /// An `i32`.
+    I32(i32),
+    /// An `i64`.
+    I64(i64),
+    /// An `f32`, by its bits.
+    F32(u32),
+    /// An `f64`, by its bits.
+    F64(u64),
+    /// A `v128`.
+    V128(V128),
+    /// A function reference.
+    FuncRef(Option<Func>),
+    /// An extern reference.
+    ExternRef(Option<Rooted<ExternRef>>),
+}
+
+/// A 128-bit vector value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub struct V128(u128);
+
+impl V128 {
+    /// The bits as an integer.
+    pub fn as_u128(&self) -> u128 {
+        self.0
+    }
+}
+
+impl From<u128> for V128 {
+    fn from(v: u128) -> Self {
+        V128(v)
+    }
+}
+
+impl From<i32> for Val {
+    fn from(v: i32) -> Val {
+        Val::I32(v)
+    }
+}
+impl From<i64> for Val {
+    fn from(v: i64) -> Val {
+        Val::I64(v)
+    }
+}
+impl From<f32> for Val {
+    fn from(v: f32) -> Val {
+        Val::F32(v.to_bits())
+    }
+}
+impl From<f64> for Val {
+    fn from(v: f64) -> Val {
+        Val::F64(v.to_bits())
+    }
+}
+impl From<Func> for Val {
+    fn from(v: Func) -> Val {
+        Val::FuncRef(Some(v))
+    }
+}
+impl From<Rooted<ExternRef>> for Val {
+    fn from(v: Rooted<ExternRef>) -> Val {
+        Val::ExternRef(Some(v))
+    }
+}
+impl From<Ref> for Val {
+    fn from(r: Ref) -> Val {
+        match r {
+            Ref::Func(f) => Val::FuncRef(f),
+            Ref::Extern(e) => Val::ExternRef(e),
+        }
+    }
+}
+
+impl Val {
+    /// The null reference of `heap_type`.
+    pub fn null_ref(heap_type: &HeapType) -> Val {
+        Ref::null(heap_type).into()
+    }
+    /// A null function reference.
+    pub const fn null_func_ref() -> Val {
+        Val::FuncRef(None)
+    }
+    /// A null extern reference.
+    pub const fn null_extern_ref() -> Val {
+        Val::ExternRef(None)
+    }
+    /// The default value of a type (zero or null), if it has one.
+    pub fn default_for_ty(ty: &ValType) -> Option<Val> {
+        Some(match ty {
+            ValType::I32 => Val::I32(0),
+            ValType::I64 => Val::I64(0),
+            ValType::F32 => Val::F32(0),
+            ValType::F64 => Val::F64(0),
+            ValType::V128 => Val::V128(V128(0)),
+            ValType::Ref(r) if r.is_nullable() => Val::null_ref(r.heap_type()),
+            ValType::Ref(_) => return None,
+        })
+    }
+    /// The value's type.
+    pub fn ty(&self, _store: impl AsContext) -> ValType {
+        self.ty_opaque()
+    }
+    pub(crate) fn ty_opaque(&self) -> ValType {
+        match self {
+            Val::I32(_) => ValType::I32,
+            Val::I64(_) => ValType::I64,
+            Val::F32(_) => ValType::F32,
+            Val::F64(_) => ValType::F64,
+            Val::V128(_) => ValType::V128,
+            Val::FuncRef(Some(_)) => ValType::Ref(RefType::new(false, HeapType::Func)),
+            Val::FuncRef(None) => ValType::NULLFUNCREF,
+            Val::ExternRef(Some(_)) => ValType::Ref(RefType::new(false, HeapType::Extern)),
+            Val::ExternRef(None) => ValType::NULLEXTERNREF,
+        }
+    }
+    /// Whether the value is of type `ty`.
+    pub fn matches_ty(&self, store: impl AsContext, ty: &ValType) -> crate::Result<bool> {
+        Ok(self.ty(store).matches(ty))
+    }
+    /// The `i32`, if this is one.
+    pub fn i32(&self) -> Option<i32> {
+        match self {
+            Val::I32(v) => Some(*v),
+            _ => None,
+        }
+    }
+    /// The `i64`, if this is one.
+    pub fn i64(&self) -> Option<i64> {
+        match self {
+            Val::I64(v) => Some(*v),
+            _ => None,
+        }
+    }
+    /// The `f32`, if this is one.
+    pub fn f32(&self) -> Option<f32> {
+        match self {
+            Val::F32(v) => Some(f32::from_bits(*v)),
+            _ => None,
+        }
+    }
+    /// The `f64`, if this is one.
+    pub fn f64(&self) -> Option<f64> {
+        match self {
+            Val::F64(v) => Some(f64::from_bits(*v)),
+            _ => None,
+        }
+    }
+    /// The function reference, if this is one.
+    pub fn func_ref(&self) -> Option<Option<&Func>> {
+        match self {
+            Val::FuncRef(f) => Some(f.as_ref()),
+            _ => None,
+        }
+    }
+    /// The extern reference, if this is one.
+    pub fn extern_ref(&self) -> Option<Option<&Rooted<ExternRef>>> {
+        match self {
+            Val::ExternRef(e) => Some(e.as_ref()),
+            _ => None,
+        }
+    }
+    /// The reference, if this is one.
+    pub fn ref_(self) -> Option<Ref> {
+        match self {
+            Val::FuncRef(f) => Some(Ref::Func(f)),
+            Val::ExternRef(e) => Some(Ref::Extern(e)),
+            _ => None,
+        }
+    }
+
+    /// Lowers the value, checking that it belongs to `store` and has type
+    /// `ty`.
+    pub(crate) fn to_raw(&self, store: &StoreOpaque, ty: &ValType) -> crate::Result<ValRaw> {
+        let raw = match (self, ty) {
+            (Val::I32(v), ValType::I32) => ValRaw::i32(*v),
+            (Val::I64(v), ValType::I64) => ValRaw::i64(*v),
+            (Val::F32(v), ValType::F32) => ValRaw::f32(*v),
+            (Val::F64(v), ValType::F64) => ValRaw::f64(*v),
+            (Val::V128(v), ValType::V128) => ValRaw::v128(v.0),
+            (Val::FuncRef(_) | Val::ExternRef(_), ValType::Ref(r)) => {
+                let vt = self.ty_opaque();
+                if !vt.matches(ty) {
+                    crate::bail!("type mismatch: expected {ty}, found {}", describe(self, r));
+                }
+                match self {
+                    Val::FuncRef(Some(f)) => ValRaw::word(store.func_ref(f)?.to_word()),
+                    Val::ExternRef(Some(e)) => ValRaw::word(store.externref_word(e)?),
+                    _ => ValRaw::word(0),
+                }
+            }
+            _ => crate::bail!("type mismatch: expected {ty}, found {}", self.ty_opaque()),
+        };
+        Ok(raw)
+    }
+
+    /// Lifts a raw value of type `ty` produced by code of `store`.
+    pub(crate) fn from_raw(store: &StoreOpaque, raw: ValRaw, ty: &ValType) -> Val {
+        match ty {
+            ValType::I32 => Val::I32(raw.get_i32()),
+            ValType::I64 => Val::I64(raw.get_i64()),
+            ValType::F32 => Val::F32(raw.get_f32()),
+            ValType::F64 => Val::F64(raw.get_f64()),
+            ValType::V128 => Val::V128(V128(raw.get_v128())),
+            ValType::Ref(r) => Ref::from_word(store, raw.get_word(), r.heap_type()).into(),
+        }
+    }
+}
+
+fn describe(v: &Val, _expected: &RefType) -> String {
+    v.ty_opaque().to_string()
+}
+
+/// A reference value.
+#[derive(Debug, Clone)]
+pub enum Ref {
+    /// A function reference.
+    Func(Option<Func>),
+    /// An extern reference.
+    Extern(Option<Rooted<ExternRef>>),
+}
+
+impl From<Func> for Ref {
+    fn from(f: Func) -> Ref {
+        Ref::Func(Some(f))
+    }
+}
+impl From<Option<Func>> for Ref {
+    fn from(f: Option<Func>) -> Ref {
+        Ref::Func(f)
+    }
+}
+impl From<Rooted<ExternRef>> for Ref {
+    fn from(e: Rooted<ExternRef>) -> Ref {
+        Ref::Extern(Some(e))
+    }
+}
+impl From<Option<Rooted<ExternRef>>> for Ref {
+    fn from(e: Option<Rooted<ExternRef>>) -> Ref {
+        Ref::Extern(e)
+    }
+}
+
+impl Ref {
+    /// The null reference of `heap_type`.
+    pub fn null(heap_type: &HeapType) -> Ref {
+        if heap_type.is_func() {
+            Ref::Func(None)
+        } else {
+            Ref::Extern(None)
+        }
+    }
+    /// Whether this is null.
+    pub fn is_null(&self) -> bool {
+        matches!(self, Ref::Func(None) | Ref::Extern(None))
+    }
+    /// Whether this is not null.
+    pub fn is_non_null(&self) -> bool {
+        !self.is_null()
+    }
+    /// The function reference, if this is one.
+    pub fn as_func(&self) -> Option<Option<&Func>> {
+        match self {
+            Ref::Func(f) => Some(f.as_ref()),
+            _ => None,
+        }
+    }
+    /// The extern reference, if this is one.
+    pub fn as_extern(&self) -> Option<Option<&Rooted<ExternRef>>> {
+        match self {
+            Ref::Extern(e) => Some(e.as_ref()),
+            _ => None,
+        }
+    }
+    /// Whether the reference is of type `ty`.
+    pub fn matches_ty(&self, _store: impl AsContext, ty: &RefType) -> crate::Result<bool> {
+        Ok(Val::from(self.clone()).ty_opaque().matches(&ValType::Ref(*ty)))
+    }
+
+    pub(crate) fn to_word(&self, store: &StoreOpaque, ty: &RefType) -> crate::Result<usize> {
+        Ok(Val::from(self.clone()).to_raw(store, &ValType::Ref(*ty))?.get_word())
+    }
+
+    pub(crate) fn from_word(store: &StoreOpaque, word: usize, heap_type: &HeapType) -> Ref {
+        if heap_type.is_func() {
+            Ref::Func(FuncRefPtr::from_word(word).map(|p| Func::from_store_index(store.id(), p.store_index())))
+        } else if word == 0 {
+            Ref::Extern(None)
+        } else {
+            Ref::Extern(Some(Rooted { store: store.id(), index: word - 1, _marker: PhantomData }))
+        }
+    }
+}
+
+/// A reference to host data, owned by a store.
+#[derive(Debug)]
+pub struct ExternRef {
+    _private: (),
+}
+
+/// A rooted handle to a garbage-collected object of a store.
+///
+/// Weft keeps every `ExternRef` of a store alive until the store is dropped,
+/// so a `Rooted` never dangles while its store lives.
+pub struct Rooted<T> {
+    pub(crate) store: StoreId,
+    pub(crate) index: usize,
+    pub(crate) _marker: PhantomData<fn() -> T>,
+}
+
+impl<T> Clone for Rooted<T> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<T> Copy for Rooted<T> {}
+
+impl<T> std::fmt::Debug for Rooted<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Rooted").field("index", &self.index).finish()
+    }
+}
+
+impl<T> Rooted<T> {
+    /// Whether two handles refer to the same object.
+    pub fn ref_eq(_store: impl AsContext, a: &Rooted<T>, b: &Rooted<T>) -> crate::Result<bool> {
+        Ok(a.store == b.store && a.index == b.index)
+    }
+}
+
+/// The error of an allocation that the GC heap could not satisfy.
+#[derive(Debug)]
+pub struct GcHeapOutOfMemory<T> {
+    value: T,
+}
+
+impl<T> GcHeapOutOfMemory<T> {
+    /// Takes back the value that could not be allocated.
+    pub fn into_inner(self) -> T {
+        self.value
+    }
+}
+
+impl<T> std::fmt::Display for GcHeapOutOfMemory<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("GC heap out of memory")
+    }
+}
+
+impl<T: std::fmt::Debug> std::error::Error for GcHeapOutOfMemory<T> {}
+
+impl ExternRef {
+    /// Allocates a new extern reference holding `value` in the store.
+    pub fn new<T: Any + Send + Sync + 'static>(mut store: impl AsContextMut, value: T) -> crate::Result<Rooted<ExternRef>> {
+        let store = store.as_context_mut().0.opaque_mut();
+        Ok(store.new_externref(Box::new(value)))
+    }
+}
+
+impl Rooted<ExternRef> {
+    /// The host data of the reference.
+    pub fn data<'a, T: 'static + 'a>(&self, store: impl Into<crate::store::StoreContext<'a, T>>) -> crate::Result<Option<&'a (dyn Any + Send + Sync)>> {
+        let store = store.into();
+        Ok(Some(store.0.opaque().externref_data(self)?))
+    }
+}
