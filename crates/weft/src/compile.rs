@@ -5,13 +5,39 @@ use weft_environ::ModuleTranslation;
 #[cfg(feature = "cranelift")]
 pub(crate) use weft_cranelift::CompiledModule;
 
+/// Compiles every function and array trampoline of `translation`, spreading
+/// functions over threads when `parallel` is set, then links them.
 #[cfg(feature = "cranelift")]
 pub(crate) fn compile_module(
     compiler: &weft_cranelift::Compiler,
     translation: &ModuleTranslation<'_>,
-    _parallel: bool,
+    parallel: bool,
 ) -> crate::Result<CompiledModule> {
-    compiler.compile_module(translation)
+    let count = translation.module.num_defined_funcs();
+    let compile = |i: u32| compiler.compile_function(translation, i);
+    let funcs: Vec<_> = if parallel && count > 1 {
+        parallel_map(count, compile)?
+    } else {
+        (0..count).map(compile).collect::<crate::Result<_>>()?
+    };
+    let trampolines = translation
+        .module
+        .types
+        .iter()
+        .map(|ty| compiler.compile_array_trampoline(ty))
+        .collect::<crate::Result<Vec<_>>>()?;
+    compiler.link(funcs, trampolines)
+}
+
+#[cfg(all(feature = "cranelift", feature = "parallel-compilation"))]
+fn parallel_map<R: Send>(count: u32, f: impl Fn(u32) -> crate::Result<R> + Sync + Send) -> crate::Result<Vec<R>> {
+    use rayon::prelude::*;
+    (0..count).into_par_iter().map(f).collect()
+}
+
+#[cfg(all(feature = "cranelift", not(feature = "parallel-compilation")))]
+fn parallel_map<R: Send>(count: u32, f: impl Fn(u32) -> crate::Result<R> + Sync + Send) -> crate::Result<Vec<R>> {
+    (0..count).map(f).collect()
 }
 
 #[cfg(not(feature = "cranelift"))]

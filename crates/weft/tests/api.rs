@@ -1,0 +1,284 @@
+//! Integration tests of the embedding API: traps and backtraces, host
+//! panics, imports and exports, `Caller`, `Linker`, and bad input.
+
+use weft::*;
+
+fn instance_of(store: &mut Store<()>, wat: &str) -> Result<Instance> {
+    let module = Module::new(store.engine(), wat)?;
+    Instance::new(store, &module, &[])
+}
+
+#[test]
+fn traps_carry_their_code_and_a_named_backtrace() -> Result<()> {
+    let mut store = Store::new(&Engine::default(), ());
+    let instance = instance_of(
+        &mut store,
+        r#"(module $m
+            (func $inner unreachable)
+            (func $middle call $inner)
+            (func (export "outer") call $middle))"#,
+    )?;
+    let outer = instance.get_typed_func::<(), ()>(&mut store, "outer")?;
+    let err = outer.call(&mut store, ()).unwrap_err();
+    assert_eq!(err.downcast_ref::<Trap>(), Some(&Trap::UnreachableCodeReached));
+    let bt = err.downcast_ref::<WasmBacktrace>().expect("backtrace attached");
+    let names: Vec<_> = bt.frames().iter().map(|f| f.func_name().unwrap_or("?").to_string()).collect();
+    assert_eq!(names[..2], ["inner".to_string(), "middle".to_string()], "{bt}");
+    assert_eq!(bt.frames()[0].module_name(), Some("m"));
+    assert!(format!("{err:?}").contains("unreachable"), "{err:?}");
+    Ok(())
+}
+
+#[test]
+fn every_trap_kind_is_reported() -> Result<()> {
+    let mut store = Store::new(&Engine::default(), ());
+    let instance = instance_of(
+        &mut store,
+        r#"(module
+            (memory 1)
+            (table 2 funcref)
+            (type $t (func))
+            (func $f (param i32))
+            (elem (i32.const 1) $f)
+            (func (export "oob") (result i32) i32.const 65536 i32.load)
+            (func (export "table_oob") (result funcref) i32.const 5 table.get 0)
+            (func (export "null") i32.const 0 call_indirect (type $t))
+            (func (export "sig") i32.const 1 call_indirect (type $t))
+            (func (export "ovf") (result i32) i32.const 0x80000000 i32.const -1 i32.div_s)
+            (func (export "div0") (result i64) i64.const 1 i64.const 0 i64.rem_u)
+            (func (export "conv") (result i32) f32.const nan i32.trunc_f32_s)
+            (func $rec (export "stack") call $rec))"#,
+    )?;
+    let cases = [
+        ("oob", Trap::MemoryOutOfBounds),
+        ("table_oob", Trap::TableOutOfBounds),
+        ("null", Trap::IndirectCallToNull),
+        ("sig", Trap::BadSignature),
+        ("ovf", Trap::IntegerOverflow),
+        ("div0", Trap::IntegerDivisionByZero),
+        ("conv", Trap::BadConversionToInteger),
+        ("stack", Trap::StackOverflow),
+    ];
+    for (name, trap) in cases {
+        let f = instance.get_func(&mut store, name).unwrap();
+        let mut results = vec![Val::I32(0); f.ty(&store).results().len()];
+        let err = f.call(&mut store, &[], &mut results).unwrap_err();
+        assert_eq!(err.downcast_ref::<Trap>(), Some(&trap), "{name}: {err:?}");
+    }
+    Ok(())
+}
+
+#[test]
+fn host_panic_resumes_in_the_caller_and_the_store_stays_usable() -> Result<()> {
+    let engine = Engine::default();
+    let mut store = Store::new(&engine, ());
+    let module = Module::new(
+        &engine,
+        r#"(module (import "" "panic" (func $p)) (func (export "run") call $p)
+                   (func (export "ok") (result i32) i32.const 7))"#,
+    )?;
+    let panic = Func::wrap(&mut store, || -> () { panic!("host panic!") });
+    let instance = Instance::new(&mut store, &module, &[panic.into()])?;
+    let run = instance.get_typed_func::<(), ()>(&mut store, "run")?;
+    let caught = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| run.call(&mut store, ())));
+    let payload = caught.expect_err("the panic must propagate");
+    assert_eq!(payload.downcast_ref::<&str>(), Some(&"host panic!"));
+    let ok = instance.get_typed_func::<(), i32>(&mut store, "ok")?;
+    assert_eq!(ok.call(&mut store, ())?, 7);
+    Ok(())
+}
+
+#[test]
+fn host_errors_come_back_with_their_message() -> Result<()> {
+    let engine = Engine::default();
+    let mut store = Store::new(&engine, ());
+    let module = Module::new(&engine, r#"(module (import "" "f" (func $f)) (func (export "run") call $f))"#)?;
+    let f = Func::wrap(&mut store, || -> Result<()> { bail!("host says no") });
+    let instance = Instance::new(&mut store, &module, &[f.into()])?;
+    let err = instance.get_typed_func::<(), ()>(&mut store, "run")?.call(&mut store, ()).unwrap_err();
+    assert!(format!("{err:?}").contains("host says no"), "{err:?}");
+    assert!(err.downcast_ref::<Trap>().is_none());
+    Ok(())
+}
+
+#[test]
+fn deep_host_wasm_recursion() -> Result<()> {
+    let engine = Engine::default();
+    let mut store = Store::new(&engine, ());
+    let module = Module::new(
+        &engine,
+        r#"(module (import "" "down" (func $down (param i32) (result i32)))
+            (func (export "f") (param i32) (result i32)
+              local.get 0 i32.eqz if (result i32) i32.const 0 else local.get 0 call $down end))"#,
+    )?;
+    let mut linker = Linker::new(&engine);
+    linker.func_wrap("", "down", |mut caller: Caller<'_, ()>, n: i32| -> Result<i32> {
+        let f = caller.get_export("f").and_then(|e| e.into_func()).unwrap();
+        let mut out = [Val::I32(0)];
+        f.call(&mut caller, &[Val::I32(n - 1)], &mut out)?;
+        Ok(out[0].i32().unwrap() + 1)
+    })?;
+    let instance = linker.instantiate(&mut store, &module)?;
+    let f = instance.get_typed_func::<i32, i32>(&mut store, "f")?;
+    assert_eq!(f.call(&mut store, 20)?, 20);
+    // Recursing through the host without bound ends in a stack-overflow trap
+    // (host frames count against `max_wasm_stack`), never in a crash.
+    let err = f.call(&mut store, 1_000_000).unwrap_err();
+    assert_eq!(err.downcast_ref::<Trap>(), Some(&Trap::StackOverflow), "{err:?}");
+    assert_eq!(f.call(&mut store, 3)?, 3);
+    Ok(())
+}
+
+#[test]
+fn import_errors_name_the_import_and_types() -> Result<()> {
+    let engine = Engine::default();
+    let mut store = Store::new(&engine, ());
+    let module = Module::new(&engine, r#"(module (import "env" "f" (func (param i32))))"#)?;
+    let linker = Linker::<()>::new(&engine);
+    let err = linker.instantiate(&mut store, &module).unwrap_err();
+    assert!(err.to_string().contains("env::f"), "{err}");
+    let wrong = Func::wrap(&mut store, |_: i64| {});
+    let err = Instance::new(&mut store, &module, &[wrong.into()]).unwrap_err();
+    let msg = format!("{err:#}");
+    assert!(msg.contains("env::f") && msg.contains("i32") && msg.contains("i64"), "{msg}");
+    let err = Instance::new(&mut store, &module, &[]).unwrap_err();
+    assert!(err.to_string().contains("imports"), "{err}");
+    Ok(())
+}
+
+#[test]
+fn misuse_is_an_error_not_a_panic() -> Result<()> {
+    let engine = Engine::default();
+    let mut store = Store::new(&engine, ());
+    let mut other = Store::new(&engine, ());
+    let instance = instance_of(
+        &mut store,
+        r#"(module (func (export "f") (param i32) (result i32) local.get 0)
+                   (func (export "r") (param funcref)))"#,
+    )?;
+    let f = instance.get_func(&mut store, "f").unwrap();
+    assert!(f.typed::<i64, i32>(&store).is_err());
+    assert!(f.typed::<(), i32>(&store).is_err());
+    assert!(f.call(&mut store, &[], &mut [Val::I32(0)]).is_err());
+    assert!(f.call(&mut store, &[Val::I64(1)], &mut [Val::I32(0)]).is_err());
+    assert!(f.call(&mut store, &[Val::I32(1)], &mut []).is_err());
+    assert!(f.call(&mut other, &[Val::I32(1)], &mut [Val::I32(0)]).is_err());
+    let foreign = Func::wrap(&mut other, || {});
+    let r = instance.get_func(&mut store, "r").unwrap();
+    assert!(r.call(&mut store, &[Val::FuncRef(Some(foreign))], &mut []).is_err());
+    let g = Global::new(&mut other, GlobalType::new(ValType::I32, Mutability::Var), Val::I32(1))?;
+    assert!(g.set(&mut store, Val::I32(2)).is_err());
+    Ok(())
+}
+
+#[test]
+fn bad_modules_give_offsets() {
+    let engine = Engine::default();
+    let err = Module::new(&engine, b"\0asm\x01\0\0\0\x01").unwrap_err();
+    assert!(err.to_string().contains("offset"), "{err}");
+    let err = Module::new(&engine, r#"(module (func (result i32)))"#).unwrap_err();
+    assert!(err.to_string().contains("offset"), "{err}");
+    assert!(Module::validate(&engine, b"garbage").is_err());
+    assert!(Module::new(&engine, "(module").is_err());
+}
+
+#[test]
+fn memory_table_and_global_api() -> Result<()> {
+    let engine = Engine::default();
+    let mut store = Store::new(&engine, ());
+    let instance = instance_of(
+        &mut store,
+        r#"(module (memory (export "m") 1 3) (table (export "t") 2 funcref)
+                   (global (export "g") (mut i64) (i64.const 5))
+                   (func (export "f") (result i32) i32.const 4 i32.load))"#,
+    )?;
+    let m = instance.get_memory(&mut store, "m").unwrap();
+    assert_eq!(m.size(&store), 1);
+    m.write(&mut store, 4, &[1, 0, 0, 0])?;
+    let f = instance.get_typed_func::<(), i32>(&mut store, "f")?;
+    assert_eq!(f.call(&mut store, ())?, 1);
+    assert_eq!(m.grow(&mut store, 2)?, 1);
+    assert!(m.grow(&mut store, 1).is_err());
+    assert_eq!(m.data_size(&store), 3 * 65536);
+    let mut buf = [0u8; 4];
+    assert!(m.read(&store, 3 * 65536 - 2, &mut buf).is_err());
+    let t = instance.get_table(&mut store, "t").unwrap();
+    assert_eq!(t.size(&store), 2);
+    t.set(&mut store, 1, Ref::Func(Some(f.func().clone())))?;
+    assert!(t.get(&mut store, 1).unwrap().as_func().unwrap().is_some());
+    assert!(t.get(&mut store, 2).is_none());
+    assert_eq!(t.grow(&mut store, 3, Ref::Func(None))?, 2);
+    let g = instance.get_global(&mut store, "g").unwrap();
+    assert_eq!(g.get(&mut store).i64(), Some(5));
+    g.set(&mut store, Val::I64(9))?;
+    assert_eq!(g.get(&mut store).i64(), Some(9));
+    assert!(g.set(&mut store, Val::I32(9)).is_err());
+    Ok(())
+}
+
+#[test]
+fn externrefs_round_trip() -> Result<()> {
+    let engine = Engine::default();
+    let mut store = Store::new(&engine, ());
+    let instance = instance_of(&mut store, r#"(module (func (export "id") (param externref) (result externref) local.get 0))"#)?;
+    let id = instance.get_typed_func::<Option<Rooted<ExternRef>>, Option<Rooted<ExternRef>>>(&mut store, "id")?;
+    let r = ExternRef::new(&mut store, String::from("hello"))?;
+    let back = id.call(&mut store, Some(r))?.unwrap();
+    assert!(Rooted::ref_eq(&store, &r, &back)?);
+    let data = back.data(&store)?.unwrap();
+    assert_eq!(data.downcast_ref::<String>().map(String::as_str), Some("hello"));
+    assert!(id.call(&mut store, None)?.is_none());
+    store.gc();
+    Ok(())
+}
+
+#[test]
+fn linker_definitions() -> Result<()> {
+    let engine = Engine::default();
+    let mut store = Store::new(&engine, ());
+    let mut linker = Linker::new(&engine);
+    let provider = Module::new(&engine, r#"(module (func (export "seven") (result i32) i32.const 7))"#)?;
+    linker.module(&mut store, "p", &provider)?;
+    let user = Module::new(
+        &engine,
+        r#"(module (import "p" "seven" (func $s (result i32))) (import "h" "g" (global i32))
+                   (func (export "") (result i32) call $s global.get 0 i32.add))"#,
+    )?;
+    let g = Global::new(&mut store, GlobalType::new(ValType::I32, Mutability::Const), Val::I32(1))?;
+    linker.define(&store, "h", "g", g)?;
+    assert!(linker.define(&store, "h", "g", g).is_err());
+    linker.allow_shadowing(true);
+    linker.define(&store, "h", "g", g)?;
+    linker.module(&mut store, "u", &user)?;
+    let default = linker.get_default(&mut store, "u")?;
+    let mut out = [Val::I32(0)];
+    default.call(&mut store, &[], &mut out)?;
+    assert_eq!(out[0].i32(), Some(8));
+    assert!(linker.get(&mut store, "p", "seven").is_some());
+    assert!(linker.get(&mut store, "p", "eight").is_none());
+    let ty = FuncType::new(&engine, [ValType::I32], [ValType::I32]);
+    linker.func_new("h", "dyn", ty, |_caller, params, results| {
+        results[0] = Val::I32(params[0].i32().unwrap() * 3);
+        Ok(())
+    })?;
+    let f = linker.get(&mut store, "h", "dyn").unwrap().into_func().unwrap();
+    f.call(&mut store, &[Val::I32(5)], &mut out)?;
+    assert_eq!(out[0].i32(), Some(15));
+    Ok(())
+}
+
+#[test]
+fn module_imports_and_exports_are_listed() -> Result<()> {
+    let engine = Engine::default();
+    let module = Module::new(
+        &engine,
+        r#"(module $named (import "a" "b" (func (param i32))) (memory (export "mem") 1)
+                   (func (export "f")))"#,
+    )?;
+    assert_eq!(module.name(), Some("named"));
+    let imports: Vec<_> = module.imports().map(|i| (i.module().to_string(), i.name().to_string())).collect();
+    assert_eq!(imports, [("a".to_string(), "b".to_string())]);
+    let exports: Vec<_> = module.exports().map(|e| e.name().to_string()).collect();
+    assert_eq!(exports, ["mem", "f"]);
+    Ok(())
+}
