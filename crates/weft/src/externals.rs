@@ -121,7 +121,10 @@ impl Memory {
         let memory = LinearMemory::new(ty.minimum(), ty.maximum())?;
         let id = store.objects.add_memory(memory);
         store.memory_types.insert(id.0, ty);
-        Ok(Memory { store: store.id(), id })
+        Ok(Memory {
+            store: store.id(),
+            id,
+        })
     }
 
     fn mem<'a>(&self, store: &'a StoreOpaque) -> Option<&'a LinearMemory> {
@@ -132,13 +135,19 @@ impl Memory {
     pub fn ty(&self, store: impl AsContext) -> MemoryType {
         let store = store.as_context();
         let opaque = store.0.opaque();
-        let max = opaque.memory_types.get(&self.id.0).and_then(|t| t.maximum());
+        let max = opaque
+            .memory_types
+            .get(&self.id.0)
+            .and_then(|t| t.maximum());
         let size = self.mem(opaque).map(|m| m.pages()).unwrap_or(0);
         MemoryType::new(size as u32, max.map(|m| m as u32))
     }
 
     /// The contents (empty when the memory belongs to another store).
-    pub fn data<'a, T: 'static + 'a>(&self, store: impl Into<crate::StoreContext<'a, T>>) -> &'a [u8] {
+    pub fn data<'a, T: 'static + 'a>(
+        &self,
+        store: impl Into<crate::StoreContext<'a, T>>,
+    ) -> &'a [u8] {
         let store = store.into();
         match self.mem(store.0.opaque()) {
             Some(m) => m.data(),
@@ -148,7 +157,10 @@ impl Memory {
 
     /// The contents, writable (empty when the memory belongs to another
     /// store).
-    pub fn data_mut<'a, T: 'static + 'a>(&self, store: impl Into<crate::StoreContextMut<'a, T>>) -> &'a mut [u8] {
+    pub fn data_mut<'a, T: 'static + 'a>(
+        &self,
+        store: impl Into<crate::StoreContextMut<'a, T>>,
+    ) -> &'a mut [u8] {
         let store = store.into();
         let opaque = store.0.opaque_mut();
         if opaque.id() != self.store {
@@ -160,13 +172,17 @@ impl Memory {
     /// The address of the first byte.
     pub fn data_ptr(&self, store: impl AsContext) -> *mut u8 {
         let store = store.as_context();
-        self.mem(store.0.opaque()).map(|m| m.base()).unwrap_or(std::ptr::null_mut())
+        self.mem(store.0.opaque())
+            .map(|m| m.base())
+            .unwrap_or(std::ptr::null_mut())
     }
 
     /// The size in bytes.
     pub fn data_size(&self, store: impl AsContext) -> usize {
         let store = store.as_context();
-        self.mem(store.0.opaque()).map(|m| m.byte_size()).unwrap_or(0)
+        self.mem(store.0.opaque())
+            .map(|m| m.byte_size())
+            .unwrap_or(0)
     }
 
     /// The size in pages.
@@ -187,22 +203,38 @@ impl Memory {
     }
 
     /// Copies `buffer.len()` bytes at `offset` into `buffer`.
-    pub fn read(&self, store: impl AsContext, offset: usize, buffer: &mut [u8]) -> Result<(), MemoryAccessError> {
+    pub fn read(
+        &self,
+        store: impl AsContext,
+        offset: usize,
+        buffer: &mut [u8],
+    ) -> Result<(), MemoryAccessError> {
         let store = store.as_context();
         let data = self.mem(store.0.opaque()).map(|m| m.data()).unwrap_or(&[]);
-        let end = offset.checked_add(buffer.len()).filter(|e| *e <= data.len()).ok_or(MemoryAccessError { _private: () })?;
+        let end = offset
+            .checked_add(buffer.len())
+            .filter(|e| *e <= data.len())
+            .ok_or(MemoryAccessError { _private: () })?;
         buffer.copy_from_slice(&data[offset..end]);
         Ok(())
     }
 
     /// Copies `buffer` into the memory at `offset`.
-    pub fn write(&self, mut store: impl AsContextMut, offset: usize, buffer: &[u8]) -> Result<(), MemoryAccessError> {
+    pub fn write(
+        &self,
+        mut store: impl AsContextMut,
+        offset: usize,
+        buffer: &[u8],
+    ) -> Result<(), MemoryAccessError> {
         let store = store.as_context_mut().0.opaque_mut();
         if store.id() != self.store {
             return Err(MemoryAccessError { _private: () });
         }
         let data = store.objects.memory_mut(self.id).data_mut();
-        let end = offset.checked_add(buffer.len()).filter(|e| *e <= data.len()).ok_or(MemoryAccessError { _private: () })?;
+        let end = offset
+            .checked_add(buffer.len())
+            .filter(|e| *e <= data.len())
+            .ok_or(MemoryAccessError { _private: () })?;
         data[offset..end].copy_from_slice(buffer);
         Ok(())
     }
@@ -220,10 +252,14 @@ impl Table {
     pub fn new(mut store: impl AsContextMut, ty: TableType, init: Ref) -> crate::Result<Table> {
         let store = store.as_context_mut().0.opaque_mut();
         let word = init.to_word(store, ty.element())?;
-        let table = weft_runtime::Table::new(ty.element().to_wasm(), ty.minimum(), ty.maximum(), word)?;
+        let table =
+            weft_runtime::Table::new(ty.element().to_wasm(), ty.minimum(), ty.maximum(), word)?;
         let id = store.objects.add_table(table);
         store.table_types.insert(id.0, ty);
-        Ok(Table { store: store.id(), id })
+        Ok(Table {
+            store: store.id(),
+            id,
+        })
     }
 
     /// The type, with the current size as minimum.
@@ -236,7 +272,11 @@ impl Table {
             return TableType::new(crate::RefType::FUNCREF, 0, None);
         }
         let table = opaque.objects.table(self.id);
-        TableType::new(crate::RefType::from_wasm(table.element_type()), table.size() as u32, max.map(|m| m as u32))
+        TableType::new(
+            crate::RefType::from_wasm(table.element_type()),
+            table.size() as u32,
+            max.map(|m| m as u32),
+        )
     }
 
     /// The element at `index`, or `None` when out of bounds.
@@ -282,7 +322,9 @@ impl Table {
         let word = init.to_word(store, &ty)?;
         let table = store.objects.table_mut(self.id);
         let old = table.size();
-        table.grow(delta, word).ok_or_else(|| crate::format_err!("failed to grow table of {old} elements by {delta}"))
+        table
+            .grow(delta, word)
+            .ok_or_else(|| crate::format_err!("failed to grow table of {old} elements by {delta}"))
     }
 }
 
@@ -300,7 +342,10 @@ impl Global {
         let raw = value.to_raw(store, ty.content())?;
         let id = store.objects.add_global(raw);
         store.global_types.insert(id.0, ty);
-        Ok(Global { store: store.id(), id })
+        Ok(Global {
+            store: store.id(),
+            id,
+        })
     }
 
     /// The type.

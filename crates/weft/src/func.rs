@@ -1,6 +1,8 @@
 //! Functions: wasm functions of instances and host functions.
 
-use crate::store::{AsContext, AsContextMut, Caller, StoreContextMut, StoreId, StoreInner, StoreOpaque};
+use crate::store::{
+    AsContext, AsContextMut, Caller, StoreContextMut, StoreId, StoreInner, StoreOpaque,
+};
 use crate::types::{FuncType, ValType};
 use crate::values::{ExternRef, Rooted, Val};
 use std::any::Any;
@@ -64,7 +66,10 @@ impl Func {
 
     pub(crate) fn data<'a>(&self, store: &'a StoreOpaque) -> crate::Result<&'a FuncData> {
         store.check(self.store, "function")?;
-        store.funcs.get(self.index as usize).ok_or_else(|| crate::format_err!("function not found in store"))
+        store
+            .funcs
+            .get(self.index as usize)
+            .ok_or_else(|| crate::format_err!("function not found in store"))
     }
 
     /// Calls the function with `params`, writing its results to `results`.
@@ -72,19 +77,34 @@ impl Func {
     /// Fails when the arguments do not match the function's type in number
     /// or types, when a value belongs to another store, or when the call
     /// traps (the error then downcasts to [`crate::Trap`]).
-    pub fn call(&self, mut store: impl AsContextMut, params: &[Val], results: &mut [Val]) -> crate::Result<()> {
+    pub fn call(
+        &self,
+        mut store: impl AsContextMut,
+        params: &[Val],
+        results: &mut [Val],
+    ) -> crate::Result<()> {
         let store = store.as_context_mut().0;
         let data = self.data(&store.opaque)?;
         let ty = data.ty.clone();
         if params.len() != ty.params().len() {
-            crate::bail!("expected {} arguments, got {}", ty.params().len(), params.len());
+            crate::bail!(
+                "expected {} arguments, got {}",
+                ty.params().len(),
+                params.len()
+            );
         }
         if results.len() != ty.results().len() {
-            crate::bail!("expected {} results, got {}", ty.results().len(), results.len());
+            crate::bail!(
+                "expected {} results, got {}",
+                ty.results().len(),
+                results.len()
+            );
         }
         let mut values = vec![ValRaw::default(); params.len().max(results.len()).max(1)];
         for (i, (p, t)) in params.iter().zip(ty.params()).enumerate() {
-            values[i] = p.to_raw(&store.opaque, &t).map_err(|e| e.context(format!("argument {i} of the call")))?;
+            values[i] = p
+                .to_raw(&store.opaque, &t)
+                .map_err(|e| e.context(format!("argument {i} of the call")))?;
         }
         self.call_raw(store, &mut values)?;
         for (i, t) in ty.results().enumerate() {
@@ -94,17 +114,22 @@ impl Func {
     }
 
     /// Calls with lowered values (arguments in, results out).
-    pub(crate) fn call_raw<T: 'static>(&self, store: &mut StoreInner<T>, values: &mut [ValRaw]) -> crate::Result<()> {
+    pub(crate) fn call_raw<T: 'static>(
+        &self,
+        store: &mut StoreInner<T>,
+        values: &mut [ValRaw],
+    ) -> crate::Result<()> {
         let data = self.data(&store.opaque)?;
         if let Some(host) = &data.host {
-            let host = host
-                .clone()
-                .downcast::<HostClosure<T>>()
-                .map_err(|_| crate::format_err!("host function belongs to a store of another type"))?;
+            let host = host.clone().downcast::<HostClosure<T>>().map_err(|_| {
+                crate::format_err!("host function belongs to a store of another type")
+            })?;
             return host(store, HostCaller { instance: u32::MAX }, values);
         }
         let func_ref = data.func_ref;
-        let trampoline = data.trampoline.ok_or_else(|| crate::format_err!("function has no entry trampoline"))?;
+        let trampoline = data
+            .trampoline
+            .ok_or_else(|| crate::format_err!("function has no entry trampoline"))?;
         store.invoke(func_ref, trampoline, values)
     }
 
@@ -120,30 +145,59 @@ impl Func {
         let results = Results::types();
         let ok = params.len() == ty.params().len()
             && results.len() == ty.results().len()
-            && ty.params().zip(&params).all(|(actual, want)| want.matches(&actual))
-            && ty.results().zip(&results).all(|(actual, want)| actual.matches(want));
+            && ty
+                .params()
+                .zip(&params)
+                .all(|(actual, want)| want.matches(&actual))
+            && ty
+                .results()
+                .zip(&results)
+                .all(|(actual, want)| actual.matches(want));
         if !ok {
             crate::bail!(
                 "type mismatch with parameters or results: the function has type {ty}, but the typed view is {}",
                 FuncType::new(store.engine(), params, results)
             );
         }
-        Ok(TypedFunc { func: *self, _marker: PhantomData })
+        Ok(TypedFunc {
+            func: *self,
+            _marker: PhantomData,
+        })
     }
 }
 
-pub(crate) fn new_host<T: 'static>(store: &mut StoreInner<T>, ty: FuncType, host: HostClosure<T>) -> Func {
+pub(crate) fn new_host<T: 'static>(
+    store: &mut StoreInner<T>,
+    ty: FuncType,
+    host: HostClosure<T>,
+) -> Func {
     let index = store.opaque.funcs.len() as u32;
     let engine = store.opaque.engine.clone();
     let (type_id, trampoline) = match engine.host_trampoline(ty.as_wasm()) {
         Ok(t) => t,
         // Without a trampoline wasm cannot call the function; a poisoned
         // entry keeps host calls working and makes linking it an error.
-        Err(_) => (weft_types::VMSharedTypeIndex(u32::MAX), weft_runtime::CodePtr::null()),
+        Err(_) => (
+            weft_types::VMSharedTypeIndex(u32::MAX),
+            weft_runtime::CodePtr::null(),
+        ),
     };
-    let func_ref = store.opaque.objects.add_host_func::<StoreInner<T>>(type_id.0, trampoline, index, host.clone());
-    store.opaque.funcs.push(FuncData { func_ref, ty, trampoline: None, host: Some(Arc::new(host)) });
-    Func { store: store.opaque.id(), index }
+    let func_ref = store.opaque.objects.add_host_func::<StoreInner<T>>(
+        type_id.0,
+        trampoline,
+        index,
+        host.clone(),
+    );
+    store.opaque.funcs.push(FuncData {
+        func_ref,
+        ty,
+        trampoline: None,
+        host: Some(Arc::new(host)),
+    });
+    Func {
+        store: store.opaque.id(),
+        index,
+    }
 }
 
 /// The host closure of a `Func::new` function.
@@ -151,16 +205,34 @@ pub(crate) fn host_closure_dynamic<T: 'static>(
     ty: FuncType,
     func: impl Fn(Caller<'_, T>, &[Val], &mut [Val]) -> crate::Result<()> + Send + Sync + 'static,
 ) -> HostClosure<T> {
-    Arc::new(move |store: &mut StoreInner<T>, caller: HostCaller, values: &mut [ValRaw]| {
-        let params: Vec<Val> = ty.params().enumerate().map(|(i, t)| Val::from_raw(&store.opaque, values[i], &t)).collect();
-        let mut results: Vec<Val> = ty.results().map(|t| Val::default_for_ty(&t).unwrap_or(Val::I32(0))).collect();
-        let caller_instance = store.opaque.instance_by_runtime_index(caller.instance);
-        func(Caller { store: StoreContextMut(&mut *store), caller: caller_instance }, &params, &mut results)?;
-        for (i, (r, t)) in results.iter().zip(ty.results()).enumerate() {
-            values[i] = r.to_raw(&store.opaque, &t).map_err(|e| e.context(format!("result {i} of a host function")))?;
-        }
-        Ok(())
-    })
+    Arc::new(
+        move |store: &mut StoreInner<T>, caller: HostCaller, values: &mut [ValRaw]| {
+            let params: Vec<Val> = ty
+                .params()
+                .enumerate()
+                .map(|(i, t)| Val::from_raw(&store.opaque, values[i], &t))
+                .collect();
+            let mut results: Vec<Val> = ty
+                .results()
+                .map(|t| Val::default_for_ty(&t).unwrap_or(Val::I32(0)))
+                .collect();
+            let caller_instance = store.opaque.instance_by_runtime_index(caller.instance);
+            func(
+                Caller {
+                    store: StoreContextMut(&mut *store),
+                    caller: caller_instance,
+                },
+                &params,
+                &mut results,
+            )?;
+            for (i, (r, t)) in results.iter().zip(ty.results()).enumerate() {
+                values[i] = r
+                    .to_raw(&store.opaque, &t)
+                    .map_err(|e| e.context(format!("result {i} of a host function")))?;
+            }
+            Ok(())
+        },
+    )
 }
 
 /// A function with statically known parameter and result types.
@@ -238,7 +310,10 @@ impl WasmTy for Option<Func> {
         Val::FuncRef(self).to_raw(store, &ValType::FUNCREF)
     }
     fn from_raw(store: &StoreOpaque, raw: ValRaw) -> Self {
-        Val::from_raw(store, raw, &ValType::FUNCREF).func_ref().flatten().copied()
+        Val::from_raw(store, raw, &ValType::FUNCREF)
+            .func_ref()
+            .flatten()
+            .copied()
     }
 }
 
@@ -250,7 +325,10 @@ impl WasmTy for Option<Rooted<ExternRef>> {
         Val::ExternRef(self).to_raw(store, &ValType::EXTERNREF)
     }
     fn from_raw(store: &StoreOpaque, raw: ValRaw) -> Self {
-        Val::from_raw(store, raw, &ValType::EXTERNREF).extern_ref().flatten().copied()
+        Val::from_raw(store, raw, &ValType::EXTERNREF)
+            .extern_ref()
+            .flatten()
+            .copied()
     }
 }
 

@@ -3,8 +3,8 @@
 use crate::externals::{Extern, Global, Memory, Table};
 use crate::func::{FuncData, TypedFunc, WasmParams, WasmResults};
 use crate::store::{AsContextMut, InstanceData, StoreId, StoreInner, StoreOpaque};
-use crate::types::{ExternType, FuncType, GlobalType, MemoryType, TableType};
 use crate::trap::TrapExt;
+use crate::types::{ExternType, FuncType, GlobalType, MemoryType, TableType};
 use crate::{Func, Module, Trap};
 use weft_environ::{EntityIndex, EntityType};
 use weft_runtime::{FuncRefPtr, InstanceImports};
@@ -53,12 +53,18 @@ impl<'instance> Export<'instance> {
 impl Instance {
     /// Instantiates `module` with `imports`, given in the order of the
     /// module's imports, and runs its start function.
-    pub fn new(mut store: impl AsContextMut, module: &Module, imports: &[Extern]) -> crate::Result<Instance> {
+    pub fn new(
+        mut store: impl AsContextMut,
+        module: &Module,
+        imports: &[Extern],
+    ) -> crate::Result<Instance> {
         instantiate(store.as_context_mut().0, module, imports)
     }
 
     fn data<'a>(&self, store: &'a StoreOpaque) -> Option<&'a InstanceData> {
-        (store.id() == self.store).then(|| store.instances.get(self.index as usize)).flatten()
+        (store.id() == self.store)
+            .then(|| store.instances.get(self.index as usize))
+            .flatten()
     }
 
     /// The export `name`, if any.
@@ -73,22 +79,39 @@ impl Instance {
     fn entity(&self, store: &StoreOpaque, data: &InstanceData, index: EntityIndex) -> Extern {
         let entities = store.objects.instance_entities(data.id);
         match index {
-            EntityIndex::Function(i) => Extern::Func(Func::from_store_index(self.store, data.funcs[i as usize])),
-            EntityIndex::Memory(i) => Extern::Memory(Memory { store: self.store, id: entities.memories[i as usize] }),
-            EntityIndex::Table(i) => Extern::Table(Table { store: self.store, id: entities.tables[i as usize] }),
-            EntityIndex::Global(i) => Extern::Global(Global { store: self.store, id: entities.globals[i as usize] }),
+            EntityIndex::Function(i) => {
+                Extern::Func(Func::from_store_index(self.store, data.funcs[i as usize]))
+            }
+            EntityIndex::Memory(i) => Extern::Memory(Memory {
+                store: self.store,
+                id: entities.memories[i as usize],
+            }),
+            EntityIndex::Table(i) => Extern::Table(Table {
+                store: self.store,
+                id: entities.tables[i as usize],
+            }),
+            EntityIndex::Global(i) => Extern::Global(Global {
+                store: self.store,
+                id: entities.globals[i as usize],
+            }),
         }
     }
 
     /// All exports, in the module's order.
-    pub fn exports<'a, T: 'static>(&'a self, store: impl Into<crate::StoreContextMut<'a, T>>) -> impl ExactSizeIterator<Item = Export<'a>> + 'a {
+    pub fn exports<'a, T: 'static>(
+        &'a self,
+        store: impl Into<crate::StoreContextMut<'a, T>>,
+    ) -> impl ExactSizeIterator<Item = Export<'a>> + 'a {
         let store = store.into();
         let inner: &'a StoreInner<T> = store.0;
         let opaque = &inner.opaque;
         let mut out = Vec::new();
         if let Some(data) = self.data(opaque) {
             for e in data.module.inner.env.exports.iter() {
-                out.push(Export { name: &e.name, definition: self.entity(opaque, data, e.index) });
+                out.push(Export {
+                    name: &e.name,
+                    definition: self.entity(opaque, data, e.index),
+                });
             }
         }
         out.into_iter()
@@ -108,7 +131,8 @@ impl Instance {
         let f = self
             .get_func(&mut store, name)
             .ok_or_else(|| crate::format_err!("failed to find function export `{name}`"))?;
-        f.typed::<Params, Results>(&store).map_err(|e| e.context(format!("failed to convert function `{name}` to given type")))
+        f.typed::<Params, Results>(&store)
+            .map_err(|e| e.context(format!("failed to convert function `{name}` to given type")))
     }
 
     /// The exported memory `name`, if any.
@@ -127,17 +151,30 @@ impl Instance {
     }
 
     /// The module this is an instance of.
-    pub fn module<'a, T: 'static>(&self, store: impl Into<crate::StoreContext<'a, T>>) -> Option<&'a Module> {
+    pub fn module<'a, T: 'static>(
+        &self,
+        store: impl Into<crate::StoreContext<'a, T>>,
+    ) -> Option<&'a Module> {
         let store = store.into();
         self.data(store.0.opaque()).map(|d| &d.module)
     }
 }
 
 /// Why an import does not fit, or `None` when it does.
-fn check_import(store: &StoreOpaque, module: &weft_environ::Module, expected: &EntityType, actual: &Extern) -> Option<String> {
+fn check_import(
+    store: &StoreOpaque,
+    module: &weft_environ::Module,
+    expected: &EntityType,
+    actual: &Extern,
+) -> Option<String> {
     let expected_ty = ExternType::from_entity(module, expected);
     let mismatch = |found: String| {
-        Some(format!("expected {} of type `{}`, found {}", expected_ty.desc(), expected_ty, found))
+        Some(format!(
+            "expected {} of type `{}`, found {}",
+            expected_ty.desc(),
+            expected_ty,
+            found
+        ))
     };
     match (expected, actual) {
         (EntityType::Function(i), Extern::Func(f)) => {
@@ -152,7 +189,11 @@ fn check_import(store: &StoreOpaque, module: &weft_environ::Module, expected: &E
             let have = store.global_type(actual_g.id);
             let want = GlobalType::from_wasm(g);
             let ok = have.mutability() == want.mutability()
-                && if want.is_mutable() { have.content() == want.content() } else { have.content().matches(want.content()) };
+                && if want.is_mutable() {
+                    have.content() == want.content()
+                } else {
+                    have.content().matches(want.content())
+                };
             if !ok {
                 return mismatch(format!("global of type `{have}`"));
             }
@@ -160,14 +201,21 @@ fn check_import(store: &StoreOpaque, module: &weft_environ::Module, expected: &E
         }
         (EntityType::Table(t), Extern::Table(actual_t)) => {
             let table = store.objects.table(actual_t.id);
-            let declared_max = store.table_types.get(&actual_t.id.0).and_then(|t| t.maximum());
+            let declared_max = store
+                .table_types
+                .get(&actual_t.id.0)
+                .and_then(|t| t.maximum());
             let want = TableType::from_wasm(t);
             let ok = table.element_type() == t.element
                 && limits_match(table.size(), declared_max, t.minimum, t.maximum);
             if !ok {
                 return mismatch(format!(
                     "table of type `{}`",
-                    TableType::new(crate::RefType::from_wasm(table.element_type()), table.size() as u32, declared_max.map(|m| m as u32))
+                    TableType::new(
+                        crate::RefType::from_wasm(table.element_type()),
+                        table.size() as u32,
+                        declared_max.map(|m| m as u32)
+                    )
                 ))
                 .map(|s| {
                     let _ = &want;
@@ -178,8 +226,14 @@ fn check_import(store: &StoreOpaque, module: &weft_environ::Module, expected: &E
         }
         (EntityType::Memory(m), Extern::Memory(actual_m)) => {
             let mem = store.objects.memory(actual_m.id);
-            let declared_max = store.memory_types.get(&actual_m.id.0).and_then(|t| t.maximum());
-            if m.memory64 || m.shared || !limits_match(mem.pages(), declared_max, m.minimum, m.maximum) {
+            let declared_max = store
+                .memory_types
+                .get(&actual_m.id.0)
+                .and_then(|t| t.maximum());
+            if m.memory64
+                || m.shared
+                || !limits_match(mem.pages(), declared_max, m.minimum, m.maximum)
+            {
                 return mismatch(format!(
                     "memory of type `{}`",
                     MemoryType::new(mem.pages() as u32, declared_max.map(|m| m as u32))
@@ -199,7 +253,12 @@ fn check_import(store: &StoreOpaque, module: &weft_environ::Module, expected: &E
     }
 }
 
-fn limits_match(actual_min: u64, actual_max: Option<u64>, want_min: u64, want_max: Option<u64>) -> bool {
+fn limits_match(
+    actual_min: u64,
+    actual_max: Option<u64>,
+    want_min: u64,
+    want_max: Option<u64>,
+) -> bool {
     actual_min >= want_min
         && match want_max {
             None => true,
@@ -207,14 +266,22 @@ fn limits_match(actual_min: u64, actual_max: Option<u64>, want_min: u64, want_ma
         }
 }
 
-pub(crate) fn instantiate<T: 'static>(store: &mut StoreInner<T>, module: &Module, imports: &[Extern]) -> crate::Result<Instance> {
+pub(crate) fn instantiate<T: 'static>(
+    store: &mut StoreInner<T>,
+    module: &Module,
+    imports: &[Extern],
+) -> crate::Result<Instance> {
     let opaque = store.opaque_mut();
     if !crate::Engine::same(&opaque.engine, module.engine()) {
         crate::bail!("cross-`Engine` instantiation is not currently supported");
     }
     let env = module.inner.env.clone();
     if imports.len() != env.imports.len() {
-        crate::bail!("expected {} imports, found {}", env.imports.len(), imports.len());
+        crate::bail!(
+            "expected {} imports, found {}",
+            env.imports.len(),
+            imports.len()
+        );
     }
     let mut funcs: Vec<FuncRefPtr> = Vec::new();
     let mut func_indices: Vec<u32> = Vec::new();
@@ -223,18 +290,28 @@ pub(crate) fn instantiate<T: 'static>(store: &mut StoreInner<T>, module: &Module
     let mut globals = Vec::new();
     for (import, actual) in env.imports.iter().zip(imports) {
         if actual.store_id() != opaque.id() {
-            crate::bail!("import `{}::{}` belongs to a different store", import.module, import.field);
+            crate::bail!(
+                "import `{}::{}` belongs to a different store",
+                import.module,
+                import.field
+            );
         }
         let expected = env.entity_type(import.index);
         if let Some(why) = check_import(opaque, &env, &expected, actual) {
-            return Err(crate::format_err!("{why}")
-                .context(format!("incompatible import type for `{}::{}`", import.module, import.field)));
+            return Err(crate::format_err!("{why}").context(format!(
+                "incompatible import type for `{}::{}`",
+                import.module, import.field
+            )));
         }
         match actual {
             Extern::Func(f) => {
                 let data = f.data(opaque)?;
                 if data.func_ref.type_id() == u32::MAX {
-                    crate::bail!("host function imported as `{}::{}` could not be compiled", import.module, import.field);
+                    crate::bail!(
+                        "host function imported as `{}::{}` could not be compiled",
+                        import.module,
+                        import.field
+                    );
                 }
                 funcs.push(data.func_ref);
                 func_indices.push(f.index);
@@ -246,7 +323,12 @@ pub(crate) fn instantiate<T: 'static>(store: &mut StoreInner<T>, module: &Module
     }
     let first_func = opaque.funcs.len() as u32;
     let instance_index = opaque.instances.len() as u32;
-    let runtime_imports = InstanceImports { funcs: &funcs, tables: &tables, memories: &memories, globals: &globals };
+    let runtime_imports = InstanceImports {
+        funcs: &funcs,
+        tables: &tables,
+        memories: &memories,
+        globals: &globals,
+    };
     let id = opaque.objects.instantiate(
         &env,
         &module.inner.raw_type_ids,
@@ -269,22 +351,53 @@ pub(crate) fn instantiate<T: 'static>(store: &mut StoreInner<T>, module: &Module
         func_indices.push(first_func + i);
     }
     let entities = opaque.objects.instance_entities(id).clone();
-    for (i, g) in entities.globals.iter().enumerate().skip(env.num_imported_globals as usize) {
-        opaque.global_types.insert(g.0, GlobalType::from_wasm(&env.globals[i]));
+    for (i, g) in entities
+        .globals
+        .iter()
+        .enumerate()
+        .skip(env.num_imported_globals as usize)
+    {
+        opaque
+            .global_types
+            .insert(g.0, GlobalType::from_wasm(&env.globals[i]));
     }
-    for (i, t) in entities.tables.iter().enumerate().skip(env.num_imported_tables as usize) {
-        opaque.table_types.insert(t.0, TableType::from_wasm(&env.tables[i]));
+    for (i, t) in entities
+        .tables
+        .iter()
+        .enumerate()
+        .skip(env.num_imported_tables as usize)
+    {
+        opaque
+            .table_types
+            .insert(t.0, TableType::from_wasm(&env.tables[i]));
     }
-    for (i, m) in entities.memories.iter().enumerate().skip(env.num_imported_memories as usize) {
-        opaque.memory_types.insert(m.0, MemoryType::from_wasm(&env.memories[i]));
+    for (i, m) in entities
+        .memories
+        .iter()
+        .enumerate()
+        .skip(env.num_imported_memories as usize)
+    {
+        opaque
+            .memory_types
+            .insert(m.0, MemoryType::from_wasm(&env.memories[i]));
     }
-    opaque.instances.push(InstanceData { module: module.clone(), id, funcs: func_indices });
-    let instance = Instance { store: opaque.id(), index: instance_index };
+    opaque.instances.push(InstanceData {
+        module: module.clone(),
+        id,
+        funcs: func_indices,
+    });
+    let instance = Instance {
+        store: opaque.id(),
+        index: instance_index,
+    };
     if let Err(trap) = opaque.objects.initialize(id) {
         return Err(crate::Error::new(Trap::from_runtime(trap)));
     }
     if let Some(start) = env.start {
-        let func = Func::from_store_index(opaque.id(), opaque.instances[instance_index as usize].funcs[start as usize]);
+        let func = Func::from_store_index(
+            opaque.id(),
+            opaque.instances[instance_index as usize].funcs[start as usize],
+        );
         func.call_raw(store, &mut [weft_runtime::ValRaw::default()])?;
     }
     Ok(instance)

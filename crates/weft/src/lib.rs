@@ -15,8 +15,9 @@
 //! ```
 //! use weft::*;
 //! let engine = Engine::default();
-//! let module = Module::new(&engine, r#"(module (func (export "add") (param i32 i32) (result i32)
+//! let wasm = wat::parse_str(r#"(module (func (export "add") (param i32 i32) (result i32)
 //!     local.get 0 local.get 1 i32.add))"#)?;
+//! let module = Module::new(&engine, wasm)?;
 //! let mut store = Store::new(&engine, ());
 //! let instance = Instance::new(&mut store, &module, &[])?;
 //! let add = instance.get_typed_func::<(i32, i32), i32>(&mut store, "add")?;
@@ -51,8 +52,8 @@ pub use module::Module;
 pub use store::{AsContext, AsContextMut, Caller, Store, StoreContext, StoreContextMut};
 pub use trap::{FrameInfo, Trap, WasmBacktrace};
 pub use types::{
-    ExportType, ExternType, FuncType, GlobalType, HeapType, ImportType, MemoryType, Mutability, RefType, TableType,
-    ValType,
+    ExportType, ExternType, FuncType, GlobalType, HeapType, ImportType, MemoryType, Mutability,
+    RefType, TableType, ValType,
 };
 pub use values::{ExternRef, GcHeapOutOfMemory, Ref, Rooted, Val, V128};
 

@@ -32,7 +32,9 @@ pub(crate) struct ModuleInner {
 
 impl std::fmt::Debug for Module {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Module").field("name", &self.name()).finish_non_exhaustive()
+        f.debug_struct("Module")
+            .field("name", &self.name())
+            .finish_non_exhaustive()
     }
 }
 
@@ -57,8 +59,10 @@ impl Module {
     /// Compiles the module in the file at `path` (binary or text).
     pub fn from_file(engine: &Engine, path: impl AsRef<Path>) -> crate::Result<Module> {
         let path = path.as_ref();
-        let bytes = std::fs::read(path).map_err(|e| crate::format_err!("failed to read `{}`: {e}", path.display()))?;
-        Module::new(engine, bytes).map_err(|e| e.context(format!("failed to compile `{}`", path.display())))
+        let bytes = std::fs::read(path)
+            .map_err(|e| crate::format_err!("failed to read `{}`: {e}", path.display()))?;
+        Module::new(engine, bytes)
+            .map_err(|e| e.context(format!("failed to compile `{}`", path.display())))
     }
 
     /// Compiles a module from its binary format.
@@ -76,13 +80,33 @@ impl Module {
 
     fn compile(engine: &Engine, translation: ModuleTranslation<'_>) -> crate::Result<Module> {
         let compiler = engine.compiler()?;
-        let compiled = crate::compile::compile_module(compiler, &translation, engine.inner.config.parallel_compilation)?;
+        let compiled = crate::compile::compile_module(
+            compiler,
+            &translation,
+            engine.inner.config.parallel_compilation,
+        )?;
         let code = CodeMemory::new(&compiled.code, compiled.traps)?;
-        let func_code = compiled.funcs.iter().map(|l| code.ptr_at(l.offset)).collect();
-        let func_ranges = compiled.funcs.iter().map(|l| (l.offset as usize, l.len as usize)).collect();
-        let array_trampolines = compiled.array_trampolines.iter().map(|l| code.ptr_at(l.offset)).collect();
+        let func_code = compiled
+            .funcs
+            .iter()
+            .map(|l| code.ptr_at(l.offset))
+            .collect();
+        let func_ranges = compiled
+            .funcs
+            .iter()
+            .map(|l| (l.offset as usize, l.len as usize))
+            .collect();
+        let array_trampolines = compiled
+            .array_trampolines
+            .iter()
+            .map(|l| code.ptr_at(l.offset))
+            .collect();
         let env = translation.module;
-        let type_ids: Vec<VMSharedTypeIndex> = env.types.iter().map(|t| engine.inner.types.register(t)).collect();
+        let type_ids: Vec<VMSharedTypeIndex> = env
+            .types
+            .iter()
+            .map(|t| engine.inner.types.register(t))
+            .collect();
         let raw_type_ids = type_ids.iter().map(|t| t.0).collect();
         Ok(Module {
             inner: Arc::new(ModuleInner {
@@ -121,13 +145,17 @@ impl Module {
     /// The exports, in order.
     pub fn exports(&self) -> impl ExactSizeIterator<Item = ExportType<'_>> + '_ {
         let env = &self.inner.env;
-        env.exports.iter().map(move |e| ExportType { name: &e.name, ty: ExternType::from_entity(env, &env.entity_type(e.index)) })
+        env.exports.iter().map(move |e| ExportType {
+            name: &e.name,
+            ty: ExternType::from_entity(env, &env.entity_type(e.index)),
+        })
     }
 
     /// The type of the export `name`, if any.
     pub fn get_export(&self, name: &str) -> Option<ExternType> {
         let env = &self.inner.env;
-        env.export(name).map(|i| ExternType::from_entity(env, &env.entity_type(i)))
+        env.export(name)
+            .map(|i| ExternType::from_entity(env, &env.entity_type(i)))
     }
 
     /// The defined function whose code contains `pc`, as a function index.
@@ -137,7 +165,11 @@ impl Module {
             return None;
         }
         let offset = pc - start;
-        let i = self.inner.func_ranges.partition_point(|(o, _)| *o <= offset).checked_sub(1)?;
+        let i = self
+            .inner
+            .func_ranges
+            .partition_point(|(o, _)| *o <= offset)
+            .checked_sub(1)?;
         let (o, len) = self.inner.func_ranges[i];
         (offset < o + len).then_some(self.inner.env.num_imported_funcs + i as u32)
     }

@@ -1,9 +1,9 @@
 //! Stores and their contexts.
 
 use crate::func::FuncData;
+use crate::trap::TrapExt;
 use crate::types::{GlobalType, MemoryType, TableType, ValType};
 use crate::values::{ExternRef, Rooted};
-use crate::trap::TrapExt;
 use crate::{Engine, Func, Instance, Module, Trap, WasmBacktrace};
 use std::any::Any;
 use std::collections::HashMap;
@@ -74,12 +74,19 @@ impl StoreOpaque {
 
     pub(crate) fn func_ref(&self, f: &Func) -> crate::Result<FuncRefPtr> {
         self.check(f.store, "function")?;
-        self.funcs.get(f.index as usize).map(|d| d.func_ref).ok_or_else(|| crate::format_err!("function not found in store"))
+        self.funcs
+            .get(f.index as usize)
+            .map(|d| d.func_ref)
+            .ok_or_else(|| crate::format_err!("function not found in store"))
     }
 
     pub(crate) fn new_externref(&mut self, value: Box<dyn Any + Send + Sync>) -> Rooted<ExternRef> {
         self.externrefs.push(value);
-        Rooted { store: self.id, index: self.externrefs.len() - 1, _marker: std::marker::PhantomData }
+        Rooted {
+            store: self.id,
+            index: self.externrefs.len() - 1,
+            _marker: std::marker::PhantomData,
+        }
     }
 
     pub(crate) fn externref_word(&self, e: &Rooted<ExternRef>) -> crate::Result<usize> {
@@ -87,9 +94,15 @@ impl StoreOpaque {
         Ok(e.index + 1)
     }
 
-    pub(crate) fn externref_data(&self, e: &Rooted<ExternRef>) -> crate::Result<&(dyn Any + Send + Sync)> {
+    pub(crate) fn externref_data(
+        &self,
+        e: &Rooted<ExternRef>,
+    ) -> crate::Result<&(dyn Any + Send + Sync)> {
         self.check(e.store, "externref")?;
-        self.externrefs.get(e.index).map(|b| &**b).ok_or_else(|| crate::format_err!("externref not found in store"))
+        self.externrefs
+            .get(e.index)
+            .map(|b| &**b)
+            .ok_or_else(|| crate::format_err!("externref not found in store"))
     }
 
     /// The backtrace of wasm frames at `pcs`.
@@ -125,7 +138,10 @@ impl StoreOpaque {
     }
 
     pub(crate) fn global_type(&self, id: weft_runtime::GlobalId) -> GlobalType {
-        self.global_types.get(&id.0).cloned().unwrap_or_else(|| GlobalType::new(ValType::I32, crate::Mutability::Const))
+        self.global_types
+            .get(&id.0)
+            .cloned()
+            .unwrap_or_else(|| GlobalType::new(ValType::I32, crate::Mutability::Const))
     }
 }
 
@@ -196,7 +212,9 @@ impl<T: 'static> Store<T> {
 
 impl<T: 'static> std::fmt::Debug for Store<T> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Store").field("id", &self.inner.opaque.id).finish_non_exhaustive()
+        f.debug_struct("Store")
+            .field("id", &self.inner.opaque.id)
+            .finish_non_exhaustive()
     }
 }
 
@@ -389,6 +407,9 @@ impl<'a, T: 'static> From<&'a mut Caller<'_, T>> for StoreContextMut<'a, T> {
 impl StoreOpaque {
     /// The instance whose runtime handle is `index`, if any.
     pub(crate) fn instance_by_runtime_index(&self, index: u32) -> Option<Instance> {
-        ((index as usize) < self.instances.len()).then(|| Instance { store: self.id, index })
+        ((index as usize) < self.instances.len()).then(|| Instance {
+            store: self.id,
+            index,
+        })
     }
 }

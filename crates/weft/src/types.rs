@@ -64,17 +64,32 @@ pub struct RefType {
 
 impl RefType {
     /// `funcref`.
-    pub const FUNCREF: RefType = RefType { nullable: true, heap_type: HeapType::Func };
+    pub const FUNCREF: RefType = RefType {
+        nullable: true,
+        heap_type: HeapType::Func,
+    };
     /// `externref`.
-    pub const EXTERNREF: RefType = RefType { nullable: true, heap_type: HeapType::Extern };
+    pub const EXTERNREF: RefType = RefType {
+        nullable: true,
+        heap_type: HeapType::Extern,
+    };
     /// `nullfuncref`.
-    pub const NULLFUNCREF: RefType = RefType { nullable: true, heap_type: HeapType::NoFunc };
+    pub const NULLFUNCREF: RefType = RefType {
+        nullable: true,
+        heap_type: HeapType::NoFunc,
+    };
     /// `nullexternref`.
-    pub const NULLEXTERNREF: RefType = RefType { nullable: true, heap_type: HeapType::NoExtern };
+    pub const NULLEXTERNREF: RefType = RefType {
+        nullable: true,
+        heap_type: HeapType::NoExtern,
+    };
 
     /// A new reference type.
     pub fn new(nullable: bool, heap_type: HeapType) -> RefType {
-        RefType { nullable, heap_type }
+        RefType {
+            nullable,
+            heap_type,
+        }
     }
     /// Whether null is a value of this type.
     pub fn is_nullable(&self) -> bool {
@@ -93,10 +108,16 @@ impl RefType {
         a == b
     }
     pub(crate) fn from_wasm(r: WasmRefType) -> Self {
-        RefType { nullable: r.nullable, heap_type: HeapType::from_wasm(r.heap_type) }
+        RefType {
+            nullable: r.nullable,
+            heap_type: HeapType::from_wasm(r.heap_type),
+        }
     }
     pub(crate) fn to_wasm(self) -> WasmRefType {
-        WasmRefType { nullable: self.nullable, heap_type: self.heap_type.to_wasm() }
+        WasmRefType {
+            nullable: self.nullable,
+            heap_type: self.heap_type.to_wasm(),
+        }
     }
 }
 
@@ -135,7 +156,10 @@ impl ValType {
 
     /// Whether this is a number type.
     pub fn is_num(&self) -> bool {
-        matches!(self, ValType::I32 | ValType::I64 | ValType::F32 | ValType::F64)
+        matches!(
+            self,
+            ValType::I32 | ValType::I64 | ValType::F32 | ValType::F64
+        )
     }
     /// Whether this is `i32`.
     pub fn is_i32(&self) -> bool {
@@ -214,10 +238,16 @@ impl FuncType {
     /// A function type with the given parameters and results. The engine is
     /// taken for compatibility with Wasmtime; function types are engine-free
     /// values in Weft and are registered when used.
-    pub fn new(_engine: &Engine, params: impl IntoIterator<Item = ValType>, results: impl IntoIterator<Item = ValType>) -> FuncType {
+    pub fn new(
+        _engine: &Engine,
+        params: impl IntoIterator<Item = ValType>,
+        results: impl IntoIterator<Item = ValType>,
+    ) -> FuncType {
         let params: Vec<_> = params.into_iter().map(|t| t.to_wasm()).collect();
         let results: Vec<_> = results.into_iter().map(|t| t.to_wasm()).collect();
-        FuncType { ty: WasmFuncType::new(params, results) }
+        FuncType {
+            ty: WasmFuncType::new(params, results),
+        }
     }
     /// The parameter types.
     pub fn params(&self) -> impl ExactSizeIterator<Item = ValType> + '_ {
@@ -277,7 +307,10 @@ pub struct GlobalType {
 impl GlobalType {
     /// A new global type.
     pub fn new(content: ValType, mutability: Mutability) -> GlobalType {
-        GlobalType { content, mutability }
+        GlobalType {
+            content,
+            mutability,
+        }
     }
     /// The type of the value.
     pub fn content(&self) -> &ValType {
@@ -294,7 +327,11 @@ impl GlobalType {
     pub(crate) fn from_wasm(g: &weft_environ::Global) -> Self {
         GlobalType {
             content: ValType::from_wasm(g.ty),
-            mutability: if g.mutable { Mutability::Var } else { Mutability::Const },
+            mutability: if g.mutable {
+                Mutability::Var
+            } else {
+                Mutability::Const
+            },
         }
     }
 }
@@ -320,7 +357,12 @@ pub struct TableType {
 impl TableType {
     /// A 32-bit table of `element`s with the given limits.
     pub fn new(element: RefType, min: u32, max: Option<u32>) -> TableType {
-        TableType { element, minimum: min.into(), maximum: max.map(Into::into), table64: false }
+        TableType {
+            element,
+            minimum: min.into(),
+            maximum: max.map(Into::into),
+            table64: false,
+        }
     }
     /// The element type.
     pub fn element(&self) -> &RefType {
@@ -339,7 +381,12 @@ impl TableType {
         self.table64
     }
     pub(crate) fn from_wasm(t: &weft_environ::Table) -> Self {
-        TableType { element: RefType::from_wasm(t.element), minimum: t.minimum, maximum: t.maximum, table64: t.table64 }
+        TableType {
+            element: RefType::from_wasm(t.element),
+            minimum: t.minimum,
+            maximum: t.maximum,
+            table64: t.table64,
+        }
     }
 }
 
@@ -365,7 +412,12 @@ pub struct MemoryType {
 impl MemoryType {
     /// A 32-bit memory with the given limits in pages.
     pub fn new(minimum: u32, maximum: Option<u32>) -> MemoryType {
-        MemoryType { minimum: minimum.into(), maximum: maximum.map(Into::into), memory64: false, shared: false }
+        MemoryType {
+            minimum: minimum.into(),
+            maximum: maximum.map(Into::into),
+            memory64: false,
+            shared: false,
+        }
     }
     /// The minimum size in pages.
     pub fn minimum(&self) -> u64 {
@@ -388,7 +440,12 @@ impl MemoryType {
         weft_environ::WASM_PAGE_SIZE
     }
     pub(crate) fn from_wasm(m: &weft_environ::Memory) -> Self {
-        MemoryType { minimum: m.minimum, maximum: m.maximum, memory64: m.memory64, shared: m.shared }
+        MemoryType {
+            minimum: m.minimum,
+            maximum: m.maximum,
+            memory64: m.memory64,
+            shared: m.shared,
+        }
     }
 }
 
@@ -444,7 +501,10 @@ impl ExternType {
             _ => None,
         }
     }
-    pub(crate) fn from_entity(module: &weft_environ::Module, ty: &weft_environ::EntityType) -> Self {
+    pub(crate) fn from_entity(
+        module: &weft_environ::Module,
+        ty: &weft_environ::EntityType,
+    ) -> Self {
         match ty {
             weft_environ::EntityType::Function(i) => {
                 ExternType::Func(FuncType::from_wasm(module.types[*i as usize].clone()))

@@ -284,20 +284,31 @@ impl Ref {
     }
     /// Whether the reference is of type `ty`.
     pub fn matches_ty(&self, _store: impl AsContext, ty: &RefType) -> crate::Result<bool> {
-        Ok(Val::from(self.clone()).ty_opaque().matches(&ValType::Ref(*ty)))
+        Ok(Val::from(self.clone())
+            .ty_opaque()
+            .matches(&ValType::Ref(*ty)))
     }
 
     pub(crate) fn to_word(&self, store: &StoreOpaque, ty: &RefType) -> crate::Result<usize> {
-        Ok(Val::from(self.clone()).to_raw(store, &ValType::Ref(*ty))?.get_word())
+        Ok(Val::from(self.clone())
+            .to_raw(store, &ValType::Ref(*ty))?
+            .get_word())
     }
 
     pub(crate) fn from_word(store: &StoreOpaque, word: usize, heap_type: &HeapType) -> Ref {
         if heap_type.is_func() {
-            Ref::Func(FuncRefPtr::from_word(word).map(|p| Func::from_store_index(store.id(), p.store_index())))
+            Ref::Func(
+                FuncRefPtr::from_word(word)
+                    .map(|p| Func::from_store_index(store.id(), p.store_index())),
+            )
         } else if word == 0 {
             Ref::Extern(None)
         } else {
-            Ref::Extern(Some(Rooted { store: store.id(), index: word - 1, _marker: PhantomData }))
+            Ref::Extern(Some(Rooted {
+                store: store.id(),
+                index: word - 1,
+                _marker: PhantomData,
+            }))
         }
     }
 }
@@ -327,7 +338,9 @@ impl<T> Copy for Rooted<T> {}
 
 impl<T> std::fmt::Debug for Rooted<T> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Rooted").field("index", &self.index).finish()
+        f.debug_struct("Rooted")
+            .field("index", &self.index)
+            .finish()
     }
 }
 
@@ -361,7 +374,10 @@ impl<T: std::fmt::Debug> std::error::Error for GcHeapOutOfMemory<T> {}
 
 impl ExternRef {
     /// Allocates a new extern reference holding `value` in the store.
-    pub fn new<T: Any + Send + Sync + 'static>(mut store: impl AsContextMut, value: T) -> crate::Result<Rooted<ExternRef>> {
+    pub fn new<T: Any + Send + Sync + 'static>(
+        mut store: impl AsContextMut,
+        value: T,
+    ) -> crate::Result<Rooted<ExternRef>> {
         let store = store.as_context_mut().0.opaque_mut();
         Ok(store.new_externref(Box::new(value)))
     }
@@ -369,7 +385,10 @@ impl ExternRef {
 
 impl Rooted<ExternRef> {
     /// The host data of the reference.
-    pub fn data<'a, T: 'static + 'a>(&self, store: impl Into<crate::store::StoreContext<'a, T>>) -> crate::Result<Option<&'a (dyn Any + Send + Sync)>> {
+    pub fn data<'a, T: 'static + 'a>(
+        &self,
+        store: impl Into<crate::store::StoreContext<'a, T>>,
+    ) -> crate::Result<Option<&'a (dyn Any + Send + Sync)>> {
         let store = store.into();
         Ok(Some(store.0.opaque().externref_data(self)?))
     }

@@ -3,8 +3,14 @@
 
 use weft::*;
 
+/// Modules are written as text and assembled here, so these tests also run
+/// without the `wat` feature.
+fn wasm(text: &str) -> Vec<u8> {
+    wat::parse_str(text).expect("test module is valid text")
+}
+
 fn instance_of(store: &mut Store<()>, wat: &str) -> Result<Instance> {
-    let module = Module::new(store.engine(), wat)?;
+    let module = Module::new(store.engine(), wasm(wat))?;
     Instance::new(store, &module, &[])
 }
 
@@ -20,10 +26,23 @@ fn traps_carry_their_code_and_a_named_backtrace() -> Result<()> {
     )?;
     let outer = instance.get_typed_func::<(), ()>(&mut store, "outer")?;
     let err = outer.call(&mut store, ()).unwrap_err();
-    assert_eq!(err.downcast_ref::<Trap>(), Some(&Trap::UnreachableCodeReached));
-    let bt = err.downcast_ref::<WasmBacktrace>().expect("backtrace attached");
-    let names: Vec<_> = bt.frames().iter().map(|f| f.func_name().unwrap_or("?").to_string()).collect();
-    assert_eq!(names[..2], ["inner".to_string(), "middle".to_string()], "{bt}");
+    assert_eq!(
+        err.downcast_ref::<Trap>(),
+        Some(&Trap::UnreachableCodeReached)
+    );
+    let bt = err
+        .downcast_ref::<WasmBacktrace>()
+        .expect("backtrace attached");
+    let names: Vec<_> = bt
+        .frames()
+        .iter()
+        .map(|f| f.func_name().unwrap_or("?").to_string())
+        .collect();
+    assert_eq!(
+        names[..2],
+        ["inner".to_string(), "middle".to_string()],
+        "{bt}"
+    );
     assert_eq!(bt.frames()[0].module_name(), Some("m"));
     assert!(format!("{err:?}").contains("unreachable"), "{err:?}");
     Ok(())
@@ -74,13 +93,16 @@ fn host_panic_resumes_in_the_caller_and_the_store_stays_usable() -> Result<()> {
     let mut store = Store::new(&engine, ());
     let module = Module::new(
         &engine,
-        r#"(module (import "" "panic" (func $p)) (func (export "run") call $p)
+        wasm(
+            r#"(module (import "" "panic" (func $p)) (func (export "run") call $p)
                    (func (export "ok") (result i32) i32.const 7))"#,
+        ),
     )?;
     let panic = Func::wrap(&mut store, || -> () { panic!("host panic!") });
     let instance = Instance::new(&mut store, &module, &[panic.into()])?;
     let run = instance.get_typed_func::<(), ()>(&mut store, "run")?;
-    let caught = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| run.call(&mut store, ())));
+    let caught =
+        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| run.call(&mut store, ())));
     let payload = caught.expect_err("the panic must propagate");
     assert_eq!(payload.downcast_ref::<&str>(), Some(&"host panic!"));
     let ok = instance.get_typed_func::<(), i32>(&mut store, "ok")?;
@@ -92,10 +114,16 @@ fn host_panic_resumes_in_the_caller_and_the_store_stays_usable() -> Result<()> {
 fn host_errors_come_back_with_their_message() -> Result<()> {
     let engine = Engine::default();
     let mut store = Store::new(&engine, ());
-    let module = Module::new(&engine, r#"(module (import "" "f" (func $f)) (func (export "run") call $f))"#)?;
+    let module = Module::new(
+        &engine,
+        wasm(r#"(module (import "" "f" (func $f)) (func (export "run") call $f))"#),
+    )?;
     let f = Func::wrap(&mut store, || -> Result<()> { bail!("host says no") });
     let instance = Instance::new(&mut store, &module, &[f.into()])?;
-    let err = instance.get_typed_func::<(), ()>(&mut store, "run")?.call(&mut store, ()).unwrap_err();
+    let err = instance
+        .get_typed_func::<(), ()>(&mut store, "run")?
+        .call(&mut store, ())
+        .unwrap_err();
     assert!(format!("{err:?}").contains("host says no"), "{err:?}");
     assert!(err.downcast_ref::<Trap>().is_none());
     Ok(())
@@ -107,24 +135,34 @@ fn deep_host_wasm_recursion() -> Result<()> {
     let mut store = Store::new(&engine, ());
     let module = Module::new(
         &engine,
-        r#"(module (import "" "down" (func $down (param i32) (result i32)))
+        wasm(
+            r#"(module (import "" "down" (func $down (param i32) (result i32)))
             (func (export "f") (param i32) (result i32)
               local.get 0 i32.eqz if (result i32) i32.const 0 else local.get 0 call $down end))"#,
+        ),
     )?;
     let mut linker = Linker::new(&engine);
-    linker.func_wrap("", "down", |mut caller: Caller<'_, ()>, n: i32| -> Result<i32> {
-        let f = caller.get_export("f").and_then(|e| e.into_func()).unwrap();
-        let mut out = [Val::I32(0)];
-        f.call(&mut caller, &[Val::I32(n - 1)], &mut out)?;
-        Ok(out[0].i32().unwrap() + 1)
-    })?;
+    linker.func_wrap(
+        "",
+        "down",
+        |mut caller: Caller<'_, ()>, n: i32| -> Result<i32> {
+            let f = caller.get_export("f").and_then(|e| e.into_func()).unwrap();
+            let mut out = [Val::I32(0)];
+            f.call(&mut caller, &[Val::I32(n - 1)], &mut out)?;
+            Ok(out[0].i32().unwrap() + 1)
+        },
+    )?;
     let instance = linker.instantiate(&mut store, &module)?;
     let f = instance.get_typed_func::<i32, i32>(&mut store, "f")?;
     assert_eq!(f.call(&mut store, 20)?, 20);
     // Recursing through the host without bound ends in a stack-overflow trap
     // (host frames count against `max_wasm_stack`), never in a crash.
     let err = f.call(&mut store, 1_000_000).unwrap_err();
-    assert_eq!(err.downcast_ref::<Trap>(), Some(&Trap::StackOverflow), "{err:?}");
+    assert_eq!(
+        err.downcast_ref::<Trap>(),
+        Some(&Trap::StackOverflow),
+        "{err:?}"
+    );
     assert_eq!(f.call(&mut store, 3)?, 3);
     Ok(())
 }
@@ -133,14 +171,20 @@ fn deep_host_wasm_recursion() -> Result<()> {
 fn import_errors_name_the_import_and_types() -> Result<()> {
     let engine = Engine::default();
     let mut store = Store::new(&engine, ());
-    let module = Module::new(&engine, r#"(module (import "env" "f" (func (param i32))))"#)?;
+    let module = Module::new(
+        &engine,
+        wasm(r#"(module (import "env" "f" (func (param i32))))"#),
+    )?;
     let linker = Linker::<()>::new(&engine);
     let err = linker.instantiate(&mut store, &module).unwrap_err();
     assert!(err.to_string().contains("env::f"), "{err}");
     let wrong = Func::wrap(&mut store, |_: i64| {});
     let err = Instance::new(&mut store, &module, &[wrong.into()]).unwrap_err();
     let msg = format!("{err:#}");
-    assert!(msg.contains("env::f") && msg.contains("i32") && msg.contains("i64"), "{msg}");
+    assert!(
+        msg.contains("env::f") && msg.contains("i32") && msg.contains("i64"),
+        "{msg}"
+    );
     let err = Instance::new(&mut store, &module, &[]).unwrap_err();
     assert!(err.to_string().contains("imports"), "{err}");
     Ok(())
@@ -160,13 +204,23 @@ fn misuse_is_an_error_not_a_panic() -> Result<()> {
     assert!(f.typed::<i64, i32>(&store).is_err());
     assert!(f.typed::<(), i32>(&store).is_err());
     assert!(f.call(&mut store, &[], &mut [Val::I32(0)]).is_err());
-    assert!(f.call(&mut store, &[Val::I64(1)], &mut [Val::I32(0)]).is_err());
+    assert!(f
+        .call(&mut store, &[Val::I64(1)], &mut [Val::I32(0)])
+        .is_err());
     assert!(f.call(&mut store, &[Val::I32(1)], &mut []).is_err());
-    assert!(f.call(&mut other, &[Val::I32(1)], &mut [Val::I32(0)]).is_err());
+    assert!(f
+        .call(&mut other, &[Val::I32(1)], &mut [Val::I32(0)])
+        .is_err());
     let foreign = Func::wrap(&mut other, || {});
     let r = instance.get_func(&mut store, "r").unwrap();
-    assert!(r.call(&mut store, &[Val::FuncRef(Some(foreign))], &mut []).is_err());
-    let g = Global::new(&mut other, GlobalType::new(ValType::I32, Mutability::Var), Val::I32(1))?;
+    assert!(r
+        .call(&mut store, &[Val::FuncRef(Some(foreign))], &mut [])
+        .is_err());
+    let g = Global::new(
+        &mut other,
+        GlobalType::new(ValType::I32, Mutability::Var),
+        Val::I32(1),
+    )?;
     assert!(g.set(&mut store, Val::I32(2)).is_err());
     Ok(())
 }
@@ -176,7 +230,7 @@ fn bad_modules_give_offsets() {
     let engine = Engine::default();
     let err = Module::new(&engine, b"\0asm\x01\0\0\0\x01").unwrap_err();
     assert!(err.to_string().contains("offset"), "{err}");
-    let err = Module::new(&engine, r#"(module (func (result i32)))"#).unwrap_err();
+    let err = Module::new(&engine, wasm(r#"(module (func (result i32)))"#)).unwrap_err();
     assert!(err.to_string().contains("offset"), "{err}");
     assert!(Module::validate(&engine, b"garbage").is_err());
     assert!(Module::new(&engine, "(module").is_err());
@@ -220,13 +274,20 @@ fn memory_table_and_global_api() -> Result<()> {
 fn externrefs_round_trip() -> Result<()> {
     let engine = Engine::default();
     let mut store = Store::new(&engine, ());
-    let instance = instance_of(&mut store, r#"(module (func (export "id") (param externref) (result externref) local.get 0))"#)?;
-    let id = instance.get_typed_func::<Option<Rooted<ExternRef>>, Option<Rooted<ExternRef>>>(&mut store, "id")?;
+    let instance = instance_of(
+        &mut store,
+        r#"(module (func (export "id") (param externref) (result externref) local.get 0))"#,
+    )?;
+    let id = instance
+        .get_typed_func::<Option<Rooted<ExternRef>>, Option<Rooted<ExternRef>>>(&mut store, "id")?;
     let r = ExternRef::new(&mut store, String::from("hello"))?;
     let back = id.call(&mut store, Some(r))?.unwrap();
     assert!(Rooted::ref_eq(&store, &r, &back)?);
     let data = back.data(&store)?.unwrap();
-    assert_eq!(data.downcast_ref::<String>().map(String::as_str), Some("hello"));
+    assert_eq!(
+        data.downcast_ref::<String>().map(String::as_str),
+        Some("hello")
+    );
     assert!(id.call(&mut store, None)?.is_none());
     store.gc();
     Ok(())
@@ -237,14 +298,23 @@ fn linker_definitions() -> Result<()> {
     let engine = Engine::default();
     let mut store = Store::new(&engine, ());
     let mut linker = Linker::new(&engine);
-    let provider = Module::new(&engine, r#"(module (func (export "seven") (result i32) i32.const 7))"#)?;
+    let provider = Module::new(
+        &engine,
+        wasm(r#"(module (func (export "seven") (result i32) i32.const 7))"#),
+    )?;
     linker.module(&mut store, "p", &provider)?;
     let user = Module::new(
         &engine,
-        r#"(module (import "p" "seven" (func $s (result i32))) (import "h" "g" (global i32))
+        wasm(
+            r#"(module (import "p" "seven" (func $s (result i32))) (import "h" "g" (global i32))
                    (func (export "") (result i32) call $s global.get 0 i32.add))"#,
+        ),
     )?;
-    let g = Global::new(&mut store, GlobalType::new(ValType::I32, Mutability::Const), Val::I32(1))?;
+    let g = Global::new(
+        &mut store,
+        GlobalType::new(ValType::I32, Mutability::Const),
+        Val::I32(1),
+    )?;
     linker.define(&store, "h", "g", g)?;
     assert!(linker.define(&store, "h", "g", g).is_err());
     linker.allow_shadowing(true);
@@ -261,7 +331,11 @@ fn linker_definitions() -> Result<()> {
         results[0] = Val::I32(params[0].i32().unwrap() * 3);
         Ok(())
     })?;
-    let f = linker.get(&mut store, "h", "dyn").unwrap().into_func().unwrap();
+    let f = linker
+        .get(&mut store, "h", "dyn")
+        .unwrap()
+        .into_func()
+        .unwrap();
     f.call(&mut store, &[Val::I32(5)], &mut out)?;
     assert_eq!(out[0].i32(), Some(15));
     Ok(())
@@ -272,11 +346,16 @@ fn module_imports_and_exports_are_listed() -> Result<()> {
     let engine = Engine::default();
     let module = Module::new(
         &engine,
-        r#"(module $named (import "a" "b" (func (param i32))) (memory (export "mem") 1)
+        wasm(
+            r#"(module $named (import "a" "b" (func (param i32))) (memory (export "mem") 1)
                    (func (export "f")))"#,
+        ),
     )?;
     assert_eq!(module.name(), Some("named"));
-    let imports: Vec<_> = module.imports().map(|i| (i.module().to_string(), i.name().to_string())).collect();
+    let imports: Vec<_> = module
+        .imports()
+        .map(|i| (i.module().to_string(), i.name().to_string()))
+        .collect();
     assert_eq!(imports, [("a".to_string(), "b".to_string())]);
     let exports: Vec<_> = module.exports().map(|e| e.name().to_string()).collect();
     assert_eq!(exports, ["mem", "f"]);

@@ -1,17 +1,23 @@
 use weft::*;
 
+fn wasm(text: &str) -> Vec<u8> {
+    wat::parse_str(text).expect("test module is valid text")
+}
+
 #[test]
 fn add_and_trap() -> Result<()> {
     let engine = Engine::default();
     let module = Module::new(
         &engine,
-        r#"(module
+        wasm(
+            r#"(module
             (func (export "add") (param i32 i32) (result i32) local.get 0 local.get 1 i32.add)
             (func $boom (export "boom") unreachable)
             (func (export "div") (param i32 i32) (result i32) local.get 0 local.get 1 i32.div_s)
             (memory (export "mem") 1)
             (func (export "load") (param i32) (result i32) local.get 0 i32.load)
             (func $rec (export "rec") (param i32) (result i32) local.get 0 call $rec))"#,
+        ),
     )?;
     let mut store = Store::new(&engine, ());
     let instance = Instance::new(&mut store, &module, &[])?;
@@ -19,17 +25,33 @@ fn add_and_trap() -> Result<()> {
     assert_eq!(add.call(&mut store, (2, 3))?, 5);
     let boom = instance.get_typed_func::<(), ()>(&mut store, "boom")?;
     let err = boom.call(&mut store, ()).unwrap_err();
-    assert_eq!(err.downcast_ref::<Trap>(), Some(&Trap::UnreachableCodeReached), "{err:?}");
+    assert_eq!(
+        err.downcast_ref::<Trap>(),
+        Some(&Trap::UnreachableCodeReached),
+        "{err:?}"
+    );
     let div = instance.get_typed_func::<(i32, i32), i32>(&mut store, "div")?;
     let err = div.call(&mut store, (1, 0)).unwrap_err();
-    assert_eq!(err.downcast_ref::<Trap>(), Some(&Trap::IntegerDivisionByZero), "{err:?}");
+    assert_eq!(
+        err.downcast_ref::<Trap>(),
+        Some(&Trap::IntegerDivisionByZero),
+        "{err:?}"
+    );
     let load = instance.get_typed_func::<i32, i32>(&mut store, "load")?;
     assert_eq!(load.call(&mut store, 0)?, 0);
     let err = load.call(&mut store, 65536).unwrap_err();
-    assert_eq!(err.downcast_ref::<Trap>(), Some(&Trap::MemoryOutOfBounds), "{err:?}");
+    assert_eq!(
+        err.downcast_ref::<Trap>(),
+        Some(&Trap::MemoryOutOfBounds),
+        "{err:?}"
+    );
     let rec = instance.get_typed_func::<i32, i32>(&mut store, "rec")?;
     let err = rec.call(&mut store, 0).unwrap_err();
-    assert_eq!(err.downcast_ref::<Trap>(), Some(&Trap::StackOverflow), "{err:?}");
+    assert_eq!(
+        err.downcast_ref::<Trap>(),
+        Some(&Trap::StackOverflow),
+        "{err:?}"
+    );
     assert_eq!(add.call(&mut store, (2, 3))?, 5);
     Ok(())
 }
@@ -39,11 +61,13 @@ fn host_functions() -> Result<()> {
     let engine = Engine::default();
     let module = Module::new(
         &engine,
-        r#"(module
+        wasm(
+            r#"(module
             (import "host" "double" (func $double (param i32) (result i32)))
             (import "host" "fail" (func $fail))
             (func (export "run") (param i32) (result i32) local.get 0 call $double)
             (func (export "fail") call $fail))"#,
+        ),
     )?;
     let mut store = Store::new(&engine, 7u32);
     let mut linker = Linker::new(&engine);
