@@ -80,16 +80,9 @@ impl Engine {
 
     /// The wasm-to-host trampoline for host functions of type `ty`, with the
     /// type's canonical id (registered once for the engine's lifetime).
-    pub(crate) fn host_trampoline(
-        &self,
-        ty: &WasmFuncType,
-    ) -> crate::Result<(VMSharedTypeIndex, CodePtr)> {
+    pub(crate) fn host_trampoline(&self, ty: &WasmFuncType) -> crate::Result<(VMSharedTypeIndex, CodePtr)> {
         let index = self.inner.types.register(ty);
-        let mut map = self
-            .inner
-            .host_trampolines
-            .lock()
-            .unwrap_or_else(|e| e.into_inner());
+        let mut map = self.inner.host_trampolines.lock().unwrap_or_else(|e| e.into_inner());
         if let Some((_, ptr)) = map.get(&index) {
             self.inner.types.release(index);
             return Ok((index, *ptr));
@@ -120,10 +113,7 @@ pub(crate) struct NoCompiler;
 
 #[cfg(not(feature = "cranelift"))]
 impl NoCompiler {
-    pub(crate) fn compile_wasm_to_host_trampoline(
-        &self,
-        _: &WasmFuncType,
-    ) -> crate::Result<Compiled> {
+    pub(crate) fn compile_wasm_to_host_trampoline(&self, _: &WasmFuncType) -> crate::Result<Compiled> {
         crate::bail!("no compiler")
     }
 }
@@ -136,11 +126,7 @@ pub(crate) struct Compiled {
 
 impl Drop for EngineInner {
     fn drop(&mut self) {
-        let map = std::mem::take(
-            self.host_trampolines
-                .get_mut()
-                .unwrap_or_else(|e| e.into_inner()),
-        );
+        let map = std::mem::take(self.host_trampolines.get_mut().unwrap_or_else(|e| e.into_inner()));
         for (index, _) in map {
             self.types.release(index);
         }

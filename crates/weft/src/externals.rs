@@ -121,10 +121,7 @@ impl Memory {
         let memory = LinearMemory::new(ty.minimum(), ty.maximum())?;
         let id = store.objects.add_memory(memory);
         store.memory_types.insert(id.0, ty);
-        Ok(Memory {
-            store: store.id(),
-            id,
-        })
+        Ok(Memory { store: store.id(), id })
     }
 
     fn mem<'a>(&self, store: &'a StoreOpaque) -> Option<&'a LinearMemory> {
@@ -135,19 +132,13 @@ impl Memory {
     pub fn ty(&self, store: impl AsContext) -> MemoryType {
         let store = store.as_context();
         let opaque = store.0.opaque();
-        let max = opaque
-            .memory_types
-            .get(&self.id.0)
-            .and_then(|t| t.maximum());
+        let max = opaque.memory_types.get(&self.id.0).and_then(|t| t.maximum());
         let size = self.mem(opaque).map(|m| m.pages()).unwrap_or(0);
         MemoryType::new(size as u32, max.map(|m| m as u32))
     }
 
     /// The contents (empty when the memory belongs to another store).
-    pub fn data<'a, T: 'static + 'a>(
-        &self,
-        store: impl Into<crate::StoreContext<'a, T>>,
-    ) -> &'a [u8] {
+    pub fn data<'a, T: 'static + 'a>(&self, store: impl Into<crate::StoreContext<'a, T>>) -> &'a [u8] {
         let store = store.into();
         match self.mem(store.0.opaque()) {
             Some(m) => m.data(),
@@ -157,10 +148,7 @@ impl Memory {
 
     /// The contents, writable (empty when the memory belongs to another
     /// store).
-    pub fn data_mut<'a, T: 'static + 'a>(
-        &self,
-        store: impl Into<crate::StoreContextMut<'a, T>>,
-    ) -> &'a mut [u8] {
+    pub fn data_mut<'a, T: 'static + 'a>(&self, store: impl Into<crate::StoreContextMut<'a, T>>) -> &'a mut [u8] {
         let store = store.into();
         let opaque = store.0.opaque_mut();
         if opaque.id() != self.store {
@@ -180,9 +168,7 @@ impl Memory {
     /// The size in bytes.
     pub fn data_size(&self, store: impl AsContext) -> usize {
         let store = store.as_context();
-        self.mem(store.0.opaque())
-            .map(|m| m.byte_size())
-            .unwrap_or(0)
+        self.mem(store.0.opaque()).map(|m| m.byte_size()).unwrap_or(0)
     }
 
     /// The size in pages.
@@ -198,17 +184,15 @@ impl Memory {
         let mem = store.objects.memory_mut(self.id);
         let old = mem.pages();
         mem.grow(delta).ok_or_else(|| {
-            crate::format_err!("failed to grow memory by `{delta}` pages: the memory has {old} pages and may have at most {}", mem.maximum_pages())
+            crate::format_err!(
+                "failed to grow memory by `{delta}` pages: the memory has {old} pages and may have at most {}",
+                mem.maximum_pages()
+            )
         })
     }
 
     /// Copies `buffer.len()` bytes at `offset` into `buffer`.
-    pub fn read(
-        &self,
-        store: impl AsContext,
-        offset: usize,
-        buffer: &mut [u8],
-    ) -> Result<(), MemoryAccessError> {
+    pub fn read(&self, store: impl AsContext, offset: usize, buffer: &mut [u8]) -> Result<(), MemoryAccessError> {
         let store = store.as_context();
         let data = self.mem(store.0.opaque()).map(|m| m.data()).unwrap_or(&[]);
         let end = offset
@@ -220,12 +204,7 @@ impl Memory {
     }
 
     /// Copies `buffer` into the memory at `offset`.
-    pub fn write(
-        &self,
-        mut store: impl AsContextMut,
-        offset: usize,
-        buffer: &[u8],
-    ) -> Result<(), MemoryAccessError> {
+    pub fn write(&self, mut store: impl AsContextMut, offset: usize, buffer: &[u8]) -> Result<(), MemoryAccessError> {
         let store = store.as_context_mut().0.opaque_mut();
         if store.id() != self.store {
             return Err(MemoryAccessError { _private: () });
@@ -252,14 +231,10 @@ impl Table {
     pub fn new(mut store: impl AsContextMut, ty: TableType, init: Ref) -> crate::Result<Table> {
         let store = store.as_context_mut().0.opaque_mut();
         let word = init.to_word(store, ty.element())?;
-        let table =
-            weft_runtime::Table::new(ty.element().to_wasm(), ty.minimum(), ty.maximum(), word)?;
+        let table = weft_runtime::Table::new(ty.element().to_wasm(), ty.minimum(), ty.maximum(), word)?;
         let id = store.objects.add_table(table);
         store.table_types.insert(id.0, ty);
-        Ok(Table {
-            store: store.id(),
-            id,
-        })
+        Ok(Table { store: store.id(), id })
     }
 
     /// The type, with the current size as minimum.
@@ -342,10 +317,7 @@ impl Global {
         let raw = value.to_raw(store, ty.content())?;
         let id = store.objects.add_global(raw);
         store.global_types.insert(id.0, ty);
-        Ok(Global {
-            store: store.id(),
-            id,
-        })
+        Ok(Global { store: store.id(), id })
     }
 
     /// The type.

@@ -1,8 +1,6 @@
 //! Functions: wasm functions of instances and host functions.
 
-use crate::store::{
-    AsContext, AsContextMut, Caller, StoreContextMut, StoreId, StoreInner, StoreOpaque,
-};
+use crate::store::{AsContext, AsContextMut, Caller, StoreContextMut, StoreId, StoreInner, StoreOpaque};
 use crate::types::{FuncType, ValType};
 use crate::values::{ExternRef, Rooted, Val};
 use std::any::Any;
@@ -77,28 +75,15 @@ impl Func {
     /// Fails when the arguments do not match the function's type in number
     /// or types, when a value belongs to another store, or when the call
     /// traps (the error then downcasts to [`crate::Trap`]).
-    pub fn call(
-        &self,
-        mut store: impl AsContextMut,
-        params: &[Val],
-        results: &mut [Val],
-    ) -> crate::Result<()> {
+    pub fn call(&self, mut store: impl AsContextMut, params: &[Val], results: &mut [Val]) -> crate::Result<()> {
         let store = store.as_context_mut().0;
         let data = self.data(&store.opaque)?;
         let ty = data.ty.clone();
         if params.len() != ty.params().len() {
-            crate::bail!(
-                "expected {} arguments, got {}",
-                ty.params().len(),
-                params.len()
-            );
+            crate::bail!("expected {} arguments, got {}", ty.params().len(), params.len());
         }
         if results.len() != ty.results().len() {
-            crate::bail!(
-                "expected {} results, got {}",
-                ty.results().len(),
-                results.len()
-            );
+            crate::bail!("expected {} results, got {}", ty.results().len(), results.len());
         }
         let mut values = vec![ValRaw::default(); params.len().max(results.len()).max(1)];
         for (i, (p, t)) in params.iter().zip(ty.params()).enumerate() {
@@ -114,16 +99,13 @@ impl Func {
     }
 
     /// Calls with lowered values (arguments in, results out).
-    pub(crate) fn call_raw<T: 'static>(
-        &self,
-        store: &mut StoreInner<T>,
-        values: &mut [ValRaw],
-    ) -> crate::Result<()> {
+    pub(crate) fn call_raw<T: 'static>(&self, store: &mut StoreInner<T>, values: &mut [ValRaw]) -> crate::Result<()> {
         let data = self.data(&store.opaque)?;
         if let Some(host) = &data.host {
-            let host = host.clone().downcast::<HostClosure<T>>().map_err(|_| {
-                crate::format_err!("host function belongs to a store of another type")
-            })?;
+            let host = host
+                .clone()
+                .downcast::<HostClosure<T>>()
+                .map_err(|_| crate::format_err!("host function belongs to a store of another type"))?;
             return host(store, HostCaller { instance: u32::MAX }, values);
         }
         let func_ref = data.func_ref;
@@ -145,14 +127,8 @@ impl Func {
         let results = Results::types();
         let ok = params.len() == ty.params().len()
             && results.len() == ty.results().len()
-            && ty
-                .params()
-                .zip(&params)
-                .all(|(actual, want)| want.matches(&actual))
-            && ty
-                .results()
-                .zip(&results)
-                .all(|(actual, want)| actual.matches(want));
+            && ty.params().zip(&params).all(|(actual, want)| want.matches(&actual))
+            && ty.results().zip(&results).all(|(actual, want)| actual.matches(want));
         if !ok {
             crate::bail!(
                 "type mismatch with parameters or results: the function has type {ty}, but the typed view is {}",
@@ -166,28 +142,19 @@ impl Func {
     }
 }
 
-pub(crate) fn new_host<T: 'static>(
-    store: &mut StoreInner<T>,
-    ty: FuncType,
-    host: HostClosure<T>,
-) -> Func {
+pub(crate) fn new_host<T: 'static>(store: &mut StoreInner<T>, ty: FuncType, host: HostClosure<T>) -> Func {
     let index = store.opaque.funcs.len() as u32;
     let engine = store.opaque.engine.clone();
     let (type_id, trampoline) = match engine.host_trampoline(ty.as_wasm()) {
         Ok(t) => t,
         // Without a trampoline wasm cannot call the function; a poisoned
         // entry keeps host calls working and makes linking it an error.
-        Err(_) => (
-            weft_types::VMSharedTypeIndex(u32::MAX),
-            weft_runtime::CodePtr::null(),
-        ),
+        Err(_) => (weft_types::VMSharedTypeIndex(u32::MAX), weft_runtime::CodePtr::null()),
     };
-    let func_ref = store.opaque.objects.add_host_func::<StoreInner<T>>(
-        type_id.0,
-        trampoline,
-        index,
-        host.clone(),
-    );
+    let func_ref = store
+        .opaque
+        .objects
+        .add_host_func::<StoreInner<T>>(type_id.0, trampoline, index, host.clone());
     store.opaque.funcs.push(FuncData {
         func_ref,
         ty,

@@ -53,11 +53,7 @@ impl<'instance> Export<'instance> {
 impl Instance {
     /// Instantiates `module` with `imports`, given in the order of the
     /// module's imports, and runs its start function.
-    pub fn new(
-        mut store: impl AsContextMut,
-        module: &Module,
-        imports: &[Extern],
-    ) -> crate::Result<Instance> {
+    pub fn new(mut store: impl AsContextMut, module: &Module, imports: &[Extern]) -> crate::Result<Instance> {
         instantiate(store.as_context_mut().0, module, imports)
     }
 
@@ -79,9 +75,7 @@ impl Instance {
     fn entity(&self, store: &StoreOpaque, data: &InstanceData, index: EntityIndex) -> Extern {
         let entities = store.objects.instance_entities(data.id);
         match index {
-            EntityIndex::Function(i) => {
-                Extern::Func(Func::from_store_index(self.store, data.funcs[i as usize]))
-            }
+            EntityIndex::Function(i) => Extern::Func(Func::from_store_index(self.store, data.funcs[i as usize])),
             EntityIndex::Memory(i) => Extern::Memory(Memory {
                 store: self.store,
                 id: entities.memories[i as usize],
@@ -151,10 +145,7 @@ impl Instance {
     }
 
     /// The module this is an instance of.
-    pub fn module<'a, T: 'static>(
-        &self,
-        store: impl Into<crate::StoreContext<'a, T>>,
-    ) -> Option<&'a Module> {
+    pub fn module<'a, T: 'static>(&self, store: impl Into<crate::StoreContext<'a, T>>) -> Option<&'a Module> {
         let store = store.into();
         self.data(store.0.opaque()).map(|d| &d.module)
     }
@@ -201,13 +192,10 @@ fn check_import(
         }
         (EntityType::Table(t), Extern::Table(actual_t)) => {
             let table = store.objects.table(actual_t.id);
-            let declared_max = store
-                .table_types
-                .get(&actual_t.id.0)
-                .and_then(|t| t.maximum());
+            let declared_max = store.table_types.get(&actual_t.id.0).and_then(|t| t.maximum());
             let want = TableType::from_wasm(t);
-            let ok = table.element_type() == t.element
-                && limits_match(table.size(), declared_max, t.minimum, t.maximum);
+            let ok =
+                table.element_type() == t.element && limits_match(table.size(), declared_max, t.minimum, t.maximum);
             if !ok {
                 return mismatch(format!(
                     "table of type `{}`",
@@ -226,14 +214,8 @@ fn check_import(
         }
         (EntityType::Memory(m), Extern::Memory(actual_m)) => {
             let mem = store.objects.memory(actual_m.id);
-            let declared_max = store
-                .memory_types
-                .get(&actual_m.id.0)
-                .and_then(|t| t.maximum());
-            if m.memory64
-                || m.shared
-                || !limits_match(mem.pages(), declared_max, m.minimum, m.maximum)
-            {
+            let declared_max = store.memory_types.get(&actual_m.id.0).and_then(|t| t.maximum());
+            if m.memory64 || m.shared || !limits_match(mem.pages(), declared_max, m.minimum, m.maximum) {
                 return mismatch(format!(
                     "memory of type `{}`",
                     MemoryType::new(mem.pages() as u32, declared_max.map(|m| m as u32))
@@ -253,12 +235,7 @@ fn check_import(
     }
 }
 
-fn limits_match(
-    actual_min: u64,
-    actual_max: Option<u64>,
-    want_min: u64,
-    want_max: Option<u64>,
-) -> bool {
+fn limits_match(actual_min: u64, actual_max: Option<u64>, want_min: u64, want_max: Option<u64>) -> bool {
     actual_min >= want_min
         && match want_max {
             None => true,
@@ -277,11 +254,7 @@ pub(crate) fn instantiate<T: 'static>(
     }
     let env = module.inner.env.clone();
     if imports.len() != env.imports.len() {
-        crate::bail!(
-            "expected {} imports, found {}",
-            env.imports.len(),
-            imports.len()
-        );
+        crate::bail!("expected {} imports, found {}", env.imports.len(), imports.len());
     }
     let mut funcs: Vec<FuncRefPtr> = Vec::new();
     let mut func_indices: Vec<u32> = Vec::new();
@@ -357,9 +330,7 @@ pub(crate) fn instantiate<T: 'static>(
         .enumerate()
         .skip(env.num_imported_globals as usize)
     {
-        opaque
-            .global_types
-            .insert(g.0, GlobalType::from_wasm(&env.globals[i]));
+        opaque.global_types.insert(g.0, GlobalType::from_wasm(&env.globals[i]));
     }
     for (i, t) in entities
         .tables
@@ -367,9 +338,7 @@ pub(crate) fn instantiate<T: 'static>(
         .enumerate()
         .skip(env.num_imported_tables as usize)
     {
-        opaque
-            .table_types
-            .insert(t.0, TableType::from_wasm(&env.tables[i]));
+        opaque.table_types.insert(t.0, TableType::from_wasm(&env.tables[i]));
     }
     for (i, m) in entities
         .memories
@@ -377,9 +346,7 @@ pub(crate) fn instantiate<T: 'static>(
         .enumerate()
         .skip(env.num_imported_memories as usize)
     {
-        opaque
-            .memory_types
-            .insert(m.0, MemoryType::from_wasm(&env.memories[i]));
+        opaque.memory_types.insert(m.0, MemoryType::from_wasm(&env.memories[i]));
     }
     opaque.instances.push(InstanceData {
         module: module.clone(),

@@ -52,8 +52,8 @@ pub use module::Module;
 pub use store::{AsContext, AsContextMut, Caller, Store, StoreContext, StoreContextMut};
 pub use trap::{FrameInfo, Trap, WasmBacktrace};
 pub use types::{
-    ExportType, ExternType, FuncType, GlobalType, HeapType, ImportType, MemoryType, Mutability,
-    RefType, TableType, ValType,
+    ExportType, ExternType, FuncType, GlobalType, HeapType, ImportType, MemoryType, Mutability, RefType, TableType,
+    ValType,
 };
 pub use values::{ExternRef, GcHeapOutOfMemory, Ref, Rooted, Val, V128};
 

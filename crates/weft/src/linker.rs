@@ -142,12 +142,7 @@ impl<T: 'static> Linker<T> {
     }
 
     /// The definition of `module::name` in `store`, if any.
-    pub fn get(
-        &self,
-        mut store: impl AsContextMut<Data = T>,
-        module: &str,
-        name: &str,
-    ) -> Option<Extern> {
+    pub fn get(&self, mut store: impl AsContextMut<Data = T>, module: &str, name: &str) -> Option<Extern> {
         let def = self.map.get(&(module.to_string(), name.to_string()))?;
         Some(self.materialize(store.as_context_mut().0, def))
     }
@@ -155,35 +150,25 @@ impl<T: 'static> Linker<T> {
     fn materialize(&self, store: &mut StoreInner<T>, def: &Definition<T>) -> Extern {
         match def {
             Definition::Extern(e) => e.clone(),
-            Definition::HostFunc(ty, host) => {
-                Extern::Func(crate::func::new_host(store, ty.clone(), host.clone()))
-            }
+            Definition::HostFunc(ty, host) => Extern::Func(crate::func::new_host(store, ty.clone(), host.clone())),
         }
     }
 
     /// The default function of `module`: its export `""`, else `_start`, else
     /// a function that does nothing.
-    pub fn get_default(
-        &self,
-        mut store: impl AsContextMut<Data = T>,
-        module: &str,
-    ) -> crate::Result<Func> {
+    pub fn get_default(&self, mut store: impl AsContextMut<Data = T>, module: &str) -> crate::Result<Func> {
         for name in ["", "_start"] {
             if let Some(e) = self.get(&mut store, module, name) {
-                return e.into_func().ok_or_else(|| {
-                    crate::format_err!("default export `{module}::{name}` is not a function")
-                });
+                return e
+                    .into_func()
+                    .ok_or_else(|| crate::format_err!("default export `{module}::{name}` is not a function"));
             }
         }
         Ok(Func::wrap(store, || {}))
     }
 
     /// Instantiates `module`, resolving its imports by name.
-    pub fn instantiate(
-        &self,
-        mut store: impl AsContextMut<Data = T>,
-        module: &Module,
-    ) -> crate::Result<Instance> {
+    pub fn instantiate(&self, mut store: impl AsContextMut<Data = T>, module: &Module) -> crate::Result<Instance> {
         let store = store.as_context_mut().0;
         let mut imports = Vec::new();
         for import in module.imports() {

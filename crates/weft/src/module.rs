@@ -59,10 +59,8 @@ impl Module {
     /// Compiles the module in the file at `path` (binary or text).
     pub fn from_file(engine: &Engine, path: impl AsRef<Path>) -> crate::Result<Module> {
         let path = path.as_ref();
-        let bytes = std::fs::read(path)
-            .map_err(|e| crate::format_err!("failed to read `{}`: {e}", path.display()))?;
-        Module::new(engine, bytes)
-            .map_err(|e| e.context(format!("failed to compile `{}`", path.display())))
+        let bytes = std::fs::read(path).map_err(|e| crate::format_err!("failed to read `{}`: {e}", path.display()))?;
+        Module::new(engine, bytes).map_err(|e| e.context(format!("failed to compile `{}`", path.display())))
     }
 
     /// Compiles a module from its binary format.
@@ -80,17 +78,10 @@ impl Module {
 
     fn compile(engine: &Engine, translation: ModuleTranslation<'_>) -> crate::Result<Module> {
         let compiler = engine.compiler()?;
-        let compiled = crate::compile::compile_module(
-            compiler,
-            &translation,
-            engine.inner.config.parallel_compilation,
-        )?;
+        let compiled =
+            crate::compile::compile_module(compiler, &translation, engine.inner.config.parallel_compilation)?;
         let code = CodeMemory::new(&compiled.code, compiled.traps)?;
-        let func_code = compiled
-            .funcs
-            .iter()
-            .map(|l| code.ptr_at(l.offset))
-            .collect();
+        let func_code = compiled.funcs.iter().map(|l| code.ptr_at(l.offset)).collect();
         let func_ranges = compiled
             .funcs
             .iter()
@@ -102,11 +93,7 @@ impl Module {
             .map(|l| code.ptr_at(l.offset))
             .collect();
         let env = translation.module;
-        let type_ids: Vec<VMSharedTypeIndex> = env
-            .types
-            .iter()
-            .map(|t| engine.inner.types.register(t))
-            .collect();
+        let type_ids: Vec<VMSharedTypeIndex> = env.types.iter().map(|t| engine.inner.types.register(t)).collect();
         let raw_type_ids = type_ids.iter().map(|t| t.0).collect();
         Ok(Module {
             inner: Arc::new(ModuleInner {

@@ -94,10 +94,7 @@ impl StoreOpaque {
         Ok(e.index + 1)
     }
 
-    pub(crate) fn externref_data(
-        &self,
-        e: &Rooted<ExternRef>,
-    ) -> crate::Result<&(dyn Any + Send + Sync)> {
+    pub(crate) fn externref_data(&self, e: &Rooted<ExternRef>) -> crate::Result<&(dyn Any + Send + Sync)> {
         self.check(e.store, "externref")?;
         self.externrefs
             .get(e.index)
@@ -208,6 +205,13 @@ impl<T: 'static> Store<T> {
     /// Runs a garbage collection. Weft keeps every `ExternRef` alive until
     /// the store is dropped, so there is nothing to collect.
     pub fn gc(&mut self) {}
+}
+
+impl<T: Default + 'static> Default for Store<T> {
+    /// A store on a default engine holding `T::default()`.
+    fn default() -> Self {
+        Store::new(&Engine::default(), T::default())
+    }
 }
 
 impl<T: 'static> std::fmt::Debug for Store<T> {
@@ -407,9 +411,6 @@ impl<'a, T: 'static> From<&'a mut Caller<'_, T>> for StoreContextMut<'a, T> {
 impl StoreOpaque {
     /// The instance whose runtime handle is `index`, if any.
     pub(crate) fn instance_by_runtime_index(&self, index: u32) -> Option<Instance> {
-        ((index as usize) < self.instances.len()).then(|| Instance {
-            store: self.id,
-            index,
-        })
+        ((index as usize) < self.instances.len()).then(|| Instance { store: self.id, index })
     }
 }

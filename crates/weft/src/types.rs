@@ -86,10 +86,7 @@ impl RefType {
 
     /// A new reference type.
     pub fn new(nullable: bool, heap_type: HeapType) -> RefType {
-        RefType {
-            nullable,
-            heap_type,
-        }
+        RefType { nullable, heap_type }
     }
     /// Whether null is a value of this type.
     pub fn is_nullable(&self) -> bool {
@@ -156,10 +153,7 @@ impl ValType {
 
     /// Whether this is a number type.
     pub fn is_num(&self) -> bool {
-        matches!(
-            self,
-            ValType::I32 | ValType::I64 | ValType::F32 | ValType::F64
-        )
+        matches!(self, ValType::I32 | ValType::I64 | ValType::F32 | ValType::F64)
     }
     /// Whether this is `i32`.
     pub fn is_i32(&self) -> bool {
@@ -307,10 +301,7 @@ pub struct GlobalType {
 impl GlobalType {
     /// A new global type.
     pub fn new(content: ValType, mutability: Mutability) -> GlobalType {
-        GlobalType {
-            content,
-            mutability,
-        }
+        GlobalType { content, mutability }
     }
     /// The type of the value.
     pub fn content(&self) -> &ValType {
@@ -327,11 +318,7 @@ impl GlobalType {
     pub(crate) fn from_wasm(g: &weft_environ::Global) -> Self {
         GlobalType {
             content: ValType::from_wasm(g.ty),
-            mutability: if g.mutable {
-                Mutability::Var
-            } else {
-                Mutability::Const
-            },
+            mutability: if g.mutable { Mutability::Var } else { Mutability::Const },
         }
     }
 }
@@ -501,10 +488,7 @@ impl ExternType {
             _ => None,
         }
     }
-    pub(crate) fn from_entity(
-        module: &weft_environ::Module,
-        ty: &weft_environ::EntityType,
-    ) -> Self {
+    pub(crate) fn from_entity(module: &weft_environ::Module, ty: &weft_environ::EntityType) -> Self {
         match ty {
             weft_environ::EntityType::Function(i) => {
                 ExternType::Func(FuncType::from_wasm(module.types[*i as usize].clone()))

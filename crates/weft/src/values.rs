@@ -284,23 +284,16 @@ impl Ref {
     }
     /// Whether the reference is of type `ty`.
     pub fn matches_ty(&self, _store: impl AsContext, ty: &RefType) -> crate::Result<bool> {
-        Ok(Val::from(self.clone())
-            .ty_opaque()
-            .matches(&ValType::Ref(*ty)))
+        Ok(Val::from(self.clone()).ty_opaque().matches(&ValType::Ref(*ty)))
     }
 
     pub(crate) fn to_word(&self, store: &StoreOpaque, ty: &RefType) -> crate::Result<usize> {
-        Ok(Val::from(self.clone())
-            .to_raw(store, &ValType::Ref(*ty))?
-            .get_word())
+        Ok(Val::from(self.clone()).to_raw(store, &ValType::Ref(*ty))?.get_word())
     }
 
     pub(crate) fn from_word(store: &StoreOpaque, word: usize, heap_type: &HeapType) -> Ref {
         if heap_type.is_func() {
-            Ref::Func(
-                FuncRefPtr::from_word(word)
-                    .map(|p| Func::from_store_index(store.id(), p.store_index())),
-            )
+            Ref::Func(FuncRefPtr::from_word(word).map(|p| Func::from_store_index(store.id(), p.store_index())))
         } else if word == 0 {
             Ref::Extern(None)
         } else {
@@ -338,9 +331,7 @@ impl<T> Copy for Rooted<T> {}
 
 impl<T> std::fmt::Debug for Rooted<T> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Rooted")
-            .field("index", &self.index)
-            .finish()
+        f.debug_struct("Rooted").field("index", &self.index).finish()
     }
 }
 
@@ -391,5 +382,17 @@ impl Rooted<ExternRef> {
     ) -> crate::Result<Option<&'a (dyn Any + Send + Sync)>> {
         let store = store.into();
         Ok(Some(store.0.opaque().externref_data(self)?))
+    }
+}
+
+impl From<Option<Func>> for Val {
+    fn from(v: Option<Func>) -> Val {
+        Val::FuncRef(v)
+    }
+}
+
+impl From<Option<Rooted<ExternRef>>> for Val {
+    fn from(v: Option<Rooted<ExternRef>>) -> Val {
+        Val::ExternRef(v)
     }
 }

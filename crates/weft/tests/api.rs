@@ -26,23 +26,14 @@ fn traps_carry_their_code_and_a_named_backtrace() -> Result<()> {
     )?;
     let outer = instance.get_typed_func::<(), ()>(&mut store, "outer")?;
     let err = outer.call(&mut store, ()).unwrap_err();
-    assert_eq!(
-        err.downcast_ref::<Trap>(),
-        Some(&Trap::UnreachableCodeReached)
-    );
-    let bt = err
-        .downcast_ref::<WasmBacktrace>()
-        .expect("backtrace attached");
+    assert_eq!(err.downcast_ref::<Trap>(), Some(&Trap::UnreachableCodeReached));
+    let bt = err.downcast_ref::<WasmBacktrace>().expect("backtrace attached");
     let names: Vec<_> = bt
         .frames()
         .iter()
         .map(|f| f.func_name().unwrap_or("?").to_string())
         .collect();
-    assert_eq!(
-        names[..2],
-        ["inner".to_string(), "middle".to_string()],
-        "{bt}"
-    );
+    assert_eq!(names[..2], ["inner".to_string(), "middle".to_string()], "{bt}");
     assert_eq!(bt.frames()[0].module_name(), Some("m"));
     assert!(format!("{err:?}").contains("unreachable"), "{err:?}");
     Ok(())
@@ -101,8 +92,7 @@ fn host_panic_resumes_in_the_caller_and_the_store_stays_usable() -> Result<()> {
     let panic = Func::wrap(&mut store, || -> () { panic!("host panic!") });
     let instance = Instance::new(&mut store, &module, &[panic.into()])?;
     let run = instance.get_typed_func::<(), ()>(&mut store, "run")?;
-    let caught =
-        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| run.call(&mut store, ())));
+    let caught = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| run.call(&mut store, ())));
     let payload = caught.expect_err("the panic must propagate");
     assert_eq!(payload.downcast_ref::<&str>(), Some(&"host panic!"));
     let ok = instance.get_typed_func::<(), i32>(&mut store, "ok")?;
@@ -142,27 +132,19 @@ fn deep_host_wasm_recursion() -> Result<()> {
         ),
     )?;
     let mut linker = Linker::new(&engine);
-    linker.func_wrap(
-        "",
-        "down",
-        |mut caller: Caller<'_, ()>, n: i32| -> Result<i32> {
-            let f = caller.get_export("f").and_then(|e| e.into_func()).unwrap();
-            let mut out = [Val::I32(0)];
-            f.call(&mut caller, &[Val::I32(n - 1)], &mut out)?;
-            Ok(out[0].i32().unwrap() + 1)
-        },
-    )?;
+    linker.func_wrap("", "down", |mut caller: Caller<'_, ()>, n: i32| -> Result<i32> {
+        let f = caller.get_export("f").and_then(|e| e.into_func()).unwrap();
+        let mut out = [Val::I32(0)];
+        f.call(&mut caller, &[Val::I32(n - 1)], &mut out)?;
+        Ok(out[0].i32().unwrap() + 1)
+    })?;
     let instance = linker.instantiate(&mut store, &module)?;
     let f = instance.get_typed_func::<i32, i32>(&mut store, "f")?;
     assert_eq!(f.call(&mut store, 20)?, 20);
     // Recursing through the host without bound ends in a stack-overflow trap
     // (host frames count against `max_wasm_stack`), never in a crash.
     let err = f.call(&mut store, 1_000_000).unwrap_err();
-    assert_eq!(
-        err.downcast_ref::<Trap>(),
-        Some(&Trap::StackOverflow),
-        "{err:?}"
-    );
+    assert_eq!(err.downcast_ref::<Trap>(), Some(&Trap::StackOverflow), "{err:?}");
     assert_eq!(f.call(&mut store, 3)?, 3);
     Ok(())
 }
@@ -171,10 +153,7 @@ fn deep_host_wasm_recursion() -> Result<()> {
 fn import_errors_name_the_import_and_types() -> Result<()> {
     let engine = Engine::default();
     let mut store = Store::new(&engine, ());
-    let module = Module::new(
-        &engine,
-        wasm(r#"(module (import "env" "f" (func (param i32))))"#),
-    )?;
+    let module = Module::new(&engine, wasm(r#"(module (import "env" "f" (func (param i32))))"#))?;
     let linker = Linker::<()>::new(&engine);
     let err = linker.instantiate(&mut store, &module).unwrap_err();
     assert!(err.to_string().contains("env::f"), "{err}");
@@ -204,23 +183,13 @@ fn misuse_is_an_error_not_a_panic() -> Result<()> {
     assert!(f.typed::<i64, i32>(&store).is_err());
     assert!(f.typed::<(), i32>(&store).is_err());
     assert!(f.call(&mut store, &[], &mut [Val::I32(0)]).is_err());
-    assert!(f
-        .call(&mut store, &[Val::I64(1)], &mut [Val::I32(0)])
-        .is_err());
+    assert!(f.call(&mut store, &[Val::I64(1)], &mut [Val::I32(0)]).is_err());
     assert!(f.call(&mut store, &[Val::I32(1)], &mut []).is_err());
-    assert!(f
-        .call(&mut other, &[Val::I32(1)], &mut [Val::I32(0)])
-        .is_err());
+    assert!(f.call(&mut other, &[Val::I32(1)], &mut [Val::I32(0)]).is_err());
     let foreign = Func::wrap(&mut other, || {});
     let r = instance.get_func(&mut store, "r").unwrap();
-    assert!(r
-        .call(&mut store, &[Val::FuncRef(Some(foreign))], &mut [])
-        .is_err());
-    let g = Global::new(
-        &mut other,
-        GlobalType::new(ValType::I32, Mutability::Var),
-        Val::I32(1),
-    )?;
+    assert!(r.call(&mut store, &[Val::FuncRef(Some(foreign))], &mut []).is_err());
+    let g = Global::new(&mut other, GlobalType::new(ValType::I32, Mutability::Var), Val::I32(1))?;
     assert!(g.set(&mut store, Val::I32(2)).is_err());
     Ok(())
 }
@@ -278,16 +247,12 @@ fn externrefs_round_trip() -> Result<()> {
         &mut store,
         r#"(module (func (export "id") (param externref) (result externref) local.get 0))"#,
     )?;
-    let id = instance
-        .get_typed_func::<Option<Rooted<ExternRef>>, Option<Rooted<ExternRef>>>(&mut store, "id")?;
+    let id = instance.get_typed_func::<Option<Rooted<ExternRef>>, Option<Rooted<ExternRef>>>(&mut store, "id")?;
     let r = ExternRef::new(&mut store, String::from("hello"))?;
     let back = id.call(&mut store, Some(r))?.unwrap();
     assert!(Rooted::ref_eq(&store, &r, &back)?);
     let data = back.data(&store)?.unwrap();
-    assert_eq!(
-        data.downcast_ref::<String>().map(String::as_str),
-        Some("hello")
-    );
+    assert_eq!(data.downcast_ref::<String>().map(String::as_str), Some("hello"));
     assert!(id.call(&mut store, None)?.is_none());
     store.gc();
     Ok(())
@@ -331,11 +296,7 @@ fn linker_definitions() -> Result<()> {
         results[0] = Val::I32(params[0].i32().unwrap() * 3);
         Ok(())
     })?;
-    let f = linker
-        .get(&mut store, "h", "dyn")
-        .unwrap()
-        .into_func()
-        .unwrap();
+    let f = linker.get(&mut store, "h", "dyn").unwrap().into_func().unwrap();
     f.call(&mut store, &[Val::I32(5)], &mut out)?;
     assert_eq!(out[0].i32(), Some(15));
     Ok(())

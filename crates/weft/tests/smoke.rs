@@ -40,18 +40,10 @@ fn add_and_trap() -> Result<()> {
     let load = instance.get_typed_func::<i32, i32>(&mut store, "load")?;
     assert_eq!(load.call(&mut store, 0)?, 0);
     let err = load.call(&mut store, 65536).unwrap_err();
-    assert_eq!(
-        err.downcast_ref::<Trap>(),
-        Some(&Trap::MemoryOutOfBounds),
-        "{err:?}"
-    );
+    assert_eq!(err.downcast_ref::<Trap>(), Some(&Trap::MemoryOutOfBounds), "{err:?}");
     let rec = instance.get_typed_func::<i32, i32>(&mut store, "rec")?;
     let err = rec.call(&mut store, 0).unwrap_err();
-    assert_eq!(
-        err.downcast_ref::<Trap>(),
-        Some(&Trap::StackOverflow),
-        "{err:?}"
-    );
+    assert_eq!(err.downcast_ref::<Trap>(), Some(&Trap::StackOverflow), "{err:?}");
     assert_eq!(add.call(&mut store, (2, 3))?, 5);
     Ok(())
 }
