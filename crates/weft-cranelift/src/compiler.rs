@@ -19,9 +19,16 @@ use weft_environ::{ModuleTranslation, Trap, WasmFuncType};
 /// in parallel with [`Compiler::compile_function`] and
 /// [`Compiler::compile_array_trampoline`], then joined with
 /// [`Compiler::link`]. [`Compiler::compile_module`] does all of it
-/// sequentially.
+/// sequentially. Cloning is cheap (the target description is shared).
+#[derive(Clone)]
 pub struct Compiler {
     isa: OwnedTargetIsa,
+}
+
+impl std::fmt::Debug for Compiler {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Compiler").field("architecture", &self.isa.name()).finish()
+    }
 }
 
 /// Where one function lies in [`CompiledModule::code`].
@@ -50,6 +57,11 @@ pub struct CompiledModule {
     /// The offset in `code` of each instruction that may trap, with its trap,
     /// sorted by offset.
     pub traps: Vec<(u32, Trap)>,
+    /// `(code offset, wasm offset)` pairs sorted by code offset: the code
+    /// from each code offset up to the next entry was generated for the
+    /// operator at that byte offset of the module's binary. Prologues,
+    /// epilogues and trampolines have no entry. For backtraces only.
+    pub address_map: Vec<(u32, u32)>,
 }
 
 /// A wasm-to-host trampoline: standalone, position-independent code.
@@ -80,6 +92,7 @@ pub struct CompiledFunction {
     pub(crate) alignment: u32,
     pub(crate) relocs: Vec<Relocation>,
     pub(crate) traps: Vec<(u32, Trap)>,
+    pub(crate) address_map: Vec<(u32, u32)>,
 }
 
 impl CompiledFunction {
@@ -229,6 +242,56 @@ impl Compiler {
             let trap = trap_from_code(t.code).ok_or_else(|| anyhow!("unknown trap code {}", t.code))?;
             traps.push((t.offset, trap));
         }
-        Ok(CompiledFunction { code: buffer.data().to_vec(), alignment: buffer.alignment, relocs, traps })
+        let address_map = buffer
+            .get_srclocs_sorted()
+            .iter()
+            .filter(|l| !l.loc.is_default() && l.start < l.end)
+            .map(|l| (l.start, l.loc.bits()))
+            .collect();
+        Ok(CompiledFunction { code: buffer.data().to_vec(), alignment: buffer.alignment, relocs, traps, address_map })
+    }
+}
+
+#[cfg(test)]
+mod debug_tests {
+    use super::*;
+
+    /// Prints the CLIF and the machine code of every function and trampoline
+    /// of a module given as text in `WEFT_WAT`:
+    /// `WEFT_WAT='(module ...)' cargo test -p weft-cranelift --lib print_clif -- --ignored --nocapture`
+    #[test]
+    #[ignore]
+    fn print_clif() {
+        let wat = std::env::var("WEFT_WAT").unwrap();
+        let wasm = wat::parse_str(&wat).unwrap();
+        let translation = weft_environ::translate_module(&wasm, weft_environ::supported_features()).unwrap();
+        let compiler = Compiler::new_native().unwrap();
+        let module = &translation.module;
+        for i in 0..module.num_defined_funcs() {
+            let fi = module.num_imported_funcs + i;
+            let ty_index = module.functions[fi as usize];
+            let sig = wasm_signature(&module.types[ty_index as usize]).unwrap();
+            let mut func = Function::with_name_signature(UserFuncName::user(0, i), sig);
+            let mut fctx = FunctionBuilderContext::new();
+            translate_function(&*compiler.isa, module, ty_index, &translation.function_bodies[i as usize], &mut func, &mut fctx).unwrap();
+            println!("{}", func.display());
+            let mut ctx = Context::for_function(func);
+            ctx.set_disasm(true);
+            let code = ctx.compile(&*compiler.isa, &mut ControlPlane::default()).unwrap();
+            println!("{}", code.vcode.as_ref().unwrap());
+        }
+        for ty in &module.types {
+            let mut fctx = FunctionBuilderContext::new();
+            for func in [
+                build_array_trampoline(ty, compiler.isa.frontend_config(), &mut fctx).unwrap(),
+                build_wasm_to_host_trampoline(ty, compiler.isa.frontend_config(), &mut fctx).unwrap(),
+            ] {
+                println!("{}", func.display());
+                let mut ctx = Context::for_function(func);
+                ctx.set_disasm(true);
+                let code = ctx.compile(&*compiler.isa, &mut ControlPlane::default()).unwrap();
+                println!("{}", code.vcode.as_ref().unwrap());
+            }
+        }
     }
 }

@@ -8,7 +8,7 @@ use crate::types::{clif_type, clif_type_of, trap_to_code, trusted, vmctx_readonl
 use anyhow::{anyhow, bail, Context as _, Result};
 use cranelift_codegen::ir::{
     types, AliasRegion, AliasRegionData, Block, BlockArg, ExtFuncData, ExternalName, FuncRef, Function, GlobalValueData,
-    InstBuilder, JumpTableData, SigRef, Type, UserExternalName, Value,
+    InstBuilder, JumpTableData, SigRef, SourceLoc, Type, UserExternalName, Value,
 };
 use cranelift_codegen::isa::{CallConv, TargetIsa};
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext, Variable};
@@ -163,6 +163,7 @@ pub(crate) fn translate_function(
     let mut reader = body.get_operators_reader()?;
     while !reader.eof() {
         let (op, offset) = reader.read_with_offset()?;
+        t.b.set_srcloc(SourceLoc::new(u32::try_from(offset)?));
         t.translate_operator(op).with_context(|| format!("at offset 0x{offset:x}"))?;
     }
     if !t.frames.is_empty() {

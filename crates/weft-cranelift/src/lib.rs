@@ -21,7 +21,14 @@
 //! * Linear memories are 32-bit with a 4 GiB reservation plus a 4 GiB guard
 //!   region: accesses are not bounds-checked, an out-of-bounds access faults
 //!   and the fault's pc is found in the trap table as
-//!   [`weft_environ::Trap::MemoryOutOfBounds`].
+//!   [`weft_environ::Trap::MemoryOutOfBounds`]. The base of a linear memory
+//!   never moves (only its accessible length grows), so compiled code may
+//!   keep `VMMemoryDefinition::base` in a register across calls; the current
+//!   length is reloaded after every call.
+//! * Table elements, `VMTableDefinition` fields and mutable globals are
+//!   reloaded after every call; `VMContext` fields, `VMFuncRef`s and the
+//!   values of immutable globals are assumed never to change once the
+//!   instance is initialized.
 //! * Every function checks the stack pointer against
 //!   `VMStoreContext::stack_limit` in its prologue.
 
@@ -39,4 +46,3 @@ mod trampolines;
 mod types;
 
 pub use compiler::{CompiledFunction, CompiledModule, CompiledTrampoline, Compiler, FunctionLoc};
-pub use types::{trap_from_code, trap_to_code};

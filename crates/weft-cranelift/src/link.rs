@@ -27,6 +27,7 @@ pub(crate) fn link(funcs: Vec<CompiledFunction>, trampolines: Vec<CompiledFuncti
         let loc = append(&mut code, f)?;
         module.funcs.push(loc);
         module.traps.extend(f.traps.iter().map(|(off, trap)| (loc.offset + off, *trap)));
+        module.address_map.extend(f.address_map.iter().map(|(off, wasm)| (loc.offset + off, *wasm)));
     }
     for t in &trampolines {
         let loc = append(&mut code, t)?;
@@ -71,4 +72,48 @@ fn apply(code: &mut [u8], at: u32, target: u32, r: &Relocation) -> Result<()> {
         other => bail!("unsupported relocation kind {other:?}"),
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::Compiler;
+
+    /// The target of the call patched at `at`, decoded from the linked code.
+    fn call_target(code: &[u8], at: u32, arch: &str) -> i64 {
+        let word = |i: usize| i64::from(i32::from_le_bytes([code[i], code[i + 1], code[i + 2], code[i + 3]]));
+        match arch {
+            "x64" => i64::from(at) + 4 + word(at as usize),
+            "aarch64" => {
+                let insn = word(at as usize) as u32;
+                let imm26 = ((insn & 0x03ff_ffff) << 6) as i32 >> 6;
+                i64::from(at) + i64::from(imm26) * 4
+            }
+            other => panic!("unknown architecture {other}"),
+        }
+    }
+
+    #[test]
+    fn direct_calls_are_resolved() {
+        let wasm = wat::parse_str(
+            r#"(module
+                (import "env" "f" (func $imp))
+                (func $a (call $b) (call $c) (call $imp))
+                (func $b (call $c))
+                (func $c (call $a)))"#,
+        )
+        .unwrap();
+        let translation = weft_environ::translate_module(&wasm, weft_environ::supported_features()).unwrap();
+        let compiler = Compiler::new_native().unwrap();
+        let funcs: Vec<_> = (0..3).map(|i| compiler.compile_function(&translation, i).unwrap()).collect();
+        let expected: Vec<Vec<(u32, u32)>> = funcs.iter().map(|f| f.relocs.iter().map(|r| (r.offset, r.target)).collect()).collect();
+        assert_eq!(expected.iter().map(Vec::len).collect::<Vec<_>>(), [2, 1, 1]);
+        let linked = compiler.link(funcs, vec![]).unwrap();
+        for (caller, relocs) in expected.iter().enumerate() {
+            for (offset, target) in relocs {
+                let at = linked.funcs[caller].offset + offset;
+                let dest = call_target(&linked.code, at, compiler.architecture());
+                assert_eq!(dest, i64::from(linked.funcs[*target as usize].offset));
+            }
+        }
+    }
 }

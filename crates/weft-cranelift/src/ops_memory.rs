@@ -54,8 +54,10 @@ impl FuncTranslator<'_, '_> {
         }
         let index = self.pop();
         let def = self.memory_def(mem)?;
-        let flags = self.vmmemory_flags();
-        let base = self.b.ins().load(I64, flags, def, vmmemory::BASE as i32);
+        // The base of a 32-bit memory never moves: it is a fixed reservation
+        // whose accessible part only grows. So its load may be hoisted and
+        // shared like a field of the vmctx.
+        let base = self.b.ins().load(I64, vmctx_readonly(), def, vmmemory::BASE as i32);
         let index = self.b.ins().uextend(I64, index);
         let addr = self.b.ins().iadd(base, index);
         match i32::try_from(memarg.offset) {

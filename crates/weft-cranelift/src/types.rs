@@ -45,7 +45,7 @@ pub(crate) fn wasm_signature(ty: &WasmFuncType) -> Result<Signature> {
 }
 
 /// The Cranelift trap code that compiled code uses for `trap`.
-pub fn trap_to_code(trap: Trap) -> TrapCode {
+pub(crate) fn trap_to_code(trap: Trap) -> TrapCode {
     match trap {
         Trap::StackOverflow => TrapCode::STACK_OVERFLOW,
         Trap::MemoryOutOfBounds => TrapCode::HEAP_OUT_OF_BOUNDS,
@@ -57,7 +57,7 @@ pub fn trap_to_code(trap: Trap) -> TrapCode {
 }
 
 /// The trap that a Cranelift trap code of compiled code stands for.
-pub fn trap_from_code(code: TrapCode) -> Option<Trap> {
+pub(crate) fn trap_from_code(code: TrapCode) -> Option<Trap> {
     match code {
         TrapCode::STACK_OVERFLOW => Some(Trap::StackOverflow),
         TrapCode::HEAP_OUT_OF_BOUNDS => Some(Trap::MemoryOutOfBounds),

@@ -25,6 +25,11 @@ fn check_layout(compiled: &CompiledModule, num_funcs: usize, num_types: usize) {
     assert!(end as usize <= compiled.code.len());
     assert!(compiled.traps.windows(2).all(|w| w[0].0 <= w[1].0), "traps are sorted");
     assert!(compiled.traps.iter().all(|(off, _)| (*off as usize) < compiled.code.len()));
+    assert!(compiled.address_map.windows(2).all(|w| w[0].0 < w[1].0), "address map is sorted");
+    assert!(compiled.address_map.iter().all(|(off, _)| (*off as usize) < compiled.code.len()));
+    if num_funcs > 0 {
+        assert!(!compiled.address_map.is_empty());
+    }
 }
 
 fn has_trap(compiled: &CompiledModule, trap: Trap) -> bool {
@@ -36,6 +41,8 @@ fn compiler_is_send_and_sync() {
     fn assert_send_sync<T: Send + Sync>() {}
     assert_send_sync::<Compiler>();
     assert_send_sync::<weft_cranelift::CompiledFunction>();
+    // Per-function compilation in parallel shares the translation.
+    assert_send_sync::<weft_environ::ModuleTranslation<'static>>();
 }
 
 #[test]

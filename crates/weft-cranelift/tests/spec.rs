@@ -62,9 +62,12 @@ fn compile_file(compiler: &Compiler, path: &Path, must_parse: bool, stats: &mut 
     let src = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     let mut lexer = Lexer::new(&src);
     lexer.allow_confusing_unicode(true);
-    let parsed = ParseBuffer::new_with_lexer(lexer).and_then(|buf| parser::parse::<Wast>(&buf).map(|w| (buf, w)));
-    let wast = match parsed {
-        Ok((_, w)) => w,
+    let buf = match ParseBuffer::new_with_lexer(lexer) {
+        Ok(buf) => buf,
+        Err(e) => return stats.failures.push(format!("{}: lex error {e}", path.display())),
+    };
+    let wast = match parser::parse::<Wast>(&buf) {
+        Ok(w) => w,
         Err(_) if !must_parse => {
             stats.unparsable_files += 1;
             return;
