@@ -17,15 +17,15 @@
 
 mod builtins;
 mod module;
-mod trap;
 mod translate;
+mod trap;
 mod types;
 mod vmoffsets;
 
 pub use builtins::{BuiltinFunction, BuiltinType};
 pub use module::*;
-pub use trap::Trap;
 pub use translate::{translate_module, ModuleTranslation, TranslateError};
+pub use trap::Trap;
 pub use types::*;
 pub use vmoffsets::*;
 

@@ -4,8 +4,8 @@ use crate::module::*;
 use crate::types::*;
 use std::fmt;
 use wasmparser::{
-    BinaryReaderError, ExternalKind, FuncValidatorAllocations, FunctionBody, KnownCustom, Name,
-    Parser, Payload, TypeRef, ValidPayload, Validator, WasmFeatures,
+    BinaryReaderError, ExternalKind, FuncValidatorAllocations, FunctionBody, KnownCustom, Name, Parser, Payload,
+    TypeRef, ValidPayload, Validator, WasmFeatures,
 };
 
 /// A module and the bodies of its defined functions, borrowed from the input.
@@ -36,12 +36,18 @@ impl std::error::Error for TranslateError {}
 
 impl From<BinaryReaderError> for TranslateError {
     fn from(e: BinaryReaderError) -> Self {
-        TranslateError { message: e.message().to_string(), offset: e.offset() }
+        TranslateError {
+            message: e.message().to_string(),
+            offset: e.offset(),
+        }
     }
 }
 
 fn unsupported(message: impl Into<String>, offset: u64) -> TranslateError {
-    TranslateError { message: message.into(), offset }
+    TranslateError {
+        message: message.into(),
+        offset,
+    }
 }
 
 /// Validates `wasm` with the given features and translates it.
@@ -71,7 +77,10 @@ pub fn translate_module(wasm: &[u8], features: WasmFeatures) -> Result<ModuleTra
         translate_payload(&mut module, payload)?;
     }
     let _ = end_offset;
-    Ok(ModuleTranslation { module, function_bodies })
+    Ok(ModuleTranslation {
+        module,
+        function_bodies,
+    })
 }
 
 fn payload_end(payload: &Payload<'_>) -> Option<u64> {
@@ -83,15 +92,22 @@ fn translate_payload(module: &mut Module, payload: Payload<'_>) -> Result<(), Tr
         Payload::TypeSection(reader) => {
             for rec_group in reader.into_iter_with_offsets() {
                 let (rec_group_offset, rec_group) = rec_group?;
-                let rec_group_offset = rec_group_offset as u64;
                 for sub in rec_group.into_types() {
                     let offset = rec_group_offset;
                     let func = match &sub.composite_type.inner {
                         wasmparser::CompositeInnerType::Func(f) => f,
                         _ => return Err(unsupported("only function types are supported", offset)),
                     };
-                    let params = func.params().iter().map(|t| convert_val_type(*t)).collect::<Result<Vec<_>, _>>();
-                    let results = func.results().iter().map(|t| convert_val_type(*t)).collect::<Result<Vec<_>, _>>();
+                    let params = func
+                        .params()
+                        .iter()
+                        .map(|t| convert_val_type(*t))
+                        .collect::<Result<Vec<_>, _>>();
+                    let results = func
+                        .results()
+                        .iter()
+                        .map(|t| convert_val_type(*t))
+                        .collect::<Result<Vec<_>, _>>();
                     let (params, results) = match (params, results) {
                         (Ok(p), Ok(r)) => (p, r),
                         (Err(e), _) | (_, Err(e)) => return Err(unsupported(e, offset)),
@@ -111,23 +127,33 @@ fn translate_payload(module: &mut Module, payload: Payload<'_>) -> Result<(), Tr
                         EntityIndex::Function(module.functions.len() as u32 - 1)
                     }
                     TypeRef::Table(t) => {
-                        module.tables.push(convert_table(t).map_err(|e| unsupported(e, offset))?);
+                        module
+                            .tables
+                            .push(convert_table(t).map_err(|e| unsupported(e, offset))?);
                         module.num_imported_tables += 1;
                         EntityIndex::Table(module.tables.len() as u32 - 1)
                     }
                     TypeRef::Memory(m) => {
-                        module.memories.push(convert_memory(m).map_err(|e| unsupported(e, offset))?);
+                        module
+                            .memories
+                            .push(convert_memory(m).map_err(|e| unsupported(e, offset))?);
                         module.num_imported_memories += 1;
                         EntityIndex::Memory(module.memories.len() as u32 - 1)
                     }
                     TypeRef::Global(g) => {
-                        module.globals.push(convert_global(g).map_err(|e| unsupported(e, offset))?);
+                        module
+                            .globals
+                            .push(convert_global(g).map_err(|e| unsupported(e, offset))?);
                         module.num_imported_globals += 1;
                         EntityIndex::Global(module.globals.len() as u32 - 1)
                     }
                     TypeRef::Tag(_) => return Err(unsupported("tag imports are not supported", offset)),
                 };
-                module.imports.push(Import { module: import.module.to_string(), field: import.name.to_string(), index });
+                module.imports.push(Import {
+                    module: import.module.to_string(),
+                    field: import.name.to_string(),
+                    index,
+                });
             }
         }
         Payload::FunctionSection(reader) => {
@@ -139,7 +165,9 @@ fn translate_payload(module: &mut Module, payload: Payload<'_>) -> Result<(), Tr
             let offset = reader.range().start;
             for table in reader {
                 let table = table?;
-                module.tables.push(convert_table(table.ty).map_err(|e| unsupported(e, offset))?);
+                module
+                    .tables
+                    .push(convert_table(table.ty).map_err(|e| unsupported(e, offset))?);
                 let init = match table.init {
                     wasmparser::TableInit::RefNull => None,
                     wasmparser::TableInit::Expr(e) => Some(convert_const_expr(&e)?),
@@ -150,17 +178,24 @@ fn translate_payload(module: &mut Module, payload: Payload<'_>) -> Result<(), Tr
         Payload::MemorySection(reader) => {
             let offset = reader.range().start;
             for memory in reader {
-                module.memories.push(convert_memory(memory?).map_err(|e| unsupported(e, offset))?);
+                module
+                    .memories
+                    .push(convert_memory(memory?).map_err(|e| unsupported(e, offset))?);
             }
         }
         Payload::TagSection(reader) => {
-            return Err(unsupported("exception handling (tags) is not supported", reader.range().start));
+            return Err(unsupported(
+                "exception handling (tags) is not supported",
+                reader.range().start,
+            ));
         }
         Payload::GlobalSection(reader) => {
             let offset = reader.range().start;
             for global in reader {
                 let global = global?;
-                module.globals.push(convert_global(global.ty).map_err(|e| unsupported(e, offset))?);
+                module
+                    .globals
+                    .push(convert_global(global.ty).map_err(|e| unsupported(e, offset))?);
                 module.global_inits.push(convert_const_expr(&global.init_expr)?);
             }
         }
@@ -175,7 +210,10 @@ fn translate_payload(module: &mut Module, payload: Payload<'_>) -> Result<(), Tr
                     ExternalKind::Global => EntityIndex::Global(export.index),
                     ExternalKind::Tag => return Err(unsupported("tag exports are not supported", offset)),
                 };
-                module.exports.push(Export { name: export.name.to_string(), index });
+                module.exports.push(Export {
+                    name: export.name.to_string(),
+                    index,
+                });
             }
         }
         Payload::StartSection { func, .. } => module.start = Some(func),
@@ -186,7 +224,10 @@ fn translate_payload(module: &mut Module, payload: Payload<'_>) -> Result<(), Tr
                 let kind = match elem.kind {
                     wasmparser::ElementKind::Passive => ElemKind::Passive,
                     wasmparser::ElementKind::Declared => ElemKind::Declared,
-                    wasmparser::ElementKind::Active { table_index, offset_expr } => ElemKind::Active {
+                    wasmparser::ElementKind::Active {
+                        table_index,
+                        offset_expr,
+                    } => ElemKind::Active {
                         table: table_index.unwrap_or(0),
                         offset: convert_const_expr(&offset_expr)?,
                     },
@@ -194,7 +235,13 @@ fn translate_payload(module: &mut Module, payload: Payload<'_>) -> Result<(), Tr
                 let (ty, items) = match elem.items {
                     wasmparser::ElementItems::Functions(funcs) => {
                         let funcs = funcs.into_iter().collect::<Result<Vec<_>, _>>()?;
-                        (WasmRefType { nullable: false, heap_type: WasmHeapType::Func }, ElemItems::Functions(funcs))
+                        (
+                            WasmRefType {
+                                nullable: false,
+                                heap_type: WasmHeapType::Func,
+                            },
+                            ElemItems::Functions(funcs),
+                        )
                     }
                     wasmparser::ElementItems::Expressions(ty, exprs) => {
                         let ty = convert_ref_type(ty).map_err(|e| unsupported(e, offset))?;
@@ -213,11 +260,18 @@ fn translate_payload(module: &mut Module, payload: Payload<'_>) -> Result<(), Tr
                 let data = data?;
                 let kind = match data.kind {
                     wasmparser::DataKind::Passive => DataKind::Passive,
-                    wasmparser::DataKind::Active { memory_index, offset_expr } => {
-                        DataKind::Active { memory: memory_index, offset: convert_const_expr(&offset_expr)? }
-                    }
+                    wasmparser::DataKind::Active {
+                        memory_index,
+                        offset_expr,
+                    } => DataKind::Active {
+                        memory: memory_index,
+                        offset: convert_const_expr(&offset_expr)?,
+                    },
                 };
-                module.data.push(DataSegment { kind, data: data.data.into() });
+                module.data.push(DataSegment {
+                    kind,
+                    data: data.data.into(),
+                });
             }
         }
         Payload::CustomSection(reader) => {
@@ -261,11 +315,19 @@ fn convert_memory(m: wasmparser::MemoryType) -> Result<Memory, String> {
     if m.page_size_log2.is_some_and(|p| p != 16) {
         return Err("custom page sizes are not supported".to_string());
     }
-    Ok(Memory { minimum: m.initial, maximum: m.maximum, memory64: m.memory64, shared: m.shared })
+    Ok(Memory {
+        minimum: m.initial,
+        maximum: m.maximum,
+        memory64: m.memory64,
+        shared: m.shared,
+    })
 }
 
 fn convert_global(g: wasmparser::GlobalType) -> Result<Global, String> {
-    Ok(Global { ty: convert_val_type(g.content_type)?, mutable: g.mutable })
+    Ok(Global {
+        ty: convert_val_type(g.content_type)?,
+        mutable: g.mutable,
+    })
 }
 
 fn convert_const_expr(expr: &wasmparser::ConstExpr<'_>) -> Result<ConstExpr, TranslateError> {
@@ -293,7 +355,12 @@ fn convert_const_expr(expr: &wasmparser::ConstExpr<'_>) -> Result<ConstExpr, Tra
             O::I64Sub => ConstOp::I64Sub,
             O::I64Mul => ConstOp::I64Mul,
             O::End => continue,
-            other => return Err(unsupported(format!("unsupported constant instruction {other:?}"), offset)),
+            other => {
+                return Err(unsupported(
+                    format!("unsupported constant instruction {other:?}"),
+                    offset,
+                ))
+            }
         };
         ops.push(op);
     }

@@ -33,9 +33,15 @@ pub struct WasmRefType {
 
 impl WasmRefType {
     /// `funcref`.
-    pub const FUNCREF: WasmRefType = WasmRefType { nullable: true, heap_type: WasmHeapType::Func };
+    pub const FUNCREF: WasmRefType = WasmRefType {
+        nullable: true,
+        heap_type: WasmHeapType::Func,
+    };
     /// `externref`.
-    pub const EXTERNREF: WasmRefType = WasmRefType { nullable: true, heap_type: WasmHeapType::Extern };
+    pub const EXTERNREF: WasmRefType = WasmRefType {
+        nullable: true,
+        heap_type: WasmHeapType::Extern,
+    };
 
     /// Whether `self` is a subtype of `other`.
     pub fn matches(&self, other: &WasmRefType) -> bool {
@@ -118,7 +124,10 @@ pub struct WasmFuncType {
 impl WasmFuncType {
     /// A new function type.
     pub fn new(params: impl Into<Box<[WasmValType]>>, results: impl Into<Box<[WasmValType]>>) -> Self {
-        WasmFuncType { params: params.into(), results: results.into() }
+        WasmFuncType {
+            params: params.into(),
+            results: results.into(),
+        }
     }
 }
 
@@ -197,11 +206,26 @@ pub(crate) fn convert_val_type(ty: wasmparser::ValType) -> Result<WasmValType, S
 pub(crate) fn convert_ref_type(ty: wasmparser::RefType) -> Result<WasmRefType, String> {
     use wasmparser::{AbstractHeapType as A, HeapType as H};
     let heap_type = match ty.heap_type() {
-        H::Abstract { shared: false, ty: A::Func } => WasmHeapType::Func,
-        H::Abstract { shared: false, ty: A::Extern } => WasmHeapType::Extern,
-        H::Abstract { shared: false, ty: A::NoFunc } => WasmHeapType::NoFunc,
-        H::Abstract { shared: false, ty: A::NoExtern } => WasmHeapType::NoExtern,
+        H::Abstract {
+            shared: false,
+            ty: A::Func,
+        } => WasmHeapType::Func,
+        H::Abstract {
+            shared: false,
+            ty: A::Extern,
+        } => WasmHeapType::Extern,
+        H::Abstract {
+            shared: false,
+            ty: A::NoFunc,
+        } => WasmHeapType::NoFunc,
+        H::Abstract {
+            shared: false,
+            ty: A::NoExtern,
+        } => WasmHeapType::NoExtern,
         other => return Err(format!("unsupported reference type: {other:?}")),
     };
-    Ok(WasmRefType { nullable: ty.is_nullable(), heap_type })
+    Ok(WasmRefType {
+        nullable: ty.is_nullable(),
+        heap_type,
+    })
 }

@@ -42,14 +42,16 @@ fn range(start: u64, len: u64, size: usize) -> Option<std::ops::Range<usize>> {
 
 extern "C" fn memory_grow(vmctx: *mut u8, memory: u32, delta: u64) -> u64 {
     let instance = instance(vmctx);
-    match instance.memory(memory).and_then(|m| m.grow(delta)) {
-        Some(old) => old,
-        None => u64::MAX,
-    }
+    instance
+        .memory_mut(memory)
+        .and_then(|m| m.grow(delta))
+        .unwrap_or(u64::MAX)
 }
 
 extern "C" fn memory_fill(vmctx: *mut u8, memory: u32, dst: u64, value: u32, len: u64) -> u32 {
-    let Some(mem) = instance(vmctx).memory(memory) else { return 1 };
+    let Some(mem) = instance(vmctx).memory_mut(memory) else {
+        return 1;
+    };
     let data = mem.data_mut();
     match range(dst, len, data.len()) {
         Some(r) => {
@@ -62,10 +64,14 @@ extern "C" fn memory_fill(vmctx: *mut u8, memory: u32, dst: u64, value: u32, len
 
 extern "C" fn memory_copy(vmctx: *mut u8, dst_mem: u32, dst: u64, src_mem: u32, src: u64, len: u64) -> u32 {
     let instance = instance(vmctx);
-    let (Some(d), Some(s)) = (instance.memory(dst_mem), instance.memory(src_mem)) else { return 1 };
+    let (Some(d), Some(s)) = (instance.memory(dst_mem), instance.memory(src_mem)) else {
+        return 1;
+    };
     let (dst_base, dst_len) = (d.base(), d.byte_size());
     let (src_base, src_len) = (s.base(), s.byte_size());
-    let (Some(dr), Some(sr)) = (range(dst, len, dst_len), range(src, len, src_len)) else { return 1 };
+    let (Some(dr), Some(sr)) = (range(dst, len, dst_len), range(src, len, src_len)) else {
+        return 1;
+    };
     // SAFETY: both ranges are inside their accessible memories; `copy`
     // allows overlap.
     unsafe { std::ptr::copy(src_base.add(sr.start), dst_base.add(dr.start), dr.len()) };
@@ -79,9 +85,14 @@ extern "C" fn memory_init(vmctx: *mut u8, memory: u32, data: u32, dst: u64, src:
         (Some(seg), Some(false)) => &seg.data,
         _ => &[],
     };
-    let Some(mem) = instance.memory(memory) else { return 1 };
+    let Some(mem) = instance.memory_mut(memory) else {
+        return 1;
+    };
     let mem = mem.data_mut();
-    let (Some(dr), Some(sr)) = (range(dst, len as u64, mem.len()), range(src as u64, len as u64, bytes.len())) else {
+    let (Some(dr), Some(sr)) = (
+        range(dst, len as u64, mem.len()),
+        range(src as u64, len as u64, bytes.len()),
+    ) else {
         return 1;
     };
     mem[dr].copy_from_slice(&bytes[sr]);
@@ -95,14 +106,16 @@ extern "C" fn data_drop(vmctx: *mut u8, data: u32) {
 }
 
 extern "C" fn table_grow(vmctx: *mut u8, table: u32, delta: u64, init: usize) -> u64 {
-    match instance(vmctx).table(table).and_then(|t| t.grow(delta, init)) {
-        Some(old) => old,
-        None => u64::MAX,
-    }
+    instance(vmctx)
+        .table_mut(table)
+        .and_then(|t| t.grow(delta, init))
+        .unwrap_or(u64::MAX)
 }
 
 extern "C" fn table_fill(vmctx: *mut u8, table: u32, dst: u64, value: usize, len: u64) -> u32 {
-    let Some(table) = instance(vmctx).table(table) else { return 1 };
+    let Some(table) = instance(vmctx).table_mut(table) else {
+        return 1;
+    };
     let elements = table.elements_mut();
     match range(dst, len, elements.len()) {
         Some(r) => {
@@ -116,9 +129,13 @@ extern "C" fn table_fill(vmctx: *mut u8, table: u32, dst: u64, value: usize, len
 extern "C" fn table_copy(vmctx: *mut u8, dst_table: u32, src_table: u32, dst: u64, src: u64, len: u64) -> u32 {
     let instance = instance(vmctx);
     let Some(s) = instance.table(src_table) else { return 1 };
-    let Some(sr) = range(src, len, s.elements().len()) else { return 1 };
+    let Some(sr) = range(src, len, s.elements().len()) else {
+        return 1;
+    };
     let words: Vec<usize> = s.elements()[sr].to_vec();
-    let Some(d) = instance.table(dst_table) else { return 1 };
+    let Some(d) = instance.table_mut(dst_table) else {
+        return 1;
+    };
     let elements = d.elements_mut();
     match range(dst, len, elements.len()) {
         Some(dr) => {
@@ -138,7 +155,7 @@ extern "C" fn table_init(vmctx: *mut u8, table: u32, elem: u32, dst: u64, src: u
         },
         None => return 1,
     };
-    let Some(t) = instance.table(table) else { return 1 };
+    let Some(t) = instance.table_mut(table) else { return 1 };
     let elements = t.elements_mut();
     match range(dst, len as u64, elements.len()) {
         Some(dr) => {

@@ -32,16 +32,29 @@ impl CodeMemory {
     pub fn new(code: &[u8], mut traps: Vec<(u32, Trap)>) -> anyhow::Result<CodeMemory> {
         let len = round_up(code.len().max(1), page_size());
         let mut mmap = Mmap::reserve(len).map_err(|e| anyhow::anyhow!("failed to map code memory: {e}"))?;
-        mmap.make_accessible(0, len).map_err(|e| anyhow::anyhow!("failed to map code memory: {e}"))?;
+        mmap.make_accessible(0, len)
+            .map_err(|e| anyhow::anyhow!("failed to map code memory: {e}"))?;
         // SAFETY: the mapping is at least `code.len()` bytes, writable, fresh
         // and not aliased.
         unsafe { std::ptr::copy_nonoverlapping(code.as_ptr(), mmap.as_ptr(), code.len()) };
-        mmap.make_executable(0, len).map_err(|e| anyhow::anyhow!("failed to make code executable: {e}"))?;
+        mmap.make_executable(0, len)
+            .map_err(|e| anyhow::anyhow!("failed to make code executable: {e}"))?;
         traps.sort_by_key(|t| t.0);
         let start = mmap.as_ptr() as usize;
-        let info = Arc::new(CodeInfo { start, end: start + code.len(), traps });
-        REGISTRY.write().unwrap_or_else(|e| e.into_inner()).insert(start, info.clone());
-        Ok(CodeMemory { mmap, len: code.len(), info })
+        let info = Arc::new(CodeInfo {
+            start,
+            end: start + code.len(),
+            traps,
+        });
+        REGISTRY
+            .write()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(start, info.clone());
+        Ok(CodeMemory {
+            mmap,
+            len: code.len(),
+            info,
+        })
     }
 
     /// The address of the code at `offset`.
@@ -57,7 +70,10 @@ impl CodeMemory {
 
 impl Drop for CodeMemory {
     fn drop(&mut self) {
-        REGISTRY.write().unwrap_or_else(|e| e.into_inner()).remove(&self.info.start);
+        REGISTRY
+            .write()
+            .unwrap_or_else(|e| e.into_inner())
+            .remove(&self.info.start);
     }
 }
 
@@ -76,15 +92,23 @@ impl CodePtr {
 /// Whether `pc` is inside registered code; and if so, the trap recorded at
 /// exactly `pc`, if any.
 ///
-/// Called from the signal handler: it only takes a read lock and reads.
+/// Called from the signal handler: it only takes a read lock and reads. The
+/// lock is a blocking one: a thread running wasm never holds the write lock
+/// (only module creation and drop take it, briefly), so waiting cannot
+/// deadlock, while giving up would turn a trap into a crash whenever another
+/// thread happens to be loading code.
 pub(crate) fn lookup(pc: usize) -> Option<Option<Trap>> {
-    let registry = REGISTRY.try_read().ok()?;
+    let registry = REGISTRY.read().unwrap_or_else(|e| e.into_inner());
     let (_, info) = registry.range(..=pc).next_back()?;
     if pc >= info.end {
         return None;
     }
     let offset = (pc - info.start) as u32;
-    let trap = info.traps.binary_search_by_key(&offset, |t| t.0).ok().map(|i| info.traps[i].1);
+    let trap = info
+        .traps
+        .binary_search_by_key(&offset, |t| t.0)
+        .ok()
+        .map(|i| info.traps[i].1);
     Some(trap)
 }
 

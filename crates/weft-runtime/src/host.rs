@@ -3,7 +3,7 @@
 use crate::instance::Instance;
 use crate::store::HostCaller;
 use crate::traps::{backtrace_from_exit, record_host_failure, UnwindReason};
-use crate::vm::{ValRaw, VMStoreContext};
+use crate::vm::{VMStoreContext, ValRaw};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 /// Called by a wasm-to-host trampoline: runs the host closure of the
@@ -28,13 +28,21 @@ pub(crate) extern "C" fn host_shim<S: 'static>(
         let store = &mut *store_ctx.store_ptr.get().cast::<S>();
         let values = std::slice::from_raw_parts_mut(values, len);
         let func = ctx.func.clone();
-        let host_caller = HostCaller { instance: caller.store_index };
-        (catch_unwind(AssertUnwindSafe(|| func(store, host_caller, values))), exit)
+        let host_caller = HostCaller {
+            instance: caller.store_index,
+        };
+        (
+            catch_unwind(AssertUnwindSafe(|| func(store, host_caller, values))),
+            exit,
+        )
     };
     match outcome {
         (Ok(Ok(())), _) => 1,
         (Ok(Err(error)), (fp, pc)) => {
-            record_host_failure(UnwindReason::HostError { error, pcs: backtrace_from_exit(fp, pc) });
+            record_host_failure(UnwindReason::HostError {
+                error,
+                pcs: backtrace_from_exit(fp, pc),
+            });
             0
         }
         (Err(panic), _) => {

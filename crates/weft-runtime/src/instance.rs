@@ -2,7 +2,7 @@
 
 use crate::memory::LinearMemory;
 use crate::table::Table;
-use crate::vm::{FuncRefPtr, ValRaw, VMFuncRef, VMStoreContext};
+use crate::vm::{FuncRefPtr, VMFuncRef, VMStoreContext, ValRaw};
 use std::alloc::Layout;
 use std::cell::UnsafeCell;
 use std::ptr::NonNull;
@@ -92,7 +92,12 @@ impl Instance {
     /// The address of the defined function reference `defined_index`.
     pub(crate) fn defined_func_ref_ptr(&self, defined_index: u32) -> *mut VMFuncRef {
         // SAFETY: the offset lies within the vmctx allocation.
-        unsafe { self.vmctx.as_ptr().add(self.offsets.vmctx_defined_func_ref(defined_index) as usize).cast() }
+        unsafe {
+            self.vmctx
+                .as_ptr()
+                .add(self.offsets.vmctx_defined_func_ref(defined_index) as usize)
+                .cast()
+        }
     }
 
     /// The instance whose vmctx is `vmctx`.
@@ -106,21 +111,37 @@ impl Instance {
     }
 
     /// The memory `index` of this instance.
-    pub(crate) fn memory(&self, index: u32) -> Option<&mut LinearMemory> {
+    pub(crate) fn memory(&self, index: u32) -> Option<&LinearMemory> {
         // SAFETY: memory pointers point to boxes owned by the same store.
+        self.memories.get(index as usize).map(|m| unsafe { &**m })
+    }
+
+    /// The memory `index` of this instance, writable.
+    pub(crate) fn memory_mut(&mut self, index: u32) -> Option<&mut LinearMemory> {
+        // SAFETY: memory pointers point to boxes owned by the same store;
+        // `&mut self` stands for exclusive access to the store's objects.
         self.memories.get(index as usize).map(|m| unsafe { &mut **m })
     }
 
     /// The table `index` of this instance.
-    pub(crate) fn table(&self, index: u32) -> Option<&mut Table> {
+    pub(crate) fn table(&self, index: u32) -> Option<&Table> {
         // SAFETY: table pointers point to boxes owned by the same store.
+        self.tables.get(index as usize).map(|t| unsafe { &**t })
+    }
+
+    /// The table `index` of this instance, writable.
+    pub(crate) fn table_mut(&mut self, index: u32) -> Option<&mut Table> {
+        // SAFETY: as in `memory_mut`.
         self.tables.get(index as usize).map(|t| unsafe { &mut **t })
     }
 
     /// The value of global `index`.
     pub(crate) fn global(&self, index: u32) -> ValRaw {
         // SAFETY: global pointers point to boxes owned by the same store.
-        self.globals.get(index as usize).map(|g| unsafe { *(**g).get() }).unwrap_or_default()
+        self.globals
+            .get(index as usize)
+            .map(|g| unsafe { *(**g).get() })
+            .unwrap_or_default()
     }
 }
 

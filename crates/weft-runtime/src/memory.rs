@@ -46,8 +46,15 @@ impl LinearMemory {
         let len = (minimum * WASM_PAGE_SIZE) as usize;
         mmap.make_accessible(0, len)
             .map_err(|e| anyhow::anyhow!("failed to commit {len} bytes of linear memory: {e}"))?;
-        let definition = Box::new(VMMemoryDefinition { base: mmap.as_ptr(), current_length: len });
-        Ok(LinearMemory { mmap, definition, maximum_pages })
+        let definition = Box::new(VMMemoryDefinition {
+            base: mmap.as_ptr(),
+            current_length: len,
+        });
+        Ok(LinearMemory {
+            mmap,
+            definition,
+            maximum_pages,
+        })
     }
 
     /// The size in pages.

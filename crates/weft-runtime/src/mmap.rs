@@ -67,7 +67,7 @@ impl Mmap {
             return Ok(());
         }
         let end = start.checked_add(len).filter(|e| *e <= self.len);
-        if end.is_none() || start % page_size() != 0 {
+        if end.is_none() || !start.is_multiple_of(page_size()) {
             return Err(io::Error::other("protection range outside the mapping"));
         }
         let len = round_up(len, page_size()).min(self.len - start);

@@ -6,7 +6,7 @@ use crate::code::CodePtr;
 use crate::instance::Instance;
 use crate::memory::LinearMemory;
 use crate::table::Table;
-use crate::vm::{FuncRefPtr, ValRaw, VMFuncRef, VMStoreContext};
+use crate::vm::{FuncRefPtr, VMFuncRef, VMStoreContext, ValRaw};
 use std::cell::UnsafeCell;
 use std::sync::Arc;
 use weft_environ::{ConstExpr, ConstOp, DataKind, ElemItems, ElemKind, Module, Trap, VMOffsets};
@@ -43,6 +43,9 @@ pub(crate) struct HostFuncContextHeader<S: 'static> {
 }
 
 /// Everything a store owns on behalf of compiled code.
+// The boxes are needed: compiled code keeps the addresses of these objects,
+// which must not move when the vectors grow.
+#[allow(clippy::vec_box)]
 pub struct StoreObjects {
     ctx: Box<VMStoreContext>,
     memories: Vec<Box<LinearMemory>>,
@@ -143,7 +146,12 @@ impl StoreObjects {
     ) -> FuncRefPtr {
         let mut ctx = Box::new(HostFuncContextHeader::<S> {
             shim: crate::host::host_shim::<S> as *const () as usize,
-            func_ref: VMFuncRef { code: trampoline.0, vmctx: std::ptr::null_mut(), type_id, store_index },
+            func_ref: VMFuncRef {
+                code: trampoline.0,
+                vmctx: std::ptr::null_mut(),
+                type_id,
+                store_index,
+            },
             func,
         });
         let ctx_ptr: *mut HostFuncContextHeader<S> = &mut *ctx;
@@ -169,7 +177,10 @@ impl StoreObjects {
     ) -> anyhow::Result<InstanceId> {
         let offsets = VMOffsets::new(module);
         anyhow::ensure!(type_ids.len() == module.types.len(), "type ids do not match the module");
-        anyhow::ensure!(func_code.len() == module.num_defined_funcs() as usize, "code does not match the module");
+        anyhow::ensure!(
+            func_code.len() == module.num_defined_funcs() as usize,
+            "code does not match the module"
+        );
         anyhow::ensure!(
             imports.funcs.len() == module.num_imported_funcs as usize
                 && imports.tables.len() == module.num_imported_tables as usize
@@ -193,7 +204,12 @@ impl StoreObjects {
             let ptr = instance.defined_func_ref_ptr(i as u32);
             // SAFETY: `ptr` is inside the vmctx allocation, aligned to 8.
             unsafe {
-                ptr.write(VMFuncRef { code: code.0, vmctx, type_id, store_index: first_func_store_index + i as u32 });
+                ptr.write(VMFuncRef {
+                    code: code.0,
+                    vmctx,
+                    type_id,
+                    store_index: first_func_store_index + i as u32,
+                });
             }
             instance.write(offsets.vmctx_func_ref(index), ptr as usize);
         }
@@ -245,7 +261,11 @@ impl StoreObjects {
         }
         self.instances.push(instance);
         let id = InstanceId(self.instances.len() - 1);
-        self.instance_entities.push(InstanceEntities { memories, tables, globals });
+        self.instance_entities.push(InstanceEntities {
+            memories,
+            tables,
+            globals,
+        });
         Ok(id)
     }
 
@@ -271,7 +291,7 @@ impl StoreObjects {
             if let Some(init) = init {
                 let value = eval_const(instance, init).get_word();
                 let index = module.num_imported_tables + i as u32;
-                if let Some(table) = instance.table(index) {
+                if let Some(table) = instance.table_mut(index) {
                     table.elements_mut().fill(value);
                 }
             }
@@ -290,7 +310,9 @@ impl StoreObjects {
                 ElemKind::Active { table, offset } => {
                     let dst = eval_const(instance, offset).get_i32() as u32 as u64;
                     let words = std::mem::take(&mut instance.elements[i]);
-                    let Some(table) = instance.table(*table) else { return Err(Trap::TableOutOfBounds) };
+                    let Some(table) = instance.table_mut(*table) else {
+                        return Err(Trap::TableOutOfBounds);
+                    };
                     let end = dst.checked_add(words.len() as u64).filter(|e| *e <= table.size());
                     if end.is_none() {
                         return Err(Trap::TableOutOfBounds);
@@ -305,7 +327,9 @@ impl StoreObjects {
             if let DataKind::Active { memory, offset } = &seg.kind {
                 let dst = eval_const(instance, offset).get_i32() as u32 as usize;
                 instance.dropped_data[i] = true;
-                let Some(mem) = instance.memory(*memory) else { return Err(Trap::MemoryOutOfBounds) };
+                let Some(mem) = instance.memory_mut(*memory) else {
+                    return Err(Trap::MemoryOutOfBounds);
+                };
                 let data = mem.data_mut();
                 match dst.checked_add(seg.data.len()).filter(|e| *e <= data.len()) {
                     Some(end) => data[dst..end].copy_from_slice(&seg.data),

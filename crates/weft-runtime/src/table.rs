@@ -39,8 +39,16 @@ impl Table {
             anyhow::bail!("table minimum size of {minimum} elements exceeds the limit of {maximum} elements");
         }
         let mut elements = vec![init; minimum as usize];
-        let definition = Box::new(VMTableDefinition { base: elements.as_mut_ptr(), current_elements: elements.len() });
-        Ok(Table { elements, definition, element_type, maximum })
+        let definition = Box::new(VMTableDefinition {
+            base: elements.as_mut_ptr(),
+            current_elements: elements.len(),
+        });
+        Ok(Table {
+            elements,
+            definition,
+            element_type,
+            maximum,
+        })
     }
 
     /// The type of the elements.

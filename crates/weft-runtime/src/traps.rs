@@ -97,7 +97,10 @@ pub fn catch_traps<F: FnOnce()>(f: F) -> Result<(), UnwindReason> {
         Some(Trap::HostError) | None => match state.host.borrow_mut().take() {
             Some(UnwindReason::HostError { error, .. }) => Err(UnwindReason::HostError { error, pcs }),
             Some(reason) => Err(reason),
-            None => Err(UnwindReason::Trap { trap: Trap::HostError, pcs }),
+            None => Err(UnwindReason::Trap {
+                trap: Trap::HostError,
+                pcs,
+            }),
         },
         Some(trap) => Err(UnwindReason::Trap { trap, pcs }),
     }
@@ -222,7 +225,10 @@ extern "C" fn trap_handler(signum: libc::c_int, info: *mut libc::siginfo_t, cont
 unsafe fn pc_and_fp(context: *mut c_void) -> (usize, usize) {
     // SAFETY: caller passes the handler's ucontext.
     let cx = unsafe { &*context.cast::<libc::ucontext_t>() };
-    (cx.uc_mcontext.gregs[libc::REG_RIP as usize] as usize, cx.uc_mcontext.gregs[libc::REG_RBP as usize] as usize)
+    (
+        cx.uc_mcontext.gregs[libc::REG_RIP as usize] as usize,
+        cx.uc_mcontext.gregs[libc::REG_RBP as usize] as usize,
+    )
 }
 
 #[cfg(all(target_os = "linux", target_arch = "aarch64"))]

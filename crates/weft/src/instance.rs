@@ -193,7 +193,6 @@ fn check_import(
         (EntityType::Table(t), Extern::Table(actual_t)) => {
             let table = store.objects.table(actual_t.id);
             let declared_max = store.table_types.get(&actual_t.id.0).and_then(|t| t.maximum());
-            let want = TableType::from_wasm(t);
             let ok =
                 table.element_type() == t.element && limits_match(table.size(), declared_max, t.minimum, t.maximum);
             if !ok {
@@ -204,11 +203,7 @@ fn check_import(
                         table.size() as u32,
                         declared_max.map(|m| m as u32)
                     )
-                ))
-                .map(|s| {
-                    let _ = &want;
-                    s
-                });
+                ));
             }
             None
         }

@@ -411,6 +411,6 @@ impl<'a, T: 'static> From<&'a mut Caller<'_, T>> for StoreContextMut<'a, T> {
 impl StoreOpaque {
     /// The instance whose runtime handle is `index`, if any.
     pub(crate) fn instance_by_runtime_index(&self, index: u32) -> Option<Instance> {
-        ((index as usize) < self.instances.len()).then(|| Instance { store: self.id, index })
+        ((index as usize) < self.instances.len()).then_some(Instance { store: self.id, index })
     }
 }

@@ -101,6 +101,7 @@ impl RefType {
         self.to_wasm().matches(&other.to_wasm())
     }
     /// Whether the two types are the same.
+    #[allow(clippy::should_implement_trait)]
     pub fn eq(a: &RefType, b: &RefType) -> bool {
         a == b
     }
@@ -191,6 +192,7 @@ impl ValType {
         self.to_wasm().matches(&other.to_wasm())
     }
     /// Whether the two types are the same.
+    #[allow(clippy::should_implement_trait)]
     pub fn eq(a: &ValType, b: &ValType) -> bool {
         a == b
     }
@@ -265,6 +267,7 @@ impl FuncType {
         self.ty == other.ty
     }
     /// Whether the two types are the same.
+    #[allow(clippy::should_implement_trait)]
     pub fn eq(a: &FuncType, b: &FuncType) -> bool {
         a.ty == b.ty
     }

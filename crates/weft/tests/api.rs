@@ -227,7 +227,7 @@ fn memory_table_and_global_api() -> Result<()> {
     assert!(m.read(&store, 3 * 65536 - 2, &mut buf).is_err());
     let t = instance.get_table(&mut store, "t").unwrap();
     assert_eq!(t.size(&store), 2);
-    t.set(&mut store, 1, Ref::Func(Some(f.func().clone())))?;
+    t.set(&mut store, 1, Ref::Func(Some(*f.func())))?;
     assert!(t.get(&mut store, 1).unwrap().as_func().unwrap().is_some());
     assert!(t.get(&mut store, 2).is_none());
     assert_eq!(t.grow(&mut store, 3, Ref::Func(None))?, 2);

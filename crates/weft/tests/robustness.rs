@@ -78,7 +78,13 @@ fn mutated_modules_never_panic() {
 #[test]
 fn text_garbage_is_an_error() {
     let engine = Engine::default();
-    for text in ["", "(", "(module (func (result i32) i32.const))", "\u{0}\u{1}asm", "(module (memory 70000))"] {
+    for text in [
+        "",
+        "(",
+        "(module (func (result i32) i32.const))",
+        "\u{0}\u{1}asm",
+        "(module (memory 70000))",
+    ] {
         assert!(Module::new(&engine, text.as_bytes()).is_err(), "{text:?}");
     }
 }

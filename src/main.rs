@@ -1,0 +1,340 @@
+//! The `weft` command: runs WebAssembly modules and spec scripts.
+//!
+//! This binary owns the command line only: argument parsing, turning
+//! command-line strings into wasm values, printing results, and mapping
+//! failures to exit statuses (1 for a bad invocation, file or module; 134
+//! for a trap, as `wasmtime run` does). It works purely through the public
+//! `weft` API and `weft-wast`; it never reaches into runtime internals and
+//! never provides host imports (there is no WASI yet), so a module that
+//! imports anything is refused with a one-line error.
+
+#![forbid(unsafe_code)]
+
+use std::panic::{self, AssertUnwindSafe};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use anyhow::{anyhow, bail, Context as _, Result};
+use clap::{Args, Parser, Subcommand};
+use weft::{Engine, Func, Instance, Linker, Module, Store, Trap, Val, ValType};
+use weft_wast::{WastContext, WastFailures};
+
+/// Exit status for a wasm trap, as `wasmtime run` uses (the status of an
+/// abort on Unix).
+const TRAP_EXIT_STATUS: u8 = 134;
+
+/// Stack size of the thread that runs spec scripts: their text parser and
+/// deeply nested test modules need more than a default thread has.
+const WAST_THREAD_STACK: usize = 32 << 20;
+
+/// Weft: a WebAssembly runtime.
+#[derive(Parser, Debug)]
+#[command(name = "weft", version, about, long_about = None)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Run a WebAssembly module (binary `.wasm` or text `.wat`).
+    ///
+    /// Without `--invoke`, calls the module's `_start` export if it has one,
+    /// else its default export (the export named "", or nothing). The module
+    /// may not import anything: weft provides no host functions yet.
+    ///
+    /// Exit status: 0 on success, 1 when the file cannot be read, the module
+    /// does not compile or link, or the arguments do not fit; 134 when the
+    /// wasm code traps.
+    Run(RunArgs),
+    /// Run WebAssembly spec test scripts (`.wast`).
+    ///
+    /// Prints `ok   FILE` or `FAIL FILE` (followed by the failed directives)
+    /// for each script and ends with `N passed, M failed`. Exit status 1
+    /// when any script failed.
+    Wast(WastArgs),
+}
+
+#[derive(Args, Debug)]
+struct RunArgs {
+    /// Call the exported function NAME and print its results, one per line.
+    #[arg(long, value_name = "NAME")]
+    invoke: Option<String>,
+
+    /// The module to run: a binary `.wasm` or a text `.wat` file.
+    #[arg(value_name = "FILE")]
+    module: PathBuf,
+
+    /// Arguments for the `--invoke` function, one per parameter: i32/i64 in
+    /// decimal (possibly negative), f32/f64 in decimal or as `nan`, `inf`,
+    /// `-inf`.
+    #[arg(value_name = "ARGS", trailing_var_arg = true, allow_hyphen_values = true)]
+    args: Vec<String>,
+}
+
+#[derive(Args, Debug)]
+struct WastArgs {
+    /// The scripts to run, each with a fresh store and the `spectest` module.
+    #[arg(value_name = "FILE", required = true)]
+    files: Vec<PathBuf>,
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match cli.command {
+        Command::Run(args) => run_command(&args),
+        Command::Wast(args) => wast_command(args.files),
+    }
+}
+
+/// Why `weft run` failed.
+enum RunError {
+    /// Before any wasm ran: bad file, module, import or argument. Reported
+    /// on one line, exit status 1.
+    Setup(anyhow::Error),
+    /// While wasm ran (start function or the called export). Reported with
+    /// the full error chain; exit status 134 for a trap, 1 otherwise.
+    Exec(anyhow::Error),
+}
+
+fn run_command(args: &RunArgs) -> ExitCode {
+    match run_module(args) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(RunError::Setup(err)) => {
+            eprintln!("Error: {}", one_line(&err));
+            ExitCode::FAILURE
+        }
+        Err(RunError::Exec(err)) => {
+            let status = if err.downcast_ref::<Trap>().is_some() {
+                TRAP_EXIT_STATUS
+            } else {
+                1
+            };
+            let err = err.context(format!("failed to run main module `{}`", args.module.display()));
+            eprintln!("Error: {err:?}");
+            ExitCode::from(status)
+        }
+    }
+}
+
+fn run_module(args: &RunArgs) -> Result<(), RunError> {
+    let path = &args.module;
+    let engine = Engine::default();
+    let module = load_module(&engine, path).map_err(RunError::Setup)?;
+
+    if let Some(import) = module.imports().next() {
+        return Err(RunError::Setup(anyhow!(
+            "module `{}` imports `{}::{}`, which is not defined (weft run provides no imports)",
+            path.display(),
+            import.module(),
+            import.name()
+        )));
+    }
+    if args.invoke.is_none() && !args.args.is_empty() {
+        return Err(RunError::Setup(anyhow!(
+            "arguments after the module are only accepted with `--invoke NAME`"
+        )));
+    }
+
+    let mut store = Store::new(&engine, ());
+    let mut linker: Linker<()> = Linker::new(&engine);
+    let instance = linker
+        .instantiate(&mut store, &module)
+        .with_context(|| format!("failed to instantiate `{}`", path.display()))
+        .map_err(RunError::Exec)?;
+
+    match &args.invoke {
+        Some(name) => {
+            let func = instance.get_func(&mut store, name).ok_or_else(|| {
+                RunError::Setup(anyhow!(
+                    "module `{}` has no exported function named `{name}`",
+                    path.display()
+                ))
+            })?;
+            let results = call_with_args(&mut store, &func, name, &args.args)?;
+            for value in &results {
+                println!("{}", display_result(value));
+            }
+            Ok(())
+        }
+        None => {
+            let func = entry_point(&mut store, &mut linker, instance).map_err(RunError::Setup)?;
+            call_with_args(&mut store, &func, "_start", &[])?;
+            Ok(())
+        }
+    }
+}
+
+/// Reads and compiles a module, text or binary.
+fn load_module(engine: &Engine, path: &Path) -> Result<Module> {
+    let bytes = std::fs::read(path).with_context(|| format!("failed to read `{}`", path.display()))?;
+    Module::new(engine, &bytes).with_context(|| format!("failed to compile `{}`", path.display()))
+}
+
+/// The function `weft run` calls without `--invoke`: `_start`, else the
+/// linker's default export of the instance.
+fn entry_point(store: &mut Store<()>, linker: &mut Linker<()>, instance: Instance) -> Result<Func> {
+    if let Some(start) = instance.get_func(&mut *store, "_start") {
+        return Ok(start);
+    }
+    linker.instance(&mut *store, "", instance)?;
+    linker.get_default(&mut *store, "")
+}
+
+/// Parses `args` by the function's parameter types and calls it.
+fn call_with_args(store: &mut Store<()>, func: &Func, name: &str, args: &[String]) -> Result<Vec<Val>, RunError> {
+    let ty = func.ty(&*store);
+    let params: Vec<ValType> = ty.params().collect();
+    if params.len() != args.len() {
+        return Err(RunError::Setup(anyhow!(
+            "function `{name}` takes {} argument(s), but {} were given",
+            params.len(),
+            args.len()
+        )));
+    }
+    let values = params
+        .iter()
+        .zip(args)
+        .map(|(ty, arg)| parse_arg(ty, arg))
+        .collect::<Result<Vec<_>>>()
+        .map_err(RunError::Setup)?;
+    let mut results = vec![Val::I32(0); ty.results().len()];
+    func.call(&mut *store, &values, &mut results).map_err(RunError::Exec)?;
+    Ok(results)
+}
+
+/// Parses one command-line argument as a value of type `ty`.
+fn parse_arg(ty: &ValType, arg: &str) -> Result<Val> {
+    let bad = || anyhow!("argument `{arg}` is not a valid {}", type_name(ty));
+    Ok(match ty {
+        ValType::I32 => Val::I32(
+            arg.parse::<i32>()
+                .or_else(|_| arg.parse::<u32>().map(|u| u as i32))
+                .map_err(|_| bad())?,
+        ),
+        ValType::I64 => Val::I64(
+            arg.parse::<i64>()
+                .or_else(|_| arg.parse::<u64>().map(|u| u as i64))
+                .map_err(|_| bad())?,
+        ),
+        ValType::F32 => Val::F32(arg.parse::<f32>().map_err(|_| bad())?.to_bits()),
+        ValType::F64 => Val::F64(arg.parse::<f64>().map_err(|_| bad())?.to_bits()),
+        _ => bail!("cannot pass a {} argument from the command line", type_name(ty)),
+    })
+}
+
+fn type_name(ty: &ValType) -> &'static str {
+    match ty {
+        ValType::I32 => "i32",
+        ValType::I64 => "i64",
+        ValType::F32 => "f32",
+        ValType::F64 => "f64",
+        ValType::V128 => "v128",
+        _ => "reference",
+    }
+}
+
+/// A result as `wasmtime run --invoke` prints it.
+fn display_result(value: &Val) -> String {
+    match value {
+        Val::I32(x) => x.to_string(),
+        Val::I64(x) => x.to_string(),
+        Val::F32(bits) => f32::from_bits(*bits).to_string(),
+        Val::F64(bits) => f64::from_bits(*bits).to_string(),
+        Val::FuncRef(None) => "<null funcref>".to_string(),
+        Val::FuncRef(Some(_)) => "<funcref>".to_string(),
+        Val::ExternRef(None) => "<null externref>".to_string(),
+        Val::ExternRef(Some(_)) => "<externref>".to_string(),
+        #[allow(unreachable_patterns)]
+        other => format!("{other:?}"),
+    }
+}
+
+/// An error chain on one line, without the source snippets that text-format
+/// parse errors carry.
+fn one_line(err: &anyhow::Error) -> String {
+    let text = format!("{err:#}");
+    let is_snippet = |line: &str| {
+        line.starts_with('|')
+            || line.starts_with('^')
+            || line
+                .split_once(" |")
+                .is_some_and(|(number, _)| number.chars().all(|c| c.is_ascii_digit()))
+    };
+    let kept: Vec<&str> = text
+        .lines()
+        .map(str::trim)
+        .filter(|line| !line.is_empty() && !is_snippet(line))
+        .collect();
+    if kept.is_empty() {
+        text.split_whitespace().collect::<Vec<_>>().join(" ")
+    } else {
+        kept.join(" ")
+    }
+}
+
+fn wast_command(files: Vec<PathBuf>) -> ExitCode {
+    let worker = std::thread::Builder::new()
+        .name("weft-wast".to_string())
+        .stack_size(WAST_THREAD_STACK)
+        .spawn(move || run_wast_files(&files));
+    match worker {
+        Ok(handle) => match handle.join() {
+            Ok(status) => status,
+            Err(_) => {
+                eprintln!("Error: the script runner panicked");
+                ExitCode::FAILURE
+            }
+        },
+        Err(err) => {
+            eprintln!("Error: failed to start the script runner thread: {err}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// Runs each script with a fresh store; prints one line per file and the
+/// totals.
+fn run_wast_files(files: &[PathBuf]) -> ExitCode {
+    let engine = Engine::default();
+    let (mut passed, mut failed) = (0usize, 0usize);
+    for file in files {
+        let result = panic::catch_unwind(AssertUnwindSafe(|| run_wast_file(&engine, file)))
+            .unwrap_or_else(|_| Err(anyhow!("the script runner panicked")));
+        match result {
+            Ok(()) => {
+                passed += 1;
+                println!("ok   {}", file.display());
+            }
+            Err(err) => {
+                failed += 1;
+                println!("FAIL {}", file.display());
+                match err.downcast_ref::<WastFailures>() {
+                    Some(failures) => {
+                        for failure in &failures.failures {
+                            println!("  {failure}");
+                        }
+                    }
+                    None => {
+                        for line in format!("{err:#}").lines() {
+                            println!("  {line}");
+                        }
+                    }
+                }
+            }
+        }
+    }
+    println!("{passed} passed, {failed} failed");
+    if failed > 0 {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    }
+}
+
+fn run_wast_file(engine: &Engine, file: &Path) -> Result<()> {
+    let store = Store::new(engine, ());
+    let mut context = WastContext::new(store);
+    context.register_spectest()?;
+    context.run_file(file)
+}

@@ -1,0 +1,246 @@
+//! Tests of the `weft` command as a user runs it: `weft run` and
+//! `weft wast` on small files written to a temporary directory.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+/// A fresh, empty temporary directory for one test.
+fn temp_dir(test: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("weft-cli-{}-{test}", std::process::id()));
+    // A leftover from an earlier run with the same pid is harmless to lose.
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("create temp dir");
+    dir
+}
+
+fn write(dir: &Path, name: &str, contents: impl AsRef<[u8]>) -> PathBuf {
+    let path = dir.join(name);
+    std::fs::write(&path, contents).expect("write test file");
+    path
+}
+
+fn weft(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_weft"))
+        .args(args)
+        .output()
+        .expect("run the weft binary")
+}
+
+fn stdout(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+fn stderr(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+/// Asserts the command failed cleanly: non-zero exit, no panic.
+fn assert_clean_failure(output: &Output) {
+    assert!(!output.status.success(), "expected failure: {output:?}");
+    assert_ne!(output.status.code(), Some(101), "weft panicked: {output:?}");
+    assert!(!stderr(output).contains("panicked"), "weft panicked: {output:?}");
+}
+
+const ARITH_WAT: &str = r#"
+(module
+  (func (export "add") (param i32 i32) (result i32)
+    (i32.add (local.get 0) (local.get 1)))
+  (func (export "wide") (param i64) (result i64)
+    (i64.mul (local.get 0) (i64.const 2)))
+  (func (export "half") (param f64) (result f64)
+    (f64.mul (local.get 0) (f64.const 0.5)))
+  (func (export "pair") (param f32) (result f32 i32)
+    (local.get 0) (i32.const 7))
+  (func (export "boom") (result i32)
+    unreachable))
+"#;
+
+#[test]
+fn run_invoke_prints_results() {
+    let dir = temp_dir("invoke");
+    let wat = write(&dir, "arith.wat", ARITH_WAT);
+    let wat = wat.to_str().expect("utf-8 temp path");
+
+    let output = weft(&["run", "--invoke", "add", wat, "2", "-5"]);
+    assert!(output.status.success(), "{output:?}");
+    assert_eq!(stdout(&output), "-3\n");
+
+    let output = weft(&["run", "--invoke", "wide", wat, "-4000000000"]);
+    assert!(output.status.success(), "{output:?}");
+    assert_eq!(stdout(&output), "-8000000000\n");
+
+    let output = weft(&["run", "--invoke", "half", wat, "3"]);
+    assert!(output.status.success(), "{output:?}");
+    assert_eq!(stdout(&output), "1.5\n");
+
+    let output = weft(&["run", "--invoke", "half", wat, "inf"]);
+    assert!(output.status.success(), "{output:?}");
+    assert_eq!(stdout(&output), "inf\n");
+
+    let output = weft(&["run", "--invoke", "pair", wat, "nan"]);
+    assert!(output.status.success(), "{output:?}");
+    assert_eq!(stdout(&output), "NaN\n7\n");
+}
+
+#[test]
+fn run_invoke_bad_arguments_fail_cleanly() {
+    let dir = temp_dir("badargs");
+    let wat = write(&dir, "arith.wat", ARITH_WAT);
+    let wat = wat.to_str().expect("utf-8 temp path");
+
+    let output = weft(&["run", "--invoke", "add", wat, "1"]);
+    assert_clean_failure(&output);
+    assert_eq!(output.status.code(), Some(1));
+
+    let output = weft(&["run", "--invoke", "add", wat, "1", "two"]);
+    assert_clean_failure(&output);
+    assert!(stderr(&output).contains("two"), "{output:?}");
+
+    let output = weft(&["run", "--invoke", "nope", wat]);
+    assert_clean_failure(&output);
+    assert!(stderr(&output).contains("nope"), "{output:?}");
+}
+
+#[test]
+fn run_trap_exits_134() {
+    let dir = temp_dir("trap");
+    let wat = write(&dir, "arith.wat", ARITH_WAT);
+    let output = weft(&["run", "--invoke", "boom", wat.to_str().expect("utf-8 temp path")]);
+    assert_eq!(output.status.code(), Some(134), "{output:?}");
+    assert!(stderr(&output).contains("failed to run main module"), "{output:?}");
+    assert_eq!(stdout(&output), "");
+}
+
+#[test]
+fn run_start_function_by_default() {
+    let dir = temp_dir("start");
+    let ok = write(&dir, "ok.wat", r#"(module (func (export "_start")))"#);
+    let output = weft(&["run", ok.to_str().expect("utf-8 temp path")]);
+    assert!(output.status.success(), "{output:?}");
+
+    let trap = write(&dir, "trap.wat", r#"(module (func (export "_start") unreachable))"#);
+    let output = weft(&["run", trap.to_str().expect("utf-8 temp path")]);
+    assert_eq!(output.status.code(), Some(134), "{output:?}");
+}
+
+#[test]
+fn run_missing_file_is_one_line() {
+    let dir = temp_dir("missing");
+    let missing = dir.join("no-such-module.wasm");
+    let output = weft(&["run", missing.to_str().expect("utf-8 temp path")]);
+    assert_clean_failure(&output);
+    assert_eq!(output.status.code(), Some(1));
+    let err = stderr(&output);
+    assert_eq!(err.trim_end().lines().count(), 1, "{err:?}");
+    assert!(err.contains("no-such-module.wasm"), "{err:?}");
+}
+
+#[test]
+fn run_garbage_bytes_is_an_error_not_a_panic() {
+    let dir = temp_dir("garbage");
+    let garbage = write(&dir, "garbage.wasm", [0xffu8, 0x00, 0x13, 0x37, 0x80, 0x80, 0x80]);
+    let output = weft(&["run", garbage.to_str().expect("utf-8 temp path")]);
+    assert_clean_failure(&output);
+    assert_eq!(output.status.code(), Some(1));
+    let err = stderr(&output);
+    assert_eq!(err.trim_end().lines().count(), 1, "{err:?}");
+
+    // A truncated binary: correct magic, then nothing useful.
+    let truncated = write(&dir, "truncated.wasm", b"\0asm\x01\x00\x00\x00\x01\x05");
+    let output = weft(&["run", truncated.to_str().expect("utf-8 temp path")]);
+    assert_clean_failure(&output);
+}
+
+#[test]
+fn run_missing_import_names_it() {
+    let dir = temp_dir("import");
+    let wat = write(
+        &dir,
+        "import.wat",
+        r#"(module (import "env" "log" (func)) (func (export "_start")))"#,
+    );
+    let output = weft(&["run", wat.to_str().expect("utf-8 temp path")]);
+    assert_clean_failure(&output);
+    let err = stderr(&output);
+    assert_eq!(err.trim_end().lines().count(), 1, "{err:?}");
+    assert!(err.contains("env") && err.contains("log"), "{err:?}");
+}
+
+#[test]
+fn run_fib_example() {
+    let fib = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/fib.wat");
+    let output = weft(&["run", "--invoke", "fib", fib.to_str().expect("utf-8 path"), "20"]);
+    assert!(output.status.success(), "{output:?}");
+    assert_eq!(stdout(&output), "6765\n");
+}
+
+const PASSING_WAST: &str = r#"
+(module
+  (func (export "one") (result i32) (i32.const 1))
+  (func (export "div") (param i32 i32) (result i32)
+    (i32.div_s (local.get 0) (local.get 1))))
+(assert_return (invoke "one") (i32.const 1))
+(assert_trap (invoke "div" (i32.const 1) (i32.const 0)) "integer divide by zero")
+(assert_invalid (module (func (result i32))) "type mismatch")
+(assert_malformed (module quote "(func") "unexpected end")
+"#;
+
+const FAILING_WAST: &str = r#"
+(module (func (export "one") (result i32) (i32.const 1)))
+(assert_return (invoke "one") (i32.const 2))
+(assert_return (invoke "one") (i32.const 1))
+(assert_return (invoke "missing") (i32.const 1))
+"#;
+
+#[test]
+fn wast_passing_script() {
+    let dir = temp_dir("wast-pass");
+    let script = write(&dir, "pass.wast", PASSING_WAST);
+    let output = weft(&["wast", script.to_str().expect("utf-8 temp path")]);
+    assert!(output.status.success(), "{output:?}");
+    let out = stdout(&output);
+    assert!(out.starts_with("ok "), "{out}");
+    assert_eq!(out.lines().last(), Some("1 passed, 0 failed"), "{out}");
+}
+
+#[test]
+fn wast_failing_script() {
+    let dir = temp_dir("wast-fail");
+    let pass = write(&dir, "pass.wast", PASSING_WAST);
+    let fail = write(&dir, "fail.wast", FAILING_WAST);
+    let output = weft(&[
+        "wast",
+        pass.to_str().expect("utf-8 temp path"),
+        fail.to_str().expect("utf-8 temp path"),
+    ]);
+    assert_eq!(output.status.code(), Some(1), "{output:?}");
+    let out = stdout(&output);
+    assert_eq!(out.lines().last(), Some("1 passed, 1 failed"), "{out}");
+    assert!(out.contains("FAIL "), "{out}");
+    // Both failing directives are reported, with file:line:col (the column
+    // of the directive keyword).
+    assert!(out.contains("fail.wast:3:2: assert_return"), "{out}");
+    assert!(out.contains("fail.wast:5:2: assert_return"), "{out}");
+    assert!(!out.contains("fail.wast:4:"), "{out}");
+}
+
+#[test]
+fn wast_unparsable_script_fails_cleanly() {
+    let dir = temp_dir("wast-bad");
+    let bad = write(&dir, "bad.wast", "(module (func (export \"f\")");
+    let output = weft(&["wast", bad.to_str().expect("utf-8 temp path")]);
+    assert_clean_failure(&output);
+    assert_eq!(stdout(&output).lines().last(), Some("0 passed, 1 failed"), "{output:?}");
+}
+
+#[test]
+fn help_lists_options() {
+    let output = weft(&["--help"]);
+    assert!(output.status.success(), "{output:?}");
+    let out = stdout(&output);
+    assert!(out.contains("run") && out.contains("wast"), "{out}");
+
+    let output = weft(&["run", "--help"]);
+    assert!(output.status.success(), "{output:?}");
+    assert!(stdout(&output).contains("--invoke"), "{output:?}");
+}
