@@ -27,8 +27,10 @@ impl FuncTranslator<'_, '_> {
             Some(sig) => *sig,
             None => {
                 let mut sig = Signature::new(self.default_call_conv);
-                sig.params.extend(params.iter().map(|p| AbiParam::new(builtin_type(*p))));
-                sig.returns.extend(builtin.results().iter().map(|r| AbiParam::new(builtin_type(*r))));
+                sig.params
+                    .extend(params.iter().map(|p| AbiParam::new(builtin_type(*p))));
+                sig.returns
+                    .extend(builtin.results().iter().map(|r| AbiParam::new(builtin_type(*r))));
                 let sig = self.b.import_signature(sig);
                 self.builtin_sigs.insert(builtin.index(), sig);
                 sig

@@ -27,7 +27,9 @@ pub struct Compiler {
 
 impl std::fmt::Debug for Compiler {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Compiler").field("architecture", &self.isa.name()).finish()
+        f.debug_struct("Compiler")
+            .field("architecture", &self.isa.name())
+            .finish()
     }
 }
 
@@ -114,12 +116,18 @@ impl Compiler {
     pub fn new_native() -> Result<Compiler> {
         let mut flags = settings::builder();
         let set = |flags: &mut settings::Builder, name: &str, value: &str| {
-            flags.set(name, value).map_err(|e| anyhow!("cannot set Cranelift flag {name}={value}: {e}"))
+            flags
+                .set(name, value)
+                .map_err(|e| anyhow!("cannot set Cranelift flag {name}={value}: {e}"))
         };
         set(&mut flags, "opt_level", "speed")?;
         set(&mut flags, "preserve_frame_pointers", "true")?;
         set(&mut flags, "enable_multi_ret_implicit_sret", "true")?;
-        set(&mut flags, "enable_verifier", if cfg!(debug_assertions) { "true" } else { "false" })?;
+        set(
+            &mut flags,
+            "enable_verifier",
+            if cfg!(debug_assertions) { "true" } else { "false" },
+        )?;
         set(&mut flags, "unwind_info", "false")?;
         set(&mut flags, "enable_probestack", "false")?;
         let builder = cranelift_native::builder().map_err(|e| anyhow!("host machine not supported: {e}"))?;
@@ -141,7 +149,11 @@ impl Compiler {
     }
 
     /// Compiles the defined function `defined_index` of `translation`.
-    pub fn compile_function(&self, translation: &ModuleTranslation<'_>, defined_index: u32) -> Result<CompiledFunction> {
+    pub fn compile_function(
+        &self,
+        translation: &ModuleTranslation<'_>,
+        defined_index: u32,
+    ) -> Result<CompiledFunction> {
         let module = &translation.module;
         let func_index = module.num_imported_funcs + defined_index;
         let describe = || match module.func_names.get(&func_index) {
@@ -172,23 +184,34 @@ impl Compiler {
         let mut fctx = FunctionBuilderContext::new();
         let func = build_array_trampoline(ty, self.isa.frontend_config(), &mut fctx)
             .with_context(|| format!("failed to compile the trampoline of {ty}"))?;
-        self.compile_clif(func).with_context(|| format!("failed to compile the trampoline of {ty}"))
+        self.compile_clif(func)
+            .with_context(|| format!("failed to compile the trampoline of {ty}"))
     }
 
     /// Compiles every defined function of `translation` and the host-to-wasm
     /// trampoline of every module type, and links them.
     pub fn compile_module(&self, translation: &ModuleTranslation<'_>) -> Result<CompiledModule> {
         let num_defined = translation.module.num_defined_funcs();
-        let funcs = (0..num_defined).map(|i| self.compile_function(translation, i)).collect::<Result<Vec<_>>>()?;
-        let trampolines =
-            translation.module.types.iter().map(|ty| self.compile_array_trampoline(ty)).collect::<Result<Vec<_>>>()?;
+        let funcs = (0..num_defined)
+            .map(|i| self.compile_function(translation, i))
+            .collect::<Result<Vec<_>>>()?;
+        let trampolines = translation
+            .module
+            .types
+            .iter()
+            .map(|ty| self.compile_array_trampoline(ty))
+            .collect::<Result<Vec<_>>>()?;
         self.link(funcs, trampolines)
     }
 
     /// Lays out compiled functions (by defined index) and array trampolines
     /// (by module type index) in one code buffer and resolves the direct
     /// calls between functions.
-    pub fn link(&self, funcs: Vec<CompiledFunction>, array_trampolines: Vec<CompiledFunction>) -> Result<CompiledModule> {
+    pub fn link(
+        &self,
+        funcs: Vec<CompiledFunction>,
+        array_trampolines: Vec<CompiledFunction>,
+    ) -> Result<CompiledModule> {
         crate::link::link(funcs, array_trampolines)
     }
 
@@ -209,7 +232,10 @@ impl Compiler {
         if !compiled.relocs.is_empty() {
             bail!("{}: unexpected relocations", describe());
         }
-        Ok(CompiledTrampoline { code: compiled.code, traps: compiled.traps })
+        Ok(CompiledTrampoline {
+            code: compiled.code,
+            traps: compiled.traps,
+        })
     }
 
     /// Runs Cranelift on a function and collects its code, relocations and
@@ -221,7 +247,9 @@ impl Compiler {
             let message = cranelift_codegen::print_errors::pretty_error(e.func, e.inner);
             bail!("Cranelift error: {message}");
         }
-        let compiled = ctx.compiled_code().ok_or_else(|| anyhow!("Cranelift produced no code"))?;
+        let compiled = ctx
+            .compiled_code()
+            .ok_or_else(|| anyhow!("Cranelift produced no code"))?;
         let buffer = &compiled.buffer;
         let mut relocs = Vec::new();
         for r in buffer.relocs() {
@@ -235,7 +263,12 @@ impl Compiler {
                 }
                 other => bail!("unsupported relocation target {other:?} ({:?})", r.kind),
             };
-            relocs.push(Relocation { offset: r.offset, target, kind: r.kind, addend: r.addend });
+            relocs.push(Relocation {
+                offset: r.offset,
+                target,
+                kind: r.kind,
+                addend: r.addend,
+            });
         }
         let mut traps = Vec::new();
         for t in buffer.traps() {
@@ -248,7 +281,13 @@ impl Compiler {
             .filter(|l| !l.loc.is_default() && l.start < l.end)
             .map(|l| (l.start, l.loc.bits()))
             .collect();
-        Ok(CompiledFunction { code: buffer.data().to_vec(), alignment: buffer.alignment, relocs, traps, address_map })
+        Ok(CompiledFunction {
+            code: buffer.data().to_vec(),
+            alignment: buffer.alignment,
+            relocs,
+            traps,
+            address_map,
+        })
     }
 }
 
@@ -273,7 +312,15 @@ mod debug_tests {
             let sig = wasm_signature(&module.types[ty_index as usize]).unwrap();
             let mut func = Function::with_name_signature(UserFuncName::user(0, i), sig);
             let mut fctx = FunctionBuilderContext::new();
-            translate_function(&*compiler.isa, module, ty_index, &translation.function_bodies[i as usize], &mut func, &mut fctx).unwrap();
+            translate_function(
+                &*compiler.isa,
+                module,
+                ty_index,
+                &translation.function_bodies[i as usize],
+                &mut func,
+                &mut fctx,
+            )
+            .unwrap();
             println!("{}", func.display());
             let mut ctx = Context::for_function(func);
             ctx.set_disasm(true);

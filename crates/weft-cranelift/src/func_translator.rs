@@ -7,8 +7,8 @@
 use crate::types::{clif_type, clif_type_of, trap_to_code, trusted, vmctx_readonly, wasm_signature};
 use anyhow::{anyhow, bail, Context as _, Result};
 use cranelift_codegen::ir::{
-    types, AliasRegion, AliasRegionData, Block, BlockArg, ExtFuncData, ExternalName, FuncRef, Function, GlobalValueData,
-    InstBuilder, JumpTableData, SigRef, SourceLoc, Type, UserExternalName, Value,
+    types, AliasRegion, AliasRegionData, Block, BlockArg, ExtFuncData, ExternalName, FuncRef, Function,
+    GlobalValueData, InstBuilder, JumpTableData, SigRef, SourceLoc, Type, UserExternalName, Value,
 };
 use cranelift_codegen::isa::{CallConv, TargetIsa};
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext, Variable};
@@ -26,7 +26,11 @@ enum FrameKind {
     Loop { header: Block },
     /// An `if`: `else_block` is entered when the condition is false; `params`
     /// are the block's parameters, restored at `else`.
-    If { else_block: Block, params: Vec<Value>, has_else: bool },
+    If {
+        else_block: Block,
+        params: Vec<Value>,
+        has_else: bool,
+    },
 }
 
 /// One entry of the control stack.
@@ -92,7 +96,11 @@ pub(crate) fn translate_function(
 
     // The stack limit: vmctx -> store context -> stack limit.
     let vmctx_gv = func.create_global_value(GlobalValueData::VMContext);
-    let gv_flags = func.dfg.mem_flags.insert(trusted().with_readonly()).map_err(|_| anyhow!("too many memory flags"))?;
+    let gv_flags = func
+        .dfg
+        .mem_flags
+        .insert(trusted().with_readonly())
+        .map_err(|_| anyhow!("too many memory flags"))?;
     let store_gv = func.create_global_value(GlobalValueData::Load {
         base: vmctx_gv,
         offset: (offsets.vmctx_store_context() as i32).into(),
@@ -108,7 +116,10 @@ pub(crate) fn translate_function(
     func.stack_limit = Some(limit_gv);
 
     let mut region = |user_id: u32, description: &'static str| {
-        func.dfg.alias_regions.insert(AliasRegionData { user_id, description: description.into() })
+        func.dfg.alias_regions.insert(AliasRegionData {
+            user_id,
+            description: description.into(),
+        })
     };
     let regions = Regions {
         vmmemory: region(1, "vmmemory"),
@@ -164,7 +175,8 @@ pub(crate) fn translate_function(
     while !reader.eof() {
         let (op, offset) = reader.read_with_offset()?;
         t.b.set_srcloc(SourceLoc::new(u32::try_from(offset)?));
-        t.translate_operator(op).with_context(|| format!("at offset 0x{offset:x}"))?;
+        t.translate_operator(op)
+            .with_context(|| format!("at offset 0x{offset:x}"))?;
     }
     if !t.frames.is_empty() {
         bail!("function body ends before its last `end`");
@@ -347,7 +359,11 @@ impl FuncTranslator<'_, '_> {
                 let base = self.stack.len() - params.len();
                 let saved = self.stack[base..].to_vec();
                 self.frames.push(ControlFrame {
-                    kind: FrameKind::If { else_block, params: saved, has_else: false },
+                    kind: FrameKind::If {
+                        else_block,
+                        params: saved,
+                        has_else: false,
+                    },
                     dest,
                     num_params: params.len(),
                     num_results: results.len(),
@@ -393,7 +409,10 @@ impl FuncTranslator<'_, '_> {
                 self.reachable = false;
             }
             Operator::Call { function_index } => self.translate_call(function_index)?,
-            Operator::CallIndirect { type_index, table_index } => self.translate_call_indirect(type_index, table_index)?,
+            Operator::CallIndirect {
+                type_index,
+                table_index,
+            } => self.translate_call_indirect(type_index, table_index)?,
             Operator::Drop => {
                 self.pop();
             }
@@ -447,8 +466,16 @@ impl FuncTranslator<'_, '_> {
         } else {
             None
         };
-        let frame = self.frames.last_mut().ok_or_else(|| anyhow!("`else` outside of a block"))?;
-        let FrameKind::If { else_block, params, has_else } = &mut frame.kind else {
+        let frame = self
+            .frames
+            .last_mut()
+            .ok_or_else(|| anyhow!("`else` outside of a block"))?;
+        let FrameKind::If {
+            else_block,
+            params,
+            has_else,
+        } = &mut frame.kind
+        else {
             bail!("`else` outside of an `if`");
         };
         *has_else = true;
@@ -475,7 +502,11 @@ impl FuncTranslator<'_, '_> {
             frame.exit_reached = true;
         }
         match &frame.kind {
-            FrameKind::If { else_block, params, has_else: false } => {
+            FrameKind::If {
+                else_block,
+                params,
+                has_else: false,
+            } => {
                 // An `if` without `else`: the false branch passes the
                 // parameters on as results.
                 self.b.switch_to_block(*else_block);
@@ -524,7 +555,10 @@ impl FuncTranslator<'_, '_> {
         if let Some(f) = self.direct_funcs.get(&defined_index) {
             return *f;
         }
-        let name = self.b.func.declare_imported_user_function(UserExternalName::new(0, defined_index));
+        let name = self
+            .b
+            .func
+            .declare_imported_user_function(UserExternalName::new(0, defined_index));
         let f = self.b.import_function(ExtFuncData {
             name: ExternalName::user(name),
             signature: sig,
@@ -568,7 +602,11 @@ impl FuncTranslator<'_, '_> {
     /// says whether the pointer is valid everywhere in the function (an
     /// import), so that the loads may be hoisted.
     pub(crate) fn load_func_ref_fields(&mut self, func_ref: Value, always_valid: bool) -> (Value, Value) {
-        let flags = if always_valid { vmctx_readonly() } else { crate::types::trusted_readonly() };
+        let flags = if always_valid {
+            vmctx_readonly()
+        } else {
+            crate::types::trusted_readonly()
+        };
         let code = self.b.ins().load(types::I64, flags, func_ref, vmfuncref::CODE as i32);
         let vmctx = self.b.ins().load(types::I64, flags, func_ref, vmfuncref::VMCTX as i32);
         (code, vmctx)
@@ -596,5 +634,7 @@ fn block_args(values: &[Value]) -> Vec<BlockArg> {
 fn is_simd(op: &Operator<'_>) -> bool {
     let name = format!("{op:?}");
     name.starts_with("V128")
-        || ["I8x16", "I16x8", "I32x4", "I64x2", "F32x4", "F64x2"].iter().any(|p| name.starts_with(p))
+        || ["I8x16", "I16x8", "I32x4", "I64x2", "F32x4", "F64x2"]
+            .iter()
+            .any(|p| name.starts_with(p))
 }

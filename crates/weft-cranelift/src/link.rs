@@ -26,15 +26,24 @@ pub(crate) fn link(funcs: Vec<CompiledFunction>, trampolines: Vec<CompiledFuncti
     for f in &funcs {
         let loc = append(&mut code, f)?;
         module.funcs.push(loc);
-        module.traps.extend(f.traps.iter().map(|(off, trap)| (loc.offset + off, *trap)));
-        module.address_map.extend(f.address_map.iter().map(|(off, wasm)| (loc.offset + off, *wasm)));
+        module
+            .traps
+            .extend(f.traps.iter().map(|(off, trap)| (loc.offset + off, *trap)));
+        module
+            .address_map
+            .extend(f.address_map.iter().map(|(off, wasm)| (loc.offset + off, *wasm)));
     }
     for t in &trampolines {
         let loc = append(&mut code, t)?;
         module.array_trampolines.push(loc);
-        module.traps.extend(t.traps.iter().map(|(off, trap)| (loc.offset + off, *trap)));
+        module
+            .traps
+            .extend(t.traps.iter().map(|(off, trap)| (loc.offset + off, *trap)));
     }
-    let all = funcs.iter().zip(&module.funcs).chain(trampolines.iter().zip(&module.array_trampolines));
+    let all = funcs
+        .iter()
+        .zip(&module.funcs)
+        .chain(trampolines.iter().zip(&module.array_trampolines));
     for (f, loc) in all {
         for r in &f.relocs {
             let target = module
@@ -56,14 +65,18 @@ fn apply(code: &mut [u8], at: u32, target: u32, r: &Relocation) -> Result<()> {
     match r.kind {
         Reloc::X86CallPCRel4 | Reloc::X86PCRel4 | Reloc::X86CallPLTRel4 => {
             let value = i32::try_from(delta).map_err(|_| anyhow!("call displacement out of range"))?;
-            let bytes = code.get_mut(at_usize..at_usize + 4).ok_or_else(|| anyhow!("relocation out of bounds"))?;
+            let bytes = code
+                .get_mut(at_usize..at_usize + 4)
+                .ok_or_else(|| anyhow!("relocation out of bounds"))?;
             bytes.copy_from_slice(&value.to_le_bytes());
         }
         Reloc::Arm64Call => {
             if delta % 4 != 0 || !(-(1 << 27)..(1 << 27)).contains(&delta) {
                 bail!("aarch64 call displacement {delta} out of range");
             }
-            let bytes = code.get_mut(at_usize..at_usize + 4).ok_or_else(|| anyhow!("relocation out of bounds"))?;
+            let bytes = code
+                .get_mut(at_usize..at_usize + 4)
+                .ok_or_else(|| anyhow!("relocation out of bounds"))?;
             let insn = u32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]);
             let imm26 = ((delta >> 2) as u32) & 0x03ff_ffff;
             let insn = (insn & 0xfc00_0000) | imm26;
@@ -104,8 +117,13 @@ mod tests {
         .unwrap();
         let translation = weft_environ::translate_module(&wasm, weft_environ::supported_features()).unwrap();
         let compiler = Compiler::new_native().unwrap();
-        let funcs: Vec<_> = (0..3).map(|i| compiler.compile_function(&translation, i).unwrap()).collect();
-        let expected: Vec<Vec<(u32, u32)>> = funcs.iter().map(|f| f.relocs.iter().map(|r| (r.offset, r.target)).collect()).collect();
+        let funcs: Vec<_> = (0..3)
+            .map(|i| compiler.compile_function(&translation, i).unwrap())
+            .collect();
+        let expected: Vec<Vec<(u32, u32)>> = funcs
+            .iter()
+            .map(|f| f.relocs.iter().map(|r| (r.offset, r.target)).collect())
+            .collect();
         assert_eq!(expected.iter().map(Vec::len).collect::<Vec<_>>(), [2, 1, 1]);
         let linked = compiler.link(funcs, vec![]).unwrap();
         for (caller, relocs) in expected.iter().enumerate() {

@@ -23,7 +23,11 @@ impl FuncTranslator<'_, '_> {
 
     /// Checks that memory `mem` exists and is supported.
     fn check_memory(&self, mem: u32) -> Result<()> {
-        let memory = self.module.memories.get(mem as usize).ok_or_else(|| anyhow!("memory {mem} out of range"))?;
+        let memory = self
+            .module
+            .memories
+            .get(mem as usize)
+            .ok_or_else(|| anyhow!("memory {mem} out of range"))?;
         if memory.memory64 {
             bail!("memory64 is not supported yet");
         }
@@ -37,7 +41,9 @@ impl FuncTranslator<'_, '_> {
     /// Flags of wasm loads and stores: little-endian, possibly unaligned,
     /// trapping with HEAP_OUT_OF_BOUNDS in the guard region.
     fn heap_flags(&self) -> MemFlagsData {
-        MemFlagsData::new().with_endianness(Endianness::Little).with_alias_region(Some(self.regions.heap))
+        MemFlagsData::new()
+            .with_endianness(Endianness::Little)
+            .with_alias_region(Some(self.regions.heap))
     }
 
     /// Pops an index and computes the native address of a wasm access:
@@ -155,7 +161,11 @@ impl FuncTranslator<'_, '_> {
                 self.check_memory(*mem)?;
                 let (dst, byte, len) = self.pop3();
                 let mem = self.i32_const(*mem);
-                self.call_builtin_checked(BuiltinFunction::MemoryFill, &[mem, dst, byte, len], Trap::MemoryOutOfBounds)?;
+                self.call_builtin_checked(
+                    BuiltinFunction::MemoryFill,
+                    &[mem, dst, byte, len],
+                    Trap::MemoryOutOfBounds,
+                )?;
             }
             O::MemoryCopy { dst_mem, src_mem } => {
                 self.check_memory(*dst_mem)?;
@@ -174,7 +184,11 @@ impl FuncTranslator<'_, '_> {
                 let (dst, src, len) = self.pop3();
                 let mem = self.i32_const(*mem);
                 let data = self.i32_const(*data_index);
-                self.call_builtin_checked(BuiltinFunction::MemoryInit, &[mem, data, dst, src, len], Trap::MemoryOutOfBounds)?;
+                self.call_builtin_checked(
+                    BuiltinFunction::MemoryInit,
+                    &[mem, data, dst, src, len],
+                    Trap::MemoryOutOfBounds,
+                )?;
             }
             O::DataDrop { data_index } => {
                 let data = self.i32_const(*data_index);
@@ -199,7 +213,11 @@ impl FuncTranslator<'_, '_> {
     /// with. The value of an immutable global never changes, so its loads
     /// may be moved and shared.
     fn global_access(&mut self, index: u32) -> Result<(Value, Type, MemFlagsData)> {
-        let global = *self.module.globals.get(index as usize).ok_or_else(|| anyhow!("global {index} out of range"))?;
+        let global = *self
+            .module
+            .globals
+            .get(index as usize)
+            .ok_or_else(|| anyhow!("global {index} out of range"))?;
         let ty = clif_type(global.ty)?;
         let offset = self.offsets.vmctx_global(index) as i32;
         let ptr = self.b.ins().load(I64, vmctx_readonly(), self.vmctx, offset);

@@ -4,8 +4,8 @@
 use crate::func_translator::FuncTranslator;
 use anyhow::Result;
 use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
-use cranelift_codegen::ir::types::{F32, F64, I16, I32, I64, I8};
 use cranelift_codegen::ir::immediates::{Ieee32, Ieee64};
+use cranelift_codegen::ir::types::{F32, F64, I16, I32, I64, I8};
 use cranelift_codegen::ir::{InstBuilder, MemFlagsData, Type, Value};
 use wasmparser::Operator;
 

@@ -19,7 +19,11 @@ impl FuncTranslator<'_, '_> {
 
     /// Checks that `table` exists and is supported.
     fn check_table(&self, table: u32) -> Result<()> {
-        let t = self.module.tables.get(table as usize).ok_or_else(|| anyhow!("table {table} out of range"))?;
+        let t = self
+            .module
+            .tables
+            .get(table as usize)
+            .ok_or_else(|| anyhow!("table {table} out of range"))?;
         if t.table64 {
             bail!("table64 is not supported yet");
         }
@@ -50,7 +54,10 @@ impl FuncTranslator<'_, '_> {
         self.b.ins().trapnz(oob, trap_to_code(Trap::TableOutOfBounds));
         let flags = self.vmtable_flags();
         let base = self.b.ins().load(I64, flags, def, vmtable::BASE as i32);
-        let scaled = self.b.ins().ishl_imm_u(index, i64::from(vmtable::ELEMENT_SIZE.trailing_zeros()));
+        let scaled = self
+            .b
+            .ins()
+            .ishl_imm_u(index, i64::from(vmtable::ELEMENT_SIZE.trailing_zeros()));
         Ok(self.b.ins().iadd(base, scaled))
     }
 
@@ -61,7 +68,10 @@ impl FuncTranslator<'_, '_> {
         let flags = self.table_elem_flags();
         let func_ref = self.b.ins().load(I64, flags, addr, 0);
         self.b.ins().trapz(func_ref, trap_to_code(Trap::IndirectCallToNull));
-        let actual = self.b.ins().load(I32, trusted_readonly(), func_ref, vmfuncref::TYPE_ID as i32);
+        let actual = self
+            .b
+            .ins()
+            .load(I32, trusted_readonly(), func_ref, vmfuncref::TYPE_ID as i32);
         let expected_offset = self.offsets.vmctx_type_id(type_index) as i32;
         let expected = self.b.ins().load(I32, vmctx_readonly(), self.vmctx, expected_offset);
         let mismatch = self.b.ins().icmp(IntCC::NotEqual, actual, expected);
@@ -125,7 +135,11 @@ impl FuncTranslator<'_, '_> {
                 self.check_table(table)?;
                 let (dst, value, len) = self.pop3();
                 let t = self.i32_const(table);
-                self.call_builtin_checked(BuiltinFunction::TableFill, &[t, dst, value, len], Trap::TableOutOfBounds)?;
+                self.call_builtin_checked(
+                    BuiltinFunction::TableFill,
+                    &[t, dst, value, len],
+                    Trap::TableOutOfBounds,
+                )?;
             }
             O::TableCopy { dst_table, src_table } => {
                 self.check_table(dst_table)?;
@@ -133,14 +147,22 @@ impl FuncTranslator<'_, '_> {
                 let (dst, src, len) = self.pop3();
                 let d = self.i32_const(dst_table);
                 let s = self.i32_const(src_table);
-                self.call_builtin_checked(BuiltinFunction::TableCopy, &[d, s, dst, src, len], Trap::TableOutOfBounds)?;
+                self.call_builtin_checked(
+                    BuiltinFunction::TableCopy,
+                    &[d, s, dst, src, len],
+                    Trap::TableOutOfBounds,
+                )?;
             }
             O::TableInit { elem_index, table } => {
                 self.check_table(table)?;
                 let (dst, src, len) = self.pop3();
                 let t = self.i32_const(table);
                 let e = self.i32_const(elem_index);
-                self.call_builtin_checked(BuiltinFunction::TableInit, &[t, e, dst, src, len], Trap::TableOutOfBounds)?;
+                self.call_builtin_checked(
+                    BuiltinFunction::TableInit,
+                    &[t, e, dst, src, len],
+                    Trap::TableOutOfBounds,
+                )?;
             }
             O::ElemDrop { elem_index } => {
                 let e = self.i32_const(elem_index);

@@ -3,9 +3,7 @@
 use crate::types::{clif_type, trap_to_code, trusted, wasm_signature};
 use anyhow::Result;
 use cranelift_codegen::ir::types::{I64, I8};
-use cranelift_codegen::ir::{
-    AbiParam, Function, InstBuilder, Signature, StackSlotData, StackSlotKind, UserFuncName,
-};
+use cranelift_codegen::ir::{AbiParam, Function, InstBuilder, Signature, StackSlotData, StackSlotKind, UserFuncName};
 use cranelift_codegen::isa::TargetFrontendConfig;
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
 use weft_environ::{vmhostctx, vmstore, Trap, VMOffsets, WasmFuncType, VALRAW_SIZE};
@@ -13,7 +11,14 @@ use weft_environ::{vmhostctx, vmstore, Trap, VMOffsets, WasmFuncType, VALRAW_SIZ
 /// Offsets of the fixed part of every `VMContext` (the same for all
 /// modules).
 fn fixed_offsets() -> VMOffsets {
-    VMOffsets { num_types: 0, num_funcs: 0, num_defined_funcs: 0, num_memories: 0, num_tables: 0, num_globals: 0 }
+    VMOffsets {
+        num_types: 0,
+        num_funcs: 0,
+        num_defined_funcs: 0,
+        num_memories: 0,
+        num_tables: 0,
+        num_globals: 0,
+    }
 }
 
 /// Builds the host-to-wasm trampoline of a function type:
@@ -21,7 +26,11 @@ fn fixed_offsets() -> VMOffsets {
 ///
 /// It loads the parameters from `values[i]`, calls `code` with the wasm
 /// calling convention and stores the results to `values[i]`.
-pub(crate) fn build_array_trampoline(ty: &WasmFuncType, config: TargetFrontendConfig, fctx: &mut FunctionBuilderContext) -> Result<Function> {
+pub(crate) fn build_array_trampoline(
+    ty: &WasmFuncType,
+    config: TargetFrontendConfig,
+    fctx: &mut FunctionBuilderContext,
+) -> Result<Function> {
     let wasm_sig = wasm_signature(ty)?;
     let mut sig = Signature::new(config.default_call_conv);
     sig.params.extend([AbiParam::new(I64); 4]);
@@ -31,7 +40,9 @@ pub(crate) fn build_array_trampoline(ty: &WasmFuncType, config: TargetFrontendCo
     b.append_block_params_for_function_params(entry);
     b.switch_to_block(entry);
     b.seal_block(entry);
-    let &[callee_vmctx, caller_vmctx, code, values] = b.block_params(entry) else { unreachable!() };
+    let &[callee_vmctx, caller_vmctx, code, values] = b.block_params(entry) else {
+        unreachable!()
+    };
 
     let mut args = vec![callee_vmctx, caller_vmctx];
     for (i, p) in ty.params.iter().enumerate() {
@@ -87,7 +98,9 @@ pub(crate) fn build_wasm_to_host_trampoline(
     }
 
     let offsets = fixed_offsets();
-    let store = b.ins().load(I64, trusted(), caller_vmctx, offsets.vmctx_store_context() as i32);
+    let store = b
+        .ins()
+        .load(I64, trusted(), caller_vmctx, offsets.vmctx_store_context() as i32);
     let fp = b.ins().get_frame_pointer(I64);
     b.ins().store(trusted(), fp, store, vmstore::LAST_WASM_EXIT_FP as i32);
     let pc = b.ins().get_return_address(I64);
@@ -99,7 +112,9 @@ pub(crate) fn build_wasm_to_host_trampoline(
     shim_sig.returns.push(AbiParam::new(I8));
     let shim_sig = b.import_signature(shim_sig);
     let len = b.ins().iconst(I64, len as i64);
-    let call = b.ins().call_indirect(shim_sig, shim, &[callee_vmctx, caller_vmctx, values, len]);
+    let call = b
+        .ins()
+        .call_indirect(shim_sig, shim, &[callee_vmctx, caller_vmctx, values, len]);
     let ok = b.inst_results(call)[0];
     b.ins().trapz(ok, trap_to_code(Trap::HostError));
 

@@ -33,7 +33,8 @@ pub(crate) fn clif_type_of(ty: wasmparser::ValType) -> Result<Type> {
 /// `tail (callee_vmctx, caller_vmctx, params...) -> results`.
 pub(crate) fn wasm_signature(ty: &WasmFuncType) -> Result<Signature> {
     let mut sig = Signature::new(CallConv::Tail);
-    sig.params.push(AbiParam::special(types::I64, ArgumentPurpose::VMContext));
+    sig.params
+        .push(AbiParam::special(types::I64, ArgumentPurpose::VMContext));
     sig.params.push(AbiParam::new(types::I64));
     for p in ty.params.iter() {
         sig.params.push(AbiParam::new(clif_type(*p)?));

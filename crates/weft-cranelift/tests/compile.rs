@@ -8,7 +8,11 @@ fn compile(wat: &str) -> CompiledModule {
     let translation = translate_module(&wasm, supported_features()).expect("valid module");
     let compiler = Compiler::new_native().expect("host supported");
     let compiled = compiler.compile_module(&translation).expect("compiles");
-    check_layout(&compiled, translation.module.num_defined_funcs() as usize, translation.module.types.len());
+    check_layout(
+        &compiled,
+        translation.module.num_defined_funcs() as usize,
+        translation.module.types.len(),
+    );
     compiled
 }
 
@@ -24,9 +28,18 @@ fn check_layout(compiled: &CompiledModule, num_funcs: usize, num_types: usize) {
     }
     assert!(end as usize <= compiled.code.len());
     assert!(compiled.traps.windows(2).all(|w| w[0].0 <= w[1].0), "traps are sorted");
-    assert!(compiled.traps.iter().all(|(off, _)| (*off as usize) < compiled.code.len()));
-    assert!(compiled.address_map.windows(2).all(|w| w[0].0 < w[1].0), "address map is sorted");
-    assert!(compiled.address_map.iter().all(|(off, _)| (*off as usize) < compiled.code.len()));
+    assert!(compiled
+        .traps
+        .iter()
+        .all(|(off, _)| (*off as usize) < compiled.code.len()));
+    assert!(
+        compiled.address_map.windows(2).all(|w| w[0].0 < w[1].0),
+        "address map is sorted"
+    );
+    assert!(compiled
+        .address_map
+        .iter()
+        .all(|(off, _)| (*off as usize) < compiled.code.len()));
     if num_funcs > 0 {
         assert!(!compiled.address_map.is_empty());
     }
@@ -155,10 +168,8 @@ fn memories_tables_globals_and_imports() {
 
 #[test]
 fn simd_is_rejected() {
-    let wasm = wat::parse_str(
-        r#"(module (func (result i32) (i32x4.extract_lane 0 (v128.const i32x4 1 2 3 4))))"#,
-    )
-    .unwrap();
+    let wasm =
+        wat::parse_str(r#"(module (func (result i32) (i32x4.extract_lane 0 (v128.const i32x4 1 2 3 4))))"#).unwrap();
     let translation = translate_module(&wasm, wasmparser::WasmFeatures::default()).unwrap();
     let compiler = Compiler::new_native().unwrap();
     let err = compiler.compile_module(&translation).unwrap_err();

@@ -32,7 +32,9 @@ fn sightglass_benchmarks_compile() {
             }
         };
         let start = std::time::Instant::now();
-        let module = compiler.compile_module(&translation).unwrap_or_else(|e| panic!("{}: {e:#}", path.display()));
+        let module = compiler
+            .compile_module(&translation)
+            .unwrap_or_else(|e| panic!("{}: {e:#}", path.display()));
         eprintln!(
             "{}: {} functions, {} bytes of code in {:?}",
             path.display(),

@@ -4,11 +4,11 @@
 //! execution is tested by the runtime.
 
 use std::path::{Path, PathBuf};
-use weft_cranelift::Compiler;
-use weft_environ::{supported_features, translate_module};
 use wast::lexer::Lexer;
 use wast::parser::{self, ParseBuffer};
 use wast::{QuoteWat, Wast, WastDirective, WastExecute};
+use weft_cranelift::Compiler;
+use weft_environ::{supported_features, translate_module};
 
 const TESTSUITE: &str = "/work/shared/wasm-testsuite";
 const SCOPES: &str = "/work/shared/wasm-testsuite-scopes.md";
@@ -83,7 +83,11 @@ fn compile_file(compiler: &Compiler, path: &Path, must_parse: bool, stats: &mut 
                 };
                 (m, span)
             }
-            WastDirective::AssertTrap { exec: WastExecute::Wat(w), span, .. } => (QuoteWat::Wat(w), span),
+            WastDirective::AssertTrap {
+                exec: WastExecute::Wat(w),
+                span,
+                ..
+            } => (QuoteWat::Wat(w), span),
             WastDirective::AssertUnlinkable { module, span, .. } => (QuoteWat::Wat(module), span),
             _ => continue,
         };
@@ -110,8 +114,16 @@ fn spec_scope1_modules_compile() {
     let files = scope_files(1);
     assert_eq!(files.len(), 70, "scope 1 lists 70 files");
     let stats = run(&files, true);
-    eprintln!("scope 1: {} modules compiled, {} not translatable", stats.compiled, stats.untranslatable);
-    assert!(stats.failures.is_empty(), "{} failures:\n{}", stats.failures.len(), stats.failures.join("\n"));
+    eprintln!(
+        "scope 1: {} modules compiled, {} not translatable",
+        stats.compiled, stats.untranslatable
+    );
+    assert!(
+        stats.failures.is_empty(),
+        "{} failures:\n{}",
+        stats.failures.len(),
+        stats.failures.join("\n")
+    );
     assert!(stats.compiled > 500);
 }
 
@@ -125,5 +137,10 @@ fn spec_other_scopes_translatable_modules_compile() {
         "scopes 2-4: {} modules compiled, {} not translatable, {} scripts not parsable",
         stats.compiled, stats.untranslatable, stats.unparsable_files
     );
-    assert!(stats.failures.is_empty(), "{} failures:\n{}", stats.failures.len(), stats.failures.join("\n"));
+    assert!(
+        stats.failures.is_empty(),
+        "{} failures:\n{}",
+        stats.failures.len(),
+        stats.failures.join("\n")
+    );
 }
