@@ -11,7 +11,7 @@ use cranelift_codegen::isa::OwnedTargetIsa;
 use cranelift_codegen::settings::{self, Configurable};
 use cranelift_codegen::{Context, FinalizedRelocTarget};
 use cranelift_frontend::FunctionBuilderContext;
-use weft_environ::{ModuleTranslation, Trap, WasmFuncType};
+use weft_environ::{ModuleTranslation, Trap, Tunables, WasmFuncType};
 
 /// Compiles wasm functions and trampolines for the host machine.
 ///
@@ -23,6 +23,7 @@ use weft_environ::{ModuleTranslation, Trap, WasmFuncType};
 #[derive(Clone)]
 pub struct Compiler {
     isa: OwnedTargetIsa,
+    tunables: Tunables,
 }
 
 impl std::fmt::Debug for Compiler {
@@ -139,13 +140,27 @@ impl Compiler {
         if isa.pointer_bytes() != 8 {
             bail!("unsupported pointer width: Weft needs 64-bit pointers");
         }
-        Ok(Compiler { isa })
+        Ok(Compiler {
+            isa,
+            tunables: Tunables::default(),
+        })
     }
 
     /// The Cranelift name of the target architecture (`"x64"` or
     /// `"aarch64"`).
     pub fn architecture(&self) -> &'static str {
         self.isa.name()
+    }
+
+    /// The same compiler generating code for `tunables` (fuel, epochs).
+    pub fn with_tunables(mut self, tunables: Tunables) -> Compiler {
+        self.tunables = tunables;
+        self
+    }
+
+    /// The tunables code is generated for.
+    pub fn tunables(&self) -> Tunables {
+        self.tunables
     }
 
     /// Compiles the defined function `defined_index` of `translation`.
@@ -171,7 +186,8 @@ impl Compiler {
         let sig = wasm_signature(&module.types[ty_index as usize]).with_context(describe)?;
         let mut func = Function::with_name_signature(UserFuncName::user(0, defined_index), sig);
         let mut fctx = FunctionBuilderContext::new();
-        translate_function(&*self.isa, module, ty_index, body, &mut func, &mut fctx).with_context(describe)?;
+        translate_function(&*self.isa, self.tunables, module, ty_index, body, &mut func, &mut fctx)
+            .with_context(describe)?;
         self.compile_clif(func).with_context(describe)
     }
 
@@ -314,6 +330,7 @@ mod debug_tests {
             let mut fctx = FunctionBuilderContext::new();
             translate_function(
                 &*compiler.isa,
+                compiler.tunables,
                 module,
                 ty_index,
                 &translation.function_bodies[i as usize],

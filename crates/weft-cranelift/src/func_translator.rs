@@ -14,7 +14,7 @@ use cranelift_codegen::isa::{CallConv, TargetIsa};
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext, Variable};
 use std::collections::HashMap;
 use wasmparser::{BlockType, FunctionBody, Operator};
-use weft_environ::{vmfuncref, vmstore, Module, Trap, VMOffsets};
+use weft_environ::{vmfuncref, vmstore, Module, Trap, Tunables, VMOffsets};
 
 /// What kind of construct a control frame stands for.
 enum FrameKind {
@@ -79,12 +79,18 @@ pub(crate) struct FuncTranslator<'m, 'b> {
     locals: Vec<Variable>,
     wasm_sigs: HashMap<u32, SigRef>,
     direct_funcs: HashMap<u32, FuncRef>,
+    pub(crate) tunables: Tunables,
+    /// Fuel charged by operators since it was last added to the store's
+    /// counter.
+    pub(crate) pending_fuel: i64,
 }
 
 /// Translates the body of a defined function into `func`, whose signature
 /// must already be the wasm signature of the function's type `ty_index`.
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn translate_function(
     isa: &dyn TargetIsa,
+    tunables: Tunables,
     module: &Module,
     ty_index: u32,
     body: &FunctionBody<'_>,
@@ -151,6 +157,8 @@ pub(crate) fn translate_function(
         locals: Vec::new(),
         wasm_sigs: HashMap::new(),
         direct_funcs: HashMap::new(),
+        tunables,
+        pending_fuel: 0,
     };
 
     for (i, p) in ty.params.iter().enumerate() {
@@ -159,6 +167,7 @@ pub(crate) fn translate_function(
         t.locals.push(var);
     }
     t.declare_locals(body)?;
+    t.interrupt_checks()?;
 
     let results = ty.results.iter().map(|r| clif_type(*r)).collect::<Result<Vec<_>>>()?;
     let dest = t.new_block_with_params(&results);
@@ -309,6 +318,9 @@ impl FuncTranslator<'_, '_> {
         if !self.reachable {
             return self.translate_unreachable_operator(op);
         }
+        if self.tunables.consume_fuel {
+            self.charge_fuel(&op);
+        }
         match op {
             Operator::Unreachable => {
                 self.b.ins().trap(trap_to_code(Trap::UnreachableCodeReached));
@@ -336,6 +348,7 @@ impl FuncTranslator<'_, '_> {
                 self.b.switch_to_block(header);
                 let base = self.stack.len();
                 let header_params = self.b.block_params(header).to_vec();
+                self.interrupt_checks()?;
                 self.stack.extend(header_params);
                 self.frames.push(ControlFrame {
                     kind: FrameKind::Loop { header },

@@ -38,6 +38,7 @@
 mod builtins;
 mod compiler;
 mod func_translator;
+mod interrupts;
 mod link;
 mod ops_memory;
 mod ops_numeric;

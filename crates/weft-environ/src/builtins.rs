@@ -67,6 +67,12 @@ builtins! {
     TableInit(Vmctx, I32, I32, I64, I32, I32) -> [I32];
     /// `elem.drop`: (vmctx, element segment).
     ElemDrop(Vmctx, I32) -> [];
+    /// Fuel ran out (the store's fuel counter is no longer negative): refuel and
+    /// yield, or fail. (vmctx) -> status; non-zero traps with `HostError`.
+    OutOfFuel(Vmctx) -> [I32];
+    /// The epoch reached the store's deadline: update it, yield, or fail.
+    /// (vmctx) -> status; non-zero traps with `HostError`.
+    NewEpoch(Vmctx) -> [I32];
 }
 
 impl BuiltinFunction {

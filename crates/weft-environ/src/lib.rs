@@ -29,6 +29,19 @@ pub use trap::Trap;
 pub use types::*;
 pub use vmoffsets::*;
 
+/// Choices that change the code generated for a module, fixed per engine.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub struct Tunables {
+    /// Count fuel in the store context and call
+    /// [`BuiltinFunction::OutOfFuel`] when it runs out (checked at function
+    /// entries and loop headers).
+    pub consume_fuel: bool,
+    /// Compare the engine's epoch with the store's deadline at function
+    /// entries and loop headers, calling [`BuiltinFunction::NewEpoch`] when it
+    /// is reached.
+    pub epoch_interruption: bool,
+}
+
 /// The features of WebAssembly that Weft can compile today: WebAssembly 2.0
 /// without SIMD.
 pub fn supported_features() -> wasmparser::WasmFeatures {

@@ -3,9 +3,11 @@
 //! Status results: 0 on success, 1 when compiled code must trap.
 
 use crate::instance::Instance;
+use crate::vm::{Interrupt, VMStoreContext};
 
 /// The builtins array every vmctx points to.
 pub(crate) static BUILTINS: Builtins = Builtins([
+    // In the order of `weft_environ::BuiltinFunction::ALL`.
     memory_grow as *const (),
     memory_fill as *const (),
     memory_copy as *const (),
@@ -16,10 +18,12 @@ pub(crate) static BUILTINS: Builtins = Builtins([
     table_copy as *const (),
     table_init as *const (),
     elem_drop as *const (),
+    out_of_fuel as *const (),
+    new_epoch as *const (),
 ]);
 
 /// The addresses of the builtins.
-pub(crate) struct Builtins(pub(crate) [*const (); 10]);
+pub(crate) struct Builtins(pub(crate) [*const (); 12]);
 
 // SAFETY: function addresses are immutable and valid on every thread.
 unsafe impl Sync for Builtins {}
@@ -170,4 +174,34 @@ extern "C" fn elem_drop(vmctx: *mut u8, elem: u32) {
     if let Some(words) = instance(vmctx).elements.get_mut(elem as usize) {
         *words = Vec::new();
     }
+}
+
+fn interrupt(vmctx: *mut u8, why: Interrupt) -> u32 {
+    // SAFETY: every vmctx points at its store's live context.
+    let ctx = unsafe { &*(*(vmctx.add(8) as *const *const VMStoreContext)) };
+    match ctx.interrupt.get() {
+        Some(h) if !ctx.store_ptr.get().is_null() => {
+            if (h.shim)(ctx.store_ptr.get(), h.handler, why) {
+                0
+            } else {
+                1
+            }
+        }
+        _ => {
+            let trap = match why {
+                Interrupt::OutOfFuel => weft_environ::Trap::OutOfFuel,
+                Interrupt::EpochDeadline => weft_environ::Trap::Interrupt,
+            };
+            crate::traps::record_host_failure(crate::traps::UnwindReason::Trap { trap, pcs: Vec::new() });
+            1
+        }
+    }
+}
+
+extern "C" fn out_of_fuel(vmctx: *mut u8) -> u32 {
+    interrupt(vmctx, Interrupt::OutOfFuel)
+}
+
+extern "C" fn new_epoch(vmctx: *mut u8) -> u32 {
+    interrupt(vmctx, Interrupt::EpochDeadline)
 }

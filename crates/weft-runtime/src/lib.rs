@@ -31,7 +31,7 @@ pub use store::{
 };
 pub use table::{Table, MAX_TABLE_ELEMENTS};
 pub use traps::{init_signal_handlers, UnwindReason};
-pub use vm::{FuncRefPtr, VMStoreContext, ValRaw};
+pub use vm::{FuncRefPtr, Interrupt, VMStoreContext, ValRaw};
 
 /// A store that can run wasm: gives the runtime its objects.
 pub trait VMStore: 'static {

@@ -96,6 +96,7 @@ pub fn catch_traps<F: FnOnce()>(f: F) -> Result<(), UnwindReason> {
     match state.trap.get() {
         Some(Trap::HostError) | None => match state.host.borrow_mut().take() {
             Some(UnwindReason::HostError { error, .. }) => Err(UnwindReason::HostError { error, pcs }),
+            Some(UnwindReason::Trap { trap, .. }) => Err(UnwindReason::Trap { trap, pcs }),
             Some(reason) => Err(reason),
             None => Err(UnwindReason::Trap {
                 trap: Trap::HostError,
@@ -140,20 +141,6 @@ pub(crate) unsafe fn walk_frames(mut pc: usize, mut fp: usize, out: &mut [usize]
         }
     }
     n
-}
-
-/// The pcs of the wasm frames below the current host function, starting
-/// from the exit point recorded by its wasm-to-host trampoline.
-pub(crate) fn backtrace_from_exit(exit_fp: usize, exit_pc: usize) -> Vec<usize> {
-    if exit_fp == 0 {
-        return Vec::new();
-    }
-    let mut out = [0usize; MAX_BACKTRACE_FRAMES];
-    // SAFETY: the exit fp was recorded by the trampoline that is still on the
-    // stack (we are running inside its host call); its saved fp is the wasm
-    // caller's frame.
-    let n = unsafe { walk_frames(exit_pc, *(exit_fp as *const usize), &mut out) };
-    out[..n].to_vec()
 }
 
 static INIT: Once = Once::new();

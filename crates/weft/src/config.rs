@@ -20,6 +20,9 @@ pub struct Config {
     pub(crate) opt_level: OptLevel,
     pub(crate) parallel_compilation: bool,
     pub(crate) features: wasmparser::WasmFeatures,
+    pub(crate) tunables: weft_environ::Tunables,
+    pub(crate) async_support: bool,
+    pub(crate) async_stack_size: usize,
 }
 
 impl Default for Config {
@@ -29,6 +32,9 @@ impl Default for Config {
             opt_level: OptLevel::Speed,
             parallel_compilation: cfg!(feature = "parallel-compilation"),
             features: weft_environ::supported_features(),
+            tunables: weft_environ::Tunables::default(),
+            async_support: false,
+            async_stack_size: 2 << 20,
         }
     }
 }
@@ -68,6 +74,21 @@ impl Config {
     /// on with the `parallel-compilation` feature).
     pub fn parallel_compilation(&mut self, enable: bool) -> &mut Self {
         self.parallel_compilation = enable && cfg!(feature = "parallel-compilation");
+        self
+    }
+
+    /// Whether wasm consumes fuel as it runs (see `Store::set_fuel`); out of
+    /// fuel, it traps with `Trap::OutOfFuel` or, with async, may yield.
+    pub fn consume_fuel(&mut self, enable: bool) -> &mut Self {
+        self.tunables.consume_fuel = enable;
+        self
+    }
+
+    /// Whether wasm checks the engine's epoch (see
+    /// `Engine::increment_epoch` and `Store::set_epoch_deadline`) at function
+    /// entries and loop back-edges.
+    pub fn epoch_interruption(&mut self, enable: bool) -> &mut Self {
+        self.tunables.epoch_interruption = enable;
         self
     }
 

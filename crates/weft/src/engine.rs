@@ -23,7 +23,7 @@ pub(crate) struct EngineInner {
     /// Wasm-to-host trampolines by canonical type (the registration is held
     /// for as long as the trampoline lives).
     host_trampolines: Mutex<HashMap<VMSharedTypeIndex, (Arc<CodeMemory>, CodePtr)>>,
-    pub(crate) epoch: AtomicU64,
+    pub(crate) epoch: Arc<AtomicU64>,
 }
 
 impl std::fmt::Debug for Engine {
@@ -55,10 +55,12 @@ impl Engine {
             inner: Arc::new(EngineInner {
                 config: config.clone(),
                 #[cfg(feature = "cranelift")]
-                compiler: weft_cranelift::Compiler::new_native().map_err(|e| format!("{e:#}")),
+                compiler: weft_cranelift::Compiler::new_native()
+                    .map(|c| c.with_tunables(config.tunables))
+                    .map_err(|e| format!("{e:#}")),
                 types: TypeRegistry::new(),
                 host_trampolines: Mutex::new(HashMap::new()),
-                epoch: AtomicU64::new(0),
+                epoch: Arc::new(AtomicU64::new(0)),
             }),
         }
     }
@@ -73,9 +75,14 @@ impl Engine {
         Arc::ptr_eq(&a.inner, &b.inner)
     }
 
-    /// Increments the epoch counter.
+    /// Increments the epoch counter: wasm running in stores of this engine
+    /// with `Config::epoch_interruption` notices at its next check.
     pub fn increment_epoch(&self) {
         self.inner.epoch.fetch_add(1, Ordering::Relaxed);
+    }
+
+    pub(crate) fn current_epoch(&self) -> u64 {
+        self.inner.epoch.load(Ordering::Relaxed)
     }
 
     /// The wasm-to-host trampoline for host functions of type `ty`, with the

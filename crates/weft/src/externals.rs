@@ -157,6 +157,23 @@ impl Memory {
         opaque.objects.memory_mut(self.id).data_mut()
     }
 
+    /// The contents, writable, together with the store's host data, as
+    /// Wasmtime's `Memory::data_and_store_mut`: host functions that move
+    /// bytes between guest memory and their own state (WASI, for example)
+    /// need both at once. The contents are empty when the memory belongs to
+    /// another store.
+    pub fn data_and_store_mut<'a, T: 'static + 'a>(
+        &self,
+        store: impl Into<crate::StoreContextMut<'a, T>>,
+    ) -> (&'a mut [u8], &'a mut T) {
+        let inner = store.into().0;
+        let data = &mut inner.data;
+        if inner.opaque.id() != self.store {
+            return (&mut [], data);
+        }
+        (inner.opaque.objects.memory_mut(self.id).data_mut(), data)
+    }
+
     /// The address of the first byte.
     pub fn data_ptr(&self, store: impl AsContext) -> *mut u8 {
         let store = store.as_context();

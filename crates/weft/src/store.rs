@@ -30,6 +30,8 @@ pub struct Store<T: 'static> {
 /// The store proper: the untyped part and the host's data.
 pub struct StoreInner<T: 'static> {
     pub(crate) opaque: StoreOpaque,
+    pub(crate) fuel: crate::interrupts::FuelState,
+    pub(crate) epoch_behavior: crate::interrupts::EpochBehavior<T>,
     pub(crate) data: T,
 }
 
@@ -143,6 +145,11 @@ impl StoreOpaque {
 }
 
 impl<T: 'static> StoreInner<T> {
+    /// Yields to the async executor running this store's current call.
+    pub(crate) fn async_yield(&mut self) -> crate::Result<()> {
+        crate::bail!("cannot yield to the executor: the wasm call is not async (use `call_async`)")
+    }
+
     pub(crate) fn opaque(&self) -> &StoreOpaque {
         &self.opaque
     }
@@ -168,12 +175,16 @@ impl<T: 'static> StoreInner<T> {
 impl<T: 'static> Store<T> {
     /// A new store for `engine` holding `data`.
     pub fn new(engine: &Engine, data: T) -> Store<T> {
+        let mut objects = StoreObjects::new();
+        objects.set_epoch_counter(engine.inner.epoch.clone());
+        objects.set_epoch_deadline(0);
+        objects.set_interrupt_handler::<StoreInner<T>>(crate::interrupts::handle_interrupt::<T>);
         Store {
             inner: Box::new(StoreInner {
                 opaque: StoreOpaque {
                     id: StoreId::new(),
                     engine: engine.clone(),
-                    objects: StoreObjects::new(),
+                    objects,
                     funcs: Vec::new(),
                     instances: Vec::new(),
                     global_types: HashMap::new(),
@@ -181,6 +192,8 @@ impl<T: 'static> Store<T> {
                     memory_types: HashMap::new(),
                     externrefs: Vec::new(),
                 },
+                fuel: Default::default(),
+                epoch_behavior: crate::interrupts::EpochBehavior::Trap,
                 data,
             }),
         }
