@@ -224,3 +224,29 @@ unsafe fn pc_and_fp(context: *mut c_void) -> (usize, usize) {
     let cx = unsafe { &*context.cast::<libc::ucontext_t>() };
     (cx.uc_mcontext.pc as usize, cx.uc_mcontext.regs[29] as usize)
 }
+
+/// This thread's chain of active calls into wasm, as an opaque value.
+///
+/// A fiber that suspends while wasm frames are on its stack takes its part of
+/// the chain with it ([`replace_call_state`] with the value seen when the
+/// fiber was entered) and puts it back when it resumes, possibly on another
+/// thread, so that traps always find the call they belong to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CallState(*const CallThreadState);
+
+// SAFETY: a `CallState` is only an address; it is dereferenced only by the
+// trap machinery of the thread it is installed on, while the states it
+// points to (on a fiber's stack) are alive.
+unsafe impl Send for CallState {}
+// SAFETY: as for `Send`.
+unsafe impl Sync for CallState {}
+
+/// The current chain of this thread.
+pub fn current_call_state() -> CallState {
+    CallState(CURRENT.with(|c| c.get()))
+}
+
+/// Installs `state` as this thread's chain and returns the previous one.
+pub fn replace_call_state(state: CallState) -> CallState {
+    CallState(CURRENT.with(|c| c.replace(state.0)))
+}

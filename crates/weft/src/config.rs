@@ -77,6 +77,20 @@ impl Config {
         self
     }
 
+    /// Whether async calls (`Func::call_async` and friends) and async host
+    /// functions may be used (requires the `async` feature).
+    pub fn async_support(&mut self, enable: bool) -> &mut Self {
+        self.async_support = enable;
+        self
+    }
+
+    /// The size of the stacks that async calls run on (default 2 MiB); it
+    /// must exceed `max_wasm_stack`.
+    pub fn async_stack_size(&mut self, size: usize) -> &mut Self {
+        self.async_stack_size = size;
+        self
+    }
+
     /// Whether wasm consumes fuel as it runs (see `Store::set_fuel`); out of
     /// fuel, it traps with `Trap::OutOfFuel` or, with async, may yield.
     pub fn consume_fuel(&mut self, enable: bool) -> &mut Self {

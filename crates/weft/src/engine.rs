@@ -24,6 +24,8 @@ pub(crate) struct EngineInner {
     /// for as long as the trampoline lives).
     host_trampolines: Mutex<HashMap<VMSharedTypeIndex, (Arc<CodeMemory>, CodePtr)>>,
     pub(crate) epoch: Arc<AtomicU64>,
+    #[cfg(feature = "async")]
+    pub(crate) fiber_pool: weft_fiber::FiberPool,
 }
 
 impl std::fmt::Debug for Engine {
@@ -41,6 +43,16 @@ impl Default for Engine {
 impl Engine {
     /// An engine with the given configuration.
     pub fn new(config: &Config) -> crate::Result<Engine> {
+        if config.async_support && config.async_stack_size <= config.max_wasm_stack {
+            crate::bail!(
+                "async stack size ({}) must be larger than the max wasm stack ({})",
+                config.async_stack_size,
+                config.max_wasm_stack
+            );
+        }
+        if config.async_support && !cfg!(feature = "async") {
+            crate::bail!("async support requires the `async` feature of weft");
+        }
         let engine = Engine::new_infallible(config);
         #[cfg(feature = "cranelift")]
         if let Err(e) = &engine.inner.compiler {
@@ -61,6 +73,8 @@ impl Engine {
                 types: TypeRegistry::new(),
                 host_trampolines: Mutex::new(HashMap::new()),
                 epoch: Arc::new(AtomicU64::new(0)),
+                #[cfg(feature = "async")]
+                fiber_pool: weft_fiber::FiberPool::new(config.async_stack_size),
             }),
         }
     }

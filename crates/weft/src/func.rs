@@ -394,7 +394,7 @@ pub trait IntoFunc<T: 'static, Params, Results>: Send + Sync + 'static {
     fn into_func(self) -> (FuncType, Arc<HostFn<StoreInner<T>>>);
 }
 
-fn func_type(params: Vec<ValType>, results: Vec<ValType>) -> FuncType {
+pub(crate) fn func_type(params: Vec<ValType>, results: Vec<ValType>) -> FuncType {
     FuncType::from_wasm(weft_environ::WasmFuncType::new(
         params.iter().map(|t| t.to_wasm()).collect::<Vec<_>>(),
         results.iter().map(|t| t.to_wasm()).collect::<Vec<_>>(),

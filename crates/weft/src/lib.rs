@@ -28,6 +28,8 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+#[cfg(feature = "async")]
+mod async_support;
 mod compile;
 mod config;
 mod engine;

@@ -59,6 +59,8 @@ pub struct StoreOpaque {
     pub(crate) table_types: HashMap<usize, TableType>,
     pub(crate) memory_types: HashMap<usize, MemoryType>,
     externrefs: Vec<Box<dyn Any + Send + Sync>>,
+    #[cfg(feature = "async")]
+    pub(crate) async_state: Option<crate::async_support::AsyncState>,
 }
 
 impl StoreOpaque {
@@ -147,6 +149,10 @@ impl StoreOpaque {
 impl<T: 'static> StoreInner<T> {
     /// Yields to the async executor running this store's current call.
     pub(crate) fn async_yield(&mut self) -> crate::Result<()> {
+        #[cfg(feature = "async")]
+        if self.opaque.async_state.is_some() {
+            return self.async_yield_impl();
+        }
         crate::bail!("cannot yield to the executor: the wasm call is not async (use `call_async`)")
     }
 
@@ -191,6 +197,8 @@ impl<T: 'static> Store<T> {
                     table_types: HashMap::new(),
                     memory_types: HashMap::new(),
                     externrefs: Vec::new(),
+                    #[cfg(feature = "async")]
+                    async_state: None,
                 },
                 fuel: Default::default(),
                 epoch_behavior: crate::interrupts::EpochBehavior::Trap,
