@@ -81,3 +81,9 @@ impl BuiltinFunction {
         Self::ALL.iter().position(|b| *b == self).unwrap_or(0)
     }
 }
+
+/// What the `MemoryGrow` and `TableGrow` builtins return when the store's
+/// handler failed (a resource limiter's error): compiled code then traps with
+/// `HostError`. Any other value is the old size, or `u64::MAX` (-1) when the
+/// growth was refused.
+pub const GROW_ERROR: u64 = u64::MAX - 1;

@@ -22,7 +22,7 @@ mod trap;
 mod types;
 mod vmoffsets;
 
-pub use builtins::{BuiltinFunction, BuiltinType};
+pub use builtins::{BuiltinFunction, BuiltinType, GROW_ERROR};
 pub use module::*;
 pub use translate::{translate_module, ModuleTranslation, TranslateError};
 pub use trap::Trap;

@@ -3,7 +3,7 @@
 use crate::instance::Instance;
 use crate::store::HostCaller;
 use crate::traps::{record_host_failure, UnwindReason};
-use crate::vm::{Interrupt, VMStoreContext, ValRaw};
+use crate::vm::{Answer, Interrupt, InterruptFn, VMStoreContext, ValRaw};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 /// Called by a wasm-to-host trampoline: runs the host closure of the
@@ -47,26 +47,27 @@ pub(crate) extern "C" fn host_shim<S: 'static>(
 }
 
 /// Runs the store's interrupt handler (installed with
-/// `StoreObjects::set_interrupt_handler::<S>`) for a builtin: `true` to
-/// continue, `false` after recording the error or panic that stops the call.
-pub(crate) fn interrupt_shim<S: 'static>(store: *mut u8, handler: usize, why: Interrupt) -> bool {
-    // SAFETY: `handler` was stored from a `fn(&mut S, Interrupt) -> Result`
-    // by `set_interrupt_handler::<S>`, and `store` is the `*mut S` that
+/// `StoreObjects::set_interrupt_handler::<S>`) for a builtin; on failure the
+/// error or panic is recorded for the trap that follows.
+pub(crate) fn interrupt_shim<S: 'static>(store: *mut u8, handler: usize, why: Interrupt) -> Answer {
+    // SAFETY: `handler` was stored from an `InterruptFn<S>` by
+    // `set_interrupt_handler::<S>`, and `store` is the `*mut S` that
     // `invoke::<S>` recorded for the running call.
     let outcome = unsafe {
-        let handler: fn(&mut S, Interrupt) -> anyhow::Result<()> = std::mem::transmute(handler);
+        let handler: InterruptFn<S> = std::mem::transmute(handler);
         let store = &mut *store.cast::<S>();
         catch_unwind(AssertUnwindSafe(|| handler(store, why)))
     };
     match outcome {
-        Ok(Ok(())) => true,
+        Ok(Ok(true)) => Answer::Proceed,
+        Ok(Ok(false)) => Answer::Refuse,
         Ok(Err(error)) => {
             record_host_failure(UnwindReason::HostError { error, pcs: Vec::new() });
-            false
+            Answer::Fail
         }
         Err(panic) => {
             record_host_failure(UnwindReason::Panic(panic));
-            false
+            Answer::Fail
         }
     }
 }

@@ -31,7 +31,7 @@ pub use store::{
 };
 pub use table::{Table, MAX_TABLE_ELEMENTS};
 pub use traps::{current_call_state, init_signal_handlers, replace_call_state, CallState, UnwindReason};
-pub use vm::{FuncRefPtr, Interrupt, VMStoreContext, ValRaw};
+pub use vm::{FuncRefPtr, Interrupt, InterruptFn, VMStoreContext, ValRaw};
 
 /// A store that can run wasm: gives the runtime its objects.
 pub trait VMStore: 'static {

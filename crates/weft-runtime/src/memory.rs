@@ -27,6 +27,7 @@ pub struct LinearMemory {
     mmap: Mmap,
     definition: Box<VMMemoryDefinition>,
     maximum_pages: u64,
+    declared_maximum: Option<u64>,
 }
 
 // SAFETY: the definition only points into our own mapping.
@@ -54,6 +55,7 @@ impl LinearMemory {
             mmap,
             definition,
             maximum_pages,
+            declared_maximum: maximum,
         })
     }
 
@@ -70,6 +72,11 @@ impl LinearMemory {
     /// The largest size in pages this memory may grow to.
     pub fn maximum_pages(&self) -> u64 {
         self.maximum_pages
+    }
+
+    /// The maximum the memory declares, in pages.
+    pub fn declared_maximum(&self) -> Option<u64> {
+        self.declared_maximum
     }
 
     /// Grows by `delta` pages; returns the old size in pages, or `None` when

@@ -6,7 +6,7 @@ use crate::code::CodePtr;
 use crate::instance::Instance;
 use crate::memory::LinearMemory;
 use crate::table::Table;
-use crate::vm::{FuncRefPtr, Interrupt, InterruptHandler, VMFuncRef, VMStoreContext, ValRaw};
+use crate::vm::{FuncRefPtr, InterruptFn, InterruptHandler, VMFuncRef, VMStoreContext, ValRaw};
 use std::cell::UnsafeCell;
 use std::sync::atomic::AtomicU64;
 use std::sync::Arc;
@@ -122,11 +122,21 @@ impl StoreObjects {
     /// Installs the function the `OutOfFuel` and `NewEpoch` builtins call,
     /// with the store (`S`, the type given to [`crate::invoke`]). An `Err`
     /// stops the wasm call with that error.
-    pub fn set_interrupt_handler<S: 'static>(&mut self, handler: fn(&mut S, Interrupt) -> anyhow::Result<()>) {
+    pub fn set_interrupt_handler<S: 'static>(&mut self, handler: InterruptFn<S>) {
         self.ctx.interrupt.set(Some(InterruptHandler {
             shim: crate::host::interrupt_shim::<S>,
             handler: handler as usize,
         }));
+    }
+
+    /// The number of memories.
+    pub fn num_memories(&self) -> usize {
+        self.memories.len()
+    }
+
+    /// The number of tables.
+    pub fn num_tables(&self) -> usize {
+        self.tables.len()
     }
 
     /// Adds a memory.

@@ -150,17 +150,50 @@ pub struct VMStoreContext {
 /// Why compiled code stopped to ask the store what to do.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Interrupt {
-    /// The fuel counter became positive.
+    /// The fuel counter is no longer negative.
     OutOfFuel,
     /// The engine's epoch reached the store's deadline.
     EpochDeadline,
+    /// `memory.grow` wants to grow a memory (sizes in bytes).
+    MemoryGrowing {
+        /// The current size.
+        current: usize,
+        /// The size asked for.
+        desired: usize,
+        /// The memory's maximum, if it declares one.
+        maximum: Option<usize>,
+    },
+    /// `table.grow` wants to grow a table (sizes in elements).
+    TableGrowing {
+        /// The current size.
+        current: usize,
+        /// The size asked for.
+        desired: usize,
+        /// The table's maximum, if it declares one.
+        maximum: Option<usize>,
+    },
 }
+
+/// What the store answered.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Answer {
+    /// Continue (or allow the growth).
+    Proceed,
+    /// Refuse the growth (`-1`).
+    Refuse,
+    /// Stop the call with the error the handler recorded.
+    Fail,
+}
+
+/// The handler of a store: `Ok(true)` to continue or allow, `Ok(false)` to
+/// refuse a growth, `Err` to stop the call with that error.
+pub type InterruptFn<S> = fn(&mut S, Interrupt) -> anyhow::Result<bool>;
 
 /// A type-erased interrupt handler: the shim for the store type and the
 /// store's own handler.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct InterruptHandler {
-    pub(crate) shim: fn(*mut u8, usize, Interrupt) -> bool,
+    pub(crate) shim: fn(*mut u8, usize, Interrupt) -> Answer,
     pub(crate) handler: usize,
 }
 

@@ -41,7 +41,18 @@ impl<T: 'static> StoreInner<T> {
     }
 }
 
-fn block_on<F: Future + ?Sized>(cx: &AsyncCx, entry: CallState, mut future: Pin<&mut F>) -> crate::Result<F::Output> {
+impl AsyncState {
+    pub(crate) fn parts(&self) -> (AsyncCx, CallState) {
+        (self.cx.clone(), self.entry)
+    }
+}
+
+/// Waits for `future` on the fiber of `cx`, suspending it while pending.
+pub(crate) fn block_on<F: Future + ?Sized>(
+    cx: &AsyncCx,
+    entry: CallState,
+    mut future: Pin<&mut F>,
+) -> crate::Result<F::Output> {
     loop {
         if let Poll::Ready(v) = cx.poll(future.as_mut())? {
             return Ok(v);
@@ -96,9 +107,10 @@ pub(crate) async fn on_fiber<T: Send + 'static, R: Send>(
     let future = weft_fiber::on_fiber(&engine.inner.fiber_pool, move |cx| {
         let entry = weft_runtime::current_call_state();
         let prev = store.opaque.async_state.replace(AsyncState { cx: cx.clone(), entry });
-        let result = f(&mut *store);
+        // A host panic unwinds through here: put the store back first.
+        let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f(&mut *store)));
         store.opaque.async_state = prev;
-        result
+        result.unwrap_or_else(|panic| std::panic::resume_unwind(panic))
     })?;
     future.await
 }

@@ -194,16 +194,24 @@ impl Memory {
         self.mem(store.0.opaque()).map(|m| m.pages()).unwrap_or(0)
     }
 
-    /// Grows by `delta` pages and returns the old size in pages.
+    /// Grows by `delta` pages and returns the old size in pages. Fails when
+    /// the memory would exceed its maximum or the store's resource limiter
+    /// refuses.
     pub fn grow(&self, mut store: impl AsContextMut, delta: u64) -> crate::Result<u64> {
-        let store = store.as_context_mut().0.opaque_mut();
-        store.check(self.store, "memory")?;
-        let mem = store.objects.memory_mut(self.id);
-        let old = mem.pages();
+        let store = store.as_context_mut().0;
+        store.opaque.check(self.store, "memory")?;
+        let mem = store.opaque.objects.memory(self.id);
+        let (old, max) = (mem.pages(), mem.maximum_pages());
+        let page = weft_environ::WASM_PAGE_SIZE;
+        let desired = old.saturating_add(delta).saturating_mul(page).min(usize::MAX as u64) as usize;
+        let maximum = mem.declared_maximum().map(|m| m.saturating_mul(page) as usize);
+        if !store.may_grow(crate::limits::Growth::Memory, mem.byte_size(), desired, maximum)? {
+            crate::bail!("failed to grow memory by `{delta}` pages: the resource limiter refused");
+        }
+        let mem = store.opaque.objects.memory_mut(self.id);
         mem.grow(delta).ok_or_else(|| {
             crate::format_err!(
-                "failed to grow memory by `{delta}` pages: the memory has {old} pages and may have at most {}",
-                mem.maximum_pages()
+                "failed to grow memory by `{delta}` pages: the memory has {old} pages and may have at most {max}"
             )
         })
     }
@@ -306,14 +314,21 @@ impl Table {
         opaque.objects.table(self.id).size()
     }
 
-    /// Grows by `delta` elements set to `init`; returns the old size.
+    /// Grows by `delta` elements set to `init`; returns the old size. Fails
+    /// when the table would exceed its maximum or the store's resource
+    /// limiter refuses.
     pub fn grow(&self, mut store: impl AsContextMut, delta: u64, init: Ref) -> crate::Result<u64> {
-        let store = store.as_context_mut().0.opaque_mut();
-        store.check(self.store, "table")?;
-        let ty = crate::RefType::from_wasm(store.objects.table(self.id).element_type());
-        let word = init.to_word(store, &ty)?;
-        let table = store.objects.table_mut(self.id);
-        let old = table.size();
+        let store = store.as_context_mut().0;
+        store.opaque.check(self.store, "table")?;
+        let table = store.opaque.objects.table(self.id);
+        let ty = crate::RefType::from_wasm(table.element_type());
+        let (old, maximum) = (table.size(), table.declared_maximum().map(|m| m as usize));
+        let word = init.to_word(&store.opaque, &ty)?;
+        let desired = old.saturating_add(delta).min(usize::MAX as u64) as usize;
+        if !store.may_grow(crate::limits::Growth::Table, old as usize, desired, maximum)? {
+            crate::bail!("failed to grow table of {old} elements by {delta}: the resource limiter refused");
+        }
+        let table = store.opaque.objects.table_mut(self.id);
         table
             .grow(delta, word)
             .ok_or_else(|| crate::format_err!("failed to grow table of {old} elements by {delta}"))

@@ -70,7 +70,7 @@ impl<T: 'static> StoreInner<T> {
                 }
                 Ok(())
             }
-            Interrupt::EpochDeadline => {
+            _ => {
                 let mut behavior = std::mem::replace(&mut self.epoch_behavior, EpochBehavior::Trap);
                 let result = match &mut behavior {
                     EpochBehavior::Trap => Err(crate::Error::new(Trap::Interrupt)),
@@ -113,8 +113,21 @@ impl<T: 'static> StoreInner<T> {
 }
 
 /// The interrupt handler installed in every store's runtime objects.
-pub(crate) fn handle_interrupt<T: 'static>(store: &mut StoreInner<T>, why: Interrupt) -> crate::Result<()> {
-    store.on_interrupt(why)
+pub(crate) fn handle_interrupt<T: 'static>(store: &mut StoreInner<T>, why: Interrupt) -> crate::Result<bool> {
+    use crate::limits::Growth;
+    match why {
+        Interrupt::OutOfFuel | Interrupt::EpochDeadline => store.on_interrupt(why).map(|()| true),
+        Interrupt::MemoryGrowing {
+            current,
+            desired,
+            maximum,
+        } => store.may_grow(Growth::Memory, current, desired, maximum),
+        Interrupt::TableGrowing {
+            current,
+            desired,
+            maximum,
+        } => store.may_grow(Growth::Table, current, desired, maximum),
+    }
 }
 
 impl<T: 'static> Store<T> {

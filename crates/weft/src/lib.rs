@@ -37,6 +37,7 @@ mod externals;
 mod func;
 mod instance;
 mod interrupts;
+mod limits;
 mod linker;
 mod module;
 mod store;
@@ -51,6 +52,9 @@ pub use externals::{Extern, Global, Memory, MemoryAccessError, Table};
 pub use func::{Func, IntoFunc, TypedFunc, WasmParams, WasmResults, WasmRet, WasmTy};
 pub use instance::{Export, Instance};
 pub use interrupts::UpdateDeadline;
+#[cfg(feature = "async")]
+pub use limits::ResourceLimiterAsync;
+pub use limits::{ResourceLimiter, DEFAULT_INSTANCE_LIMIT, DEFAULT_MEMORY_LIMIT, DEFAULT_TABLE_LIMIT};
 pub use linker::Linker;
 pub use module::Module;
 pub use store::{AsContext, AsContextMut, Caller, Store, StoreContext, StoreContextMut};

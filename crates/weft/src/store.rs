@@ -32,6 +32,7 @@ pub struct StoreInner<T: 'static> {
     pub(crate) opaque: StoreOpaque,
     pub(crate) fuel: crate::interrupts::FuelState,
     pub(crate) epoch_behavior: crate::interrupts::EpochBehavior<T>,
+    pub(crate) limiter: Option<crate::limits::Limiter<T>>,
     pub(crate) data: T,
 }
 
@@ -202,6 +203,7 @@ impl<T: 'static> Store<T> {
                 },
                 fuel: Default::default(),
                 epoch_behavior: crate::interrupts::EpochBehavior::Trap,
+                limiter: None,
                 data,
             }),
         }
