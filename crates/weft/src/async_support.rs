@@ -1,15 +1,5 @@
 //! Async calls: wasm runs on a fiber from `weft-fiber`, and host functions
-//! may await futures.
-//!
-//! # Drop safety
-//!
-//! The future of an async call may be dropped at any time: before its first
-//! poll, while an async host function is pending, or while wasm yields for
-//! fuel or an epoch deadline. Dropping it resumes the fiber with a
-//! cancellation: every wait on the fiber fails, the pending host function
-//! returns an error, the wasm frames unwind through the trap path, and the
-//! stack goes back to the engine's pool. The store stays usable, and the
-//! next call on it runs normally.
+//! may await futures. The drop-safety guarantee is stated in the crate docs.
 
 use crate::func::{WasmParams, WasmRet};
 use crate::store::{Caller, StoreContextMut, StoreInner};
@@ -117,8 +107,11 @@ pub(crate) async fn on_fiber<T: Send + 'static, R: Send>(
 
 impl Func {
     /// Calls the function on a fiber, so that async host functions, fuel and
-    /// epoch yields can suspend it (requires `Config::async_support`). See
-    /// the module docs for what dropping the future does.
+    /// epoch yields can suspend it (requires `Config::async_support`).
+    ///
+    /// The future may be dropped at any point; the call is then cancelled,
+    /// its fiber unwound and its stack reused, and the store stays usable
+    /// (see "Async calls and drop safety" in the crate docs).
     pub async fn call_async<T: Send + 'static>(
         &self,
         mut store: impl AsContextMut<Data = T> + Send,
