@@ -20,6 +20,9 @@ pub struct Instance {
     pub(crate) tables: Vec<*mut Table>,
     pub(crate) globals: Vec<*mut UnsafeCell<ValRaw>>,
     pub(crate) dropped_data: Vec<bool>,
+    /// Per memory: whether its data segments came from a memory image at
+    /// allocation, so that `initialize` does not copy them again.
+    pub(crate) memory_from_image: Vec<bool>,
     /// Evaluated element segments (empty once dropped).
     pub(crate) elements: Vec<Vec<usize>>,
     /// The store's handle of this instance.
@@ -44,6 +47,7 @@ impl Instance {
             layout,
             offsets,
             dropped_data: vec![false; module.data.len()],
+            memory_from_image: Vec::new(),
             elements: Vec::new(),
             module,
             memories: Vec::new(),

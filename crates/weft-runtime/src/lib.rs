@@ -17,6 +17,7 @@ mod code;
 mod host;
 mod instance;
 mod memory;
+mod memory_image;
 mod mmap;
 mod store;
 mod table;
@@ -26,6 +27,7 @@ mod vm;
 pub use code::{is_wasm_pc, CodeMemory, CodePtr};
 pub use instance::Instance;
 pub use memory::{LinearMemory, MAX_PAGES_32, MEMORY_RESERVATION};
+pub use memory_image::MemoryImage;
 pub use store::{
     GlobalId, HostCaller, HostFn, InstanceEntities, InstanceId, InstanceImports, MemoryId, StoreObjects, TableId,
 };

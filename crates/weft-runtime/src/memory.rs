@@ -2,6 +2,7 @@
 //! compiled code needs no bounds checks for 32-bit addresses with 32-bit
 //! offsets. Growing only changes page protections; the base never moves.
 
+use crate::memory_image::MemoryImage;
 use crate::mmap::Mmap;
 use weft_environ::WASM_PAGE_SIZE;
 
@@ -38,6 +39,19 @@ unsafe impl Sync for LinearMemory {}
 impl LinearMemory {
     /// A memory of `minimum` pages that may grow to `maximum` pages.
     pub fn new(minimum: u64, maximum: Option<u64>) -> anyhow::Result<LinearMemory> {
+        Ok(Self::with_image(minimum, maximum, None)?.0)
+    }
+
+    /// A memory of `minimum` pages that may grow to `maximum` pages, whose
+    /// initial contents are mapped from `image` when one is given. Returns
+    /// whether the image was mapped; when it was not (the host refused the
+    /// mapping), the memory is zeroed and the caller copies the data
+    /// segments instead.
+    pub fn with_image(
+        minimum: u64,
+        maximum: Option<u64>,
+        image: Option<&MemoryImage>,
+    ) -> anyhow::Result<(LinearMemory, bool)> {
         let maximum_pages = maximum.unwrap_or(MAX_PAGES_32).min(MAX_PAGES_32);
         if minimum > maximum_pages {
             anyhow::bail!("memory minimum size of {minimum} pages exceeds the limit of {maximum_pages} pages");
@@ -47,16 +61,18 @@ impl LinearMemory {
         let len = (minimum * WASM_PAGE_SIZE) as usize;
         mmap.make_accessible(0, len)
             .map_err(|e| anyhow::anyhow!("failed to commit {len} bytes of linear memory: {e}"))?;
+        let mapped = image.is_some_and(|image| image.map_at(mmap.as_ptr(), len).is_ok());
         let definition = Box::new(VMMemoryDefinition {
             base: mmap.as_ptr(),
             current_length: len,
         });
-        Ok(LinearMemory {
+        let memory = LinearMemory {
             mmap,
             definition,
             maximum_pages,
             declared_maximum: maximum,
-        })
+        };
+        Ok((memory, mapped))
     }
 
     /// The size in pages.

@@ -5,6 +5,7 @@ use crate::builtins::BUILTINS;
 use crate::code::CodePtr;
 use crate::instance::Instance;
 use crate::memory::LinearMemory;
+use crate::memory_image::MemoryImage;
 use crate::table::Table;
 use crate::vm::{FuncRefPtr, InterruptFn, InterruptHandler, VMFuncRef, VMStoreContext, ValRaw};
 use std::cell::UnsafeCell;
@@ -215,6 +216,10 @@ impl StoreObjects {
     /// Creates an instance of `module`: allocates its defined memories,
     /// tables and globals and fills in its vmctx. Call
     /// [`StoreObjects::initialize`] next.
+    ///
+    /// `memory_images` holds, for each defined memory, its image from
+    /// [`MemoryImage::for_module`] (of the same module) or `None`; it may be
+    /// empty.
     #[allow(clippy::too_many_arguments)]
     pub fn instantiate(
         &mut self,
@@ -222,6 +227,7 @@ impl StoreObjects {
         type_ids: &[u32],
         func_code: &[CodePtr],
         imports: &InstanceImports<'_>,
+        memory_images: &[Option<MemoryImage>],
         first_func_store_index: u32,
         store_index: u32,
     ) -> anyhow::Result<InstanceId> {
@@ -267,12 +273,16 @@ impl StoreObjects {
         let mut memories = Vec::new();
         for id in imports.memories {
             memories.push(*id);
+            instance.memory_from_image.push(false);
         }
-        for m in &module.memories[module.num_imported_memories as usize..] {
+        for (i, m) in module.memories[module.num_imported_memories as usize..].iter().enumerate() {
             if m.memory64 || m.shared {
                 anyhow::bail!("64-bit and shared memories are not supported");
             }
-            memories.push(self.add_memory(LinearMemory::new(m.minimum, m.maximum)?));
+            let image = memory_images.get(i).and_then(Option::as_ref);
+            let (memory, from_image) = LinearMemory::with_image(m.minimum, m.maximum, image)?;
+            memories.push(self.add_memory(memory));
+            instance.memory_from_image.push(from_image);
         }
         for (i, id) in memories.iter().enumerate() {
             let mem: *mut LinearMemory = &mut *self.memories[id.0];
@@ -375,8 +385,13 @@ impl StoreObjects {
         }
         for (i, seg) in module.data.iter().enumerate() {
             if let DataKind::Active { memory, offset } = &seg.kind {
-                let dst = eval_const(instance, offset).get_i32() as u32 as usize;
                 instance.dropped_data[i] = true;
+                if instance.memory_from_image.get(*memory as usize) == Some(&true) {
+                    // Already in place: the image holds every active segment
+                    // of this memory, applied in order.
+                    continue;
+                }
+                let dst = eval_const(instance, offset).get_i32() as u32 as usize;
                 let Some(mem) = instance.memory_mut(*memory) else {
                     return Err(Trap::MemoryOutOfBounds);
                 };

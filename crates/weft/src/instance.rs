@@ -349,6 +349,7 @@ pub(crate) fn instantiate<T: 'static>(
         &module.inner.raw_type_ids,
         &module.inner.func_code,
         &runtime_imports,
+        module.inner.memory_images(),
         first_func,
         instance_index,
     )?;

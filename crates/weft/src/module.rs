@@ -3,9 +3,9 @@
 use crate::types::{ExportType, ExternType, ImportType};
 use crate::Engine;
 use std::path::Path;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 use weft_environ::ModuleTranslation;
-use weft_runtime::{CodeMemory, CodePtr};
+use weft_runtime::{CodeMemory, CodePtr, MemoryImage};
 use weft_types::VMSharedTypeIndex;
 
 /// A compiled WebAssembly module, ready to be instantiated. Cheap to clone and
@@ -28,6 +28,16 @@ pub(crate) struct ModuleInner {
     /// Canonical id of each module type.
     pub(crate) type_ids: Vec<VMSharedTypeIndex>,
     pub(crate) raw_type_ids: Vec<u32>,
+    /// Copy-on-write images of the defined memories' initial contents, made
+    /// at the first instantiation (see `weft_runtime::MemoryImage`).
+    pub(crate) memory_images: OnceLock<Vec<Option<MemoryImage>>>,
+}
+
+impl ModuleInner {
+    /// The memory images, made on first use.
+    pub(crate) fn memory_images(&self) -> &[Option<MemoryImage>] {
+        self.memory_images.get_or_init(|| MemoryImage::for_module(&self.env))
+    }
 }
 
 impl std::fmt::Debug for Module {
@@ -105,6 +115,7 @@ impl Module {
                 array_trampolines,
                 type_ids,
                 raw_type_ids,
+                memory_images: OnceLock::new(),
             }),
         })
     }
