@@ -1,7 +1,7 @@
 //! The shim through which compiled code calls host functions.
 
 use crate::instance::Instance;
-use crate::store::HostCaller;
+use crate::store::{HostCaller, HostFn};
 use crate::traps::{record_host_failure, UnwindReason};
 use crate::vm::{Answer, Interrupt, InterruptFn, VMStoreContext, ValRaw};
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -26,11 +26,14 @@ pub(crate) extern "C" fn host_shim<S: 'static>(
         let store_ctx = &*(*(caller_vmctx.add(8) as *const *const VMStoreContext));
         let store = &mut *store_ctx.store_ptr.get().cast::<S>();
         let values = std::slice::from_raw_parts_mut(values, len);
-        let func = ctx.func.clone();
+        // The closure lives in the `Arc` that the store keeps until it is
+        // dropped, which cannot happen while one of its host functions runs,
+        // so a pointer to it stays valid without touching the reference count.
+        let func: *const HostFn<S> = std::sync::Arc::as_ptr(&ctx.func);
         let host_caller = HostCaller {
             instance: caller.store_index,
         };
-        catch_unwind(AssertUnwindSafe(|| func(store, host_caller, values)))
+        catch_unwind(AssertUnwindSafe(|| (*func)(store, host_caller, values)))
     };
     match outcome {
         Ok(Ok(())) => 1,

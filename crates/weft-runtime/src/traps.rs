@@ -11,7 +11,8 @@
 //! [`Trap::HostError`] after they have returned.
 
 use crate::code;
-use std::cell::{Cell, RefCell};
+use std::cell::{Cell, RefCell, UnsafeCell};
+use std::mem::MaybeUninit;
 use std::ffi::c_void;
 use std::sync::Once;
 use weft_environ::Trap;
@@ -50,7 +51,9 @@ pub enum UnwindReason {
 pub struct CallThreadState {
     jmp_buf: Cell<*mut c_void>,
     trap: Cell<Option<Trap>>,
-    pcs: Cell<[usize; MAX_BACKTRACE_FRAMES]>,
+    /// Filled by the signal handler; only the first `num_pcs` are written.
+    /// Left uninitialized so that entering wasm does not clear 2 KiB.
+    pcs: UnsafeCell<[MaybeUninit<usize>; MAX_BACKTRACE_FRAMES]>,
     num_pcs: Cell<usize>,
     host: RefCell<Option<UnwindReason>>,
     prev: *const CallThreadState,
@@ -68,7 +71,7 @@ pub fn catch_traps<F: FnOnce()>(f: F) -> Result<(), UnwindReason> {
     let state = CallThreadState {
         jmp_buf: Cell::new(std::ptr::null_mut()),
         trap: Cell::new(None),
-        pcs: Cell::new([0; MAX_BACKTRACE_FRAMES]),
+        pcs: UnsafeCell::new([const { MaybeUninit::uninit() }; MAX_BACKTRACE_FRAMES]),
         num_pcs: Cell::new(0),
         host: RefCell::new(None),
         prev: CURRENT.with(|c| c.get()),
@@ -92,7 +95,13 @@ pub fn catch_traps<F: FnOnce()>(f: F) -> Result<(), UnwindReason> {
     if ok != 0 {
         return Ok(());
     }
-    let pcs = state.pcs.get()[..state.num_pcs.get()].to_vec();
+    // SAFETY: the handler has returned (by jumping here) and nothing else
+    // writes the buffer; its first `num_pcs` entries were written by
+    // `walk_frames`.
+    let pcs: Vec<usize> = unsafe {
+        let buf = &*state.pcs.get();
+        buf[..state.num_pcs.get()].iter().map(|pc| pc.assume_init()).collect()
+    };
     match state.trap.get() {
         Some(Trap::HostError) | None => match state.host.borrow_mut().take() {
             Some(UnwindReason::HostError { error, .. }) => Err(UnwindReason::HostError { error, pcs }),
@@ -128,10 +137,10 @@ pub(crate) fn record_host_failure(reason: UnwindReason) {
 ///
 /// `fp` must be the frame pointer of a frame of compiled code whose return
 /// address chain leads through compiled code only, up to the host.
-pub(crate) unsafe fn walk_frames(mut pc: usize, mut fp: usize, out: &mut [usize]) -> usize {
+pub(crate) unsafe fn walk_frames(mut pc: usize, mut fp: usize, out: &mut [MaybeUninit<usize>]) -> usize {
     let mut n = 0;
     while n < out.len() && fp != 0 && code::is_wasm_pc(pc) {
-        out[n] = pc;
+        out[n] = MaybeUninit::new(pc);
         n += 1;
         // SAFETY: frames of compiled code keep frame pointers: `[fp]` is the
         // caller's fp and `[fp + 8]` the return address (caller's contract).
@@ -182,7 +191,7 @@ extern "C" fn trap_handler(signum: libc::c_int, info: *mut libc::siginfo_t, cont
             unsafe {
                 let state = &*state;
                 state.trap.set(Some(trap));
-                let pcs = &mut *state.pcs.as_ptr();
+                let pcs = &mut *state.pcs.get();
                 state.num_pcs.set(walk_frames(pc, fp, pcs));
                 weft_unwind(state.jmp_buf.get());
             }

@@ -27,6 +27,10 @@ pub(crate) struct FuncData {
 
 type HostClosure<T> = Arc<HostFn<StoreInner<T>>>;
 
+/// Calls with at most this many parameters or results pass their values in
+/// a buffer on the stack.
+const INLINE_VALUES: usize = 16;
+
 impl Func {
     pub(crate) fn from_store_index(store: StoreId, index: u32) -> Func {
         Func { store, index }
@@ -78,21 +82,31 @@ impl Func {
     pub fn call(&self, mut store: impl AsContextMut, params: &[Val], results: &mut [Val]) -> crate::Result<()> {
         let store = store.as_context_mut().0;
         let data = self.data(&store.opaque)?;
-        let ty = data.ty.clone();
-        if params.len() != ty.params().len() {
-            crate::bail!("expected {} arguments, got {}", ty.params().len(), params.len());
+        let (n_params, n_results) = (data.ty.params().len(), data.ty.results().len());
+        if params.len() != n_params {
+            crate::bail!("expected {} arguments, got {}", n_params, params.len());
         }
-        if results.len() != ty.results().len() {
-            crate::bail!("expected {} results, got {}", ty.results().len(), results.len());
+        if results.len() != n_results {
+            crate::bail!("expected {} results, got {}", n_results, results.len());
         }
-        let mut values = vec![ValRaw::default(); params.len().max(results.len()).max(1)];
-        for (i, (p, t)) in params.iter().zip(ty.params()).enumerate() {
+        // Up to `INLINE_VALUES` values live on the stack: no allocation per call.
+        let n = n_params.max(n_results).max(1);
+        let mut inline = [ValRaw::default(); INLINE_VALUES];
+        let mut heap = Vec::new();
+        let values: &mut [ValRaw] = if n <= INLINE_VALUES {
+            &mut inline[..n]
+        } else {
+            heap.resize(n, ValRaw::default());
+            &mut heap
+        };
+        for (i, (p, t)) in params.iter().zip(data.ty.params()).enumerate() {
             values[i] = p
                 .to_raw(&store.opaque, &t)
                 .map_err(|e| e.context(format!("argument {i} of the call")))?;
         }
-        self.call_raw(store, &mut values)?;
-        for (i, t) in ty.results().enumerate() {
+        self.call_raw(store, values)?;
+        let data = self.data(&store.opaque)?;
+        for (i, t) in data.ty.results().enumerate() {
             results[i] = Val::from_raw(&store.opaque, values[i], &t);
         }
         Ok(())
@@ -224,11 +238,14 @@ impl<Params: WasmParams, Results: WasmResults> TypedFunc<Params, Results> {
     /// Calls the function.
     pub fn call(&self, mut store: impl AsContextMut, params: Params) -> crate::Result<Results> {
         let store = store.as_context_mut().0;
-        let n = Params::types().len().max(Results::types().len()).max(1);
-        let mut values = vec![ValRaw::default(); n];
-        params.store(&store.opaque, &mut values)?;
-        self.func.call_raw(store, &mut values)?;
-        Ok(Results::load(&store.opaque, &values))
+        // Typed lists have at most 16 values (`WasmParams` is implemented for
+        // tuples of up to 16), so the values always fit on the stack.
+        let n = Params::COUNT.max(Results::COUNT).max(1);
+        let mut values = [ValRaw::default(); INLINE_VALUES];
+        let values = &mut values[..n];
+        params.store(&store.opaque, values)?;
+        self.func.call_raw(store, values)?;
+        Ok(Results::load(&store.opaque, values))
     }
 }
 
@@ -301,6 +318,9 @@ impl WasmTy for Option<Rooted<ExternRef>> {
 
 /// A list of wasm values: `()`, a single [`WasmTy`], or a tuple of them.
 pub trait WasmParams: Send + Sized {
+    /// The number of values.
+    #[doc(hidden)]
+    const COUNT: usize;
     /// The wasm types, in order.
     fn types() -> Vec<ValType>;
     /// Lowers the values into `out`.
@@ -314,6 +334,7 @@ pub trait WasmResults: WasmParams {}
 impl<T: WasmParams> WasmResults for T {}
 
 impl<A: WasmTy> WasmParams for A {
+    const COUNT: usize = 1;
     fn types() -> Vec<ValType> {
         vec![A::valtype()]
     }
@@ -329,6 +350,7 @@ impl<A: WasmTy> WasmParams for A {
 macro_rules! tuple_params {
     ($(($($t:ident $i:tt),*);)*) => {$(
         impl<$($t: WasmTy),*> WasmParams for ($($t,)*) {
+            const COUNT: usize = <[&str]>::len(&[$(stringify!($t)),*]);
             fn types() -> Vec<ValType> {
                 vec![$($t::valtype()),*]
             }
