@@ -115,6 +115,86 @@ impl Engine {
         Ok((index, ptr))
     }
 
+    /// Compiles the wasm-to-host trampolines of `types` that the engine does
+    /// not have yet, as one batch (in parallel when `parallel`) placed in one
+    /// code mapping, so that instantiating a module whose imports have these
+    /// types finds them ready in [`Engine::host_trampoline`] instead of
+    /// compiling and mapping them one at a time.
+    #[cfg(feature = "cranelift")]
+    pub(crate) fn prepare_host_trampolines(&self, types: &[&WasmFuncType], parallel: bool) -> crate::Result<()> {
+        let missing: Vec<(&WasmFuncType, VMSharedTypeIndex)> = {
+            let map = self.inner.host_trampolines.lock().unwrap_or_else(|e| e.into_inner());
+            let mut seen = std::collections::HashSet::new();
+            types
+                .iter()
+                .filter_map(|ty| {
+                    let index = self.inner.types.register(ty);
+                    if map.contains_key(&index) || !seen.insert(index) {
+                        self.inner.types.release(index);
+                        None
+                    } else {
+                        Some((*ty, index))
+                    }
+                })
+                .collect()
+        };
+        if missing.is_empty() {
+            return Ok(());
+        }
+        let release_all = || {
+            for (_, index) in &missing {
+                self.inner.types.release(*index);
+            }
+        };
+        let compiler = match self.compiler() {
+            Ok(c) => c,
+            Err(e) => {
+                release_all();
+                return Err(e);
+            }
+        };
+        let compile = |i: u32| compiler.compile_wasm_to_host_trampoline(missing[i as usize].0);
+        let compiled = if parallel {
+            crate::compile::parallel_map(missing.len() as u32, compile)
+        } else {
+            (0..missing.len() as u32).map(compile).collect()
+        };
+        let compiled = match compiled {
+            Ok(c) => c,
+            Err(e) => {
+                release_all();
+                return Err(e);
+            }
+        };
+        let mut code = Vec::new();
+        let mut traps = Vec::new();
+        let mut offsets = Vec::new();
+        for c in compiled {
+            code.resize(code.len().next_multiple_of(16), 0);
+            let base = code.len() as u32;
+            offsets.push(base);
+            traps.extend(c.traps.iter().map(|(offset, trap)| (base + offset, *trap)));
+            code.extend_from_slice(&c.code);
+        }
+        let memory = match CodeMemory::new(&code, traps) {
+            Ok(m) => Arc::new(m),
+            Err(e) => {
+                release_all();
+                return Err(e);
+            }
+        };
+        let mut map = self.inner.host_trampolines.lock().unwrap_or_else(|e| e.into_inner());
+        for ((_, index), offset) in missing.iter().zip(offsets) {
+            if map.contains_key(index) {
+                // Another thread got there first; keep its trampoline.
+                self.inner.types.release(*index);
+            } else {
+                map.insert(*index, (memory.clone(), memory.ptr_at(offset)));
+            }
+        }
+        Ok(())
+    }
+
     #[cfg(feature = "cranelift")]
     pub(crate) fn compiler(&self) -> crate::Result<&weft_cranelift::Compiler> {
         self.inner

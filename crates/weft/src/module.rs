@@ -90,6 +90,20 @@ impl Module {
         let compiler = engine.compiler()?;
         let compiled =
             crate::compile::compile_module(compiler, &translation, engine.inner.config.parallel_compilation)?;
+        // The trampolines through which this module's imports will call host
+        // functions: made now, with the code, rather than one by one when
+        // the first instance's host functions are created.
+        #[cfg(feature = "cranelift")]
+        {
+            let env = &translation.module;
+            let import_types: Vec<&weft_environ::WasmFuncType> = env.functions[..env.num_imported_funcs as usize]
+                .iter()
+                .map(|t| &env.types[*t as usize])
+                .collect();
+            // A failure here only means the trampolines are compiled on
+            // demand, where the error is reported as before.
+            let _ = engine.prepare_host_trampolines(&import_types, engine.inner.config.parallel_compilation);
+        }
         let code = CodeMemory::new(&compiled.code, compiled.traps)?;
         let func_code = compiled.funcs.iter().map(|l| code.ptr_at(l.offset)).collect();
         let func_ranges = compiled
