@@ -72,8 +72,14 @@ pub fn invoke<S: VMStore>(
     let (code, vmctx) = unsafe { ((*callee.0).code, (*callee.0).vmctx) };
     // SAFETY: `trampoline` is compiled code with this signature.
     let tramp: extern "C" fn(*mut u8, *mut u8, usize, *mut ValRaw) = unsafe { std::mem::transmute(trampoline.0) };
-    let vals = values.as_mut_ptr();
-    let result = traps::catch_traps(move || tramp(vmctx, vmctx, code, vals));
+    // The closure captures one reference to the arguments, so that
+    // `catch_traps` moves a single word instead of re-reading four words
+    // just written (a store-forwarding stall on every call).
+    let args = &(tramp, vmctx, code, values.as_mut_ptr());
+    let result = traps::catch_traps(move || {
+        let (tramp, vmctx, code, vals) = *args;
+        tramp(vmctx, vmctx, code, vals)
+    });
     ctx.stack_limit.set(prev_limit);
     ctx.store_ptr.set(prev_store);
     ctx.last_wasm_exit_fp.set(prev_exit.0);

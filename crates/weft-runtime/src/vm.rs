@@ -11,58 +11,85 @@ pub struct ValRaw([u8; 16]);
 
 impl ValRaw {
     /// An `i32`.
+    #[inline]
     pub fn i32(v: i32) -> Self {
         Self::u128(v as u32 as u128)
     }
     /// An `i64`.
+    #[inline]
     pub fn i64(v: i64) -> Self {
         Self::u128(v as u64 as u128)
     }
     /// An `f32` by its bits.
+    #[inline]
     pub fn f32(bits: u32) -> Self {
         Self::u128(bits as u128)
     }
     /// An `f64` by its bits.
+    #[inline]
     pub fn f64(bits: u64) -> Self {
         Self::u128(bits as u128)
     }
     /// A `v128`.
+    #[inline]
     pub fn v128(v: u128) -> Self {
         Self::u128(v)
     }
     /// A reference word (0 for null).
+    #[inline]
     pub fn word(v: usize) -> Self {
         Self::u128(v as u128)
     }
+    #[inline]
     fn u128(v: u128) -> Self {
         ValRaw(v.to_le_bytes())
     }
     /// As an `i32`.
+    #[inline]
     pub fn get_i32(&self) -> i32 {
-        self.get_u128() as u32 as i32
+        self.get_u32() as i32
     }
     /// As an `i64`.
+    #[inline]
     pub fn get_i64(&self) -> i64 {
-        self.get_u128() as u64 as i64
+        self.get_u64() as i64
     }
     /// As `f32` bits.
+    #[inline]
     pub fn get_f32(&self) -> u32 {
-        self.get_u128() as u32
+        self.get_u32()
     }
     /// As `f64` bits.
+    #[inline]
     pub fn get_f64(&self) -> u64 {
-        self.get_u128() as u64
+        self.get_u64()
     }
     /// As a `v128`.
+    #[inline]
     pub fn get_v128(&self) -> u128 {
         self.get_u128()
     }
     /// As a reference word.
+    #[inline]
     pub fn get_word(&self) -> usize {
-        self.get_u128() as u64 as usize
+        self.get_u64() as usize
     }
+    #[inline]
     fn get_u128(&self) -> u128 {
         u128::from_le_bytes(self.0)
+    }
+    // Narrow values are read at their own width: compiled code writes only
+    // that many bytes of a slot, and a wider read of a just-written narrow
+    // value stalls the processor's store forwarding.
+    #[inline]
+    fn get_u32(&self) -> u32 {
+        u32::from_le_bytes([self.0[0], self.0[1], self.0[2], self.0[3]])
+    }
+    #[inline]
+    fn get_u64(&self) -> u64 {
+        let mut b = [0; 8];
+        b.copy_from_slice(&self.0[..8]);
+        u64::from_le_bytes(b)
     }
 }
 

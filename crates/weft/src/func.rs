@@ -260,18 +260,20 @@ pub trait WasmTy: Send + Sized + 'static {
 }
 
 macro_rules! num_wasm_ty {
-    ($($t:ty => $vt:ident, $to:expr, $from:expr;)*) => {$(
+    ($($t:ty => $vt:ident, |$v:ident| $to:expr, |$r:ident| $from:expr;)*) => {$(
         impl WasmTy for $t {
             fn valtype() -> ValType {
                 ValType::$vt
             }
+            #[inline]
             fn into_raw(self, _store: &StoreOpaque) -> crate::Result<ValRaw> {
-                let f: fn($t) -> ValRaw = $to;
-                Ok(f(self))
+                let $v = self;
+                Ok($to)
             }
+            #[inline]
             fn from_raw(_store: &StoreOpaque, raw: ValRaw) -> Self {
-                let f: fn(ValRaw) -> $t = $from;
-                f(raw)
+                let $r = raw;
+                $from
             }
         }
     )*};
@@ -338,10 +340,12 @@ impl<A: WasmTy> WasmParams for A {
     fn types() -> Vec<ValType> {
         vec![A::valtype()]
     }
+    #[inline]
     fn store(self, store: &StoreOpaque, out: &mut [ValRaw]) -> crate::Result<()> {
         out[0] = self.into_raw(store)?;
         Ok(())
     }
+    #[inline]
     fn load(store: &StoreOpaque, vals: &[ValRaw]) -> Self {
         A::from_raw(store, vals[0])
     }
@@ -355,11 +359,13 @@ macro_rules! tuple_params {
                 vec![$($t::valtype()),*]
             }
             #[allow(unused_variables)]
+            #[inline]
             fn store(self, store: &StoreOpaque, out: &mut [ValRaw]) -> crate::Result<()> {
                 $(out[$i] = self.$i.into_raw(store)?;)*
                 Ok(())
             }
             #[allow(unused_variables, clippy::unused_unit)]
+            #[inline]
             fn load(store: &StoreOpaque, vals: &[ValRaw]) -> Self {
                 ($($t::from_raw(store, vals[$i]),)*)
             }
