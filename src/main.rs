@@ -296,7 +296,13 @@ fn wast_command(files: Vec<PathBuf>) -> ExitCode {
 /// Runs each script with a fresh store; prints one line per file and the
 /// totals.
 fn run_wast_files(files: &[PathBuf]) -> ExitCode {
-    let engine = Engine::default();
+    let engine = match Engine::new(&weft_wast::spec_config()) {
+        Ok(engine) => engine,
+        Err(err) => {
+            eprintln!("Error: {err:#}");
+            return ExitCode::FAILURE;
+        }
+    };
     let (mut passed, mut failed) = (0usize, 0usize);
     for file in files {
         let result = panic::catch_unwind(AssertUnwindSafe(|| run_wast_file(&engine, file)))

@@ -48,7 +48,7 @@ fn run_spec_file(file: &str) {
         .name(file.to_string())
         .stack_size(SCRIPT_THREAD_STACK)
         .spawn(move || -> anyhow::Result<()> {
-            let engine = Engine::default();
+            let engine = Engine::new(&weft_wast::spec_config())?;
             let store = Store::new(&engine, ());
             let mut context = WastContext::new(store);
             context.register_spectest()?;

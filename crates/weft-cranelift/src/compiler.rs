@@ -1,6 +1,6 @@
 //! The [`Compiler`] and its outputs.
 
-use crate::func_translator::translate_function;
+use crate::func_translator::{translate_function, Tunables};
 use crate::trampolines::{build_array_trampoline, build_wasm_to_host_trampoline};
 use crate::types::{trap_from_code, wasm_signature};
 use anyhow::{anyhow, bail, Context as _, Result};
@@ -23,6 +23,7 @@ use weft_environ::{ModuleTranslation, Trap, WasmFuncType};
 #[derive(Clone)]
 pub struct Compiler {
     isa: OwnedTargetIsa,
+    tunables: Tunables,
 }
 
 impl std::fmt::Debug for Compiler {
@@ -139,7 +140,19 @@ impl Compiler {
         if isa.pointer_bytes() != 8 {
             bail!("unsupported pointer width: Weft needs 64-bit pointers");
         }
-        Ok(Compiler { isa })
+        Ok(Compiler {
+            isa,
+            tunables: Tunables::default(),
+        })
+    }
+
+    /// The same compiler, with relaxed SIMD instructions computing the
+    /// deterministic results of the spec (`true`) or the fastest results of
+    /// the machine (`false`, the default). Either way a given instruction
+    /// gives the same result every time on one machine.
+    pub fn with_relaxed_simd_deterministic(mut self, deterministic: bool) -> Compiler {
+        self.tunables.relaxed_simd_deterministic = deterministic;
+        self
     }
 
     /// The Cranelift name of the target architecture (`"x64"` or
@@ -171,7 +184,7 @@ impl Compiler {
         let sig = wasm_signature(&module.types[ty_index as usize]).with_context(describe)?;
         let mut func = Function::with_name_signature(UserFuncName::user(0, defined_index), sig);
         let mut fctx = FunctionBuilderContext::new();
-        translate_function(&*self.isa, module, ty_index, body, &mut func, &mut fctx).with_context(describe)?;
+        translate_function(&*self.isa, self.tunables, module, ty_index, body, &mut func, &mut fctx).with_context(describe)?;
         self.compile_clif(func).with_context(describe)
     }
 
@@ -314,6 +327,7 @@ mod debug_tests {
             let mut fctx = FunctionBuilderContext::new();
             translate_function(
                 &*compiler.isa,
+                compiler.tunables,
                 module,
                 ty_index,
                 &translation.function_bodies[i as usize],

@@ -61,10 +61,21 @@ pub(crate) struct Regions {
     pub(crate) globals: AliasRegion,
 }
 
+/// Choices of code generation that do not change the meaning of valid
+/// programs beyond what the spec allows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Tunables {
+    /// Relaxed SIMD instructions compute the deterministic results of the
+    /// spec instead of the fastest ones of the machine.
+    pub relaxed_simd_deterministic: bool,
+}
+
 /// The state of the translation of one function.
 pub(crate) struct FuncTranslator<'m, 'b> {
     pub(crate) b: FunctionBuilder<'b>,
     pub(crate) module: &'m Module,
+    pub(crate) isa: &'m dyn TargetIsa,
+    pub(crate) tunables: Tunables,
     pub(crate) offsets: VMOffsets,
     pub(crate) default_call_conv: CallConv,
     /// The function's own vmctx (its first parameter).
@@ -83,9 +94,10 @@ pub(crate) struct FuncTranslator<'m, 'b> {
 
 /// Translates the body of a defined function into `func`, whose signature
 /// must already be the wasm signature of the function's type `ty_index`.
-pub(crate) fn translate_function(
-    isa: &dyn TargetIsa,
-    module: &Module,
+pub(crate) fn translate_function<'m>(
+    isa: &'m dyn TargetIsa,
+    tunables: Tunables,
+    module: &'m Module,
     ty_index: u32,
     body: &FunctionBody<'_>,
     func: &mut Function,
@@ -139,6 +151,8 @@ pub(crate) fn translate_function(
     let mut t = FuncTranslator {
         b,
         module,
+        isa,
+        tunables,
         offsets,
         default_call_conv: isa.default_call_conv(),
         vmctx: params[0],
@@ -214,6 +228,7 @@ impl FuncTranslator<'_, '_> {
         match ty {
             types::F32 => self.b.ins().f32const(0.0),
             types::F64 => self.b.ins().f64const(0.0),
+            ty if ty.is_vector() => self.v128_const(ty, 0),
             _ => self.b.ins().iconst(ty, 0),
         }
     }
@@ -434,10 +449,13 @@ impl FuncTranslator<'_, '_> {
                 self.b.def_var(self.locals[local_index as usize], v);
             }
             op => {
-                if !(self.translate_numeric(&op)? || self.translate_memory(&op)? || self.translate_table(&op)?) {
-                    if is_simd(&op) {
-                        bail!("SIMD is not supported yet");
-                    }
+                let done = self.translate_numeric(&op)?
+                    || self.translate_memory(&op)?
+                    || self.translate_table(&op)?
+                    || self.translate_simd(&op)?
+                    || self.translate_simd_memory(&op)?
+                    || self.translate_relaxed_simd(&op)?;
+                if !done {
                     bail!("unsupported operator: {op:?}");
                 }
             }
@@ -628,13 +646,4 @@ impl FuncTranslator<'_, '_> {
 
 fn block_args(values: &[Value]) -> Vec<BlockArg> {
     values.iter().map(|v| BlockArg::Value(*v)).collect()
-}
-
-/// Whether `op` is a SIMD operator.
-fn is_simd(op: &Operator<'_>) -> bool {
-    let name = format!("{op:?}");
-    name.starts_with("V128")
-        || ["I8x16", "I16x8", "I32x4", "I64x2", "F32x4", "F64x2"]
-            .iter()
-            .any(|p| name.starts_with(p))
 }

@@ -41,8 +41,12 @@ mod func_translator;
 mod link;
 mod ops_memory;
 mod ops_numeric;
+mod ops_relaxed;
+mod ops_simd;
+mod ops_simd_memory;
 mod ops_table;
 mod trampolines;
 mod types;
 
 pub use compiler::{CompiledFunction, CompiledModule, CompiledTrampoline, Compiler, FunctionLoc};
+pub use func_translator::Tunables;

@@ -40,7 +40,7 @@ impl FuncTranslator<'_, '_> {
 
     /// Flags of wasm loads and stores: little-endian, possibly unaligned,
     /// trapping with HEAP_OUT_OF_BOUNDS in the guard region.
-    fn heap_flags(&self) -> MemFlagsData {
+    pub(crate) fn heap_flags(&self) -> MemFlagsData {
         MemFlagsData::new()
             .with_endianness(Endianness::Little)
             .with_alias_region(Some(self.regions.heap))
@@ -50,7 +50,7 @@ impl FuncTranslator<'_, '_> {
     /// `base + uextend(index)` and the immediate offset to add to it. The
     /// 4 GiB guard region after the reservation makes bounds checks
     /// unnecessary.
-    fn heap_addr(&mut self, memarg: &MemArg) -> Result<(Value, i32)> {
+    pub(crate) fn heap_addr(&mut self, memarg: &MemArg) -> Result<(Value, i32)> {
         let mem = match memarg.target {
             MemArgTarget::Memory(mem) => mem,
             MemArgTarget::Array(_) => bail!("GC array accesses are not supported"),
@@ -75,7 +75,7 @@ impl FuncTranslator<'_, '_> {
         }
     }
 
-    fn wasm_load(
+    pub(crate) fn wasm_load(
         &mut self,
         memarg: &MemArg,
         load: impl FnOnce(&mut FunctionBuilder<'_>, MemFlagsData, Value, i32) -> Value,
@@ -87,7 +87,7 @@ impl FuncTranslator<'_, '_> {
         Ok(())
     }
 
-    fn wasm_store(
+    pub(crate) fn wasm_store(
         &mut self,
         memarg: &MemArg,
         store: impl FnOnce(&mut FunctionBuilder<'_>, MemFlagsData, Value, Value, i32),

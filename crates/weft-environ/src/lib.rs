@@ -30,8 +30,17 @@ pub use types::*;
 pub use vmoffsets::*;
 
 /// The features of WebAssembly that Weft can compile today: WebAssembly 2.0
-/// without SIMD.
+/// (SIMD included) plus the WebAssembly 3.0 proposals that need no garbage
+/// collector and no exceptions: relaxed SIMD, tail calls, multi-memory,
+/// memory64 and table64, extended constant expressions and typed function
+/// references.
 pub fn supported_features() -> wasmparser::WasmFeatures {
     use wasmparser::WasmFeatures as F;
-    F::WASM2.difference(F::SIMD)
+    F::WASM2
+        .union(F::RELAXED_SIMD)
+        .union(F::TAIL_CALL)
+        .union(F::MULTI_MEMORY)
+        .union(F::MEMORY64)
+        .union(F::EXTENDED_CONST)
+        .union(F::FUNCTION_REFERENCES)
 }

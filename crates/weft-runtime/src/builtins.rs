@@ -16,10 +16,12 @@ pub(crate) static BUILTINS: Builtins = Builtins([
     table_copy as *const (),
     table_init as *const (),
     elem_drop as *const (),
+    fma_f32 as *const (),
+    fma_f64 as *const (),
 ]);
 
 /// The addresses of the builtins.
-pub(crate) struct Builtins(pub(crate) [*const (); 10]);
+pub(crate) struct Builtins(pub(crate) [*const (); 12]);
 
 // SAFETY: function addresses are immutable and valid on every thread.
 unsafe impl Sync for Builtins {}
@@ -170,4 +172,12 @@ extern "C" fn elem_drop(vmctx: *mut u8, elem: u32) {
     if let Some(words) = instance(vmctx).elements.get_mut(elem as usize) {
         *words = Vec::new();
     }
+}
+
+extern "C" fn fma_f32(_vmctx: *mut u8, a: f32, b: f32, c: f32) -> f32 {
+    a.mul_add(b, c)
+}
+
+extern "C" fn fma_f64(_vmctx: *mut u8, a: f64, b: f64, c: f64) -> f64 {
+    a.mul_add(b, c)
 }

@@ -41,6 +41,7 @@ impl Default for Engine {
 impl Engine {
     /// An engine with the given configuration.
     pub fn new(config: &Config) -> crate::Result<Engine> {
+        config.validate()?;
         let engine = Engine::new_infallible(config);
         #[cfg(feature = "cranelift")]
         if let Err(e) = &engine.inner.compiler {
@@ -55,7 +56,9 @@ impl Engine {
             inner: Arc::new(EngineInner {
                 config: config.clone(),
                 #[cfg(feature = "cranelift")]
-                compiler: weft_cranelift::Compiler::new_native().map_err(|e| format!("{e:#}")),
+                compiler: weft_cranelift::Compiler::new_native()
+                    .map(|c| c.with_relaxed_simd_deterministic(config.relaxed_simd_deterministic))
+                    .map_err(|e| format!("{e:#}")),
                 types: TypeRegistry::new(),
                 host_trampolines: Mutex::new(HashMap::new()),
                 epoch: AtomicU64::new(0),
