@@ -10,7 +10,7 @@ use wasmparser::{MemArg, Operator};
 impl FuncTranslator<'_, '_> {
     /// Loads a scalar of type `lane` and splats it to a vector of type `ty`.
     fn load_splat(&mut self, memarg: &MemArg, lane: Type, ty: Type) -> Result<()> {
-        let (addr, offset) = self.heap_addr(memarg)?;
+        let (addr, offset) = self.heap_addr(memarg, lane.bytes())?;
         let flags = self.heap_flags();
         let x = self.b.ins().load(lane, flags, addr, offset);
         let v = self.b.ins().splat(ty, x);
@@ -21,7 +21,7 @@ impl FuncTranslator<'_, '_> {
     /// Loads a scalar of type `lane` into lane 0 of a zeroed vector of type
     /// `ty`.
     fn load_zero(&mut self, memarg: &MemArg, lane: Type, ty: Type) -> Result<()> {
-        let (addr, offset) = self.heap_addr(memarg)?;
+        let (addr, offset) = self.heap_addr(memarg, lane.bytes())?;
         let flags = self.heap_flags();
         let x = self.b.ins().load(lane, flags, addr, offset);
         let v = self.b.ins().scalar_to_vector(ty, x);
@@ -33,7 +33,7 @@ impl FuncTranslator<'_, '_> {
     /// vector on the stack (of type `ty`).
     fn load_lane(&mut self, memarg: &MemArg, ty: Type, lane: u8) -> Result<()> {
         let vector = self.pop_v(ty);
-        let (addr, offset) = self.heap_addr(memarg)?;
+        let (addr, offset) = self.heap_addr(memarg, ty.lane_type().bytes())?;
         let flags = self.heap_flags();
         let x = self.b.ins().load(ty.lane_type(), flags, addr, offset);
         let v = self.b.ins().insertlane(vector, x, lane);
@@ -44,7 +44,7 @@ impl FuncTranslator<'_, '_> {
     /// Stores lane `lane` of the vector on the stack (of type `ty`).
     fn store_lane(&mut self, memarg: &MemArg, ty: Type, lane: u8) -> Result<()> {
         let vector = self.pop_v(ty);
-        let (addr, offset) = self.heap_addr(memarg)?;
+        let (addr, offset) = self.heap_addr(memarg, ty.lane_type().bytes())?;
         let flags = self.heap_flags();
         let x = self.b.ins().extractlane(vector, lane);
         self.b.ins().store(flags, x, addr, offset);
@@ -56,16 +56,16 @@ impl FuncTranslator<'_, '_> {
     pub(crate) fn translate_simd_memory(&mut self, op: &Operator<'_>) -> Result<bool> {
         use Operator as O;
         match op {
-            O::V128Load { memarg } => self.wasm_load(memarg, |b, f, a, o| b.ins().load(I8X16, f, a, o))?,
-            O::V128Store { memarg } => self.wasm_store(memarg, |b, f, v, a, o| {
+            O::V128Load { memarg } => self.wasm_load(memarg, 16, |b, f, a, o| b.ins().load(I8X16, f, a, o))?,
+            O::V128Store { memarg } => self.wasm_store(memarg, 16, |b, f, v, a, o| {
                 b.ins().store(f, v, a, o);
             })?,
-            O::V128Load8x8S { memarg } => self.wasm_load(memarg, |b, f, a, o| b.ins().sload8x8(f, a, o))?,
-            O::V128Load8x8U { memarg } => self.wasm_load(memarg, |b, f, a, o| b.ins().uload8x8(f, a, o))?,
-            O::V128Load16x4S { memarg } => self.wasm_load(memarg, |b, f, a, o| b.ins().sload16x4(f, a, o))?,
-            O::V128Load16x4U { memarg } => self.wasm_load(memarg, |b, f, a, o| b.ins().uload16x4(f, a, o))?,
-            O::V128Load32x2S { memarg } => self.wasm_load(memarg, |b, f, a, o| b.ins().sload32x2(f, a, o))?,
-            O::V128Load32x2U { memarg } => self.wasm_load(memarg, |b, f, a, o| b.ins().uload32x2(f, a, o))?,
+            O::V128Load8x8S { memarg } => self.wasm_load(memarg, 8, |b, f, a, o| b.ins().sload8x8(f, a, o))?,
+            O::V128Load8x8U { memarg } => self.wasm_load(memarg, 8, |b, f, a, o| b.ins().uload8x8(f, a, o))?,
+            O::V128Load16x4S { memarg } => self.wasm_load(memarg, 8, |b, f, a, o| b.ins().sload16x4(f, a, o))?,
+            O::V128Load16x4U { memarg } => self.wasm_load(memarg, 8, |b, f, a, o| b.ins().uload16x4(f, a, o))?,
+            O::V128Load32x2S { memarg } => self.wasm_load(memarg, 8, |b, f, a, o| b.ins().sload32x2(f, a, o))?,
+            O::V128Load32x2U { memarg } => self.wasm_load(memarg, 8, |b, f, a, o| b.ins().uload32x2(f, a, o))?,
             O::V128Load8Splat { memarg } => self.load_splat(memarg, I8, I8X16)?,
             O::V128Load16Splat { memarg } => self.load_splat(memarg, I16, I16X8)?,
             O::V128Load32Splat { memarg } => self.load_splat(memarg, I32, I32X4)?,

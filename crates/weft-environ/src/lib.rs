@@ -16,6 +16,7 @@
 #![warn(missing_docs)]
 
 mod builtins;
+mod gc_check;
 mod module;
 mod translate;
 mod trap;

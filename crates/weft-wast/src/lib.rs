@@ -179,7 +179,9 @@ impl<T: 'static> WastContext<T> {
     /// `print_f64`, `print_i32_f32` and `print_f64_f64` (which do nothing),
     /// the immutable globals `global_i32` and `global_i64` (666) and
     /// `global_f32` and `global_f64` (666.6), the funcref table `table`
-    /// (10 to 20 elements) and the memory `memory` (1 to 2 pages).
+    /// (10 to 20 elements), the 64-bit funcref table `table64` (10 to 20
+    /// elements), and the memory `memory` (1 to 2
+    /// pages).
     pub fn register_spectest(&mut self) -> Result<()> {
         self.linker.func_wrap("spectest", "print", || {})?;
         self.linker.func_wrap("spectest", "print_i32", |_: i32| {})?;
@@ -208,6 +210,13 @@ impl<T: 'static> WastContext<T> {
             Ref::Func(None),
         )?;
         self.linker.define(&self.store, "spectest", "table", table)?;
+
+        let table64 = Table::new(
+            &mut self.store,
+            TableType::new64(RefType::FUNCREF, 10, Some(20)),
+            Ref::Func(None),
+        )?;
+        self.linker.define(&self.store, "spectest", "table64", table64)?;
 
         let memory = Memory::new(&mut self.store, MemoryType::new(1, Some(2)))?;
         self.linker.define(&self.store, "spectest", "memory", memory)?;
