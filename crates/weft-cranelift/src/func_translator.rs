@@ -84,7 +84,7 @@ pub(crate) struct FuncTranslator<'m, 'b> {
     pub(crate) regions: Regions,
     pub(crate) builtin_sigs: HashMap<usize, SigRef>,
     frames: Vec<ControlFrame>,
-    reachable: bool,
+    pub(crate) reachable: bool,
     /// Nesting depth of blocks opened in unreachable code.
     unreachable_depth: u32,
     locals: Vec<Variable>,
@@ -264,7 +264,7 @@ impl FuncTranslator<'_, '_> {
     }
 
     /// The top `n` values, in the order they were pushed.
-    fn peekn(&self, n: usize) -> Vec<Value> {
+    pub(crate) fn peekn(&self, n: usize) -> Vec<Value> {
         self.stack[self.stack.len() - n..].to_vec()
     }
 
@@ -278,7 +278,7 @@ impl FuncTranslator<'_, '_> {
         block
     }
 
-    fn jump(&mut self, dest: Block, args: &[Value]) {
+    pub(crate) fn jump(&mut self, dest: Block, args: &[Value]) {
         let args = block_args(args);
         self.b.ins().jump(dest, &args);
     }
@@ -303,7 +303,7 @@ impl FuncTranslator<'_, '_> {
     /// The block that a branch to the frame at `index` (counted from the
     /// bottom of the control stack) jumps to, and the number of values it
     /// passes.
-    fn branch_target(&mut self, index: usize) -> (Block, usize) {
+    pub(crate) fn branch_target(&mut self, index: usize) -> (Block, usize) {
         let frame = &mut self.frames[index];
         match frame.kind {
             FrameKind::Loop { header } => (header, frame.num_params),
@@ -314,7 +314,7 @@ impl FuncTranslator<'_, '_> {
         }
     }
 
-    fn frame_index(&self, relative_depth: u32) -> usize {
+    pub(crate) fn frame_index(&self, relative_depth: u32) -> usize {
         self.frames.len() - 1 - relative_depth as usize
     }
 
@@ -452,6 +452,7 @@ impl FuncTranslator<'_, '_> {
                 let done = self.translate_numeric(&op)?
                     || self.translate_memory(&op)?
                     || self.translate_table(&op)?
+                    || self.translate_func_refs(&op)?
                     || self.translate_simd(&op)?
                     || self.translate_simd_memory(&op)?
                     || self.translate_relaxed_simd(&op)?;
@@ -569,7 +570,7 @@ impl FuncTranslator<'_, '_> {
         Ok(sig)
     }
 
-    fn direct_func_ref(&mut self, defined_index: u32, sig: SigRef) -> FuncRef {
+    pub(crate) fn direct_func_ref(&mut self, defined_index: u32, sig: SigRef) -> FuncRef {
         if let Some(f) = self.direct_funcs.get(&defined_index) {
             return *f;
         }
@@ -644,6 +645,6 @@ impl FuncTranslator<'_, '_> {
     }
 }
 
-fn block_args(values: &[Value]) -> Vec<BlockArg> {
+pub(crate) fn block_args(values: &[Value]) -> Vec<BlockArg> {
     values.iter().map(|v| BlockArg::Value(*v)).collect()
 }

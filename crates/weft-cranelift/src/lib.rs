@@ -39,6 +39,7 @@ mod builtins;
 mod compiler;
 mod func_translator;
 mod link;
+mod ops_func_refs;
 mod ops_memory;
 mod ops_numeric;
 mod ops_relaxed;

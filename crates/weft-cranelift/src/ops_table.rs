@@ -69,6 +69,14 @@ impl FuncTranslator<'_, '_> {
 
     /// `call_indirect`: bounds check, null check, signature check, call.
     pub(crate) fn translate_call_indirect(&mut self, type_index: u32, table: u32) -> Result<()> {
+        let (code, callee_vmctx) = self.indirect_callee(type_index, table)?;
+        self.call_wasm_indirect(type_index, code, callee_vmctx)
+    }
+
+    /// Pops a table index and finds the function `call_indirect` calls: the
+    /// code pointer and vmctx of the element, after the bounds check, the
+    /// null check and the signature check.
+    pub(crate) fn indirect_callee(&mut self, type_index: u32, table: u32) -> Result<(Value, Value)> {
         let index = self.pop();
         let addr = self.table_elem_addr(table, index)?;
         let flags = self.table_elem_flags();
@@ -82,8 +90,7 @@ impl FuncTranslator<'_, '_> {
         let expected = self.b.ins().load(I32, vmctx_readonly(), self.vmctx, expected_offset);
         let mismatch = self.b.ins().icmp(IntCC::NotEqual, actual, expected);
         self.b.ins().trapnz(mismatch, trap_to_code(Trap::BadSignature));
-        let (code, callee_vmctx) = self.load_func_ref_fields(func_ref, false);
-        self.call_wasm_indirect(type_index, code, callee_vmctx)
+        Ok(self.load_func_ref_fields(func_ref, false))
     }
 
     /// Translates `op` if it is a table or reference operator; returns
