@@ -184,7 +184,8 @@ impl Compiler {
         let sig = wasm_signature(&module.types[ty_index as usize]).with_context(describe)?;
         let mut func = Function::with_name_signature(UserFuncName::user(0, defined_index), sig);
         let mut fctx = FunctionBuilderContext::new();
-        translate_function(&*self.isa, self.tunables, module, ty_index, body, &mut func, &mut fctx).with_context(describe)?;
+        translate_function(&*self.isa, self.tunables, module, ty_index, body, &mut func, &mut fctx)
+            .with_context(describe)?;
         self.compile_clif(func).with_context(describe)
     }
 

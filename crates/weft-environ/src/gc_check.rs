@@ -30,7 +30,10 @@ fn is_gc_heap_type(heap: HeapType) -> bool {
             shared
                 || !matches!(
                     ty,
-                    AbstractHeapType::Func | AbstractHeapType::Extern | AbstractHeapType::NoFunc | AbstractHeapType::NoExtern
+                    AbstractHeapType::Func
+                        | AbstractHeapType::Extern
+                        | AbstractHeapType::NoFunc
+                        | AbstractHeapType::NoExtern
                 )
         }
         HeapType::Concrete(_) => false,
@@ -104,9 +107,7 @@ pub(crate) fn check_body(body: &FunctionBody<'_>) -> Result<(), TranslateError> 
             | O::RefI31
             | O::I31GetS
             | O::I31GetU => return Err(gc_error(format!("operator {op:?}"), offset)),
-            O::RefNull { hty } if is_gc_heap_type(hty) => {
-                return Err(gc_error(format!("heap type {hty:?}"), offset))
-            }
+            O::RefNull { hty } if is_gc_heap_type(hty) => return Err(gc_error(format!("heap type {hty:?}"), offset)),
             O::TypedSelect { ty } => check_val(ty, offset)?,
             O::TypedSelectMulti { tys } => {
                 for ty in tys {

@@ -111,7 +111,7 @@ fn translate_payload(module: &mut Module, payload: Payload<'_>) -> Result<(), Tr
                 if rec_group.is_explicit_rec_group() {
                     return Err(unsupported(
                         "recursion groups need the GC proposal, which Weft does not support",
-                        rec_group_offset as u64,
+                        rec_group_offset,
                     ));
                 }
                 for sub in rec_group.into_types() {
@@ -119,7 +119,7 @@ fn translate_payload(module: &mut Module, payload: Payload<'_>) -> Result<(), Tr
                     if !sub.is_final || !sub.supertype_idxs.is_empty() || sub.composite_type.shared {
                         return Err(unsupported(
                             "subtypes and shared types need proposals Weft does not support",
-                            offset as u64,
+                            offset,
                         ));
                     }
                     let func = match &sub.composite_type.inner {

@@ -701,13 +701,16 @@ fn v128_matches(pattern: &V128Pattern, bits: u128) -> bool {
     };
     match pattern {
         V128Pattern::I8x16(lanes) => lanes.iter().enumerate().all(|(i, l)| lane(i, 1) == u64::from(*l as u8)),
-        V128Pattern::I16x8(lanes) => lanes.iter().enumerate().all(|(i, l)| lane(i, 2) == u64::from(*l as u16)),
-        V128Pattern::I32x4(lanes) => lanes.iter().enumerate().all(|(i, l)| lane(i, 4) == u64::from(*l as u32)),
-        V128Pattern::I64x2(lanes) => lanes.iter().enumerate().all(|(i, l)| lane(i, 8) == *l as u64),
-        V128Pattern::F32x4(lanes) => lanes
+        V128Pattern::I16x8(lanes) => lanes
             .iter()
             .enumerate()
-            .all(|(i, p)| f32_matches(p, lane(i, 4) as u32)),
+            .all(|(i, l)| lane(i, 2) == u64::from(*l as u16)),
+        V128Pattern::I32x4(lanes) => lanes
+            .iter()
+            .enumerate()
+            .all(|(i, l)| lane(i, 4) == u64::from(*l as u32)),
+        V128Pattern::I64x2(lanes) => lanes.iter().enumerate().all(|(i, l)| lane(i, 8) == *l as u64),
+        V128Pattern::F32x4(lanes) => lanes.iter().enumerate().all(|(i, p)| f32_matches(p, lane(i, 4) as u32)),
         V128Pattern::F64x2(lanes) => lanes.iter().enumerate().all(|(i, p)| f64_matches(p, lane(i, 8))),
     }
 }

@@ -162,8 +162,18 @@ fn main() -> weft::Result<()> {
     report("saturating_add_u8", BYTES as u64 * reps as u64, scalar, simd);
 
     let reps = 400;
-    let scalar = median(|| dot_scalar.call(&mut store, (FLOATS_AT, FLOATS, reps)).map(drop).unwrap_or(()));
-    let simd = median(|| dot_simd.call(&mut store, (FLOATS_AT, FLOATS, reps)).map(drop).unwrap_or(()));
+    let scalar = median(|| {
+        dot_scalar
+            .call(&mut store, (FLOATS_AT, FLOATS, reps))
+            .map(drop)
+            .unwrap_or(())
+    });
+    let simd = median(|| {
+        dot_simd
+            .call(&mut store, (FLOATS_AT, FLOATS, reps))
+            .map(drop)
+            .unwrap_or(())
+    });
     report("dot_f32", FLOATS as u64 * reps as u64, scalar, simd);
     Ok(())
 }

@@ -118,7 +118,13 @@ impl Memory {
         if ty.is_shared() {
             crate::bail!("shared memories are not supported");
         }
-        if ty.is_64() && !store.engine.config().features.contains(wasmparser::WasmFeatures::MEMORY64) {
+        if ty.is_64()
+            && !store
+                .engine
+                .config()
+                .features
+                .contains(wasmparser::WasmFeatures::MEMORY64)
+        {
             crate::bail!("64-bit memories need the memory64 proposal (`Config::wasm_memory64`)");
         }
         let memory = LinearMemory::new(ty.minimum(), ty.maximum(), ty.is_64())?;

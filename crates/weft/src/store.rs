@@ -140,11 +140,7 @@ impl StoreOpaque {
         let size = self.objects.table(id).size();
         match self.table_types.get(&id.0) {
             Some(t) if t.is_64() => TableType::new64(t.element().clone(), size, t.maximum()),
-            Some(t) => TableType::new(
-                t.element().clone(),
-                size as u32,
-                t.maximum().map(|m| m as u32),
-            ),
+            Some(t) => TableType::new(t.element().clone(), size as u32, t.maximum().map(|m| m as u32)),
             None => TableType::new(crate::RefType::FUNCREF, size as u32, None),
         }
     }

@@ -54,7 +54,9 @@ fn v128_through_typed_funcs_host_functions_and_globals() -> Result<()> {
     let mut results = [Val::I32(0), Val::I32(0)];
     func.call(&mut store, &[Val::V128(v128([1, 1, 1, 1])), Val::I32(0)], &mut results)?;
     assert_eq!(results[0].v128(), Some(v128([2, 2, 2, 9])));
-    assert!(func.call(&mut store, &[Val::I32(1), Val::I32(0)], &mut results).is_err());
+    assert!(func
+        .call(&mut store, &[Val::I32(1), Val::I32(0)], &mut results)
+        .is_err());
     Ok(())
 }
 
@@ -113,12 +115,19 @@ fn relaxed_simd_is_the_same_every_time_and_deterministic_when_asked() -> Result<
     Ok(())
 }
 
+/// A module, how to disable the proposal it uses, and a word of the error.
+type DisabledCase = (&'static str, fn(&mut Config), &'static str);
+
 #[test]
 fn disabled_proposals_fail_validation_with_a_clear_error() {
-    let cases: [(&str, fn(&mut Config), &str); 7] = [
-        ("(module (func (drop (v128.const i64x2 0 0))))", |c| {
-            c.wasm_relaxed_simd(false).wasm_simd(false);
-        }, "SIMD"),
+    let cases: [DisabledCase; 7] = [
+        (
+            "(module (func (drop (v128.const i64x2 0 0))))",
+            |c| {
+                c.wasm_relaxed_simd(false).wasm_simd(false);
+            },
+            "SIMD",
+        ),
         (
             "(module (func (param v128) (result v128) (i8x16.relaxed_swizzle (local.get 0) (local.get 0))))",
             |c| {
@@ -126,21 +135,41 @@ fn disabled_proposals_fail_validation_with_a_clear_error() {
             },
             "relaxed SIMD",
         ),
-        ("(module (func $f (return_call $f)))", |c| {
-            c.wasm_tail_call(false);
-        }, "tail call"),
-        ("(module (memory 1) (memory 1))", |c| {
-            c.wasm_multi_memory(false);
-        }, "multiple memories"),
-        ("(module (memory i64 1))", |c| {
-            c.wasm_memory64(false);
-        }, "memory64"),
-        ("(module (global i32 (i32.add (i32.const 1) (i32.const 2))))", |c| {
-            c.wasm_extended_const(false);
-        }, "constant expression"),
-        ("(module (type $t (func)) (func (param (ref $t))))", |c| {
-            c.wasm_function_references(false);
-        }, "function references"),
+        (
+            "(module (func $f (return_call $f)))",
+            |c| {
+                c.wasm_tail_call(false);
+            },
+            "tail call",
+        ),
+        (
+            "(module (memory 1) (memory 1))",
+            |c| {
+                c.wasm_multi_memory(false);
+            },
+            "multiple memories",
+        ),
+        (
+            "(module (memory i64 1))",
+            |c| {
+                c.wasm_memory64(false);
+            },
+            "memory64",
+        ),
+        (
+            "(module (global i32 (i32.add (i32.const 1) (i32.const 2))))",
+            |c| {
+                c.wasm_extended_const(false);
+            },
+            "constant expression",
+        ),
+        (
+            "(module (type $t (func)) (func (param (ref $t))))",
+            |c| {
+                c.wasm_function_references(false);
+            },
+            "function references",
+        ),
     ];
     for (wat, disable, message) in cases {
         // Valid with the default configuration plus memory64.
@@ -253,7 +282,11 @@ fn concrete_function_reference_types() -> Result<()> {
         .call(&mut store, &[neg.into(), Val::I32(2), Val::I32(3)], &mut results)
         .is_err());
     assert!(apply
-        .call(&mut store, &[Val::FuncRef(None), Val::I32(2), Val::I32(3)], &mut results)
+        .call(
+            &mut store,
+            &[Val::FuncRef(None), Val::I32(2), Val::I32(3)],
+            &mut results
+        )
         .is_err());
     assert!(Val::from(add).matches_ty(&store, &param)?);
     assert!(!Val::from(neg).matches_ty(&store, &param)?);
