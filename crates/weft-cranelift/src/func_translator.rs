@@ -454,6 +454,7 @@ impl FuncTranslator<'_, '_> {
                     || self.translate_table(&op)?
                     || self.translate_func_refs(&op)?
                     || self.translate_simd(&op)?
+                    || self.translate_simd_arith(&op)?
                     || self.translate_simd_memory(&op)?
                     || self.translate_relaxed_simd(&op)?;
                 if !done {

@@ -48,6 +48,7 @@ mod ops_memory;
 mod ops_numeric;
 mod ops_relaxed;
 mod ops_simd;
+mod ops_simd_arith;
 mod ops_simd_memory;
 mod ops_table;
 mod trampolines;

@@ -4,10 +4,24 @@
 use crate::func_translator::FuncTranslator;
 use anyhow::Result;
 use cranelift_codegen::ir::types::{I16, I16X8, I32, I32X4, I64, I64X2, I8, I8X16};
-use cranelift_codegen::ir::{InstBuilder, Type};
+use cranelift_codegen::ir::{InstBuilder, MemFlagsData, Type, Value};
+use cranelift_frontend::FunctionBuilder;
 use wasmparser::{MemArg, Operator};
 
 impl FuncTranslator<'_, '_> {
+    /// An extending load of 8 bytes (`load8x8_s` and the like).
+    fn load_extend(
+        &mut self,
+        memarg: &MemArg,
+        load: impl FnOnce(&mut FunctionBuilder<'_>, MemFlagsData, Value, i32) -> Value,
+    ) -> Result<()> {
+        let (addr, offset) = self.heap_addr(memarg, 8)?;
+        let flags = self.heap_flags();
+        let v = load(&mut self.b, flags, addr, offset);
+        self.push_v(v);
+        Ok(())
+    }
+
     /// Loads a scalar of type `lane` and splats it to a vector of type `ty`.
     fn load_splat(&mut self, memarg: &MemArg, lane: Type, ty: Type) -> Result<()> {
         let (addr, offset) = self.heap_addr(memarg, lane.bytes())?;
@@ -60,12 +74,12 @@ impl FuncTranslator<'_, '_> {
             O::V128Store { memarg } => self.wasm_store(memarg, 16, |b, f, v, a, o| {
                 b.ins().store(f, v, a, o);
             })?,
-            O::V128Load8x8S { memarg } => self.wasm_load(memarg, 8, |b, f, a, o| b.ins().sload8x8(f, a, o))?,
-            O::V128Load8x8U { memarg } => self.wasm_load(memarg, 8, |b, f, a, o| b.ins().uload8x8(f, a, o))?,
-            O::V128Load16x4S { memarg } => self.wasm_load(memarg, 8, |b, f, a, o| b.ins().sload16x4(f, a, o))?,
-            O::V128Load16x4U { memarg } => self.wasm_load(memarg, 8, |b, f, a, o| b.ins().uload16x4(f, a, o))?,
-            O::V128Load32x2S { memarg } => self.wasm_load(memarg, 8, |b, f, a, o| b.ins().sload32x2(f, a, o))?,
-            O::V128Load32x2U { memarg } => self.wasm_load(memarg, 8, |b, f, a, o| b.ins().uload32x2(f, a, o))?,
+            O::V128Load8x8S { memarg } => self.load_extend(memarg, |b, f, a, o| b.ins().sload8x8(f, a, o))?,
+            O::V128Load8x8U { memarg } => self.load_extend(memarg, |b, f, a, o| b.ins().uload8x8(f, a, o))?,
+            O::V128Load16x4S { memarg } => self.load_extend(memarg, |b, f, a, o| b.ins().sload16x4(f, a, o))?,
+            O::V128Load16x4U { memarg } => self.load_extend(memarg, |b, f, a, o| b.ins().uload16x4(f, a, o))?,
+            O::V128Load32x2S { memarg } => self.load_extend(memarg, |b, f, a, o| b.ins().sload32x2(f, a, o))?,
+            O::V128Load32x2U { memarg } => self.load_extend(memarg, |b, f, a, o| b.ins().uload32x2(f, a, o))?,
             O::V128Load8Splat { memarg } => self.load_splat(memarg, I8, I8X16)?,
             O::V128Load16Splat { memarg } => self.load_splat(memarg, I16, I16X8)?,
             O::V128Load32Splat { memarg } => self.load_splat(memarg, I32, I32X4)?,
@@ -81,21 +95,6 @@ impl FuncTranslator<'_, '_> {
             O::V128Store32Lane { memarg, lane } => self.store_lane(memarg, I32X4, *lane)?,
             O::V128Store64Lane { memarg, lane } => self.store_lane(memarg, I64X2, *lane)?,
             _ => return Ok(false),
-        }
-        // Extending loads leave a vector of wider lanes on the stack.
-        if let Some(top) = self.stack.last().copied() {
-            if matches!(
-                op,
-                O::V128Load8x8S { .. }
-                    | O::V128Load8x8U { .. }
-                    | O::V128Load16x4S { .. }
-                    | O::V128Load16x4U { .. }
-                    | O::V128Load32x2S { .. }
-                    | O::V128Load32x2U { .. }
-            ) {
-                self.pop();
-                self.push_v(top);
-            }
         }
         Ok(true)
     }

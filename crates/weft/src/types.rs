@@ -516,7 +516,8 @@ impl TableType {
 
 impl fmt::Display for TableType {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "(table {}", self.minimum)?;
+        f.write_str(if self.table64 { "(table i64 " } else { "(table " })?;
+        write!(f, "{}", self.minimum)?;
         if let Some(m) = self.maximum {
             write!(f, " {m}")?;
         }
@@ -584,7 +585,8 @@ impl MemoryType {
 
 impl fmt::Display for MemoryType {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "(memory {}", self.minimum)?;
+        f.write_str(if self.memory64 { "(memory i64 " } else { "(memory " })?;
+        write!(f, "{}", self.minimum)?;
         if let Some(m) = self.maximum {
             write!(f, " {m}")?;
         }
