@@ -3,6 +3,7 @@
 use crate::func_translator::FuncTranslator;
 use crate::types::{trap_to_code, vmctx_readonly};
 use anyhow::{bail, Result};
+use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::types::{F32, F64, I32, I64};
 use cranelift_codegen::ir::{AbiParam, InstBuilder, Signature, Type, Value};
 use weft_environ::{BuiltinFunction, BuiltinType, Trap};
@@ -65,6 +66,16 @@ impl FuncTranslator<'_, '_> {
         };
         self.b.ins().trapnz(status, trap_to_code(trap));
         Ok(())
+    }
+
+    /// Traps with `HostError` when a grow builtin returned
+    /// [`weft_environ::GROW_ERROR`] (the store's resource limiter failed).
+    pub(crate) fn trap_on_grow_error(&mut self, old: Value) {
+        let failed = self
+            .b
+            .ins()
+            .icmp_imm_s(IntCC::Equal, old, weft_environ::GROW_ERROR as i64);
+        self.b.ins().trapnz(failed, trap_to_code(Trap::HostError));
     }
 
     /// An `i32` constant (for indices passed to builtins).

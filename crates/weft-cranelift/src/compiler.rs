@@ -1,6 +1,6 @@
 //! The [`Compiler`] and its outputs.
 
-use crate::func_translator::{translate_function, Tunables};
+use crate::func_translator::translate_function;
 use crate::trampolines::{build_array_trampoline, build_wasm_to_host_trampoline};
 use crate::types::{trap_from_code, wasm_signature};
 use anyhow::{anyhow, bail, Context as _, Result};
@@ -11,7 +11,7 @@ use cranelift_codegen::isa::OwnedTargetIsa;
 use cranelift_codegen::settings::{self, Configurable};
 use cranelift_codegen::{Context, FinalizedRelocTarget};
 use cranelift_frontend::FunctionBuilderContext;
-use weft_environ::{ModuleTranslation, Trap, WasmFuncType};
+use weft_environ::{ModuleTranslation, Trap, Tunables, WasmFuncType};
 
 /// Compiles wasm functions and trampolines for the host machine.
 ///
@@ -159,6 +159,17 @@ impl Compiler {
     /// `"aarch64"`).
     pub fn architecture(&self) -> &'static str {
         self.isa.name()
+    }
+
+    /// The same compiler generating code for `tunables` (fuel, epochs).
+    pub fn with_tunables(mut self, tunables: Tunables) -> Compiler {
+        self.tunables = tunables;
+        self
+    }
+
+    /// The tunables code is generated for.
+    pub fn tunables(&self) -> Tunables {
+        self.tunables
     }
 
     /// Compiles the defined function `defined_index` of `translation`.

@@ -14,7 +14,7 @@ use cranelift_codegen::isa::{CallConv, TargetIsa};
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext, Variable};
 use std::collections::HashMap;
 use wasmparser::{BlockType, FunctionBody, Operator};
-use weft_environ::{vmfuncref, vmstore, Module, Trap, VMOffsets};
+use weft_environ::{vmfuncref, vmstore, Module, Trap, Tunables, VMOffsets};
 
 /// What kind of construct a control frame stands for.
 enum FrameKind {
@@ -61,21 +61,11 @@ pub(crate) struct Regions {
     pub(crate) globals: AliasRegion,
 }
 
-/// Choices of code generation that do not change the meaning of valid
-/// programs beyond what the spec allows.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct Tunables {
-    /// Relaxed SIMD instructions compute the deterministic results of the
-    /// spec instead of the fastest ones of the machine.
-    pub relaxed_simd_deterministic: bool,
-}
-
 /// The state of the translation of one function.
 pub(crate) struct FuncTranslator<'m, 'b> {
     pub(crate) b: FunctionBuilder<'b>,
     pub(crate) module: &'m Module,
     pub(crate) isa: &'m dyn TargetIsa,
-    pub(crate) tunables: Tunables,
     pub(crate) offsets: VMOffsets,
     pub(crate) default_call_conv: CallConv,
     /// The function's own vmctx (its first parameter).
@@ -90,10 +80,15 @@ pub(crate) struct FuncTranslator<'m, 'b> {
     locals: Vec<Variable>,
     wasm_sigs: HashMap<u32, SigRef>,
     direct_funcs: HashMap<u32, FuncRef>,
+    pub(crate) tunables: Tunables,
+    /// Fuel charged by operators since it was last added to the store's
+    /// counter.
+    pub(crate) pending_fuel: i64,
 }
 
 /// Translates the body of a defined function into `func`, whose signature
 /// must already be the wasm signature of the function's type `ty_index`.
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn translate_function<'m>(
     isa: &'m dyn TargetIsa,
     tunables: Tunables,
@@ -152,7 +147,6 @@ pub(crate) fn translate_function<'m>(
         b,
         module,
         isa,
-        tunables,
         offsets,
         default_call_conv: isa.default_call_conv(),
         vmctx: params[0],
@@ -165,6 +159,8 @@ pub(crate) fn translate_function<'m>(
         locals: Vec::new(),
         wasm_sigs: HashMap::new(),
         direct_funcs: HashMap::new(),
+        tunables,
+        pending_fuel: 0,
     };
 
     for (i, p) in ty.params.iter().enumerate() {
@@ -173,6 +169,7 @@ pub(crate) fn translate_function<'m>(
         t.locals.push(var);
     }
     t.declare_locals(body)?;
+    t.interrupt_checks()?;
 
     let results = ty.results.iter().map(|r| clif_type(*r)).collect::<Result<Vec<_>>>()?;
     let dest = t.new_block_with_params(&results);
@@ -324,6 +321,9 @@ impl FuncTranslator<'_, '_> {
         if !self.reachable {
             return self.translate_unreachable_operator(op);
         }
+        if self.tunables.consume_fuel {
+            self.charge_fuel(&op);
+        }
         match op {
             Operator::Unreachable => {
                 self.b.ins().trap(trap_to_code(Trap::UnreachableCodeReached));
@@ -351,6 +351,7 @@ impl FuncTranslator<'_, '_> {
                 self.b.switch_to_block(header);
                 let base = self.stack.len();
                 let header_params = self.b.block_params(header).to_vec();
+                self.interrupt_checks()?;
                 self.stack.extend(header_params);
                 self.frames.push(ControlFrame {
                     kind: FrameKind::Loop { header },

@@ -42,6 +42,7 @@
 mod builtins;
 mod compiler;
 mod func_translator;
+mod interrupts;
 mod link;
 mod ops_func_refs;
 mod ops_memory;
@@ -55,4 +56,3 @@ mod trampolines;
 mod types;
 
 pub use compiler::{CompiledFunction, CompiledModule, CompiledTrampoline, Compiler, FunctionLoc};
-pub use func_translator::Tunables;

@@ -198,6 +198,7 @@ impl FuncTranslator<'_, '_> {
                 let mem = self.i32_const(*mem);
                 let old = self.call_builtin(BuiltinFunction::MemoryGrow, &[mem, delta])?;
                 let old = old.ok_or_else(|| anyhow!("memory.grow builtin returns nothing"))?;
+                self.trap_on_grow_error(old);
                 let old = if memory64 { old } else { self.b.ins().ireduce(I32, old) };
                 self.push(old);
             }

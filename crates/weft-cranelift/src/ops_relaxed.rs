@@ -1,7 +1,7 @@
 //! Relaxed SIMD operators.
 //!
 //! Each has one result on a given machine, the same every time. With
-//! [`crate::Tunables::relaxed_simd_deterministic`] it is the deterministic
+//! [`weft_environ::Tunables::relaxed_simd_deterministic`] it is the deterministic
 //! result of the spec (the one the corresponding non-relaxed operator, or a
 //! fused multiply-add, gives); otherwise on x86 it is whatever the fastest
 //! native instruction gives, which the spec allows.

@@ -142,6 +142,7 @@ impl FuncTranslator<'_, '_> {
                 let t = self.i32_const(table);
                 let old = self.call_builtin(BuiltinFunction::TableGrow, &[t, delta, init])?;
                 let old = old.ok_or_else(|| anyhow!("table.grow builtin returns nothing"))?;
+                self.trap_on_grow_error(old);
                 let old = if table64 { old } else { self.b.ins().ireduce(I32, old) };
                 self.push(old);
             }

@@ -71,6 +71,12 @@ builtins! {
     TableInit(Vmctx, I32, I32, I64, I32, I32) -> [I32];
     /// `elem.drop`: (vmctx, element segment).
     ElemDrop(Vmctx, I32) -> [];
+    /// Fuel ran out (the store's fuel counter is no longer negative): refuel and
+    /// yield, or fail. (vmctx) -> status; non-zero traps with `HostError`.
+    OutOfFuel(Vmctx) -> [I32];
+    /// The epoch reached the store's deadline: update it, yield, or fail.
+    /// (vmctx) -> status; non-zero traps with `HostError`.
+    NewEpoch(Vmctx) -> [I32];
     /// Fused multiply-add of `f32`s, for deterministic relaxed SIMD on
     /// machines without FMA: (vmctx, a, b, c) -> a * b + c, rounded once.
     FmaF32(Vmctx, F32, F32, F32) -> [F32];
@@ -84,3 +90,9 @@ impl BuiltinFunction {
         Self::ALL.iter().position(|b| *b == self).unwrap_or(0)
     }
 }
+
+/// What the `MemoryGrow` and `TableGrow` builtins return when the store's
+/// handler failed (a resource limiter's error): compiled code then traps with
+/// `HostError`. Any other value is the old size, or `u64::MAX` (-1) when the
+/// growth was refused.
+pub const GROW_ERROR: u64 = u64::MAX - 1;

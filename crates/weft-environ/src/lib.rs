@@ -23,12 +23,28 @@ mod trap;
 mod types;
 mod vmoffsets;
 
-pub use builtins::{BuiltinFunction, BuiltinType};
+pub use builtins::{BuiltinFunction, BuiltinType, GROW_ERROR};
 pub use module::*;
 pub use translate::{translate_module, ModuleTranslation, TranslateError};
 pub use trap::Trap;
 pub use types::*;
 pub use vmoffsets::*;
+
+/// Choices that change the code generated for a module, fixed per engine.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub struct Tunables {
+    /// Count fuel in the store context and call
+    /// [`BuiltinFunction::OutOfFuel`] when it runs out (checked at function
+    /// entries and loop headers).
+    pub consume_fuel: bool,
+    /// Compare the engine's epoch with the store's deadline at function
+    /// entries and loop headers, calling [`BuiltinFunction::NewEpoch`] when it
+    /// is reached.
+    pub epoch_interruption: bool,
+    /// Relaxed SIMD instructions compute the deterministic results of the
+    /// spec instead of the fastest ones of the machine.
+    pub relaxed_simd_deterministic: bool,
+}
 
 /// The features of WebAssembly that Weft can compile today: WebAssembly 2.0
 /// (SIMD included) plus the WebAssembly 3.0 proposals that need no garbage

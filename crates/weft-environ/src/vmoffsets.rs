@@ -89,7 +89,9 @@ pub mod vmstore {
     pub const LAST_WASM_EXIT_PC: u32 = 32;
     /// Frame pointer of the host-to-wasm trampoline of the current call.
     pub const LAST_WASM_ENTRY_FP: u32 = 40;
-    /// Size of the store context.
+    /// Address of the engine's epoch counter (`*const u64`).
+    pub const EPOCH_PTR: u32 = 56;
+    /// Size of the part of the store context compiled code reads.
     pub const SIZE: u32 = 64;
 }
 

@@ -3,9 +3,11 @@
 //! Status results: 0 on success, 1 when compiled code must trap.
 
 use crate::instance::Instance;
+use crate::vm::{Answer, Interrupt, VMStoreContext};
 
 /// The builtins array every vmctx points to.
 pub(crate) static BUILTINS: Builtins = Builtins([
+    // In the order of `weft_environ::BuiltinFunction::ALL`.
     memory_grow as *const (),
     memory_fill as *const (),
     memory_copy as *const (),
@@ -16,12 +18,14 @@ pub(crate) static BUILTINS: Builtins = Builtins([
     table_copy as *const (),
     table_init as *const (),
     elem_drop as *const (),
+    out_of_fuel as *const (),
+    new_epoch as *const (),
     fma_f32 as *const (),
     fma_f64 as *const (),
 ]);
 
 /// The addresses of the builtins.
-pub(crate) struct Builtins(pub(crate) [*const (); 12]);
+pub(crate) struct Builtins(pub(crate) [*const (); 14]);
 
 // SAFETY: function addresses are immutable and valid on every thread.
 unsafe impl Sync for Builtins {}
@@ -42,8 +46,29 @@ fn range(start: u64, len: u64, size: usize) -> Option<std::ops::Range<usize>> {
     Some(start as usize..end as usize)
 }
 
+/// The result of `memory.grow` and `table.grow` builtins when the store's
+/// handler failed: compiled code traps with `HostError`.
+pub const GROW_ERROR: u64 = weft_environ::GROW_ERROR;
+
 extern "C" fn memory_grow(vmctx: *mut u8, memory: u32, delta: u64) -> u64 {
     let instance = instance(vmctx);
+    let Some(mem) = instance.memory(memory) else {
+        return u64::MAX;
+    };
+    let page = weft_environ::WASM_PAGE_SIZE;
+    let current = mem.byte_size();
+    let desired = (mem.pages().saturating_add(delta)).saturating_mul(page);
+    let maximum = mem.declared_maximum().map(|m| m.saturating_mul(page) as usize);
+    let why = Interrupt::MemoryGrowing {
+        current,
+        desired: desired.min(usize::MAX as u64) as usize,
+        maximum,
+    };
+    match ask(vmctx, why) {
+        Answer::Proceed => {}
+        Answer::Refuse => return u64::MAX,
+        Answer::Fail => return GROW_ERROR,
+    }
     instance
         .memory_mut(memory)
         .and_then(|m| m.grow(delta))
@@ -108,7 +133,26 @@ extern "C" fn data_drop(vmctx: *mut u8, data: u32) {
 }
 
 extern "C" fn table_grow(vmctx: *mut u8, table: u32, delta: u64, init: usize) -> u64 {
-    instance(vmctx)
+    let instance = instance(vmctx);
+    let Some(t) = instance.table(table) else {
+        return u64::MAX;
+    };
+    let current = t.size() as usize;
+    let desired = t.size().saturating_add(delta).min(usize::MAX as u64) as usize;
+    let maximum = t.declared_maximum().map(|m| m as usize);
+    match ask(
+        vmctx,
+        Interrupt::TableGrowing {
+            current,
+            desired,
+            maximum,
+        },
+    ) {
+        Answer::Proceed => {}
+        Answer::Refuse => return u64::MAX,
+        Answer::Fail => return GROW_ERROR,
+    }
+    instance
         .table_mut(table)
         .and_then(|t| t.grow(delta, init))
         .unwrap_or(u64::MAX)
@@ -172,6 +216,40 @@ extern "C" fn elem_drop(vmctx: *mut u8, elem: u32) {
     if let Some(words) = instance(vmctx).elements.get_mut(elem as usize) {
         *words = Vec::new();
     }
+}
+
+/// Asks the store's handler; without one (or outside a call), fuel and
+/// epochs trap and growth proceeds.
+fn ask(vmctx: *mut u8, why: Interrupt) -> Answer {
+    // SAFETY: every vmctx points at its store's live context.
+    let ctx = unsafe { &*(*(vmctx.add(8) as *const *const VMStoreContext)) };
+    match ctx.interrupt.get() {
+        Some(h) if !ctx.store_ptr.get().is_null() => (h.shim)(ctx.store_ptr.get(), h.handler, why),
+        _ => {
+            let trap = match why {
+                Interrupt::OutOfFuel => weft_environ::Trap::OutOfFuel,
+                Interrupt::EpochDeadline => weft_environ::Trap::Interrupt,
+                Interrupt::MemoryGrowing { .. } | Interrupt::TableGrowing { .. } => return Answer::Proceed,
+            };
+            crate::traps::record_host_failure(crate::traps::UnwindReason::Trap { trap, pcs: Vec::new() });
+            Answer::Fail
+        }
+    }
+}
+
+fn interrupt(vmctx: *mut u8, why: Interrupt) -> u32 {
+    match ask(vmctx, why) {
+        Answer::Proceed | Answer::Refuse => 0,
+        Answer::Fail => 1,
+    }
+}
+
+extern "C" fn out_of_fuel(vmctx: *mut u8) -> u32 {
+    interrupt(vmctx, Interrupt::OutOfFuel)
+}
+
+extern "C" fn new_epoch(vmctx: *mut u8) -> u32 {
+    interrupt(vmctx, Interrupt::EpochDeadline)
 }
 
 extern "C" fn fma_f32(_vmctx: *mut u8, a: f32, b: f32, c: f32) -> f32 {

@@ -2,8 +2,8 @@
 
 use crate::instance::Instance;
 use crate::store::HostCaller;
-use crate::traps::{backtrace_from_exit, record_host_failure, UnwindReason};
-use crate::vm::{VMStoreContext, ValRaw};
+use crate::traps::{record_host_failure, UnwindReason};
+use crate::vm::{Answer, Interrupt, InterruptFn, VMStoreContext, ValRaw};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 /// Called by a wasm-to-host trampoline: runs the host closure of the
@@ -24,30 +24,50 @@ pub(crate) extern "C" fn host_shim<S: 'static>(
         let ctx = &*host_vmctx.cast::<crate::store::HostFuncContextHeader<S>>();
         let caller = Instance::from_vmctx(caller_vmctx);
         let store_ctx = &*(*(caller_vmctx.add(8) as *const *const VMStoreContext));
-        let exit = (store_ctx.last_wasm_exit_fp.get(), store_ctx.last_wasm_exit_pc.get());
         let store = &mut *store_ctx.store_ptr.get().cast::<S>();
         let values = std::slice::from_raw_parts_mut(values, len);
         let func = ctx.func.clone();
         let host_caller = HostCaller {
             instance: caller.store_index,
         };
-        (
-            catch_unwind(AssertUnwindSafe(|| func(store, host_caller, values))),
-            exit,
-        )
+        catch_unwind(AssertUnwindSafe(|| func(store, host_caller, values)))
     };
     match outcome {
-        (Ok(Ok(())), _) => 1,
-        (Ok(Err(error)), (fp, pc)) => {
-            record_host_failure(UnwindReason::HostError {
-                error,
-                pcs: backtrace_from_exit(fp, pc),
-            });
+        Ok(Ok(())) => 1,
+        Ok(Err(error)) => {
+            // The frames are taken when compiled code traps right after.
+            record_host_failure(UnwindReason::HostError { error, pcs: Vec::new() });
             0
         }
-        (Err(panic), _) => {
+        Err(panic) => {
             record_host_failure(UnwindReason::Panic(panic));
             0
+        }
+    }
+}
+
+/// Runs the store's interrupt handler (installed with
+/// `StoreObjects::set_interrupt_handler::<S>`) for a builtin; on failure the
+/// error or panic is recorded for the trap that follows.
+pub(crate) fn interrupt_shim<S: 'static>(store: *mut u8, handler: usize, why: Interrupt) -> Answer {
+    // SAFETY: `handler` was stored from an `InterruptFn<S>` by
+    // `set_interrupt_handler::<S>`, and `store` is the `*mut S` that
+    // `invoke::<S>` recorded for the running call.
+    let outcome = unsafe {
+        let handler: InterruptFn<S> = std::mem::transmute(handler);
+        let store = &mut *store.cast::<S>();
+        catch_unwind(AssertUnwindSafe(|| handler(store, why)))
+    };
+    match outcome {
+        Ok(Ok(true)) => Answer::Proceed,
+        Ok(Ok(false)) => Answer::Refuse,
+        Ok(Err(error)) => {
+            record_host_failure(UnwindReason::HostError { error, pcs: Vec::new() });
+            Answer::Fail
+        }
+        Err(panic) => {
+            record_host_failure(UnwindReason::Panic(panic));
+            Answer::Fail
         }
     }
 }

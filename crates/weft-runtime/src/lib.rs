@@ -30,8 +30,8 @@ pub use store::{
     GlobalId, HostCaller, HostFn, InstanceEntities, InstanceId, InstanceImports, MemoryId, StoreObjects, TableId,
 };
 pub use table::{Table, MAX_TABLE_ELEMENTS};
-pub use traps::{init_signal_handlers, UnwindReason};
-pub use vm::{FuncRefPtr, VMStoreContext, ValRaw};
+pub use traps::{current_call_state, init_signal_handlers, replace_call_state, CallState, UnwindReason};
+pub use vm::{FuncRefPtr, Interrupt, InterruptFn, VMStoreContext, ValRaw};
 
 /// A store that can run wasm: gives the runtime its objects.
 pub trait VMStore: 'static {

@@ -32,6 +32,7 @@ pub struct LinearMemory {
     definition: Box<VMMemoryDefinition>,
     maximum_pages: u64,
     memory64: bool,
+    declared_maximum: Option<u64>,
 }
 
 // SAFETY: the definition only points into our own mapping.
@@ -61,6 +62,7 @@ impl LinearMemory {
             definition,
             maximum_pages,
             memory64,
+            declared_maximum: maximum,
         })
     }
 
@@ -82,6 +84,11 @@ impl LinearMemory {
     /// The largest size in pages this memory may grow to.
     pub fn maximum_pages(&self) -> u64 {
         self.maximum_pages
+    }
+
+    /// The maximum the memory declares, in pages.
+    pub fn declared_maximum(&self) -> Option<u64> {
+        self.declared_maximum
     }
 
     /// Grows by `delta` pages; returns the old size in pages, or `None` when

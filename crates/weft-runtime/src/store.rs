@@ -6,8 +6,9 @@ use crate::code::CodePtr;
 use crate::instance::Instance;
 use crate::memory::LinearMemory;
 use crate::table::Table;
-use crate::vm::{FuncRefPtr, VMFuncRef, VMStoreContext, ValRaw};
+use crate::vm::{FuncRefPtr, InterruptFn, InterruptHandler, VMFuncRef, VMStoreContext, ValRaw};
 use std::cell::UnsafeCell;
+use std::sync::atomic::AtomicU64;
 use std::sync::Arc;
 use weft_environ::{ConstExpr, ConstOp, DataKind, ElemItems, ElemKind, Module, Trap, VMOffsets};
 
@@ -55,6 +56,7 @@ pub struct StoreObjects {
     host_funcs: Vec<Box<dyn std::any::Any>>,
     host_func_refs: Vec<FuncRefPtr>,
     instance_entities: Vec<InstanceEntities>,
+    epoch: Option<Arc<AtomicU64>>,
 }
 
 // SAFETY: everything inside is owned by this value; raw pointers only point
@@ -81,12 +83,60 @@ impl StoreObjects {
             host_funcs: Vec::new(),
             host_func_refs: Vec::new(),
             instance_entities: Vec::new(),
+            epoch: None,
         }
     }
 
     /// The store context read by compiled code.
     pub fn context(&self) -> &VMStoreContext {
         &self.ctx
+    }
+
+    /// Points compiled code at the engine's epoch counter, kept alive by
+    /// this store.
+    pub fn set_epoch_counter(&mut self, counter: Arc<AtomicU64>) {
+        self.ctx.epoch_ptr.set(counter.as_ptr().cast_const());
+        self.epoch = Some(counter);
+    }
+
+    /// Fuel consumed so far: negative while fuel remains.
+    pub fn fuel_consumed(&self) -> i64 {
+        self.ctx.fuel_consumed.get()
+    }
+
+    /// Sets the fuel counter (negative: that much fuel remains).
+    pub fn set_fuel_consumed(&mut self, value: i64) {
+        self.ctx.fuel_consumed.set(value);
+    }
+
+    /// The epoch deadline.
+    pub fn epoch_deadline(&self) -> u64 {
+        self.ctx.epoch_deadline.get()
+    }
+
+    /// Sets the epoch deadline.
+    pub fn set_epoch_deadline(&mut self, deadline: u64) {
+        self.ctx.epoch_deadline.set(deadline);
+    }
+
+    /// Installs the function the `OutOfFuel` and `NewEpoch` builtins call,
+    /// with the store (`S`, the type given to [`crate::invoke`]). An `Err`
+    /// stops the wasm call with that error.
+    pub fn set_interrupt_handler<S: 'static>(&mut self, handler: InterruptFn<S>) {
+        self.ctx.interrupt.set(Some(InterruptHandler {
+            shim: crate::host::interrupt_shim::<S>,
+            handler: handler as usize,
+        }));
+    }
+
+    /// The number of memories.
+    pub fn num_memories(&self) -> usize {
+        self.memories.len()
+    }
+
+    /// The number of tables.
+    pub fn num_tables(&self) -> usize {
+        self.tables.len()
     }
 
     /// Adds a memory.

@@ -24,6 +24,7 @@ pub struct Table {
     definition: Box<VMTableDefinition>,
     element_type: WasmRefType,
     maximum: u64,
+    declared_maximum: Option<u64>,
 }
 
 // SAFETY: the definition only points into our own vector.
@@ -34,6 +35,7 @@ unsafe impl Sync for Table {}
 impl Table {
     /// A table of `minimum` elements set to `init`.
     pub fn new(element_type: WasmRefType, minimum: u64, maximum: Option<u64>, init: usize) -> anyhow::Result<Table> {
+        let declared_maximum = maximum;
         let maximum = maximum.unwrap_or(MAX_TABLE_ELEMENTS).min(MAX_TABLE_ELEMENTS);
         if minimum > maximum {
             anyhow::bail!("table minimum size of {minimum} elements exceeds the limit of {maximum} elements");
@@ -48,6 +50,7 @@ impl Table {
             definition,
             element_type,
             maximum,
+            declared_maximum,
         })
     }
 
@@ -64,6 +67,11 @@ impl Table {
     /// The largest size this table may grow to.
     pub fn maximum(&self) -> u64 {
         self.maximum
+    }
+
+    /// The maximum the table declares, in elements.
+    pub fn declared_maximum(&self) -> Option<u64> {
+        self.declared_maximum
     }
 
     /// The element at `index`.

@@ -96,6 +96,7 @@ pub fn catch_traps<F: FnOnce()>(f: F) -> Result<(), UnwindReason> {
     match state.trap.get() {
         Some(Trap::HostError) | None => match state.host.borrow_mut().take() {
             Some(UnwindReason::HostError { error, .. }) => Err(UnwindReason::HostError { error, pcs }),
+            Some(UnwindReason::Trap { trap, .. }) => Err(UnwindReason::Trap { trap, pcs }),
             Some(reason) => Err(reason),
             None => Err(UnwindReason::Trap {
                 trap: Trap::HostError,
@@ -140,20 +141,6 @@ pub(crate) unsafe fn walk_frames(mut pc: usize, mut fp: usize, out: &mut [usize]
         }
     }
     n
-}
-
-/// The pcs of the wasm frames below the current host function, starting
-/// from the exit point recorded by its wasm-to-host trampoline.
-pub(crate) fn backtrace_from_exit(exit_fp: usize, exit_pc: usize) -> Vec<usize> {
-    if exit_fp == 0 {
-        return Vec::new();
-    }
-    let mut out = [0usize; MAX_BACKTRACE_FRAMES];
-    // SAFETY: the exit fp was recorded by the trampoline that is still on the
-    // stack (we are running inside its host call); its saved fp is the wasm
-    // caller's frame.
-    let n = unsafe { walk_frames(exit_pc, *(exit_fp as *const usize), &mut out) };
-    out[..n].to_vec()
 }
 
 static INIT: Once = Once::new();
@@ -236,4 +223,30 @@ unsafe fn pc_and_fp(context: *mut c_void) -> (usize, usize) {
     // SAFETY: caller passes the handler's ucontext.
     let cx = unsafe { &*context.cast::<libc::ucontext_t>() };
     (cx.uc_mcontext.pc as usize, cx.uc_mcontext.regs[29] as usize)
+}
+
+/// This thread's chain of active calls into wasm, as an opaque value.
+///
+/// A fiber that suspends while wasm frames are on its stack takes its part of
+/// the chain with it ([`replace_call_state`] with the value seen when the
+/// fiber was entered) and puts it back when it resumes, possibly on another
+/// thread, so that traps always find the call they belong to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CallState(*const CallThreadState);
+
+// SAFETY: a `CallState` is only an address; it is dereferenced only by the
+// trap machinery of the thread it is installed on, while the states it
+// points to (on a fiber's stack) are alive.
+unsafe impl Send for CallState {}
+// SAFETY: as for `Send`.
+unsafe impl Sync for CallState {}
+
+/// The current chain of this thread.
+pub fn current_call_state() -> CallState {
+    CallState(CURRENT.with(|c| c.get()))
+}
+
+/// Installs `state` as this thread's chain and returns the previous one.
+pub fn replace_call_state(state: CallState) -> CallState {
+    CallState(CURRENT.with(|c| c.replace(state.0)))
 }

@@ -124,7 +124,7 @@ impl FuncRefPtr {
 
 /// The per-store context compiled code reads (see `weft_environ::vmstore`).
 #[repr(C)]
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct VMStoreContext {
     /// Lowest stack address wasm may use; 0 while no wasm runs.
     pub stack_limit: Cell<usize>,
@@ -140,8 +140,82 @@ pub struct VMStoreContext {
     pub last_wasm_entry_fp: Cell<usize>,
     /// The store running wasm now (type-erased).
     pub(crate) store_ptr: Cell<*mut u8>,
-    _reserved: usize,
+    /// The engine's epoch counter.
+    pub(crate) epoch_ptr: Cell<*const u64>,
+    /// Called by the `OutOfFuel` and `NewEpoch` builtins (not read by
+    /// compiled code).
+    pub(crate) interrupt: Cell<Option<InterruptHandler>>,
 }
 
-const _: () = assert!(std::mem::size_of::<VMStoreContext>() == weft_environ::vmstore::SIZE as usize);
+/// Why compiled code stopped to ask the store what to do.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Interrupt {
+    /// The fuel counter is no longer negative.
+    OutOfFuel,
+    /// The engine's epoch reached the store's deadline.
+    EpochDeadline,
+    /// `memory.grow` wants to grow a memory (sizes in bytes).
+    MemoryGrowing {
+        /// The current size.
+        current: usize,
+        /// The size asked for.
+        desired: usize,
+        /// The memory's maximum, if it declares one.
+        maximum: Option<usize>,
+    },
+    /// `table.grow` wants to grow a table (sizes in elements).
+    TableGrowing {
+        /// The current size.
+        current: usize,
+        /// The size asked for.
+        desired: usize,
+        /// The table's maximum, if it declares one.
+        maximum: Option<usize>,
+    },
+}
+
+/// What the store answered.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Answer {
+    /// Continue (or allow the growth).
+    Proceed,
+    /// Refuse the growth (`-1`).
+    Refuse,
+    /// Stop the call with the error the handler recorded.
+    Fail,
+}
+
+/// The handler of a store: `Ok(true)` to continue or allow, `Ok(false)` to
+/// refuse a growth, `Err` to stop the call with that error.
+pub type InterruptFn<S> = fn(&mut S, Interrupt) -> anyhow::Result<bool>;
+
+/// A type-erased interrupt handler: the shim for the store type and the
+/// store's own handler.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct InterruptHandler {
+    pub(crate) shim: fn(*mut u8, usize, Interrupt) -> Answer,
+    pub(crate) handler: usize,
+}
+
+const _: () = assert!(std::mem::offset_of!(VMStoreContext, epoch_ptr) == weft_environ::vmstore::EPOCH_PTR as usize);
+const _: () = assert!(std::mem::offset_of!(VMStoreContext, interrupt) >= weft_environ::vmstore::SIZE as usize);
 const _: () = assert!(std::mem::size_of::<VMFuncRef>() == weft_environ::vmfuncref::SIZE as usize);
+
+impl Default for VMStoreContext {
+    fn default() -> Self {
+        VMStoreContext {
+            stack_limit: Cell::new(0),
+            fuel_consumed: Cell::new(0),
+            epoch_deadline: Cell::new(u64::MAX),
+            last_wasm_exit_fp: Cell::new(0),
+            last_wasm_exit_pc: Cell::new(0),
+            last_wasm_entry_fp: Cell::new(0),
+            store_ptr: Cell::new(std::ptr::null_mut()),
+            epoch_ptr: Cell::new(&NO_EPOCH),
+            interrupt: Cell::new(None),
+        }
+    }
+}
+
+/// The epoch counter of stores not attached to an engine counter.
+static NO_EPOCH: u64 = 0;

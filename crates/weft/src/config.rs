@@ -20,7 +20,9 @@ pub struct Config {
     pub(crate) opt_level: OptLevel,
     pub(crate) parallel_compilation: bool,
     pub(crate) features: wasmparser::WasmFeatures,
-    pub(crate) relaxed_simd_deterministic: bool,
+    pub(crate) tunables: weft_environ::Tunables,
+    pub(crate) async_support: bool,
+    pub(crate) async_stack_size: usize,
 }
 
 impl Default for Config {
@@ -33,7 +35,9 @@ impl Default for Config {
             opt_level: OptLevel::Speed,
             parallel_compilation: cfg!(feature = "parallel-compilation"),
             features: weft_environ::supported_features().difference(wasmparser::WasmFeatures::MEMORY64),
-            relaxed_simd_deterministic: false,
+            tunables: weft_environ::Tunables::default(),
+            async_support: false,
+            async_stack_size: 2 << 20,
         }
     }
 }
@@ -82,7 +86,36 @@ impl Config {
     /// on one machine; deterministic results are also the same on every
     /// machine.
     pub fn relaxed_simd_deterministic(&mut self, enable: bool) -> &mut Self {
-        self.relaxed_simd_deterministic = enable;
+        self.tunables.relaxed_simd_deterministic = enable;
+        self
+    }
+
+    /// Whether async calls (`Func::call_async` and friends) and async host
+    /// functions may be used (requires the `async` feature).
+    pub fn async_support(&mut self, enable: bool) -> &mut Self {
+        self.async_support = enable;
+        self
+    }
+
+    /// The size of the stacks that async calls run on (default 2 MiB); it
+    /// must exceed `max_wasm_stack`.
+    pub fn async_stack_size(&mut self, size: usize) -> &mut Self {
+        self.async_stack_size = size;
+        self
+    }
+
+    /// Whether wasm consumes fuel as it runs (see `Store::set_fuel`); out of
+    /// fuel, it traps with `Trap::OutOfFuel` or, with async, may yield.
+    pub fn consume_fuel(&mut self, enable: bool) -> &mut Self {
+        self.tunables.consume_fuel = enable;
+        self
+    }
+
+    /// Whether wasm checks the engine's epoch (see
+    /// `Engine::increment_epoch` and `Store::set_epoch_deadline`) at function
+    /// entries and loop back-edges.
+    pub fn epoch_interruption(&mut self, enable: bool) -> &mut Self {
+        self.tunables.epoch_interruption = enable;
         self
     }
 

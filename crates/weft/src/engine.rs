@@ -23,7 +23,9 @@ pub(crate) struct EngineInner {
     /// Wasm-to-host trampolines by canonical type (the registration is held
     /// for as long as the trampoline lives).
     host_trampolines: Mutex<HashMap<VMSharedTypeIndex, (Arc<CodeMemory>, CodePtr)>>,
-    pub(crate) epoch: AtomicU64,
+    pub(crate) epoch: Arc<AtomicU64>,
+    #[cfg(feature = "async")]
+    pub(crate) fiber_pool: weft_fiber::FiberPool,
 }
 
 impl std::fmt::Debug for Engine {
@@ -42,6 +44,16 @@ impl Engine {
     /// An engine with the given configuration.
     pub fn new(config: &Config) -> crate::Result<Engine> {
         config.validate()?;
+        if config.async_support && config.async_stack_size <= config.max_wasm_stack {
+            crate::bail!(
+                "async stack size ({}) must be larger than the max wasm stack ({})",
+                config.async_stack_size,
+                config.max_wasm_stack
+            );
+        }
+        if config.async_support && !cfg!(feature = "async") {
+            crate::bail!("async support requires the `async` feature of weft");
+        }
         let engine = Engine::new_infallible(config);
         #[cfg(feature = "cranelift")]
         if let Err(e) = &engine.inner.compiler {
@@ -57,11 +69,13 @@ impl Engine {
                 config: config.clone(),
                 #[cfg(feature = "cranelift")]
                 compiler: weft_cranelift::Compiler::new_native()
-                    .map(|c| c.with_relaxed_simd_deterministic(config.relaxed_simd_deterministic))
+                    .map(|c| c.with_tunables(config.tunables))
                     .map_err(|e| format!("{e:#}")),
                 types: TypeRegistry::new(),
                 host_trampolines: Mutex::new(HashMap::new()),
-                epoch: AtomicU64::new(0),
+                epoch: Arc::new(AtomicU64::new(0)),
+                #[cfg(feature = "async")]
+                fiber_pool: weft_fiber::FiberPool::new(config.async_stack_size),
             }),
         }
     }
@@ -76,9 +90,14 @@ impl Engine {
         Arc::ptr_eq(&a.inner, &b.inner)
     }
 
-    /// Increments the epoch counter.
+    /// Increments the epoch counter: wasm running in stores of this engine
+    /// with `Config::epoch_interruption` notices at its next check.
     pub fn increment_epoch(&self) {
         self.inner.epoch.fetch_add(1, Ordering::Relaxed);
+    }
+
+    pub(crate) fn current_epoch(&self) -> u64 {
+        self.inner.epoch.load(Ordering::Relaxed)
     }
 
     /// The wasm-to-host trampoline for host functions of type `ty`, with the

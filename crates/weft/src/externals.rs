@@ -167,6 +167,23 @@ impl Memory {
         opaque.objects.memory_mut(self.id).data_mut()
     }
 
+    /// The contents, writable, together with the store's host data, as
+    /// Wasmtime's `Memory::data_and_store_mut`: host functions that move
+    /// bytes between guest memory and their own state (WASI, for example)
+    /// need both at once. The contents are empty when the memory belongs to
+    /// another store.
+    pub fn data_and_store_mut<'a, T: 'static + 'a>(
+        &self,
+        store: impl Into<crate::StoreContextMut<'a, T>>,
+    ) -> (&'a mut [u8], &'a mut T) {
+        let inner = store.into().0;
+        let data = &mut inner.data;
+        if inner.opaque.id() != self.store {
+            return (&mut [], data);
+        }
+        (inner.opaque.objects.memory_mut(self.id).data_mut(), data)
+    }
+
     /// The address of the first byte.
     pub fn data_ptr(&self, store: impl AsContext) -> *mut u8 {
         let store = store.as_context();
@@ -187,16 +204,24 @@ impl Memory {
         self.mem(store.0.opaque()).map(|m| m.pages()).unwrap_or(0)
     }
 
-    /// Grows by `delta` pages and returns the old size in pages.
+    /// Grows by `delta` pages and returns the old size in pages. Fails when
+    /// the memory would exceed its maximum or the store's resource limiter
+    /// refuses.
     pub fn grow(&self, mut store: impl AsContextMut, delta: u64) -> crate::Result<u64> {
-        let store = store.as_context_mut().0.opaque_mut();
-        store.check(self.store, "memory")?;
-        let mem = store.objects.memory_mut(self.id);
-        let old = mem.pages();
+        let store = store.as_context_mut().0;
+        store.opaque.check(self.store, "memory")?;
+        let mem = store.opaque.objects.memory(self.id);
+        let (old, max) = (mem.pages(), mem.maximum_pages());
+        let page = weft_environ::WASM_PAGE_SIZE;
+        let desired = old.saturating_add(delta).saturating_mul(page).min(usize::MAX as u64) as usize;
+        let maximum = mem.declared_maximum().map(|m| m.saturating_mul(page) as usize);
+        if !store.may_grow(crate::limits::Growth::Memory, mem.byte_size(), desired, maximum)? {
+            crate::bail!("failed to grow memory by `{delta}` pages: the resource limiter refused");
+        }
+        let mem = store.opaque.objects.memory_mut(self.id);
         mem.grow(delta).ok_or_else(|| {
             crate::format_err!(
-                "failed to grow memory by `{delta}` pages: the memory has {old} pages and may have at most {}",
-                mem.maximum_pages()
+                "failed to grow memory by `{delta}` pages: the memory has {old} pages and may have at most {max}"
             )
         })
     }
@@ -291,14 +316,21 @@ impl Table {
         opaque.objects.table(self.id).size()
     }
 
-    /// Grows by `delta` elements set to `init`; returns the old size.
+    /// Grows by `delta` elements set to `init`; returns the old size. Fails
+    /// when the table would exceed its maximum or the store's resource
+    /// limiter refuses.
     pub fn grow(&self, mut store: impl AsContextMut, delta: u64, init: Ref) -> crate::Result<u64> {
-        let store = store.as_context_mut().0.opaque_mut();
-        store.check(self.store, "table")?;
-        let ty = store.table_type(self.id);
-        let word = init.to_word(store, ty.element())?;
-        let table = store.objects.table_mut(self.id);
-        let old = table.size();
+        let store = store.as_context_mut().0;
+        store.opaque.check(self.store, "table")?;
+        let table = store.opaque.objects.table(self.id);
+        let (old, maximum) = (table.size(), table.declared_maximum().map(|m| m as usize));
+        let ty = store.opaque.table_type(self.id);
+        let word = init.to_word(&store.opaque, ty.element())?;
+        let desired = old.saturating_add(delta).min(usize::MAX as u64) as usize;
+        if !store.may_grow(crate::limits::Growth::Table, old as usize, desired, maximum)? {
+            crate::bail!("failed to grow table of {old} elements by {delta}: the resource limiter refused");
+        }
+        let table = store.opaque.objects.table_mut(self.id);
         table
             .grow(delta, word)
             .ok_or_else(|| crate::format_err!("failed to grow table of {old} elements by {delta}"))

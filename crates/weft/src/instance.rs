@@ -232,19 +232,66 @@ fn limits_match(actual_min: u64, actual_max: Option<u64>, want_min: u64, want_ma
         }
 }
 
+/// Asks the store's resource limiter about the instance, its tables and
+/// memories and their initial sizes.
+fn check_limits<T: 'static>(store: &mut StoreInner<T>, env: &weft_environ::Module) -> crate::Result<()> {
+    use crate::limits::Growth;
+    let (max_instances, max_tables, max_memories) = store.count_limits();
+    let defined_tables = env.tables.len() - env.num_imported_tables as usize;
+    let defined_memories = env.memories.len() - env.num_imported_memories as usize;
+    let objects = &store.opaque.objects;
+    if store.opaque.instances.len() + 1 > max_instances {
+        crate::bail!(
+            "resource limit exceeded: instance count too high at {}",
+            store.opaque.instances.len() + 1
+        );
+    }
+    if objects.num_tables() + defined_tables > max_tables {
+        crate::bail!(
+            "resource limit exceeded: table count too high at {}",
+            objects.num_tables() + defined_tables
+        );
+    }
+    if objects.num_memories() + defined_memories > max_memories {
+        crate::bail!(
+            "resource limit exceeded: memory count too high at {}",
+            objects.num_memories() + defined_memories
+        );
+    }
+    let page = weft_environ::WASM_PAGE_SIZE;
+    for m in &env.memories[env.num_imported_memories as usize..] {
+        let desired = m.minimum.saturating_mul(page).min(usize::MAX as u64) as usize;
+        let maximum = m
+            .maximum
+            .map(|x| x.saturating_mul(page).min(usize::MAX as u64) as usize);
+        if !store.may_grow(Growth::Memory, 0, desired, maximum)? {
+            crate::bail!("memory minimum size of {} pages exceeds memory limits", m.minimum);
+        }
+    }
+    for t in &env.tables[env.num_imported_tables as usize..] {
+        let desired = t.minimum.min(usize::MAX as u64) as usize;
+        let maximum = t.maximum.map(|x| x.min(usize::MAX as u64) as usize);
+        if !store.may_grow(Growth::Table, 0, desired, maximum)? {
+            crate::bail!("table minimum size of {} elements exceeds table limits", t.minimum);
+        }
+    }
+    Ok(())
+}
+
 pub(crate) fn instantiate<T: 'static>(
     store: &mut StoreInner<T>,
     module: &Module,
     imports: &[Extern],
 ) -> crate::Result<Instance> {
-    let opaque = store.opaque_mut();
-    if !crate::Engine::same(&opaque.engine, module.engine()) {
+    if !crate::Engine::same(&store.opaque.engine, module.engine()) {
         crate::bail!("cross-`Engine` instantiation is not currently supported");
     }
     let env = module.inner.env.clone();
     if imports.len() != env.imports.len() {
         crate::bail!("expected {} imports, found {}", env.imports.len(), imports.len());
     }
+    check_limits(store, &env)?;
+    let opaque = store.opaque_mut();
     let mut funcs: Vec<FuncRefPtr> = Vec::new();
     let mut func_indices: Vec<u32> = Vec::new();
     let mut tables = Vec::new();

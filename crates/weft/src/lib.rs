@@ -8,6 +8,26 @@
 //! signatures and semantics follow Wasmtime's, so a program written against
 //! Wasmtime's core API compiles against Weft by renaming the crate.
 //!
+//! # Async calls and drop safety
+//!
+//! With `Config::async_support`, `Func::call_async`, `TypedFunc::call_async`,
+//! `Instance::new_async` and `Linker::instantiate_async` run wasm on a fiber
+//! of their own, so that async host functions (`Func::wrap_async`,
+//! `Linker::func_wrap_async`), fuel yields (`Store::fuel_async_yield_interval`)
+//! and epoch yields (`Store::epoch_deadline_async_yield_and_update`) suspend
+//! the call instead of blocking the thread. The futures are `Send` when the
+//! store's data is, and run under any executor.
+//!
+//! **Guarantee.** The future of an async call may be dropped at any point:
+//! before its first poll, after any number of polls, while an async host
+//! function is pending, or while wasm yields for fuel or an epoch. Dropping
+//! it resumes the fiber with a cancellation: every wait on it fails, the
+//! pending host function returns an error, the wasm frames unwind through the
+//! trap path and the fiber's stack returns to the engine's pool. Nothing
+//! panics, nothing leaks, and the store stays usable: the next call on it
+//! runs normally or returns a clean `Err`. A sync call that reaches an async
+//! host function, or a yield, fails with an `Err` as well.
+//!
 //! This crate contains no `unsafe` code, and no input or misuse of the API
 //! (values of another store, wrong types or argument counts) panics: such
 //! mistakes come back as [`Error`]s.
@@ -28,12 +48,16 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+#[cfg(feature = "async")]
+mod async_support;
 mod compile;
 mod config;
 mod engine;
 mod externals;
 mod func;
 mod instance;
+mod interrupts;
+mod limits;
 mod linker;
 mod module;
 mod store;
@@ -47,6 +71,10 @@ pub use engine::Engine;
 pub use externals::{Extern, Global, Memory, MemoryAccessError, Table};
 pub use func::{Func, IntoFunc, TypedFunc, WasmParams, WasmResults, WasmRet, WasmTy};
 pub use instance::{Export, Instance};
+pub use interrupts::UpdateDeadline;
+#[cfg(feature = "async")]
+pub use limits::ResourceLimiterAsync;
+pub use limits::{ResourceLimiter, DEFAULT_INSTANCE_LIMIT, DEFAULT_MEMORY_LIMIT, DEFAULT_TABLE_LIMIT};
 pub use linker::Linker;
 pub use module::Module;
 pub use store::{AsContext, AsContextMut, Caller, Store, StoreContext, StoreContextMut};

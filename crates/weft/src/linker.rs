@@ -96,6 +96,16 @@ impl<T: 'static> Linker<T> {
         self.insert(module, name, Definition::HostFunc(ty, host))
     }
 
+    pub(crate) fn define_host(
+        &mut self,
+        module: &str,
+        name: &str,
+        ty: FuncType,
+        host: Arc<HostFn<StoreInner<T>>>,
+    ) -> crate::Result<&mut Self> {
+        self.insert(module, name, Definition::HostFunc(ty, host))
+    }
+
     /// Defines `module::name` as a host function of type `ty` (see
     /// [`Func::new`]).
     pub fn func_new(

@@ -30,6 +30,9 @@ pub struct Store<T: 'static> {
 /// The store proper: the untyped part and the host's data.
 pub struct StoreInner<T: 'static> {
     pub(crate) opaque: StoreOpaque,
+    pub(crate) fuel: crate::interrupts::FuelState,
+    pub(crate) epoch_behavior: crate::interrupts::EpochBehavior<T>,
+    pub(crate) limiter: Option<crate::limits::Limiter<T>>,
     pub(crate) data: T,
 }
 
@@ -57,6 +60,8 @@ pub struct StoreOpaque {
     pub(crate) table_types: HashMap<usize, TableType>,
     pub(crate) memory_types: HashMap<usize, MemoryType>,
     externrefs: Vec<Box<dyn Any + Send + Sync>>,
+    #[cfg(feature = "async")]
+    pub(crate) async_state: Option<crate::async_support::AsyncState>,
 }
 
 impl StoreOpaque {
@@ -165,6 +170,15 @@ impl StoreOpaque {
 }
 
 impl<T: 'static> StoreInner<T> {
+    /// Yields to the async executor running this store's current call.
+    pub(crate) fn async_yield(&mut self) -> crate::Result<()> {
+        #[cfg(feature = "async")]
+        if self.opaque.async_state.is_some() {
+            return self.async_yield_impl();
+        }
+        crate::bail!("cannot yield to the executor: the wasm call is not async (use `call_async`)")
+    }
+
     pub(crate) fn opaque(&self) -> &StoreOpaque {
         &self.opaque
     }
@@ -190,19 +204,28 @@ impl<T: 'static> StoreInner<T> {
 impl<T: 'static> Store<T> {
     /// A new store for `engine` holding `data`.
     pub fn new(engine: &Engine, data: T) -> Store<T> {
+        let mut objects = StoreObjects::new();
+        objects.set_epoch_counter(engine.inner.epoch.clone());
+        objects.set_epoch_deadline(0);
+        objects.set_interrupt_handler::<StoreInner<T>>(crate::interrupts::handle_interrupt::<T>);
         Store {
             inner: Box::new(StoreInner {
                 opaque: StoreOpaque {
                     id: StoreId::new(),
                     engine: engine.clone(),
-                    objects: StoreObjects::new(),
+                    objects,
                     funcs: Vec::new(),
                     instances: Vec::new(),
                     global_types: HashMap::new(),
                     table_types: HashMap::new(),
                     memory_types: HashMap::new(),
                     externrefs: Vec::new(),
+                    #[cfg(feature = "async")]
+                    async_state: None,
                 },
+                fuel: Default::default(),
+                epoch_behavior: crate::interrupts::EpochBehavior::Trap,
+                limiter: None,
                 data,
             }),
         }

@@ -1,0 +1,343 @@
+//! `weft-fiber` runs a wasm call on a fiber, so that the call can wait for
+//! host futures without blocking its thread.
+//!
+//! It owns the pool of fiber stacks ([`FiberPool`]), the future that drives a
+//! fiber ([`FiberFuture`]) and the handle through which code on the fiber
+//! waits for futures ([`AsyncCx`]). When a [`FiberFuture`] is dropped while
+//! its fiber is suspended, the fiber is resumed with a cancellation: every
+//! wait on the fiber then fails with [`Cancelled`], the code on it unwinds
+//! through its ordinary error paths, and the stack goes back to the pool. No
+//! sequence of polls and drops panics or leaks a stack.
+//!
+//! This crate knows nothing of wasm, stores or code generation; the stack
+//! switching itself is `wasmtime-fiber`'s. Its `unsafe` is limited to the
+//! pointers that let code on the fiber reach the poll context of the
+//! future that resumed it; each block says why it is sound.
+
+#![warn(missing_docs)]
+
+use std::cell::Cell;
+use std::fmt;
+use std::future::Future;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::pin::Pin;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::task::{Context, Poll};
+use wasmtime_fiber::{Fiber, FiberStack, Suspend};
+
+/// A pool of fiber stacks of one size.
+pub struct FiberPool {
+    stack_size: usize,
+    free: Mutex<Vec<FiberStack>>,
+    in_use: AtomicUsize,
+}
+
+impl fmt::Debug for FiberPool {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("FiberPool")
+            .field("stack_size", &self.stack_size)
+            .field("in_use", &self.stacks_in_use())
+            .field("pooled", &self.stacks_pooled())
+            .finish()
+    }
+}
+
+/// How many idle stacks a pool keeps for reuse.
+const MAX_POOLED: usize = 16;
+
+impl FiberPool {
+    /// A pool of stacks of `stack_size` bytes.
+    pub fn new(stack_size: usize) -> FiberPool {
+        FiberPool {
+            stack_size,
+            free: Mutex::new(Vec::new()),
+            in_use: AtomicUsize::new(0),
+        }
+    }
+
+    /// The size of the stacks.
+    pub fn stack_size(&self) -> usize {
+        self.stack_size
+    }
+
+    /// The number of stacks lent to fibers now.
+    pub fn stacks_in_use(&self) -> usize {
+        self.in_use.load(Ordering::SeqCst)
+    }
+
+    /// The number of idle stacks kept for reuse.
+    pub fn stacks_pooled(&self) -> usize {
+        self.free.lock().unwrap_or_else(|e| e.into_inner()).len()
+    }
+
+    fn take(&self) -> anyhow::Result<FiberStack> {
+        let pooled = self.free.lock().unwrap_or_else(|e| e.into_inner()).pop();
+        let stack = match pooled {
+            Some(stack) => stack,
+            None => FiberStack::new(self.stack_size, false)
+                .map_err(|e| anyhow::anyhow!("failed to allocate a fiber stack of {} bytes: {e}", self.stack_size))?,
+        };
+        self.in_use.fetch_add(1, Ordering::SeqCst);
+        Ok(stack)
+    }
+
+    fn give_back(&self, stack: FiberStack) {
+        self.in_use.fetch_sub(1, Ordering::SeqCst);
+        let mut free = self.free.lock().unwrap_or_else(|e| e.into_inner());
+        if free.len() < MAX_POOLED {
+            free.push(stack);
+        }
+    }
+}
+
+/// A wait on a fiber ended because its future was dropped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Cancelled;
+
+impl fmt::Display for Cancelled {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("the async call was cancelled: its future was dropped")
+    }
+}
+
+impl std::error::Error for Cancelled {}
+
+enum Resume {
+    Poll,
+    Cancel,
+}
+
+type FiberSuspend<R> = Suspend<Resume, (), Option<R>>;
+
+/// What code on the fiber shares with the future driving it.
+struct Shared {
+    /// The fiber's `Suspend`, while its body runs (type-erased).
+    suspend: Cell<*mut ()>,
+    /// Suspends the fiber through `suspend`; returns whether it was resumed
+    /// to be cancelled.
+    suspend_fn: Cell<Option<unsafe fn(*mut ()) -> bool>>,
+    /// The context of the poll that resumed the fiber, during that poll.
+    poll_cx: Cell<*mut Context<'static>>,
+    /// Set once the future was dropped.
+    cancelled: Cell<bool>,
+}
+
+/// The handle through which code running on a fiber waits for futures.
+/// Cheap to clone; waits fail with [`Cancelled`] once the fiber's future
+/// was dropped, and with an error when called off the fiber.
+#[derive(Clone)]
+pub struct AsyncCx {
+    shared: Arc<Shared>,
+}
+
+impl fmt::Debug for AsyncCx {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("AsyncCx")
+            .field("cancelled", &self.shared.cancelled.get())
+            .finish()
+    }
+}
+
+// SAFETY: the cells are only touched by the thread that is resuming the
+// fiber: `FiberFuture::poll` and `Drop` (which hold `&mut FiberFuture`) and
+// the code on the fiber they resume. A future is polled by one thread at a
+// time, so no two threads reach the cells at once.
+unsafe impl Send for AsyncCx {}
+// SAFETY: as for `Send`.
+unsafe impl Sync for AsyncCx {}
+
+impl AsyncCx {
+    /// Whether the future of this fiber was dropped.
+    pub fn is_cancelled(&self) -> bool {
+        self.shared.cancelled.get()
+    }
+
+    /// Polls `future` once with the context of the poll that is running the
+    /// fiber now.
+    pub fn poll<F: Future + ?Sized>(&self, future: Pin<&mut F>) -> Result<Poll<F::Output>, Cancelled> {
+        if self.shared.cancelled.get() {
+            return Err(Cancelled);
+        }
+        let cx = self.shared.poll_cx.get();
+        if cx.is_null() {
+            return Err(Cancelled);
+        }
+        // SAFETY: `poll_cx` is set by `FiberFuture::poll` to its own
+        // `Context` for exactly the time the fiber runs inside that poll, and
+        // we are on the fiber (it is non-null only then).
+        let cx = unsafe { &mut *cx };
+        Ok(future.poll(cx))
+    }
+
+    /// Suspends the fiber until its future is polled again. Fails with
+    /// [`Cancelled`] when the future is dropped instead.
+    pub fn suspend(&self) -> Result<(), Cancelled> {
+        if self.shared.cancelled.get() {
+            return Err(Cancelled);
+        }
+        let (ptr, f) = (self.shared.suspend.get(), self.shared.suspend_fn.get());
+        let Some(f) = f.filter(|_| !ptr.is_null()) else {
+            return Err(Cancelled);
+        };
+        // SAFETY: `suspend` points at the fiber's `Suspend` while the fiber
+        // body runs, and `suspend_fn` is the function for its type; we are
+        // on that fiber (the pointer is only non-null while its body runs).
+        let cancelled = unsafe { f(ptr) };
+        if cancelled {
+            self.shared.cancelled.set(true);
+            return Err(Cancelled);
+        }
+        Ok(())
+    }
+
+    /// Waits for `future` on the fiber: polls it, and suspends the fiber
+    /// while it is pending.
+    pub fn block_on<F: Future + ?Sized>(&self, mut future: Pin<&mut F>) -> Result<F::Output, Cancelled> {
+        loop {
+            if let Poll::Ready(v) = self.poll(future.as_mut())? {
+                return Ok(v);
+            }
+            self.suspend()?;
+        }
+    }
+}
+
+/// A future that runs a closure on a fiber to completion.
+///
+/// Dropping it before completion cancels the fiber (see the crate docs).
+pub struct FiberFuture<'a, R> {
+    fiber: Option<Fiber<'a, Resume, (), Option<R>>>,
+    shared: Arc<Shared>,
+    pool: &'a FiberPool,
+}
+
+// SAFETY: the fiber only runs while the future is polled or dropped, on the
+// thread doing so; the closure it runs is `Send`, and so is its result. Its
+// stack moves with it as plain memory.
+unsafe impl<R: Send> Send for FiberFuture<'_, R> {}
+
+impl<R> Unpin for FiberFuture<'_, R> {}
+
+impl<R> fmt::Debug for FiberFuture<'_, R> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("FiberFuture")
+            .field("done", &self.fiber.is_none())
+            .finish()
+    }
+}
+
+/// Suspends the fiber whose `Suspend` is at `ptr`; `true` when it was
+/// resumed to be cancelled.
+///
+/// # Safety
+///
+/// `ptr` must point at the live `Suspend` of the fiber running this call.
+unsafe fn suspend_erased<R>(ptr: *mut ()) -> bool {
+    // SAFETY: guaranteed by the caller.
+    let suspend = unsafe { &mut *ptr.cast::<FiberSuspend<R>>() };
+    matches!(suspend.suspend(()), Resume::Cancel)
+}
+
+/// Prepares `f` to run on a fiber from `pool`; it starts at the first poll of
+/// the returned future. `f` gets the [`AsyncCx`] to wait with.
+pub fn on_fiber<'a, R: 'a>(
+    pool: &'a FiberPool,
+    f: impl FnOnce(&AsyncCx) -> R + Send + 'a,
+) -> anyhow::Result<FiberFuture<'a, R>> {
+    let shared = Arc::new(Shared {
+        suspend: Cell::new(std::ptr::null_mut()),
+        suspend_fn: Cell::new(None),
+        poll_cx: Cell::new(std::ptr::null_mut()),
+        cancelled: Cell::new(false),
+    });
+    let cx = AsyncCx { shared: shared.clone() };
+    let stack = pool.take()?;
+    let body = move |first: Resume, suspend: &mut FiberSuspend<R>| -> Option<R> {
+        if let Resume::Cancel = first {
+            return None;
+        }
+        cx.shared.suspend.set((suspend as *mut FiberSuspend<R>).cast());
+        cx.shared.suspend_fn.set(Some(suspend_erased::<R>));
+        let result = f(&cx);
+        cx.shared.suspend.set(std::ptr::null_mut());
+        Some(result)
+    };
+    match Fiber::new(stack, body) {
+        Ok(fiber) => Ok(FiberFuture {
+            fiber: Some(fiber),
+            shared,
+            pool,
+        }),
+        Err(e) => {
+            pool.in_use.fetch_sub(1, Ordering::SeqCst);
+            Err(anyhow::anyhow!("failed to create a fiber: {e}"))
+        }
+    }
+}
+
+impl<R> FiberFuture<'_, R> {
+    fn finish(&mut self) {
+        if let Some(fiber) = self.fiber.take() {
+            if fiber.done() {
+                self.pool.give_back(fiber.into_stack());
+            } else {
+                // Cannot happen: callers only finish done fibers. Keep the
+                // stack rather than free memory a suspended fiber uses.
+                std::mem::forget(fiber);
+            }
+        }
+    }
+}
+
+impl<R> Future for FiberFuture<'_, R> {
+    type Output = R;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<R> {
+        let this = self.get_mut();
+        let Some(fiber) = this.fiber.as_ref() else {
+            // Polled after completion: there is nothing left to produce.
+            return Poll::Pending;
+        };
+        this.shared.poll_cx.set((cx as *mut Context<'_>).cast());
+        let result = catch_unwind(AssertUnwindSafe(|| fiber.resume(Resume::Poll)));
+        this.shared.poll_cx.set(std::ptr::null_mut());
+        match result {
+            Ok(Ok(Some(value))) => {
+                this.finish();
+                Poll::Ready(value)
+            }
+            Ok(Ok(None)) => {
+                this.finish();
+                Poll::Pending
+            }
+            Ok(Err(())) => Poll::Pending,
+            Err(panic) => {
+                this.finish();
+                std::panic::resume_unwind(panic)
+            }
+        }
+    }
+}
+
+/// How many times a dropped future resumes its fiber to let it unwind
+/// before giving up on it.
+const MAX_CANCEL_RESUMES: usize = 10_000;
+
+impl<R> Drop for FiberFuture<'_, R> {
+    fn drop(&mut self) {
+        let Some(fiber) = self.fiber.as_ref() else { return };
+        if !fiber.done() {
+            self.shared.cancelled.set(true);
+            for _ in 0..MAX_CANCEL_RESUMES {
+                match catch_unwind(AssertUnwindSafe(|| fiber.resume(Resume::Cancel))) {
+                    Ok(Err(())) => continue,
+                    // Finished, or panicked while unwinding: the panic of
+                    // a cancelled call has nobody to reach, so it is dropped.
+                    Ok(Ok(_)) | Err(_) => break,
+                }
+            }
+        }
+        self.finish();
+    }
+}

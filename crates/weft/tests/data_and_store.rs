@@ -1,0 +1,55 @@
+//! `Memory::data_and_store_mut`: guest memory and host data borrowed at once
+//! from inside a host function, and from a store of another id.
+
+use weft::*;
+
+#[test]
+fn host_function_reads_memory_and_writes_its_data() -> Result<()> {
+    let engine = Engine::default();
+    let mut store = Store::new(&engine, Vec::<u8>::new());
+    let mut linker = Linker::new(&engine);
+    linker.func_wrap(
+        "host",
+        "take",
+        |mut caller: Caller<'_, Vec<u8>>, ptr: i32, len: i32| -> Result<()> {
+            let memory = caller
+                .get_export("memory")
+                .and_then(Extern::into_memory)
+                .expect("memory");
+            let (bytes, data) = memory.data_and_store_mut(&mut caller);
+            let range = ptr as usize..(ptr + len) as usize;
+            data.extend_from_slice(&bytes[range.clone()]);
+            bytes[range].fill(b'x');
+            Ok(())
+        },
+    )?;
+    let module = Module::new(
+        &engine,
+        r#"(module (import "host" "take" (func $take (param i32 i32)))
+            (memory (export "memory") 1) (data (i32.const 8) "hello")
+            (func (export "run") (call $take (i32.const 8) (i32.const 5))))"#,
+    )?;
+    let instance = linker.instantiate(&mut store, &module)?;
+    instance
+        .get_typed_func::<(), ()>(&mut store, "run")?
+        .call(&mut store, ())?;
+    assert_eq!(store.data().as_slice(), b"hello");
+    let memory = instance.get_memory(&mut store, "memory").unwrap();
+    assert_eq!(&memory.data(&store)[8..13], b"xxxxx");
+    Ok(())
+}
+
+#[test]
+fn memory_of_another_store_is_empty() -> Result<()> {
+    let engine = Engine::default();
+    let mut a = Store::new(&engine, 1u32);
+    let mut b = Store::new(&engine, 2u32);
+    let memory = Memory::new(&mut a, MemoryType::new(1, None))?;
+    let (bytes, data) = memory.data_and_store_mut(&mut b);
+    assert!(bytes.is_empty());
+    assert_eq!(*data, 2);
+    let (bytes, data) = memory.data_and_store_mut(&mut a);
+    assert_eq!(bytes.len(), 65536);
+    assert_eq!(*data, 1);
+    Ok(())
+}

@@ -1,0 +1,6 @@
+(module
+  (func (export "run")
+    (loop
+      br 0)
+  )
+)
