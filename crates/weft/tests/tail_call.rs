@@ -79,3 +79,29 @@ fn indirect_and_reference_tail_calls_and_tail_calls_to_the_host() {
     assert_eq!(even.call(&mut store, 10_000_001).unwrap(), 0);
     assert_eq!(even.call(&mut store, 10_000_000).unwrap(), 100);
 }
+
+#[test]
+fn an_endless_tail_call_loop_runs_out_of_fuel() {
+    let mut config = Config::new();
+    config.consume_fuel(true);
+    let engine = Engine::new(&config).unwrap();
+    let module = Module::new(
+        &engine,
+        r#"(module
+            (type $t (func))
+            (table funcref (elem $spin $spin_ref))
+            (elem declare func $spin)
+            (func $spin (export "spin") (return_call $spin))
+            (func (export "spin_indirect") (return_call_indirect (type $t) (i32.const 0)))
+            (func $spin_ref (export "spin_ref") (return_call_ref $t (ref.func $spin_ref))))"#,
+    )
+    .unwrap();
+    let mut store = Store::new(&engine, ());
+    let instance = Instance::new(&mut store, &module, &[]).unwrap();
+    for name in ["spin", "spin_indirect", "spin_ref"] {
+        store.set_fuel(1_000_000).unwrap();
+        let f = instance.get_typed_func::<(), ()>(&mut store, name).unwrap();
+        let err = f.call(&mut store, ()).unwrap_err();
+        assert_eq!(err.downcast_ref::<Trap>(), Some(&Trap::OutOfFuel), "{name}");
+    }
+}
