@@ -3,10 +3,10 @@
 //! This binary owns the command line only: argument parsing, turning
 //! command-line strings into wasm values, printing results, and mapping
 //! failures to exit statuses (1 for a bad invocation, file or module; 134
-//! for a trap, as `wasmtime run` does). It works purely through the public
-//! `weft` API and `weft-wast`; it never reaches into runtime internals and
-//! never provides host imports (there is no WASI yet), so a module that
-//! imports anything is refused with a one-line error.
+//! for a trap; the guest's own status for `proc_exit`, as `wasmtime run`
+//! does). It works purely through the public `weft`, `weft-wasi` and
+//! `weft-wast` APIs; it never reaches into runtime internals. The host
+//! imports it provides are WASI preview1 (see `wasi_options`).
 
 #![forbid(unsafe_code)]
 
@@ -16,8 +16,11 @@ use std::process::ExitCode;
 
 use anyhow::{anyhow, bail, Context as _, Result};
 use clap::{Args, Parser, Subcommand};
-use weft::{Engine, Func, Instance, Linker, Module, Store, Trap, Val, ValType};
+use weft::{Config, Engine, Func, Instance, Linker, Module, Store, Trap, Val, ValType};
+use weft_wasi::{I32Exit, WasiP1Ctx};
 use weft_wast::{WastContext, WastFailures};
+
+mod wasi_options;
 
 /// Exit status for a wasm trap, as `wasmtime run` uses (the status of an
 /// abort on Unix).
@@ -37,15 +40,19 @@ struct Cli {
 
 #[derive(Subcommand, Debug)]
 enum Command {
-    /// Run a WebAssembly module (binary `.wasm` or text `.wat`).
+    /// Run a WebAssembly module (binary `.wasm` or text `.wat`), as
+    /// `wasmtime run` does: a WASI preview1 command gets the host's stdio,
+    /// `argv` = FILE and ARGS, the `--env` variables and the `--dir`
+    /// directories.
     ///
     /// Without `--invoke`, calls the module's `_start` export if it has one,
-    /// else its default export (the export named "", or nothing). The module
-    /// may not import anything: weft provides no host functions yet.
+    /// else its default export (the export named "", or nothing); a module
+    /// with `_initialize` and no `_start` has it called first.
     ///
-    /// Exit status: 0 on success, 1 when the file cannot be read, the module
-    /// does not compile or link, or the arguments do not fit; 134 when the
-    /// wasm code traps.
+    /// Exit status: the guest's status when it calls `proc_exit`; else 0 on
+    /// success, 1 when the file cannot be read, the module does not compile
+    /// or link, or the arguments do not fit; 134 when the wasm code traps
+    /// (the message and the wasm backtrace are printed).
     Run(RunArgs),
     /// Run WebAssembly spec test scripts (`.wast`).
     ///
@@ -61,13 +68,55 @@ struct RunArgs {
     #[arg(long, value_name = "NAME")]
     invoke: Option<String>,
 
+    /// Give the guest the host directory HOST under the name GUEST (default:
+    /// HOST as written), with every permission. The guest reaches nothing
+    /// outside it. Repeatable.
+    #[arg(long = "dir", value_name = "HOST[::GUEST]")]
+    dirs: Vec<String>,
+
+    /// Set the guest's environment variable NAME to VAL, or to the host's
+    /// value of NAME when no VAL is given. Repeatable.
+    #[arg(long = "env", value_name = "NAME[=VAL]")]
+    envs: Vec<String>,
+
+    /// Wasm switches, comma-separated or repeated:
+    /// `unknown-imports-default=y` (function imports nothing defines return
+    /// zeros), `unknown-imports-trap=y` (they fail when called),
+    /// `max-wasm-stack=N` (bytes of stack wasm may use), `fuel=N` and
+    /// `timeout=DURATION` (as `--fuel` and `--wasm-timeout`).
+    #[arg(short = 'W', value_name = "OPT[=VAL]")]
+    wasm: Vec<String>,
+
+    /// WASI switches, comma-separated or repeated: `inherit-env=y` (the
+    /// guest sees the host's environment), `tcplisten=ADDR` (a listening
+    /// socket the guest may `sock_accept` on), `cli=y`/`preview1=y` (always
+    /// on).
+    #[arg(short = 'S', value_name = "OPT[=VAL]")]
+    wasi: Vec<String>,
+
+    /// Trap once the guest has consumed N units of fuel (about one per wasm
+    /// operation); the same as `-W fuel=N`.
+    #[arg(long, value_name = "N")]
+    fuel: Option<u64>,
+
+    /// Trap once the guest has run for DURATION (`10s`, `500ms`, `2m`; a
+    /// plain number is seconds), checked at function entries and loop
+    /// headers; the same as `-W timeout=DURATION`.
+    #[arg(long, value_name = "DURATION", value_parser = wasi_options::parse_duration)]
+    wasm_timeout: Option<std::time::Duration>,
+
+    /// Accepted for compatibility with `wasmtime run`; it has no effect:
+    /// weft has no precompiled module format yet, so FILE is always compiled.
+    #[arg(long)]
+    allow_precompiled: bool,
+
     /// The module to run: a binary `.wasm` or a text `.wat` file.
     #[arg(value_name = "FILE")]
     module: PathBuf,
 
-    /// Arguments for the `--invoke` function, one per parameter: i32/i64 in
-    /// decimal (possibly negative), f32/f64 in decimal or as `nan`, `inf`,
-    /// `-inf`.
+    /// The program's arguments (argv[1..]). With `--invoke`, the
+    /// function's arguments, one per parameter: i32/i64 in decimal (possibly
+    /// negative), f32/f64 in decimal or as `nan`, `inf`, `-inf`.
     #[arg(value_name = "ARGS", trailing_var_arg = true, allow_hyphen_values = true)]
     args: Vec<String>,
 }
@@ -105,6 +154,9 @@ fn run_command(args: &RunArgs) -> ExitCode {
             ExitCode::FAILURE
         }
         Err(RunError::Exec(err)) => {
+            if let Some(exit) = err.downcast_ref::<I32Exit>() {
+                return ExitCode::from(exit.0 as u8);
+            }
             let status = if err.downcast_ref::<Trap>().is_some() {
                 TRAP_EXIT_STATUS
             } else {
@@ -119,29 +171,32 @@ fn run_command(args: &RunArgs) -> ExitCode {
 
 fn run_module(args: &RunArgs) -> Result<(), RunError> {
     let path = &args.module;
-    let engine = Engine::default();
+    let mut wasm_switches = wasi_options::parse_wasm_switches(&args.wasm).map_err(RunError::Setup)?;
+    wasm_switches.fuel = args.fuel.or(wasm_switches.fuel);
+    wasm_switches.timeout = args.wasm_timeout.or(wasm_switches.timeout);
+    let wasi_switches = wasi_options::parse_wasi_switches(&args.wasi).map_err(RunError::Setup)?;
+    let mut config = Config::new();
+    wasi_options::configure(&mut config, &wasm_switches);
+    let engine = Engine::new(&config).map_err(RunError::Setup)?;
     let module = load_module(&engine, path).map_err(RunError::Setup)?;
 
-    if let Some(import) = module.imports().next() {
-        return Err(RunError::Setup(anyhow!(
-            "module `{}` imports `{}::{}`, which is not defined (weft run provides no imports)",
-            path.display(),
-            import.module(),
-            import.name()
-        )));
-    }
-    if args.invoke.is_none() && !args.args.is_empty() {
-        return Err(RunError::Setup(anyhow!(
-            "arguments after the module are only accepted with `--invoke NAME`"
-        )));
-    }
-
-    let mut store = Store::new(&engine, ());
-    let mut linker: Linker<()> = Linker::new(&engine);
+    let wasi =
+        wasi_options::build_wasi(path, &args.args, &args.dirs, &args.envs, &wasi_switches).map_err(RunError::Setup)?;
+    let mut store = Store::new(&engine, wasi);
+    wasi_options::arm_limits(&engine, &mut store, &wasm_switches).map_err(RunError::Setup)?;
+    let mut linker: Linker<WasiP1Ctx> = Linker::new(&engine);
+    weft_wasi::preview1::add_to_linker_sync(&mut linker, |t| t).map_err(RunError::Setup)?;
+    wasi_options::define_unknown_imports(&mut linker, &mut store, &module, path, wasm_switches.unknown_imports)
+        .map_err(RunError::Setup)?;
     let instance = linker
         .instantiate(&mut store, &module)
         .with_context(|| format!("failed to instantiate `{}`", path.display()))
         .map_err(RunError::Exec)?;
+    if instance.get_func(&mut store, "_start").is_none() {
+        if let Some(init) = instance.get_func(&mut store, "_initialize") {
+            init.call(&mut store, &[], &mut []).map_err(RunError::Exec)?;
+        }
+    }
 
     match &args.invoke {
         Some(name) => {
@@ -173,7 +228,7 @@ fn load_module(engine: &Engine, path: &Path) -> Result<Module> {
 
 /// The function `weft run` calls without `--invoke`: `_start`, else the
 /// linker's default export of the instance.
-fn entry_point(store: &mut Store<()>, linker: &mut Linker<()>, instance: Instance) -> Result<Func> {
+fn entry_point(store: &mut Store<WasiP1Ctx>, linker: &mut Linker<WasiP1Ctx>, instance: Instance) -> Result<Func> {
     if let Some(start) = instance.get_func(&mut *store, "_start") {
         return Ok(start);
     }
@@ -182,7 +237,12 @@ fn entry_point(store: &mut Store<()>, linker: &mut Linker<()>, instance: Instanc
 }
 
 /// Parses `args` by the function's parameter types and calls it.
-fn call_with_args(store: &mut Store<()>, func: &Func, name: &str, args: &[String]) -> Result<Vec<Val>, RunError> {
+fn call_with_args(
+    store: &mut Store<WasiP1Ctx>,
+    func: &Func,
+    name: &str,
+    args: &[String],
+) -> Result<Vec<Val>, RunError> {
     let ty = func.ty(&*store);
     let params: Vec<ValType> = ty.params().collect();
     if params.len() != args.len() {

@@ -96,6 +96,7 @@ impl<T: 'static> Linker<T> {
         self.insert(module, name, Definition::HostFunc(ty, host))
     }
 
+    #[cfg(feature = "async")]
     pub(crate) fn define_host(
         &mut self,
         module: &str,

@@ -174,7 +174,7 @@ fn dropping_a_pending_call_then_calling_again_is_safe() -> Result<()> {
         assert!(out.is_none(), "the call cannot finish in {polls} polls");
         assert_eq!(engine.async_stacks_in_use(), 0, "stack leaked after {polls} polls");
         assert_eq!(block_on(run.call_async(&mut store, 2))?, 21);
-        assert_eq!(run.call(&mut store, 0).unwrap_err().to_string().is_empty(), false);
+        assert!(!run.call(&mut store, 0).unwrap_err().to_string().is_empty());
     }
     Ok(())
 }
@@ -249,4 +249,41 @@ fn call_async_futures_are_send() {
     let fut = f.call_async(&mut store, &[], &mut []);
     is_send(&fut);
     drop(fut);
+}
+
+#[test]
+fn an_infinite_loop_yielding_on_epochs_lets_other_tasks_run() -> Result<()> {
+    let rt = tokio::runtime::Builder::new_current_thread().enable_time().build()?;
+    rt.block_on(async {
+        let engine = async_engine(|c| {
+            c.epoch_interruption(true);
+        });
+        let module = Module::new(&engine, wasm(r#"(module (func (export "spin") (loop br 0)))"#))?;
+        let mut store = Store::new(&engine, ());
+        store.set_epoch_deadline(1_000);
+        store.epoch_deadline_async_yield_and_update(1);
+        let instance = Instance::new_async(&mut store, &module, &[]).await?;
+        let spin = instance.get_typed_func::<(), ()>(&mut store, "spin")?;
+        let ticks = Arc::new(AtomicUsize::new(0));
+        let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let (ticker_engine, ticker_count, ticker_stop) = (engine.clone(), ticks.clone(), stop.clone());
+        // Another task on the same thread: it only runs when the wasm yields,
+        // and each tick makes the wasm yield again.
+        let ticker = tokio::spawn(async move {
+            while !ticker_stop.load(Ordering::SeqCst) {
+                ticker_engine.increment_epoch();
+                ticker_count.fetch_add(1, Ordering::SeqCst);
+                tokio::task::yield_now().await;
+            }
+        });
+        store.set_epoch_deadline(0);
+        let outcome =
+            tokio::time::timeout(std::time::Duration::from_millis(100), spin.call_async(&mut store, ())).await;
+        assert!(outcome.is_err(), "the infinite loop cannot finish");
+        stop.store(true, Ordering::SeqCst);
+        ticker.await?;
+        assert!(ticks.load(Ordering::SeqCst) > 10, "{}", ticks.load(Ordering::SeqCst));
+        assert_eq!(engine.async_stacks_in_use(), 0);
+        Ok(())
+    })
 }

@@ -1,0 +1,313 @@
+//! `WasiCtxBuilder`: what a guest may see and touch.
+
+use crate::ctx::{DirDesc, Entry, FdTable, Kind, WasiP1Ctx};
+use crate::stdio::{self, ClosedInputStream, SinkOutputStream, StdinStream, StdoutStream};
+use crate::types::rights;
+use anyhow::Context as _;
+use std::net::{TcpListener, TcpStream};
+use std::path::Path;
+
+macro_rules! perms {
+    ($(#[$doc:meta])* $name:ident { $($(#[$fdoc:meta])* $flag:ident = $bit:literal,)* }) => {
+        $(#[$doc])*
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+        pub struct $name(u8);
+
+        impl $name {
+            $($(#[$fdoc])* pub const $flag: $name = $name($bit);)*
+
+            /// No permission.
+            pub const fn empty() -> $name {
+                $name(0)
+            }
+            /// Every permission.
+            pub const fn all() -> $name {
+                $name(0 $(| $bit)*)
+            }
+            /// Whether every permission of `other` is in `self`.
+            pub const fn contains(self, other: $name) -> bool {
+                self.0 & other.0 == other.0
+            }
+        }
+
+        impl std::ops::BitOr for $name {
+            type Output = $name;
+            fn bitor(self, other: $name) -> $name {
+                $name(self.0 | other.0)
+            }
+        }
+    };
+}
+
+perms! {
+    /// What a guest may do with a preopened directory and the directories
+    /// below it.
+    DirPerms {
+        /// List entries, open and stat paths.
+        READ = 1,
+        /// Create, remove, rename, link and change the times of entries.
+        MUTATE = 2,
+    }
+}
+
+perms! {
+    /// What a guest may do with the files below a preopened directory.
+    FilePerms {
+        /// Read files.
+        READ = 1,
+        /// Write, truncate, allocate and change the times of files.
+        WRITE = 2,
+    }
+}
+
+enum Preopen {
+    Dir(cap_std::fs::Dir, String, DirPerms, FilePerms),
+    Listener(TcpListener),
+    Stream(TcpStream),
+}
+
+/// Builds a [`WasiP1Ctx`], as Wasmtime's `WasiCtxBuilder`: by default the
+/// guest has no arguments, no environment, no directories, an empty stdin,
+/// and stdout and stderr that discard what is written.
+///
+/// ```
+/// use weft_wasi::{DirPerms, FilePerms, MemoryOutputPipe, WasiCtxBuilder};
+/// let stdout = MemoryOutputPipe::new(1 << 20);
+/// let ctx = WasiCtxBuilder::new()
+///     .arg("prog")
+///     .arg("--verbose")
+///     .env("HOME", "/")
+///     .stdout(stdout.clone())
+///     .preopened_dir(".", ".", DirPerms::READ, FilePerms::READ)?
+///     .build_p1();
+/// assert_eq!(ctx.args(), ["prog", "--verbose"]);
+/// # Ok::<(), anyhow::Error>(())
+/// ```
+pub struct WasiCtxBuilder {
+    stdin: Box<dyn StdinStream>,
+    stdout: Box<dyn StdoutStream>,
+    stderr: Box<dyn StdoutStream>,
+    args: Vec<String>,
+    env: Vec<(String, String)>,
+    preopens: Vec<Preopen>,
+}
+
+impl Default for WasiCtxBuilder {
+    fn default() -> Self {
+        WasiCtxBuilder {
+            stdin: Box::new(ClosedInputStream),
+            stdout: Box::new(SinkOutputStream),
+            stderr: Box::new(SinkOutputStream),
+            args: Vec::new(),
+            env: Vec::new(),
+            preopens: Vec::new(),
+        }
+    }
+}
+
+impl WasiCtxBuilder {
+    /// A builder for a guest that sees nothing (see the type's docs).
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Standard input from `stdin` (a [`crate::MemoryInputPipe`], an
+    /// [`crate::InputFile`], [`crate::stdin()`], ...).
+    pub fn stdin(&mut self, stdin: impl StdinStream) -> &mut Self {
+        self.stdin = Box::new(stdin);
+        self
+    }
+
+    /// Standard output to `stdout` (a [`crate::MemoryOutputPipe`], an
+    /// [`crate::OutputFile`], [`crate::stdout()`], ...).
+    pub fn stdout(&mut self, stdout: impl StdoutStream) -> &mut Self {
+        self.stdout = Box::new(stdout);
+        self
+    }
+
+    /// Standard error to `stderr`.
+    pub fn stderr(&mut self, stderr: impl StdoutStream) -> &mut Self {
+        self.stderr = Box::new(stderr);
+        self
+    }
+
+    /// The host's standard input.
+    pub fn inherit_stdin(&mut self) -> &mut Self {
+        self.stdin(stdio::stdin())
+    }
+
+    /// The host's standard output.
+    pub fn inherit_stdout(&mut self) -> &mut Self {
+        self.stdout(stdio::stdout())
+    }
+
+    /// The host's standard error.
+    pub fn inherit_stderr(&mut self) -> &mut Self {
+        self.stderr(stdio::stderr())
+    }
+
+    /// The host's standard input, output and error.
+    pub fn inherit_stdio(&mut self) -> &mut Self {
+        self.inherit_stdin().inherit_stdout().inherit_stderr()
+    }
+
+    /// Appends `args` to the arguments (the first is the program's name).
+    pub fn args(&mut self, args: &[impl AsRef<str>]) -> &mut Self {
+        self.args.extend(args.iter().map(|a| a.as_ref().to_string()));
+        self
+    }
+
+    /// Appends one argument.
+    pub fn arg(&mut self, arg: impl AsRef<str>) -> &mut Self {
+        self.args.push(arg.as_ref().to_string());
+        self
+    }
+
+    /// Appends the host process's arguments (not valid UTF-8 ones are
+    /// converted lossily).
+    pub fn inherit_args(&mut self) -> &mut Self {
+        self.args
+            .extend(std::env::args_os().map(|a| a.to_string_lossy().into_owned()));
+        self
+    }
+
+    /// Sets the environment variable `key` to `value`.
+    pub fn env(&mut self, key: impl AsRef<str>, value: impl AsRef<str>) -> &mut Self {
+        let (key, value) = (key.as_ref().to_string(), value.as_ref().to_string());
+        match self.env.iter_mut().find(|(k, _)| *k == key) {
+            Some(entry) => entry.1 = value,
+            None => self.env.push((key, value)),
+        }
+        self
+    }
+
+    /// Sets each of `env`.
+    pub fn envs(&mut self, env: &[(impl AsRef<str>, impl AsRef<str>)]) -> &mut Self {
+        for (k, v) in env {
+            self.env(k, v);
+        }
+        self
+    }
+
+    /// Sets every environment variable of the host process (not valid UTF-8
+    /// ones are converted lossily).
+    pub fn inherit_env(&mut self) -> &mut Self {
+        for (k, v) in std::env::vars_os() {
+            self.env(k.to_string_lossy(), v.to_string_lossy());
+        }
+        self
+    }
+
+    /// Gives the guest the host directory `host_path` under the name
+    /// `guest_path`. The guest reaches nothing outside it: not by `..`, an
+    /// absolute path, a symlink, a rename or a hard link. Fails when the
+    /// directory cannot be opened.
+    pub fn preopened_dir(
+        &mut self,
+        host_path: impl AsRef<Path>,
+        guest_path: impl AsRef<str>,
+        dir_perms: DirPerms,
+        file_perms: FilePerms,
+    ) -> anyhow::Result<&mut Self> {
+        let host_path = host_path.as_ref();
+        let dir = cap_std::fs::Dir::open_ambient_dir(host_path, cap_std::ambient_authority())
+            .with_context(|| format!("failed to open directory `{}`", host_path.display()))?;
+        self.preopens.push(Preopen::Dir(
+            dir,
+            guest_path.as_ref().to_string(),
+            dir_perms,
+            file_perms,
+        ));
+        Ok(self)
+    }
+
+    /// Gives the guest a listening TCP socket, on which it may
+    /// `sock_accept` connections. It gets the next file descriptor after
+    /// those given before.
+    pub fn preopened_socket(&mut self, listener: TcpListener) -> &mut Self {
+        self.preopens.push(Preopen::Listener(listener));
+        self
+    }
+
+    /// Gives the guest a connected TCP stream (`sock_recv`, `sock_send`,
+    /// `sock_shutdown`, `fd_read`, `fd_write`).
+    pub fn preopened_stream(&mut self, stream: TcpStream) -> &mut Self {
+        self.preopens.push(Preopen::Stream(stream));
+        self
+    }
+
+    /// The context. The builder is left as a new one.
+    pub fn build_p1(&mut self) -> WasiP1Ctx {
+        let b = std::mem::take(self);
+        let mut table = FdTable::default();
+        let stdio = [
+            (Kind::Stdin(b.stdin), rights::STDIN),
+            (Kind::Stdout(b.stdout), rights::STDOUT),
+            (Kind::Stdout(b.stderr), rights::STDOUT),
+        ];
+        for (kind, base) in stdio {
+            // The table is empty, so it has room.
+            let _ = table.push(Entry {
+                kind,
+                base,
+                inheriting: 0,
+                flags: 0,
+            });
+        }
+        for preopen in b.preopens {
+            let entry = match preopen {
+                Preopen::Dir(dir, name, dir_perms, file_perms) => {
+                    let (base, inheriting) = dir_rights(dir_perms, file_perms);
+                    Entry {
+                        kind: Kind::Dir(DirDesc {
+                            dir,
+                            preopen: Some(name),
+                            listing: None,
+                        }),
+                        base,
+                        inheriting,
+                        flags: 0,
+                    }
+                }
+                Preopen::Listener(l) => Entry {
+                    kind: Kind::Listener(l),
+                    base: rights::LISTENER,
+                    inheriting: rights::SOCKET,
+                    flags: 0,
+                },
+                Preopen::Stream(s) => Entry {
+                    kind: Kind::Socket(s),
+                    base: rights::SOCKET,
+                    inheriting: 0,
+                    flags: 0,
+                },
+            };
+            let _ = table.push(entry);
+        }
+        WasiP1Ctx {
+            args: b.args,
+            env: b.env,
+            table,
+        }
+    }
+}
+
+/// The rights of a preopened directory: what it may do itself, and what
+/// what is opened through it may do.
+fn dir_rights(dir_perms: DirPerms, file_perms: FilePerms) -> (u64, u64) {
+    let mut dir = rights::DIR;
+    if !dir_perms.contains(DirPerms::MUTATE) {
+        dir &= !rights::DIR_MUTATE;
+    }
+    if !dir_perms.contains(DirPerms::READ) {
+        dir &= !(rights::FD_READDIR | rights::PATH_OPEN | rights::PATH_READLINK | rights::PATH_FILESTAT_GET);
+    }
+    let mut file = rights::FILE;
+    if !file_perms.contains(FilePerms::WRITE) {
+        file &= !rights::FILE_WRITE;
+    }
+    if !file_perms.contains(FilePerms::READ) {
+        file &= !rights::FD_READ;
+    }
+    (dir, dir | file)
+}
