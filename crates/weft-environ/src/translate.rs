@@ -59,7 +59,11 @@ fn unsupported(message: impl Into<String>, offset: u64) -> TranslateError {
 /// checked to use nothing else of GC (see `gc_check.rs`).
 pub fn translate_module(wasm: &[u8], features: WasmFeatures) -> Result<ModuleTranslation<'_>, TranslateError> {
     match translate_with(wasm, features) {
-        Err(e) if e.message.contains(crate::gc_check::LOCAL_GLOBAL_GET) && !features.contains(WasmFeatures::GC) => {
+        Err(e)
+            if e.message.contains(crate::gc_check::LOCAL_GLOBAL_GET)
+                && !features.contains(WasmFeatures::GC)
+                && features.contains(WasmFeatures::FUNCTION_REFERENCES) =>
+        {
             let translation = translate_with(wasm, features | WasmFeatures::GC)?;
             for body in &translation.function_bodies {
                 crate::gc_check::check_body(body)?;
