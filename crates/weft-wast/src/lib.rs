@@ -37,12 +37,19 @@ use weft::{
 /// [`WastFailures::failures`].
 const MAX_DISPLAYED_FAILURES: usize = 100;
 
-/// The configuration spec scripts run with: the default one plus every
-/// proposal of the testsuite that Weft supports but does not enable by
-/// default (memory64).
+/// The configuration spec scripts run with: every proposal of the
+/// testsuite that Weft supports (the default configuration enables them all;
+/// this stays explicit so that scripts keep running if defaults change).
 pub fn spec_config() -> weft::Config {
     let mut config = weft::Config::new();
-    config.wasm_memory64(true);
+    config
+        .wasm_simd(true)
+        .wasm_relaxed_simd(true)
+        .wasm_tail_call(true)
+        .wasm_multi_memory(true)
+        .wasm_memory64(true)
+        .wasm_extended_const(true)
+        .wasm_function_references(true);
     config
 }
 

@@ -27,14 +27,14 @@ pub struct Config {
 
 impl Default for Config {
     /// The default configuration: every proposal Weft supports is enabled,
-    /// as in Wasmtime, except memory64 (which Wasmtime leaves off by
-    /// default too).
+    /// as in Wasmtime (whose Cranelift default is the WebAssembly 3.0
+    /// feature set, memory64 included).
     fn default() -> Self {
         Config {
             max_wasm_stack: 512 * 1024,
             opt_level: OptLevel::Speed,
             parallel_compilation: cfg!(feature = "parallel-compilation"),
-            features: weft_environ::supported_features().difference(wasmparser::WasmFeatures::MEMORY64),
+            features: weft_environ::supported_features(),
             tunables: weft_environ::Tunables::default(),
             async_support: false,
             async_stack_size: 2 << 20,
@@ -138,7 +138,7 @@ impl Config {
         /// Enables the multi-memory proposal (default on).
         wasm_multi_memory => MULTI_MEMORY;
         /// Enables the memory64 proposal: memories and tables indexed with
-        /// `i64` (default off, as in Wasmtime).
+        /// `i64` (default on, as in Wasmtime).
         wasm_memory64 => MEMORY64;
         /// Enables the extended constant expressions proposal (default on).
         wasm_extended_const => EXTENDED_CONST;
