@@ -269,10 +269,10 @@ impl StoreObjects {
             memories.push(*id);
         }
         for m in &module.memories[module.num_imported_memories as usize..] {
-            if m.memory64 || m.shared {
-                anyhow::bail!("64-bit and shared memories are not supported");
+            if m.shared {
+                anyhow::bail!("shared memories are not supported");
             }
-            memories.push(self.add_memory(LinearMemory::new(m.minimum, m.maximum)?));
+            memories.push(self.add_memory(LinearMemory::new(m.minimum, m.maximum, m.memory64)?));
         }
         for (i, id) in memories.iter().enumerate() {
             let mem: *mut LinearMemory = &mut *self.memories[id.0];
@@ -358,7 +358,13 @@ impl StoreObjects {
         for (i, seg) in module.elems.iter().enumerate() {
             match &seg.kind {
                 ElemKind::Active { table, offset } => {
-                    let dst = eval_const(instance, offset).get_i32() as u32 as u64;
+                    let offset = eval_const(instance, offset);
+                    let table64 = module.tables.get(*table as usize).is_some_and(|t| t.table64);
+                    let dst = if table64 {
+                        offset.get_i64() as u64
+                    } else {
+                        offset.get_i32() as u32 as u64
+                    };
                     let words = std::mem::take(&mut instance.elements[i]);
                     let Some(table) = instance.table_mut(*table) else {
                         return Err(Trap::TableOutOfBounds);
@@ -375,7 +381,14 @@ impl StoreObjects {
         }
         for (i, seg) in module.data.iter().enumerate() {
             if let DataKind::Active { memory, offset } = &seg.kind {
-                let dst = eval_const(instance, offset).get_i32() as u32 as usize;
+                let offset = eval_const(instance, offset);
+                let memory64 = module.memories.get(*memory as usize).is_some_and(|m| m.memory64);
+                let dst = if memory64 {
+                    offset.get_i64() as u64
+                } else {
+                    offset.get_i32() as u32 as u64
+                };
+                let dst = usize::try_from(dst).unwrap_or(usize::MAX);
                 instance.dropped_data[i] = true;
                 let Some(mem) = instance.memory_mut(*memory) else {
                     return Err(Trap::MemoryOutOfBounds);
