@@ -1,6 +1,9 @@
 //! The WebAssembly 3.0 proposals without GC through the public API: `v128`
 //! values across the API and trampolines, relaxed SIMD results, the
 //! `Config` switches, memory64, and concrete function reference types.
+//! The modules are text, so these tests need the `wat` feature.
+
+#![cfg(feature = "wat")]
 
 use weft::*;
 
