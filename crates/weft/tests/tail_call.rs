@@ -2,7 +2,10 @@
 //!
 //! The loop count of the main test is `WEFT_TAIL_CALLS` (default one
 //! billion, about two seconds); the wasm stack is limited to 64 KiB, which a
-//! non-tail recursion exhausts within a few thousand calls.
+//! non-tail recursion exhausts within a few thousand calls. The modules are
+//! text, so these tests need the `wat` feature.
+
+#![cfg(feature = "wat")]
 
 use weft::{Config, Engine, Instance, Module, Store, Trap};
 
