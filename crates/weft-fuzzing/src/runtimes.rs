@@ -1,0 +1,354 @@
+//! The two engines behind one small interface: Weft, the engine under test,
+//! and wasmi, the reference interpreter.
+
+use crate::value::{Failure, Outcome, Trap, Value, ValueType};
+
+/// What the differential oracle needs from an engine: instantiate a module
+/// without imports, call its exports, and read its exported state.
+pub trait Runtime {
+    /// The engine's name, for reports.
+    fn name(&self) -> &'static str;
+    /// Compiles and instantiates `wasm` (running its start function),
+    /// replacing any previous instance.
+    fn instantiate(&mut self, wasm: &[u8]) -> Result<(), Failure>;
+    /// Calls the exported function `name` with `args`.
+    fn call(&mut self, name: &str, args: &[Value], results: &[ValueType]) -> Outcome;
+    /// The value of the exported global `name`.
+    fn global(&mut self, name: &str) -> Option<Value>;
+    /// The contents of the exported memory `name`.
+    fn memory(&mut self, name: &str) -> Option<Vec<u8>>;
+    /// The elements of the exported table `name`.
+    fn table(&mut self, name: &str) -> Option<Vec<Value>>;
+}
+
+/// Weft, configured as embedders get it by default.
+pub struct WeftRuntime {
+    engine: weft::Engine,
+    store: weft::Store<()>,
+    instance: Option<weft::Instance>,
+}
+
+impl Default for WeftRuntime {
+    fn default() -> Self {
+        WeftRuntime::new(&weft::Config::new())
+    }
+}
+
+impl WeftRuntime {
+    /// A runtime with its own engine built from `config`.
+    ///
+    /// # Panics
+    ///
+    /// Panics if the configuration is rejected by [`weft::Engine::new`].
+    pub fn new(config: &weft::Config) -> WeftRuntime {
+        let engine = weft::Engine::new(config).expect("weft accepts the fuzzing configuration");
+        let store = weft::Store::new(&engine, ());
+        WeftRuntime {
+            engine,
+            store,
+            instance: None,
+        }
+    }
+
+    fn to_val(&mut self, value: Value) -> Result<weft::Val, Failure> {
+        Ok(match value {
+            Value::I32(x) => weft::Val::I32(x),
+            Value::I64(x) => weft::Val::I64(x),
+            Value::F32(x) => weft::Val::F32(x),
+            Value::F64(x) => weft::Val::F64(x),
+            Value::FuncRef(_) => weft::Val::FuncRef(None),
+            Value::ExternRef(None) => weft::Val::ExternRef(None),
+            Value::ExternRef(Some(n)) => weft::Val::ExternRef(Some(
+                weft::ExternRef::new(&mut self.store, n).map_err(|e| Failure::Error(format!("{e:#}")))?,
+            )),
+        })
+    }
+
+    fn from_val(&self, val: &weft::Val) -> Value {
+        match val {
+            weft::Val::I32(x) => Value::I32(*x),
+            weft::Val::I64(x) => Value::I64(*x),
+            weft::Val::F32(x) => Value::F32(*x),
+            weft::Val::F64(x) => Value::F64(*x),
+            weft::Val::V128(_) => Value::I32(-1),
+            weft::Val::FuncRef(f) => Value::FuncRef(f.is_some()),
+            weft::Val::ExternRef(None) => Value::ExternRef(None),
+            weft::Val::ExternRef(Some(r)) => Value::ExternRef(Some(
+                r.data(&self.store)
+                    .ok()
+                    .flatten()
+                    .and_then(|d| d.downcast_ref::<u32>())
+                    .copied()
+                    .unwrap_or(u32::MAX),
+            )),
+        }
+    }
+
+    fn export(&mut self, name: &str) -> Option<weft::Extern> {
+        self.instance?.get_export(&mut self.store, name)
+    }
+}
+
+fn weft_failure(err: weft::Error) -> Failure {
+    match err.downcast_ref::<weft::Trap>() {
+        Some(trap) => Failure::Trap(*trap),
+        None => Failure::Error(format!("{err:#}")),
+    }
+}
+
+fn weft_default(ty: ValueType) -> weft::Val {
+    match ty {
+        ValueType::I32 => weft::Val::I32(0),
+        ValueType::I64 => weft::Val::I64(0),
+        ValueType::F32 => weft::Val::F32(0),
+        ValueType::F64 => weft::Val::F64(0),
+        ValueType::FuncRef => weft::Val::FuncRef(None),
+        ValueType::ExternRef => weft::Val::ExternRef(None),
+    }
+}
+
+impl Runtime for WeftRuntime {
+    fn name(&self) -> &'static str {
+        "weft"
+    }
+
+    fn instantiate(&mut self, wasm: &[u8]) -> Result<(), Failure> {
+        self.instance = None;
+        self.store = weft::Store::new(&self.engine, ());
+        let module = weft::Module::from_binary(&self.engine, wasm).map_err(|e| Failure::Error(format!("{e:#}")))?;
+        let instance = weft::Instance::new(&mut self.store, &module, &[]).map_err(weft_failure)?;
+        self.instance = Some(instance);
+        Ok(())
+    }
+
+    fn call(&mut self, name: &str, args: &[Value], results: &[ValueType]) -> Outcome {
+        let func = match self.export(name) {
+            Some(weft::Extern::Func(f)) => f,
+            _ => return Err(Failure::Error(format!("no exported function {name:?}"))),
+        };
+        let params = args.iter().map(|a| self.to_val(*a)).collect::<Result<Vec<_>, _>>()?;
+        let mut out: Vec<weft::Val> = results.iter().map(|t| weft_default(*t)).collect();
+        func.call(&mut self.store, &params, &mut out).map_err(weft_failure)?;
+        Ok(out.iter().map(|v| self.from_val(v)).collect())
+    }
+
+    fn global(&mut self, name: &str) -> Option<Value> {
+        match self.export(name)? {
+            weft::Extern::Global(g) => {
+                let v = g.get(&mut self.store);
+                Some(self.from_val(&v))
+            }
+            _ => None,
+        }
+    }
+
+    fn memory(&mut self, name: &str) -> Option<Vec<u8>> {
+        match self.export(name)? {
+            weft::Extern::Memory(m) => Some(m.data(&self.store).to_vec()),
+            _ => None,
+        }
+    }
+
+    fn table(&mut self, name: &str) -> Option<Vec<Value>> {
+        match self.export(name)? {
+            weft::Extern::Table(t) => {
+                let size = t.size(&self.store);
+                let mut elements = Vec::with_capacity(size as usize);
+                for i in 0..size {
+                    let r = t.get(&self.store, i)?;
+                    elements.push(self.from_val(&weft::Val::from(r)));
+                }
+                Some(elements)
+            }
+            _ => None,
+        }
+    }
+}
+
+/// wasmi, the reference interpreter, with the features Weft supports.
+pub struct WasmiRuntime {
+    engine: wasmi::Engine,
+    store: wasmi::Store<()>,
+    instance: Option<wasmi::Instance>,
+    fuel: u64,
+}
+
+impl Default for WasmiRuntime {
+    fn default() -> Self {
+        WasmiRuntime::new()
+    }
+}
+
+/// The fuel wasmi gets for each instantiation and each call: a step bound
+/// that keeps a run finite even when a module escaped wasm-smith's
+/// termination instrumentation (as shrunken modules can).
+pub const WASMI_FUEL_PER_STEP: u64 = 20_000_000;
+
+impl WasmiRuntime {
+    /// A wasmi engine limited to WebAssembly 2.0 without SIMD, compiling
+    /// eagerly so that every function is translated before it runs, with
+    /// [`WASMI_FUEL_PER_STEP`] fuel per step.
+    pub fn new() -> WasmiRuntime {
+        WasmiRuntime::with_fuel(WASMI_FUEL_PER_STEP)
+    }
+
+    /// Like [`WasmiRuntime::new`] with `fuel` units of fuel per step. When
+    /// wasmi runs out, the step fails with [`Trap::OutOfFuel`] and the
+    /// oracle stops before running Weft, which has no such bound.
+    pub fn with_fuel(fuel: u64) -> WasmiRuntime {
+        let mut config = wasmi::Config::default();
+        config
+            .consume_fuel(true)
+            // Deeper than Weft's default stack allows, so that wasmi's limit
+            // is not what ends recursive runs (a stack overflow on either
+            // side ends a differential run without a verdict).
+            .set_max_recursion_depth(100_000)
+            .set_max_stack_height(4_000_000)
+            .wasm_tail_call(false)
+            .wasm_extended_const(false)
+            .wasm_multi_memory(false)
+            .wasm_custom_page_sizes(false)
+            .wasm_wide_arithmetic(false)
+            .wasm_memory64(false)
+            .compilation_mode(wasmi::CompilationMode::Eager);
+        let engine = wasmi::Engine::new(&config);
+        let store = wasmi::Store::new(&engine, ());
+        WasmiRuntime {
+            engine,
+            store,
+            instance: None,
+            fuel,
+        }
+    }
+
+    fn refuel(&mut self) {
+        // Fuel is enabled in the config, so setting it cannot fail.
+        let _ = self.store.set_fuel(self.fuel);
+    }
+
+    fn to_val(&mut self, value: Value) -> wasmi::Val {
+        match value {
+            Value::I32(x) => wasmi::Val::I32(x),
+            Value::I64(x) => wasmi::Val::I64(x),
+            Value::F32(x) => wasmi::Val::F32(wasmi::F32::from_bits(x)),
+            Value::F64(x) => wasmi::Val::F64(wasmi::F64::from_bits(x)),
+            Value::FuncRef(_) => wasmi::Val::FuncRef(wasmi::Ref::Null),
+            Value::ExternRef(None) => wasmi::Val::ExternRef(wasmi::Ref::Null),
+            Value::ExternRef(Some(n)) => {
+                wasmi::Val::ExternRef(wasmi::Ref::Val(wasmi::ExternRef::new(&mut self.store, n)))
+            }
+        }
+    }
+
+    fn from_val(&self, val: &wasmi::Val) -> Value {
+        match val {
+            wasmi::Val::I32(x) => Value::I32(*x),
+            wasmi::Val::I64(x) => Value::I64(*x),
+            wasmi::Val::F32(x) => Value::F32(x.to_bits()),
+            wasmi::Val::F64(x) => Value::F64(x.to_bits()),
+            wasmi::Val::V128(_) => Value::I32(-1),
+            wasmi::Val::FuncRef(f) => Value::FuncRef(!f.is_null()),
+            wasmi::Val::ExternRef(r) => Value::ExternRef(
+                r.val()
+                    .map(|r| r.data(&self.store).downcast_ref::<u32>().copied().unwrap_or(u32::MAX)),
+            ),
+        }
+    }
+
+    fn export(&self, name: &str) -> Option<wasmi::Extern> {
+        self.instance?.get_export(&self.store, name)
+    }
+}
+
+/// The Weft trap that corresponds to a wasmi trap code, if there is one.
+pub fn trap_from_wasmi(code: wasmi::TrapCode) -> Option<Trap> {
+    use wasmi::TrapCode as W;
+    Some(match code {
+        W::UnreachableCodeReached => Trap::UnreachableCodeReached,
+        W::MemoryOutOfBounds => Trap::MemoryOutOfBounds,
+        W::TableOutOfBounds => Trap::TableOutOfBounds,
+        W::IndirectCallToNull => Trap::IndirectCallToNull,
+        W::IntegerDivisionByZero => Trap::IntegerDivisionByZero,
+        W::IntegerOverflow => Trap::IntegerOverflow,
+        W::BadConversionToInteger => Trap::BadConversionToInteger,
+        W::StackOverflow => Trap::StackOverflow,
+        W::BadSignature => Trap::BadSignature,
+        W::OutOfFuel => Trap::OutOfFuel,
+        W::GrowthOperationLimited => return None,
+    })
+}
+
+fn wasmi_failure(err: wasmi::Error) -> Failure {
+    match err.as_trap_code().and_then(trap_from_wasmi) {
+        Some(trap) => Failure::Trap(trap),
+        None => Failure::Error(err.to_string()),
+    }
+}
+
+fn wasmi_default(ty: ValueType) -> wasmi::Val {
+    match ty {
+        ValueType::I32 => wasmi::Val::I32(0),
+        ValueType::I64 => wasmi::Val::I64(0),
+        ValueType::F32 => wasmi::Val::F32(wasmi::F32::from_bits(0)),
+        ValueType::F64 => wasmi::Val::F64(wasmi::F64::from_bits(0)),
+        ValueType::FuncRef => wasmi::Val::FuncRef(wasmi::Ref::Null),
+        ValueType::ExternRef => wasmi::Val::ExternRef(wasmi::Ref::Null),
+    }
+}
+
+impl Runtime for WasmiRuntime {
+    fn name(&self) -> &'static str {
+        "wasmi"
+    }
+
+    fn instantiate(&mut self, wasm: &[u8]) -> Result<(), Failure> {
+        self.instance = None;
+        self.store = wasmi::Store::new(&self.engine, ());
+        self.refuel();
+        let module = wasmi::Module::new(&self.engine, wasm).map_err(|e| Failure::Error(e.to_string()))?;
+        let instance = wasmi::Instance::new(&mut self.store, &module, &[]).map_err(wasmi_failure)?;
+        self.instance = Some(instance);
+        Ok(())
+    }
+
+    fn call(&mut self, name: &str, args: &[Value], results: &[ValueType]) -> Outcome {
+        let func = match self.export(name) {
+            Some(wasmi::Extern::Func(f)) => f,
+            _ => return Err(Failure::Error(format!("no exported function {name:?}"))),
+        };
+        let params: Vec<wasmi::Val> = args.iter().map(|a| self.to_val(*a)).collect();
+        let mut out: Vec<wasmi::Val> = results.iter().map(|t| wasmi_default(*t)).collect();
+        self.refuel();
+        func.call(&mut self.store, &params, &mut out).map_err(wasmi_failure)?;
+        Ok(out.iter().map(|v| self.from_val(v)).collect())
+    }
+
+    fn global(&mut self, name: &str) -> Option<Value> {
+        match self.export(name)? {
+            wasmi::Extern::Global(g) => Some(self.from_val(&g.get(&self.store))),
+            _ => None,
+        }
+    }
+
+    fn memory(&mut self, name: &str) -> Option<Vec<u8>> {
+        match self.export(name)? {
+            wasmi::Extern::Memory(m) => Some(m.data(&self.store).to_vec()),
+            _ => None,
+        }
+    }
+
+    fn table(&mut self, name: &str) -> Option<Vec<Value>> {
+        match self.export(name)? {
+            wasmi::Extern::Table(t) => {
+                let size = t.size(&self.store);
+                let mut elements = Vec::with_capacity(size as usize);
+                for i in 0..size {
+                    let r = t.get(&self.store, i)?;
+                    elements.push(self.from_val(&r));
+                }
+                Some(elements)
+            }
+            _ => None,
+        }
+    }
+}
