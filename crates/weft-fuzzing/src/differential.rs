@@ -13,11 +13,17 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 pub struct DiffOptions {
     /// How many times each exported function is called (with fresh arguments).
     pub calls_per_export: usize,
+    /// The fuel the module's fuel global ([`crate::generate::FUEL_EXPORT`])
+    /// is refilled with before each call, when the module exports one.
+    pub fuel_per_call: u32,
 }
 
 impl Default for DiffOptions {
     fn default() -> Self {
-        DiffOptions { calls_per_export: 2 }
+        DiffOptions {
+            calls_per_export: 2,
+            fuel_per_call: crate::generate::GenOptions::default().fuel,
+        }
     }
 }
 
@@ -26,6 +32,8 @@ impl Default for DiffOptions {
 pub enum Step {
     /// Instantiation, and whether it failed.
     Instantiate(Result<(), Failure>),
+    /// The fuel global was refilled with this much fuel.
+    Refuel(u32),
     /// A call of an export with its arguments and outcome.
     Call {
         /// The export's name.
@@ -207,11 +215,29 @@ impl Run<'_> {
         self.compare_state(&info)?;
 
         let mut rng = Rng::new(arg_seed);
+        let fuel = info
+            .exports
+            .iter()
+            .find(|e| e.kind == ExportKind::Fuel)
+            .map(|e| e.name.clone());
         for export in &info.exports {
             let ExportKind::Func(Some((params, results))) = &export.kind else {
                 continue;
             };
             for _ in 0..options.calls_per_export {
+                if let Some(fuel) = &fuel {
+                    let value = Value::I32(options.fuel_per_call as i32);
+                    let refilled = self.reference.set_global(fuel, value);
+                    let refilled_weft = guarded(|| self.weft.set_global(fuel, value))
+                        .map_err(|p| self.mismatch(MismatchKind::Panic, format!("weft panicked setting a global: {p}")))?;
+                    if refilled != refilled_weft {
+                        return Err(self.mismatch(
+                            MismatchKind::Global,
+                            format!("setting global {fuel:?}: wasmi {refilled}, weft {refilled_weft}"),
+                        ));
+                    }
+                    self.steps.push(Step::Refuel(options.fuel_per_call));
+                }
                 let args: Vec<Value> = params.iter().map(|t| arbitrary_value(&mut rng, *t)).collect();
                 if !self.call(&export.name, &args, results)? {
                     return Ok(self.stats);
@@ -268,7 +294,7 @@ impl Run<'_> {
         for export in &info.exports {
             let name = export.name.as_str();
             match export.kind {
-                ExportKind::Global => {
+                ExportKind::Global | ExportKind::Fuel => {
                     let expected = self.reference.global(name);
                     let actual = guarded(|| self.weft.global(name))
                         .map_err(|p| self.mismatch(MismatchKind::Panic, format!("weft panicked reading global: {p}")))?;

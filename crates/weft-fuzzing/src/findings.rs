@@ -67,11 +67,28 @@ fn wast_string(s: &str) -> String {
 /// Its first line records the argument seed (`;; arg-seed: N`).
 pub fn to_wast(wat: &str, arg_seed: u64, mismatch: &Mismatch) -> String {
     let mut out = format!(";; arg-seed: {arg_seed}\n;; {mismatch}\n");
+    // The module is named `$M` so that the fuel-refilling helper module can
+    // import its fuel global.
+    let named = match wat.trim_end().strip_prefix("(module") {
+        Some(rest) => format!("(module $M{rest}"),
+        None => wat.trim_end().to_string(),
+    };
+    let mut refuel_helper = false;
     for step in &mismatch.steps {
         match step {
-            Step::Instantiate(Ok(())) => out.push_str(&format!("{}\n", wat.trim_end())),
+            Step::Instantiate(Ok(())) => out.push_str(&format!("{named}\n")),
             Step::Instantiate(Err(Failure::Trap(t))) => {
                 out.push_str(&format!("(assert_trap {}\n  {})\n", wat.trim_end(), wast_string(t.message())))
+            }
+            Step::Refuel(fuel) => {
+                if !refuel_helper {
+                    refuel_helper = true;
+                    out.push_str(&format!(
+                        "(register \"fuzzed\" $M)\n(module $Refuel\n  (global $fuel (import \"fuzzed\" {}) (mut i32))\n  (func (export \"refuel\") (param i32) local.get 0 global.set $fuel))\n",
+                        wast_string(crate::generate::FUEL_EXPORT)
+                    ));
+                }
+                out.push_str(&format!("(invoke $Refuel \"refuel\" (i32.const {fuel}))\n"));
             }
             Step::Instantiate(Err(Failure::Error(e))) => {
                 out.push_str(&format!(";; wasmi could not instantiate the module: {e}\n"));
@@ -81,14 +98,14 @@ pub fn to_wast(wat: &str, arg_seed: u64, mismatch: &Mismatch) -> String {
             }
             Step::Call { name, args, outcome } => {
                 let invoke = format!(
-                    "(invoke {}{})",
+                    "(invoke $M {}{})",
                     wast_string(name),
                     args.iter().map(|a| format!(" {}", a.to_wast())).collect::<String>()
                 );
                 match outcome {
                     Ok(results) => out.push_str(&format!(
                         "(assert_return {invoke}{})\n",
-                        results.iter().map(|r| format!(" {}", r.to_wast())).collect::<String>()
+                        results.iter().map(|r| format!(" {}", r.to_wast_expected())).collect::<String>()
                     )),
                     Err(Failure::Trap(t)) => {
                         out.push_str(&format!("(assert_trap {invoke} {})\n", wast_string(t.message())))
@@ -97,9 +114,9 @@ pub fn to_wast(wat: &str, arg_seed: u64, mismatch: &Mismatch) -> String {
                 }
             }
             Step::Global { name, value } => out.push_str(&format!(
-                "(assert_return (get {}) {})\n",
+                "(assert_return (get $M {}) {})\n",
                 wast_string(name),
-                value.to_wast()
+                value.to_wast_expected()
             )),
         }
     }

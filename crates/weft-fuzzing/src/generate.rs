@@ -50,6 +50,17 @@ pub fn iteration_seed(seed: u64, iteration: u64) -> u64 {
     Rng::new(seed ^ iteration.wrapping_mul(0xd6e8_feb8_6659_fd93)).next_u64()
 }
 
+/// The module and argument seed of iteration `iteration` of a run started
+/// with `seed`, generated from at most `max_input` random bytes; `None` when
+/// wasm-smith could not build a module from them.
+pub fn iteration_case(seed: u64, iteration: u64, max_input: usize, options: &GenOptions) -> Option<(Vec<u8>, u64)> {
+    let mut rng = Rng::new(iteration_seed(seed, iteration));
+    let len = rng.below(max_input as u64 + 1) as usize;
+    let data = rng.bytes(len);
+    let wasm = generate_module(&data, options).ok()?;
+    Some((wasm, rng.next_u64()))
+}
+
 /// Knobs of the module generator.
 #[derive(Debug, Clone)]
 pub struct GenOptions {
@@ -157,10 +168,75 @@ pub fn generate_module_from(u: &mut Unstructured<'_>, options: &GenOptions) -> a
     // Half of the modules avoid most traps, so calls run longer.
     config.disallow_traps = u.arbitrary()?;
     let mut module = wasm_smith::Module::new(config, u)?;
-    module
+    let fuel_global = module
         .ensure_termination(options.fuel)
         .map_err(|_| arbitrary::Error::IncorrectFormat)?;
-    Ok(module.to_bytes())
+    export_global(&module.to_bytes(), fuel_global, FUEL_EXPORT).map_err(|_| arbitrary::Error::IncorrectFormat)
+}
+
+/// The name under which generated modules export the global that holds
+/// their fuel (see [`GenOptions::fuel`]), so the harness can refill it
+/// before each call.
+pub const FUEL_EXPORT: &str = "__weft_fuzz_fuel";
+
+/// Adds an export of global `index` named `name` to a module.
+pub fn export_global(wasm: &[u8], index: u32, name: &str) -> Result<Vec<u8>, wasmparser::BinaryReaderError> {
+    use wasm_encoder::{CustomSection, ExportKind, ExportSection, RawSection};
+    use wasmparser::Payload;
+    let mut out = wasm_encoder::Module::new();
+    let mut exported = false;
+    let add_export = |out: &mut wasm_encoder::Module, existing: &[(String, ExportKind, u32)]| {
+        let mut section = ExportSection::new();
+        for (n, k, i) in existing {
+            section.export(n, *k, *i);
+        }
+        section.export(name, ExportKind::Global, index);
+        out.section(&section);
+    };
+    for payload in wasmparser::Parser::new(0).parse_all(wasm) {
+        let payload = payload?;
+        match &payload {
+            Payload::ExportSection(reader) => {
+                let mut existing = Vec::new();
+                for e in reader.clone() {
+                    let e = e?;
+                    let kind = match e.kind {
+                        wasmparser::ExternalKind::Func | wasmparser::ExternalKind::FuncExact => ExportKind::Func,
+                        wasmparser::ExternalKind::Table => ExportKind::Table,
+                        wasmparser::ExternalKind::Memory => ExportKind::Memory,
+                        wasmparser::ExternalKind::Global => ExportKind::Global,
+                        wasmparser::ExternalKind::Tag => ExportKind::Tag,
+                    };
+                    existing.push((e.name.to_string(), kind, e.index));
+                }
+                add_export(&mut out, &existing);
+                exported = true;
+            }
+            Payload::CustomSection(c) => {
+                out.section(&CustomSection {
+                    name: c.name().into(),
+                    data: c.data().into(),
+                });
+            }
+            _ => {
+                if let Some((id, range)) = payload.as_section() {
+                    // Sections that come after the export section.
+                    if !exported && matches!(id, 8..=12) {
+                        add_export(&mut out, &[]);
+                        exported = true;
+                    }
+                    out.section(&RawSection {
+                        id,
+                        data: &wasm[range.start as usize..range.end as usize],
+                    });
+                }
+            }
+        }
+    }
+    if !exported {
+        add_export(&mut out, &[]);
+    }
+    Ok(out.finish())
 }
 
 /// An argument of type `ty`, biased towards edge cases.
@@ -276,6 +352,8 @@ pub enum ExportKind {
     Func(Option<(Vec<ValueType>, Vec<ValueType>)>),
     /// A global.
     Global,
+    /// The global holding the module's fuel ([`FUEL_EXPORT`]).
+    Fuel,
     /// A memory.
     Memory,
     /// A table.
@@ -330,6 +408,7 @@ impl ModuleInfo {
                             .cloned()
                             .flatten(),
                     ),
+                    ExternalKind::Global if name == FUEL_EXPORT => ExportKind::Fuel,
                     ExternalKind::Global => ExportKind::Global,
                     ExternalKind::Memory => ExportKind::Memory,
                     ExternalKind::Table => ExportKind::Table,
@@ -356,6 +435,16 @@ mod tests {
             "wasm-smith may generate unsupported features: {:?}",
             wanted.difference(supported)
         );
+    }
+
+    #[test]
+    fn fuel_global_is_exported() {
+        let wasm = wat::parse_str("(module (global (mut i32) (i32.const 5)) (func) (start 0) (data \"x\") (memory 1))").unwrap();
+        let with = export_global(&wasm, 0, FUEL_EXPORT).unwrap();
+        wasmparser::Validator::new().validate_all(&with).unwrap();
+        assert_eq!(ModuleInfo::parse(&with).exports[0].kind, ExportKind::Fuel);
+        let twice = export_global(&with, 0, "again").unwrap();
+        assert_eq!(ModuleInfo::parse(&twice).exports.len(), 2);
     }
 
     #[test]

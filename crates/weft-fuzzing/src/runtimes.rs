@@ -15,6 +15,8 @@ pub trait Runtime {
     fn call(&mut self, name: &str, args: &[Value], results: &[ValueType]) -> Outcome;
     /// The value of the exported global `name`.
     fn global(&mut self, name: &str) -> Option<Value>;
+    /// Sets the exported global `name`; false when that fails.
+    fn set_global(&mut self, name: &str, value: Value) -> bool;
     /// The contents of the exported memory `name`.
     fn memory(&mut self, name: &str) -> Option<Vec<u8>>;
     /// The elements of the exported table `name`.
@@ -139,6 +141,13 @@ impl Runtime for WeftRuntime {
                 Some(self.from_val(&v))
             }
             _ => None,
+        }
+    }
+
+    fn set_global(&mut self, name: &str, value: Value) -> bool {
+        match (self.export(name), self.to_val(value)) {
+            (Some(weft::Extern::Global(g)), Ok(v)) => g.set(&mut self.store, v).is_ok(),
+            _ => false,
         }
     }
 
@@ -278,8 +287,31 @@ pub fn trap_from_wasmi(code: wasmi::TrapCode) -> Option<Trap> {
     })
 }
 
+/// The Weft trap that corresponds to a wasmi error. Besides trap codes,
+/// wasmi reports some traps of bulk table and memory instructions as table
+/// or memory errors, and fuel exhaustion inside them as their `OutOfFuel`.
+pub fn wasmi_error_trap(err: &wasmi::Error) -> Option<Trap> {
+    use wasmi::errors::{ErrorKind, MemoryError, TableError};
+    if let Some(code) = err.as_trap_code() {
+        return trap_from_wasmi(code);
+    }
+    Some(match err.kind() {
+        ErrorKind::Table(
+            TableError::InitOutOfBounds
+            | TableError::FillOutOfBounds
+            | TableError::SetOutOfBounds
+            | TableError::CopyOutOfBounds,
+        ) => Trap::TableOutOfBounds,
+        ErrorKind::Memory(MemoryError::OutOfBoundsAccess) => Trap::MemoryOutOfBounds,
+        ErrorKind::Table(TableError::OutOfFuel { .. })
+        | ErrorKind::Memory(MemoryError::OutOfFuel { .. })
+        | ErrorKind::Fuel(_) => Trap::OutOfFuel,
+        _ => return None,
+    })
+}
+
 fn wasmi_failure(err: wasmi::Error) -> Failure {
-    match err.as_trap_code().and_then(trap_from_wasmi) {
+    match wasmi_error_trap(&err) {
         Some(trap) => Failure::Trap(trap),
         None => Failure::Error(err.to_string()),
     }
@@ -327,6 +359,14 @@ impl Runtime for WasmiRuntime {
         match self.export(name)? {
             wasmi::Extern::Global(g) => Some(self.from_val(&g.get(&self.store))),
             _ => None,
+        }
+    }
+
+    fn set_global(&mut self, name: &str, value: Value) -> bool {
+        let v = self.to_val(value);
+        match self.export(name) {
+            Some(wasmi::Extern::Global(g)) => g.set(&mut self.store, v).is_ok(),
+            _ => false,
         }
     }
 

@@ -105,6 +105,23 @@ impl Value {
     }
 }
 
+impl Value {
+    /// The value as an expected result in a `.wast` script: like
+    /// [`Value::to_wast`], but a quiet NaN matches any quiet NaN
+    /// (`nan:arithmetic`), since engines may pick any payload.
+    pub fn to_wast_expected(&self) -> String {
+        match *self {
+            Value::F32(bits) if f32::from_bits(bits).is_nan() && bits & 0x0040_0000 != 0 => {
+                "(f32.const nan:arithmetic)".to_string()
+            }
+            Value::F64(bits) if f64::from_bits(bits).is_nan() && bits & 0x0008_0000_0000_0000 != 0 => {
+                "(f64.const nan:arithmetic)".to_string()
+            }
+            other => other.to_wast(),
+        }
+    }
+}
+
 /// Writes a float in `.wast` syntax, exactly: NaN payloads as `nan:0x...`,
 /// everything else as a hexadecimal float.
 fn wast_float(bits: u64, width: u32) -> String {

@@ -16,7 +16,7 @@ use std::path::PathBuf;
 use std::time::Instant;
 use weft_fuzzing::differential::{differential_with, DiffOptions};
 use weft_fuzzing::findings::{minimize, reproduction_command, write_finding};
-use weft_fuzzing::generate::{generate_module, iteration_seed, GenOptions, Rng};
+use weft_fuzzing::generate::{iteration_case, GenOptions};
 use weft_fuzzing::runtimes::{WasmiRuntime, WeftRuntime};
 use weft_fuzzing::Stats;
 
@@ -109,14 +109,9 @@ fn main() {
     let mut mismatches = 0u64;
     let mut last_report = Instant::now();
     for i in args.start..args.start + args.iterations {
-        let seed = iteration_seed(args.seed, i);
-        let mut rng = Rng::new(seed);
-        let len = rng.below(args.max_input as u64 + 1) as usize;
-        let data = rng.bytes(len);
-        let Ok(wasm) = generate_module(&data, &gen) else {
+        let Some((wasm, arg_seed)) = iteration_case(args.seed, i, args.max_input, &gen) else {
             continue;
         };
-        let arg_seed = rng.next_u64();
         let result = differential_with(&mut weft, &mut wasmi, &wasm, arg_seed, &options);
         if args.verbose {
             let info = weft_fuzzing::generate::ModuleInfo::parse(&wasm);
