@@ -121,11 +121,15 @@ impl std::ops::AddAssign for Stats {
 
 /// Runs `wasm` on both engines and compares them. `arg_seed` seeds the
 /// arguments of the calls, so a run is reproducible from the module and
-/// the seed.
+/// the seed. Weft runs twice, as configured by default and with Cranelift's
+/// optimizations off; the first disagreement is returned.
 pub fn differential(wasm: &[u8], arg_seed: u64, options: &DiffOptions) -> Result<Stats, Mismatch> {
-    let mut weft = WeftRuntime::default();
     let mut wasmi = WasmiRuntime::new();
-    differential_with(&mut weft, &mut wasmi, wasm, arg_seed, options)
+    let mut weft = WeftRuntime::default();
+    let stats = differential_with(&mut weft, &mut wasmi, wasm, arg_seed, options)?;
+    let mut weft = WeftRuntime::new(weft::Config::new().cranelift_opt_level(weft::OptLevel::None));
+    differential_with(&mut weft, &mut wasmi, wasm, arg_seed, options)?;
+    Ok(stats)
 }
 
 /// Like [`differential`], with engines the caller provides (and may reuse).

@@ -89,7 +89,7 @@ impl Default for GenOptions {
             max_table_elements: 100,
             max_funcs: 20,
             max_instructions: 100,
-            imports: false,
+            imports: true,
         }
     }
 }

@@ -23,6 +23,120 @@ pub trait Runtime {
     fn table(&mut self, name: &str) -> Option<Vec<Value>>;
 }
 
+/// What the harness's host functions return for `args`: a hash of the
+/// argument bits in every numeric result (so both engines must pass the
+/// arguments exactly) and null references. The same on both engines.
+pub fn host_results(args: &[Value], results: &[ValueType]) -> Vec<Value> {
+    let mut h: u64 = 0x9e37_79b9;
+    for a in args {
+        let bits = match *a {
+            Value::I32(x) => x as u32 as u64,
+            Value::I64(x) => x as u64,
+            Value::F32(x) => x as u64,
+            Value::F64(x) => x,
+            Value::FuncRef(x) => x as u64,
+            Value::ExternRef(x) => x.map_or(u64::MAX, u64::from),
+        };
+        h = (h ^ bits).wrapping_mul(0x100_0000_01b3).rotate_left(17);
+    }
+    results
+        .iter()
+        .enumerate()
+        .map(|(i, t)| {
+            let h = h.wrapping_add(i as u64);
+            match t {
+                ValueType::I32 => Value::I32(h as i32),
+                ValueType::I64 => Value::I64(h as i64),
+                // Finite values, so no NaN payload question arises.
+                ValueType::F32 => Value::F32(((h % 1000) as f32 / 8.0).to_bits()),
+                ValueType::F64 => Value::F64(((h % 100_000) as f64 / 7.0).to_bits()),
+                ValueType::FuncRef => Value::FuncRef(false),
+                ValueType::ExternRef => Value::ExternRef(None),
+            }
+        })
+        .collect()
+}
+
+/// The value of an imported global of type `ty` that the harness provides
+/// (a small `i32`, as such globals often serve as segment offsets).
+pub fn host_global_value(ty: ValueType) -> Value {
+    match ty {
+        ValueType::I32 => Value::I32(3),
+        ValueType::I64 => Value::I64(-0x1234_5678_9abc),
+        ValueType::F32 => Value::F32(1.5f32.to_bits()),
+        ValueType::F64 => Value::F64((-2.25f64).to_bits()),
+        ValueType::FuncRef => Value::FuncRef(false),
+        ValueType::ExternRef => Value::ExternRef(None),
+    }
+}
+
+fn weft_value_type(ty: &weft::ValType) -> ValueType {
+    match ty {
+        weft::ValType::I32 => ValueType::I32,
+        weft::ValType::I64 => ValueType::I64,
+        weft::ValType::F32 => ValueType::F32,
+        weft::ValType::F64 => ValueType::F64,
+        weft::ValType::Ref(r) if r.heap_type().is_extern() => ValueType::ExternRef,
+        _ => ValueType::FuncRef,
+    }
+}
+
+/// A Weft value without its store: extern references lose their payload.
+fn weft_plain(val: &weft::Val) -> Value {
+    match val {
+        weft::Val::I32(x) => Value::I32(*x),
+        weft::Val::I64(x) => Value::I64(*x),
+        weft::Val::F32(x) => Value::F32(*x),
+        weft::Val::F64(x) => Value::F64(*x),
+        weft::Val::V128(_) => Value::I32(-1),
+        weft::Val::FuncRef(f) => Value::FuncRef(f.is_some()),
+        weft::Val::ExternRef(r) => Value::ExternRef(r.map(|_| 0)),
+    }
+}
+
+/// A Weft value for a store-free [`Value`] (references are null).
+fn weft_plain_val(value: Value) -> weft::Val {
+    match value {
+        Value::I32(x) => weft::Val::I32(x),
+        Value::I64(x) => weft::Val::I64(x),
+        Value::F32(x) => weft::Val::F32(x),
+        Value::F64(x) => weft::Val::F64(x),
+        Value::FuncRef(_) => weft::Val::FuncRef(None),
+        Value::ExternRef(_) => weft::Val::ExternRef(None),
+    }
+}
+
+/// The harness's imports for a Weft module: host functions computing
+/// [`host_results`], globals holding [`host_global_value`], and fresh
+/// memories and tables of the imported types.
+fn weft_imports(store: &mut weft::Store<()>, module: &weft::Module) -> weft::Result<Vec<weft::Extern>> {
+    let mut imports = Vec::new();
+    for import in module.imports() {
+        imports.push(match import.ty() {
+            weft::ExternType::Func(ty) => {
+                let results: Vec<ValueType> = ty.results().map(|t| weft_value_type(&t)).collect();
+                weft::Extern::Func(weft::Func::new(&mut *store, ty, move |_, params, out| {
+                    let args: Vec<Value> = params.iter().map(weft_plain).collect();
+                    for (slot, v) in out.iter_mut().zip(host_results(&args, &results)) {
+                        *slot = weft_plain_val(v);
+                    }
+                    Ok(())
+                }))
+            }
+            weft::ExternType::Global(ty) => {
+                let value = weft_plain_val(host_global_value(weft_value_type(ty.content())));
+                weft::Extern::Global(weft::Global::new(&mut *store, ty, value)?)
+            }
+            weft::ExternType::Memory(ty) => weft::Extern::Memory(weft::Memory::new(&mut *store, ty)?),
+            weft::ExternType::Table(ty) => {
+                let init = weft::Ref::null(ty.element().heap_type());
+                weft::Extern::Table(weft::Table::new(&mut *store, ty, init)?)
+            }
+        });
+    }
+    Ok(imports)
+}
+
 /// Weft, configured as embedders get it by default.
 pub struct WeftRuntime {
     engine: weft::Engine,
@@ -118,7 +232,8 @@ impl Runtime for WeftRuntime {
         self.instance = None;
         self.store = weft::Store::new(&self.engine, ());
         let module = weft::Module::from_binary(&self.engine, wasm).map_err(|e| Failure::Error(format!("{e:#}")))?;
-        let instance = weft::Instance::new(&mut self.store, &module, &[]).map_err(weft_failure)?;
+        let imports = weft_imports(&mut self.store, &module).map_err(|e| Failure::Error(format!("{e:#}")))?;
+        let instance = weft::Instance::new(&mut self.store, &module, &imports).map_err(weft_failure)?;
         self.instance = Some(instance);
         Ok(())
     }
@@ -317,6 +432,71 @@ fn wasmi_failure(err: wasmi::Error) -> Failure {
     }
 }
 
+fn wasmi_value_type(ty: &wasmi::ValType) -> ValueType {
+    match ty {
+        wasmi::ValType::I32 => ValueType::I32,
+        wasmi::ValType::I64 => ValueType::I64,
+        wasmi::ValType::F32 => ValueType::F32,
+        wasmi::ValType::F64 => ValueType::F64,
+        wasmi::ValType::ExternRef => ValueType::ExternRef,
+        _ => ValueType::FuncRef,
+    }
+}
+
+/// A wasmi value without its store: extern references lose their payload.
+fn wasmi_plain(val: &wasmi::Val) -> Value {
+    match val {
+        wasmi::Val::I32(x) => Value::I32(*x),
+        wasmi::Val::I64(x) => Value::I64(*x),
+        wasmi::Val::F32(x) => Value::F32(x.to_bits()),
+        wasmi::Val::F64(x) => Value::F64(x.to_bits()),
+        wasmi::Val::V128(_) => Value::I32(-1),
+        wasmi::Val::FuncRef(f) => Value::FuncRef(!f.is_null()),
+        wasmi::Val::ExternRef(r) => Value::ExternRef(r.val().map(|_| 0)),
+    }
+}
+
+/// A wasmi value for a store-free [`Value`] (references are null).
+fn wasmi_plain_val(value: Value) -> wasmi::Val {
+    match value {
+        Value::I32(x) => wasmi::Val::I32(x),
+        Value::I64(x) => wasmi::Val::I64(x),
+        Value::F32(x) => wasmi::Val::F32(wasmi::F32::from_bits(x)),
+        Value::F64(x) => wasmi::Val::F64(wasmi::F64::from_bits(x)),
+        Value::FuncRef(_) => wasmi::Val::FuncRef(wasmi::Ref::Null),
+        Value::ExternRef(_) => wasmi::Val::ExternRef(wasmi::Ref::Null),
+    }
+}
+
+/// The same imports as [`weft_imports`], for wasmi.
+fn wasmi_imports(store: &mut wasmi::Store<()>, module: &wasmi::Module) -> Result<Vec<wasmi::Extern>, wasmi::Error> {
+    let mut imports = Vec::new();
+    for import in module.imports() {
+        imports.push(match import.ty() {
+            wasmi::ExternType::Func(ty) => {
+                let results: Vec<ValueType> = ty.results().iter().map(wasmi_value_type).collect();
+                wasmi::Extern::Func(wasmi::Func::new(&mut *store, ty.clone(), move |_, params, out| {
+                    let args: Vec<Value> = params.iter().map(wasmi_plain).collect();
+                    for (slot, v) in out.iter_mut().zip(host_results(&args, &results)) {
+                        *slot = wasmi_plain_val(v);
+                    }
+                    Ok(())
+                }))
+            }
+            wasmi::ExternType::Global(ty) => {
+                let value = wasmi_plain_val(host_global_value(wasmi_value_type(&ty.content())));
+                wasmi::Extern::Global(wasmi::Global::new(&mut *store, value, ty.mutability()))
+            }
+            wasmi::ExternType::Memory(ty) => wasmi::Extern::Memory(wasmi::Memory::new(&mut *store, *ty)?),
+            wasmi::ExternType::Table(ty) => {
+                let init = wasmi_default(wasmi_value_type(&ty.element()));
+                wasmi::Extern::Table(wasmi::Table::new(&mut *store, *ty, init)?)
+            }
+        });
+    }
+    Ok(imports)
+}
+
 fn wasmi_default(ty: ValueType) -> wasmi::Val {
     match ty {
         ValueType::I32 => wasmi::Val::I32(0),
@@ -338,7 +518,8 @@ impl Runtime for WasmiRuntime {
         self.store = wasmi::Store::new(&self.engine, ());
         self.refuel();
         let module = wasmi::Module::new(&self.engine, wasm).map_err(|e| Failure::Error(e.to_string()))?;
-        let instance = wasmi::Instance::new(&mut self.store, &module, &[]).map_err(wasmi_failure)?;
+        let imports = wasmi_imports(&mut self.store, &module).map_err(|e| Failure::Error(e.to_string()))?;
+        let instance = wasmi::Instance::new(&mut self.store, &module, &imports).map_err(wasmi_failure)?;
         self.instance = Some(instance);
         Ok(())
     }

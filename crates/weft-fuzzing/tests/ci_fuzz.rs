@@ -17,7 +17,8 @@ const MAX_INPUT: usize = 4096;
 fn differential_run(seed: u64) {
     let gen = GenOptions::default();
     let options = DiffOptions::default();
-    let mut weft = WeftRuntime::default();
+    let mut weft_speed = WeftRuntime::default();
+    let mut weft_none = WeftRuntime::new(weft::Config::new().cranelift_opt_level(weft::OptLevel::None));
     let mut wasmi = WasmiRuntime::new();
     let mut compared = 0;
     let mut calls = 0;
@@ -25,7 +26,9 @@ fn differential_run(seed: u64) {
         let Some((wasm, arg_seed)) = iteration_case(seed, i, MAX_INPUT, &gen) else {
             continue;
         };
-        match differential_with(&mut weft, &mut wasmi, &wasm, arg_seed, &options) {
+        // As the `diff` binary: odd iterations without Cranelift optimizations.
+        let weft = if i % 2 == 0 { &mut weft_speed } else { &mut weft_none };
+        match differential_with(weft, &mut wasmi, &wasm, arg_seed, &options) {
             Ok(stats) => calls += stats.calls,
             Err(mismatch) => panic!(
                 "{mismatch}\nreplay and minimize: cargo run -p weft-fuzzing --bin diff -- --seed {seed} --start {i} --iterations 1"

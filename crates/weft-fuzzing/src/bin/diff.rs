@@ -103,7 +103,10 @@ fn main() {
         ..GenOptions::default()
     };
     let started = Instant::now();
-    let mut weft = WeftRuntime::default();
+    // Even iterations run on Weft as configured by default (optimizing),
+    // odd ones with Cranelift's optimizations off.
+    let mut weft_speed = WeftRuntime::default();
+    let mut weft_none = WeftRuntime::new(weft::Config::new().cranelift_opt_level(weft::OptLevel::None));
     let mut wasmi = WasmiRuntime::new();
     let mut total = Stats::default();
     let mut mismatches = 0u64;
@@ -112,7 +115,8 @@ fn main() {
         let Some((wasm, arg_seed)) = iteration_case(args.seed, i, args.max_input, &gen) else {
             continue;
         };
-        let result = differential_with(&mut weft, &mut wasmi, &wasm, arg_seed, &options);
+        let weft = if i % 2 == 0 { &mut weft_speed } else { &mut weft_none };
+        let result = differential_with(weft, &mut wasmi, &wasm, arg_seed, &options);
         if args.verbose {
             let info = weft_fuzzing::generate::ModuleInfo::parse(&wasm);
             eprintln!(
