@@ -1,6 +1,8 @@
 //! Async calls on fibers: async host functions, yields, and futures that are
 //! safe to drop at any point.
 
+#![cfg(feature = "async")]
+
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::atomic::{AtomicUsize, Ordering};
