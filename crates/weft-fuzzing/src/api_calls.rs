@@ -1,8 +1,9 @@
 //! `api_calls`: generated sequences of embedding-API calls on stores
 //! (instantiate, call, grow memories and tables, get and set globals and
 //! table elements, read and write memory, drop instances and stores, use
-//! handles of a dropped or another store). Every call returns `Ok` or `Err`;
-//! none may panic or crash.
+//! handles of a dropped or another store, set fuel and epoch deadlines).
+//! Every call returns `Ok` or `Err`; none may panic or crash. Run it with
+//! [`crate::targets::interruptible_engine`] so fuel and epochs take effect.
 
 use crate::generate::{generate_module_from, GenOptions};
 use crate::targets::dummy_imports;
@@ -92,6 +93,16 @@ pub enum ApiCall {
     DropStore,
     /// Increment the engine's epoch.
     IncrementEpoch,
+    /// Set the store's fuel (refused unless the engine consumes fuel).
+    SetFuel {
+        /// The fuel.
+        fuel: u32,
+    },
+    /// Set the store's epoch deadline, in ticks after the current epoch.
+    SetEpochDeadline {
+        /// The ticks.
+        ticks: u8,
+    },
 }
 
 /// The state of a sequence: the stores, instances and exported handles.
@@ -124,7 +135,7 @@ pub fn api_calls_target(engine: &Engine, data: &[u8]) {
     let mut state = State {
         engine: engine.clone(),
         modules,
-        store: Store::new(engine, ()),
+        store: new_store(engine),
         instances: Vec::new(),
         exports: Vec::new(),
     };
@@ -265,11 +276,26 @@ impl State {
             }
             ApiCall::DropStore => {
                 self.instances.clear();
-                self.store = Store::new(&self.engine, ());
+                self.store = new_store(&self.engine);
             }
             ApiCall::IncrementEpoch => self.engine.increment_epoch(),
+            ApiCall::SetFuel { fuel } => {
+                let _ = self.store.set_fuel(fuel as u64);
+                let _ = self.store.get_fuel();
+            }
+            ApiCall::SetEpochDeadline { ticks } => self.store.set_epoch_deadline(ticks as u64),
         }
     }
+}
+
+/// A store with plenty of fuel and a far epoch deadline (both refused
+/// silently by engines without fuel or epochs), so calls run until a
+/// generated `SetFuel` or `SetEpochDeadline` says otherwise.
+fn new_store(engine: &Engine) -> Store<()> {
+    let mut store = Store::new(engine, ());
+    let _ = store.set_fuel(1_000_000);
+    store.set_epoch_deadline(1_000);
+    store
 }
 
 fn value_of(store: &mut Store<()>, ty: &weft::ValType, bits: i64) -> Val {

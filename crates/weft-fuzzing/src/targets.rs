@@ -91,12 +91,27 @@ pub fn dummy_imports(store: &mut Store<()>, module: &Module, trap_in_host: bool)
     Ok(imports)
 }
 
+/// The engine of the `instantiate_and_call` and `api_calls` targets: fuel
+/// and epoch interruption on, so that inputs draw random deadlines.
+///
+/// # Panics
+///
+/// Panics if Weft rejects the configuration.
+pub fn interruptible_engine() -> Engine {
+    let mut config = weft::Config::new();
+    config.consume_fuel(true).epoch_interruption(true);
+    Engine::new(&config).expect("weft supports fuel and epoch interruption")
+}
+
 /// `instantiate_and_call`: a generated module (with imports) goes through
 /// compilation, instantiation and calls of every export with arbitrary
-/// arguments; everything returns `Ok` or `Err` and nothing panics.
+/// arguments, under a random fuel budget and epoch deadline (with the
+/// engine of [`interruptible_engine`]; with another engine the deadlines
+/// are refused, which is fine too); everything returns `Ok` or `Err` and
+/// nothing panics.
 ///
 /// Runs are finite thanks to wasm-smith's termination instrumentation (fuel
-/// in a global); Weft has no fuel or epoch deadlines yet.
+/// in a global) as well as Weft's own fuel.
 pub fn instantiate_and_call_target(engine: &Engine, data: &[u8]) {
     let mut u = Unstructured::new(data);
     let options = GenOptions {
@@ -108,6 +123,8 @@ pub fn instantiate_and_call_target(engine: &Engine, data: &[u8]) {
     };
     let module = Module::new(engine, &wasm).expect("weft compiles every module wasm-smith generates for it");
     let mut store = Store::new(engine, ());
+    let _ = store.set_fuel(u.int_in_range(0..=200_000).unwrap_or(10_000));
+    store.set_epoch_deadline(u.int_in_range(0..=4).unwrap_or(1));
     let trap_in_host = u.ratio(1, 8).unwrap_or(false);
     let imports = dummy_imports(&mut store, &module, trap_in_host).expect("imports of matching types can be made");
     let Ok(instance) = Instance::new(&mut store, &module, &imports) else {
@@ -127,6 +144,14 @@ pub fn instantiate_and_call_target(engine: &Engine, data: &[u8]) {
                 .map(|t| Val::default_for_ty(&t).unwrap_or(Val::I32(0)))
                 .collect();
             let _ = func.call(&mut store, &args, &mut results);
+            match u.int_in_range(0..=7).unwrap_or(0) {
+                0 => engine.increment_epoch(),
+                1 => {
+                    let _ = store.set_fuel(u.int_in_range(0..=200_000).unwrap_or(0));
+                }
+                2 => store.set_epoch_deadline(u.int_in_range(0..=4).unwrap_or(1)),
+                _ => {}
+            }
         }
     }
 }

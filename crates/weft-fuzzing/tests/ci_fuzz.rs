@@ -7,7 +7,7 @@ use weft_fuzzing::api_calls::api_calls_target;
 use weft_fuzzing::differential::{differential_with, DiffOptions};
 use weft_fuzzing::generate::{iteration_case, iteration_seed, GenOptions, Rng};
 use weft_fuzzing::runtimes::{WasmiRuntime, WeftRuntime};
-use weft_fuzzing::targets::{instantiate_and_call_target, module_new_target, mutated_module};
+use weft_fuzzing::targets::{instantiate_and_call_target, interruptible_engine, module_new_target, mutated_module};
 
 /// Modules per seed; with two seeds, the run compares this many times two.
 const MODULES_PER_SEED: u64 = 2000;
@@ -77,7 +77,7 @@ fn module_new_never_panics() {
 
 #[test]
 fn instantiate_and_call_never_panics() {
-    let engine = weft::Engine::default();
+    let engine = interruptible_engine();
     crash_run(
         "instantiate_and_call",
         500,
@@ -88,6 +88,6 @@ fn instantiate_and_call_never_panics() {
 
 #[test]
 fn api_calls_never_panic() {
-    let engine = weft::Engine::default();
+    let engine = interruptible_engine();
     crash_run("api_calls", 300, |d| api_calls_target(&engine, d), random_input);
 }

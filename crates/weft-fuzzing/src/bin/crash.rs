@@ -15,7 +15,9 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 use weft_fuzzing::api_calls::api_calls_target;
 use weft_fuzzing::generate::{iteration_seed, Rng};
-use weft_fuzzing::targets::{differential_target, instantiate_and_call_target, module_new_target, mutated_module};
+use weft_fuzzing::targets::{
+    differential_target, instantiate_and_call_target, interruptible_engine, module_new_target, mutated_module,
+};
 
 fn usage() -> ! {
     eprintln!("usage: crash --target NAME [--iterations N | --seconds N] [--seed S] [--findings DIR]");
@@ -44,10 +46,11 @@ fn main() {
         iterations = 1000;
     }
     let engine = weft::Engine::default();
+    let interruptible = interruptible_engine();
     let run: Box<dyn Fn(&[u8])> = match target.as_str() {
         "module_new" => Box::new(|d: &[u8]| module_new_target(&engine, d)),
-        "instantiate_and_call" => Box::new(|d: &[u8]| instantiate_and_call_target(&engine, d)),
-        "api_calls" => Box::new(|d: &[u8]| api_calls_target(&engine, d)),
+        "instantiate_and_call" => Box::new(|d: &[u8]| instantiate_and_call_target(&interruptible, d)),
+        "api_calls" => Box::new(|d: &[u8]| api_calls_target(&interruptible, d)),
         "differential" => Box::new(differential_target),
         _ => usage(),
     };
