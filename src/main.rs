@@ -279,6 +279,13 @@ fn parse_arg(ty: &ValType, arg: &str) -> Result<Val> {
         ),
         ValType::F32 => Val::F32(arg.parse::<f32>().map_err(|_| bad())?.to_bits()),
         ValType::F64 => Val::F64(arg.parse::<f64>().map_err(|_| bad())?.to_bits()),
+        ValType::V128 => {
+            let bits = match arg.strip_prefix("0x") {
+                Some(hex) => u128::from_str_radix(hex, 16),
+                None => arg.parse::<u128>(),
+            };
+            Val::V128(weft::V128::from(bits.map_err(|_| bad())?))
+        }
         _ => bail!("cannot pass a {} argument from the command line", type_name(ty)),
     })
 }
@@ -305,8 +312,7 @@ fn display_result(value: &Val) -> String {
         Val::FuncRef(Some(_)) => "<funcref>".to_string(),
         Val::ExternRef(None) => "<null externref>".to_string(),
         Val::ExternRef(Some(_)) => "<externref>".to_string(),
-        #[allow(unreachable_patterns)]
-        other => format!("{other:?}"),
+        Val::V128(v) => format!("0x{:032x}", v.as_u128()),
     }
 }
 
@@ -356,7 +362,13 @@ fn wast_command(files: Vec<PathBuf>) -> ExitCode {
 /// Runs each script with a fresh store; prints one line per file and the
 /// totals.
 fn run_wast_files(files: &[PathBuf]) -> ExitCode {
-    let engine = Engine::default();
+    let engine = match Engine::new(&weft_wast::spec_config()) {
+        Ok(engine) => engine,
+        Err(err) => {
+            eprintln!("Error: {err:#}");
+            return ExitCode::FAILURE;
+        }
+    };
     let (mut passed, mut failed) = (0usize, 0usize);
     for file in files {
         let result = panic::catch_unwind(AssertUnwindSafe(|| run_wast_file(&engine, file)))

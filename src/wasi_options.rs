@@ -31,6 +31,52 @@ pub struct WasmSwitches {
     /// Wall-clock time the guest may run before it traps
     /// (`--wasm-timeout`, `-W timeout`).
     pub timeout: Option<Duration>,
+    /// Proposals switched on or off (`-W memory64=y`, `-W simd=n`, ...), in
+    /// the order given.
+    pub proposals: Vec<(Proposal, bool)>,
+}
+
+/// A WebAssembly proposal `-W` can switch, named as in Wasmtime's CLI.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Proposal {
+    Simd,
+    RelaxedSimd,
+    RelaxedSimdDeterministic,
+    TailCall,
+    MultiMemory,
+    Memory64,
+    ExtendedConst,
+    FunctionReferences,
+}
+
+impl Proposal {
+    const ALL: [(&'static str, Proposal); 8] = [
+        ("simd", Proposal::Simd),
+        ("relaxed-simd", Proposal::RelaxedSimd),
+        ("relaxed-simd-deterministic", Proposal::RelaxedSimdDeterministic),
+        ("tail-call", Proposal::TailCall),
+        ("multi-memory", Proposal::MultiMemory),
+        ("memory64", Proposal::Memory64),
+        ("extended-const", Proposal::ExtendedConst),
+        ("function-references", Proposal::FunctionReferences),
+    ];
+
+    fn named(name: &str) -> Option<Proposal> {
+        Self::ALL.iter().find(|(n, _)| *n == name).map(|(_, p)| *p)
+    }
+
+    fn apply(self, config: &mut Config, enable: bool) {
+        match self {
+            Proposal::Simd => config.wasm_simd(enable),
+            Proposal::RelaxedSimd => config.wasm_relaxed_simd(enable),
+            Proposal::RelaxedSimdDeterministic => config.relaxed_simd_deterministic(enable),
+            Proposal::TailCall => config.wasm_tail_call(enable),
+            Proposal::MultiMemory => config.wasm_multi_memory(enable),
+            Proposal::Memory64 => config.wasm_memory64(enable),
+            Proposal::ExtendedConst => config.wasm_extended_const(enable),
+            Proposal::FunctionReferences => config.wasm_function_references(enable),
+        };
+    }
 }
 
 /// The `-S` (WASI) switches.
@@ -41,8 +87,9 @@ pub struct WasiSwitches {
 }
 
 /// The `-W` switches `weft run` understands, for `--help` and errors.
-pub const WASM_SWITCHES: &str =
-    "unknown-imports-default[=y|n], unknown-imports-trap[=y|n], max-wasm-stack=N, fuel=N, timeout=DURATION";
+pub const WASM_SWITCHES: &str = "unknown-imports-default[=y|n], unknown-imports-trap[=y|n], max-wasm-stack=N, \
+     fuel=N, timeout=DURATION, and the proposals simd, relaxed-simd, relaxed-simd-deterministic, tail-call, \
+     multi-memory, memory64, extended-const, function-references[=y|n]";
 /// The `-S` switches `weft run` understands.
 pub const WASI_SWITCHES: &str = "cli[=y], preview1[=y], inherit-env[=y|n], tcplisten=ADDR";
 
@@ -93,7 +140,10 @@ pub fn parse_wasm_switches(values: &[String]) -> Result<WasmSwitches> {
                 let v = value.ok_or_else(|| anyhow!("`-W timeout` needs a duration"))?;
                 out.timeout = Some(parse_duration(v)?);
             }
-            _ => bail!("unsupported `-W {name}`: weft run understands {WASM_SWITCHES}"),
+            _ => match Proposal::named(name) {
+                Some(proposal) => out.proposals.push((proposal, parse_bool(name, value)?)),
+                None => bail!("unsupported `-W {name}`: weft run understands {WASM_SWITCHES}"),
+            },
         }
     }
     Ok(out)
@@ -149,6 +199,9 @@ pub fn configure(config: &mut Config, switches: &WasmSwitches) {
     }
     config.consume_fuel(switches.fuel.is_some());
     config.epoch_interruption(switches.timeout.is_some());
+    for (proposal, enable) in &switches.proposals {
+        proposal.apply(config, *enable);
+    }
 }
 
 /// Gives the store its fuel, and arms the timeout: a thread that advances

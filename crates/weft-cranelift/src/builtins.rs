@@ -4,7 +4,7 @@ use crate::func_translator::FuncTranslator;
 use crate::types::{trap_to_code, vmctx_readonly};
 use anyhow::{bail, Result};
 use cranelift_codegen::ir::condcodes::IntCC;
-use cranelift_codegen::ir::types::{I32, I64};
+use cranelift_codegen::ir::types::{F32, F64, I32, I64};
 use cranelift_codegen::ir::{AbiParam, InstBuilder, Signature, Type, Value};
 use weft_environ::{BuiltinFunction, BuiltinType, Trap};
 
@@ -12,6 +12,8 @@ fn builtin_type(ty: BuiltinType) -> Type {
     match ty {
         BuiltinType::Vmctx | BuiltinType::Pointer | BuiltinType::I64 => I64,
         BuiltinType::I32 => I32,
+        BuiltinType::F32 => F32,
+        BuiltinType::F64 => F64,
     }
 }
 

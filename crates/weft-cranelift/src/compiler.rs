@@ -115,6 +115,13 @@ impl Compiler {
     /// speed, with frame pointers preserved and Cranelift's verifier enabled
     /// in debug builds.
     pub fn new_native() -> Result<Compiler> {
+        Self::new_native_with_isa_flags(&[])
+    }
+
+    /// [`Compiler::new_native`] with some of the host's ISA flags changed
+    /// (for example `("has_fma", "false")`, to test the code generated for
+    /// older machines).
+    pub(crate) fn new_native_with_isa_flags(isa_flags: &[(&str, &str)]) -> Result<Compiler> {
         let mut flags = settings::builder();
         let set = |flags: &mut settings::Builder, name: &str, value: &str| {
             flags
@@ -131,7 +138,12 @@ impl Compiler {
         )?;
         set(&mut flags, "unwind_info", "false")?;
         set(&mut flags, "enable_probestack", "false")?;
-        let builder = cranelift_native::builder().map_err(|e| anyhow!("host machine not supported: {e}"))?;
+        let mut builder = cranelift_native::builder().map_err(|e| anyhow!("host machine not supported: {e}"))?;
+        for (name, value) in isa_flags {
+            builder
+                .set(name, value)
+                .map_err(|e| anyhow!("cannot set ISA flag {name}={value}: {e}"))?;
+        }
         let isa = builder.finish(settings::Flags::new(flags))?;
         match isa.name() {
             "x64" | "aarch64" => {}
@@ -144,6 +156,15 @@ impl Compiler {
             isa,
             tunables: Tunables::default(),
         })
+    }
+
+    /// The same compiler, with relaxed SIMD instructions computing the
+    /// deterministic results of the spec (`true`) or the fastest results of
+    /// the machine (`false`, the default). Either way a given instruction
+    /// gives the same result every time on one machine.
+    pub fn with_relaxed_simd_deterministic(mut self, deterministic: bool) -> Compiler {
+        self.tunables.relaxed_simd_deterministic = deterministic;
+        self
     }
 
     /// The Cranelift name of the target architecture (`"x64"` or
@@ -310,6 +331,26 @@ impl Compiler {
 #[cfg(test)]
 mod debug_tests {
     use super::*;
+
+    /// Without FMA, deterministic relaxed multiply-adds call the runtime's
+    /// fused multiply-add per lane; the fast mode multiplies then adds.
+    #[test]
+    fn relaxed_madd_without_native_fma() {
+        let wat = r#"(module
+            (func (param v128 v128 v128) (result v128 v128)
+                (f32x4.relaxed_madd (local.get 0) (local.get 1) (local.get 2))
+                (f64x2.relaxed_nmadd (local.get 0) (local.get 1) (local.get 2))))"#;
+        let wasm = wat::parse_str(wat).unwrap();
+        let translation = weft_environ::translate_module(&wasm, weft_environ::supported_features()).unwrap();
+        let Ok(compiler) = Compiler::new_native_with_isa_flags(&[("has_fma", "false")]) else {
+            return; // not an x86 host
+        };
+        assert!(!compiler.isa.has_native_fma());
+        for deterministic in [false, true] {
+            let compiler = compiler.clone().with_relaxed_simd_deterministic(deterministic);
+            compiler.compile_module(&translation).unwrap();
+        }
+    }
 
     /// Prints the CLIF and the machine code of every function and trampoline
     /// of a module given as text in `WEFT_WAT`:

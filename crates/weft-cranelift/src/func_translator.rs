@@ -65,6 +65,7 @@ pub(crate) struct Regions {
 pub(crate) struct FuncTranslator<'m, 'b> {
     pub(crate) b: FunctionBuilder<'b>,
     pub(crate) module: &'m Module,
+    pub(crate) isa: &'m dyn TargetIsa,
     pub(crate) offsets: VMOffsets,
     pub(crate) default_call_conv: CallConv,
     /// The function's own vmctx (its first parameter).
@@ -73,7 +74,7 @@ pub(crate) struct FuncTranslator<'m, 'b> {
     pub(crate) regions: Regions,
     pub(crate) builtin_sigs: HashMap<usize, SigRef>,
     frames: Vec<ControlFrame>,
-    reachable: bool,
+    pub(crate) reachable: bool,
     /// Nesting depth of blocks opened in unreachable code.
     unreachable_depth: u32,
     locals: Vec<Variable>,
@@ -88,10 +89,10 @@ pub(crate) struct FuncTranslator<'m, 'b> {
 /// Translates the body of a defined function into `func`, whose signature
 /// must already be the wasm signature of the function's type `ty_index`.
 #[allow(clippy::too_many_arguments)]
-pub(crate) fn translate_function(
-    isa: &dyn TargetIsa,
+pub(crate) fn translate_function<'m>(
+    isa: &'m dyn TargetIsa,
     tunables: Tunables,
-    module: &Module,
+    module: &'m Module,
     ty_index: u32,
     body: &FunctionBody<'_>,
     func: &mut Function,
@@ -145,6 +146,7 @@ pub(crate) fn translate_function(
     let mut t = FuncTranslator {
         b,
         module,
+        isa,
         offsets,
         default_call_conv: isa.default_call_conv(),
         vmctx: params[0],
@@ -223,6 +225,7 @@ impl FuncTranslator<'_, '_> {
         match ty {
             types::F32 => self.b.ins().f32const(0.0),
             types::F64 => self.b.ins().f64const(0.0),
+            ty if ty.is_vector() => self.v128_const(ty, 0),
             _ => self.b.ins().iconst(ty, 0),
         }
     }
@@ -258,7 +261,7 @@ impl FuncTranslator<'_, '_> {
     }
 
     /// The top `n` values, in the order they were pushed.
-    fn peekn(&self, n: usize) -> Vec<Value> {
+    pub(crate) fn peekn(&self, n: usize) -> Vec<Value> {
         self.stack[self.stack.len() - n..].to_vec()
     }
 
@@ -272,7 +275,7 @@ impl FuncTranslator<'_, '_> {
         block
     }
 
-    fn jump(&mut self, dest: Block, args: &[Value]) {
+    pub(crate) fn jump(&mut self, dest: Block, args: &[Value]) {
         let args = block_args(args);
         self.b.ins().jump(dest, &args);
     }
@@ -297,7 +300,7 @@ impl FuncTranslator<'_, '_> {
     /// The block that a branch to the frame at `index` (counted from the
     /// bottom of the control stack) jumps to, and the number of values it
     /// passes.
-    fn branch_target(&mut self, index: usize) -> (Block, usize) {
+    pub(crate) fn branch_target(&mut self, index: usize) -> (Block, usize) {
         let frame = &mut self.frames[index];
         match frame.kind {
             FrameKind::Loop { header } => (header, frame.num_params),
@@ -308,7 +311,7 @@ impl FuncTranslator<'_, '_> {
         }
     }
 
-    fn frame_index(&self, relative_depth: u32) -> usize {
+    pub(crate) fn frame_index(&self, relative_depth: u32) -> usize {
         self.frames.len() - 1 - relative_depth as usize
     }
 
@@ -447,10 +450,15 @@ impl FuncTranslator<'_, '_> {
                 self.b.def_var(self.locals[local_index as usize], v);
             }
             op => {
-                if !(self.translate_numeric(&op)? || self.translate_memory(&op)? || self.translate_table(&op)?) {
-                    if is_simd(&op) {
-                        bail!("SIMD is not supported yet");
-                    }
+                let done = self.translate_numeric(&op)?
+                    || self.translate_memory(&op)?
+                    || self.translate_table(&op)?
+                    || self.translate_func_refs(&op)?
+                    || self.translate_simd(&op)?
+                    || self.translate_simd_arith(&op)?
+                    || self.translate_simd_memory(&op)?
+                    || self.translate_relaxed_simd(&op)?;
+                if !done {
                     bail!("unsupported operator: {op:?}");
                 }
             }
@@ -564,7 +572,7 @@ impl FuncTranslator<'_, '_> {
         Ok(sig)
     }
 
-    fn direct_func_ref(&mut self, defined_index: u32, sig: SigRef) -> FuncRef {
+    pub(crate) fn direct_func_ref(&mut self, defined_index: u32, sig: SigRef) -> FuncRef {
         if let Some(f) = self.direct_funcs.get(&defined_index) {
             return *f;
         }
@@ -639,15 +647,6 @@ impl FuncTranslator<'_, '_> {
     }
 }
 
-fn block_args(values: &[Value]) -> Vec<BlockArg> {
+pub(crate) fn block_args(values: &[Value]) -> Vec<BlockArg> {
     values.iter().map(|v| BlockArg::Value(*v)).collect()
-}
-
-/// Whether `op` is a SIMD operator.
-fn is_simd(op: &Operator<'_>) -> bool {
-    let name = format!("{op:?}");
-    name.starts_with("V128")
-        || ["I8x16", "I16x8", "I32x4", "I64x2", "F32x4", "F64x2"]
-            .iter()
-            .any(|p| name.starts_with(p))
 }

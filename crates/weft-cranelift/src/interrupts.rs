@@ -38,7 +38,13 @@ impl FuncTranslator<'_, '_> {
             | Operator::BrIf { .. }
             | Operator::BrTable { .. }
             | Operator::Call { .. }
-            | Operator::CallIndirect { .. } => (1, true),
+            | Operator::CallIndirect { .. }
+            | Operator::CallRef { .. }
+            | Operator::ReturnCall { .. }
+            | Operator::ReturnCallIndirect { .. }
+            | Operator::ReturnCallRef { .. }
+            | Operator::BrOnNull { .. }
+            | Operator::BrOnNonNull { .. } => (1, true),
             _ => (1, false),
         };
         self.pending_fuel += cost;

@@ -18,10 +18,14 @@
 //! * Every wasm function, defined or imported, uses Cranelift's `tail` calling
 //!   convention with parameters `(callee_vmctx, caller_vmctx, wasm params...)`
 //!   and the wasm results as results.
-//! * Linear memories are 32-bit with a 4 GiB reservation plus a 4 GiB guard
-//!   region: accesses are not bounds-checked, an out-of-bounds access faults
-//!   and the fault's pc is found in the trap table as
-//!   [`weft_environ::Trap::MemoryOutOfBounds`]. The base of a linear memory
+//! * A `v128` is an `i8x16` wherever it is stored or passed; operators
+//!   bitcast it to the lane type they need.
+//! * Linear memories have a 4 GiB reservation plus a 4 GiB guard region:
+//!   accesses to 32-bit memories are not bounds-checked, an out-of-bounds
+//!   access faults and the fault's pc is found in the trap table as
+//!   [`weft_environ::Trap::MemoryOutOfBounds`]. Accesses to 64-bit memories
+//!   are checked against the current length, and an out-of-bounds one is
+//!   sent to address 0 (with `select_spectre_guard`), where it faults. The base of a linear memory
 //!   never moves (only its accessible length grows), so compiled code may
 //!   keep `VMMemoryDefinition::base` in a register across calls; the current
 //!   length is reloaded after every call.
@@ -40,8 +44,13 @@ mod compiler;
 mod func_translator;
 mod interrupts;
 mod link;
+mod ops_func_refs;
 mod ops_memory;
 mod ops_numeric;
+mod ops_relaxed;
+mod ops_simd;
+mod ops_simd_arith;
+mod ops_simd_memory;
 mod ops_table;
 mod trampolines;
 mod types;

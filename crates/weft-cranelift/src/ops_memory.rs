@@ -2,8 +2,9 @@
 //! globals.
 
 use crate::func_translator::FuncTranslator;
-use crate::types::{clif_type, trusted, vmctx_readonly};
+use crate::types::{clif_type, trap_to_code, trusted, vmctx_readonly};
 use anyhow::{anyhow, bail, Result};
+use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::types::{F32, F64, I32, I64};
 use cranelift_codegen::ir::{Endianness, InstBuilder, MemFlagsData, Type, Value};
 use cranelift_frontend::FunctionBuilder;
@@ -21,17 +22,15 @@ impl FuncTranslator<'_, '_> {
         Ok(self.b.ins().load(I64, vmctx_readonly(), self.vmctx, offset))
     }
 
-    /// Checks that memory `mem` exists and is supported.
-    fn check_memory(&self, mem: u32) -> Result<()> {
+    /// Checks that memory `mem` exists; returns whether it is a 64-bit
+    /// memory.
+    fn check_memory(&self, mem: u32) -> Result<bool> {
         let memory = self
             .module
             .memories
             .get(mem as usize)
             .ok_or_else(|| anyhow!("memory {mem} out of range"))?;
-        if memory.memory64 {
-            bail!("memory64 is not supported yet");
-        }
-        Ok(())
+        Ok(memory.memory64)
     }
 
     fn vmmemory_flags(&self) -> MemFlagsData {
@@ -40,17 +39,24 @@ impl FuncTranslator<'_, '_> {
 
     /// Flags of wasm loads and stores: little-endian, possibly unaligned,
     /// trapping with HEAP_OUT_OF_BOUNDS in the guard region.
-    fn heap_flags(&self) -> MemFlagsData {
+    pub(crate) fn heap_flags(&self) -> MemFlagsData {
         MemFlagsData::new()
             .with_endianness(Endianness::Little)
             .with_alias_region(Some(self.regions.heap))
     }
 
-    /// Pops an index and computes the native address of a wasm access:
-    /// `base + uextend(index)` and the immediate offset to add to it. The
+    /// Pops an index and computes the native address of a wasm access of
+    /// `size` bytes: an address and the immediate offset to add to it.
+    ///
+    /// For a 32-bit memory the address is `base + uextend(index)`: the
     /// 4 GiB guard region after the reservation makes bounds checks
-    /// unnecessary.
-    fn heap_addr(&mut self, memarg: &MemArg) -> Result<(Value, i32)> {
+    /// unnecessary. A 64-bit memory's index space is far larger than any
+    /// guard region, so the access is checked against the current length;
+    /// an out-of-bounds access gets the address 0 (chosen with
+    /// `select_spectre_guard`, so that not even a speculated access
+    /// leaves the memory), which faults and traps with
+    /// HEAP_OUT_OF_BOUNDS.
+    pub(crate) fn heap_addr(&mut self, memarg: &MemArg, size: u32) -> Result<(Value, i32)> {
         let mem = match memarg.target {
             MemArgTarget::Memory(mem) => mem,
             MemArgTarget::Array(_) => bail!("GC array accesses are not supported"),
@@ -59,11 +65,15 @@ impl FuncTranslator<'_, '_> {
             bail!("atomic memory accesses are not supported");
         }
         let index = self.pop();
+        let memory64 = self.check_memory(mem)?;
         let def = self.memory_def(mem)?;
-        // The base of a 32-bit memory never moves: it is a fixed reservation
-        // whose accessible part only grows. So its load may be hoisted and
-        // shared like a field of the vmctx.
+        // The base of a memory never moves: it is a fixed reservation whose
+        // accessible part only grows. So its load may be hoisted and shared
+        // like a field of the vmctx.
         let base = self.b.ins().load(I64, vmctx_readonly(), def, vmmemory::BASE as i32);
+        if memory64 {
+            return Ok((self.bounds_checked_addr(def, base, index, memarg.offset, size), 0));
+        }
         let index = self.b.ins().uextend(I64, index);
         let addr = self.b.ins().iadd(base, index);
         match i32::try_from(memarg.offset) {
@@ -75,36 +85,66 @@ impl FuncTranslator<'_, '_> {
         }
     }
 
-    fn wasm_load(
+    /// The address of an access of `size` bytes at `index + offset` of the
+    /// 64-bit memory `def` (based at `base`), or 0 when out of bounds (see
+    /// [`FuncTranslator::heap_addr`]).
+    fn bounds_checked_addr(&mut self, def: Value, base: Value, index: Value, offset: u64, size: u32) -> Value {
+        let flags = self.vmmemory_flags();
+        let length = self.b.ins().load(I64, flags, def, vmmemory::CURRENT_LENGTH as i32);
+        let oob_code = trap_to_code(Trap::MemoryOutOfBounds);
+        let end = match offset.checked_add(u64::from(size)) {
+            Some(extent) => {
+                let extent = self.b.ins().iconst(I64, extent as i64);
+                self.b.ins().uadd_overflow_trap(index, extent, oob_code)
+            }
+            None => {
+                // `offset + size` exceeds the 64-bit index space: every
+                // access traps.
+                let offset = self.b.ins().iconst(I64, offset as i64);
+                let end = self.b.ins().uadd_overflow_trap(index, offset, oob_code);
+                let size = self.b.ins().iconst(I64, i64::from(size));
+                self.b.ins().uadd_overflow_trap(end, size, oob_code)
+            }
+        };
+        let oob = self.b.ins().icmp(IntCC::UnsignedGreaterThan, end, length);
+        let addr = self.b.ins().iadd(base, index);
+        let addr = self.b.ins().iadd_imm_u(addr, offset as i64);
+        let null = self.b.ins().iconst(I64, 0);
+        self.b.ins().select_spectre_guard(oob, null, addr)
+    }
+
+    pub(crate) fn wasm_load(
         &mut self,
         memarg: &MemArg,
+        size: u32,
         load: impl FnOnce(&mut FunctionBuilder<'_>, MemFlagsData, Value, i32) -> Value,
     ) -> Result<()> {
-        let (addr, offset) = self.heap_addr(memarg)?;
+        let (addr, offset) = self.heap_addr(memarg, size)?;
         let flags = self.heap_flags();
         let v = load(&mut self.b, flags, addr, offset);
         self.push(v);
         Ok(())
     }
 
-    fn wasm_store(
+    pub(crate) fn wasm_store(
         &mut self,
         memarg: &MemArg,
+        size: u32,
         store: impl FnOnce(&mut FunctionBuilder<'_>, MemFlagsData, Value, Value, i32),
     ) -> Result<()> {
         let value = self.pop();
-        let (addr, offset) = self.heap_addr(memarg)?;
+        let (addr, offset) = self.heap_addr(memarg, size)?;
         let flags = self.heap_flags();
         store(&mut self.b, flags, value, addr, offset);
         Ok(())
     }
 
     fn load_typed(&mut self, memarg: &MemArg, ty: Type) -> Result<()> {
-        self.wasm_load(memarg, |b, f, a, o| b.ins().load(ty, f, a, o))
+        self.wasm_load(memarg, ty.bytes(), |b, f, a, o| b.ins().load(ty, f, a, o))
     }
 
-    fn store_typed(&mut self, memarg: &MemArg) -> Result<()> {
-        self.wasm_store(memarg, |b, f, v, a, o| {
+    fn store_typed(&mut self, memarg: &MemArg, size: u32) -> Result<()> {
+        self.wasm_store(memarg, size, |b, f, v, a, o| {
             b.ins().store(f, v, a, o);
         })
     }
@@ -118,44 +158,48 @@ impl FuncTranslator<'_, '_> {
             O::I64Load { memarg } => self.load_typed(memarg, I64)?,
             O::F32Load { memarg } => self.load_typed(memarg, F32)?,
             O::F64Load { memarg } => self.load_typed(memarg, F64)?,
-            O::I32Load8S { memarg } => self.wasm_load(memarg, |b, f, a, o| b.ins().sload8(I32, f, a, o))?,
-            O::I32Load8U { memarg } => self.wasm_load(memarg, |b, f, a, o| b.ins().uload8(I32, f, a, o))?,
-            O::I32Load16S { memarg } => self.wasm_load(memarg, |b, f, a, o| b.ins().sload16(I32, f, a, o))?,
-            O::I32Load16U { memarg } => self.wasm_load(memarg, |b, f, a, o| b.ins().uload16(I32, f, a, o))?,
-            O::I64Load8S { memarg } => self.wasm_load(memarg, |b, f, a, o| b.ins().sload8(I64, f, a, o))?,
-            O::I64Load8U { memarg } => self.wasm_load(memarg, |b, f, a, o| b.ins().uload8(I64, f, a, o))?,
-            O::I64Load16S { memarg } => self.wasm_load(memarg, |b, f, a, o| b.ins().sload16(I64, f, a, o))?,
-            O::I64Load16U { memarg } => self.wasm_load(memarg, |b, f, a, o| b.ins().uload16(I64, f, a, o))?,
-            O::I64Load32S { memarg } => self.wasm_load(memarg, |b, f, a, o| b.ins().sload32(f, a, o))?,
-            O::I64Load32U { memarg } => self.wasm_load(memarg, |b, f, a, o| b.ins().uload32(f, a, o))?,
-            O::I32Store { memarg } | O::I64Store { memarg } | O::F32Store { memarg } | O::F64Store { memarg } => {
-                self.store_typed(memarg)?
-            }
-            O::I32Store8 { memarg } | O::I64Store8 { memarg } => self.wasm_store(memarg, |b, f, v, a, o| {
+            O::I32Load8S { memarg } => self.wasm_load(memarg, 1, |b, f, a, o| b.ins().sload8(I32, f, a, o))?,
+            O::I32Load8U { memarg } => self.wasm_load(memarg, 1, |b, f, a, o| b.ins().uload8(I32, f, a, o))?,
+            O::I32Load16S { memarg } => self.wasm_load(memarg, 2, |b, f, a, o| b.ins().sload16(I32, f, a, o))?,
+            O::I32Load16U { memarg } => self.wasm_load(memarg, 2, |b, f, a, o| b.ins().uload16(I32, f, a, o))?,
+            O::I64Load8S { memarg } => self.wasm_load(memarg, 1, |b, f, a, o| b.ins().sload8(I64, f, a, o))?,
+            O::I64Load8U { memarg } => self.wasm_load(memarg, 1, |b, f, a, o| b.ins().uload8(I64, f, a, o))?,
+            O::I64Load16S { memarg } => self.wasm_load(memarg, 2, |b, f, a, o| b.ins().sload16(I64, f, a, o))?,
+            O::I64Load16U { memarg } => self.wasm_load(memarg, 2, |b, f, a, o| b.ins().uload16(I64, f, a, o))?,
+            O::I64Load32S { memarg } => self.wasm_load(memarg, 4, |b, f, a, o| b.ins().sload32(f, a, o))?,
+            O::I64Load32U { memarg } => self.wasm_load(memarg, 4, |b, f, a, o| b.ins().uload32(f, a, o))?,
+            O::I32Store { memarg } | O::F32Store { memarg } => self.store_typed(memarg, 4)?,
+            O::I64Store { memarg } | O::F64Store { memarg } => self.store_typed(memarg, 8)?,
+            O::I32Store8 { memarg } | O::I64Store8 { memarg } => self.wasm_store(memarg, 1, |b, f, v, a, o| {
                 b.ins().istore8(f, v, a, o);
             })?,
-            O::I32Store16 { memarg } | O::I64Store16 { memarg } => self.wasm_store(memarg, |b, f, v, a, o| {
+            O::I32Store16 { memarg } | O::I64Store16 { memarg } => self.wasm_store(memarg, 2, |b, f, v, a, o| {
                 b.ins().istore16(f, v, a, o);
             })?,
-            O::I64Store32 { memarg } => self.wasm_store(memarg, |b, f, v, a, o| {
+            O::I64Store32 { memarg } => self.wasm_store(memarg, 4, |b, f, v, a, o| {
                 b.ins().istore32(f, v, a, o);
             })?,
             O::MemorySize { mem } => {
+                let memory64 = self.check_memory(*mem)?;
                 let def = self.memory_def(*mem)?;
                 let flags = self.vmmemory_flags();
                 let length = self.b.ins().load(I64, flags, def, vmmemory::CURRENT_LENGTH as i32);
                 let pages = self.b.ins().ushr_imm_u(length, PAGE_SIZE_LOG2);
-                let pages = self.b.ins().ireduce(I32, pages);
+                let pages = if memory64 {
+                    pages
+                } else {
+                    self.b.ins().ireduce(I32, pages)
+                };
                 self.push(pages);
             }
             O::MemoryGrow { mem } => {
-                self.check_memory(*mem)?;
+                let memory64 = self.check_memory(*mem)?;
                 let delta = self.pop();
                 let mem = self.i32_const(*mem);
                 let old = self.call_builtin(BuiltinFunction::MemoryGrow, &[mem, delta])?;
                 let old = old.ok_or_else(|| anyhow!("memory.grow builtin returns nothing"))?;
                 self.trap_on_grow_error(old);
-                let old = self.b.ins().ireduce(I32, old);
+                let old = if memory64 { old } else { self.b.ins().ireduce(I32, old) };
                 self.push(old);
             }
             O::MemoryFill { mem } => {

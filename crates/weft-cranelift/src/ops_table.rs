@@ -17,17 +17,14 @@ impl FuncTranslator<'_, '_> {
         Ok(self.b.ins().load(I64, vmctx_readonly(), self.vmctx, offset))
     }
 
-    /// Checks that `table` exists and is supported.
-    fn check_table(&self, table: u32) -> Result<()> {
+    /// Checks that `table` exists; returns whether it is a 64-bit table.
+    fn check_table(&self, table: u32) -> Result<bool> {
         let t = self
             .module
             .tables
             .get(table as usize)
             .ok_or_else(|| anyhow!("table {table} out of range"))?;
-        if t.table64 {
-            bail!("table64 is not supported yet");
-        }
-        Ok(())
+        Ok(t.table64)
     }
 
     fn vmtable_flags(&self) -> MemFlagsData {
@@ -44,12 +41,20 @@ impl FuncTranslator<'_, '_> {
         self.b.ins().load(I64, flags, def, vmtable::CURRENT_ELEMENTS as i32)
     }
 
-    /// The address of element `index` (an `i32`) of `table`, trapping with
-    /// [`Trap::TableOutOfBounds`] when the index is out of bounds.
+    /// The address of element `index` (an `i32`, or an `i64` for a 64-bit
+    /// table) of `table`, trapping with [`Trap::TableOutOfBounds`] when the
+    /// index is out of bounds. The address is guarded against speculation
+    /// past the check (`select_spectre_guard` picks the table's base when
+    /// out of bounds).
     fn table_elem_addr(&mut self, table: u32, index: Value) -> Result<Value> {
+        let table64 = self.check_table(table)?;
         let def = self.table_def(table)?;
         let len = self.table_len(def);
-        let index = self.b.ins().uextend(I64, index);
+        let index = if table64 {
+            index
+        } else {
+            self.b.ins().uextend(I64, index)
+        };
         let oob = self.b.ins().icmp(IntCC::UnsignedGreaterThanOrEqual, index, len);
         self.b.ins().trapnz(oob, trap_to_code(Trap::TableOutOfBounds));
         let flags = self.vmtable_flags();
@@ -58,11 +63,20 @@ impl FuncTranslator<'_, '_> {
             .b
             .ins()
             .ishl_imm_u(index, i64::from(vmtable::ELEMENT_SIZE.trailing_zeros()));
-        Ok(self.b.ins().iadd(base, scaled))
+        let addr = self.b.ins().iadd(base, scaled);
+        Ok(self.b.ins().select_spectre_guard(oob, base, addr))
     }
 
     /// `call_indirect`: bounds check, null check, signature check, call.
     pub(crate) fn translate_call_indirect(&mut self, type_index: u32, table: u32) -> Result<()> {
+        let (code, callee_vmctx) = self.indirect_callee(type_index, table)?;
+        self.call_wasm_indirect(type_index, code, callee_vmctx)
+    }
+
+    /// Pops a table index and finds the function `call_indirect` calls: the
+    /// code pointer and vmctx of the element, after the bounds check, the
+    /// null check and the signature check.
+    pub(crate) fn indirect_callee(&mut self, type_index: u32, table: u32) -> Result<(Value, Value)> {
         let index = self.pop();
         let addr = self.table_elem_addr(table, index)?;
         let flags = self.table_elem_flags();
@@ -76,8 +90,7 @@ impl FuncTranslator<'_, '_> {
         let expected = self.b.ins().load(I32, vmctx_readonly(), self.vmctx, expected_offset);
         let mismatch = self.b.ins().icmp(IntCC::NotEqual, actual, expected);
         self.b.ins().trapnz(mismatch, trap_to_code(Trap::BadSignature));
-        let (code, callee_vmctx) = self.load_func_ref_fields(func_ref, false);
-        self.call_wasm_indirect(type_index, code, callee_vmctx)
+        Ok(self.load_func_ref_fields(func_ref, false))
     }
 
     /// Translates `op` if it is a table or reference operator; returns
@@ -117,19 +130,20 @@ impl FuncTranslator<'_, '_> {
                 self.b.ins().store(flags, value, addr, 0);
             }
             O::TableSize { table } => {
+                let table64 = self.check_table(table)?;
                 let def = self.table_def(table)?;
                 let len = self.table_len(def);
-                let v = self.b.ins().ireduce(I32, len);
+                let v = if table64 { len } else { self.b.ins().ireduce(I32, len) };
                 self.push(v);
             }
             O::TableGrow { table } => {
-                self.check_table(table)?;
+                let table64 = self.check_table(table)?;
                 let (init, delta) = self.pop2();
                 let t = self.i32_const(table);
                 let old = self.call_builtin(BuiltinFunction::TableGrow, &[t, delta, init])?;
                 let old = old.ok_or_else(|| anyhow!("table.grow builtin returns nothing"))?;
                 self.trap_on_grow_error(old);
-                let old = self.b.ins().ireduce(I32, old);
+                let old = if table64 { old } else { self.b.ins().ireduce(I32, old) };
                 self.push(old);
             }
             O::TableFill { table } => {

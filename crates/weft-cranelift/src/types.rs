@@ -1,11 +1,13 @@
 //! Conversions between wasm and Cranelift types, signatures and trap codes.
 
-use anyhow::{bail, Result};
+use anyhow::Result;
 use cranelift_codegen::ir::{types, AbiParam, ArgumentPurpose, Endianness, MemFlagsData, Signature, TrapCode, Type};
 use cranelift_codegen::isa::CallConv;
 use weft_environ::{Trap, WasmFuncType, WasmValType};
 
-/// The Cranelift type of a wasm value type. References are `i64`.
+/// The Cranelift type of a wasm value type. References are `i64`; a `v128`
+/// is `i8x16` wherever it is stored or passed (locals, block parameters,
+/// calls), and is bitcast to the lane type an operator needs.
 pub(crate) fn clif_type(ty: WasmValType) -> Result<Type> {
     Ok(match ty {
         WasmValType::I32 => types::I32,
@@ -13,11 +15,11 @@ pub(crate) fn clif_type(ty: WasmValType) -> Result<Type> {
         WasmValType::F32 => types::F32,
         WasmValType::F64 => types::F64,
         WasmValType::Ref(_) => types::I64,
-        WasmValType::V128 => bail!("SIMD is not supported yet"),
+        WasmValType::V128 => types::I8X16,
     })
 }
 
-/// The Cranelift type of a wasmparser value type.
+/// The Cranelift type of a wasmparser value type (see [`clif_type`]).
 pub(crate) fn clif_type_of(ty: wasmparser::ValType) -> Result<Type> {
     Ok(match ty {
         wasmparser::ValType::I32 => types::I32,
@@ -25,7 +27,7 @@ pub(crate) fn clif_type_of(ty: wasmparser::ValType) -> Result<Type> {
         wasmparser::ValType::F32 => types::F32,
         wasmparser::ValType::F64 => types::F64,
         wasmparser::ValType::Ref(_) => types::I64,
-        wasmparser::ValType::V128 => bail!("SIMD is not supported yet"),
+        wasmparser::ValType::V128 => types::I8X16,
     })
 }
 

@@ -167,13 +167,37 @@ fn memories_tables_globals_and_imports() {
 }
 
 #[test]
-fn simd_is_rejected() {
+fn simd_and_relaxed_simd_compile_in_both_relaxed_modes() {
+    let wasm = wat::parse_str(
+        r#"(module
+            (memory 1)
+            (func (param v128 v128 v128) (result v128 i32)
+                (local v128)
+                (local.set 3 (f32x4.relaxed_madd (local.get 0) (local.get 1) (local.get 2)))
+                (local.set 3 (i8x16.relaxed_swizzle (local.get 3) (local.get 1)))
+                (local.set 3 (i32x4.relaxed_dot_i8x16_i7x16_add_s (local.get 0) (local.get 2) (local.get 3)))
+                (local.set 3 (i16x8.relaxed_laneselect (local.get 0) (local.get 1) (local.get 3)))
+                (v128.store offset=16 (i32.const 0) (local.get 3))
+                (v128.load32_zero (i32.const 4))
+                (i32x4.extract_lane 0 (v128.const i32x4 1 2 3 4))))"#,
+    )
+    .unwrap();
+    let translation = translate_module(&wasm, supported_features()).unwrap();
+    for deterministic in [false, true] {
+        let compiler = Compiler::new_native()
+            .unwrap()
+            .with_relaxed_simd_deterministic(deterministic);
+        compiler.compile_module(&translation).unwrap();
+    }
+}
+
+#[test]
+fn simd_is_rejected_when_disabled() {
     let wasm =
         wat::parse_str(r#"(module (func (result i32) (i32x4.extract_lane 0 (v128.const i32x4 1 2 3 4))))"#).unwrap();
-    let translation = translate_module(&wasm, wasmparser::WasmFeatures::default()).unwrap();
-    let compiler = Compiler::new_native().unwrap();
-    let err = compiler.compile_module(&translation).unwrap_err();
-    assert!(format!("{err:#}").contains("SIMD is not supported yet"), "{err:#}");
+    let features = supported_features().difference(wasmparser::WasmFeatures::SIMD);
+    let err = translate_module(&wasm, features).err().unwrap();
+    assert!(err.message.contains("SIMD"), "{err}");
 }
 
 #[test]
@@ -186,6 +210,7 @@ fn wasm_to_host_trampolines() {
         WasmFuncType::new([I32, I64, F32, F64, funcref], []),
         WasmFuncType::new([], [I32, I64, F32, F64, funcref]),
         WasmFuncType::new([I32; 20], [F64; 12]),
+        WasmFuncType::new([V128, I32, V128], [V128, V128, F32]),
     ];
     for ty in &types {
         let t = compiler.compile_wasm_to_host_trampoline(ty).unwrap();

@@ -19,6 +19,10 @@ pub enum BuiltinType {
     I32,
     /// A 64-bit integer.
     I64,
+    /// A 32-bit float.
+    F32,
+    /// A 64-bit float.
+    F64,
 }
 
 macro_rules! builtins {
@@ -73,6 +77,11 @@ builtins! {
     /// The epoch reached the store's deadline: update it, yield, or fail.
     /// (vmctx) -> status; non-zero traps with `HostError`.
     NewEpoch(Vmctx) -> [I32];
+    /// Fused multiply-add of `f32`s, for deterministic relaxed SIMD on
+    /// machines without FMA: (vmctx, a, b, c) -> a * b + c, rounded once.
+    FmaF32(Vmctx, F32, F32, F32) -> [F32];
+    /// Fused multiply-add of `f64`s: (vmctx, a, b, c) -> a * b + c.
+    FmaF64(Vmctx, F64, F64, F64) -> [F64];
 }
 
 impl BuiltinFunction {

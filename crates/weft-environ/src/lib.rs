@@ -16,6 +16,7 @@
 #![warn(missing_docs)]
 
 mod builtins;
+mod gc_check;
 mod module;
 mod translate;
 mod trap;
@@ -40,11 +41,23 @@ pub struct Tunables {
     /// entries and loop headers, calling [`BuiltinFunction::NewEpoch`] when it
     /// is reached.
     pub epoch_interruption: bool,
+    /// Relaxed SIMD instructions compute the deterministic results of the
+    /// spec instead of the fastest ones of the machine.
+    pub relaxed_simd_deterministic: bool,
 }
 
 /// The features of WebAssembly that Weft can compile today: WebAssembly 2.0
-/// without SIMD.
+/// (SIMD included) plus the WebAssembly 3.0 proposals that need no garbage
+/// collector and no exceptions: relaxed SIMD, tail calls, multi-memory,
+/// memory64 and table64, extended constant expressions and typed function
+/// references.
 pub fn supported_features() -> wasmparser::WasmFeatures {
     use wasmparser::WasmFeatures as F;
-    F::WASM2.difference(F::SIMD)
+    F::WASM2
+        .union(F::RELAXED_SIMD)
+        .union(F::TAIL_CALL)
+        .union(F::MULTI_MEMORY)
+        .union(F::MEMORY64)
+        .union(F::EXTENDED_CONST)
+        .union(F::FUNCTION_REFERENCES)
 }

@@ -53,8 +53,28 @@ fn unsupported(message: impl Into<String>, offset: u64) -> TranslateError {
 /// Validates `wasm` with the given features and translates it.
 ///
 /// Every function body is validated as well, so later stages may assume a
-/// valid module.
+/// valid module. Constant expressions may read immutable globals defined
+/// earlier in the module (WebAssembly 3.0), which `wasmparser` only accepts
+/// with its GC feature: such a module is validated again with it and then
+/// checked to use nothing else of GC (see `gc_check.rs`).
 pub fn translate_module(wasm: &[u8], features: WasmFeatures) -> Result<ModuleTranslation<'_>, TranslateError> {
+    match translate_with(wasm, features) {
+        Err(e)
+            if e.message.contains(crate::gc_check::LOCAL_GLOBAL_GET)
+                && !features.contains(WasmFeatures::GC)
+                && features.contains(WasmFeatures::FUNCTION_REFERENCES) =>
+        {
+            let translation = translate_with(wasm, features | WasmFeatures::GC)?;
+            for body in &translation.function_bodies {
+                crate::gc_check::check_body(body)?;
+            }
+            Ok(translation)
+        }
+        result => result,
+    }
+}
+
+fn translate_with(wasm: &[u8], features: WasmFeatures) -> Result<ModuleTranslation<'_>, TranslateError> {
     let mut validator = Validator::new_with_features(features);
     let mut module = Module::default();
     let mut function_bodies = Vec::new();
@@ -92,8 +112,20 @@ fn translate_payload(module: &mut Module, payload: Payload<'_>) -> Result<(), Tr
         Payload::TypeSection(reader) => {
             for rec_group in reader.into_iter_with_offsets() {
                 let (rec_group_offset, rec_group) = rec_group?;
+                if rec_group.is_explicit_rec_group() {
+                    return Err(unsupported(
+                        "recursion groups need the GC proposal, which Weft does not support",
+                        rec_group_offset,
+                    ));
+                }
                 for sub in rec_group.into_types() {
                     let offset = rec_group_offset;
+                    if !sub.is_final || !sub.supertype_idxs.is_empty() || sub.composite_type.shared {
+                        return Err(unsupported(
+                            "subtypes and shared types need proposals Weft does not support",
+                            offset,
+                        ));
+                    }
                     let func = match &sub.composite_type.inner {
                         wasmparser::CompositeInnerType::Func(f) => f,
                         _ => return Err(unsupported("only function types are supported", offset)),

@@ -2,6 +2,24 @@
 
 use std::fmt;
 
+/// The index of a function type: in a module's type index space while the
+/// module is translated, or the engine-wide canonical id once its types are
+/// registered.
+///
+/// Types of one module only ever hold `Module` indices; the types that the
+/// public API and the runtime compare across modules only hold `Engine` ids,
+/// so that two structurally equal types of different modules are equal.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum EngineOrModuleTypeIndex {
+    /// An index into the module's types.
+    Module(u32),
+    /// An engine-wide canonical type id.
+    Engine(u32),
+    /// A reference from a type to itself (a recursive type), in canonical
+    /// form: it cannot be named by an engine id before it is registered.
+    RecSelf,
+}
+
 /// The heap type of a reference.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum WasmHeapType {
@@ -13,12 +31,54 @@ pub enum WasmHeapType {
     NoFunc,
     /// The bottom of the extern hierarchy: `noextern`.
     NoExtern,
+    /// The functions of one function type: `(ref $t)`.
+    ConcreteFunc(EngineOrModuleTypeIndex),
 }
 
 impl WasmHeapType {
     /// Whether values of this heap type are function references.
     pub fn is_func(self) -> bool {
-        matches!(self, WasmHeapType::Func | WasmHeapType::NoFunc)
+        matches!(
+            self,
+            WasmHeapType::Func | WasmHeapType::NoFunc | WasmHeapType::ConcreteFunc(_)
+        )
+    }
+
+    /// Whether `self` is a subtype of `other`. Function types have no
+    /// declared subtypes without the GC proposal, so two concrete types
+    /// match when they are the same (indices of the same space).
+    pub fn matches(self, other: WasmHeapType) -> bool {
+        use WasmHeapType::*;
+        match (self, other) {
+            (ConcreteFunc(a), ConcreteFunc(b)) => a == b,
+            (ConcreteFunc(_), Func) | (NoFunc, ConcreteFunc(_)) => true,
+            (a, b) => matches!(
+                (a, b),
+                (Func, Func) | (NoFunc, NoFunc | Func) | (Extern, Extern) | (NoExtern, NoExtern | Extern)
+            ),
+        }
+    }
+
+    /// The heap type with every type index mapped by `f`.
+    pub fn map_index(self, f: &mut impl FnMut(EngineOrModuleTypeIndex) -> EngineOrModuleTypeIndex) -> WasmHeapType {
+        match self {
+            WasmHeapType::ConcreteFunc(i) => WasmHeapType::ConcreteFunc(f(i)),
+            other => other,
+        }
+    }
+}
+
+impl fmt::Display for WasmHeapType {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            WasmHeapType::Func => f.write_str("func"),
+            WasmHeapType::Extern => f.write_str("extern"),
+            WasmHeapType::NoFunc => f.write_str("nofunc"),
+            WasmHeapType::NoExtern => f.write_str("noextern"),
+            WasmHeapType::ConcreteFunc(EngineOrModuleTypeIndex::Module(i)) => write!(f, "{i}"),
+            WasmHeapType::ConcreteFunc(EngineOrModuleTypeIndex::Engine(i)) => write!(f, "(engine {i})"),
+            WasmHeapType::ConcreteFunc(EngineOrModuleTypeIndex::RecSelf) => f.write_str("(rec 0)"),
+        }
     }
 }
 
@@ -48,26 +108,16 @@ impl WasmRefType {
         if self.nullable && !other.nullable {
             return false;
         }
-        use WasmHeapType::*;
-        matches!(
-            (self.heap_type, other.heap_type),
-            (Func, Func) | (NoFunc, NoFunc | Func) | (Extern, Extern) | (NoExtern, NoExtern | Extern)
-        )
+        self.heap_type.matches(other.heap_type)
     }
 }
 
 impl fmt::Display for WasmRefType {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let heap = match self.heap_type {
-            WasmHeapType::Func => "func",
-            WasmHeapType::Extern => "extern",
-            WasmHeapType::NoFunc => "nofunc",
-            WasmHeapType::NoExtern => "noextern",
-        };
-        if self.nullable {
-            write!(f, "{heap}ref")
-        } else {
-            write!(f, "(ref {heap})")
+        match (self.nullable, self.heap_type) {
+            (true, WasmHeapType::ConcreteFunc(_)) => write!(f, "(ref null {})", self.heap_type),
+            (true, heap) => write!(f, "{heap}ref"),
+            (false, heap) => write!(f, "(ref {heap})"),
         }
     }
 }
@@ -96,6 +146,22 @@ impl WasmValType {
             (WasmValType::Ref(a), WasmValType::Ref(b)) => a.matches(b),
             (a, b) => a == b,
         }
+    }
+
+    /// The type with every type index mapped by `f`.
+    pub fn map_index(self, f: &mut impl FnMut(EngineOrModuleTypeIndex) -> EngineOrModuleTypeIndex) -> WasmValType {
+        match self {
+            WasmValType::Ref(r) => WasmValType::Ref(WasmRefType {
+                nullable: r.nullable,
+                heap_type: r.heap_type.map_index(f),
+            }),
+            other => other,
+        }
+    }
+
+    /// Whether every value of this type has a default (zero or null).
+    pub fn is_defaultable(&self) -> bool {
+        !matches!(self, WasmValType::Ref(r) if !r.nullable)
     }
 }
 
@@ -127,6 +193,17 @@ impl WasmFuncType {
         WasmFuncType {
             params: params.into(),
             results: results.into(),
+        }
+    }
+}
+
+impl WasmFuncType {
+    /// The type with every type index of its parameters and results mapped
+    /// by `f`.
+    pub fn map_index(&self, mut f: impl FnMut(EngineOrModuleTypeIndex) -> EngineOrModuleTypeIndex) -> WasmFuncType {
+        WasmFuncType {
+            params: self.params.iter().map(|t| t.map_index(&mut f)).collect(),
+            results: self.results.iter().map(|t| t.map_index(&mut f)).collect(),
         }
     }
 }
@@ -222,6 +299,9 @@ pub(crate) fn convert_ref_type(ty: wasmparser::RefType) -> Result<WasmRefType, S
             shared: false,
             ty: A::NoExtern,
         } => WasmHeapType::NoExtern,
+        H::Concrete(wasmparser::UnpackedIndex::Module(i)) => {
+            WasmHeapType::ConcreteFunc(EngineOrModuleTypeIndex::Module(i))
+        }
         other => return Err(format!("unsupported reference type: {other:?}")),
     };
     Ok(WasmRefType {

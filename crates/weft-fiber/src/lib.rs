@@ -110,13 +110,18 @@ enum Resume {
 
 type FiberSuspend<R> = Suspend<Resume, (), Option<R>>;
 
-/// What code on the fiber shares with the future driving it.
+/// Suspends the fiber through a type-erased `Suspend`; returns whether the
+/// fiber was resumed to be cancelled.
+type SuspendFn = unsafe fn(*mut ()) -> bool;
+
+/// What code on the fiber shares with the future driving it. Not `Sync`: it
+/// is shared by the future and the fiber it runs, which never run at once.
 struct Shared {
     /// The fiber's `Suspend`, while its body runs (type-erased).
     suspend: Cell<*mut ()>,
     /// Suspends the fiber through `suspend`; returns whether it was resumed
     /// to be cancelled.
-    suspend_fn: Cell<Option<unsafe fn(*mut ()) -> bool>>,
+    suspend_fn: Cell<Option<SuspendFn>>,
     /// The context of the poll that resumed the fiber, during that poll.
     poll_cx: Cell<*mut Context<'static>>,
     /// Set once the future was dropped.
@@ -245,6 +250,7 @@ pub fn on_fiber<'a, R: 'a>(
     pool: &'a FiberPool,
     f: impl FnOnce(&AsyncCx) -> R + Send + 'a,
 ) -> anyhow::Result<FiberFuture<'a, R>> {
+    #[allow(clippy::arc_with_non_send_sync)]
     let shared = Arc::new(Shared {
         suspend: Cell::new(std::ptr::null_mut()),
         suspend_fn: Cell::new(None),

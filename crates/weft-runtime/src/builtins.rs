@@ -20,10 +20,12 @@ pub(crate) static BUILTINS: Builtins = Builtins([
     elem_drop as *const (),
     out_of_fuel as *const (),
     new_epoch as *const (),
+    fma_f32 as *const (),
+    fma_f64 as *const (),
 ]);
 
 /// The addresses of the builtins.
-pub(crate) struct Builtins(pub(crate) [*const (); 12]);
+pub(crate) struct Builtins(pub(crate) [*const (); 14]);
 
 // SAFETY: function addresses are immutable and valid on every thread.
 unsafe impl Sync for Builtins {}
@@ -248,4 +250,12 @@ extern "C" fn out_of_fuel(vmctx: *mut u8) -> u32 {
 
 extern "C" fn new_epoch(vmctx: *mut u8) -> u32 {
     interrupt(vmctx, Interrupt::EpochDeadline)
+}
+
+extern "C" fn fma_f32(_vmctx: *mut u8, a: f32, b: f32, c: f32) -> f32 {
+    a.mul_add(b, c)
+}
+
+extern "C" fn fma_f64(_vmctx: *mut u8, a: f64, b: f64, c: f64) -> f64 {
+    a.mul_add(b, c)
 }

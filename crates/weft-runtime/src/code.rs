@@ -1,15 +1,13 @@
 //! Executable code: mapped read-write, filled, then made read-execute, and
 //! registered so that the trap handler can recognize its program counters.
 
-use crate::mmap::{page_size, round_up, Mmap};
 use std::collections::BTreeMap;
 use std::sync::{Arc, RwLock};
 use weft_environ::Trap;
 
 /// Code and its trap table, kept alive while any handle refers to it.
-#[derive(Debug)]
 pub struct CodeMemory {
-    mmap: Mmap,
+    alloc: region::Allocation,
     len: usize,
     info: Arc<CodeInfo>,
 }
@@ -26,21 +24,36 @@ struct CodeInfo {
 /// Code ranges by their start address.
 static REGISTRY: RwLock<BTreeMap<usize, Arc<CodeInfo>>> = RwLock::new(BTreeMap::new());
 
+impl std::fmt::Debug for CodeMemory {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CodeMemory")
+            .field("start", &self.info.start)
+            .field("len", &self.len)
+            .finish()
+    }
+}
+
+// SAFETY: the allocation is immutable executable memory after `new`.
+unsafe impl Send for CodeMemory {}
+// SAFETY: as for `Send`.
+unsafe impl Sync for CodeMemory {}
+
 impl CodeMemory {
     /// Maps `code` as executable and registers its trap table (sorted by
     /// offset; unsorted input is sorted here).
     pub fn new(code: &[u8], mut traps: Vec<(u32, Trap)>) -> anyhow::Result<CodeMemory> {
-        let len = round_up(code.len().max(1), page_size());
-        let mut mmap = Mmap::reserve(len).map_err(|e| anyhow::anyhow!("failed to map code memory: {e}"))?;
-        mmap.make_accessible(0, len)
+        let mut alloc = region::alloc(code.len().max(1), region::Protection::READ_WRITE)
             .map_err(|e| anyhow::anyhow!("failed to map code memory: {e}"))?;
-        // SAFETY: the mapping is at least `code.len()` bytes, writable, fresh
-        // and not aliased.
-        unsafe { std::ptr::copy_nonoverlapping(code.as_ptr(), mmap.as_ptr(), code.len()) };
-        mmap.make_executable(0, len)
+        let base = alloc.as_mut_ptr::<u8>();
+        // SAFETY: the allocation is at least `code.len()` bytes, writable,
+        // fresh and not aliased.
+        unsafe { std::ptr::copy_nonoverlapping(code.as_ptr(), base, code.len()) };
+        // SAFETY: the range is exactly our own allocation; nothing refers to
+        // its contents as data any more.
+        unsafe { region::protect(base, alloc.len(), region::Protection::READ_EXECUTE) }
             .map_err(|e| anyhow::anyhow!("failed to make code executable: {e}"))?;
         traps.sort_by_key(|t| t.0);
-        let start = mmap.as_ptr() as usize;
+        let start = base as usize;
         let info = Arc::new(CodeInfo {
             start,
             end: start + code.len(),
@@ -51,7 +64,7 @@ impl CodeMemory {
             .unwrap_or_else(|e| e.into_inner())
             .insert(start, info.clone());
         Ok(CodeMemory {
-            mmap,
+            alloc,
             len: code.len(),
             info,
         })
@@ -59,7 +72,7 @@ impl CodeMemory {
 
     /// The address of the code at `offset`.
     pub fn ptr_at(&self, offset: u32) -> CodePtr {
-        CodePtr(self.mmap.as_ptr() as usize + (offset as usize).min(self.len))
+        CodePtr(self.alloc.as_ptr::<u8>() as usize + (offset as usize).min(self.len))
     }
 
     /// The range `[start, end)` of the code.

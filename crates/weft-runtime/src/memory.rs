@@ -1,6 +1,10 @@
 //! Linear memories: a 4 GiB reservation plus a 4 GiB guard region, so that
 //! compiled code needs no bounds checks for 32-bit addresses with 32-bit
 //! offsets. Growing only changes page protections; the base never moves.
+//!
+//! 64-bit memories get the same reservation and the same 4 GiB limit; their
+//! index space is far larger than any guard region, so compiled code checks
+//! every access against the current length instead.
 
 use crate::memory_image::MemoryImage;
 use crate::mmap::Mmap;
@@ -28,6 +32,7 @@ pub struct LinearMemory {
     mmap: Mmap,
     definition: Box<VMMemoryDefinition>,
     maximum_pages: u64,
+    memory64: bool,
     declared_maximum: Option<u64>,
 }
 
@@ -37,19 +42,20 @@ unsafe impl Send for LinearMemory {}
 unsafe impl Sync for LinearMemory {}
 
 impl LinearMemory {
-    /// A memory of `minimum` pages that may grow to `maximum` pages.
-    pub fn new(minimum: u64, maximum: Option<u64>) -> anyhow::Result<LinearMemory> {
-        Ok(Self::with_image(minimum, maximum, None)?.0)
+    /// A memory of `minimum` pages that may grow to `maximum` pages (at most
+    /// 4 GiB), indexed with `i64` when `memory64` is set.
+    pub fn new(minimum: u64, maximum: Option<u64>, memory64: bool) -> anyhow::Result<LinearMemory> {
+        Ok(Self::with_image(minimum, maximum, memory64, None)?.0)
     }
 
-    /// A memory of `minimum` pages that may grow to `maximum` pages, whose
-    /// initial contents are mapped from `image` when one is given. Returns
-    /// whether the image was mapped; when it was not (the host refused the
-    /// mapping), the memory is zeroed and the caller copies the data
-    /// segments instead.
+    /// A memory as [`LinearMemory::new`] makes, whose initial contents are
+    /// mapped from `image` when one is given. Returns whether the image was
+    /// mapped; when it was not (the host refused the mapping), the memory is
+    /// zeroed and the caller copies the data segments instead.
     pub fn with_image(
         minimum: u64,
         maximum: Option<u64>,
+        memory64: bool,
         image: Option<&MemoryImage>,
     ) -> anyhow::Result<(LinearMemory, bool)> {
         let maximum_pages = maximum.unwrap_or(MAX_PAGES_32).min(MAX_PAGES_32);
@@ -70,9 +76,15 @@ impl LinearMemory {
             mmap,
             definition,
             maximum_pages,
+            memory64,
             declared_maximum: maximum,
         };
         Ok((memory, mapped))
+    }
+
+    /// Whether the memory is indexed with `i64`.
+    pub fn is_64(&self) -> bool {
+        self.memory64
     }
 
     /// The size in pages.

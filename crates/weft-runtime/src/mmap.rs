@@ -57,11 +57,6 @@ impl Mmap {
         self.protect(start, len, libc::PROT_READ | libc::PROT_WRITE)
     }
 
-    /// Makes `[start, start + len)` readable and executable.
-    pub fn make_executable(&mut self, start: usize, len: usize) -> io::Result<()> {
-        self.protect(start, len, libc::PROT_READ | libc::PROT_EXEC)
-    }
-
     fn protect(&mut self, start: usize, len: usize, prot: libc::c_int) -> io::Result<()> {
         if len == 0 {
             return Ok(());

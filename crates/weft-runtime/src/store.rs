@@ -276,11 +276,11 @@ impl StoreObjects {
             instance.memory_from_image.push(false);
         }
         for (i, m) in module.memories[module.num_imported_memories as usize..].iter().enumerate() {
-            if m.memory64 || m.shared {
-                anyhow::bail!("64-bit and shared memories are not supported");
+            if m.shared {
+                anyhow::bail!("shared memories are not supported");
             }
             let image = memory_images.get(i).and_then(Option::as_ref);
-            let (memory, from_image) = LinearMemory::with_image(m.minimum, m.maximum, image)?;
+            let (memory, from_image) = LinearMemory::with_image(m.minimum, m.maximum, m.memory64, image)?;
             memories.push(self.add_memory(memory));
             instance.memory_from_image.push(from_image);
         }
@@ -368,7 +368,13 @@ impl StoreObjects {
         for (i, seg) in module.elems.iter().enumerate() {
             match &seg.kind {
                 ElemKind::Active { table, offset } => {
-                    let dst = eval_const(instance, offset).get_i32() as u32 as u64;
+                    let offset = eval_const(instance, offset);
+                    let table64 = module.tables.get(*table as usize).is_some_and(|t| t.table64);
+                    let dst = if table64 {
+                        offset.get_i64() as u64
+                    } else {
+                        offset.get_i32() as u32 as u64
+                    };
                     let words = std::mem::take(&mut instance.elements[i]);
                     let Some(table) = instance.table_mut(*table) else {
                         return Err(Trap::TableOutOfBounds);
@@ -391,7 +397,14 @@ impl StoreObjects {
                     // of this memory, applied in order.
                     continue;
                 }
-                let dst = eval_const(instance, offset).get_i32() as u32 as usize;
+                let offset = eval_const(instance, offset);
+                let memory64 = module.memories.get(*memory as usize).is_some_and(|m| m.memory64);
+                let dst = if memory64 {
+                    offset.get_i64() as u64
+                } else {
+                    offset.get_i32() as u32 as u64
+                };
+                let dst = usize::try_from(dst).unwrap_or(usize::MAX);
                 let Some(mem) = instance.memory_mut(*memory) else {
                     return Err(Trap::MemoryOutOfBounds);
                 };

@@ -14,7 +14,7 @@
 
 use std::collections::HashMap;
 use std::sync::{Arc, RwLock};
-use weft_environ::WasmFuncType;
+use weft_environ::{EngineOrModuleTypeIndex, WasmFuncType, WasmHeapType, WasmValType};
 
 /// An engine-wide canonical type id.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -41,6 +41,11 @@ impl TypeRegistry {
 
     /// Registers one use of `ty` and returns its canonical id. Each call must
     /// be balanced by one [`TypeRegistry::release`].
+    ///
+    /// `ty` must be canonical: its concrete reference types name other
+    /// types by their engine ids ([`EngineOrModuleTypeIndex::Engine`]),
+    /// which must be registered; a new entry holds one use of each of them
+    /// for as long as it lives.
     pub fn register(&self, ty: &WasmFuncType) -> VMSharedTypeIndex {
         let mut inner = self.inner.write().unwrap_or_else(|e| e.into_inner());
         if let Some(&index) = inner.by_type.get(ty) {
@@ -48,6 +53,11 @@ impl TypeRegistry {
                 entry.1 += 1;
             }
             return index;
+        }
+        for referenced in referenced_types(ty) {
+            if let Some(entry) = inner.by_index.get_mut(&referenced) {
+                entry.1 += 1;
+            }
         }
         let index = VMSharedTypeIndex(inner.next);
         inner.next += 1;
@@ -57,19 +67,37 @@ impl TypeRegistry {
         index
     }
 
-    /// Releases one use of `index`; the entry is freed with its last use.
-    pub fn release(&self, index: VMSharedTypeIndex) {
+    /// Registers one more use of the registered `index` (to be balanced by
+    /// one [`TypeRegistry::release`]); `false` when it is not registered.
+    pub fn add_use(&self, index: VMSharedTypeIndex) -> bool {
         let mut inner = self.inner.write().unwrap_or_else(|e| e.into_inner());
-        let remove = match inner.by_index.get_mut(&index) {
+        match inner.by_index.get_mut(&index) {
             Some(entry) => {
-                entry.1 -= 1;
-                entry.1 == 0
+                entry.1 += 1;
+                true
             }
             None => false,
-        };
-        if remove {
-            if let Some((ty, _)) = inner.by_index.remove(&index) {
-                inner.by_type.remove(&ty);
+        }
+    }
+
+    /// Releases one use of `index`; the entry is freed with its last use,
+    /// releasing the types it refers to.
+    pub fn release(&self, index: VMSharedTypeIndex) {
+        let mut inner = self.inner.write().unwrap_or_else(|e| e.into_inner());
+        let mut pending = vec![index];
+        while let Some(index) = pending.pop() {
+            let remove = match inner.by_index.get_mut(&index) {
+                Some(entry) => {
+                    entry.1 -= 1;
+                    entry.1 == 0
+                }
+                None => false,
+            };
+            if remove {
+                if let Some((ty, _)) = inner.by_index.remove(&index) {
+                    inner.by_type.remove(&ty);
+                    pending.extend(referenced_types(&ty));
+                }
             }
         }
     }
@@ -89,6 +117,22 @@ impl TypeRegistry {
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
+}
+
+/// The engine ids of the types that the concrete reference types of `ty`
+/// name.
+fn referenced_types(ty: &WasmFuncType) -> Vec<VMSharedTypeIndex> {
+    ty.params
+        .iter()
+        .chain(ty.results.iter())
+        .filter_map(|t| match t {
+            WasmValType::Ref(r) => match r.heap_type {
+                WasmHeapType::ConcreteFunc(EngineOrModuleTypeIndex::Engine(i)) => Some(VMSharedTypeIndex(i)),
+                _ => None,
+            },
+            _ => None,
+        })
+        .collect()
 }
 
 #[cfg(test)]
@@ -112,5 +156,22 @@ mod tests {
         let ia2 = r.register(&a);
         assert_ne!(ia2, ia);
         assert_eq!(r.len(), 2);
+    }
+
+    #[test]
+    fn types_keep_the_types_they_refer_to() {
+        use weft_environ::WasmRefType;
+        let r = TypeRegistry::new();
+        let inner = r.register(&WasmFuncType::new(vec![], vec![]));
+        let reference = WasmValType::Ref(WasmRefType {
+            nullable: false,
+            heap_type: WasmHeapType::ConcreteFunc(EngineOrModuleTypeIndex::Engine(inner.0)),
+        });
+        let outer = r.register(&WasmFuncType::new(vec![reference], vec![]));
+        r.release(inner);
+        assert!(r.lookup(inner).is_some());
+        r.release(outer);
+        assert!(r.lookup(inner).is_none());
+        assert!(r.is_empty());
     }
 }

@@ -22,20 +22,36 @@ use std::panic::{self, AssertUnwindSafe};
 use std::path::Path;
 
 use anyhow::{anyhow, bail, Context as _, Result};
-use wast::core::{AbstractHeapType, HeapType, NanPattern, WastArgCore, WastRetCore};
+use wast::core::{AbstractHeapType, HeapType, NanPattern, V128Pattern, WastArgCore, WastRetCore};
 use wast::lexer::Lexer;
 use wast::parser::{self, ParseBuffer};
 use wast::token::{Id, F32, F64};
 use wast::{QuoteWat, Wast, WastArg, WastDirective, WastExecute, WastInvoke, WastRet, Wat};
 use weft::{
     ExternRef, Global, GlobalType, Instance, Linker, Memory, MemoryType, Module, Mutability, Ref, RefType, Store,
-    Table, TableType, Trap, Val, ValType,
+    Table, TableType, Trap, Val, ValType, V128,
 };
 
 /// How many failure lines the `Display` of [`WastFailures`] prints before
 /// summarising the rest; the full list stays available in
 /// [`WastFailures::failures`].
 const MAX_DISPLAYED_FAILURES: usize = 100;
+
+/// The configuration spec scripts run with: every proposal of the
+/// testsuite that Weft supports (the default configuration enables them all;
+/// this stays explicit so that scripts keep running if defaults change).
+pub fn spec_config() -> weft::Config {
+    let mut config = weft::Config::new();
+    config
+        .wasm_simd(true)
+        .wasm_relaxed_simd(true)
+        .wasm_tail_call(true)
+        .wasm_multi_memory(true)
+        .wasm_memory64(true)
+        .wasm_extended_const(true)
+        .wasm_function_references(true);
+    config
+}
 
 /// The state of one spec script run: a store, a linker holding the
 /// registered instances, and the modules and instances named so far.
@@ -170,7 +186,9 @@ impl<T: 'static> WastContext<T> {
     /// `print_f64`, `print_i32_f32` and `print_f64_f64` (which do nothing),
     /// the immutable globals `global_i32` and `global_i64` (666) and
     /// `global_f32` and `global_f64` (666.6), the funcref table `table`
-    /// (10 to 20 elements) and the memory `memory` (1 to 2 pages).
+    /// (10 to 20 elements), the 64-bit funcref table `table64` (10 to 20
+    /// elements), and the memory `memory` (1 to 2
+    /// pages).
     pub fn register_spectest(&mut self) -> Result<()> {
         self.linker.func_wrap("spectest", "print", || {})?;
         self.linker.func_wrap("spectest", "print_i32", |_: i32| {})?;
@@ -199,6 +217,13 @@ impl<T: 'static> WastContext<T> {
             Ref::Func(None),
         )?;
         self.linker.define(&self.store, "spectest", "table", table)?;
+
+        let table64 = Table::new(
+            &mut self.store,
+            TableType::new64(RefType::FUNCREF, 10, Some(20)),
+            Ref::Func(None),
+        )?;
+        self.linker.define(&self.store, "spectest", "table64", table64)?;
 
         let memory = Memory::new(&mut self.store, MemoryType::new(1, Some(2)))?;
         self.linker.define(&self.store, "spectest", "memory", memory)?;
@@ -552,7 +577,7 @@ impl<T: 'static> WastContext<T> {
             WastArgCore::I64(x) => Val::I64(*x),
             WastArgCore::F32(x) => Val::F32(x.bits),
             WastArgCore::F64(x) => Val::F64(x.bits),
-            WastArgCore::V128(_) => bail!("v128 arguments are not supported"),
+            WastArgCore::V128(v) => Val::V128(V128::from(u128::from_le_bytes(v.to_le_bytes()))),
             WastArgCore::RefNull(heap) => match heap_family(heap) {
                 Some(RefFamily::Func) => Val::FuncRef(None),
                 Some(RefFamily::Extern) => Val::ExternRef(None),
@@ -603,7 +628,7 @@ impl<T: 'static> WastContext<T> {
             (WastRetCore::I64(e), Val::I64(a)) => e == a,
             (WastRetCore::F32(pattern), Val::F32(bits)) => f32_matches(pattern, *bits),
             (WastRetCore::F64(pattern), Val::F64(bits)) => f64_matches(pattern, *bits),
-            (WastRetCore::V128(_), _) => bail!("v128 results are not supported"),
+            (WastRetCore::V128(pattern), Val::V128(v)) => v128_matches(pattern, v.as_u128()),
             (WastRetCore::RefNull(heap), Val::FuncRef(None)) => {
                 heap.as_ref().is_none_or(|h| heap_family(h) == Some(RefFamily::Func))
             }
@@ -672,6 +697,31 @@ fn f64_matches(pattern: &NanPattern<F64>, bits: u64) -> bool {
     }
 }
 
+/// Whether a `v128` result matches the expected lanes (NaN patterns per
+/// float lane, bitwise otherwise).
+fn v128_matches(pattern: &V128Pattern, bits: u128) -> bool {
+    let bytes = bits.to_le_bytes();
+    let lane = |i: usize, size: usize| -> u64 {
+        let mut b = [0u8; 8];
+        b[..size].copy_from_slice(&bytes[i * size..(i + 1) * size]);
+        u64::from_le_bytes(b)
+    };
+    match pattern {
+        V128Pattern::I8x16(lanes) => lanes.iter().enumerate().all(|(i, l)| lane(i, 1) == u64::from(*l as u8)),
+        V128Pattern::I16x8(lanes) => lanes
+            .iter()
+            .enumerate()
+            .all(|(i, l)| lane(i, 2) == u64::from(*l as u16)),
+        V128Pattern::I32x4(lanes) => lanes
+            .iter()
+            .enumerate()
+            .all(|(i, l)| lane(i, 4) == u64::from(*l as u32)),
+        V128Pattern::I64x2(lanes) => lanes.iter().enumerate().all(|(i, l)| lane(i, 8) == *l as u64),
+        V128Pattern::F32x4(lanes) => lanes.iter().enumerate().all(|(i, p)| f32_matches(p, lane(i, 4) as u32)),
+        V128Pattern::F64x2(lanes) => lanes.iter().enumerate().all(|(i, p)| f64_matches(p, lane(i, 8))),
+    }
+}
+
 /// Which hierarchy a heap type of the script belongs to, if it is one of
 /// WebAssembly 2.0's.
 fn heap_family(heap: &HeapType<'_>) -> Option<RefFamily> {
@@ -680,6 +730,9 @@ fn heap_family(heap: &HeapType<'_>) -> Option<RefFamily> {
             shared: false,
             ty: AbstractHeapType::Func | AbstractHeapType::NoFunc,
         } => Some(RefFamily::Func),
+        // Without the GC proposal every concrete heap type is a function
+        // type.
+        HeapType::Concrete(_) => Some(RefFamily::Func),
         HeapType::Abstract {
             shared: false,
             ty: AbstractHeapType::Extern | AbstractHeapType::NoExtern,
@@ -773,8 +826,7 @@ fn fmt_val(value: &Val) -> String {
         Val::FuncRef(Some(_)) => "ref.func".to_string(),
         Val::ExternRef(None) => "ref.null extern".to_string(),
         Val::ExternRef(Some(_)) => "ref.extern".to_string(),
-        #[allow(unreachable_patterns)]
-        other => format!("{other:?}"),
+        Val::V128(v) => format!("v128:0x{:032x}", v.as_u128()),
     }
 }
 
@@ -806,7 +858,7 @@ fn fmt_ret(expected: &WastRetCore<'_>) -> String {
         WastRetCore::I64(x) => format!("i64:{x}"),
         WastRetCore::F32(p) => fmt_f32_pattern(p),
         WastRetCore::F64(p) => fmt_f64_pattern(p),
-        WastRetCore::V128(_) => "v128".to_string(),
+        WastRetCore::V128(p) => format!("v128:{p:?}"),
         WastRetCore::RefNull(_) => "ref.null".to_string(),
         WastRetCore::RefExtern(Some(n)) => format!("ref.extern {n}"),
         WastRetCore::RefExtern(None) => "ref.extern".to_string(),

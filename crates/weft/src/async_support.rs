@@ -131,8 +131,10 @@ impl Func {
         P: WasmParams + 'static,
         R: WasmRet + 'static,
     {
-        let (ty, host) = wrap_async_host(func);
-        crate::func::new_host(store.as_context_mut().0, ty, host)
+        let store = store.as_context_mut().0;
+        let engine = store.opaque.engine.clone();
+        let (ty, host) = wrap_async_host(&engine, func);
+        crate::func::new_host(store, ty, host)
     }
 
     /// A host function of type `ty` from an async closure over [`Val`]s.
@@ -152,13 +154,16 @@ impl Func {
     }
 }
 
-fn wrap_async_host<T: Send + 'static, P, R, F>(func: F) -> (FuncType, Arc<HostFn<StoreInner<T>>>)
+fn wrap_async_host<T: Send + 'static, P, R, F>(
+    engine: &crate::Engine,
+    func: F,
+) -> (FuncType, Arc<HostFn<StoreInner<T>>>)
 where
     F: for<'a> Fn(Caller<'a, T>, P) -> Box<dyn Future<Output = R> + Send + 'a> + Send + Sync + 'static,
     P: WasmParams + 'static,
     R: WasmRet + 'static,
 {
-    let ty = crate::func::func_type(P::types(), R::Ok::types());
+    let ty = FuncType::new(engine, P::types(), R::Ok::types());
     let host = Arc::new(
         move |store: &mut StoreInner<T>, caller: HostCaller, values: &mut [ValRaw]| {
             let Some(state) = store.opaque.async_state.as_ref() else {
@@ -267,7 +272,7 @@ impl<T: Send + 'static> Linker<T> {
         P: WasmParams + 'static,
         R: WasmRet + 'static,
     {
-        let (ty, host) = wrap_async_host(func);
+        let (ty, host) = wrap_async_host(self.engine(), func);
         self.define_host(module, name, ty, host)
     }
 

@@ -26,6 +26,9 @@ pub struct Config {
 }
 
 impl Default for Config {
+    /// The default configuration: every proposal Weft supports is enabled,
+    /// as in Wasmtime (whose Cranelift default is the WebAssembly 3.0
+    /// feature set, memory64 included).
     fn default() -> Self {
         Config {
             max_wasm_stack: 512 * 1024,
@@ -77,6 +80,16 @@ impl Config {
         self
     }
 
+    /// Whether relaxed SIMD instructions compute the deterministic results
+    /// of the spec (default off: they compute the fastest results of the
+    /// machine). Either way one instruction gives the same result every time
+    /// on one machine; deterministic results are also the same on every
+    /// machine.
+    pub fn relaxed_simd_deterministic(&mut self, enable: bool) -> &mut Self {
+        self.tunables.relaxed_simd_deterministic = enable;
+        self
+    }
+
     /// Whether async calls (`Func::call_async` and friends) and async host
     /// functions may be used (requires the `async` feature).
     pub fn async_support(&mut self, enable: bool) -> &mut Self {
@@ -113,5 +126,40 @@ impl Config {
         wasm_multi_value => MULTI_VALUE;
         /// Enables the bulk memory proposal (default on).
         wasm_bulk_memory => BULK_MEMORY;
+        /// Enables the fixed-width SIMD proposal: `v128` and its
+        /// instructions (default on).
+        wasm_simd => SIMD;
+        /// Enables the relaxed SIMD proposal (default on; needs
+        /// [`Config::wasm_simd`]).
+        wasm_relaxed_simd => RELAXED_SIMD;
+        /// Enables the tail call proposal: `return_call`,
+        /// `return_call_indirect` and `return_call_ref` (default on).
+        wasm_tail_call => TAIL_CALL;
+        /// Enables the multi-memory proposal (default on).
+        wasm_multi_memory => MULTI_MEMORY;
+        /// Enables the memory64 proposal: memories and tables indexed with
+        /// `i64` (default on, as in Wasmtime).
+        wasm_memory64 => MEMORY64;
+        /// Enables the extended constant expressions proposal (default on).
+        wasm_extended_const => EXTENDED_CONST;
+        /// Enables the typed function references proposal (default on;
+        /// needs [`Config::wasm_reference_types`]).
+        wasm_function_references => FUNCTION_REFERENCES;
+    }
+
+    /// Checks that the enabled proposals can work together.
+    pub(crate) fn validate(&self) -> crate::Result<()> {
+        use wasmparser::WasmFeatures as F;
+        if self.features.contains(F::RELAXED_SIMD) && !self.features.contains(F::SIMD) {
+            crate::bail!("cannot disable the simd proposal but enable the relaxed simd proposal");
+        }
+        if self.features.contains(F::FUNCTION_REFERENCES) && !self.features.contains(F::REFERENCE_TYPES) {
+            crate::bail!("cannot disable the reference types proposal but enable the function references proposal");
+        }
+        let unsupported = self.features.difference(weft_environ::supported_features());
+        if !unsupported.is_empty() {
+            crate::bail!("Weft does not support these enabled WebAssembly features: {unsupported:?}");
+        }
+        Ok(())
     }
 }

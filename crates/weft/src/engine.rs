@@ -43,6 +43,7 @@ impl Default for Engine {
 impl Engine {
     /// An engine with the given configuration.
     pub fn new(config: &Config) -> crate::Result<Engine> {
+        config.validate()?;
         if config.async_support && config.async_stack_size <= config.max_wasm_stack {
             crate::bail!(
                 "async stack size ({}) must be larger than the max wasm stack ({})",

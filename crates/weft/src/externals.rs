@@ -115,10 +115,19 @@ impl Memory {
     /// A new memory of type `ty` in the store.
     pub fn new(mut store: impl AsContextMut, ty: MemoryType) -> crate::Result<Memory> {
         let store = store.as_context_mut().0.opaque_mut();
-        if ty.is_64() || ty.is_shared() {
-            crate::bail!("64-bit and shared memories are not supported");
+        if ty.is_shared() {
+            crate::bail!("shared memories are not supported");
         }
-        let memory = LinearMemory::new(ty.minimum(), ty.maximum())?;
+        if ty.is_64()
+            && !store
+                .engine
+                .config()
+                .features
+                .contains(wasmparser::WasmFeatures::MEMORY64)
+        {
+            crate::bail!("64-bit memories need the memory64 proposal (`Config::wasm_memory64`)");
+        }
+        let memory = LinearMemory::new(ty.minimum(), ty.maximum(), ty.is_64())?;
         let id = store.objects.add_memory(memory);
         store.memory_types.insert(id.0, ty);
         Ok(Memory { store: store.id(), id })
@@ -132,9 +141,10 @@ impl Memory {
     pub fn ty(&self, store: impl AsContext) -> MemoryType {
         let store = store.as_context();
         let opaque = store.0.opaque();
-        let max = opaque.memory_types.get(&self.id.0).and_then(|t| t.maximum());
-        let size = self.mem(opaque).map(|m| m.pages()).unwrap_or(0);
-        MemoryType::new(size as u32, max.map(|m| m as u32))
+        if opaque.id() != self.store {
+            return MemoryType::new(0, None);
+        }
+        opaque.memory_type(self.id)
     }
 
     /// The contents (empty when the memory belongs to another store).
@@ -266,17 +276,10 @@ impl Table {
     pub fn ty(&self, store: impl AsContext) -> TableType {
         let store = store.as_context();
         let opaque = store.0.opaque();
-        let declared = opaque.table_types.get(&self.id.0);
-        let max = declared.and_then(|t| t.maximum());
         if opaque.id() != self.store {
             return TableType::new(crate::RefType::FUNCREF, 0, None);
         }
-        let table = opaque.objects.table(self.id);
-        TableType::new(
-            crate::RefType::from_wasm(table.element_type()),
-            table.size() as u32,
-            max.map(|m| m as u32),
-        )
+        opaque.table_type(self.id)
     }
 
     /// The element at `index`, or `None` when out of bounds.
@@ -286,18 +289,17 @@ impl Table {
         if opaque.id() != self.store {
             return None;
         }
-        let table = opaque.objects.table(self.id);
-        let word = table.get(index)?;
-        let ty = crate::RefType::from_wasm(table.element_type());
-        Some(Ref::from_word(opaque, word, ty.heap_type()))
+        let word = opaque.objects.table(self.id).get(index)?;
+        let ty = opaque.table_type(self.id);
+        Some(Ref::from_word(opaque, word, ty.element().heap_type()))
     }
 
     /// Sets the element at `index`.
     pub fn set(&self, mut store: impl AsContextMut, index: u64, value: Ref) -> crate::Result<()> {
         let store = store.as_context_mut().0.opaque_mut();
         store.check(self.store, "table")?;
-        let ty = crate::RefType::from_wasm(store.objects.table(self.id).element_type());
-        let word = value.to_word(store, &ty)?;
+        let ty = store.table_type(self.id);
+        let word = value.to_word(store, ty.element())?;
         if !store.objects.table_mut(self.id).set(index, word) {
             crate::bail!("table index {index} is out of bounds");
         }
@@ -321,9 +323,9 @@ impl Table {
         let store = store.as_context_mut().0;
         store.opaque.check(self.store, "table")?;
         let table = store.opaque.objects.table(self.id);
-        let ty = crate::RefType::from_wasm(table.element_type());
         let (old, maximum) = (table.size(), table.declared_maximum().map(|m| m as usize));
-        let word = init.to_word(&store.opaque, &ty)?;
+        let ty = store.opaque.table_type(self.id);
+        let word = init.to_word(&store.opaque, ty.element())?;
         let desired = old.saturating_add(delta).min(usize::MAX as u64) as usize;
         if !store.may_grow(crate::limits::Growth::Table, old as usize, desired, maximum)? {
             crate::bail!("failed to grow table of {old} elements by {delta}: the resource limiter refused");

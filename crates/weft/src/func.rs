@@ -2,7 +2,7 @@
 
 use crate::store::{AsContext, AsContextMut, Caller, StoreContextMut, StoreId, StoreInner, StoreOpaque};
 use crate::types::{FuncType, ValType};
-use crate::values::{ExternRef, Rooted, Val};
+use crate::values::{ExternRef, Rooted, Val, V128};
 use std::any::Any;
 use std::marker::PhantomData;
 use std::sync::Arc;
@@ -53,8 +53,10 @@ impl Func {
         mut store: impl AsContextMut<Data = T>,
         func: impl IntoFunc<T, Params, Results>,
     ) -> Func {
-        let (ty, host) = func.into_func();
-        new_host(store.as_context_mut().0, ty, host)
+        let store = store.as_context_mut().0;
+        let engine = store.opaque.engine.clone();
+        let (ty, host) = func.into_func(&engine);
+        new_host(store, ty, host)
     }
 
     /// The type of the function.
@@ -62,7 +64,7 @@ impl Func {
         let store = store.as_context();
         match self.data(store.0.opaque()) {
             Ok(d) => d.ty.clone(),
-            Err(_) => FuncType::from_wasm(Default::default()),
+            Err(_) => FuncType::new(store.engine(), [], []),
         }
     }
 
@@ -288,6 +290,18 @@ num_wasm_ty! {
     f64 => F64, |v| ValRaw::f64(v.to_bits()), |r| f64::from_bits(r.get_f64());
 }
 
+impl WasmTy for V128 {
+    fn valtype() -> ValType {
+        ValType::V128
+    }
+    fn into_raw(self, _store: &StoreOpaque) -> crate::Result<ValRaw> {
+        Ok(ValRaw::v128(self.as_u128()))
+    }
+    fn from_raw(_store: &StoreOpaque, raw: ValRaw) -> Self {
+        V128::from(raw.get_v128())
+    }
+}
+
 impl WasmTy for Option<Func> {
     fn valtype() -> ValType {
         ValType::FUNCREF
@@ -419,14 +433,7 @@ impl<T: WasmParams> WasmRet for crate::Result<T> {
 /// Closures that can become host functions (see [`Func::wrap`]).
 pub trait IntoFunc<T: 'static, Params, Results>: Send + Sync + 'static {
     #[doc(hidden)]
-    fn into_func(self) -> (FuncType, Arc<HostFn<StoreInner<T>>>);
-}
-
-pub(crate) fn func_type(params: Vec<ValType>, results: Vec<ValType>) -> FuncType {
-    FuncType::from_wasm(weft_environ::WasmFuncType::new(
-        params.iter().map(|t| t.to_wasm()).collect::<Vec<_>>(),
-        results.iter().map(|t| t.to_wasm()).collect::<Vec<_>>(),
-    ))
+    fn into_func(self, engine: &crate::Engine) -> (FuncType, Arc<HostFn<StoreInner<T>>>);
 }
 
 macro_rules! into_func {
@@ -436,8 +443,8 @@ macro_rules! into_func {
             Func_: Fn($($t),*) -> R + Send + Sync + 'static,
             R: WasmRet,
         {
-            fn into_func(self) -> (FuncType, Arc<HostFn<StoreInner<T>>>) {
-                let ty = func_type(vec![$($t::valtype()),*], R::Ok::types());
+            fn into_func(self, engine: &crate::Engine) -> (FuncType, Arc<HostFn<StoreInner<T>>>) {
+                let ty = FuncType::new(engine, vec![$($t::valtype()),*], R::Ok::types());
                 let host = Arc::new(move |store: &mut StoreInner<T>, _caller: HostCaller, values: &mut [ValRaw]| {
                     $(#[allow(non_snake_case)] let $t = $t::from_raw(&store.opaque, values[$i]);)*
                     let r = self($($t),*).into_result()?;
@@ -452,8 +459,8 @@ macro_rules! into_func {
             Func_: Fn(Caller<'_, T>, $($t),*) -> R + Send + Sync + 'static,
             R: WasmRet,
         {
-            fn into_func(self) -> (FuncType, Arc<HostFn<StoreInner<T>>>) {
-                let ty = func_type(vec![$($t::valtype()),*], R::Ok::types());
+            fn into_func(self, engine: &crate::Engine) -> (FuncType, Arc<HostFn<StoreInner<T>>>) {
+                let ty = FuncType::new(engine, vec![$($t::valtype()),*], R::Ok::types());
                 let host = Arc::new(move |store: &mut StoreInner<T>, caller: HostCaller, values: &mut [ValRaw]| {
                     $(#[allow(non_snake_case)] let $t = $t::from_raw(&store.opaque, values[$i]);)*
                     let caller_instance = store.opaque.instance_by_runtime_index(caller.instance);

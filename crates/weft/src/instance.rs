@@ -4,7 +4,7 @@ use crate::externals::{Extern, Global, Memory, Table};
 use crate::func::{FuncData, TypedFunc, WasmParams, WasmResults};
 use crate::store::{AsContextMut, InstanceData, StoreId, StoreInner, StoreOpaque};
 use crate::trap::TrapExt;
-use crate::types::{ExternType, FuncType, GlobalType, MemoryType, TableType};
+use crate::types::{ExternType, GlobalType, MemoryType, TableType};
 use crate::{Func, Module, Trap};
 use weft_environ::{EntityIndex, EntityType};
 use weft_runtime::{FuncRefPtr, InstanceImports};
@@ -152,12 +152,7 @@ impl Instance {
 }
 
 /// Why an import does not fit, or `None` when it does.
-fn check_import(
-    store: &StoreOpaque,
-    module: &weft_environ::Module,
-    expected: &EntityType,
-    actual: &Extern,
-) -> Option<String> {
+fn check_import(store: &StoreOpaque, module: &Module, expected: &EntityType, actual: &Extern) -> Option<String> {
     let expected_ty = ExternType::from_entity(module, expected);
     let mismatch = |found: String| {
         Some(format!(
@@ -169,16 +164,18 @@ fn check_import(
     };
     match (expected, actual) {
         (EntityType::Function(i), Extern::Func(f)) => {
-            let want = &module.types[*i as usize];
+            let want = module.inner.raw_type_ids.get(*i as usize).copied();
             let data = f.data(store).ok()?;
-            if data.ty.as_wasm() != want {
+            if Some(data.func_ref.type_id()) != want {
                 return mismatch(format!("function of type `{}`", data.ty));
             }
             None
         }
-        (EntityType::Global(g), Extern::Global(actual_g)) => {
+        (EntityType::Global(_), Extern::Global(actual_g)) => {
             let have = store.global_type(actual_g.id);
-            let want = GlobalType::from_wasm(g);
+            let ExternType::Global(want) = &expected_ty else {
+                return mismatch("a global of another kind".to_string());
+            };
             let ok = have.mutability() == want.mutability()
                 && if want.is_mutable() {
                     have.content() == want.content()
@@ -191,30 +188,27 @@ fn check_import(
             None
         }
         (EntityType::Table(t), Extern::Table(actual_t)) => {
-            let table = store.objects.table(actual_t.id);
+            let have = store.table_type(actual_t.id);
             let declared_max = store.table_types.get(&actual_t.id.0).and_then(|t| t.maximum());
-            let ok =
-                table.element_type() == t.element && limits_match(table.size(), declared_max, t.minimum, t.maximum);
+            let ExternType::Table(want) = &expected_ty else {
+                return mismatch("a table of another kind".to_string());
+            };
+            let ok = have.element() == want.element()
+                && have.is_64() == t.table64
+                && limits_match(have.minimum(), declared_max, t.minimum, t.maximum);
             if !ok {
-                return mismatch(format!(
-                    "table of type `{}`",
-                    TableType::new(
-                        crate::RefType::from_wasm(table.element_type()),
-                        table.size() as u32,
-                        declared_max.map(|m| m as u32)
-                    )
-                ));
+                return mismatch(format!("table of type `{have}`"));
             }
             None
         }
         (EntityType::Memory(m), Extern::Memory(actual_m)) => {
-            let mem = store.objects.memory(actual_m.id);
+            let have = store.memory_type(actual_m.id);
             let declared_max = store.memory_types.get(&actual_m.id.0).and_then(|t| t.maximum());
-            if m.memory64 || m.shared || !limits_match(mem.pages(), declared_max, m.minimum, m.maximum) {
-                return mismatch(format!(
-                    "memory of type `{}`",
-                    MemoryType::new(mem.pages() as u32, declared_max.map(|m| m as u32))
-                ));
+            if m.shared
+                || have.is_64() != m.memory64
+                || !limits_match(have.minimum(), declared_max, m.minimum, m.maximum)
+            {
+                return mismatch(format!("memory of type `{have}`"));
             }
             None
         }
@@ -312,7 +306,7 @@ pub(crate) fn instantiate<T: 'static>(
             );
         }
         let expected = env.entity_type(import.index);
-        if let Some(why) = check_import(opaque, &env, &expected, actual) {
+        if let Some(why) = check_import(opaque, module, &expected, actual) {
             return Err(crate::format_err!("{why}").context(format!(
                 "incompatible import type for `{}::{}`",
                 import.module, import.field
@@ -360,7 +354,7 @@ pub(crate) fn instantiate<T: 'static>(
         let func_ref = opaque.objects.instance(id).func_ref(index);
         opaque.funcs.push(FuncData {
             func_ref,
-            ty: FuncType::from_wasm(env.types[type_index].clone()),
+            ty: module.func_type(type_index as u32),
             trampoline: Some(module.inner.array_trampolines[type_index]),
             host: None,
         });
@@ -373,7 +367,8 @@ pub(crate) fn instantiate<T: 'static>(
         .enumerate()
         .skip(env.num_imported_globals as usize)
     {
-        opaque.global_types.insert(g.0, GlobalType::from_wasm(&env.globals[i]));
+        let ty = GlobalType::from_wasm(module.engine(), &module.canonical_global(&env.globals[i]));
+        opaque.global_types.insert(g.0, ty);
     }
     for (i, t) in entities
         .tables
@@ -381,7 +376,8 @@ pub(crate) fn instantiate<T: 'static>(
         .enumerate()
         .skip(env.num_imported_tables as usize)
     {
-        opaque.table_types.insert(t.0, TableType::from_wasm(&env.tables[i]));
+        let ty = TableType::from_wasm(module.engine(), &module.canonical_table(&env.tables[i]));
+        opaque.table_types.insert(t.0, ty);
     }
     for (i, m) in entities
         .memories

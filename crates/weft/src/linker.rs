@@ -92,7 +92,7 @@ impl<T: 'static> Linker<T> {
         name: &str,
         func: impl IntoFunc<T, Params, Args>,
     ) -> crate::Result<&mut Self> {
-        let (ty, host) = func.into_func();
+        let (ty, host) = func.into_func(&self.engine);
         self.insert(module, name, Definition::HostFunc(ty, host))
     }
 

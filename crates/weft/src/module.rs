@@ -1,10 +1,10 @@
 //! Compiled modules.
 
-use crate::types::{ExportType, ExternType, ImportType};
+use crate::types::{ExportType, ExternType, FuncType, ImportType};
 use crate::Engine;
 use std::path::Path;
 use std::sync::{Arc, OnceLock};
-use weft_environ::ModuleTranslation;
+use weft_environ::{EngineOrModuleTypeIndex, ModuleTranslation, WasmValType};
 use weft_runtime::{CodeMemory, CodePtr, MemoryImage};
 use weft_types::VMSharedTypeIndex;
 
@@ -117,7 +117,13 @@ impl Module {
             .map(|l| code.ptr_at(l.offset))
             .collect();
         let env = translation.module;
-        let type_ids: Vec<VMSharedTypeIndex> = env.types.iter().map(|t| engine.inner.types.register(t)).collect();
+        // Register the types in order: a type may only refer to the types
+        // before it (or, recursively, to itself).
+        let mut type_ids: Vec<VMSharedTypeIndex> = Vec::with_capacity(env.types.len());
+        for (i, ty) in env.types.iter().enumerate() {
+            let canonical = ty.map_index(|index| canonical_index(&type_ids, index, Some(i)));
+            type_ids.push(engine.inner.types.register(&canonical));
+        }
         let raw_type_ids = type_ids.iter().map(|t| t.0).collect();
         Ok(Module {
             inner: Arc::new(ModuleInner {
@@ -150,7 +156,7 @@ impl Module {
         env.imports.iter().map(move |i| ImportType {
             module: &i.module,
             name: &i.field,
-            ty: ExternType::from_entity(env, &env.entity_type(i.index)),
+            ty: ExternType::from_entity(self, &env.entity_type(i.index)),
         })
     }
 
@@ -159,7 +165,7 @@ impl Module {
         let env = &self.inner.env;
         env.exports.iter().map(move |e| ExportType {
             name: &e.name,
-            ty: ExternType::from_entity(env, &env.entity_type(e.index)),
+            ty: ExternType::from_entity(self, &env.entity_type(e.index)),
         })
     }
 
@@ -167,7 +173,39 @@ impl Module {
     pub fn get_export(&self, name: &str) -> Option<ExternType> {
         let env = &self.inner.env;
         env.export(name)
-            .map(|i| ExternType::from_entity(env, &env.entity_type(i)))
+            .map(|i| ExternType::from_entity(self, &env.entity_type(i)))
+    }
+
+    /// The canonical type of function type `index` of the module.
+    pub(crate) fn func_type(&self, index: u32) -> FuncType {
+        let engine = &self.inner.engine;
+        self.inner
+            .type_ids
+            .get(index as usize)
+            .and_then(|id| FuncType::from_shared_index(engine, *id))
+            .unwrap_or_else(|| FuncType::new(engine, [], []))
+    }
+
+    /// `ty` with the module's type indices replaced by canonical ids.
+    pub(crate) fn canonical_val_type(&self, ty: WasmValType) -> WasmValType {
+        ty.map_index(&mut |index| canonical_index(&self.inner.type_ids, index, None))
+    }
+
+    /// A global type of the module, canonicalized.
+    pub(crate) fn canonical_global(&self, g: &weft_environ::Global) -> weft_environ::Global {
+        weft_environ::Global {
+            ty: self.canonical_val_type(g.ty),
+            mutable: g.mutable,
+        }
+    }
+
+    /// A table type of the module, canonicalized.
+    pub(crate) fn canonical_table(&self, t: &weft_environ::Table) -> weft_environ::Table {
+        let element = match self.canonical_val_type(WasmValType::Ref(t.element)) {
+            WasmValType::Ref(r) => r,
+            _ => t.element,
+        };
+        weft_environ::Table { element, ..*t }
     }
 
     /// The defined function whose code contains `pc`, as a function index.
@@ -184,5 +222,23 @@ impl Module {
             .checked_sub(1)?;
         let (o, len) = self.inner.func_ranges[i];
         (offset < o + len).then_some(self.inner.env.num_imported_funcs + i as u32)
+    }
+}
+
+/// The canonical form of a type index of a module whose first types have the
+/// canonical ids `ids`: the engine id of an earlier type, `RecSelf` for the
+/// type being registered (`current`) itself.
+fn canonical_index(
+    ids: &[VMSharedTypeIndex],
+    index: EngineOrModuleTypeIndex,
+    current: Option<usize>,
+) -> EngineOrModuleTypeIndex {
+    match index {
+        EngineOrModuleTypeIndex::Module(i) => match ids.get(i as usize) {
+            Some(id) => EngineOrModuleTypeIndex::Engine(id.0),
+            None if Some(i as usize) == current => EngineOrModuleTypeIndex::RecSelf,
+            None => index,
+        },
+        other => other,
     }
 }

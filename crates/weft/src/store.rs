@@ -139,6 +139,28 @@ impl StoreOpaque {
         }
     }
 
+    /// The declared type of a table of this store, with its current size as
+    /// minimum.
+    pub(crate) fn table_type(&self, id: weft_runtime::TableId) -> TableType {
+        let size = self.objects.table(id).size();
+        match self.table_types.get(&id.0) {
+            Some(t) if t.is_64() => TableType::new64(t.element().clone(), size, t.maximum()),
+            Some(t) => TableType::new(t.element().clone(), size as u32, t.maximum().map(|m| m as u32)),
+            None => TableType::new(crate::RefType::FUNCREF, size as u32, None),
+        }
+    }
+
+    /// The declared type of a memory of this store, with its current size
+    /// as minimum.
+    pub(crate) fn memory_type(&self, id: weft_runtime::MemoryId) -> MemoryType {
+        let size = self.objects.memory(id).pages();
+        match self.memory_types.get(&id.0) {
+            Some(t) if t.is_64() => MemoryType::new64(size, t.maximum()),
+            Some(t) => MemoryType::new(size as u32, t.maximum().map(|m| m as u32)),
+            None => MemoryType::new(size as u32, None),
+        }
+    }
+
     pub(crate) fn global_type(&self, id: weft_runtime::GlobalId) -> GlobalType {
         self.global_types
             .get(&id.0)

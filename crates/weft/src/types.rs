@@ -2,10 +2,12 @@
 
 use crate::Engine;
 use std::fmt;
-use weft_environ::{WasmFuncType, WasmHeapType, WasmRefType, WasmValType};
+use std::sync::Arc;
+use weft_environ::{EngineOrModuleTypeIndex, WasmFuncType, WasmHeapType, WasmRefType, WasmValType};
+use weft_types::VMSharedTypeIndex;
 
 /// The heap type of a reference.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum HeapType {
     /// `func`: any function.
     Func,
@@ -15,23 +17,38 @@ pub enum HeapType {
     NoFunc,
     /// `noextern`: the bottom extern type.
     NoExtern,
+    /// The functions of one function type: `(ref $t)`.
+    ConcreteFunc(FuncType),
 }
 
 impl HeapType {
-    pub(crate) fn from_wasm(h: WasmHeapType) -> Self {
+    /// The heap type of a canonical `WasmHeapType` of `engine` (concrete
+    /// types named by engine ids). A concrete type that is not registered
+    /// (which canonical types never contain) becomes `func`.
+    pub(crate) fn from_wasm(engine: &Engine, h: WasmHeapType) -> Self {
         match h {
             WasmHeapType::Func => HeapType::Func,
             WasmHeapType::Extern => HeapType::Extern,
             WasmHeapType::NoFunc => HeapType::NoFunc,
             WasmHeapType::NoExtern => HeapType::NoExtern,
+            WasmHeapType::ConcreteFunc(EngineOrModuleTypeIndex::Engine(i)) => {
+                match FuncType::from_shared_index(engine, VMSharedTypeIndex(i)) {
+                    Some(ty) => HeapType::ConcreteFunc(ty),
+                    None => HeapType::Func,
+                }
+            }
+            WasmHeapType::ConcreteFunc(_) => HeapType::Func,
         }
     }
-    pub(crate) fn to_wasm(self) -> WasmHeapType {
+    pub(crate) fn to_wasm(&self) -> WasmHeapType {
         match self {
             HeapType::Func => WasmHeapType::Func,
             HeapType::Extern => WasmHeapType::Extern,
             HeapType::NoFunc => WasmHeapType::NoFunc,
             HeapType::NoExtern => WasmHeapType::NoExtern,
+            HeapType::ConcreteFunc(ty) => {
+                WasmHeapType::ConcreteFunc(EngineOrModuleTypeIndex::Engine(ty.registered.index.0))
+            }
         }
     }
     /// Whether this is a function heap type.
@@ -42,21 +59,37 @@ impl HeapType {
     pub fn is_extern(&self) -> bool {
         !self.is_func()
     }
+    /// Whether this is a concrete (indexed) type.
+    pub fn is_concrete(&self) -> bool {
+        matches!(self, HeapType::ConcreteFunc(_))
+    }
+    /// The function type, if this is a concrete function type.
+    pub fn as_concrete_func(&self) -> Option<&FuncType> {
+        match self {
+            HeapType::ConcreteFunc(ty) => Some(ty),
+            _ => None,
+        }
+    }
+    /// Whether `self` is a subtype of `other`.
+    pub fn matches(&self, other: &HeapType) -> bool {
+        self.to_wasm().matches(other.to_wasm())
+    }
 }
 
 impl fmt::Display for HeapType {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            HeapType::Func => "func",
-            HeapType::Extern => "extern",
-            HeapType::NoFunc => "nofunc",
-            HeapType::NoExtern => "noextern",
-        })
+        match self {
+            HeapType::Func => f.write_str("func"),
+            HeapType::Extern => f.write_str("extern"),
+            HeapType::NoFunc => f.write_str("nofunc"),
+            HeapType::NoExtern => f.write_str("noextern"),
+            HeapType::ConcreteFunc(ty) => ty.fmt(f),
+        }
     }
 }
 
 /// A reference type: nullability and heap type.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct RefType {
     nullable: bool,
     heap_type: HeapType,
@@ -105,13 +138,13 @@ impl RefType {
     pub fn eq(a: &RefType, b: &RefType) -> bool {
         a == b
     }
-    pub(crate) fn from_wasm(r: WasmRefType) -> Self {
+    pub(crate) fn from_wasm(engine: &Engine, r: WasmRefType) -> Self {
         RefType {
             nullable: r.nullable,
-            heap_type: HeapType::from_wasm(r.heap_type),
+            heap_type: HeapType::from_wasm(engine, r.heap_type),
         }
     }
-    pub(crate) fn to_wasm(self) -> WasmRefType {
+    pub(crate) fn to_wasm(&self) -> WasmRefType {
         WasmRefType {
             nullable: self.nullable,
             heap_type: self.heap_type.to_wasm(),
@@ -121,7 +154,11 @@ impl RefType {
 
 impl fmt::Display for RefType {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        self.to_wasm().fmt(f)
+        match (self.nullable, &self.heap_type) {
+            (true, HeapType::ConcreteFunc(ty)) => write!(f, "(ref null {ty})"),
+            (true, heap) => write!(f, "{heap}ref"),
+            (false, heap) => write!(f, "(ref {heap})"),
+        }
     }
 }
 
@@ -196,14 +233,14 @@ impl ValType {
     pub fn eq(a: &ValType, b: &ValType) -> bool {
         a == b
     }
-    pub(crate) fn from_wasm(t: WasmValType) -> Self {
+    pub(crate) fn from_wasm(engine: &Engine, t: WasmValType) -> Self {
         match t {
             WasmValType::I32 => ValType::I32,
             WasmValType::I64 => ValType::I64,
             WasmValType::F32 => ValType::F32,
             WasmValType::F64 => ValType::F64,
             WasmValType::V128 => ValType::V128,
-            WasmValType::Ref(r) => ValType::Ref(RefType::from_wasm(r)),
+            WasmValType::Ref(r) => ValType::Ref(RefType::from_wasm(engine, r)),
         }
     }
     pub(crate) fn to_wasm(&self) -> WasmValType {
@@ -224,42 +261,99 @@ impl fmt::Display for ValType {
     }
 }
 
-/// A function type.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+/// A function type, registered in its engine's canonical type registry
+/// (for as long as the value lives): two function types of one engine are
+/// equal exactly when they are the same type.
+#[derive(Clone)]
 pub struct FuncType {
-    ty: WasmFuncType,
+    ty: Arc<WasmFuncType>,
+    registered: RegisteredType,
+}
+
+/// One use of a canonical type of an engine.
+struct RegisteredType {
+    engine: Engine,
+    index: VMSharedTypeIndex,
+}
+
+impl Clone for RegisteredType {
+    fn clone(&self) -> Self {
+        self.engine.inner.types.add_use(self.index);
+        RegisteredType {
+            engine: self.engine.clone(),
+            index: self.index,
+        }
+    }
+}
+
+impl Drop for RegisteredType {
+    fn drop(&mut self) {
+        self.engine.inner.types.release(self.index);
+    }
+}
+
+impl PartialEq for FuncType {
+    fn eq(&self, other: &FuncType) -> bool {
+        self.ty == other.ty
+    }
+}
+
+impl Eq for FuncType {}
+
+impl std::hash::Hash for FuncType {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.ty.hash(state)
+    }
+}
+
+impl fmt::Debug for FuncType {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("FuncType")
+            .field("params", &self.ty.params)
+            .field("results", &self.ty.results)
+            .finish()
+    }
 }
 
 impl FuncType {
-    /// A function type with the given parameters and results. The engine is
-    /// taken for compatibility with Wasmtime; function types are engine-free
-    /// values in Weft and are registered when used.
+    /// A function type with the given parameters and results, registered
+    /// in `engine`.
     pub fn new(
-        _engine: &Engine,
+        engine: &Engine,
         params: impl IntoIterator<Item = ValType>,
         results: impl IntoIterator<Item = ValType>,
     ) -> FuncType {
         let params: Vec<_> = params.into_iter().map(|t| t.to_wasm()).collect();
         let results: Vec<_> = results.into_iter().map(|t| t.to_wasm()).collect();
-        FuncType {
-            ty: WasmFuncType::new(params, results),
-        }
+        FuncType::from_wasm(engine, &WasmFuncType::new(params, results))
     }
     /// The parameter types.
     pub fn params(&self) -> impl ExactSizeIterator<Item = ValType> + '_ {
-        self.ty.params.iter().map(|t| ValType::from_wasm(*t))
+        self.ty
+            .params
+            .iter()
+            .map(|t| ValType::from_wasm(&self.registered.engine, *t))
     }
     /// The result types.
     pub fn results(&self) -> impl ExactSizeIterator<Item = ValType> + '_ {
-        self.ty.results.iter().map(|t| ValType::from_wasm(*t))
+        self.ty
+            .results
+            .iter()
+            .map(|t| ValType::from_wasm(&self.registered.engine, *t))
     }
     /// The `i`th parameter type.
     pub fn param(&self, i: usize) -> Option<ValType> {
-        self.ty.params.get(i).map(|t| ValType::from_wasm(*t))
+        self.ty
+            .params
+            .get(i)
+            .map(|t| ValType::from_wasm(&self.registered.engine, *t))
     }
     /// The `i`th result type.
     pub fn result(&self, i: usize) -> Option<ValType> {
-        self.ty.results.get(i).map(|t| ValType::from_wasm(*t))
+        self.ty
+            .results
+            .get(i)
+            .map(|t| ValType::from_wasm(&self.registered.engine, *t))
     }
     /// Whether a function of type `self` may be used where `other` is
     /// expected.
@@ -271,9 +365,37 @@ impl FuncType {
     pub fn eq(a: &FuncType, b: &FuncType) -> bool {
         a.ty == b.ty
     }
-    pub(crate) fn from_wasm(ty: WasmFuncType) -> Self {
-        FuncType { ty }
+    /// The engine this type is registered in.
+    pub fn engine(&self) -> &Engine {
+        &self.registered.engine
     }
+    /// Registers the canonical type `ty` (concrete types named by engine
+    /// ids of `engine`).
+    pub(crate) fn from_wasm(engine: &Engine, ty: &WasmFuncType) -> FuncType {
+        let index = engine.inner.types.register(ty);
+        FuncType {
+            ty: Arc::new(ty.clone()),
+            registered: RegisteredType {
+                engine: engine.clone(),
+                index,
+            },
+        }
+    }
+    /// The registered type `index` of `engine`, if it is registered.
+    pub(crate) fn from_shared_index(engine: &Engine, index: VMSharedTypeIndex) -> Option<FuncType> {
+        let ty = engine.inner.types.lookup(index)?;
+        if !engine.inner.types.add_use(index) {
+            return None;
+        }
+        Some(FuncType {
+            ty,
+            registered: RegisteredType {
+                engine: engine.clone(),
+                index,
+            },
+        })
+    }
+    /// The canonical type.
     pub(crate) fn as_wasm(&self) -> &WasmFuncType {
         &self.ty
     }
@@ -318,9 +440,10 @@ impl GlobalType {
     pub fn is_mutable(&self) -> bool {
         self.mutability == Mutability::Var
     }
-    pub(crate) fn from_wasm(g: &weft_environ::Global) -> Self {
+    /// The type of a global declared with the canonical type `g`.
+    pub(crate) fn from_wasm(engine: &Engine, g: &weft_environ::Global) -> Self {
         GlobalType {
-            content: ValType::from_wasm(g.ty),
+            content: ValType::from_wasm(engine, g.ty),
             mutability: if g.mutable { Mutability::Var } else { Mutability::Const },
         }
     }
@@ -354,6 +477,16 @@ impl TableType {
             table64: false,
         }
     }
+    /// A 64-bit table (indexed with `i64`) of `element`s with the given
+    /// limits.
+    pub fn new64(element: RefType, min: u64, max: Option<u64>) -> TableType {
+        TableType {
+            element,
+            minimum: min,
+            maximum: max,
+            table64: true,
+        }
+    }
     /// The element type.
     pub fn element(&self) -> &RefType {
         &self.element
@@ -370,9 +503,10 @@ impl TableType {
     pub fn is_64(&self) -> bool {
         self.table64
     }
-    pub(crate) fn from_wasm(t: &weft_environ::Table) -> Self {
+    /// The type of a table declared with the canonical type `t`.
+    pub(crate) fn from_wasm(engine: &Engine, t: &weft_environ::Table) -> Self {
         TableType {
-            element: RefType::from_wasm(t.element),
+            element: RefType::from_wasm(engine, t.element),
             minimum: t.minimum,
             maximum: t.maximum,
             table64: t.table64,
@@ -382,7 +516,8 @@ impl TableType {
 
 impl fmt::Display for TableType {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "(table {}", self.minimum)?;
+        f.write_str(if self.table64 { "(table i64 " } else { "(table " })?;
+        write!(f, "{}", self.minimum)?;
         if let Some(m) = self.maximum {
             write!(f, " {m}")?;
         }
@@ -406,6 +541,15 @@ impl MemoryType {
             minimum: minimum.into(),
             maximum: maximum.map(Into::into),
             memory64: false,
+            shared: false,
+        }
+    }
+    /// A 64-bit memory (indexed with `i64`) with the given limits in pages.
+    pub fn new64(minimum: u64, maximum: Option<u64>) -> MemoryType {
+        MemoryType {
+            minimum,
+            maximum,
+            memory64: true,
             shared: false,
         }
     }
@@ -441,7 +585,8 @@ impl MemoryType {
 
 impl fmt::Display for MemoryType {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "(memory {}", self.minimum)?;
+        f.write_str(if self.memory64 { "(memory i64 " } else { "(memory " })?;
+        write!(f, "{}", self.minimum)?;
         if let Some(m) = self.maximum {
             write!(f, " {m}")?;
         }
@@ -491,14 +636,19 @@ impl ExternType {
             _ => None,
         }
     }
-    pub(crate) fn from_entity(module: &weft_environ::Module, ty: &weft_environ::EntityType) -> Self {
+    /// The type of an entity of `module`, with the module's type indices
+    /// mapped to the engine's canonical types.
+    pub(crate) fn from_entity(module: &crate::Module, ty: &weft_environ::EntityType) -> Self {
+        let engine = module.engine();
         match ty {
-            weft_environ::EntityType::Function(i) => {
-                ExternType::Func(FuncType::from_wasm(module.types[*i as usize].clone()))
+            weft_environ::EntityType::Function(i) => ExternType::Func(module.func_type(*i)),
+            weft_environ::EntityType::Table(t) => {
+                ExternType::Table(TableType::from_wasm(engine, &module.canonical_table(t)))
             }
-            weft_environ::EntityType::Table(t) => ExternType::Table(TableType::from_wasm(t)),
             weft_environ::EntityType::Memory(m) => ExternType::Memory(MemoryType::from_wasm(m)),
-            weft_environ::EntityType::Global(g) => ExternType::Global(GlobalType::from_wasm(g)),
+            weft_environ::EntityType::Global(g) => {
+                ExternType::Global(GlobalType::from_wasm(engine, &module.canonical_global(g)))
+            }
         }
     }
     pub(crate) fn desc(&self) -> &'static str {

@@ -43,6 +43,18 @@ impl From<u128> for V128 {
     }
 }
 
+impl From<V128> for u128 {
+    fn from(v: V128) -> u128 {
+        v.0
+    }
+}
+
+impl From<V128> for Val {
+    fn from(v: V128) -> Val {
+        Val::V128(v)
+    }
+}
+
 impl From<i32> for Val {
     fn from(v: i32) -> Val {
         Val::I32(v)
@@ -107,8 +119,14 @@ impl Val {
             ValType::Ref(_) => return None,
         })
     }
-    /// The value's type.
-    pub fn ty(&self, _store: impl AsContext) -> ValType {
+    /// The value's type (for a function, `(ref $t)` of its own type).
+    pub fn ty(&self, store: impl AsContext) -> ValType {
+        let store = store.as_context();
+        if let Val::FuncRef(Some(f)) = self {
+            if let Ok(data) = f.data(store.0.opaque()) {
+                return ValType::Ref(RefType::new(false, HeapType::ConcreteFunc(data.ty.clone())));
+            }
+        }
         self.ty_opaque()
     }
     pub(crate) fn ty_opaque(&self) -> ValType {
@@ -126,7 +144,28 @@ impl Val {
     }
     /// Whether the value is of type `ty`.
     pub fn matches_ty(&self, store: impl AsContext, ty: &ValType) -> crate::Result<bool> {
-        Ok(self.ty(store).matches(ty))
+        let store = store.as_context();
+        match ty {
+            ValType::Ref(r) => self.ref_matches(store.0.opaque(), r),
+            _ => Ok(self.ty_opaque().matches(ty)),
+        }
+    }
+
+    /// Whether this reference value is of type `ty` (`false` for numbers
+    /// and vectors). A function matches a concrete type exactly when its
+    /// own type is that type.
+    pub(crate) fn ref_matches(&self, store: &StoreOpaque, ty: &RefType) -> crate::Result<bool> {
+        Ok(match self {
+            Val::FuncRef(Some(f)) => match ty.heap_type() {
+                HeapType::Func => true,
+                HeapType::ConcreteFunc(want) => f.data(store)?.ty == *want,
+                _ => false,
+            },
+            Val::FuncRef(None) => ty.is_nullable() && ty.heap_type().is_func(),
+            Val::ExternRef(Some(_)) => matches!(ty.heap_type(), HeapType::Extern),
+            Val::ExternRef(None) => ty.is_nullable() && ty.heap_type().is_extern(),
+            _ => false,
+        })
     }
     /// The `i32`, if this is one.
     pub fn i32(&self) -> Option<i32> {
@@ -153,6 +192,13 @@ impl Val {
     pub fn f64(&self) -> Option<f64> {
         match self {
             Val::F64(v) => Some(f64::from_bits(*v)),
+            _ => None,
+        }
+    }
+    /// The `v128`, if this is one.
+    pub fn v128(&self) -> Option<V128> {
+        match self {
+            Val::V128(v) => Some(*v),
             _ => None,
         }
     }
@@ -189,9 +235,8 @@ impl Val {
             (Val::F64(v), ValType::F64) => ValRaw::f64(*v),
             (Val::V128(v), ValType::V128) => ValRaw::v128(v.0),
             (Val::FuncRef(_) | Val::ExternRef(_), ValType::Ref(r)) => {
-                let vt = self.ty_opaque();
-                if !vt.matches(ty) {
-                    crate::bail!("type mismatch: expected {ty}, found {}", describe(self, r));
+                if !self.ref_matches(store, r)? {
+                    crate::bail!("type mismatch: expected {ty}, found {}", describe(store, self));
                 }
                 match self {
                     Val::FuncRef(Some(f)) => ValRaw::word(store.func_ref(f)?.to_word()),
@@ -217,8 +262,15 @@ impl Val {
     }
 }
 
-fn describe(v: &Val, _expected: &RefType) -> String {
-    v.ty_opaque().to_string()
+/// The type of a value for messages: precise for functions of `store`.
+fn describe(store: &StoreOpaque, v: &Val) -> String {
+    match v {
+        Val::FuncRef(Some(f)) => match f.data(store) {
+            Ok(data) => format!("(ref {})", data.ty),
+            Err(_) => v.ty_opaque().to_string(),
+        },
+        _ => v.ty_opaque().to_string(),
+    }
 }
 
 /// A reference value.
@@ -283,12 +335,15 @@ impl Ref {
         }
     }
     /// Whether the reference is of type `ty`.
-    pub fn matches_ty(&self, _store: impl AsContext, ty: &RefType) -> crate::Result<bool> {
-        Ok(Val::from(self.clone()).ty_opaque().matches(&ValType::Ref(*ty)))
+    pub fn matches_ty(&self, store: impl AsContext, ty: &RefType) -> crate::Result<bool> {
+        let store = store.as_context();
+        Val::from(self.clone()).ref_matches(store.0.opaque(), ty)
     }
 
     pub(crate) fn to_word(&self, store: &StoreOpaque, ty: &RefType) -> crate::Result<usize> {
-        Ok(Val::from(self.clone()).to_raw(store, &ValType::Ref(*ty))?.get_word())
+        Ok(Val::from(self.clone())
+            .to_raw(store, &ValType::Ref(ty.clone()))?
+            .get_word())
     }
 
     pub(crate) fn from_word(store: &StoreOpaque, word: usize, heap_type: &HeapType) -> Ref {

@@ -5,6 +5,8 @@
 //! runtime, never leak a fiber stack, and every call that completes returns
 //! the right result.
 
+#![cfg(feature = "async")]
+
 use std::future::Future;
 use std::pin::Pin;
 use std::task::{Context, Poll, Waker};

@@ -25,9 +25,11 @@ fn host_function_reads_memory_and_writes_its_data() -> Result<()> {
     )?;
     let module = Module::new(
         &engine,
-        r#"(module (import "host" "take" (func $take (param i32 i32)))
+        wat::parse_str(
+            r#"(module (import "host" "take" (func $take (param i32 i32)))
             (memory (export "memory") 1) (data (i32.const 8) "hello")
             (func (export "run") (call $take (i32.const 8) (i32.const 5))))"#,
+        )?,
     )?;
     let instance = linker.instantiate(&mut store, &module)?;
     instance

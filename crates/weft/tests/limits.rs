@@ -103,8 +103,10 @@ fn a_limiter_refuses_initial_sizes() -> Result<()> {
     Ok(())
 }
 
+#[cfg(feature = "async")]
 struct AsyncLimits;
 
+#[cfg(feature = "async")]
 #[async_trait::async_trait]
 impl ResourceLimiterAsync for AsyncLimits {
     async fn memory_growing(&mut self, _current: usize, desired: usize, _maximum: Option<usize>) -> Result<bool> {
@@ -116,6 +118,7 @@ impl ResourceLimiterAsync for AsyncLimits {
     }
 }
 
+#[cfg(feature = "async")]
 #[test]
 fn an_async_limiter_works_in_async_calls() -> Result<()> {
     let rt = tokio::runtime::Builder::new_current_thread().build()?;
