@@ -79,6 +79,19 @@ impl CodeMemory {
     pub fn range(&self) -> (usize, usize) {
         (self.info.start, self.info.end)
     }
+
+    /// The machine code, as mapped (for serializing a module).
+    pub fn code(&self) -> &[u8] {
+        // SAFETY: `[start, start + len)` is our own allocation, mapped
+        // readable (and executable) until `self` is dropped, and never
+        // written after `new` made it read-execute.
+        unsafe { std::slice::from_raw_parts(self.alloc.as_ptr::<u8>(), self.len) }
+    }
+
+    /// The trap table, sorted by code offset.
+    pub fn traps(&self) -> &[(u32, Trap)] {
+        &self.info.traps
+    }
 }
 
 impl Drop for CodeMemory {

@@ -8,6 +8,14 @@ use weft_environ::WasmFuncType;
 use weft_runtime::{CodeMemory, CodePtr};
 use weft_types::{TypeRegistry, VMSharedTypeIndex};
 
+/// The kinds of precompiled artifacts (see [`Engine::detect_precompiled`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Precompiled {
+    /// Made by [`Engine::precompile_module`] or [`crate::Module::serialize`].
+    Module,
+}
+
 /// A compilation environment shared by modules and stores. Cheap to clone;
 /// `Send + Sync`.
 #[derive(Clone)]
@@ -78,6 +86,23 @@ impl Engine {
                 fiber_pool: weft_fiber::FiberPool::new(config.async_stack_size),
             }),
         }
+    }
+
+    /// What kind of precompiled artifact `bytes` are, or `None` when they
+    /// are not Weft's precompiled output (a `.wasm` or `.wat` module, say).
+    pub fn detect_precompiled(&self, bytes: &[u8]) -> Option<Precompiled> {
+        crate::serialize::is_precompiled(bytes).then_some(Precompiled::Module)
+    }
+
+    /// Compiles `bytes` (binary, or text with the `wat` feature) into the
+    /// precompiled form that [`crate::Module::deserialize`] reads, without
+    /// making a module.
+    pub fn precompile_module(&self, bytes: &[u8]) -> crate::Result<Vec<u8>> {
+        #[cfg(feature = "wat")]
+        let bytes = &wat::parse_bytes(bytes)?[..];
+        let translation = weft_environ::translate_module(bytes, self.inner.config.features)?;
+        let parts = crate::module::compile_parts(self, &translation)?;
+        Ok(crate::serialize::write(self, bytes, &parts))
     }
 
     /// The engine's configuration.

@@ -45,12 +45,16 @@
 //! # Ok::<(), weft::Error>(())
 //! ```
 
-#![forbid(unsafe_code)]
+// No `unsafe` code: the only items allowed past this lint are the
+// declarations of `Module::deserialize` and `Module::deserialize_file`, whose
+// contract (trusted bytes) is unsafe while their bodies are not.
+#![deny(unsafe_code)]
 #![warn(missing_docs)]
 
 #[cfg(feature = "async")]
 mod async_support;
 mod compile;
+mod serialize;
 mod config;
 mod engine;
 mod externals;
@@ -67,7 +71,7 @@ mod values;
 
 pub use anyhow::{bail, ensure, format_err, Context};
 pub use config::{Config, OptLevel};
-pub use engine::Engine;
+pub use engine::{Engine, Precompiled};
 pub use externals::{Extern, Global, Memory, MemoryAccessError, Table};
 pub use func::{Func, IntoFunc, TypedFunc, WasmParams, WasmResults, WasmRet, WasmTy};
 pub use instance::{Export, Instance};

@@ -31,6 +31,8 @@ pub(crate) struct ModuleInner {
     /// Copy-on-write images of the defined memories' initial contents, made
     /// at the first instantiation (see `weft_runtime::MemoryImage`).
     pub(crate) memory_images: OnceLock<Vec<Option<MemoryImage>>>,
+    /// The module's binary, for `Module::serialize`.
+    pub(crate) binary: Box<[u8]>,
 }
 
 impl ModuleInner {
@@ -56,6 +58,33 @@ impl Drop for ModuleInner {
     }
 }
 
+/// Compiles every function of `translation` (and the host trampolines of its
+/// import types, which the engine keeps), as code parts.
+pub(crate) fn compile_parts(engine: &Engine, translation: &ModuleTranslation<'_>) -> crate::Result<crate::serialize::CodeParts> {
+    let compiler = engine.compiler()?;
+    let compiled = crate::compile::compile_module(compiler, translation, engine.inner.config.parallel_compilation)?;
+    // The trampolines through which this module's imports will call host
+    // functions: made now, with the code, rather than one by one when the
+    // first instance's host functions are created.
+    #[cfg(feature = "cranelift")]
+    {
+        let env = &translation.module;
+        let import_types: Vec<&weft_environ::WasmFuncType> = env.functions[..env.num_imported_funcs as usize]
+            .iter()
+            .map(|t| &env.types[*t as usize])
+            .collect();
+        // A failure here only means the trampolines are compiled on demand,
+        // where the error is reported as before.
+        let _ = engine.prepare_host_trampolines(&import_types, engine.inner.config.parallel_compilation);
+    }
+    Ok(crate::serialize::CodeParts {
+        funcs: compiled.funcs.iter().map(|l| (l.offset, l.len)).collect(),
+        trampolines: compiled.array_trampolines.iter().map(|l| l.offset).collect(),
+        traps: compiled.traps,
+        code: compiled.code,
+    })
+}
+
 impl Module {
     /// Compiles a module from its binary or, with the `wat` feature, its
     /// text format.
@@ -76,7 +105,7 @@ impl Module {
     /// Compiles a module from its binary format.
     pub fn from_binary(engine: &Engine, binary: &[u8]) -> crate::Result<Module> {
         let translation = weft_environ::translate_module(binary, engine.inner.config.features)?;
-        Module::compile(engine, translation)
+        Module::compile(engine, translation, binary)
     }
 
     /// Checks that `binary` is a valid module for this engine without
@@ -86,36 +115,83 @@ impl Module {
         Ok(())
     }
 
-    fn compile(engine: &Engine, translation: ModuleTranslation<'_>) -> crate::Result<Module> {
-        let compiler = engine.compiler()?;
-        let compiled =
-            crate::compile::compile_module(compiler, &translation, engine.inner.config.parallel_compilation)?;
-        // The trampolines through which this module's imports will call host
-        // functions: made now, with the code, rather than one by one when
-        // the first instance's host functions are created.
-        #[cfg(feature = "cranelift")]
-        {
-            let env = &translation.module;
-            let import_types: Vec<&weft_environ::WasmFuncType> = env.functions[..env.num_imported_funcs as usize]
-                .iter()
-                .map(|t| &env.types[*t as usize])
-                .collect();
-            // A failure here only means the trampolines are compiled on
-            // demand, where the error is reported as before.
-            let _ = engine.prepare_host_trampolines(&import_types, engine.inner.config.parallel_compilation);
+    /// The module in precompiled form, for [`Module::deserialize`] by an
+    /// engine of the same Weft version and configuration on the same kind
+    /// of CPU (as [`Engine::precompile_module`] makes it).
+    pub fn serialize(&self) -> crate::Result<Vec<u8>> {
+        let inner = &self.inner;
+        let start = inner.code.range().0;
+        let parts = crate::serialize::CodeParts {
+            code: inner.code.code().to_vec(),
+            funcs: inner.func_ranges.iter().map(|(o, l)| (*o as u32, *l as u32)).collect(),
+            trampolines: inner.array_trampolines.iter().map(|p| (p.addr() - start) as u32).collect(),
+            traps: inner.code.traps().to_vec(),
+        };
+        Ok(crate::serialize::write(&inner.engine, &inner.binary, &parts))
+    }
+
+    /// A module from the bytes of [`Module::serialize`] or
+    /// [`Engine::precompile_module`], without compiling: the code is mapped
+    /// as it was written (the module's binary is parsed and validated
+    /// again). Fails with a clear error when the bytes were made by another
+    /// Weft version, for another CPU or with another engine configuration.
+    ///
+    /// # Safety
+    ///
+    /// The bytes are trusted to hold code made by Weft: the checks above
+    /// catch accidents (a stale or truncated file), not malice. Bytes from
+    /// an untrusted source, or altered after they were written, can make
+    /// the mapped code do anything the process may do. Pass only bytes made
+    /// by `serialize` or `precompile_module` and kept where no one else can
+    /// change them. (As Wasmtime's `Module::deserialize`; this function
+    /// itself uses no `unsafe` code: the contract is what is unsafe.)
+    #[allow(unsafe_code)]
+    pub unsafe fn deserialize(engine: &Engine, bytes: impl AsRef<[u8]>) -> crate::Result<Module> {
+        let (wasm, parts) = crate::serialize::read(engine, bytes.as_ref())?;
+        let translation = weft_environ::translate_module(wasm, engine.inner.config.features)?;
+        Module::from_parts(engine, translation, wasm, parts)
+    }
+
+    /// [`Module::deserialize`] of the contents of the file at `path`.
+    ///
+    /// # Safety
+    ///
+    /// As for [`Module::deserialize`]: the file must have been written by
+    /// Weft and kept where no one else can change it.
+    #[allow(unsafe_code)]
+    pub unsafe fn deserialize_file(engine: &Engine, path: impl AsRef<Path>) -> crate::Result<Module> {
+        let path = path.as_ref();
+        let bytes = std::fs::read(path).map_err(|e| crate::format_err!("failed to read `{}`: {e}", path.display()))?;
+        let (wasm, parts) = crate::serialize::read(engine, &bytes)
+            .map_err(|e| e.context(format!("failed to load the precompiled module `{}`", path.display())))?;
+        let translation = weft_environ::translate_module(wasm, engine.inner.config.features)?;
+        Module::from_parts(engine, translation, wasm, parts)
+    }
+
+    fn compile(engine: &Engine, translation: ModuleTranslation<'_>, binary: &[u8]) -> crate::Result<Module> {
+        let parts = compile_parts(engine, &translation)?;
+        Module::from_parts(engine, translation, binary, parts)
+    }
+
+    /// A module from its translation and its compiled (or deserialized) code.
+    fn from_parts(
+        engine: &Engine,
+        translation: ModuleTranslation<'_>,
+        binary: &[u8],
+        parts: crate::serialize::CodeParts,
+    ) -> crate::Result<Module> {
+        let env_ref = &translation.module;
+        if parts.funcs.len() != env_ref.num_defined_funcs() as usize || parts.trampolines.len() != env_ref.types.len() {
+            crate::bail!("the compiled code does not match the module");
         }
-        let code = CodeMemory::new(&compiled.code, compiled.traps)?;
-        let func_code = compiled.funcs.iter().map(|l| code.ptr_at(l.offset)).collect();
-        let func_ranges = compiled
+        let code = CodeMemory::new(&parts.code, parts.traps)?;
+        let func_code = parts.funcs.iter().map(|(offset, _)| code.ptr_at(*offset)).collect();
+        let func_ranges = parts
             .funcs
             .iter()
-            .map(|l| (l.offset as usize, l.len as usize))
+            .map(|(offset, len)| (*offset as usize, *len as usize))
             .collect();
-        let array_trampolines = compiled
-            .array_trampolines
-            .iter()
-            .map(|l| code.ptr_at(l.offset))
-            .collect();
+        let array_trampolines = parts.trampolines.iter().map(|offset| code.ptr_at(*offset)).collect();
         let env = translation.module;
         // Register the types in order: a type may only refer to the types
         // before it (or, recursively, to itself).
@@ -136,6 +212,7 @@ impl Module {
                 type_ids,
                 raw_type_ids,
                 memory_images: OnceLock::new(),
+                binary: binary.into(),
             }),
         })
     }

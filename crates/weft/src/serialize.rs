@@ -1,0 +1,226 @@
+//! Precompiled modules: the bytes written by `Module::serialize` and
+//! `Engine::precompile_module`, read back by `Module::deserialize`.
+//!
+//! Layout (little endian): the magic `\0weft-cwasm`, a format number, three
+//! strings that must equal the reading engine's (the Weft version, the
+//! target and CPU features, the engine configuration that changes code),
+//! the module's binary, the machine code, the location of each defined
+//! function and of each type's array trampoline, and the trap table.
+//!
+//! The binary is translated (parsed and validated) again on reading, which
+//! is cheap next to code generation; the code is mapped as it was written,
+//! without compiling anything.
+
+use crate::Engine;
+use weft_environ::Trap;
+
+const MAGIC: &[u8] = b"\0weft-cwasm";
+const FORMAT: u32 = 1;
+
+/// Whether `bytes` start as precompiled Weft output.
+pub(crate) fn is_precompiled(bytes: &[u8]) -> bool {
+    bytes.starts_with(MAGIC)
+}
+
+/// The compiled code of a module, as offsets into `code`.
+pub(crate) struct CodeParts {
+    pub(crate) code: Vec<u8>,
+    /// `(offset, len)` of each defined function.
+    pub(crate) funcs: Vec<(u32, u32)>,
+    /// Offset of the array-call trampoline of each module type.
+    pub(crate) trampolines: Vec<u32>,
+    pub(crate) traps: Vec<(u32, Trap)>,
+}
+
+/// The host's architecture and the CPU features code generation may use.
+fn cpu() -> String {
+    #[allow(unused_mut)]
+    let mut features: Vec<&str> = Vec::new();
+    #[cfg(target_arch = "x86_64")]
+    {
+        macro_rules! detect {
+            ($($f:tt),*) => {$(
+                if std::arch::is_x86_feature_detected!($f) {
+                    features.push($f);
+                }
+            )*};
+        }
+        detect!(
+            "sse3", "ssse3", "sse4.1", "sse4.2", "popcnt", "avx", "avx2", "bmi1", "bmi2", "lzcnt", "fma", "avx512f",
+            "avx512vl", "avx512dq", "avx512bitalg", "avx512vbmi", "cmpxchg16b"
+        );
+    }
+    #[cfg(target_arch = "aarch64")]
+    {
+        macro_rules! detect {
+            ($($f:tt),*) => {$(
+                if std::arch::is_aarch64_feature_detected!($f) {
+                    features.push($f);
+                }
+            )*};
+        }
+        detect!("lse", "paca", "fp16");
+    }
+    format!("{} [{}]", std::env::consts::ARCH, features.join(","))
+}
+
+/// What of the engine's configuration changes the generated code.
+fn config(engine: &Engine) -> String {
+    let c = &engine.inner.config;
+    format!("{:?} {:?} {:?}", c.opt_level, c.features, c.tunables)
+}
+
+fn put_u32(out: &mut Vec<u8>, v: u32) {
+    out.extend_from_slice(&v.to_le_bytes());
+}
+
+fn put_bytes(out: &mut Vec<u8>, b: &[u8]) {
+    out.extend_from_slice(&(b.len() as u64).to_le_bytes());
+    out.extend_from_slice(b);
+}
+
+/// The precompiled form of a module of binary `wasm` whose code is `parts`.
+pub(crate) fn write(engine: &Engine, wasm: &[u8], parts: &CodeParts) -> Vec<u8> {
+    let mut out = Vec::with_capacity(wasm.len() + parts.code.len() + 256);
+    out.extend_from_slice(MAGIC);
+    put_u32(&mut out, FORMAT);
+    put_bytes(&mut out, env!("CARGO_PKG_VERSION").as_bytes());
+    put_bytes(&mut out, cpu().as_bytes());
+    put_bytes(&mut out, config(engine).as_bytes());
+    put_bytes(&mut out, wasm);
+    put_bytes(&mut out, &parts.code);
+    put_u32(&mut out, parts.funcs.len() as u32);
+    for (offset, len) in &parts.funcs {
+        put_u32(&mut out, *offset);
+        put_u32(&mut out, *len);
+    }
+    put_u32(&mut out, parts.trampolines.len() as u32);
+    for offset in &parts.trampolines {
+        put_u32(&mut out, *offset);
+    }
+    put_u32(&mut out, parts.traps.len() as u32);
+    for (offset, trap) in &parts.traps {
+        put_u32(&mut out, *offset);
+        out.push(*trap as u8);
+    }
+    out
+}
+
+struct Reader<'a> {
+    bytes: &'a [u8],
+}
+
+impl<'a> Reader<'a> {
+    fn take(&mut self, n: usize) -> crate::Result<&'a [u8]> {
+        if n > self.bytes.len() {
+            crate::bail!("the precompiled module is truncated");
+        }
+        let (head, rest) = self.bytes.split_at(n);
+        self.bytes = rest;
+        Ok(head)
+    }
+    fn u32(&mut self) -> crate::Result<u32> {
+        let b = self.take(4)?;
+        Ok(u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+    }
+    fn u8(&mut self) -> crate::Result<u8> {
+        Ok(self.take(1)?[0])
+    }
+    fn bytes(&mut self) -> crate::Result<&'a [u8]> {
+        let b = self.take(8)?;
+        let mut len = [0; 8];
+        len.copy_from_slice(b);
+        let len = usize::try_from(u64::from_le_bytes(len)).unwrap_or(usize::MAX);
+        self.take(len)
+    }
+    fn string(&mut self) -> crate::Result<&'a str> {
+        std::str::from_utf8(self.bytes()?).map_err(|_| crate::format_err!("the precompiled module is corrupt"))
+    }
+    /// A count of items of at least `item` bytes each, checked against what
+    /// is left so that a corrupt count cannot make us allocate much.
+    fn count(&mut self, item: usize) -> crate::Result<usize> {
+        let n = self.u32()? as usize;
+        if n.saturating_mul(item) > self.bytes.len() {
+            crate::bail!("the precompiled module is truncated");
+        }
+        Ok(n)
+    }
+}
+
+/// Reads precompiled bytes made for `engine`: the module's binary and its
+/// code. Fails with a clear error when they were made by another Weft
+/// version, for another CPU, or with another engine configuration.
+pub(crate) fn read<'a>(engine: &Engine, bytes: &'a [u8]) -> crate::Result<(&'a [u8], CodeParts)> {
+    let mut r = Reader { bytes };
+    if r.take(MAGIC.len()).ok() != Some(MAGIC) {
+        crate::bail!("not a precompiled Weft module (see `weft compile` and `Module::serialize`)");
+    }
+    let format = r.u32()?;
+    if format != FORMAT {
+        crate::bail!("the precompiled module has format {format}; this Weft reads format {FORMAT}");
+    }
+    let version = r.string()?;
+    if version != env!("CARGO_PKG_VERSION") {
+        crate::bail!(
+            "the module was precompiled by Weft {version}, but this is Weft {}: compile it again",
+            env!("CARGO_PKG_VERSION")
+        );
+    }
+    let their_cpu = r.string()?;
+    let our_cpu = cpu();
+    if their_cpu != our_cpu {
+        crate::bail!("the module was precompiled for the CPU `{their_cpu}`, but this host is `{our_cpu}`: compile it again");
+    }
+    let their_config = r.string()?;
+    let our_config = config(engine);
+    if their_config != our_config {
+        crate::bail!(
+            "the module was precompiled for another engine configuration (`{their_config}`), \
+             but this engine has `{our_config}`: compile it again"
+        );
+    }
+    let wasm = r.bytes()?;
+    let code = r.bytes()?.to_vec();
+    let n = r.count(8)?;
+    let mut funcs = Vec::with_capacity(n);
+    for _ in 0..n {
+        funcs.push((r.u32()?, r.u32()?));
+    }
+    let n = r.count(4)?;
+    let mut trampolines = Vec::with_capacity(n);
+    for _ in 0..n {
+        trampolines.push(r.u32()?);
+    }
+    let n = r.count(5)?;
+    let mut traps = Vec::with_capacity(n);
+    for _ in 0..n {
+        let offset = r.u32()?;
+        let code = r.u8()?;
+        let trap = Trap::ALL
+            .iter()
+            .copied()
+            .find(|t| *t as u8 == code)
+            .ok_or_else(|| crate::format_err!("the precompiled module is corrupt (trap code {code})"))?;
+        traps.push((offset, trap));
+    }
+    if !r.bytes.is_empty() {
+        crate::bail!("the precompiled module has trailing bytes");
+    }
+    let len = code.len() as u64;
+    let in_code = |offset: u32, n: u32| offset as u64 + n as u64 <= len;
+    if !funcs.iter().all(|(o, n)| in_code(*o, *n))
+        || !trampolines.iter().all(|o| in_code(*o, 0))
+        || !traps.iter().all(|(o, _)| in_code(*o, 0))
+    {
+        crate::bail!("the precompiled module is corrupt (code offsets out of range)");
+    }
+    Ok((
+        wasm,
+        CodeParts {
+            code,
+            funcs,
+            trampolines,
+            traps,
+        },
+    ))
+}

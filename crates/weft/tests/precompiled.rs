@@ -1,0 +1,115 @@
+//! Precompiled modules: `Engine::precompile_module` and `Module::serialize`
+//! round-trip through `Module::deserialize`, and bytes made by another
+//! configuration, another version or no Weft at all are refused with a
+//! clear error.
+
+#![allow(unsafe_code)]
+
+use weft::*;
+
+const WAT: &str = r#"(module
+    (import "host" "double" (func $double (param i32) (result i32)))
+    (memory (export "memory") 1)
+    (data (i32.const 16) "precompiled")
+    (func $add (export "add") (param i32 i32) (result i32)
+        (call $double (i32.add (local.get 0) (local.get 1))))
+    (func (export "load") (param i32) (result i32) (i32.load8_u (local.get 0)))
+    (func (export "div") (param i32 i32) (result i32) (i32.div_s (local.get 0) (local.get 1))))"#;
+
+fn binary() -> Vec<u8> {
+    wat::parse_str(WAT).unwrap()
+}
+
+fn check(engine: &Engine, module: &Module) {
+    let mut store = Store::new(engine, ());
+    let mut linker = Linker::new(engine);
+    linker.func_wrap("host", "double", |x: i32| x * 2).unwrap();
+    let instance = linker.instantiate(&mut store, module).unwrap();
+    let add = instance.get_typed_func::<(i32, i32), i32>(&mut store, "add").unwrap();
+    assert_eq!(add.call(&mut store, (2, 3)).unwrap(), 10);
+    let load = instance.get_typed_func::<i32, i32>(&mut store, "load").unwrap();
+    assert_eq!(load.call(&mut store, 16).unwrap(), b'p' as i32);
+    // The trap table came along: a trap is still a trap, out-of-bounds
+    // accesses still hit the guard pages.
+    let div = instance.get_typed_func::<(i32, i32), i32>(&mut store, "div").unwrap();
+    let err = div.call(&mut store, (1, 0)).unwrap_err();
+    assert_eq!(err.downcast_ref::<Trap>(), Some(&Trap::IntegerDivisionByZero));
+    let err = load.call(&mut store, 70_000).unwrap_err();
+    assert_eq!(err.downcast_ref::<Trap>(), Some(&Trap::MemoryOutOfBounds));
+}
+
+#[test]
+fn precompile_then_deserialize() {
+    let engine = Engine::default();
+    let bytes = engine.precompile_module(&binary()).unwrap();
+    assert_eq!(engine.detect_precompiled(&bytes), Some(Precompiled::Module));
+    assert_eq!(engine.detect_precompiled(&binary()), None);
+    // SAFETY: the bytes were just made by this process.
+    let module = unsafe { Module::deserialize(&engine, &bytes) }.unwrap();
+    check(&engine, &module);
+}
+
+#[test]
+fn serialize_then_deserialize_in_another_engine() {
+    let engine = Engine::default();
+    let module = Module::new(&engine, binary()).unwrap();
+    let bytes = module.serialize().unwrap();
+    let other = Engine::default();
+    // SAFETY: the bytes were just made by this process.
+    let module = unsafe { Module::deserialize(&other, &bytes) }.unwrap();
+    check(&other, &module);
+    // Serializing the deserialized module gives the same bytes.
+    assert_eq!(module.serialize().unwrap(), bytes);
+}
+
+#[test]
+fn deserialize_file_reads_the_file() {
+    let engine = Engine::default();
+    let dir = std::env::temp_dir().join(format!("weft-precompiled-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("m.cwasm");
+    std::fs::write(&path, engine.precompile_module(&binary()).unwrap()).unwrap();
+    // SAFETY: the file was just written by this process.
+    let module = unsafe { Module::deserialize_file(&engine, &path) }.unwrap();
+    check(&engine, &module);
+    // SAFETY: a missing file is only an error.
+    let err = unsafe { Module::deserialize_file(&engine, dir.join("missing.cwasm")) }.unwrap_err();
+    assert!(format!("{err:#}").contains("failed to read"), "{err:#}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn other_configurations_versions_and_garbage_are_refused() {
+    let engine = Engine::default();
+    let bytes = engine.precompile_module(&binary()).unwrap();
+
+    let mut config = Config::new();
+    config.consume_fuel(true);
+    let fuel_engine = Engine::new(&config).unwrap();
+    // SAFETY: the bytes are Weft's; only the configuration differs.
+    let err = unsafe { Module::deserialize(&fuel_engine, &bytes) }.unwrap_err();
+    assert!(format!("{err:#}").contains("engine configuration"), "{err:#}");
+
+    // The version string follows the magic (11 bytes), the format (4) and
+    // its length (8); change its first digit.
+    let mut other_version = bytes.clone();
+    other_version[23] = b'9';
+    // SAFETY: refused before any code is mapped.
+    let err = unsafe { Module::deserialize(&engine, &other_version) }.unwrap_err();
+    assert!(format!("{err:#}").contains("precompiled by Weft 9"), "{err:#}");
+
+    // SAFETY: refused before any code is mapped.
+    let err = unsafe { Module::deserialize(&engine, binary()) }.unwrap_err();
+    assert!(format!("{err:#}").contains("not a precompiled Weft module"), "{err:#}");
+
+    for len in [12, 40, bytes.len() / 2, bytes.len() - 1] {
+        // SAFETY: truncated bytes are refused before any code is mapped.
+        let err = unsafe { Module::deserialize(&engine, &bytes[..len]) }.unwrap_err();
+        assert!(format!("{err:#}").contains("truncated"), "{len}: {err:#}");
+    }
+    let mut longer = bytes.clone();
+    longer.push(0);
+    // SAFETY: refused before any code is mapped.
+    let err = unsafe { Module::deserialize(&engine, &longer) }.unwrap_err();
+    assert!(format!("{err:#}").contains("trailing"), "{err:#}");
+}
