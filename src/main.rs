@@ -8,7 +8,9 @@
 //! `weft-wast` APIs; it never reaches into runtime internals. The host
 //! imports it provides are WASI preview1 (see `wasi_options`).
 
-#![forbid(unsafe_code)]
+// No `unsafe` code but the one call of `Module::deserialize_file`, whose
+// contract `--allow-precompiled` hands to the user (see `load_module`).
+#![deny(unsafe_code)]
 
 use std::panic::{self, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
@@ -60,6 +62,22 @@ enum Command {
     /// for each script and ends with `N passed, M failed`. Exit status 1
     /// when any script failed.
     Wast(WastArgs),
+    /// Compile a WebAssembly module ahead of time into a precompiled module
+    /// that `weft run --allow-precompiled` runs without compiling. The
+    /// output only runs with this version of weft on this kind of CPU.
+    Compile(CompileArgs),
+}
+
+#[derive(Args, Debug)]
+struct CompileArgs {
+    /// Where to write the precompiled module (default: FILE with the
+    /// extension `.cwasm`).
+    #[arg(short = 'o', long = "output", value_name = "OUT")]
+    output: Option<PathBuf>,
+
+    /// The module to compile: a binary `.wasm` or a text `.wat` file.
+    #[arg(value_name = "FILE")]
+    module: PathBuf,
 }
 
 #[derive(Args, Debug)]
@@ -105,8 +123,10 @@ struct RunArgs {
     #[arg(long, value_name = "DURATION", value_parser = wasi_options::parse_duration)]
     wasm_timeout: Option<std::time::Duration>,
 
-    /// Accepted for compatibility with `wasmtime run`; it has no effect:
-    /// weft has no precompiled module format yet, so FILE is always compiled.
+    /// Allow FILE to be a precompiled module (from `weft compile`), which
+    /// is then loaded without compiling. Precompiled code is trusted: pass
+    /// this only for files you made and nobody else can change. Without it
+    /// a precompiled FILE is refused.
     #[arg(long)]
     allow_precompiled: bool,
 
@@ -133,7 +153,27 @@ fn main() -> ExitCode {
     match cli.command {
         Command::Run(args) => run_command(&args),
         Command::Wast(args) => wast_command(args.files),
+        Command::Compile(args) => match compile_command(&args) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(err) => {
+                eprintln!("Error: {}", one_line(&err));
+                ExitCode::FAILURE
+            }
+        },
     }
+}
+
+/// `weft compile`: writes the precompiled form of a module.
+fn compile_command(args: &CompileArgs) -> Result<()> {
+    let path = &args.module;
+    let bytes = std::fs::read(path).with_context(|| format!("failed to read `{}`", path.display()))?;
+    let engine = Engine::new(&Config::new())?;
+    let compiled = engine
+        .precompile_module(&bytes)
+        .with_context(|| format!("failed to compile `{}`", path.display()))?;
+    let output = args.output.clone().unwrap_or_else(|| path.with_extension("cwasm"));
+    std::fs::write(&output, compiled).with_context(|| format!("failed to write `{}`", output.display()))?;
+    Ok(())
 }
 
 /// Why `weft run` failed.
@@ -178,7 +218,7 @@ fn run_module(args: &RunArgs) -> Result<(), RunError> {
     let mut config = Config::new();
     wasi_options::configure(&mut config, &wasm_switches);
     let engine = Engine::new(&config).map_err(RunError::Setup)?;
-    let module = load_module(&engine, path).map_err(RunError::Setup)?;
+    let module = load_module(&engine, path, args.allow_precompiled).map_err(RunError::Setup)?;
 
     let wasi =
         wasi_options::build_wasi(path, &args.args, &args.dirs, &args.envs, &wasi_switches).map_err(RunError::Setup)?;
@@ -221,8 +261,21 @@ fn run_module(args: &RunArgs) -> Result<(), RunError> {
 }
 
 /// Reads and compiles a module, text or binary.
-fn load_module(engine: &Engine, path: &Path) -> Result<Module> {
+fn load_module(engine: &Engine, path: &Path, allow_precompiled: bool) -> Result<Module> {
     let bytes = std::fs::read(path).with_context(|| format!("failed to read `{}`", path.display()))?;
+    if engine.detect_precompiled(&bytes).is_some() {
+        if !allow_precompiled {
+            bail!(
+                "`{}` is a precompiled module: running it needs `--allow-precompiled`",
+                path.display()
+            );
+        }
+        // SAFETY (the contract of `deserialize`): the user vouched for the
+        // file with `--allow-precompiled`, as with `wasmtime run`.
+        #[allow(unsafe_code)]
+        let module = unsafe { Module::deserialize(engine, &bytes) };
+        return module.with_context(|| format!("failed to load `{}`", path.display()));
+    }
     Module::new(engine, &bytes).with_context(|| format!("failed to compile `{}`", path.display()))
 }
 

@@ -1,0 +1,76 @@
+//! `weft compile FILE -o OUT` and `weft run --allow-precompiled OUT`.
+
+use std::path::PathBuf;
+use std::process::Command;
+
+fn weft() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_weft"))
+}
+
+fn temp_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("weft-cli-precompiled-{}-{name}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+#[test]
+fn compile_then_run_precompiled() {
+    let dir = temp_dir("run");
+    let wat = dir.join("add.wat");
+    std::fs::write(&wat, r#"(module (func (export "add") (param i32 i32) (result i32) local.get 0 local.get 1 i32.add))"#)
+        .unwrap();
+    let cwasm = dir.join("add.cwasm");
+    let out = weft().arg("compile").arg(&wat).arg("-o").arg(&cwasm).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(cwasm.is_file());
+
+    let out = weft()
+        .args(["run", "--allow-precompiled", "--invoke", "add"])
+        .arg(&cwasm)
+        .args(["2", "40"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "42");
+
+    // Without the switch a precompiled file is refused.
+    let out = weft().args(["run", "--invoke", "add"]).arg(&cwasm).args(["2", "40"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("--allow-precompiled"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+
+    // The default output name is FILE with `.cwasm`.
+    std::fs::remove_file(&cwasm).unwrap();
+    let out = weft().arg("compile").arg(&wat).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(cwasm.is_file());
+
+    // Code compiled for another configuration (fuel) is refused clearly.
+    let out = weft()
+        .args(["run", "--allow-precompiled", "--fuel", "1000", "--invoke", "add"])
+        .arg(&cwasm)
+        .args(["2", "40"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("engine configuration"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn compile_reports_bad_modules() {
+    let dir = temp_dir("bad");
+    let bad = dir.join("bad.wasm");
+    std::fs::write(&bad, b"\0asm\x01\0\0\0\x99").unwrap();
+    let out = weft().arg("compile").arg(&bad).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("failed to compile"));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
