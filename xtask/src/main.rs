@@ -111,6 +111,7 @@ fn benches(sightglass: &[PathBuf], quick: bool) -> Vec<Bench> {
                 ("execute", "sightglass: execution"),
                 ("compile", "sightglass: compilation"),
                 ("instantiate", "sightglass: instantiation"),
+                ("deserialize", "sightglass: deserialization (precompiled module)"),
             ],
         });
     }

@@ -4,7 +4,7 @@
 //! ```text
 //! weft-bench-harness ENGINE BENCH [ARG] [--reps N]
 //!   ENGINE  weft | wasmtime
-//!   BENCH   sightglass PATH.wasm       compile, instantiate, execute (bench.start..bench.end)
+//!   BENCH   sightglass PATH.wasm       compile, deserialize, instantiate, execute (bench.start..bench.end)
 //!           call-empty | call-empty-untyped | call-args8 | call-args8-untyped
 //!           call-host | call-host-args8 | memory-grow
 //!           async-call-empty | async-call-host
@@ -104,6 +104,13 @@ macro_rules! engine {
                     let start = Instant::now();
                     let module = Module::new(&engine, &bytes)?;
                     sample("compile", start.elapsed());
+
+                    let serialized = module.serialize()?;
+                    let start = Instant::now();
+                    // SAFETY: the bytes were just made by the same engine.
+                    let deserialized = unsafe { Module::deserialize(&engine, &serialized)? };
+                    sample("deserialize", start.elapsed());
+                    drop(deserialized);
 
                     // The first instantiation after compiling is the one
                     // timed; short programs then run again in fresh
@@ -273,6 +280,13 @@ macro_rules! engine {
                     let start = Instant::now();
                     let module = Module::new(&engine, &bytes)?;
                     sample("compile", start.elapsed());
+
+                    let serialized = module.serialize()?;
+                    let start = Instant::now();
+                    // SAFETY: the bytes were just made by the same engine.
+                    let deserialized = unsafe { Module::deserialize(&engine, &serialized)? };
+                    sample("deserialize", start.elapsed());
+                    drop(deserialized);
                     drop(module);
                 }
                 Ok(())
