@@ -18,7 +18,9 @@ pub struct Func {
 /// What a store knows about one of its functions.
 pub(crate) struct FuncData {
     pub(crate) func_ref: FuncRefPtr,
-    pub(crate) ty: FuncType,
+    /// Shared: every function of a type, in every instance of a module,
+    /// holds the same one (no per-function registration at instantiation).
+    pub(crate) ty: Arc<FuncType>,
     /// The array-call trampoline of a wasm function.
     pub(crate) trampoline: Option<CodePtr>,
     /// The closure of a host function (`Arc<HostFn<StoreInner<T>>>`).
@@ -63,7 +65,7 @@ impl Func {
     pub fn ty(&self, store: impl AsContext) -> FuncType {
         let store = store.as_context();
         match self.data(store.0.opaque()) {
-            Ok(d) => d.ty.clone(),
+            Ok(d) => (*d.ty).clone(),
             Err(_) => FuncType::new(store.engine(), [], []),
         }
     }
@@ -173,7 +175,7 @@ pub(crate) fn new_host<T: 'static>(store: &mut StoreInner<T>, ty: FuncType, host
         .add_host_func::<StoreInner<T>>(type_id.0, trampoline, index, host.clone());
     store.opaque.funcs.push(FuncData {
         func_ref,
-        ty,
+        ty: Arc::new(ty),
         trampoline: None,
         host: Some(Arc::new(host)),
     });

@@ -354,7 +354,7 @@ pub(crate) fn instantiate<T: 'static>(
         let func_ref = opaque.objects.instance(id).func_ref(index);
         opaque.funcs.push(FuncData {
             func_ref,
-            ty: module.func_type(type_index as u32),
+            ty: module.inner.func_types(module)[type_index].clone(),
             trampoline: Some(module.inner.array_trampolines[type_index]),
             host: None,
         });

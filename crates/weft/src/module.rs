@@ -33,9 +33,18 @@ pub(crate) struct ModuleInner {
     pub(crate) memory_images: OnceLock<Vec<Option<MemoryImage>>>,
     /// The module's binary, for `Module::serialize`.
     pub(crate) binary: Box<[u8]>,
+    /// The function type of each module type, made once (at the first
+    /// instantiation) and shared by the functions of every instance.
+    pub(crate) func_types: OnceLock<Vec<Arc<FuncType>>>,
 }
 
 impl ModuleInner {
+    /// The function types of the module's types, made on first use.
+    pub(crate) fn func_types(&self, module: &Module) -> &[Arc<FuncType>] {
+        self.func_types
+            .get_or_init(|| (0..self.type_ids.len() as u32).map(|i| Arc::new(module.func_type(i))).collect())
+    }
+
     /// The memory images, made on first use.
     pub(crate) fn memory_images(&self) -> &[Option<MemoryImage>] {
         self.memory_images.get_or_init(|| MemoryImage::for_module(&self.env))
@@ -213,6 +222,7 @@ impl Module {
                 raw_type_ids,
                 memory_images: OnceLock::new(),
                 binary: binary.into(),
+                func_types: OnceLock::new(),
             }),
         })
     }

@@ -124,7 +124,7 @@ impl Val {
         let store = store.as_context();
         if let Val::FuncRef(Some(f)) = self {
             if let Ok(data) = f.data(store.0.opaque()) {
-                return ValType::Ref(RefType::new(false, HeapType::ConcreteFunc(data.ty.clone())));
+                return ValType::Ref(RefType::new(false, HeapType::ConcreteFunc((*data.ty).clone())));
             }
         }
         self.ty_opaque()
@@ -158,7 +158,7 @@ impl Val {
         Ok(match self {
             Val::FuncRef(Some(f)) => match ty.heap_type() {
                 HeapType::Func => true,
-                HeapType::ConcreteFunc(want) => f.data(store)?.ty == *want,
+                HeapType::ConcreteFunc(want) => *f.data(store)?.ty == *want,
                 _ => false,
             },
             Val::FuncRef(None) => ty.is_nullable() && ty.heap_type().is_func(),
