@@ -96,13 +96,21 @@ fn benches(sightglass: &[PathBuf], quick: bool) -> Vec<Bench> {
     ];
     let mut out = Vec::new();
     for path in sightglass {
-        let folder = path.parent().and_then(|p| p.file_name()).unwrap_or_default().to_string_lossy();
+        let folder = path
+            .parent()
+            .and_then(|p| p.file_name())
+            .unwrap_or_default()
+            .to_string_lossy();
         let stem = path.file_stem().unwrap_or_default().to_string_lossy();
         let id = format!("{folder}/{stem}");
         if quick && !QUICK_PROGRAMS.contains(&id.as_str()) {
             continue;
         }
-        let name = if stem == "benchmark" { folder.to_string() } else { stem.to_string() };
+        let name = if stem == "benchmark" {
+            folder.to_string()
+        } else {
+            stem.to_string()
+        };
         out.push(Bench {
             name,
             args: vec!["sightglass".into(), path.display().to_string()],
@@ -154,7 +162,11 @@ fn benches(sightglass: &[PathBuf], quick: bool) -> Vec<Bench> {
             metrics: vec![("compile", "scaling: compile time by module size")],
         });
     }
-    let sizes: &[usize] = if quick { &[4 << 10, 16 << 20] } else { &[4 << 10, 64 << 10, 256 << 10, 4 << 20, 16 << 20] };
+    let sizes: &[usize] = if quick {
+        &[4 << 10, 16 << 20]
+    } else {
+        &[4 << 10, 64 << 10, 256 << 10, 4 << 20, 16 << 20]
+    };
     for &size in sizes {
         out.push(Bench {
             name: format!("data segment of {}", human_size(size)),
@@ -233,7 +245,10 @@ fn bench(args: &[String]) -> Result<(), String> {
     let sg_dir = sightglass_dir(&root);
     let programs = sightglass_programs(&sg_dir)?;
     if programs.is_empty() {
-        return Err(format!("no sightglass programs in {} (set WEFT_SIGHTGLASS)", sg_dir.display()));
+        return Err(format!(
+            "no sightglass programs in {} (set WEFT_SIGHTGLASS)",
+            sg_dir.display()
+        ));
     }
     let harness = build_harness(&root)?;
     let mut benches = benches(&programs, quick);

@@ -105,7 +105,10 @@ pub fn table(rows: &[Row]) -> String {
             fmt_ratio(r.ratio())
         );
     }
-    let _ = writeln!(out, "\n## geometric mean of Weft/Wasmtime per group (below 1.00x: Weft is faster)");
+    let _ = writeln!(
+        out,
+        "\n## geometric mean of Weft/Wasmtime per group (below 1.00x: Weft is faster)"
+    );
     for (g, m, n) in group_geomeans(rows) {
         let _ = writeln!(out, "{g:<32} {:>7}   ({n} rows)", fmt_ratio(m));
     }
@@ -154,7 +157,10 @@ fn json_summary(s: &Option<Summary>) -> String {
 /// The report as JSON: `meta` (key-value strings), `rows` and `geomeans`.
 pub fn json(rows: &[Row], meta: &[(&str, String)]) -> String {
     let mut out = String::from("{\n  \"meta\": {");
-    let meta: Vec<String> = meta.iter().map(|(k, v)| format!("{}: {}", json_str(k), json_str(v))).collect();
+    let meta: Vec<String> = meta
+        .iter()
+        .map(|(k, v)| format!("{}: {}", json_str(k), json_str(v)))
+        .collect();
     out.push_str(&meta.join(", "));
     out.push_str("},\n  \"rows\": [\n");
     let rows_json: Vec<String> = rows
@@ -189,7 +195,10 @@ pub fn json(rows: &[Row], meta: &[(&str, String)]) -> String {
 }
 
 fn xml(s: &str) -> String {
-    s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
 }
 
 /// A horizontal bar chart of the ratios on a log scale centred on 1.0:
@@ -253,7 +262,11 @@ pub fn svg(rows: &[Row], title: &str) -> String {
         label_w + plot_w + 40.0
     );
     let _ = writeln!(out, "<rect width=\"100%\" height=\"100%\" fill=\"#fff\"/>");
-    let _ = writeln!(out, "<text x=\"10\" y=\"22\" font-size=\"15\" font-weight=\"bold\">{}</text>", xml(title));
+    let _ = writeln!(
+        out,
+        "<text x=\"10\" y=\"22\" font-size=\"15\" font-weight=\"bold\">{}</text>",
+        xml(title)
+    );
     for tick in [0.125, 0.25, 0.5, 1.0, 2.0, 4.0, 8.0] {
         let x = x_of(tick);
         let stroke = if tick == 1.0 { "#000" } else { "#ccc" };
@@ -288,9 +301,27 @@ mod tests {
 
     fn rows() -> Vec<Row> {
         vec![
-            Row { group: "calls".into(), name: "a<b".into(), size: None, weft: summary(2.0), wasmtime: summary(4.0) },
-            Row { group: "calls".into(), name: "c".into(), size: Some(1 << 20), weft: summary(8.0), wasmtime: summary(4.0) },
-            Row { group: "other".into(), name: "d".into(), size: None, weft: None, wasmtime: summary(4.0) },
+            Row {
+                group: "calls".into(),
+                name: "a<b".into(),
+                size: None,
+                weft: summary(2.0),
+                wasmtime: summary(4.0),
+            },
+            Row {
+                group: "calls".into(),
+                name: "c".into(),
+                size: Some(1 << 20),
+                weft: summary(8.0),
+                wasmtime: summary(4.0),
+            },
+            Row {
+                group: "other".into(),
+                name: "d".into(),
+                size: None,
+                weft: None,
+                wasmtime: summary(4.0),
+            },
         ]
     }
 

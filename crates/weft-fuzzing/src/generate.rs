@@ -254,7 +254,18 @@ pub fn arbitrary_value(rng: &mut Rng, ty: ValueType) -> Value {
             })
         }
         ValueType::I64 => {
-            const EDGES: &[i64] = &[0, 1, -1, 63, 64, 65, i32::MIN as i64, i32::MAX as i64, i64::MIN, i64::MAX];
+            const EDGES: &[i64] = &[
+                0,
+                1,
+                -1,
+                63,
+                64,
+                65,
+                i32::MIN as i64,
+                i32::MAX as i64,
+                i64::MIN,
+                i64::MAX,
+            ];
             Value::I64(if pick {
                 EDGES[rng.below(EDGES.len() as u64) as usize]
             } else if rng.below(2) == 0 {
@@ -439,7 +450,8 @@ mod tests {
 
     #[test]
     fn fuel_global_is_exported() {
-        let wasm = wat::parse_str("(module (global (mut i32) (i32.const 5)) (func) (start 0) (data \"x\") (memory 1))").unwrap();
+        let wasm = wat::parse_str("(module (global (mut i32) (i32.const 5)) (func) (start 0) (data \"x\") (memory 1))")
+            .unwrap();
         let with = export_global(&wasm, 0, FUEL_EXPORT).unwrap();
         wasmparser::Validator::new().validate_all(&with).unwrap();
         assert_eq!(ModuleInfo::parse(&with).exports[0].kind, ExportKind::Fuel);
