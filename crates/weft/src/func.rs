@@ -160,14 +160,32 @@ impl Func {
     }
 }
 
+/// The canonical type id and wasm-to-host trampoline of a host function.
+pub(crate) type HostTrampoline = (weft_types::VMSharedTypeIndex, CodePtr);
+
 pub(crate) fn new_host<T: 'static>(store: &mut StoreInner<T>, ty: FuncType, host: HostClosure<T>) -> Func {
+    new_host_with(store, Arc::new(ty), host, None)
+}
+
+/// A host function of the store; `cache` keeps its trampoline (of the
+/// store's engine) across calls, as a linker does for each definition.
+pub(crate) fn new_host_with<T: 'static>(
+    store: &mut StoreInner<T>,
+    ty: Arc<FuncType>,
+    host: HostClosure<T>,
+    cache: Option<&std::sync::OnceLock<HostTrampoline>>,
+) -> Func {
     let index = store.opaque.funcs.len() as u32;
-    let engine = store.opaque.engine.clone();
-    let (type_id, trampoline) = match engine.host_trampoline(ty.as_wasm()) {
+    let engine = &store.opaque.engine;
+    let resolve = || match engine.host_trampoline(ty.as_wasm()) {
         Ok(t) => t,
         // Without a trampoline wasm cannot call the function; a poisoned
         // entry keeps host calls working and makes linking it an error.
         Err(_) => (weft_types::VMSharedTypeIndex(u32::MAX), weft_runtime::CodePtr::null()),
+    };
+    let (type_id, trampoline) = match cache {
+        Some(cache) => *cache.get_or_init(resolve),
+        None => resolve(),
     };
     let func_ref = store
         .opaque
@@ -175,7 +193,7 @@ pub(crate) fn new_host<T: 'static>(store: &mut StoreInner<T>, ty: FuncType, host
         .add_host_func::<StoreInner<T>>(type_id.0, trampoline, index, host.clone());
     store.opaque.funcs.push(FuncData {
         func_ref,
-        ty: Arc::new(ty),
+        ty,
         trampoline: None,
         host: Some(Arc::new(host)),
     });

@@ -7,27 +7,31 @@ use crate::types::FuncType;
 use crate::values::Val;
 use crate::{Engine, Func, Instance, Module};
 use std::collections::HashMap;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
+use crate::func::HostTrampoline;
 use weft_runtime::HostFn;
 
 /// Resolves the imports of modules by `module::name`, as Wasmtime's
 /// `Linker`.
 pub struct Linker<T: 'static> {
     engine: Engine,
-    map: HashMap<(String, String), Definition<T>>,
+    /// Definitions by module name, then name: looked up without allocating.
+    map: HashMap<String, HashMap<String, Definition<T>>>,
     allow_shadowing: bool,
 }
 
 enum Definition<T: 'static> {
     Extern(Extern),
-    HostFunc(FuncType, Arc<HostFn<StoreInner<T>>>),
+    /// A host function: its type (shared by every store it is made in),
+    /// its closure, and its wasm-to-host trampoline once looked up.
+    HostFunc(Arc<FuncType>, Arc<HostFn<StoreInner<T>>>, Arc<OnceLock<HostTrampoline>>),
 }
 
 impl<T: 'static> Clone for Definition<T> {
     fn clone(&self) -> Self {
         match self {
             Definition::Extern(e) => Definition::Extern(e.clone()),
-            Definition::HostFunc(t, f) => Definition::HostFunc(t.clone(), f.clone()),
+            Definition::HostFunc(t, f, tramp) => Definition::HostFunc(t.clone(), f.clone(), tramp.clone()),
         }
     }
 }
@@ -65,11 +69,11 @@ impl<T: 'static> Linker<T> {
     }
 
     fn insert(&mut self, module: &str, name: &str, def: Definition<T>) -> crate::Result<&mut Self> {
-        let key = (module.to_string(), name.to_string());
-        if !self.allow_shadowing && self.map.contains_key(&key) {
+        let names = self.map.entry(module.to_string()).or_default();
+        if !self.allow_shadowing && names.contains_key(name) {
             crate::bail!("import of `{module}::{name}` defined twice");
         }
-        self.map.insert(key, def);
+        names.insert(name.to_string(), def);
         Ok(self)
     }
 
@@ -93,7 +97,7 @@ impl<T: 'static> Linker<T> {
         func: impl IntoFunc<T, Params, Args>,
     ) -> crate::Result<&mut Self> {
         let (ty, host) = func.into_func(&self.engine);
-        self.insert(module, name, Definition::HostFunc(ty, host))
+        self.insert(module, name, Definition::HostFunc(Arc::new(ty), host, Default::default()))
     }
 
     #[cfg(feature = "async")]
@@ -104,7 +108,7 @@ impl<T: 'static> Linker<T> {
         ty: FuncType,
         host: Arc<HostFn<StoreInner<T>>>,
     ) -> crate::Result<&mut Self> {
-        self.insert(module, name, Definition::HostFunc(ty, host))
+        self.insert(module, name, Definition::HostFunc(Arc::new(ty), host, Default::default()))
     }
 
     /// Defines `module::name` as a host function of type `ty` (see
@@ -117,7 +121,7 @@ impl<T: 'static> Linker<T> {
         func: impl Fn(Caller<'_, T>, &[Val], &mut [Val]) -> crate::Result<()> + Send + Sync + 'static,
     ) -> crate::Result<&mut Self> {
         let host = crate::func::host_closure_dynamic(ty.clone(), func);
-        self.insert(module, name, Definition::HostFunc(ty, host))
+        self.insert(module, name, Definition::HostFunc(Arc::new(ty), host, Default::default()))
     }
 
     /// Defines every export of `instance` under `module_name`.
@@ -154,14 +158,18 @@ impl<T: 'static> Linker<T> {
 
     /// The definition of `module::name` in `store`, if any.
     pub fn get(&self, mut store: impl AsContextMut<Data = T>, module: &str, name: &str) -> Option<Extern> {
-        let def = self.map.get(&(module.to_string(), name.to_string()))?;
+        let def = self.map.get(module)?.get(name)?;
         Some(self.materialize(store.as_context_mut().0, def))
     }
 
     fn materialize(&self, store: &mut StoreInner<T>, def: &Definition<T>) -> Extern {
         match def {
             Definition::Extern(e) => e.clone(),
-            Definition::HostFunc(ty, host) => Extern::Func(crate::func::new_host(store, ty.clone(), host.clone())),
+            Definition::HostFunc(ty, host, tramp) => {
+                // The cached trampoline belongs to the linker's engine.
+                let cache = Engine::same(&self.engine, &store.opaque.engine).then_some(&**tramp);
+                Extern::Func(crate::func::new_host_with(store, ty.clone(), host.clone(), cache))
+            }
         }
     }
 
@@ -183,8 +191,7 @@ impl<T: 'static> Linker<T> {
         let store = store.as_context_mut().0;
         let mut imports = Vec::new();
         for import in module.imports() {
-            let key = (import.module().to_string(), import.name().to_string());
-            match self.map.get(&key) {
+            match self.map.get(import.module()).and_then(|names| names.get(import.name())) {
                 Some(def) => imports.push(self.materialize(store, def)),
                 None => crate::bail!(
                     "unknown import: `{}::{}` has not been defined",
