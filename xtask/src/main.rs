@@ -118,7 +118,8 @@ fn benches(sightglass: &[PathBuf], quick: bool) -> Vec<Bench> {
             metrics: vec![
                 ("execute", "sightglass: execution"),
                 ("compile", "sightglass: compilation"),
-                ("instantiate", "sightglass: instantiation"),
+                ("instantiate", "sightglass: instantiation (first after compiling)"),
+                ("instantiate_again", "sightglass: instantiation (again)"),
                 ("deserialize", "sightglass: deserialization (precompiled module)"),
             ],
         });

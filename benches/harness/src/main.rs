@@ -4,7 +4,7 @@
 //! ```text
 //! weft-bench-harness ENGINE BENCH [ARG] [--reps N]
 //!   ENGINE  weft | wasmtime
-//!   BENCH   sightglass PATH.wasm       compile, deserialize, instantiate, execute (bench.start..bench.end)
+//!   BENCH   sightglass PATH.wasm       compile, deserialize, instantiate (first, again), execute
 //!           call-empty | call-empty-untyped | call-args8 | call-args8-untyped
 //!           call-host | call-host-args8 | memory-grow
 //!           async-call-empty | async-call-host
@@ -138,6 +138,15 @@ macro_rules! engine {
                         }
                         run += 1;
                     }
+
+                    // Instantiating the same module again: work an engine
+                    // defers to the first instantiation is done by now.
+                    let host = Host { wasi: $make_wasi(dir)?, start: None, end: None };
+                    let mut store = Store::new(&engine, host);
+                    let start = Instant::now();
+                    let instance = linker.instantiate(&mut store, &module)?;
+                    sample("instantiate_again", start.elapsed());
+                    drop(instance);
                 }
                 Ok(())
             }

@@ -29,12 +29,12 @@ pub(crate) struct ModuleInner {
     pub(crate) type_ids: Vec<VMSharedTypeIndex>,
     pub(crate) raw_type_ids: Vec<u32>,
     /// Copy-on-write images of the defined memories' initial contents, made
-    /// at the first instantiation (see `weft_runtime::MemoryImage`).
+    /// with the module (see `weft_runtime::MemoryImage`).
     pub(crate) memory_images: OnceLock<Vec<Option<MemoryImage>>>,
     /// The module's binary, for `Module::serialize`.
     pub(crate) binary: Box<[u8]>,
-    /// The function type of each module type, made once (at the first
-    /// instantiation) and shared by the functions of every instance.
+    /// The function type of each module type, made once with the module and
+    /// shared by the functions of every instance.
     pub(crate) func_types: OnceLock<Vec<Arc<FuncType>>>,
 }
 
@@ -210,7 +210,7 @@ impl Module {
             type_ids.push(engine.inner.types.register(&canonical));
         }
         let raw_type_ids = type_ids.iter().map(|t| t.0).collect();
-        Ok(Module {
+        let module = Module {
             inner: Arc::new(ModuleInner {
                 engine: engine.clone(),
                 env: Arc::new(env),
@@ -224,7 +224,13 @@ impl Module {
                 binary: binary.into(),
                 func_types: OnceLock::new(),
             }),
-        })
+        };
+        // Made here rather than at the first instantiation, so that every
+        // instantiation costs the same: the memory images and the shared
+        // function types.
+        module.inner.memory_images();
+        module.inner.func_types(&module);
+        Ok(module)
     }
 
     /// The engine this module was compiled for.
