@@ -232,8 +232,9 @@ impl Run<'_> {
                 if let Some(fuel) = &fuel {
                     let value = Value::I32(options.fuel_per_call as i32);
                     let refilled = self.reference.set_global(fuel, value);
-                    let refilled_weft = guarded(|| self.weft.set_global(fuel, value))
-                        .map_err(|p| self.mismatch(MismatchKind::Panic, format!("weft panicked setting a global: {p}")))?;
+                    let refilled_weft = guarded(|| self.weft.set_global(fuel, value)).map_err(|p| {
+                        self.mismatch(MismatchKind::Panic, format!("weft panicked setting a global: {p}"))
+                    })?;
                     if refilled != refilled_weft {
                         return Err(self.mismatch(
                             MismatchKind::Global,
@@ -300,8 +301,9 @@ impl Run<'_> {
             match export.kind {
                 ExportKind::Global | ExportKind::Fuel => {
                     let expected = self.reference.global(name);
-                    let actual = guarded(|| self.weft.global(name))
-                        .map_err(|p| self.mismatch(MismatchKind::Panic, format!("weft panicked reading global: {p}")))?;
+                    let actual = guarded(|| self.weft.global(name)).map_err(|p| {
+                        self.mismatch(MismatchKind::Panic, format!("weft panicked reading global: {p}"))
+                    })?;
                     if let Some(value) = expected {
                         self.steps.push(Step::Global {
                             name: name.to_string(),
@@ -322,8 +324,9 @@ impl Run<'_> {
                 }
                 ExportKind::Memory => {
                     let expected = self.reference.memory(name);
-                    let actual = guarded(|| self.weft.memory(name))
-                        .map_err(|p| self.mismatch(MismatchKind::Panic, format!("weft panicked reading memory: {p}")))?;
+                    let actual = guarded(|| self.weft.memory(name)).map_err(|p| {
+                        self.mismatch(MismatchKind::Panic, format!("weft panicked reading memory: {p}"))
+                    })?;
                     if expected != actual {
                         let message = match (&expected, &actual) {
                             (Some(a), Some(b)) if a.len() != b.len() => {

@@ -77,9 +77,11 @@ pub fn to_wast(wat: &str, arg_seed: u64, mismatch: &Mismatch) -> String {
     for step in &mismatch.steps {
         match step {
             Step::Instantiate(Ok(())) => out.push_str(&format!("{named}\n")),
-            Step::Instantiate(Err(Failure::Trap(t))) => {
-                out.push_str(&format!("(assert_trap {}\n  {})\n", wat.trim_end(), wast_string(t.message())))
-            }
+            Step::Instantiate(Err(Failure::Trap(t))) => out.push_str(&format!(
+                "(assert_trap {}\n  {})\n",
+                wat.trim_end(),
+                wast_string(t.message())
+            )),
             Step::Refuel(fuel) => {
                 if !refuel_helper {
                     refuel_helper = true;
@@ -105,7 +107,10 @@ pub fn to_wast(wat: &str, arg_seed: u64, mismatch: &Mismatch) -> String {
                 match outcome {
                     Ok(results) => out.push_str(&format!(
                         "(assert_return {invoke}{})\n",
-                        results.iter().map(|r| format!(" {}", r.to_wast_expected())).collect::<String>()
+                        results
+                            .iter()
+                            .map(|r| format!(" {}", r.to_wast_expected()))
+                            .collect::<String>()
                     )),
                     Err(Failure::Trap(t)) => {
                         out.push_str(&format!("(assert_trap {invoke} {})\n", wast_string(t.message())))

@@ -269,7 +269,18 @@ pub fn arbitrary_value(rng: &mut Rng, ty: ValueType) -> Value {
             })
         }
         ValueType::I64 => {
-            const EDGES: &[i64] = &[0, 1, -1, 63, 64, 65, i32::MIN as i64, i32::MAX as i64, i64::MIN, i64::MAX];
+            const EDGES: &[i64] = &[
+                0,
+                1,
+                -1,
+                63,
+                64,
+                65,
+                i32::MIN as i64,
+                i32::MAX as i64,
+                i64::MIN,
+                i64::MAX,
+            ];
             Value::I64(if pick {
                 EDGES[rng.below(EDGES.len() as u64) as usize]
             } else if rng.below(2) == 0 {
@@ -335,7 +346,11 @@ pub fn arbitrary_value(rng: &mut Rng, ty: ValueType) -> Value {
         }
         ValueType::V128 => {
             let lanes = [rng.next_u64(), rng.next_u64()];
-            Value::V128(if pick { 0 } else { (lanes[0] as u128) << 64 | lanes[1] as u128 })
+            Value::V128(if pick {
+                0
+            } else {
+                (lanes[0] as u128) << 64 | lanes[1] as u128
+            })
         }
         ValueType::FuncRef => Value::FuncRef(false),
         ValueType::ExternRef => Value::ExternRef(if rng.below(2) == 0 {
@@ -471,20 +486,31 @@ mod tests {
             let Ok(wasm) = generate_module(&rng.bytes(4096), &GenOptions::default()) else {
                 continue;
             };
-            for (i, f) in [F::SIMD, F::TAIL_CALL, F::MEMORY64, F::MULTI_MEMORY].into_iter().enumerate() {
-                if wasmparser::Validator::new_with_features(wasm2).validate_all(&wasm).is_err()
-                    && wasmparser::Validator::new_with_features(wasm2 | f).validate_all(&wasm).is_ok()
+            for (i, f) in [F::SIMD, F::TAIL_CALL, F::MEMORY64, F::MULTI_MEMORY]
+                .into_iter()
+                .enumerate()
+            {
+                if wasmparser::Validator::new_with_features(wasm2)
+                    .validate_all(&wasm)
+                    .is_err()
+                    && wasmparser::Validator::new_with_features(wasm2 | f)
+                        .validate_all(&wasm)
+                        .is_ok()
                 {
                     per_feature[i] += 1;
                 }
             }
         }
-        assert!(per_feature.iter().all(|n| *n > 0), "modules needing SIMD, tail calls, memory64, multi-memory: {per_feature:?}");
+        assert!(
+            per_feature.iter().all(|n| *n > 0),
+            "modules needing SIMD, tail calls, memory64, multi-memory: {per_feature:?}"
+        );
     }
 
     #[test]
     fn fuel_global_is_exported() {
-        let wasm = wat::parse_str("(module (global (mut i32) (i32.const 5)) (func) (start 0) (data \"x\") (memory 1))").unwrap();
+        let wasm = wat::parse_str("(module (global (mut i32) (i32.const 5)) (func) (start 0) (data \"x\") (memory 1))")
+            .unwrap();
         let with = export_global(&wasm, 0, FUEL_EXPORT).unwrap();
         wasmparser::Validator::new().validate_all(&with).unwrap();
         assert_eq!(ModuleInfo::parse(&with).exports[0].kind, ExportKind::Fuel);

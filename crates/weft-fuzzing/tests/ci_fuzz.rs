@@ -37,7 +37,10 @@ fn differential_run(seed: u64) {
         compared += 1;
     }
     // wasm-smith declines about one input in ten (termination instrumentation).
-    assert!(compared > MODULES_PER_SEED * 4 / 5, "too few modules generated: {compared}");
+    assert!(
+        compared > MODULES_PER_SEED * 4 / 5,
+        "too few modules generated: {compared}"
+    );
     assert!(calls > compared, "too few calls: {calls} in {compared} modules");
 }
 
