@@ -1,0 +1,376 @@
+//! The benchmark harness of `cargo xtask bench`: one process runs one
+//! benchmark on one engine (Weft or Wasmtime) and prints its samples.
+//!
+//! ```text
+//! weft-bench-harness ENGINE BENCH [ARG] [--reps N]
+//!   ENGINE  weft | wasmtime
+//!   BENCH   sightglass PATH.wasm       compile, instantiate, execute (bench.start..bench.end)
+//!           call-empty | call-empty-untyped | call-args8 | call-args8-untyped
+//!           call-host | call-host-args8 | memory-grow
+//!           async-call-empty | async-call-host
+//!           compile-synthetic NFUNCS     compile a generated module of NFUNCS functions
+//!           instantiate-data BYTES       instantiate a module with one BYTES-long data segment
+//! ```
+//!
+//! Each sample is printed as `sample METRIC NANOSECONDS` (per operation for
+//! the call benchmarks), and facts about the input as `size BYTES`. The same
+//! code is compiled twice, once against each crate (`engine!` below): Weft's
+//! API is Wasmtime's, so only the WASI set-up differs.
+
+use std::future::Future;
+use std::path::Path;
+use std::task::{Context, Poll, Waker};
+use std::time::{Duration, Instant};
+
+mod inputs;
+
+/// Runs a future whose host functions never really wait: polls it with a
+/// no-op waker until it is ready.
+fn block_on<F: Future>(f: F) -> F::Output {
+    let mut f = std::pin::pin!(f);
+    let mut cx = Context::from_waker(Waker::noop());
+    loop {
+        if let Poll::Ready(v) = f.as_mut().poll(&mut cx) {
+            return v;
+        }
+    }
+}
+
+fn sample(metric: &str, d: Duration) {
+    println!("sample {metric} {}", d.as_nanos());
+}
+
+fn sample_per_op(metric: &str, d: Duration, ops: u64) {
+    println!("sample {metric} {:.3}", d.as_nanos() as f64 / ops as f64);
+}
+
+/// Times `batches` batches of `iters` calls of `f` (after a warm-up batch)
+/// and prints the time per call of each batch.
+fn batches(metric: &str, batches: usize, iters: u64, mut f: impl FnMut()) {
+    for _ in 0..iters {
+        f();
+    }
+    for _ in 0..batches {
+        let start = Instant::now();
+        for _ in 0..iters {
+            f();
+        }
+        sample_per_op(metric, start.elapsed(), iters);
+    }
+}
+
+/// How many more times a short sightglass program runs after its first run
+/// in a process, and until how much execution time in all.
+const EXTRA_RUNS: usize = 4;
+const EXTRA_TIME: Duration = Duration::from_millis(100);
+
+/// The state a sightglass program's store holds: WASI and the times at which
+/// it called `bench.start` and `bench.end`.
+struct Host<W> {
+    wasi: W,
+    start: Option<Instant>,
+    end: Option<Instant>,
+}
+
+macro_rules! engine {
+    ($name:ident, $rt:ident, $wasi_ctx:ty, $make_wasi:path, $add_wasi:path) => {
+        mod $name {
+            use super::*;
+            use $rt::{Caller, Config, Engine, Instance, Linker, Module, Store, Val};
+
+            type Ctx = Host<$wasi_ctx>;
+
+            fn engine(async_support: bool) -> anyhow::Result<Engine> {
+                let mut config = Config::new();
+                #[allow(deprecated)]
+                config.async_support(async_support);
+                Engine::new(&config).map_err(anyhow::Error::from)
+            }
+
+            pub fn sightglass(path: &Path, reps: usize) -> anyhow::Result<()> {
+                let bytes = std::fs::read(path)?;
+                let dir = path.parent().unwrap_or(Path::new("."));
+                println!("size {}", bytes.len());
+                let engine = engine(false)?;
+                let mut linker = Linker::<Ctx>::new(&engine);
+                $add_wasi(&mut linker, |h: &mut Ctx| &mut h.wasi)?;
+                linker.func_wrap("bench", "start", |mut c: Caller<'_, Ctx>| {
+                    c.data_mut().start = Some(Instant::now());
+                })?;
+                linker.func_wrap("bench", "end", |mut c: Caller<'_, Ctx>| {
+                    c.data_mut().end = Some(Instant::now());
+                })?;
+                for _ in 0..reps {
+                    let start = Instant::now();
+                    let module = Module::new(&engine, &bytes)?;
+                    sample("compile", start.elapsed());
+
+                    // The first instantiation after compiling is the one
+                    // timed; short programs then run again in fresh
+                    // instances for more execution samples (up to
+                    // `EXTRA_RUNS` more, or about `EXTRA_TIME` in all).
+                    let mut executed = Duration::ZERO;
+                    let mut run = 0;
+                    while run == 0 || (run <= EXTRA_RUNS && executed < EXTRA_TIME) {
+                        let host = Host { wasi: $make_wasi(dir)?, start: None, end: None };
+                        let mut store = Store::new(&engine, host);
+                        let start = Instant::now();
+                        let instance = linker.instantiate(&mut store, &module)?;
+                        if run == 0 {
+                            sample("instantiate", start.elapsed());
+                        }
+                        let entry = instance.get_typed_func::<(), ()>(&mut store, "_start")?;
+                        entry.call(&mut store, ())?;
+                        let data = store.data();
+                        match (data.start, data.end) {
+                            (Some(s), Some(e)) => {
+                                sample("execute", e - s);
+                                executed += e - s;
+                            }
+                            _ => anyhow::bail!("the program did not call bench.start and bench.end"),
+                        }
+                        run += 1;
+                    }
+                }
+                Ok(())
+            }
+
+            const CALLS: &str = r#"(module
+                (import "host" "nop" (func $nop))
+                (import "host" "nop8" (func $nop8 (param i32 i64 f32 f64 i32 i64 f32 f64) (result i64)))
+                (func (export "empty"))
+                (func (export "args8") (param i32 i64 f32 f64 i32 i64 f32 f64) (result i64)
+                    local.get 1)
+                (func (export "call_host") (param $n i32)
+                    (loop $l
+                        call $nop
+                        (br_if $l (local.tee $n (i32.sub (local.get $n) (i32.const 1))))))
+                (func (export "call_host_args8") (param $n i32)
+                    (loop $l
+                        (drop (call $nop8 (local.get $n) (i64.const 2) (f32.const 3) (f64.const 4)
+                                          (i32.const 5) (i64.const 6) (f32.const 7) (f64.const 8)))
+                        (br_if $l (local.tee $n (i32.sub (local.get $n) (i32.const 1)))))))"#;
+
+            const IN_WASM_LOOP: i32 = 1000;
+
+            pub fn calls(bench: &str, reps: usize) -> anyhow::Result<()> {
+                let engine = engine(false)?;
+                let module = Module::new(&engine, CALLS)?;
+                let mut linker = Linker::<()>::new(&engine);
+                linker.func_wrap("host", "nop", || {})?;
+                linker.func_wrap(
+                    "host",
+                    "nop8",
+                    |a: i32, b: i64, c: f32, d: f64, e: i32, f: i64, g: f32, h: f64| -> i64 {
+                        a as i64 + b + c as i64 + d as i64 + e as i64 + f + g as i64 + h as i64
+                    },
+                )?;
+                let mut store = Store::new(&engine, ());
+                let instance = linker.instantiate(&mut store, &module)?;
+                let iters = 20_000;
+                match bench {
+                    "call-empty" => {
+                        let f = instance.get_typed_func::<(), ()>(&mut store, "empty")?;
+                        batches("per_call", reps, iters, || f.call(&mut store, ()).unwrap());
+                    }
+                    "call-empty-untyped" => {
+                        let f = instance.get_func(&mut store, "empty").unwrap();
+                        batches("per_call", reps, iters, || f.call(&mut store, &[], &mut []).unwrap());
+                    }
+                    "call-args8" => {
+                        let f = instance
+                            .get_typed_func::<(i32, i64, f32, f64, i32, i64, f32, f64), i64>(&mut store, "args8")?;
+                        batches("per_call", reps, iters, || {
+                            let r = f.call(&mut store, (1, 2, 3.0, 4.0, 5, 6, 7.0, 8.0)).unwrap();
+                            assert_eq!(r, 2);
+                        });
+                    }
+                    "call-args8-untyped" => {
+                        let f = instance.get_func(&mut store, "args8").unwrap();
+                        let args = [
+                            Val::I32(1),
+                            Val::I64(2),
+                            Val::F32(3f32.to_bits()),
+                            Val::F64(4f64.to_bits()),
+                            Val::I32(5),
+                            Val::I64(6),
+                            Val::F32(7f32.to_bits()),
+                            Val::F64(8f64.to_bits()),
+                        ];
+                        let mut results = [Val::I64(0)];
+                        batches("per_call", reps, iters, || {
+                            f.call(&mut store, &args, &mut results).unwrap();
+                        });
+                    }
+                    "call-host" | "call-host-args8" => {
+                        let name = if bench == "call-host" { "call_host" } else { "call_host_args8" };
+                        let f = instance.get_typed_func::<i32, ()>(&mut store, name)?;
+                        f.call(&mut store, IN_WASM_LOOP)?;
+                        for _ in 0..reps {
+                            let start = Instant::now();
+                            for _ in 0..20 {
+                                f.call(&mut store, IN_WASM_LOOP)?;
+                            }
+                            sample_per_op("per_call", start.elapsed(), 20 * IN_WASM_LOOP as u64);
+                        }
+                    }
+                    _ => anyhow::bail!("unknown benchmark `{bench}`"),
+                }
+                Ok(())
+            }
+
+            pub fn async_calls(bench: &str, reps: usize) -> anyhow::Result<()> {
+                let engine = engine(true)?;
+                let module = Module::new(
+                    &engine,
+                    r#"(module
+                        (import "host" "nop_async" (func $nop_async))
+                        (func (export "empty"))
+                        (func (export "call_host") call $nop_async))"#,
+                )?;
+                let mut linker = Linker::<()>::new(&engine);
+                linker.func_wrap_async("host", "nop_async", |_c: Caller<'_, ()>, (): ()| Box::new(async {}))?;
+                let mut store = Store::new(&engine, ());
+                let instance = block_on(linker.instantiate_async(&mut store, &module))?;
+                let name = match bench {
+                    "async-call-empty" => "empty",
+                    "async-call-host" => "call_host",
+                    _ => anyhow::bail!("unknown benchmark `{bench}`"),
+                };
+                let f = instance.get_typed_func::<(), ()>(&mut store, name)?;
+                batches("per_call", reps, 5_000, || block_on(f.call_async(&mut store, ())).unwrap());
+                Ok(())
+            }
+
+            pub fn memory_grow(reps: usize) -> anyhow::Result<()> {
+                let engine = engine(false)?;
+                let module = Module::new(
+                    &engine,
+                    r#"(module
+                        (memory 1)
+                        (func (export "grow") (param $n i32)
+                            (loop $l
+                                (drop (memory.grow (i32.const 1)))
+                                (br_if $l (local.tee $n (i32.sub (local.get $n) (i32.const 1)))))))"#,
+                )?;
+                let grows = 1000;
+                for _ in 0..reps {
+                    let mut store = Store::new(&engine, ());
+                    let instance = Instance::new(&mut store, &module, &[])?;
+                    let grow = instance.get_typed_func::<i32, ()>(&mut store, "grow")?;
+                    let start = Instant::now();
+                    grow.call(&mut store, grows)?;
+                    sample_per_op("per_grow", start.elapsed(), grows as u64);
+                }
+                Ok(())
+            }
+
+            pub fn compile_synthetic(funcs: usize, reps: usize) -> anyhow::Result<()> {
+                let bytes = inputs::synthetic_module(funcs);
+                println!("size {}", bytes.len());
+                let engine = engine(false)?;
+                for _ in 0..reps {
+                    let start = Instant::now();
+                    let module = Module::new(&engine, &bytes)?;
+                    sample("compile", start.elapsed());
+                    drop(module);
+                }
+                Ok(())
+            }
+
+            pub fn instantiate_data(size: usize, reps: usize) -> anyhow::Result<()> {
+                let bytes = inputs::data_module(size);
+                println!("size {size}");
+                let engine = engine(false)?;
+                let module = Module::new(&engine, &bytes)?;
+                // Warm-up: the first instantiation may prepare lazily built state.
+                {
+                    let mut store = Store::new(&engine, ());
+                    Instance::new(&mut store, &module, &[])?;
+                }
+                for _ in 0..reps {
+                    let mut store = Store::new(&engine, ());
+                    let start = Instant::now();
+                    let instance = Instance::new(&mut store, &module, &[])?;
+                    sample("instantiate", start.elapsed());
+                    // The segment really is there.
+                    let memory = instance.get_memory(&mut store, "memory").unwrap();
+                    assert_eq!(memory.data(&store)[size - 1], inputs::data_byte(size - 1));
+                }
+                Ok(())
+            }
+        }
+    };
+}
+
+fn weft_wasi(dir: &Path) -> anyhow::Result<weft_wasi::WasiP1Ctx> {
+    use weft_wasi::{DirPerms, FilePerms, WasiCtxBuilder};
+    let mut b = WasiCtxBuilder::new();
+    b.arg("benchmark");
+    b.preopened_dir(dir, ".", DirPerms::all(), FilePerms::all())?;
+    Ok(b.build_p1())
+}
+
+fn wasmtime_wasi(dir: &Path) -> anyhow::Result<wasmtime_wasi::p1::WasiP1Ctx> {
+    use wasmtime_wasi::{FsPerms, WasiCtxBuilder};
+    let mut b = WasiCtxBuilder::new();
+    b.arg("benchmark");
+    b.preopened_dir(dir, ".", FsPerms::ReadWrite)?;
+    Ok(b.build_p1())
+}
+
+engine!(
+    weft_engine,
+    weft,
+    weft_wasi::WasiP1Ctx,
+    weft_wasi,
+    weft_wasi::preview1::add_to_linker_sync
+);
+engine!(
+    wasmtime_engine,
+    wasmtime,
+    wasmtime_wasi::p1::WasiP1Ctx,
+    wasmtime_wasi,
+    wasmtime_wasi::p1::add_to_linker_sync
+);
+
+fn main() {
+    if let Err(e) = run() {
+        eprintln!("error: {e:?}");
+        std::process::exit(1);
+    }
+}
+
+fn run() -> anyhow::Result<()> {
+    let mut args: Vec<String> = std::env::args().skip(1).collect();
+    let mut reps = 5;
+    if let Some(i) = args.iter().position(|a| a == "--reps") {
+        reps = args.get(i + 1).and_then(|n| n.parse().ok()).unwrap_or(reps);
+        args.drain(i..(i + 2).min(args.len()));
+    }
+    let [engine, bench, rest @ ..] = args.as_slice() else {
+        anyhow::bail!("usage: weft-bench-harness weft|wasmtime BENCH [ARG] [--reps N]");
+    };
+    let arg = rest.first().map(String::as_str);
+    let number = || -> anyhow::Result<usize> {
+        arg.and_then(|a| a.parse().ok())
+            .ok_or_else(|| anyhow::anyhow!("`{bench}` needs a number"))
+    };
+    macro_rules! dispatch {
+        ($m:ident) => {
+            match bench.as_str() {
+                "sightglass" => $m::sightglass(Path::new(arg.unwrap_or_default()), reps),
+                "memory-grow" => $m::memory_grow(reps),
+                "compile-synthetic" => $m::compile_synthetic(number()?, reps),
+                "instantiate-data" => $m::instantiate_data(number()?, reps),
+                b if b.starts_with("async-") => $m::async_calls(b, reps),
+                b => $m::calls(b, reps),
+            }
+        };
+    }
+    match engine.as_str() {
+        "weft" => dispatch!(weft_engine),
+        "wasmtime" => dispatch!(wasmtime_engine),
+        e => anyhow::bail!("unknown engine `{e}` (weft or wasmtime)"),
+    }
+}
