@@ -79,6 +79,11 @@ pub struct GenOptions {
     /// Whether modules may import functions, globals, memories and tables
     /// (the differential harness provides them).
     pub imports: bool,
+    /// Whether modules may use the proposals Weft supports beyond
+    /// WebAssembly 2.0 that the reference engine (wasmi) supports too: SIMD
+    /// (not relaxed), tail calls, multi-memory, memory64 and extended
+    /// constant expressions. Each module enables each of them by chance.
+    pub proposals: bool,
 }
 
 impl Default for GenOptions {
@@ -90,13 +95,15 @@ impl Default for GenOptions {
             max_funcs: 20,
             max_instructions: 100,
             imports: true,
+            proposals: true,
         }
     }
 }
 
-/// The wasm-smith configuration for the features Weft supports today
-/// (WebAssembly 2.0 without SIMD, see `weft_environ::supported_features`),
-/// with NaNs canonicalized and everything exported.
+/// The wasm-smith configuration for WebAssembly 2.0 without SIMD, with NaNs
+/// canonicalized and everything exported; [`generate_module_from`] adds the
+/// proposals of [`GenOptions::proposals`] (all within
+/// `weft_environ::supported_features`).
 pub fn smith_config(options: &GenOptions) -> wasm_smith::Config {
     let mut c = wasm_smith::Config::default();
     // WebAssembly 2.0 without SIMD.
@@ -167,6 +174,14 @@ pub fn generate_module_from(u: &mut Unstructured<'_>, options: &GenOptions) -> a
     config.min_element_segments = u.int_in_range(0..=2)?;
     // Half of the modules avoid most traps, so calls run longer.
     config.disallow_traps = u.arbitrary()?;
+    if options.proposals {
+        config.simd_enabled = u.arbitrary()?;
+        config.tail_call_enabled = u.arbitrary()?;
+        config.extended_const_enabled = u.arbitrary()?;
+        config.memory64_enabled = u.arbitrary()?;
+        config.max_memories = if u.arbitrary()? { 3 } else { 1 };
+        config.max_memory64_bytes = options.max_memory_pages as u128 * 65536;
+    }
     let mut module = wasm_smith::Module::new(config, u)?;
     let fuel_global = module
         .ensure_termination(options.fuel)
@@ -329,6 +344,14 @@ pub fn arbitrary_value(rng: &mut Rng, ty: ValueType) -> Value {
                 rng.next_u64()
             })
         }
+        ValueType::V128 => {
+            let lanes = [rng.next_u64(), rng.next_u64()];
+            Value::V128(if pick {
+                0
+            } else {
+                (lanes[0] as u128) << 64 | lanes[1] as u128
+            })
+        }
         ValueType::FuncRef => Value::FuncRef(false),
         ValueType::ExternRef => Value::ExternRef(if rng.below(2) == 0 {
             None
@@ -438,13 +461,49 @@ mod tests {
 
     #[test]
     fn config_features_are_supported_by_weft() {
-        let config = smith_config(&GenOptions::default());
+        let mut config = smith_config(&GenOptions::default());
+        config.simd_enabled = true;
+        config.tail_call_enabled = true;
+        config.extended_const_enabled = true;
+        config.memory64_enabled = true;
+        config.max_memories = 3;
         let wanted = config.features();
         let supported = weft_environ::supported_features();
         assert!(
             supported.contains(wanted),
             "wasm-smith may generate unsupported features: {:?}",
             wanted.difference(supported)
+        );
+    }
+
+    #[test]
+    fn proposals_are_generated() {
+        use wasmparser::WasmFeatures as F;
+        let wasm2 = F::WASM2.difference(F::SIMD);
+        let mut per_feature = [0; 4];
+        let mut rng = Rng::new(5);
+        for _ in 0..300 {
+            let Ok(wasm) = generate_module(&rng.bytes(4096), &GenOptions::default()) else {
+                continue;
+            };
+            for (i, f) in [F::SIMD, F::TAIL_CALL, F::MEMORY64, F::MULTI_MEMORY]
+                .into_iter()
+                .enumerate()
+            {
+                if wasmparser::Validator::new_with_features(wasm2)
+                    .validate_all(&wasm)
+                    .is_err()
+                    && wasmparser::Validator::new_with_features(wasm2 | f)
+                        .validate_all(&wasm)
+                        .is_ok()
+                {
+                    per_feature[i] += 1;
+                }
+            }
+        }
+        assert!(
+            per_feature.iter().all(|n| *n > 0),
+            "modules needing SIMD, tail calls, memory64, multi-memory: {per_feature:?}"
         );
     }
 

@@ -36,6 +36,7 @@ pub fn host_results(args: &[Value], results: &[ValueType]) -> Vec<Value> {
             Value::F64(x) => x,
             Value::FuncRef(x) => x as u64,
             Value::ExternRef(x) => x.map_or(u64::MAX, u64::from),
+            Value::V128(x) => (x as u64) ^ (x >> 64) as u64,
         };
         h = (h ^ bits).wrapping_mul(0x100_0000_01b3).rotate_left(17);
     }
@@ -52,6 +53,7 @@ pub fn host_results(args: &[Value], results: &[ValueType]) -> Vec<Value> {
                 ValueType::F64 => Value::F64(((h % 100_000) as f64 / 7.0).to_bits()),
                 ValueType::FuncRef => Value::FuncRef(false),
                 ValueType::ExternRef => Value::ExternRef(None),
+                ValueType::V128 => Value::V128(((h as u128) << 64) | (h.rotate_left(7) as u128)),
             }
         })
         .collect()
@@ -67,6 +69,7 @@ pub fn host_global_value(ty: ValueType) -> Value {
         ValueType::F64 => Value::F64((-2.25f64).to_bits()),
         ValueType::FuncRef => Value::FuncRef(false),
         ValueType::ExternRef => Value::ExternRef(None),
+        ValueType::V128 => Value::V128(0x0123_4567_89ab_cdef_0011_2233_4455_6677),
     }
 }
 
@@ -76,6 +79,7 @@ fn weft_value_type(ty: &weft::ValType) -> ValueType {
         weft::ValType::I64 => ValueType::I64,
         weft::ValType::F32 => ValueType::F32,
         weft::ValType::F64 => ValueType::F64,
+        weft::ValType::V128 => ValueType::V128,
         weft::ValType::Ref(r) if r.heap_type().is_extern() => ValueType::ExternRef,
         _ => ValueType::FuncRef,
     }
@@ -88,7 +92,7 @@ fn weft_plain(val: &weft::Val) -> Value {
         weft::Val::I64(x) => Value::I64(*x),
         weft::Val::F32(x) => Value::F32(*x),
         weft::Val::F64(x) => Value::F64(*x),
-        weft::Val::V128(_) => Value::I32(-1),
+        weft::Val::V128(x) => Value::V128(x.as_u128()),
         weft::Val::FuncRef(f) => Value::FuncRef(f.is_some()),
         weft::Val::ExternRef(r) => Value::ExternRef(r.map(|_| 0)),
     }
@@ -103,6 +107,7 @@ fn weft_plain_val(value: Value) -> weft::Val {
         Value::F64(x) => weft::Val::F64(x),
         Value::FuncRef(_) => weft::Val::FuncRef(None),
         Value::ExternRef(_) => weft::Val::ExternRef(None),
+        Value::V128(x) => weft::Val::V128(x.into()),
     }
 }
 
@@ -172,6 +177,7 @@ impl WeftRuntime {
             Value::I64(x) => weft::Val::I64(x),
             Value::F32(x) => weft::Val::F32(x),
             Value::F64(x) => weft::Val::F64(x),
+            Value::V128(x) => weft::Val::V128(x.into()),
             Value::FuncRef(_) => weft::Val::FuncRef(None),
             Value::ExternRef(None) => weft::Val::ExternRef(None),
             Value::ExternRef(Some(n)) => weft::Val::ExternRef(Some(
@@ -186,7 +192,7 @@ impl WeftRuntime {
             weft::Val::I64(x) => Value::I64(*x),
             weft::Val::F32(x) => Value::F32(*x),
             weft::Val::F64(x) => Value::F64(*x),
-            weft::Val::V128(_) => Value::I32(-1),
+            weft::Val::V128(x) => Value::V128(x.as_u128()),
             weft::Val::FuncRef(f) => Value::FuncRef(f.is_some()),
             weft::Val::ExternRef(None) => Value::ExternRef(None),
             weft::Val::ExternRef(Some(r)) => Value::ExternRef(Some(
@@ -218,6 +224,7 @@ fn weft_default(ty: ValueType) -> weft::Val {
         ValueType::I64 => weft::Val::I64(0),
         ValueType::F32 => weft::Val::F32(0),
         ValueType::F64 => weft::Val::F64(0),
+        ValueType::V128 => weft::Val::V128(0u128.into()),
         ValueType::FuncRef => weft::Val::FuncRef(None),
         ValueType::ExternRef => weft::Val::ExternRef(None),
     }
@@ -309,7 +316,8 @@ impl Default for WasmiRuntime {
 pub const WASMI_FUEL_PER_STEP: u64 = 20_000_000;
 
 impl WasmiRuntime {
-    /// A wasmi engine limited to WebAssembly 2.0 without SIMD, compiling
+    /// A wasmi engine with the features of the generated modules (see
+    /// [`crate::generate::smith_config`]), compiling
     /// eagerly so that every function is translated before it runs, with
     /// [`WASMI_FUEL_PER_STEP`] fuel per step.
     pub fn new() -> WasmiRuntime {
@@ -328,12 +336,16 @@ impl WasmiRuntime {
             // side ends a differential run without a verdict).
             .set_max_recursion_depth(100_000)
             .set_max_stack_height(4_000_000)
-            .wasm_tail_call(false)
-            .wasm_extended_const(false)
-            .wasm_multi_memory(false)
+            // The proposals Weft supports besides WebAssembly 2.0 (relaxed
+            // SIMD aside: its results may legitimately differ).
+            .wasm_tail_call(true)
+            .wasm_extended_const(true)
+            .wasm_multi_memory(true)
+            .wasm_memory64(true)
+            .wasm_simd(true)
+            .wasm_relaxed_simd(false)
             .wasm_custom_page_sizes(false)
             .wasm_wide_arithmetic(false)
-            .wasm_memory64(false)
             .compilation_mode(wasmi::CompilationMode::Eager);
         let engine = wasmi::Engine::new(&config);
         let store = wasmi::Store::new(&engine, ());
@@ -356,6 +368,7 @@ impl WasmiRuntime {
             Value::I64(x) => wasmi::Val::I64(x),
             Value::F32(x) => wasmi::Val::F32(wasmi::F32::from_bits(x)),
             Value::F64(x) => wasmi::Val::F64(wasmi::F64::from_bits(x)),
+            Value::V128(x) => wasmi::Val::V128(wasmi::V128::from(x)),
             Value::FuncRef(_) => wasmi::Val::FuncRef(wasmi::Ref::Null),
             Value::ExternRef(None) => wasmi::Val::ExternRef(wasmi::Ref::Null),
             Value::ExternRef(Some(n)) => {
@@ -370,7 +383,7 @@ impl WasmiRuntime {
             wasmi::Val::I64(x) => Value::I64(*x),
             wasmi::Val::F32(x) => Value::F32(x.to_bits()),
             wasmi::Val::F64(x) => Value::F64(x.to_bits()),
-            wasmi::Val::V128(_) => Value::I32(-1),
+            wasmi::Val::V128(x) => Value::V128(x.as_u128()),
             wasmi::Val::FuncRef(f) => Value::FuncRef(!f.is_null()),
             wasmi::Val::ExternRef(r) => Value::ExternRef(
                 r.val()
@@ -438,6 +451,7 @@ fn wasmi_value_type(ty: &wasmi::ValType) -> ValueType {
         wasmi::ValType::I64 => ValueType::I64,
         wasmi::ValType::F32 => ValueType::F32,
         wasmi::ValType::F64 => ValueType::F64,
+        wasmi::ValType::V128 => ValueType::V128,
         wasmi::ValType::ExternRef => ValueType::ExternRef,
         _ => ValueType::FuncRef,
     }
@@ -450,7 +464,7 @@ fn wasmi_plain(val: &wasmi::Val) -> Value {
         wasmi::Val::I64(x) => Value::I64(*x),
         wasmi::Val::F32(x) => Value::F32(x.to_bits()),
         wasmi::Val::F64(x) => Value::F64(x.to_bits()),
-        wasmi::Val::V128(_) => Value::I32(-1),
+        wasmi::Val::V128(x) => Value::V128(x.as_u128()),
         wasmi::Val::FuncRef(f) => Value::FuncRef(!f.is_null()),
         wasmi::Val::ExternRef(r) => Value::ExternRef(r.val().map(|_| 0)),
     }
@@ -465,6 +479,7 @@ fn wasmi_plain_val(value: Value) -> wasmi::Val {
         Value::F64(x) => wasmi::Val::F64(wasmi::F64::from_bits(x)),
         Value::FuncRef(_) => wasmi::Val::FuncRef(wasmi::Ref::Null),
         Value::ExternRef(_) => wasmi::Val::ExternRef(wasmi::Ref::Null),
+        Value::V128(x) => wasmi::Val::V128(wasmi::V128::from(x)),
     }
 }
 
@@ -503,6 +518,7 @@ fn wasmi_default(ty: ValueType) -> wasmi::Val {
         ValueType::I64 => wasmi::Val::I64(0),
         ValueType::F32 => wasmi::Val::F32(wasmi::F32::from_bits(0)),
         ValueType::F64 => wasmi::Val::F64(wasmi::F64::from_bits(0)),
+        ValueType::V128 => wasmi::Val::V128(wasmi::V128::from(0u128)),
         ValueType::FuncRef => wasmi::Val::FuncRef(wasmi::Ref::Null),
         ValueType::ExternRef => wasmi::Val::ExternRef(wasmi::Ref::Null),
     }

@@ -22,6 +22,8 @@ pub enum Value {
     FuncRef(bool),
     /// An extern reference: the payload the harness gave it, or `None` for null.
     ExternRef(Option<u32>),
+    /// A `v128`, by its bits.
+    V128(u128),
 }
 
 /// The type of a [`Value`].
@@ -39,6 +41,8 @@ pub enum ValueType {
     FuncRef,
     /// `externref`
     ExternRef,
+    /// `v128`
+    V128,
 }
 
 impl ValueType {
@@ -50,6 +54,7 @@ impl ValueType {
             V::I64 => ValueType::I64,
             V::F32 => ValueType::F32,
             V::F64 => ValueType::F64,
+            V::V128 => ValueType::V128,
             V::Ref(r) if r == wasmparser::RefType::FUNCREF => ValueType::FuncRef,
             V::Ref(r) if r == wasmparser::RefType::EXTERNREF => ValueType::ExternRef,
             _ => return None,
@@ -87,6 +92,7 @@ impl Value {
             Value::F64(_) => ValueType::F64,
             Value::FuncRef(_) => ValueType::FuncRef,
             Value::ExternRef(_) => ValueType::ExternRef,
+            Value::V128(_) => ValueType::V128,
         }
     }
 
@@ -101,6 +107,7 @@ impl Value {
             Value::FuncRef(true) => "(ref.func)".to_string(),
             Value::ExternRef(None) => "(ref.null extern)".to_string(),
             Value::ExternRef(Some(n)) => format!("(ref.extern {n})"),
+            Value::V128(x) => format!("(v128.const i64x2 {} {})", x as u64 as i64, (x >> 64) as u64 as i64),
         }
     }
 }
