@@ -169,6 +169,11 @@ pub(crate) fn translate_function<'m>(
         t.locals.push(var);
     }
     t.declare_locals(body)?;
+    if t.tunables.consume_fuel {
+        // Entering a function costs one unit of fuel, as in Wasmtime, so
+        // even an empty function consumes some.
+        t.pending_fuel = 1;
+    }
     t.interrupt_checks()?;
 
     let results = ty.results.iter().map(|r| clif_type(*r)).collect::<Result<Vec<_>>>()?;

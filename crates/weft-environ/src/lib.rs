@@ -25,7 +25,7 @@ mod vmoffsets;
 
 pub use builtins::{BuiltinFunction, BuiltinType, GROW_ERROR};
 pub use module::*;
-pub use translate::{translate_module, ModuleTranslation, TranslateError};
+pub use translate::{translate_module, translate_module_trusting_bodies, ModuleTranslation, TranslateError};
 pub use trap::Trap;
 pub use types::*;
 pub use vmoffsets::*;

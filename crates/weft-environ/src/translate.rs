@@ -58,15 +58,39 @@ fn unsupported(message: impl Into<String>, offset: u64) -> TranslateError {
 /// with its GC feature: such a module is validated again with it and then
 /// checked to use nothing else of GC (see `gc_check.rs`).
 pub fn translate_module(wasm: &[u8], features: WasmFeatures) -> Result<ModuleTranslation<'_>, TranslateError> {
-    match translate_with(wasm, features) {
+    translate_checked(wasm, features, true)
+}
+
+/// Translates `wasm` validating its sections but not its function bodies.
+///
+/// For a module whose bodies were validated before, when it was compiled
+/// (a precompiled module being read back): the bodies are only carried
+/// along, never compiled again, so validating them once more would be
+/// wasted work. Later stages must not compile bodies from this
+/// translation unless they trust them.
+pub fn translate_module_trusting_bodies(
+    wasm: &[u8],
+    features: WasmFeatures,
+) -> Result<ModuleTranslation<'_>, TranslateError> {
+    translate_checked(wasm, features, false)
+}
+
+fn translate_checked(
+    wasm: &[u8],
+    features: WasmFeatures,
+    validate_bodies: bool,
+) -> Result<ModuleTranslation<'_>, TranslateError> {
+    match translate_with(wasm, features, validate_bodies) {
         Err(e)
             if e.message.contains(crate::gc_check::LOCAL_GLOBAL_GET)
                 && !features.contains(WasmFeatures::GC)
                 && features.contains(WasmFeatures::FUNCTION_REFERENCES) =>
         {
-            let translation = translate_with(wasm, features | WasmFeatures::GC)?;
-            for body in &translation.function_bodies {
-                crate::gc_check::check_body(body)?;
+            let translation = translate_with(wasm, features | WasmFeatures::GC, validate_bodies)?;
+            if validate_bodies {
+                for body in &translation.function_bodies {
+                    crate::gc_check::check_body(body)?;
+                }
             }
             Ok(translation)
         }
@@ -74,7 +98,11 @@ pub fn translate_module(wasm: &[u8], features: WasmFeatures) -> Result<ModuleTra
     }
 }
 
-fn translate_with(wasm: &[u8], features: WasmFeatures) -> Result<ModuleTranslation<'_>, TranslateError> {
+fn translate_with(
+    wasm: &[u8],
+    features: WasmFeatures,
+    validate_bodies: bool,
+) -> Result<ModuleTranslation<'_>, TranslateError> {
     let mut validator = Validator::new_with_features(features);
     let mut module = Module::default();
     let mut function_bodies = Vec::new();
@@ -87,9 +115,11 @@ fn translate_with(wasm: &[u8], features: WasmFeatures) -> Result<ModuleTranslati
         match validator.payload(&payload)? {
             ValidPayload::Ok | ValidPayload::Parser(_) | ValidPayload::End(_) => {}
             ValidPayload::Func(func, body) => {
-                let mut v = func.into_validator(std::mem::take(&mut allocs));
-                v.validate(&body)?;
-                allocs = v.into_allocations();
+                if validate_bodies {
+                    let mut v = func.into_validator(std::mem::take(&mut allocs));
+                    v.validate(&body)?;
+                    allocs = v.into_allocations();
+                }
                 function_bodies.push(body);
                 continue;
             }

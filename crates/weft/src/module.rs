@@ -23,6 +23,12 @@ pub(crate) struct ModuleInner {
     pub(crate) func_code: Vec<CodePtr>,
     /// Offset and length of each defined function in the code.
     pub(crate) func_ranges: Vec<(usize, usize)>,
+    /// `(code offset, wasm offset)` pairs, sorted by code offset: the
+    /// instruction at a code offset belongs to the wasm operator at the
+    /// offset of the last pair at or before it.
+    pub(crate) address_map: Vec<(u32, u32)>,
+    /// Offset in the binary of each defined function's body.
+    pub(crate) func_starts: Vec<u32>,
     /// Array-call trampoline of each module type.
     pub(crate) array_trampolines: Vec<CodePtr>,
     /// Canonical id of each module type.
@@ -90,6 +96,7 @@ pub(crate) fn compile_parts(engine: &Engine, translation: &ModuleTranslation<'_>
         funcs: compiled.funcs.iter().map(|l| (l.offset, l.len)).collect(),
         trampolines: compiled.array_trampolines.iter().map(|l| l.offset).collect(),
         traps: compiled.traps,
+        address_map: compiled.address_map,
         code: compiled.code,
     })
 }
@@ -135,14 +142,16 @@ impl Module {
             funcs: inner.func_ranges.iter().map(|(o, l)| (*o as u32, *l as u32)).collect(),
             trampolines: inner.array_trampolines.iter().map(|p| (p.addr() - start) as u32).collect(),
             traps: inner.code.traps().to_vec(),
+            address_map: inner.address_map.clone(),
         };
         Ok(crate::serialize::write(&inner.engine, &inner.binary, &parts))
     }
 
     /// A module from the bytes of [`Module::serialize`] or
     /// [`Engine::precompile_module`], without compiling: the code is mapped
-    /// as it was written (the module's binary is parsed and validated
-    /// again). Fails with a clear error when the bytes were made by another
+    /// as it was written (the module's binary is parsed and its sections
+    /// validated again; the function bodies were validated when the module
+    /// was compiled). Fails with a clear error when the bytes were made by another
     /// Weft version, for another CPU or with another engine configuration.
     ///
     /// # Safety
@@ -157,7 +166,7 @@ impl Module {
     #[allow(unsafe_code)]
     pub unsafe fn deserialize(engine: &Engine, bytes: impl AsRef<[u8]>) -> crate::Result<Module> {
         let (wasm, parts) = crate::serialize::read(engine, bytes.as_ref())?;
-        let translation = weft_environ::translate_module(wasm, engine.inner.config.features)?;
+        let translation = weft_environ::translate_module_trusting_bodies(wasm, engine.inner.config.features)?;
         Module::from_parts(engine, translation, wasm, parts)
     }
 
@@ -173,7 +182,7 @@ impl Module {
         let bytes = std::fs::read(path).map_err(|e| crate::format_err!("failed to read `{}`: {e}", path.display()))?;
         let (wasm, parts) = crate::serialize::read(engine, &bytes)
             .map_err(|e| e.context(format!("failed to load the precompiled module `{}`", path.display())))?;
-        let translation = weft_environ::translate_module(wasm, engine.inner.config.features)?;
+        let translation = weft_environ::translate_module_trusting_bodies(wasm, engine.inner.config.features)?;
         Module::from_parts(engine, translation, wasm, parts)
     }
 
@@ -201,6 +210,11 @@ impl Module {
             .map(|(offset, len)| (*offset as usize, *len as usize))
             .collect();
         let array_trampolines = parts.trampolines.iter().map(|offset| code.ptr_at(*offset)).collect();
+        let func_starts = translation
+            .function_bodies
+            .iter()
+            .map(|b| u32::try_from(b.range().start).unwrap_or(u32::MAX))
+            .collect();
         let env = translation.module;
         // Register the types in order: a type may only refer to the types
         // before it (or, recursively, to itself).
@@ -217,6 +231,8 @@ impl Module {
                 code,
                 func_code,
                 func_ranges,
+                address_map: parts.address_map,
+                func_starts,
                 array_trampolines,
                 type_ids,
                 raw_type_ids,
@@ -299,6 +315,25 @@ impl Module {
             _ => t.element,
         };
         weft_environ::Table { element, ..*t }
+    }
+
+    /// The frame of the defined function whose code contains `pc`: its
+    /// function index, the offset in the binary of the wasm operator at
+    /// `pc`, and the offset of the function's body.
+    pub(crate) fn frame_at_pc(&self, pc: usize) -> Option<(u32, Option<u32>, Option<u32>)> {
+        let index = self.func_at_pc(pc)?;
+        let defined = (index - self.inner.env.num_imported_funcs) as usize;
+        let (start, _) = self.inner.code.range();
+        let offset = u32::try_from(pc - start).ok()?;
+        let (func_offset, _) = self.inner.func_ranges.get(defined).copied()?;
+        let map = &self.inner.address_map;
+        let wasm = map
+            .partition_point(|(o, _)| *o <= offset)
+            .checked_sub(1)
+            .and_then(|i| map.get(i))
+            .filter(|(o, _)| *o as usize >= func_offset)
+            .map(|(_, w)| *w);
+        Some((index, wasm, self.inner.func_starts.get(defined).copied()))
     }
 
     /// The defined function whose code contains `pc`, as a function index.

@@ -5,7 +5,8 @@
 //! strings that must equal the reading engine's (the Weft version, the
 //! target and CPU features, the engine configuration that changes code),
 //! the module's binary, the machine code, the location of each defined
-//! function and of each type's array trampoline, and the trap table.
+//! function and of each type's array trampoline, the trap table and the
+//! address map (code offsets to offsets in the binary).
 //!
 //! The binary is translated (parsed and validated) again on reading, which
 //! is cheap next to code generation; the code is mapped as it was written,
@@ -15,7 +16,7 @@ use crate::Engine;
 use weft_environ::Trap;
 
 const MAGIC: &[u8] = b"\0weft-cwasm";
-const FORMAT: u32 = 1;
+const FORMAT: u32 = 2;
 
 /// Whether `bytes` start as precompiled Weft output.
 pub(crate) fn is_precompiled(bytes: &[u8]) -> bool {
@@ -30,6 +31,8 @@ pub(crate) struct CodeParts {
     /// Offset of the array-call trampoline of each module type.
     pub(crate) trampolines: Vec<u32>,
     pub(crate) traps: Vec<(u32, Trap)>,
+    /// `(code offset, wasm offset)` pairs, sorted by code offset.
+    pub(crate) address_map: Vec<(u32, u32)>,
 }
 
 /// The host's architecture and the CPU features code generation may use.
@@ -102,6 +105,11 @@ pub(crate) fn write(engine: &Engine, wasm: &[u8], parts: &CodeParts) -> Vec<u8> 
     for (offset, trap) in &parts.traps {
         put_u32(&mut out, *offset);
         out.push(*trap as u8);
+    }
+    put_u32(&mut out, parts.address_map.len() as u32);
+    for (code, wasm) in &parts.address_map {
+        put_u32(&mut out, *code);
+        put_u32(&mut out, *wasm);
     }
     out
 }
@@ -203,6 +211,11 @@ pub(crate) fn read<'a>(engine: &Engine, bytes: &'a [u8]) -> crate::Result<(&'a [
             .ok_or_else(|| crate::format_err!("the precompiled module is corrupt (trap code {code})"))?;
         traps.push((offset, trap));
     }
+    let n = r.count(8)?;
+    let mut address_map = Vec::with_capacity(n);
+    for _ in 0..n {
+        address_map.push((r.u32()?, r.u32()?));
+    }
     if !r.bytes.is_empty() {
         crate::bail!("the precompiled module has trailing bytes");
     }
@@ -211,6 +224,8 @@ pub(crate) fn read<'a>(engine: &Engine, bytes: &'a [u8]) -> crate::Result<(&'a [
     if !funcs.iter().all(|(o, n)| in_code(*o, *n))
         || !trampolines.iter().all(|o| in_code(*o, 0))
         || !traps.iter().all(|(o, _)| in_code(*o, 0))
+        || !address_map.iter().all(|(o, _)| in_code(*o, 0))
+        || !address_map.windows(2).all(|w| w[0].0 <= w[1].0)
     {
         crate::bail!("the precompiled module is corrupt (code offsets out of range)");
     }
@@ -221,6 +236,7 @@ pub(crate) fn read<'a>(engine: &Engine, bytes: &'a [u8]) -> crate::Result<(&'a [
             funcs,
             trampolines,
             traps,
+            address_map,
         },
     ))
 }

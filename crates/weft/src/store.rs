@@ -112,8 +112,8 @@ impl StoreOpaque {
         let mut frames = Vec::new();
         for &pc in pcs {
             for inst in &self.instances {
-                if let Some(index) = inst.module.func_at_pc(pc) {
-                    frames.push(crate::trap::FrameInfo::new(&inst.module, index));
+                if let Some((index, offset, start)) = inst.module.frame_at_pc(pc) {
+                    frames.push(crate::trap::FrameInfo::new(&inst.module, index, offset, start));
                     break;
                 }
             }

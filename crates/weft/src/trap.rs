@@ -21,15 +21,30 @@ pub struct FrameInfo {
     module_name: Option<String>,
     func_index: u32,
     func_name: Option<String>,
+    module_offset: Option<u32>,
+    func_start: Option<u32>,
 }
 
 impl FrameInfo {
-    pub(crate) fn new(module: &Module, func_index: u32) -> FrameInfo {
+    pub(crate) fn new(module: &Module, func_index: u32, module_offset: Option<u32>, func_start: Option<u32>) -> FrameInfo {
         FrameInfo {
             module_name: module.name().map(str::to_string),
             func_index,
             func_name: module.inner.env.func_names.get(&func_index).cloned(),
+            module_offset,
+            func_start,
         }
+    }
+    /// The offset in the module's binary of the instruction this frame was
+    /// executing (for a calling frame, the instruction after the call
+    /// may be named), if the code has an address for it.
+    pub fn module_offset(&self) -> Option<usize> {
+        self.module_offset.map(|o| o as usize)
+    }
+    /// [`FrameInfo::module_offset`] relative to the start of the
+    /// function's body.
+    pub fn func_offset(&self) -> Option<usize> {
+        Some(self.module_offset?.checked_sub(self.func_start?)? as usize)
     }
     /// The index of the function in its module.
     pub fn func_index(&self) -> u32 {
@@ -64,7 +79,11 @@ impl fmt::Display for WasmBacktrace {
         writeln!(f, "error while executing at wasm backtrace:")?;
         for (i, frame) in self.frames.iter().enumerate() {
             let module = frame.module_name().unwrap_or("<unknown>");
-            write!(f, "  {i:>3}: {module}!")?;
+            write!(f, "  {i:>3}: ")?;
+            if let Some(offset) = frame.module_offset() {
+                write!(f, "{offset:#8x} - ")?;
+            }
+            write!(f, "{module}!")?;
             match frame.func_name() {
                 Some(name) => write!(f, "{name}")?,
                 None => write!(f, "<wasm function {}>", frame.func_index)?,

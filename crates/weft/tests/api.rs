@@ -35,6 +35,11 @@ fn traps_carry_their_code_and_a_named_backtrace() -> Result<()> {
         .collect();
     assert_eq!(names[..2], ["inner".to_string(), "middle".to_string()], "{bt}");
     assert_eq!(bt.frames()[0].module_name(), Some("m"));
+    // `unreachable` is the first operator of its body, after the count of
+    // local declarations: one byte in.
+    assert_eq!(bt.frames()[0].func_offset(), Some(1), "{bt}");
+    let offset = bt.frames()[0].module_offset().expect("the frame has an offset");
+    assert!(format!("{bt}").contains(&format!("{offset:#8x} - m!inner")), "{bt}");
     assert!(format!("{err:?}").contains("unreachable"), "{err:?}");
     Ok(())
 }

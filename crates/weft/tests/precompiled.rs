@@ -34,6 +34,10 @@ fn check(engine: &Engine, module: &Module) {
     let div = instance.get_typed_func::<(i32, i32), i32>(&mut store, "div").unwrap();
     let err = div.call(&mut store, (1, 0)).unwrap_err();
     assert_eq!(err.downcast_ref::<Trap>(), Some(&Trap::IntegerDivisionByZero));
+    // So did the address map: the frame names the `i32.div_s`, the third
+    // operator of its body.
+    let bt = err.downcast_ref::<WasmBacktrace>().unwrap();
+    assert_eq!(bt.frames()[0].func_offset(), Some(5), "{bt}");
     let err = load.call(&mut store, 70_000).unwrap_err();
     assert_eq!(err.downcast_ref::<Trap>(), Some(&Trap::MemoryOutOfBounds));
 }
