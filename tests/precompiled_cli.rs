@@ -17,8 +17,11 @@ fn temp_dir(name: &str) -> PathBuf {
 fn compile_then_run_precompiled() {
     let dir = temp_dir("run");
     let wat = dir.join("add.wat");
-    std::fs::write(&wat, r#"(module (func (export "add") (param i32 i32) (result i32) local.get 0 local.get 1 i32.add))"#)
-        .unwrap();
+    std::fs::write(
+        &wat,
+        r#"(module (func (export "add") (param i32 i32) (result i32) local.get 0 local.get 1 i32.add))"#,
+    )
+    .unwrap();
     let cwasm = dir.join("add.cwasm");
     let out = weft().arg("compile").arg(&wat).arg("-o").arg(&cwasm).output().unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
@@ -34,7 +37,12 @@ fn compile_then_run_precompiled() {
     assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "42");
 
     // Without the switch a precompiled file is refused.
-    let out = weft().args(["run", "--invoke", "add"]).arg(&cwasm).args(["2", "40"]).output().unwrap();
+    let out = weft()
+        .args(["run", "--invoke", "add"])
+        .arg(&cwasm)
+        .args(["2", "40"])
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(1));
     assert!(
         String::from_utf8_lossy(&out.stderr).contains("--allow-precompiled"),

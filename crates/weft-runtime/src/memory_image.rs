@@ -32,7 +32,11 @@ pub struct MemoryImage {
 /// `None` when one of them has an offset that depends on a global or does
 /// not fit in the memory's minimum size.
 fn constant_segments(module: &Module, memory: u32) -> Option<Vec<(usize, &[u8])>> {
-    let minimum = module.memories.get(memory as usize)?.minimum.checked_mul(WASM_PAGE_SIZE)?;
+    let minimum = module
+        .memories
+        .get(memory as usize)?
+        .minimum
+        .checked_mul(WASM_PAGE_SIZE)?;
     let mut out = Vec::new();
     for seg in &module.data {
         if let DataKind::Active { memory: m, offset } = &seg.kind {
@@ -173,7 +177,10 @@ mod tests {
     fn constant_segments_need_constant_offsets_in_bounds() {
         let segs = segments_of(r#"(module (memory 1) (data (i32.const 10) "ab") (data (i32.const 65534) "cd"))"#);
         assert_eq!(segs, Some(vec![(10, b"ab".to_vec()), (65534, b"cd".to_vec())]));
-        assert_eq!(segments_of(r#"(module (memory 1) (data (i32.const 65535) "cd"))"#), None);
+        assert_eq!(
+            segments_of(r#"(module (memory 1) (data (i32.const 65535) "cd"))"#),
+            None
+        );
         assert_eq!(
             segments_of(r#"(module (import "env" "g" (global i32)) (memory 1) (data (global.get 0) "cd"))"#),
             None
@@ -182,10 +189,9 @@ mod tests {
 
     #[test]
     fn images_cover_their_segments() {
-        let bytes = wat::parse_str(
-            r#"(module (memory 2) (data (i32.const 70000) "xyz") (data (i32.const 70001) "Q"))"#,
-        )
-        .unwrap();
+        let bytes =
+            wat::parse_str(r#"(module (memory 2) (data (i32.const 70000) "xyz") (data (i32.const 70001) "Q"))"#)
+                .unwrap();
         let t = weft_environ::translate_module(&bytes, weft_environ::supported_features()).unwrap();
         let images = MemoryImage::for_module(&t.module);
         assert_eq!(images.len(), 1);

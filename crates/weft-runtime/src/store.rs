@@ -275,7 +275,10 @@ impl StoreObjects {
             memories.push(*id);
             instance.memory_from_image.push(false);
         }
-        for (i, m) in module.memories[module.num_imported_memories as usize..].iter().enumerate() {
+        for (i, m) in module.memories[module.num_imported_memories as usize..]
+            .iter()
+            .enumerate()
+        {
             if m.shared {
                 anyhow::bail!("shared memories are not supported");
             }

@@ -12,8 +12,8 @@
 
 use crate::code;
 use std::cell::{Cell, RefCell, UnsafeCell};
-use std::mem::MaybeUninit;
 use std::ffi::c_void;
+use std::mem::MaybeUninit;
 use std::sync::Once;
 use weft_environ::Trap;
 

@@ -30,13 +30,19 @@ pub(crate) fn compile_module(
 }
 
 #[cfg(all(feature = "cranelift", feature = "parallel-compilation"))]
-pub(crate) fn parallel_map<R: Send>(count: u32, f: impl Fn(u32) -> crate::Result<R> + Sync + Send) -> crate::Result<Vec<R>> {
+pub(crate) fn parallel_map<R: Send>(
+    count: u32,
+    f: impl Fn(u32) -> crate::Result<R> + Sync + Send,
+) -> crate::Result<Vec<R>> {
     use rayon::prelude::*;
     (0..count).into_par_iter().map(f).collect()
 }
 
 #[cfg(all(feature = "cranelift", not(feature = "parallel-compilation")))]
-pub(crate) fn parallel_map<R: Send>(count: u32, f: impl Fn(u32) -> crate::Result<R> + Sync + Send) -> crate::Result<Vec<R>> {
+pub(crate) fn parallel_map<R: Send>(
+    count: u32,
+    f: impl Fn(u32) -> crate::Result<R> + Sync + Send,
+) -> crate::Result<Vec<R>> {
     (0..count).map(f).collect()
 }
 

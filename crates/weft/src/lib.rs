@@ -54,7 +54,6 @@
 #[cfg(feature = "async")]
 mod async_support;
 mod compile;
-mod serialize;
 mod config;
 mod engine;
 mod externals;
@@ -64,6 +63,7 @@ mod interrupts;
 mod limits;
 mod linker;
 mod module;
+mod serialize;
 mod store;
 mod trap;
 mod types;

@@ -1,6 +1,7 @@
 //! Linking imports by name.
 
 use crate::externals::Extern;
+use crate::func::HostTrampoline;
 use crate::func::IntoFunc;
 use crate::store::{AsContext, AsContextMut, Caller, StoreInner};
 use crate::types::FuncType;
@@ -8,7 +9,6 @@ use crate::values::Val;
 use crate::{Engine, Func, Instance, Module};
 use std::collections::HashMap;
 use std::sync::{Arc, OnceLock};
-use crate::func::HostTrampoline;
 use weft_runtime::HostFn;
 
 /// Resolves the imports of modules by `module::name`, as Wasmtime's
@@ -97,7 +97,11 @@ impl<T: 'static> Linker<T> {
         func: impl IntoFunc<T, Params, Args>,
     ) -> crate::Result<&mut Self> {
         let (ty, host) = func.into_func(&self.engine);
-        self.insert(module, name, Definition::HostFunc(Arc::new(ty), host, Default::default()))
+        self.insert(
+            module,
+            name,
+            Definition::HostFunc(Arc::new(ty), host, Default::default()),
+        )
     }
 
     #[cfg(feature = "async")]
@@ -108,7 +112,11 @@ impl<T: 'static> Linker<T> {
         ty: FuncType,
         host: Arc<HostFn<StoreInner<T>>>,
     ) -> crate::Result<&mut Self> {
-        self.insert(module, name, Definition::HostFunc(Arc::new(ty), host, Default::default()))
+        self.insert(
+            module,
+            name,
+            Definition::HostFunc(Arc::new(ty), host, Default::default()),
+        )
     }
 
     /// Defines `module::name` as a host function of type `ty` (see
@@ -121,7 +129,11 @@ impl<T: 'static> Linker<T> {
         func: impl Fn(Caller<'_, T>, &[Val], &mut [Val]) -> crate::Result<()> + Send + Sync + 'static,
     ) -> crate::Result<&mut Self> {
         let host = crate::func::host_closure_dynamic(ty.clone(), func);
-        self.insert(module, name, Definition::HostFunc(Arc::new(ty), host, Default::default()))
+        self.insert(
+            module,
+            name,
+            Definition::HostFunc(Arc::new(ty), host, Default::default()),
+        )
     }
 
     /// Defines every export of `instance` under `module_name`.

@@ -47,8 +47,11 @@ pub(crate) struct ModuleInner {
 impl ModuleInner {
     /// The function types of the module's types, made on first use.
     pub(crate) fn func_types(&self, module: &Module) -> &[Arc<FuncType>] {
-        self.func_types
-            .get_or_init(|| (0..self.type_ids.len() as u32).map(|i| Arc::new(module.func_type(i))).collect())
+        self.func_types.get_or_init(|| {
+            (0..self.type_ids.len() as u32)
+                .map(|i| Arc::new(module.func_type(i)))
+                .collect()
+        })
     }
 
     /// The memory images, made on first use.
@@ -75,7 +78,10 @@ impl Drop for ModuleInner {
 
 /// Compiles every function of `translation` (and the host trampolines of its
 /// import types, which the engine keeps), as code parts.
-pub(crate) fn compile_parts(engine: &Engine, translation: &ModuleTranslation<'_>) -> crate::Result<crate::serialize::CodeParts> {
+pub(crate) fn compile_parts(
+    engine: &Engine,
+    translation: &ModuleTranslation<'_>,
+) -> crate::Result<crate::serialize::CodeParts> {
     let compiler = engine.compiler()?;
     let compiled = crate::compile::compile_module(compiler, translation, engine.inner.config.parallel_compilation)?;
     // The trampolines through which this module's imports will call host
@@ -140,7 +146,11 @@ impl Module {
         let parts = crate::serialize::CodeParts {
             code: inner.code.code().to_vec(),
             funcs: inner.func_ranges.iter().map(|(o, l)| (*o as u32, *l as u32)).collect(),
-            trampolines: inner.array_trampolines.iter().map(|p| (p.addr() - start) as u32).collect(),
+            trampolines: inner
+                .array_trampolines
+                .iter()
+                .map(|p| (p.addr() - start) as u32)
+                .collect(),
             traps: inner.code.traps().to_vec(),
             address_map: inner.address_map.clone(),
         };

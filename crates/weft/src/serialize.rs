@@ -49,8 +49,23 @@ fn cpu() -> String {
             )*};
         }
         detect!(
-            "sse3", "ssse3", "sse4.1", "sse4.2", "popcnt", "avx", "avx2", "bmi1", "bmi2", "lzcnt", "fma", "avx512f",
-            "avx512vl", "avx512dq", "avx512bitalg", "avx512vbmi", "cmpxchg16b"
+            "sse3",
+            "ssse3",
+            "sse4.1",
+            "sse4.2",
+            "popcnt",
+            "avx",
+            "avx2",
+            "bmi1",
+            "bmi2",
+            "lzcnt",
+            "fma",
+            "avx512f",
+            "avx512vl",
+            "avx512dq",
+            "avx512bitalg",
+            "avx512vbmi",
+            "cmpxchg16b"
         );
     }
     #[cfg(target_arch = "aarch64")]
@@ -177,7 +192,9 @@ pub(crate) fn read<'a>(engine: &Engine, bytes: &'a [u8]) -> crate::Result<(&'a [
     let their_cpu = r.string()?;
     let our_cpu = cpu();
     if their_cpu != our_cpu {
-        crate::bail!("the module was precompiled for the CPU `{their_cpu}`, but this host is `{our_cpu}`: compile it again");
+        crate::bail!(
+            "the module was precompiled for the CPU `{their_cpu}`, but this host is `{our_cpu}`: compile it again"
+        );
     }
     let their_config = r.string()?;
     let our_config = config(engine);

@@ -26,7 +26,12 @@ pub struct FrameInfo {
 }
 
 impl FrameInfo {
-    pub(crate) fn new(module: &Module, func_index: u32, module_offset: Option<u32>, func_start: Option<u32>) -> FrameInfo {
+    pub(crate) fn new(
+        module: &Module,
+        func_index: u32,
+        module_offset: Option<u32>,
+        func_start: Option<u32>,
+    ) -> FrameInfo {
         FrameInfo {
             module_name: module.name().map(str::to_string),
             func_index,
