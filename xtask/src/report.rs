@@ -70,7 +70,7 @@ fn fmt_ratio(r: Option<f64>) -> String {
 }
 
 fn fmt_size(bytes: u64) -> String {
-    if bytes >= 1 << 20 && bytes % (1 << 20) == 0 {
+    if bytes >= 1 << 20 && bytes.is_multiple_of(1 << 20) {
         format!("{} MiB", bytes >> 20)
     } else if bytes >= 1 << 10 {
         format!("{:.0} KiB", bytes as f64 / 1024.0)

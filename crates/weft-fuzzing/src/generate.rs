@@ -104,6 +104,8 @@ impl Default for GenOptions {
 /// canonicalized and everything exported; [`generate_module_from`] adds the
 /// proposals of [`GenOptions::proposals`] (all within
 /// `weft_environ::supported_features`).
+// One setting a line reads better here than one long struct expression.
+#[allow(clippy::field_reassign_with_default)]
 pub fn smith_config(options: &GenOptions) -> wasm_smith::Config {
     let mut c = wasm_smith::Config::default();
     // WebAssembly 2.0 without SIMD.

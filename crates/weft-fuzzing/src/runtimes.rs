@@ -171,7 +171,7 @@ impl WeftRuntime {
         }
     }
 
-    fn to_val(&mut self, value: Value) -> Result<weft::Val, Failure> {
+    fn val_to_engine(&mut self, value: Value) -> Result<weft::Val, Failure> {
         Ok(match value {
             Value::I32(x) => weft::Val::I32(x),
             Value::I64(x) => weft::Val::I64(x),
@@ -186,7 +186,7 @@ impl WeftRuntime {
         })
     }
 
-    fn from_val(&self, val: &weft::Val) -> Value {
+    fn val_from_engine(&self, val: &weft::Val) -> Value {
         match val {
             weft::Val::I32(x) => Value::I32(*x),
             weft::Val::I64(x) => Value::I64(*x),
@@ -250,24 +250,27 @@ impl Runtime for WeftRuntime {
             Some(weft::Extern::Func(f)) => f,
             _ => return Err(Failure::Error(format!("no exported function {name:?}"))),
         };
-        let params = args.iter().map(|a| self.to_val(*a)).collect::<Result<Vec<_>, _>>()?;
+        let params = args
+            .iter()
+            .map(|a| self.val_to_engine(*a))
+            .collect::<Result<Vec<_>, _>>()?;
         let mut out: Vec<weft::Val> = results.iter().map(|t| weft_default(*t)).collect();
         func.call(&mut self.store, &params, &mut out).map_err(weft_failure)?;
-        Ok(out.iter().map(|v| self.from_val(v)).collect())
+        Ok(out.iter().map(|v| self.val_from_engine(v)).collect())
     }
 
     fn global(&mut self, name: &str) -> Option<Value> {
         match self.export(name)? {
             weft::Extern::Global(g) => {
                 let v = g.get(&mut self.store);
-                Some(self.from_val(&v))
+                Some(self.val_from_engine(&v))
             }
             _ => None,
         }
     }
 
     fn set_global(&mut self, name: &str, value: Value) -> bool {
-        match (self.export(name), self.to_val(value)) {
+        match (self.export(name), self.val_to_engine(value)) {
             (Some(weft::Extern::Global(g)), Ok(v)) => g.set(&mut self.store, v).is_ok(),
             _ => false,
         }
@@ -287,7 +290,7 @@ impl Runtime for WeftRuntime {
                 let mut elements = Vec::with_capacity(size as usize);
                 for i in 0..size {
                     let r = t.get(&self.store, i)?;
-                    elements.push(self.from_val(&weft::Val::from(r)));
+                    elements.push(self.val_from_engine(&weft::Val::from(r)));
                 }
                 Some(elements)
             }
@@ -362,7 +365,7 @@ impl WasmiRuntime {
         let _ = self.store.set_fuel(self.fuel);
     }
 
-    fn to_val(&mut self, value: Value) -> wasmi::Val {
+    fn val_to_engine(&mut self, value: Value) -> wasmi::Val {
         match value {
             Value::I32(x) => wasmi::Val::I32(x),
             Value::I64(x) => wasmi::Val::I64(x),
@@ -377,7 +380,7 @@ impl WasmiRuntime {
         }
     }
 
-    fn from_val(&self, val: &wasmi::Val) -> Value {
+    fn val_from_engine(&self, val: &wasmi::Val) -> Value {
         match val {
             wasmi::Val::I32(x) => Value::I32(*x),
             wasmi::Val::I64(x) => Value::I64(*x),
@@ -545,22 +548,22 @@ impl Runtime for WasmiRuntime {
             Some(wasmi::Extern::Func(f)) => f,
             _ => return Err(Failure::Error(format!("no exported function {name:?}"))),
         };
-        let params: Vec<wasmi::Val> = args.iter().map(|a| self.to_val(*a)).collect();
+        let params: Vec<wasmi::Val> = args.iter().map(|a| self.val_to_engine(*a)).collect();
         let mut out: Vec<wasmi::Val> = results.iter().map(|t| wasmi_default(*t)).collect();
         self.refuel();
         func.call(&mut self.store, &params, &mut out).map_err(wasmi_failure)?;
-        Ok(out.iter().map(|v| self.from_val(v)).collect())
+        Ok(out.iter().map(|v| self.val_from_engine(v)).collect())
     }
 
     fn global(&mut self, name: &str) -> Option<Value> {
         match self.export(name)? {
-            wasmi::Extern::Global(g) => Some(self.from_val(&g.get(&self.store))),
+            wasmi::Extern::Global(g) => Some(self.val_from_engine(&g.get(&self.store))),
             _ => None,
         }
     }
 
     fn set_global(&mut self, name: &str, value: Value) -> bool {
-        let v = self.to_val(value);
+        let v = self.val_to_engine(value);
         match self.export(name) {
             Some(wasmi::Extern::Global(g)) => g.set(&mut self.store, v).is_ok(),
             _ => false,
@@ -581,7 +584,7 @@ impl Runtime for WasmiRuntime {
                 let mut elements = Vec::with_capacity(size as usize);
                 for i in 0..size {
                     let r = t.get(&self.store, i)?;
-                    elements.push(self.from_val(&r));
+                    elements.push(self.val_from_engine(&r));
                 }
                 Some(elements)
             }

@@ -78,7 +78,7 @@ impl MemoryImage {
     fn new(segments: &[(usize, &[u8])]) -> io::Result<Option<MemoryImage>> {
         use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
         let page = page_size();
-        if WASM_PAGE_SIZE as usize % page != 0 {
+        if !(WASM_PAGE_SIZE as usize).is_multiple_of(page) {
             return Ok(None);
         }
         let nonempty = segments.iter().filter(|(_, d)| !d.is_empty());

@@ -19,6 +19,9 @@ use weft_fuzzing::targets::{
     differential_target, instantiate_and_call_target, interruptible_engine, module_new_target, mutated_module,
 };
 
+/// One crash-freedom target, fed one input.
+type Target<'a> = Box<dyn Fn(&[u8]) + 'a>;
+
 fn usage() -> ! {
     eprintln!("usage: crash --target NAME [--iterations N | --seconds N] [--seed S] [--findings DIR]");
     std::process::exit(2)
@@ -47,7 +50,7 @@ fn main() {
     }
     let engine = weft::Engine::default();
     let interruptible = interruptible_engine();
-    let run: Box<dyn Fn(&[u8])> = match target.as_str() {
+    let run: Target<'_> = match target.as_str() {
         "module_new" => Box::new(|d: &[u8]| module_new_target(&engine, d)),
         "instantiate_and_call" => Box::new(|d: &[u8]| instantiate_and_call_target(&interruptible, d)),
         "api_calls" => Box::new(|d: &[u8]| api_calls_target(&interruptible, d)),
