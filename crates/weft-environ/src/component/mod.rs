@@ -25,6 +25,8 @@
 //! or components imported by (or components exported from) the root.
 
 pub mod abi;
+#[cfg(test)]
+mod abi_tests;
 mod convert;
 mod inline;
 mod parse;
