@@ -15,7 +15,7 @@ use std::collections::BTreeMap;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
 use wasmparser::WasmFeatures;
-use weft_environ::component::{supported_component_features, translate_component};
+use weft_environ::component::*;
 
 fn suite_dir() -> PathBuf {
     match std::env::var_os("WEFT_COMPONENT_TESTSUITE") {
