@@ -6,7 +6,10 @@
 //! borrowed function bodies), the layout of the per-instance `VMContext`
 //! ([`VMOffsets`]), the list of runtime builtins that compiled code may call
 //! ([`BuiltinFunction`]) and the [`Trap`] codes shared by code generation and
-//! the runtime.
+//! the runtime. With the `component-model` feature it also owns the
+//! translation of components ([`component`]): the static core modules they
+//! contain, a flat instantiation plan with nested components resolved, and
+//! the registry of component types with the canonical ABI's layouts.
 //!
 //! This crate never generates code, never touches memory protection and never
 //! holds runtime state. It contains no `unsafe` code, so any runtime can reuse
@@ -16,6 +19,8 @@
 #![warn(missing_docs)]
 
 mod builtins;
+#[cfg(feature = "component-model")]
+pub mod component;
 mod gc_check;
 mod module;
 mod translate;

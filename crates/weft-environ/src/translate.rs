@@ -364,7 +364,7 @@ fn read_names(module: &mut Module, names: wasmparser::NameSectionReader<'_>) {
     }
 }
 
-fn convert_table(t: wasmparser::TableType) -> Result<Table, String> {
+pub(crate) fn convert_table(t: wasmparser::TableType) -> Result<Table, String> {
     Ok(Table {
         element: convert_ref_type(t.element_type)?,
         minimum: t.initial,
@@ -373,7 +373,7 @@ fn convert_table(t: wasmparser::TableType) -> Result<Table, String> {
     })
 }
 
-fn convert_memory(m: wasmparser::MemoryType) -> Result<Memory, String> {
+pub(crate) fn convert_memory(m: wasmparser::MemoryType) -> Result<Memory, String> {
     if m.page_size_log2.is_some_and(|p| p != 16) {
         return Err("custom page sizes are not supported".to_string());
     }
@@ -385,7 +385,7 @@ fn convert_memory(m: wasmparser::MemoryType) -> Result<Memory, String> {
     })
 }
 
-fn convert_global(g: wasmparser::GlobalType) -> Result<Global, String> {
+pub(crate) fn convert_global(g: wasmparser::GlobalType) -> Result<Global, String> {
     Ok(Global {
         ty: convert_val_type(g.content_type)?,
         mutable: g.mutable,

@@ -1,0 +1,368 @@
+//! The layout side of the canonical ABI (`CanonicalABI.md`), as pure
+//! functions over the types of a [`ComponentTypes`] registry: `despecialize`,
+//! `alignment`, `elem_size`, `discriminant_type`, the flags layout,
+//! `flatten_type` and `flatten_functype`.
+//!
+//! The functions are total: a type index that is not in the registry counts
+//! as an empty record (size 0, alignment 1, no flat values), and `flags` with
+//! more than 32 labels (which validation rejects) are laid out as the
+//! previous version of the spec did, in `ceil(n / 32)` 32-bit words, so that
+//! no input makes them panic. Sizes saturate at `u32::MAX`.
+
+use super::types::{ComponentTypes, DefinedType, FuncType, InterfaceType};
+
+/// The most core parameters a synchronous function passes as values.
+pub const MAX_FLAT_PARAMS: usize = 16;
+/// The most core parameters an `async`-lowered function passes as values.
+pub const MAX_FLAT_ASYNC_PARAMS: usize = 4;
+/// The most core results a function returns as values.
+pub const MAX_FLAT_RESULTS: usize = 1;
+
+/// A core value type of a flattened signature.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum FlatType {
+    /// `i32`.
+    I32,
+    /// `i64`.
+    I64,
+    /// `f32`.
+    F32,
+    /// `f64`.
+    F64,
+}
+
+/// The address type of the memory of the canonical options: the type of
+/// pointers and lengths.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum PtrType {
+    /// A 32-bit memory.
+    #[default]
+    I32,
+    /// A 64-bit memory.
+    I64,
+}
+
+impl PtrType {
+    /// `ptr_size`: the size of a pointer in bytes.
+    pub fn size(self) -> u32 {
+        match self {
+            PtrType::I32 => 4,
+            PtrType::I64 => 8,
+        }
+    }
+
+    fn flat(self) -> FlatType {
+        match self {
+            PtrType::I32 => FlatType::I32,
+            PtrType::I64 => FlatType::I64,
+        }
+    }
+}
+
+/// The options of `flatten_functype`: what the canonical options decide.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub struct AbiOptions {
+    /// The pointer type of the memory.
+    pub ptr: PtrType,
+    /// The `async` option.
+    pub is_async: bool,
+    /// Whether a `callback` option is present (async lifts only).
+    pub callback: bool,
+}
+
+/// Whether a signature is flattened for `canon lift` or `canon lower`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Context {
+    /// The core function is lifted: results spill to memory it returns a
+    /// pointer to.
+    Lift,
+    /// The core function is lowered: results spill to memory the caller
+    /// passes a pointer to.
+    Lower,
+}
+
+/// A value type with the specialized types (tuple, enum, option, result)
+/// replaced by the record or variant they stand for, as `despecialize`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Despecialized {
+    /// A record of these field types (a tuple's fields are named `0`, `1`...).
+    Record(Vec<InterfaceType>),
+    /// A variant of these case payloads.
+    Variant(Vec<Option<InterfaceType>>),
+    /// A list, with its length if fixed.
+    List(InterfaceType, Option<u32>),
+    /// Flags with this many labels.
+    Flags(usize),
+    /// Any other type, unchanged (primitives, strings, handles).
+    Other(InterfaceType),
+}
+
+/// `despecialize`: tuples become records, and enums, options and results
+/// become variants; `string` and `flags` keep their own representations.
+pub fn despecialize(types: &ComponentTypes, ty: InterfaceType) -> Despecialized {
+    let InterfaceType::Defined(index) = ty else {
+        return Despecialized::Other(ty);
+    };
+    match types.defined(index) {
+        None => Despecialized::Record(Vec::new()),
+        Some(DefinedType::Record(fields)) => Despecialized::Record(fields.iter().map(|f| f.ty).collect()),
+        Some(DefinedType::Tuple(ts)) => Despecialized::Record(ts.to_vec()),
+        Some(DefinedType::Variant(cases)) => Despecialized::Variant(cases.iter().map(|c| c.ty).collect()),
+        Some(DefinedType::Enum(labels)) => Despecialized::Variant(vec![None; labels.len()]),
+        Some(DefinedType::Option(t)) => Despecialized::Variant(vec![None, Some(*t)]),
+        Some(DefinedType::Result { ok, err }) => Despecialized::Variant(vec![*ok, *err]),
+        Some(DefinedType::List(t)) => Despecialized::List(*t, None),
+        Some(DefinedType::FixedLengthList(t, n)) => Despecialized::List(*t, Some(*n)),
+        Some(DefinedType::Flags(labels)) => Despecialized::Flags(labels.len()),
+    }
+}
+
+/// `discriminant_type`: the integer type of the discriminant of a variant
+/// with `cases` cases (`u8` up to 256 cases, `u16` up to 65536, else `u32`).
+pub fn discriminant_type(cases: usize) -> InterfaceType {
+    match cases {
+        0..=0x100 => InterfaceType::U8,
+        0x101..=0x1_0000 => InterfaceType::U16,
+        _ => InterfaceType::U32,
+    }
+}
+
+/// The size in bytes (and alignment) of the discriminant of a variant with
+/// `cases` cases.
+pub fn discriminant_size(cases: usize) -> u32 {
+    match discriminant_type(cases) {
+        InterfaceType::U8 => 1,
+        InterfaceType::U16 => 2,
+        _ => 4,
+    }
+}
+
+/// `elem_size_flags` (equal to `alignment_flags` up to 32 labels): the size
+/// in bytes of flags with `labels` labels.
+pub fn flags_size(labels: usize) -> u32 {
+    match labels {
+        0 => 0,
+        1..=8 => 1,
+        9..=16 => 2,
+        _ => 4u32.saturating_mul(flags_words(labels)),
+    }
+}
+
+/// The alignment of flags with `labels` labels.
+pub fn flags_alignment(labels: usize) -> u32 {
+    match labels {
+        0..=8 => 1,
+        9..=16 => 2,
+        _ => 4,
+    }
+}
+
+/// The number of `i32`s flags with `labels` labels flatten to.
+fn flags_words(labels: usize) -> u32 {
+    u32::try_from(labels.div_ceil(32)).unwrap_or(u32::MAX)
+}
+
+/// `align_to`: `offset` rounded up to a multiple of `align` (saturating).
+pub fn align_to(offset: u32, align: u32) -> u32 {
+    let align = align.max(1);
+    offset.div_ceil(align).saturating_mul(align)
+}
+
+/// `alignment`: the alignment in bytes of a value of `ty` in memory.
+pub fn alignment(types: &ComponentTypes, ty: InterfaceType, ptr: PtrType) -> u32 {
+    use InterfaceType as T;
+    match despecialize(types, ty) {
+        Despecialized::Other(t) => match t {
+            T::Bool | T::S8 | T::U8 => 1,
+            T::S16 | T::U16 => 2,
+            T::S32 | T::U32 | T::F32 | T::Char | T::ErrorContext | T::Own(_) | T::Borrow(_) => 4,
+            T::S64 | T::U64 | T::F64 => 8,
+            T::String => ptr.size(),
+            T::Defined(_) => 1,
+        },
+        Despecialized::List(t, Some(_)) => alignment(types, t, ptr),
+        Despecialized::List(_, None) => ptr.size(),
+        Despecialized::Record(fields) => alignment_record(types, &fields, ptr),
+        Despecialized::Variant(cases) => alignment_variant(types, &cases, ptr),
+        Despecialized::Flags(n) => flags_alignment(n),
+    }
+}
+
+fn alignment_record(types: &ComponentTypes, fields: &[InterfaceType], ptr: PtrType) -> u32 {
+    fields.iter().map(|t| alignment(types, *t, ptr)).fold(1, u32::max)
+}
+
+fn max_case_alignment(types: &ComponentTypes, cases: &[Option<InterfaceType>], ptr: PtrType) -> u32 {
+    cases
+        .iter()
+        .flatten()
+        .map(|t| alignment(types, *t, ptr))
+        .fold(1, u32::max)
+}
+
+fn alignment_variant(types: &ComponentTypes, cases: &[Option<InterfaceType>], ptr: PtrType) -> u32 {
+    discriminant_size(cases.len()).max(max_case_alignment(types, cases, ptr))
+}
+
+/// `elem_size`: the size in bytes of a value of `ty` stored in memory (as
+/// an element of a list).
+pub fn elem_size(types: &ComponentTypes, ty: InterfaceType, ptr: PtrType) -> u32 {
+    use InterfaceType as T;
+    match despecialize(types, ty) {
+        Despecialized::Other(t) => match t {
+            T::Bool | T::S8 | T::U8 => 1,
+            T::S16 | T::U16 => 2,
+            T::S32 | T::U32 | T::F32 | T::Char | T::ErrorContext | T::Own(_) | T::Borrow(_) => 4,
+            T::S64 | T::U64 | T::F64 => 8,
+            T::String => 2 * ptr.size(),
+            T::Defined(_) => 0,
+        },
+        Despecialized::List(t, Some(n)) => n.saturating_mul(elem_size(types, t, ptr)),
+        Despecialized::List(_, None) => 2 * ptr.size(),
+        Despecialized::Record(fields) => {
+            let mut s = 0u32;
+            for t in &fields {
+                s = align_to(s, alignment(types, *t, ptr)).saturating_add(elem_size(types, *t, ptr));
+            }
+            align_to(s, alignment_record(types, &fields, ptr))
+        }
+        Despecialized::Variant(cases) => {
+            let s = align_to(discriminant_size(cases.len()), max_case_alignment(types, &cases, ptr));
+            let payload = cases
+                .iter()
+                .flatten()
+                .map(|t| elem_size(types, *t, ptr))
+                .fold(0, u32::max);
+            align_to(s.saturating_add(payload), alignment_variant(types, &cases, ptr))
+        }
+        Despecialized::Flags(n) => flags_size(n),
+    }
+}
+
+/// `join`: the core type that can carry both `a` and `b` (bit-cast).
+pub fn join(a: FlatType, b: FlatType) -> FlatType {
+    match (a, b) {
+        _ if a == b => a,
+        (FlatType::I32, FlatType::F32) | (FlatType::F32, FlatType::I32) => FlatType::I32,
+        _ => FlatType::I64,
+    }
+}
+
+/// `flatten_type`: the core values a value of `ty` is passed as.
+pub fn flatten_type(types: &ComponentTypes, ty: InterfaceType, ptr: PtrType) -> Vec<FlatType> {
+    let mut out = Vec::new();
+    flatten_into(types, ty, ptr, usize::MAX, &mut out);
+    out
+}
+
+/// Appends the flattening of `ty` to `out`, stopping once `out` holds more
+/// than `limit` values (callers only need to know that the limit is passed).
+fn flatten_into(types: &ComponentTypes, ty: InterfaceType, ptr: PtrType, limit: usize, out: &mut Vec<FlatType>) {
+    use InterfaceType as T;
+    if out.len() > limit {
+        return;
+    }
+    match despecialize(types, ty) {
+        Despecialized::Other(t) => match t {
+            T::S64 | T::U64 => out.push(FlatType::I64),
+            T::F32 => out.push(FlatType::F32),
+            T::F64 => out.push(FlatType::F64),
+            T::String => out.extend([ptr.flat(), ptr.flat()]),
+            T::Defined(_) => {}
+            _ => out.push(FlatType::I32),
+        },
+        Despecialized::List(t, Some(n)) => {
+            for _ in 0..n {
+                if out.len() > limit {
+                    break;
+                }
+                flatten_into(types, t, ptr, limit, out);
+            }
+        }
+        Despecialized::List(_, None) => out.extend([ptr.flat(), ptr.flat()]),
+        Despecialized::Record(fields) => {
+            for t in fields {
+                flatten_into(types, t, ptr, limit, out);
+            }
+        }
+        Despecialized::Variant(cases) => {
+            flatten_into(types, discriminant_type(cases.len()), ptr, limit, out);
+            let mut payload: Vec<FlatType> = Vec::new();
+            let payload_limit = limit.saturating_sub(out.len());
+            for t in cases.iter().flatten() {
+                let mut case = Vec::new();
+                flatten_into(types, *t, ptr, payload_limit, &mut case);
+                for (i, ft) in case.into_iter().enumerate() {
+                    match payload.get_mut(i) {
+                        Some(slot) => *slot = join(*slot, ft),
+                        None => payload.push(ft),
+                    }
+                }
+            }
+            out.extend(payload);
+        }
+        Despecialized::Flags(n) => out.extend(std::iter::repeat_n(FlatType::I32, flags_words(n) as usize)),
+    }
+}
+
+/// A core function signature made of flat types.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
+pub struct FlatFuncType {
+    /// Core parameter types.
+    pub params: Vec<FlatType>,
+    /// Core result types.
+    pub results: Vec<FlatType>,
+}
+
+/// `flatten_functype`: the core signature of a component function lifted
+/// or lowered with `options`. Parameters beyond [`MAX_FLAT_PARAMS`] (or
+/// [`MAX_FLAT_ASYNC_PARAMS`]) and results beyond [`MAX_FLAT_RESULTS`] are
+/// passed in memory through a pointer.
+pub fn flatten_functype(types: &ComponentTypes, ty: &FuncType, options: AbiOptions, context: Context) -> FlatFuncType {
+    let ptr = options.ptr;
+    let mut params = Vec::new();
+    for t in ty.param_types() {
+        flatten_into(types, t, ptr, MAX_FLAT_PARAMS, &mut params);
+    }
+    let mut results = Vec::new();
+    if let Some(t) = ty.result {
+        flatten_into(types, t, ptr, MAX_FLAT_RESULTS, &mut results);
+    }
+    if !options.is_async {
+        if params.len() > MAX_FLAT_PARAMS {
+            params = vec![ptr.flat()];
+        }
+        if results.len() > MAX_FLAT_RESULTS {
+            match context {
+                Context::Lift => results = vec![ptr.flat()],
+                Context::Lower => {
+                    params.push(ptr.flat());
+                    results.clear();
+                }
+            }
+        }
+        return FlatFuncType { params, results };
+    }
+    match context {
+        Context::Lift => {
+            if params.len() > MAX_FLAT_PARAMS {
+                params = vec![ptr.flat()];
+            }
+            results = if options.callback {
+                vec![FlatType::I32]
+            } else {
+                Vec::new()
+            };
+        }
+        Context::Lower => {
+            if params.len() > MAX_FLAT_ASYNC_PARAMS {
+                params = vec![ptr.flat()];
+            }
+            if !results.is_empty() {
+                params.push(ptr.flat());
+            }
+            results = vec![FlatType::I32];
+        }
+    }
+    FlatFuncType { params, results }
+}

@@ -1,0 +1,254 @@
+//! The layout functions against the definitions of `CanonicalABI.md`.
+
+use super::abi::*;
+use super::types::*;
+use InterfaceType as T;
+
+fn record(types: &mut ComponentTypes, fields: &[T]) -> T {
+    let fields = fields
+        .iter()
+        .enumerate()
+        .map(|(i, ty)| Field {
+            name: format!("f{i}"),
+            ty: *ty,
+        })
+        .collect();
+    T::Defined(types.intern_defined(DefinedType::Record(fields)))
+}
+
+fn variant(types: &mut ComponentTypes, cases: &[Option<T>]) -> T {
+    let cases = cases
+        .iter()
+        .enumerate()
+        .map(|(i, ty)| Case {
+            name: format!("c{i}"),
+            ty: *ty,
+        })
+        .collect();
+    T::Defined(types.intern_defined(DefinedType::Variant(cases)))
+}
+
+fn defined(types: &mut ComponentTypes, def: DefinedType) -> T {
+    T::Defined(types.intern_defined(def))
+}
+
+fn flags(types: &mut ComponentTypes, n: usize) -> T {
+    defined(types, DefinedType::Flags((0..n).map(|i| format!("f{i}")).collect()))
+}
+
+fn layout(types: &ComponentTypes, ty: T) -> (u32, u32) {
+    (elem_size(types, ty, PtrType::I32), alignment(types, ty, PtrType::I32))
+}
+
+use FlatType::{F32, F64, I32, I64};
+
+#[test]
+fn primitives() {
+    let types = ComponentTypes::new();
+    let cases = [
+        (T::Bool, 1, [I32]),
+        (T::S8, 1, [I32]),
+        (T::U16, 2, [I32]),
+        (T::U32, 4, [I32]),
+        (T::Char, 4, [I32]),
+        (T::S64, 8, [I64]),
+        (T::F32, 4, [F32]),
+        (T::F64, 8, [F64]),
+        (T::ErrorContext, 4, [I32]),
+    ];
+    for (ty, size, flat) in cases {
+        assert_eq!(layout(&types, ty), (size, size), "{ty:?}");
+        assert_eq!(flatten_type(&types, ty, PtrType::I32), flat, "{ty:?}");
+    }
+    assert_eq!(layout(&types, T::String), (8, 4));
+    assert_eq!(flatten_type(&types, T::String, PtrType::I32), [I32, I32]);
+    assert_eq!(elem_size(&types, T::String, PtrType::I64), 16);
+    assert_eq!(alignment(&types, T::String, PtrType::I64), 8);
+    assert_eq!(flatten_type(&types, T::String, PtrType::I64), [I64, I64]);
+}
+
+#[test]
+fn handles_are_i32() {
+    let mut types = ComponentTypes::new();
+    let r = types.intern_resource(ResourceType::Defined(DefinedResourceIndex(0)));
+    for ty in [T::Own(r), T::Borrow(r)] {
+        assert_eq!(layout(&types, ty), (4, 4));
+        assert_eq!(flatten_type(&types, ty, PtrType::I32), [I32]);
+    }
+}
+
+#[test]
+fn records_are_padded() {
+    let mut types = ComponentTypes::new();
+    // u8 at 0, u32 at 4: size 8, alignment 4.
+    let r = record(&mut types, &[T::U8, T::U32]);
+    assert_eq!(layout(&types, r), (8, 4));
+    assert_eq!(flatten_type(&types, r, PtrType::I32), [I32, I32]);
+    // u8 at 0, u16 at 2, u8 at 4, padded to 6.
+    let r = record(&mut types, &[T::U8, T::U16, T::U8]);
+    assert_eq!(layout(&types, r), (6, 2));
+    // u64 at 0, u8 at 8, padded to 16.
+    let r = record(&mut types, &[T::U64, T::U8]);
+    assert_eq!(layout(&types, r), (16, 8));
+    // A nested record keeps its own padding: {u8, {u8, u32}} is 1 + 3 + 8.
+    let inner = record(&mut types, &[T::U8, T::U32]);
+    let outer = record(&mut types, &[T::U8, inner]);
+    assert_eq!(layout(&types, outer), (12, 4));
+    // A tuple is the record of its fields.
+    let tuple = defined(&mut types, DefinedType::Tuple([T::U8, T::U32].into()));
+    assert_eq!(layout(&types, tuple), (8, 4));
+    assert_eq!(despecialize(&types, tuple), Despecialized::Record(vec![T::U8, T::U32]));
+    // A string field: pointer-aligned.
+    let r = record(&mut types, &[T::U8, T::String]);
+    assert_eq!(layout(&types, r), (12, 4));
+    assert_eq!(flatten_type(&types, r, PtrType::I32), [I32, I32, I32]);
+}
+
+#[test]
+fn variants_join_flat_types() {
+    let mut types = ComponentTypes::new();
+    // option<u8>: u8 discriminant, u8 payload.
+    let o = defined(&mut types, DefinedType::Option(T::U8));
+    assert_eq!(layout(&types, o), (2, 1));
+    assert_eq!(flatten_type(&types, o, PtrType::I32), [I32, I32]);
+    assert_eq!(despecialize(&types, o), Despecialized::Variant(vec![None, Some(T::U8)]));
+    // option<u64>: payload at 8.
+    let o = defined(&mut types, DefinedType::Option(T::U64));
+    assert_eq!(layout(&types, o), (16, 8));
+    assert_eq!(flatten_type(&types, o, PtrType::I32), [I32, I64]);
+    // result<u32, f32>: join(i32, f32) = i32.
+    let r = defined(
+        &mut types,
+        DefinedType::Result {
+            ok: Some(T::U32),
+            err: Some(T::F32),
+        },
+    );
+    assert_eq!(layout(&types, r), (8, 4));
+    assert_eq!(flatten_type(&types, r, PtrType::I32), [I32, I32]);
+    // result (no payloads): just the discriminant.
+    let r = defined(&mut types, DefinedType::Result { ok: None, err: None });
+    assert_eq!(layout(&types, r), (1, 1));
+    assert_eq!(flatten_type(&types, r, PtrType::I32), [I32]);
+    // variant { f32, u64 }: join(f32, i64) = i64.
+    let v = variant(&mut types, &[Some(T::F32), Some(T::U64)]);
+    assert_eq!(flatten_type(&types, v, PtrType::I32), [I32, I64]);
+    // variant { (f32, f32), f64 }: [join(f32, f64) = i64, f32].
+    let pair = defined(&mut types, DefinedType::Tuple([T::F32, T::F32].into()));
+    let v = variant(&mut types, &[Some(pair), Some(T::F64), None]);
+    assert_eq!(flatten_type(&types, v, PtrType::I32), [I32, I64, F32]);
+    assert_eq!(layout(&types, v), (16, 8));
+    // variant { f32, f32 } keeps f32.
+    let v = variant(&mut types, &[Some(T::F32), Some(T::F32)]);
+    assert_eq!(flatten_type(&types, v, PtrType::I32), [I32, F32]);
+    // variant { u8, u16 string }: payload at the string's alignment.
+    let v = variant(&mut types, &[Some(T::U8), Some(T::String)]);
+    assert_eq!(layout(&types, v), (12, 4));
+}
+
+#[test]
+fn discriminants_grow_with_cases() {
+    let mut types = ComponentTypes::new();
+    for (cases, size) in [(1, 1), (2, 1), (256, 1), (257, 2), (65536, 2), (65537, 4)] {
+        assert_eq!(discriminant_size(cases), size, "{cases} cases");
+    }
+    let e = defined(
+        &mut types,
+        DefinedType::Enum((0..257).map(|i| format!("e{i}")).collect()),
+    );
+    assert_eq!(layout(&types, e), (2, 2));
+    assert_eq!(flatten_type(&types, e, PtrType::I32), [I32]);
+    let e = defined(&mut types, DefinedType::Enum((0..3).map(|i| format!("e{i}")).collect()));
+    assert_eq!(despecialize(&types, e), Despecialized::Variant(vec![None; 3]));
+    assert_eq!(layout(&types, e), (1, 1));
+}
+
+#[test]
+fn flags_layout() {
+    let mut types = ComponentTypes::new();
+    // 0 and 33 labels are rejected by validation; they keep the layout of
+    // the spec's earlier, unbounded definition.
+    for (n, size, align, flat) in [
+        (0, 0, 1, 0),
+        (1, 1, 1, 1),
+        (8, 1, 1, 1),
+        (9, 2, 2, 1),
+        (16, 2, 2, 1),
+        (17, 4, 4, 1),
+        (32, 4, 4, 1),
+        (33, 8, 4, 2),
+    ] {
+        let f = flags(&mut types, n);
+        assert_eq!(layout(&types, f), (size, align), "{n} flags");
+        assert_eq!(flatten_type(&types, f, PtrType::I32), vec![I32; flat], "{n} flags");
+        assert_eq!(flags_size(n), size);
+    }
+}
+
+#[test]
+fn lists() {
+    let mut types = ComponentTypes::new();
+    let l = defined(&mut types, DefinedType::List(T::U64));
+    assert_eq!(layout(&types, l), (8, 4));
+    assert_eq!(flatten_type(&types, l, PtrType::I32), [I32, I32]);
+    let f = defined(&mut types, DefinedType::FixedLengthList(T::U16, 3));
+    assert_eq!(layout(&types, f), (6, 2));
+    assert_eq!(flatten_type(&types, f, PtrType::I32), [I32, I32, I32]);
+}
+
+fn func(params: &[T], result: Option<T>) -> FuncType {
+    FuncType {
+        is_async: false,
+        params: params.iter().enumerate().map(|(i, t)| (format!("p{i}"), *t)).collect(),
+        result,
+    }
+}
+
+#[test]
+fn functypes_spill_to_memory() {
+    let types = ComponentTypes::new();
+    let sync = AbiOptions::default();
+    let f = func(&[T::U32; 16], Some(T::U64));
+    let flat = flatten_functype(&types, &f, sync, Context::Lift);
+    assert_eq!(flat.params, vec![I32; 16]);
+    assert_eq!(flat.results, [I64]);
+    // 17 flat parameters: one pointer.
+    let f = func(&[T::U32; 17], None);
+    assert_eq!(flatten_functype(&types, &f, sync, Context::Lower).params, [I32]);
+    let f = func(&[T::String; 8], None);
+    assert_eq!(flatten_functype(&types, &f, sync, Context::Lift).params.len(), 16);
+    let f = func(&[T::String; 9], None);
+    assert_eq!(flatten_functype(&types, &f, sync, Context::Lift).params, [I32]);
+    // A string result is two values: returned through memory.
+    let f = func(&[T::U8], Some(T::String));
+    let lift = flatten_functype(&types, &f, sync, Context::Lift);
+    assert_eq!((lift.params, lift.results), (vec![I32], vec![I32]));
+    let lower = flatten_functype(&types, &f, sync, Context::Lower);
+    assert_eq!((lower.params, lower.results), (vec![I32, I32], vec![]));
+    // 64-bit memories pass 64-bit pointers.
+    let mem64 = AbiOptions {
+        ptr: PtrType::I64,
+        ..sync
+    };
+    let lower = flatten_functype(&types, &f, mem64, Context::Lower);
+    assert_eq!((lower.params, lower.results), (vec![I32, I64], vec![]));
+    // Async lowers pass at most 4 values and return a status.
+    let is_async = AbiOptions { is_async: true, ..sync };
+    let f = func(&[T::U32; 5], Some(T::U32));
+    let lower = flatten_functype(&types, &f, is_async, Context::Lower);
+    assert_eq!((lower.params, lower.results), (vec![I32, I32], vec![I32]));
+    let callback = AbiOptions {
+        callback: true,
+        ..is_async
+    };
+    let lift = flatten_functype(&types, &f, callback, Context::Lift);
+    assert_eq!((lift.params.len(), lift.results), (5, vec![I32]));
+}
+
+#[test]
+fn unknown_indices_do_not_panic() {
+    let types = ComponentTypes::new();
+    let ty = T::Defined(TypeDefinedIndex(99));
+    assert_eq!(layout(&types, ty), (0, 1));
+    assert!(flatten_type(&types, ty, PtrType::I32).is_empty());
+}

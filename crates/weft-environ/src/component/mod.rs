@@ -1,0 +1,100 @@
+//! Translation of components into plain data (the `component-model`
+//! feature).
+//!
+//! [`translate_component`] validates a component with `wasmparser`, then
+//! makes two passes over it:
+//!
+//! 1. `parse`: the bytes into a tree of static components (their
+//!    definitions in order, borrowed from the input) and the static core
+//!    modules found anywhere in it, each translated by
+//!    [`crate::translate_module`];
+//! 2. `inline`: the root component is instantiated symbolically. Nested
+//!    components, component instances and aliases are resolved at
+//!    translation time, so that what is left for a runtime is a flat
+//!    [`Component`] plan of [`Step`]s over core items (see [`plan`]).
+//!
+//! Component types are converted during the second pass into the
+//! [`ComponentTypes`] registry ([`types`]), hash-consed per translation, and
+//! [`abi`] computes the canonical ABI's layouts from them.
+//!
+//! Constructs Weft does not support yet fail with a [`TranslateError`]
+//! whose message starts with `unsupported: `: component values and start
+//! functions, the async built-ins (`task.*`, `stream.*`, `future.*`,
+//! `waitable-set.*`, `subtask.*`, `context.*`, `error-context.*`), threads,
+//! `future`, `stream` and `map` types, the GC canonical ABI, and core modules
+//! or components imported by (or components exported from) the root.
+
+pub mod abi;
+#[cfg(test)]
+mod abi_tests;
+mod convert;
+mod inline;
+mod parse;
+pub mod plan;
+pub mod types;
+
+pub use plan::*;
+pub use types::*;
+
+use crate::translate::{ModuleTranslation, TranslateError};
+use wasmparser::{Validator, WasmFeatures};
+
+/// A core module found in a component's bytes.
+pub struct StaticModule<'a> {
+    /// The module's translation. Offsets in it (function bodies, errors)
+    /// are relative to `bytes`.
+    pub translation: ModuleTranslation<'a>,
+    /// The module's bytes, borrowed from the component's.
+    pub bytes: &'a [u8],
+    /// Where `bytes` starts in the component's bytes.
+    pub offset: u64,
+}
+
+/// A translated component: its core modules, its plan and its types.
+pub struct ComponentTranslation<'a> {
+    /// Every core module of the component, nested components included, in
+    /// the order of the bytes ([`StaticModuleIndex`]).
+    pub modules: Vec<StaticModule<'a>>,
+    /// The root component's imports, instantiation plan and exports.
+    pub component: Component,
+    /// The registry every type index of `component` points into.
+    pub types: ComponentTypes,
+}
+
+/// The features [`translate_component`] is meant to be called with: the
+/// core features of [`crate::supported_features`] and the component model.
+pub fn supported_component_features() -> WasmFeatures {
+    crate::supported_features() | WasmFeatures::COMPONENT_MODEL
+}
+
+/// Validates `bytes`, a component, with `features` and translates it.
+///
+/// Validation covers the whole component (core function bodies included)
+/// before anything is translated; errors carry `wasmparser`'s message and
+/// byte offset; a component that is valid only with proposals `features`
+/// lacks fails with an `unsupported: ` error. Each core module is then translated with
+/// [`crate::translate_module`] and `features`.
+pub fn translate_component(bytes: &[u8], features: WasmFeatures) -> Result<ComponentTranslation<'_>, TranslateError> {
+    if let Err(e) = Validator::new_with_features(features).validate_all(bytes) {
+        // Valid with every proposal: it needs one that is not enabled.
+        if Validator::new_with_features(WasmFeatures::all())
+            .validate_all(bytes)
+            .is_ok()
+        {
+            return Err(TranslateError {
+                message: format!("unsupported: {} (a proposal that is not enabled)", e.message()),
+                offset: e.offset(),
+            });
+        }
+        return Err(e.into());
+    }
+    let parsed = parse::parse(bytes, features)?;
+    let mut inliner = inline::Inliner::new(&parsed);
+    inliner.run_root()?;
+    let inline::Inliner { types, plan, .. } = inliner;
+    Ok(ComponentTranslation {
+        modules: parsed.modules,
+        component: plan,
+        types,
+    })
+}
