@@ -81,7 +81,7 @@ impl Drop for ModuleInner {
 pub(crate) fn compile_parts(
     engine: &Engine,
     translation: &ModuleTranslation<'_>,
-) -> crate::Result<crate::serialize::CodeParts> {
+) -> crate::Result<crate::serialize::CodeParts<'static>> {
     let compiler = engine.compiler()?;
     let compiled = crate::compile::compile_module(compiler, translation, engine.inner.config.parallel_compilation)?;
     // The trampolines through which this module's imports will call host
@@ -103,7 +103,7 @@ pub(crate) fn compile_parts(
         trampolines: compiled.array_trampolines.iter().map(|l| l.offset).collect(),
         traps: compiled.traps,
         address_map: compiled.address_map,
-        code: compiled.code,
+        code: compiled.code.into(),
     })
 }
 
@@ -144,7 +144,7 @@ impl Module {
         let inner = &self.inner;
         let start = inner.code.range().0;
         let parts = crate::serialize::CodeParts {
-            code: inner.code.code().to_vec(),
+            code: inner.code.code().into(),
             funcs: inner.func_ranges.iter().map(|(o, l)| (*o as u32, *l as u32)).collect(),
             trampolines: inner
                 .array_trampolines
@@ -206,7 +206,7 @@ impl Module {
         engine: &Engine,
         translation: ModuleTranslation<'_>,
         binary: &[u8],
-        parts: crate::serialize::CodeParts,
+        parts: crate::serialize::CodeParts<'_>,
     ) -> crate::Result<Module> {
         let env_ref = &translation.module;
         if parts.funcs.len() != env_ref.num_defined_funcs() as usize || parts.trampolines.len() != env_ref.types.len() {

@@ -24,8 +24,11 @@ pub(crate) fn is_precompiled(bytes: &[u8]) -> bool {
 }
 
 /// The compiled code of a module, as offsets into `code`.
-pub(crate) struct CodeParts {
-    pub(crate) code: Vec<u8>,
+pub(crate) struct CodeParts<'a> {
+    /// The machine code: owned when just compiled, borrowed from the
+    /// precompiled bytes when read back (it is copied once, into code
+    /// memory).
+    pub(crate) code: std::borrow::Cow<'a, [u8]>,
     /// `(offset, len)` of each defined function.
     pub(crate) funcs: Vec<(u32, u32)>,
     /// Offset of the array-call trampoline of each module type.
@@ -98,7 +101,7 @@ fn put_bytes(out: &mut Vec<u8>, b: &[u8]) {
 }
 
 /// The precompiled form of a module of binary `wasm` whose code is `parts`.
-pub(crate) fn write(engine: &Engine, wasm: &[u8], parts: &CodeParts) -> Vec<u8> {
+pub(crate) fn write(engine: &Engine, wasm: &[u8], parts: &CodeParts<'_>) -> Vec<u8> {
     let mut out = Vec::with_capacity(wasm.len() + parts.code.len() + 256);
     out.extend_from_slice(MAGIC);
     put_u32(&mut out, FORMAT);
@@ -173,7 +176,7 @@ impl<'a> Reader<'a> {
 /// Reads precompiled bytes made for `engine`: the module's binary and its
 /// code. Fails with a clear error when they were made by another Weft
 /// version, for another CPU, or with another engine configuration.
-pub(crate) fn read<'a>(engine: &Engine, bytes: &'a [u8]) -> crate::Result<(&'a [u8], CodeParts)> {
+pub(crate) fn read<'a>(engine: &Engine, bytes: &'a [u8]) -> crate::Result<(&'a [u8], CodeParts<'a>)> {
     let mut r = Reader { bytes };
     if r.take(MAGIC.len()).ok() != Some(MAGIC) {
         crate::bail!("not a precompiled Weft module (see `weft compile` and `Module::serialize`)");
@@ -205,7 +208,7 @@ pub(crate) fn read<'a>(engine: &Engine, bytes: &'a [u8]) -> crate::Result<(&'a [
         );
     }
     let wasm = r.bytes()?;
-    let code = r.bytes()?.to_vec();
+    let code = r.bytes()?;
     let n = r.count(8)?;
     let mut funcs = Vec::with_capacity(n);
     for _ in 0..n {
@@ -249,7 +252,7 @@ pub(crate) fn read<'a>(engine: &Engine, bytes: &'a [u8]) -> crate::Result<(&'a [
     Ok((
         wasm,
         CodeParts {
-            code,
+            code: code.into(),
             funcs,
             trampolines,
             traps,
