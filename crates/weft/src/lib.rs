@@ -53,6 +53,8 @@
 
 #[cfg(feature = "async")]
 mod async_support;
+#[cfg(feature = "component-model")]
+pub mod component;
 mod compile;
 mod config;
 mod engine;

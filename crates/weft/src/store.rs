@@ -62,6 +62,9 @@ pub struct StoreOpaque {
     externrefs: Vec<Box<dyn Any + Send + Sync>>,
     #[cfg(feature = "async")]
     pub(crate) async_state: Option<crate::async_support::AsyncState>,
+    /// Lifted functions and component instances.
+    #[cfg(feature = "component-model")]
+    pub(crate) components: crate::component::store::ComponentStore,
 }
 
 impl StoreOpaque {
@@ -222,6 +225,8 @@ impl<T: 'static> Store<T> {
                     externrefs: Vec::new(),
                     #[cfg(feature = "async")]
                     async_state: None,
+                    #[cfg(feature = "component-model")]
+                    components: Default::default(),
                 },
                 fuel: Default::default(),
                 epoch_behavior: crate::interrupts::EpochBehavior::Trap,
