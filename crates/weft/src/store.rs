@@ -15,6 +15,10 @@ use weft_runtime::{FuncRefPtr, StoreObjects, UnwindReason, VMStore, ValRaw};
 pub struct StoreId(u64);
 
 impl StoreId {
+    /// No store: the id of a value not placed in a store yet.
+    #[cfg(feature = "component-model")]
+    pub(crate) const NONE: StoreId = StoreId(0);
+
     fn new() -> StoreId {
         static NEXT: AtomicU64 = AtomicU64::new(1);
         StoreId(NEXT.fetch_add(1, Ordering::Relaxed))

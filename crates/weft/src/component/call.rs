@@ -1,9 +1,12 @@
 //! Calls across the component boundary: into a lifted function (from the
 //! host or from another component) and out of a lowered one (to the host).
 
+use super::linker::HostDtor;
+use super::handles::{enter_call, exit_call, lift_resources, lower_resources};
+use super::resources::{Handle, ResourceKind};
 use super::store::{FlagsRef, Options};
 use super::{lift_flat_values, lower_flat_values, LiftContext, LowerContext, LowerMemory, Val};
-use crate::StoreContextMut;
+use crate::{AsContextMut, StoreContextMut};
 use weft_environ::component::abi::{self, AbiOptions, Context, FlatType, MAX_FLAT_PARAMS, MAX_FLAT_RESULTS};
 use weft_environ::component::{ComponentTypes, FuncType, InterfaceType};
 
@@ -38,6 +41,89 @@ impl<T: 'static> LowerMemory for StoreMemory<'_, '_, T> {
             _ => crate::bail!("`realloc` returned a value that is not an i32"),
         }
     }
+}
+
+/// Traps unless the component instance `at` may call out.
+pub(crate) fn check_may_leave<T>(store: &StoreContextMut<'_, T>, at: FlagsRef) -> crate::Result<()> {
+    if !store.0.opaque().components.flags(at)?.may_leave {
+        crate::bail!("canonical ABI trap: cannot leave component instance");
+    }
+    Ok(())
+}
+
+/// What happens to a handle removed from a table: an `own` handle runs
+/// its resource's destructor (a guest's core function, entered unless it
+/// would be re-entered, or the host's), a `borrow` handle ends its borrow.
+/// `from` is the component instance that drops it (`None`: the host).
+pub(crate) fn drop_handle<T: 'static>(
+    store: &mut StoreContextMut<'_, T>,
+    h: Handle,
+    from: Option<FlagsRef>,
+) -> crate::Result<()> {
+    if !h.own {
+        if let Some(scope) = h.borrow_scope {
+            if let Some(call) = store.0.opaque_mut().components.calls.get_mut(scope as usize) {
+                call.num_borrows = call.num_borrows.saturating_sub(1);
+            }
+        }
+        return Ok(());
+    }
+    match h.ty.0 {
+        ResourceKind::Guest { instance, resource, .. } => {
+            let defined = store
+                .0
+                .opaque()
+                .components
+                .instance(instance)?
+                .defined
+                .get(resource as usize)
+                .cloned()
+                .ok_or_else(|| crate::format_err!("resource {resource} not found in its component instance"))?;
+            let Some(dtor) = defined.dtor else {
+                return Ok(());
+            };
+            let at = FlagsRef {
+                instance,
+                component_instance: defined.component_instance,
+            };
+            let reentering = from != Some(at);
+            if reentering {
+                if !store.0.opaque().components.flags(at)?.may_enter {
+                    crate::bail!("canonical ABI trap: cannot enter component instance");
+                }
+                set_may_enter(store, at, false)?;
+            }
+            let r = dtor.call(&mut *store, &[crate::Val::I32(h.rep as i32)], &mut []);
+            if reentering && !matches!(&r, Err(e) if e.downcast_ref::<crate::Trap>().is_some()) {
+                set_may_enter(store, at, true)?;
+            }
+            r
+        }
+        ResourceKind::Host(_) => {
+            let dtor = store.0.opaque().components.host_dtors.get(&h.ty).cloned();
+            match dtor.as_ref().and_then(|d| d.downcast_ref::<HostDtor<T>>()) {
+                Some(dtor) => dtor(store.as_context_mut(), h.rep),
+                None => Ok(()),
+            }
+        }
+    }
+}
+
+/// [`super::ResourceAny::resource_drop`].
+pub(crate) fn drop_host_resource<T: 'static>(
+    store: &mut StoreContextMut<'_, T>,
+    resource: super::ResourceAny,
+) -> crate::Result<()> {
+    let table = &mut store.0.opaque_mut().components.host_handles;
+    let h = *table.get(resource.index)?;
+    if h.ty != resource.ty || h.own != resource.own {
+        crate::bail!("the resource was already dropped or given away");
+    }
+    if h.num_lends != 0 {
+        crate::bail!("cannot drop a resource that is lent out");
+    }
+    table.remove(resource.index)?;
+    drop_handle(store, h, None)
 }
 
 fn set_may_leave<T>(store: &mut StoreContextMut<'_, T>, flags: FlagsRef, value: bool) -> crate::Result<()> {
@@ -168,6 +254,19 @@ pub(crate) fn call_lifted<T: 'static>(
     args: &[Val],
     results: &mut [Val],
 ) -> crate::Result<()> {
+    let scope = enter_call(store);
+    let r = call_lifted_in(store, index, args, results, scope);
+    let exited = exit_call(store, scope, r.is_ok());
+    r.and(exited)
+}
+
+fn call_lifted_in<T: 'static>(
+    store: &mut StoreContextMut<'_, T>,
+    index: u32,
+    args: &[Val],
+    results: &mut [Val],
+    scope: usize,
+) -> crate::Result<()> {
     let f = store
         .0
         .opaque()
@@ -193,6 +292,9 @@ pub(crate) fn call_lifted<T: 'static>(
         crate::bail!("canonical ABI trap: cannot enter component instance");
     }
     let flat_ty = abi::flatten_functype(types, ty, AbiOptions::default(), Context::Lift);
+    let mut args = args.to_vec();
+    lower_resources(store, types, &param_tys, &mut args, flags, Some(scope))?;
+    let args = &args[..];
     // Lowering the arguments may call the callee's `realloc`.
     let flat_args = {
         let mut memory = StoreMemory {
@@ -232,6 +334,13 @@ pub(crate) fn call_lifted<T: 'static>(
         };
         lift_flat_values(&cx, MAX_FLAT_RESULTS, &result_tys, &flat_results)
     };
+    let lifted = lifted.and_then(|mut v| {
+        if store.0.opaque().components.calls.get(scope).is_some_and(|c| c.num_borrows != 0) {
+            crate::bail!("canonical ABI trap: borrow handles still remain at the end of the call");
+        }
+        lift_resources(store, types, &result_tys, &mut v, flags, scope)?;
+        Ok(v)
+    });
     let lifted = match lifted {
         Ok(v) => v,
         Err(e) => {

@@ -8,9 +8,13 @@
 //! function (which lowers with the callee's options). `canon lift` records
 //! a [`LiftedFunc`] in the store.
 
-use super::call::{call_lifted, lift_args_from_core, lower_results_to_core};
+use super::call::{call_lifted, check_may_leave, drop_handle, lift_args_from_core, lower_results_to_core};
+use super::handles::{enter_call, exit_call, lift_resources, lower_resources};
+use super::resources::{Handle, HandleTable, ResourceKind, ResourceType};
+use std::any::Any;
+use std::sync::Arc;
 use super::linker::{Definition, HostFunc};
-use super::store::{ComponentInstanceData, ExportItem, Flags, FlagsRef, LiftedFunc, Options};
+use super::store::{ComponentInstanceData, DefinedResource, ExportItem, Flags, FlagsRef, LiftedFunc, Options};
 use super::{Component, StringEncoding, Val};
 use crate::{AsContextMut, Extern, StoreContextMut, ValType};
 use weft_environ::component::abi::{self, AbiOptions, Context, FlatType};
@@ -187,10 +191,21 @@ pub(crate) fn instantiate<T: 'static>(
     let plan = &inner.plan;
     let instance_index = store.0.opaque().components.instances.len() as u32;
     let store_id = store.0.opaque().id();
+    let resource_types = resource_types(component, &imports, store_id, instance_index)?;
+    for def in imported_resource_defs(component, &imports)? {
+        if let Definition::Resource(rt, dtor) = def {
+            let dtor: Arc<dyn Any + Send + Sync> = Arc::new(dtor.clone());
+            store.0.opaque_mut().components.host_dtors.insert(*rt, dtor);
+        }
+    }
+    let n = plan.num_component_instances as usize;
     store.0.opaque_mut().components.instances.push(ComponentInstanceData {
         component: component.clone(),
         exports: Vec::new(),
-        flags: vec![Flags::default(); plan.num_component_instances as usize],
+        flags: vec![Flags::default(); n],
+        handles: vec![HandleTable::default(); n],
+        resource_types,
+        defined: Vec::new(),
     });
     let mut t = Tables {
         core_instances: Vec::with_capacity(plan.num_core_instances as usize),
@@ -285,8 +300,98 @@ fn run_step<T: 'static>(
             let func = lowered_func(store, component, *ty, options, target)?;
             t.items.push(Extern::Func(func));
         }
-        Step::DefineResource { .. } | Step::ResourceNew { .. } | Step::ResourceDrop { .. } | Step::ResourceRep { .. } => {
-            crate::bail!("unsupported: resources are not implemented yet")
+        Step::DefineResource { dtor, instance, .. } => {
+            let dtor = match dtor.map(|d| t.item(d)).transpose()? {
+                None => None,
+                Some(Extern::Func(f)) => Some(f),
+                Some(_) => crate::bail!("the destructor of a resource is not a function"),
+            };
+            let data = store
+                .0
+                .opaque_mut()
+                .components
+                .instances
+                .get_mut(instance_index as usize)
+                .ok_or_else(|| crate::format_err!("component instance not found in store"))?;
+            data.defined.push(DefinedResource {
+                component_instance: instance.0,
+                dtor,
+            });
+        }
+        Step::ResourceNew { resource, instance, .. } => {
+            let at = FlagsRef {
+                instance: instance_index,
+                component_instance: instance.0,
+            };
+            let resource = *resource;
+            let ty = crate::FuncType::new(store.engine(), [ValType::I32], [ValType::I32]);
+            let f = crate::Func::new(&mut *store, ty, move |mut caller, params, results| {
+                let store = caller.as_context_mut();
+                check_may_leave(&store, at)?;
+                let rep = core_i32(params)?;
+                let components = &mut store.0.opaque_mut().components;
+                let ty = components.resource_type(at.instance, resource)?;
+                let index = components.handles(at)?.add(Handle {
+                    ty,
+                    rep,
+                    own: true,
+                    borrow_scope: None,
+                    num_lends: 0,
+                })?;
+                if let Some(r) = results.first_mut() {
+                    *r = crate::Val::I32(index as i32);
+                }
+                Ok(())
+            });
+            t.items.push(Extern::Func(f));
+        }
+        Step::ResourceRep { resource, instance, .. } => {
+            let at = FlagsRef {
+                instance: instance_index,
+                component_instance: instance.0,
+            };
+            let resource = *resource;
+            let ty = crate::FuncType::new(store.engine(), [ValType::I32], [ValType::I32]);
+            let f = crate::Func::new(&mut *store, ty, move |mut caller, params, results| {
+                let store = caller.as_context_mut();
+                let index = core_i32(params)?;
+                let components = &mut store.0.opaque_mut().components;
+                let ty = components.resource_type(at.instance, resource)?;
+                let h = *components.handles(at)?.get(index)?;
+                if h.ty != ty {
+                    crate::bail!("canonical ABI trap: handle index {index} is of another resource type");
+                }
+                if let Some(r) = results.first_mut() {
+                    *r = crate::Val::I32(h.rep as i32);
+                }
+                Ok(())
+            });
+            t.items.push(Extern::Func(f));
+        }
+        Step::ResourceDrop { resource, instance, .. } => {
+            let at = FlagsRef {
+                instance: instance_index,
+                component_instance: instance.0,
+            };
+            let resource = *resource;
+            let ty = crate::FuncType::new(store.engine(), [ValType::I32], []);
+            let f = crate::Func::new(&mut *store, ty, move |mut caller, params, _| {
+                let mut store = caller.as_context_mut();
+                check_may_leave(&store, at)?;
+                let index = core_i32(params)?;
+                let ty = store.0.opaque().components.resource_type(at.instance, resource)?;
+                let handles = store.0.opaque_mut().components.handles(at)?;
+                let h = *handles.get(index)?;
+                if h.ty != ty {
+                    crate::bail!("canonical ABI trap: handle index {index} is of another resource type");
+                }
+                if h.num_lends != 0 {
+                    crate::bail!("canonical ABI trap: cannot drop a resource handle that is lent out");
+                }
+                handles.remove(index)?;
+                drop_handle(&mut store, h, Some(at))
+            });
+            t.items.push(Extern::Func(f));
         }
     }
     Ok(())
@@ -304,6 +409,16 @@ fn runtime_import<'a, T>(
         .runtime_imports
         .get(index.0 as usize)
         .ok_or_else(|| crate::format_err!("the plan names runtime import {} that does not exist", index.0))?;
+    import_at(component, imports, rt)
+}
+
+/// The definition at a runtime import's path.
+fn import_at<'a, T>(
+    component: &Component,
+    imports: &'a [Definition<T>],
+    rt: &env::RuntimeImport,
+) -> crate::Result<&'a Definition<T>> {
+    let plan = &component.inner.plan;
     let import_name = plan.imports.get(rt.import.0 as usize).map(|i| i.name.as_str()).unwrap_or("?");
     let mut def = imports
         .get(rt.import.0 as usize)
@@ -394,13 +509,22 @@ fn lowered_func<T: 'static>(
         if !store.0.opaque().components.flags(options.flags)?.may_leave {
             crate::bail!("canonical ABI trap: cannot leave component instance");
         }
-        let args = lift_args_from_core(&mut store, &types, func_ty, &options, params)?;
-        let mut out = vec![Val::Bool(false); usize::from(func_ty.result.is_some())];
-        match &callee {
-            Callee::Host(f) => f(store.as_context_mut(), &args, &mut out)?,
-            Callee::Lifted(index) => call_lifted(&mut store, *index, &args, &mut out)?,
-        }
-        lower_results_to_core(&mut store, &types, func_ty, &options, params, &out, results)
+        let scope = enter_call(&mut store);
+        let r = (|| {
+            let mut args = lift_args_from_core(&mut store, &types, func_ty, &options, params)?;
+            let param_tys: Vec<_> = func_ty.param_types().collect();
+            lift_resources(&mut store, &types, &param_tys, &mut args, options.flags, scope)?;
+            let mut out = vec![Val::Bool(false); usize::from(func_ty.result.is_some())];
+            match &callee {
+                Callee::Host(f) => f(store.as_context_mut(), &args, &mut out)?,
+                Callee::Lifted(index) => call_lifted(&mut store, *index, &args, &mut out)?,
+            }
+            let result_tys: Vec<_> = func_ty.result.into_iter().collect();
+            lower_resources(&mut store, &types, &result_tys, &mut out, options.flags, None)?;
+            lower_results_to_core(&mut store, &types, func_ty, &options, params, &out, results)
+        })();
+        let exited = exit_call(&mut store, scope, false);
+        r.and(exited)
     });
     Ok(func)
 }
@@ -436,4 +560,60 @@ fn export_item<T>(component: &Component, imports: &[Definition<T>], t: &Tables, 
         },
         Export::Type(_) => ExportItem::Type,
     })
+}
+
+/// The one `i32` parameter of a resource built-in.
+fn core_i32(params: &[crate::Val]) -> crate::Result<u32> {
+    match params.first() {
+        Some(crate::Val::I32(v)) => Ok(*v as u32),
+        _ => crate::bail!("expected an i32 argument"),
+    }
+}
+
+/// The definitions of the resource types the component imports, in the
+/// order of `imported_resources`.
+fn imported_resource_defs<'a, T>(
+    component: &Component,
+    imports: &'a [Definition<T>],
+) -> crate::Result<Vec<&'a Definition<T>>> {
+    let plan = &component.inner.plan;
+    plan.imported_resources
+        .iter()
+        .map(|r| {
+            let def = import_at(component, imports, &r.at)?;
+            match def {
+                Definition::Resource(..) => Ok(def),
+                other => crate::bail!("expected a resource type, found {}", other.describe()),
+            }
+        })
+        .collect()
+}
+
+/// The runtime identity of every resource of the component's types.
+fn resource_types<T>(
+    component: &Component,
+    imports: &[Definition<T>],
+    store: crate::store::StoreId,
+    instance: u32,
+) -> crate::Result<Vec<Option<ResourceType>>> {
+    let types = &component.inner.types;
+    let imported = imported_resource_defs(component, imports)?;
+    let count = types.counts()[5];
+    let mut out = Vec::with_capacity(count);
+    for i in 0..count {
+        let rt = match types.resource(env::TypeResourceIndex(i as u32)) {
+            Some(env::ResourceType::Defined(d)) => Some(ResourceType(ResourceKind::Guest {
+                store,
+                instance,
+                resource: d.0,
+            })),
+            Some(env::ResourceType::Imported(k)) => match imported.get(k.0 as usize) {
+                Some(Definition::Resource(rt, _)) => Some(*rt),
+                _ => crate::bail!("imported resource {} is not defined", k.0),
+            },
+            Some(env::ResourceType::Abstract(_)) | None => None,
+        };
+        out.push(rt);
+    }
+    Ok(out)
 }

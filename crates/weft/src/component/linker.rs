@@ -1,6 +1,6 @@
 //! `Linker`: host definitions by name, for instantiating components.
 
-use super::{Component, Instance, Val};
+use super::{Component, Instance, ResourceType, Val};
 use crate::{AsContextMut, Engine, StoreContextMut};
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -10,6 +10,10 @@ use std::sync::Arc;
 pub(crate) type HostFunc<T> =
     Arc<dyn Fn(StoreContextMut<'_, T>, &[Val], &mut [Val]) -> crate::Result<()> + Send + Sync + 'static>;
 
+/// The destructor of a host resource type, called with the
+/// representation of a dropped `own` handle.
+pub(crate) type HostDtor<T> = Arc<dyn Fn(StoreContextMut<'_, T>, u32) -> crate::Result<()> + Send + Sync + 'static>;
+
 /// What a name of a [`Linker`] is defined as.
 pub(crate) enum Definition<T: 'static> {
     /// A host function.
@@ -18,6 +22,8 @@ pub(crate) enum Definition<T: 'static> {
     Instance(BTreeMap<String, Definition<T>>),
     /// A core module.
     Module(crate::Module),
+    /// A resource type of the host, with its destructor.
+    Resource(ResourceType, HostDtor<T>),
 }
 
 impl<T: 'static> Clone for Definition<T> {
@@ -26,6 +32,7 @@ impl<T: 'static> Clone for Definition<T> {
             Definition::Func(f) => Definition::Func(f.clone()),
             Definition::Instance(m) => Definition::Instance(m.clone()),
             Definition::Module(m) => Definition::Module(m.clone()),
+            Definition::Resource(t, d) => Definition::Resource(*t, d.clone()),
         }
     }
 }
@@ -36,6 +43,7 @@ impl<T: 'static> Definition<T> {
             Definition::Func(_) => "a function",
             Definition::Instance(_) => "an instance",
             Definition::Module(_) => "a module",
+            Definition::Resource(..) => "a resource type",
         }
     }
 }
@@ -149,6 +157,18 @@ impl<T: 'static> LinkerInstance<'_, T> {
         func: impl Fn(StoreContextMut<'_, T>, &[Val], &mut [Val]) -> crate::Result<()> + Send + Sync + 'static,
     ) -> crate::Result<()> {
         self.insert(name, Definition::Func(Arc::new(func)))
+    }
+
+    /// Defines `name` as the resource type `ty` of the host (usually
+    /// [`ResourceType::host::<T>()`]), whose `own` handles the guest drops
+    /// by calling `dtor` with their representation.
+    pub fn resource(
+        &mut self,
+        name: &str,
+        ty: ResourceType,
+        dtor: impl Fn(StoreContextMut<'_, T>, u32) -> crate::Result<()> + Send + Sync + 'static,
+    ) -> crate::Result<()> {
+        self.insert(name, Definition::Resource(ty, Arc::new(dtor)))
     }
 
     /// Defines `name` as a core module (for components that import one).

@@ -51,6 +51,8 @@ mod flat;
 mod instance;
 mod linker;
 mod memory;
+mod handles;
+mod resources;
 pub(crate) mod store;
 #[cfg(test)]
 mod tests;
@@ -60,6 +62,7 @@ pub use call::Func;
 pub use component::Component;
 pub use instance::{ComponentExportIndex, Instance, InstanceExportLookup};
 pub use linker::{Linker, LinkerInstance};
+pub use resources::{Resource, ResourceAny, ResourceType};
 
 pub use flat::{lift_flat, lift_flat_values, lower_flat, lower_flat_values};
 pub use memory::{load, store};

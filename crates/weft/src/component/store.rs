@@ -1,6 +1,9 @@
 //! What a store keeps of the component instances in it.
 
+use super::resources::{HandleTable, ResourceType};
 use super::{Component, StringEncoding};
+use std::any::Any;
+use std::collections::HashMap;
 use std::sync::Arc;
 use weft_environ::component::{ComponentTypes, TypeFuncIndex};
 
@@ -10,6 +13,36 @@ use weft_environ::component::{ComponentTypes, TypeFuncIndex};
 pub(crate) struct ComponentStore {
     pub(crate) funcs: Vec<LiftedFunc>,
     pub(crate) instances: Vec<ComponentInstanceData>,
+    /// The `own` and `borrow` handles the host holds ([`super::ResourceAny`]).
+    pub(crate) host_handles: HandleTable,
+    /// The destructors of host resource types, each a
+    /// `linker::HostDtor<T>` for the store's `T`.
+    pub(crate) host_dtors: HashMap<ResourceType, Arc<dyn Any + Send + Sync>>,
+    /// The calls into lifted functions in progress, innermost last: the
+    /// borrows each has lent out and received.
+    pub(crate) calls: Vec<CallScope>,
+}
+
+/// The resource bookkeeping of one call into a lifted function.
+#[derive(Default, Debug)]
+pub(crate) struct CallScope {
+    /// Borrow handles created for the callee that it has not dropped yet.
+    pub(crate) num_borrows: u32,
+    /// Handles lent for the call: (store instance, plan component instance,
+    /// handle index), or the host table when the instance is `None`.
+    pub(crate) lenders: Vec<(Option<FlagsRef>, u32)>,
+    /// Borrow entries of the host table made for the call (removed at its
+    /// end).
+    pub(crate) host_borrows: Vec<u32>,
+}
+
+/// A resource type defined by a component instance of a plan.
+#[derive(Clone, Debug)]
+pub(crate) struct DefinedResource {
+    /// The plan's component instance that defines it (`rt.impl`).
+    pub(crate) component_instance: u32,
+    /// Its destructor, if any.
+    pub(crate) dtor: Option<crate::Func>,
 }
 
 /// The canonical options of a lift or lower, with their core items
@@ -82,6 +115,14 @@ pub(crate) struct ComponentInstanceData {
     pub(crate) exports: Vec<(String, ExportItem)>,
     /// The flags of each component instance of the plan.
     pub(crate) flags: Vec<Flags>,
+    /// The handle table of each component instance of the plan.
+    pub(crate) handles: Vec<HandleTable>,
+    /// The runtime type of each resource of the component's type registry
+    /// (`None` for resource variables of types, never met at run time).
+    pub(crate) resource_types: Vec<Option<ResourceType>>,
+    /// The resources defined by this instantiation, by
+    /// `DefinedResourceIndex`.
+    pub(crate) defined: Vec<DefinedResource>,
 }
 
 impl ComponentStore {
@@ -91,6 +132,34 @@ impl ComponentStore {
             .and_then(|i| i.flags.get(r.component_instance as usize))
             .copied()
             .ok_or_else(|| crate::format_err!("component instance not found in store"))
+    }
+
+    pub(crate) fn instance(&self, index: u32) -> crate::Result<&ComponentInstanceData> {
+        self.instances
+            .get(index as usize)
+            .ok_or_else(|| crate::format_err!("component instance not found in store"))
+    }
+
+    /// The handle table of the component instance `r`.
+    pub(crate) fn handles(&mut self, r: FlagsRef) -> crate::Result<&mut HandleTable> {
+        self.instances
+            .get_mut(r.instance as usize)
+            .and_then(|i| i.handles.get_mut(r.component_instance as usize))
+            .ok_or_else(|| crate::format_err!("component instance not found in store"))
+    }
+
+    /// The runtime type of resource `index` of the store instance `instance`.
+    pub(crate) fn resource_type(
+        &self,
+        instance: u32,
+        index: weft_environ::component::TypeResourceIndex,
+    ) -> crate::Result<ResourceType> {
+        self.instance(instance)?
+            .resource_types
+            .get(index.0 as usize)
+            .copied()
+            .flatten()
+            .ok_or_else(|| crate::format_err!("resource type {} has no runtime identity", index.0))
     }
 
     pub(crate) fn flags_mut(&mut self, r: FlagsRef) -> crate::Result<&mut Flags> {

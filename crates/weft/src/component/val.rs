@@ -57,6 +57,8 @@ pub enum Val {
     Result(Result<Option<Box<Val>>, Option<Box<Val>>>),
     /// A `flags`: the labels of the flags that are set.
     Flags(Vec<String>),
+    /// An `own` or `borrow` handle of a resource.
+    Resource(super::ResourceAny),
 }
 
 impl Val {
@@ -84,6 +86,7 @@ impl Val {
             Val::Option(_) => "option",
             Val::Result(_) => "result",
             Val::Flags(_) => "flags",
+            Val::Resource(_) => "resource",
         }
     }
 }
