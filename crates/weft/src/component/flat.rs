@@ -23,9 +23,9 @@ pub(crate) fn flat_count(types: &ComponentTypes, ty: InterfaceType) -> usize {
             None => 0,
             Some(DefinedType::List(_)) => 2,
             Some(DefinedType::FixedLengthList(t, n)) => flat_count(types, *t).saturating_mul(*n as usize),
-            Some(DefinedType::Record(fields)) => fields
-                .iter()
-                .fold(0, |n, f| n.saturating_add(flat_count(types, f.ty))),
+            Some(DefinedType::Record(fields)) => {
+                fields.iter().fold(0, |n, f| n.saturating_add(flat_count(types, f.ty)))
+            }
             Some(DefinedType::Tuple(tys)) => tys.iter().fold(0, |n, t| n.saturating_add(flat_count(types, *t))),
             Some(DefinedType::Flags(labels)) => labels.len().div_ceil(32),
             Some(def) => {
@@ -102,7 +102,9 @@ fn lift(cx: &LiftContext<'_>, ty: InterfaceType, vi: &mut FlatIter<'_>) -> Resul
             let units = vi.next_i32()?;
             Val::String(load_string_from_range(cx, ptr, units)?)
         }
-        T::ErrorContext | T::Own(_) | T::Borrow(_) => return Err(unsupported(ty)),
+        T::Own(_) => Val::Resource(super::ResourceAny::raw(vi.next_i32()?, true)),
+        T::Borrow(_) => Val::Resource(super::ResourceAny::raw(vi.next_i32()?, false)),
+        T::ErrorContext => return Err(unsupported(ty)),
         T::Defined(index) => {
             let def = defined(cx.types, index)?;
             match def {
@@ -184,7 +186,8 @@ fn lower(cx: &mut LowerContext<'_>, val: &Val, ty: InterfaceType, out: &mut Vec<
             out.extend([i32(ptr), i32(units)]);
             return Ok(());
         }
-        (T::ErrorContext | T::Own(_) | T::Borrow(_), _) => return Err(unsupported(ty)),
+        (T::Own(_) | T::Borrow(_), Val::Resource(r)) => i32(r.index),
+        (T::ErrorContext, _) => return Err(unsupported(ty)),
         (T::Defined(index), _) => {
             let def = defined(cx.types, index)?;
             match (def, val) {
@@ -258,7 +261,12 @@ fn total_flat_count(types: &ComponentTypes, tys: &[InterfaceType]) -> usize {
 /// `MAX_FLAT_PARAMS` or `MAX_FLAT_RESULTS` of
 /// `weft_environ::component::abi`), `flat` is a single pointer to them
 /// stored as a tuple in memory.
-pub fn lift_flat_values(cx: &LiftContext<'_>, max_flat: usize, tys: &[InterfaceType], flat: &[u64]) -> Result<Vec<Val>> {
+pub fn lift_flat_values(
+    cx: &LiftContext<'_>,
+    max_flat: usize,
+    tys: &[InterfaceType],
+    flat: &[u64],
+) -> Result<Vec<Val>> {
     let mut vi = FlatIter { values: flat };
     let vals = if total_flat_count(cx.types, tys) > max_flat {
         let ptr = vi.next_i32()?;

@@ -151,7 +151,9 @@ pub fn load(cx: &LiftContext<'_>, ty: InterfaceType, ptr: u32) -> Result<Val> {
             let units = read_u32(mem, add(ptr, 4)?)?;
             Val::String(load_string_from_range(cx, begin, units)?)
         }
-        T::ErrorContext | T::Own(_) | T::Borrow(_) => return Err(unsupported(ty)),
+        T::Own(_) => Val::Resource(super::ResourceAny::raw(read_u32(mem, ptr)?, true)),
+        T::Borrow(_) => Val::Resource(super::ResourceAny::raw(read_u32(mem, ptr)?, false)),
+        T::ErrorContext => return Err(unsupported(ty)),
         T::Defined(index) => {
             let def = defined(cx.types, index)?;
             match def {
@@ -178,7 +180,10 @@ pub fn load(cx: &LiftContext<'_>, ty: InterfaceType, ptr: u32) -> Result<Val> {
                     let r = range(mem.len(), ptr, flags_size(labels.len()))?;
                     unpack_flags(mem.get(r).unwrap_or_default(), labels)
                 }
-                DefinedType::Variant(_) | DefinedType::Enum(_) | DefinedType::Option(_) | DefinedType::Result { .. } => {
+                DefinedType::Variant(_)
+                | DefinedType::Enum(_)
+                | DefinedType::Option(_)
+                | DefinedType::Result { .. } => {
                     let cases = variant_cases(def).unwrap_or_default();
                     let disc_size = discriminant_size(cases.len());
                     let index = match disc_size {
@@ -217,7 +222,12 @@ pub(crate) fn load_fields(cx: &LiftContext<'_>, tys: &[InterfaceType], ptr: u32)
 }
 
 /// `load_list_from_range`.
-pub(crate) fn load_list_from_range(cx: &LiftContext<'_>, ptr: u32, length: u32, elem: InterfaceType) -> Result<Vec<Val>> {
+pub(crate) fn load_list_from_range(
+    cx: &LiftContext<'_>,
+    ptr: u32,
+    length: u32,
+    elem: InterfaceType,
+) -> Result<Vec<Val>> {
     let size = size_of(cx.types, elem);
     let bytes = u64::from(length) * u64::from(size);
     // Zero-sized elements take no memory but one `Val` each: limit their
@@ -299,7 +309,8 @@ pub fn store(cx: &mut LowerContext<'_>, val: &Val, ty: InterfaceType, ptr: u32) 
             let (begin, units) = store_string_into_range(cx, s)?;
             pair(begin, units)
         }
-        (T::ErrorContext | T::Own(_) | T::Borrow(_), _) => return Err(unsupported(ty)),
+        (T::Own(_) | T::Borrow(_), Val::Resource(r)) => r.index.to_le_bytes().to_vec(),
+        (T::ErrorContext, _) => return Err(unsupported(ty)),
         (T::Defined(index), _) => {
             let def = defined(types, index)?;
             match (def, val) {
@@ -374,7 +385,13 @@ pub(crate) fn store_fields(cx: &mut LowerContext<'_>, vals: &[&Val], tys: &[Inte
 
 /// `realloc` followed by the checks of the spec: the result must be aligned
 /// and the allocation in bounds.
-pub(crate) fn realloc(cx: &mut LowerContext<'_>, old_ptr: u32, old_size: u32, align: u32, new_size: u32) -> Result<u32> {
+pub(crate) fn realloc(
+    cx: &mut LowerContext<'_>,
+    old_ptr: u32,
+    old_size: u32,
+    align: u32,
+    new_size: u32,
+) -> Result<u32> {
     let ptr = cx.memory.realloc(old_ptr, old_size, align, new_size)?;
     check_aligned(ptr, align)?;
     range(cx.memory.memory().len(), ptr, new_size)?;
@@ -383,11 +400,15 @@ pub(crate) fn realloc(cx: &mut LowerContext<'_>, old_ptr: u32, old_size: u32, al
 
 /// `store_list_into_range`: allocates and stores `elems`, returning the
 /// pointer and length.
-pub(crate) fn store_list_into_range(cx: &mut LowerContext<'_>, elems: &[Val], elem: InterfaceType) -> Result<(u32, u32)> {
+pub(crate) fn store_list_into_range(
+    cx: &mut LowerContext<'_>,
+    elems: &[Val],
+    elem: InterfaceType,
+) -> Result<(u32, u32)> {
     let size = size_of(cx.types, elem);
     let length = u32::try_from(elems.len()).map_err(|_| trap("list too long for a 32-bit memory"))?;
-    let bytes = u32::try_from(u64::from(length) * u64::from(size))
-        .map_err(|_| trap("list too large for a 32-bit memory"))?;
+    let bytes =
+        u32::try_from(u64::from(length) * u64::from(size)).map_err(|_| trap("list too large for a 32-bit memory"))?;
     let align = align_of(cx.types, elem);
     let ptr = realloc(cx, 0, 0, align, bytes)?;
     for (i, e) in (0u32..).zip(elems) {

@@ -15,8 +15,10 @@
 //! # Scope
 //!
 //! Only 32-bit memories are supported (pointers and lengths are `u32`).
-//! Handles (`own`, `borrow`) and `error-context` need a handle table that
-//! does not exist yet: lifting or lowering them fails with an error.
+//! Handles (`own`, `borrow`) are lifted as the raw index of the lifting
+//! instance's handle table ([`Val::Resource`] of an unresolved
+//! [`ResourceAny`]) and lowered from one; the call paths move them between
+//! tables (`handles.rs`). `error-context` is not supported.
 //!
 //! # Flat values
 //!
@@ -48,10 +50,10 @@ mod call;
 #[allow(clippy::module_inception)]
 mod component;
 mod flat;
+mod handles;
 mod instance;
 mod linker;
 mod memory;
-mod handles;
 mod resources;
 pub(crate) mod store;
 #[cfg(test)]
@@ -162,7 +164,10 @@ pub(crate) fn trap(message: impl std::fmt::Display) -> crate::Error {
 
 /// A value that does not have the type it is lifted or lowered as.
 pub(crate) fn mismatch(expected: InterfaceType, found: &Val) -> crate::Error {
-    anyhow!("type mismatch: expected a value of type {expected:?}, found {}", found.kind())
+    anyhow!(
+        "type mismatch: expected a value of type {expected:?}, found {}",
+        found.kind()
+    )
 }
 
 /// The bytes `ptr..ptr + len` of a memory of `memory_len` bytes, or a trap.
@@ -179,7 +184,7 @@ pub(crate) fn range(memory_len: usize, ptr: u32, len: u32) -> Result<std::ops::R
 
 /// Traps unless `ptr` is a multiple of `align`.
 pub(crate) fn check_aligned(ptr: u32, align: u32) -> Result<()> {
-    if ptr % align.max(1) != 0 {
+    if !ptr.is_multiple_of(align.max(1)) {
         return Err(trap(format_args!("address {ptr:#x} is not aligned to {align}")));
     }
     Ok(())
