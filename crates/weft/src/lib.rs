@@ -53,9 +53,9 @@
 
 #[cfg(feature = "async")]
 mod async_support;
+mod compile;
 #[cfg(feature = "component-model")]
 pub mod component;
-mod compile;
 mod config;
 mod engine;
 mod externals;

@@ -196,7 +196,11 @@ impl Module {
         Module::from_parts(engine, translation, wasm, parts)
     }
 
-    pub(crate) fn compile_translation(engine: &Engine, translation: ModuleTranslation<'_>, binary: &[u8]) -> crate::Result<Module> {
+    pub(crate) fn compile_translation(
+        engine: &Engine,
+        translation: ModuleTranslation<'_>,
+        binary: &[u8],
+    ) -> crate::Result<Module> {
         let parts = compile_parts(engine, &translation)?;
         Module::from_parts(engine, translation, binary, parts)
     }

@@ -44,7 +44,9 @@ fn a_lifted_function_adds_numbers() -> weft::Result<()> {
     assert_eq!(results[0], Val::U32(42));
     // Wrong argument types and counts are errors.
     assert!(add.call(&mut store, &[Val::U32(2)], &mut results).is_err());
-    assert!(add.call(&mut store, &[Val::String("x".into()), Val::U32(1)], &mut results).is_err());
+    assert!(add
+        .call(&mut store, &[Val::String("x".into()), Val::U32(1)], &mut results)
+        .is_err());
     Ok(())
 }
 
@@ -165,5 +167,56 @@ fn components_call_each_other() -> weft::Result<()> {
     let mut results = [Val::Bool(false)];
     run.call(&mut store, &[], &mut results)?;
     assert_eq!(results[0], Val::U32(3));
+    Ok(())
+}
+
+/// A component defining a resource `r` with a destructor that counts drops
+/// in a global, `new(rep) -> own<r>`, `rep(borrow<r>) -> u32` and `drops()`.
+const RESOURCE: &str = r#"(component
+    (core module $d
+        (global $drops (mut i32) (i32.const 0))
+        (func (export "dtor") (param i32) (global.set $drops (i32.add (global.get $drops) (i32.const 1))))
+        (func (export "drops") (result i32) (global.get $drops)))
+    (core instance $d (instantiate $d))
+    (type $r (resource (rep i32) (dtor (core func $d "dtor"))))
+    (core func $new (canon resource.new $r))
+    (core module $m
+        (import "" "new" (func $new (param i32) (result i32)))
+        (func (export "new") (param i32) (result i32) (call $new (local.get 0)))
+        (func (export "rep") (param i32) (result i32) (local.get 0)))
+    (core instance $i (instantiate $m (with "" (instance (export "new" (func $new))))))
+    (export $r' "r" (type $r))
+    (func (export "new") (param "rep" u32) (result (own $r')) (canon lift (core func $i "new")))
+    (func (export "rep") (param "r" (borrow $r')) (result u32) (canon lift (core func $i "rep")))
+    (func (export "drops") (result u32) (canon lift (core func $d "drops"))))"#;
+
+#[test]
+fn guest_resources_reach_the_host_and_come_back() -> weft::Result<()> {
+    let engine = Engine::default();
+    let c = match Component::new(&engine, wat::parse_str(RESOURCE)?) {
+        Ok(c) => c,
+        Err(e) => panic!("{e:#}"),
+    };
+    let mut store = Store::new(&engine, ());
+    let instance = Linker::<()>::new(&engine).instantiate(&mut store, &c)?;
+    let new = instance.get_func(&mut store, "new").expect("new");
+    let rep = instance.get_func(&mut store, "rep").expect("rep");
+    let drops = instance.get_func(&mut store, "drops").expect("drops");
+    let mut out = [Val::Bool(false)];
+    new.call(&mut store, &[Val::U32(7)], &mut out)?;
+    let Val::Resource(r) = out[0].clone() else {
+        panic!("expected a resource, got {:?}", out[0]);
+    };
+    assert!(r.owned());
+    // Lent to the guest as a borrow, the host keeps it.
+    rep.call(&mut store, &[Val::Resource(r)], &mut out)?;
+    assert_eq!(out[0], Val::U32(7));
+    drops.call(&mut store, &[], &mut out)?;
+    assert_eq!(out[0], Val::U32(0));
+    // Dropping it runs the guest's destructor once; dropping again fails.
+    r.resource_drop(&mut store)?;
+    drops.call(&mut store, &[], &mut out)?;
+    assert_eq!(out[0], Val::U32(1));
+    assert!(r.resource_drop(&mut store).is_err());
     Ok(())
 }

@@ -1,8 +1,8 @@
 //! Calls across the component boundary: into a lifted function (from the
 //! host or from another component) and out of a lowered one (to the host).
 
-use super::linker::HostDtor;
 use super::handles::{enter_call, exit_call, lift_resources, lower_resources};
+use super::linker::HostDtor;
 use super::resources::{Handle, ResourceKind};
 use super::store::{FlagsRef, Options};
 use super::{lift_flat_values, lower_flat_values, LiftContext, LowerContext, LowerMemory, Val};
@@ -313,7 +313,12 @@ fn call_lifted_in<T: 'static>(
     if flat_args.len() != flat_ty.params.len() {
         crate::bail!("the lowered arguments do not match the core signature");
     }
-    let core_args: Vec<crate::Val> = flat_ty.params.iter().zip(&flat_args).map(|(t, v)| core_val(*t, *v)).collect();
+    let core_args: Vec<crate::Val> = flat_ty
+        .params
+        .iter()
+        .zip(&flat_args)
+        .map(|(t, v)| core_val(*t, *v))
+        .collect();
     let mut core_results: Vec<crate::Val> = flat_ty.results.iter().map(|t| core_val(*t, 0)).collect();
     set_may_enter(store, flags, false)?;
     let called = f.core.call(&mut *store, &core_args, &mut core_results);
@@ -335,7 +340,14 @@ fn call_lifted_in<T: 'static>(
         lift_flat_values(&cx, MAX_FLAT_RESULTS, &result_tys, &flat_results)
     };
     let lifted = lifted.and_then(|mut v| {
-        if store.0.opaque().components.calls.get(scope).is_some_and(|c| c.num_borrows != 0) {
+        if store
+            .0
+            .opaque()
+            .components
+            .calls
+            .get(scope)
+            .is_some_and(|c| c.num_borrows != 0)
+        {
             crate::bail!("canonical ABI trap: borrow handles still remain at the end of the call");
         }
         lift_resources(store, types, &result_tys, &mut v, flags, scope)?;

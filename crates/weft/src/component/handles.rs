@@ -185,7 +185,8 @@ pub(crate) fn lower_resources<T>(
                 if implemented_by_callee {
                     h.rep
                 } else {
-                    let scope = scope.ok_or_else(|| crate::format_err!("a borrow can only be passed as an argument"))?;
+                    let scope =
+                        scope.ok_or_else(|| crate::format_err!("a borrow can only be passed as an argument"))?;
                     let index = components.handles(to)?.add(Handle {
                         ty,
                         rep: h.rep,

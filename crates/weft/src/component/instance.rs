@@ -10,13 +10,13 @@
 
 use super::call::{call_lifted, check_may_leave, drop_handle, lift_args_from_core, lower_results_to_core};
 use super::handles::{enter_call, exit_call, lift_resources, lower_resources};
-use super::resources::{Handle, HandleTable, ResourceKind, ResourceType};
-use std::any::Any;
-use std::sync::Arc;
 use super::linker::{Definition, HostFunc};
+use super::resources::{Handle, HandleTable, ResourceKind, ResourceType};
 use super::store::{ComponentInstanceData, DefinedResource, ExportItem, Flags, FlagsRef, LiftedFunc, Options};
 use super::{Component, StringEncoding, Val};
 use crate::{AsContextMut, Extern, StoreContextMut, ValType};
+use std::any::Any;
+use std::sync::Arc;
 use weft_environ::component::abi::{self, AbiOptions, Context, FlatType};
 use weft_environ::component::{
     self as env, CanonicalOptions, CoreItemIndex, Export, LowerCallee, ModuleRef, RuntimeImportIndex, Step,
@@ -220,7 +220,13 @@ pub(crate) fn instantiate<T: 'static>(
         .iter()
         .map(|(name, e)| Ok((name.clone(), export_item(component, &imports, &t, e)?)))
         .collect::<crate::Result<Vec<_>>>()?;
-    if let Some(data) = store.0.opaque_mut().components.instances.get_mut(instance_index as usize) {
+    if let Some(data) = store
+        .0
+        .opaque_mut()
+        .components
+        .instances
+        .get_mut(instance_index as usize)
+    {
         data.exports = exports;
     }
     Ok(Instance {
@@ -256,11 +262,10 @@ fn run_step<T: 'static>(
             t.core_instances.push(instance);
         }
         Step::AliasExport { instance, name, .. } => {
-            let core = t
-                .core_instances
-                .get(instance.0 as usize)
-                .copied()
-                .ok_or_else(|| crate::format_err!("the plan names core instance {} before making it", instance.0))?;
+            let core =
+                t.core_instances.get(instance.0 as usize).copied().ok_or_else(|| {
+                    crate::format_err!("the plan names core instance {} before making it", instance.0)
+                })?;
             let item = core
                 .get_export(&mut *store, name)
                 .ok_or_else(|| crate::format_err!("core instance {} has no export `{name}`", instance.0))?;
@@ -283,19 +288,20 @@ fn run_step<T: 'static>(
             });
             t.lifted.push((funcs.len() - 1) as u32);
         }
-        Step::Lower { callee, ty, options, .. } => {
+        Step::Lower {
+            callee, ty, options, ..
+        } => {
             let options = resolve_options(t, instance_index, options)?;
             let target = match callee {
                 LowerCallee::Import(rt) => match runtime_import(component, imports, *rt)? {
                     Definition::Func(f) => Callee::Host(f.clone()),
                     other => crate::bail!("expected a function, found {}", other.describe()),
                 },
-                LowerCallee::Lifted { func, .. } => Callee::Lifted(
-                    t.lifted
-                        .get(func.0 as usize)
-                        .copied()
-                        .ok_or_else(|| crate::format_err!("the plan lowers lifted function {} before lifting it", func.0))?,
-                ),
+                LowerCallee::Lifted { func, .. } => {
+                    Callee::Lifted(t.lifted.get(func.0 as usize).copied().ok_or_else(|| {
+                        crate::format_err!("the plan lowers lifted function {} before lifting it", func.0)
+                    })?)
+                }
             };
             let func = lowered_func(store, component, *ty, options, target)?;
             t.items.push(Extern::Func(func));
@@ -419,7 +425,11 @@ fn import_at<'a, T>(
     rt: &env::RuntimeImport,
 ) -> crate::Result<&'a Definition<T>> {
     let plan = &component.inner.plan;
-    let import_name = plan.imports.get(rt.import.0 as usize).map(|i| i.name.as_str()).unwrap_or("?");
+    let import_name = plan
+        .imports
+        .get(rt.import.0 as usize)
+        .map(|i| i.name.as_str())
+        .unwrap_or("?");
     let mut def = imports
         .get(rt.import.0 as usize)
         .ok_or_else(|| crate::format_err!("import `{import_name}` is not defined"))?;
@@ -530,7 +540,12 @@ fn lowered_func<T: 'static>(
 }
 
 /// The store item of an export of the root.
-fn export_item<T>(component: &Component, imports: &[Definition<T>], t: &Tables, e: &Export) -> crate::Result<ExportItem> {
+fn export_item<T>(
+    component: &Component,
+    imports: &[Definition<T>],
+    t: &Tables,
+    e: &Export,
+) -> crate::Result<ExportItem> {
     Ok(match e {
         Export::LiftedFunction { func, .. } => ExportItem::Func(
             t.lifted

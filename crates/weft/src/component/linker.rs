@@ -113,7 +113,11 @@ impl<T: 'static> Linker<T> {
     /// Instantiates `component` with the linker's definitions as its
     /// imports. Fails, naming the import, when a definition is missing or
     /// of the wrong kind, or when instantiation traps.
-    pub fn instantiate(&self, mut store: impl AsContextMut<Data = T>, component: &Component) -> crate::Result<Instance> {
+    pub fn instantiate(
+        &self,
+        mut store: impl AsContextMut<Data = T>,
+        component: &Component,
+    ) -> crate::Result<Instance> {
         let store = store.as_context_mut();
         if !Engine::same(component.engine(), store.engine()) {
             crate::bail!("the component was compiled for another engine than the store's");
@@ -127,10 +131,9 @@ impl<T: 'static> Linker<T> {
         let plan = &component.inner.plan;
         let mut out = Vec::with_capacity(plan.imports.len());
         for import in &plan.imports {
-            let def = self
-                .root
-                .get(&import.name)
-                .ok_or_else(|| crate::format_err!("component imports `{}`, but the linker does not define it", import.name))?;
+            let def = self.root.get(&import.name).ok_or_else(|| {
+                crate::format_err!("component imports `{}`, but the linker does not define it", import.name)
+            })?;
             out.push(def.clone());
         }
         Ok(out)
@@ -195,7 +198,10 @@ impl<T: 'static> LinkerInstance<'_, T> {
             .or_insert_with(|| Definition::Instance(BTreeMap::new()));
         match def {
             Definition::Instance(map) => Ok(LinkerInstance { map, allow_shadowing }),
-            other => crate::bail!("`{name}` is already defined as {}, not as an instance", other.describe()),
+            other => crate::bail!(
+                "`{name}` is already defined as {}, not as an instance",
+                other.describe()
+            ),
         }
     }
 }

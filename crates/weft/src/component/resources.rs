@@ -175,7 +175,10 @@ impl<T> Copy for Resource<T> {}
 
 impl<T> std::fmt::Debug for Resource<T> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Resource").field("rep", &self.rep).field("own", &self.own).finish()
+        f.debug_struct("Resource")
+            .field("rep", &self.rep)
+            .field("own", &self.own)
+            .finish()
     }
 }
 
