@@ -4,9 +4,9 @@
 //! [`crate::component`] for the representation of flat values.
 
 use super::memory::{
-    canonicalize_f32, canonicalize_f64, convert_i32_to_char, defined, load_fields, load_list_from_range,
-    load_string_from_range, pack_flags, realloc, record_layout, store_fields, store_list_into_range,
-    store_string_into_range, unpack_flags, unsupported,
+    canonicalize_f32, canonicalize_f64, check_fixed_length, convert_i32_to_char, defined, load_fields,
+    load_list_from_range, load_string_from_range, pack_flags, realloc, record_layout, store_fields,
+    store_list_into_range, store_string_into_range, unpack_flags, unsupported,
 };
 use super::val::{make_variant, match_case, variant_cases};
 use super::{check_aligned, mismatch, range, ComponentTypes, InterfaceType, LiftContext, LowerContext, Val};
@@ -112,6 +112,7 @@ fn lift(cx: &LiftContext<'_>, ty: InterfaceType, vi: &mut FlatIter<'_>) -> Resul
                     Val::List(load_list_from_range(cx, ptr, length, *t)?)
                 }
                 DefinedType::FixedLengthList(t, n) => {
+                    check_fixed_length(*n)?;
                     let mut elems = Vec::new();
                     for _ in 0..*n {
                         elems.push(lift(cx, *t, vi)?);

@@ -840,3 +840,83 @@ fn results_spill_past_max_flat_results() {
     is_mismatch(lift_flat_values(&lcx, MAX_FLAT_RESULTS, &tys, &[128, 0]));
     is_mismatch(lift_flat_values(&lcx, MAX_FLAT_RESULTS, &tys, &[]));
 }
+
+#[test]
+fn huge_fixed_length_lists_of_empty_elements_trap() {
+    let mut types = ComponentTypes::new();
+    let unit = def(&mut types, DefinedType::Tuple([].into()));
+    let fixed = def(&mut types, DefinedType::FixedLengthList(unit, u32::MAX));
+    let cx = lift_cx(&types, &[], StringEncoding::Utf8);
+    is_trap(load(&cx, fixed, 0));
+    is_trap(lift_flat(&cx, fixed, &[]));
+}
+
+/// A small xorshift generator, for the sweep below.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+
+    /// Mostly small values, sometimes anything.
+    fn value(&mut self) -> u64 {
+        match self.next() % 4 {
+            0 => self.next(),
+            1 => self.next() % 4,
+            _ => self.next() % 72,
+        }
+    }
+}
+
+/// Lifting arbitrary memory and flat values as every type in every encoding
+/// never panics, and whatever lifts lowers and lifts back to itself.
+#[test]
+fn arbitrary_input_never_panics_and_round_trips() {
+    let z = zoo();
+    let tys = [
+        z.record,
+        z.tuple,
+        z.variant,
+        z.enum_,
+        z.option,
+        z.result,
+        z.result_empty,
+        z.flags3,
+        z.flags12,
+        z.flags40,
+        z.list_u16,
+        z.list_string,
+        z.list_record,
+        z.fixed,
+        InterfaceType::String,
+        InterfaceType::Char,
+        InterfaceType::F32,
+    ];
+    let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+    let mut lifted = 0;
+    for round in 0..3000 {
+        let mut mem = vec![0u8; 72];
+        for b in &mut mem {
+            *b = rng.value() as u8;
+        }
+        let ty = tys[round % tys.len()];
+        let enc = [StringEncoding::Utf8, StringEncoding::Utf16, StringEncoding::Latin1Utf16][round % 3];
+        let cx = lift_cx(&z.types, &mem, enc);
+        let n = flatten_type(&z.types, ty, PtrType::I32).len();
+        let flat: Vec<u64> = (0..n + (round % 5 == 0) as usize).map(|_| rng.value()).collect();
+        let from_flat = lift_flat(&cx, ty, &flat);
+        let from_memory = load(&cx, ty, rng.value() as u32);
+        for val in [from_flat, from_memory].into_iter().flatten() {
+            lifted += 1;
+            let back = through_flat(&z.types, ty, &val, enc);
+            assert_eq!(format!("{back:?}"), format!("{val:?}"));
+            let back = through_memory(&z.types, ty, &val, enc);
+            assert_eq!(format!("{back:?}"), format!("{val:?}"));
+        }
+    }
+    assert!(lifted > 300, "{lifted}");
+}
