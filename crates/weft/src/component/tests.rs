@@ -920,3 +920,96 @@ fn arbitrary_input_never_panics_and_round_trips() {
     }
     assert!(lifted > 300, "{lifted}");
 }
+
+fn func(params: &[InterfaceType], result: Option<InterfaceType>) -> FuncType {
+    FuncType {
+        is_async: false,
+        params: params.iter().enumerate().map(|(i, t)| (format!("p{i}"), *t)).collect(),
+        result,
+    }
+}
+
+#[test]
+fn function_values_without_spilling() {
+    use InterfaceType as T;
+    let types = ComponentTypes::new();
+    let ty = func(&[T::U32, T::String], Some(T::U64));
+    let args = [Val::U32(7), Val::String("hi".into())];
+    let mut m = Bump::new(256);
+    let mut cx = LowerContext {
+        types: &types,
+        memory: &mut m,
+        encoding: StringEncoding::Utf8,
+    };
+    let flat = lower_params(&mut cx, &ty, &args).unwrap();
+    assert_eq!(flat.len(), 3);
+    let results = lower_results(&mut cx, &ty, Some(&Val::U64(5)), &flat).unwrap();
+    assert_eq!(results, [5]);
+    let lcx = lift_cx(&types, &m.mem, StringEncoding::Utf8);
+    assert_eq!(lift_params(&lcx, &ty, &flat).unwrap(), args);
+    assert_eq!(lift_results(&lcx, &ty, &results).unwrap(), Some(Val::U64(5)));
+    // Wrong numbers of core values.
+    is_mismatch(lift_params(&lcx, &ty, &flat[..2]));
+    is_mismatch(lift_results(&lcx, &ty, &[]));
+    // No result.
+    let unit = func(&[], None);
+    assert_eq!(lift_results(&lcx, &unit, &[]).unwrap(), None);
+    let mut cx = LowerContext {
+        types: &types,
+        memory: &mut m,
+        encoding: StringEncoding::Utf8,
+    };
+    assert!(lower_results(&mut cx, &unit, None, &[]).unwrap().is_empty());
+    is_mismatch(lower_results(&mut cx, &unit, Some(&Val::U8(1)), &[]));
+    is_mismatch(lower_params(&mut cx, &ty, &args[..1]));
+    // Async functions are not supported yet.
+    let async_ty = FuncType {
+        is_async: true,
+        ..ty.clone()
+    };
+    let e = lower_params(&mut cx, &async_ty, &args).unwrap_err().to_string();
+    assert!(e.starts_with("unsupported: "), "{e}");
+}
+
+#[test]
+fn function_values_with_spilling() {
+    let z = zoo();
+    let params = vec![InterfaceType::U32; 17];
+    let ty = func(&params, Some(z.record));
+    let args: Vec<Val> = (0..17).map(Val::U32).collect();
+    let result = record_val(9, "out", 4.0);
+    let mut m = Bump::new(512);
+    // Calling a lifted function: one pointer to the arguments, allocated.
+    let mut cx = LowerContext {
+        types: &z.types,
+        memory: &mut m,
+        encoding: StringEncoding::Utf8,
+    };
+    let flat = lower_params(&mut cx, &ty, &args).unwrap();
+    assert_eq!(flat.len(), 1);
+    // Implementing a lowered function: the arguments' pointer, then the
+    // pointer to store the result at.
+    let out = 256u64;
+    let core_params = [flat[0], out];
+    let lcx = lift_cx(&z.types, &m.mem, StringEncoding::Utf8);
+    assert_eq!(lift_params(&lcx, &ty, &core_params).unwrap(), args);
+    let mut cx = LowerContext {
+        types: &z.types,
+        memory: &mut m,
+        encoding: StringEncoding::Utf8,
+    };
+    assert!(lower_results(&mut cx, &ty, Some(&result), &core_params)
+        .unwrap()
+        .is_empty());
+    // The lifted function returns that pointer.
+    let lcx = lift_cx(&z.types, &m.mem, StringEncoding::Utf8);
+    assert_eq!(lift_results(&lcx, &ty, &[out]).unwrap(), Some(result.clone()));
+    // A misaligned result pointer traps on both sides.
+    is_trap(lift_results(&lcx, &ty, &[out + 1]));
+    let mut cx = LowerContext {
+        types: &z.types,
+        memory: &mut m,
+        encoding: StringEncoding::Utf8,
+    };
+    is_trap(lower_results(&mut cx, &ty, Some(&result), &[flat[0], out + 4]));
+}
