@@ -4,14 +4,17 @@
 //! [`crate::component`] for the representation of flat values.
 
 use super::memory::{
-    canonicalize_f32, canonicalize_f64, convert_i32_to_char, defined, load_fields, load_list_from_range,
-    load_string_from_range, pack_flags, realloc, record_layout, store_fields, store_list_into_range,
-    store_string_into_range, unpack_flags, unsupported,
+    canonicalize_f32, canonicalize_f64, check_fixed_length, convert_i32_to_char, defined, load_fields,
+    load_list_from_range, load_string_from_range, pack_flags, realloc, record_layout, store_fields,
+    store_list_into_range, store_string_into_range, unpack_flags, unsupported,
 };
 use super::val::{make_variant, match_case, variant_cases};
 use super::{check_aligned, mismatch, range, ComponentTypes, InterfaceType, LiftContext, LowerContext, Val};
 use crate::Result;
-use weft_environ::component::DefinedType;
+use weft_environ::component::abi::{
+    flatten_functype, AbiOptions, Context, FlatFuncType, MAX_FLAT_PARAMS, MAX_FLAT_RESULTS,
+};
+use weft_environ::component::{DefinedType, FuncType};
 
 /// The number of flat core values of `ty` (`len(flatten_type(ty))`),
 /// saturating, computed without building the list.
@@ -114,6 +117,7 @@ fn lift(cx: &LiftContext<'_>, ty: InterfaceType, vi: &mut FlatIter<'_>) -> Resul
                     Val::List(load_list_from_range(cx, ptr, length, *t)?)
                 }
                 DefinedType::FixedLengthList(t, n) => {
+                    check_fixed_length(*n)?;
                     let mut elems = Vec::new();
                     for _ in 0..*n {
                         elems.push(lift(cx, *t, vi)?);
@@ -322,4 +326,92 @@ pub fn lower_flat_values(
     let refs: Vec<&Val> = vals.iter().collect();
     store_fields(cx, &refs, tys, ptr)?;
     Ok(out)
+}
+
+/// The flat signature of `ty` in `context`, with the error of an async
+/// function (not supported yet).
+fn sync_signature(cx_types: &ComponentTypes, ty: &FuncType, context: Context) -> Result<FlatFuncType> {
+    if ty.is_async {
+        return Err(anyhow::anyhow!(
+            "unsupported: lifting and lowering the values of async functions"
+        ));
+    }
+    Ok(flatten_functype(cx_types, ty, AbiOptions::default(), context))
+}
+
+fn check_count(what: &str, expected: usize, found: usize) -> Result<()> {
+    if expected != found {
+        return Err(anyhow::anyhow!(
+            "type mismatch: expected {expected} flat {what}, found {found}"
+        ));
+    }
+    Ok(())
+}
+
+/// The arguments of a call to a lifted (guest) function of type `ty`: its
+/// core parameters, as `flatten_functype(ty, Context::Lift)` has them.
+/// Past [`MAX_FLAT_PARAMS`] flat values, the arguments are stored in memory
+/// allocated with `realloc` and the core parameter is the pointer.
+pub fn lower_params(cx: &mut LowerContext<'_>, ty: &FuncType, args: &[Val]) -> Result<Vec<u64>> {
+    let sig = sync_signature(cx.types, ty, Context::Lift)?;
+    let tys: Vec<_> = ty.param_types().collect();
+    let flat = lower_flat_values(cx, MAX_FLAT_PARAMS, args, &tys, None)?;
+    check_count("parameters", sig.params.len(), flat.len())?;
+    Ok(flat)
+}
+
+/// The result of a call to a lifted (guest) function of type `ty`, from its
+/// core results (`flatten_functype(ty, Context::Lift)`): past
+/// [`MAX_FLAT_RESULTS`] flat values, the core result is a pointer to the
+/// result in memory.
+pub fn lift_results(cx: &LiftContext<'_>, ty: &FuncType, flat: &[u64]) -> Result<Option<Val>> {
+    let sig = sync_signature(cx.types, ty, Context::Lift)?;
+    check_count("results", sig.results.len(), flat.len())?;
+    let tys: Vec<_> = ty.result.into_iter().collect();
+    Ok(lift_flat_values(cx, MAX_FLAT_RESULTS, &tys, flat)?.pop())
+}
+
+/// Whether the results of `ty` are returned through a pointer parameter
+/// when it is lowered.
+fn results_spill(types: &ComponentTypes, ty: &FuncType) -> bool {
+    total_flat_count(types, &ty.result.into_iter().collect::<Vec<_>>()) > MAX_FLAT_RESULTS
+}
+
+/// The arguments of a call to a lowered (host) function of type `ty`, from
+/// its core parameters (`flatten_functype(ty, Context::Lower)`): past
+/// [`MAX_FLAT_PARAMS`] flat values they are in memory at the first core
+/// parameter, and when the result spills the last core parameter is the
+/// pointer to store it at (see [`lower_results`]).
+pub fn lift_params(cx: &LiftContext<'_>, ty: &FuncType, flat: &[u64]) -> Result<Vec<Val>> {
+    let sig = sync_signature(cx.types, ty, Context::Lower)?;
+    check_count("parameters", sig.params.len(), flat.len())?;
+    let params = match results_spill(cx.types, ty) {
+        true => flat.split_last().map_or(flat, |(_, rest)| rest),
+        false => flat,
+    };
+    let tys: Vec<_> = ty.param_types().collect();
+    lift_flat_values(cx, MAX_FLAT_PARAMS, &tys, params)
+}
+
+/// The core results of a lowered (host) function of type `ty` that
+/// returns `result`, given the core parameters `flat_params` it was called
+/// with: past [`MAX_FLAT_RESULTS`] flat values the result is stored at the
+/// pointer in the last core parameter, and there are no core results.
+pub fn lower_results(
+    cx: &mut LowerContext<'_>,
+    ty: &FuncType,
+    result: Option<&Val>,
+    flat_params: &[u64],
+) -> Result<Vec<u64>> {
+    let sig = sync_signature(cx.types, ty, Context::Lower)?;
+    check_count("parameters", sig.params.len(), flat_params.len())?;
+    let tys: Vec<_> = ty.result.into_iter().collect();
+    let vals: Vec<Val> = result.into_iter().cloned().collect();
+    let out_param = match results_spill(cx.types, ty) {
+        true => flat_params.last().map(|p| *p as u32),
+        false => None,
+    };
+    let flat = lower_flat_values(cx, MAX_FLAT_RESULTS, &vals, &tys, out_param)?;
+    check_count("results", sig.results.len(), flat.len())?;
+    Ok(flat)
 }

@@ -163,6 +163,7 @@ pub fn load(cx: &LiftContext<'_>, ty: InterfaceType, ptr: u32) -> Result<Val> {
                     Val::List(load_list_from_range(cx, begin, length, *t)?)
                 }
                 DefinedType::FixedLengthList(t, n) => {
+                    check_fixed_length(*n)?;
                     let size = size_of(cx.types, *t);
                     let mut elems = Vec::new();
                     for i in 0..*n {
@@ -206,6 +207,15 @@ pub fn load(cx: &LiftContext<'_>, ty: InterfaceType, ptr: u32) -> Result<Val> {
             }
         }
     })
+}
+
+/// Fixed-length lists of zero-sized elements take no memory but one `Val`
+/// each: their length is limited like that of other lists.
+pub(crate) fn check_fixed_length(n: u32) -> Result<()> {
+    if n > MAX_LIST_BYTE_LENGTH {
+        return Err(trap(format_args!("list of {n} elements is too long")));
+    }
+    Ok(())
 }
 
 pub(crate) fn unsupported(ty: InterfaceType) -> crate::Error {

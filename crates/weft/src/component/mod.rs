@@ -11,6 +11,10 @@
 //!   core values, and [`lift_flat_values`] and [`lower_flat_values`] do so
 //!   for a list of parameters or results, spilling to memory past
 //!   `max_flat` core values.
+//! * [`lower_params`] and [`lift_results`] (calling a lifted function) and
+//!   [`lift_params`] and [`lower_results`] (implementing a lowered one) take
+//!   a component function type and follow `flatten_functype` for the
+//!   spilling of parameters and results (synchronous functions only).
 //!
 //! # Scope
 //!
@@ -66,7 +70,9 @@ pub use instance::{ComponentExportIndex, Instance, InstanceExportLookup};
 pub use linker::{Linker, LinkerInstance};
 pub use resources::{Resource, ResourceAny, ResourceType};
 
-pub use flat::{lift_flat, lift_flat_values, lower_flat, lower_flat_values};
+pub use flat::{
+    lift_flat, lift_flat_values, lift_params, lift_results, lower_flat, lower_flat_values, lower_params, lower_results,
+};
 pub use memory::{load, store};
 pub use val::Val;
 pub use weft_environ::component::{ComponentTypes, InterfaceType};

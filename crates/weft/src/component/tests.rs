@@ -839,3 +839,176 @@ fn results_spill_past_max_flat_results() {
     is_mismatch(lift_flat_values(&lcx, MAX_FLAT_RESULTS, &tys, &[128, 0]));
     is_mismatch(lift_flat_values(&lcx, MAX_FLAT_RESULTS, &tys, &[]));
 }
+
+#[test]
+fn huge_fixed_length_lists_of_empty_elements_trap() {
+    let mut types = ComponentTypes::new();
+    let unit = def(&mut types, DefinedType::Tuple([].into()));
+    let fixed = def(&mut types, DefinedType::FixedLengthList(unit, u32::MAX));
+    let cx = lift_cx(&types, &[], StringEncoding::Utf8);
+    is_trap(load(&cx, fixed, 0));
+    is_trap(lift_flat(&cx, fixed, &[]));
+}
+
+/// A small xorshift generator, for the sweep below.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+
+    /// Mostly small values, sometimes anything.
+    fn value(&mut self) -> u64 {
+        match self.next() % 4 {
+            0 => self.next(),
+            1 => self.next() % 4,
+            _ => self.next() % 72,
+        }
+    }
+}
+
+/// Lifting arbitrary memory and flat values as every type in every encoding
+/// never panics, and whatever lifts lowers and lifts back to itself.
+#[test]
+fn arbitrary_input_never_panics_and_round_trips() {
+    let z = zoo();
+    let tys = [
+        z.record,
+        z.tuple,
+        z.variant,
+        z.enum_,
+        z.option,
+        z.result,
+        z.result_empty,
+        z.flags3,
+        z.flags12,
+        z.flags40,
+        z.list_u16,
+        z.list_string,
+        z.list_record,
+        z.fixed,
+        InterfaceType::String,
+        InterfaceType::Char,
+        InterfaceType::F32,
+    ];
+    let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+    let mut lifted = 0;
+    for round in 0..3000 {
+        let mut mem = vec![0u8; 72];
+        for b in &mut mem {
+            *b = rng.value() as u8;
+        }
+        let ty = tys[round % tys.len()];
+        let enc = [StringEncoding::Utf8, StringEncoding::Utf16, StringEncoding::Latin1Utf16][round % 3];
+        let cx = lift_cx(&z.types, &mem, enc);
+        let n = flatten_type(&z.types, ty, PtrType::I32).len();
+        let flat: Vec<u64> = (0..n + (round % 5 == 0) as usize).map(|_| rng.value()).collect();
+        let from_flat = lift_flat(&cx, ty, &flat);
+        let from_memory = load(&cx, ty, rng.value() as u32);
+        for val in [from_flat, from_memory].into_iter().flatten() {
+            lifted += 1;
+            let back = through_flat(&z.types, ty, &val, enc);
+            assert_eq!(format!("{back:?}"), format!("{val:?}"));
+            let back = through_memory(&z.types, ty, &val, enc);
+            assert_eq!(format!("{back:?}"), format!("{val:?}"));
+        }
+    }
+    assert!(lifted > 300, "{lifted}");
+}
+
+fn func(params: &[InterfaceType], result: Option<InterfaceType>) -> FuncType {
+    FuncType {
+        is_async: false,
+        params: params.iter().enumerate().map(|(i, t)| (format!("p{i}"), *t)).collect(),
+        result,
+    }
+}
+
+#[test]
+fn function_values_without_spilling() {
+    use InterfaceType as T;
+    let types = ComponentTypes::new();
+    let ty = func(&[T::U32, T::String], Some(T::U64));
+    let args = [Val::U32(7), Val::String("hi".into())];
+    let mut m = Bump::new(256);
+    let mut cx = LowerContext {
+        types: &types,
+        memory: &mut m,
+        encoding: StringEncoding::Utf8,
+    };
+    let flat = lower_params(&mut cx, &ty, &args).unwrap();
+    assert_eq!(flat.len(), 3);
+    let results = lower_results(&mut cx, &ty, Some(&Val::U64(5)), &flat).unwrap();
+    assert_eq!(results, [5]);
+    let lcx = lift_cx(&types, &m.mem, StringEncoding::Utf8);
+    assert_eq!(lift_params(&lcx, &ty, &flat).unwrap(), args);
+    assert_eq!(lift_results(&lcx, &ty, &results).unwrap(), Some(Val::U64(5)));
+    // Wrong numbers of core values.
+    is_mismatch(lift_params(&lcx, &ty, &flat[..2]));
+    is_mismatch(lift_results(&lcx, &ty, &[]));
+    // No result.
+    let unit = func(&[], None);
+    assert_eq!(lift_results(&lcx, &unit, &[]).unwrap(), None);
+    let mut cx = LowerContext {
+        types: &types,
+        memory: &mut m,
+        encoding: StringEncoding::Utf8,
+    };
+    assert!(lower_results(&mut cx, &unit, None, &[]).unwrap().is_empty());
+    is_mismatch(lower_results(&mut cx, &unit, Some(&Val::U8(1)), &[]));
+    is_mismatch(lower_params(&mut cx, &ty, &args[..1]));
+    // Async functions are not supported yet.
+    let async_ty = FuncType {
+        is_async: true,
+        ..ty.clone()
+    };
+    let e = lower_params(&mut cx, &async_ty, &args).unwrap_err().to_string();
+    assert!(e.starts_with("unsupported: "), "{e}");
+}
+
+#[test]
+fn function_values_with_spilling() {
+    let z = zoo();
+    let params = vec![InterfaceType::U32; 17];
+    let ty = func(&params, Some(z.record));
+    let args: Vec<Val> = (0..17).map(Val::U32).collect();
+    let result = record_val(9, "out", 4.0);
+    let mut m = Bump::new(512);
+    // Calling a lifted function: one pointer to the arguments, allocated.
+    let mut cx = LowerContext {
+        types: &z.types,
+        memory: &mut m,
+        encoding: StringEncoding::Utf8,
+    };
+    let flat = lower_params(&mut cx, &ty, &args).unwrap();
+    assert_eq!(flat.len(), 1);
+    // Implementing a lowered function: the arguments' pointer, then the
+    // pointer to store the result at.
+    let out = 256u64;
+    let core_params = [flat[0], out];
+    let lcx = lift_cx(&z.types, &m.mem, StringEncoding::Utf8);
+    assert_eq!(lift_params(&lcx, &ty, &core_params).unwrap(), args);
+    let mut cx = LowerContext {
+        types: &z.types,
+        memory: &mut m,
+        encoding: StringEncoding::Utf8,
+    };
+    assert!(lower_results(&mut cx, &ty, Some(&result), &core_params)
+        .unwrap()
+        .is_empty());
+    // The lifted function returns that pointer.
+    let lcx = lift_cx(&z.types, &m.mem, StringEncoding::Utf8);
+    assert_eq!(lift_results(&lcx, &ty, &[out]).unwrap(), Some(result.clone()));
+    // A misaligned result pointer traps on both sides.
+    is_trap(lift_results(&lcx, &ty, &[out + 1]));
+    let mut cx = LowerContext {
+        types: &z.types,
+        memory: &mut m,
+        encoding: StringEncoding::Utf8,
+    };
+    is_trap(lower_results(&mut cx, &ty, Some(&result), &[flat[0], out + 4]));
+}
