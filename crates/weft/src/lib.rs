@@ -54,6 +54,8 @@
 #[cfg(feature = "async")]
 mod async_support;
 mod compile;
+#[cfg(feature = "component-model")]
+pub mod component;
 mod config;
 mod engine;
 mod externals;

@@ -127,7 +127,7 @@ impl Module {
     /// Compiles a module from its binary format.
     pub fn from_binary(engine: &Engine, binary: &[u8]) -> crate::Result<Module> {
         let translation = weft_environ::translate_module(binary, engine.inner.config.features)?;
-        Module::compile(engine, translation, binary)
+        Module::compile_translation(engine, translation, binary)
     }
 
     /// Checks that `binary` is a valid module for this engine without
@@ -196,7 +196,11 @@ impl Module {
         Module::from_parts(engine, translation, wasm, parts)
     }
 
-    fn compile(engine: &Engine, translation: ModuleTranslation<'_>, binary: &[u8]) -> crate::Result<Module> {
+    pub(crate) fn compile_translation(
+        engine: &Engine,
+        translation: ModuleTranslation<'_>,
+        binary: &[u8],
+    ) -> crate::Result<Module> {
         let parts = compile_parts(engine, &translation)?;
         Module::from_parts(engine, translation, binary, parts)
     }

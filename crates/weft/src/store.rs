@@ -15,6 +15,10 @@ use weft_runtime::{FuncRefPtr, StoreObjects, UnwindReason, VMStore, ValRaw};
 pub struct StoreId(u64);
 
 impl StoreId {
+    /// No store: the id of a value not placed in a store yet.
+    #[cfg(feature = "component-model")]
+    pub(crate) const NONE: StoreId = StoreId(0);
+
     fn new() -> StoreId {
         static NEXT: AtomicU64 = AtomicU64::new(1);
         StoreId(NEXT.fetch_add(1, Ordering::Relaxed))
@@ -62,6 +66,9 @@ pub struct StoreOpaque {
     externrefs: Vec<Box<dyn Any + Send + Sync>>,
     #[cfg(feature = "async")]
     pub(crate) async_state: Option<crate::async_support::AsyncState>,
+    /// Lifted functions and component instances.
+    #[cfg(feature = "component-model")]
+    pub(crate) components: crate::component::store::ComponentStore,
 }
 
 impl StoreOpaque {
@@ -222,6 +229,8 @@ impl<T: 'static> Store<T> {
                     externrefs: Vec::new(),
                     #[cfg(feature = "async")]
                     async_state: None,
+                    #[cfg(feature = "component-model")]
+                    components: Default::default(),
                 },
                 fuel: Default::default(),
                 epoch_behavior: crate::interrupts::EpochBehavior::Trap,

@@ -1,0 +1,409 @@
+//! Calls across the component boundary: into a lifted function (from the
+//! host or from another component) and out of a lowered one (to the host).
+
+use super::handles::{enter_call, exit_call, lift_resources, lower_resources};
+use super::linker::HostDtor;
+use super::resources::{Handle, ResourceKind};
+use super::store::{FlagsRef, Options};
+use super::{lift_flat_values, lower_flat_values, LiftContext, LowerContext, LowerMemory, Val};
+use crate::{AsContextMut, StoreContextMut};
+use weft_environ::component::abi::{self, AbiOptions, Context, FlatType, MAX_FLAT_PARAMS, MAX_FLAT_RESULTS};
+use weft_environ::component::{ComponentTypes, FuncType, InterfaceType};
+
+/// The memory of canonical options in a store, with its `realloc`.
+struct StoreMemory<'s, 'a, T: 'static> {
+    store: &'s mut StoreContextMut<'a, T>,
+    memory: Option<crate::Memory>,
+    realloc: Option<crate::Func>,
+    flags: FlagsRef,
+}
+
+impl<T: 'static> LowerMemory for StoreMemory<'_, '_, T> {
+    fn memory(&mut self) -> &mut [u8] {
+        match self.memory {
+            Some(m) => m.data_mut(&mut *self.store),
+            None => &mut [],
+        }
+    }
+
+    fn realloc(&mut self, old_ptr: u32, old_size: u32, align: u32, new_size: u32) -> crate::Result<u32> {
+        let Some(realloc) = self.realloc else {
+            crate::bail!("canonical ABI trap: a value needs memory, but the canonical options have no `realloc`");
+        };
+        let args = [old_ptr, old_size, align, new_size].map(|v| crate::Val::I32(v as i32));
+        let mut result = [crate::Val::I32(0)];
+        set_may_leave(self.store, self.flags, false)?;
+        let called = realloc.call(&mut *self.store, &args, &mut result);
+        set_may_leave(self.store, self.flags, true)?;
+        called?;
+        match result[0] {
+            crate::Val::I32(p) => Ok(p as u32),
+            _ => crate::bail!("`realloc` returned a value that is not an i32"),
+        }
+    }
+}
+
+/// Traps unless the component instance `at` may call out.
+pub(crate) fn check_may_leave<T>(store: &StoreContextMut<'_, T>, at: FlagsRef) -> crate::Result<()> {
+    if !store.0.opaque().components.flags(at)?.may_leave {
+        crate::bail!("canonical ABI trap: cannot leave component instance");
+    }
+    Ok(())
+}
+
+/// What happens to a handle removed from a table: an `own` handle runs
+/// its resource's destructor (a guest's core function, entered unless it
+/// would be re-entered, or the host's), a `borrow` handle ends its borrow.
+/// `from` is the component instance that drops it (`None`: the host).
+pub(crate) fn drop_handle<T: 'static>(
+    store: &mut StoreContextMut<'_, T>,
+    h: Handle,
+    from: Option<FlagsRef>,
+) -> crate::Result<()> {
+    if !h.own {
+        if let Some(scope) = h.borrow_scope {
+            if let Some(call) = store.0.opaque_mut().components.calls.get_mut(scope as usize) {
+                call.num_borrows = call.num_borrows.saturating_sub(1);
+            }
+        }
+        return Ok(());
+    }
+    match h.ty.0 {
+        ResourceKind::Guest { instance, resource, .. } => {
+            let defined = store
+                .0
+                .opaque()
+                .components
+                .instance(instance)?
+                .defined
+                .get(resource as usize)
+                .cloned()
+                .ok_or_else(|| crate::format_err!("resource {resource} not found in its component instance"))?;
+            let Some(dtor) = defined.dtor else {
+                return Ok(());
+            };
+            let at = FlagsRef {
+                instance,
+                component_instance: defined.component_instance,
+            };
+            let reentering = from != Some(at);
+            if reentering {
+                if !store.0.opaque().components.flags(at)?.may_enter {
+                    crate::bail!("canonical ABI trap: cannot enter component instance");
+                }
+                set_may_enter(store, at, false)?;
+            }
+            let r = dtor.call(&mut *store, &[crate::Val::I32(h.rep as i32)], &mut []);
+            if reentering && !matches!(&r, Err(e) if e.downcast_ref::<crate::Trap>().is_some()) {
+                set_may_enter(store, at, true)?;
+            }
+            r
+        }
+        ResourceKind::Host(_) => {
+            let dtor = store.0.opaque().components.host_dtors.get(&h.ty).cloned();
+            match dtor.as_ref().and_then(|d| d.downcast_ref::<HostDtor<T>>()) {
+                Some(dtor) => dtor(store.as_context_mut(), h.rep),
+                None => Ok(()),
+            }
+        }
+    }
+}
+
+/// [`super::ResourceAny::resource_drop`].
+pub(crate) fn drop_host_resource<T: 'static>(
+    store: &mut StoreContextMut<'_, T>,
+    resource: super::ResourceAny,
+) -> crate::Result<()> {
+    let table = &mut store.0.opaque_mut().components.host_handles;
+    let h = *table.get(resource.index)?;
+    if h.ty != resource.ty || h.own != resource.own {
+        crate::bail!("the resource was already dropped or given away");
+    }
+    if h.num_lends != 0 {
+        crate::bail!("cannot drop a resource that is lent out");
+    }
+    table.remove(resource.index)?;
+    drop_handle(store, h, None)
+}
+
+fn set_may_leave<T>(store: &mut StoreContextMut<'_, T>, flags: FlagsRef, value: bool) -> crate::Result<()> {
+    store.0.opaque_mut().components.flags_mut(flags)?.may_leave = value;
+    Ok(())
+}
+
+fn set_may_enter<T>(store: &mut StoreContextMut<'_, T>, flags: FlagsRef, value: bool) -> crate::Result<()> {
+    store.0.opaque_mut().components.flags_mut(flags)?.may_enter = value;
+    Ok(())
+}
+
+/// The bytes of the options' memory (empty without one).
+fn memory_bytes<'a, T>(store: &'a StoreContextMut<'_, T>, options: &Options) -> &'a [u8] {
+    match options.memory {
+        Some(m) => m.data(store),
+        None => &[],
+    }
+}
+
+fn flat_count(types: &ComponentTypes, tys: &[InterfaceType]) -> usize {
+    tys.iter()
+        .map(|t| abi::flatten_type(types, *t, abi::PtrType::I32).len())
+        .sum()
+}
+
+fn result_types(ty: &FuncType) -> Vec<InterfaceType> {
+    ty.result.into_iter().collect()
+}
+
+/// A flat slot as the core value of type `t`.
+fn core_val(t: FlatType, slot: u64) -> crate::Val {
+    match t {
+        FlatType::I32 => crate::Val::I32(slot as u32 as i32),
+        FlatType::I64 => crate::Val::I64(slot as i64),
+        FlatType::F32 => crate::Val::F32(slot as u32),
+        FlatType::F64 => crate::Val::F64(slot),
+    }
+}
+
+/// A core value as a flat slot.
+fn slot(v: &crate::Val) -> crate::Result<u64> {
+    Ok(match v {
+        crate::Val::I32(x) => u64::from(*x as u32),
+        crate::Val::I64(x) => *x as u64,
+        crate::Val::F32(x) => u64::from(*x),
+        crate::Val::F64(x) => *x,
+        _ => crate::bail!("a core value of the canonical ABI must be a number"),
+    })
+}
+
+/// The arguments of a lowered function, lifted from its core parameters
+/// with the caller's options (the last core parameter is the pointer for
+/// the results when they do not fit in one core value).
+pub(crate) fn lift_args_from_core<T>(
+    store: &mut StoreContextMut<'_, T>,
+    types: &ComponentTypes,
+    ty: &FuncType,
+    options: &Options,
+    params: &[crate::Val],
+) -> crate::Result<Vec<Val>> {
+    let param_tys: Vec<InterfaceType> = ty.param_types().collect();
+    let spilled_results = flat_count(types, &result_types(ty)) > MAX_FLAT_RESULTS;
+    let n = params.len() - usize::from(spilled_results && !params.is_empty());
+    let flat = params[..n].iter().map(slot).collect::<crate::Result<Vec<_>>>()?;
+    let cx = LiftContext {
+        types,
+        memory: memory_bytes(store, options),
+        encoding: options.encoding,
+    };
+    lift_flat_values(&cx, MAX_FLAT_PARAMS, &param_tys, &flat)
+}
+
+/// The results of a lowered function, lowered into its core results (or
+/// into memory at the pointer passed as its last core parameter).
+pub(crate) fn lower_results_to_core<T>(
+    store: &mut StoreContextMut<'_, T>,
+    types: &ComponentTypes,
+    ty: &FuncType,
+    options: &Options,
+    params: &[crate::Val],
+    out: &[Val],
+    results: &mut [crate::Val],
+) -> crate::Result<()> {
+    let tys = result_types(ty);
+    let out_param = if flat_count(types, &tys) > MAX_FLAT_RESULTS {
+        match params.last() {
+            Some(crate::Val::I32(p)) => Some(*p as u32),
+            _ => crate::bail!("the lowered function has no pointer for its results"),
+        }
+    } else {
+        None
+    };
+    let flat_ty = abi::flatten_functype(types, ty, AbiOptions::default(), Context::Lower);
+    set_may_leave(store, options.flags, false)?;
+    let lowered = {
+        let mut memory = StoreMemory {
+            store: &mut *store,
+            memory: options.memory,
+            realloc: options.realloc,
+            flags: options.flags,
+        };
+        let mut cx = LowerContext {
+            types,
+            memory: &mut memory,
+            encoding: options.encoding,
+        };
+        lower_flat_values(&mut cx, MAX_FLAT_RESULTS, out, &tys, out_param)
+    };
+    set_may_leave(store, options.flags, true)?;
+    let flat = lowered?;
+    if flat.len() != results.len() || flat.len() != flat_ty.results.len() {
+        crate::bail!("the lowered results do not match the core signature");
+    }
+    for ((r, v), t) in results.iter_mut().zip(flat).zip(&flat_ty.results) {
+        *r = core_val(*t, v);
+    }
+    Ok(())
+}
+
+/// Calls the lifted function at store index `index` with `args`, writing
+/// its results to `results`: lowers the arguments with the callee's
+/// options, calls the core function, lifts the results, then runs the
+/// `post-return` function.
+pub(crate) fn call_lifted<T: 'static>(
+    store: &mut StoreContextMut<'_, T>,
+    index: u32,
+    args: &[Val],
+    results: &mut [Val],
+) -> crate::Result<()> {
+    let scope = enter_call(store);
+    let r = call_lifted_in(store, index, args, results, scope);
+    let exited = exit_call(store, scope, r.is_ok());
+    r.and(exited)
+}
+
+fn call_lifted_in<T: 'static>(
+    store: &mut StoreContextMut<'_, T>,
+    index: u32,
+    args: &[Val],
+    results: &mut [Val],
+    scope: usize,
+) -> crate::Result<()> {
+    let f = store
+        .0
+        .opaque()
+        .components
+        .funcs
+        .get(index as usize)
+        .cloned()
+        .ok_or_else(|| crate::format_err!("component function not found in store"))?;
+    let types = &*f.types;
+    let ty = types
+        .func(f.ty)
+        .ok_or_else(|| crate::format_err!("component function type not found"))?;
+    let param_tys: Vec<InterfaceType> = ty.param_types().collect();
+    let result_tys = result_types(ty);
+    if args.len() != param_tys.len() {
+        crate::bail!("expected {} arguments, got {}", param_tys.len(), args.len());
+    }
+    if results.len() != result_tys.len() {
+        crate::bail!("expected {} results, got {}", result_tys.len(), results.len());
+    }
+    let flags = f.options.flags;
+    if !store.0.opaque().components.flags(flags)?.may_enter {
+        crate::bail!("canonical ABI trap: cannot enter component instance");
+    }
+    let flat_ty = abi::flatten_functype(types, ty, AbiOptions::default(), Context::Lift);
+    let mut args = args.to_vec();
+    lower_resources(store, types, &param_tys, &mut args, flags, Some(scope))?;
+    let args = &args[..];
+    // Lowering the arguments may call the callee's `realloc`.
+    let flat_args = {
+        let mut memory = StoreMemory {
+            store: &mut *store,
+            memory: f.options.memory,
+            realloc: f.options.realloc,
+            flags,
+        };
+        let mut cx = LowerContext {
+            types,
+            memory: &mut memory,
+            encoding: f.options.encoding,
+        };
+        lower_flat_values(&mut cx, MAX_FLAT_PARAMS, args, &param_tys, None)?
+    };
+    if flat_args.len() != flat_ty.params.len() {
+        crate::bail!("the lowered arguments do not match the core signature");
+    }
+    let core_args: Vec<crate::Val> = flat_ty
+        .params
+        .iter()
+        .zip(&flat_args)
+        .map(|(t, v)| core_val(*t, *v))
+        .collect();
+    let mut core_results: Vec<crate::Val> = flat_ty.results.iter().map(|t| core_val(*t, 0)).collect();
+    set_may_enter(store, flags, false)?;
+    let called = f.core.call(&mut *store, &core_args, &mut core_results);
+    if let Err(e) = called {
+        // A trapped instance is not entered again until it is re-made; a
+        // host error leaves it as it was.
+        if e.downcast_ref::<crate::Trap>().is_none() {
+            set_may_enter(store, flags, true)?;
+        }
+        return Err(e);
+    }
+    let flat_results = core_results.iter().map(slot).collect::<crate::Result<Vec<_>>>()?;
+    let lifted = {
+        let cx = LiftContext {
+            types,
+            memory: memory_bytes(store, &f.options),
+            encoding: f.options.encoding,
+        };
+        lift_flat_values(&cx, MAX_FLAT_RESULTS, &result_tys, &flat_results)
+    };
+    let lifted = lifted.and_then(|mut v| {
+        if store
+            .0
+            .opaque()
+            .components
+            .calls
+            .get(scope)
+            .is_some_and(|c| c.num_borrows != 0)
+        {
+            crate::bail!("canonical ABI trap: borrow handles still remain at the end of the call");
+        }
+        lift_resources(store, types, &result_tys, &mut v, flags, scope)?;
+        Ok(v)
+    });
+    let lifted = match lifted {
+        Ok(v) => v,
+        Err(e) => {
+            set_may_enter(store, flags, true)?;
+            return Err(e);
+        }
+    };
+    if let Some(post_return) = f.options.post_return {
+        set_may_leave(store, flags, false)?;
+        let r = post_return.call(&mut *store, &core_results, &mut []);
+        set_may_leave(store, flags, true)?;
+        if let Err(e) = r {
+            if e.downcast_ref::<crate::Trap>().is_none() {
+                set_may_enter(store, flags, true)?;
+            }
+            return Err(e);
+        }
+    }
+    set_may_enter(store, flags, true)?;
+    for (r, v) in results.iter_mut().zip(lifted) {
+        *r = v;
+    }
+    Ok(())
+}
+
+/// A function of a component instance: lifted from core wasm.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Func {
+    pub(crate) store: crate::store::StoreId,
+    pub(crate) index: u32,
+}
+
+impl Func {
+    /// Calls the function with `params`, writing its results to `results`
+    /// (as many as the function has: zero or one), then runs its
+    /// `post-return` function, if any (as Wasmtime does since
+    /// `Func::post_return` became a no-op).
+    ///
+    /// Fails when the arguments do not match the function's type, when the
+    /// function belongs to another store, when the callee's instance may
+    /// not be entered (it trapped, or the call would re-enter it), or when
+    /// the call traps.
+    pub fn call(&self, mut store: impl crate::AsContextMut, params: &[Val], results: &mut [Val]) -> crate::Result<()> {
+        let mut store = store.as_context_mut();
+        store.0.opaque().check(self.store, "component function")?;
+        call_lifted(&mut store, self.index, params, results)
+    }
+
+    /// Does nothing: `call` runs the `post-return` function itself. Kept so
+    /// that programs written for Wasmtime compile.
+    pub fn post_return(&self, _store: impl crate::AsContextMut) -> crate::Result<()> {
+        Ok(())
+    }
+}

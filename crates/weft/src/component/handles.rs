@@ -1,0 +1,253 @@
+//! Moving resources between handle tables around a call.
+//!
+//! The canonical ABI lifts an `own` or `borrow` as the raw handle index of
+//! the lifting instance's table ([`ResourceAny::raw`]) and lowers a raw
+//! index as it is. The passes here run right after lifting and right
+//! before lowering, on the values' trees: they take handles out of the
+//! source table (`lift_own`, `lift_borrow` of CanonicalABI.md), put them
+//! into the destination table (`lower_own`, `lower_borrow`), and record
+//! the lends and borrows of the call so that its end can check them.
+
+use super::resources::{Handle, ResourceAny, ResourceKind, ResourceType};
+use super::store::{CallScope, FlagsRef};
+use super::Val;
+use crate::StoreContextMut;
+use weft_environ::component::{ComponentTypes, DefinedType, InterfaceType, TypeResourceIndex};
+
+/// Calls `f` on every resource in `val`, a value of type `ty`, with
+/// whether it is an `own` and its resource type.
+pub(crate) fn for_each_resource(
+    types: &ComponentTypes,
+    ty: InterfaceType,
+    val: &mut Val,
+    f: &mut dyn FnMut(bool, TypeResourceIndex, &mut ResourceAny) -> crate::Result<()>,
+) -> crate::Result<()> {
+    match (ty, val) {
+        (InterfaceType::Own(r), Val::Resource(a)) => f(true, r, a),
+        (InterfaceType::Borrow(r), Val::Resource(a)) => f(false, r, a),
+        (InterfaceType::Own(_) | InterfaceType::Borrow(_), v) => {
+            crate::bail!("type mismatch: expected a resource, found {}", v.kind())
+        }
+        (InterfaceType::Defined(d), val) => {
+            let Some(def) = types.defined(d) else {
+                crate::bail!("type {} not found", d.0);
+            };
+            match (def, val) {
+                (DefinedType::Record(fields), Val::Record(vs)) => {
+                    for (field, (_, v)) in fields.iter().zip(vs.iter_mut()) {
+                        for_each_resource(types, field.ty, v, f)?;
+                    }
+                }
+                (DefinedType::Tuple(tys), Val::Tuple(vs)) => {
+                    for (t, v) in tys.iter().zip(vs.iter_mut()) {
+                        for_each_resource(types, *t, v, f)?;
+                    }
+                }
+                (DefinedType::List(t) | DefinedType::FixedLengthList(t, _), Val::List(vs)) => {
+                    for v in vs.iter_mut() {
+                        for_each_resource(types, *t, v, f)?;
+                    }
+                }
+                (DefinedType::Variant(cases), Val::Variant(name, Some(payload))) => {
+                    if let Some(t) = cases.iter().find(|c| &c.name == name).and_then(|c| c.ty) {
+                        for_each_resource(types, t, payload, f)?;
+                    }
+                }
+                (DefinedType::Option(t), Val::Option(Some(payload))) => for_each_resource(types, *t, payload, f)?,
+                (DefinedType::Result { ok: Some(t), .. }, Val::Result(Ok(Some(payload))))
+                | (DefinedType::Result { err: Some(t), .. }, Val::Result(Err(Some(payload)))) => {
+                    for_each_resource(types, *t, payload, f)?
+                }
+                _ => {}
+            }
+            Ok(())
+        }
+        _ => Ok(()),
+    }
+}
+
+fn trap(message: impl std::fmt::Display) -> crate::Error {
+    crate::format_err!("canonical ABI trap: {message}")
+}
+
+/// Moves the resources of `vals` (lifted from the component instance `from`
+/// as raw indices of its table) to the host table, lending `borrow`s for
+/// the call `scope` (`lift_own`, `lift_borrow`).
+pub(crate) fn lift_resources<T>(
+    store: &mut StoreContextMut<'_, T>,
+    types: &ComponentTypes,
+    tys: &[InterfaceType],
+    vals: &mut [Val],
+    from: FlagsRef,
+    scope: usize,
+) -> crate::Result<()> {
+    let id = store.0.opaque().id();
+    let components = &mut store.0.opaque_mut().components;
+    for (t, v) in tys.iter().zip(vals.iter_mut()) {
+        for_each_resource(types, *t, v, &mut |own, r, a| {
+            let ty = components.resource_type(from.instance, r)?;
+            let index = a.index;
+            let table = components.handles(from)?;
+            let h = *table.get(index)?;
+            if h.ty != ty {
+                return Err(trap(format_args!("handle index {index} is of another resource type")));
+            }
+            let host_index = if own {
+                if h.num_lends != 0 {
+                    return Err(trap("cannot move a resource handle that is lent out"));
+                }
+                if !h.own {
+                    return Err(trap("cannot move a borrowed handle as an owned one"));
+                }
+                table.remove(index)?;
+                components.host_handles.add(Handle {
+                    borrow_scope: None,
+                    num_lends: 0,
+                    ..h
+                })?
+            } else {
+                table.get_mut(index)?.num_lends += 1;
+                let host = components.host_handles.add(Handle {
+                    ty,
+                    rep: h.rep,
+                    own: false,
+                    borrow_scope: None,
+                    num_lends: 0,
+                })?;
+                let call = components
+                    .calls
+                    .get_mut(scope)
+                    .ok_or_else(|| crate::format_err!("no call in progress"))?;
+                call.lenders.push((Some(from), index));
+                call.host_borrows.push(host);
+                host
+            };
+            *a = ResourceAny {
+                store: id,
+                index: host_index,
+                ty,
+                own,
+            };
+            Ok(())
+        })?;
+    }
+    Ok(())
+}
+
+/// Moves the resources of `vals` (host values) into the table of the
+/// component instance `to`, as raw indices for lowering (`lower_own`,
+/// `lower_borrow`); a borrow of a resource `to` implements is passed as its
+/// representation.
+pub(crate) fn lower_resources<T>(
+    store: &mut StoreContextMut<'_, T>,
+    types: &ComponentTypes,
+    tys: &[InterfaceType],
+    vals: &mut [Val],
+    to: FlagsRef,
+    scope: Option<usize>,
+) -> crate::Result<()> {
+    let id = store.0.opaque().id();
+    let components = &mut store.0.opaque_mut().components;
+    for (t, v) in tys.iter().zip(vals.iter_mut()) {
+        for_each_resource(types, *t, v, &mut |own, r, a| {
+            if a.store != id {
+                crate::bail!("the resource belongs to a different store than the one it is used with");
+            }
+            let ty = components.resource_type(to.instance, r)?;
+            if a.ty != ty {
+                crate::bail!("type mismatch: the resource is of another resource type");
+            }
+            let h = *components.host_handles.get(a.index)?;
+            if h.ty != ty || h.own != a.own {
+                crate::bail!("the resource was already dropped or given away");
+            }
+            let index = if own {
+                if !h.own {
+                    crate::bail!("a borrowed resource cannot be passed as an owned one");
+                }
+                if h.num_lends != 0 {
+                    crate::bail!("cannot move a resource that is lent out");
+                }
+                components.host_handles.remove(a.index)?;
+                components.handles(to)?.add(Handle { ..h })?
+            } else {
+                let implemented_by_callee = match ty.0 {
+                    ResourceKind::Guest { instance, resource, .. } => {
+                        instance == to.instance
+                            && components
+                                .instance(instance)?
+                                .defined
+                                .get(resource as usize)
+                                .is_some_and(|d| d.component_instance == to.component_instance)
+                    }
+                    ResourceKind::Host(_) => false,
+                };
+                if implemented_by_callee {
+                    h.rep
+                } else {
+                    let scope =
+                        scope.ok_or_else(|| crate::format_err!("a borrow can only be passed as an argument"))?;
+                    let index = components.handles(to)?.add(Handle {
+                        ty,
+                        rep: h.rep,
+                        own: false,
+                        borrow_scope: Some(scope as u32),
+                        num_lends: 0,
+                    })?;
+                    if let Some(call) = components.calls.get_mut(scope) {
+                        call.num_borrows += 1;
+                    }
+                    index
+                }
+            };
+            *a = ResourceAny::raw(index, own);
+            Ok(())
+        })?;
+    }
+    Ok(())
+}
+
+/// Starts the bookkeeping of a call; returns its scope.
+pub(crate) fn enter_call<T>(store: &mut StoreContextMut<'_, T>) -> usize {
+    let calls = &mut store.0.opaque_mut().components.calls;
+    calls.push(CallScope::default());
+    calls.len() - 1
+}
+
+/// Ends the call `scope`: returns its lends, removes the host's borrows
+/// made for it, and traps if the callee kept a borrow (when `check`).
+pub(crate) fn exit_call<T>(store: &mut StoreContextMut<'_, T>, scope: usize, check: bool) -> crate::Result<()> {
+    let components = &mut store.0.opaque_mut().components;
+    let mut ended = Vec::new();
+    while components.calls.len() > scope {
+        if let Some(call) = components.calls.pop() {
+            ended.push(call);
+        }
+    }
+    let mut kept_borrows = false;
+    for call in ended {
+        kept_borrows |= call.num_borrows != 0;
+        for (at, index) in call.lenders {
+            let table = match at {
+                Some(at) => components.handles(at).ok(),
+                None => Some(&mut components.host_handles),
+            };
+            if let Some(h) = table.and_then(|t| t.get_mut(index).ok()) {
+                h.num_lends = h.num_lends.saturating_sub(1);
+            }
+        }
+        for index in call.host_borrows {
+            let _ = components.host_handles.remove(index);
+        }
+    }
+    if check && kept_borrows {
+        return Err(trap("borrow handles still remain at the end of the call"));
+    }
+    Ok(())
+}
+
+/// The resource type of a raw lifted handle, before it is resolved.
+pub(crate) fn unresolved() -> ResourceType {
+    struct Unresolved;
+    ResourceType::host::<Unresolved>()
+}

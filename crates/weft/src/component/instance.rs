@@ -1,0 +1,634 @@
+//! Instantiation of components: the steps of the plan run against a store.
+//!
+//! Core modules are instantiated with [`crate::Instance::new`]; `canon
+//! lower` of a host import becomes a host [`crate::Func`] that lifts its
+//! arguments, calls the host and lowers the results; `canon lower` of a
+//! function lifted by another component of the same plan becomes a host
+//! function that lifts with the caller's options and calls the lifted
+//! function (which lowers with the callee's options). `canon lift` records
+//! a [`LiftedFunc`] in the store.
+
+use super::call::{call_lifted, check_may_leave, drop_handle, lift_args_from_core, lower_results_to_core};
+use super::handles::{enter_call, exit_call, lift_resources, lower_resources};
+use super::linker::{Definition, HostFunc};
+use super::resources::{Handle, HandleTable, ResourceKind, ResourceType};
+use super::store::{ComponentInstanceData, DefinedResource, ExportItem, Flags, FlagsRef, LiftedFunc, Options};
+use super::{Component, StringEncoding, Val};
+use crate::{AsContextMut, Extern, StoreContextMut, ValType};
+use std::any::Any;
+use std::sync::Arc;
+use weft_environ::component::abi::{self, AbiOptions, Context, FlatType};
+use weft_environ::component::{
+    self as env, CanonicalOptions, CoreItemIndex, Export, LowerCallee, ModuleRef, RuntimeImportIndex, Step,
+    TypeFuncIndex,
+};
+
+/// An instance of a component in a store.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Instance {
+    pub(crate) store: crate::store::StoreId,
+    pub(crate) index: u32,
+}
+
+/// The index of an export of a component instance, for looking up the
+/// exports of an exported instance ([`Instance::get_export_index`]).
+#[derive(Debug, Clone)]
+pub struct ComponentExportIndex {
+    store: crate::store::StoreId,
+    instance: u32,
+    path: Vec<usize>,
+}
+
+impl Instance {
+    /// The export `name` of this instance (`instance` `None`), or of the
+    /// exported instance `instance`, as an index for further lookups.
+    pub fn get_export_index(
+        &self,
+        mut store: impl AsContextMut,
+        instance: Option<&ComponentExportIndex>,
+        name: &str,
+    ) -> Option<ComponentExportIndex> {
+        let store = store.as_context_mut();
+        let opaque = store.0.opaque();
+        let data = opaque.components.instances.get(self.index as usize)?;
+        if opaque.check(self.store, "component instance").is_err() {
+            return None;
+        }
+        let mut exports = &data.exports;
+        let mut path = Vec::new();
+        if let Some(parent) = instance {
+            if parent.store != self.store || parent.instance != self.index {
+                return None;
+            }
+            for &i in &parent.path {
+                match exports.get(i) {
+                    Some((_, ExportItem::Instance(inner))) => exports = inner,
+                    _ => return None,
+                }
+                path.push(i);
+            }
+        }
+        let i = exports.iter().position(|(n, _)| n == name)?;
+        path.push(i);
+        Some(ComponentExportIndex {
+            store: self.store,
+            instance: self.index,
+            path,
+        })
+    }
+
+    fn export_item<'a>(&self, data: &'a ComponentInstanceData, index: &ComponentExportIndex) -> Option<&'a ExportItem> {
+        if index.store != self.store || index.instance != self.index {
+            return None;
+        }
+        let (last, parents) = index.path.split_last()?;
+        let mut exports: &'a [(String, ExportItem)] = &data.exports;
+        for &i in parents {
+            match &exports.get(i)?.1 {
+                ExportItem::Instance(inner) => exports = inner,
+                _ => return None,
+            }
+        }
+        Some(&exports.get(*last)?.1)
+    }
+
+    /// The exported function `name` (a name of the root's exports, or a
+    /// [`ComponentExportIndex`] from [`Instance::get_export_index`]).
+    pub fn get_func(&self, mut store: impl AsContextMut, name: impl InstanceExportLookup) -> Option<super::Func> {
+        let store = store.as_context_mut();
+        let opaque = store.0.opaque();
+        opaque.check(self.store, "component instance").ok()?;
+        let data = opaque.components.instances.get(self.index as usize)?;
+        let index = name.lookup(self, &store)?;
+        match self.export_item(data, &index)? {
+            ExportItem::Func(f) => Some(super::Func {
+                store: self.store,
+                index: *f,
+            }),
+            _ => None,
+        }
+    }
+
+    /// The exported core module `name`, if the export is one.
+    pub fn get_module(&self, mut store: impl AsContextMut, name: impl InstanceExportLookup) -> Option<crate::Module> {
+        let store = store.as_context_mut();
+        let opaque = store.0.opaque();
+        opaque.check(self.store, "component instance").ok()?;
+        let data = opaque.components.instances.get(self.index as usize)?;
+        let index = name.lookup(self, &store)?;
+        match self.export_item(data, &index)? {
+            ExportItem::Module(m) => Some(m.clone()),
+            _ => None,
+        }
+    }
+}
+
+/// A way to name an export: its name, or a [`ComponentExportIndex`].
+pub trait InstanceExportLookup {
+    #[doc(hidden)]
+    fn lookup<T>(&self, instance: &Instance, store: &StoreContextMut<'_, T>) -> Option<ComponentExportIndex>;
+    #[doc(hidden)]
+    fn describe(&self) -> String;
+}
+
+impl InstanceExportLookup for &str {
+    fn lookup<T>(&self, instance: &Instance, store: &StoreContextMut<'_, T>) -> Option<ComponentExportIndex> {
+        let data = store.0.opaque().components.instances.get(instance.index as usize)?;
+        let i = data.exports.iter().position(|(n, _)| n == self)?;
+        Some(ComponentExportIndex {
+            store: instance.store,
+            instance: instance.index,
+            path: vec![i],
+        })
+    }
+    fn describe(&self) -> String {
+        self.to_string()
+    }
+}
+
+impl InstanceExportLookup for &String {
+    fn lookup<T>(&self, instance: &Instance, store: &StoreContextMut<'_, T>) -> Option<ComponentExportIndex> {
+        self.as_str().lookup(instance, store)
+    }
+    fn describe(&self) -> String {
+        self.to_string()
+    }
+}
+
+impl InstanceExportLookup for &ComponentExportIndex {
+    fn lookup<T>(&self, _: &Instance, _: &StoreContextMut<'_, T>) -> Option<ComponentExportIndex> {
+        Some((*self).clone())
+    }
+    fn describe(&self) -> String {
+        format!("{:?}", self.path)
+    }
+}
+
+/// The per-instantiation tables of the plan's steps.
+struct Tables {
+    core_instances: Vec<crate::Instance>,
+    items: Vec<Extern>,
+    lifted: Vec<u32>,
+}
+
+impl Tables {
+    fn item(&self, i: CoreItemIndex) -> crate::Result<Extern> {
+        self.items
+            .get(i.0 as usize)
+            .cloned()
+            .ok_or_else(|| crate::format_err!("the instantiation plan names core item {} before making it", i.0))
+    }
+}
+
+/// Instantiates `component` in `store` with `imports`, one definition per
+/// import of the component.
+pub(crate) fn instantiate<T: 'static>(
+    mut store: StoreContextMut<'_, T>,
+    component: &Component,
+    imports: Vec<Definition<T>>,
+) -> crate::Result<Instance> {
+    let inner = &component.inner;
+    let plan = &inner.plan;
+    let instance_index = store.0.opaque().components.instances.len() as u32;
+    let store_id = store.0.opaque().id();
+    let resource_types = resource_types(component, &imports, store_id, instance_index)?;
+    for def in imported_resource_defs(component, &imports)? {
+        if let Definition::Resource(rt, dtor) = def {
+            let dtor: Arc<dyn Any + Send + Sync> = Arc::new(dtor.clone());
+            store.0.opaque_mut().components.host_dtors.insert(*rt, dtor);
+        }
+    }
+    let n = plan.num_component_instances as usize;
+    store.0.opaque_mut().components.instances.push(ComponentInstanceData {
+        component: component.clone(),
+        exports: Vec::new(),
+        flags: vec![Flags::default(); n],
+        handles: vec![HandleTable::default(); n],
+        resource_types,
+        defined: Vec::new(),
+    });
+    let mut t = Tables {
+        core_instances: Vec::with_capacity(plan.num_core_instances as usize),
+        items: Vec::with_capacity(plan.num_core_items as usize),
+        lifted: Vec::with_capacity(plan.num_lifted_funcs as usize),
+    };
+    for step in &plan.steps {
+        run_step(&mut store, component, instance_index, &imports, &mut t, step)?;
+    }
+    let exports = plan
+        .exports
+        .iter()
+        .map(|(name, e)| Ok((name.clone(), export_item(component, &imports, &t, e)?)))
+        .collect::<crate::Result<Vec<_>>>()?;
+    if let Some(data) = store
+        .0
+        .opaque_mut()
+        .components
+        .instances
+        .get_mut(instance_index as usize)
+    {
+        data.exports = exports;
+    }
+    Ok(Instance {
+        store: store_id,
+        index: instance_index,
+    })
+}
+
+fn run_step<T: 'static>(
+    store: &mut StoreContextMut<'_, T>,
+    component: &Component,
+    instance_index: u32,
+    imports: &[Definition<T>],
+    t: &mut Tables,
+    step: &Step,
+) -> crate::Result<()> {
+    let inner = &component.inner;
+    match step {
+        Step::InstantiateModule { module, args, .. } => {
+            let module = match module {
+                ModuleRef::Static(i) => inner
+                    .modules
+                    .get(i.0 as usize)
+                    .cloned()
+                    .ok_or_else(|| crate::format_err!("the plan names core module {} that does not exist", i.0))?,
+                ModuleRef::Import(rt) => match runtime_import(component, imports, *rt)? {
+                    Definition::Module(m) => m.clone(),
+                    other => crate::bail!("expected a core module, found {}", other.describe()),
+                },
+            };
+            let args = args.iter().map(|a| t.item(*a)).collect::<crate::Result<Vec<_>>>()?;
+            let instance = crate::Instance::new(&mut *store, &module, &args)?;
+            t.core_instances.push(instance);
+        }
+        Step::AliasExport { instance, name, .. } => {
+            let core =
+                t.core_instances.get(instance.0 as usize).copied().ok_or_else(|| {
+                    crate::format_err!("the plan names core instance {} before making it", instance.0)
+                })?;
+            let item = core
+                .get_export(&mut *store, name)
+                .ok_or_else(|| crate::format_err!("core instance {} has no export `{name}`", instance.0))?;
+            t.items.push(item);
+        }
+        Step::Lift {
+            core_func, ty, options, ..
+        } => {
+            let core = match t.item(*core_func)? {
+                Extern::Func(f) => f,
+                _ => crate::bail!("`canon lift` of a core item that is not a function"),
+            };
+            let options = resolve_options(t, instance_index, options)?;
+            let funcs = &mut store.0.opaque_mut().components.funcs;
+            funcs.push(LiftedFunc {
+                core,
+                ty: *ty,
+                types: inner.types.clone(),
+                options,
+            });
+            t.lifted.push((funcs.len() - 1) as u32);
+        }
+        Step::Lower {
+            callee, ty, options, ..
+        } => {
+            let options = resolve_options(t, instance_index, options)?;
+            let target = match callee {
+                LowerCallee::Import(rt) => match runtime_import(component, imports, *rt)? {
+                    Definition::Func(f) => Callee::Host(f.clone()),
+                    other => crate::bail!("expected a function, found {}", other.describe()),
+                },
+                LowerCallee::Lifted { func, .. } => {
+                    Callee::Lifted(t.lifted.get(func.0 as usize).copied().ok_or_else(|| {
+                        crate::format_err!("the plan lowers lifted function {} before lifting it", func.0)
+                    })?)
+                }
+            };
+            let func = lowered_func(store, component, *ty, options, target)?;
+            t.items.push(Extern::Func(func));
+        }
+        Step::DefineResource { dtor, instance, .. } => {
+            let dtor = match dtor.map(|d| t.item(d)).transpose()? {
+                None => None,
+                Some(Extern::Func(f)) => Some(f),
+                Some(_) => crate::bail!("the destructor of a resource is not a function"),
+            };
+            let data = store
+                .0
+                .opaque_mut()
+                .components
+                .instances
+                .get_mut(instance_index as usize)
+                .ok_or_else(|| crate::format_err!("component instance not found in store"))?;
+            data.defined.push(DefinedResource {
+                component_instance: instance.0,
+                dtor,
+            });
+        }
+        Step::ResourceNew { resource, instance, .. } => {
+            let at = FlagsRef {
+                instance: instance_index,
+                component_instance: instance.0,
+            };
+            let resource = *resource;
+            let ty = crate::FuncType::new(store.engine(), [ValType::I32], [ValType::I32]);
+            let f = crate::Func::new(&mut *store, ty, move |mut caller, params, results| {
+                let store = caller.as_context_mut();
+                check_may_leave(&store, at)?;
+                let rep = core_i32(params)?;
+                let components = &mut store.0.opaque_mut().components;
+                let ty = components.resource_type(at.instance, resource)?;
+                let index = components.handles(at)?.add(Handle {
+                    ty,
+                    rep,
+                    own: true,
+                    borrow_scope: None,
+                    num_lends: 0,
+                })?;
+                if let Some(r) = results.first_mut() {
+                    *r = crate::Val::I32(index as i32);
+                }
+                Ok(())
+            });
+            t.items.push(Extern::Func(f));
+        }
+        Step::ResourceRep { resource, instance, .. } => {
+            let at = FlagsRef {
+                instance: instance_index,
+                component_instance: instance.0,
+            };
+            let resource = *resource;
+            let ty = crate::FuncType::new(store.engine(), [ValType::I32], [ValType::I32]);
+            let f = crate::Func::new(&mut *store, ty, move |mut caller, params, results| {
+                let store = caller.as_context_mut();
+                let index = core_i32(params)?;
+                let components = &mut store.0.opaque_mut().components;
+                let ty = components.resource_type(at.instance, resource)?;
+                let h = *components.handles(at)?.get(index)?;
+                if h.ty != ty {
+                    crate::bail!("canonical ABI trap: handle index {index} is of another resource type");
+                }
+                if let Some(r) = results.first_mut() {
+                    *r = crate::Val::I32(h.rep as i32);
+                }
+                Ok(())
+            });
+            t.items.push(Extern::Func(f));
+        }
+        Step::ResourceDrop { resource, instance, .. } => {
+            let at = FlagsRef {
+                instance: instance_index,
+                component_instance: instance.0,
+            };
+            let resource = *resource;
+            let ty = crate::FuncType::new(store.engine(), [ValType::I32], []);
+            let f = crate::Func::new(&mut *store, ty, move |mut caller, params, _| {
+                let mut store = caller.as_context_mut();
+                check_may_leave(&store, at)?;
+                let index = core_i32(params)?;
+                let ty = store.0.opaque().components.resource_type(at.instance, resource)?;
+                let handles = store.0.opaque_mut().components.handles(at)?;
+                let h = *handles.get(index)?;
+                if h.ty != ty {
+                    crate::bail!("canonical ABI trap: handle index {index} is of another resource type");
+                }
+                if h.num_lends != 0 {
+                    crate::bail!("canonical ABI trap: cannot drop a resource handle that is lent out");
+                }
+                handles.remove(index)?;
+                drop_handle(&mut store, h, Some(at))
+            });
+            t.items.push(Extern::Func(f));
+        }
+    }
+    Ok(())
+}
+
+/// The definition of a runtime import: the root import, then the path of
+/// export names through instances.
+fn runtime_import<'a, T>(
+    component: &Component,
+    imports: &'a [Definition<T>],
+    index: RuntimeImportIndex,
+) -> crate::Result<&'a Definition<T>> {
+    let plan = &component.inner.plan;
+    let rt = plan
+        .runtime_imports
+        .get(index.0 as usize)
+        .ok_or_else(|| crate::format_err!("the plan names runtime import {} that does not exist", index.0))?;
+    import_at(component, imports, rt)
+}
+
+/// The definition at a runtime import's path.
+fn import_at<'a, T>(
+    component: &Component,
+    imports: &'a [Definition<T>],
+    rt: &env::RuntimeImport,
+) -> crate::Result<&'a Definition<T>> {
+    let plan = &component.inner.plan;
+    let import_name = plan
+        .imports
+        .get(rt.import.0 as usize)
+        .map(|i| i.name.as_str())
+        .unwrap_or("?");
+    let mut def = imports
+        .get(rt.import.0 as usize)
+        .ok_or_else(|| crate::format_err!("import `{import_name}` is not defined"))?;
+    let mut path = import_name.to_string();
+    for name in rt.path.iter() {
+        def = match def {
+            Definition::Instance(map) => map.get(name).ok_or_else(|| {
+                crate::format_err!("component imports `{name}` of instance `{path}`, but the linker does not define it")
+            })?,
+            other => crate::bail!("`{path}` is defined as {}, not as an instance", other.describe()),
+        };
+        path = format!("{path}/{name}");
+    }
+    Ok(def)
+}
+
+/// The store's items for canonical options.
+fn resolve_options(t: &Tables, instance: u32, options: &CanonicalOptions) -> crate::Result<Options> {
+    let memory = match options.memory.map(|m| t.item(m)).transpose()? {
+        None => None,
+        Some(Extern::Memory(m)) => Some(m),
+        Some(_) => crate::bail!("the `memory` option names a core item that is not a memory"),
+    };
+    let func = |i: Option<CoreItemIndex>, what: &str| -> crate::Result<Option<crate::Func>> {
+        match i.map(|i| t.item(i)).transpose()? {
+            None => Ok(None),
+            Some(Extern::Func(f)) => Ok(Some(f)),
+            Some(_) => crate::bail!("the `{what}` option names a core item that is not a function"),
+        }
+    };
+    Ok(Options {
+        memory,
+        realloc: func(options.realloc, "realloc")?,
+        post_return: func(options.post_return, "post-return")?,
+        encoding: match options.string_encoding {
+            env::StringEncoding::Utf8 => StringEncoding::Utf8,
+            env::StringEncoding::Utf16 => StringEncoding::Utf16,
+            env::StringEncoding::CompactUtf16 => StringEncoding::Latin1Utf16,
+        },
+        flags: FlagsRef {
+            instance,
+            component_instance: options.instance.0,
+        },
+    })
+}
+
+/// What a lowered function calls.
+#[derive(Clone)]
+enum Callee<T: 'static> {
+    Host(HostFunc<T>),
+    Lifted(u32),
+}
+
+fn core_type(t: FlatType) -> ValType {
+    match t {
+        FlatType::I32 => ValType::I32,
+        FlatType::I64 => ValType::I64,
+        FlatType::F32 => ValType::F32,
+        FlatType::F64 => ValType::F64,
+    }
+}
+
+/// The core function of a `canon lower` of a function of type `ty`.
+fn lowered_func<T: 'static>(
+    store: &mut StoreContextMut<'_, T>,
+    component: &Component,
+    ty: TypeFuncIndex,
+    options: Options,
+    callee: Callee<T>,
+) -> crate::Result<crate::Func> {
+    let types = component.inner.types.clone();
+    let func_ty = types
+        .func(ty)
+        .ok_or_else(|| crate::format_err!("the plan names function type {} that does not exist", ty.0))?;
+    let flat = abi::flatten_functype(&types, func_ty, AbiOptions::default(), Context::Lower);
+    let engine = store.engine().clone();
+    let core_ty = crate::FuncType::new(
+        &engine,
+        flat.params.iter().map(|t| core_type(*t)),
+        flat.results.iter().map(|t| core_type(*t)),
+    );
+    let func = crate::Func::new(&mut *store, core_ty, move |mut caller, params, results| {
+        let mut store = caller.as_context_mut();
+        let Some(func_ty) = types.func(ty) else {
+            crate::bail!("function type {} not found", ty.0);
+        };
+        if !store.0.opaque().components.flags(options.flags)?.may_leave {
+            crate::bail!("canonical ABI trap: cannot leave component instance");
+        }
+        let scope = enter_call(&mut store);
+        let r = (|| {
+            let mut args = lift_args_from_core(&mut store, &types, func_ty, &options, params)?;
+            let param_tys: Vec<_> = func_ty.param_types().collect();
+            lift_resources(&mut store, &types, &param_tys, &mut args, options.flags, scope)?;
+            let mut out = vec![Val::Bool(false); usize::from(func_ty.result.is_some())];
+            match &callee {
+                Callee::Host(f) => f(store.as_context_mut(), &args, &mut out)?,
+                Callee::Lifted(index) => call_lifted(&mut store, *index, &args, &mut out)?,
+            }
+            let result_tys: Vec<_> = func_ty.result.into_iter().collect();
+            lower_resources(&mut store, &types, &result_tys, &mut out, options.flags, None)?;
+            lower_results_to_core(&mut store, &types, func_ty, &options, params, &out, results)
+        })();
+        let exited = exit_call(&mut store, scope, false);
+        r.and(exited)
+    });
+    Ok(func)
+}
+
+/// The store item of an export of the root.
+fn export_item<T>(
+    component: &Component,
+    imports: &[Definition<T>],
+    t: &Tables,
+    e: &Export,
+) -> crate::Result<ExportItem> {
+    Ok(match e {
+        Export::LiftedFunction { func, .. } => ExportItem::Func(
+            t.lifted
+                .get(func.0 as usize)
+                .copied()
+                .ok_or_else(|| crate::format_err!("the plan exports lifted function {} that was not lifted", func.0))?,
+        ),
+        Export::ImportedFunction { .. } => crate::bail!("unsupported: exporting an imported function again"),
+        Export::Instance(exports) => ExportItem::Instance(
+            exports
+                .iter()
+                .map(|(n, e)| Ok((n.clone(), export_item(component, imports, t, e)?)))
+                .collect::<crate::Result<Vec<_>>>()?,
+        ),
+        Export::ImportedInstance(_) => crate::bail!("unsupported: exporting an imported instance again"),
+        Export::Module(ModuleRef::Static(i)) => ExportItem::Module(
+            component
+                .inner
+                .modules
+                .get(i.0 as usize)
+                .cloned()
+                .ok_or_else(|| crate::format_err!("the plan exports core module {} that does not exist", i.0))?,
+        ),
+        Export::Module(ModuleRef::Import(rt)) => match runtime_import(component, imports, *rt)? {
+            Definition::Module(m) => ExportItem::Module(m.clone()),
+            other => crate::bail!("expected a core module, found {}", other.describe()),
+        },
+        Export::Type(_) => ExportItem::Type,
+    })
+}
+
+/// The one `i32` parameter of a resource built-in.
+fn core_i32(params: &[crate::Val]) -> crate::Result<u32> {
+    match params.first() {
+        Some(crate::Val::I32(v)) => Ok(*v as u32),
+        _ => crate::bail!("expected an i32 argument"),
+    }
+}
+
+/// The definitions of the resource types the component imports, in the
+/// order of `imported_resources`.
+fn imported_resource_defs<'a, T>(
+    component: &Component,
+    imports: &'a [Definition<T>],
+) -> crate::Result<Vec<&'a Definition<T>>> {
+    let plan = &component.inner.plan;
+    plan.imported_resources
+        .iter()
+        .map(|r| {
+            let def = import_at(component, imports, &r.at)?;
+            match def {
+                Definition::Resource(..) => Ok(def),
+                other => crate::bail!("expected a resource type, found {}", other.describe()),
+            }
+        })
+        .collect()
+}
+
+/// The runtime identity of every resource of the component's types.
+fn resource_types<T>(
+    component: &Component,
+    imports: &[Definition<T>],
+    store: crate::store::StoreId,
+    instance: u32,
+) -> crate::Result<Vec<Option<ResourceType>>> {
+    let types = &component.inner.types;
+    let imported = imported_resource_defs(component, imports)?;
+    let count = types.counts()[5];
+    let mut out = Vec::with_capacity(count);
+    for i in 0..count {
+        let rt = match types.resource(env::TypeResourceIndex(i as u32)) {
+            Some(env::ResourceType::Defined(d)) => Some(ResourceType(ResourceKind::Guest {
+                store,
+                instance,
+                resource: d.0,
+            })),
+            Some(env::ResourceType::Imported(k)) => match imported.get(k.0 as usize) {
+                Some(Definition::Resource(rt, _)) => Some(*rt),
+                _ => crate::bail!("imported resource {} is not defined", k.0),
+            },
+            Some(env::ResourceType::Abstract(_)) | None => None,
+        };
+        out.push(rt);
+    }
+    Ok(out)
+}

@@ -1,0 +1,207 @@
+//! `Linker`: host definitions by name, for instantiating components.
+
+use super::{Component, Instance, ResourceType, Val};
+use crate::{AsContextMut, Engine, StoreContextMut};
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+/// A host function of the component model: called with the lifted
+/// arguments, it writes the results to be lowered.
+pub(crate) type HostFunc<T> =
+    Arc<dyn Fn(StoreContextMut<'_, T>, &[Val], &mut [Val]) -> crate::Result<()> + Send + Sync + 'static>;
+
+/// The destructor of a host resource type, called with the
+/// representation of a dropped `own` handle.
+pub(crate) type HostDtor<T> = Arc<dyn Fn(StoreContextMut<'_, T>, u32) -> crate::Result<()> + Send + Sync + 'static>;
+
+/// What a name of a [`Linker`] is defined as.
+pub(crate) enum Definition<T: 'static> {
+    /// A host function.
+    Func(HostFunc<T>),
+    /// An instance: more definitions by name.
+    Instance(BTreeMap<String, Definition<T>>),
+    /// A core module.
+    Module(crate::Module),
+    /// A resource type of the host, with its destructor.
+    Resource(ResourceType, HostDtor<T>),
+}
+
+impl<T: 'static> Clone for Definition<T> {
+    fn clone(&self) -> Self {
+        match self {
+            Definition::Func(f) => Definition::Func(f.clone()),
+            Definition::Instance(m) => Definition::Instance(m.clone()),
+            Definition::Module(m) => Definition::Module(m.clone()),
+            Definition::Resource(t, d) => Definition::Resource(*t, d.clone()),
+        }
+    }
+}
+
+impl<T: 'static> Definition<T> {
+    pub(crate) fn describe(&self) -> &'static str {
+        match self {
+            Definition::Func(_) => "a function",
+            Definition::Instance(_) => "an instance",
+            Definition::Module(_) => "a module",
+            Definition::Resource(..) => "a resource type",
+        }
+    }
+}
+
+/// Host definitions by name (functions, instances of them, core modules)
+/// that satisfy the imports of components, as Wasmtime's
+/// `component::Linker`.
+pub struct Linker<T: 'static> {
+    engine: Engine,
+    root: BTreeMap<String, Definition<T>>,
+    allow_shadowing: bool,
+}
+
+impl<T: 'static> Clone for Linker<T> {
+    fn clone(&self) -> Self {
+        Linker {
+            engine: self.engine.clone(),
+            root: self.root.clone(),
+            allow_shadowing: self.allow_shadowing,
+        }
+    }
+}
+
+/// The definitions of one instance of a [`Linker`] (the root, or an
+/// instance found by [`Linker::instance`] or [`LinkerInstance::instance`]).
+pub struct LinkerInstance<'a, T: 'static> {
+    map: &'a mut BTreeMap<String, Definition<T>>,
+    allow_shadowing: bool,
+}
+
+impl<T: 'static> Linker<T> {
+    /// An empty linker for components of `engine`.
+    pub fn new(engine: &Engine) -> Linker<T> {
+        Linker {
+            engine: engine.clone(),
+            root: BTreeMap::new(),
+            allow_shadowing: false,
+        }
+    }
+
+    /// The engine of the linker.
+    pub fn engine(&self) -> &Engine {
+        &self.engine
+    }
+
+    /// Whether a definition may replace an earlier one of the same name
+    /// (off by default: defining a name twice is an error).
+    pub fn allow_shadowing(&mut self, allow: bool) -> &mut Self {
+        self.allow_shadowing = allow;
+        self
+    }
+
+    /// The root instance: the definitions that match the component's
+    /// imports by name.
+    pub fn root(&mut self) -> LinkerInstance<'_, T> {
+        LinkerInstance {
+            map: &mut self.root,
+            allow_shadowing: self.allow_shadowing,
+        }
+    }
+
+    /// The instance `name` of the root, made empty if it does not exist.
+    pub fn instance(&mut self, name: &str) -> crate::Result<LinkerInstance<'_, T>> {
+        self.root().into_instance(name)
+    }
+
+    /// Instantiates `component` with the linker's definitions as its
+    /// imports. Fails, naming the import, when a definition is missing or
+    /// of the wrong kind, or when instantiation traps.
+    pub fn instantiate(
+        &self,
+        mut store: impl AsContextMut<Data = T>,
+        component: &Component,
+    ) -> crate::Result<Instance> {
+        let store = store.as_context_mut();
+        if !Engine::same(component.engine(), store.engine()) {
+            crate::bail!("the component was compiled for another engine than the store's");
+        }
+        let imports = self.resolve_imports(component)?;
+        super::instance::instantiate(store, component, imports)
+    }
+
+    /// The definition of each import of `component`, in order.
+    fn resolve_imports(&self, component: &Component) -> crate::Result<Vec<Definition<T>>> {
+        let plan = &component.inner.plan;
+        let mut out = Vec::with_capacity(plan.imports.len());
+        for import in &plan.imports {
+            let def = self.root.get(&import.name).ok_or_else(|| {
+                crate::format_err!("component imports `{}`, but the linker does not define it", import.name)
+            })?;
+            out.push(def.clone());
+        }
+        Ok(out)
+    }
+}
+
+impl<T: 'static> LinkerInstance<'_, T> {
+    fn insert(&mut self, name: &str, def: Definition<T>) -> crate::Result<()> {
+        if !self.allow_shadowing {
+            if let Some(old) = self.map.get(name) {
+                crate::bail!("`{name}` is already defined (as {})", old.describe());
+            }
+        }
+        self.map.insert(name.to_string(), def);
+        Ok(())
+    }
+
+    /// Defines `name` as a host function taking and returning dynamic
+    /// [`Val`]s. The component's import type decides how many arguments
+    /// and results there are; the function must write every result.
+    pub fn func_new(
+        &mut self,
+        name: &str,
+        func: impl Fn(StoreContextMut<'_, T>, &[Val], &mut [Val]) -> crate::Result<()> + Send + Sync + 'static,
+    ) -> crate::Result<()> {
+        self.insert(name, Definition::Func(Arc::new(func)))
+    }
+
+    /// Defines `name` as the resource type `ty` of the host (usually
+    /// [`ResourceType::host::<T>()`]), whose `own` handles the guest drops
+    /// by calling `dtor` with their representation.
+    pub fn resource(
+        &mut self,
+        name: &str,
+        ty: ResourceType,
+        dtor: impl Fn(StoreContextMut<'_, T>, u32) -> crate::Result<()> + Send + Sync + 'static,
+    ) -> crate::Result<()> {
+        self.insert(name, Definition::Resource(ty, Arc::new(dtor)))
+    }
+
+    /// Defines `name` as a core module (for components that import one).
+    pub fn module(&mut self, name: &str, module: &crate::Module) -> crate::Result<()> {
+        self.insert(name, Definition::Module(module.clone()))
+    }
+
+    /// The instance `name` of this instance, made empty if it does not
+    /// exist. Fails when `name` is defined as something else.
+    pub fn instance(&mut self, name: &str) -> crate::Result<LinkerInstance<'_, T>> {
+        LinkerInstance {
+            map: &mut *self.map,
+            allow_shadowing: self.allow_shadowing,
+        }
+        .into_instance(name)
+    }
+
+    /// [`LinkerInstance::instance`], consuming this one.
+    pub fn into_instance(self, name: &str) -> crate::Result<Self> {
+        let allow_shadowing = self.allow_shadowing;
+        let def = self
+            .map
+            .entry(name.to_string())
+            .or_insert_with(|| Definition::Instance(BTreeMap::new()));
+        match def {
+            Definition::Instance(map) => Ok(LinkerInstance { map, allow_shadowing }),
+            other => crate::bail!(
+                "`{name}` is already defined as {}, not as an instance",
+                other.describe()
+            ),
+        }
+    }
+}

@@ -1,0 +1,506 @@
+//! Loading values from and storing values to linear memory
+//! (`CanonicalABI.md`, "Loading" and "Storing"), strings in the three
+//! encodings included.
+
+use super::val::{make_variant, match_case, variant_cases};
+use super::{
+    add, check_aligned, mismatch, range, trap, ComponentTypes, InterfaceType, LiftContext, LowerContext,
+    StringEncoding, Val, MAX_LIST_BYTE_LENGTH, MAX_STRING_BYTE_LENGTH, UTF16_TAG,
+};
+use crate::Result;
+use weft_environ::component::abi::{align_to, alignment, discriminant_size, elem_size, flags_size, PtrType};
+use weft_environ::component::{DefinedType, TypeDefinedIndex};
+
+const PTR: PtrType = PtrType::I32;
+
+/// The definition of the defined type `index`.
+pub(crate) fn defined(types: &ComponentTypes, index: TypeDefinedIndex) -> Result<&DefinedType> {
+    types
+        .defined(index)
+        .ok_or_else(|| anyhow::anyhow!("type mismatch: type index {} is not in the registry", index.0))
+}
+
+/// The alignment of `ty` in a 32-bit memory.
+pub(crate) fn align_of(types: &ComponentTypes, ty: InterfaceType) -> u32 {
+    alignment(types, ty, PTR)
+}
+
+/// The size of `ty` in a 32-bit memory.
+pub(crate) fn size_of(types: &ComponentTypes, ty: InterfaceType) -> u32 {
+    elem_size(types, ty, PTR)
+}
+
+/// The offsets of the fields of a record of `fields`, with its alignment and
+/// size (as `elem_size` and `alignment` compute them).
+pub(crate) fn record_layout(types: &ComponentTypes, fields: &[InterfaceType]) -> (Vec<u32>, u32, u32) {
+    let mut offsets = Vec::with_capacity(fields.len());
+    let mut offset = 0u32;
+    let mut align = 1u32;
+    for t in fields {
+        let a = align_of(types, *t);
+        align = align.max(a);
+        offset = align_to(offset, a);
+        offsets.push(offset);
+        offset = offset.saturating_add(size_of(types, *t));
+    }
+    (offsets, align, align_to(offset, align))
+}
+
+/// The offset of the payload of a variant with `cases` from its start.
+pub(crate) fn payload_offset(types: &ComponentTypes, cases: &[Option<InterfaceType>]) -> u32 {
+    let max_case_alignment = cases.iter().flatten().map(|t| align_of(types, *t)).fold(1, u32::max);
+    align_to(discriminant_size(cases.len()), max_case_alignment)
+}
+
+fn read<const N: usize>(memory: &[u8], ptr: u32) -> Result<[u8; N]> {
+    let r = range(memory.len(), ptr, N as u32)?;
+    let mut out = [0; N];
+    if let Some(bytes) = memory.get(r) {
+        out.copy_from_slice(bytes);
+    }
+    Ok(out)
+}
+
+fn read_u32(memory: &[u8], ptr: u32) -> Result<u32> {
+    Ok(u32::from_le_bytes(read(memory, ptr)?))
+}
+
+fn write(memory: &mut [u8], ptr: u32, bytes: &[u8]) -> Result<()> {
+    let len = u32::try_from(bytes.len()).map_err(|_| trap("write larger than the address space"))?;
+    let r = range(memory.len(), ptr, len)?;
+    if let Some(dst) = memory.get_mut(r) {
+        dst.copy_from_slice(bytes);
+    }
+    Ok(())
+}
+
+/// `canonicalize_nan32`.
+pub(crate) fn canonicalize_f32(f: f32) -> f32 {
+    if f.is_nan() {
+        f32::from_bits(0x7fc0_0000)
+    } else {
+        f
+    }
+}
+
+/// `canonicalize_nan64`.
+pub(crate) fn canonicalize_f64(f: f64) -> f64 {
+    if f.is_nan() {
+        f64::from_bits(0x7ff8_0000_0000_0000)
+    } else {
+        f
+    }
+}
+
+/// `convert_i32_to_char`: traps on surrogates and values past `0x10FFFF`.
+pub(crate) fn convert_i32_to_char(i: u32) -> Result<char> {
+    char::from_u32(i).ok_or_else(|| trap(format_args!("{i:#x} is not a Unicode scalar value")))
+}
+
+/// `unpack_flags_from_int`, over the little-endian bytes of the flags.
+pub(crate) fn unpack_flags(bytes: &[u8], labels: &[String]) -> Val {
+    let set = labels
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| bytes.get(i / 8).is_some_and(|b| b >> (i % 8) & 1 == 1))
+        .map(|(_, l)| l.clone())
+        .collect();
+    Val::Flags(set)
+}
+
+/// `pack_flags_into_int`, as little-endian bytes (`flags_size` of them).
+pub(crate) fn pack_flags(ty: InterfaceType, val: &Val, labels: &[String]) -> Result<Vec<u8>> {
+    let Val::Flags(set) = val else {
+        return Err(mismatch(ty, val));
+    };
+    let mut bytes = vec![0u8; flags_size(labels.len()) as usize];
+    for name in set {
+        let i = labels
+            .iter()
+            .position(|l| l == name)
+            .ok_or_else(|| anyhow::anyhow!("type mismatch: no flag `{name}` in {ty:?}"))?;
+        if let Some(b) = bytes.get_mut(i / 8) {
+            *b |= 1 << (i % 8);
+        }
+    }
+    Ok(bytes)
+}
+
+/// `load`: the value of type `ty` at `ptr`. Traps unless `ptr` is aligned
+/// for `ty` and the whole value is in bounds.
+pub fn load(cx: &LiftContext<'_>, ty: InterfaceType, ptr: u32) -> Result<Val> {
+    use InterfaceType as T;
+    let mem = cx.memory;
+    check_aligned(ptr, align_of(cx.types, ty))?;
+    range(mem.len(), ptr, size_of(cx.types, ty))?;
+    Ok(match ty {
+        T::Bool => Val::Bool(read::<1>(mem, ptr)?[0] != 0),
+        T::S8 => Val::S8(i8::from_le_bytes(read(mem, ptr)?)),
+        T::U8 => Val::U8(u8::from_le_bytes(read(mem, ptr)?)),
+        T::S16 => Val::S16(i16::from_le_bytes(read(mem, ptr)?)),
+        T::U16 => Val::U16(u16::from_le_bytes(read(mem, ptr)?)),
+        T::S32 => Val::S32(i32::from_le_bytes(read(mem, ptr)?)),
+        T::U32 => Val::U32(u32::from_le_bytes(read(mem, ptr)?)),
+        T::S64 => Val::S64(i64::from_le_bytes(read(mem, ptr)?)),
+        T::U64 => Val::U64(u64::from_le_bytes(read(mem, ptr)?)),
+        T::F32 => Val::Float32(canonicalize_f32(f32::from_le_bytes(read(mem, ptr)?))),
+        T::F64 => Val::Float64(canonicalize_f64(f64::from_le_bytes(read(mem, ptr)?))),
+        T::Char => Val::Char(convert_i32_to_char(read_u32(mem, ptr)?)?),
+        T::String => {
+            let begin = read_u32(mem, ptr)?;
+            let units = read_u32(mem, add(ptr, 4)?)?;
+            Val::String(load_string_from_range(cx, begin, units)?)
+        }
+        T::Own(_) => Val::Resource(super::ResourceAny::raw(read_u32(mem, ptr)?, true)),
+        T::Borrow(_) => Val::Resource(super::ResourceAny::raw(read_u32(mem, ptr)?, false)),
+        T::ErrorContext => return Err(unsupported(ty)),
+        T::Defined(index) => {
+            let def = defined(cx.types, index)?;
+            match def {
+                DefinedType::List(t) => {
+                    let begin = read_u32(mem, ptr)?;
+                    let length = read_u32(mem, add(ptr, 4)?)?;
+                    Val::List(load_list_from_range(cx, begin, length, *t)?)
+                }
+                DefinedType::FixedLengthList(t, n) => {
+                    check_fixed_length(*n)?;
+                    let size = size_of(cx.types, *t);
+                    let mut elems = Vec::new();
+                    for i in 0..*n {
+                        elems.push(load(cx, *t, add(ptr, i.saturating_mul(size))?)?);
+                    }
+                    Val::List(elems)
+                }
+                DefinedType::Record(fields) => {
+                    let tys: Vec<_> = fields.iter().map(|f| f.ty).collect();
+                    let vals = load_fields(cx, &tys, ptr)?;
+                    Val::Record(fields.iter().map(|f| f.name.clone()).zip(vals).collect())
+                }
+                DefinedType::Tuple(tys) => Val::Tuple(load_fields(cx, tys, ptr)?),
+                DefinedType::Flags(labels) => {
+                    let r = range(mem.len(), ptr, flags_size(labels.len()))?;
+                    unpack_flags(mem.get(r).unwrap_or_default(), labels)
+                }
+                DefinedType::Variant(_)
+                | DefinedType::Enum(_)
+                | DefinedType::Option(_)
+                | DefinedType::Result { .. } => {
+                    let cases = variant_cases(def).unwrap_or_default();
+                    let disc_size = discriminant_size(cases.len());
+                    let index = match disc_size {
+                        1 => u32::from(read::<1>(mem, ptr)?[0]),
+                        2 => u32::from(u16::from_le_bytes(read(mem, ptr)?)),
+                        _ => read_u32(mem, ptr)?,
+                    };
+                    let Some(case) = cases.get(index as usize) else {
+                        return Err(trap(format_args!(
+                            "discriminant {index} out of range for {} cases",
+                            cases.len()
+                        )));
+                    };
+                    let payload = match case {
+                        Some(t) => Some(load(cx, *t, add(ptr, payload_offset(cx.types, &cases))?)?),
+                        None => None,
+                    };
+                    make_variant(def, index, payload)?
+                }
+            }
+        }
+    })
+}
+
+/// Fixed-length lists of zero-sized elements take no memory but one `Val`
+/// each: their length is limited like that of other lists.
+pub(crate) fn check_fixed_length(n: u32) -> Result<()> {
+    if n > MAX_LIST_BYTE_LENGTH {
+        return Err(trap(format_args!("list of {n} elements is too long")));
+    }
+    Ok(())
+}
+
+pub(crate) fn unsupported(ty: InterfaceType) -> crate::Error {
+    anyhow::anyhow!("unsupported: lifting and lowering {ty:?} (handles and error contexts need a handle table)")
+}
+
+/// `load_record`: the fields of types `tys` of a record at `ptr`.
+pub(crate) fn load_fields(cx: &LiftContext<'_>, tys: &[InterfaceType], ptr: u32) -> Result<Vec<Val>> {
+    let (offsets, _, _) = record_layout(cx.types, tys);
+    tys.iter()
+        .zip(offsets)
+        .map(|(t, o)| load(cx, *t, add(ptr, o)?))
+        .collect()
+}
+
+/// `load_list_from_range`.
+pub(crate) fn load_list_from_range(
+    cx: &LiftContext<'_>,
+    ptr: u32,
+    length: u32,
+    elem: InterfaceType,
+) -> Result<Vec<Val>> {
+    let size = size_of(cx.types, elem);
+    let bytes = u64::from(length) * u64::from(size);
+    // Zero-sized elements take no memory but one `Val` each: limit their
+    // count like the byte length of other lists.
+    if bytes > u64::from(MAX_LIST_BYTE_LENGTH) || length > MAX_LIST_BYTE_LENGTH {
+        return Err(trap(format_args!("list of {length} elements is too long")));
+    }
+    check_aligned(ptr, align_of(cx.types, elem))?;
+    // `bytes` fits in `u32` as it is at most `MAX_LIST_BYTE_LENGTH`.
+    range(cx.memory.len(), ptr, bytes as u32)?;
+    let mut elems = Vec::with_capacity(length.min(1024) as usize);
+    for i in 0..length {
+        elems.push(load(cx, elem, add(ptr, i.saturating_mul(size))?)?);
+    }
+    Ok(elems)
+}
+
+/// `load_string_from_range`: the string of `tagged_code_units` code units
+/// at `ptr`, in the encoding of `cx`.
+pub(crate) fn load_string_from_range(cx: &LiftContext<'_>, ptr: u32, tagged_code_units: u32) -> Result<String> {
+    enum Enc {
+        Utf8,
+        Utf16,
+        Latin1,
+    }
+    let (align, byte_length, enc) = match cx.encoding {
+        StringEncoding::Utf8 => (1, u64::from(tagged_code_units), Enc::Utf8),
+        StringEncoding::Utf16 => (2, 2 * u64::from(tagged_code_units), Enc::Utf16),
+        StringEncoding::Latin1Utf16 if tagged_code_units & UTF16_TAG != 0 => {
+            (2, 2 * u64::from(tagged_code_units ^ UTF16_TAG), Enc::Utf16)
+        }
+        StringEncoding::Latin1Utf16 => (2, u64::from(tagged_code_units), Enc::Latin1),
+    };
+    if byte_length > u64::from(MAX_STRING_BYTE_LENGTH) {
+        return Err(trap(format_args!("string of {byte_length} bytes is too long")));
+    }
+    check_aligned(ptr, align)?;
+    // At most `MAX_STRING_BYTE_LENGTH`.
+    let r = range(cx.memory.len(), ptr, byte_length as u32)?;
+    let bytes = cx.memory.get(r).unwrap_or_default();
+    match enc {
+        Enc::Utf8 => std::str::from_utf8(bytes)
+            .map(str::to_owned)
+            .map_err(|e| trap(format_args!("invalid UTF-8: {e}"))),
+        Enc::Utf16 => {
+            let units = bytes
+                .chunks_exact(2)
+                .map(|c| <[u8; 2]>::try_from(c).map_or(0, u16::from_le_bytes));
+            char::decode_utf16(units)
+                .collect::<Result<String, _>>()
+                .map_err(|e| trap(format_args!("invalid UTF-16: {e}")))
+        }
+        Enc::Latin1 => Ok(bytes.iter().map(|b| char::from(*b)).collect()),
+    }
+}
+
+/// `store`: writes `val` as a value of type `ty` at `ptr`, allocating with
+/// `realloc` for strings and lists. Traps unless `ptr` is aligned for `ty`
+/// and the whole value is in bounds.
+pub fn store(cx: &mut LowerContext<'_>, val: &Val, ty: InterfaceType, ptr: u32) -> Result<()> {
+    use InterfaceType as T;
+    let types = cx.types;
+    check_aligned(ptr, align_of(types, ty))?;
+    range(cx.memory.memory().len(), ptr, size_of(types, ty))?;
+    let bytes: Vec<u8> = match (ty, val) {
+        (T::Bool, Val::Bool(b)) => vec![u8::from(*b)],
+        (T::S8, Val::S8(v)) => v.to_le_bytes().to_vec(),
+        (T::U8, Val::U8(v)) => v.to_le_bytes().to_vec(),
+        (T::S16, Val::S16(v)) => v.to_le_bytes().to_vec(),
+        (T::U16, Val::U16(v)) => v.to_le_bytes().to_vec(),
+        (T::S32, Val::S32(v)) => v.to_le_bytes().to_vec(),
+        (T::U32, Val::U32(v)) => v.to_le_bytes().to_vec(),
+        (T::S64, Val::S64(v)) => v.to_le_bytes().to_vec(),
+        (T::U64, Val::U64(v)) => v.to_le_bytes().to_vec(),
+        (T::F32, Val::Float32(v)) => canonicalize_f32(*v).to_le_bytes().to_vec(),
+        (T::F64, Val::Float64(v)) => canonicalize_f64(*v).to_le_bytes().to_vec(),
+        (T::Char, Val::Char(c)) => u32::from(*c).to_le_bytes().to_vec(),
+        (T::String, Val::String(s)) => {
+            let (begin, units) = store_string_into_range(cx, s)?;
+            pair(begin, units)
+        }
+        (T::Own(_) | T::Borrow(_), Val::Resource(r)) => r.index.to_le_bytes().to_vec(),
+        (T::ErrorContext, _) => return Err(unsupported(ty)),
+        (T::Defined(index), _) => {
+            let def = defined(types, index)?;
+            match (def, val) {
+                (DefinedType::List(t), Val::List(elems)) => {
+                    let (begin, length) = store_list_into_range(cx, elems, *t)?;
+                    pair(begin, length)
+                }
+                (DefinedType::FixedLengthList(t, n), Val::List(elems)) => {
+                    if elems.len() != *n as usize {
+                        return Err(anyhow::anyhow!(
+                            "type mismatch: {ty:?} has {n} elements, found {}",
+                            elems.len()
+                        ));
+                    }
+                    let size = size_of(types, *t);
+                    for (i, e) in (0u32..).zip(elems) {
+                        store(cx, e, *t, add(ptr, i.saturating_mul(size))?)?;
+                    }
+                    return Ok(());
+                }
+                (DefinedType::Record(fields), Val::Record(vals)) => {
+                    if fields.len() != vals.len() || fields.iter().zip(vals).any(|(f, (n, _))| f.name != *n) {
+                        return Err(mismatch(ty, val));
+                    }
+                    let tys: Vec<_> = fields.iter().map(|f| f.ty).collect();
+                    let vals: Vec<_> = vals.iter().map(|(_, v)| v).collect();
+                    return store_fields(cx, &vals, &tys, ptr);
+                }
+                (DefinedType::Tuple(tys), Val::Tuple(vals)) => {
+                    if tys.len() != vals.len() {
+                        return Err(mismatch(ty, val));
+                    }
+                    let vals: Vec<_> = vals.iter().collect();
+                    return store_fields(cx, &vals, tys, ptr);
+                }
+                (DefinedType::Flags(labels), _) => pack_flags(ty, val, labels)?,
+                _ => {
+                    let (index, case_ty, payload) = match_case(ty, def, val)?;
+                    let cases = variant_cases(def).unwrap_or_default();
+                    let disc = match discriminant_size(cases.len()) {
+                        1 => (index as u8).to_le_bytes().to_vec(),
+                        2 => (index as u16).to_le_bytes().to_vec(),
+                        _ => index.to_le_bytes().to_vec(),
+                    };
+                    write(cx.memory.memory(), ptr, &disc)?;
+                    if let (Some(t), Some(v)) = (case_ty, payload) {
+                        store(cx, v, t, add(ptr, payload_offset(types, &cases))?)?;
+                    }
+                    return Ok(());
+                }
+            }
+        }
+        _ => return Err(mismatch(ty, val)),
+    };
+    write(cx.memory.memory(), ptr, &bytes)
+}
+
+fn pair(a: u32, b: u32) -> Vec<u8> {
+    let mut v = a.to_le_bytes().to_vec();
+    v.extend_from_slice(&b.to_le_bytes());
+    v
+}
+
+/// `store_record`: the fields `vals` of types `tys` of a record at `ptr`.
+pub(crate) fn store_fields(cx: &mut LowerContext<'_>, vals: &[&Val], tys: &[InterfaceType], ptr: u32) -> Result<()> {
+    let (offsets, _, _) = record_layout(cx.types, tys);
+    for ((v, t), o) in vals.iter().zip(tys).zip(offsets) {
+        store(cx, v, *t, add(ptr, o)?)?;
+    }
+    Ok(())
+}
+
+/// `realloc` followed by the checks of the spec: the result must be aligned
+/// and the allocation in bounds.
+pub(crate) fn realloc(
+    cx: &mut LowerContext<'_>,
+    old_ptr: u32,
+    old_size: u32,
+    align: u32,
+    new_size: u32,
+) -> Result<u32> {
+    let ptr = cx.memory.realloc(old_ptr, old_size, align, new_size)?;
+    check_aligned(ptr, align)?;
+    range(cx.memory.memory().len(), ptr, new_size)?;
+    Ok(ptr)
+}
+
+/// `store_list_into_range`: allocates and stores `elems`, returning the
+/// pointer and length.
+pub(crate) fn store_list_into_range(
+    cx: &mut LowerContext<'_>,
+    elems: &[Val],
+    elem: InterfaceType,
+) -> Result<(u32, u32)> {
+    let size = size_of(cx.types, elem);
+    let length = u32::try_from(elems.len()).map_err(|_| trap("list too long for a 32-bit memory"))?;
+    let bytes =
+        u32::try_from(u64::from(length) * u64::from(size)).map_err(|_| trap("list too large for a 32-bit memory"))?;
+    let align = align_of(cx.types, elem);
+    let ptr = realloc(cx, 0, 0, align, bytes)?;
+    for (i, e) in (0u32..).zip(elems) {
+        store(cx, e, elem, add(ptr, i.saturating_mul(size))?)?;
+    }
+    Ok((ptr, length))
+}
+
+/// `store_string_into_range` for a host string (UTF-8, its byte length as
+/// the code-unit hint): allocates and stores `s` in the encoding of `cx`,
+/// returning the pointer and the (tagged) number of code units.
+pub(crate) fn store_string_into_range(cx: &mut LowerContext<'_>, s: &str) -> Result<(u32, u32)> {
+    let units = match u32::try_from(s.len()) {
+        Ok(n) if n <= MAX_STRING_BYTE_LENGTH => n,
+        _ => return Err(trap(format_args!("string of {} bytes is too long", s.len()))),
+    };
+    match cx.encoding {
+        // `store_string_copy(cx, src, src_code_units, 1, 1, 'utf-8')`
+        StringEncoding::Utf8 => {
+            let ptr = realloc(cx, 0, 0, 1, units)?;
+            write(cx.memory.memory(), ptr, s.as_bytes())?;
+            Ok((ptr, units))
+        }
+        StringEncoding::Utf16 => store_utf8_to_utf16(cx, s, units),
+        StringEncoding::Latin1Utf16 => store_string_to_latin1_or_utf16(cx, s, units),
+    }
+}
+
+fn utf16_bytes(s: &str) -> Vec<u8> {
+    s.encode_utf16().flat_map(u16::to_le_bytes).collect()
+}
+
+/// `store_utf8_to_utf16`. `units <= MAX_STRING_BYTE_LENGTH`, so the
+/// products below do not overflow.
+fn store_utf8_to_utf16(cx: &mut LowerContext<'_>, s: &str, units: u32) -> Result<(u32, u32)> {
+    let worst_case_size = 2 * units;
+    let mut ptr = realloc(cx, 0, 0, 2, worst_case_size)?;
+    let encoded = utf16_bytes(s);
+    write(cx.memory.memory(), ptr, &encoded)?;
+    // `encoded.len() <= worst_case_size`.
+    let len = encoded.len() as u32;
+    if len < worst_case_size {
+        ptr = realloc(cx, ptr, worst_case_size, 2, len)?;
+    }
+    Ok((ptr, len / 2))
+}
+
+/// `store_string_to_latin1_or_utf16`, with the UTF-8 byte length as the
+/// source code units.
+fn store_string_to_latin1_or_utf16(cx: &mut LowerContext<'_>, s: &str, units: u32) -> Result<(u32, u32)> {
+    let mut ptr = realloc(cx, 0, 0, 2, units)?;
+    let mut dst_byte_length = 0u32;
+    for c in s.chars() {
+        if let Ok(b) = u8::try_from(u32::from(c)) {
+            write(cx.memory.memory(), add(ptr, dst_byte_length)?, &[b])?;
+            dst_byte_length += 1;
+            continue;
+        }
+        let worst_case_size = 2 * units;
+        ptr = realloc(cx, ptr, units, 2, worst_case_size)?;
+        // Inflate the Latin-1 prefix in place, back to front.
+        let mem = cx.memory.memory();
+        let r = range(mem.len(), ptr, worst_case_size)?;
+        if let Some(buf) = mem.get_mut(r) {
+            for j in (0..dst_byte_length as usize).rev() {
+                let b = buf.get(j).copied().unwrap_or(0);
+                if let Some(pair) = buf.get_mut(2 * j..2 * j + 2) {
+                    pair.copy_from_slice(&[b, 0]);
+                }
+            }
+        }
+        let encoded = utf16_bytes(s);
+        let rest = encoded.get(2 * dst_byte_length as usize..).unwrap_or_default();
+        write(cx.memory.memory(), add(ptr, 2 * dst_byte_length)?, rest)?;
+        let len = encoded.len() as u32;
+        if worst_case_size > len {
+            ptr = realloc(cx, ptr, worst_case_size, 2, len)?;
+        }
+        return Ok((ptr, (len / 2) | UTF16_TAG));
+    }
+    if dst_byte_length < units {
+        ptr = realloc(cx, ptr, units, 2, dst_byte_length)?;
+    }
+    Ok((ptr, dst_byte_length))
+}

@@ -1,0 +1,203 @@
+//! The component model's value conversions (issue #8, in progress): the
+//! canonical ABI's lifting and lowering of component values, following
+//! `CanonicalABI.md` ("Loading", "Storing", "Flat Lifting", "Flat Lowering",
+//! "Lifting and Lowering Values").
+//!
+//! * [`Val`] is a dynamically typed component value, shaped like Wasmtime's
+//!   `wasmtime::component::Val`.
+//! * [`load`] and [`store`] read and write a value of a given
+//!   [`InterfaceType`] at a pointer of a linear memory.
+//! * [`lift_flat`] and [`lower_flat`] convert between a value and its flat
+//!   core values, and [`lift_flat_values`] and [`lower_flat_values`] do so
+//!   for a list of parameters or results, spilling to memory past
+//!   `max_flat` core values.
+//! * [`lower_params`] and [`lift_results`] (calling a lifted function) and
+//!   [`lift_params`] and [`lower_results`] (implementing a lowered one) take
+//!   a component function type and follow `flatten_functype` for the
+//!   spilling of parameters and results (synchronous functions only).
+//!
+//! # Scope
+//!
+//! Only 32-bit memories are supported (pointers and lengths are `u32`).
+//! Handles (`own`, `borrow`) are lifted as the raw index of the lifting
+//! instance's handle table ([`Val::Resource`] of an unresolved
+//! [`ResourceAny`]) and lowered from one; the call paths move them between
+//! tables (`handles.rs`). `error-context` is not supported.
+//!
+//! # Flat values
+//!
+//! Flat core values are untyped 64-bit slots (like Wasmtime's `ValRaw`): an
+//! `i32` or `f32` (as its bits) is in the low 32 bits, an `i64` or `f64` (as
+//! its bits) fills the slot. Lifting ignores the high 32 bits of a slot read
+//! as an `i32` or `f32`; lowering writes them as zero. With this
+//! representation the bitcasts of `lift_flat_variant` and
+//! `lower_flat_variant` between joined types (`i32`/`f32` carried as `i32`,
+//! anything carried as `i64`) are the identity, and wrapping an `i64` to an
+//! `i32` is the truncation lifting does anyway.
+//!
+//! # Traps
+//!
+//! Every trap of the canonical ABI (misaligned or out-of-bounds pointers,
+//! invalid `char`s, out-of-range discriminants, invalid strings, too long
+//! strings or lists, a `realloc` result that is misaligned or out of bounds)
+//! is an `Err` whose message starts with `canonical ABI trap: `; no new
+//! [`crate::Trap`] variant is used. A value that does not match its type
+//! (a host mistake, not a guest trap) is an `Err` starting with
+//! `type mismatch: `. No input panics.
+//!
+//! # Floats
+//!
+//! Lifting canonicalizes NaNs (`canonicalize_nan32`/`64`); lowering writes
+//! the canonical NaN too (the deterministic profile, which the spec allows).
+
+mod call;
+#[allow(clippy::module_inception)]
+mod component;
+mod flat;
+mod handles;
+mod instance;
+mod linker;
+mod memory;
+mod resources;
+pub(crate) mod store;
+#[cfg(test)]
+mod tests;
+mod val;
+
+pub use call::Func;
+pub use component::Component;
+pub use instance::{ComponentExportIndex, Instance, InstanceExportLookup};
+pub use linker::{Linker, LinkerInstance};
+pub use resources::{Resource, ResourceAny, ResourceType};
+
+pub use flat::{
+    lift_flat, lift_flat_values, lift_params, lift_results, lower_flat, lower_flat_values, lower_params, lower_results,
+};
+pub use memory::{load, store};
+pub use val::Val;
+pub use weft_environ::component::{ComponentTypes, InterfaceType};
+
+use crate::Result;
+use anyhow::anyhow;
+
+/// `MAX_STRING_BYTE_LENGTH`: the longest string, in bytes of its encoding,
+/// that lifting accepts (and lowering of host strings accepts, in UTF-8).
+pub const MAX_STRING_BYTE_LENGTH: u32 = (1 << 28) - 1;
+/// `MAX_LIST_BYTE_LENGTH`: the largest list, in bytes, that lifting accepts.
+/// Lists of zero-sized elements are also limited to this many elements.
+pub const MAX_LIST_BYTE_LENGTH: u32 = (1 << 28) - 1;
+/// The tag bit of a `latin1+utf16` string length that says UTF-16 (32-bit
+/// memories).
+pub const UTF16_TAG: u32 = 1 << 31;
+
+/// The `string-encoding` canonical option.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum StringEncoding {
+    /// `utf8`: lengths count bytes.
+    #[default]
+    Utf8,
+    /// `utf16`: lengths count 16-bit code units, little endian, 2-aligned.
+    Utf16,
+    /// `latin1+utf16`: Latin-1 bytes, or UTF-16 code units when the length
+    /// has [`UTF16_TAG`] set; 2-aligned either way.
+    Latin1Utf16,
+}
+
+/// What lifting needs: the type registry, the memory (read only) and the
+/// string encoding.
+#[derive(Clone, Copy)]
+pub struct LiftContext<'a> {
+    /// The registry the types of the values belong to.
+    pub types: &'a ComponentTypes,
+    /// The linear memory values are loaded from.
+    pub memory: &'a [u8],
+    /// The string encoding of the canonical options.
+    pub encoding: StringEncoding,
+}
+
+/// The linear memory of a lowering, with its `realloc`.
+///
+/// The memory is borrowed again after every `realloc`, so an implementation
+/// may grow or move it there.
+pub trait LowerMemory {
+    /// The current contents of the memory.
+    fn memory(&mut self) -> &mut [u8];
+
+    /// The `realloc` of the canonical options: resize the allocation at
+    /// `old_ptr` of `old_size` bytes (both 0 for a new allocation) to
+    /// `new_size` bytes aligned to `align`, keeping its contents, and return
+    /// its address. Lowering checks that the address is aligned and that the
+    /// allocation is within the memory.
+    fn realloc(&mut self, old_ptr: u32, old_size: u32, align: u32, new_size: u32) -> Result<u32>;
+}
+
+/// A [`LowerMemory`] made of a slice and a `realloc` callback, which gets the
+/// memory as its first argument (to copy contents when it moves them) and
+/// then `(old_ptr, old_size, align, new_size)`.
+pub struct SliceMemory<'a> {
+    /// The memory.
+    pub memory: &'a mut [u8],
+    /// The `realloc` callback.
+    #[allow(clippy::type_complexity)]
+    pub realloc: &'a mut dyn FnMut(&mut [u8], u32, u32, u32, u32) -> Result<u32>,
+}
+
+impl LowerMemory for SliceMemory<'_> {
+    fn memory(&mut self) -> &mut [u8] {
+        self.memory
+    }
+
+    fn realloc(&mut self, old_ptr: u32, old_size: u32, align: u32, new_size: u32) -> Result<u32> {
+        (self.realloc)(self.memory, old_ptr, old_size, align, new_size)
+    }
+}
+
+/// What lowering needs: the type registry, the memory with its `realloc`,
+/// and the string encoding.
+pub struct LowerContext<'a> {
+    /// The registry the types of the values belong to.
+    pub types: &'a ComponentTypes,
+    /// The linear memory values are stored to.
+    pub memory: &'a mut dyn LowerMemory,
+    /// The string encoding of the canonical options.
+    pub encoding: StringEncoding,
+}
+
+/// A canonical ABI trap, as an error.
+pub(crate) fn trap(message: impl std::fmt::Display) -> crate::Error {
+    anyhow!("canonical ABI trap: {message}")
+}
+
+/// A value that does not have the type it is lifted or lowered as.
+pub(crate) fn mismatch(expected: InterfaceType, found: &Val) -> crate::Error {
+    anyhow!(
+        "type mismatch: expected a value of type {expected:?}, found {}",
+        found.kind()
+    )
+}
+
+/// The bytes `ptr..ptr + len` of a memory of `memory_len` bytes, or a trap.
+pub(crate) fn range(memory_len: usize, ptr: u32, len: u32) -> Result<std::ops::Range<usize>> {
+    let end = u64::from(ptr) + u64::from(len);
+    if end > memory_len as u64 {
+        return Err(trap(format_args!(
+            "{len} bytes at address {ptr:#x} are out of the bounds of a {memory_len}-byte memory"
+        )));
+    }
+    // Both fit in `usize` as they are at most `memory_len`.
+    Ok(ptr as usize..end as usize)
+}
+
+/// Traps unless `ptr` is a multiple of `align`.
+pub(crate) fn check_aligned(ptr: u32, align: u32) -> Result<()> {
+    if !ptr.is_multiple_of(align.max(1)) {
+        return Err(trap(format_args!("address {ptr:#x} is not aligned to {align}")));
+    }
+    Ok(())
+}
+
+/// `ptr + offset`, or a trap on overflow.
+pub(crate) fn add(ptr: u32, offset: u32) -> Result<u32> {
+    ptr.checked_add(offset)
+        .ok_or_else(|| trap("address overflows the 32-bit address space"))
+}

@@ -1,0 +1,254 @@
+//! Resources: runtime resource types, handle tables and the values that
+//! carry resources across the API ([`ResourceAny`], [`Resource`]).
+//!
+//! Each component instance of a plan has a handle table (`Table` of
+//! CanonicalABI.md): index 0 is reserved, freed slots are reused, and every
+//! misuse (a wrong index, a handle of another type, dropping an `own` that
+//! is lent out, a borrow left at the end of a call) is a trap. The host has
+//! one table per store for the `own` and `borrow` values it holds.
+
+use std::any::TypeId;
+use std::marker::PhantomData;
+
+/// The largest index of a handle table (`Table.MAX_LENGTH`).
+const MAX_HANDLES: usize = (1 << 28) - 1;
+
+/// The runtime identity of a resource type: a host type, or a resource
+/// defined by one instantiation of a component. Equality is identity, not
+/// structure.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct ResourceType(pub(crate) ResourceKind);
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(crate) enum ResourceKind {
+    /// A resource the host defines with a Rust type.
+    Host(TypeId),
+    /// Resource `resource` defined by the component instance `instance` of
+    /// the store `store`.
+    Guest {
+        store: crate::store::StoreId,
+        instance: u32,
+        resource: u32,
+    },
+}
+
+impl ResourceType {
+    /// The resource type of the host type `T`: [`Resource<T>`] values have
+    /// it.
+    pub fn host<T: 'static>() -> ResourceType {
+        ResourceType(ResourceKind::Host(TypeId::of::<T>()))
+    }
+}
+
+/// One element of a handle table (`ResourceHandle`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Handle {
+    pub(crate) ty: ResourceType,
+    pub(crate) rep: u32,
+    pub(crate) own: bool,
+    /// For a borrow: the call that lent it (a call depth of the store).
+    pub(crate) borrow_scope: Option<u32>,
+    /// How many borrows of this handle are live.
+    pub(crate) num_lends: u32,
+}
+
+/// A handle table.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct HandleTable {
+    slots: Vec<Option<Handle>>,
+    free: Vec<u32>,
+}
+
+fn trap(message: impl std::fmt::Display) -> crate::Error {
+    crate::format_err!("canonical ABI trap: {message}")
+}
+
+impl HandleTable {
+    /// `Table.add`.
+    pub(crate) fn add(&mut self, h: Handle) -> crate::Result<u32> {
+        if self.slots.is_empty() {
+            self.slots.push(None);
+        }
+        if let Some(i) = self.free.pop() {
+            if let Some(slot) = self.slots.get_mut(i as usize) {
+                *slot = Some(h);
+                return Ok(i);
+            }
+        }
+        let i = self.slots.len();
+        if i > MAX_HANDLES {
+            return Err(trap("the handle table is full"));
+        }
+        self.slots.push(Some(h));
+        Ok(i as u32)
+    }
+
+    /// `Table.get`.
+    pub(crate) fn get(&self, i: u32) -> crate::Result<&Handle> {
+        self.slots
+            .get(i as usize)
+            .and_then(|s| s.as_ref())
+            .ok_or_else(|| trap(format_args!("unknown handle index {i}")))
+    }
+
+    pub(crate) fn get_mut(&mut self, i: u32) -> crate::Result<&mut Handle> {
+        self.slots
+            .get_mut(i as usize)
+            .and_then(|s| s.as_mut())
+            .ok_or_else(|| trap(format_args!("unknown handle index {i}")))
+    }
+
+    /// `Table.remove`.
+    pub(crate) fn remove(&mut self, i: u32) -> crate::Result<Handle> {
+        let h = self
+            .slots
+            .get_mut(i as usize)
+            .and_then(|s| s.take())
+            .ok_or_else(|| trap(format_args!("unknown handle index {i}")))?;
+        self.free.push(i);
+        Ok(h)
+    }
+}
+
+/// A resource held by the host: an `own` or `borrow` handle in the store's
+/// host table, of any resource type.
+///
+/// An owned `ResourceAny` must be given back to wasm or dropped with
+/// [`ResourceAny::resource_drop`] (which runs the destructor); a borrowed
+/// one is valid only during the host call that received it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct ResourceAny {
+    pub(crate) store: crate::store::StoreId,
+    pub(crate) index: u32,
+    pub(crate) ty: ResourceType,
+    pub(crate) own: bool,
+}
+
+impl ResourceAny {
+    /// A raw handle index of a component instance's table (as the
+    /// canonical ABI lifts and lowers it), not yet moved to or from the
+    /// host table.
+    pub(crate) fn raw(index: u32, own: bool) -> ResourceAny {
+        ResourceAny {
+            store: crate::store::StoreId::NONE,
+            index,
+            ty: super::handles::unresolved(),
+            own,
+        }
+    }
+
+    /// The resource's type.
+    pub fn ty(&self) -> ResourceType {
+        self.ty
+    }
+
+    /// Whether this is an `own` handle (else a `borrow`).
+    pub fn owned(&self) -> bool {
+        self.own
+    }
+
+    /// Drops the resource: removes it from the store's host table and, for
+    /// an `own` handle, runs its destructor.
+    pub fn resource_drop(self, mut store: impl crate::AsContextMut) -> crate::Result<()> {
+        let mut store = store.as_context_mut();
+        store.0.opaque().check(self.store, "resource")?;
+        super::call::drop_host_resource(&mut store, self)
+    }
+}
+
+/// A resource of the host type `T`, named by its representation (an `u32`
+/// the host chooses and interprets, e.g. an index into a
+/// `ResourceTable`-like collection of its own).
+pub struct Resource<T> {
+    rep: u32,
+    own: bool,
+    _marker: PhantomData<fn() -> T>,
+}
+
+impl<T> Clone for Resource<T> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<T> Copy for Resource<T> {}
+
+impl<T> std::fmt::Debug for Resource<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Resource")
+            .field("rep", &self.rep)
+            .field("own", &self.own)
+            .finish()
+    }
+}
+
+impl<T: 'static> Resource<T> {
+    /// An owned resource with representation `rep`.
+    pub fn new_own(rep: u32) -> Resource<T> {
+        Resource {
+            rep,
+            own: true,
+            _marker: PhantomData,
+        }
+    }
+
+    /// A borrowed resource with representation `rep`.
+    pub fn new_borrow(rep: u32) -> Resource<T> {
+        Resource {
+            rep,
+            own: false,
+            _marker: PhantomData,
+        }
+    }
+
+    /// The representation.
+    pub fn rep(&self) -> u32 {
+        self.rep
+    }
+
+    /// Whether this is an `own` handle (else a `borrow`).
+    pub fn owned(&self) -> bool {
+        self.own
+    }
+
+    /// This resource as a [`ResourceAny`] in `store`'s host table.
+    pub fn try_into_resource_any(self, mut store: impl crate::AsContextMut) -> crate::Result<ResourceAny> {
+        let store = store.as_context_mut();
+        let id = store.0.opaque().id();
+        let ty = ResourceType::host::<T>();
+        let index = store.0.opaque_mut().components.host_handles.add(Handle {
+            ty,
+            rep: self.rep,
+            own: self.own,
+            borrow_scope: None,
+            num_lends: 0,
+        })?;
+        Ok(ResourceAny {
+            store: id,
+            index,
+            ty,
+            own: self.own,
+        })
+    }
+
+    /// The resource held by `resource`, taken out of `store`'s host table
+    /// (for an `own`); fails when it is of another type.
+    pub fn try_from_resource_any(resource: ResourceAny, mut store: impl crate::AsContextMut) -> crate::Result<Self> {
+        let store = store.as_context_mut();
+        store.0.opaque().check(resource.store, "resource")?;
+        if resource.ty != ResourceType::host::<T>() {
+            crate::bail!("the resource is not a `{}`", std::any::type_name::<T>());
+        }
+        let table = &mut store.0.opaque_mut().components.host_handles;
+        let h = if resource.own {
+            table.remove(resource.index)?
+        } else {
+            *table.get(resource.index)?
+        };
+        Ok(Resource {
+            rep: h.rep,
+            own: h.own,
+            _marker: PhantomData,
+        })
+    }
+}

@@ -1,0 +1,171 @@
+//! What a store keeps of the component instances in it.
+
+use super::resources::{HandleTable, ResourceType};
+use super::{Component, StringEncoding};
+use std::any::Any;
+use std::collections::HashMap;
+use std::sync::Arc;
+use weft_environ::component::{ComponentTypes, TypeFuncIndex};
+
+/// The component-model state of a store: lifted functions and component
+/// instances, found by index from [`super::Func`] and [`super::Instance`].
+#[derive(Default)]
+pub(crate) struct ComponentStore {
+    pub(crate) funcs: Vec<LiftedFunc>,
+    pub(crate) instances: Vec<ComponentInstanceData>,
+    /// The `own` and `borrow` handles the host holds ([`super::ResourceAny`]).
+    pub(crate) host_handles: HandleTable,
+    /// The destructors of host resource types, each a
+    /// `linker::HostDtor<T>` for the store's `T`.
+    pub(crate) host_dtors: HashMap<ResourceType, Arc<dyn Any + Send + Sync>>,
+    /// The calls into lifted functions in progress, innermost last: the
+    /// borrows each has lent out and received.
+    pub(crate) calls: Vec<CallScope>,
+}
+
+/// The resource bookkeeping of one call into a lifted function.
+#[derive(Default, Debug)]
+pub(crate) struct CallScope {
+    /// Borrow handles created for the callee that it has not dropped yet.
+    pub(crate) num_borrows: u32,
+    /// Handles lent for the call: (store instance, plan component instance,
+    /// handle index), or the host table when the instance is `None`.
+    pub(crate) lenders: Vec<(Option<FlagsRef>, u32)>,
+    /// Borrow entries of the host table made for the call (removed at its
+    /// end).
+    pub(crate) host_borrows: Vec<u32>,
+}
+
+/// A resource type defined by a component instance of a plan.
+#[derive(Clone, Debug)]
+pub(crate) struct DefinedResource {
+    /// The plan's component instance that defines it (`rt.impl`).
+    pub(crate) component_instance: u32,
+    /// Its destructor, if any.
+    pub(crate) dtor: Option<crate::Func>,
+}
+
+/// The canonical options of a lift or lower, with their core items
+/// resolved in the store.
+#[derive(Clone)]
+pub(crate) struct Options {
+    pub(crate) memory: Option<crate::Memory>,
+    pub(crate) realloc: Option<crate::Func>,
+    pub(crate) post_return: Option<crate::Func>,
+    pub(crate) encoding: StringEncoding,
+    /// The store's component instance and, in it, the plan's component
+    /// instance that lifts or lowers (whose flags are checked).
+    pub(crate) flags: FlagsRef,
+}
+
+/// The flags of one component instance of a plan.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct FlagsRef {
+    pub(crate) instance: u32,
+    pub(crate) component_instance: u32,
+}
+
+/// The `may_enter` and `may_leave` flags of a component instance.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Flags {
+    /// Cleared while a call into the instance is running: a call that
+    /// would enter it again traps.
+    pub(crate) may_enter: bool,
+    /// Cleared while the instance runs `realloc` or `post-return` for a
+    /// lift or lower: calling out of it then traps.
+    pub(crate) may_leave: bool,
+}
+
+impl Default for Flags {
+    fn default() -> Self {
+        Flags {
+            may_enter: true,
+            may_leave: true,
+        }
+    }
+}
+
+/// A function made by `canon lift`.
+#[derive(Clone)]
+pub(crate) struct LiftedFunc {
+    pub(crate) core: crate::Func,
+    pub(crate) ty: TypeFuncIndex,
+    pub(crate) types: Arc<ComponentTypes>,
+    pub(crate) options: Options,
+}
+
+/// An export of a component instance.
+#[derive(Clone)]
+pub(crate) enum ExportItem {
+    /// A lifted function (or a host function exported again), by store
+    /// index.
+    Func(u32),
+    /// An instance of exports.
+    Instance(Vec<(String, ExportItem)>),
+    /// A core module.
+    Module(crate::Module),
+    /// A type (nothing to call).
+    Type,
+}
+
+/// An instance of a component in a store.
+pub(crate) struct ComponentInstanceData {
+    #[allow(dead_code)]
+    pub(crate) component: Component,
+    pub(crate) exports: Vec<(String, ExportItem)>,
+    /// The flags of each component instance of the plan.
+    pub(crate) flags: Vec<Flags>,
+    /// The handle table of each component instance of the plan.
+    pub(crate) handles: Vec<HandleTable>,
+    /// The runtime type of each resource of the component's type registry
+    /// (`None` for resource variables of types, never met at run time).
+    pub(crate) resource_types: Vec<Option<ResourceType>>,
+    /// The resources defined by this instantiation, by
+    /// `DefinedResourceIndex`.
+    pub(crate) defined: Vec<DefinedResource>,
+}
+
+impl ComponentStore {
+    pub(crate) fn flags(&self, r: FlagsRef) -> crate::Result<Flags> {
+        self.instances
+            .get(r.instance as usize)
+            .and_then(|i| i.flags.get(r.component_instance as usize))
+            .copied()
+            .ok_or_else(|| crate::format_err!("component instance not found in store"))
+    }
+
+    pub(crate) fn instance(&self, index: u32) -> crate::Result<&ComponentInstanceData> {
+        self.instances
+            .get(index as usize)
+            .ok_or_else(|| crate::format_err!("component instance not found in store"))
+    }
+
+    /// The handle table of the component instance `r`.
+    pub(crate) fn handles(&mut self, r: FlagsRef) -> crate::Result<&mut HandleTable> {
+        self.instances
+            .get_mut(r.instance as usize)
+            .and_then(|i| i.handles.get_mut(r.component_instance as usize))
+            .ok_or_else(|| crate::format_err!("component instance not found in store"))
+    }
+
+    /// The runtime type of resource `index` of the store instance `instance`.
+    pub(crate) fn resource_type(
+        &self,
+        instance: u32,
+        index: weft_environ::component::TypeResourceIndex,
+    ) -> crate::Result<ResourceType> {
+        self.instance(instance)?
+            .resource_types
+            .get(index.0 as usize)
+            .copied()
+            .flatten()
+            .ok_or_else(|| crate::format_err!("resource type {} has no runtime identity", index.0))
+    }
+
+    pub(crate) fn flags_mut(&mut self, r: FlagsRef) -> crate::Result<&mut Flags> {
+        self.instances
+            .get_mut(r.instance as usize)
+            .and_then(|i| i.flags.get_mut(r.component_instance as usize))
+            .ok_or_else(|| crate::format_err!("component instance not found in store"))
+    }
+}

@@ -1,0 +1,222 @@
+//! The component API: compiling, linking host functions, instantiating and
+//! calling components with dynamic values.
+
+#![cfg(feature = "component-model")]
+
+use weft::component::{Component, Linker, Val};
+use weft::{Engine, Store};
+
+fn component(engine: &Engine, text: &str) -> Component {
+    let bytes = wat::parse_str(text).expect("test component is valid text");
+    Component::new(engine, bytes).expect("test component compiles")
+}
+
+/// A core module with a bump allocator for `realloc`.
+const LIBC: &str = r#"
+    (memory (export "memory") 1)
+    (global $bump (mut i32) (i32.const 1024))
+    (func (export "realloc") (param i32 i32 i32 i32) (result i32)
+        (local $p i32)
+        (local.set $p (i32.and (i32.add (global.get $bump) (i32.sub (local.get 2) (i32.const 1)))
+                               (i32.sub (i32.const 0) (local.get 2))))
+        (global.set $bump (i32.add (local.get $p) (local.get 3)))
+        (local.get $p))
+"#;
+
+#[test]
+fn a_lifted_function_adds_numbers() -> weft::Result<()> {
+    let engine = Engine::default();
+    let c = component(
+        &engine,
+        r#"(component
+            (core module $m (func (export "add") (param i32 i32) (result i32)
+                (i32.add (local.get 0) (local.get 1))))
+            (core instance $i (instantiate $m))
+            (func (export "add") (param "a" u32) (param "b" u32) (result u32)
+                (canon lift (core func $i "add"))))"#,
+    );
+    let mut store = Store::new(&engine, ());
+    let linker = Linker::<()>::new(&engine);
+    let instance = linker.instantiate(&mut store, &c)?;
+    let add = instance.get_func(&mut store, "add").expect("export `add`");
+    let mut results = [Val::Bool(false)];
+    add.call(&mut store, &[Val::U32(2), Val::U32(40)], &mut results)?;
+    assert_eq!(results[0], Val::U32(42));
+    // Wrong argument types and counts are errors.
+    assert!(add.call(&mut store, &[Val::U32(2)], &mut results).is_err());
+    assert!(add
+        .call(&mut store, &[Val::String("x".into()), Val::U32(1)], &mut results)
+        .is_err());
+    Ok(())
+}
+
+#[test]
+fn strings_go_through_memory_and_realloc() -> weft::Result<()> {
+    let engine = Engine::default();
+    let c = component(
+        &engine,
+        &format!(
+            r#"(component
+            (core module $m {LIBC}
+                ;; Returns its string argument with its first byte upper-cased:
+                ;; a (ptr, len) pair stored at 16.
+                (func (export "shout") (param i32 i32) (result i32)
+                    (i32.store8 (local.get 0) (i32.sub (i32.load8_u (local.get 0)) (i32.const 32)))
+                    (i32.store (i32.const 16) (local.get 0))
+                    (i32.store (i32.const 20) (local.get 1))
+                    (i32.const 16)))
+            (core instance $i (instantiate $m))
+            (func (export "shout") (param "s" string) (result string)
+                (canon lift (core func $i "shout") (memory (core memory $i "memory")) (realloc (core func $i "realloc")))))"#
+        ),
+    );
+    let mut store = Store::new(&engine, ());
+    let instance = Linker::<()>::new(&engine).instantiate(&mut store, &c)?;
+    let shout = instance.get_func(&mut store, "shout").expect("export `shout`");
+    let mut results = [Val::Bool(false)];
+    shout.call(&mut store, &[Val::String("hello".into())], &mut results)?;
+    assert_eq!(results[0], Val::String("Hello".into()));
+    Ok(())
+}
+
+#[test]
+fn the_guest_calls_a_host_function() -> weft::Result<()> {
+    let engine = Engine::default();
+    let c = component(
+        &engine,
+        &format!(
+            r#"(component
+            (import "greet" (func $greet (param "name" string) (result string)))
+            (core module $libc {LIBC})
+            (core instance $libc (instantiate $libc))
+            (core func $greet (canon lower (func $greet) (memory (core memory $libc "memory")) (realloc (core func $libc "realloc"))))
+            (core module $m
+                (import "host" "greet" (func $greet (param i32 i32 i32)))
+                (import "libc" "memory" (memory 1))
+                ;; Calls greet("wasm") and returns the length of the answer.
+                (func (export "run") (result i32)
+                    (i32.store (i32.const 0) (i32.const 0x6d736177))
+                    (call $greet (i32.const 0) (i32.const 4) (i32.const 8))
+                    (i32.load (i32.const 12))))
+            (core instance $i (instantiate $m
+                (with "host" (instance (export "greet" (func $greet))))
+                (with "libc" (instance $libc))))
+            (func (export "run") (result u32) (canon lift (core func $i "run"))))"#
+        ),
+    );
+    let mut store = Store::new(&engine, Vec::<String>::new());
+    let mut linker = Linker::<Vec<String>>::new(&engine);
+    linker.root().func_new("greet", |mut store, args, results| {
+        let Val::String(name) = &args[0] else {
+            weft::bail!("expected a string");
+        };
+        store.data_mut().push(name.clone());
+        results[0] = Val::String(format!("hello, {name}!"));
+        Ok(())
+    })?;
+    let instance = linker.instantiate(&mut store, &c)?;
+    let run = instance.get_func(&mut store, "run").expect("export `run`");
+    let mut results = [Val::Bool(false)];
+    run.call(&mut store, &[], &mut results)?;
+    assert_eq!(results[0], Val::U32("hello, wasm!".len() as u32));
+    assert_eq!(store.data(), &["wasm".to_string()]);
+    Ok(())
+}
+
+#[test]
+fn a_missing_import_is_named() {
+    let engine = Engine::default();
+    let c = component(&engine, r#"(component (import "f" (func)))"#);
+    let mut store = Store::new(&engine, ());
+    let err = Linker::<()>::new(&engine).instantiate(&mut store, &c).unwrap_err();
+    assert!(format!("{err:#}").contains("`f`"), "{err:#}");
+}
+
+#[test]
+fn components_call_each_other() -> weft::Result<()> {
+    let engine = Engine::default();
+    let c = component(
+        &engine,
+        &format!(
+            r#"(component
+            (component $callee
+                (core module $m {LIBC}
+                    (func (export "len") (param i32 i32) (result i32) (local.get 1)))
+                (core instance $i (instantiate $m))
+                (func (export "len") (param "s" string) (result u32)
+                    (canon lift (core func $i "len") (memory (core memory $i "memory")) (realloc (core func $i "realloc")))))
+            (instance $callee (instantiate $callee))
+            (core module $libc {LIBC})
+            (core instance $libc (instantiate $libc))
+            (core func $len (canon lower (func $callee "len") (memory (core memory $libc "memory")) (realloc (core func $libc "realloc"))))
+            (core module $m
+                (import "callee" "len" (func $len (param i32 i32) (result i32)))
+                (import "libc" "memory" (memory 1))
+                (func (export "run") (result i32)
+                    (i32.store (i32.const 0) (i32.const 0x64636261))
+                    (call $len (i32.const 0) (i32.const 3))))
+            (core instance $i (instantiate $m
+                (with "callee" (instance (export "len" (func $len))))
+                (with "libc" (instance $libc))))
+            (func (export "run") (result u32) (canon lift (core func $i "run"))))"#
+        ),
+    );
+    let mut store = Store::new(&engine, ());
+    let instance = Linker::<()>::new(&engine).instantiate(&mut store, &c)?;
+    let run = instance.get_func(&mut store, "run").expect("export `run`");
+    let mut results = [Val::Bool(false)];
+    run.call(&mut store, &[], &mut results)?;
+    assert_eq!(results[0], Val::U32(3));
+    Ok(())
+}
+
+/// A component defining a resource `r` with a destructor that counts drops
+/// in a global, `new(rep) -> own<r>`, `rep(borrow<r>) -> u32` and `drops()`.
+const RESOURCE: &str = r#"(component
+    (core module $d
+        (global $drops (mut i32) (i32.const 0))
+        (func (export "dtor") (param i32) (global.set $drops (i32.add (global.get $drops) (i32.const 1))))
+        (func (export "drops") (result i32) (global.get $drops)))
+    (core instance $d (instantiate $d))
+    (type $r (resource (rep i32) (dtor (core func $d "dtor"))))
+    (core func $new (canon resource.new $r))
+    (core module $m
+        (import "" "new" (func $new (param i32) (result i32)))
+        (func (export "new") (param i32) (result i32) (call $new (local.get 0)))
+        (func (export "rep") (param i32) (result i32) (local.get 0)))
+    (core instance $i (instantiate $m (with "" (instance (export "new" (func $new))))))
+    (export $r' "r" (type $r))
+    (func (export "new") (param "rep" u32) (result (own $r')) (canon lift (core func $i "new")))
+    (func (export "rep") (param "r" (borrow $r')) (result u32) (canon lift (core func $i "rep")))
+    (func (export "drops") (result u32) (canon lift (core func $d "drops"))))"#;
+
+#[test]
+fn guest_resources_reach_the_host_and_come_back() -> weft::Result<()> {
+    let engine = Engine::default();
+    let c = match Component::new(&engine, wat::parse_str(RESOURCE)?) {
+        Ok(c) => c,
+        Err(e) => panic!("{e:#}"),
+    };
+    let mut store = Store::new(&engine, ());
+    let instance = Linker::<()>::new(&engine).instantiate(&mut store, &c)?;
+    let new = instance.get_func(&mut store, "new").expect("new");
+    let rep = instance.get_func(&mut store, "rep").expect("rep");
+    let drops = instance.get_func(&mut store, "drops").expect("drops");
+    let mut out = [Val::Bool(false)];
+    new.call(&mut store, &[Val::U32(7)], &mut out)?;
+    let Val::Resource(r) = out[0].clone() else {
+        panic!("expected a resource, got {:?}", out[0]);
+    };
+    assert!(r.owned());
+    // Lent to the guest as a borrow, the host keeps it.
+    rep.call(&mut store, &[Val::Resource(r)], &mut out)?;
+    assert_eq!(out[0], Val::U32(7));
+    drops.call(&mut store, &[], &mut out)?;
+    assert_eq!(out[0], Val::U32(0));
+    // Dropping it runs the guest's destructor once; dropping again fails.
+    r.resource_drop(&mut store)?;
+    drops.call(&mut store, &[], &mut out)?;
+    assert_eq!(out[0], Val::U32(1));
+    assert!(r.resource_drop(&mut store).is_err());
+    Ok(())
+}
