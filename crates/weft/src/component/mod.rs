@@ -50,6 +50,7 @@ mod component;
 mod flat;
 mod instance;
 mod linker;
+mod linker_wast;
 mod memory;
 pub(crate) mod store;
 #[cfg(test)]
