@@ -19,8 +19,9 @@
 //! directive.
 
 use anyhow::{anyhow, bail, Result};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use wast::component::WastVal;
+use wast::core::{NanPattern, WastArgCore, WastRetCore};
 use wast::token::{Id, F32, F64};
 use wast::{QuoteWat, WastDirective, WastExecute, WastInvoke, WastRet, Wat};
 use weft::component::{Component, Instance, Linker, Val};
@@ -40,6 +41,9 @@ pub(crate) struct ComponentState<T: 'static> {
     /// Components named by `(component definition $c ...)` or
     /// `(component $c ...)`.
     definitions: HashMap<String, Component>,
+    /// Components whose definition failed, for the messages of the
+    /// `component instance` directives that name them.
+    failed_definitions: HashSet<String>,
     /// The most recent `component definition`.
     last_definition: Option<Component>,
     /// Whether the most recent definition (`module definition` or
@@ -56,6 +60,7 @@ impl<T: 'static> ComponentState<T> {
             current: None,
             instances: HashMap::new(),
             definitions: HashMap::new(),
+            failed_definitions: HashSet::new(),
             last_definition: None,
             last_definition_is_component: false,
         }
@@ -84,22 +89,41 @@ impl<T: 'static> WastContext<T> {
             }
             WastDirective::ModuleDefinition(mut module) if is_component(&module) => {
                 let name = module.name().map(|id| id.name().to_string());
-                let result = self.compile_component(&mut module, text).map(|compiled| {
-                    if let Some(name) = name {
-                        self.components.definitions.insert(name, compiled.clone());
+                let result = self.compile_component(&mut module, text);
+                self.components.last_definition_is_component = true;
+                let compiled = match result {
+                    Ok(compiled) => compiled,
+                    Err(err) => {
+                        self.components.last_definition = None;
+                        if let Some(name) = name {
+                            self.components.definitions.remove(&name);
+                            self.components.failed_definitions.insert(name);
+                        }
+                        return Handled::Done(Err(err));
                     }
-                    self.components.last_definition = Some(compiled);
-                    self.components.last_definition_is_component = true;
-                });
-                Handled::Done(result)
+                };
+                if let Some(name) = name {
+                    self.components.failed_definitions.remove(&name);
+                    self.components.definitions.insert(name, compiled.clone());
+                }
+                self.components.last_definition = Some(compiled);
+                Handled::Done(Ok(()))
             }
             WastDirective::ModuleInstance { instance, module, span } => {
                 let is_component = match module {
-                    Some(id) => self.components.definitions.contains_key(id.name()),
+                    Some(id) => {
+                        self.components.definitions.contains_key(id.name())
+                            || self.components.failed_definitions.contains(id.name())
+                    }
                     None => self.components.last_definition_is_component,
                 };
                 if is_component {
-                    Handled::Done(self.component_instance(instance, module))
+                    let (line, column) = span.linecol_in(text);
+                    let result = self.component_instance(instance, module);
+                    if result.is_err() {
+                        self.failed_module_at = Some((line + 1, column + 1));
+                    }
+                    Handled::Done(result)
                 } else {
                     Handled::Core(WastDirective::ModuleInstance { instance, module, span })
                 }
@@ -193,20 +217,22 @@ impl<T: 'static> WastContext<T> {
     /// `(component instance $i? $c?)`.
     fn component_instance(&mut self, instance: Option<Id<'_>>, component: Option<Id<'_>>) -> Result<()> {
         let compiled = match component {
-            Some(id) => self
-                .components
-                .definitions
-                .get(id.name())
-                .cloned()
-                .ok_or_else(|| anyhow!("no component definition named `${}`", id.name()))?,
+            Some(id) => self.components.definitions.get(id.name()).cloned().ok_or_else(|| {
+                if self.components.failed_definitions.contains(id.name()) {
+                    anyhow!("the definition of the component `${}` failed", id.name())
+                } else {
+                    anyhow!("no component definition named `${}`", id.name())
+                }
+            }),
             None => self
                 .components
                 .last_definition
                 .clone()
-                .ok_or_else(|| anyhow!("no component definition precedes this directive"))?,
+                .ok_or_else(|| anyhow!("the preceding component definition failed")),
         };
         self.current = None;
         self.components.current = None;
+        let compiled = compiled?;
         let new_instance = self
             .instantiate_component(&compiled, true)
             .map_err(|e| anyhow!("failed to instantiate the component: {}", error_summary(&e)))?;
@@ -301,10 +327,13 @@ impl<T: 'static> WastContext<T> {
         }
         let mut args = Vec::with_capacity(params);
         for arg in &invoke.args {
-            let wast::WastArg::Component(value) = arg else {
-                bail!("a core value was given as an argument of a component function");
-            };
-            args.push(to_val(value)?);
+            args.push(match arg {
+                wast::WastArg::Component(value) => to_val(value)?,
+                // `f32.const` and `f64.const` parse as core values first.
+                wast::WastArg::Core(WastArgCore::F32(x)) => Val::Float32(f32::from_bits(x.bits)),
+                wast::WastArg::Core(WastArgCore::F64(x)) => Val::Float64(f64::from_bits(x.bits)),
+                _ => bail!("a core value was given as an argument of a component function"),
+            });
         }
         let mut out = vec![Val::Bool(false); results];
         Ok(func.call(&mut self.store, &args, &mut out).map(|()| out))
@@ -318,7 +347,10 @@ impl<T: 'static> WastContext<T> {
         let mut want = Vec::with_capacity(expected.len());
         for ret in expected {
             match ret {
-                WastRet::Component(v) => want.push(v),
+                WastRet::Component(v) => want.push(Expected::Val(v)),
+                // `f32.const` and `f64.const` parse as core values first.
+                WastRet::Core(WastRetCore::F32(p)) => want.push(Expected::F32(p)),
+                WastRet::Core(WastRetCore::F64(p)) => want.push(Expected::F64(p)),
                 _ => bail!("a core value was expected from a component function"),
             }
         }
@@ -326,15 +358,22 @@ impl<T: 'static> WastContext<T> {
             bail!(
                 "expected {} result(s) {}, got {} result(s) {}",
                 want.len(),
-                fmt_list(want.iter().map(|v| format!("{v:?}"))),
+                fmt_list(want.iter().map(Expected::describe)),
                 actual.len(),
                 fmt_list(actual.iter().map(|v| format!("{v:?}")))
             );
         }
         let mut mismatches = Vec::new();
         for (i, (value, expected)) in actual.iter().zip(want).enumerate() {
-            if !val_matches(value, expected) {
-                mismatches.push(format!("result {i}: expected {expected:?}, got {value:?}"));
+            let matched = match expected {
+                Expected::Val(e) => val_matches(value, e),
+                Expected::F32(NanPattern::Value(e)) => matches!(value, Val::Float32(a) if f32_matches(*e, *a)),
+                Expected::F64(NanPattern::Value(e)) => matches!(value, Val::Float64(a) if f64_matches(*e, *a)),
+                Expected::F32(p) => matches!(value, Val::Float32(a) if crate::f32_matches(p, a.to_bits())),
+                Expected::F64(p) => matches!(value, Val::Float64(a) if crate::f64_matches(p, a.to_bits())),
+            };
+            if !matched {
+                mismatches.push(format!("result {i}: expected {}, got {value:?}", expected.describe()));
             }
         }
         if mismatches.is_empty() {
@@ -374,6 +413,28 @@ impl<T: 'static> WastContext<T> {
                 error_summary(&err)
             ),
             Err(_) => Ok(()),
+        }
+    }
+}
+
+/// An expected result of a component function.
+#[derive(Debug)]
+enum Expected<'r, 'a> {
+    /// A component value.
+    Val(&'r WastVal<'a>),
+    /// `f32.const`, parsed as a core value (with its NaN patterns).
+    F32(&'r NanPattern<F32>),
+    /// `f64.const`, parsed as a core value.
+    F64(&'r NanPattern<F64>),
+}
+
+impl Expected<'_, '_> {
+    /// The expected value, for messages.
+    fn describe(&self) -> String {
+        match self {
+            Expected::Val(v) => format!("{v:?}"),
+            Expected::F32(p) => crate::fmt_f32_pattern(p),
+            Expected::F64(p) => crate::fmt_f64_pattern(p),
         }
     }
 }

@@ -804,7 +804,9 @@ fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
 /// The keyword of a directive, for messages.
 fn directive_name(directive: &WastDirective<'_>) -> &'static str {
     match directive {
+        WastDirective::Module(m) if component::is_component(m) => "component",
         WastDirective::Module(_) => "module",
+        WastDirective::ModuleDefinition(m) if component::is_component(m) => "component definition",
         WastDirective::ModuleDefinition(_) => "module definition",
         WastDirective::ModuleInstance { .. } => "module instance",
         WastDirective::AssertMalformed { .. } => "assert_malformed",

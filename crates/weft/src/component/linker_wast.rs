@@ -39,13 +39,11 @@ fn define_trap<T: 'static>(
     depth: usize,
 ) {
     match ty {
-        ItemType::Func(_) => {
-            if !map.contains_key(name) {
-                let path = path.to_string();
-                let func: HostFunc<T> =
-                    Arc::new(move |_, _, _| crate::bail!("unknown import: `{path}` has not been defined"));
-                map.insert(name.to_string(), Definition::Func(func));
-            }
+        ItemType::Func(_) if !map.contains_key(name) => {
+            let path = path.to_string();
+            let func: HostFunc<T> =
+                Arc::new(move |_, _, _| crate::bail!("unknown import: `{path}` has not been defined"));
+            map.insert(name.to_string(), Definition::Func(func));
         }
         ItemType::Instance(index) if depth < MAX_DEPTH => {
             let Some(instance) = types.instance(index) else {
