@@ -6,7 +6,11 @@
 //! `assert_exhaustion`, `assert_invalid`, `assert_malformed`,
 //! `assert_unlinkable`, `module definition`, `module instance`), the
 //! `spectest` host module, and the comparison of results against expected
-//! values (including NaN patterns). It reaches the runtime only through the
+//! values (including NaN patterns). Component-model scripts run too:
+//! `(component ...)`, `component definition`, `component instance`, and the
+//! actions and assertions on components, with component values (see the
+//! `component` module; scripts may mix core modules and components). It
+//! reaches the runtime only through the
 //! `weft` facade, exactly as an embedder would; it never touches runtime
 //! internals, never uses `unsafe`, and never panics on its input: every
 //! problem, including an unsupported directive, becomes an `Err` that names
