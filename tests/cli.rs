@@ -308,8 +308,20 @@ fn wast_component_script() {
     let output = weft(&["wast", script.to_str().expect("utf-8 temp path")]);
     assert_eq!(output.status.code(), Some(1), "{output:?}");
     let out = stdout(&output);
-    assert!(out.contains("fail.wast:5:2: assert_return: result 0: expected"), "{out}");
-    assert!(out.contains("fail.wast:6:2: assert_return: no exported function named \"g\""), "{out}");
-    assert!(out.contains("fail.wast:7:2: component: failed to compile the component"), "{out}");
-    assert!(out.contains("fail.wast:8:2: assert_return: no current module: the module at 7:2 failed"), "{out}");
+    assert!(
+        out.contains("fail.wast:5:2: assert_return: result 0: expected"),
+        "{out}"
+    );
+    assert!(
+        out.contains("fail.wast:6:2: assert_return: no exported function named \"g\""),
+        "{out}"
+    );
+    assert!(
+        out.contains("fail.wast:7:2: component: failed to compile the component"),
+        "{out}"
+    );
+    assert!(
+        out.contains("fail.wast:8:2: assert_return: no current module: the module at 7:2 failed"),
+        "{out}"
+    );
 }
