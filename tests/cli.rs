@@ -244,3 +244,84 @@ fn help_lists_options() {
     assert!(output.status.success(), "{output:?}");
     assert!(stdout(&output).contains("--invoke"), "{output:?}");
 }
+
+/// A script mixing core modules and components: component values, named
+/// component instances, canonical ABI and core traps, an import the script
+/// does not define (a function that traps when called), and an invalid
+/// component.
+const COMPONENT_WAST: &str = r#"
+(module (func (export "one") (result i32) (i32.const 1)))
+(assert_return (invoke "one") (i32.const 1))
+(component $c
+  (core module $m
+    (func (export "add") (param i32 i32) (result i32) (i32.add (local.get 0) (local.get 1)))
+    (func (export "bad-char") (result i32) (i32.const 0xd800))
+    (func (export "unwrap") (param i32 i32) (result i32) (local.get 1))
+    (func (export "neg") (param f64) (result f64) (f64.neg (local.get 0)))
+    (func (export "trap") unreachable))
+  (core instance $i (instantiate $m))
+  (func (export "add") (param "a" u32) (param "b" u32) (result u32) (canon lift (core func $i "add")))
+  (func (export "bad-char") (result char) (canon lift (core func $i "bad-char")))
+  (func (export "unwrap") (param "x" (option u32)) (result u32) (canon lift (core func $i "unwrap")))
+  (func (export "neg") (param "x" f64) (result f64) (canon lift (core func $i "neg")))
+  (func (export "trap") (canon lift (core func $i "trap"))))
+(assert_return (invoke "add" (u32.const 1) (u32.const 2)) (u32.const 3))
+(assert_return (invoke $c "unwrap" (option.some (u32.const 7))) (u32.const 7))
+(assert_return (invoke "neg" (f64.const nan)) (f64.const nan))
+(assert_return (invoke "neg" (f64.const 1.5)) (f64.const -1.5))
+(assert_trap (invoke "bad-char") "invalid `char` bit pattern")
+(assert_trap (invoke "trap") "unreachable")
+(assert_invalid (component (core func (canon lower (func 0)))) "index out of bounds")
+(component
+  (import "host" (func $f))
+  (core func $g (canon lower (func $f)))
+  (core module $m (import "" "f" (func)) (func (export "run") call 0))
+  (core instance $i (instantiate $m (with "" (instance (export "f" (func $g))))))
+  (func (export "run") (canon lift (core func $i "run"))))
+(assert_trap (invoke "run") "unknown import")
+(module (func (export "two") (result i32) (i32.const 2)))
+(assert_return (invoke "two") (i32.const 2))
+;; `trap` trapped in $c, which cannot be entered again.
+(assert_trap (invoke $c "add" (u32.const 2) (u32.const 2)) "cannot enter component instance")
+"#;
+
+#[test]
+fn wast_component_script() {
+    let dir = temp_dir("wast-component");
+    let script = write(&dir, "component.wast", COMPONENT_WAST);
+    let output = weft(&["wast", script.to_str().expect("utf-8 temp path")]);
+    assert!(output.status.success(), "{output:?}");
+    assert_eq!(stdout(&output).lines().last(), Some("1 passed, 0 failed"), "{output:?}");
+
+    // A wrong result, an unknown export and a component that does not
+    // compile are reported with their place and directive.
+    let failing = r#"(component
+  (core module $m (func (export "f") (result i32) (i32.const 1)))
+  (core instance $i (instantiate $m))
+  (func (export "f") (result bool) (canon lift (core func $i "f"))))
+(assert_return (invoke "f") (bool.const false))
+(assert_return (invoke "g"))
+(component (core func (canon lower (func 0))))
+(assert_return (invoke "f") (bool.const true))
+"#;
+    let script = write(&dir, "fail.wast", failing);
+    let output = weft(&["wast", script.to_str().expect("utf-8 temp path")]);
+    assert_eq!(output.status.code(), Some(1), "{output:?}");
+    let out = stdout(&output);
+    assert!(
+        out.contains("fail.wast:5:2: assert_return: result 0: expected"),
+        "{out}"
+    );
+    assert!(
+        out.contains("fail.wast:6:2: assert_return: no exported function named \"g\""),
+        "{out}"
+    );
+    assert!(
+        out.contains("fail.wast:7:2: component: failed to compile the component"),
+        "{out}"
+    );
+    assert!(
+        out.contains("fail.wast:8:2: assert_return: no current module: the module at 7:2 failed"),
+        "{out}"
+    );
+}

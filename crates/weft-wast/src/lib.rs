@@ -6,7 +6,11 @@
 //! `assert_exhaustion`, `assert_invalid`, `assert_malformed`,
 //! `assert_unlinkable`, `module definition`, `module instance`), the
 //! `spectest` host module, and the comparison of results against expected
-//! values (including NaN patterns). It reaches the runtime only through the
+//! values (including NaN patterns). Component-model scripts run too:
+//! `(component ...)`, `component definition`, `component instance`, and the
+//! actions and assertions on components, with component values (see the
+//! `component` module; scripts may mix core modules and components). It
+//! reaches the runtime only through the
 //! `weft` facade, exactly as an embedder would; it never touches runtime
 //! internals, never uses `unsafe`, and never panics on its input: every
 //! problem, including an unsupported directive, becomes an `Err` that names
@@ -15,6 +19,8 @@
 
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
+
+mod component;
 
 use std::collections::HashMap;
 use std::fmt;
@@ -78,6 +84,9 @@ pub struct WastContext<T: 'static> {
     /// The most recent `module definition`, for `(module instance)` without a
     /// module name.
     last_definition: Option<Module>,
+    /// The component linker, and the components and component instances
+    /// named so far.
+    components: component::ComponentState<T>,
 }
 
 /// One directive of a script that did not behave as the script expects.
@@ -160,6 +169,7 @@ impl<T: 'static> WastContext<T> {
     pub fn new(store: Store<T>) -> Self {
         let mut linker = Linker::new(store.engine());
         linker.allow_shadowing(true);
+        let components = component::ComponentState::new(store.engine());
         WastContext {
             store,
             linker,
@@ -168,6 +178,7 @@ impl<T: 'static> WastContext<T> {
             instances: HashMap::new(),
             definitions: HashMap::new(),
             last_definition: None,
+            components,
         }
     }
 
@@ -292,8 +303,13 @@ impl<T: 'static> WastContext<T> {
 
     /// Carries out one directive; `Err` means it did not behave as expected.
     fn run_directive(&mut self, directive: WastDirective<'_>, text: &str) -> Result<()> {
+        let directive = match self.component_directive(directive, text) {
+            component::Handled::Done(result) => return result,
+            component::Handled::Core(directive) => directive,
+        };
         match directive {
             WastDirective::Module(mut module) => {
+                self.components.current = None;
                 let name = module.name().map(|id| id.name().to_string());
                 let (line, column) = module.span().linecol_in(text);
                 let result = self.compile_quote(&mut module, text).and_then(|compiled| {
@@ -331,6 +347,7 @@ impl<T: 'static> WastContext<T> {
                     self.definitions.insert(name, compiled.clone());
                 }
                 self.last_definition = Some(compiled);
+                self.components.last_definition_is_component = false;
                 Ok(())
             }
 
@@ -346,6 +363,7 @@ impl<T: 'static> WastContext<T> {
                         .clone()
                         .ok_or_else(|| anyhow!("no module definition precedes this directive"))?,
                 };
+                self.components.current = None;
                 let new_instance = self
                     .instantiate(&compiled)
                     .map_err(|e| e.context("failed to instantiate module"))?;
@@ -413,7 +431,7 @@ impl<T: 'static> WastContext<T> {
             | WastDirective::AssertMalformed {
                 mut module, message, ..
             } => {
-                if is_component(&module) {
+                if component::is_component(&module) {
                     bail!("component-model modules are not supported");
                 }
                 match self.compile_quote(&mut module, text) {
@@ -430,7 +448,7 @@ impl<T: 'static> WastContext<T> {
                 // invalid. Weft ignores the contents of custom sections, as
                 // the spec allows, so the module itself must still be
                 // accepted; either outcome of compiling it is fine here.
-                if is_component(&module) {
+                if component::is_component(&module) {
                     bail!("component-model modules are not supported");
                 }
                 let _ = self.compile_quote(&mut module, text);
@@ -532,7 +550,7 @@ impl<T: 'static> WastContext<T> {
 
     /// Compiles a (possibly quoted) module of the script.
     fn compile_quote(&mut self, module: &mut QuoteWat<'_>, text: &str) -> Result<Module> {
-        if is_component(module) {
+        if component::is_component(module) {
             bail!("component-model modules are not supported");
         }
         let quoted = matches!(module, QuoteWat::QuoteModule(..));
@@ -741,10 +759,6 @@ fn heap_family(heap: &HeapType<'_>) -> Option<RefFamily> {
     }
 }
 
-fn is_component(module: &QuoteWat<'_>) -> bool {
-    matches!(module, QuoteWat::Wat(Wat::Component(_)) | QuoteWat::QuoteComponent(..))
-}
-
 /// Whether a runtime error is a wasm trap.
 fn is_trap(err: &anyhow::Error) -> bool {
     err.downcast_ref::<Trap>().is_some()
@@ -794,7 +808,9 @@ fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
 /// The keyword of a directive, for messages.
 fn directive_name(directive: &WastDirective<'_>) -> &'static str {
     match directive {
+        WastDirective::Module(m) if component::is_component(m) => "component",
         WastDirective::Module(_) => "module",
+        WastDirective::ModuleDefinition(m) if component::is_component(m) => "component definition",
         WastDirective::ModuleDefinition(_) => "module definition",
         WastDirective::ModuleInstance { .. } => "module instance",
         WastDirective::AssertMalformed { .. } => "assert_malformed",

@@ -61,6 +61,7 @@ pub(crate) struct CompiledModule {
     pub(crate) funcs: Vec<Loc>,
     pub(crate) array_trampolines: Vec<Loc>,
     pub(crate) traps: Vec<(u32, weft_environ::Trap)>,
+    pub(crate) address_map: Vec<(u32, u32)>,
 }
 
 #[cfg(not(feature = "cranelift"))]

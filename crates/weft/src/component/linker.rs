@@ -53,7 +53,7 @@ impl<T: 'static> Definition<T> {
 /// `component::Linker`.
 pub struct Linker<T: 'static> {
     engine: Engine,
-    root: BTreeMap<String, Definition<T>>,
+    pub(super) root: BTreeMap<String, Definition<T>>,
     allow_shadowing: bool,
 }
 

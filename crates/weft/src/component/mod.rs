@@ -57,6 +57,7 @@ mod flat;
 mod handles;
 mod instance;
 mod linker;
+mod linker_wast;
 mod memory;
 mod resources;
 pub(crate) mod store;

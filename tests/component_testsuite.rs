@@ -1,0 +1,140 @@
+//! Runs the component model reference tests (the `test` directory of the
+//! component-model repository) through `weft_wast::WastContext`, one test
+//! per `.wast` file, except the files under `async/` and those listed in the
+//! suite's `nyi.txt`.
+//!
+//! Files that do not pass yet are `#[ignore]`d with the reason; run them
+//! with `cargo test --test component_testsuite -- --ignored` to see which
+//! directives fail.
+//!
+//! The suite is read from `$WEFT_COMPONENT_TESTSUITE` if set, else from
+//! `../shared/component-model/test` beside the repository. When the suite or
+//! a file is missing the test fails under CI (the `CI` environment variable
+//! is set) and is skipped with a note otherwise.
+
+use std::path::PathBuf;
+
+use weft::{Engine, Store};
+use weft_wast::{WastContext, WastFailures};
+
+/// Stack size of the thread each script runs on: the script parser and
+/// deeply nested test modules need more than a test thread's default.
+const SCRIPT_THREAD_STACK: usize = 32 << 20;
+
+/// The directory holding the reference tests' `.wast` files.
+fn suite_dir() -> PathBuf {
+    match std::env::var_os("WEFT_COMPONENT_TESTSUITE") {
+        Some(dir) => PathBuf::from(dir),
+        None => PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+            .join("..")
+            .join("shared")
+            .join("component-model")
+            .join("test"),
+    }
+}
+
+/// Runs one script of the suite with a fresh store, panicking with the list
+/// of failed directives if any failed.
+fn run_component_file(file: &str) {
+    let path = suite_dir().join(file);
+    if !path.is_file() {
+        let message = format!(
+            "component reference test `{}` not found (set WEFT_COMPONENT_TESTSUITE to the suite directory)",
+            path.display()
+        );
+        if std::env::var_os("CI").is_some() {
+            panic!("{message}");
+        }
+        eprintln!("note: skipping {file}: {message}");
+        return;
+    }
+
+    let script = path.clone();
+    let outcome = std::thread::Builder::new()
+        .name(file.to_string())
+        .stack_size(SCRIPT_THREAD_STACK)
+        .spawn(move || -> anyhow::Result<()> {
+            let engine = Engine::new(&weft_wast::spec_config())?;
+            let store = Store::new(&engine, ());
+            let mut context = WastContext::new(store);
+            context.register_spectest()?;
+            context.run_file(&script)
+        })
+        .map_err(|e| format!("failed to start the script thread: {e}"))
+        .and_then(|handle| handle.join().map_err(|_| "the script runner panicked".to_string()));
+
+    match outcome {
+        Ok(Ok(())) => {}
+        Ok(Err(err)) => match err.downcast_ref::<WastFailures>() {
+            Some(failures) => {
+                let lines: Vec<String> = failures.failures.iter().map(|f| format!("  {f}")).collect();
+                panic!(
+                    "{file}: {} of {} directives failed:\n{}",
+                    failures.failures.len(),
+                    failures.directives,
+                    lines.join("\n")
+                );
+            }
+            None => panic!("{file}: {err:#}"),
+        },
+        Err(message) => panic!("{file}: {message}"),
+    }
+}
+
+/// Defines one `#[test]` per reference test file, with its attributes
+/// (`#[ignore = "reason"]` for the files that do not pass yet).
+macro_rules! component_tests {
+    ($($(#[$attr:meta])* $name:ident => $file:literal,)*) => {
+        $(
+            #[test]
+            $(#[$attr])*
+            fn $name() {
+                run_component_file($file);
+            }
+        )*
+    };
+}
+
+component_tests! {
+    #[ignore = "114 of 123 directives pass; the rest need component-model async, fixed-length lists, maps and `implements` (not enabled by weft), the GC proposal's subtypes, or resources (not implemented)"]
+    binary_binary => "binary/binary.wast",
+    linking_link_time_virtualization => "linking/link-time-virtualization.wast",
+    linking_shared_everything_dynamic_linking => "linking/shared-everything-dynamic-linking.wast",
+    #[ignore = "2 of 12 directives pass; core exception handling (tags) is not supported"]
+    linking_tags => "linking/tags.wast",
+    #[ignore = "189 of 238 directives pass; resources are not implemented"]
+    linking_unit => "linking/unit.wast",
+    #[ignore = "1 of 5 directives passes; resources are not implemented"]
+    resources_borrows => "resources/borrows.wast",
+    #[ignore = "2 of 29 directives pass; resources are not implemented"]
+    resources_handle_table => "resources/handle-table.wast",
+    #[ignore = "0 of 2 directives pass; resources are not implemented"]
+    resources_multiple_resources => "resources/multiple-resources.wast",
+    validation_abi => "validation/abi.wast",
+    validation_annotated_names => "validation/annotated-names.wast",
+    #[ignore = "25 of 29 directives pass; the component-model `implements` feature (`cm-implements`) is not enabled"]
+    validation_attributes => "validation/attributes.wast",
+    validation_core_modules => "validation/core-modules.wast",
+    validation_defined_types => "validation/defined-types.wast",
+    validation_extern_names => "validation/extern-names.wast",
+    validation_external_visibility => "validation/external-visibility.wast",
+    #[ignore = "14 of 17 directives pass; component-model async and threading built-ins are not enabled"]
+    validation_indicies => "validation/indicies.wast",
+    validation_instantiation => "validation/instantiation.wast",
+    #[ignore = "30 of 31 directives pass; the validator (wasmparser 0.263) rejects import name `a-1` as conflicting with `a1`, which the reference test accepts"]
+    validation_kebab => "validation/kebab.wast",
+    validation_outer_alias => "validation/outer-alias.wast",
+    #[ignore = "61 of 72 directives pass; resources are not implemented"]
+    validation_resources => "validation/resources.wast",
+    values_alignment => "values/alignment.wast",
+    #[ignore = "36 of 46 directives pass; the component-model `map` type is not enabled"]
+    values_concat => "values/concat.wast",
+    values_numerics => "values/numerics.wast",
+    #[ignore = "2 of 67 directives pass; component-model async built-ins and `stream` are not enabled, resources are not implemented"]
+    values_post_return => "values/post-return.wast",
+    values_realloc => "values/realloc.wast",
+    values_strings => "values/strings.wast",
+    values_transcode => "values/transcode.wast",
+    #[ignore = "9 of 14 directives pass; component-model async (`task.return`) is not enabled"]
+    values_variants => "values/variants.wast",
+}
