@@ -96,23 +96,18 @@ macro_rules! component_tests {
 }
 
 component_tests! {
-    #[ignore = "114 of 123 directives pass; the rest need component-model async, fixed-length lists, maps and `implements` (not enabled by weft), the GC proposal's subtypes, or resources (not implemented)"]
+    #[ignore = "118 of 123 directives pass; the rest need component-model async (`stream`, async functions), the GC proposal's subtypes, or `map` types (not translated yet)"]
     binary_binary => "binary/binary.wast",
     linking_link_time_virtualization => "linking/link-time-virtualization.wast",
     linking_shared_everything_dynamic_linking => "linking/shared-everything-dynamic-linking.wast",
     #[ignore = "2 of 12 directives pass; core exception handling (tags) is not supported"]
     linking_tags => "linking/tags.wast",
-    #[ignore = "189 of 238 directives pass; resources are not implemented"]
     linking_unit => "linking/unit.wast",
-    #[ignore = "1 of 5 directives passes; resources are not implemented"]
     resources_borrows => "resources/borrows.wast",
-    #[ignore = "2 of 29 directives pass; resources are not implemented"]
     resources_handle_table => "resources/handle-table.wast",
-    #[ignore = "0 of 2 directives pass; resources are not implemented"]
     resources_multiple_resources => "resources/multiple-resources.wast",
     validation_abi => "validation/abi.wast",
     validation_annotated_names => "validation/annotated-names.wast",
-    #[ignore = "25 of 29 directives pass; the component-model `implements` feature (`cm-implements`) is not enabled"]
     validation_attributes => "validation/attributes.wast",
     validation_core_modules => "validation/core-modules.wast",
     validation_defined_types => "validation/defined-types.wast",
@@ -124,7 +119,6 @@ component_tests! {
     #[ignore = "30 of 31 directives pass; the validator (wasmparser 0.263) rejects import name `a-1` as conflicting with `a1`, which the reference test accepts"]
     validation_kebab => "validation/kebab.wast",
     validation_outer_alias => "validation/outer-alias.wast",
-    #[ignore = "61 of 72 directives pass; resources are not implemented"]
     validation_resources => "validation/resources.wast",
     values_alignment => "values/alignment.wast",
     #[ignore = "36 of 46 directives pass; the component-model `map` type is not enabled"]

@@ -64,7 +64,11 @@ pub struct ComponentTranslation<'a> {
 /// The features [`translate_component`] is meant to be called with: the
 /// core features of [`crate::supported_features`] and the component model.
 pub fn supported_component_features() -> WasmFeatures {
-    crate::supported_features() | WasmFeatures::COMPONENT_MODEL
+    crate::supported_features()
+        | WasmFeatures::COMPONENT_MODEL
+        | WasmFeatures::CM_IMPLEMENTS
+        | WasmFeatures::CM_MAP
+        | WasmFeatures::CM_FIXED_LENGTH_LISTS
 }
 
 /// Validates `bytes`, a component, with `features` and translates it.

@@ -53,7 +53,7 @@ impl Component {
     /// Compiles a component from its binary format. A core module's bytes
     /// are refused: use [`crate::Module`] for those.
     pub fn from_binary(engine: &Engine, binary: &[u8]) -> crate::Result<Component> {
-        let features = engine.inner.config.features | wasmparser::WasmFeatures::COMPONENT_MODEL;
+        let features = engine.inner.config.features | weft_environ::component::supported_component_features();
         let translation = env::translate_component(binary, features)?;
         let mut modules = Vec::with_capacity(translation.modules.len());
         for m in translation.modules {
