@@ -220,3 +220,79 @@ fn guest_resources_reach_the_host_and_come_back() -> weft::Result<()> {
     assert!(r.resource_drop(&mut store).is_err());
     Ok(())
 }
+
+struct Counter(u32);
+
+#[test]
+fn host_resources_live_in_a_resource_table() -> weft::Result<()> {
+    use weft::component::{Resource, ResourceTable, ResourceType};
+    let engine = Engine::default();
+    // The guest makes a counter, bumps it twice through a borrow, reads it,
+    // then drops its handle, which runs the host's destructor.
+    let c = component(
+        &engine,
+        r#"(component
+            (import "counter" (type $c (sub resource)))
+            (import "new" (func $new (result (own $c))))
+            (import "bump" (func $bump (param "c" (borrow $c)) (result u32)))
+            (core func $new (canon lower (func $new)))
+            (core func $bump (canon lower (func $bump)))
+            (core func $drop (canon resource.drop $c))
+            (core module $m
+                (import "" "new" (func $new (result i32)))
+                (import "" "bump" (func $bump (param i32) (result i32)))
+                (import "" "drop" (func $drop (param i32)))
+                (func (export "run") (result i32) (local $h i32) (local $v i32)
+                    (local.set $h (call $new))
+                    (drop (call $bump (local.get $h)))
+                    (local.set $v (call $bump (local.get $h)))
+                    (call $drop (local.get $h))
+                    (local.get $v)))
+            (core instance $i (instantiate $m (with "" (instance
+                (export "new" (func $new)) (export "bump" (func $bump)) (export "drop" (func $drop))))))
+            (func (export "run") (result u32) (canon lift (core func $i "run"))))"#,
+    );
+    struct Host {
+        table: ResourceTable,
+        dropped: Vec<u32>,
+    }
+    let mut store = Store::new(
+        &engine,
+        Host {
+            table: ResourceTable::new(),
+            dropped: Vec::new(),
+        },
+    );
+    let mut linker = Linker::<Host>::new(&engine);
+    linker
+        .root()
+        .resource("counter", ResourceType::host::<Counter>(), |mut store, rep| {
+            let host = store.data_mut();
+            host.table.delete(Resource::<Counter>::new_own(rep))?;
+            host.dropped.push(rep);
+            Ok(())
+        })?;
+    linker.root().func_new("new", |mut store, _, results| {
+        let r = store.data_mut().table.push(Counter(0))?;
+        results[0] = Val::Resource(r.try_into_resource_any(&mut store)?);
+        Ok(())
+    })?;
+    linker.root().func_new("bump", |mut store, args, results| {
+        let Val::Resource(r) = &args[0] else {
+            weft::bail!("expected a resource");
+        };
+        let r = Resource::<Counter>::try_from_resource_any(*r, &mut store)?;
+        let counter = store.data_mut().table.get_mut(&r)?;
+        counter.0 += 1;
+        results[0] = Val::U32(counter.0);
+        Ok(())
+    })?;
+    let instance = linker.instantiate(&mut store, &c)?;
+    let run = instance.get_func(&mut store, "run").expect("run");
+    let mut out = [Val::Bool(false)];
+    run.call(&mut store, &[], &mut out)?;
+    assert_eq!(out[0], Val::U32(2));
+    assert_eq!(store.data().dropped, vec![0]);
+    assert!(store.data().table.is_empty());
+    Ok(())
+}

@@ -59,6 +59,7 @@ mod instance;
 mod linker;
 mod linker_wast;
 mod memory;
+mod resource_table;
 mod resources;
 pub(crate) mod store;
 #[cfg(test)]
@@ -69,6 +70,7 @@ pub use call::Func;
 pub use component::Component;
 pub use instance::{ComponentExportIndex, Instance, InstanceExportLookup};
 pub use linker::{Linker, LinkerInstance};
+pub use resource_table::{ResourceTable, ResourceTableError};
 pub use resources::{Resource, ResourceAny, ResourceType};
 
 pub use flat::{

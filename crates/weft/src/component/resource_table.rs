@@ -1,0 +1,207 @@
+//! `ResourceTable`: the host's own state behind the resources it hands out.
+
+use super::Resource;
+use std::any::Any;
+
+/// Why a [`ResourceTable`] operation failed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ResourceTableError {
+    /// The table holds as many entries as it can.
+    Full,
+    /// No entry has the resource's representation.
+    NotPresent,
+    /// The entry holds a value of another type than the resource's.
+    WrongType,
+    /// The entry still has children (entries made with
+    /// [`ResourceTable::push_child`]) and cannot be deleted.
+    HasChildren,
+}
+
+impl std::fmt::Display for ResourceTableError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            ResourceTableError::Full => "resource table has no free keys",
+            ResourceTableError::NotPresent => "resource not present",
+            ResourceTableError::WrongType => "resource is of another type",
+            ResourceTableError::HasChildren => "resource has children",
+        })
+    }
+}
+
+impl std::error::Error for ResourceTableError {}
+
+struct Entry {
+    value: Box<dyn Any + Send>,
+    parent: Option<u32>,
+    children: usize,
+}
+
+/// A table of host values of any type, each named by the [`Resource<T>`]
+/// it was pushed as: the representation of the resource is its key. As
+/// Wasmtime's `ResourceTable`, it is what a host keeps in its store data to
+/// implement resource types (`Linker::resource` with
+/// `ResourceType::host::<T>()`).
+#[derive(Default)]
+pub struct ResourceTable {
+    entries: Vec<Option<Entry>>,
+    free: Vec<u32>,
+}
+
+impl std::fmt::Debug for ResourceTable {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ResourceTable").field("len", &self.len()).finish()
+    }
+}
+
+impl ResourceTable {
+    /// An empty table.
+    pub fn new() -> ResourceTable {
+        ResourceTable::default()
+    }
+
+    /// The number of entries.
+    pub fn len(&self) -> usize {
+        self.entries.iter().filter(|e| e.is_some()).count()
+    }
+
+    /// Whether the table is empty.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    fn insert(&mut self, entry: Entry) -> Result<u32, ResourceTableError> {
+        if let Some(key) = self.free.pop() {
+            if let Some(slot) = self.entries.get_mut(key as usize) {
+                *slot = Some(entry);
+                return Ok(key);
+            }
+        }
+        let key = u32::try_from(self.entries.len()).map_err(|_| ResourceTableError::Full)?;
+        self.entries.push(Some(entry));
+        Ok(key)
+    }
+
+    /// Stores `value` and returns an owned resource naming it.
+    pub fn push<T: Send + 'static>(&mut self, value: T) -> Result<Resource<T>, ResourceTableError> {
+        let key = self.insert(Entry {
+            value: Box::new(value),
+            parent: None,
+            children: 0,
+        })?;
+        Ok(Resource::new_own(key))
+    }
+
+    /// Stores `value` as a child of `parent`, which cannot be deleted while
+    /// it has children.
+    pub fn push_child<T: Send + 'static, U: 'static>(
+        &mut self,
+        value: T,
+        parent: &Resource<U>,
+    ) -> Result<Resource<T>, ResourceTableError> {
+        let parent_key = parent.rep();
+        self.entry_mut(parent_key)?.children += 1;
+        let key = self.insert(Entry {
+            value: Box::new(value),
+            parent: Some(parent_key),
+            children: 0,
+        });
+        if key.is_err() {
+            if let Ok(p) = self.entry_mut(parent_key) {
+                p.children -= 1;
+            }
+        }
+        Ok(Resource::new_own(key?))
+    }
+
+    fn entry(&self, key: u32) -> Result<&Entry, ResourceTableError> {
+        self.entries
+            .get(key as usize)
+            .and_then(|e| e.as_ref())
+            .ok_or(ResourceTableError::NotPresent)
+    }
+
+    fn entry_mut(&mut self, key: u32) -> Result<&mut Entry, ResourceTableError> {
+        self.entries
+            .get_mut(key as usize)
+            .and_then(|e| e.as_mut())
+            .ok_or(ResourceTableError::NotPresent)
+    }
+
+    /// The value of `resource`.
+    pub fn get<T: 'static>(&self, resource: &Resource<T>) -> Result<&T, ResourceTableError> {
+        self.entry(resource.rep())?
+            .value
+            .downcast_ref()
+            .ok_or(ResourceTableError::WrongType)
+    }
+
+    /// The value of `resource`, mutably.
+    pub fn get_mut<T: 'static>(&mut self, resource: &Resource<T>) -> Result<&mut T, ResourceTableError> {
+        self.entry_mut(resource.rep())?
+            .value
+            .downcast_mut()
+            .ok_or(ResourceTableError::WrongType)
+    }
+
+    /// Removes `resource` and returns its value; fails while it has
+    /// children.
+    pub fn delete<T: 'static>(&mut self, resource: Resource<T>) -> Result<T, ResourceTableError> {
+        let key = resource.rep();
+        let entry = self.entry(key)?;
+        if entry.children != 0 {
+            return Err(ResourceTableError::HasChildren);
+        }
+        if !entry.value.is::<T>() {
+            return Err(ResourceTableError::WrongType);
+        }
+        let entry = self
+            .entries
+            .get_mut(key as usize)
+            .and_then(|e| e.take())
+            .ok_or(ResourceTableError::NotPresent)?;
+        self.free.push(key);
+        if let Some(parent) = entry.parent {
+            if let Ok(p) = self.entry_mut(parent) {
+                p.children = p.children.saturating_sub(1);
+            }
+        }
+        entry
+            .value
+            .downcast::<T>()
+            .map(|b| *b)
+            .map_err(|_| ResourceTableError::WrongType)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    struct File(&'static str);
+    struct Dir;
+
+    #[test]
+    fn push_get_delete() {
+        let mut table = ResourceTable::new();
+        let f = table.push(File("a")).unwrap();
+        assert_eq!(table.get(&f).unwrap().0, "a");
+        table.get_mut(&f).unwrap().0 = "b";
+        // A resource of another type with the same key is refused.
+        let wrong = Resource::<Dir>::new_own(f.rep());
+        assert_eq!(table.get(&wrong).err(), Some(ResourceTableError::WrongType));
+        assert_eq!(table.delete(f).unwrap().0, "b");
+        assert_eq!(table.get(&f).err(), Some(ResourceTableError::NotPresent));
+        assert!(table.is_empty());
+    }
+
+    #[test]
+    fn children_keep_their_parent() {
+        let mut table = ResourceTable::new();
+        let d = table.push(Dir).unwrap();
+        let f = table.push_child(File("x"), &d).unwrap();
+        assert_eq!(table.delete(d).err(), Some(ResourceTableError::HasChildren));
+        table.delete(f).unwrap();
+        table.delete(d).unwrap();
+        assert_eq!(table.len(), 0);
+    }
+}
