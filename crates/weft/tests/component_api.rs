@@ -296,3 +296,37 @@ fn host_resources_live_in_a_resource_table() -> weft::Result<()> {
     assert!(store.data().table.is_empty());
     Ok(())
 }
+
+#[test]
+fn instance_pre_instantiates_many_times() -> weft::Result<()> {
+    let engine = Engine::default();
+    let c = component(
+        &engine,
+        r#"(component
+            (import "seven" (func $seven (result u32)))
+            (core func $seven (canon lower (func $seven)))
+            (core module $m
+                (import "" "seven" (func $seven (result i32)))
+                (func (export "run") (result i32) (i32.add (call $seven) (i32.const 1))))
+            (core instance $i (instantiate $m (with "" (instance (export "seven" (func $seven))))))
+            (func (export "run") (result u32) (canon lift (core func $i "run"))))"#,
+    );
+    let mut linker = Linker::<()>::new(&engine);
+    linker.root().func_new("seven", |_, _, results| {
+        results[0] = Val::U32(7);
+        Ok(())
+    })?;
+    let pre = linker.instantiate_pre(&c)?;
+    for _ in 0..3 {
+        let mut store = Store::new(&engine, ());
+        let instance = pre.instantiate(&mut store)?;
+        let run = instance.get_func(&mut store, "run").expect("run");
+        let mut out = [Val::Bool(false)];
+        run.call(&mut store, &[], &mut out)?;
+        assert_eq!(out[0], Val::U32(8));
+    }
+    // A store of another engine is refused.
+    let mut other = Store::new(&Engine::default(), ());
+    assert!(pre.instantiate(&mut other).is_err());
+    Ok(())
+}

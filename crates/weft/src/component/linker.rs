@@ -127,7 +127,7 @@ impl<T: 'static> Linker<T> {
     }
 
     /// The definition of each import of `component`, in order.
-    fn resolve_imports(&self, component: &Component) -> crate::Result<Vec<Definition<T>>> {
+    pub(super) fn resolve_imports(&self, component: &Component) -> crate::Result<Vec<Definition<T>>> {
         let plan = &component.inner.plan;
         let mut out = Vec::with_capacity(plan.imports.len());
         for import in &plan.imports {
