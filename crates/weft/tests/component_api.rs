@@ -330,3 +330,41 @@ fn instance_pre_instantiates_many_times() -> weft::Result<()> {
     assert!(pre.instantiate(&mut other).is_err());
     Ok(())
 }
+
+#[test]
+fn a_component_reports_its_type() {
+    use weft::component::types::{ComponentItem, Type};
+    let engine = Engine::default();
+    let c = component(
+        &engine,
+        r#"(component
+            (type $point (record (field "x" s32) (field "y" s32)))
+            (import "log" (func (param "msg" string)))
+            (core module $m (func (export "f") (param i32 i32) (result i32) (local.get 0)))
+            (core instance $i (instantiate $m))
+            (export $p "point" (type $point))
+            (func (export "x") (param "p" $p) (result s32) (canon lift (core func $i "f"))))"#,
+    );
+    let ty = c.component_type();
+    let imports: Vec<_> = ty.imports(&engine).collect();
+    assert_eq!(imports.len(), 1);
+    let (name, ComponentItem::ComponentFunc(log)) = &imports[0] else {
+        panic!("expected a function import, got {imports:?}");
+    };
+    assert_eq!(*name, "log");
+    assert_eq!(
+        log.params().map(|(n, t)| (n.to_string(), t)).collect::<Vec<_>>(),
+        [("msg".to_string(), Type::String)]
+    );
+    let Some(ComponentItem::ComponentFunc(x)) = ty.get_export(&engine, "x") else {
+        panic!("expected the function export `x`");
+    };
+    let params: Vec<_> = x.params().collect();
+    let Type::Record(point) = &params[0].1 else {
+        panic!("expected a record parameter");
+    };
+    let fields: Vec<_> = point.fields().map(|f| (f.name.to_string(), f.ty)).collect();
+    assert_eq!(fields, [("x".to_string(), Type::S32), ("y".to_string(), Type::S32)]);
+    assert_eq!(x.results().collect::<Vec<_>>(), [Type::S32]);
+    assert!(ty.get_export(&engine, "nope").is_none());
+}

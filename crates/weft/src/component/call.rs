@@ -99,6 +99,7 @@ pub(crate) fn drop_handle<T: 'static>(
             }
             r
         }
+        ResourceKind::Static { .. } => Ok(()),
         ResourceKind::Host(_) => {
             let dtor = store.0.opaque().components.host_dtors.get(&h.ty).cloned();
             match dtor.as_ref().and_then(|d| d.downcast_ref::<HostDtor<T>>()) {

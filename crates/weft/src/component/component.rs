@@ -76,6 +76,11 @@ impl Component {
         &self.inner.engine
     }
 
+    /// The component's type: its imports and exports.
+    pub fn component_type(&self) -> super::types::Component {
+        super::types::Component::root(&self.inner.types, &self.inner.plan)
+    }
+
     /// The names of the component's imports, in order.
     pub fn import_names(&self) -> impl ExactSizeIterator<Item = &str> + '_ {
         self.inner.plan.imports.iter().map(|i| i.name.as_str())

@@ -180,7 +180,7 @@ pub(crate) fn lower_resources<T>(
                                 .get(resource as usize)
                                 .is_some_and(|d| d.component_instance == to.component_instance)
                     }
-                    ResourceKind::Host(_) => false,
+                    ResourceKind::Host(_) | ResourceKind::Static { .. } => false,
                 };
                 if implemented_by_callee {
                     h.rep

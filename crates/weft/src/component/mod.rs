@@ -65,6 +65,7 @@ mod resources;
 pub(crate) mod store;
 #[cfg(test)]
 mod tests;
+pub mod types;
 mod val;
 
 pub use call::Func;

@@ -30,6 +30,9 @@ pub(crate) enum ResourceKind {
         instance: u32,
         resource: u32,
     },
+    /// Resource `index` of the type registry at address `types`: the type
+    /// of a compiled component, before instantiation.
+    Static { types: usize, index: u32 },
 }
 
 impl ResourceType {

@@ -1,0 +1,505 @@
+//! Component types as the API shows them: [`Type`] for value types,
+//! [`ComponentFunc`] for function types, [`Component`] and
+//! [`ComponentInstance`] for the imports and exports of components, as in
+//! Wasmtime's `component::types`.
+//!
+//! Every type holds the registry of its component (shared, cheap to clone)
+//! and an index into it; two types are equal when they are the same type of
+//! the same registry.
+
+use super::resources::{ResourceKind, ResourceType};
+use std::sync::Arc;
+use weft_environ::component::{self as env, ComponentTypes, DefinedType, InterfaceType};
+
+/// A handle to a type of a registry.
+#[derive(Clone)]
+struct Handle<I> {
+    types: Arc<ComponentTypes>,
+    index: I,
+}
+
+impl<I: PartialEq> PartialEq for Handle<I> {
+    fn eq(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.types, &other.types) && self.index == other.index
+    }
+}
+
+impl<I: Eq> Eq for Handle<I> {}
+
+impl<I: std::fmt::Debug> std::fmt::Debug for Handle<I> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.index.fmt(f)
+    }
+}
+
+impl<I: Copy> Handle<I> {
+    fn ty(&self, ty: InterfaceType) -> Type {
+        Type::new(&self.types, ty)
+    }
+}
+
+impl Handle<env::TypeDefinedIndex> {
+    fn defined(&self) -> Option<&DefinedType> {
+        self.types.defined(self.index)
+    }
+}
+
+macro_rules! defined_types {
+    ($($(#[$doc:meta])* $name:ident;)*) => {$(
+        $(#[$doc])*
+        #[derive(Clone, Debug, PartialEq, Eq)]
+        pub struct $name(Handle<env::TypeDefinedIndex>);
+    )*};
+}
+
+defined_types! {
+    /// A `list<T>` type.
+    List;
+    /// A `list<T, N>` type.
+    FixedLengthList;
+    /// A `record` type.
+    Record;
+    /// A `tuple` type.
+    Tuple;
+    /// A `variant` type.
+    Variant;
+    /// An `enum` type.
+    Enum;
+    /// An `option<T>` type.
+    OptionType;
+    /// A `result<T, E>` type.
+    ResultType;
+    /// A `flags` type.
+    Flags;
+}
+
+/// A field of a [`Record`].
+#[derive(Clone, Debug)]
+pub struct Field<'a> {
+    /// The field's label.
+    pub name: &'a str,
+    /// The field's type.
+    pub ty: Type,
+}
+
+/// A case of a [`Variant`].
+#[derive(Clone, Debug)]
+pub struct Case<'a> {
+    /// The case's label.
+    pub name: &'a str,
+    /// The payload's type, if the case has one.
+    pub ty: Option<Type>,
+}
+
+impl List {
+    /// The element type.
+    pub fn ty(&self) -> Type {
+        match self.0.defined() {
+            Some(DefinedType::List(t)) => self.0.ty(*t),
+            _ => Type::Bool,
+        }
+    }
+}
+
+impl FixedLengthList {
+    /// The element type.
+    pub fn ty(&self) -> Type {
+        match self.0.defined() {
+            Some(DefinedType::FixedLengthList(t, _)) => self.0.ty(*t),
+            _ => Type::Bool,
+        }
+    }
+
+    /// The number of elements.
+    pub fn len(&self) -> u32 {
+        match self.0.defined() {
+            Some(DefinedType::FixedLengthList(_, n)) => *n,
+            _ => 0,
+        }
+    }
+
+    /// Whether the list type has no elements.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+impl Record {
+    /// The fields, in order.
+    pub fn fields(&self) -> impl ExactSizeIterator<Item = Field<'_>> {
+        let fields: &[env::Field] = match self.0.defined() {
+            Some(DefinedType::Record(fields)) => fields,
+            _ => &[],
+        };
+        fields.iter().map(|f| Field {
+            name: &f.name,
+            ty: self.0.ty(f.ty),
+        })
+    }
+}
+
+impl Tuple {
+    /// The element types, in order.
+    pub fn types(&self) -> impl ExactSizeIterator<Item = Type> + '_ {
+        let tys: &[InterfaceType] = match self.0.defined() {
+            Some(DefinedType::Tuple(tys)) => tys,
+            _ => &[],
+        };
+        tys.iter().map(|t| self.0.ty(*t))
+    }
+}
+
+impl Variant {
+    /// The cases, in order.
+    pub fn cases(&self) -> impl ExactSizeIterator<Item = Case<'_>> {
+        let cases: &[env::Case] = match self.0.defined() {
+            Some(DefinedType::Variant(cases)) => cases,
+            _ => &[],
+        };
+        cases.iter().map(|c| Case {
+            name: &c.name,
+            ty: c.ty.map(|t| self.0.ty(t)),
+        })
+    }
+}
+
+impl Enum {
+    /// The case names, in order.
+    pub fn names(&self) -> impl ExactSizeIterator<Item = &str> {
+        let names: &[String] = match self.0.defined() {
+            Some(DefinedType::Enum(names)) => names,
+            _ => &[],
+        };
+        names.iter().map(String::as_str)
+    }
+}
+
+impl Flags {
+    /// The flag names, in order.
+    pub fn names(&self) -> impl ExactSizeIterator<Item = &str> {
+        let names: &[String] = match self.0.defined() {
+            Some(DefinedType::Flags(names)) => names,
+            _ => &[],
+        };
+        names.iter().map(String::as_str)
+    }
+}
+
+impl OptionType {
+    /// The payload type.
+    pub fn ty(&self) -> Type {
+        match self.0.defined() {
+            Some(DefinedType::Option(t)) => self.0.ty(*t),
+            _ => Type::Bool,
+        }
+    }
+}
+
+impl ResultType {
+    /// The payload type of `ok`, if any.
+    pub fn ok(&self) -> Option<Type> {
+        match self.0.defined() {
+            Some(DefinedType::Result { ok, .. }) => ok.map(|t| self.0.ty(t)),
+            _ => None,
+        }
+    }
+
+    /// The payload type of `error`, if any.
+    pub fn err(&self) -> Option<Type> {
+        match self.0.defined() {
+            Some(DefinedType::Result { err, .. }) => err.map(|t| self.0.ty(t)),
+            _ => None,
+        }
+    }
+}
+
+/// A component value type.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[allow(missing_docs)]
+pub enum Type {
+    Bool,
+    S8,
+    U8,
+    S16,
+    U16,
+    S32,
+    U32,
+    S64,
+    U64,
+    Float32,
+    Float64,
+    Char,
+    String,
+    List(List),
+    FixedLengthList(FixedLengthList),
+    Record(Record),
+    Tuple(Tuple),
+    Variant(Variant),
+    Enum(Enum),
+    Option(OptionType),
+    Result(ResultType),
+    Flags(Flags),
+    Own(ResourceType),
+    Borrow(ResourceType),
+    ErrorContext,
+}
+
+/// The resource type of a component's type, before instantiation gives it
+/// a runtime identity.
+fn static_resource(types: &Arc<ComponentTypes>, index: env::TypeResourceIndex) -> ResourceType {
+    ResourceType(ResourceKind::Static {
+        types: Arc::as_ptr(types) as usize,
+        index: index.0,
+    })
+}
+
+impl Type {
+    pub(crate) fn new(types: &Arc<ComponentTypes>, ty: InterfaceType) -> Type {
+        use InterfaceType as I;
+        let handle = |index| Handle {
+            types: types.clone(),
+            index,
+        };
+        match ty {
+            I::Bool => Type::Bool,
+            I::S8 => Type::S8,
+            I::U8 => Type::U8,
+            I::S16 => Type::S16,
+            I::U16 => Type::U16,
+            I::S32 => Type::S32,
+            I::U32 => Type::U32,
+            I::S64 => Type::S64,
+            I::U64 => Type::U64,
+            I::F32 => Type::Float32,
+            I::F64 => Type::Float64,
+            I::Char => Type::Char,
+            I::String => Type::String,
+            I::ErrorContext => Type::ErrorContext,
+            I::Own(r) => Type::Own(static_resource(types, r)),
+            I::Borrow(r) => Type::Borrow(static_resource(types, r)),
+            I::Defined(d) => match types.defined(d) {
+                Some(DefinedType::Record(_)) => Type::Record(Record(handle(d))),
+                Some(DefinedType::Variant(_)) => Type::Variant(Variant(handle(d))),
+                Some(DefinedType::List(_)) => Type::List(List(handle(d))),
+                Some(DefinedType::FixedLengthList(..)) => Type::FixedLengthList(FixedLengthList(handle(d))),
+                Some(DefinedType::Tuple(_)) => Type::Tuple(Tuple(handle(d))),
+                Some(DefinedType::Flags(_)) => Type::Flags(Flags(handle(d))),
+                Some(DefinedType::Enum(_)) => Type::Enum(Enum(handle(d))),
+                Some(DefinedType::Option(_)) => Type::Option(OptionType(handle(d))),
+                Some(DefinedType::Result { .. }) => Type::Result(ResultType(handle(d))),
+                None => Type::ErrorContext,
+            },
+        }
+    }
+}
+
+/// A component function type.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ComponentFunc(Handle<env::TypeFuncIndex>);
+
+impl ComponentFunc {
+    pub(crate) fn new(types: &Arc<ComponentTypes>, index: env::TypeFuncIndex) -> ComponentFunc {
+        ComponentFunc(Handle {
+            types: types.clone(),
+            index,
+        })
+    }
+
+    fn func(&self) -> Option<&env::FuncType> {
+        self.0.types.func(self.0.index)
+    }
+
+    /// Whether the function is `async`.
+    pub fn async_(&self) -> bool {
+        self.func().is_some_and(|f| f.is_async)
+    }
+
+    /// The parameters' names and types, in order.
+    pub fn params(&self) -> impl ExactSizeIterator<Item = (&str, Type)> + '_ {
+        let params: &[(String, InterfaceType)] = self.func().map(|f| &f.params[..]).unwrap_or(&[]);
+        params.iter().map(|(n, t)| (n.as_str(), self.0.ty(*t)))
+    }
+
+    /// The result types (none or one).
+    pub fn results(&self) -> impl ExactSizeIterator<Item = Type> + '_ {
+        let result = self.func().and_then(|f| f.result);
+        result.into_iter().map(|t| self.0.ty(t))
+    }
+}
+
+/// A core module type, as a component imports or exports it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Module(Handle<env::TypeModuleIndex>);
+
+impl Module {
+    fn module(&self) -> Option<&env::ModuleType> {
+        self.0.types.module(self.0.index)
+    }
+
+    /// The imports' module and field names, in order.
+    pub fn imports(&self) -> impl ExactSizeIterator<Item = (&str, &str)> + '_ {
+        let imports: &[(String, String, env::CoreItemType)] = self.module().map(|m| &m.imports[..]).unwrap_or(&[]);
+        imports.iter().map(|(m, n, _)| (m.as_str(), n.as_str()))
+    }
+
+    /// The exports' names, in order.
+    pub fn exports(&self) -> impl ExactSizeIterator<Item = &str> + '_ {
+        let exports: &[(String, env::CoreItemType)] = self.module().map(|m| &m.exports[..]).unwrap_or(&[]);
+        exports.iter().map(|(n, _)| n.as_str())
+    }
+}
+
+/// A component type: its imports and exports.
+#[derive(Clone, Debug)]
+pub struct Component {
+    types: Arc<ComponentTypes>,
+    imports: Arc<[(String, env::ItemType)]>,
+    exports: Arc<[(String, env::ItemType)]>,
+}
+
+impl PartialEq for Component {
+    fn eq(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.types, &other.types) && self.imports == other.imports && self.exports == other.exports
+    }
+}
+
+impl Eq for Component {}
+
+/// A component instance type: its exports.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ComponentInstance(Handle<env::TypeInstanceIndex>);
+
+/// The type of an import or export of a component or instance.
+#[derive(Clone, Debug)]
+pub enum ComponentItem {
+    /// A component function.
+    ComponentFunc(ComponentFunc),
+    /// A core module.
+    Module(Module),
+    /// A component.
+    Component(Component),
+    /// A component instance.
+    ComponentInstance(ComponentInstance),
+    /// A value type.
+    Type(Type),
+    /// A resource type.
+    Resource(ResourceType),
+}
+
+impl ComponentItem {
+    fn new(types: &Arc<ComponentTypes>, ty: env::ItemType) -> ComponentItem {
+        match ty {
+            env::ItemType::Func(f) => ComponentItem::ComponentFunc(ComponentFunc::new(types, f)),
+            env::ItemType::Module(m) => ComponentItem::Module(Module(Handle {
+                types: types.clone(),
+                index: m,
+            })),
+            env::ItemType::Component(c) => ComponentItem::Component(Component::of(types, c)),
+            env::ItemType::Instance(i) => ComponentItem::ComponentInstance(ComponentInstance(Handle {
+                types: types.clone(),
+                index: i,
+            })),
+            env::ItemType::Value(t) => ComponentItem::Type(Type::new(types, t)),
+            env::ItemType::Type(env::AnyType::Value(t)) => ComponentItem::Type(Type::new(types, t)),
+            env::ItemType::Type(env::AnyType::Resource(r)) => ComponentItem::Resource(static_resource(types, r)),
+            env::ItemType::Type(env::AnyType::Func(f)) => ComponentItem::ComponentFunc(ComponentFunc::new(types, f)),
+            env::ItemType::Type(env::AnyType::Instance(i)) => {
+                ComponentItem::ComponentInstance(ComponentInstance(Handle {
+                    types: types.clone(),
+                    index: i,
+                }))
+            }
+            env::ItemType::Type(env::AnyType::Component(c)) => ComponentItem::Component(Component::of(types, c)),
+        }
+    }
+}
+
+impl ComponentInstance {
+    /// The exports' names and types, in order.
+    pub fn exports(&self) -> impl ExactSizeIterator<Item = (&str, ComponentItem)> + '_ {
+        let exports: &[(String, env::ItemType)] = self
+            .0
+            .types
+            .instance(self.0.index)
+            .map(|i| &i.exports[..])
+            .unwrap_or(&[]);
+        exports
+            .iter()
+            .map(|(n, t)| (n.as_str(), ComponentItem::new(&self.0.types, *t)))
+    }
+
+    /// The type of the export `name`.
+    pub fn get_export(&self, name: &str) -> Option<ComponentItem> {
+        self.exports().find(|(n, _)| *n == name).map(|(_, t)| t)
+    }
+}
+
+impl Component {
+    /// The type of a compiled component's root, read from its plan.
+    pub(crate) fn root(types: &Arc<ComponentTypes>, plan: &env::Component) -> Component {
+        Component {
+            types: types.clone(),
+            imports: plan.imports.iter().map(|i| (i.name.clone(), i.ty)).collect(),
+            exports: plan
+                .exports
+                .iter()
+                .filter_map(|(n, e)| export_type(e).map(|t| (n.clone(), t)))
+                .collect(),
+        }
+    }
+
+    fn of(types: &Arc<ComponentTypes>, index: env::TypeComponentIndex) -> Component {
+        let (imports, exports) = match types.component(index) {
+            Some(c) => (c.imports.iter().cloned().collect(), c.exports.iter().cloned().collect()),
+            None => (Arc::from([]), Arc::from([])),
+        };
+        Component {
+            types: types.clone(),
+            imports,
+            exports,
+        }
+    }
+
+    /// The imports' names and types, in order.
+    pub fn imports<'a>(
+        &'a self,
+        _engine: &crate::Engine,
+    ) -> impl ExactSizeIterator<Item = (&'a str, ComponentItem)> + 'a {
+        self.imports
+            .iter()
+            .map(|(n, t)| (n.as_str(), ComponentItem::new(&self.types, *t)))
+    }
+
+    /// The exports' names and types, in order (of a compiled component:
+    /// functions and types; the types of exported instances and modules
+    /// are not recorded yet).
+    pub fn exports<'a>(
+        &'a self,
+        _engine: &crate::Engine,
+    ) -> impl ExactSizeIterator<Item = (&'a str, ComponentItem)> + 'a {
+        self.exports
+            .iter()
+            .map(|(n, t)| (n.as_str(), ComponentItem::new(&self.types, *t)))
+    }
+
+    /// The type of the import `name`.
+    pub fn get_import(&self, engine: &crate::Engine, name: &str) -> Option<ComponentItem> {
+        self.imports(engine).find(|(n, _)| *n == name).map(|(_, t)| t)
+    }
+
+    /// The type of the export `name`.
+    pub fn get_export(&self, engine: &crate::Engine, name: &str) -> Option<ComponentItem> {
+        self.exports(engine).find(|(n, _)| *n == name).map(|(_, t)| t)
+    }
+}
+
+/// The type of an export of a root component, when the plan records one.
+fn export_type(e: &env::Export) -> Option<env::ItemType> {
+    match e {
+        env::Export::LiftedFunction { ty, .. } | env::Export::ImportedFunction { ty, .. } => {
+            Some(env::ItemType::Func(*ty))
+        }
+        env::Export::Type(t) => Some(env::ItemType::Type(*t)),
+        _ => None,
+    }
+}
