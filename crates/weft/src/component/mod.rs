@@ -50,6 +50,7 @@ mod call;
 #[allow(clippy::module_inception)]
 mod component;
 mod flat;
+mod func_wrap;
 mod handles;
 mod instance;
 mod linker;
@@ -58,6 +59,7 @@ mod resources;
 pub(crate) mod store;
 #[cfg(test)]
 mod tests;
+mod typed;
 mod val;
 
 pub use call::Func;
@@ -65,6 +67,10 @@ pub use component::Component;
 pub use instance::{ComponentExportIndex, Instance, InstanceExportLookup};
 pub use linker::{Linker, LinkerInstance};
 pub use resources::{Resource, ResourceAny, ResourceType};
+pub use typed::{ComponentNamedList, ComponentType, Lift, Lower, TypedFunc};
+#[doc(hidden)]
+pub use typed::__internal;
+pub use weft_component_macro::{flags, ComponentType, Lift, Lower};
 
 pub use flat::{lift_flat, lift_flat_values, lower_flat, lower_flat_values};
 pub use memory::{load, store};
