@@ -91,15 +91,19 @@ impl Echo<'_> {
     }
 
     fn component(&self, engine: &Engine) -> Component {
-        let text = self.text();
-        let bytes = match wat::parse_str(&text) {
-            Ok(b) => b,
-            Err(e) => panic!("invalid test component: {e}\n{text}"),
-        };
-        match Component::new(engine, bytes) {
-            Ok(c) => c,
-            Err(e) => panic!("test component does not compile: {e:#}\n{text}"),
-        }
+        compile(engine, &self.text())
+    }
+}
+
+/// Compiles a test component from its text.
+fn compile(engine: &Engine, text: &str) -> Component {
+    let bytes = match wat::parse_str(text) {
+        Ok(b) => b,
+        Err(e) => panic!("invalid test component: {e}\n{text}"),
+    };
+    match Component::new(engine, bytes) {
+        Ok(c) => c,
+        Err(e) => panic!("test component does not compile: {e:#}\n{text}"),
     }
 }
 
@@ -393,30 +397,52 @@ fn resources_round_trip() -> weft::Result<()> {
     assert!(r.owned());
     assert_eq!(r.rep(), 6);
 
-    // A borrow reaches the host function as a borrow; `ResourceAny` works
-    // too, and a list of resources goes through.
+    // A list of owns goes to the host function, which takes them as
+    // `ResourceAny`s and drops them (running the destructor).
     let echo = Echo {
         decls,
-        param: "(list (borrow $c))",
+        param: "(list (own $c))",
         result: "u32",
         flat_params: "i32 i32",
         flat_result: Some("i32"),
     };
-    let mut linker = Linker::<Vec<u32>>::new(&engine);
-    let mut host = linker.instance("host")?;
-    host.resource("counter", ResourceType::host::<Counter>(), |_, _| Ok(()))?;
-    host.func_wrap("f", |mut store, (cs,): (Vec<ResourceAny>,)| {
+    linker.allow_shadowing(true);
+    linker.instance("host")?.func_wrap("f", |mut store, (cs,): (Vec<ResourceAny>,)| {
         let mut sum = 0;
         for c in cs {
-            assert!(!c.owned());
-            sum += Resource::<Counter>::try_from_resource_any(c, &mut store)?.rep();
+            assert!(c.owned());
+            sum += c.ty().eq(&ResourceType::host::<Counter>()) as u32;
+            c.resource_drop(&mut store)?;
         }
         Ok((sum,))
     })?;
     let instance = linker.instantiate(&mut store, &echo.component(&engine))?;
     let run = instance.get_typed_func::<(Vec<Resource<Counter>>,), (u32,)>(&mut store, "run")?;
-    let borrows = vec![Resource::new_borrow(3), Resource::new_borrow(4)];
-    assert_eq!(run.call(&mut store, (borrows,))?, (7,));
+    let owns = vec![Resource::new_own(3), Resource::new_own(4)];
+    assert_eq!(run.call(&mut store, (owns,))?, (2,));
+    assert_eq!(store.data(), &[3, 4], "the destructor ran for each");
+
+    // An own the guest receives is lent to the host function as a borrow.
+    let echo = Echo {
+        decls,
+        param: "(borrow $c)",
+        result: "u32",
+        flat_params: "i32",
+        flat_result: Some("i32"),
+    };
+    let text = echo.text().replace(
+        r#"(func (export "run") (param "x" (borrow $c))"#,
+        r#"(func (export "run") (param "x" (own $c))"#,
+    );
+    linker.instance("host")?.func_wrap("f", |mut store, (c,): (Resource<Counter>,)| {
+        assert!(!c.owned());
+        // A borrow stays in the host table after being converted.
+        let again = c.try_into_resource_any(&mut store)?;
+        Ok((c.rep() * 100 + u32::from(!again.owned()),))
+    })?;
+    let instance = linker.instantiate(&mut store, &compile(&engine, &text))?;
+    let run = instance.get_typed_func::<(Resource<Counter>,), (u32,)>(&mut store, "run")?;
+    assert_eq!(run.call(&mut store, (Resource::new_own(9),))?, (901,));
     Ok(())
 }
 
