@@ -125,7 +125,10 @@ struct Member {
 
 fn expand_derive(input: &DeriveInput, which: Trait) -> syn::Result<TokenStream2> {
     if !input.generics.params.is_empty() {
-        return Err(Error::new_spanned(&input.generics, "generic component types are not supported"));
+        return Err(Error::new_spanned(
+            &input.generics,
+            "generic component types are not supported",
+        ));
     }
     let attr = parse_attrs(&input.attrs)?;
     let Some(kind) = attr.kind else {
@@ -169,7 +172,9 @@ fn expand_derive(input: &DeriveInput, which: Trait) -> syn::Result<TokenStream2>
                         ))
                     }
                 };
-                let label = parse_attrs(&v.attrs)?.name.unwrap_or_else(|| kebab(&v.ident.to_string()));
+                let label = parse_attrs(&v.attrs)?
+                    .name
+                    .unwrap_or_else(|| kebab(&v.ident.to_string()));
                 members.push(Member {
                     ident: v.ident.clone(),
                     label,

@@ -64,7 +64,11 @@ impl Echo<'_> {
         let n = flat_params.split_whitespace().count();
         let args: String = (0..n).map(|i| format!("(local.get {i}) ")).collect();
         let (import_ty, body, export_result) = match flat_result {
-            Some(r) => (format!("(param {flat_params}) (result {r})"), format!("(call $f {args})"), *r),
+            Some(r) => (
+                format!("(param {flat_params}) (result {r})"),
+                format!("(call $f {args})"),
+                *r,
+            ),
             None => (
                 format!("(param {flat_params} i32)"),
                 format!("(call $f {args} (i32.const 64)) (i32.const 64)"),
@@ -211,8 +215,14 @@ fn variants_round_trip() -> weft::Result<()> {
         Shape::Pair(_) => Shape::Empty,
     };
     assert_eq!(echo_roundtrip(&echo, Shape::Empty, next)?, Shape::Circle(1.5));
-    assert_eq!(echo_roundtrip(&echo, Shape::Circle(2.5), next)?, Shape::Label("r=2.5".into()));
-    assert_eq!(echo_roundtrip(&echo, Shape::Label("héllo".into()), next)?, Shape::Pair((6, 'λ')));
+    assert_eq!(
+        echo_roundtrip(&echo, Shape::Circle(2.5), next)?,
+        Shape::Label("r=2.5".into())
+    );
+    assert_eq!(
+        echo_roundtrip(&echo, Shape::Label("héllo".into()), next)?,
+        Shape::Pair((6, 'λ'))
+    );
     assert_eq!(echo_roundtrip(&echo, Shape::Pair((1, 'x')), next)?, Shape::Empty);
     Ok(())
 }
@@ -336,7 +346,10 @@ fn lists_of_strings_round_trip() -> weft::Result<()> {
         flat_result: None,
     };
     let f = |v: Box<[u16]>| -> (u32, bool) { (v.iter().map(|&x| u32::from(x)).sum(), v.is_empty()) };
-    assert_eq!(echo_roundtrip(&echo, vec![1u16, 2, 65535].into_boxed_slice(), f)?, (65538, false));
+    assert_eq!(
+        echo_roundtrip(&echo, vec![1u16, 2, 65535].into_boxed_slice(), f)?,
+        (65538, false)
+    );
     Ok(())
 }
 
@@ -349,14 +362,41 @@ fn primitives_round_trip() -> weft::Result<()> {
         flat_params,
         flat_result: Some(flat_result),
     };
-    assert!(!echo_roundtrip(&echo("bool", "i32", "bool", "i32"), true, |b: bool| !b)?);
-    assert_eq!(echo_roundtrip(&echo("s8", "i32", "s16", "i32"), -5i8, |x: i8| i16::from(x) * 1000)?, -5000);
-    assert_eq!(echo_roundtrip(&echo("u8", "i32", "u16", "i32"), 200u8, |x: u8| u16::from(x) * 300)?, 60000);
-    assert_eq!(echo_roundtrip(&echo("s32", "i32", "s64", "i64"), i32::MIN, |x: i32| i64::from(x) * 2)?, i64::from(i32::MIN) * 2);
-    assert_eq!(echo_roundtrip(&echo("u32", "i32", "u64", "i64"), u32::MAX, |x: u32| u64::from(x) << 8)?, u64::from(u32::MAX) << 8);
-    assert_eq!(echo_roundtrip(&echo("f32", "f32", "f64", "f64"), 1.5f32, |x: f32| f64::from(x) / 4.0)?, 0.375);
-    assert_eq!(echo_roundtrip(&echo("char", "i32", "char", "i32"), 'a', |c: char| c.to_ascii_uppercase())?, 'A');
-    let s = echo_roundtrip(&echo("string", "i32 i32", "u32", "i32"), "héllo".to_string(), |s: String| s.len() as u32)?;
+    assert!(!echo_roundtrip(
+        &echo("bool", "i32", "bool", "i32"),
+        true,
+        |b: bool| !b
+    )?);
+    assert_eq!(
+        echo_roundtrip(&echo("s8", "i32", "s16", "i32"), -5i8, |x: i8| i16::from(x) * 1000)?,
+        -5000
+    );
+    assert_eq!(
+        echo_roundtrip(&echo("u8", "i32", "u16", "i32"), 200u8, |x: u8| u16::from(x) * 300)?,
+        60000
+    );
+    assert_eq!(
+        echo_roundtrip(&echo("s32", "i32", "s64", "i64"), i32::MIN, |x: i32| i64::from(x) * 2)?,
+        i64::from(i32::MIN) * 2
+    );
+    assert_eq!(
+        echo_roundtrip(&echo("u32", "i32", "u64", "i64"), u32::MAX, |x: u32| u64::from(x) << 8)?,
+        u64::from(u32::MAX) << 8
+    );
+    assert_eq!(
+        echo_roundtrip(&echo("f32", "f32", "f64", "f64"), 1.5f32, |x: f32| f64::from(x) / 4.0)?,
+        0.375
+    );
+    assert_eq!(
+        echo_roundtrip(&echo("char", "i32", "char", "i32"), 'a', |c: char| c
+            .to_ascii_uppercase())?,
+        'A'
+    );
+    let s = echo_roundtrip(
+        &echo("string", "i32 i32", "u32", "i32"),
+        "héllo".to_string(),
+        |s: String| s.len() as u32,
+    )?;
     assert_eq!(s, 6);
     Ok(())
 }
@@ -407,15 +447,17 @@ fn resources_round_trip() -> weft::Result<()> {
         flat_result: Some("i32"),
     };
     linker.allow_shadowing(true);
-    linker.instance("host")?.func_wrap("f", |mut store, (cs,): (Vec<ResourceAny>,)| {
-        let mut sum = 0;
-        for c in cs {
-            assert!(c.owned());
-            sum += c.ty().eq(&ResourceType::host::<Counter>()) as u32;
-            c.resource_drop(&mut store)?;
-        }
-        Ok((sum,))
-    })?;
+    linker
+        .instance("host")?
+        .func_wrap("f", |mut store, (cs,): (Vec<ResourceAny>,)| {
+            let mut sum = 0;
+            for c in cs {
+                assert!(c.owned());
+                sum += c.ty().eq(&ResourceType::host::<Counter>()) as u32;
+                c.resource_drop(&mut store)?;
+            }
+            Ok((sum,))
+        })?;
     let instance = linker.instantiate(&mut store, &echo.component(&engine))?;
     let run = instance.get_typed_func::<(Vec<Resource<Counter>>,), (u32,)>(&mut store, "run")?;
     let owns = vec![Resource::new_own(3), Resource::new_own(4)];
@@ -434,12 +476,14 @@ fn resources_round_trip() -> weft::Result<()> {
         r#"(func (export "run") (param "x" (borrow $c))"#,
         r#"(func (export "run") (param "x" (own $c))"#,
     );
-    linker.instance("host")?.func_wrap("f", |mut store, (c,): (Resource<Counter>,)| {
-        assert!(!c.owned());
-        // A borrow stays in the host table after being converted.
-        let again = c.try_into_resource_any(&mut store)?;
-        Ok((c.rep() * 100 + u32::from(!again.owned()),))
-    })?;
+    linker
+        .instance("host")?
+        .func_wrap("f", |mut store, (c,): (Resource<Counter>,)| {
+            assert!(!c.owned());
+            // A borrow stays in the host table after being converted.
+            let again = c.try_into_resource_any(&mut store)?;
+            Ok((c.rep() * 100 + u32::from(!again.owned()),))
+        })?;
     let instance = linker.instantiate(&mut store, &compile(&engine, &text))?;
     let run = instance.get_typed_func::<(Resource<Counter>,), (u32,)>(&mut store, "run")?;
     assert_eq!(run.call(&mut store, (Resource::new_own(9),))?, (901,));
@@ -464,16 +508,32 @@ fn a_mistyped_host_function_is_an_error_naming_the_import() {
         assert!(msg.contains("`host/f`") && msg.contains(cause), "{msg}");
     };
     let mut linker = Linker::<()>::new(&engine);
-    linker.instance("host").unwrap().func_wrap("f", |_, (x,): (u64,)| Ok((x.to_string(),))).unwrap();
+    linker
+        .instance("host")
+        .unwrap()
+        .func_wrap("f", |_, (x,): (u64,)| Ok((x.to_string(),)))
+        .unwrap();
     check(&linker, &mut store, "parameters");
     let mut linker = Linker::<()>::new(&engine);
-    linker.instance("host").unwrap().func_wrap("f", |_, (x,): (u32,)| Ok((x,))).unwrap();
+    linker
+        .instance("host")
+        .unwrap()
+        .func_wrap("f", |_, (x,): (u32,)| Ok((x,)))
+        .unwrap();
     check(&linker, &mut store, "results");
     let mut linker = Linker::<()>::new(&engine);
-    linker.instance("host").unwrap().func_wrap("f", |_, (x, y): (u32, u32)| Ok((x + y,))).unwrap();
+    linker
+        .instance("host")
+        .unwrap()
+        .func_wrap("f", |_, (x, y): (u32, u32)| Ok((x + y,)))
+        .unwrap();
     check(&linker, &mut store, "parameters");
     let mut linker = Linker::<()>::new(&engine);
-    linker.instance("host").unwrap().func_wrap("f", |_, (x,): (u32,)| Ok((x.to_string(),))).unwrap();
+    linker
+        .instance("host")
+        .unwrap()
+        .func_wrap("f", |_, (x,): (u32,)| Ok((x.to_string(),)))
+        .unwrap();
     assert!(linker.instantiate(&mut store, &component).is_ok());
 }
 
@@ -482,8 +542,14 @@ fn derived_types_check_names_and_shapes() {
     let engine = Engine::default();
     // The record has the fields of `Point` under other names or types.
     for (decl, flat_params) in [
-        (r#"(record (field "x" s32) (field "y" s32) (field "label" string))"#, "i32 i32 i32 i32"),
-        (r#"(record (field "x" s32) (field "y-coord" s32) (field "label" u32))"#, "i32 i32 i32"),
+        (
+            r#"(record (field "x" s32) (field "y" s32) (field "label" string))"#,
+            "i32 i32 i32 i32",
+        ),
+        (
+            r#"(record (field "x" s32) (field "y-coord" s32) (field "label" u32))"#,
+            "i32 i32 i32",
+        ),
         (r#"(record (field "x" s32) (field "y-coord" s32))"#, "i32 i32"),
         (r#"(tuple s32 s32 string)"#, "i32 i32 i32 i32"),
     ] {
@@ -496,7 +562,11 @@ fn derived_types_check_names_and_shapes() {
             flat_result: Some("i32"),
         };
         let mut linker = Linker::<()>::new(&engine);
-        linker.instance("host").unwrap().func_wrap("f", |_, (_,): (Point,)| Ok((0u32,))).unwrap();
+        linker
+            .instance("host")
+            .unwrap()
+            .func_wrap("f", |_, (_,): (Point,)| Ok((0u32,)))
+            .unwrap();
         let mut store = Store::new(&engine, ());
         let err = linker.instantiate(&mut store, &echo.component(&engine)).unwrap_err();
         assert!(format!("{err:#}").contains("type mismatch"), "{err:#}");
@@ -516,9 +586,9 @@ fn typed_exports_are_checked() -> weft::Result<()> {
     let component = echo.component(&engine);
     let mut store = Store::new(&engine, ());
     let mut linker = Linker::<()>::new(&engine);
-    linker
-        .instance("host")?
-        .func_wrap("f", |_, (v,): (Vec<String>,)| Ok((v.first().and_then(|s| s.parse::<i32>().ok()),)))?;
+    linker.instance("host")?.func_wrap("f", |_, (v,): (Vec<String>,)| {
+        Ok((v.first().and_then(|s| s.parse::<i32>().ok()),))
+    })?;
     let instance = linker.instantiate(&mut store, &component)?;
     // `&str` lowers as a string.
     let run = instance.get_typed_func::<(&[&str],), (Option<i32>,)>(&mut store, "run")?;
@@ -529,7 +599,10 @@ fn typed_exports_are_checked() -> weft::Result<()> {
     let err = instance
         .get_typed_func::<(Vec<u32>,), (Option<i32>,)>(&mut store, "run")
         .unwrap_err();
-    assert!(format!("{err:#}").contains("failed to convert function to given type"), "{err:#}");
+    assert!(
+        format!("{err:#}").contains("failed to convert function to given type"),
+        "{err:#}"
+    );
     assert!(format!("{err:#}").contains("parameters"), "{err:#}");
     let err = instance
         .get_typed_func::<(Vec<String>,), (i32,)>(&mut store, "run")
@@ -564,9 +637,16 @@ fn lifting_a_value_of_the_wrong_shape_is_an_error() {
     assert!(<(u32, u32)>::lift(&mut cx, Val::Tuple(vec![Val::U32(1)])).is_err());
     assert!(<Result<(), u8>>::lift(&mut cx, Val::Result(Ok(Some(Box::new(Val::U8(1)))))).is_err());
     assert!(<Result<u8, ()>>::lift(&mut cx, Val::Result(Ok(None))).is_err());
-    assert_eq!(Perms::lift(&mut cx, Val::Flags(vec!["write".into()])).ok(), Some(Perms::WRITE));
     assert_eq!(
-        Shape::lift(&mut cx, Val::Variant("circle".into(), Some(Box::new(Val::Float64(2.0))))).ok(),
+        Perms::lift(&mut cx, Val::Flags(vec!["write".into()])).ok(),
+        Some(Perms::WRITE)
+    );
+    assert_eq!(
+        Shape::lift(
+            &mut cx,
+            Val::Variant("circle".into(), Some(Box::new(Val::Float64(2.0))))
+        )
+        .ok(),
         Some(Shape::Circle(2.0))
     );
 }

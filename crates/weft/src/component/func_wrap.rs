@@ -35,7 +35,8 @@ impl<T: 'static> LinkerInstance<'_, T> {
                 _ => crate::bail!("the host function's results do not match its type"),
             }
         };
-        let check: TypeCheck = Arc::new(|ty: &FuncType, types: &ComponentTypes| typecheck_func::<Params, Results>(ty, types));
+        let check: TypeCheck =
+            Arc::new(|ty: &FuncType, types: &ComponentTypes| typecheck_func::<Params, Results>(ty, types));
         self.insert(name, Definition::Func(Arc::new(host), Some(check)))
     }
 }

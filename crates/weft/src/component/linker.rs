@@ -17,8 +17,9 @@ pub(crate) type HostDtor<T> = Arc<dyn Fn(StoreContextMut<'_, T>, u32) -> crate::
 /// The type check of a typed host function
 /// ([`LinkerInstance::func_wrap`]) against the type of the import it
 /// satisfies.
-pub(crate) type TypeCheck =
-    Arc<dyn Fn(&weft_environ::component::FuncType, &super::ComponentTypes) -> crate::Result<()> + Send + Sync + 'static>;
+pub(crate) type TypeCheck = Arc<
+    dyn Fn(&weft_environ::component::FuncType, &super::ComponentTypes) -> crate::Result<()> + Send + Sync + 'static,
+>;
 
 /// What a name of a [`Linker`] is defined as.
 pub(crate) enum Definition<T: 'static> {

@@ -67,9 +67,9 @@ pub use component::Component;
 pub use instance::{ComponentExportIndex, Instance, InstanceExportLookup};
 pub use linker::{Linker, LinkerInstance};
 pub use resources::{Resource, ResourceAny, ResourceType};
-pub use typed::{ComponentNamedList, ComponentType, Lift, Lower, TypedFunc};
 #[doc(hidden)]
 pub use typed::__internal;
+pub use typed::{ComponentNamedList, ComponentType, Lift, Lower, TypedFunc};
 pub use weft_component_macro::{flags, ComponentType, Lift, Lower};
 
 pub use flat::{lift_flat, lift_flat_values, lower_flat, lower_flat_values};

@@ -104,12 +104,18 @@ pub(crate) fn describe(ty: &InterfaceType, types: &ComponentTypes) -> String {
 /// The error of a type check: `expected` (a component type's kind) is not
 /// `found`.
 pub(crate) fn expected(expected: &str, found: &InterfaceType, types: &ComponentTypes) -> crate::Error {
-    anyhow!("type mismatch: expected `{expected}`, found `{}`", describe(found, types))
+    anyhow!(
+        "type mismatch: expected `{expected}`, found `{}`",
+        describe(found, types)
+    )
 }
 
 /// The error of a conversion from a [`Val`] of the wrong kind.
 pub(crate) fn wrong_val(expected: &str, found: &Val) -> crate::Error {
-    anyhow!("type mismatch: expected a value of type `{expected}`, found a `{}`", found.kind())
+    anyhow!(
+        "type mismatch: expected a value of type `{expected}`, found a `{}`",
+        found.kind()
+    )
 }
 
 /// The defined type `ty`; an error saying `what` was expected when `ty` is
@@ -613,8 +619,8 @@ impl Instance {
 #[doc(hidden)]
 pub mod __internal {
     pub use super::super::{ComponentType, ComponentTypes, InterfaceType, Lift, Lower, Val};
-    pub use crate::{Error, Result, StoreContextMut};
     use super::{defined, expected, next, wrong_val};
+    pub use crate::{Error, Result, StoreContextMut};
     use anyhow::{anyhow, Context as _};
     use weft_environ::component::DefinedType;
 
