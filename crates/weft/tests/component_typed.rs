@@ -353,51 +353,142 @@ fn lists_of_strings_round_trip() -> weft::Result<()> {
     Ok(())
 }
 
+/// Round trips `v` through `f: func(x: ty) -> ty`, whose core type is
+/// `flat -> flat`, with `g` as the host function.
+fn same<V>(ty: &str, flat: &str, v: V, g: fn(V) -> V) -> weft::Result<V>
+where
+    V: ComponentType + Lift + Lower + Clone + PartialEq + std::fmt::Debug + Send + Sync + 'static,
+{
+    let echo = Echo {
+        decls: "",
+        param: ty,
+        result: ty,
+        flat_params: flat,
+        flat_result: Some(flat),
+    };
+    echo_roundtrip(&echo, v, g)
+}
+
 #[test]
 fn primitives_round_trip() -> weft::Result<()> {
-    let echo = |param, flat_params, result, flat_result| Echo {
+    assert!(!same("bool", "i32", true, |b| !b)?);
+    assert_eq!(same("s8", "i32", -5i8, |x| x * 20)?, -100);
+    assert_eq!(same("u8", "i32", 200u8, |x| x + 55)?, 255);
+    assert_eq!(same("s16", "i32", -300i16, |x| x * 100)?, -30000);
+    assert_eq!(same("u16", "i32", 65000u16, |x| x + 535)?, 65535);
+    assert_eq!(same("s32", "i32", i32::MIN, |x| x + 1)?, i32::MIN + 1);
+    assert_eq!(same("u32", "i32", u32::MAX, |x| x - 1)?, u32::MAX - 1);
+    assert_eq!(same("s64", "i64", i64::MIN, |x| x / 2)?, i64::MIN / 2);
+    assert_eq!(same("u64", "i64", u64::MAX, |x| x >> 1)?, u64::MAX >> 1);
+    assert_eq!(same("f32", "f32", 1.5f32, |x| x * -2.0)?, -3.0);
+    assert_eq!(same("f64", "f64", 0.1f64, |x| x + 0.2)?, 0.1 + 0.2);
+    assert!(same("f64", "f64", 1.0f64, |_| f64::NAN)?.is_nan());
+    assert_eq!(same("char", "i32", 'a', |c| c.to_ascii_uppercase())?, 'A');
+    assert_eq!(same("char", "i32", '🦀', |_| 'λ')?, 'λ');
+
+    let echo = Echo {
         decls: "",
-        param,
-        result,
-        flat_params,
-        flat_result: Some(flat_result),
+        param: "string",
+        result: "string",
+        flat_params: "i32 i32",
+        flat_result: None,
     };
-    assert!(!echo_roundtrip(
-        &echo("bool", "i32", "bool", "i32"),
-        true,
-        |b: bool| !b
-    )?);
     assert_eq!(
-        echo_roundtrip(&echo("s8", "i32", "s16", "i32"), -5i8, |x: i8| i16::from(x) * 1000)?,
-        -5000
+        echo_roundtrip(&echo, "héllo".to_string(), |s| s.repeat(2))?,
+        "héllohéllo"
     );
+    assert_eq!(echo_roundtrip(&echo, String::new(), |s| s)?, "");
+    Ok(())
+}
+
+#[derive(ComponentType, Lift, Lower, Debug, Clone, PartialEq)]
+#[component(record)]
+struct Entry {
+    key: String,
+    tags: Vec<String>,
+    point: Option<Point>,
+}
+
+#[test]
+fn nested_types_round_trip() -> weft::Result<()> {
+    // list<record { key: string, tags: list<string>, point: option<point> }>
+    // as (ptr, len); the result (a tuple of a count and the keys) through
+    // memory.
+    let echo = Echo {
+        decls: r#"(type $p' (record (field "x" s32) (field "y-coord" s32) (field "label" string)))
+                  (export "point" (type $p (eq $p')))
+                  (type $e' (record (field "key" string) (field "tags" (list string)) (field "point" (option $p))))
+                  (export "entry" (type $e (eq $e')))"#,
+        param: "(list $e)",
+        result: "(tuple u32 (list (option string)))",
+        flat_params: "i32 i32",
+        flat_result: None,
+    };
+    let entries = vec![
+        Entry {
+            key: "a".into(),
+            tags: vec!["t1".into(), "t2".into()],
+            point: Some(Point {
+                x: 1,
+                y_coord: -1,
+                name: "p".into(),
+            }),
+        },
+        Entry {
+            key: "b".into(),
+            tags: vec![],
+            point: None,
+        },
+    ];
+    let r = echo_roundtrip(&echo, entries, |es| {
+        let labels = es.iter().map(|e| e.point.as_ref().map(|p| p.name.clone())).collect();
+        (es.iter().map(|e| e.tags.len() as u32).sum::<u32>(), labels)
+    })?;
+    assert_eq!(r, (2, vec![Some("p".to_string()), None]));
+    Ok(())
+}
+
+#[test]
+fn host_functions_take_several_parameters_and_no_result() -> weft::Result<()> {
+    let engine = Engine::default();
+    let text = format!(
+        r#"(component
+            (import "host" (instance $host
+                (export "log" (func (param "level" u8) (param "msg" string) (param "urgent" bool)))))
+            (alias export $host "log" (func $log))
+            (core module $libc {LIBC})
+            (core instance $libc (instantiate $libc))
+            (core func $log (canon lower (func $log) (memory (core memory $libc "mem")) (realloc (core func $libc "realloc"))))
+            (core module $m
+                (import "host" "log" (func $log (param i32 i32 i32 i32)))
+                (func (export "run") (param i32 i32 i32 i32) (call $log (local.get 0) (local.get 1) (local.get 2) (local.get 3))))
+            (core instance $i (instantiate $m (with "host" (instance (export "log" (func $log))))))
+            (func (export "run") (param "level" u8) (param "msg" string) (param "urgent" bool)
+                (canon lift (core func $i "run") (memory (core memory $libc "mem")) (realloc (core func $libc "realloc")))))"#
+    );
+    let component = compile(&engine, &text);
+    let mut store = Store::new(&engine, Vec::<(u8, String, bool)>::new());
+    let mut linker = Linker::<Vec<(u8, String, bool)>>::new(&engine);
+    linker
+        .instance("host")?
+        .func_wrap("log", |mut store, (level, msg, urgent): (u8, String, bool)| {
+            if msg == "fail" {
+                weft::bail!("the host refuses");
+            }
+            store.data_mut().push((level, msg, urgent));
+            Ok(())
+        })?;
+    let instance = linker.instantiate(&mut store, &component)?;
+    let run = instance.get_typed_func::<(u8, &str, bool), ()>(&mut store, "run")?;
+    run.call(&mut store, (3, "disk full", true))?;
+    run.call(&mut store, (0, "", false))?;
     assert_eq!(
-        echo_roundtrip(&echo("u8", "i32", "u16", "i32"), 200u8, |x: u8| u16::from(x) * 300)?,
-        60000
+        store.data(),
+        &[(3, "disk full".to_string(), true), (0, String::new(), false)]
     );
-    assert_eq!(
-        echo_roundtrip(&echo("s32", "i32", "s64", "i64"), i32::MIN, |x: i32| i64::from(x) * 2)?,
-        i64::from(i32::MIN) * 2
-    );
-    assert_eq!(
-        echo_roundtrip(&echo("u32", "i32", "u64", "i64"), u32::MAX, |x: u32| u64::from(x) << 8)?,
-        u64::from(u32::MAX) << 8
-    );
-    assert_eq!(
-        echo_roundtrip(&echo("f32", "f32", "f64", "f64"), 1.5f32, |x: f32| f64::from(x) / 4.0)?,
-        0.375
-    );
-    assert_eq!(
-        echo_roundtrip(&echo("char", "i32", "char", "i32"), 'a', |c: char| c
-            .to_ascii_uppercase())?,
-        'A'
-    );
-    let s = echo_roundtrip(
-        &echo("string", "i32 i32", "u32", "i32"),
-        "héllo".to_string(),
-        |s: String| s.len() as u32,
-    )?;
-    assert_eq!(s, 6);
+    // An error of the host function is the call's error.
+    let err = run.call(&mut store, (1, "fail", false)).unwrap_err();
+    assert!(format!("{err:#}").contains("the host refuses"), "{err:#}");
     Ok(())
 }
 
