@@ -581,6 +581,78 @@ fn resources_round_trip() -> weft::Result<()> {
     Ok(())
 }
 
+/// Another host resource type.
+struct Other;
+
+#[test]
+fn a_resource_of_another_type_is_an_error() -> weft::Result<()> {
+    let engine = Engine::default();
+    let echo = Echo {
+        decls: r#"(export "counter" (type $c (sub resource)))"#,
+        param: "(own $c)",
+        result: "(own $c)",
+        flat_params: "i32",
+        flat_result: Some("i32"),
+    };
+    let mut store = Store::new(&engine, ());
+    let mut linker = Linker::<()>::new(&engine);
+    let mut host = linker.instance("host")?;
+    host.resource("counter", ResourceType::host::<Counter>(), |_, _| Ok(()))?;
+    // The type check does not know resource identities: the mismatch shows
+    // when the value is converted.
+    host.func_wrap("f", |_, (c,): (Resource<Other>,)| Ok((c,)))?;
+    let instance = linker.instantiate(&mut store, &echo.component(&engine))?;
+    let run = instance.get_typed_func::<(Resource<Counter>,), (Resource<Counter>,)>(&mut store, "run")?;
+    let err = run.call(&mut store, (Resource::new_own(1),)).unwrap_err();
+    assert!(format!("{err:#}").contains("Other"), "{err:#}");
+    // Passing an `Other` where the component expects a `counter` fails.
+    let run = instance.get_typed_func::<(Resource<Other>,), (Resource<Counter>,)>(&mut store, "run")?;
+    assert!(run.call(&mut store, (Resource::new_own(1),)).is_err());
+    Ok(())
+}
+
+#[test]
+fn sixteen_parameters() -> weft::Result<()> {
+    let engine = Engine::default();
+    let params: String = (0..16).map(|i| format!(r#"(param "p{i}" u32) "#)).collect();
+    let sum: String = (1..16).map(|i| format!("(local.get {i}) i32.add ")).collect();
+    let text = format!(
+        r#"(component
+            (core module $m (func (export "sum") (param {}) (result i32) (local.get 0) {sum}))
+            (core instance $i (instantiate $m))
+            (func (export "sum") {params} (result u32) (canon lift (core func $i "sum"))))"#,
+        "i32 ".repeat(16)
+    );
+    let component = compile(&engine, &text);
+    let mut store = Store::new(&engine, ());
+    let instance = Linker::<()>::new(&engine).instantiate(&mut store, &component)?;
+    type P = (
+        u32,
+        u32,
+        u32,
+        u32,
+        u32,
+        u32,
+        u32,
+        u32,
+        u32,
+        u32,
+        u32,
+        u32,
+        u32,
+        u32,
+        u32,
+        u32,
+    );
+    let sum = instance.get_typed_func::<P, (u32,)>(&mut store, "sum")?;
+    let args: P = (1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16);
+    assert_eq!(sum.call(&mut store, args)?, (136,));
+    assert!(instance
+        .get_typed_func::<(u32, u32), (u32,)>(&mut store, "sum")
+        .is_err());
+    Ok(())
+}
+
 #[test]
 fn a_mistyped_host_function_is_an_error_naming_the_import() {
     let engine = Engine::default();
