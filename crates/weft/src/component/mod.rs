@@ -11,6 +11,10 @@
 //!   core values, and [`lift_flat_values`] and [`lower_flat_values`] do so
 //!   for a list of parameters or results, spilling to memory past
 //!   `max_flat` core values.
+//! * The typed API ([`ComponentType`], [`Lift`], [`Lower`],
+//!   [`ComponentNamedList`], [`TypedFunc`], [`LinkerInstance::func_wrap`],
+//!   the derive macros and [`flags!`]) converts Rust values to and from
+//!   [`Val`]s, after checking their types once.
 //!
 //! # Scope
 //!
