@@ -294,7 +294,7 @@ fn run_step<T: 'static>(
             let options = resolve_options(t, instance_index, options)?;
             let target = match callee {
                 LowerCallee::Import(rt) => match runtime_import(component, imports, *rt)? {
-                    Definition::Func(f) => Callee::Host(f.clone()),
+                    Definition::Func(f, _) => Callee::Host(f.clone()),
                     other => crate::bail!("expected a function, found {}", other.describe()),
                 },
                 LowerCallee::Lifted { func, .. } => {

@@ -14,10 +14,17 @@ pub(crate) type HostFunc<T> =
 /// representation of a dropped `own` handle.
 pub(crate) type HostDtor<T> = Arc<dyn Fn(StoreContextMut<'_, T>, u32) -> crate::Result<()> + Send + Sync + 'static>;
 
+/// The type check of a typed host function
+/// ([`LinkerInstance::func_wrap`]) against the type of the import it
+/// satisfies.
+pub(crate) type TypeCheck = Arc<
+    dyn Fn(&weft_environ::component::FuncType, &super::ComponentTypes) -> crate::Result<()> + Send + Sync + 'static,
+>;
+
 /// What a name of a [`Linker`] is defined as.
 pub(crate) enum Definition<T: 'static> {
-    /// A host function.
-    Func(HostFunc<T>),
+    /// A host function, with its type check if it is typed.
+    Func(HostFunc<T>, Option<TypeCheck>),
     /// An instance: more definitions by name.
     Instance(BTreeMap<String, Definition<T>>),
     /// A core module.
@@ -29,7 +36,7 @@ pub(crate) enum Definition<T: 'static> {
 impl<T: 'static> Clone for Definition<T> {
     fn clone(&self) -> Self {
         match self {
-            Definition::Func(f) => Definition::Func(f.clone()),
+            Definition::Func(f, c) => Definition::Func(f.clone(), c.clone()),
             Definition::Instance(m) => Definition::Instance(m.clone()),
             Definition::Module(m) => Definition::Module(m.clone()),
             Definition::Resource(t, d) => Definition::Resource(*t, d.clone()),
@@ -40,7 +47,7 @@ impl<T: 'static> Clone for Definition<T> {
 impl<T: 'static> Definition<T> {
     pub(crate) fn describe(&self) -> &'static str {
         match self {
-            Definition::Func(_) => "a function",
+            Definition::Func(..) => "a function",
             Definition::Instance(_) => "an instance",
             Definition::Module(_) => "a module",
             Definition::Resource(..) => "a resource type",
@@ -112,7 +119,7 @@ impl<T: 'static> Linker<T> {
 
     /// Instantiates `component` with the linker's definitions as its
     /// imports. Fails, naming the import, when a definition is missing or
-    /// of the wrong kind, or when instantiation traps.
+    /// of the wrong kind or type, or when instantiation traps.
     pub fn instantiate(
         &self,
         mut store: impl AsContextMut<Data = T>,
@@ -134,6 +141,7 @@ impl<T: 'static> Linker<T> {
             let def = self.root.get(&import.name).ok_or_else(|| {
                 crate::format_err!("component imports `{}`, but the linker does not define it", import.name)
             })?;
+            super::func_wrap::check_import(&component.inner.types, import.ty, def, &import.name)?;
             out.push(def.clone());
         }
         Ok(out)
@@ -141,7 +149,7 @@ impl<T: 'static> Linker<T> {
 }
 
 impl<T: 'static> LinkerInstance<'_, T> {
-    fn insert(&mut self, name: &str, def: Definition<T>) -> crate::Result<()> {
+    pub(crate) fn insert(&mut self, name: &str, def: Definition<T>) -> crate::Result<()> {
         if !self.allow_shadowing {
             if let Some(old) = self.map.get(name) {
                 crate::bail!("`{name}` is already defined (as {})", old.describe());
@@ -159,7 +167,7 @@ impl<T: 'static> LinkerInstance<'_, T> {
         name: &str,
         func: impl Fn(StoreContextMut<'_, T>, &[Val], &mut [Val]) -> crate::Result<()> + Send + Sync + 'static,
     ) -> crate::Result<()> {
-        self.insert(name, Definition::Func(Arc::new(func)))
+        self.insert(name, Definition::Func(Arc::new(func), None))
     }
 
     /// Defines `name` as the resource type `ty` of the host (usually

@@ -43,7 +43,7 @@ fn define_trap<T: 'static>(
             let path = path.to_string();
             let func: HostFunc<T> =
                 Arc::new(move |_, _, _| crate::bail!("unknown import: `{path}` has not been defined"));
-            map.insert(name.to_string(), Definition::Func(func));
+            map.insert(name.to_string(), Definition::Func(func, None));
         }
         ItemType::Instance(index) if depth < MAX_DEPTH => {
             let Some(instance) = types.instance(index) else {

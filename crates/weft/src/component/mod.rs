@@ -15,6 +15,10 @@
 //!   [`lift_params`] and [`lower_results`] (implementing a lowered one) take
 //!   a component function type and follow `flatten_functype` for the
 //!   spilling of parameters and results (synchronous functions only).
+//! * The typed API ([`ComponentType`], [`Lift`], [`Lower`],
+//!   [`ComponentNamedList`], [`TypedFunc`], [`LinkerInstance::func_wrap`],
+//!   the derive macros and [`flags!`]) converts Rust values to and from
+//!   [`Val`]s, after checking their types once.
 //!
 //! # Scope
 //!
@@ -54,6 +58,7 @@ mod call;
 #[allow(clippy::module_inception)]
 mod component;
 mod flat;
+mod func_wrap;
 mod handles;
 mod instance;
 mod instance_pre;
@@ -65,6 +70,7 @@ mod resources;
 pub(crate) mod store;
 #[cfg(test)]
 mod tests;
+mod typed;
 pub mod types;
 mod val;
 
@@ -75,6 +81,10 @@ pub use instance_pre::InstancePre;
 pub use linker::{Linker, LinkerInstance};
 pub use resource_table::{ResourceTable, ResourceTableError};
 pub use resources::{Resource, ResourceAny, ResourceType};
+#[doc(hidden)]
+pub use typed::__internal;
+pub use typed::{ComponentNamedList, ComponentType, Lift, Lower, TypedFunc};
+pub use weft_component_macro::{flags, ComponentType, Lift, Lower};
 
 pub use flat::{
     lift_flat, lift_flat_values, lift_params, lift_results, lower_flat, lower_flat_values, lower_params, lower_results,

@@ -1,0 +1,75 @@
+//! [`LinkerInstance::func_wrap`]: host functions with typed parameters and
+//! results, type checked against the component's imports at instantiation.
+
+use super::linker::{Definition, TypeCheck};
+use super::typed::{typecheck_func, ComponentNamedList, Lift, Lower};
+use super::{ComponentTypes, LinkerInstance, Val};
+use crate::{AsContextMut, StoreContextMut};
+use anyhow::Context as _;
+use std::sync::Arc;
+use weft_environ::component::{FuncType, ItemType};
+
+impl<T: 'static> LinkerInstance<'_, T> {
+    /// Defines `name` as a host function with typed parameters `Params` and
+    /// results `Results` (tuples: see [`ComponentNamedList`]), as Wasmtime's
+    /// `LinkerInstance::func_wrap`.
+    ///
+    /// Instantiating a component whose import `name` has another type fails
+    /// with an error naming the import (the mismatch as its cause).
+    pub fn func_wrap<Params, Results, F>(&mut self, name: &str, func: F) -> crate::Result<()>
+    where
+        F: Fn(StoreContextMut<'_, T>, Params) -> crate::Result<Results> + Send + Sync + 'static,
+        Params: ComponentNamedList + Lift + 'static,
+        Results: ComponentNamedList + Lower + 'static,
+    {
+        let host = move |mut store: StoreContextMut<'_, T>, args: &[Val], results: &mut [Val]| {
+            let params = Params::lift(&mut store, Val::Tuple(args.to_vec()))?;
+            let out = func(store.as_context_mut(), params)?;
+            match out.lower(&mut store)? {
+                Val::Tuple(vals) if vals.len() == results.len() => {
+                    for (r, v) in results.iter_mut().zip(vals) {
+                        *r = v;
+                    }
+                    Ok(())
+                }
+                _ => crate::bail!("the host function's results do not match its type"),
+            }
+        };
+        let check: TypeCheck =
+            Arc::new(|ty: &FuncType, types: &ComponentTypes| typecheck_func::<Params, Results>(ty, types));
+        self.insert(name, Definition::Func(Arc::new(host), Some(check)))
+    }
+}
+
+/// Runs the type checks of the typed host functions of `def`, the
+/// definition of an import of type `ty` at `path`. Definitions that are
+/// missing or of another kind are left for instantiation to report.
+pub(crate) fn check_import<T>(
+    types: &ComponentTypes,
+    ty: ItemType,
+    def: &Definition<T>,
+    path: &str,
+) -> crate::Result<()> {
+    match (ty, def) {
+        (ItemType::Func(f), Definition::Func(_, Some(check))) => {
+            let func_ty = types
+                .func(f)
+                .ok_or_else(|| crate::format_err!("function type {} not found", f.0))?;
+            check(func_ty, types).with_context(|| {
+                format!("component imports function `{path}`, but the linker defines it with another type")
+            })
+        }
+        (ItemType::Instance(i), Definition::Instance(map)) => {
+            let instance = types
+                .instance(i)
+                .ok_or_else(|| crate::format_err!("instance type {} not found", i.0))?;
+            for (name, t) in instance.exports.iter() {
+                if let Some(d) = map.get(name) {
+                    check_import(types, *t, d, &format!("{path}/{name}"))?;
+                }
+            }
+            Ok(())
+        }
+        _ => Ok(()),
+    }
+}

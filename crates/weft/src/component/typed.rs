@@ -1,0 +1,757 @@
+//! The typed host API, as Wasmtime's `wasmtime::component`: Rust types
+//! that stand for component types ([`ComponentType`]) and convert to and
+//! from component values ([`Lift`], [`Lower`]), typed functions
+//! ([`TypedFunc`]) and the helpers the derive macros expand to.
+//!
+//! This is built on the dynamic path: a typed value is converted to or from
+//! a [`Val`], which the canonical ABI then lowers or lifts. The type check
+//! happens once, when a [`TypedFunc`] is made or when a component whose
+//! imports a [`LinkerInstance::func_wrap`](super::LinkerInstance::func_wrap)
+//! function satisfies is instantiated.
+//!
+//! # Resources
+//!
+//! [`Resource<T>`] and [`ResourceAny`] type check against any `own` or
+//! `borrow` type: the identity of the resource type is checked when a value
+//! is converted ([`Resource::try_from_resource_any`]) or moved between
+//! handle tables, not by the type check.
+//!
+//! # Unit payloads
+//!
+//! `()` stands for `tuple<>` on its own, and for an absent payload as the
+//! `ok` or `error` type of a [`Result`] (`result<_, E>` is
+//! `Result<(), E>`).
+
+use super::{ComponentTypes, Func, Instance, InstanceExportLookup, InterfaceType, Resource, ResourceAny, Val};
+use crate::{AsContext, AsContextMut, Result, StoreContextMut};
+use anyhow::{anyhow, Context as _};
+use std::marker::PhantomData;
+use weft_environ::component::{DefinedType, FuncType};
+
+/// A Rust type that stands for a component type.
+pub trait ComponentType {
+    /// Whether this is `()`, which also stands for an absent payload of a
+    /// `result`.
+    const IS_UNIT: bool = false;
+
+    /// Checks that `ty`, a type of `types`, is this Rust type's component
+    /// type; the error names the mismatch.
+    fn typecheck(ty: &InterfaceType, types: &ComponentTypes) -> Result<()>;
+}
+
+/// A Rust type whose values can be made from component values.
+pub trait Lift: ComponentType + Sized {
+    /// Converts `val` to `Self`. `store` holds the resources that `val`
+    /// refers to. Fails when `val` is not of this type.
+    fn lift<U: 'static>(store: &mut StoreContextMut<'_, U>, val: Val) -> Result<Self>;
+}
+
+/// A Rust type whose values can be turned into component values.
+pub trait Lower: ComponentType {
+    /// Converts `self` to a [`Val`]. Resources are put into `store`'s host
+    /// table.
+    fn lower<U: 'static>(&self, store: &mut StoreContextMut<'_, U>) -> Result<Val>;
+}
+
+/// A list of parameters or results: a tuple of up to 16 elements.
+///
+/// As a parameter list a tuple matches the parameters of a function type in
+/// order; as a result list `()` matches no result and `(R,)` one result of
+/// type `R`. Values of a list convert as a [`Val::Tuple`].
+pub trait ComponentNamedList: ComponentType {
+    /// The number of elements.
+    const LEN: usize;
+
+    /// Checks that `tys` are the types of the elements, in order.
+    fn typecheck_list(tys: &[InterfaceType], types: &ComponentTypes) -> Result<()>;
+}
+
+/// A short description of `ty`, for error messages.
+pub(crate) fn describe(ty: &InterfaceType, types: &ComponentTypes) -> String {
+    let name = match ty {
+        InterfaceType::Bool => "bool",
+        InterfaceType::S8 => "s8",
+        InterfaceType::U8 => "u8",
+        InterfaceType::S16 => "s16",
+        InterfaceType::U16 => "u16",
+        InterfaceType::S32 => "s32",
+        InterfaceType::U32 => "u32",
+        InterfaceType::S64 => "s64",
+        InterfaceType::U64 => "u64",
+        InterfaceType::F32 => "f32",
+        InterfaceType::F64 => "f64",
+        InterfaceType::Char => "char",
+        InterfaceType::String => "string",
+        InterfaceType::ErrorContext => "error-context",
+        InterfaceType::Own(_) => "own",
+        InterfaceType::Borrow(_) => "borrow",
+        InterfaceType::Defined(d) => match types.defined(*d) {
+            Some(DefinedType::Record(_)) => "record",
+            Some(DefinedType::Variant(_)) => "variant",
+            Some(DefinedType::List(_)) => "list",
+            Some(DefinedType::FixedLengthList(..)) => "fixed-length list",
+            Some(DefinedType::Tuple(_)) => "tuple",
+            Some(DefinedType::Flags(_)) => "flags",
+            Some(DefinedType::Enum(_)) => "enum",
+            Some(DefinedType::Option(_)) => "option",
+            Some(DefinedType::Result { .. }) => "result",
+            None => "unknown type",
+        },
+    };
+    name.to_string()
+}
+
+/// The error of a type check: `expected` (a component type's kind) is not
+/// `found`.
+pub(crate) fn expected(expected: &str, found: &InterfaceType, types: &ComponentTypes) -> crate::Error {
+    anyhow!(
+        "type mismatch: expected `{expected}`, found `{}`",
+        describe(found, types)
+    )
+}
+
+/// The error of a conversion from a [`Val`] of the wrong kind.
+pub(crate) fn wrong_val(expected: &str, found: &Val) -> crate::Error {
+    anyhow!(
+        "type mismatch: expected a value of type `{expected}`, found a `{}`",
+        found.kind()
+    )
+}
+
+/// The defined type `ty`; an error saying `what` was expected when `ty` is
+/// not a defined type.
+fn defined<'a>(ty: &InterfaceType, types: &'a ComponentTypes, what: &str) -> Result<&'a DefinedType> {
+    match ty {
+        InterfaceType::Defined(d) => types.defined(*d).ok_or_else(|| anyhow!("type {} not found", d.0)),
+        other => Err(expected(what, other, types)),
+    }
+}
+
+macro_rules! primitives {
+    ($($t:ty => $it:ident, $val:ident, $name:literal;)*) => {$(
+        impl ComponentType for $t {
+            fn typecheck(ty: &InterfaceType, types: &ComponentTypes) -> Result<()> {
+                match ty {
+                    InterfaceType::$it => Ok(()),
+                    other => Err(expected($name, other, types)),
+                }
+            }
+        }
+
+        impl Lift for $t {
+            fn lift<U: 'static>(_store: &mut StoreContextMut<'_, U>, val: Val) -> Result<Self> {
+                match val {
+                    Val::$val(v) => Ok(v),
+                    other => Err(wrong_val($name, &other)),
+                }
+            }
+        }
+
+        impl Lower for $t {
+            fn lower<U: 'static>(&self, _store: &mut StoreContextMut<'_, U>) -> Result<Val> {
+                Ok(Val::$val(*self))
+            }
+        }
+    )*};
+}
+
+primitives! {
+    bool => Bool, Bool, "bool";
+    i8 => S8, S8, "s8";
+    u8 => U8, U8, "u8";
+    i16 => S16, S16, "s16";
+    u16 => U16, U16, "u16";
+    i32 => S32, S32, "s32";
+    u32 => U32, U32, "u32";
+    i64 => S64, S64, "s64";
+    u64 => U64, U64, "u64";
+    f32 => F32, Float32, "f32";
+    f64 => F64, Float64, "f64";
+    char => Char, Char, "char";
+}
+
+impl ComponentType for str {
+    fn typecheck(ty: &InterfaceType, types: &ComponentTypes) -> Result<()> {
+        match ty {
+            InterfaceType::String => Ok(()),
+            other => Err(expected("string", other, types)),
+        }
+    }
+}
+
+impl Lower for str {
+    fn lower<U: 'static>(&self, _store: &mut StoreContextMut<'_, U>) -> Result<Val> {
+        Ok(Val::String(self.to_string()))
+    }
+}
+
+impl ComponentType for String {
+    fn typecheck(ty: &InterfaceType, types: &ComponentTypes) -> Result<()> {
+        str::typecheck(ty, types)
+    }
+}
+
+impl Lift for String {
+    fn lift<U: 'static>(_store: &mut StoreContextMut<'_, U>, val: Val) -> Result<Self> {
+        match val {
+            Val::String(s) => Ok(s),
+            other => Err(wrong_val("string", &other)),
+        }
+    }
+}
+
+impl Lower for String {
+    fn lower<U: 'static>(&self, _store: &mut StoreContextMut<'_, U>) -> Result<Val> {
+        Ok(Val::String(self.clone()))
+    }
+}
+
+impl<T: ComponentType + ?Sized> ComponentType for &T {
+    const IS_UNIT: bool = T::IS_UNIT;
+
+    fn typecheck(ty: &InterfaceType, types: &ComponentTypes) -> Result<()> {
+        T::typecheck(ty, types)
+    }
+}
+
+impl<T: Lower + ?Sized> Lower for &T {
+    fn lower<U: 'static>(&self, store: &mut StoreContextMut<'_, U>) -> Result<Val> {
+        T::lower(self, store)
+    }
+}
+
+impl<T: ComponentType> ComponentType for [T] {
+    fn typecheck(ty: &InterfaceType, types: &ComponentTypes) -> Result<()> {
+        match defined(ty, types, "list")? {
+            DefinedType::List(t) | DefinedType::FixedLengthList(t, _) => {
+                T::typecheck(t, types).context("type mismatch in the elements of a list")
+            }
+            _ => Err(expected("list", ty, types)),
+        }
+    }
+}
+
+impl<T: Lower> Lower for [T] {
+    fn lower<U: 'static>(&self, store: &mut StoreContextMut<'_, U>) -> Result<Val> {
+        Ok(Val::List(self.iter().map(|v| v.lower(store)).collect::<Result<_>>()?))
+    }
+}
+
+impl<T: ComponentType> ComponentType for Vec<T> {
+    fn typecheck(ty: &InterfaceType, types: &ComponentTypes) -> Result<()> {
+        <[T]>::typecheck(ty, types)
+    }
+}
+
+impl<T: Lift> Lift for Vec<T> {
+    fn lift<U: 'static>(store: &mut StoreContextMut<'_, U>, val: Val) -> Result<Self> {
+        match val {
+            Val::List(vs) => vs.into_iter().map(|v| T::lift(store, v)).collect(),
+            other => Err(wrong_val("list", &other)),
+        }
+    }
+}
+
+impl<T: Lower> Lower for Vec<T> {
+    fn lower<U: 'static>(&self, store: &mut StoreContextMut<'_, U>) -> Result<Val> {
+        self[..].lower(store)
+    }
+}
+
+impl<T: ComponentType> ComponentType for Box<[T]> {
+    fn typecheck(ty: &InterfaceType, types: &ComponentTypes) -> Result<()> {
+        <[T]>::typecheck(ty, types)
+    }
+}
+
+impl<T: Lift> Lift for Box<[T]> {
+    fn lift<U: 'static>(store: &mut StoreContextMut<'_, U>, val: Val) -> Result<Self> {
+        Vec::<T>::lift(store, val).map(Vec::into_boxed_slice)
+    }
+}
+
+impl<T: Lower> Lower for Box<[T]> {
+    fn lower<U: 'static>(&self, store: &mut StoreContextMut<'_, U>) -> Result<Val> {
+        self[..].lower(store)
+    }
+}
+
+impl<T: ComponentType> ComponentType for Option<T> {
+    fn typecheck(ty: &InterfaceType, types: &ComponentTypes) -> Result<()> {
+        match defined(ty, types, "option")? {
+            DefinedType::Option(t) => T::typecheck(t, types).context("type mismatch in the payload of an option"),
+            _ => Err(expected("option", ty, types)),
+        }
+    }
+}
+
+impl<T: Lift> Lift for Option<T> {
+    fn lift<U: 'static>(store: &mut StoreContextMut<'_, U>, val: Val) -> Result<Self> {
+        match val {
+            Val::Option(None) => Ok(None),
+            Val::Option(Some(v)) => Ok(Some(T::lift(store, *v)?)),
+            other => Err(wrong_val("option", &other)),
+        }
+    }
+}
+
+impl<T: Lower> Lower for Option<T> {
+    fn lower<U: 'static>(&self, store: &mut StoreContextMut<'_, U>) -> Result<Val> {
+        Ok(Val::Option(match self {
+            None => None,
+            Some(v) => Some(Box::new(v.lower(store)?)),
+        }))
+    }
+}
+
+/// Checks the payload `ty` of a `result` against `T` (`()` matching an
+/// absent payload).
+fn typecheck_payload<T: ComponentType>(ty: Option<&InterfaceType>, types: &ComponentTypes, side: &str) -> Result<()> {
+    match (ty, T::IS_UNIT) {
+        (None, true) => Ok(()),
+        (None, false) => Err(anyhow!("type mismatch: the `{side}` case of the result has no payload")),
+        (Some(t), false) => T::typecheck(t, types).with_context(|| format!("type mismatch in the `{side}` case")),
+        (Some(t), true) => Err(anyhow!(
+            "type mismatch: the `{side}` case of the result has a payload of type `{}`, not none",
+            describe(t, types)
+        )),
+    }
+}
+
+fn lift_payload<T: Lift, U: 'static>(store: &mut StoreContextMut<'_, U>, payload: Option<Box<Val>>) -> Result<T> {
+    let val = match payload {
+        Some(v) => *v,
+        None if T::IS_UNIT => Val::Tuple(Vec::new()),
+        None => return Err(anyhow!("type mismatch: a payload is missing")),
+    };
+    T::lift(store, val)
+}
+
+fn lower_payload<T: Lower, U: 'static>(v: &T, store: &mut StoreContextMut<'_, U>) -> Result<Option<Box<Val>>> {
+    if T::IS_UNIT {
+        Ok(None)
+    } else {
+        Ok(Some(Box::new(v.lower(store)?)))
+    }
+}
+
+impl<T: ComponentType, E: ComponentType> ComponentType for std::result::Result<T, E> {
+    fn typecheck(ty: &InterfaceType, types: &ComponentTypes) -> Result<()> {
+        match defined(ty, types, "result")? {
+            DefinedType::Result { ok, err } => {
+                typecheck_payload::<T>(ok.as_ref(), types, "ok")?;
+                typecheck_payload::<E>(err.as_ref(), types, "error")
+            }
+            _ => Err(expected("result", ty, types)),
+        }
+    }
+}
+
+impl<T: Lift, E: Lift> Lift for std::result::Result<T, E> {
+    fn lift<U: 'static>(store: &mut StoreContextMut<'_, U>, val: Val) -> Result<Self> {
+        match val {
+            Val::Result(Ok(p)) => Ok(Ok(lift_payload(store, p)?)),
+            Val::Result(Err(p)) => Ok(Err(lift_payload(store, p)?)),
+            other => Err(wrong_val("result", &other)),
+        }
+    }
+}
+
+impl<T: Lower, E: Lower> Lower for std::result::Result<T, E> {
+    fn lower<U: 'static>(&self, store: &mut StoreContextMut<'_, U>) -> Result<Val> {
+        Ok(Val::Result(match self {
+            Ok(v) => Ok(lower_payload(v, store)?),
+            Err(e) => Err(lower_payload(e, store)?),
+        }))
+    }
+}
+
+impl<R: 'static> ComponentType for Resource<R> {
+    fn typecheck(ty: &InterfaceType, types: &ComponentTypes) -> Result<()> {
+        match ty {
+            InterfaceType::Own(_) | InterfaceType::Borrow(_) => Ok(()),
+            other => Err(expected("own or borrow", other, types)),
+        }
+    }
+}
+
+impl<R: 'static> Lift for Resource<R> {
+    fn lift<U: 'static>(store: &mut StoreContextMut<'_, U>, val: Val) -> Result<Self> {
+        match val {
+            Val::Resource(r) => Resource::try_from_resource_any(r, store),
+            other => Err(wrong_val("own or borrow", &other)),
+        }
+    }
+}
+
+impl<R: 'static> Lower for Resource<R> {
+    fn lower<U: 'static>(&self, store: &mut StoreContextMut<'_, U>) -> Result<Val> {
+        Ok(Val::Resource(self.try_into_resource_any(store)?))
+    }
+}
+
+impl ComponentType for ResourceAny {
+    fn typecheck(ty: &InterfaceType, types: &ComponentTypes) -> Result<()> {
+        Resource::<()>::typecheck(ty, types)
+    }
+}
+
+impl Lift for ResourceAny {
+    fn lift<U: 'static>(_store: &mut StoreContextMut<'_, U>, val: Val) -> Result<Self> {
+        match val {
+            Val::Resource(r) => Ok(r),
+            other => Err(wrong_val("own or borrow", &other)),
+        }
+    }
+}
+
+impl Lower for ResourceAny {
+    fn lower<U: 'static>(&self, _store: &mut StoreContextMut<'_, U>) -> Result<Val> {
+        Ok(Val::Resource(*self))
+    }
+}
+
+/// The `n` values of a [`Val::Tuple`] (or of a list of parameters or
+/// results).
+fn tuple_vals(val: Val, n: usize) -> Result<Vec<Val>> {
+    match val {
+        Val::Tuple(vs) if vs.len() == n => Ok(vs),
+        Val::Tuple(vs) => Err(anyhow!("type mismatch: expected {n} values, found {}", vs.len())),
+        other => Err(wrong_val("tuple", &other)),
+    }
+}
+
+fn typecheck_tuple_len(n: usize, found: usize, what: &str) -> Result<()> {
+    if n != found {
+        return Err(anyhow!("type mismatch: expected {n} {what}, found {found}"));
+    }
+    Ok(())
+}
+
+macro_rules! tuples {
+    ($($n:literal: ($($t:ident $i:tt),*);)*) => {$(
+        impl<$($t: ComponentType),*> ComponentType for ($($t,)*) {
+            const IS_UNIT: bool = $n == 0;
+
+            fn typecheck(ty: &InterfaceType, types: &ComponentTypes) -> Result<()> {
+                match defined(ty, types, "tuple")? {
+                    DefinedType::Tuple(tys) => Self::typecheck_list(tys, types),
+                    _ => Err(expected("tuple", ty, types)),
+                }
+            }
+        }
+
+        impl<$($t: ComponentType),*> ComponentNamedList for ($($t,)*) {
+            const LEN: usize = $n;
+
+            #[allow(unused_variables)]
+            fn typecheck_list(tys: &[InterfaceType], types: &ComponentTypes) -> Result<()> {
+                typecheck_tuple_len($n, tys.len(), "types")?;
+                $(
+                    if let Some(t) = tys.get($i) {
+                        $t::typecheck(t, types).with_context(|| format!("type mismatch in element {}", $i))?;
+                    }
+                )*
+                Ok(())
+            }
+        }
+
+        impl<$($t: Lift),*> Lift for ($($t,)*) {
+            #[allow(unused_variables, unused_mut, clippy::unused_unit)]
+            fn lift<U: 'static>(store: &mut StoreContextMut<'_, U>, val: Val) -> Result<Self> {
+                let mut vals = tuple_vals(val, $n)?.into_iter();
+                Ok(($($t::lift(store, next(&mut vals)?)?,)*))
+            }
+        }
+
+        impl<$($t: Lower),*> Lower for ($($t,)*) {
+            #[allow(unused_variables)]
+            fn lower<U: 'static>(&self, store: &mut StoreContextMut<'_, U>) -> Result<Val> {
+                Ok(Val::Tuple(vec![$(self.$i.lower(store)?),*]))
+            }
+        }
+    )*};
+}
+
+/// The next value of a list whose length was checked.
+fn next(vals: &mut std::vec::IntoIter<Val>) -> Result<Val> {
+    vals.next().ok_or_else(|| anyhow!("type mismatch: too few values"))
+}
+
+tuples! {
+    0: ();
+    1: (A 0);
+    2: (A 0, B 1);
+    3: (A 0, B 1, C 2);
+    4: (A 0, B 1, C 2, D 3);
+    5: (A 0, B 1, C 2, D 3, E 4);
+    6: (A 0, B 1, C 2, D 3, E 4, F 5);
+    7: (A 0, B 1, C 2, D 3, E 4, F 5, G 6);
+    8: (A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7);
+    9: (A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8);
+    10: (A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8, J 9);
+    11: (A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8, J 9, K 10);
+    12: (A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8, J 9, K 10, L 11);
+    13: (A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8, J 9, K 10, L 11, M 12);
+    14: (A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8, J 9, K 10, L 11, M 12, N 13);
+    15: (A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8, J 9, K 10, L 11, M 12, N 13, O 14);
+    16: (A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8, J 9, K 10, L 11, M 12, N 13, O 14, P 15);
+}
+
+/// Checks a function type against parameter and result lists.
+pub(crate) fn typecheck_func<P: ComponentNamedList, R: ComponentNamedList>(
+    ty: &FuncType,
+    types: &ComponentTypes,
+) -> Result<()> {
+    let params: Vec<InterfaceType> = ty.param_types().collect();
+    P::typecheck_list(&params, types).context("type mismatch with parameters")?;
+    let results: Vec<InterfaceType> = ty.result.into_iter().collect();
+    R::typecheck_list(&results, types).context("type mismatch with results")
+}
+
+/// A component function with parameters `Params` and results `Results`
+/// (tuples: see [`ComponentNamedList`]), type checked when it was made
+/// ([`Func::typed`], [`Instance::get_typed_func`]).
+pub struct TypedFunc<Params, Results> {
+    func: Func,
+    _marker: PhantomData<fn(Params) -> Results>,
+}
+
+impl<P, R> Clone for TypedFunc<P, R> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<P, R> Copy for TypedFunc<P, R> {}
+
+impl<P, R> std::fmt::Debug for TypedFunc<P, R> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TypedFunc").field("func", &self.func).finish()
+    }
+}
+
+impl<Params, Results> TypedFunc<Params, Results>
+where
+    Params: ComponentNamedList + Lower,
+    Results: ComponentNamedList + Lift,
+{
+    /// The untyped function.
+    pub fn func(&self) -> &Func {
+        &self.func
+    }
+
+    /// Calls the function with `params` and returns its results (then runs
+    /// its `post-return` function, as [`Func::call`] does).
+    ///
+    /// Fails when the function belongs to another store, when a resource
+    /// of `params` is of another store or already given away, when the
+    /// callee's instance may not be entered, or when the call traps.
+    pub fn call(&self, mut store: impl AsContextMut, params: Params) -> Result<Results> {
+        let mut store = store.as_context_mut();
+        let args = tuple_vals(params.lower(&mut store)?, Params::LEN)?;
+        let mut results = vec![Val::Bool(false); Results::LEN];
+        self.func.call(&mut store, &args, &mut results)?;
+        Results::lift(&mut store, Val::Tuple(results))
+    }
+
+    /// Does nothing: [`TypedFunc::call`] runs the `post-return` function
+    /// itself. Kept so that programs written for Wasmtime compile.
+    pub fn post_return(&self, _store: impl AsContextMut) -> Result<()> {
+        Ok(())
+    }
+}
+
+impl Func {
+    /// This function as a [`TypedFunc`] with parameters `Params` and results
+    /// `Results`, after checking that they are its type ("type mismatch with
+    /// parameters" or "type mismatch with results" otherwise, with the
+    /// mismatch as the cause).
+    pub fn typed<Params, Results>(&self, store: impl AsContext) -> Result<TypedFunc<Params, Results>>
+    where
+        Params: ComponentNamedList + Lower,
+        Results: ComponentNamedList + Lift,
+    {
+        let store = store.as_context();
+        let opaque = store.0.opaque();
+        opaque.check(self.store, "component function")?;
+        let f = opaque
+            .components
+            .funcs
+            .get(self.index as usize)
+            .ok_or_else(|| anyhow!("component function not found in store"))?;
+        let ty = f
+            .types
+            .func(f.ty)
+            .ok_or_else(|| anyhow!("component function type not found"))?;
+        typecheck_func::<Params, Results>(ty, &f.types)?;
+        Ok(TypedFunc {
+            func: *self,
+            _marker: PhantomData,
+        })
+    }
+}
+
+impl Instance {
+    /// The exported function `name` as a [`TypedFunc`]: fails with "failed
+    /// to find function export" when there is none, and with "failed to
+    /// convert function to given type" (the mismatch as the cause) when its
+    /// type is not `Params -> Results`.
+    pub fn get_typed_func<Params, Results>(
+        &self,
+        mut store: impl AsContextMut,
+        name: impl InstanceExportLookup,
+    ) -> Result<TypedFunc<Params, Results>>
+    where
+        Params: ComponentNamedList + Lower,
+        Results: ComponentNamedList + Lift,
+    {
+        let f = self
+            .get_func(&mut store, name)
+            .ok_or_else(|| anyhow!("failed to find function export"))?;
+        f.typed::<Params, Results>(&store)
+            .context("failed to convert function to given type")
+    }
+}
+
+/// Helpers for the code that `#[derive(ComponentType, Lift, Lower)]` and
+/// `flags!` expand to. Not a stable API.
+#[doc(hidden)]
+pub mod __internal {
+    pub use super::super::{ComponentType, ComponentTypes, InterfaceType, Lift, Lower, Val};
+    use super::{defined, expected, next, wrong_val};
+    pub use crate::{Error, Result, StoreContextMut};
+    use anyhow::{anyhow, Context as _};
+    use weft_environ::component::DefinedType;
+
+    /// A type check function of a field or payload.
+    pub type Typecheck = fn(&InterfaceType, &ComponentTypes) -> Result<()>;
+
+    fn check_names<'a>(what: &str, found: impl ExactSizeIterator<Item = &'a str>, names: &[&str]) -> Result<()> {
+        let found: Vec<&str> = found.collect();
+        if found != names {
+            return Err(anyhow!(
+                "type mismatch: expected a {what} of {names:?}, found a {what} of {found:?}"
+            ));
+        }
+        Ok(())
+    }
+
+    /// Checks a record type: its fields' names and types, in order.
+    pub fn typecheck_record(ty: &InterfaceType, types: &ComponentTypes, fields: &[(&str, Typecheck)]) -> Result<()> {
+        match defined(ty, types, "record")? {
+            DefinedType::Record(fs) => {
+                let names: Vec<&str> = fields.iter().map(|(n, _)| *n).collect();
+                check_names("record", fs.iter().map(|f| f.name.as_str()), &names)?;
+                for (f, (name, check)) in fs.iter().zip(fields) {
+                    check(&f.ty, types).with_context(|| format!("type mismatch for field `{name}`"))?;
+                }
+                Ok(())
+            }
+            _ => Err(expected("record", ty, types)),
+        }
+    }
+
+    /// Checks a variant type: its cases' names and payload types, in order.
+    pub fn typecheck_variant(
+        ty: &InterfaceType,
+        types: &ComponentTypes,
+        cases: &[(&str, Option<Typecheck>)],
+    ) -> Result<()> {
+        match defined(ty, types, "variant")? {
+            DefinedType::Variant(cs) => {
+                let names: Vec<&str> = cases.iter().map(|(n, _)| *n).collect();
+                check_names("variant", cs.iter().map(|c| c.name.as_str()), &names)?;
+                for (c, (name, check)) in cs.iter().zip(cases) {
+                    match (&c.ty, check) {
+                        (None, None) => {}
+                        (Some(t), Some(check)) => {
+                            check(t, types).with_context(|| format!("type mismatch for case `{name}`"))?
+                        }
+                        (None, Some(_)) => return Err(anyhow!("type mismatch: case `{name}` has no payload")),
+                        (Some(_), None) => return Err(anyhow!("type mismatch: case `{name}` has a payload")),
+                    }
+                }
+                Ok(())
+            }
+            _ => Err(expected("variant", ty, types)),
+        }
+    }
+
+    /// Checks an enum type: its cases' names, in order.
+    pub fn typecheck_enum(ty: &InterfaceType, types: &ComponentTypes, names: &[&str]) -> Result<()> {
+        match defined(ty, types, "enum")? {
+            DefinedType::Enum(cs) => check_names("enum", cs.iter().map(|c| c.as_str()), names),
+            _ => Err(expected("enum", ty, types)),
+        }
+    }
+
+    /// Checks a flags type: its flags' names, in order.
+    pub fn typecheck_flags(ty: &InterfaceType, types: &ComponentTypes, names: &[&str]) -> Result<()> {
+        match defined(ty, types, "flags")? {
+            DefinedType::Flags(fs) => check_names("flags", fs.iter().map(|c| c.as_str()), names),
+            _ => Err(expected("flags", ty, types)),
+        }
+    }
+
+    /// The field values of a record value, checking their names.
+    pub fn lift_record(val: Val, names: &[&str]) -> Result<std::vec::IntoIter<Val>> {
+        match val {
+            Val::Record(fields) => {
+                check_names("record", fields.iter().map(|(n, _)| n.as_str()), names)?;
+                Ok(fields.into_iter().map(|(_, v)| v).collect::<Vec<_>>().into_iter())
+            }
+            other => Err(wrong_val("record", &other)),
+        }
+    }
+
+    /// The next field value of [`lift_record`].
+    pub fn next_field(vals: &mut std::vec::IntoIter<Val>) -> Result<Val> {
+        next(vals)
+    }
+
+    /// The case name and payload of a variant value.
+    pub fn lift_variant(val: Val) -> Result<(String, Option<Box<Val>>)> {
+        match val {
+            Val::Variant(name, payload) => Ok((name, payload)),
+            other => Err(wrong_val("variant", &other)),
+        }
+    }
+
+    /// The payload of case `name`, which must have one.
+    pub fn payload(payload: Option<Box<Val>>, name: &str) -> Result<Val> {
+        payload
+            .map(|v| *v)
+            .ok_or_else(|| anyhow!("type mismatch: case `{name}` needs a payload"))
+    }
+
+    /// Checks that case `name` has no payload.
+    pub fn no_payload(payload: Option<Box<Val>>, name: &str) -> Result<()> {
+        match payload {
+            None => Ok(()),
+            Some(_) => Err(anyhow!("type mismatch: case `{name}` has no payload")),
+        }
+    }
+
+    /// The case name of an enum value.
+    pub fn lift_enum(val: Val) -> Result<String> {
+        match val {
+            Val::Enum(name) => Ok(name),
+            other => Err(wrong_val("enum", &other)),
+        }
+    }
+
+    /// The names of the flags set in a flags value.
+    pub fn lift_flags(val: Val) -> Result<Vec<String>> {
+        match val {
+            Val::Flags(names) => Ok(names),
+            other => Err(wrong_val("flags", &other)),
+        }
+    }
+
+    /// The error for a case or flag `name` that the Rust type does not
+    /// have.
+    pub fn unknown(what: &str, name: &str) -> Error {
+        anyhow!("type mismatch: unknown {what} `{name}`")
+    }
+}
