@@ -368,3 +368,91 @@ fn a_component_reports_its_type() {
     assert_eq!(x.results().collect::<Vec<_>>(), [Type::S32]);
     assert!(ty.get_export(&engine, "nope").is_none());
 }
+
+/// An outer component calling functions of an inner one whose types are
+/// scalars: the calls go through fused adapters.
+const FUSED: &str = r#"(component
+    (component $inner
+        (core module $m
+            (global $post (mut i32) (i32.const 0))
+            (func (export "id8") (param i32) (result i32) (local.get 0))
+            (func (export "not") (param i32) (result i32) (i32.eqz (local.get 0)))
+            (func (export "ch") (param i32) (result i32) (local.get 0))
+            (func (export "dir") (param i32) (result i32) (local.get 0))
+            (func (export "add") (param i64 f64) (result f64) (f64.add (f64.convert_i64_s (local.get 0)) (local.get 1)))
+            (func (export "post") (param i32) (global.set $post (i32.add (global.get $post) (i32.const 1))))
+            (func (export "posts") (result i32) (global.get $post)))
+        (core instance $i (instantiate $m))
+        (type $dir (enum "north" "south"))
+        (export $d "direction" (type $dir))
+        (func (export "id8") (param "x" u8) (result u8) (canon lift (core func $i "id8") (post-return (core func $i "post"))))
+        (func (export "not") (param "x" bool) (result bool) (canon lift (core func $i "not")))
+        (func (export "ch") (param "x" char) (result char) (canon lift (core func $i "ch")))
+        (func (export "dir") (param "x" $d) (result $d) (canon lift (core func $i "dir")))
+        (func (export "add") (param "a" s64) (param "b" f64) (result f64) (canon lift (core func $i "add")))
+        (func (export "posts") (result u32) (canon lift (core func $i "posts"))))
+    (instance $inner (instantiate $inner))
+    (core func $id8 (canon lower (func $inner "id8")))
+    (core func $not (canon lower (func $inner "not")))
+    (core func $ch (canon lower (func $inner "ch")))
+    (core func $dir (canon lower (func $inner "dir")))
+    (core func $add (canon lower (func $inner "add")))
+    (core module $m
+        (import "" "id8" (func $id8 (param i32) (result i32)))
+        (import "" "not" (func $not (param i32) (result i32)))
+        (import "" "ch" (func $ch (param i32) (result i32)))
+        (import "" "dir" (func $dir (param i32) (result i32)))
+        (import "" "add" (func $add (param i64 f64) (result f64)))
+        (func (export "id8") (param i32) (result i32) (call $id8 (local.get 0)))
+        (func (export "not") (param i32) (result i32) (call $not (local.get 0)))
+        (func (export "ch") (param i32) (result i32) (call $ch (local.get 0)))
+        (func (export "dir") (param i32) (result i32) (call $dir (local.get 0)))
+        (func (export "add") (result f64) (call $add (i64.const 40) (f64.const 2.5))))
+    (core instance $o (instantiate $m (with "" (instance
+        (export "id8" (func $id8)) (export "not" (func $not)) (export "ch" (func $ch))
+        (export "dir" (func $dir)) (export "add" (func $add))))))
+    (func (export "id8") (param "x" u32) (result u32) (canon lift (core func $o "id8")))
+    (func (export "not") (param "x" u32) (result u32) (canon lift (core func $o "not")))
+    (func (export "ch") (param "x" u32) (result u32) (canon lift (core func $o "ch")))
+    (func (export "dir") (param "x" u32) (result u32) (canon lift (core func $o "dir")))
+    (func (export "add") (result f64) (canon lift (core func $o "add")))
+    (export "posts" (func $inner "posts")))"#;
+
+#[test]
+fn scalar_calls_between_components_use_fused_adapters() -> weft::Result<()> {
+    let engine = Engine::default();
+    let c = component(&engine, FUSED);
+    assert_eq!(c.fused_adapters(), 5);
+    let mut store = Store::new(&engine, ());
+    let instance = Linker::<()>::new(&engine).instantiate(&mut store, &c)?;
+    let call = |store: &mut Store<()>, name: &str, args: &[Val]| -> weft::Result<Val> {
+        let f = instance.get_func(&mut *store, name).expect(name);
+        let mut out = [Val::Bool(false)];
+        f.call(&mut *store, args, &mut out)?;
+        Ok(out[0].clone())
+    };
+    // A u8 keeps its low byte; the post-return runs once per call.
+    assert_eq!(call(&mut store, "id8", &[Val::U32(0x1ff)])?, Val::U32(0xff));
+    assert_eq!(call(&mut store, "id8", &[Val::U32(7)])?, Val::U32(7));
+    // A bool is 0 or 1 whatever the caller passed.
+    assert_eq!(call(&mut store, "not", &[Val::U32(0)])?, Val::U32(1));
+    assert_eq!(call(&mut store, "not", &[Val::U32(5)])?, Val::U32(0));
+    assert_eq!(call(&mut store, "ch", &[Val::U32('é' as u32)])?, Val::U32('é' as u32));
+    assert_eq!(call(&mut store, "dir", &[Val::U32(1)])?, Val::U32(1));
+    assert_eq!(call(&mut store, "add", &[])?, Val::Float64(42.5));
+    // Invalid chars and enum cases trap, in a fresh store each.
+    for (name, arg) in [("ch", 0xd800), ("ch", 0x110000), ("dir", 2)] {
+        let mut store = Store::new(&engine, ());
+        let instance = Linker::<()>::new(&engine).instantiate(&mut store, &c)?;
+        let f = instance.get_func(&mut store, name).expect(name);
+        let mut out = [Val::Bool(false)];
+        let err = f.call(&mut store, &[Val::U32(arg)], &mut out).unwrap_err();
+        assert!(err.downcast_ref::<weft::Trap>().is_some(), "{name}({arg:#x}): {err:?}");
+    }
+    // The post-return of the inner `id8` ran twice.
+    let posts = instance.get_func(&mut store, "posts").expect("posts");
+    let mut out = [Val::Bool(false)];
+    posts.call(&mut store, &[], &mut out)?;
+    assert_eq!(out[0], Val::U32(2));
+    Ok(())
+}

@@ -21,6 +21,9 @@ pub(crate) struct ComponentInner {
     pub(crate) types: Arc<ComponentTypes>,
     /// The compiled core modules, by `StaticModuleIndex`.
     pub(crate) modules: Vec<Module>,
+    /// The fused adapter of each component-to-component `Lower` step that
+    /// has one, by step index.
+    pub(crate) adapters: std::collections::HashMap<usize, Module>,
 }
 
 impl std::fmt::Debug for Component {
@@ -61,14 +64,23 @@ impl Component {
                 .map_err(|e| e.context(format!("in the core module at offset {:#x}", m.offset)))?;
             modules.push(module);
         }
+        let adapters = compile_adapters(engine, &translation.component, &translation.types)?;
         Ok(Component {
             inner: Arc::new(ComponentInner {
                 engine: engine.clone(),
                 plan: translation.component,
                 types: Arc::new(translation.types),
                 modules,
+                adapters,
             }),
         })
+    }
+
+    /// How many component-to-component calls of this component go through
+    /// a fused adapter (the others are lifted and lowered in Rust).
+    #[doc(hidden)]
+    pub fn fused_adapters(&self) -> usize {
+        self.inner.adapters.len()
     }
 
     /// The engine this component was compiled for.
@@ -90,4 +102,43 @@ impl Component {
     pub fn export_names(&self) -> impl ExactSizeIterator<Item = &str> + '_ {
         self.inner.plan.exports.iter().map(|(n, _)| n.as_str())
     }
+}
+
+/// Compiles the fused adapters of `plan`, one module per function type and
+/// `post-return` presence.
+fn compile_adapters(
+    engine: &Engine,
+    plan: &env::Component,
+    types: &ComponentTypes,
+) -> crate::Result<std::collections::HashMap<usize, Module>> {
+    let mut by_type: std::collections::HashMap<(env::TypeFuncIndex, bool), Option<Module>> = Default::default();
+    let mut out = std::collections::HashMap::new();
+    for (i, step) in plan.steps.iter().enumerate() {
+        let env::Step::Lower {
+            callee: env::LowerCallee::Lifted { options, .. },
+            ty,
+            ..
+        } = step
+        else {
+            continue;
+        };
+        let key = (*ty, options.post_return.is_some());
+        if let std::collections::hash_map::Entry::Vacant(slot) = by_type.entry(key) {
+            let module = match types.func(*ty) {
+                Some(fty) => match super::adapter::adapter_module(types, fty, key.1) {
+                    Some(bytes) => Some(
+                        Module::from_binary(engine, &bytes)
+                            .map_err(|e| e.context("failed to compile a fused adapter"))?,
+                    ),
+                    None => None,
+                },
+                None => None,
+            };
+            slot.insert(module);
+        }
+        if let Some(Some(module)) = by_type.get(&key) {
+            out.insert(i, module.clone());
+        }
+    }
+    Ok(out)
 }

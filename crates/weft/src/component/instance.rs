@@ -212,8 +212,8 @@ pub(crate) fn instantiate<T: 'static>(
         items: Vec::with_capacity(plan.num_core_items as usize),
         lifted: Vec::with_capacity(plan.num_lifted_funcs as usize),
     };
-    for step in &plan.steps {
-        run_step(&mut store, component, instance_index, &imports, &mut t, step)?;
+    for (i, step) in plan.steps.iter().enumerate() {
+        run_step(&mut store, component, instance_index, &imports, &mut t, i, step)?;
     }
     let exports = plan
         .exports
@@ -241,6 +241,7 @@ fn run_step<T: 'static>(
     instance_index: u32,
     imports: &[Definition<T>],
     t: &mut Tables,
+    step_index: usize,
     step: &Step,
 ) -> crate::Result<()> {
     let inner = &component.inner;
@@ -287,6 +288,33 @@ fn run_step<T: 'static>(
                 options,
             });
             t.lifted.push((funcs.len() - 1) as u32);
+        }
+        Step::Lower {
+            callee:
+                LowerCallee::Lifted {
+                    core_func,
+                    options: callee_options,
+                    ..
+                },
+            options,
+            ..
+        } if inner.adapters.contains_key(&step_index) => {
+            let caller = resolve_options(t, instance_index, options)?.flags;
+            let callee = FlagsRef {
+                instance: instance_index,
+                component_instance: callee_options.instance.0,
+            };
+            let func = fused_call(
+                store,
+                component,
+                t,
+                step_index,
+                *core_func,
+                callee_options,
+                caller,
+                callee,
+            )?;
+            t.items.push(Extern::Func(func));
         }
         Step::Lower {
             callee, ty, options, ..
@@ -474,6 +502,63 @@ fn resolve_options(t: &Tables, instance: u32, options: &CanonicalOptions) -> cra
             component_instance: options.instance.0,
         },
     })
+}
+
+/// The core function of a component-to-component `Lower` with a fused
+/// adapter: an instance of the adapter module wired to the callee's core
+/// function and `post-return` and to the flag built-ins.
+#[allow(clippy::too_many_arguments)]
+fn fused_call<T: 'static>(
+    store: &mut StoreContextMut<'_, T>,
+    component: &Component,
+    t: &Tables,
+    step_index: usize,
+    core_func: CoreItemIndex,
+    callee_options: &CanonicalOptions,
+    caller: FlagsRef,
+    callee: FlagsRef,
+) -> crate::Result<crate::Func> {
+    use super::adapter::{ADAPTER, CALLEE, ENTER, EXIT, POST_RETURN};
+    let Some(module) = component.inner.adapters.get(&step_index) else {
+        crate::bail!("no fused adapter for step {step_index}");
+    };
+    let core = t.item(core_func)?;
+    let unit = crate::FuncType::new(store.engine(), [], []);
+    let enter = crate::Func::new(&mut *store, unit.clone(), move |mut c, _, _| {
+        let store = c.as_context_mut();
+        let components = &mut store.0.opaque_mut().components;
+        if !components.flags(caller)?.may_leave {
+            crate::bail!("canonical ABI trap: cannot leave component instance");
+        }
+        let flags = components.flags_mut(callee)?;
+        if !flags.may_enter {
+            crate::bail!("canonical ABI trap: cannot enter component instance");
+        }
+        flags.may_enter = false;
+        Ok(())
+    });
+    let exit = crate::Func::new(&mut *store, unit, move |mut c, _, _| {
+        let store = c.as_context_mut();
+        store.0.opaque_mut().components.flags_mut(callee)?.may_enter = true;
+        Ok(())
+    });
+    let mut externs = Vec::with_capacity(4);
+    for import in module.imports() {
+        externs.push(match import.name() {
+            CALLEE => core.clone(),
+            ENTER => Extern::Func(enter),
+            EXIT => Extern::Func(exit),
+            POST_RETURN => match callee_options.post_return.map(|p| t.item(p)).transpose()? {
+                Some(f) => f,
+                None => crate::bail!("the fused adapter expects a post-return function"),
+            },
+            other => crate::bail!("unknown import `{other}` of a fused adapter"),
+        });
+    }
+    let instance = crate::Instance::new(&mut *store, module, &externs)?;
+    instance
+        .get_func(&mut *store, ADAPTER)
+        .ok_or_else(|| crate::format_err!("the fused adapter has no `{ADAPTER}` export"))
 }
 
 /// What a lowered function calls.

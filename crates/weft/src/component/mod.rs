@@ -54,6 +54,7 @@
 //! Lifting canonicalizes NaNs (`canonicalize_nan32`/`64`); lowering writes
 //! the canonical NaN too (the deterministic profile, which the spec allows).
 
+mod adapter;
 mod call;
 #[allow(clippy::module_inception)]
 mod component;
