@@ -96,7 +96,7 @@ macro_rules! component_tests {
 }
 
 component_tests! {
-    #[ignore = "118 of 123 directives pass; the rest need component-model async (`stream`, async functions), the GC proposal's subtypes, or `map` types (not translated yet)"]
+    #[ignore = "119 of 123 directives pass; the rest need component-model async (`stream`, async functions) or the GC proposal's subtypes"]
     binary_binary => "binary/binary.wast",
     linking_link_time_virtualization => "linking/link-time-virtualization.wast",
     linking_shared_everything_dynamic_linking => "linking/shared-everything-dynamic-linking.wast",
@@ -121,7 +121,6 @@ component_tests! {
     validation_outer_alias => "validation/outer-alias.wast",
     validation_resources => "validation/resources.wast",
     values_alignment => "values/alignment.wast",
-    #[ignore = "36 of 46 directives pass; the component-model `map` type is not enabled"]
     values_concat => "values/concat.wast",
     values_numerics => "values/numerics.wast",
     #[ignore = "2 of 67 directives pass; component-model async built-ins and `stream` are not enabled, resources are not implemented"]

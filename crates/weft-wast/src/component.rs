@@ -468,7 +468,12 @@ fn to_val(value: &WastVal<'_>) -> Result<Val> {
         WastVal::Char(c) => Val::Char(*c),
         WastVal::String(s) => Val::String((*s).to_string()),
         WastVal::List(items) => Val::List(items.iter().map(to_val).collect::<Result<_>>()?),
-        WastVal::Map(_) => bail!("`map` values are not supported"),
+        WastVal::Map(entries) => Val::Map(
+            entries
+                .iter()
+                .map(|(k, v)| Ok((to_val(k)?, to_val(v)?)))
+                .collect::<Result<_>>()?,
+        ),
         WastVal::Record(fields) => Val::Record(
             fields
                 .iter()
@@ -529,6 +534,13 @@ fn val_matches(actual: &Val, expected: &WastVal<'_>) -> bool {
         (Val::Char(a), WastVal::Char(e)) => a == e,
         (Val::String(a), WastVal::String(e)) => a == e,
         (Val::List(a), WastVal::List(e)) | (Val::Tuple(a), WastVal::Tuple(e)) => all(a, e),
+        // Entries in order, duplicate keys included, as the script wrote them.
+        (Val::Map(a), WastVal::Map(e)) => {
+            a.len() == e.len()
+                && a.iter()
+                    .zip(e)
+                    .all(|((ak, av), (ek, ev))| val_matches(ak, ek) && val_matches(av, ev))
+        }
         (Val::Record(a), WastVal::Record(e)) => {
             a.len() == e.len()
                 && a.iter()
@@ -576,6 +588,11 @@ mod tests {
             WastVal::Option(None),
             WastVal::Result(Err(Some(Box::new(WastVal::String("no"))))),
             WastVal::Flags(vec!["b", "a"]),
+            WastVal::Map(vec![
+                (WastVal::String("k"), WastVal::U32(1)),
+                (WastVal::String("k"), WastVal::U32(2)),
+            ]),
+            WastVal::Map(Vec::new()),
         ];
         for v in &values {
             let converted = to_val(v).expect("convertible");
@@ -591,7 +608,18 @@ mod tests {
         assert!(val_matches(&flags, &WastVal::Flags(vec!["b", "a"])));
         assert!(!val_matches(&flags, &WastVal::Flags(vec!["a"])));
         assert!(!val_matches(&Val::U32(1), &WastVal::S32(1)));
-        assert!(to_val(&WastVal::Map(Vec::new())).is_err());
+        // Maps compare entry by entry, in order.
+        let map = to_val(&WastVal::Map(vec![(WastVal::U8(1), WastVal::Bool(true))])).expect("convertible");
+        assert_eq!(map, Val::Map(vec![(Val::U8(1), Val::Bool(true))]));
+        assert!(!val_matches(&map, &WastVal::Map(Vec::new())));
+        assert!(!val_matches(
+            &map,
+            &WastVal::Map(vec![(WastVal::U8(1), WastVal::Bool(false))])
+        ));
+        assert!(!val_matches(
+            &map,
+            &WastVal::List(vec![WastVal::Tuple(vec![WastVal::U8(1), WastVal::Bool(true)])])
+        ));
     }
 
     #[test]

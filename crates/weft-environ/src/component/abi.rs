@@ -97,8 +97,9 @@ pub enum Despecialized {
     Other(InterfaceType),
 }
 
-/// `despecialize`: tuples become records, and enums, options and results
-/// become variants; `string` and `flags` keep their own representations.
+/// `despecialize`: tuples become records, enums, options and results
+/// become variants, and `map<K, V>` becomes `list<tuple<K, V>>`; `string`
+/// and `flags` keep their own representations.
 pub fn despecialize(types: &ComponentTypes, ty: InterfaceType) -> Despecialized {
     let InterfaceType::Defined(index) = ty else {
         return Despecialized::Other(ty);
@@ -113,6 +114,10 @@ pub fn despecialize(types: &ComponentTypes, ty: InterfaceType) -> Despecialized 
         Some(DefinedType::Result { ok, err }) => Despecialized::Variant(vec![*ok, *err]),
         Some(DefinedType::List(t)) => Despecialized::List(*t, None),
         Some(DefinedType::FixedLengthList(t, n)) => Despecialized::List(*t, Some(*n)),
+        Some(DefinedType::Map(k, v)) => match types.map_entry(*k, *v) {
+            Some(entry) => Despecialized::List(entry, None),
+            None => Despecialized::Record(Vec::new()),
+        },
         Some(DefinedType::Flags(labels)) => Despecialized::Flags(labels.len()),
     }
 }

@@ -196,6 +196,45 @@ fn lists() {
     assert_eq!(flatten_type(&types, f, PtrType::I32), [I32, I32, I32]);
 }
 
+#[test]
+fn maps_are_lists_of_tuples() {
+    let mut types = ComponentTypes::new();
+    for (k, v) in [
+        (T::String, T::U32),
+        (T::U8, T::U64),
+        (T::Char, T::Bool),
+        (T::U32, T::String),
+    ] {
+        let map = defined(&mut types, DefinedType::Map(k, v));
+        let entry = types.map_entry(k, v).expect("interning a map interns its entry tuple");
+        assert_eq!(entry, defined(&mut types, DefinedType::Tuple(Box::new([k, v]))));
+        let list = defined(&mut types, DefinedType::List(entry));
+        assert_ne!(map, list, "a map is a type of its own");
+        assert_eq!(despecialize(&types, map), Despecialized::List(entry, None));
+        for ptr in [PtrType::I32, PtrType::I64] {
+            assert_eq!(elem_size(&types, map, ptr), elem_size(&types, list, ptr));
+            assert_eq!(alignment(&types, map, ptr), alignment(&types, list, ptr));
+            assert_eq!(flatten_type(&types, map, ptr), flatten_type(&types, list, ptr));
+        }
+        assert_eq!(layout(&types, map), (8, 4));
+        assert_eq!(flatten_type(&types, map, PtrType::I32), [I32, I32]);
+    }
+    // A map of maps: the entry's value is itself a (pointer, length) pair.
+    let inner = defined(&mut types, DefinedType::Map(T::String, T::U8));
+    let outer = defined(&mut types, DefinedType::Map(T::String, inner));
+    let entry = types.map_entry(T::String, inner).expect("entry interned");
+    assert_eq!(layout(&types, entry), (16, 4));
+    assert_eq!(layout(&types, outer), (8, 4));
+}
+
+#[test]
+fn map_without_entry_does_not_panic() {
+    // A registry built by interning always has the entry; a lookup that
+    // misses (another registry's key types) counts as an empty record.
+    let types = ComponentTypes::new();
+    assert_eq!(types.map_entry(T::U8, T::U8), None);
+}
+
 fn func(params: &[T], result: Option<T>) -> FuncType {
     FuncType {
         is_async: false,

@@ -45,6 +45,16 @@ struct DeclScope {
     exports: Vec<(String, ItemType)>,
 }
 
+/// Whether `ty` is a `<keytype>` of the explainer: the types a `map` key can
+/// have (`bool`, the integers, `char` and `string`).
+fn is_key_type(ty: InterfaceType) -> bool {
+    use InterfaceType as T;
+    matches!(
+        ty,
+        T::Bool | T::S8 | T::U8 | T::S16 | T::U16 | T::S32 | T::U32 | T::S64 | T::U64 | T::Char | T::String
+    )
+}
+
 pub(crate) fn unsupported(what: impl std::fmt::Display, offset: u64) -> TranslateError {
     TranslateError {
         message: format!("unsupported: {what}"),
@@ -230,7 +240,13 @@ impl<'x, O: OuterTypes + ?Sized> TypeConverter<'x, O> {
                 ok: self.opt_value(*ok)?,
                 err: self.opt_value(*err)?,
             },
-            ComponentDefinedType::Map(..) => return Err(unsupported("map types", self.offset)),
+            ComponentDefinedType::Map(k, v) => {
+                let key = self.value(*k)?;
+                if !is_key_type(key) {
+                    return Err(invalid(format!("{key:?} is not a valid map key type"), self.offset));
+                }
+                DefinedType::Map(key, self.value(*v)?)
+            }
             ComponentDefinedType::Future(_) => return Err(unsupported("future types (async)", self.offset)),
             ComponentDefinedType::Stream(_) => return Err(unsupported("stream types (async)", self.offset)),
         };

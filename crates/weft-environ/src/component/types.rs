@@ -122,6 +122,10 @@ pub enum DefinedType {
     FixedLengthList(InterfaceType, u32),
     /// `tuple<...>`.
     Tuple(Box<[InterfaceType]>),
+    /// `map<K, V>`: the key and value types. Its canonical ABI is that of
+    /// `list<tuple<K, V>>`; interning a map also interns that tuple (see
+    /// [`ComponentTypes::map_entry`]).
+    Map(InterfaceType, InterfaceType),
     /// `flags`: named bits.
     Flags(Box<[String]>),
     /// `enum`: named cases without payloads.
@@ -317,14 +321,32 @@ impl ComponentTypes {
         Self::default()
     }
 
-    table!(
-        intern_defined,
-        defined,
-        defined,
-        DefinedType,
-        TypeDefinedIndex,
-        "a defined value type"
-    );
+    /// Interns a defined value type and returns its index. Interning a
+    /// `map<K, V>` first interns its entry type `tuple<K, V>`, so that
+    /// [`ComponentTypes::map_entry`] finds it.
+    pub fn intern_defined(&mut self, ty: DefinedType) -> TypeDefinedIndex {
+        if let DefinedType::Map(k, v) = ty {
+            self.defined.intern(DefinedType::Tuple(Box::new([k, v])));
+        }
+        TypeDefinedIndex(self.defined.intern(ty))
+    }
+
+    /// The defined value type at `index`.
+    pub fn defined(&self, index: TypeDefinedIndex) -> Option<&DefinedType> {
+        self.defined.get(index.0)
+    }
+
+    /// The entry type `tuple<K, V>` of the map type `map<K, V>`: the element
+    /// type of the `list<tuple<K, V>>` a map despecializes to. `None` if the
+    /// tuple is not in this registry, which cannot happen for a map interned
+    /// here.
+    pub fn map_entry(&self, key: InterfaceType, value: InterfaceType) -> Option<InterfaceType> {
+        let tuple = DefinedType::Tuple(Box::new([key, value]));
+        self.defined
+            .map
+            .get(&tuple)
+            .map(|i| InterfaceType::Defined(TypeDefinedIndex(*i)))
+    }
     table!(intern_func, func, funcs, FuncType, TypeFuncIndex, "a function type");
     table!(
         intern_instance,
@@ -437,6 +459,7 @@ impl ComponentTypes {
                     DefinedType::List(t) => DefinedType::List(sub(t, self)),
                     DefinedType::FixedLengthList(t, n) => DefinedType::FixedLengthList(sub(t, self), n),
                     DefinedType::Tuple(ts) => DefinedType::Tuple(ts.iter().map(|t| sub(*t, self)).collect()),
+                    DefinedType::Map(k, v) => DefinedType::Map(sub(k, self), sub(v, self)),
                     DefinedType::Option(t) => DefinedType::Option(sub(t, self)),
                     DefinedType::Result { ok, err } => DefinedType::Result {
                         ok: ok.map(|t| sub(t, self)),
@@ -550,5 +573,24 @@ mod tests {
             result: Some(InterfaceType::Borrow(imp)),
         });
         assert_eq!(g, expected);
+    }
+
+    #[test]
+    fn substituting_a_map_interns_its_entry() {
+        let mut types = ComponentTypes::new();
+        let abs = types.fresh_abstract_resource();
+        let imp = types.intern_resource(ResourceType::Imported(ImportedResourceIndex(0)));
+        let map = types.intern_defined(DefinedType::Map(InterfaceType::String, InterfaceType::Own(abs)));
+        let sub = types.substitute_value(InterfaceType::Defined(map), &HashMap::from([(abs, imp)]));
+        let InterfaceType::Defined(sub) = sub else {
+            panic!("{sub:?}")
+        };
+        assert_eq!(
+            types.defined(sub),
+            Some(&DefinedType::Map(InterfaceType::String, InterfaceType::Own(imp)))
+        );
+        assert!(types
+            .map_entry(InterfaceType::String, InterfaceType::Own(imp))
+            .is_some());
     }
 }

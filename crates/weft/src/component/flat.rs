@@ -5,8 +5,8 @@
 
 use super::memory::{
     canonicalize_f32, canonicalize_f64, check_fixed_length, convert_i32_to_char, defined, load_fields,
-    load_list_from_range, load_string_from_range, pack_flags, realloc, record_layout, store_fields,
-    store_list_into_range, store_string_into_range, unpack_flags, unsupported,
+    load_list_from_range, load_map_from_range, load_string_from_range, pack_flags, realloc, record_layout,
+    store_fields, store_list_into_range, store_map_into_range, store_string_into_range, unpack_flags, unsupported,
 };
 use super::val::{make_variant, match_case, variant_cases};
 use super::{check_aligned, mismatch, range, ComponentTypes, InterfaceType, LiftContext, LowerContext, Val};
@@ -24,7 +24,7 @@ pub(crate) fn flat_count(types: &ComponentTypes, ty: InterfaceType) -> usize {
         T::String => 2,
         T::Defined(index) => match types.defined(index) {
             None => 0,
-            Some(DefinedType::List(_)) => 2,
+            Some(DefinedType::List(_) | DefinedType::Map(..)) => 2,
             Some(DefinedType::FixedLengthList(t, n)) => flat_count(types, *t).saturating_mul(*n as usize),
             Some(DefinedType::Record(fields)) => {
                 fields.iter().fold(0, |n, f| n.saturating_add(flat_count(types, f.ty)))
@@ -116,6 +116,11 @@ fn lift(cx: &LiftContext<'_>, ty: InterfaceType, vi: &mut FlatIter<'_>) -> Resul
                     let length = vi.next_i32()?;
                     Val::List(load_list_from_range(cx, ptr, length, *t)?)
                 }
+                DefinedType::Map(k, v) => {
+                    let ptr = vi.next_i32()?;
+                    let length = vi.next_i32()?;
+                    Val::Map(load_map_from_range(cx, ptr, length, *k, *v)?)
+                }
                 DefinedType::FixedLengthList(t, n) => {
                     check_fixed_length(*n)?;
                     let mut elems = Vec::new();
@@ -197,6 +202,10 @@ fn lower(cx: &mut LowerContext<'_>, val: &Val, ty: InterfaceType, out: &mut Vec<
             match (def, val) {
                 (DefinedType::List(t), Val::List(elems)) => {
                     let (ptr, length) = store_list_into_range(cx, elems, *t)?;
+                    out.extend([i32(ptr), i32(length)]);
+                }
+                (DefinedType::Map(k, v), Val::Map(pairs)) => {
+                    let (ptr, length) = store_map_into_range(cx, pairs, *k, *v)?;
                     out.extend([i32(ptr), i32(length)]);
                 }
                 (DefinedType::FixedLengthList(t, n), Val::List(elems)) => {

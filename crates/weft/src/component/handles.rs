@@ -48,6 +48,12 @@ pub(crate) fn for_each_resource(
                         for_each_resource(types, *t, v, f)?;
                     }
                 }
+                (DefinedType::Map(kt, vt), Val::Map(pairs)) => {
+                    for (k, v) in pairs.iter_mut() {
+                        for_each_resource(types, *kt, k, f)?;
+                        for_each_resource(types, *vt, v, f)?;
+                    }
+                }
                 (DefinedType::Variant(cases), Val::Variant(name, Some(payload))) => {
                     if let Some(t) = cases.iter().find(|c| &c.name == name).and_then(|c| c.ty) {
                         for_each_resource(types, t, payload, f)?;

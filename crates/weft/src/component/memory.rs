@@ -162,6 +162,11 @@ pub fn load(cx: &LiftContext<'_>, ty: InterfaceType, ptr: u32) -> Result<Val> {
                     let length = read_u32(mem, add(ptr, 4)?)?;
                     Val::List(load_list_from_range(cx, begin, length, *t)?)
                 }
+                DefinedType::Map(k, v) => {
+                    let begin = read_u32(mem, ptr)?;
+                    let length = read_u32(mem, add(ptr, 4)?)?;
+                    Val::Map(load_map_from_range(cx, begin, length, *k, *v)?)
+                }
                 DefinedType::FixedLengthList(t, n) => {
                     check_fixed_length(*n)?;
                     let size = size_of(cx.types, *t);
@@ -255,6 +260,58 @@ pub(crate) fn load_list_from_range(
     Ok(elems)
 }
 
+/// The entry type `tuple<K, V>` of `map<K, V>`, the element type of the
+/// list the map is lifted and lowered as.
+pub(crate) fn map_entry(types: &ComponentTypes, key: InterfaceType, value: InterfaceType) -> Result<InterfaceType> {
+    types.map_entry(key, value).ok_or_else(|| {
+        anyhow::anyhow!("type mismatch: the entry type of map<{key:?}, {value:?}> is not in the registry")
+    })
+}
+
+/// `load_list_from_range` of the `list<tuple<K, V>>` a `map<K, V>`
+/// despecializes to: the map's entries, in order (duplicate keys kept).
+pub(crate) fn load_map_from_range(
+    cx: &LiftContext<'_>,
+    ptr: u32,
+    length: u32,
+    key: InterfaceType,
+    value: InterfaceType,
+) -> Result<Vec<(Val, Val)>> {
+    let entry = map_entry(cx.types, key, value)?;
+    load_list_from_range(cx, ptr, length, entry)?
+        .into_iter()
+        .map(|e| match e {
+            Val::Tuple(kv) => match <[Val; 2]>::try_from(kv) {
+                Ok([k, v]) => Ok((k, v)),
+                Err(_) => Err(anyhow::anyhow!("type mismatch: a map entry is not a pair")),
+            },
+            _ => Err(anyhow::anyhow!("type mismatch: a map entry is not a pair")),
+        })
+        .collect()
+}
+
+/// `store_list_into_range` of the `list<tuple<K, V>>` a `map<K, V>`
+/// despecializes to: allocates and stores the entries `pairs`, returning
+/// the pointer and length.
+pub(crate) fn store_map_into_range(
+    cx: &mut LowerContext<'_>,
+    pairs: &[(Val, Val)],
+    key: InterfaceType,
+    value: InterfaceType,
+) -> Result<(u32, u32)> {
+    let entry = map_entry(cx.types, key, value)?;
+    let size = size_of(cx.types, entry);
+    let length = u32::try_from(pairs.len()).map_err(|_| trap("list too long for a 32-bit memory"))?;
+    let bytes =
+        u32::try_from(u64::from(length) * u64::from(size)).map_err(|_| trap("list too large for a 32-bit memory"))?;
+    let align = align_of(cx.types, entry);
+    let ptr = realloc(cx, 0, 0, align, bytes)?;
+    for (i, (k, v)) in (0u32..).zip(pairs) {
+        store_fields(cx, &[k, v], &[key, value], add(ptr, i.saturating_mul(size))?)?;
+    }
+    Ok((ptr, length))
+}
+
 /// `load_string_from_range`: the string of `tagged_code_units` code units
 /// at `ptr`, in the encoding of `cx`.
 pub(crate) fn load_string_from_range(cx: &LiftContext<'_>, ptr: u32, tagged_code_units: u32) -> Result<String> {
@@ -326,6 +383,10 @@ pub fn store(cx: &mut LowerContext<'_>, val: &Val, ty: InterfaceType, ptr: u32) 
             match (def, val) {
                 (DefinedType::List(t), Val::List(elems)) => {
                     let (begin, length) = store_list_into_range(cx, elems, *t)?;
+                    pair(begin, length)
+                }
+                (DefinedType::Map(k, v), Val::Map(pairs)) => {
+                    let (begin, length) = store_map_into_range(cx, pairs, *k, *v)?;
                     pair(begin, length)
                 }
                 (DefinedType::FixedLengthList(t, n), Val::List(elems)) => {

@@ -209,6 +209,8 @@ struct Zoo {
     list_string: InterfaceType,
     list_record: InterfaceType,
     fixed: InterfaceType,
+    map_u8_string: InterfaceType,
+    map_of_maps: InterfaceType,
 }
 
 fn zoo() -> Zoo {
@@ -256,6 +258,8 @@ fn zoo() -> Zoo {
     let list_string = def(&mut types, DefinedType::List(T::String));
     let list_record = def(&mut types, DefinedType::List(record));
     let fixed = def(&mut types, DefinedType::FixedLengthList(T::S16, 3));
+    let map_u8_string = def(&mut types, DefinedType::Map(T::U8, T::String));
+    let map_of_maps = def(&mut types, DefinedType::Map(T::Char, map_u8_string));
     Zoo {
         types,
         record,
@@ -272,6 +276,8 @@ fn zoo() -> Zoo {
         list_string,
         list_record,
         fixed,
+        map_u8_string,
+        map_of_maps,
     }
 }
 
@@ -322,6 +328,85 @@ fn compound_values_round_trip() {
     for (ty, val) in cases {
         round_trips(&z.types, ty, val);
     }
+}
+
+#[test]
+fn maps_round_trip() {
+    let z = zoo();
+    let s = |x: &str| Val::String(x.into());
+    let inner = Val::Map(vec![(Val::U8(1), s("one")), (Val::U8(2), s("twö"))]);
+    let cases = [
+        (z.map_u8_string, Val::Map(Vec::new())),
+        (z.map_u8_string, inner.clone()),
+        // Entries keep their order, duplicate keys included.
+        (
+            z.map_u8_string,
+            Val::Map(vec![(Val::U8(9), s("a")), (Val::U8(1), s("b")), (Val::U8(9), s("c"))]),
+        ),
+        (
+            z.map_of_maps,
+            Val::Map(vec![(Val::Char('x'), inner), (Val::Char('ÿ'), Val::Map(Vec::new()))]),
+        ),
+    ];
+    for (ty, val) in cases {
+        round_trips(&z.types, ty, val);
+    }
+}
+
+/// A map is stored exactly as the `list<tuple<K, V>>` it despecializes to,
+/// and lifts back from that memory as a map.
+#[test]
+fn maps_are_stored_as_lists_of_tuples() {
+    let mut z = zoo();
+    let entry = z.types.map_entry(InterfaceType::U8, InterfaceType::String).unwrap();
+    let list = def(&mut z.types, DefinedType::List(entry));
+    let pairs = [(7u8, "seven"), (0, ""), (7, "again")];
+    let map = Val::Map(
+        pairs
+            .iter()
+            .map(|(k, v)| (Val::U8(*k), Val::String((*v).into())))
+            .collect(),
+    );
+    let tuples = Val::List(
+        pairs
+            .iter()
+            .map(|(k, v)| Val::Tuple(vec![Val::U8(*k), Val::String((*v).into())]))
+            .collect(),
+    );
+    let stored = |ty, val: &Val| {
+        let mut m = Bump::new(512);
+        let mut cx = LowerContext {
+            types: &z.types,
+            memory: &mut m,
+            encoding: StringEncoding::Utf8,
+        };
+        let flat = lower_flat(&mut cx, val, ty).unwrap();
+        (flat, m.mem, m.calls)
+    };
+    let (map_flat, map_mem, map_calls) = stored(z.map_u8_string, &map);
+    let (list_flat, list_mem, list_calls) = stored(list, &tuples);
+    assert_eq!(map_flat, list_flat);
+    assert_eq!(map_mem, list_mem);
+    assert_eq!(map_calls, list_calls);
+    // The entries are 12-byte (u8, string) tuples aligned to 4.
+    assert_eq!(map_calls.first(), Some(&(0, 0, 4, 36)));
+    let cx = lift_cx(&z.types, &map_mem, StringEncoding::Utf8);
+    assert_eq!(lift_flat(&cx, z.map_u8_string, &map_flat).unwrap(), map);
+    assert_eq!(lift_flat(&cx, list, &map_flat).unwrap(), tuples);
+    // A map is not a list, nor a list a map.
+    let mut m = Bump::new(512);
+    let mut cx = LowerContext {
+        types: &z.types,
+        memory: &mut m,
+        encoding: StringEncoding::Utf8,
+    };
+    is_mismatch(lower_flat(&mut cx, &tuples, z.map_u8_string));
+    is_mismatch(lower_flat(&mut cx, &map, list));
+    is_mismatch(lower_flat(
+        &mut cx,
+        &Val::Map(vec![(Val::U32(1), Val::String("x".into()))]),
+        z.map_u8_string,
+    ));
 }
 
 #[test]
@@ -523,6 +608,8 @@ fn flat_counts_agree_with_flatten_type() {
         z.flags40,
         z.list_record,
         z.fixed,
+        z.map_u8_string,
+        z.map_of_maps,
         InterfaceType::String,
         InterfaceType::F32,
     ] {
@@ -891,6 +978,8 @@ fn arbitrary_input_never_panics_and_round_trips() {
         z.list_string,
         z.list_record,
         z.fixed,
+        z.map_u8_string,
+        z.map_of_maps,
         InterfaceType::String,
         InterfaceType::Char,
         InterfaceType::F32,

@@ -41,6 +41,10 @@ pub enum Val {
     String(String),
     /// A `list<T>` or `list<T, N>`: its elements.
     List(Vec<Val>),
+    /// A `map<K, V>`: its entries as `(key, value)`, in order. Lifted and
+    /// lowered as the `list<tuple<K, V>>` it despecializes to, so duplicate
+    /// keys are kept.
+    Map(Vec<(Val, Val)>),
     /// A `record`: its fields as `(label, value)`, in the type's order.
     Record(Vec<(String, Val)>),
     /// A `tuple`: its fields, in order.
@@ -79,6 +83,7 @@ impl Val {
             Val::Char(_) => "char",
             Val::String(_) => "string",
             Val::List(_) => "list",
+            Val::Map(_) => "map",
             Val::Record(_) => "record",
             Val::Tuple(_) => "tuple",
             Val::Variant(..) => "variant",
