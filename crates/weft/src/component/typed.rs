@@ -95,6 +95,7 @@ pub(crate) fn describe(ty: &InterfaceType, types: &ComponentTypes) -> String {
             Some(DefinedType::Enum(_)) => "enum",
             Some(DefinedType::Option(_)) => "option",
             Some(DefinedType::Result { .. }) => "result",
+            Some(DefinedType::Map(..)) => "map",
             None => "unknown type",
         },
     };

@@ -55,6 +55,8 @@ macro_rules! defined_types {
 defined_types! {
     /// A `list<T>` type.
     List;
+    /// A `map<K, V>` type.
+    Map;
     /// A `list<T, N>` type.
     FixedLengthList;
     /// A `record` type.
@@ -96,6 +98,24 @@ impl List {
     pub fn ty(&self) -> Type {
         match self.0.defined() {
             Some(DefinedType::List(t)) => self.0.ty(*t),
+            _ => Type::Bool,
+        }
+    }
+}
+
+impl Map {
+    /// The key type.
+    pub fn key(&self) -> Type {
+        match self.0.defined() {
+            Some(DefinedType::Map(k, _)) => self.0.ty(*k),
+            _ => Type::Bool,
+        }
+    }
+
+    /// The value type.
+    pub fn value(&self) -> Type {
+        match self.0.defined() {
+            Some(DefinedType::Map(_, v)) => self.0.ty(*v),
             _ => Type::Bool,
         }
     }
@@ -231,6 +251,7 @@ pub enum Type {
     Char,
     String,
     List(List),
+    Map(Map),
     FixedLengthList(FixedLengthList),
     Record(Record),
     Tuple(Tuple),
@@ -281,6 +302,7 @@ impl Type {
                 Some(DefinedType::Record(_)) => Type::Record(Record(handle(d))),
                 Some(DefinedType::Variant(_)) => Type::Variant(Variant(handle(d))),
                 Some(DefinedType::List(_)) => Type::List(List(handle(d))),
+                Some(DefinedType::Map(..)) => Type::Map(Map(handle(d))),
                 Some(DefinedType::FixedLengthList(..)) => Type::FixedLengthList(FixedLengthList(handle(d))),
                 Some(DefinedType::Tuple(_)) => Type::Tuple(Tuple(handle(d))),
                 Some(DefinedType::Flags(_)) => Type::Flags(Flags(handle(d))),
