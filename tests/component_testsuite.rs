@@ -12,74 +12,14 @@
 //! a file is missing the test fails under CI (the `CI` environment variable
 //! is set) and is skipped with a note otherwise.
 
-use std::path::PathBuf;
+mod support;
 
-use weft::{Engine, Store};
-use weft_wast::{WastContext, WastFailures};
-
-/// Stack size of the thread each script runs on: the script parser and
-/// deeply nested test modules need more than a test thread's default.
-const SCRIPT_THREAD_STACK: usize = 32 << 20;
-
-/// The directory holding the reference tests' `.wast` files.
-fn suite_dir() -> PathBuf {
-    match std::env::var_os("WEFT_COMPONENT_TESTSUITE") {
-        Some(dir) => PathBuf::from(dir),
-        None => PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-            .join("..")
-            .join("shared")
-            .join("component-model")
-            .join("test"),
-    }
-}
-
-/// Runs one script of the suite with a fresh store, panicking with the list
-/// of failed directives if any failed.
-fn run_component_file(file: &str) {
-    let path = suite_dir().join(file);
-    if !path.is_file() {
-        let message = format!(
-            "component reference test `{}` not found (set WEFT_COMPONENT_TESTSUITE to the suite directory)",
-            path.display()
-        );
-        if std::env::var_os("CI").is_some() {
-            panic!("{message}");
-        }
-        eprintln!("note: skipping {file}: {message}");
-        return;
-    }
-
-    let script = path.clone();
-    let outcome = std::thread::Builder::new()
-        .name(file.to_string())
-        .stack_size(SCRIPT_THREAD_STACK)
-        .spawn(move || -> anyhow::Result<()> {
-            let engine = Engine::new(&weft_wast::spec_config())?;
-            let store = Store::new(&engine, ());
-            let mut context = WastContext::new(store);
-            context.register_spectest()?;
-            context.run_file(&script)
-        })
-        .map_err(|e| format!("failed to start the script thread: {e}"))
-        .and_then(|handle| handle.join().map_err(|_| "the script runner panicked".to_string()));
-
-    match outcome {
-        Ok(Ok(())) => {}
-        Ok(Err(err)) => match err.downcast_ref::<WastFailures>() {
-            Some(failures) => {
-                let lines: Vec<String> = failures.failures.iter().map(|f| format!("  {f}")).collect();
-                panic!(
-                    "{file}: {} of {} directives failed:\n{}",
-                    failures.failures.len(),
-                    failures.directives,
-                    lines.join("\n")
-                );
-            }
-            None => panic!("{file}: {err:#}"),
-        },
-        Err(message) => panic!("{file}: {message}"),
-    }
-}
+/// The component model's reference tests.
+const SUITE: support::Suite = support::Suite {
+    env: "WEFT_COMPONENT_TESTSUITE",
+    default: "component-model/test",
+    what: "component reference test",
+};
 
 /// Defines one `#[test]` per reference test file, with its attributes
 /// (`#[ignore = "reason"]` for the files that do not pass yet).
@@ -89,7 +29,7 @@ macro_rules! component_tests {
             #[test]
             $(#[$attr])*
             fn $name() {
-                run_component_file($file);
+                SUITE.run($file);
             }
         )*
     };
