@@ -456,3 +456,34 @@ fn scalar_calls_between_components_use_fused_adapters() -> weft::Result<()> {
     assert_eq!(out[0], Val::U32(2));
     Ok(())
 }
+
+#[test]
+fn values_of_another_store_are_errors() -> weft::Result<()> {
+    let engine = Engine::default();
+    let c = match Component::new(&engine, wat::parse_str(RESOURCE)?) {
+        Ok(c) => c,
+        Err(e) => panic!("{e:#}"),
+    };
+    let mut a = Store::new(&engine, ());
+    let mut b = Store::new(&engine, ());
+    let linker = Linker::<()>::new(&engine);
+    let ia = linker.instantiate(&mut a, &c)?;
+    let ib = linker.instantiate(&mut b, &c)?;
+    let new_a = ia.get_func(&mut a, "new").expect("new");
+    let rep_b = ib.get_func(&mut b, "rep").expect("rep");
+    let mut out = [Val::Bool(false)];
+    // A function of store `a` called with store `b`.
+    assert!(new_a.call(&mut b, &[Val::U32(1)], &mut out).is_err());
+    // An instance of store `a` looked up in store `b`.
+    assert!(ia.get_func(&mut b, "new").is_none());
+    // A resource of store `a` passed to a function of store `b`.
+    new_a.call(&mut a, &[Val::U32(1)], &mut out)?;
+    let Val::Resource(r) = out[0].clone() else {
+        panic!("expected a resource");
+    };
+    assert!(rep_b.call(&mut b, &[Val::Resource(r)], &mut out).is_err());
+    assert!(r.resource_drop(&mut b).is_err());
+    // Store `a` is still fine.
+    r.resource_drop(&mut a)?;
+    Ok(())
+}
