@@ -487,3 +487,96 @@ fn values_of_another_store_are_errors() -> weft::Result<()> {
     r.resource_drop(&mut a)?;
     Ok(())
 }
+
+/// An inner component that greets by name (string in, string out) and
+/// counts the bytes of a string; an outer one that calls both with strings
+/// written into its own memory.
+fn fused_strings() -> String {
+    format!(
+        r#"(component
+        (component $inner
+            (core module $m {LIBC}
+                ;; greet(name) = "hi " + name, returned through a return area at 16.
+                (func (export "greet") (param $p i32) (param $n i32) (result i32) (local $d i32)
+                    (local.set $d (call 0 (i32.const 0) (i32.const 0) (i32.const 1) (i32.add (local.get $n) (i32.const 3))))
+                    (i32.store8 (local.get $d) (i32.const 104))
+                    (i32.store8 offset=1 (local.get $d) (i32.const 105))
+                    (i32.store8 offset=2 (local.get $d) (i32.const 32))
+                    (memory.copy (i32.add (local.get $d) (i32.const 3)) (local.get $p) (local.get $n))
+                    (i32.store (i32.const 16) (local.get $d))
+                    (i32.store (i32.const 20) (i32.add (local.get $n) (i32.const 3)))
+                    (i32.const 16))
+                (func (export "len") (param i32 i32) (result i32) (local.get 1)))
+            (core instance $i (instantiate $m))
+            (func (export "greet") (param "name" string) (result string)
+                (canon lift (core func $i "greet") (memory (core memory $i "memory")) (realloc (core func $i "realloc"))))
+            (func (export "len") (param "s" string) (result u32)
+                (canon lift (core func $i "len") (memory (core memory $i "memory")) (realloc (core func $i "realloc")))))
+        (instance $inner (instantiate $inner))
+        (core module $libc {LIBC})
+        (core instance $libc (instantiate $libc))
+        (core func $greet (canon lower (func $inner "greet") (memory (core memory $libc "memory")) (realloc (core func $libc "realloc"))))
+        (core func $len (canon lower (func $inner "len") (memory (core memory $libc "memory")) (realloc (core func $libc "realloc"))))
+        (core module $m
+            (import "" "greet" (func $greet (param i32 i32 i32)))
+            (import "" "len" (func $len (param i32 i32) (result i32)))
+            (import "" "memory" (memory 1))
+            ;; Writes "wasm" at 0, calls greet with a return area at 8 and
+            ;; returns the length of the answer; "bad" passes 0xff, which is
+            ;; not UTF-8.
+            (func (export "greet-len") (result i32)
+                (i32.store (i32.const 0) (i32.const 0x6d736177))
+                (call $greet (i32.const 0) (i32.const 4) (i32.const 8))
+                (i32.load (i32.const 12)))
+            (func (export "greet-first") (result i32)
+                (i32.load8_u (i32.load (i32.const 8))))
+            (func (export "len") (param i32) (result i32)
+                (i32.store (i32.const 0) (i32.const 0x63a9c362))
+                (call $len (i32.const 0) (local.get 0)))
+            (func (export "bad") (result i32)
+                (i32.store8 (i32.const 0) (i32.const 0xff))
+                (call $len (i32.const 0) (i32.const 1))))
+        (core instance $o (instantiate $m (with "" (instance
+            (export "greet" (func $greet)) (export "len" (func $len)) (export "memory" (memory $libc "memory"))))))
+        (func (export "greet-len") (result u32) (canon lift (core func $o "greet-len")))
+        (func (export "greet-first") (result u32) (canon lift (core func $o "greet-first")))
+        (func (export "len") (param "n" u32) (result u32) (canon lift (core func $o "len")))
+        (func (export "bad") (result u32) (canon lift (core func $o "bad"))))"#
+    )
+}
+
+#[test]
+fn strings_between_components_use_fused_adapters() -> weft::Result<()> {
+    let engine = Engine::default();
+    let c = component(&engine, &fused_strings());
+    assert_eq!(c.fused_adapters(), 2);
+    let mut store = Store::new(&engine, ());
+    let instance = Linker::<()>::new(&engine).instantiate(&mut store, &c)?;
+    let mut call = |name: &str, args: &[Val]| -> weft::Result<Val> {
+        let f = instance.get_func(&mut store, name).expect(name);
+        let mut out = [Val::Bool(false)];
+        f.call(&mut store, args, &mut out)?;
+        Ok(out[0].clone())
+    };
+    // "hi wasm", copied back into the caller's memory.
+    assert_eq!(call("greet-len", &[])?, Val::U32(7));
+    assert_eq!(call("greet-first", &[])?, Val::U32(b'h' as u32));
+    // "bé" (3 bytes of UTF-8) crosses whole; cutting "é" in half traps.
+    assert_eq!(call("len", &[Val::U32(3)])?, Val::U32(3));
+    let err = call("len", &[Val::U32(2)]).unwrap_err();
+    assert!(err.downcast_ref::<weft::Trap>().is_some(), "{err:?}");
+    Ok(())
+}
+
+#[test]
+fn invalid_utf8_traps_in_the_adapter() -> weft::Result<()> {
+    let engine = Engine::default();
+    let c = component(&engine, &fused_strings());
+    let mut store = Store::new(&engine, ());
+    let instance = Linker::<()>::new(&engine).instantiate(&mut store, &c)?;
+    let bad = instance.get_func(&mut store, "bad").expect("bad");
+    let mut out = [Val::Bool(false)];
+    let err = bad.call(&mut store, &[], &mut out).unwrap_err();
+    assert!(err.downcast_ref::<weft::Trap>().is_some(), "{err:?}");
+    Ok(())
+}

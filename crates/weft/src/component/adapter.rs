@@ -13,10 +13,13 @@
 //! way, calls the callee's `post-return` with the callee's result, then
 //! `exit` (which sets `may_enter` again).
 //!
-//! Only signatures whose parameters and result are scalars (numbers,
-//! `bool`, `char`, enums) are adapted so far: their flat forms are the same
-//! on both sides and no memory is involved. Every other component-to-
-//! component call goes through Rust (`instance.rs`).
+//! Adapted so far: parameters and results that are scalars (numbers,
+//! `bool`, `char`, enums: one flat value each) or strings when both sides
+//! use UTF-8 (validated, then copied from one memory to the other after the
+//! receiving side's `realloc`; a string result comes back through the
+//! callee's return area and the caller's return pointer). Signatures that
+//! spill their parameters, other encodings, lists, records, variants and
+//! resources go through Rust (`instance.rs`).
 
 use wasm_encoder::{
     CodeSection, EntityType, ExportKind, ExportSection, Function, FunctionSection, ImportSection, Instruction,
@@ -30,6 +33,13 @@ pub(crate) const CALLEE: &str = "callee";
 pub(crate) const ENTER: &str = "enter";
 pub(crate) const EXIT: &str = "exit";
 pub(crate) const POST_RETURN: &str = "post-return";
+pub(crate) const CALLER_MEMORY: &str = "caller-memory";
+pub(crate) const CALLEE_MEMORY: &str = "callee-memory";
+pub(crate) const CALLER_REALLOC: &str = "caller-realloc";
+pub(crate) const CALLEE_REALLOC: &str = "callee-realloc";
+
+/// The longest string the canonical ABI moves, in bytes.
+const MAX_STRING_BYTE_LENGTH: i32 = (1 << 28) - 1;
 /// The adapter's export.
 pub(crate) const ADAPTER: &str = "adapter";
 
@@ -151,48 +161,359 @@ fn convert(f: &mut Function, c: Conversion, s: &Scratch) {
     }
 }
 
-/// The binary of the adapter for calls of type `ty` whose callee has a
-/// `post-return` function when `post_return`, or `None` when the type is
-/// not one adapters handle yet.
-pub(crate) fn adapter_module(types: &ComponentTypes, ty: &FuncType, post_return: bool) -> Option<Vec<u8>> {
+/// How one parameter or result crosses.
+#[derive(Clone, Copy)]
+enum Kind {
+    Scalar(Conversion),
+    /// A UTF-8 string on both sides.
+    Utf8String,
+}
+
+fn kind(types: &ComponentTypes, ty: InterfaceType, utf8: bool) -> Option<Kind> {
+    match ty {
+        InterfaceType::String if utf8 => Some(Kind::Utf8String),
+        InterfaceType::String => None,
+        _ => conversion(types, ty).map(Kind::Scalar),
+    }
+}
+
+/// What the canonical options of the two sides provide.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(crate) struct Sides {
+    /// Whether the callee has a `post-return` function.
+    pub(crate) post_return: bool,
+    /// Whether both sides encode strings as UTF-8.
+    pub(crate) utf8: bool,
+    /// Whether the caller has a memory and a `realloc`.
+    pub(crate) caller_memory: bool,
+    /// Whether the callee has a memory and a `realloc`.
+    pub(crate) callee_memory: bool,
+}
+
+const I32: ValType = ValType::I32;
+
+fn mem(offset: u64, align: u32, memory_index: u32) -> wasm_encoder::MemArg {
+    wasm_encoder::MemArg {
+        offset,
+        align,
+        target: wasm_encoder::MemArgTarget::Memory(memory_index),
+        ordering: None,
+    }
+}
+
+/// Traps unless `ptr + len` is within memory `m` (computed in 64 bits, so
+/// that it cannot wrap). `ptr` and `len` are locals.
+fn check_range(f: &mut Function, ptr: u32, len: u32, m: u32) {
+    use Instruction as W;
+    f.instruction(&W::LocalGet(ptr));
+    f.instruction(&W::I64ExtendI32U);
+    f.instruction(&W::LocalGet(len));
+    f.instruction(&W::I64ExtendI32U);
+    f.instruction(&W::I64Add);
+    f.instruction(&W::MemorySize(m));
+    f.instruction(&W::I64ExtendI32U);
+    f.instruction(&W::I64Const(16));
+    f.instruction(&W::I64Shl);
+    f.instruction(&W::I64GtU);
+    f.instruction(&W::If(wasm_encoder::BlockType::Empty));
+    f.instruction(&W::Unreachable);
+    f.instruction(&W::End);
+}
+
+/// Traps when the value of local `local` is not a multiple of `align`.
+fn check_align(f: &mut Function, local: u32, align: i32) {
+    use Instruction as W;
+    f.instruction(&W::LocalGet(local));
+    f.instruction(&W::I32Const(align - 1));
+    f.instruction(&W::I32And);
+    f.instruction(&W::If(wasm_encoder::BlockType::Empty));
+    f.instruction(&W::Unreachable);
+    f.instruction(&W::End);
+}
+
+/// A function `(ptr, len)` that traps unless the bytes `ptr..ptr + len` of
+/// memory `m` are in bounds and are well-formed UTF-8 (no overlong forms,
+/// no surrogates, nothing past U+10FFFF), as lifting a string requires.
+fn validate_utf8(m: u32) -> Function {
+    use Instruction as W;
+    let (ptr, len, i, b, c) = (0, 1, 2, 3, 4);
+    let mut f = Function::new([(3, I32)]);
+    let trap_if = |f: &mut Function| {
+        f.instruction(&W::If(wasm_encoder::BlockType::Empty));
+        f.instruction(&W::Unreachable);
+        f.instruction(&W::End);
+    };
+    // Lengths past the limit trap before anything is read.
+    f.instruction(&W::LocalGet(len));
+    f.instruction(&W::I32Const(MAX_STRING_BYTE_LENGTH));
+    f.instruction(&W::I32GtU);
+    trap_if(&mut f);
+    check_range(&mut f, ptr, len, m);
+    // Byte `i + k` (k = 1..3) must exist and be a continuation byte; its
+    // value is left in `c`.
+    let continuation = |f: &mut Function, k: i32| {
+        f.instruction(&W::LocalGet(i));
+        f.instruction(&W::I32Const(k));
+        f.instruction(&W::I32Add);
+        f.instruction(&W::LocalGet(len));
+        f.instruction(&W::I32GeU);
+        trap_if(f);
+        f.instruction(&W::LocalGet(ptr));
+        f.instruction(&W::LocalGet(i));
+        f.instruction(&W::I32Add);
+        f.instruction(&W::I32Load8U(mem(k as u64, 0, m)));
+        f.instruction(&W::LocalTee(c));
+        f.instruction(&W::I32Const(0xc0));
+        f.instruction(&W::I32And);
+        f.instruction(&W::I32Const(0x80));
+        f.instruction(&W::I32Ne);
+        trap_if(f);
+    };
+    // `c` (the first continuation byte) must be within lo..=hi.
+    let first_in = |f: &mut Function, lo: i32, hi: i32| {
+        f.instruction(&W::LocalGet(c));
+        f.instruction(&W::I32Const(lo));
+        f.instruction(&W::I32LtU);
+        f.instruction(&W::LocalGet(c));
+        f.instruction(&W::I32Const(hi));
+        f.instruction(&W::I32GtU);
+        f.instruction(&W::I32Or);
+        trap_if(f);
+    };
+    let advance = |f: &mut Function, n: i32| {
+        f.instruction(&W::LocalGet(i));
+        f.instruction(&W::I32Const(n));
+        f.instruction(&W::I32Add);
+        f.instruction(&W::LocalSet(i));
+        f.instruction(&W::Br(1));
+    };
+    f.instruction(&W::Block(wasm_encoder::BlockType::Empty));
+    f.instruction(&W::Loop(wasm_encoder::BlockType::Empty));
+    f.instruction(&W::LocalGet(i));
+    f.instruction(&W::LocalGet(len));
+    f.instruction(&W::I32GeU);
+    f.instruction(&W::BrIf(1));
+    f.instruction(&W::LocalGet(ptr));
+    f.instruction(&W::LocalGet(i));
+    f.instruction(&W::I32Add);
+    f.instruction(&W::I32Load8U(mem(0, 0, m)));
+    f.instruction(&W::LocalSet(b));
+    // ASCII.
+    f.instruction(&W::LocalGet(b));
+    f.instruction(&W::I32Const(0x80));
+    f.instruction(&W::I32LtU);
+    f.instruction(&W::If(wasm_encoder::BlockType::Empty));
+    advance(&mut f, 1);
+    f.instruction(&W::End);
+    // Two bytes: C2..DF.
+    f.instruction(&W::LocalGet(b));
+    f.instruction(&W::I32Const(0xe0));
+    f.instruction(&W::I32LtU);
+    f.instruction(&W::If(wasm_encoder::BlockType::Empty));
+    f.instruction(&W::LocalGet(b));
+    f.instruction(&W::I32Const(0xc2));
+    f.instruction(&W::I32LtU);
+    trap_if(&mut f);
+    continuation(&mut f, 1);
+    advance(&mut f, 2);
+    f.instruction(&W::End);
+    // Three bytes: E0..EF (E0: no overlong, ED: no surrogates).
+    f.instruction(&W::LocalGet(b));
+    f.instruction(&W::I32Const(0xf0));
+    f.instruction(&W::I32LtU);
+    f.instruction(&W::If(wasm_encoder::BlockType::Empty));
+    continuation(&mut f, 1);
+    f.instruction(&W::LocalGet(b));
+    f.instruction(&W::I32Const(0xe0));
+    f.instruction(&W::I32Eq);
+    f.instruction(&W::If(wasm_encoder::BlockType::Empty));
+    first_in(&mut f, 0xa0, 0xbf);
+    f.instruction(&W::End);
+    f.instruction(&W::LocalGet(b));
+    f.instruction(&W::I32Const(0xed));
+    f.instruction(&W::I32Eq);
+    f.instruction(&W::If(wasm_encoder::BlockType::Empty));
+    first_in(&mut f, 0x80, 0x9f);
+    f.instruction(&W::End);
+    continuation(&mut f, 2);
+    advance(&mut f, 3);
+    f.instruction(&W::End);
+    // Four bytes: F0..F4 (F0: no overlong, F4: nothing past U+10FFFF).
+    f.instruction(&W::LocalGet(b));
+    f.instruction(&W::I32Const(0xf4));
+    f.instruction(&W::I32GtU);
+    trap_if(&mut f);
+    continuation(&mut f, 1);
+    f.instruction(&W::LocalGet(b));
+    f.instruction(&W::I32Const(0xf0));
+    f.instruction(&W::I32Eq);
+    f.instruction(&W::If(wasm_encoder::BlockType::Empty));
+    first_in(&mut f, 0x90, 0xbf);
+    f.instruction(&W::End);
+    f.instruction(&W::LocalGet(b));
+    f.instruction(&W::I32Const(0xf4));
+    f.instruction(&W::I32Eq);
+    f.instruction(&W::If(wasm_encoder::BlockType::Empty));
+    first_in(&mut f, 0x80, 0x8f);
+    f.instruction(&W::End);
+    continuation(&mut f, 2);
+    continuation(&mut f, 3);
+    f.instruction(&W::LocalGet(i));
+    f.instruction(&W::I32Const(4));
+    f.instruction(&W::I32Add);
+    f.instruction(&W::LocalSet(i));
+    f.instruction(&W::Br(0));
+    f.instruction(&W::End);
+    f.instruction(&W::End);
+    f.instruction(&W::End);
+    f
+}
+
+/// Function indices of an adapter module.
+struct Funcs {
+    callee: u32,
+    enter: u32,
+    exit: u32,
+    post_return: u32,
+    callee_realloc: u32,
+    caller_realloc: u32,
+    validate: [u32; 2],
+}
+
+/// Emits the copy of the string `(src, len)` (locals) from memory `from`
+/// into a new allocation of memory `to` made by `realloc`, leaving the new
+/// pointer in local `dst`.
+#[allow(clippy::too_many_arguments)]
+fn copy_string(f: &mut Function, funcs: &Funcs, src: u32, len: u32, dst: u32, from: u32, to: u32, realloc: u32) {
+    use Instruction as W;
+    f.instruction(&W::LocalGet(src));
+    f.instruction(&W::LocalGet(len));
+    f.instruction(&W::Call(funcs.validate[from as usize]));
+    f.instruction(&W::I32Const(0));
+    f.instruction(&W::I32Const(0));
+    f.instruction(&W::I32Const(1));
+    f.instruction(&W::LocalGet(len));
+    f.instruction(&W::Call(realloc));
+    f.instruction(&W::LocalSet(dst));
+    check_range(f, dst, len, to);
+    f.instruction(&W::LocalGet(dst));
+    f.instruction(&W::LocalGet(src));
+    f.instruction(&W::LocalGet(len));
+    f.instruction(&W::MemoryCopy {
+        src_mem: from,
+        dst_mem: to,
+    });
+}
+
+/// The binary of the adapter for calls of type `ty` between two sides with
+/// the options `sides`, or `None` when the type is not one adapters handle
+/// yet.
+pub(crate) fn adapter_module(types: &ComponentTypes, ty: &FuncType, sides: Sides) -> Option<Vec<u8>> {
     if ty.is_async {
         return None;
     }
-    let params: Vec<Conversion> = ty.param_types().map(|t| conversion(types, t)).collect::<Option<_>>()?;
+    let params: Vec<Kind> = ty
+        .param_types()
+        .map(|t| kind(types, t, sides.utf8))
+        .collect::<Option<_>>()?;
     let result = match ty.result {
-        Some(t) => Some(conversion(types, t)?),
+        Some(t) => Some(kind(types, t, sides.utf8)?),
         None => None,
     };
-    let flat = abi::flatten_functype(types, ty, AbiOptions::default(), Context::Lower);
-    // Scalars flatten to one core value each, the same on both sides.
-    if flat.params.len() != params.len() || flat.results.len() != usize::from(result.is_some()) {
+    let strings = params.iter().chain(&result).any(|k| matches!(k, Kind::Utf8String));
+    if strings && !(sides.caller_memory && sides.callee_memory) {
         return None;
     }
-    let core_params: Vec<ValType> = flat.params.iter().map(|t| val_type(*t)).collect();
-    let core_results: Vec<ValType> = flat.results.iter().map(|t| val_type(*t)).collect();
-
-    let mut types_section = TypeSection::new();
-    types_section
-        .ty()
-        .function(core_params.iter().copied(), core_results.iter().copied());
-    types_section.ty().function([], []);
-    types_section.ty().function(core_results.iter().copied(), []);
-    let mut imports = ImportSection::new();
-    imports.import("", CALLEE, EntityType::Function(0));
-    imports.import("", ENTER, EntityType::Function(1));
-    imports.import("", EXIT, EntityType::Function(1));
-    if post_return {
-        imports.import("", POST_RETURN, EntityType::Function(2));
+    let lower = abi::flatten_functype(types, ty, AbiOptions::default(), Context::Lower);
+    let lift = abi::flatten_functype(types, ty, AbiOptions::default(), Context::Lift);
+    let flat_params: usize = params
+        .iter()
+        .map(|k| if matches!(k, Kind::Utf8String) { 2 } else { 1 })
+        .sum();
+    let string_result = matches!(result, Some(Kind::Utf8String));
+    // No spilled parameters; the only spilled result is a string's.
+    if lift.params.len() != flat_params || (result.is_some() && lift.results.len() != 1) {
+        return None;
     }
-    let num_imports = 3 + u32::from(post_return);
-    let (callee, enter, exit, post) = (0, 1, 2, 3);
+    let lower_params: Vec<ValType> = lower.params.iter().map(|t| val_type(*t)).collect();
+    let lower_results: Vec<ValType> = lower.results.iter().map(|t| val_type(*t)).collect();
+    let lift_params: Vec<ValType> = lift.params.iter().map(|t| val_type(*t)).collect();
+    let lift_results: Vec<ValType> = lift.results.iter().map(|t| val_type(*t)).collect();
+
+    // Types: 0 the adapter (the caller's lowered signature), 1 `() -> ()`,
+    // 2 post-return, 3 the callee (its lifted signature), 4 realloc,
+    // 5 UTF-8 validation.
+    let mut type_section = TypeSection::new();
+    type_section
+        .ty()
+        .function(lower_params.iter().copied(), lower_results.iter().copied());
+    type_section.ty().function([], []);
+    type_section.ty().function(lift_results.iter().copied(), []);
+    type_section
+        .ty()
+        .function(lift_params.iter().copied(), lift_results.iter().copied());
+    type_section.ty().function([I32, I32, I32, I32], [I32]);
+    type_section.ty().function([I32, I32], []);
+
+    let mut imports = ImportSection::new();
+    let mut next = 0;
+    let mut import = |imports: &mut ImportSection, name: &str, ty: u32| {
+        imports.import("", name, EntityType::Function(ty));
+        next += 1;
+        next - 1
+    };
+    let callee = import(&mut imports, CALLEE, 3);
+    let enter = import(&mut imports, ENTER, 1);
+    let exit = import(&mut imports, EXIT, 1);
+    let post_return = if sides.post_return {
+        import(&mut imports, POST_RETURN, 2)
+    } else {
+        u32::MAX
+    };
+    let callee_realloc = if params.iter().any(|k| matches!(k, Kind::Utf8String)) {
+        import(&mut imports, CALLEE_REALLOC, 4)
+    } else {
+        u32::MAX
+    };
+    let caller_realloc = if string_result {
+        import(&mut imports, CALLER_REALLOC, 4)
+    } else {
+        u32::MAX
+    };
+    let num_imported = next;
+    if strings {
+        let memory = EntityType::Memory(wasm_encoder::MemoryType {
+            minimum: 0,
+            maximum: None,
+            memory64: false,
+            shared: false,
+            page_size_log2: None,
+        });
+        imports.import("", CALLER_MEMORY, memory);
+        imports.import("", CALLEE_MEMORY, memory);
+    }
+    let funcs = Funcs {
+        callee,
+        enter,
+        exit,
+        post_return,
+        callee_realloc,
+        caller_realloc,
+        validate: [num_imported + 1, num_imported + 2],
+    };
     let mut functions = FunctionSection::new();
     functions.function(0);
+    if strings {
+        functions.function(5);
+        functions.function(5);
+    }
     let mut exports = ExportSection::new();
-    exports.export(ADAPTER, ExportKind::Func, num_imports);
+    exports.export(ADAPTER, ExportKind::Func, num_imported);
 
-    let n = core_params.len() as u32;
-    let result_ty = core_results.first().copied().unwrap_or(ValType::I32);
+    // Locals after the parameters: scratch values and one result local per
+    // result kind.
+    let n = lower_params.len() as u32;
+    let result_ty = lift_results.first().copied().unwrap_or(I32);
     let scratch = Scratch {
         i32: n,
         f32: n + 1,
@@ -200,44 +521,102 @@ pub(crate) fn adapter_module(types: &ComponentTypes, ty: &FuncType, post_return:
         result: n + 3,
         out: n + 4,
     };
+    let (dst, src, len) = (n + 5, n + 6, n + 7);
     let mut f = Function::new([
-        (1, ValType::I32),
+        (1, I32),
         (1, ValType::F32),
         (1, ValType::F64),
         (1, result_ty),
         (1, result_ty),
+        (3, I32),
     ]);
     use Instruction as W;
-    f.instruction(&W::Call(enter));
-    for (i, c) in params.iter().enumerate() {
-        f.instruction(&W::LocalGet(i as u32));
-        convert(&mut f, *c, &scratch);
-    }
-    f.instruction(&W::Call(callee));
-    if let Some(c) = result {
-        // The converted result goes to the caller, then the callee's own
-        // result to its post-return.
-        f.instruction(&W::LocalTee(scratch.result));
-        convert(&mut f, c, &scratch);
-        f.instruction(&W::LocalSet(scratch.out));
-        if post_return {
-            f.instruction(&W::LocalGet(scratch.result));
-            f.instruction(&W::Call(post));
+    f.instruction(&W::Call(funcs.enter));
+    // Strings are copied first (each copy's pointer replaces the caller's
+    // in its parameter local), then every argument is pushed.
+    let mut local = 0;
+    for k in &params {
+        if let Kind::Utf8String = k {
+            copy_string(&mut f, &funcs, local, local + 1, dst, 0, 1, funcs.callee_realloc);
+            f.instruction(&W::LocalGet(dst));
+            f.instruction(&W::LocalSet(local));
+            local += 2;
+        } else {
+            local += 1;
         }
-    } else if post_return {
-        f.instruction(&W::Call(post));
     }
-    f.instruction(&W::Call(exit));
-    if result.is_some() {
+    let mut local = 0;
+    for k in &params {
+        match k {
+            Kind::Scalar(c) => {
+                f.instruction(&W::LocalGet(local));
+                convert(&mut f, *c, &scratch);
+                local += 1;
+            }
+            Kind::Utf8String => {
+                f.instruction(&W::LocalGet(local));
+                f.instruction(&W::LocalGet(local + 1));
+                local += 2;
+            }
+        }
+    }
+    f.instruction(&W::Call(funcs.callee));
+    match result {
+        Some(Kind::Scalar(c)) => {
+            f.instruction(&W::LocalTee(scratch.result));
+            convert(&mut f, c, &scratch);
+            f.instruction(&W::LocalSet(scratch.out));
+        }
+        Some(Kind::Utf8String) => {
+            // The callee's return area: (ptr, len) in its memory.
+            f.instruction(&W::LocalSet(scratch.result));
+            check_align(&mut f, scratch.result, 4);
+            f.instruction(&W::I32Const(8));
+            f.instruction(&W::LocalSet(len));
+            check_range(&mut f, scratch.result, len, 1);
+            f.instruction(&W::LocalGet(scratch.result));
+            f.instruction(&W::I32Load(mem(0, 2, 1)));
+            f.instruction(&W::LocalSet(src));
+            f.instruction(&W::LocalGet(scratch.result));
+            f.instruction(&W::I32Load(mem(4, 2, 1)));
+            f.instruction(&W::LocalSet(len));
+            copy_string(&mut f, &funcs, src, len, dst, 1, 0, funcs.caller_realloc);
+            // The caller's return pointer is its last parameter.
+            let retptr = n - 1;
+            check_align(&mut f, retptr, 4);
+            f.instruction(&W::I32Const(8));
+            f.instruction(&W::LocalSet(src));
+            check_range(&mut f, retptr, src, 0);
+            f.instruction(&W::LocalGet(retptr));
+            f.instruction(&W::LocalGet(dst));
+            f.instruction(&W::I32Store(mem(0, 2, 0)));
+            f.instruction(&W::LocalGet(retptr));
+            f.instruction(&W::LocalGet(len));
+            f.instruction(&W::I32Store(mem(4, 2, 0)));
+        }
+        None => {}
+    }
+    if sides.post_return {
+        if result.is_some() {
+            f.instruction(&W::LocalGet(scratch.result));
+        }
+        f.instruction(&W::Call(funcs.post_return));
+    }
+    f.instruction(&W::Call(funcs.exit));
+    if matches!(result, Some(Kind::Scalar(_))) {
         f.instruction(&W::LocalGet(scratch.out));
     }
     f.instruction(&W::End);
+
     let mut code = CodeSection::new();
     code.function(&f);
-
+    if strings {
+        code.function(&validate_utf8(0));
+        code.function(&validate_utf8(1));
+    }
     let mut module = Encoder::new();
     module
-        .section(&types_section)
+        .section(&type_section)
         .section(&imports)
         .section(&functions)
         .section(&exports)

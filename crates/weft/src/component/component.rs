@@ -111,21 +111,30 @@ fn compile_adapters(
     plan: &env::Component,
     types: &ComponentTypes,
 ) -> crate::Result<std::collections::HashMap<usize, Module>> {
-    let mut by_type: std::collections::HashMap<(env::TypeFuncIndex, bool), Option<Module>> = Default::default();
+    use super::adapter::Sides;
+    let mut by_type: std::collections::HashMap<(env::TypeFuncIndex, Sides), Option<Module>> = Default::default();
     let mut out = std::collections::HashMap::new();
     for (i, step) in plan.steps.iter().enumerate() {
         let env::Step::Lower {
-            callee: env::LowerCallee::Lifted { options, .. },
+            callee: env::LowerCallee::Lifted { options: callee, .. },
             ty,
+            options: caller,
             ..
         } = step
         else {
             continue;
         };
-        let key = (*ty, options.post_return.is_some());
+        let sides = Sides {
+            post_return: callee.post_return.is_some(),
+            utf8: caller.string_encoding == env::StringEncoding::Utf8
+                && callee.string_encoding == env::StringEncoding::Utf8,
+            caller_memory: caller.memory.is_some() && caller.realloc.is_some(),
+            callee_memory: callee.memory.is_some() && callee.realloc.is_some(),
+        };
+        let key = (*ty, sides);
         if let std::collections::hash_map::Entry::Vacant(slot) = by_type.entry(key) {
             let module = match types.func(*ty) {
-                Some(fty) => match super::adapter::adapter_module(types, fty, key.1) {
+                Some(fty) => match super::adapter::adapter_module(types, fty, sides) {
                     Some(bytes) => Some(
                         Module::from_binary(engine, &bytes)
                             .map_err(|e| e.context("failed to compile a fused adapter"))?,

@@ -299,21 +299,9 @@ fn run_step<T: 'static>(
             options,
             ..
         } if inner.adapters.contains_key(&step_index) => {
-            let caller = resolve_options(t, instance_index, options)?.flags;
-            let callee = FlagsRef {
-                instance: instance_index,
-                component_instance: callee_options.instance.0,
-            };
-            let func = fused_call(
-                store,
-                component,
-                t,
-                step_index,
-                *core_func,
-                callee_options,
-                caller,
-                callee,
-            )?;
+            let caller = resolve_options(t, instance_index, options)?;
+            let callee = resolve_options(t, instance_index, callee_options)?;
+            let func = fused_call(store, component, t, step_index, *core_func, &caller, &callee)?;
             t.items.push(Extern::Func(func));
         }
         Step::Lower {
@@ -514,11 +502,13 @@ fn fused_call<T: 'static>(
     t: &Tables,
     step_index: usize,
     core_func: CoreItemIndex,
-    callee_options: &CanonicalOptions,
-    caller: FlagsRef,
-    callee: FlagsRef,
+    caller_options: &Options,
+    callee_options: &Options,
 ) -> crate::Result<crate::Func> {
-    use super::adapter::{ADAPTER, CALLEE, ENTER, EXIT, POST_RETURN};
+    use super::adapter::{
+        ADAPTER, CALLEE, CALLEE_MEMORY, CALLEE_REALLOC, CALLER_MEMORY, CALLER_REALLOC, ENTER, EXIT, POST_RETURN,
+    };
+    let (caller, callee) = (caller_options.flags, callee_options.flags);
     let Some(module) = component.inner.adapters.get(&step_index) else {
         crate::bail!("no fused adapter for step {step_index}");
     };
@@ -548,10 +538,32 @@ fn fused_call<T: 'static>(
             CALLEE => core.clone(),
             ENTER => Extern::Func(enter),
             EXIT => Extern::Func(exit),
-            POST_RETURN => match callee_options.post_return.map(|p| t.item(p)).transpose()? {
-                Some(f) => f,
+            POST_RETURN => match callee_options.post_return {
+                Some(f) => Extern::Func(f),
                 None => crate::bail!("the fused adapter expects a post-return function"),
             },
+            CALLEE_REALLOC | CALLER_REALLOC => {
+                let options = if import.name() == CALLEE_REALLOC {
+                    callee_options
+                } else {
+                    caller_options
+                };
+                match options.realloc {
+                    Some(f) => Extern::Func(f),
+                    None => crate::bail!("the fused adapter expects a realloc function"),
+                }
+            }
+            CALLEE_MEMORY | CALLER_MEMORY => {
+                let options = if import.name() == CALLEE_MEMORY {
+                    callee_options
+                } else {
+                    caller_options
+                };
+                match options.memory {
+                    Some(m) => Extern::Memory(m),
+                    None => crate::bail!("the fused adapter expects a memory"),
+                }
+            }
             other => crate::bail!("unknown import `{other}` of a fused adapter"),
         });
     }
