@@ -580,3 +580,83 @@ fn invalid_utf8_traps_in_the_adapter() -> weft::Result<()> {
     assert!(err.downcast_ref::<weft::Trap>().is_some(), "{err:?}");
     Ok(())
 }
+
+#[test]
+fn integer_lists_between_components_use_fused_adapters() -> weft::Result<()> {
+    let engine = Engine::default();
+    let c = component(
+        &engine,
+        &format!(
+            r#"(component
+            (component $inner
+                (core module $m {LIBC}
+                    ;; sum(list<u16>) and double(list<u32>) -> list<u32>.
+                    (func (export "sum") (param $p i32) (param $n i32) (result i32) (local $s i32)
+                        (block (loop
+                            (br_if 1 (i32.eqz (local.get $n)))
+                            (local.set $s (i32.add (local.get $s) (i32.load16_u (local.get $p))))
+                            (local.set $p (i32.add (local.get $p) (i32.const 2)))
+                            (local.set $n (i32.sub (local.get $n) (i32.const 1)))
+                            (br 0)))
+                        (local.get $s))
+                    (func (export "double") (param $p i32) (param $n i32) (result i32) (local $i i32)
+                        (block (loop
+                            (br_if 1 (i32.ge_u (local.get $i) (local.get $n)))
+                            (i32.store (i32.add (local.get $p) (i32.shl (local.get $i) (i32.const 2)))
+                                (i32.shl (i32.load (i32.add (local.get $p) (i32.shl (local.get $i) (i32.const 2)))) (i32.const 1)))
+                            (local.set $i (i32.add (local.get $i) (i32.const 1)))
+                            (br 0)))
+                        (i32.store (i32.const 16) (local.get $p))
+                        (i32.store (i32.const 20) (local.get $n))
+                        (i32.const 16)))
+                (core instance $i (instantiate $m))
+                (func (export "sum") (param "l" (list u16)) (result u32)
+                    (canon lift (core func $i "sum") (memory (core memory $i "memory")) (realloc (core func $i "realloc"))))
+                (func (export "double") (param "l" (list u32)) (result (list u32))
+                    (canon lift (core func $i "double") (memory (core memory $i "memory")) (realloc (core func $i "realloc")))))
+            (instance $inner (instantiate $inner))
+            (core module $libc {LIBC})
+            (core instance $libc (instantiate $libc))
+            (core func $sum (canon lower (func $inner "sum") (memory (core memory $libc "memory")) (realloc (core func $libc "realloc"))))
+            (core func $double (canon lower (func $inner "double") (memory (core memory $libc "memory")) (realloc (core func $libc "realloc"))))
+            (core module $m
+                (import "" "sum" (func $sum (param i32 i32) (result i32)))
+                (import "" "double" (func $double (param i32 i32 i32)))
+                (import "" "memory" (memory 1))
+                ;; The list [1, 2, 300] of u16 at `p`.
+                (func (export "sum") (param $p i32) (result i32)
+                    (i32.store16 (local.get $p) (i32.const 1))
+                    (i32.store16 offset=2 (local.get $p) (i32.const 2))
+                    (i32.store16 offset=4 (local.get $p) (i32.const 300))
+                    (call $sum (local.get $p) (i32.const 3)))
+                ;; double([5, 7]) read back from the return area at 8.
+                (func (export "double") (result i32)
+                    (i32.store (i32.const 32) (i32.const 5))
+                    (i32.store (i32.const 36) (i32.const 7))
+                    (call $double (i32.const 32) (i32.const 2) (i32.const 8))
+                    (i32.add
+                        (i32.mul (i32.load (i32.load (i32.const 8))) (i32.const 100))
+                        (i32.add (i32.load offset=4 (i32.load (i32.const 8))) (i32.load (i32.const 12))))))
+            (core instance $o (instantiate $m (with "" (instance
+                (export "sum" (func $sum)) (export "double" (func $double)) (export "memory" (memory $libc "memory"))))))
+            (func (export "sum") (param "p" u32) (result u32) (canon lift (core func $o "sum")))
+            (func (export "double") (result u32) (canon lift (core func $o "double"))))"#
+        ),
+    );
+    assert_eq!(c.fused_adapters(), 2);
+    let mut store = Store::new(&engine, ());
+    let instance = Linker::<()>::new(&engine).instantiate(&mut store, &c)?;
+    let mut call = |name: &str, args: &[Val]| -> weft::Result<Val> {
+        let f = instance.get_func(&mut store, name).expect(name);
+        let mut out = [Val::Bool(false)];
+        f.call(&mut store, args, &mut out)?;
+        Ok(out[0].clone())
+    };
+    assert_eq!(call("sum", &[Val::U32(64)])?, Val::U32(303));
+    // [10, 14]: 10 * 100 + 14 + the length 2.
+    assert_eq!(call("double", &[])?, Val::U32(1016));
+    // A list of u16 at an odd address traps.
+    let err = call("sum", &[Val::U32(65)]).unwrap_err();
+    assert!(err.downcast_ref::<weft::Trap>().is_some(), "{err:?}");
+    Ok(())
+}

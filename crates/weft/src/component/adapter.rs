@@ -14,11 +14,12 @@
 //! `exit` (which sets `may_enter` again).
 //!
 //! Adapted so far: parameters and results that are scalars (numbers,
-//! `bool`, `char`, enums: one flat value each) or strings when both sides
+//! `bool`, `char`, enums: one flat value each), strings when both sides
 //! use UTF-8 (validated, then copied from one memory to the other after the
-//! receiving side's `realloc`; a string result comes back through the
-//! callee's return area and the caller's return pointer). Signatures that
-//! spill their parameters, other encodings, lists, records, variants and
+//! receiving side's `realloc`), and lists of integers (checked and copied
+//! the same way); a string or list result comes back through the callee's
+//! return area and the caller's return pointer. Signatures that spill their
+//! parameters, other encodings, other lists, records, variants and
 //! resources go through Rust (`instance.rs`).
 
 use wasm_encoder::{
@@ -165,14 +166,39 @@ fn convert(f: &mut Function, c: Conversion, s: &Scratch) {
 #[derive(Clone, Copy)]
 enum Kind {
     Scalar(Conversion),
-    /// A UTF-8 string on both sides.
-    Utf8String,
+    /// A range of memory copied as it is: a UTF-8 string on both sides
+    /// (validated first), or a list of integers (`elem_size` bytes each,
+    /// aligned to their size).
+    Range {
+        elem_size: u32,
+        utf8: bool,
+    },
 }
 
+/// The most bytes a list may take (`MAX_LIST_BYTE_LENGTH`).
+const MAX_LIST_BYTE_LENGTH: i64 = (1 << 28) - 1;
+
 fn kind(types: &ComponentTypes, ty: InterfaceType, utf8: bool) -> Option<Kind> {
+    use InterfaceType as I;
     match ty {
-        InterfaceType::String if utf8 => Some(Kind::Utf8String),
-        InterfaceType::String => None,
+        I::String if utf8 => Some(Kind::Range {
+            elem_size: 1,
+            utf8: true,
+        }),
+        I::String => None,
+        I::Defined(d) => match types.defined(d)? {
+            DefinedType::List(elem) => {
+                let elem_size = match elem {
+                    I::U8 | I::S8 => 1,
+                    I::U16 | I::S16 => 2,
+                    I::U32 | I::S32 => 4,
+                    I::U64 | I::S64 => 8,
+                    _ => return None,
+                };
+                Some(Kind::Range { elem_size, utf8: false })
+            }
+            _ => conversion(types, ty).map(Kind::Scalar),
+        },
         _ => conversion(types, ty).map(Kind::Scalar),
     }
 }
@@ -380,25 +406,65 @@ struct Funcs {
     validate: [u32; 2],
 }
 
-/// Emits the copy of the string `(src, len)` (locals) from memory `from`
-/// into a new allocation of memory `to` made by `realloc`, leaving the new
-/// pointer in local `dst`.
+/// Locals of the adapter used by range copies.
+struct CopyLocals {
+    src: u32,
+    len: u32,
+    dst: u32,
+    bytes: u32,
+}
+
+/// Emits the copy of the range `(l.src, l.len)` (a pointer and an element
+/// count in locals) from memory `from` into a new allocation of memory `to`
+/// made by `realloc`, leaving the new pointer in `l.dst`: the checks of
+/// lifting (length limit, alignment, bounds, UTF-8 for strings), the
+/// allocation and its checks, then one `memory.copy`.
 #[allow(clippy::too_many_arguments)]
-fn copy_string(f: &mut Function, funcs: &Funcs, src: u32, len: u32, dst: u32, from: u32, to: u32, realloc: u32) {
+fn copy_range(
+    f: &mut Function,
+    funcs: &Funcs,
+    l: &CopyLocals,
+    elem_size: u32,
+    utf8: bool,
+    from: u32,
+    to: u32,
+    realloc: u32,
+) {
     use Instruction as W;
-    f.instruction(&W::LocalGet(src));
-    f.instruction(&W::LocalGet(len));
-    f.instruction(&W::Call(funcs.validate[from as usize]));
+    if utf8 {
+        f.instruction(&W::LocalGet(l.src));
+        f.instruction(&W::LocalGet(l.len));
+        f.instruction(&W::Call(funcs.validate[from as usize]));
+        f.instruction(&W::LocalGet(l.len));
+        f.instruction(&W::LocalSet(l.bytes));
+    } else {
+        f.instruction(&W::LocalGet(l.len));
+        f.instruction(&W::I64ExtendI32U);
+        f.instruction(&W::I64Const(i64::from(elem_size)));
+        f.instruction(&W::I64Mul);
+        f.instruction(&W::I64Const(MAX_LIST_BYTE_LENGTH));
+        f.instruction(&W::I64GtU);
+        f.instruction(&W::If(wasm_encoder::BlockType::Empty));
+        f.instruction(&W::Unreachable);
+        f.instruction(&W::End);
+        f.instruction(&W::LocalGet(l.len));
+        f.instruction(&W::I32Const(elem_size as i32));
+        f.instruction(&W::I32Mul);
+        f.instruction(&W::LocalSet(l.bytes));
+        check_align(f, l.src, elem_size as i32);
+        check_range(f, l.src, l.bytes, from);
+    }
     f.instruction(&W::I32Const(0));
     f.instruction(&W::I32Const(0));
-    f.instruction(&W::I32Const(1));
-    f.instruction(&W::LocalGet(len));
+    f.instruction(&W::I32Const(elem_size as i32));
+    f.instruction(&W::LocalGet(l.bytes));
     f.instruction(&W::Call(realloc));
-    f.instruction(&W::LocalSet(dst));
-    check_range(f, dst, len, to);
-    f.instruction(&W::LocalGet(dst));
-    f.instruction(&W::LocalGet(src));
-    f.instruction(&W::LocalGet(len));
+    f.instruction(&W::LocalSet(l.dst));
+    check_align(f, l.dst, elem_size as i32);
+    check_range(f, l.dst, l.bytes, to);
+    f.instruction(&W::LocalGet(l.dst));
+    f.instruction(&W::LocalGet(l.src));
+    f.instruction(&W::LocalGet(l.bytes));
     f.instruction(&W::MemoryCopy {
         src_mem: from,
         dst_mem: to,
@@ -420,7 +486,7 @@ pub(crate) fn adapter_module(types: &ComponentTypes, ty: &FuncType, sides: Sides
         Some(t) => Some(kind(types, t, sides.utf8)?),
         None => None,
     };
-    let strings = params.iter().chain(&result).any(|k| matches!(k, Kind::Utf8String));
+    let strings = params.iter().chain(&result).any(|k| matches!(k, Kind::Range { .. }));
     if strings && !(sides.caller_memory && sides.callee_memory) {
         return None;
     }
@@ -428,9 +494,9 @@ pub(crate) fn adapter_module(types: &ComponentTypes, ty: &FuncType, sides: Sides
     let lift = abi::flatten_functype(types, ty, AbiOptions::default(), Context::Lift);
     let flat_params: usize = params
         .iter()
-        .map(|k| if matches!(k, Kind::Utf8String) { 2 } else { 1 })
+        .map(|k| if matches!(k, Kind::Range { .. }) { 2 } else { 1 })
         .sum();
-    let string_result = matches!(result, Some(Kind::Utf8String));
+    let string_result = matches!(result, Some(Kind::Range { .. }));
     // No spilled parameters; the only spilled result is a string's.
     if lift.params.len() != flat_params || (result.is_some() && lift.results.len() != 1) {
         return None;
@@ -470,7 +536,7 @@ pub(crate) fn adapter_module(types: &ComponentTypes, ty: &FuncType, sides: Sides
     } else {
         u32::MAX
     };
-    let callee_realloc = if params.iter().any(|k| matches!(k, Kind::Utf8String)) {
+    let callee_realloc = if params.iter().any(|k| matches!(k, Kind::Range { .. })) {
         import(&mut imports, CALLEE_REALLOC, 4)
     } else {
         u32::MAX
@@ -521,24 +587,33 @@ pub(crate) fn adapter_module(types: &ComponentTypes, ty: &FuncType, sides: Sides
         result: n + 3,
         out: n + 4,
     };
-    let (dst, src, len) = (n + 5, n + 6, n + 7);
+    let copy = CopyLocals {
+        dst: n + 5,
+        src: n + 6,
+        len: n + 7,
+        bytes: n + 8,
+    };
     let mut f = Function::new([
         (1, I32),
         (1, ValType::F32),
         (1, ValType::F64),
         (1, result_ty),
         (1, result_ty),
-        (3, I32),
+        (4, I32),
     ]);
     use Instruction as W;
     f.instruction(&W::Call(funcs.enter));
-    // Strings are copied first (each copy's pointer replaces the caller's
-    // in its parameter local), then every argument is pushed.
+    // Strings and lists are copied first (each copy's pointer replaces the
+    // caller's in its parameter local), then every argument is pushed.
     let mut local = 0;
     for k in &params {
-        if let Kind::Utf8String = k {
-            copy_string(&mut f, &funcs, local, local + 1, dst, 0, 1, funcs.callee_realloc);
-            f.instruction(&W::LocalGet(dst));
+        if let Kind::Range { elem_size, utf8 } = *k {
+            f.instruction(&W::LocalGet(local));
+            f.instruction(&W::LocalSet(copy.src));
+            f.instruction(&W::LocalGet(local + 1));
+            f.instruction(&W::LocalSet(copy.len));
+            copy_range(&mut f, &funcs, &copy, elem_size, utf8, 0, 1, funcs.callee_realloc);
+            f.instruction(&W::LocalGet(copy.dst));
             f.instruction(&W::LocalSet(local));
             local += 2;
         } else {
@@ -553,7 +628,7 @@ pub(crate) fn adapter_module(types: &ComponentTypes, ty: &FuncType, sides: Sides
                 convert(&mut f, *c, &scratch);
                 local += 1;
             }
-            Kind::Utf8String => {
+            Kind::Range { .. } => {
                 f.instruction(&W::LocalGet(local));
                 f.instruction(&W::LocalGet(local + 1));
                 local += 2;
@@ -567,31 +642,31 @@ pub(crate) fn adapter_module(types: &ComponentTypes, ty: &FuncType, sides: Sides
             convert(&mut f, c, &scratch);
             f.instruction(&W::LocalSet(scratch.out));
         }
-        Some(Kind::Utf8String) => {
+        Some(Kind::Range { elem_size, utf8 }) => {
             // The callee's return area: (ptr, len) in its memory.
             f.instruction(&W::LocalSet(scratch.result));
             check_align(&mut f, scratch.result, 4);
             f.instruction(&W::I32Const(8));
-            f.instruction(&W::LocalSet(len));
-            check_range(&mut f, scratch.result, len, 1);
+            f.instruction(&W::LocalSet(copy.bytes));
+            check_range(&mut f, scratch.result, copy.bytes, 1);
             f.instruction(&W::LocalGet(scratch.result));
             f.instruction(&W::I32Load(mem(0, 2, 1)));
-            f.instruction(&W::LocalSet(src));
+            f.instruction(&W::LocalSet(copy.src));
             f.instruction(&W::LocalGet(scratch.result));
             f.instruction(&W::I32Load(mem(4, 2, 1)));
-            f.instruction(&W::LocalSet(len));
-            copy_string(&mut f, &funcs, src, len, dst, 1, 0, funcs.caller_realloc);
+            f.instruction(&W::LocalSet(copy.len));
+            copy_range(&mut f, &funcs, &copy, elem_size, utf8, 1, 0, funcs.caller_realloc);
             // The caller's return pointer is its last parameter.
             let retptr = n - 1;
             check_align(&mut f, retptr, 4);
             f.instruction(&W::I32Const(8));
-            f.instruction(&W::LocalSet(src));
-            check_range(&mut f, retptr, src, 0);
+            f.instruction(&W::LocalSet(copy.bytes));
+            check_range(&mut f, retptr, copy.bytes, 0);
             f.instruction(&W::LocalGet(retptr));
-            f.instruction(&W::LocalGet(dst));
+            f.instruction(&W::LocalGet(copy.dst));
             f.instruction(&W::I32Store(mem(0, 2, 0)));
             f.instruction(&W::LocalGet(retptr));
-            f.instruction(&W::LocalGet(len));
+            f.instruction(&W::LocalGet(copy.len));
             f.instruction(&W::I32Store(mem(4, 2, 0)));
         }
         None => {}
