@@ -660,3 +660,36 @@ fn integer_lists_between_components_use_fused_adapters() -> weft::Result<()> {
     assert!(err.downcast_ref::<weft::Trap>().is_some(), "{err:?}");
     Ok(())
 }
+
+#[test]
+fn records_of_scalars_cross_fused_adapters_flat() -> weft::Result<()> {
+    let engine = Engine::default();
+    let c = component(
+        &engine,
+        r#"(component
+            (component $inner
+                (core module $m (func (export "sum") (param i32 i32 i32) (result i32)
+                    (i32.add (local.get 0) (i32.add (local.get 1) (local.get 2)))))
+                (core instance $i (instantiate $m))
+                (type $pt (record (field "x" s16) (field "y" s16)))
+                (export $p "point" (type $pt))
+                (func (export "sum") (param "p" $p) (param "z" (tuple u8)) (result s32)
+                    (canon lift (core func $i "sum"))))
+            (instance $inner (instantiate $inner))
+            (core func $sum (canon lower (func $inner "sum")))
+            (core module $m
+                (import "" "sum" (func $sum (param i32 i32 i32) (result i32)))
+                ;; x = 0x1fffe (-2 as s16), y = 5, z = 0x101 (1 as u8).
+                (func (export "run") (result i32) (call $sum (i32.const 0x1fffe) (i32.const 5) (i32.const 0x101))))
+            (core instance $o (instantiate $m (with "" (instance (export "sum" (func $sum))))))
+            (func (export "run") (result s32) (canon lift (core func $o "run"))))"#,
+    );
+    assert_eq!(c.fused_adapters(), 1);
+    let mut store = Store::new(&engine, ());
+    let instance = Linker::<()>::new(&engine).instantiate(&mut store, &c)?;
+    let run = instance.get_func(&mut store, "run").expect("run");
+    let mut out = [Val::Bool(false)];
+    run.call(&mut store, &[], &mut out)?;
+    assert_eq!(out[0], Val::S32(-2 + 5 + 1));
+    Ok(())
+}

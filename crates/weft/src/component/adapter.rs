@@ -14,7 +14,8 @@
 //! `exit` (which sets `may_enter` again).
 //!
 //! Adapted so far: parameters and results that are scalars (numbers,
-//! `bool`, `char`, enums: one flat value each), strings when both sides
+//! `bool`, `char`, enums: one flat value each) or records and tuples of
+//! them passed as flat values, strings when both sides
 //! use UTF-8 (validated, then copied from one memory to the other after the
 //! receiving side's `realloc`), and lists of integers (checked and copied
 //! the same way); a string or list result comes back through the callee's
@@ -163,16 +164,15 @@ fn convert(f: &mut Function, c: Conversion, s: &Scratch) {
 }
 
 /// How one parameter or result crosses.
-#[derive(Clone, Copy)]
+#[derive(Clone)]
 enum Kind {
-    Scalar(Conversion),
+    /// Flat values converted one by one: a scalar, or a record or tuple of
+    /// scalars (one conversion per flat value, in order).
+    Flat(Vec<Conversion>),
     /// A range of memory copied as it is: a UTF-8 string on both sides
     /// (validated first), or a list of integers (`elem_size` bytes each,
     /// aligned to their size).
-    Range {
-        elem_size: u32,
-        utf8: bool,
-    },
+    Range { elem_size: u32, utf8: bool },
 }
 
 /// The most bytes a list may take (`MAX_LIST_BYTE_LENGTH`).
@@ -197,10 +197,42 @@ fn kind(types: &ComponentTypes, ty: InterfaceType, utf8: bool) -> Option<Kind> {
                 };
                 Some(Kind::Range { elem_size, utf8: false })
             }
-            _ => conversion(types, ty).map(Kind::Scalar),
+            _ => flat(types, ty).map(Kind::Flat),
         },
-        _ => conversion(types, ty).map(Kind::Scalar),
+        _ => flat(types, ty).map(Kind::Flat),
     }
+}
+
+/// The conversions of the flat values of `ty`, a scalar or a record or
+/// tuple of them, or `None` for any other type.
+fn flat(types: &ComponentTypes, ty: InterfaceType) -> Option<Vec<Conversion>> {
+    fn go(types: &ComponentTypes, ty: InterfaceType, out: &mut Vec<Conversion>, depth: u32) -> Option<()> {
+        if depth > 100 {
+            return None;
+        }
+        if let InterfaceType::Defined(d) = ty {
+            match types.defined(d)? {
+                DefinedType::Record(fields) => {
+                    for field in fields.iter() {
+                        go(types, field.ty, out, depth + 1)?;
+                    }
+                    return Some(());
+                }
+                DefinedType::Tuple(tys) => {
+                    for t in tys.iter() {
+                        go(types, *t, out, depth + 1)?;
+                    }
+                    return Some(());
+                }
+                _ => {}
+            }
+        }
+        out.push(conversion(types, ty)?);
+        Some(())
+    }
+    let mut out = Vec::new();
+    go(types, ty, &mut out, 0)?;
+    Some(out)
 }
 
 /// What the canonical options of the two sides provide.
@@ -494,8 +526,17 @@ pub(crate) fn adapter_module(types: &ComponentTypes, ty: &FuncType, sides: Sides
     let lift = abi::flatten_functype(types, ty, AbiOptions::default(), Context::Lift);
     let flat_params: usize = params
         .iter()
-        .map(|k| if matches!(k, Kind::Range { .. }) { 2 } else { 1 })
+        .map(|k| match k {
+            Kind::Range { .. } => 2,
+            Kind::Flat(cs) => cs.len(),
+        })
         .sum();
+    // A result of more than one flat value would come back in memory.
+    if let Some(Kind::Flat(cs)) = &result {
+        if cs.len() != 1 {
+            return None;
+        }
+    }
     let string_result = matches!(result, Some(Kind::Range { .. }));
     // No spilled parameters; the only spilled result is a string's.
     if lift.params.len() != flat_params || (result.is_some() && lift.results.len() != 1) {
@@ -616,17 +657,19 @@ pub(crate) fn adapter_module(types: &ComponentTypes, ty: &FuncType, sides: Sides
             f.instruction(&W::LocalGet(copy.dst));
             f.instruction(&W::LocalSet(local));
             local += 2;
-        } else {
-            local += 1;
+        } else if let Kind::Flat(cs) = k {
+            local += cs.len() as u32;
         }
     }
     let mut local = 0;
     for k in &params {
         match k {
-            Kind::Scalar(c) => {
-                f.instruction(&W::LocalGet(local));
-                convert(&mut f, *c, &scratch);
-                local += 1;
+            Kind::Flat(cs) => {
+                for c in cs {
+                    f.instruction(&W::LocalGet(local));
+                    convert(&mut f, *c, &scratch);
+                    local += 1;
+                }
             }
             Kind::Range { .. } => {
                 f.instruction(&W::LocalGet(local));
@@ -636,13 +679,16 @@ pub(crate) fn adapter_module(types: &ComponentTypes, ty: &FuncType, sides: Sides
         }
     }
     f.instruction(&W::Call(funcs.callee));
-    match result {
-        Some(Kind::Scalar(c)) => {
+    match &result {
+        Some(Kind::Flat(cs)) => {
             f.instruction(&W::LocalTee(scratch.result));
-            convert(&mut f, c, &scratch);
+            for c in cs {
+                convert(&mut f, *c, &scratch);
+            }
             f.instruction(&W::LocalSet(scratch.out));
         }
         Some(Kind::Range { elem_size, utf8 }) => {
+            let (elem_size, utf8) = (*elem_size, *utf8);
             // The callee's return area: (ptr, len) in its memory.
             f.instruction(&W::LocalSet(scratch.result));
             check_align(&mut f, scratch.result, 4);
@@ -678,7 +724,7 @@ pub(crate) fn adapter_module(types: &ComponentTypes, ty: &FuncType, sides: Sides
         f.instruction(&W::Call(funcs.post_return));
     }
     f.instruction(&W::Call(funcs.exit));
-    if matches!(result, Some(Kind::Scalar(_))) {
+    if matches!(result, Some(Kind::Flat(_))) {
         f.instruction(&W::LocalGet(scratch.out));
     }
     f.instruction(&W::End);
