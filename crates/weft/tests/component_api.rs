@@ -693,3 +693,73 @@ fn records_of_scalars_cross_fused_adapters_flat() -> weft::Result<()> {
     assert_eq!(out[0], Val::S32(-2 + 5 + 1));
     Ok(())
 }
+
+#[test]
+fn variants_cross_fused_adapters_flat() -> weft::Result<()> {
+    let engine = Engine::default();
+    let c = component(
+        &engine,
+        r#"(component
+            (component $inner
+                (core module $m
+                    (func (export "opt") (param i32 i32) (result i32)
+                        (i32.add (i32.mul (local.get 0) (i32.const 1000)) (local.get 1)))
+                    (func (export "res") (param i32 i32) (result f32)
+                        (if (result f32) (local.get 0)
+                            (then (f32.convert_i32_s (local.get 1)))
+                            (else (f32.reinterpret_i32 (local.get 1)))))
+                    (func (export "var") (param i32 i64) (result i64) (local.get 1)))
+                (core instance $i (instantiate $m))
+                (type $v (variant (case "a" u64) (case "b" f32)))
+                (export $v2 "v" (type $v))
+                (func (export "opt") (param "x" (option u8)) (result u32) (canon lift (core func $i "opt")))
+                (func (export "res") (param "x" (result f32 (error s16))) (result f32) (canon lift (core func $i "res")))
+                (func (export "var") (param "x" $v2) (result u64) (canon lift (core func $i "var"))))
+            (instance $inner (instantiate $inner))
+            (core func $opt (canon lower (func $inner "opt")))
+            (core func $res (canon lower (func $inner "res")))
+            (core func $var (canon lower (func $inner "var")))
+            (core module $m
+                (import "" "opt" (func $opt (param i32 i32) (result i32)))
+                (import "" "res" (func $res (param i32 i32) (result f32)))
+                (import "" "var" (func $var (param i32 i64) (result i64)))
+                (func (export "opt") (param i32 i32) (result i32) (call $opt (local.get 0) (local.get 1)))
+                (func (export "res") (param i32 i32) (result f32) (call $res (local.get 0) (local.get 1)))
+                (func (export "var") (param i32 i64) (result i64) (call $var (local.get 0) (local.get 1))))
+            (core instance $o (instantiate $m (with "" (instance
+                (export "opt" (func $opt)) (export "res" (func $res)) (export "var" (func $var))))))
+            (func (export "opt") (param "d" u32) (param "p" u32) (result u32) (canon lift (core func $o "opt")))
+            (func (export "res") (param "d" u32) (param "p" u32) (result f32) (canon lift (core func $o "res")))
+            (func (export "var") (param "d" u32) (param "p" u64) (result u64) (canon lift (core func $o "var"))))"#,
+    );
+    assert_eq!(c.fused_adapters(), 3);
+    let mut store = Store::new(&engine, ());
+    let instance = Linker::<()>::new(&engine).instantiate(&mut store, &c)?;
+    let mut call = |name: &str, args: &[Val]| -> weft::Result<Val> {
+        let f = instance.get_func(&mut store, name).expect(name);
+        let mut out = [Val::Bool(false)];
+        f.call(&mut store, args, &mut out)?;
+        Ok(out[0].clone())
+    };
+    // some(0x1ff as u8) arrives as some(0xff); none's payload slot is zeroed.
+    assert_eq!(call("opt", &[Val::U32(1), Val::U32(0x1ff)])?, Val::U32(1255));
+    assert_eq!(call("opt", &[Val::U32(0), Val::U32(77)])?, Val::U32(0));
+    // ok(2.5) travels as f32 bits in an i32 slot; error(0x18000 as s16) is
+    // sign-extended to -32768.
+    assert_eq!(
+        call("res", &[Val::U32(0), Val::U32(2.5f32.to_bits())])?,
+        Val::Float32(2.5)
+    );
+    assert_eq!(call("res", &[Val::U32(1), Val::U32(0x18000)])?, Val::Float32(-32768.0));
+    // b(1.5) in the joined i64 slot keeps only the low 32 bits.
+    let slot = 0xdead_0000_0000_u64 | u64::from(1.5f32.to_bits());
+    assert_eq!(
+        call("var", &[Val::U32(1), Val::U64(slot)])?,
+        Val::U64(u64::from(1.5f32.to_bits()))
+    );
+    assert_eq!(call("var", &[Val::U32(0), Val::U64(slot)])?, Val::U64(slot));
+    // A discriminant past the last case traps.
+    let err = call("opt", &[Val::U32(2), Val::U32(0)]).unwrap_err();
+    assert!(err.downcast_ref::<weft::Trap>().is_some(), "{err:?}");
+    Ok(())
+}

@@ -14,8 +14,9 @@
 //! `exit` (which sets `may_enter` again).
 //!
 //! Adapted so far: parameters and results that are scalars (numbers,
-//! `bool`, `char`, enums: one flat value each) or records and tuples of
-//! them passed as flat values, strings when both sides
+//! `bool`, `char`, enums: one flat value each), records and tuples of
+//! them passed as flat values, variants, options and results of them passed
+//! flat (as parameters), strings when both sides
 //! use UTF-8 (validated, then copied from one memory to the other after the
 //! receiving side's `realloc`), and lists of integers (checked and copied
 //! the same way); a string or list result comes back through the callee's
@@ -173,6 +174,104 @@ enum Kind {
     /// (validated first), or a list of integers (`elem_size` bytes each,
     /// aligned to their size).
     Range { elem_size: u32, utf8: bool },
+    /// A variant, option or result passed flat: the discriminant, then the
+    /// joined payload slots; each case's payload as (conversion, its own
+    /// flat type) per slot it uses.
+    Variant {
+        slots: Vec<FlatType>,
+        cases: Vec<Vec<(Conversion, FlatType)>>,
+    },
+}
+
+impl Kind {
+    /// How many core values the kind is passed as.
+    fn flat_len(&self) -> usize {
+        match self {
+            Kind::Flat(cs) => cs.len(),
+            Kind::Range { .. } => 2,
+            Kind::Variant { slots, .. } => 1 + slots.len(),
+        }
+    }
+}
+
+/// The variant-like `ty` as a [`Kind::Variant`], when every payload is
+/// scalars passed flat.
+fn variant(types: &ComponentTypes, ty: InterfaceType) -> Option<Kind> {
+    let cases: Vec<Option<InterfaceType>> = match abi::despecialize(types, ty) {
+        abi::Despecialized::Variant(cases) => cases,
+        _ => return None,
+    };
+    if cases.is_empty() || cases.len() > 256 {
+        return None;
+    }
+    let mut flat_types = abi::flatten_type(types, ty, abi::PtrType::I32);
+    if flat_types.is_empty() {
+        return None;
+    }
+    flat_types.remove(0);
+    let mut out = Vec::with_capacity(cases.len());
+    for case in &cases {
+        let payload = match case {
+            Some(t) => {
+                let convs = flat(types, *t)?;
+                let tys = abi::flatten_type(types, *t, abi::PtrType::I32);
+                if convs.len() != tys.len() || tys.len() > flat_types.len() {
+                    return None;
+                }
+                convs.into_iter().zip(tys).collect()
+            }
+            None => Vec::new(),
+        };
+        out.push(payload);
+    }
+    Some(Kind::Variant {
+        slots: flat_types,
+        cases: out,
+    })
+}
+
+/// Emits the coercion of a value carried in a slot of type `have` to the
+/// payload's own type `want` (`lift_flat_variant`'s `CoerceValueIter`).
+fn coerce_lift(f: &mut Function, have: FlatType, want: FlatType) {
+    use Instruction as W;
+    match (have, want) {
+        (FlatType::I32, FlatType::F32) => {
+            f.instruction(&W::F32ReinterpretI32);
+        }
+        (FlatType::I64, FlatType::I32) => {
+            f.instruction(&W::I32WrapI64);
+        }
+        (FlatType::I64, FlatType::F32) => {
+            f.instruction(&W::I32WrapI64);
+            f.instruction(&W::F32ReinterpretI32);
+        }
+        (FlatType::I64, FlatType::F64) => {
+            f.instruction(&W::F64ReinterpretI64);
+        }
+        _ => {}
+    }
+}
+
+/// The other way: a payload value of type `have` into a slot of type
+/// `want` (`lower_flat_variant`).
+fn coerce_lower(f: &mut Function, have: FlatType, want: FlatType) {
+    use Instruction as W;
+    match (have, want) {
+        (FlatType::F32, FlatType::I32) => {
+            f.instruction(&W::I32ReinterpretF32);
+        }
+        (FlatType::I32, FlatType::I64) => {
+            f.instruction(&W::I64ExtendI32U);
+        }
+        (FlatType::F32, FlatType::I64) => {
+            f.instruction(&W::I32ReinterpretF32);
+            f.instruction(&W::I64ExtendI32U);
+        }
+        (FlatType::F64, FlatType::I64) => {
+            f.instruction(&W::I64ReinterpretF64);
+        }
+        _ => {}
+    }
 }
 
 /// The most bytes a list may take (`MAX_LIST_BYTE_LENGTH`).
@@ -197,6 +296,7 @@ fn kind(types: &ComponentTypes, ty: InterfaceType, utf8: bool) -> Option<Kind> {
                 };
                 Some(Kind::Range { elem_size, utf8: false })
             }
+            DefinedType::Variant(_) | DefinedType::Option(_) | DefinedType::Result { .. } => variant(types, ty),
             _ => flat(types, ty).map(Kind::Flat),
         },
         _ => flat(types, ty).map(Kind::Flat),
@@ -524,18 +624,13 @@ pub(crate) fn adapter_module(types: &ComponentTypes, ty: &FuncType, sides: Sides
     }
     let lower = abi::flatten_functype(types, ty, AbiOptions::default(), Context::Lower);
     let lift = abi::flatten_functype(types, ty, AbiOptions::default(), Context::Lift);
-    let flat_params: usize = params
-        .iter()
-        .map(|k| match k {
-            Kind::Range { .. } => 2,
-            Kind::Flat(cs) => cs.len(),
-        })
-        .sum();
-    // A result of more than one flat value would come back in memory.
-    if let Some(Kind::Flat(cs)) = &result {
-        if cs.len() != 1 {
-            return None;
-        }
+    let flat_params: usize = params.iter().map(Kind::flat_len).sum();
+    // A result of more than one flat value would come back in memory; only
+    // strings and lists are read from there so far.
+    match &result {
+        Some(Kind::Flat(cs)) if cs.len() != 1 => return None,
+        Some(Kind::Variant { .. }) => return None,
+        _ => {}
     }
     let string_result = matches!(result, Some(Kind::Range { .. }));
     // No spilled parameters; the only spilled result is a string's.
@@ -634,14 +729,25 @@ pub(crate) fn adapter_module(types: &ComponentTypes, ty: &FuncType, sides: Sides
         len: n + 7,
         bytes: n + 8,
     };
-    let mut f = Function::new([
+    // One local per payload slot of each flat variant parameter, after the
+    // fixed ones.
+    let mut extra: Vec<ValType> = Vec::new();
+    for k in &params {
+        if let Kind::Variant { slots, .. } = k {
+            extra.extend(slots.iter().map(|t| val_type(*t)));
+        }
+    }
+    let mut locals = vec![
         (1, I32),
         (1, ValType::F32),
         (1, ValType::F64),
         (1, result_ty),
         (1, result_ty),
         (4, I32),
-    ]);
+    ];
+    locals.extend(extra.iter().map(|t| (1, *t)));
+    let mut f = Function::new(locals);
+    let mut next_extra = n + 9;
     use Instruction as W;
     f.instruction(&W::Call(funcs.enter));
     // Strings and lists are copied first (each copy's pointer replaces the
@@ -657,9 +763,48 @@ pub(crate) fn adapter_module(types: &ComponentTypes, ty: &FuncType, sides: Sides
             f.instruction(&W::LocalGet(copy.dst));
             f.instruction(&W::LocalSet(local));
             local += 2;
-        } else if let Kind::Flat(cs) = k {
-            local += cs.len() as u32;
+        } else {
+            local += k.flat_len() as u32;
         }
+    }
+    // Flat variants: the discriminant is checked, then the active case's
+    // payload slots are converted into fresh locals (the others are zero,
+    // as lowering pads them), which replace the caller's slots.
+    let mut local = 0;
+    for k in &params {
+        if let Kind::Variant { slots, cases } = k {
+            let first = next_extra;
+            next_extra += slots.len() as u32;
+            f.instruction(&W::LocalGet(local));
+            f.instruction(&W::I32Const(cases.len() as i32));
+            f.instruction(&W::I32GeU);
+            f.instruction(&W::If(wasm_encoder::BlockType::Empty));
+            f.instruction(&W::Unreachable);
+            f.instruction(&W::End);
+            for (c, payload) in cases.iter().enumerate() {
+                if payload.is_empty() {
+                    continue;
+                }
+                f.instruction(&W::LocalGet(local));
+                f.instruction(&W::I32Const(c as i32));
+                f.instruction(&W::I32Eq);
+                f.instruction(&W::If(wasm_encoder::BlockType::Empty));
+                for (j, (conv, want)) in payload.iter().enumerate() {
+                    let have = slots[j];
+                    f.instruction(&W::LocalGet(local + 1 + j as u32));
+                    coerce_lift(&mut f, have, *want);
+                    convert(&mut f, *conv, &scratch);
+                    coerce_lower(&mut f, *want, have);
+                    f.instruction(&W::LocalSet(first + j as u32));
+                }
+                f.instruction(&W::End);
+            }
+            for j in 0..slots.len() as u32 {
+                f.instruction(&W::LocalGet(first + j));
+                f.instruction(&W::LocalSet(local + 1 + j));
+            }
+        }
+        local += k.flat_len() as u32;
     }
     let mut local = 0;
     for k in &params {
@@ -671,10 +816,11 @@ pub(crate) fn adapter_module(types: &ComponentTypes, ty: &FuncType, sides: Sides
                     local += 1;
                 }
             }
-            Kind::Range { .. } => {
-                f.instruction(&W::LocalGet(local));
-                f.instruction(&W::LocalGet(local + 1));
-                local += 2;
+            Kind::Range { .. } | Kind::Variant { .. } => {
+                for j in 0..k.flat_len() as u32 {
+                    f.instruction(&W::LocalGet(local + j));
+                }
+                local += k.flat_len() as u32;
             }
         }
     }
@@ -715,7 +861,8 @@ pub(crate) fn adapter_module(types: &ComponentTypes, ty: &FuncType, sides: Sides
             f.instruction(&W::LocalGet(copy.len));
             f.instruction(&W::I32Store(mem(4, 2, 0)));
         }
-        None => {}
+        // Refused above: a flat variant result would be more than one value.
+        Some(Kind::Variant { .. }) | None => {}
     }
     if sides.post_return {
         if result.is_some() {
