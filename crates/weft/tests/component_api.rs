@@ -672,7 +672,7 @@ fn records_of_scalars_cross_fused_adapters_flat() -> weft::Result<()> {
                     (i32.add (local.get 0) (i32.add (local.get 1) (local.get 2)))))
                 (core instance $i (instantiate $m))
                 (type $pt (record (field "x" s16) (field "y" s16)))
-                (export $p "point" (type $pt))
+                (export $p "point-type" (type $pt))
                 (func (export "sum") (param "p" $p) (param "z" (tuple u8)) (result s32)
                     (canon lift (core func $i "sum"))))
             (instance $inner (instantiate $inner))
@@ -760,6 +760,64 @@ fn variants_cross_fused_adapters_flat() -> weft::Result<()> {
     assert_eq!(call("var", &[Val::U32(0), Val::U64(slot)])?, Val::U64(slot));
     // A discriminant past the last case traps.
     let err = call("opt", &[Val::U32(2), Val::U32(0)]).unwrap_err();
+    assert!(err.downcast_ref::<weft::Trap>().is_some(), "{err:?}");
+    Ok(())
+}
+
+#[test]
+fn record_results_cross_fused_adapters_in_memory() -> weft::Result<()> {
+    let engine = Engine::default();
+    let c = component(
+        &engine,
+        &format!(
+            r#"(component
+            (component $inner
+                (core module $m {LIBC}
+                    ;; point(x) = {{ ok: true (stored as 7), x: x, y: -x, z: 1.5 }} at 32.
+                    (func (export "point") (param i32) (result i32)
+                        (i32.store8 (i32.const 32) (i32.const 7))
+                        (i32.store16 (i32.const 34) (local.get 0))
+                        (i64.store (i32.const 40) (i64.sub (i64.const 0) (i64.extend_i32_u (local.get 0))))
+                        (f32.store (i32.const 48) (f32.const 1.5))
+                        (i32.const 32)))
+                (core instance $i (instantiate $m))
+                (type $pt (record (field "ok" bool) (field "x" u16) (field "y" s64) (field "z" f32)))
+                (export $p "point-type" (type $pt))
+                (func (export "point") (param "x" u16) (result $p)
+                    (canon lift (core func $i "point") (memory (core memory $i "memory")) (realloc (core func $i "realloc")))))
+            (instance $inner (instantiate $inner))
+            (core module $libc {LIBC})
+            (core instance $libc (instantiate $libc))
+            (core func $point (canon lower (func $inner "point") (memory (core memory $libc "memory")) (realloc (core func $libc "realloc"))))
+            (core module $m
+                (import "" "point" (func $point (param i32 i32)))
+                (import "" "memory" (memory 1))
+                ;; Sums the fields of point(5) read from the return area at 64.
+                (func (export "run") (result f64)
+                    (call $point (i32.const 5) (i32.const 64))
+                    (f64.add
+                        (f64.convert_i32_u (i32.add (i32.load8_u (i32.const 64)) (i32.load16_u (i32.const 66))))
+                        (f64.add (f64.convert_i64_s (i64.load (i32.const 72))) (f64.promote_f32 (f32.load (i32.const 80))))))
+                ;; A misaligned return pointer traps.
+                (func (export "bad") (result f64) (call $point (i32.const 5) (i32.const 65)) (f64.const 0)))
+            (core instance $o (instantiate $m (with "" (instance
+                (export "point" (func $point)) (export "memory" (memory $libc "memory"))))))
+            (func (export "run") (result f64) (canon lift (core func $o "run")))
+            (func (export "bad") (result f64) (canon lift (core func $o "bad"))))"#
+        ),
+    );
+    assert_eq!(c.fused_adapters(), 1);
+    let mut store = Store::new(&engine, ());
+    let instance = Linker::<()>::new(&engine).instantiate(&mut store, &c)?;
+    let mut call = |name: &str| -> weft::Result<Val> {
+        let f = instance.get_func(&mut store, name).expect(name);
+        let mut out = [Val::Bool(false)];
+        f.call(&mut store, &[], &mut out)?;
+        Ok(out[0].clone())
+    };
+    // ok (7 normalized to 1) + x 5 + y -5 + z 1.5.
+    assert_eq!(call("run")?, Val::Float64(1.0 + 5.0 - 5.0 + 1.5));
+    let err = call("bad").unwrap_err();
     assert!(err.downcast_ref::<weft::Trap>().is_some(), "{err:?}");
     Ok(())
 }

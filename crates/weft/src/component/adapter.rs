@@ -16,7 +16,8 @@
 //! Adapted so far: parameters and results that are scalars (numbers,
 //! `bool`, `char`, enums: one flat value each), records and tuples of
 //! them passed as flat values, variants, options and results of them passed
-//! flat (as parameters), strings when both sides
+//! flat (as parameters), records and tuples of scalars returned in memory
+//! (field by field between the two return areas), strings when both sides
 //! use UTF-8 (validated, then copied from one memory to the other after the
 //! receiving side's `realloc`), and lists of integers (checked and copied
 //! the same way); a string or list result comes back through the callee's
@@ -174,6 +175,14 @@ enum Kind {
     /// (validated first), or a list of integers (`elem_size` bytes each,
     /// aligned to their size).
     Range { elem_size: u32, utf8: bool },
+    /// A record or tuple of scalars that comes back in memory (a result of
+    /// more than one flat value): its fields, their flat types, its size and
+    /// alignment.
+    MemRecord {
+        fields: Vec<(MemField, FlatType)>,
+        size: u32,
+        align: u32,
+    },
     /// A variant, option or result passed flat: the discriminant, then the
     /// joined payload slots; each case's payload as (conversion, its own
     /// flat type) per slot it uses.
@@ -190,6 +199,7 @@ impl Kind {
             Kind::Flat(cs) => cs.len(),
             Kind::Range { .. } => 2,
             Kind::Variant { slots, .. } => 1 + slots.len(),
+            Kind::MemRecord { fields, .. } => fields.len(),
         }
     }
 }
@@ -228,6 +238,77 @@ fn variant(types: &ComponentTypes, ty: InterfaceType) -> Option<Kind> {
         slots: flat_types,
         cases: out,
     })
+}
+
+/// A scalar field of a record stored in memory.
+#[derive(Clone, Copy)]
+struct MemField {
+    offset: u32,
+    size: u32,
+    conversion: Conversion,
+}
+
+/// The scalar fields of `ty` (a record or tuple of scalars, nested or not)
+/// stored in memory at `base`, in order, or `None` for another type.
+fn mem_fields(types: &ComponentTypes, ty: InterfaceType, base: u32, out: &mut Vec<MemField>, depth: u32) -> Option<()> {
+    if depth > 100 {
+        return None;
+    }
+    let ptr = abi::PtrType::I32;
+    let fields: Vec<InterfaceType> = match ty {
+        InterfaceType::Defined(d) => match types.defined(d)? {
+            DefinedType::Record(fields) => fields.iter().map(|f| f.ty).collect(),
+            DefinedType::Tuple(tys) => tys.to_vec(),
+            _ => Vec::new(),
+        },
+        _ => Vec::new(),
+    };
+    if fields.is_empty() {
+        out.push(MemField {
+            offset: base,
+            size: abi::elem_size(types, ty, ptr),
+            conversion: conversion(types, ty)?,
+        });
+        return Some(());
+    }
+    let mut offset = 0u32;
+    for t in fields {
+        offset = abi::align_to(offset, abi::alignment(types, t, ptr));
+        mem_fields(types, t, base.checked_add(offset)?, out, depth + 1)?;
+        offset = offset.checked_add(abi::elem_size(types, t, ptr))?;
+    }
+    Some(())
+}
+
+/// Emits the load of a scalar of `size` bytes at `offset` from the address
+/// in local `ptr` of memory `m`, as the flat type `t`.
+fn load_scalar(f: &mut Function, ptr: u32, offset: u32, size: u32, t: FlatType, m: u32) {
+    use Instruction as W;
+    f.instruction(&W::LocalGet(ptr));
+    let a = mem(u64::from(offset), size.trailing_zeros(), m);
+    f.instruction(&match (t, size) {
+        (FlatType::I32, 1) => W::I32Load8U(a),
+        (FlatType::I32, 2) => W::I32Load16U(a),
+        (FlatType::I32, _) => W::I32Load(a),
+        (FlatType::I64, _) => W::I64Load(a),
+        (FlatType::F32, _) => W::F32Load(a),
+        (FlatType::F64, _) => W::F64Load(a),
+    });
+}
+
+/// Emits the store of the value on the stack (below it, the address was
+/// pushed first) as a scalar of `size` bytes at `offset` of memory `m`.
+fn store_scalar(f: &mut Function, offset: u32, size: u32, t: FlatType, m: u32) {
+    use Instruction as W;
+    let a = mem(u64::from(offset), size.trailing_zeros(), m);
+    f.instruction(&match (t, size) {
+        (FlatType::I32, 1) => W::I32Store8(a),
+        (FlatType::I32, 2) => W::I32Store16(a),
+        (FlatType::I32, _) => W::I32Store(a),
+        (FlatType::I64, _) => W::I64Store(a),
+        (FlatType::F32, _) => W::F32Store(a),
+        (FlatType::F64, _) => W::F64Store(a),
+    });
 }
 
 /// Emits the coercion of a value carried in a slot of type `have` to the
@@ -618,20 +699,36 @@ pub(crate) fn adapter_module(types: &ComponentTypes, ty: &FuncType, sides: Sides
         Some(t) => Some(kind(types, t, sides.utf8)?),
         None => None,
     };
-    let strings = params.iter().chain(&result).any(|k| matches!(k, Kind::Range { .. }));
-    if strings && !(sides.caller_memory && sides.callee_memory) {
+    let ranges = params.iter().chain(&result).any(|k| matches!(k, Kind::Range { .. }));
+    if ranges && !(sides.caller_memory && sides.callee_memory) {
         return None;
     }
     let lower = abi::flatten_functype(types, ty, AbiOptions::default(), Context::Lower);
     let lift = abi::flatten_functype(types, ty, AbiOptions::default(), Context::Lift);
     let flat_params: usize = params.iter().map(Kind::flat_len).sum();
-    // A result of more than one flat value would come back in memory; only
-    // strings and lists are read from there so far.
-    match &result {
-        Some(Kind::Flat(cs)) if cs.len() != 1 => return None,
-        Some(Kind::Variant { .. }) => return None,
-        _ => {}
-    }
+    // A result of more than one flat value comes back in memory: strings,
+    // lists, and records or tuples of scalars are read from there so far.
+    let result = match (result, ty.result) {
+        (Some(Kind::Flat(cs)), Some(t)) if cs.len() != 1 => {
+            let mut fields = Vec::new();
+            mem_fields(types, t, 0, &mut fields, 0)?;
+            let flat_types = abi::flatten_type(types, t, abi::PtrType::I32);
+            if fields.len() != flat_types.len() || !(sides.caller_memory && sides.callee_memory) {
+                return None;
+            }
+            Some(Kind::MemRecord {
+                fields: fields.into_iter().zip(flat_types).collect(),
+                size: abi::elem_size(types, t, abi::PtrType::I32),
+                align: abi::alignment(types, t, abi::PtrType::I32),
+            })
+        }
+        (Some(Kind::Variant { .. }), _) => return None,
+        (result, _) => result,
+    };
+    let memory_result = matches!(result, Some(Kind::MemRecord { .. }));
+    // Whether the adapter imports both memories (and defines the UTF-8
+    // checks, used or not).
+    let strings = ranges || memory_result;
     let string_result = matches!(result, Some(Kind::Range { .. }));
     // No spilled parameters; the only spilled result is a string's.
     if lift.params.len() != flat_params || (result.is_some() && lift.results.len() != 1) {
@@ -816,7 +913,8 @@ pub(crate) fn adapter_module(types: &ComponentTypes, ty: &FuncType, sides: Sides
                     local += 1;
                 }
             }
-            Kind::Range { .. } | Kind::Variant { .. } => {
+            // (A `MemRecord` is only ever a result.)
+            Kind::Range { .. } | Kind::Variant { .. } | Kind::MemRecord { .. } => {
                 for j in 0..k.flat_len() as u32 {
                     f.instruction(&W::LocalGet(local + j));
                 }
@@ -860,6 +958,23 @@ pub(crate) fn adapter_module(types: &ComponentTypes, ty: &FuncType, sides: Sides
             f.instruction(&W::LocalGet(retptr));
             f.instruction(&W::LocalGet(copy.len));
             f.instruction(&W::I32Store(mem(4, 2, 0)));
+        }
+        Some(Kind::MemRecord { fields, size, align }) => {
+            // From the callee's return area to the caller's, field by field.
+            let retptr = n - 1;
+            f.instruction(&W::LocalSet(scratch.result));
+            f.instruction(&W::I32Const(*size as i32));
+            f.instruction(&W::LocalSet(copy.bytes));
+            check_align(&mut f, scratch.result, *align as i32);
+            check_range(&mut f, scratch.result, copy.bytes, 1);
+            check_align(&mut f, retptr, *align as i32);
+            check_range(&mut f, retptr, copy.bytes, 0);
+            for (field, t) in fields {
+                f.instruction(&W::LocalGet(retptr));
+                load_scalar(&mut f, scratch.result, field.offset, field.size, *t, 1);
+                convert(&mut f, field.conversion, &scratch);
+                store_scalar(&mut f, field.offset, field.size, *t, 0);
+            }
         }
         // Refused above: a flat variant result would be more than one value.
         Some(Kind::Variant { .. }) | None => {}
