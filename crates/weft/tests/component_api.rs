@@ -821,3 +821,72 @@ fn record_results_cross_fused_adapters_in_memory() -> weft::Result<()> {
     assert!(err.downcast_ref::<weft::Trap>().is_some(), "{err:?}");
     Ok(())
 }
+
+#[test]
+fn lists_of_other_scalars_cross_fused_adapters_element_by_element() -> weft::Result<()> {
+    let engine = Engine::default();
+    let c = component(
+        &engine,
+        &format!(
+            r#"(component
+            (component $inner
+                (core module $m {LIBC}
+                    ;; ones(list<bool>): how many bytes are exactly 1.
+                    (func (export "ones") (param $p i32) (param $n i32) (result i32) (local $c i32)
+                        (block (loop
+                            (br_if 1 (i32.eqz (local.get $n)))
+                            (local.set $c (i32.add (local.get $c) (i32.eq (i32.load8_u (local.get $p)) (i32.const 1))))
+                            (local.set $p (i32.add (local.get $p) (i32.const 1)))
+                            (local.set $n (i32.sub (local.get $n) (i32.const 1)))
+                            (br 0)))
+                        (local.get $c))
+                    ;; halves(): [1.5, 2.5] of f64 through a return area at 16.
+                    (func (export "halves") (result i32)
+                        (f64.store (i32.const 32) (f64.const 1.5))
+                        (f64.store (i32.const 40) (f64.const 2.5))
+                        (i32.store (i32.const 16) (i32.const 32))
+                        (i32.store (i32.const 20) (i32.const 2))
+                        (i32.const 16)))
+                (core instance $i (instantiate $m))
+                (func (export "ones") (param "l" (list bool)) (result u32)
+                    (canon lift (core func $i "ones") (memory (core memory $i "memory")) (realloc (core func $i "realloc"))))
+                (func (export "halves") (result (list f64))
+                    (canon lift (core func $i "halves") (memory (core memory $i "memory")) (realloc (core func $i "realloc")))))
+            (instance $inner (instantiate $inner))
+            (core module $libc {LIBC})
+            (core instance $libc (instantiate $libc))
+            (core func $ones (canon lower (func $inner "ones") (memory (core memory $libc "memory")) (realloc (core func $libc "realloc"))))
+            (core func $halves (canon lower (func $inner "halves") (memory (core memory $libc "memory")) (realloc (core func $libc "realloc"))))
+            (core module $m
+                (import "" "ones" (func $ones (param i32 i32) (result i32)))
+                (import "" "halves" (func $halves (param i32)))
+                (import "" "memory" (memory 1))
+                ;; [false, 5 (true), true]
+                (func (export "ones") (result i32)
+                    (i32.store8 (i32.const 0) (i32.const 0))
+                    (i32.store8 (i32.const 1) (i32.const 5))
+                    (i32.store8 (i32.const 2) (i32.const 1))
+                    (call $ones (i32.const 0) (i32.const 3)))
+                (func (export "halves") (result f64)
+                    (call $halves (i32.const 8))
+                    (f64.add (f64.load (i32.load (i32.const 8))) (f64.load offset=8 (i32.load (i32.const 8))))))
+            (core instance $o (instantiate $m (with "" (instance
+                (export "ones" (func $ones)) (export "halves" (func $halves)) (export "memory" (memory $libc "memory"))))))
+            (func (export "ones") (result u32) (canon lift (core func $o "ones")))
+            (func (export "halves") (result f64) (canon lift (core func $o "halves"))))"#
+        ),
+    );
+    assert_eq!(c.fused_adapters(), 2);
+    let mut store = Store::new(&engine, ());
+    let instance = Linker::<()>::new(&engine).instantiate(&mut store, &c)?;
+    let mut call = |name: &str| -> weft::Result<Val> {
+        let f = instance.get_func(&mut store, name).expect(name);
+        let mut out = [Val::Bool(false)];
+        f.call(&mut store, &[], &mut out)?;
+        Ok(out[0].clone())
+    };
+    // The 5 arrives normalized to 1.
+    assert_eq!(call("ones")?, Val::U32(2));
+    assert_eq!(call("halves")?, Val::Float64(4.0));
+    Ok(())
+}

@@ -19,8 +19,9 @@
 //! flat (as parameters), records and tuples of scalars returned in memory
 //! (field by field between the two return areas), strings when both sides
 //! use UTF-8 (validated, then copied from one memory to the other after the
-//! receiving side's `realloc`), and lists of integers (checked and copied
-//! the same way); a string or list result comes back through the callee's
+//! receiving side's `realloc`), and lists of scalars or of records of
+//! scalars (checked the same way; integers copied as bytes, other elements
+//! field by field, each field converted); a string or list result comes back through the callee's
 //! return area and the caller's return pointer. Signatures that spill their
 //! parameters, other encodings, other lists, records, variants and
 //! resources go through Rust (`instance.rs`).
@@ -171,10 +172,9 @@ enum Kind {
     /// Flat values converted one by one: a scalar, or a record or tuple of
     /// scalars (one conversion per flat value, in order).
     Flat(Vec<Conversion>),
-    /// A range of memory copied as it is: a UTF-8 string on both sides
-    /// (validated first), or a list of integers (`elem_size` bytes each,
-    /// aligned to their size).
-    Range { elem_size: u32, utf8: bool },
+    /// A string or list, copied into the other memory: a UTF-8 string on
+    /// both sides (validated first), or a list of elements.
+    Range(Elem),
     /// A record or tuple of scalars that comes back in memory (a result of
     /// more than one flat value): its fields, their flat types, its size and
     /// alignment.
@@ -197,7 +197,7 @@ impl Kind {
     fn flat_len(&self) -> usize {
         match self {
             Kind::Flat(cs) => cs.len(),
-            Kind::Range { .. } => 2,
+            Kind::Range(_) => 2,
             Kind::Variant { slots, .. } => 1 + slots.len(),
             Kind::MemRecord { fields, .. } => fields.len(),
         }
@@ -355,27 +355,53 @@ fn coerce_lower(f: &mut Function, have: FlatType, want: FlatType) {
     }
 }
 
+/// The elements of a [`Kind::Range`].
+#[derive(Clone)]
+struct Elem {
+    size: u32,
+    align: u32,
+    utf8: bool,
+    /// The scalar fields of one element, each converted as it is copied;
+    /// empty when the bytes are copied as they are (strings, integers).
+    fields: Vec<(MemField, FlatType)>,
+}
+
 /// The most bytes a list may take (`MAX_LIST_BYTE_LENGTH`).
 const MAX_LIST_BYTE_LENGTH: i64 = (1 << 28) - 1;
 
 fn kind(types: &ComponentTypes, ty: InterfaceType, utf8: bool) -> Option<Kind> {
     use InterfaceType as I;
     match ty {
-        I::String if utf8 => Some(Kind::Range {
-            elem_size: 1,
+        I::String if utf8 => Some(Kind::Range(Elem {
+            size: 1,
+            align: 1,
             utf8: true,
-        }),
+            fields: Vec::new(),
+        })),
         I::String => None,
         I::Defined(d) => match types.defined(d)? {
             DefinedType::List(elem) => {
-                let elem_size = match elem {
-                    I::U8 | I::S8 => 1,
-                    I::U16 | I::S16 => 2,
-                    I::U32 | I::S32 => 4,
-                    I::U64 | I::S64 => 8,
-                    _ => return None,
+                let ptr = abi::PtrType::I32;
+                let (size, align) = (abi::elem_size(types, *elem, ptr), abi::alignment(types, *elem, ptr));
+                let fields = match elem {
+                    // Integers are copied as they are.
+                    I::U8 | I::S8 | I::U16 | I::S16 | I::U32 | I::S32 | I::U64 | I::S64 => Vec::new(),
+                    _ => {
+                        let mut fields = Vec::new();
+                        mem_fields(types, *elem, 0, &mut fields, 0)?;
+                        let flat_types = abi::flatten_type(types, *elem, ptr);
+                        if fields.len() != flat_types.len() || size == 0 {
+                            return None;
+                        }
+                        fields.into_iter().zip(flat_types).collect()
+                    }
                 };
-                Some(Kind::Range { elem_size, utf8: false })
+                Some(Kind::Range(Elem {
+                    size,
+                    align,
+                    utf8: false,
+                    fields,
+                }))
             }
             DefinedType::Variant(_) | DefinedType::Option(_) | DefinedType::Result { .. } => variant(types, ty),
             _ => flat(types, ty).map(Kind::Flat),
@@ -625,6 +651,10 @@ struct CopyLocals {
     len: u32,
     dst: u32,
     bytes: u32,
+    /// Element loops: the index and the two element pointers.
+    i: u32,
+    sp: u32,
+    dp: u32,
 }
 
 /// Emits the copy of the range `(l.src, l.len)` (a pointer and an element
@@ -637,14 +667,14 @@ fn copy_range(
     f: &mut Function,
     funcs: &Funcs,
     l: &CopyLocals,
-    elem_size: u32,
-    utf8: bool,
+    elem: &Elem,
+    scratch: &Scratch,
     from: u32,
     to: u32,
     realloc: u32,
 ) {
     use Instruction as W;
-    if utf8 {
+    if elem.utf8 {
         f.instruction(&W::LocalGet(l.src));
         f.instruction(&W::LocalGet(l.len));
         f.instruction(&W::Call(funcs.validate[from as usize]));
@@ -653,7 +683,7 @@ fn copy_range(
     } else {
         f.instruction(&W::LocalGet(l.len));
         f.instruction(&W::I64ExtendI32U);
-        f.instruction(&W::I64Const(i64::from(elem_size)));
+        f.instruction(&W::I64Const(i64::from(elem.size)));
         f.instruction(&W::I64Mul);
         f.instruction(&W::I64Const(MAX_LIST_BYTE_LENGTH));
         f.instruction(&W::I64GtU);
@@ -661,27 +691,62 @@ fn copy_range(
         f.instruction(&W::Unreachable);
         f.instruction(&W::End);
         f.instruction(&W::LocalGet(l.len));
-        f.instruction(&W::I32Const(elem_size as i32));
+        f.instruction(&W::I32Const(elem.size as i32));
         f.instruction(&W::I32Mul);
         f.instruction(&W::LocalSet(l.bytes));
-        check_align(f, l.src, elem_size as i32);
+        check_align(f, l.src, elem.align as i32);
         check_range(f, l.src, l.bytes, from);
     }
     f.instruction(&W::I32Const(0));
     f.instruction(&W::I32Const(0));
-    f.instruction(&W::I32Const(elem_size as i32));
+    f.instruction(&W::I32Const(elem.align as i32));
     f.instruction(&W::LocalGet(l.bytes));
     f.instruction(&W::Call(realloc));
     f.instruction(&W::LocalSet(l.dst));
-    check_align(f, l.dst, elem_size as i32);
+    check_align(f, l.dst, elem.align as i32);
     check_range(f, l.dst, l.bytes, to);
-    f.instruction(&W::LocalGet(l.dst));
+    if elem.fields.is_empty() {
+        f.instruction(&W::LocalGet(l.dst));
+        f.instruction(&W::LocalGet(l.src));
+        f.instruction(&W::LocalGet(l.bytes));
+        f.instruction(&W::MemoryCopy {
+            src_mem: from,
+            dst_mem: to,
+        });
+        return;
+    }
+    // Element by element, each field converted.
+    f.instruction(&W::I32Const(0));
+    f.instruction(&W::LocalSet(l.i));
     f.instruction(&W::LocalGet(l.src));
-    f.instruction(&W::LocalGet(l.bytes));
-    f.instruction(&W::MemoryCopy {
-        src_mem: from,
-        dst_mem: to,
-    });
+    f.instruction(&W::LocalSet(l.sp));
+    f.instruction(&W::LocalGet(l.dst));
+    f.instruction(&W::LocalSet(l.dp));
+    f.instruction(&W::Block(wasm_encoder::BlockType::Empty));
+    f.instruction(&W::Loop(wasm_encoder::BlockType::Empty));
+    f.instruction(&W::LocalGet(l.i));
+    f.instruction(&W::LocalGet(l.len));
+    f.instruction(&W::I32GeU);
+    f.instruction(&W::BrIf(1));
+    for (field, t) in &elem.fields {
+        f.instruction(&W::LocalGet(l.dp));
+        load_scalar(f, l.sp, field.offset, field.size, *t, from);
+        convert(f, field.conversion, scratch);
+        store_scalar(f, field.offset, field.size, *t, to);
+    }
+    for local in [l.sp, l.dp] {
+        f.instruction(&W::LocalGet(local));
+        f.instruction(&W::I32Const(elem.size as i32));
+        f.instruction(&W::I32Add);
+        f.instruction(&W::LocalSet(local));
+    }
+    f.instruction(&W::LocalGet(l.i));
+    f.instruction(&W::I32Const(1));
+    f.instruction(&W::I32Add);
+    f.instruction(&W::LocalSet(l.i));
+    f.instruction(&W::Br(0));
+    f.instruction(&W::End);
+    f.instruction(&W::End);
 }
 
 /// The binary of the adapter for calls of type `ty` between two sides with
@@ -699,7 +764,7 @@ pub(crate) fn adapter_module(types: &ComponentTypes, ty: &FuncType, sides: Sides
         Some(t) => Some(kind(types, t, sides.utf8)?),
         None => None,
     };
-    let ranges = params.iter().chain(&result).any(|k| matches!(k, Kind::Range { .. }));
+    let ranges = params.iter().chain(&result).any(|k| matches!(k, Kind::Range(_)));
     if ranges && !(sides.caller_memory && sides.callee_memory) {
         return None;
     }
@@ -729,7 +794,7 @@ pub(crate) fn adapter_module(types: &ComponentTypes, ty: &FuncType, sides: Sides
     // Whether the adapter imports both memories (and defines the UTF-8
     // checks, used or not).
     let strings = ranges || memory_result;
-    let string_result = matches!(result, Some(Kind::Range { .. }));
+    let string_result = matches!(result, Some(Kind::Range(_)));
     // No spilled parameters; the only spilled result is a string's.
     if lift.params.len() != flat_params || (result.is_some() && lift.results.len() != 1) {
         return None;
@@ -769,7 +834,7 @@ pub(crate) fn adapter_module(types: &ComponentTypes, ty: &FuncType, sides: Sides
     } else {
         u32::MAX
     };
-    let callee_realloc = if params.iter().any(|k| matches!(k, Kind::Range { .. })) {
+    let callee_realloc = if params.iter().any(|k| matches!(k, Kind::Range(_))) {
         import(&mut imports, CALLEE_REALLOC, 4)
     } else {
         u32::MAX
@@ -825,6 +890,9 @@ pub(crate) fn adapter_module(types: &ComponentTypes, ty: &FuncType, sides: Sides
         src: n + 6,
         len: n + 7,
         bytes: n + 8,
+        i: n + 9,
+        sp: n + 10,
+        dp: n + 11,
     };
     // One local per payload slot of each flat variant parameter, after the
     // fixed ones.
@@ -840,23 +908,23 @@ pub(crate) fn adapter_module(types: &ComponentTypes, ty: &FuncType, sides: Sides
         (1, ValType::F64),
         (1, result_ty),
         (1, result_ty),
-        (4, I32),
+        (7, I32),
     ];
     locals.extend(extra.iter().map(|t| (1, *t)));
     let mut f = Function::new(locals);
-    let mut next_extra = n + 9;
+    let mut next_extra = n + 12;
     use Instruction as W;
     f.instruction(&W::Call(funcs.enter));
     // Strings and lists are copied first (each copy's pointer replaces the
     // caller's in its parameter local), then every argument is pushed.
     let mut local = 0;
     for k in &params {
-        if let Kind::Range { elem_size, utf8 } = *k {
+        if let Kind::Range(elem) = k {
             f.instruction(&W::LocalGet(local));
             f.instruction(&W::LocalSet(copy.src));
             f.instruction(&W::LocalGet(local + 1));
             f.instruction(&W::LocalSet(copy.len));
-            copy_range(&mut f, &funcs, &copy, elem_size, utf8, 0, 1, funcs.callee_realloc);
+            copy_range(&mut f, &funcs, &copy, elem, &scratch, 0, 1, funcs.callee_realloc);
             f.instruction(&W::LocalGet(copy.dst));
             f.instruction(&W::LocalSet(local));
             local += 2;
@@ -914,7 +982,7 @@ pub(crate) fn adapter_module(types: &ComponentTypes, ty: &FuncType, sides: Sides
                 }
             }
             // (A `MemRecord` is only ever a result.)
-            Kind::Range { .. } | Kind::Variant { .. } | Kind::MemRecord { .. } => {
+            Kind::Range(_) | Kind::Variant { .. } | Kind::MemRecord { .. } => {
                 for j in 0..k.flat_len() as u32 {
                     f.instruction(&W::LocalGet(local + j));
                 }
@@ -931,8 +999,7 @@ pub(crate) fn adapter_module(types: &ComponentTypes, ty: &FuncType, sides: Sides
             }
             f.instruction(&W::LocalSet(scratch.out));
         }
-        Some(Kind::Range { elem_size, utf8 }) => {
-            let (elem_size, utf8) = (*elem_size, *utf8);
+        Some(Kind::Range(elem)) => {
             // The callee's return area: (ptr, len) in its memory.
             f.instruction(&W::LocalSet(scratch.result));
             check_align(&mut f, scratch.result, 4);
@@ -945,7 +1012,7 @@ pub(crate) fn adapter_module(types: &ComponentTypes, ty: &FuncType, sides: Sides
             f.instruction(&W::LocalGet(scratch.result));
             f.instruction(&W::I32Load(mem(4, 2, 1)));
             f.instruction(&W::LocalSet(copy.len));
-            copy_range(&mut f, &funcs, &copy, elem_size, utf8, 1, 0, funcs.caller_realloc);
+            copy_range(&mut f, &funcs, &copy, elem, &scratch, 1, 0, funcs.caller_realloc);
             // The caller's return pointer is its last parameter.
             let retptr = n - 1;
             check_align(&mut f, retptr, 4);
