@@ -890,3 +890,33 @@ fn lists_of_other_scalars_cross_fused_adapters_element_by_element() -> weft::Res
     assert_eq!(call("halves")?, Val::Float64(4.0));
     Ok(())
 }
+
+#[test]
+fn flags_cross_fused_adapters_with_unknown_bits_dropped() -> weft::Result<()> {
+    let engine = Engine::default();
+    let c = component(
+        &engine,
+        r#"(component
+            (component $inner
+                (core module $m (func (export "id") (param i32) (result i32) (local.get 0)))
+                (core instance $i (instantiate $m))
+                (type $f (flags "r" "w" "x"))
+                (export $f2 "perms" (type $f))
+                (func (export "id") (param "p" $f2) (result u32) (canon lift (core func $i "id"))))
+            (instance $inner (instantiate $inner))
+            (core func $id (canon lower (func $inner "id")))
+            (core module $m
+                (import "" "id" (func $id (param i32) (result i32)))
+                (func (export "run") (param i32) (result i32) (call $id (local.get 0))))
+            (core instance $o (instantiate $m (with "" (instance (export "id" (func $id))))))
+            (func (export "run") (param "p" u32) (result u32) (canon lift (core func $o "run"))))"#,
+    );
+    assert_eq!(c.fused_adapters(), 1);
+    let mut store = Store::new(&engine, ());
+    let instance = Linker::<()>::new(&engine).instantiate(&mut store, &c)?;
+    let run = instance.get_func(&mut store, "run").expect("run");
+    let mut out = [Val::Bool(false)];
+    run.call(&mut store, &[Val::U32(0xff)], &mut out)?;
+    assert_eq!(out[0], Val::U32(0b111));
+    Ok(())
+}

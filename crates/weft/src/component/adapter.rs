@@ -14,7 +14,8 @@
 //! `exit` (which sets `may_enter` again).
 //!
 //! Adapted so far: parameters and results that are scalars (numbers,
-//! `bool`, `char`, enums: one flat value each), records and tuples of
+//! `bool`, `char`, enums: one flat value each; flags, their unknown bits
+//! dropped), records and tuples of
 //! them passed as flat values, variants, options and results of them passed
 //! flat (as parameters), records and tuples of scalars returned in memory
 //! (field by field between the two return areas), strings when both sides
@@ -428,6 +429,18 @@ fn flat(types: &ComponentTypes, ty: InterfaceType) -> Option<Vec<Conversion>> {
                 DefinedType::Tuple(tys) => {
                     for t in tys.iter() {
                         go(types, *t, out, depth + 1)?;
+                    }
+                    return Some(());
+                }
+                // One i32 per 32 flags; bits past the last flag are dropped,
+                // as lifting ignores them and lowering writes zeros.
+                DefinedType::Flags(labels) => {
+                    let mut left = labels.len();
+                    while left > 0 {
+                        let n = left.min(32);
+                        let mask = if n == 32 { -1 } else { ((1u32 << n) - 1) as i32 };
+                        out.push(Conversion::Mask(mask));
+                        left -= n;
                     }
                     return Some(());
                 }
