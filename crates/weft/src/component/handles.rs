@@ -94,10 +94,7 @@ pub(crate) fn lift_resources<T>(
             let ty = components.resource_type(from.instance, r)?;
             let index = a.index;
             let table = components.handles(from)?;
-            let h = *table.get(index)?;
-            if h.ty != ty {
-                return Err(trap(format_args!("handle index {index} is of another resource type")));
-            }
+            let h = table.get_of(index, ty)?;
             let host_index = if own {
                 if h.num_lends != 0 {
                     return Err(trap("cannot move a resource handle that is lent out"));

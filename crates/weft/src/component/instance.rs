@@ -341,78 +341,59 @@ fn run_step<T: 'static>(
             });
         }
         Step::ResourceNew { resource, instance, .. } => {
-            let at = FlagsRef {
-                instance: instance_index,
-                component_instance: instance.0,
-            };
-            let resource = *resource;
-            let ty = crate::FuncType::new(store.engine(), [ValType::I32], [ValType::I32]);
-            let f = crate::Func::new(&mut *store, ty, move |mut caller, params, results| {
-                let store = caller.as_context_mut();
-                check_may_leave(&store, at)?;
-                let rep = core_i32(params)?;
-                let components = &mut store.0.opaque_mut().components;
-                let ty = components.resource_type(at.instance, resource)?;
-                let index = components.handles(at)?.add(Handle {
-                    ty,
-                    rep,
-                    own: true,
-                    borrow_scope: None,
-                    num_lends: 0,
-                })?;
-                if let Some(r) = results.first_mut() {
-                    *r = crate::Val::I32(index as i32);
-                }
-                Ok(())
-            });
+            let f = resource_builtin(
+                store,
+                instance_index,
+                *instance,
+                *resource,
+                true,
+                |store, at, ty, rep| {
+                    check_may_leave(store, at)?;
+                    let index = store.0.opaque_mut().components.handles(at)?.add(Handle {
+                        ty,
+                        rep,
+                        own: true,
+                        borrow_scope: None,
+                        num_lends: 0,
+                    })?;
+                    Ok(Some(index))
+                },
+            );
             t.items.push(Extern::Func(f));
         }
         Step::ResourceRep { resource, instance, .. } => {
-            let at = FlagsRef {
-                instance: instance_index,
-                component_instance: instance.0,
-            };
-            let resource = *resource;
-            let ty = crate::FuncType::new(store.engine(), [ValType::I32], [ValType::I32]);
-            let f = crate::Func::new(&mut *store, ty, move |mut caller, params, results| {
-                let store = caller.as_context_mut();
-                let index = core_i32(params)?;
-                let components = &mut store.0.opaque_mut().components;
-                let ty = components.resource_type(at.instance, resource)?;
-                let h = *components.handles(at)?.get(index)?;
-                if h.ty != ty {
-                    crate::bail!("canonical ABI trap: handle index {index} is of another resource type");
-                }
-                if let Some(r) = results.first_mut() {
-                    *r = crate::Val::I32(h.rep as i32);
-                }
-                Ok(())
-            });
+            let f = resource_builtin(
+                store,
+                instance_index,
+                *instance,
+                *resource,
+                true,
+                |store, at, ty, index| {
+                    let h = store.0.opaque_mut().components.handles(at)?.get_of(index, ty)?;
+                    Ok(Some(h.rep))
+                },
+            );
             t.items.push(Extern::Func(f));
         }
         Step::ResourceDrop { resource, instance, .. } => {
-            let at = FlagsRef {
-                instance: instance_index,
-                component_instance: instance.0,
-            };
-            let resource = *resource;
-            let ty = crate::FuncType::new(store.engine(), [ValType::I32], []);
-            let f = crate::Func::new(&mut *store, ty, move |mut caller, params, _| {
-                let mut store = caller.as_context_mut();
-                check_may_leave(&store, at)?;
-                let index = core_i32(params)?;
-                let ty = store.0.opaque().components.resource_type(at.instance, resource)?;
-                let handles = store.0.opaque_mut().components.handles(at)?;
-                let h = *handles.get(index)?;
-                if h.ty != ty {
-                    crate::bail!("canonical ABI trap: handle index {index} is of another resource type");
-                }
-                if h.num_lends != 0 {
-                    crate::bail!("canonical ABI trap: cannot drop a resource handle that is lent out");
-                }
-                handles.remove(index)?;
-                drop_handle(&mut store, h, Some(at))
-            });
+            let f = resource_builtin(
+                store,
+                instance_index,
+                *instance,
+                *resource,
+                false,
+                |store, at, ty, index| {
+                    check_may_leave(store, at)?;
+                    let handles = store.0.opaque_mut().components.handles(at)?;
+                    let h = handles.get_of(index, ty)?;
+                    if h.num_lends != 0 {
+                        crate::bail!("canonical ABI trap: cannot drop a resource handle that is lent out");
+                    }
+                    handles.remove(index)?;
+                    drop_handle(store, h, Some(at))?;
+                    Ok(None)
+                },
+            );
             t.items.push(Extern::Func(f));
         }
     }
@@ -674,12 +655,41 @@ fn export_item<T>(
     })
 }
 
-/// The one `i32` parameter of a resource built-in.
-fn core_i32(params: &[crate::Val]) -> crate::Result<u32> {
-    match params.first() {
-        Some(crate::Val::I32(v)) => Ok(*v as u32),
-        _ => crate::bail!("expected an i32 argument"),
-    }
+/// The core function of a `canon resource.new`, `.rep` or `.drop` of
+/// `resource` called by the plan's component instance `instance`:
+/// `(i32) -> (i32)` when `returns`, else `(i32) -> ()`. `body` gets the
+/// calling instance, the resource's runtime type and the `i32` argument,
+/// and returns the result.
+fn resource_builtin<T: 'static>(
+    store: &mut StoreContextMut<'_, T>,
+    instance_index: u32,
+    instance: env::ComponentInstanceIndex,
+    resource: env::TypeResourceIndex,
+    returns: bool,
+    body: impl Fn(&mut StoreContextMut<'_, T>, FlagsRef, ResourceType, u32) -> crate::Result<Option<u32>>
+        + Send
+        + Sync
+        + 'static,
+) -> crate::Func {
+    let at = FlagsRef {
+        instance: instance_index,
+        component_instance: instance.0,
+    };
+    let results: &[ValType] = if returns { &[ValType::I32] } else { &[] };
+    let ty = crate::FuncType::new(store.engine(), [ValType::I32], results.iter().cloned());
+    crate::Func::new(&mut *store, ty, move |mut caller, params, results| {
+        let mut store = caller.as_context_mut();
+        let arg = match params.first() {
+            Some(crate::Val::I32(v)) => *v as u32,
+            _ => crate::bail!("expected an i32 argument"),
+        };
+        let ty = store.0.opaque().components.resource_type(at.instance, resource)?;
+        let result = body(&mut store, at, ty, arg)?;
+        if let (Some(r), Some(v)) = (results.first_mut(), result) {
+            *r = crate::Val::I32(v as i32);
+        }
+        Ok(())
+    })
 }
 
 /// The definitions of the resource types the component imports, in the

@@ -101,6 +101,15 @@ impl HandleTable {
             .ok_or_else(|| trap(format_args!("unknown handle index {i}")))
     }
 
+    /// The handle at `i`, which must be of the resource type `ty`.
+    pub(crate) fn get_of(&self, i: u32, ty: ResourceType) -> crate::Result<Handle> {
+        let h = *self.get(i)?;
+        if h.ty != ty {
+            return Err(trap(format_args!("handle index {i} is of another resource type")));
+        }
+        Ok(h)
+    }
+
     /// `Table.remove`.
     pub(crate) fn remove(&mut self, i: u32) -> crate::Result<Handle> {
         let h = self
