@@ -7,7 +7,8 @@
 //! 1. `parse`: the bytes into a tree of static components (their
 //!    definitions in order, borrowed from the input) and the static core
 //!    modules found anywhere in it, each translated by
-//!    [`crate::translate_module`];
+//!    [`crate::translate_module_trusting_bodies`] (the whole component,
+//!    bodies included, was validated first);
 //! 2. `inline`: the root component is instantiated symbolically. Nested
 //!    components, component instances and aliases are resolved at
 //!    translation time, so that what is left for a runtime is a flat
@@ -76,8 +77,9 @@ pub fn supported_component_features() -> WasmFeatures {
 /// Validation covers the whole component (core function bodies included)
 /// before anything is translated; errors carry `wasmparser`'s message and
 /// byte offset; a component that is valid only with proposals `features`
-/// lacks fails with an `unsupported: ` error. Each core module is then translated with
-/// [`crate::translate_module`] and `features`.
+/// lacks fails with an `unsupported: ` error. Each core module is then
+/// translated with [`crate::translate_module_trusting_bodies`] and
+/// `features` (its bodies were validated with the component).
 pub fn translate_component(bytes: &[u8], features: WasmFeatures) -> Result<ComponentTranslation<'_>, TranslateError> {
     if let Err(e) = Validator::new_with_features(features).validate_all(bytes) {
         // Valid with every proposal: it needs one that is not enabled.

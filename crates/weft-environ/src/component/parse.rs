@@ -4,7 +4,7 @@
 
 use super::plan::StaticModuleIndex;
 use super::StaticModule;
-use crate::translate::{translate_module, TranslateError};
+use crate::translate::{translate_module_trusting_bodies, TranslateError};
 use wasmparser::{
     CanonicalFunction, ComponentAlias, ComponentExport, ComponentImport, ComponentInstance, ComponentType, CoreType,
     Encoding, Instance, Parser, Payload, WasmFeatures,
@@ -99,10 +99,13 @@ pub(crate) fn parse(bytes: &[u8], features: WasmFeatures) -> Result<Parsed<'_>, 
                     .zip(usize::try_from(unchecked_range.end).ok())
                     .and_then(|(s, e)| bytes.get(s..e))
                     .ok_or_else(|| error("module section out of bounds", start))?;
-                let translation = translate_module(module_bytes, features).map_err(|e| TranslateError {
-                    message: e.message,
-                    offset: e.offset + start,
-                })?;
+                // `translate_component` validated the whole component, function
+                // bodies included, before this pass: they are not validated again.
+                let translation =
+                    translate_module_trusting_bodies(module_bytes, features).map_err(|e| TranslateError {
+                        message: e.message,
+                        offset: e.offset + start,
+                    })?;
                 let index = StaticModuleIndex(modules.len() as u32);
                 modules.push(StaticModule {
                     translation,
