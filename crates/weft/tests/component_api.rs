@@ -11,6 +11,20 @@ fn component(engine: &Engine, text: &str) -> Component {
     Component::new(engine, bytes).expect("test component compiles")
 }
 
+/// Calls the export `name` of `instance` with `args` and returns its one
+/// result.
+fn call_export<T: 'static>(
+    store: &mut Store<T>,
+    instance: &weft::component::Instance,
+    name: &str,
+    args: &[Val],
+) -> weft::Result<Val> {
+    let f = instance.get_func(&mut *store, name).expect(name);
+    let mut out = [Val::Bool(false)];
+    f.call(&mut *store, args, &mut out)?;
+    Ok(out[0].clone())
+}
+
 /// A core module with a bump allocator for `realloc`.
 const LIBC: &str = r#"
     (memory (export "memory") 1)
@@ -425,12 +439,7 @@ fn scalar_calls_between_components_use_fused_adapters() -> weft::Result<()> {
     assert_eq!(c.fused_adapters(), 5);
     let mut store = Store::new(&engine, ());
     let instance = Linker::<()>::new(&engine).instantiate(&mut store, &c)?;
-    let call = |store: &mut Store<()>, name: &str, args: &[Val]| -> weft::Result<Val> {
-        let f = instance.get_func(&mut *store, name).expect(name);
-        let mut out = [Val::Bool(false)];
-        f.call(&mut *store, args, &mut out)?;
-        Ok(out[0].clone())
-    };
+    let call = |store: &mut Store<()>, name: &str, args: &[Val]| call_export(store, &instance, name, args);
     // A u8 keeps its low byte; the post-return runs once per call.
     assert_eq!(call(&mut store, "id8", &[Val::U32(0x1ff)])?, Val::U32(0xff));
     assert_eq!(call(&mut store, "id8", &[Val::U32(7)])?, Val::U32(7));
@@ -552,12 +561,7 @@ fn strings_between_components_use_fused_adapters() -> weft::Result<()> {
     assert_eq!(c.fused_adapters(), 2);
     let mut store = Store::new(&engine, ());
     let instance = Linker::<()>::new(&engine).instantiate(&mut store, &c)?;
-    let mut call = |name: &str, args: &[Val]| -> weft::Result<Val> {
-        let f = instance.get_func(&mut store, name).expect(name);
-        let mut out = [Val::Bool(false)];
-        f.call(&mut store, args, &mut out)?;
-        Ok(out[0].clone())
-    };
+    let mut call = |name: &str, args: &[Val]| call_export(&mut store, &instance, name, args);
     // "hi wasm", copied back into the caller's memory.
     assert_eq!(call("greet-len", &[])?, Val::U32(7));
     assert_eq!(call("greet-first", &[])?, Val::U32(b'h' as u32));
@@ -646,12 +650,7 @@ fn integer_lists_between_components_use_fused_adapters() -> weft::Result<()> {
     assert_eq!(c.fused_adapters(), 2);
     let mut store = Store::new(&engine, ());
     let instance = Linker::<()>::new(&engine).instantiate(&mut store, &c)?;
-    let mut call = |name: &str, args: &[Val]| -> weft::Result<Val> {
-        let f = instance.get_func(&mut store, name).expect(name);
-        let mut out = [Val::Bool(false)];
-        f.call(&mut store, args, &mut out)?;
-        Ok(out[0].clone())
-    };
+    let mut call = |name: &str, args: &[Val]| call_export(&mut store, &instance, name, args);
     assert_eq!(call("sum", &[Val::U32(64)])?, Val::U32(303));
     // [10, 14]: 10 * 100 + 14 + the length 2.
     assert_eq!(call("double", &[])?, Val::U32(1016));
@@ -735,12 +734,7 @@ fn variants_cross_fused_adapters_flat() -> weft::Result<()> {
     assert_eq!(c.fused_adapters(), 3);
     let mut store = Store::new(&engine, ());
     let instance = Linker::<()>::new(&engine).instantiate(&mut store, &c)?;
-    let mut call = |name: &str, args: &[Val]| -> weft::Result<Val> {
-        let f = instance.get_func(&mut store, name).expect(name);
-        let mut out = [Val::Bool(false)];
-        f.call(&mut store, args, &mut out)?;
-        Ok(out[0].clone())
-    };
+    let mut call = |name: &str, args: &[Val]| call_export(&mut store, &instance, name, args);
     // some(0x1ff as u8) arrives as some(0xff); none's payload slot is zeroed.
     assert_eq!(call("opt", &[Val::U32(1), Val::U32(0x1ff)])?, Val::U32(1255));
     assert_eq!(call("opt", &[Val::U32(0), Val::U32(77)])?, Val::U32(0));
@@ -809,12 +803,7 @@ fn record_results_cross_fused_adapters_in_memory() -> weft::Result<()> {
     assert_eq!(c.fused_adapters(), 1);
     let mut store = Store::new(&engine, ());
     let instance = Linker::<()>::new(&engine).instantiate(&mut store, &c)?;
-    let mut call = |name: &str| -> weft::Result<Val> {
-        let f = instance.get_func(&mut store, name).expect(name);
-        let mut out = [Val::Bool(false)];
-        f.call(&mut store, &[], &mut out)?;
-        Ok(out[0].clone())
-    };
+    let mut call = |name: &str| call_export(&mut store, &instance, name, &[]);
     // ok (7 normalized to 1) + x 5 + y -5 + z 1.5.
     assert_eq!(call("run")?, Val::Float64(1.0 + 5.0 - 5.0 + 1.5));
     let err = call("bad").unwrap_err();
@@ -879,12 +868,7 @@ fn lists_of_other_scalars_cross_fused_adapters_element_by_element() -> weft::Res
     assert_eq!(c.fused_adapters(), 2);
     let mut store = Store::new(&engine, ());
     let instance = Linker::<()>::new(&engine).instantiate(&mut store, &c)?;
-    let mut call = |name: &str| -> weft::Result<Val> {
-        let f = instance.get_func(&mut store, name).expect(name);
-        let mut out = [Val::Bool(false)];
-        f.call(&mut store, &[], &mut out)?;
-        Ok(out[0].clone())
-    };
+    let mut call = |name: &str| call_export(&mut store, &instance, name, &[]);
     // The 5 arrives normalized to 1.
     assert_eq!(call("ones")?, Val::U32(2));
     assert_eq!(call("halves")?, Val::Float64(4.0));
