@@ -18,13 +18,14 @@
 //! Any other error (a type mismatch, an unsupported feature) fails the
 //! directive.
 
-use anyhow::{anyhow, bail, Result};
+use anyhow::{anyhow, bail, Context as _, Result};
 use std::collections::{HashMap, HashSet};
 use wast::component::WastVal;
 use wast::core::{NanPattern, WastArgCore, WastRetCore};
 use wast::token::{Id, F32, F64};
 use wast::{QuoteWat, WastDirective, WastExecute, WastInvoke, WastRet, Wat};
-use weft::component::{Component, Instance, Linker, Val};
+use weft::component::types::ComponentItem;
+use weft::component::{Component, ComponentExportIndex, Instance, Linker, LinkerInstance, Val};
 use weft::Trap;
 
 use crate::{error_summary, locate, WastContext};
@@ -38,6 +39,9 @@ pub(crate) struct ComponentState<T: 'static> {
     pub(crate) current: Option<Instance>,
     /// Component instances named in the script.
     instances: HashMap<String, Instance>,
+    /// The component each instance of the script was made from (for the
+    /// export types `register` walks).
+    instance_components: HashMap<Instance, Component>,
     /// Components named by `(component definition $c ...)` or
     /// `(component $c ...)`.
     definitions: HashMap<String, Component>,
@@ -59,6 +63,7 @@ impl<T: 'static> ComponentState<T> {
             linker,
             current: None,
             instances: HashMap::new(),
+            instance_components: HashMap::new(),
             definitions: HashMap::new(),
             failed_definitions: HashSet::new(),
             last_definition: None,
@@ -128,8 +133,8 @@ impl<T: 'static> WastContext<T> {
                     Handled::Core(WastDirective::ModuleInstance { instance, module, span })
                 }
             }
-            WastDirective::Register { module, .. } if self.component_target(module).is_some() => {
-                Handled::Done(Err(anyhow!("registering component instances is not supported")))
+            WastDirective::Register { name, module, .. } if self.component_target(module).is_some() => {
+                Handled::Done(self.component_register(name, module))
             }
             WastDirective::Invoke(invoke) if self.component_target(invoke.module).is_some() => {
                 Handled::Done(match self.component_invoke(&invoke) {
@@ -195,6 +200,7 @@ impl<T: 'static> WastContext<T> {
         match result {
             Ok((compiled, instance)) => {
                 self.components.current = Some(instance);
+                self.components.instance_components.insert(instance, compiled.clone());
                 self.failed_module_at = None;
                 if let Some(name) = name {
                     self.components.instances.insert(name.clone(), instance);
@@ -237,11 +243,35 @@ impl<T: 'static> WastContext<T> {
             .instantiate_component(&compiled, true)
             .map_err(|e| anyhow!("failed to instantiate the component: {}", error_summary(&e)))?;
         self.components.current = Some(new_instance);
+        self.components.instance_components.insert(new_instance, compiled);
         self.failed_module_at = None;
         if let Some(id) = instance {
             self.components.instances.insert(id.name().to_string(), new_instance);
         }
         Ok(())
+    }
+
+    /// `(register "name" $i)` of a component instance: its exports become
+    /// the linker's instance `name`, so later components can import them.
+    /// Each exported function is defined as a host function that calls the
+    /// instance's function (type-checked when it is called); exported
+    /// instances are defined recursively; types need no definition.
+    fn component_register(&mut self, name: &str, module: Option<Id<'_>>) -> Result<()> {
+        let instance = self
+            .component_target(module)
+            .ok_or_else(|| anyhow!("no component instance to register"))?;
+        let component = self
+            .components
+            .instance_components
+            .get(&instance)
+            .cloned()
+            .ok_or_else(|| anyhow!("the component of the instance to register is unknown"))?;
+        let engine = self.store.engine().clone();
+        let ty = component.component_type();
+        let exports: Vec<(String, ComponentItem)> = ty.exports(&engine).map(|(n, t)| (n.to_string(), t)).collect();
+        let mut linker = self.components.linker.instance(name)?;
+        register_exports(&mut self.store, &mut linker, instance, None, &exports)
+            .with_context(|| format!("failed to register the component instance as {name:?}"))
     }
 
     /// Compiles a (possibly quoted) component of the script.
@@ -441,6 +471,45 @@ impl Expected<'_, '_> {
 
 /// Whether `err` is what an `assert_trap` expecting `message` accepts (see
 /// the module documentation).
+/// Defines the exports `items` of `instance` (of its exported instance
+/// `parent`, if given) in `linker`.
+fn register_exports<T: 'static>(
+    store: &mut weft::Store<T>,
+    linker: &mut LinkerInstance<'_, T>,
+    instance: Instance,
+    parent: Option<&ComponentExportIndex>,
+    items: &[(String, ComponentItem)],
+) -> Result<()> {
+    for (name, item) in items {
+        let index = instance
+            .get_export_index(&mut *store, parent, name)
+            .ok_or_else(|| anyhow!("the instance has no export `{name}`"))?;
+        match item {
+            ComponentItem::ComponentFunc(_) => {
+                let func = instance
+                    .get_func(&mut *store, &index)
+                    .ok_or_else(|| anyhow!("export `{name}` is not a function"))?;
+                linker.func_new(name, move |store, params, results| func.call(store, params, results))?;
+            }
+            ComponentItem::ComponentInstance(ty) => {
+                let nested: Vec<(String, ComponentItem)> = ty.exports().map(|(n, t)| (n.to_string(), t)).collect();
+                let mut inner = linker.instance(name)?;
+                register_exports(store, &mut inner, instance, Some(&index), &nested)?;
+            }
+            ComponentItem::Module(_) => {
+                let module = instance
+                    .get_module(&mut *store, &index)
+                    .ok_or_else(|| anyhow!("export `{name}` is not a core module"))?;
+                linker.module(name, &module)?;
+            }
+            ComponentItem::Type(_) => {}
+            ComponentItem::Resource(_) => bail!("export `{name}` is a resource type, which `register` does not define"),
+            ComponentItem::Component(_) => bail!("export `{name}` is a component, which `register` does not define"),
+        }
+    }
+    Ok(())
+}
+
 fn is_component_trap(err: &anyhow::Error, message: &str) -> bool {
     let text = format!("{err:#}");
     err.chain().any(|e| e.downcast_ref::<Trap>().is_some())
@@ -636,5 +705,72 @@ mod tests {
             &anyhow!("type mismatch: expected u32"),
             "unaligned pointer"
         ));
+    }
+}
+
+#[cfg(test)]
+mod register_tests {
+    use crate::WastContext;
+
+    fn run(script: &str) -> anyhow::Result<()> {
+        let engine = weft::Engine::new(&crate::spec_config())?;
+        let mut wast = WastContext::new(weft::Store::new(&engine, ()));
+        wast.run_buffer("register.wast", script.as_bytes())
+    }
+
+    /// A registered component instance satisfies the imports of a later
+    /// component: functions at the top level and in an exported instance,
+    /// with values and traps passing through. After the trap, the instances
+    /// it left may not be entered again (as in Wasmtime).
+    #[test]
+    fn registered_component_instances_are_importable() {
+        let script = r#"
+            (component $A
+              (core module $m
+                (func (export "double") (param i32) (result i32) (i32.mul (local.get 0) (i32.const 2)))
+                (func (export "fail") (param i32) unreachable))
+              (core instance $i (instantiate $m))
+              (func $double (export "double") (param "x" u32) (result u32) (canon lift (core func $i "double")))
+              (func $fail (param "x" u32) (canon lift (core func $i "fail")))
+              (instance $nested (export "fail" (func $fail)))
+              (export "nested" (instance $nested)))
+            (register "a" $A)
+            (component $B
+              (import "a" (instance $a
+                (export "double" (func (param "x" u32) (result u32)))
+                (export "nested" (instance (export "fail" (func (param "x" u32)))))))
+              (alias export $a "nested" (instance $nested))
+              (core func $double (canon lower (func $a "double")))
+              (core func $fail (canon lower (func $nested "fail")))
+              (core module $m
+                (import "" "double" (func $double (param i32) (result i32)))
+                (import "" "fail" (func $fail (param i32)))
+                (func (export "quadruple") (param i32) (result i32) (call $double (call $double (local.get 0))))
+                (func (export "fail") (call $fail (i32.const 0))))
+              (core instance $i (instantiate $m (with "" (instance (export "double" (func $double)) (export "fail" (func $fail))))))
+              (func (export "quadruple") (param "x" u32) (result u32) (canon lift (core func $i "quadruple")))
+              (func (export "fail") (canon lift (core func $i "fail"))))
+            (assert_return (invoke "quadruple" (u32.const 5)) (u32.const 20))
+            (assert_trap (invoke "fail") "unreachable")
+            (assert_trap (invoke "quadruple" (u32.const 7)) "cannot enter component instance")
+        "#;
+        run(script).unwrap();
+    }
+
+    /// An import that the registered instance does not have is still
+    /// reported by name.
+    #[test]
+    fn registered_instances_do_not_invent_exports() {
+        let script = r#"
+            (component $A
+              (core module $m (func (export "f")))
+              (core instance $i (instantiate $m))
+              (func (export "f") (canon lift (core func $i "f"))))
+            (register "a" $A)
+            (assert_unlinkable
+              (component (import "a" (instance (export "g" (func)))))
+              "g")
+        "#;
+        run(script).unwrap();
     }
 }

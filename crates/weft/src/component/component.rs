@@ -19,6 +19,8 @@ pub(crate) struct ComponentInner {
     pub(crate) plan: env::Component,
     /// The types every type index of `plan` points into.
     pub(crate) types: Arc<ComponentTypes>,
+    /// The type of each export of the root that has one, in order.
+    pub(crate) export_types: Arc<[(String, env::ItemType)]>,
     /// The compiled core modules, by `StaticModuleIndex`.
     pub(crate) modules: Vec<Module>,
     /// The fused adapter of each component-to-component `Lower` step that
@@ -65,11 +67,19 @@ impl Component {
             modules.push(module);
         }
         let adapters = compile_adapters(engine, &translation.component, &translation.types)?;
+        let mut types = translation.types;
+        let export_types = translation
+            .component
+            .exports
+            .iter()
+            .filter_map(|(n, e)| export_type(&mut types, &translation.component, e).map(|t| (n.clone(), t)))
+            .collect();
         Ok(Component {
             inner: Arc::new(ComponentInner {
                 engine: engine.clone(),
                 plan: translation.component,
-                types: Arc::new(translation.types),
+                types: Arc::new(types),
+                export_types,
                 modules,
                 adapters,
             }),
@@ -90,7 +100,7 @@ impl Component {
 
     /// The component's type: its imports and exports.
     pub fn component_type(&self) -> super::types::Component {
-        super::types::Component::root(&self.inner.types, &self.inner.plan)
+        super::types::Component::root(&self.inner.types, &self.inner.plan, &self.inner.export_types)
     }
 
     /// The names of the component's imports, in order.
@@ -101,6 +111,38 @@ impl Component {
     /// The names of the component's exports, in order.
     pub fn export_names(&self) -> impl ExactSizeIterator<Item = &str> + '_ {
         self.inner.plan.exports.iter().map(|(n, _)| n.as_str())
+    }
+}
+
+/// The type of an export of the root: functions and types as the plan
+/// records them, instances of exports with an instance type made of their
+/// items' types, and instances of the imports with the type the import
+/// declares. Core modules have none (`None`; inside an instance they are
+/// left out of its type).
+fn export_type(types: &mut ComponentTypes, plan: &env::Component, e: &env::Export) -> Option<env::ItemType> {
+    use env::{Export, ItemType};
+    match e {
+        Export::LiftedFunction { ty, .. } | Export::ImportedFunction { ty, .. } => Some(ItemType::Func(*ty)),
+        Export::Type(t) => Some(ItemType::Type(*t)),
+        Export::Instance(items) => {
+            let exports = items
+                .iter()
+                .filter_map(|(n, e)| export_type(types, plan, e).map(|t| (n.clone(), t)))
+                .collect();
+            Some(ItemType::Instance(types.intern_instance(env::InstanceType { exports })))
+        }
+        Export::ImportedInstance(at) => {
+            let at = plan.runtime_imports.get(at.0 as usize)?;
+            let mut ty = plan.imports.get(at.import.0 as usize)?.ty;
+            for name in at.path.iter() {
+                ty = match ty {
+                    ItemType::Instance(i) => types.instance(i)?.export(name)?,
+                    _ => return None,
+                };
+            }
+            Some(ty)
+        }
+        Export::Module(_) => None,
     }
 }
 

@@ -41,9 +41,19 @@ impl<T: 'static> LinkerInstance<'_, T> {
     }
 }
 
-/// Runs the type checks of the typed host functions of `def`, the
-/// definition of an import of type `ty` at `path`. Definitions that are
-/// missing or of another kind are left for instantiation to report.
+fn describe_item_type(ty: ItemType) -> &'static str {
+    match ty {
+        ItemType::Func(_) => "a function",
+        ItemType::Instance(_) => "an instance",
+        ItemType::Module(_) => "a module",
+        _ => "a type",
+    }
+}
+
+/// Checks `def`, the definition of an import of type `ty` at `path`:
+/// functions, instances and modules must be defined, with the right kind,
+/// down through the exports of instances; typed host functions run their
+/// type checks. Resource types are checked by instantiation.
 pub(crate) fn check_import<T>(
     types: &ComponentTypes,
     ty: ItemType,
@@ -64,11 +74,25 @@ pub(crate) fn check_import<T>(
                 .instance(i)
                 .ok_or_else(|| crate::format_err!("instance type {} not found", i.0))?;
             for (name, t) in instance.exports.iter() {
-                if let Some(d) = map.get(name) {
-                    check_import(types, *t, d, &format!("{path}/{name}"))?;
+                let at = format!("{path}/{name}");
+                match map.get(name) {
+                    Some(d) => check_import(types, *t, d, &at)?,
+                    None if matches!(t, ItemType::Func(_) | ItemType::Instance(_) | ItemType::Module(_)) => {
+                        crate::bail!("component imports `{at}`, but the linker does not define it")
+                    }
+                    None => {}
                 }
             }
             Ok(())
+        }
+        (ItemType::Func(_), d @ (Definition::Instance(_) | Definition::Module(_) | Definition::Resource(..)))
+        | (ItemType::Instance(_), d @ (Definition::Func(..) | Definition::Module(_) | Definition::Resource(..)))
+        | (ItemType::Module(_), d @ (Definition::Func(..) | Definition::Instance(_) | Definition::Resource(..))) => {
+            crate::bail!(
+                "component imports `{path}` as {}, but the linker defines it as {}",
+                describe_item_type(ty),
+                d.describe()
+            )
         }
         _ => Ok(()),
     }

@@ -458,15 +458,15 @@ impl ComponentInstance {
 
 impl Component {
     /// The type of a compiled component's root, read from its plan.
-    pub(crate) fn root(types: &Arc<ComponentTypes>, plan: &env::Component) -> Component {
+    pub(crate) fn root(
+        types: &Arc<ComponentTypes>,
+        plan: &env::Component,
+        exports: &Arc<[(String, env::ItemType)]>,
+    ) -> Component {
         Component {
             types: types.clone(),
             imports: plan.imports.iter().map(|i| (i.name.clone(), i.ty)).collect(),
-            exports: plan
-                .exports
-                .iter()
-                .filter_map(|(n, e)| export_type(e).map(|t| (n.clone(), t)))
-                .collect(),
+            exports: exports.clone(),
         }
     }
 
@@ -492,9 +492,8 @@ impl Component {
             .map(|(n, t)| (n.as_str(), ComponentItem::new(&self.types, *t)))
     }
 
-    /// The exports' names and types, in order (of a compiled component:
-    /// functions and types; the types of exported instances and modules
-    /// are not recorded yet).
+    /// The exports' names and types, in order (of a compiled component,
+    /// every export but core modules, which have no recorded type).
     pub fn exports<'a>(
         &'a self,
         _engine: &crate::Engine,
@@ -512,16 +511,5 @@ impl Component {
     /// The type of the export `name`.
     pub fn get_export(&self, engine: &crate::Engine, name: &str) -> Option<ComponentItem> {
         self.exports(engine).find(|(n, _)| *n == name).map(|(_, t)| t)
-    }
-}
-
-/// The type of an export of a root component, when the plan records one.
-fn export_type(e: &env::Export) -> Option<env::ItemType> {
-    match e {
-        env::Export::LiftedFunction { ty, .. } | env::Export::ImportedFunction { ty, .. } => {
-            Some(env::ItemType::Func(*ty))
-        }
-        env::Export::Type(t) => Some(env::ItemType::Type(*t)),
-        _ => None,
     }
 }
