@@ -6,12 +6,14 @@
 //! reference counted: an id stays valid while any registration holds it, and
 //! ids are never reused, so a stale id can never alias a newer type.
 //!
-//! With the `component-model` feature, [`component`] re-exports the
-//! registry of component types and the canonical ABI's layout functions.
-//! They live in `weft_environ::component` because component translation
+//! With the `component-model` feature, [`component`] has the engine-wide
+//! registry of component types, [`component::ComponentTypeRegistry`]: each
+//! compiled component registers the types of its translation there, and
+//! structurally equal types of different components get the same engine id.
+//! The per-translation registry and the canonical ABI's layout functions
+//! are re-exported from `weft_environ::component`, because translation
 //! produces their indices as it goes (and `weft-environ` cannot depend on
-//! this crate); that registry is per translation, and this crate is where an
-//! engine-wide one belongs once instantiation needs it.
+//! this crate).
 //!
 //! This crate holds data and pure logic only: no `unsafe`, no code generation,
 //! no runtime state beyond the registry itself.
@@ -19,12 +21,17 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
-/// Component types (re-exported from `weft_environ::component`): the
-/// hash-consed [`component::ComponentTypes`] registry of one translation,
-/// value, function, instance, component and resource types, and the
-/// canonical ABI's layout functions in [`component::abi`].
+#[cfg(feature = "component-model")]
+mod component_registry;
+
+/// Component types: the engine-wide [`component::ComponentTypeRegistry`],
+/// and, re-exported from `weft_environ::component`, the hash-consed
+/// [`component::ComponentTypes`] registry of one translation, value,
+/// function, instance, component and resource types, and the canonical
+/// ABI's layout functions in [`component::abi`].
 #[cfg(feature = "component-model")]
 pub mod component {
+    pub use crate::component_registry::{ComponentTypeRegistry, RegisteredTypes};
     pub use weft_environ::component::abi;
     pub use weft_environ::component::types::*;
 }

@@ -254,8 +254,9 @@ impl<T: 'static> WastContext<T> {
     /// `(register "name" $i)` of a component instance: its exports become
     /// the linker's instance `name`, so later components can import them.
     /// Each exported function is defined as a host function that calls the
-    /// instance's function (type-checked when it is called); exported
-    /// instances are defined recursively; types need no definition.
+    /// instance's function, with the function's type, so that linking
+    /// checks it against the import's (an id compare); exported instances
+    /// are defined recursively; types need no definition.
     fn component_register(&mut self, name: &str, module: Option<Id<'_>>) -> Result<()> {
         let instance = self
             .component_target(module)
@@ -485,11 +486,13 @@ fn register_exports<T: 'static>(
             .get_export_index(&mut *store, parent, name)
             .ok_or_else(|| anyhow!("the instance has no export `{name}`"))?;
         match item {
-            ComponentItem::ComponentFunc(_) => {
+            ComponentItem::ComponentFunc(ty) => {
                 let func = instance
                     .get_func(&mut *store, &index)
                     .ok_or_else(|| anyhow!("export `{name}` is not a function"))?;
-                linker.func_new(name, move |store, params, results| func.call(store, params, results))?;
+                linker.func_new_with_type(name, ty, move |store, params, results| {
+                    func.call(store, params, results)
+                })?;
             }
             ComponentItem::ComponentInstance(ty) => {
                 let nested: Vec<(String, ComponentItem)> = ty.exports().map(|(n, t)| (n.to_string(), t)).collect();
@@ -757,8 +760,8 @@ mod register_tests {
         run(script).unwrap();
     }
 
-    /// An import that the registered instance does not have is still
-    /// reported by name.
+    /// An import that the registered instance does not have, or has with
+    /// another type, is reported by name.
     #[test]
     fn registered_instances_do_not_invent_exports() {
         let script = r#"
@@ -770,6 +773,10 @@ mod register_tests {
             (assert_unlinkable
               (component (import "a" (instance (export "g" (func)))))
               "g")
+            (assert_unlinkable
+              (component (import "a" (instance (export "f" (func (param "x" u32))))))
+              "a/f")
+            (component (import "a" (instance (export "f" (func)))))
         "#;
         run(script).unwrap();
     }

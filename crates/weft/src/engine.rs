@@ -28,6 +28,9 @@ pub(crate) struct EngineInner {
     #[cfg(feature = "cranelift")]
     pub(crate) compiler: Result<weft_cranelift::Compiler, String>,
     pub(crate) types: TypeRegistry,
+    /// The component types of every component compiled for this engine.
+    #[cfg(feature = "component-model")]
+    pub(crate) component_types: weft_types::component::ComponentTypeRegistry,
     /// Wasm-to-host trampolines by canonical type (the registration is held
     /// for as long as the trampoline lives).
     host_trampolines: Mutex<HashMap<VMSharedTypeIndex, (Arc<CodeMemory>, CodePtr)>>,
@@ -80,6 +83,8 @@ impl Engine {
                     .map(|c| c.with_tunables(config.tunables))
                     .map_err(|e| format!("{e:#}")),
                 types: TypeRegistry::new(),
+                #[cfg(feature = "component-model")]
+                component_types: Default::default(),
                 host_trampolines: Mutex::new(HashMap::new()),
                 epoch: Arc::new(AtomicU64::new(0)),
                 #[cfg(feature = "async")]

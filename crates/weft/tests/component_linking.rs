@@ -84,3 +84,87 @@ fn an_export_of_the_wrong_kind_is_named() -> weft::Result<()> {
     );
     Ok(())
 }
+
+/// A component exporting `f` of the given parameter type and a record type.
+fn exporter(engine: &Engine, param: &str) -> Component {
+    component(
+        engine,
+        &format!(
+            r#"(component
+            (core module $m (func (export "f") (param i32)))
+            (core instance $i (instantiate $m))
+            (type $r' (record (field "a" u32) (field "b" string)))
+            (export $r "r" (type $r'))
+            (func (export "f") (param "x" {param}) (canon lift (core func $i "f"))))"#
+        ),
+    )
+}
+
+fn func_type(engine: &Engine, c: &Component, name: &str) -> weft::component::types::ComponentFunc {
+    match c.component_type().get_export(engine, name) {
+        Some(ComponentItem::ComponentFunc(f)) => f,
+        _ => panic!("`{name}` is not a function"),
+    }
+}
+
+#[test]
+fn equal_types_of_different_components_are_equal() {
+    let engine = Engine::default();
+    let a = exporter(&engine, "u32");
+    let b = exporter(&engine, "u32");
+    let c = exporter(&engine, "s32");
+    assert_eq!(func_type(&engine, &a, "f"), func_type(&engine, &b, "f"));
+    assert_ne!(func_type(&engine, &a, "f"), func_type(&engine, &c, "f"));
+    let record = |c: &Component| match c.component_type().get_export(&engine, "r") {
+        Some(ComponentItem::Type(t)) => t,
+        _ => panic!("`r` is not a type"),
+    };
+    assert_eq!(record(&a), record(&c));
+    assert_eq!(a.component_type(), b.component_type());
+    assert_ne!(a.component_type(), c.component_type());
+    // Types stay usable after their component is dropped.
+    let ty = func_type(&engine, &a, "f");
+    drop(a);
+    assert_eq!(ty, func_type(&engine, &b, "f"));
+}
+
+#[test]
+fn types_naming_resources_are_equal_only_within_their_component() {
+    let engine = Engine::default();
+    let text = r#"(component
+        (type $r' (resource (rep i32)))
+        (export $r "r" (type $r'))
+        (core module $m (func (export "f") (param i32)))
+        (core instance $i (instantiate $m))
+        (func (export "f") (param "x" (own $r)) (canon lift (core func $i "f"))))"#;
+    let a = component(&engine, text);
+    let b = component(&engine, text);
+    assert_eq!(func_type(&engine, &a, "f"), func_type(&engine, &a, "f"));
+    assert_ne!(func_type(&engine, &a, "f"), func_type(&engine, &b, "f"));
+}
+
+#[test]
+fn host_functions_with_a_component_type_are_checked_by_id() -> weft::Result<()> {
+    let engine = Engine::default();
+    let source = exporter(&engine, "u32");
+    let ty = func_type(&engine, &source, "f");
+    let importer = |param: &str| {
+        component(
+            &engine,
+            &format!(
+                r#"(component
+                (import "f" (func $f (param "x" {param})))
+                (core func $f' (canon lower (func $f)))
+                (core module $m (import "" "f" (func (param i32))))
+                (core instance (instantiate $m (with "" (instance (export "f" (func $f')))))))"#
+            ),
+        )
+    };
+    let mut linker = Linker::<()>::new(&engine);
+    linker.root().func_new_with_type("f", &ty, |_, _, _| Ok(()))?;
+    let mut store = Store::new(&engine, ());
+    linker.instantiate(&mut store, &importer("u32"))?;
+    let err = linker.instantiate(&mut store, &importer("s32")).unwrap_err();
+    assert!(format!("{err:#}").contains("`f`"), "{err:#}");
+    Ok(())
+}

@@ -19,6 +19,8 @@ pub(crate) struct ComponentInner {
     pub(crate) plan: env::Component,
     /// The types every type index of `plan` points into.
     pub(crate) types: Arc<ComponentTypes>,
+    /// `types` registered with the engine: what the public types hold.
+    pub(crate) type_space: Arc<super::types::TypeSpace>,
     /// The type of each export of the root that has one, in order.
     pub(crate) export_types: Arc<[(String, env::ItemType)]>,
     /// The compiled core modules, by `StaticModuleIndex`.
@@ -74,11 +76,14 @@ impl Component {
             .iter()
             .filter_map(|(n, e)| export_type(&mut types, &translation.component, e).map(|t| (n.clone(), t)))
             .collect();
+        let types = Arc::new(types);
+        let type_space = Arc::new(super::types::TypeSpace::new(engine, types.clone()));
         Ok(Component {
             inner: Arc::new(ComponentInner {
                 engine: engine.clone(),
                 plan: translation.component,
-                types: Arc::new(types),
+                types,
+                type_space,
                 export_types,
                 modules,
                 adapters,
@@ -100,7 +105,7 @@ impl Component {
 
     /// The component's type: its imports and exports.
     pub fn component_type(&self) -> super::types::Component {
-        super::types::Component::root(&self.inner.types, &self.inner.plan, &self.inner.export_types)
+        super::types::Component::root(&self.inner.type_space, &self.inner.plan, &self.inner.export_types)
     }
 
     /// The names of the component's imports, in order.

@@ -3,11 +3,12 @@
 
 use super::linker::{Definition, TypeCheck};
 use super::typed::{typecheck_func, ComponentNamedList, Lift, Lower};
-use super::{ComponentTypes, LinkerInstance, Val};
+use super::types::TypeSpace;
+use super::{LinkerInstance, Val};
 use crate::{AsContextMut, StoreContextMut};
 use anyhow::Context as _;
 use std::sync::Arc;
-use weft_environ::component::{FuncType, ItemType};
+use weft_environ::component::ItemType;
 
 impl<T: 'static> LinkerInstance<'_, T> {
     /// Defines `name` as a host function with typed parameters `Params` and
@@ -35,8 +36,12 @@ impl<T: 'static> LinkerInstance<'_, T> {
                 _ => crate::bail!("the host function's results do not match its type"),
             }
         };
-        let check: TypeCheck =
-            Arc::new(|ty: &FuncType, types: &ComponentTypes| typecheck_func::<Params, Results>(ty, types));
+        let check: TypeCheck = Arc::new(|index, space: &TypeSpace| {
+            let ty = space
+                .func(index)
+                .ok_or_else(|| crate::format_err!("function type {} not found", index.0))?;
+            typecheck_func::<Params, Results>(ty, space)
+        });
         self.insert(name, Definition::Func(Arc::new(host), Some(check)))
     }
 }
@@ -54,21 +59,11 @@ fn describe_item_type(ty: ItemType) -> &'static str {
 /// functions, instances and modules must be defined, with the right kind,
 /// down through the exports of instances; typed host functions run their
 /// type checks. Resource types are checked by instantiation.
-pub(crate) fn check_import<T>(
-    types: &ComponentTypes,
-    ty: ItemType,
-    def: &Definition<T>,
-    path: &str,
-) -> crate::Result<()> {
+pub(crate) fn check_import<T>(types: &TypeSpace, ty: ItemType, def: &Definition<T>, path: &str) -> crate::Result<()> {
     match (ty, def) {
-        (ItemType::Func(f), Definition::Func(_, Some(check))) => {
-            let func_ty = types
-                .func(f)
-                .ok_or_else(|| crate::format_err!("function type {} not found", f.0))?;
-            check(func_ty, types).with_context(|| {
-                format!("component imports function `{path}`, but the linker defines it with another type")
-            })
-        }
+        (ItemType::Func(f), Definition::Func(_, Some(check))) => check(f, types).with_context(|| {
+            format!("component imports function `{path}`, but the linker defines it with another type")
+        }),
         (ItemType::Instance(i), Definition::Instance(map)) => {
             let instance = types
                 .instance(i)

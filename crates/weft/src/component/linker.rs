@@ -18,7 +18,10 @@ pub(crate) type HostDtor<T> = Arc<dyn Fn(StoreContextMut<'_, T>, u32) -> crate::
 /// ([`LinkerInstance::func_wrap`]) against the type of the import it
 /// satisfies.
 pub(crate) type TypeCheck = Arc<
-    dyn Fn(&weft_environ::component::FuncType, &super::ComponentTypes) -> crate::Result<()> + Send + Sync + 'static,
+    dyn Fn(weft_environ::component::TypeFuncIndex, &super::types::TypeSpace) -> crate::Result<()>
+        + Send
+        + Sync
+        + 'static,
 >;
 
 /// What a name of a [`Linker`] is defined as.
@@ -141,7 +144,7 @@ impl<T: 'static> Linker<T> {
             let def = self.root.get(&import.name).ok_or_else(|| {
                 crate::format_err!("component imports `{}`, but the linker does not define it", import.name)
             })?;
-            super::func_wrap::check_import(&component.inner.types, import.ty, def, &import.name)?;
+            super::func_wrap::check_import(&component.inner.type_space, import.ty, def, &import.name)?;
             out.push(def.clone());
         }
         Ok(out)
@@ -168,6 +171,32 @@ impl<T: 'static> LinkerInstance<'_, T> {
         func: impl Fn(StoreContextMut<'_, T>, &[Val], &mut [Val]) -> crate::Result<()> + Send + Sync + 'static,
     ) -> crate::Result<()> {
         self.insert(name, Definition::Func(Arc::new(func), None))
+    }
+
+    /// Defines `name` as a host function of the component function type
+    /// `ty` (a type of some component, e.g. from
+    /// [`Component::component_type`](super::Component::component_type)),
+    /// taking and returning dynamic [`Val`]s like
+    /// [`LinkerInstance::func_new`]. Instantiating a component whose import
+    /// `name` has another type fails, naming the import: the check compares
+    /// the two types' engine ids. (This method is Weft's; Wasmtime has no
+    /// counterpart.)
+    pub fn func_new_with_type(
+        &mut self,
+        name: &str,
+        ty: &super::types::ComponentFunc,
+        func: impl Fn(StoreContextMut<'_, T>, &[Val], &mut [Val]) -> crate::Result<()> + Send + Sync + 'static,
+    ) -> crate::Result<()> {
+        let expected = ty.engine_id();
+        let check: TypeCheck = Arc::new(move |index, space| {
+            let found = space.ids().funcs(index);
+            if expected.is_some() && found == expected {
+                Ok(())
+            } else {
+                crate::bail!("the function's type differs from the type of the import")
+            }
+        });
+        self.insert(name, Definition::Func(Arc::new(func), Some(check)))
     }
 
     /// Defines `name` as the resource type `ty` of the host (usually

@@ -30,9 +30,10 @@ pub(crate) enum ResourceKind {
         instance: u32,
         resource: u32,
     },
-    /// Resource `index` of the type registry at address `types`: the type
-    /// of a compiled component, before instantiation.
-    Static { types: usize, index: u32 },
+    /// Resource `index` of the component type registry of the engine at
+    /// address `engine`: the type of a compiled component, before
+    /// instantiation.
+    Static { engine: usize, index: u32 },
 }
 
 impl ResourceType {

@@ -4,27 +4,104 @@
 //! Wasmtime's `component::types`.
 //!
 //! Every type holds the registry of its component (shared, cheap to clone)
-//! and an index into it; two types are equal when they are the same type of
-//! the same registry.
+//! and an index into it. The engine registers each component's types in its
+//! engine-wide registry ([`weft_types::component::ComponentTypeRegistry`]),
+//! so two types are equal when they have the same engine id: structurally
+//! equal types are equal even when they come from different components, and
+//! the comparison is one integer compare. Types that name resources are
+//! equal only within one component (resources are identities).
 
 use super::resources::{ResourceKind, ResourceType};
 use std::sync::Arc;
 use weft_environ::component::{self as env, ComponentTypes, DefinedType, InterfaceType};
+use weft_types::component::RegisteredTypes;
+
+/// The types of one compiled component with their engine ids. Dropping it
+/// releases the ids.
+pub(crate) struct TypeSpace {
+    engine: crate::Engine,
+    types: Arc<ComponentTypes>,
+    ids: RegisteredTypes,
+}
+
+impl TypeSpace {
+    /// Registers `types` with `engine`'s component type registry.
+    pub(crate) fn new(engine: &crate::Engine, types: Arc<ComponentTypes>) -> TypeSpace {
+        let ids = engine.inner.component_types.register(&types);
+        TypeSpace {
+            engine: engine.clone(),
+            types,
+            ids,
+        }
+    }
+
+    /// The engine ids of the types.
+    pub(crate) fn ids(&self) -> &RegisteredTypes {
+        &self.ids
+    }
+}
+
+impl std::fmt::Debug for TypeSpace {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TypeSpace").finish_non_exhaustive()
+    }
+}
+
+impl Drop for TypeSpace {
+    fn drop(&mut self) {
+        self.engine.inner.component_types.unregister(&self.ids);
+    }
+}
+
+impl std::ops::Deref for TypeSpace {
+    type Target = ComponentTypes;
+    fn deref(&self) -> &ComponentTypes {
+        &self.types
+    }
+}
+
+/// A type index that has an engine id.
+trait EngineIndex: Copy + PartialEq {
+    fn engine(self, ids: &RegisteredTypes) -> Option<Self>;
+}
+
+macro_rules! engine_index {
+    ($($index:ident => $lookup:ident;)*) => {$(
+        impl EngineIndex for env::$index {
+            fn engine(self, ids: &RegisteredTypes) -> Option<Self> {
+                ids.$lookup(self)
+            }
+        }
+    )*};
+}
+
+engine_index! {
+    TypeDefinedIndex => defined;
+    TypeFuncIndex => funcs;
+    TypeInstanceIndex => instances;
+    TypeModuleIndex => modules;
+}
 
 /// A handle to a type of a registry.
 #[derive(Clone)]
 struct Handle<I> {
-    types: Arc<ComponentTypes>,
+    types: Arc<TypeSpace>,
     index: I,
 }
 
-impl<I: PartialEq> PartialEq for Handle<I> {
+impl<I: EngineIndex> PartialEq for Handle<I> {
     fn eq(&self, other: &Self) -> bool {
-        Arc::ptr_eq(&self.types, &other.types) && self.index == other.index
+        if Arc::ptr_eq(&self.types, &other.types) {
+            return self.index == other.index;
+        }
+        match (self.index.engine(&self.types.ids), other.index.engine(&other.types.ids)) {
+            (Some(a), Some(b)) => a == b,
+            _ => false,
+        }
     }
 }
 
-impl<I: Eq> Eq for Handle<I> {}
+impl<I: EngineIndex> Eq for Handle<I> {}
 
 impl<I: std::fmt::Debug> std::fmt::Debug for Handle<I> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -267,15 +344,17 @@ pub enum Type {
 
 /// The resource type of a component's type, before instantiation gives it
 /// a runtime identity.
-fn static_resource(types: &Arc<ComponentTypes>, index: env::TypeResourceIndex) -> ResourceType {
+fn static_resource(types: &Arc<TypeSpace>, index: env::TypeResourceIndex) -> ResourceType {
+    // Engine resource ids are never reused, so they identify the resource
+    // among every component of the engine.
     ResourceType(ResourceKind::Static {
-        types: Arc::as_ptr(types) as usize,
-        index: index.0,
+        engine: Arc::as_ptr(&types.engine.inner) as usize,
+        index: types.ids.resources(index).map_or(u32::MAX, |r| r.0),
     })
 }
 
 impl Type {
-    pub(crate) fn new(types: &Arc<ComponentTypes>, ty: InterfaceType) -> Type {
+    pub(crate) fn new(types: &Arc<TypeSpace>, ty: InterfaceType) -> Type {
         use InterfaceType as I;
         let handle = |index| Handle {
             types: types.clone(),
@@ -320,7 +399,7 @@ impl Type {
 pub struct ComponentFunc(Handle<env::TypeFuncIndex>);
 
 impl ComponentFunc {
-    pub(crate) fn new(types: &Arc<ComponentTypes>, index: env::TypeFuncIndex) -> ComponentFunc {
+    pub(crate) fn new(types: &Arc<TypeSpace>, index: env::TypeFuncIndex) -> ComponentFunc {
         ComponentFunc(Handle {
             types: types.clone(),
             index,
@@ -329,6 +408,11 @@ impl ComponentFunc {
 
     fn func(&self) -> Option<&env::FuncType> {
         self.0.types.func(self.0.index)
+    }
+
+    /// The engine id of this function type.
+    pub(crate) fn engine_id(&self) -> Option<env::TypeFuncIndex> {
+        self.0.types.ids.funcs(self.0.index)
     }
 
     /// Whether the function is `async`.
@@ -374,14 +458,31 @@ impl Module {
 /// A component type: its imports and exports.
 #[derive(Clone, Debug)]
 pub struct Component {
-    types: Arc<ComponentTypes>,
+    types: Arc<TypeSpace>,
     imports: Arc<[(String, env::ItemType)]>,
     exports: Arc<[(String, env::ItemType)]>,
 }
 
 impl PartialEq for Component {
     fn eq(&self, other: &Self) -> bool {
-        Arc::ptr_eq(&self.types, &other.types) && self.imports == other.imports && self.exports == other.exports
+        let engine_items = |c: &Component, items: &[(String, env::ItemType)]| -> Option<Vec<(String, env::ItemType)>> {
+            items
+                .iter()
+                .map(|(n, t)| Some((n.clone(), c.types.ids.item(*t)?)))
+                .collect()
+        };
+        if Arc::ptr_eq(&self.types, &other.types) {
+            return self.imports == other.imports && self.exports == other.exports;
+        }
+        let (Some(a), Some(b), Some(c), Some(d)) = (
+            engine_items(self, &self.imports),
+            engine_items(other, &other.imports),
+            engine_items(self, &self.exports),
+            engine_items(other, &other.exports),
+        ) else {
+            return false;
+        };
+        a == b && c == d
     }
 }
 
@@ -409,7 +510,7 @@ pub enum ComponentItem {
 }
 
 impl ComponentItem {
-    fn new(types: &Arc<ComponentTypes>, ty: env::ItemType) -> ComponentItem {
+    fn new(types: &Arc<TypeSpace>, ty: env::ItemType) -> ComponentItem {
         match ty {
             env::ItemType::Func(f) => ComponentItem::ComponentFunc(ComponentFunc::new(types, f)),
             env::ItemType::Module(m) => ComponentItem::Module(Module(Handle {
@@ -459,7 +560,7 @@ impl ComponentInstance {
 impl Component {
     /// The type of a compiled component's root, read from its plan.
     pub(crate) fn root(
-        types: &Arc<ComponentTypes>,
+        types: &Arc<TypeSpace>,
         plan: &env::Component,
         exports: &Arc<[(String, env::ItemType)]>,
     ) -> Component {
@@ -470,7 +571,7 @@ impl Component {
         }
     }
 
-    fn of(types: &Arc<ComponentTypes>, index: env::TypeComponentIndex) -> Component {
+    fn of(types: &Arc<TypeSpace>, index: env::TypeComponentIndex) -> Component {
         let (imports, exports) = match types.component(index) {
             Some(c) => (c.imports.iter().cloned().collect(), c.exports.iter().cloned().collect()),
             None => (Arc::from([]), Arc::from([])),
