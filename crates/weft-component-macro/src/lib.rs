@@ -207,7 +207,7 @@ fn expand_derive(input: &DeriveInput, which: Trait) -> syn::Result<TokenStream2>
             };
             quote! {
                 impl #rt::ComponentType for #name {
-                    fn typecheck(ty: &#rt::InterfaceType, types: &#rt::ComponentTypes) -> #rt::Result<()> {
+                    fn typecheck(ty: &#rt::InterfaceType, types: &#rt::InstanceType<'_>) -> #rt::Result<()> {
                         #body
                     }
                 }
@@ -420,7 +420,7 @@ fn expand_flags(input: FlagsInput) -> syn::Result<TokenStream2> {
         }
 
         impl #rt::ComponentType for #name {
-            fn typecheck(ty: &#rt::InterfaceType, types: &#rt::ComponentTypes) -> #rt::Result<()> {
+            fn typecheck(ty: &#rt::InterfaceType, types: &#rt::InstanceType<'_>) -> #rt::Result<()> {
                 #rt::typecheck_flags(ty, types, &[#(#labels),*])
             }
         }

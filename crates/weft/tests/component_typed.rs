@@ -596,18 +596,29 @@ fn a_resource_of_another_type_is_an_error() -> weft::Result<()> {
     };
     let mut store = Store::new(&engine, ());
     let mut linker = Linker::<()>::new(&engine);
+    linker.allow_shadowing(true);
     let mut host = linker.instance("host")?;
     host.resource("counter", ResourceType::host::<Counter>(), |_, _| Ok(()))?;
-    // The type check does not know resource identities: the mismatch shows
-    // when the value is converted.
+    // The type check knows the imported resource's identity: a host
+    // function taking `Resource<Other>` for a `counter` does not link.
     host.func_wrap("f", |_, (c,): (Resource<Other>,)| Ok((c,)))?;
+    let err = linker.instantiate(&mut store, &echo.component(&engine)).unwrap_err();
+    let msg = format!("{err:#}");
+    assert!(msg.contains("`host/f`") && msg.contains("Other"), "{msg}");
+    // With the right type it links. Asking for a typed function with the
+    // wrong resource type then fails; `ResourceAny` matches any handle.
+    linker
+        .instance("host")?
+        .func_wrap("f", |_, (c,): (Resource<Counter>,)| Ok((c,)))?;
     let instance = linker.instantiate(&mut store, &echo.component(&engine))?;
-    let run = instance.get_typed_func::<(Resource<Counter>,), (Resource<Counter>,)>(&mut store, "run")?;
-    let err = run.call(&mut store, (Resource::new_own(1),)).unwrap_err();
+    let err = instance
+        .get_typed_func::<(Resource<Other>,), (Resource<Counter>,)>(&mut store, "run")
+        .unwrap_err();
     assert!(format!("{err:#}").contains("Other"), "{err:#}");
-    // Passing an `Other` where the component expects a `counter` fails.
-    let run = instance.get_typed_func::<(Resource<Other>,), (Resource<Counter>,)>(&mut store, "run")?;
-    assert!(run.call(&mut store, (Resource::new_own(1),)).is_err());
+    instance.get_typed_func::<(ResourceAny,), (Resource<Counter>,)>(&mut store, "run")?;
+    let run = instance.get_typed_func::<(Resource<Counter>,), (Resource<Counter>,)>(&mut store, "run")?;
+    let back = run.call(&mut store, (Resource::new_own(7),))?.0;
+    assert_eq!(back.rep(), 7);
     Ok(())
 }
 

@@ -2,8 +2,7 @@
 //! results, type checked against the component's imports at instantiation.
 
 use super::linker::{Definition, TypeCheck};
-use super::typed::{typecheck_func, ComponentNamedList, Lift, Lower};
-use super::types::TypeSpace;
+use super::typed::{typecheck_func, ComponentNamedList, InstanceType, Lift, Lower};
 use super::{LinkerInstance, Val};
 use crate::{AsContextMut, StoreContextMut};
 use anyhow::Context as _;
@@ -36,11 +35,11 @@ impl<T: 'static> LinkerInstance<'_, T> {
                 _ => crate::bail!("the host function's results do not match its type"),
             }
         };
-        let check: TypeCheck = Arc::new(|index, space: &TypeSpace| {
-            let ty = space
+        let check: TypeCheck = Arc::new(|index, types: &InstanceType<'_>| {
+            let ty = types
                 .func(index)
                 .ok_or_else(|| crate::format_err!("function type {} not found", index.0))?;
-            typecheck_func::<Params, Results>(ty, space)
+            typecheck_func::<Params, Results>(ty, types)
         });
         self.insert(name, Definition::Func(Arc::new(host), Some(check)))
     }
@@ -59,7 +58,12 @@ fn describe_item_type(ty: ItemType) -> &'static str {
 /// functions, instances and modules must be defined, with the right kind,
 /// down through the exports of instances; typed host functions run their
 /// type checks. Resource types are checked by instantiation.
-pub(crate) fn check_import<T>(types: &TypeSpace, ty: ItemType, def: &Definition<T>, path: &str) -> crate::Result<()> {
+pub(crate) fn check_import<T>(
+    types: &InstanceType<'_>,
+    ty: ItemType,
+    def: &Definition<T>,
+    path: &str,
+) -> crate::Result<()> {
     match (ty, def) {
         (ItemType::Func(f), Definition::Func(_, Some(check))) => check(f, types).with_context(|| {
             format!("component imports function `{path}`, but the linker defines it with another type")

@@ -284,7 +284,7 @@ fn run_step<T: 'static>(
             funcs.push(LiftedFunc {
                 core,
                 ty: *ty,
-                types: inner.types.clone(),
+                types: inner.type_space.clone(),
                 options,
             });
             t.lifted.push((funcs.len() - 1) as u32);
@@ -694,7 +694,7 @@ fn resource_builtin<T: 'static>(
 
 /// The definitions of the resource types the component imports, in the
 /// order of `imported_resources`.
-fn imported_resource_defs<'a, T>(
+pub(super) fn imported_resource_defs<'a, T>(
     component: &Component,
     imports: &'a [Definition<T>],
 ) -> crate::Result<Vec<&'a Definition<T>>> {
@@ -706,6 +706,31 @@ fn imported_resource_defs<'a, T>(
             match def {
                 Definition::Resource(..) => Ok(def),
                 other => crate::bail!("expected a resource type, found {}", other.describe()),
+            }
+        })
+        .collect()
+}
+
+/// The identity of every resource of the component's types as far as
+/// linking knows it: imported resources have the linker's definitions,
+/// resources the component defines have their static identity (no host
+/// type is one), resource variables are unknown (`None`).
+pub(super) fn link_time_resource_types<T>(
+    component: &Component,
+    imports: &[Definition<T>],
+) -> Vec<Option<ResourceType>> {
+    let space = &component.inner.type_space;
+    let imported = imported_resource_defs(component, imports).unwrap_or_default();
+    (0..space.counts()[5])
+        .map(|i| {
+            let index = env::TypeResourceIndex(i as u32);
+            match space.resource(index) {
+                Some(env::ResourceType::Defined(_)) => Some(super::types::static_resource(space, index)),
+                Some(env::ResourceType::Imported(k)) => match imported.get(k.0 as usize) {
+                    Some(Definition::Resource(rt, _)) => Some(*rt),
+                    _ => None,
+                },
+                Some(env::ResourceType::Abstract(_)) | None => None,
             }
         })
         .collect()

@@ -18,7 +18,7 @@ pub(crate) type HostDtor<T> = Arc<dyn Fn(StoreContextMut<'_, T>, u32) -> crate::
 /// ([`LinkerInstance::func_wrap`]) against the type of the import it
 /// satisfies.
 pub(crate) type TypeCheck = Arc<
-    dyn Fn(weft_environ::component::TypeFuncIndex, &super::types::TypeSpace) -> crate::Result<()>
+    dyn Fn(weft_environ::component::TypeFuncIndex, &super::typed::InstanceType<'_>) -> crate::Result<()>
         + Send
         + Sync
         + 'static,
@@ -144,8 +144,12 @@ impl<T: 'static> Linker<T> {
             let def = self.root.get(&import.name).ok_or_else(|| {
                 crate::format_err!("component imports `{}`, but the linker does not define it", import.name)
             })?;
-            super::func_wrap::check_import(&component.inner.type_space, import.ty, def, &import.name)?;
             out.push(def.clone());
+        }
+        let resources = super::instance::link_time_resource_types(component, &out);
+        let types = super::typed::InstanceType::new(&component.inner.type_space, &resources);
+        for (import, def) in plan.imports.iter().zip(&out) {
+            super::func_wrap::check_import(&types, import.ty, def, &import.name)?;
         }
         Ok(out)
     }
@@ -188,8 +192,8 @@ impl<T: 'static> LinkerInstance<'_, T> {
         func: impl Fn(StoreContextMut<'_, T>, &[Val], &mut [Val]) -> crate::Result<()> + Send + Sync + 'static,
     ) -> crate::Result<()> {
         let expected = ty.engine_id();
-        let check: TypeCheck = Arc::new(move |index, space| {
-            let found = space.ids().funcs(index);
+        let check: TypeCheck = Arc::new(move |index, types| {
+            let found = types.space().ids().funcs(index);
             if expected.is_some() && found == expected {
                 Ok(())
             } else {

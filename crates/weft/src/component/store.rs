@@ -5,7 +5,7 @@ use super::{Component, StringEncoding};
 use std::any::Any;
 use std::collections::HashMap;
 use std::sync::Arc;
-use weft_environ::component::{ComponentTypes, TypeFuncIndex};
+use weft_environ::component::TypeFuncIndex;
 
 /// The component-model state of a store: lifted functions and component
 /// instances, found by index from [`super::Func`] and [`super::Instance`].
@@ -90,7 +90,7 @@ impl Default for Flags {
 pub(crate) struct LiftedFunc {
     pub(crate) core: crate::Func,
     pub(crate) ty: TypeFuncIndex,
-    pub(crate) types: Arc<ComponentTypes>,
+    pub(crate) types: Arc<super::types::TypeSpace>,
     pub(crate) options: Options,
 }
 

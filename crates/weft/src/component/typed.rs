@@ -22,11 +22,13 @@
 //! `ok` or `error` type of a [`Result`] (`result<_, E>` is
 //! `Result<(), E>`).
 
+use super::types::TypeSpace;
+use super::ResourceType;
 use super::{ComponentTypes, Func, Instance, InstanceExportLookup, InterfaceType, Resource, ResourceAny, Val};
 use crate::{AsContext, AsContextMut, Result, StoreContextMut};
 use anyhow::{anyhow, Context as _};
 use std::marker::PhantomData;
-use weft_environ::component::{DefinedType, FuncType};
+use weft_environ::component::{DefinedType, FuncType, TypeResourceIndex};
 
 /// A Rust type that stands for a component type.
 pub trait ComponentType {
@@ -36,7 +38,7 @@ pub trait ComponentType {
 
     /// Checks that `ty`, a type of `types`, is this Rust type's component
     /// type; the error names the mismatch.
-    fn typecheck(ty: &InterfaceType, types: &ComponentTypes) -> Result<()>;
+    fn typecheck(ty: &InterfaceType, types: &InstanceType<'_>) -> Result<()>;
 }
 
 /// A Rust type whose values can be made from component values.
@@ -63,7 +65,7 @@ pub trait ComponentNamedList: ComponentType {
     const LEN: usize;
 
     /// Checks that `tys` are the types of the elements, in order.
-    fn typecheck_list(tys: &[InterfaceType], types: &ComponentTypes) -> Result<()>;
+    fn typecheck_list(tys: &[InterfaceType], types: &InstanceType<'_>) -> Result<()>;
 }
 
 /// A short description of `ty`, for error messages.
@@ -131,7 +133,7 @@ fn defined<'a>(ty: &InterfaceType, types: &'a ComponentTypes, what: &str) -> Res
 macro_rules! primitives {
     ($($t:ty => $it:ident, $val:ident, $name:literal;)*) => {$(
         impl ComponentType for $t {
-            fn typecheck(ty: &InterfaceType, types: &ComponentTypes) -> Result<()> {
+            fn typecheck(ty: &InterfaceType, types: &InstanceType<'_>) -> Result<()> {
                 match ty {
                     InterfaceType::$it => Ok(()),
                     other => Err(expected($name, other, types)),
@@ -172,7 +174,7 @@ primitives! {
 }
 
 impl ComponentType for str {
-    fn typecheck(ty: &InterfaceType, types: &ComponentTypes) -> Result<()> {
+    fn typecheck(ty: &InterfaceType, types: &InstanceType<'_>) -> Result<()> {
         match ty {
             InterfaceType::String => Ok(()),
             other => Err(expected("string", other, types)),
@@ -187,7 +189,7 @@ impl Lower for str {
 }
 
 impl ComponentType for String {
-    fn typecheck(ty: &InterfaceType, types: &ComponentTypes) -> Result<()> {
+    fn typecheck(ty: &InterfaceType, types: &InstanceType<'_>) -> Result<()> {
         str::typecheck(ty, types)
     }
 }
@@ -210,7 +212,7 @@ impl Lower for String {
 impl<T: ComponentType + ?Sized> ComponentType for &T {
     const IS_UNIT: bool = T::IS_UNIT;
 
-    fn typecheck(ty: &InterfaceType, types: &ComponentTypes) -> Result<()> {
+    fn typecheck(ty: &InterfaceType, types: &InstanceType<'_>) -> Result<()> {
         T::typecheck(ty, types)
     }
 }
@@ -222,7 +224,7 @@ impl<T: Lower + ?Sized> Lower for &T {
 }
 
 impl<T: ComponentType> ComponentType for [T] {
-    fn typecheck(ty: &InterfaceType, types: &ComponentTypes) -> Result<()> {
+    fn typecheck(ty: &InterfaceType, types: &InstanceType<'_>) -> Result<()> {
         match defined(ty, types, "list")? {
             DefinedType::List(t) | DefinedType::FixedLengthList(t, _) => {
                 T::typecheck(t, types).context("type mismatch in the elements of a list")
@@ -239,7 +241,7 @@ impl<T: Lower> Lower for [T] {
 }
 
 impl<T: ComponentType> ComponentType for Vec<T> {
-    fn typecheck(ty: &InterfaceType, types: &ComponentTypes) -> Result<()> {
+    fn typecheck(ty: &InterfaceType, types: &InstanceType<'_>) -> Result<()> {
         <[T]>::typecheck(ty, types)
     }
 }
@@ -260,7 +262,7 @@ impl<T: Lower> Lower for Vec<T> {
 }
 
 impl<T: ComponentType> ComponentType for Box<[T]> {
-    fn typecheck(ty: &InterfaceType, types: &ComponentTypes) -> Result<()> {
+    fn typecheck(ty: &InterfaceType, types: &InstanceType<'_>) -> Result<()> {
         <[T]>::typecheck(ty, types)
     }
 }
@@ -278,7 +280,7 @@ impl<T: Lower> Lower for Box<[T]> {
 }
 
 impl<T: ComponentType> ComponentType for Option<T> {
-    fn typecheck(ty: &InterfaceType, types: &ComponentTypes) -> Result<()> {
+    fn typecheck(ty: &InterfaceType, types: &InstanceType<'_>) -> Result<()> {
         match defined(ty, types, "option")? {
             DefinedType::Option(t) => T::typecheck(t, types).context("type mismatch in the payload of an option"),
             _ => Err(expected("option", ty, types)),
@@ -307,7 +309,7 @@ impl<T: Lower> Lower for Option<T> {
 
 /// Checks the payload `ty` of a `result` against `T` (`()` matching an
 /// absent payload).
-fn typecheck_payload<T: ComponentType>(ty: Option<&InterfaceType>, types: &ComponentTypes, side: &str) -> Result<()> {
+fn typecheck_payload<T: ComponentType>(ty: Option<&InterfaceType>, types: &InstanceType<'_>, side: &str) -> Result<()> {
     match (ty, T::IS_UNIT) {
         (None, true) => Ok(()),
         (None, false) => Err(anyhow!("type mismatch: the `{side}` case of the result has no payload")),
@@ -337,7 +339,7 @@ fn lower_payload<T: Lower, U: 'static>(v: &T, store: &mut StoreContextMut<'_, U>
 }
 
 impl<T: ComponentType, E: ComponentType> ComponentType for std::result::Result<T, E> {
-    fn typecheck(ty: &InterfaceType, types: &ComponentTypes) -> Result<()> {
+    fn typecheck(ty: &InterfaceType, types: &InstanceType<'_>) -> Result<()> {
         match defined(ty, types, "result")? {
             DefinedType::Result { ok, err } => {
                 typecheck_payload::<T>(ok.as_ref(), types, "ok")?;
@@ -368,9 +370,18 @@ impl<T: Lower, E: Lower> Lower for std::result::Result<T, E> {
 }
 
 impl<R: 'static> ComponentType for Resource<R> {
-    fn typecheck(ty: &InterfaceType, types: &ComponentTypes) -> Result<()> {
+    /// An `own` or `borrow` of the host resource type of `R`, when the
+    /// resource's identity is known (imported from the linker, or bound by
+    /// instantiation); a resource the component defines is never one.
+    fn typecheck(ty: &InterfaceType, types: &InstanceType<'_>) -> Result<()> {
         match ty {
-            InterfaceType::Own(_) | InterfaceType::Borrow(_) => Ok(()),
+            InterfaceType::Own(r) | InterfaceType::Borrow(r) => match types.resource_type(*r) {
+                Some(found) if found != ResourceType::host::<R>() => Err(anyhow!(
+                    "type mismatch: expected a handle to the host resource `{}`, found a handle to another resource type",
+                    std::any::type_name::<R>()
+                )),
+                _ => Ok(()),
+            },
             other => Err(expected("own or borrow", other, types)),
         }
     }
@@ -392,8 +403,12 @@ impl<R: 'static> Lower for Resource<R> {
 }
 
 impl ComponentType for ResourceAny {
-    fn typecheck(ty: &InterfaceType, types: &ComponentTypes) -> Result<()> {
-        Resource::<()>::typecheck(ty, types)
+    /// Any `own` or `borrow`.
+    fn typecheck(ty: &InterfaceType, types: &InstanceType<'_>) -> Result<()> {
+        match ty {
+            InterfaceType::Own(_) | InterfaceType::Borrow(_) => Ok(()),
+            other => Err(expected("own or borrow", other, types)),
+        }
     }
 }
 
@@ -434,7 +449,7 @@ macro_rules! tuples {
         impl<$($t: ComponentType),*> ComponentType for ($($t,)*) {
             const IS_UNIT: bool = $n == 0;
 
-            fn typecheck(ty: &InterfaceType, types: &ComponentTypes) -> Result<()> {
+            fn typecheck(ty: &InterfaceType, types: &InstanceType<'_>) -> Result<()> {
                 match defined(ty, types, "tuple")? {
                     DefinedType::Tuple(tys) => Self::typecheck_list(tys, types),
                     _ => Err(expected("tuple", ty, types)),
@@ -446,7 +461,7 @@ macro_rules! tuples {
             const LEN: usize = $n;
 
             #[allow(unused_variables)]
-            fn typecheck_list(tys: &[InterfaceType], types: &ComponentTypes) -> Result<()> {
+            fn typecheck_list(tys: &[InterfaceType], types: &InstanceType<'_>) -> Result<()> {
                 typecheck_tuple_len($n, tys.len(), "types")?;
                 $(
                     if let Some(t) = tys.get($i) {
@@ -499,10 +514,43 @@ tuples! {
     16: (A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8, J 9, K 10, L 11, M 12, N 13, O 14, P 15);
 }
 
+/// What a typed value's type is checked against, as Wasmtime's
+/// `InstanceType`: the type registry of a component and, as far as they are
+/// known, the runtime identities of its resource types (bound by the
+/// linker's definitions or by instantiation), so that [`Resource<T>`] only
+/// matches handles to `T`.
+pub struct InstanceType<'a> {
+    space: &'a TypeSpace,
+    resources: &'a [Option<ResourceType>],
+}
+
+impl<'a> InstanceType<'a> {
+    pub(crate) fn new(space: &'a TypeSpace, resources: &'a [Option<ResourceType>]) -> Self {
+        InstanceType { space, resources }
+    }
+
+    pub(crate) fn space(&self) -> &'a TypeSpace {
+        self.space
+    }
+
+    /// The runtime identity of the component's resource type `index`, if
+    /// it is known.
+    pub fn resource_type(&self, index: TypeResourceIndex) -> Option<ResourceType> {
+        self.resources.get(index.0 as usize).copied().flatten()
+    }
+}
+
+impl std::ops::Deref for InstanceType<'_> {
+    type Target = ComponentTypes;
+    fn deref(&self) -> &ComponentTypes {
+        self.space
+    }
+}
+
 /// Checks a function type against parameter and result lists.
 pub(crate) fn typecheck_func<P: ComponentNamedList, R: ComponentNamedList>(
     ty: &FuncType,
-    types: &ComponentTypes,
+    types: &InstanceType<'_>,
 ) -> Result<()> {
     let params: Vec<InterfaceType> = ty.param_types().collect();
     P::typecheck_list(&params, types).context("type mismatch with parameters")?;
@@ -585,7 +633,12 @@ impl Func {
             .types
             .func(f.ty)
             .ok_or_else(|| anyhow!("component function type not found"))?;
-        typecheck_func::<Params, Results>(ty, &f.types)?;
+        let resources = opaque
+            .components
+            .instance(f.options.flags.instance)
+            .map(|i| &i.resource_types[..])
+            .unwrap_or(&[]);
+        typecheck_func::<Params, Results>(ty, &InstanceType::new(&f.types, resources))?;
         Ok(TypedFunc {
             func: *self,
             _marker: PhantomData,
@@ -620,13 +673,14 @@ impl Instance {
 #[doc(hidden)]
 pub mod __internal {
     pub use super::super::{ComponentType, ComponentTypes, InterfaceType, Lift, Lower, Val};
+    pub use super::InstanceType;
     use super::{defined, expected, next, wrong_val};
     pub use crate::{Error, Result, StoreContextMut};
     use anyhow::{anyhow, Context as _};
     use weft_environ::component::DefinedType;
 
     /// A type check function of a field or payload.
-    pub type Typecheck = fn(&InterfaceType, &ComponentTypes) -> Result<()>;
+    pub type Typecheck = for<'a> fn(&InterfaceType, &InstanceType<'a>) -> Result<()>;
 
     fn check_names<'a>(what: &str, found: impl ExactSizeIterator<Item = &'a str>, names: &[&str]) -> Result<()> {
         let found: Vec<&str> = found.collect();
@@ -639,7 +693,7 @@ pub mod __internal {
     }
 
     /// Checks a record type: its fields' names and types, in order.
-    pub fn typecheck_record(ty: &InterfaceType, types: &ComponentTypes, fields: &[(&str, Typecheck)]) -> Result<()> {
+    pub fn typecheck_record(ty: &InterfaceType, types: &InstanceType<'_>, fields: &[(&str, Typecheck)]) -> Result<()> {
         match defined(ty, types, "record")? {
             DefinedType::Record(fs) => {
                 let names: Vec<&str> = fields.iter().map(|(n, _)| *n).collect();
@@ -656,7 +710,7 @@ pub mod __internal {
     /// Checks a variant type: its cases' names and payload types, in order.
     pub fn typecheck_variant(
         ty: &InterfaceType,
-        types: &ComponentTypes,
+        types: &InstanceType<'_>,
         cases: &[(&str, Option<Typecheck>)],
     ) -> Result<()> {
         match defined(ty, types, "variant")? {
@@ -680,7 +734,7 @@ pub mod __internal {
     }
 
     /// Checks an enum type: its cases' names, in order.
-    pub fn typecheck_enum(ty: &InterfaceType, types: &ComponentTypes, names: &[&str]) -> Result<()> {
+    pub fn typecheck_enum(ty: &InterfaceType, types: &InstanceType<'_>, names: &[&str]) -> Result<()> {
         match defined(ty, types, "enum")? {
             DefinedType::Enum(cs) => check_names("enum", cs.iter().map(|c| c.as_str()), names),
             _ => Err(expected("enum", ty, types)),
@@ -688,7 +742,7 @@ pub mod __internal {
     }
 
     /// Checks a flags type: its flags' names, in order.
-    pub fn typecheck_flags(ty: &InterfaceType, types: &ComponentTypes, names: &[&str]) -> Result<()> {
+    pub fn typecheck_flags(ty: &InterfaceType, types: &InstanceType<'_>, names: &[&str]) -> Result<()> {
         match defined(ty, types, "flags")? {
             DefinedType::Flags(fs) => check_names("flags", fs.iter().map(|c| c.as_str()), names),
             _ => Err(expected("flags", ty, types)),

@@ -344,7 +344,7 @@ pub enum Type {
 
 /// The resource type of a component's type, before instantiation gives it
 /// a runtime identity.
-fn static_resource(types: &Arc<TypeSpace>, index: env::TypeResourceIndex) -> ResourceType {
+pub(crate) fn static_resource(types: &Arc<TypeSpace>, index: env::TypeResourceIndex) -> ResourceType {
     // Engine resource ids are never reused, so they identify the resource
     // among every component of the engine.
     ResourceType(ResourceKind::Static {
