@@ -168,3 +168,59 @@ fn host_functions_with_a_component_type_are_checked_by_id() -> weft::Result<()> 
     assert!(format!("{err:#}").contains("`f`"), "{err:#}");
     Ok(())
 }
+
+#[test]
+fn instances_report_their_exports_types_and_resources() -> weft::Result<()> {
+    use weft::component::types::Type;
+    use weft::component::Val;
+    let engine = Engine::default();
+    let c = component(
+        &engine,
+        r#"(component
+            (type $r' (resource (rep i32)))
+            (export $r "r" (type $r'))
+            (core func $new (canon resource.new $r))
+            (core module $m
+                (import "" "new" (func $new (param i32) (result i32)))
+                (func (export "make") (param i32) (result i32) (call $new (local.get 0)))
+                (func (export "add") (param i32 i64) (result i64) (i64.add (i64.extend_i32_u (local.get 0)) (local.get 1))))
+            (core instance $i (instantiate $m (with "" (instance (export "new" (func $new))))))
+            (func $make (param "rep" u32) (result (own $r)) (canon lift (core func $i "make")))
+            (func $add (param "a" u32) (param "b" u64) (result u64) (canon lift (core func $i "add")))
+            (instance $inner (export "add" (func $add)))
+            (export "make" (func $make))
+            (export "inner" (instance $inner)))"#,
+    );
+    let mut store = Store::new(&engine, ());
+    let instance = Linker::<()>::new(&engine).instantiate(&mut store, &c)?;
+    let (item, inner) = instance.get_export(&mut store, None, "inner").expect("inner");
+    assert!(matches!(item, ComponentItem::ComponentInstance(_)));
+    let (item, add) = instance.get_export(&mut store, Some(&inner), "add").expect("add");
+    assert!(matches!(item, ComponentItem::ComponentFunc(_)));
+    assert!(instance.get_export(&mut store, Some(&inner), "missing").is_none());
+    let add = instance.get_func(&mut store, &add).expect("add is a function");
+    let params = add.params(&store);
+    assert_eq!(params.len(), 2);
+    assert_eq!((params[0].0.as_str(), &params[0].1), ("a", &Type::U32));
+    assert_eq!((params[1].0.as_str(), &params[1].1), ("b", &Type::U64));
+    assert_eq!(&add.results(&store)[..], &[Type::U64]);
+    // The exported resource type is the type of the handles the
+    // instance makes.
+    let r = instance.get_resource(&mut store, "r").expect("r is a resource");
+    assert!(instance.get_resource(&mut store, "make").is_none());
+    let make = instance.get_func(&mut store, "make").expect("make");
+    let mut out = [Val::Bool(false)];
+    make.call(&mut store, &[Val::U32(5)], &mut out)?;
+    let Val::Resource(handle) = &out[0] else {
+        panic!("`make` returned {:?}", out[0])
+    };
+    assert_eq!(handle.ty(), r);
+    // Another instance of the same component defines another resource.
+    let other = Linker::<()>::new(&engine).instantiate(&mut store, &c)?;
+    assert_ne!(other.get_resource(&mut store, "r"), Some(r));
+    // Functions of another store have no parameters to report.
+    let mut store2 = Store::new(&engine, ());
+    assert!(add.params(&store2).is_empty());
+    assert!(instance.get_export(&mut store2, None, "inner").is_none());
+    Ok(())
+}

@@ -407,4 +407,31 @@ impl Func {
     pub fn post_return(&self, _store: impl crate::AsContextMut) -> crate::Result<()> {
         Ok(())
     }
+
+    /// The function's type, or `None` for a function of another store.
+    fn component_func(&self, store: &crate::StoreContext<'_, impl Sized>) -> Option<super::types::ComponentFunc> {
+        let opaque = store.0.opaque();
+        opaque.check(self.store, "component function").ok()?;
+        let f = opaque.components.funcs.get(self.index as usize)?;
+        Some(super::types::ComponentFunc::new(&f.types, f.ty))
+    }
+
+    /// The parameters' names and types, in order (none for a function of
+    /// another store).
+    pub fn params(&self, store: impl crate::AsContext) -> Box<[(String, super::types::Type)]> {
+        let store = store.as_context();
+        match self.component_func(&store) {
+            Some(f) => f.params().map(|(n, t)| (n.to_string(), t)).collect(),
+            None => Box::new([]),
+        }
+    }
+
+    /// The result types (none for a function of another store).
+    pub fn results(&self, store: impl crate::AsContext) -> Box<[super::types::Type]> {
+        let store = store.as_context();
+        match self.component_func(&store) {
+            Some(f) => f.results().collect(),
+            None => Box::new([]),
+        }
+    }
 }

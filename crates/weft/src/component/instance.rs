@@ -109,6 +109,63 @@ impl Instance {
         }
     }
 
+    /// The export `name` of this instance (`instance` `None`), or of the
+    /// exported instance `instance`: its type and its index for further
+    /// lookups, as Wasmtime's `Instance::get_export`. Core modules are
+    /// found by [`Instance::get_module`] (they have no recorded type).
+    pub fn get_export(
+        &self,
+        mut store: impl AsContextMut,
+        instance: Option<&ComponentExportIndex>,
+        name: &str,
+    ) -> Option<(super::types::ComponentItem, ComponentExportIndex)> {
+        let index = self.get_export_index(&mut store, instance, name)?;
+        let store = store.as_context_mut();
+        let item = self.item_type(&store, &index)?;
+        Some((item, index))
+    }
+
+    /// The type of the export at `index`.
+    fn item_type<T>(
+        &self,
+        store: &StoreContextMut<'_, T>,
+        index: &ComponentExportIndex,
+    ) -> Option<super::types::ComponentItem> {
+        use super::types::ComponentItem;
+        if index.store != self.store || index.instance != self.index {
+            return None;
+        }
+        let data = store.0.opaque().components.instances.get(self.index as usize)?;
+        let root = data.component.component_type();
+        let mut exports: &[(String, ExportItem)] = &data.exports;
+        let mut item: Option<ComponentItem> = None;
+        for &i in &index.path {
+            let (n, e) = exports.get(i)?;
+            item = Some(match item {
+                None => root.get_export(store.engine(), n)?,
+                Some(ComponentItem::ComponentInstance(ty)) => ty.get_export(n)?,
+                Some(_) => return None,
+            });
+            if let ExportItem::Instance(inner) = e {
+                exports = inner;
+            }
+        }
+        item
+    }
+
+    /// The runtime identity of the exported resource type `name` of this
+    /// instance (or of the export a [`ComponentExportIndex`] names), as
+    /// Wasmtime's `Instance::get_resource`.
+    pub fn get_resource(&self, mut store: impl AsContextMut, name: impl InstanceExportLookup) -> Option<ResourceType> {
+        let store = store.as_context_mut();
+        let index = name.lookup(self, &store)?;
+        let super::types::ComponentItem::Resource(ty) = self.item_type(&store, &index)? else {
+            return None;
+        };
+        let data = store.0.opaque().components.instances.get(self.index as usize)?;
+        super::types::runtime_resource(&ty, &data.component.inner.type_space, &data.resource_types)
+    }
+
     /// The exported core module `name`, if the export is one.
     pub fn get_module(&self, mut store: impl AsContextMut, name: impl InstanceExportLookup) -> Option<crate::Module> {
         let store = store.as_context_mut();

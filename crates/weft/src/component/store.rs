@@ -110,7 +110,6 @@ pub(crate) enum ExportItem {
 
 /// An instance of a component in a store.
 pub(crate) struct ComponentInstanceData {
-    #[allow(dead_code)]
     pub(crate) component: Component,
     pub(crate) exports: Vec<(String, ExportItem)>,
     /// The flags of each component instance of the plan.

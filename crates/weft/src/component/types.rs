@@ -394,6 +394,20 @@ impl Type {
     }
 }
 
+/// The runtime identity, in the instance whose resources are `resources`,
+/// of `ty`, a static resource type of the component whose types are
+/// `space`.
+pub(crate) fn runtime_resource(
+    ty: &ResourceType,
+    space: &Arc<TypeSpace>,
+    resources: &[Option<ResourceType>],
+) -> Option<ResourceType> {
+    (0..resources.len()).find_map(|i| {
+        let index = env::TypeResourceIndex(i as u32);
+        (static_resource(space, index) == *ty).then(|| resources[i]).flatten()
+    })
+}
+
 /// A component function type.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ComponentFunc(Handle<env::TypeFuncIndex>);
