@@ -370,3 +370,25 @@ fn errors_carry_offsets_and_name_what_is_unsupported() {
     let err = translate_component(&bytes, features).err().unwrap();
     assert!(err.message.starts_with("unsupported: stream"), "{err}");
 }
+
+/// A component whose own core type definitions use GC's syntax (a non-final
+/// `sub` function type) translates; a core module that uses GC does not.
+#[test]
+fn gc_type_syntax_is_accepted_outside_core_modules_only() {
+    let (modules, _, _) = translate(
+        r#"(component
+            (core type $f (sub (func)))
+            (core module $m (func (export "f"))))"#,
+    );
+    assert_eq!(modules.len(), 1);
+    let bytes = wat::parse_str(
+        r#"(component
+            (core type $f (sub (func)))
+            (core module $m (type $s (struct)) (func (export "f") (result (ref null $s)) ref.null $s)))"#,
+    )
+    .expect("valid text");
+    let err = translate_component(&bytes, supported_component_features())
+        .err()
+        .expect("a module using GC is refused");
+    assert!(err.message.contains("gc"), "{}", err.message);
+}

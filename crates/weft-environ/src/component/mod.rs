@@ -80,21 +80,33 @@ pub fn supported_component_features() -> WasmFeatures {
 /// lacks fails with an `unsupported: ` error. Each core module is then
 /// translated with [`crate::translate_module_trusting_bodies`] and
 /// `features` (its bodies were validated with the component).
+///
+/// One exception: a component valid only with the GC proposal is accepted
+/// when its core modules are valid without it (its own core type
+/// definitions use GC's syntax, e.g. non-final `sub` types); the modules
+/// are then validated whole, bodies included, with `features`.
 pub fn translate_component(bytes: &[u8], features: WasmFeatures) -> Result<ComponentTranslation<'_>, TranslateError> {
+    let mut trust_bodies = true;
     if let Err(e) = Validator::new_with_features(features).validate_all(bytes) {
-        // Valid with every proposal: it needs one that is not enabled.
-        if Validator::new_with_features(WasmFeatures::all())
-            .validate_all(bytes)
-            .is_ok()
-        {
+        let valid_with = |f: WasmFeatures| Validator::new_with_features(f).validate_all(bytes).is_ok();
+        if !features.contains(WasmFeatures::GC) && valid_with(features | WasmFeatures::GC) {
+            // Valid once GC types may be declared: the component's own core
+            // type definitions may use GC's type syntax (e.g. a non-final
+            // `sub` function type) without any GC value reaching code. Its
+            // core modules are validated again on their own, without GC,
+            // so a module that uses GC is still refused.
+            trust_bodies = false;
+        } else if valid_with(WasmFeatures::all()) {
+            // Valid with every proposal: it needs one that is not enabled.
             return Err(TranslateError {
                 message: format!("unsupported: {} (a proposal that is not enabled)", e.message()),
                 offset: e.offset(),
             });
+        } else {
+            return Err(e.into());
         }
-        return Err(e.into());
     }
-    let parsed = parse::parse(bytes, features)?;
+    let parsed = parse::parse(bytes, features, trust_bodies)?;
     let mut inliner = inline::Inliner::new(&parsed);
     inliner.run_root()?;
     let inline::Inliner { types, plan, .. } = inliner;

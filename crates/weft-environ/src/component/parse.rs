@@ -4,7 +4,7 @@
 
 use super::plan::StaticModuleIndex;
 use super::StaticModule;
-use crate::translate::{translate_module_trusting_bodies, TranslateError};
+use crate::translate::{translate_module, translate_module_trusting_bodies, TranslateError};
 use wasmparser::{
     CanonicalFunction, ComponentAlias, ComponentExport, ComponentImport, ComponentInstance, ComponentType, CoreType,
     Encoding, Instance, Parser, Payload, WasmFeatures,
@@ -62,7 +62,9 @@ fn items<'a, T: wasmparser::FromReader<'a>>(
 }
 
 /// Splits validated component bytes into static components and modules.
-pub(crate) fn parse(bytes: &[u8], features: WasmFeatures) -> Result<Parsed<'_>, TranslateError> {
+/// With `trust_bodies`, the core modules' function bodies are not validated
+/// again (the caller validated the whole component with `features`).
+pub(crate) fn parse(bytes: &[u8], features: WasmFeatures, trust_bodies: bool) -> Result<Parsed<'_>, TranslateError> {
     let mut modules = Vec::new();
     let mut components: Vec<StaticComponent<'_>> = Vec::new();
     let mut stack: Vec<StaticComponent<'_>> = Vec::new();
@@ -100,12 +102,17 @@ pub(crate) fn parse(bytes: &[u8], features: WasmFeatures) -> Result<Parsed<'_>, 
                     .and_then(|(s, e)| bytes.get(s..e))
                     .ok_or_else(|| error("module section out of bounds", start))?;
                 // `translate_component` validated the whole component, function
-                // bodies included, before this pass: they are not validated again.
-                let translation =
-                    translate_module_trusting_bodies(module_bytes, features).map_err(|e| TranslateError {
-                        message: e.message,
-                        offset: e.offset + start,
-                    })?;
+                // bodies included, before this pass: unless told otherwise,
+                // they are not validated again.
+                let translation = if trust_bodies {
+                    translate_module_trusting_bodies(module_bytes, features)
+                } else {
+                    translate_module(module_bytes, features)
+                }
+                .map_err(|e| TranslateError {
+                    message: e.message,
+                    offset: e.offset + start,
+                })?;
                 let index = StaticModuleIndex(modules.len() as u32);
                 modules.push(StaticModule {
                     translation,
