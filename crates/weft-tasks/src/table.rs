@@ -481,7 +481,10 @@ impl Tasks {
     /// `context.get`.
     pub fn context_get(&self, task: EntryId, slot: u32) -> Result<u32, TaskError> {
         let t = self.task(task)?;
-        t.context.get(slot as usize).copied().ok_or(TaskError::ContextSlot(slot))
+        t.context
+            .get(slot as usize)
+            .copied()
+            .ok_or(TaskError::ContextSlot(slot))
     }
 
     /// `context.set`.

@@ -91,7 +91,11 @@ fn a_stream_lives_until_both_ends_are_dropped() {
     assert_eq!(t.kind_of(rid), Some(Kind::ReadableStream));
     assert_eq!(t.peer_dropped(inst, w), Ok(false));
     t.drop_end(inst, r, Kind::ReadableStream, 1).unwrap();
-    assert_eq!(t.live_entries(), 2, "the shared state is still referenced by the writable end");
+    assert_eq!(
+        t.live_entries(),
+        2,
+        "the shared state is still referenced by the writable end"
+    );
     assert_eq!(t.peer_dropped(inst, w), Ok(true));
     t.drop_end(inst, w, Kind::WritableStream, 1).unwrap();
     assert_eq!(t.live_entries(), 0);
@@ -110,7 +114,10 @@ fn ends_are_checked_for_kind_and_type() {
         t.drop_end(inst, r, Kind::ReadableFuture, 1),
         Err(TaskError::WrongKind { .. })
     ));
-    assert_eq!(t.drop_end(inst, r, Kind::ReadableStream, 2), Err(TaskError::WrongType(r)));
+    assert_eq!(
+        t.drop_end(inst, r, Kind::ReadableStream, 2),
+        Err(TaskError::WrongType(r))
+    );
     assert_eq!(t.live_handles(inst), 2);
     t.drop_end(inst, r, Kind::ReadableStream, 1).unwrap();
     t.drop_end(inst, w, Kind::WritableStream, 1).unwrap();

@@ -8,7 +8,10 @@
 //! function (which lowers with the callee's options). `canon lift` records
 //! a [`LiftedFunc`] in the store.
 
-use super::call::{call_lifted, check_may_leave, drop_handle, lift_args_from_core, lower_results_to_core};
+use super::call::{
+    call_lifted, check_may_leave, drop_handle, lift_args_from_core, lift_async_args, lower_results_to_core,
+    store_results_at,
+};
 use super::handles::{enter_call, exit_call, lift_resources, lower_resources};
 use super::linker::{Definition, HostFunc};
 use super::resources::{Handle, HandleTable, ResourceKind, ResourceType};
@@ -165,14 +168,14 @@ impl InstanceExportLookup for &ComponentExportIndex {
 }
 
 /// The per-instantiation tables of the plan's steps.
-struct Tables {
+pub(super) struct Tables {
     core_instances: Vec<crate::Instance>,
     items: Vec<Extern>,
     lifted: Vec<u32>,
 }
 
 impl Tables {
-    fn item(&self, i: CoreItemIndex) -> crate::Result<Extern> {
+    pub(super) fn item(&self, i: CoreItemIndex) -> crate::Result<Extern> {
         self.items
             .get(i.0 as usize)
             .cloned()
@@ -199,6 +202,10 @@ pub(crate) fn instantiate<T: 'static>(
         }
     }
     let n = plan.num_component_instances as usize;
+    #[cfg(feature = "component-model-async")]
+    let task_tables = (0..n)
+        .map(|_| store.0.opaque_mut().components.tasks.new_instance())
+        .collect();
     store.0.opaque_mut().components.instances.push(ComponentInstanceData {
         component: component.clone(),
         exports: Vec::new(),
@@ -206,6 +213,10 @@ pub(crate) fn instantiate<T: 'static>(
         handles: vec![HandleTable::default(); n],
         resource_types,
         defined: Vec::new(),
+        #[cfg(feature = "component-model-async")]
+        task_tables,
+        #[cfg(feature = "component-model-async")]
+        backpressure: vec![0; n],
     });
     let mut t = Tables {
         core_instances: Vec::with_capacity(plan.num_core_instances as usize),
@@ -361,6 +372,14 @@ fn run_step<T: 'static>(
             );
             t.items.push(Extern::Func(f));
         }
+        Step::Builtin { builtin, instance, .. } => {
+            let at = FlagsRef {
+                instance: instance_index,
+                component_instance: instance.0,
+            };
+            let f = super::concurrent::builtin(store, component, t, at, builtin)?;
+            t.items.push(Extern::Func(f));
+        }
         Step::ResourceRep { resource, instance, .. } => {
             let f = resource_builtin(
                 store,
@@ -444,7 +463,7 @@ fn import_at<'a, T>(
 }
 
 /// The store's items for canonical options.
-fn resolve_options(t: &Tables, instance: u32, options: &CanonicalOptions) -> crate::Result<Options> {
+pub(super) fn resolve_options(t: &Tables, instance: u32, options: &CanonicalOptions) -> crate::Result<Options> {
     let memory = match options.memory.map(|m| t.item(m)).transpose()? {
         None => None,
         Some(Extern::Memory(m)) => Some(m),
@@ -466,6 +485,8 @@ fn resolve_options(t: &Tables, instance: u32, options: &CanonicalOptions) -> cra
             env::StringEncoding::Utf16 => StringEncoding::Utf16,
             env::StringEncoding::CompactUtf16 => StringEncoding::Latin1Utf16,
         },
+        is_async: options.is_async,
+        callback: func(options.callback, "callback")?,
         flags: FlagsRef {
             instance,
             component_instance: options.instance.0,
@@ -582,7 +603,11 @@ fn lowered_func<T: 'static>(
     let func_ty = types
         .func(ty)
         .ok_or_else(|| crate::format_err!("the plan names function type {} that does not exist", ty.0))?;
-    let flat = abi::flatten_functype(&types, func_ty, AbiOptions::default(), Context::Lower);
+    let abi_options = AbiOptions {
+        is_async: options.is_async,
+        ..AbiOptions::default()
+    };
+    let flat = abi::flatten_functype(&types, func_ty, abi_options, Context::Lower);
     let engine = store.engine().clone();
     let core_ty = crate::FuncType::new(
         &engine,
@@ -598,6 +623,11 @@ fn lowered_func<T: 'static>(
             crate::bail!("canonical ABI trap: cannot leave component instance");
         }
         let scope = enter_call(&mut store);
+        if options.is_async {
+            let r = call_lowered_async(&mut store, &types, func_ty, &options, &callee, params, results, scope);
+            let exited = exit_call(&mut store, scope, false);
+            return r.and(exited);
+        }
         let r = (|| {
             let mut args = lift_args_from_core(&mut store, &types, func_ty, &options, params)?;
             let param_tys: Vec<_> = func_ty.param_types().collect();
@@ -615,6 +645,43 @@ fn lowered_func<T: 'static>(
         r.and(exited)
     });
     Ok(func)
+}
+
+/// A call through a function lowered `async`. The callee runs to
+/// completion (an async callee that would block fails with "not supported
+/// yet"), so the caller gets `RETURNED` (2: no subtask is made) and the
+/// result at its result pointer.
+#[allow(clippy::too_many_arguments)]
+fn call_lowered_async<T: 'static>(
+    store: &mut StoreContextMut<'_, T>,
+    types: &env::ComponentTypes,
+    func_ty: &env::FuncType,
+    options: &Options,
+    callee: &Callee<T>,
+    params: &[crate::Val],
+    results: &mut [crate::Val],
+    scope: usize,
+) -> crate::Result<()> {
+    /// `Subtask.State.RETURNED`.
+    const RETURNED: i32 = 2;
+    let (mut args, retptr) = lift_async_args(store, types, func_ty, options, params)?;
+    let param_tys: Vec<_> = func_ty.param_types().collect();
+    lift_resources(store, types, &param_tys, &mut args, options.flags, scope)?;
+    let mut out = vec![Val::Bool(false); usize::from(func_ty.result.is_some())];
+    match callee {
+        Callee::Host(f) => f(store.as_context_mut(), &args, &mut out)?,
+        Callee::Lifted(index) => call_lifted(store, *index, &args, &mut out)?,
+    }
+    let result_tys: Vec<_> = func_ty.result.into_iter().collect();
+    lower_resources(store, types, &result_tys, &mut out, options.flags, None)?;
+    if let Some(ptr) = retptr {
+        store_results_at(store, types, func_ty, options, ptr, &out)?;
+    }
+    match results.first_mut() {
+        Some(r) => *r = crate::Val::I32(RETURNED),
+        None => crate::bail!("an async lowered function returns its status"),
+    }
+    Ok(())
 }
 
 /// The store item of an export of the root.
