@@ -313,9 +313,9 @@ pub(crate) fn call_lifted<T: 'static>(
 ) -> crate::Result<()> {
     let scope = enter_call(store);
     let r = match super::concurrent::enter_task(store, index) {
-        Ok(()) => {
+        Ok(depth) => {
             let r = call_lifted_in(store, index, args, results, scope);
-            r.and(super::concurrent::exit_task(store))
+            r.and(super::concurrent::exit_task(store, depth))
         }
         Err(e) => Err(e),
     };

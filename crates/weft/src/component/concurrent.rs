@@ -38,13 +38,13 @@ pub(super) fn builtin<T: 'static>(
 /// Starts the task of a call into a lifted function (nothing to do
 /// without the async ABI).
 #[cfg(not(feature = "component-model-async"))]
-pub(crate) fn enter_task<T>(_store: &mut StoreContextMut<'_, T>, _func: u32) -> crate::Result<()> {
-    Ok(())
+pub(crate) fn enter_task<T>(_store: &mut StoreContextMut<'_, T>, _func: u32) -> crate::Result<usize> {
+    Ok(0)
 }
 
 /// Ends the current task.
 #[cfg(not(feature = "component-model-async"))]
-pub(crate) fn exit_task<T>(_store: &mut StoreContextMut<'_, T>) -> crate::Result<()> {
+pub(crate) fn exit_task<T>(_store: &mut StoreContextMut<'_, T>, _depth: usize) -> crate::Result<()> {
     Ok(())
 }
 
@@ -130,6 +130,7 @@ mod imp {
             _ => options.as_ref().and_then(|o| o.memory),
         };
         let resolved = Resolved { options, memory };
+        let result_ty = results.first().copied();
         let builtin = builtin.clone();
         Ok(crate::Func::new(&mut *store, ty, move |mut caller, params, results| {
             let mut store = caller.as_context_mut();
@@ -141,15 +142,8 @@ mod imp {
             }
             let args = params.iter().map(slot).collect::<crate::Result<Vec<u64>>>()?;
             let result = run(&mut store, &types, at, &builtin, &resolved, &args)?;
-            if let (Some(r), Some(v)) = (results.first_mut(), result) {
-                *r = core_val(
-                    if matches!(r, crate::Val::I64(_)) {
-                        FlatType::I64
-                    } else {
-                        FlatType::I32
-                    },
-                    v,
-                );
+            if let (Some(r), Some(t), Some(v)) = (results.first_mut(), result_ty, result) {
+                *r = core_val(t, v);
             }
             Ok(())
         }))
@@ -502,20 +496,25 @@ mod imp {
         Ok(())
     }
 
-    /// Starts the task of a call into the lifted function `func`.
-    pub(crate) fn enter_task<T>(store: &mut StoreContextMut<'_, T>, func: u32) -> crate::Result<()> {
+    /// Starts the task of a call into the lifted function `func`; returns
+    /// the depth of the task stack to restore when the call ends.
+    pub(crate) fn enter_task<T>(store: &mut StoreContextMut<'_, T>, func: u32) -> crate::Result<usize> {
         let components = &mut store.0.opaque_mut().components;
         let is_async = components.funcs.get(func as usize).is_some_and(|f| f.options.is_async);
         let id = components.tasks.new_task(is_async);
+        let depth = components.current_tasks.len();
         components.current_tasks.push(CurrentTask { id, func, result: None });
-        Ok(())
+        Ok(depth)
     }
 
-    /// Ends the current task (pushed by [`enter_task`]).
-    pub(crate) fn exit_task<T>(store: &mut StoreContextMut<'_, T>) -> crate::Result<()> {
+    /// Ends the task [`enter_task`] started at `depth`, and any task above
+    /// it that a call unwound by a panic left behind.
+    pub(crate) fn exit_task<T>(store: &mut StoreContextMut<'_, T>, depth: usize) -> crate::Result<()> {
         let components = &mut store.0.opaque_mut().components;
-        if let Some(task) = components.current_tasks.pop() {
-            components.tasks.release(task.id).map_err(task_trap)?;
+        while components.current_tasks.len() > depth {
+            if let Some(task) = components.current_tasks.pop() {
+                components.tasks.release(task.id).map_err(task_trap)?;
+            }
         }
         Ok(())
     }
