@@ -78,8 +78,10 @@ pub enum TaskError {
     },
     /// A stream or future end of another type than the built-in's.
     WrongType(u32),
-    /// A waitable set that still has waitables or waiters was dropped.
-    SetInUse,
+    /// A waitable set that still has waitables joined was dropped.
+    SetHasWaitables,
+    /// A waitable set that a task waits on was dropped.
+    SetHasWaiters,
     /// A subtask was dropped before its resolution was delivered.
     SubtaskNotResolved,
     /// A waitable with a synchronous waiter was joined to a set.
@@ -104,11 +106,12 @@ impl fmt::Display for TaskError {
                 write!(f, "handle index {index} is a {}, not a {expected}", found.describe())
             }
             TaskError::WrongType(i) => write!(f, "handle index {i} is a stream or future end of another type"),
-            TaskError::SetInUse => write!(f, "cannot drop a waitable set that has waitables or waiters"),
+            TaskError::SetHasWaitables => write!(f, "cannot drop waitable set with waitables joined to it"),
+            TaskError::SetHasWaiters => write!(f, "cannot drop waitable set with waiters"),
             TaskError::SubtaskNotResolved => write!(f, "cannot drop a subtask before its resolution is delivered"),
             TaskError::SyncWaiter => write!(f, "cannot join a waitable that is waited on synchronously"),
             TaskError::FutureNotWritten => {
-                write!(f, "cannot drop the writable end of a future before writing its value")
+                write!(f, "cannot drop future write end without first writing a value")
             }
             TaskError::TaskResolved => write!(f, "the task has already returned or been cancelled"),
             TaskError::ContextSlot(i) => write!(f, "context slot {i} out of range"),
@@ -561,11 +564,9 @@ impl Tasks {
     /// waits on it.
     pub fn waitable_set_drop(&mut self, inst: InstanceId, index: u32) -> Result<(), TaskError> {
         self.drop_handle(inst, index, Kind::WaitableSet, |s| match s {
-            State::WaitableSet {
-                members: 0,
-                num_waiting: 0,
-            } => Ok(()),
-            _ => Err(TaskError::SetInUse),
+            State::WaitableSet { members, .. } if *members > 0 => Err(TaskError::SetHasWaitables),
+            State::WaitableSet { num_waiting, .. } if *num_waiting > 0 => Err(TaskError::SetHasWaiters),
+            _ => Ok(()),
         })
     }
 

@@ -65,7 +65,7 @@ fn a_set_with_members_is_not_dropped_and_members_keep_it_alive() {
     let set = t.handle(inst, s).unwrap();
     t.waitable_join(inst, r, s).unwrap();
     assert_eq!(t.refs(set), 2, "the handle and the member");
-    assert_eq!(t.waitable_set_drop(inst, s), Err(TaskError::SetInUse));
+    assert_eq!(t.waitable_set_drop(inst, s), Err(TaskError::SetHasWaitables));
     // Joining another waitable and leaving again.
     t.waitable_join(inst, w, s).unwrap();
     assert_eq!(t.refs(set), 3);

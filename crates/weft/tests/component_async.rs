@@ -103,7 +103,7 @@ fn operations_that_would_suspend_fail_with_not_supported_yet() -> weft::Result<(
     assert!(format!("{err:?}").contains("not supported yet"), "{err:?}");
 
     let c = component(&engine, TABLE_OPS);
-    for name in ["wait-empty", "read-stream", "new-thread"] {
+    for name in ["wait-empty-async", "read-stream", "new-thread"] {
         let instance = Linker::new(&engine).instantiate(&mut store, &c)?;
         let err = call(&mut store, &instance, name, &[]).unwrap_err();
         assert!(format!("{err:?}").contains("not supported yet"), "{name}: {err:?}");
@@ -211,6 +211,8 @@ const TABLE_OPS: &str = r#"(component
         (func (export "wait-empty") (result i32)
             (drop (call $ws.wait (call $ws.new) (i32.const 8)))
             (i32.const 0))
+        (func (export "wait-empty-async")
+            (drop (call $ws.wait (call $ws.new) (i32.const 8))))
         (func (export "read-stream") (result i32)
             (drop (call $stream.new))
             (drop (call $stream.read (i32.const 1) (i32.const 0) (i32.const 1)))
@@ -256,6 +258,7 @@ const TABLE_OPS: &str = r#"(component
     (func (export "sets") (result u32) (canon lift (core func $i "sets")))
     (func (export "drop-joined-set") (result u32) (canon lift (core func $i "drop-joined-set")))
     (func (export "wait-empty") (result u32) (canon lift (core func $i "wait-empty")))
+    (func (export "wait-empty-async") async (result u32) (canon lift (core func $i "wait-empty-async") async))
     (func (export "read-stream") (result u32) (canon lift (core func $i "read-stream")))
     (func (export "new-thread") (result u32) (canon lift (core func $i "new-thread")))
     (func (export "context") (result u32) (canon lift (core func $i "context")))
@@ -273,9 +276,10 @@ fn table_built_ins_follow_the_spec() -> weft::Result<()> {
     assert_eq!(call(&mut store, &instance, "sets", &[])?, Val::U32(1));
     for (name, message) in [
         ("drop-twice", "unknown handle index 1"),
-        ("drop-unwritten-future", "before writing its value"),
+        ("drop-unwritten-future", "without first writing a value"),
         ("wrong-end", "is a readable stream end, not a writable stream end"),
-        ("drop-joined-set", "waitable set that has waitables"),
+        ("drop-joined-set", "cannot drop waitable set with waitables"),
+        ("wait-empty", "cannot block a synchronous task before returning"),
     ] {
         let instance = Linker::new(&engine).instantiate(&mut store, &c)?;
         let err = call(&mut store, &instance, name, &[]).unwrap_err();

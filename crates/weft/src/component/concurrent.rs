@@ -193,7 +193,7 @@ mod imp {
             crate::bail!("the built-in has no memory");
         };
         if !ptr.is_multiple_of(4) {
-            return Err(trap(format_args!("pointer {ptr:#x} is not aligned to 4")));
+            return Err(trap(format_args!("unaligned pointer {ptr:#x}")));
         }
         let data = memory.data_mut(&mut *store);
         let end = u64::from(ptr) + 4 * values.len() as u64;
@@ -305,6 +305,7 @@ mod imp {
                 let tasks = &mut store.0.opaque_mut().components.tasks;
                 let (code, index, payload) = tasks.waitable_set_poll(inst, arg(args, 0)).map_err(task_trap)?;
                 if code == weft_tasks::EVENT_NONE && matches!(builtin, B::WaitableSetWait(_)) {
+                    check_may_block(store)?;
                     return Err(not_yet("`waitable-set.wait` with no event pending"));
                 }
                 store_u32s(store, resolved.memory, arg(args, 1), &[index, payload])?;
@@ -429,6 +430,26 @@ mod imp {
                 Ok(None)
             }
         }
+    }
+
+    /// `Task.may_block`: a task of a function type without `async` may not
+    /// block before it returns.
+    fn check_may_block<T>(store: &mut StoreContextMut<'_, T>) -> crate::Result<()> {
+        let (id, func) = {
+            let c = current(store, "a blocking built-in")?;
+            (c.id, c.func)
+        };
+        let components = &store.0.opaque().components;
+        let returned = components.tasks.task(id).map_err(task_trap)?.returned;
+        let async_type = components
+            .funcs
+            .get(func as usize)
+            .and_then(|f| f.types.func(f.ty).map(|t| t.is_async))
+            .unwrap_or(false);
+        if !async_type && !returned {
+            return Err(trap("cannot block a synchronous task before returning"));
+        }
+        Ok(())
     }
 
     /// `canon task.return`: checks the current task (lifted `async` by the
