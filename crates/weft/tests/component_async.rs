@@ -373,3 +373,50 @@ fn the_async_abi_can_be_turned_off() {
     };
     assert!(format!("{err:?}").contains("unsupported: "), "{err:?}");
 }
+
+/// A call through a fused adapter is a task of the callee: its context
+/// starts at 0 and does not touch the caller's.
+#[test]
+fn a_fused_call_has_its_own_task_context() -> weft::Result<()> {
+    let engine = Engine::default();
+    let c = component(
+        &engine,
+        r#"(component
+            (component $callee
+                (canon context.get i32 0 (core func $get))
+                (canon context.set i32 0 (core func $set))
+                (core module $m
+                    (import "" "get" (func $get (result i32)))
+                    (import "" "set" (func $set (param i32)))
+                    (func (export "f") (param i32) (result i32)
+                        (local $before i32)
+                        (local.set $before (call $get))
+                        (call $set (local.get 0))
+                        (local.get $before)))
+                (core instance $i (instantiate $m (with "" (instance
+                    (export "get" (func $get)) (export "set" (func $set))))))
+                (func (export "f") (param "x" u32) (result u32) (canon lift (core func $i "f"))))
+            (instance $callee (instantiate $callee))
+            (canon context.get i32 0 (core func $get))
+            (canon context.set i32 0 (core func $set))
+            (core func $f (canon lower (func $callee "f")))
+            (core module $main
+                (import "" "get" (func $get (result i32)))
+                (import "" "set" (func $set (param i32)))
+                (import "" "f" (func $f (param i32) (result i32)))
+                (func (export "run") (result i32)
+                    (call $set (i32.const 100))
+                    ;; The callee's context starts at 0, each call.
+                    (if (i32.ne (call $f (i32.const 7)) (i32.const 0)) (then unreachable))
+                    (if (i32.ne (call $f (i32.const 8)) (i32.const 0)) (then unreachable))
+                    (call $get)))
+            (core instance $main (instantiate $main (with "" (instance
+                (export "get" (func $get)) (export "set" (func $set)) (export "f" (func $f))))))
+            (func (export "run") (result u32) (canon lift (core func $main "run"))))"#,
+    );
+    assert_eq!(c.fused_adapters(), 1, "the call goes through a fused adapter");
+    let mut store = Store::new(&engine, ());
+    let instance = Linker::new(&engine).instantiate(&mut store, &c)?;
+    assert_eq!(call(&mut store, &instance, "run", &[])?, Val::U32(100));
+    Ok(())
+}

@@ -48,6 +48,12 @@ pub(crate) fn exit_task<T>(_store: &mut StoreContextMut<'_, T>, _depth: usize) -
     Ok(())
 }
 
+/// Ends the innermost task.
+#[cfg(not(feature = "component-model-async"))]
+pub(crate) fn exit_innermost_task<T>(_store: &mut StoreContextMut<'_, T>) -> crate::Result<()> {
+    Ok(())
+}
+
 /// The results of an `async` lift (never made without the feature).
 #[cfg(not(feature = "component-model-async"))]
 pub(crate) fn async_results<T>(
@@ -538,6 +544,12 @@ mod imp {
             }
         }
         Ok(())
+    }
+
+    /// Ends the innermost task (that of a fused adapter's call).
+    pub(crate) fn exit_innermost_task<T>(store: &mut StoreContextMut<'_, T>) -> crate::Result<()> {
+        let depth = store.0.opaque().components.current_tasks.len().saturating_sub(1);
+        exit_task(store, depth)
     }
 
     /// The results of an `async` lift's core function: with a `callback`,

@@ -303,16 +303,20 @@ fn run_step<T: 'static>(
         Step::Lower {
             callee:
                 LowerCallee::Lifted {
+                    func: lifted,
                     core_func,
                     options: callee_options,
-                    ..
                 },
             options,
             ..
         } if inner.adapters.contains_key(&step_index) => {
             let caller = resolve_options(t, instance_index, options)?;
             let callee = resolve_options(t, instance_index, callee_options)?;
-            let func = fused_call(store, component, t, step_index, *core_func, &caller, &callee)?;
+            let lifted =
+                t.lifted.get(lifted.0 as usize).copied().ok_or_else(|| {
+                    crate::format_err!("the plan lowers lifted function {} before lifting it", lifted.0)
+                })?;
+            let func = fused_call(store, component, t, step_index, (lifted, *core_func), &caller, &callee)?;
             t.items.push(Extern::Func(func));
         }
         Step::Lower {
@@ -503,7 +507,7 @@ fn fused_call<T: 'static>(
     component: &Component,
     t: &Tables,
     step_index: usize,
-    core_func: CoreItemIndex,
+    (lifted, core_func): (u32, CoreItemIndex),
     caller_options: &Options,
     callee_options: &Options,
 ) -> crate::Result<crate::Func> {
@@ -516,8 +520,11 @@ fn fused_call<T: 'static>(
     };
     let core = t.item(core_func)?;
     let unit = crate::FuncType::new(store.engine(), [], []);
+    // The call is a task of the callee (its `context.*` slots), from
+    // `enter` to `exit` (after `post-return`); a task left by a trap is
+    // ended by the enclosing call.
     let enter = crate::Func::new(&mut *store, unit.clone(), move |mut c, _, _| {
-        let store = c.as_context_mut();
+        let mut store = c.as_context_mut();
         let components = &mut store.0.opaque_mut().components;
         if !components.flags(caller)?.may_leave {
             crate::bail!("canonical ABI trap: cannot leave component instance");
@@ -527,12 +534,13 @@ fn fused_call<T: 'static>(
             crate::bail!("canonical ABI trap: cannot enter component instance");
         }
         flags.may_enter = false;
+        super::concurrent::enter_task(&mut store, lifted)?;
         Ok(())
     });
     let exit = crate::Func::new(&mut *store, unit, move |mut c, _, _| {
-        let store = c.as_context_mut();
+        let mut store = c.as_context_mut();
         store.0.opaque_mut().components.flags_mut(callee)?.may_enter = true;
-        Ok(())
+        super::concurrent::exit_innermost_task(&mut store)
     });
     let mut externs = Vec::with_capacity(4);
     for import in module.imports() {
