@@ -366,9 +366,72 @@ fn errors_carry_offsets_and_name_what_is_unsupported() {
             (func $f (result $s) (canon lift (core func $i "f"))))"#,
     )
     .unwrap();
-    let features = supported_component_features() | wasmparser::WasmFeatures::CM_ASYNC;
-    let err = translate_component(&bytes, features).err().unwrap();
-    assert!(err.message.starts_with("unsupported: stream"), "{err}");
+    // Without the async features, `stream` is a proposal not enabled.
+    let err = translate_component(&bytes, supported_component_features())
+        .err()
+        .unwrap();
+    assert!(err.message.starts_with("unsupported: "), "{err}");
+    assert!(err.message.contains("async"), "{err}");
+    // With them, it is a defined type.
+    let features = supported_component_features() | async_component_features();
+    let t = translate_component(&bytes, features).unwrap();
+    let Some(Step::Lift { ty, .. }) = t.component.steps.iter().find(|s| matches!(s, Step::Lift { .. })) else {
+        panic!("no lift");
+    };
+    let Some(InterfaceType::Defined(d)) = t.types.func(*ty).unwrap().result else {
+        panic!("the result is not a defined type");
+    };
+    assert_eq!(t.types.defined(d), Some(&DefinedType::Stream(Some(InterfaceType::U8))));
+}
+
+#[test]
+fn async_builtins_become_builtin_steps() {
+    let bytes = wat::parse_str(
+        r#"(component
+            (core module $mem (memory (export "m") 1))
+            (core instance $mi (instantiate $mem))
+            (type $f (future u32))
+            (canon task.return (result u32) (core func $ret))
+            (canon context.get i32 1 (core func $get))
+            (canon waitable-set.poll (memory (core memory $mi "m")) (core func $poll))
+            (canon future.new $f (core func $new))
+            (canon thread.yield (core func $yield)))"#,
+    )
+    .unwrap();
+    let features = supported_component_features() | async_component_features();
+    let t = translate_component(&bytes, features).unwrap();
+    let builtins: Vec<&Builtin> = t
+        .component
+        .steps
+        .iter()
+        .filter_map(|s| match s {
+            Step::Builtin { builtin, .. } => Some(builtin),
+            _ => None,
+        })
+        .collect();
+    let names: Vec<&str> = builtins.iter().map(|b| b.name()).collect();
+    assert_eq!(
+        names,
+        [
+            "task.return",
+            "context.get",
+            "waitable-set.poll",
+            "future.new",
+            "thread.yield"
+        ]
+    );
+    assert!(matches!(
+        builtins[0],
+        Builtin::TaskReturn {
+            result: Some(InterfaceType::U32),
+            ..
+        }
+    ));
+    assert_eq!(builtins[1], &Builtin::ContextGet(1));
+    use weft_environ::component::abi::FlatType::{I32, I64};
+    assert_eq!(builtins[0].signature(&t.types), (vec![I32], vec![]));
+    assert_eq!(builtins[2].signature(&t.types), (vec![I32, I32], vec![I32]));
+    assert_eq!(builtins[3].signature(&t.types), (vec![], vec![I64]));
 }
 
 /// A component whose own core type definitions use GC's syntax (a non-final

@@ -224,6 +224,8 @@ impl Mapper<'_> {
             DefinedType::Tuple(ts) => DefinedType::Tuple(ts.iter().map(|t| self.value(*t)).collect()),
             DefinedType::Map(k, v) => DefinedType::Map(self.value(k), self.value(v)),
             DefinedType::Option(t) => DefinedType::Option(self.value(t)),
+            DefinedType::Stream(t) => DefinedType::Stream(t.map(|t| self.value(t))),
+            DefinedType::Future(t) => DefinedType::Future(t.map(|t| self.value(t))),
             DefinedType::Result { ok, err } => DefinedType::Result {
                 ok: ok.map(|t| self.value(t)),
                 err: err.map(|t| self.value(t)),

@@ -23,6 +23,9 @@ pub struct Config {
     pub(crate) tunables: weft_environ::Tunables,
     pub(crate) async_support: bool,
     pub(crate) async_stack_size: usize,
+    /// Whether components may use the async ABI
+    /// ([`Config::wasm_component_model_async`]).
+    pub(crate) component_model_async: bool,
 }
 
 impl Default for Config {
@@ -38,6 +41,7 @@ impl Default for Config {
             tunables: weft_environ::Tunables::default(),
             async_support: false,
             async_stack_size: 2 << 20,
+            component_model_async: cfg!(feature = "component-model-async"),
         }
     }
 }
@@ -104,6 +108,21 @@ impl Config {
         self
     }
 
+    /// Whether components may use the component model's async ABI: `async`
+    /// functions and canonical options, `stream`, `future` and
+    /// `error-context`, and the `task.*`, `context.*`, `waitable-set.*`,
+    /// `subtask.*`, `stream.*`, `future.*`, `error-context.*` and `thread.*`
+    /// built-ins (wasmparser's `cm_async`, `cm_more_async_builtins`,
+    /// `cm_async_stackful`, `cm_threading` and `cm_error_context`).
+    ///
+    /// Default on with the `component-model-async` feature, which it needs.
+    /// So far only calls that complete without blocking run; an operation
+    /// that would suspend a task traps with "not supported yet".
+    pub fn wasm_component_model_async(&mut self, enable: bool) -> &mut Self {
+        self.component_model_async = enable;
+        self
+    }
+
     /// Whether wasm consumes fuel as it runs (see `Store::set_fuel`); out of
     /// fuel, it traps with `Trap::OutOfFuel` or, with async, may yield.
     pub fn consume_fuel(&mut self, enable: bool) -> &mut Self {
@@ -155,6 +174,9 @@ impl Config {
         }
         if self.features.contains(F::FUNCTION_REFERENCES) && !self.features.contains(F::REFERENCE_TYPES) {
             crate::bail!("cannot disable the reference types proposal but enable the function references proposal");
+        }
+        if self.component_model_async && !cfg!(feature = "component-model-async") {
+            crate::bail!("the component model async ABI needs Weft's `component-model-async` feature");
         }
         let unsupported = self.features.difference(weft_environ::supported_features());
         if !unsupported.is_empty() {

@@ -99,7 +99,8 @@ pub enum Despecialized {
 
 /// `despecialize`: tuples become records, enums, options and results
 /// become variants, and `map<K, V>` becomes `list<tuple<K, V>>`; `string`
-/// and `flags` keep their own representations.
+/// and `flags` keep their own representations, and `stream` and `future`
+/// (handles, like `own`) stay `Other` with their `Defined` index.
 pub fn despecialize(types: &ComponentTypes, ty: InterfaceType) -> Despecialized {
     let InterfaceType::Defined(index) = ty else {
         return Despecialized::Other(ty);
@@ -119,6 +120,8 @@ pub fn despecialize(types: &ComponentTypes, ty: InterfaceType) -> Despecialized 
             None => Despecialized::Record(Vec::new()),
         },
         Some(DefinedType::Flags(labels)) => Despecialized::Flags(labels.len()),
+        // Handles to stream and future ends: `i32` indices.
+        Some(DefinedType::Stream(_) | DefinedType::Future(_)) => Despecialized::Other(ty),
     }
 }
 
@@ -183,7 +186,8 @@ pub fn alignment(types: &ComponentTypes, ty: InterfaceType, ptr: PtrType) -> u32
             T::S32 | T::U32 | T::F32 | T::Char | T::ErrorContext | T::Own(_) | T::Borrow(_) => 4,
             T::S64 | T::U64 | T::F64 => 8,
             T::String => ptr.size(),
-            T::Defined(_) => 1,
+            // `stream` and `future` handles.
+            T::Defined(_) => 4,
         },
         Despecialized::List(t, Some(_)) => alignment(types, t, ptr),
         Despecialized::List(_, None) => ptr.size(),
@@ -220,7 +224,8 @@ pub fn elem_size(types: &ComponentTypes, ty: InterfaceType, ptr: PtrType) -> u32
             T::S32 | T::U32 | T::F32 | T::Char | T::ErrorContext | T::Own(_) | T::Borrow(_) => 4,
             T::S64 | T::U64 | T::F64 => 8,
             T::String => 2 * ptr.size(),
-            T::Defined(_) => 0,
+            // `stream` and `future` handles.
+            T::Defined(_) => 4,
         },
         Despecialized::List(t, Some(n)) => n.saturating_mul(elem_size(types, t, ptr)),
         Despecialized::List(_, None) => 2 * ptr.size(),
@@ -273,7 +278,6 @@ fn flatten_into(types: &ComponentTypes, ty: InterfaceType, ptr: PtrType, limit: 
             T::F32 => out.push(FlatType::F32),
             T::F64 => out.push(FlatType::F64),
             T::String => out.extend([ptr.flat(), ptr.flat()]),
-            T::Defined(_) => {}
             _ => out.push(FlatType::I32),
         },
         Despecialized::List(t, Some(n)) => {

@@ -291,3 +291,20 @@ fn unknown_indices_do_not_panic() {
     assert_eq!(layout(&types, ty), (0, 1));
     assert!(flatten_type(&types, ty, PtrType::I32).is_empty());
 }
+
+#[test]
+fn streams_and_futures_are_i32_handles() {
+    let mut types = ComponentTypes::new();
+    let stream = defined(&mut types, DefinedType::Stream(Some(T::String)));
+    let empty_stream = defined(&mut types, DefinedType::Stream(None));
+    let future = defined(&mut types, DefinedType::Future(Some(T::U64)));
+    for ty in [stream, empty_stream, future] {
+        assert_eq!(layout(&types, ty), (4, 4), "{ty:?}");
+        assert_eq!(flatten_type(&types, ty, PtrType::I32), [I32], "{ty:?}");
+        assert_eq!(flatten_type(&types, ty, PtrType::I64), [I32], "{ty:?}");
+    }
+    // In a record: like `u32` fields.
+    let r = record(&mut types, &[T::U8, future, stream]);
+    assert_eq!(layout(&types, r), (12, 4));
+    assert_eq!(flatten_type(&types, r, PtrType::I32), [I32, I32, I32]);
+}

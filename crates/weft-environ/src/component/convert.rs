@@ -247,8 +247,8 @@ impl<'x, O: OuterTypes + ?Sized> TypeConverter<'x, O> {
                 }
                 DefinedType::Map(key, self.value(*v)?)
             }
-            ComponentDefinedType::Future(_) => return Err(unsupported("future types (async)", self.offset)),
-            ComponentDefinedType::Stream(_) => return Err(unsupported("stream types (async)", self.offset)),
+            ComponentDefinedType::Future(t) => DefinedType::Future(self.opt_value(*t)?),
+            ComponentDefinedType::Stream(t) => DefinedType::Stream(self.opt_value(*t)?),
         };
         Ok(InterfaceType::Defined(self.types.intern_defined(def)))
     }

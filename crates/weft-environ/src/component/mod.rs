@@ -18,12 +18,19 @@
 //! [`ComponentTypes`] registry ([`types`]), hash-consed per translation, and
 //! [`abi`] computes the canonical ABI's layouts from them.
 //!
+//! The async built-ins (`task.*`, `stream.*`, `future.*`, `waitable-set.*`,
+//! `subtask.*`, `context.*`, `error-context.*`, `backpressure.*`) and the
+//! `thread.*` built-ins of the threading proposal become
+//! [`Step::Builtin`]s; `stream` and `future` types are [`DefinedType`]s.
+//! Whether they validate depends on the features passed in (see
+//! [`async_component_features`]).
+//!
 //! Constructs Weft does not support yet fail with a [`TranslateError`]
 //! whose message starts with `unsupported: `: component values and start
-//! functions, the async built-ins (`task.*`, `stream.*`, `future.*`,
-//! `waitable-set.*`, `subtask.*`, `context.*`, `error-context.*`), threads,
-//! `future`, `stream` and `map` types, the GC canonical ABI, and core modules
-//! or components imported by (or components exported from) the root.
+//! functions, shared-everything threads (`thread.spawn-*`,
+//! `thread.available-parallelism`), `stream.forward`/`future.forward`, the
+//! GC canonical ABI, and core modules or components imported by (or
+//! components exported from) the root.
 
 pub mod abi;
 #[cfg(test)]
@@ -70,6 +77,19 @@ pub fn supported_component_features() -> WasmFeatures {
         | WasmFeatures::CM_IMPLEMENTS
         | WasmFeatures::CM_MAP
         | WasmFeatures::CM_FIXED_LENGTH_LISTS
+}
+
+/// The wasmparser features of the component-model async ABI that Weft
+/// translates: `async` functions and built-ins, `stream`/`future`, the
+/// stackful ABI, the threading built-ins and `error-context`. A runtime
+/// adds them to [`supported_component_features`] when it runs the async
+/// ABI.
+pub fn async_component_features() -> WasmFeatures {
+    WasmFeatures::CM_ASYNC
+        | WasmFeatures::CM_MORE_ASYNC_BUILTINS
+        | WasmFeatures::CM_ASYNC_STACKFUL
+        | WasmFeatures::CM_THREADING
+        | WasmFeatures::CM_ERROR_CONTEXT
 }
 
 /// Validates `bytes`, a component, with `features` and translates it.

@@ -22,7 +22,10 @@
 //! The [`Component::exports`] then name lifted functions, instances of
 //! exports, core modules and types.
 
-use super::types::{DefinedResourceIndex, ImportedResourceIndex, ItemType, TypeFuncIndex, TypeResourceIndex};
+use super::abi::FlatType;
+use super::types::{
+    DefinedResourceIndex, ImportedResourceIndex, InterfaceType, ItemType, TypeFuncIndex, TypeResourceIndex,
+};
 use crate::{EntityIndex, WasmValType};
 
 macro_rules! indices {
@@ -95,9 +98,10 @@ pub struct CanonicalOptions {
     pub post_return: Option<CoreItemIndex>,
     /// `string-encoding`.
     pub string_encoding: StringEncoding,
-    /// `async` (recorded; the async ABI is not supported yet).
+    /// `async`: the function is lifted or lowered with the async ABI.
     pub is_async: bool,
-    /// `callback` of an async lift (recorded only).
+    /// `callback` of an async lift: the core function called with each
+    /// event until the task exits.
     pub callback: Option<CoreItemIndex>,
 }
 
@@ -215,6 +219,16 @@ pub enum Step {
         /// The calling component instance (its handle table).
         instance: ComponentInstanceIndex,
     },
+    /// A canonical built-in of the async ABI or of threads: pushes a core
+    /// function of type [`Builtin::signature`].
+    Builtin {
+        /// The new core function.
+        item: CoreItemIndex,
+        /// The built-in.
+        builtin: Builtin,
+        /// The calling component instance (its flags and tables).
+        instance: ComponentInstanceIndex,
+    },
     /// `canon resource.rep`: pushes a core function `(handle) -> rep`.
     ResourceRep {
         /// The new core function.
@@ -224,6 +238,197 @@ pub enum Step {
         /// The calling component instance (its handle table).
         instance: ComponentInstanceIndex,
     },
+}
+
+/// A canonical built-in of the async ABI (and of threads), as a core
+/// function a runtime provides. Each names the types and options it needs;
+/// [`Builtin::signature`] is its core function type.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum Builtin {
+    /// `task.return`: lifts the current task's result from its core
+    /// arguments, with `options` (only `memory` and `string-encoding`).
+    TaskReturn {
+        /// The result type the built-in was defined with.
+        result: Option<InterfaceType>,
+        /// Its options.
+        options: CanonicalOptions,
+    },
+    /// `task.cancel`.
+    TaskCancel,
+    /// `context.get i32 slot`.
+    ContextGet(u32),
+    /// `context.set i32 slot`.
+    ContextSet(u32),
+    /// `backpressure.inc`.
+    BackpressureInc,
+    /// `backpressure.dec`.
+    BackpressureDec,
+    /// `thread.yield`.
+    ThreadYield,
+    /// `thread.index`.
+    ThreadIndex,
+    /// `thread.new-indirect`: a new thread running a function of `table`.
+    ThreadNewIndirect {
+        /// The table of functions.
+        table: CoreItemIndex,
+    },
+    /// `thread.resume-later`.
+    ThreadResumeLater,
+    /// `thread.suspend`.
+    ThreadSuspend,
+    /// `thread.suspend-then-resume`.
+    ThreadSuspendThenResume,
+    /// `thread.yield-then-resume`.
+    ThreadYieldThenResume,
+    /// `thread.suspend-then-promote`.
+    ThreadSuspendThenPromote,
+    /// `thread.yield-then-promote`.
+    ThreadYieldThenPromote,
+    /// `waitable-set.new`.
+    WaitableSetNew,
+    /// `waitable-set.wait` with the memory events are written to.
+    WaitableSetWait(CoreItemIndex),
+    /// `waitable-set.poll` with the memory events are written to.
+    WaitableSetPoll(CoreItemIndex),
+    /// `waitable-set.drop`.
+    WaitableSetDrop,
+    /// `waitable.join`.
+    WaitableJoin,
+    /// `subtask.cancel`, `async` or not.
+    SubtaskCancel(bool),
+    /// `subtask.drop`.
+    SubtaskDrop,
+    /// `stream.new` of a `stream` type.
+    StreamNew(InterfaceType),
+    /// `stream.read` with its options.
+    StreamRead(InterfaceType, CanonicalOptions),
+    /// `stream.write` with its options.
+    StreamWrite(InterfaceType, CanonicalOptions),
+    /// `stream.cancel-read`, `async` or not.
+    StreamCancelRead(InterfaceType, bool),
+    /// `stream.cancel-write`, `async` or not.
+    StreamCancelWrite(InterfaceType, bool),
+    /// `stream.drop-readable`.
+    StreamDropReadable(InterfaceType),
+    /// `stream.drop-writable`.
+    StreamDropWritable(InterfaceType),
+    /// `future.new` of a `future` type.
+    FutureNew(InterfaceType),
+    /// `future.read` with its options.
+    FutureRead(InterfaceType, CanonicalOptions),
+    /// `future.write` with its options.
+    FutureWrite(InterfaceType, CanonicalOptions),
+    /// `future.cancel-read`, `async` or not.
+    FutureCancelRead(InterfaceType, bool),
+    /// `future.cancel-write`, `async` or not.
+    FutureCancelWrite(InterfaceType, bool),
+    /// `future.drop-readable`.
+    FutureDropReadable(InterfaceType),
+    /// `future.drop-writable`.
+    FutureDropWritable(InterfaceType),
+    /// `error-context.new` with its options.
+    ErrorContextNew(CanonicalOptions),
+    /// `error-context.debug-message` with its options.
+    ErrorContextDebugMessage(CanonicalOptions),
+    /// `error-context.drop`.
+    ErrorContextDrop,
+}
+
+impl Builtin {
+    /// The built-in's name in the text format (`waitable-set.new`).
+    pub fn name(&self) -> &'static str {
+        use Builtin as B;
+        match self {
+            B::TaskReturn { .. } => "task.return",
+            B::TaskCancel => "task.cancel",
+            B::ContextGet(_) => "context.get",
+            B::ContextSet(_) => "context.set",
+            B::BackpressureInc => "backpressure.inc",
+            B::BackpressureDec => "backpressure.dec",
+            B::ThreadYield => "thread.yield",
+            B::ThreadIndex => "thread.index",
+            B::ThreadNewIndirect { .. } => "thread.new-indirect",
+            B::ThreadResumeLater => "thread.resume-later",
+            B::ThreadSuspend => "thread.suspend",
+            B::ThreadSuspendThenResume => "thread.suspend-then-resume",
+            B::ThreadYieldThenResume => "thread.yield-then-resume",
+            B::ThreadSuspendThenPromote => "thread.suspend-then-promote",
+            B::ThreadYieldThenPromote => "thread.yield-then-promote",
+            B::WaitableSetNew => "waitable-set.new",
+            B::WaitableSetWait(_) => "waitable-set.wait",
+            B::WaitableSetPoll(_) => "waitable-set.poll",
+            B::WaitableSetDrop => "waitable-set.drop",
+            B::WaitableJoin => "waitable.join",
+            B::SubtaskCancel(_) => "subtask.cancel",
+            B::SubtaskDrop => "subtask.drop",
+            B::StreamNew(_) => "stream.new",
+            B::StreamRead(..) => "stream.read",
+            B::StreamWrite(..) => "stream.write",
+            B::StreamCancelRead(..) => "stream.cancel-read",
+            B::StreamCancelWrite(..) => "stream.cancel-write",
+            B::StreamDropReadable(_) => "stream.drop-readable",
+            B::StreamDropWritable(_) => "stream.drop-writable",
+            B::FutureNew(_) => "future.new",
+            B::FutureRead(..) => "future.read",
+            B::FutureWrite(..) => "future.write",
+            B::FutureCancelRead(..) => "future.cancel-read",
+            B::FutureCancelWrite(..) => "future.cancel-write",
+            B::FutureDropReadable(_) => "future.drop-readable",
+            B::FutureDropWritable(_) => "future.drop-writable",
+            B::ErrorContextNew(_) => "error-context.new",
+            B::ErrorContextDebugMessage(_) => "error-context.debug-message",
+            B::ErrorContextDrop => "error-context.drop",
+        }
+    }
+
+    /// The core function type of the built-in (32-bit memories), as
+    /// CanonicalABI.md gives it. `task.return` needs the registry to
+    /// flatten its result.
+    pub fn signature(&self, types: &super::types::ComponentTypes) -> (Vec<FlatType>, Vec<FlatType>) {
+        use Builtin as B;
+        use FlatType::{I32, I64};
+        match self {
+            B::TaskReturn { result, .. } => {
+                let mut params = Vec::new();
+                if let Some(t) = result {
+                    params = super::abi::flatten_type(types, *t, super::abi::PtrType::I32);
+                }
+                if params.len() > super::abi::MAX_FLAT_PARAMS {
+                    params = vec![I32];
+                }
+                (params, vec![])
+            }
+            B::TaskCancel | B::BackpressureInc | B::BackpressureDec => (vec![], vec![]),
+            B::ContextGet(_) => (vec![], vec![I32]),
+            B::ContextSet(_) => (vec![I32], vec![]),
+            B::ThreadYield | B::ThreadIndex | B::ThreadSuspend | B::WaitableSetNew => (vec![], vec![I32]),
+            B::ThreadNewIndirect { .. } => (vec![I32, I32], vec![I32]),
+            B::ThreadResumeLater
+            | B::WaitableSetDrop
+            | B::SubtaskDrop
+            | B::StreamDropReadable(_)
+            | B::StreamDropWritable(_)
+            | B::FutureDropReadable(_)
+            | B::FutureDropWritable(_)
+            | B::ErrorContextDrop => (vec![I32], vec![]),
+            B::ThreadSuspendThenResume
+            | B::ThreadYieldThenResume
+            | B::ThreadSuspendThenPromote
+            | B::ThreadYieldThenPromote
+            | B::SubtaskCancel(_)
+            | B::StreamCancelRead(..)
+            | B::StreamCancelWrite(..)
+            | B::FutureCancelRead(..)
+            | B::FutureCancelWrite(..) => (vec![I32], vec![I32]),
+            B::WaitableSetWait(_) | B::WaitableSetPoll(_) | B::FutureRead(..) | B::FutureWrite(..) => {
+                (vec![I32, I32], vec![I32])
+            }
+            B::WaitableJoin | B::ErrorContextDebugMessage(_) => (vec![I32, I32], vec![]),
+            B::ErrorContextNew(_) => (vec![I32, I32], vec![I32]),
+            B::StreamNew(_) | B::FutureNew(_) => (vec![], vec![I64]),
+            B::StreamRead(..) | B::StreamWrite(..) => (vec![I32, I32, I32], vec![I32]),
+        }
+    }
 }
 
 /// An import of the root component.

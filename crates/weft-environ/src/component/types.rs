@@ -139,6 +139,12 @@ pub enum DefinedType {
         /// The payload of `error`.
         err: Option<InterfaceType>,
     },
+    /// `stream<T>` (or `stream` without elements): a handle to a stream
+    /// end, an `i32` in the canonical ABI.
+    Stream(Option<InterfaceType>),
+    /// `future<T>` (or `future` without a value): a handle to a future
+    /// end, an `i32` in the canonical ABI.
+    Future(Option<InterfaceType>),
 }
 
 /// A component function type.
@@ -465,6 +471,8 @@ impl ComponentTypes {
                         ok: ok.map(|t| sub(t, self)),
                         err: err.map(|t| sub(t, self)),
                     },
+                    DefinedType::Stream(t) => DefinedType::Stream(t.map(|t| sub(t, self))),
+                    DefinedType::Future(t) => DefinedType::Future(t.map(|t| sub(t, self))),
                     flags_or_enum => flags_or_enum,
                 };
                 InterfaceType::Defined(self.intern_defined(def))

@@ -156,7 +156,7 @@ fn result_types(ty: &FuncType) -> Vec<InterfaceType> {
 }
 
 /// A flat slot as the core value of type `t`.
-fn core_val(t: FlatType, slot: u64) -> crate::Val {
+pub(crate) fn core_val(t: FlatType, slot: u64) -> crate::Val {
     match t {
         FlatType::I32 => crate::Val::I32(slot as u32 as i32),
         FlatType::I64 => crate::Val::I64(slot as i64),
@@ -166,7 +166,7 @@ fn core_val(t: FlatType, slot: u64) -> crate::Val {
 }
 
 /// A core value as a flat slot.
-fn slot(v: &crate::Val) -> crate::Result<u64> {
+pub(crate) fn slot(v: &crate::Val) -> crate::Result<u64> {
     Ok(match v {
         crate::Val::I32(x) => u64::from(*x as u32),
         crate::Val::I64(x) => *x as u64,
@@ -245,6 +245,62 @@ pub(crate) fn lower_results_to_core<T>(
     Ok(())
 }
 
+/// The arguments and result pointer of a function lowered `async`: the
+/// parameters flat when they fit in `MAX_FLAT_ASYNC_PARAMS` values, else
+/// a pointer to them; then, when the function has a result, the pointer
+/// the result is stored at.
+pub(crate) fn lift_async_args<T>(
+    store: &mut StoreContextMut<'_, T>,
+    types: &ComponentTypes,
+    ty: &FuncType,
+    options: &Options,
+    params: &[crate::Val],
+) -> crate::Result<(Vec<Val>, Option<u32>)> {
+    let param_tys: Vec<InterfaceType> = ty.param_types().collect();
+    let (params, retptr) = match (ty.result.is_some(), params.split_last()) {
+        (true, Some((last, rest))) => (rest, Some(slot(last)? as u32)),
+        _ => (params, None),
+    };
+    let flat = params.iter().map(slot).collect::<crate::Result<Vec<_>>>()?;
+    let cx = LiftContext {
+        types,
+        memory: memory_bytes(store, options),
+        encoding: options.encoding,
+    };
+    let args = lift_flat_values(&cx, abi::MAX_FLAT_ASYNC_PARAMS, &param_tys, &flat)?;
+    Ok((args, retptr))
+}
+
+/// Stores the results `out` of a call at `ptr` in the memory of the
+/// caller's `options` (an `async` lower's result pointer).
+pub(crate) fn store_results_at<T>(
+    store: &mut StoreContextMut<'_, T>,
+    types: &ComponentTypes,
+    ty: &FuncType,
+    options: &Options,
+    ptr: u32,
+    out: &[Val],
+) -> crate::Result<()> {
+    let tys = result_types(ty);
+    set_may_leave(store, options.flags, false)?;
+    let stored = {
+        let mut memory = StoreMemory {
+            store: &mut *store,
+            memory: options.memory,
+            realloc: options.realloc,
+            flags: options.flags,
+        };
+        let mut cx = LowerContext {
+            types,
+            memory: &mut memory,
+            encoding: options.encoding,
+        };
+        lower_flat_values(&mut cx, 0, out, &tys, Some(ptr))
+    };
+    set_may_leave(store, options.flags, true)?;
+    stored.map(drop)
+}
+
 /// Calls the lifted function at store index `index` with `args`, writing
 /// its results to `results`: lowers the arguments with the callee's
 /// options, calls the core function, lifts the results, then runs the
@@ -256,7 +312,13 @@ pub(crate) fn call_lifted<T: 'static>(
     results: &mut [Val],
 ) -> crate::Result<()> {
     let scope = enter_call(store);
-    let r = call_lifted_in(store, index, args, results, scope);
+    let r = match super::concurrent::enter_task(store, index) {
+        Ok(depth) => {
+            let r = call_lifted_in(store, index, args, results, scope);
+            r.and(super::concurrent::exit_task(store, depth))
+        }
+        Err(e) => Err(e),
+    };
     let exited = exit_call(store, scope, r.is_ok());
     r.and(exited)
 }
@@ -292,7 +354,12 @@ fn call_lifted_in<T: 'static>(
     if !store.0.opaque().components.flags(flags)?.may_enter {
         crate::bail!("canonical ABI trap: cannot enter component instance");
     }
-    let flat_ty = abi::flatten_functype(types, ty, AbiOptions::default(), Context::Lift);
+    let abi_options = AbiOptions {
+        is_async: f.options.is_async,
+        callback: f.options.callback.is_some(),
+        ..AbiOptions::default()
+    };
+    let flat_ty = abi::flatten_functype(types, ty, abi_options, Context::Lift);
     let mut args = args.to_vec();
     lower_resources(store, types, &param_tys, &mut args, flags, Some(scope))?;
     let args = &args[..];
@@ -331,8 +398,11 @@ fn call_lifted_in<T: 'static>(
         }
         return Err(e);
     }
-    let flat_results = core_results.iter().map(slot).collect::<crate::Result<Vec<_>>>()?;
-    let lifted = {
+    let lifted = if f.options.is_async {
+        // The results came through `task.return`.
+        super::concurrent::async_results(store, f.options.callback.is_some(), &core_results)
+    } else {
+        let flat_results = core_results.iter().map(slot).collect::<crate::Result<Vec<_>>>()?;
         let cx = LiftContext {
             types,
             memory: memory_bytes(store, &f.options),

@@ -60,7 +60,10 @@ impl Component {
     /// Compiles a component from its binary format. A core module's bytes
     /// are refused: use [`crate::Module`] for those.
     pub fn from_binary(engine: &Engine, binary: &[u8]) -> crate::Result<Component> {
-        let features = engine.inner.config.features | weft_environ::component::supported_component_features();
+        let mut features = engine.inner.config.features | weft_environ::component::supported_component_features();
+        if engine.inner.config.component_model_async {
+            features |= weft_environ::component::async_component_features();
+        }
         let translation = env::translate_component(binary, features)?;
         let mut modules = Vec::with_capacity(translation.modules.len());
         for m in translation.modules {
@@ -171,6 +174,10 @@ fn compile_adapters(
         else {
             continue;
         };
+        // Async calls go through the task table in Rust.
+        if caller.is_async || callee.is_async {
+            continue;
+        }
         let sides = Sides {
             post_return: callee.post_return.is_some(),
             utf8: caller.string_encoding == env::StringEncoding::Utf8

@@ -143,6 +143,7 @@ fn lift(cx: &LiftContext<'_>, ty: InterfaceType, vi: &mut FlatIter<'_>) -> Resul
                     }
                     unpack_flags(&bytes, labels)
                 }
+                DefinedType::Stream(_) | DefinedType::Future(_) => return Err(unsupported(ty)),
                 _ => {
                     // `lift_flat_variant`: the payload is read from the
                     // joined payload values, all of which are consumed.
@@ -239,6 +240,7 @@ fn lower(cx: &mut LowerContext<'_>, val: &Val, ty: InterfaceType, out: &mut Vec<
                         out.push(i32(<[u8; 4]>::try_from(word).map_or(0, u32::from_le_bytes)));
                     }
                 }
+                (DefinedType::Stream(_) | DefinedType::Future(_), _) => return Err(unsupported(ty)),
                 _ => {
                     // `lower_flat_variant`: the payload's values are padded
                     // with zeros to the joined payload's length. The

@@ -8,7 +8,10 @@
 //! function (which lowers with the callee's options). `canon lift` records
 //! a [`LiftedFunc`] in the store.
 
-use super::call::{call_lifted, check_may_leave, drop_handle, lift_args_from_core, lower_results_to_core};
+use super::call::{
+    call_lifted, check_may_leave, drop_handle, lift_args_from_core, lift_async_args, lower_results_to_core,
+    store_results_at,
+};
 use super::handles::{enter_call, exit_call, lift_resources, lower_resources};
 use super::linker::{Definition, HostFunc};
 use super::resources::{Handle, HandleTable, ResourceKind, ResourceType};
@@ -222,14 +225,14 @@ impl InstanceExportLookup for &ComponentExportIndex {
 }
 
 /// The per-instantiation tables of the plan's steps.
-struct Tables {
+pub(super) struct Tables {
     core_instances: Vec<crate::Instance>,
     items: Vec<Extern>,
     lifted: Vec<u32>,
 }
 
 impl Tables {
-    fn item(&self, i: CoreItemIndex) -> crate::Result<Extern> {
+    pub(super) fn item(&self, i: CoreItemIndex) -> crate::Result<Extern> {
         self.items
             .get(i.0 as usize)
             .cloned()
@@ -256,6 +259,10 @@ pub(crate) fn instantiate<T: 'static>(
         }
     }
     let n = plan.num_component_instances as usize;
+    #[cfg(feature = "component-model-async")]
+    let task_tables = (0..n)
+        .map(|_| store.0.opaque_mut().components.tasks.new_instance())
+        .collect();
     store.0.opaque_mut().components.instances.push(ComponentInstanceData {
         component: component.clone(),
         exports: Vec::new(),
@@ -263,6 +270,10 @@ pub(crate) fn instantiate<T: 'static>(
         handles: vec![HandleTable::default(); n],
         resource_types,
         defined: Vec::new(),
+        #[cfg(feature = "component-model-async")]
+        task_tables,
+        #[cfg(feature = "component-model-async")]
+        backpressure: vec![0; n],
     });
     let mut t = Tables {
         core_instances: Vec::with_capacity(plan.num_core_instances as usize),
@@ -349,16 +360,20 @@ fn run_step<T: 'static>(
         Step::Lower {
             callee:
                 LowerCallee::Lifted {
+                    func: lifted,
                     core_func,
                     options: callee_options,
-                    ..
                 },
             options,
             ..
         } if inner.adapters.contains_key(&step_index) => {
             let caller = resolve_options(t, instance_index, options)?;
             let callee = resolve_options(t, instance_index, callee_options)?;
-            let func = fused_call(store, component, t, step_index, *core_func, &caller, &callee)?;
+            let lifted =
+                t.lifted.get(lifted.0 as usize).copied().ok_or_else(|| {
+                    crate::format_err!("the plan lowers lifted function {} before lifting it", lifted.0)
+                })?;
+            let func = fused_call(store, component, t, step_index, (lifted, *core_func), &caller, &callee)?;
             t.items.push(Extern::Func(func));
         }
         Step::Lower {
@@ -416,6 +431,14 @@ fn run_step<T: 'static>(
                     Ok(Some(index))
                 },
             );
+            t.items.push(Extern::Func(f));
+        }
+        Step::Builtin { builtin, instance, .. } => {
+            let at = FlagsRef {
+                instance: instance_index,
+                component_instance: instance.0,
+            };
+            let f = super::concurrent::builtin(store, component, t, at, builtin)?;
             t.items.push(Extern::Func(f));
         }
         Step::ResourceRep { resource, instance, .. } => {
@@ -501,7 +524,7 @@ fn import_at<'a, T>(
 }
 
 /// The store's items for canonical options.
-fn resolve_options(t: &Tables, instance: u32, options: &CanonicalOptions) -> crate::Result<Options> {
+pub(super) fn resolve_options(t: &Tables, instance: u32, options: &CanonicalOptions) -> crate::Result<Options> {
     let memory = match options.memory.map(|m| t.item(m)).transpose()? {
         None => None,
         Some(Extern::Memory(m)) => Some(m),
@@ -523,6 +546,8 @@ fn resolve_options(t: &Tables, instance: u32, options: &CanonicalOptions) -> cra
             env::StringEncoding::Utf16 => StringEncoding::Utf16,
             env::StringEncoding::CompactUtf16 => StringEncoding::Latin1Utf16,
         },
+        is_async: options.is_async,
+        callback: func(options.callback, "callback")?,
         flags: FlagsRef {
             instance,
             component_instance: options.instance.0,
@@ -539,7 +564,7 @@ fn fused_call<T: 'static>(
     component: &Component,
     t: &Tables,
     step_index: usize,
-    core_func: CoreItemIndex,
+    (lifted, core_func): (u32, CoreItemIndex),
     caller_options: &Options,
     callee_options: &Options,
 ) -> crate::Result<crate::Func> {
@@ -552,8 +577,11 @@ fn fused_call<T: 'static>(
     };
     let core = t.item(core_func)?;
     let unit = crate::FuncType::new(store.engine(), [], []);
+    // The call is a task of the callee (its `context.*` slots), from
+    // `enter` to `exit` (after `post-return`); a task left by a trap is
+    // ended by the enclosing call.
     let enter = crate::Func::new(&mut *store, unit.clone(), move |mut c, _, _| {
-        let store = c.as_context_mut();
+        let mut store = c.as_context_mut();
         let components = &mut store.0.opaque_mut().components;
         if !components.flags(caller)?.may_leave {
             crate::bail!("canonical ABI trap: cannot leave component instance");
@@ -563,12 +591,13 @@ fn fused_call<T: 'static>(
             crate::bail!("canonical ABI trap: cannot enter component instance");
         }
         flags.may_enter = false;
+        super::concurrent::enter_task(&mut store, lifted)?;
         Ok(())
     });
     let exit = crate::Func::new(&mut *store, unit, move |mut c, _, _| {
-        let store = c.as_context_mut();
+        let mut store = c.as_context_mut();
         store.0.opaque_mut().components.flags_mut(callee)?.may_enter = true;
-        Ok(())
+        super::concurrent::exit_innermost_task(&mut store)
     });
     let mut externs = Vec::with_capacity(4);
     for import in module.imports() {
@@ -639,7 +668,11 @@ fn lowered_func<T: 'static>(
     let func_ty = types
         .func(ty)
         .ok_or_else(|| crate::format_err!("the plan names function type {} that does not exist", ty.0))?;
-    let flat = abi::flatten_functype(&types, func_ty, AbiOptions::default(), Context::Lower);
+    let abi_options = AbiOptions {
+        is_async: options.is_async,
+        ..AbiOptions::default()
+    };
+    let flat = abi::flatten_functype(&types, func_ty, abi_options, Context::Lower);
     let engine = store.engine().clone();
     let core_ty = crate::FuncType::new(
         &engine,
@@ -655,6 +688,11 @@ fn lowered_func<T: 'static>(
             crate::bail!("canonical ABI trap: cannot leave component instance");
         }
         let scope = enter_call(&mut store);
+        if options.is_async {
+            let r = call_lowered_async(&mut store, &types, func_ty, &options, &callee, params, results, scope);
+            let exited = exit_call(&mut store, scope, false);
+            return r.and(exited);
+        }
         let r = (|| {
             let mut args = lift_args_from_core(&mut store, &types, func_ty, &options, params)?;
             let param_tys: Vec<_> = func_ty.param_types().collect();
@@ -672,6 +710,43 @@ fn lowered_func<T: 'static>(
         r.and(exited)
     });
     Ok(func)
+}
+
+/// A call through a function lowered `async`. The callee runs to
+/// completion (an async callee that would block fails with "not supported
+/// yet"), so the caller gets `RETURNED` (2: no subtask is made) and the
+/// result at its result pointer.
+#[allow(clippy::too_many_arguments)]
+fn call_lowered_async<T: 'static>(
+    store: &mut StoreContextMut<'_, T>,
+    types: &env::ComponentTypes,
+    func_ty: &env::FuncType,
+    options: &Options,
+    callee: &Callee<T>,
+    params: &[crate::Val],
+    results: &mut [crate::Val],
+    scope: usize,
+) -> crate::Result<()> {
+    /// `Subtask.State.RETURNED`.
+    const RETURNED: i32 = 2;
+    let (mut args, retptr) = lift_async_args(store, types, func_ty, options, params)?;
+    let param_tys: Vec<_> = func_ty.param_types().collect();
+    lift_resources(store, types, &param_tys, &mut args, options.flags, scope)?;
+    let mut out = vec![Val::Bool(false); usize::from(func_ty.result.is_some())];
+    match callee {
+        Callee::Host(f) => f(store.as_context_mut(), &args, &mut out)?,
+        Callee::Lifted(index) => call_lifted(store, *index, &args, &mut out)?,
+    }
+    let result_tys: Vec<_> = func_ty.result.into_iter().collect();
+    lower_resources(store, types, &result_tys, &mut out, options.flags, None)?;
+    if let Some(ptr) = retptr {
+        store_results_at(store, types, func_ty, options, ptr, &out)?;
+    }
+    match results.first_mut() {
+        Some(r) => *r = crate::Val::I32(RETURNED),
+        None => crate::bail!("an async lowered function returns its status"),
+    }
+    Ok(())
 }
 
 /// The store item of an export of the root.

@@ -186,6 +186,7 @@ pub fn load(cx: &LiftContext<'_>, ty: InterfaceType, ptr: u32) -> Result<Val> {
                     let r = range(mem.len(), ptr, flags_size(labels.len()))?;
                     unpack_flags(mem.get(r).unwrap_or_default(), labels)
                 }
+                DefinedType::Stream(_) | DefinedType::Future(_) => return Err(unsupported(ty)),
                 DefinedType::Variant(_)
                 | DefinedType::Enum(_)
                 | DefinedType::Option(_)
@@ -224,7 +225,7 @@ pub(crate) fn check_fixed_length(n: u32) -> Result<()> {
 }
 
 pub(crate) fn unsupported(ty: InterfaceType) -> crate::Error {
-    anyhow::anyhow!("unsupported: lifting and lowering {ty:?} (handles and error contexts need a handle table)")
+    anyhow::anyhow!("unsupported: lifting and lowering {ty:?} (error contexts, streams and futures cannot cross a component boundary yet)")
 }
 
 /// `load_record`: the fields of types `tys` of a record at `ptr`.
@@ -418,6 +419,7 @@ pub fn store(cx: &mut LowerContext<'_>, val: &Val, ty: InterfaceType, ptr: u32) 
                     return store_fields(cx, &vals, tys, ptr);
                 }
                 (DefinedType::Flags(labels), _) => pack_flags(ty, val, labels)?,
+                (DefinedType::Stream(_) | DefinedType::Future(_), _) => return Err(unsupported(ty)),
                 _ => {
                     let (index, case_ty, payload) = match_case(ty, def, val)?;
                     let cases = variant_cases(def).unwrap_or_default();

@@ -21,6 +21,26 @@ pub(crate) struct ComponentStore {
     /// The calls into lifted functions in progress, innermost last: the
     /// borrows each has lent out and received.
     pub(crate) calls: Vec<CallScope>,
+    /// The async ABI's table of tasks, subtasks, waitable sets, streams,
+    /// futures and error contexts.
+    #[cfg(feature = "component-model-async")]
+    pub(crate) tasks: weft_tasks::Tasks,
+    /// The tasks of the calls into lifted functions in progress, innermost
+    /// last (the last is the "current task" of the built-ins).
+    #[cfg(feature = "component-model-async")]
+    pub(crate) current_tasks: Vec<CurrentTask>,
+}
+
+/// A call into a lifted function in progress, as the async built-ins see
+/// it.
+#[cfg(feature = "component-model-async")]
+pub(crate) struct CurrentTask {
+    /// Its entry in [`ComponentStore::tasks`] (this holds one reference).
+    pub(crate) id: weft_tasks::EntryId,
+    /// The lifted function called (store index).
+    pub(crate) func: u32,
+    /// The values `task.return` lifted, until the call takes them.
+    pub(crate) result: Option<Vec<super::Val>>,
 }
 
 /// The resource bookkeeping of one call into a lifted function.
@@ -53,6 +73,10 @@ pub(crate) struct Options {
     pub(crate) realloc: Option<crate::Func>,
     pub(crate) post_return: Option<crate::Func>,
     pub(crate) encoding: StringEncoding,
+    /// `async`.
+    pub(crate) is_async: bool,
+    /// `callback` (async lifts).
+    pub(crate) callback: Option<crate::Func>,
     /// The store's component instance and, in it, the plan's component
     /// instance that lifts or lowers (whose flags are checked).
     pub(crate) flags: FlagsRef,
@@ -122,6 +146,12 @@ pub(crate) struct ComponentInstanceData {
     /// The resources defined by this instantiation, by
     /// `DefinedResourceIndex`.
     pub(crate) defined: Vec<DefinedResource>,
+    /// The async ABI's handle table of each component instance of the plan.
+    #[cfg(feature = "component-model-async")]
+    pub(crate) task_tables: Vec<weft_tasks::InstanceId>,
+    /// The backpressure counter of each component instance of the plan.
+    #[cfg(feature = "component-model-async")]
+    pub(crate) backpressure: Vec<u32>,
 }
 
 impl ComponentStore {

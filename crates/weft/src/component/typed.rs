@@ -98,6 +98,8 @@ pub(crate) fn describe(ty: &InterfaceType, types: &ComponentTypes) -> String {
             Some(DefinedType::Option(_)) => "option",
             Some(DefinedType::Result { .. }) => "result",
             Some(DefinedType::Map(..)) => "map",
+            Some(DefinedType::Future(_)) => "future",
+            Some(DefinedType::Stream(_)) => "stream",
             None => "unknown type",
         },
     };

@@ -150,6 +150,30 @@ defined_types! {
     ResultType;
     /// A `flags` type.
     Flags;
+    /// A `future<T>` type (the component-model async ABI).
+    FutureType;
+    /// A `stream<T>` type (the component-model async ABI).
+    StreamType;
+}
+
+impl FutureType {
+    /// The type of the future's value, if it has one.
+    pub fn ty(&self) -> Option<Type> {
+        match self.0.defined() {
+            Some(DefinedType::Future(t)) => t.map(|t| self.0.ty(t)),
+            _ => None,
+        }
+    }
+}
+
+impl StreamType {
+    /// The type of the stream's elements, if it has any.
+    pub fn ty(&self) -> Option<Type> {
+        match self.0.defined() {
+            Some(DefinedType::Stream(t)) => t.map(|t| self.0.ty(t)),
+            _ => None,
+        }
+    }
 }
 
 /// A field of a [`Record`].
@@ -339,7 +363,12 @@ pub enum Type {
     Flags(Flags),
     Own(ResourceType),
     Borrow(ResourceType),
+    /// `error-context`.
     ErrorContext,
+    /// `future<T>`.
+    Future(FutureType),
+    /// `stream<T>`.
+    Stream(StreamType),
 }
 
 /// The resource type of a component's type, before instantiation gives it
@@ -388,6 +417,8 @@ impl Type {
                 Some(DefinedType::Enum(_)) => Type::Enum(Enum(handle(d))),
                 Some(DefinedType::Option(_)) => Type::Option(OptionType(handle(d))),
                 Some(DefinedType::Result { .. }) => Type::Result(ResultType(handle(d))),
+                Some(DefinedType::Future(_)) => Type::Future(FutureType(handle(d))),
+                Some(DefinedType::Stream(_)) => Type::Stream(StreamType(handle(d))),
                 None => Type::ErrorContext,
             },
         }

@@ -1,5 +1,6 @@
 //! Core instances, their exports, and the canonical built-ins (`canon
-//! lift`, `canon lower`, `canon resource.*`) of the inliner.
+//! lift`, `canon lower`, `canon resource.*`, and the async and thread
+//! built-ins as [`Builtin`]s) of the inliner.
 
 use super::*;
 
@@ -269,9 +270,109 @@ impl<'p, 'a> Inliner<'p, 'a> {
                 });
                 frame.core_funcs.push(item);
             }
-            other => return Err(unsupported(format!("canon {}", canon_name(other)), offset)),
+            other => {
+                let Some(builtin) = self.builtin(frame, other, offset)? else {
+                    return Err(unsupported(format!("canon {}", canon_name(other)), offset));
+                };
+                let item = self.new_item();
+                self.step(Step::Builtin {
+                    item,
+                    builtin,
+                    instance: frame.instance,
+                });
+                frame.core_funcs.push(item);
+            }
         }
         Ok(())
+    }
+
+    /// A `stream` or `future` type named by a canonical built-in.
+    fn stream_or_future(frame: &Frame, index: u32, stream: bool, offset: u64) -> Result<InterfaceType, TranslateError> {
+        let what = if stream { "stream" } else { "future" };
+        match get(&frame.types.types, index, "type", offset)? {
+            AnyType::Value(t @ InterfaceType::Defined(_)) => Ok(t),
+            _ => Err(invalid(format!("type {index} is not a {what} type"), offset)),
+        }
+    }
+
+    /// The async and thread built-ins; `None` for those Weft does not
+    /// translate (shared-everything threads, `*.forward`).
+    fn builtin(
+        &mut self,
+        frame: &Frame,
+        canon: &CanonicalFunction,
+        offset: u64,
+    ) -> Result<Option<Builtin>, TranslateError> {
+        use CanonicalFunction as C;
+        let stream = |i: &u32| Self::stream_or_future(frame, *i, true, offset);
+        let future = |i: &u32| Self::stream_or_future(frame, *i, false, offset);
+        Ok(Some(match canon {
+            C::TaskReturn { result, options } => {
+                let result = match result {
+                    Some(t) => Some(TypeConverter::new(&mut self.types, &frame.types, &frame.outer, offset).value(*t)?),
+                    None => None,
+                };
+                Builtin::TaskReturn {
+                    result,
+                    options: self.options(frame, options, offset)?,
+                }
+            }
+            C::TaskCancel => Builtin::TaskCancel,
+            C::ContextGet { ty, slot } | C::ContextSet { ty, slot } => {
+                if *ty != wasmparser::ValType::I32 {
+                    return Err(unsupported("64-bit `context.get`/`context.set`", offset));
+                }
+                if matches!(canon, C::ContextGet { .. }) {
+                    Builtin::ContextGet(*slot)
+                } else {
+                    Builtin::ContextSet(*slot)
+                }
+            }
+            C::BackpressureInc => Builtin::BackpressureInc,
+            C::BackpressureDec => Builtin::BackpressureDec,
+            C::ThreadYield => Builtin::ThreadYield,
+            C::ThreadIndex => Builtin::ThreadIndex,
+            C::ThreadNewIndirect { table_index, .. } => Builtin::ThreadNewIndirect {
+                table: get(&frame.core_tables, *table_index, "core table", offset)?,
+            },
+            C::ThreadResumeLater => Builtin::ThreadResumeLater,
+            C::ThreadSuspend => Builtin::ThreadSuspend,
+            C::ThreadSuspendThenResume => Builtin::ThreadSuspendThenResume,
+            C::ThreadYieldThenResume => Builtin::ThreadYieldThenResume,
+            C::ThreadSuspendThenPromote => Builtin::ThreadSuspendThenPromote,
+            C::ThreadYieldThenPromote => Builtin::ThreadYieldThenPromote,
+            C::WaitableSetNew => Builtin::WaitableSetNew,
+            C::WaitableSetWait { memory } => {
+                Builtin::WaitableSetWait(get(&frame.core_memories, *memory, "core memory", offset)?)
+            }
+            C::WaitableSetPoll { memory } => {
+                Builtin::WaitableSetPoll(get(&frame.core_memories, *memory, "core memory", offset)?)
+            }
+            C::WaitableSetDrop => Builtin::WaitableSetDrop,
+            C::WaitableJoin => Builtin::WaitableJoin,
+            C::SubtaskCancel { async_ } => Builtin::SubtaskCancel(*async_),
+            C::SubtaskDrop => Builtin::SubtaskDrop,
+            C::StreamNew { ty } => Builtin::StreamNew(stream(ty)?),
+            C::StreamRead { ty, options } => Builtin::StreamRead(stream(ty)?, self.options(frame, options, offset)?),
+            C::StreamWrite { ty, options } => Builtin::StreamWrite(stream(ty)?, self.options(frame, options, offset)?),
+            C::StreamCancelRead { ty, async_ } => Builtin::StreamCancelRead(stream(ty)?, *async_),
+            C::StreamCancelWrite { ty, async_ } => Builtin::StreamCancelWrite(stream(ty)?, *async_),
+            C::StreamDropReadable { ty } => Builtin::StreamDropReadable(stream(ty)?),
+            C::StreamDropWritable { ty } => Builtin::StreamDropWritable(stream(ty)?),
+            C::FutureNew { ty } => Builtin::FutureNew(future(ty)?),
+            C::FutureRead { ty, options } => Builtin::FutureRead(future(ty)?, self.options(frame, options, offset)?),
+            C::FutureWrite { ty, options } => Builtin::FutureWrite(future(ty)?, self.options(frame, options, offset)?),
+            C::FutureCancelRead { ty, async_ } => Builtin::FutureCancelRead(future(ty)?, *async_),
+            C::FutureCancelWrite { ty, async_ } => Builtin::FutureCancelWrite(future(ty)?, *async_),
+            C::FutureDropReadable { ty } => Builtin::FutureDropReadable(future(ty)?),
+            C::FutureDropWritable { ty } => Builtin::FutureDropWritable(future(ty)?),
+            C::ErrorContextNew { options } => Builtin::ErrorContextNew(self.options(frame, options, offset)?),
+            C::ErrorContextDebugMessage { options } => {
+                Builtin::ErrorContextDebugMessage(self.options(frame, options, offset)?)
+            }
+            C::ErrorContextDrop => Builtin::ErrorContextDrop,
+            _ => return Ok(None),
+        }))
     }
 }
 

@@ -1,0 +1,189 @@
+use super::*;
+
+#[test]
+fn waitable_set_new_and_drop_frees_the_entry_and_reuses_the_index() {
+    let mut t = Tasks::new();
+    let inst = t.new_instance();
+    let a = t.waitable_set_new(inst).unwrap();
+    assert_eq!(a, 1, "index 0 is reserved");
+    let b = t.waitable_set_new(inst).unwrap();
+    assert_eq!(b, 2);
+    assert_eq!(t.live_entries(), 2);
+    t.waitable_set_drop(inst, a).unwrap();
+    assert_eq!(t.live_entries(), 1);
+    assert_eq!(t.live_handles(inst), 1);
+    // The freed index is given out again.
+    assert_eq!(t.waitable_set_new(inst).unwrap(), a);
+}
+
+#[test]
+fn dropping_twice_or_an_unknown_index_fails() {
+    let mut t = Tasks::new();
+    let inst = t.new_instance();
+    let s = t.waitable_set_new(inst).unwrap();
+    t.waitable_set_drop(inst, s).unwrap();
+    assert_eq!(t.waitable_set_drop(inst, s), Err(TaskError::NoHandle(s)));
+    assert_eq!(t.waitable_set_drop(inst, 0), Err(TaskError::NoHandle(0)));
+    assert_eq!(t.waitable_set_drop(inst, 99), Err(TaskError::NoHandle(99)));
+}
+
+#[test]
+fn wrong_kind_fails_and_leaves_the_handle() {
+    let mut t = Tasks::new();
+    let inst = t.new_instance();
+    let s = t.waitable_set_new(inst).unwrap();
+    let err = t.subtask_drop(inst, s).unwrap_err();
+    assert!(matches!(
+        err,
+        TaskError::WrongKind {
+            found: Kind::WaitableSet,
+            ..
+        }
+    ));
+    assert!(err.to_string().contains("waitable set"), "{err}");
+    assert_eq!(t.handle_kind(inst, s), Ok(Kind::WaitableSet));
+    // A waitable set cannot join a waitable set.
+    assert!(matches!(t.waitable_join(inst, s, s), Err(TaskError::WrongKind { .. })));
+}
+
+#[test]
+fn handle_tables_are_per_instance() {
+    let mut t = Tasks::new();
+    let a = t.new_instance();
+    let b = t.new_instance();
+    let s = t.waitable_set_new(a).unwrap();
+    assert_eq!(t.waitable_set_drop(b, s), Err(TaskError::NoHandle(s)));
+    t.waitable_set_drop(a, s).unwrap();
+}
+
+#[test]
+fn a_set_with_members_is_not_dropped_and_members_keep_it_alive() {
+    let mut t = Tasks::new();
+    let inst = t.new_instance();
+    let (r, w) = t.stream_new(inst, 7).unwrap();
+    let s = t.waitable_set_new(inst).unwrap();
+    let set = t.handle(inst, s).unwrap();
+    t.waitable_join(inst, r, s).unwrap();
+    assert_eq!(t.refs(set), 2, "the handle and the member");
+    assert_eq!(t.waitable_set_drop(inst, s), Err(TaskError::SetHasWaitables));
+    // Joining another waitable and leaving again.
+    t.waitable_join(inst, w, s).unwrap();
+    assert_eq!(t.refs(set), 3);
+    t.waitable_join(inst, w, 0).unwrap();
+    assert_eq!(t.refs(set), 2);
+    // Dropping the member's end leaves the set.
+    t.drop_end(inst, r, Kind::ReadableStream, 7).unwrap();
+    assert_eq!(t.refs(set), 1);
+    t.waitable_set_drop(inst, s).unwrap();
+    assert_eq!(t.refs(set), 0);
+    t.drop_end(inst, w, Kind::WritableStream, 7).unwrap();
+    assert_eq!(t.live_entries(), 0);
+}
+
+#[test]
+fn a_stream_lives_until_both_ends_are_dropped() {
+    let mut t = Tasks::new();
+    let inst = t.new_instance();
+    let (r, w) = t.stream_new(inst, 1).unwrap();
+    assert_eq!((r, w), (1, 2));
+    assert_eq!(t.live_entries(), 3, "two ends and their shared state");
+    let rid = t.handle(inst, r).unwrap();
+    assert_eq!(t.kind_of(rid), Some(Kind::ReadableStream));
+    assert_eq!(t.peer_dropped(inst, w), Ok(false));
+    t.drop_end(inst, r, Kind::ReadableStream, 1).unwrap();
+    assert_eq!(
+        t.live_entries(),
+        2,
+        "the shared state is still referenced by the writable end"
+    );
+    assert_eq!(t.peer_dropped(inst, w), Ok(true));
+    t.drop_end(inst, w, Kind::WritableStream, 1).unwrap();
+    assert_eq!(t.live_entries(), 0);
+}
+
+#[test]
+fn ends_are_checked_for_kind_and_type() {
+    let mut t = Tasks::new();
+    let inst = t.new_instance();
+    let (r, w) = t.stream_new(inst, 1).unwrap();
+    assert!(matches!(
+        t.drop_end(inst, r, Kind::WritableStream, 1),
+        Err(TaskError::WrongKind { .. })
+    ));
+    assert!(matches!(
+        t.drop_end(inst, r, Kind::ReadableFuture, 1),
+        Err(TaskError::WrongKind { .. })
+    ));
+    assert_eq!(
+        t.drop_end(inst, r, Kind::ReadableStream, 2),
+        Err(TaskError::WrongType(r))
+    );
+    assert_eq!(t.live_handles(inst), 2);
+    t.drop_end(inst, r, Kind::ReadableStream, 1).unwrap();
+    t.drop_end(inst, w, Kind::WritableStream, 1).unwrap();
+}
+
+#[test]
+fn a_future_writable_end_is_not_dropped_before_writing() {
+    let mut t = Tasks::new();
+    let inst = t.new_instance();
+    let (r, w) = t.future_new(inst, 3).unwrap();
+    assert_eq!(
+        t.drop_end(inst, w, Kind::WritableFuture, 3),
+        Err(TaskError::FutureNotWritten)
+    );
+    t.drop_end(inst, r, Kind::ReadableFuture, 3).unwrap();
+    assert_eq!(t.live_entries(), 2);
+}
+
+#[test]
+fn task_context_and_return() {
+    let mut t = Tasks::new();
+    let task = t.new_task(true);
+    assert_eq!(t.context_get(task, 0), Ok(0));
+    t.context_set(task, 1, 42).unwrap();
+    assert_eq!(t.context_get(task, 1), Ok(42));
+    assert_eq!(t.context_get(task, 2), Err(TaskError::ContextSlot(2)));
+    t.task_return(task).unwrap();
+    assert_eq!(t.task_return(task), Err(TaskError::TaskResolved));
+    // A second holder keeps it alive.
+    t.acquire(task).unwrap();
+    t.release(task).unwrap();
+    assert_eq!(t.context_get(task, 1), Ok(42));
+    t.release(task).unwrap();
+    assert_eq!(t.context_get(task, 1), Err(TaskError::Stale));
+    assert_eq!(t.live_entries(), 0);
+    assert_eq!(t.release(task), Err(TaskError::Stale));
+}
+
+#[test]
+fn subtasks_are_dropped_only_after_their_resolution_is_delivered() {
+    let mut t = Tasks::new();
+    let inst = t.new_instance();
+    let st = t.new_subtask(inst, SubtaskStatus::Started).unwrap();
+    assert_eq!(t.subtask_drop(inst, st), Err(TaskError::SubtaskNotResolved));
+    let s = t.waitable_set_new(inst).unwrap();
+    t.waitable_join(inst, st, s).unwrap();
+    assert_eq!(t.waitable_set_poll(inst, s), Ok((EVENT_NONE, 0, 0)));
+    t.resolve_subtask(inst, st, SubtaskStatus::Returned).unwrap();
+    assert_eq!(
+        t.waitable_set_poll(inst, s),
+        Ok((EVENT_SUBTASK, st, SubtaskStatus::Returned as u32))
+    );
+    // Delivered once.
+    assert_eq!(t.waitable_set_poll(inst, s), Ok((EVENT_NONE, 0, 0)));
+    t.subtask_drop(inst, st).unwrap();
+    t.waitable_set_drop(inst, s).unwrap();
+    assert_eq!(t.live_entries(), 0);
+}
+
+#[test]
+fn error_contexts() {
+    let mut t = Tasks::new();
+    let inst = t.new_instance();
+    let e = t.error_context_new(inst, "boom".into()).unwrap();
+    assert_eq!(t.error_context_message(inst, e), Ok("boom"));
+    t.error_context_drop(inst, e).unwrap();
+    assert_eq!(t.error_context_drop(inst, e), Err(TaskError::NoHandle(e)));
+    assert_eq!(t.live_entries(), 0);
+}
