@@ -92,7 +92,7 @@ impl Component {
     }
 
     /// How many component-to-component calls of this component go through
-    /// a fused adapter (the others are lifted and lowered in Rust).
+    /// a fused adapter: every synchronous one (async ones are not fused).
     #[doc(hidden)]
     pub fn fused_adapters(&self) -> usize {
         self.inner.adapters.len()
@@ -158,8 +158,9 @@ fn compile_adapters(
     plan: &env::Component,
     types: &ComponentTypes,
 ) -> crate::Result<std::collections::HashMap<usize, Module>> {
-    use super::adapter::Sides;
-    let mut by_type: std::collections::HashMap<(env::TypeFuncIndex, Sides), Option<Module>> = Default::default();
+    use super::adapter::{Side, Sides};
+    use super::StringEncoding;
+    let mut by_type: std::collections::HashMap<(env::TypeFuncIndex, Sides), Module> = Default::default();
     let mut out = std::collections::HashMap::new();
     for (i, step) in plan.steps.iter().enumerate() {
         let env::Step::Lower {
@@ -171,30 +172,39 @@ fn compile_adapters(
         else {
             continue;
         };
+        let Some(fty) = types.func(*ty) else {
+            crate::bail!("the plan names function type {} that does not exist", ty.0);
+        };
+        // Async calls between components are not fused.
+        if fty.is_async {
+            continue;
+        }
+        let side = |o: &env::CanonicalOptions| Side {
+            encoding: match o.string_encoding {
+                env::StringEncoding::Utf8 => StringEncoding::Utf8,
+                env::StringEncoding::Utf16 => StringEncoding::Utf16,
+                env::StringEncoding::CompactUtf16 => StringEncoding::Latin1Utf16,
+            },
+            memory: o.memory.is_some(),
+            realloc: o.realloc.is_some(),
+        };
         let sides = Sides {
             post_return: callee.post_return.is_some(),
-            utf8: caller.string_encoding == env::StringEncoding::Utf8
-                && callee.string_encoding == env::StringEncoding::Utf8,
-            caller_memory: caller.memory.is_some() && caller.realloc.is_some(),
-            callee_memory: callee.memory.is_some() && callee.realloc.is_some(),
+            caller: side(caller),
+            callee: side(callee),
         };
         let key = (*ty, sides);
-        if let std::collections::hash_map::Entry::Vacant(slot) = by_type.entry(key) {
-            let module = match types.func(*ty) {
-                Some(fty) => match super::adapter::adapter_module(types, fty, sides) {
-                    Some(bytes) => Some(
-                        Module::from_binary(engine, &bytes)
-                            .map_err(|e| e.context("failed to compile a fused adapter"))?,
-                    ),
-                    None => None,
-                },
-                None => None,
-            };
-            slot.insert(module);
-        }
-        if let Some(Some(module)) = by_type.get(&key) {
-            out.insert(i, module.clone());
-        }
+        let module = match by_type.entry(key) {
+            std::collections::hash_map::Entry::Occupied(e) => e.get().clone(),
+            std::collections::hash_map::Entry::Vacant(slot) => {
+                let bytes = super::adapter::adapter_module(types, fty, sides)
+                    .map_err(|e| crate::format_err!("failed to generate a fused adapter: {e}"))?;
+                let module =
+                    Module::from_binary(engine, &bytes).map_err(|e| e.context("failed to compile a fused adapter"))?;
+                slot.insert(module).clone()
+            }
+        };
+        out.insert(i, module);
     }
     Ok(out)
 }

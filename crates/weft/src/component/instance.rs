@@ -371,6 +371,11 @@ fn run_step<T: 'static>(
                     other => crate::bail!("expected a function, found {}", other.describe()),
                 },
                 LowerCallee::Lifted { func, .. } => {
+                    // Synchronous component-to-component calls all have a
+                    // fused adapter (above); async ones are called here.
+                    if !inner.types.func(*ty).is_some_and(|f| f.is_async) {
+                        crate::bail!("no fused adapter for a component-to-component call (step {step_index})");
+                    }
                     Callee::Lifted(t.lifted.get(func.0 as usize).copied().ok_or_else(|| {
                         crate::format_err!("the plan lowers lifted function {} before lifting it", func.0)
                     })?)
@@ -532,8 +537,7 @@ fn resolve_options(t: &Tables, instance: u32, options: &CanonicalOptions) -> cra
 
 /// The core function of a component-to-component `Lower` with a fused
 /// adapter: an instance of the adapter module wired to the callee's core
-/// function and `post-return` and to the flag built-ins.
-#[allow(clippy::too_many_arguments)]
+/// function, both sides' options and the adapter's host built-ins.
 fn fused_call<T: 'static>(
     store: &mut StoreContextMut<'_, T>,
     component: &Component,
@@ -543,72 +547,11 @@ fn fused_call<T: 'static>(
     caller_options: &Options,
     callee_options: &Options,
 ) -> crate::Result<crate::Func> {
-    use super::adapter::{
-        ADAPTER, CALLEE, CALLEE_MEMORY, CALLEE_REALLOC, CALLER_MEMORY, CALLER_REALLOC, ENTER, EXIT, POST_RETURN,
-    };
-    let (caller, callee) = (caller_options.flags, callee_options.flags);
     let Some(module) = component.inner.adapters.get(&step_index) else {
         crate::bail!("no fused adapter for step {step_index}");
     };
     let core = t.item(core_func)?;
-    let unit = crate::FuncType::new(store.engine(), [], []);
-    let enter = crate::Func::new(&mut *store, unit.clone(), move |mut c, _, _| {
-        let store = c.as_context_mut();
-        let components = &mut store.0.opaque_mut().components;
-        if !components.flags(caller)?.may_leave {
-            crate::bail!("canonical ABI trap: cannot leave component instance");
-        }
-        let flags = components.flags_mut(callee)?;
-        if !flags.may_enter {
-            crate::bail!("canonical ABI trap: cannot enter component instance");
-        }
-        flags.may_enter = false;
-        Ok(())
-    });
-    let exit = crate::Func::new(&mut *store, unit, move |mut c, _, _| {
-        let store = c.as_context_mut();
-        store.0.opaque_mut().components.flags_mut(callee)?.may_enter = true;
-        Ok(())
-    });
-    let mut externs = Vec::with_capacity(4);
-    for import in module.imports() {
-        externs.push(match import.name() {
-            CALLEE => core.clone(),
-            ENTER => Extern::Func(enter),
-            EXIT => Extern::Func(exit),
-            POST_RETURN => match callee_options.post_return {
-                Some(f) => Extern::Func(f),
-                None => crate::bail!("the fused adapter expects a post-return function"),
-            },
-            CALLEE_REALLOC | CALLER_REALLOC => {
-                let options = if import.name() == CALLEE_REALLOC {
-                    callee_options
-                } else {
-                    caller_options
-                };
-                match options.realloc {
-                    Some(f) => Extern::Func(f),
-                    None => crate::bail!("the fused adapter expects a realloc function"),
-                }
-            }
-            CALLEE_MEMORY | CALLER_MEMORY => {
-                let options = if import.name() == CALLEE_MEMORY {
-                    callee_options
-                } else {
-                    caller_options
-                };
-                match options.memory {
-                    Some(m) => Extern::Memory(m),
-                    None => crate::bail!("the fused adapter expects a memory"),
-                }
-            }
-            other => crate::bail!("unknown import `{other}` of a fused adapter"),
-        });
-    }
-    let instance = crate::Instance::new(&mut *store, module, &externs)?;
-    instance
-        .get_func(&mut *store, ADAPTER)
-        .ok_or_else(|| crate::format_err!("the fused adapter has no `{ADAPTER}` export"))
+    super::adapter::instantiate(store, module, core, caller_options, callee_options)
 }
 
 /// What a lowered function calls.
