@@ -25,7 +25,8 @@ fn call_export<T: 'static>(
     Ok(out[0].clone())
 }
 
-/// A core module with a bump allocator for `realloc`.
+/// A core module with a bump allocator for `realloc` (a reallocation
+/// copies the old block).
 const LIBC: &str = r#"
     (memory (export "memory") 1)
     (global $bump (mut i32) (i32.const 1024))
@@ -34,6 +35,10 @@ const LIBC: &str = r#"
         (local.set $p (i32.and (i32.add (global.get $bump) (i32.sub (local.get 2) (i32.const 1)))
                                (i32.sub (i32.const 0) (local.get 2))))
         (global.set $bump (i32.add (local.get $p) (local.get 3)))
+        ;; A reallocation keeps the old contents (as much as fits).
+        (if (local.get 0) (then
+            (memory.copy (local.get $p) (local.get 0)
+                (select (local.get 1) (local.get 3) (i32.lt_u (local.get 1) (local.get 3))))))
         (local.get $p))
 "#;
 
@@ -902,5 +907,309 @@ fn flags_cross_fused_adapters_with_unknown_bits_dropped() -> weft::Result<()> {
     let mut out = [Val::Bool(false)];
     run.call(&mut store, &[Val::U32(0xff)], &mut out)?;
     assert_eq!(out[0], Val::U32(0b111));
+    Ok(())
+}
+
+/// The canonical option of a string encoding name.
+fn encoding_option(encoding: &str) -> String {
+    format!("string-encoding={encoding}")
+}
+
+/// A component whose export `echo` (of type `ty -> ty`, with a parameter
+/// `pad` of sixteen `u64`s after `x` when `spill`) calls `echo` of an
+/// inner component through a fused adapter. The inner `echo` gives its
+/// argument back: as the pointer it received when the parameters spill
+/// (the tuple of the parameters starts with `x`), else from a return area
+/// holding the pointer and length of a string or list. `defs` are named
+/// types (`$name` refers to them) defined and exported by both components; the outer
+/// side uses `encodings.0`, the inner one `encodings.1`.
+fn echo_component(defs: &[(&str, &str)], ty: &str, encodings: (&str, &str), spill: bool) -> String {
+    let pad = if spill {
+        format!("(param \"pad\" (tuple{}))", " u64".repeat(16))
+    } else {
+        String::new()
+    };
+    let inner_defs: String = defs
+        .iter()
+        .map(|(name, def)| format!("(type ${name}' {def}) (export ${name} \"{name}\" (type ${name}'))\n"))
+        .collect();
+    // The outer component defines the same types (types are structural).
+    let outer_defs = inner_defs.clone();
+    let (inner_core, outer_import, outer_core) = if spill {
+        (
+            "(func (export \"echo\") (param i32) (result i32) (local.get 0))",
+            "(param i32 i32)",
+            "(func (export \"echo\") (param i32) (result i32) (call $echo (local.get 0) (i32.const 64)) (i32.const 64))",
+        )
+    } else {
+        (
+            "(func (export \"echo\") (param i32 i32) (result i32)
+                (i32.store (i32.const 8) (local.get 0)) (i32.store (i32.const 12) (local.get 1)) (i32.const 8))",
+            "(param i32 i32 i32)",
+            "(func (export \"echo\") (param i32 i32) (result i32)
+                (call $echo (local.get 0) (local.get 1) (i32.const 64)) (i32.const 64))",
+        )
+    };
+    let (outer_enc, inner_enc) = (encoding_option(encodings.0), encoding_option(encodings.1));
+    format!(
+        r#"(component
+        (component $inner
+            (core module $m {LIBC} {inner_core})
+            (core instance $i (instantiate $m))
+            {inner_defs}
+            (func (export "echo") (param "x" {ty}) {pad} (result {ty})
+                (canon lift (core func $i "echo") (memory (core memory $i "memory"))
+                    (realloc (core func $i "realloc")) {inner_enc})))
+        (instance $inner (instantiate $inner))
+        {outer_defs}
+        (core module $libc {LIBC})
+        (core instance $libc (instantiate $libc))
+        (core func $echo (canon lower (func $inner "echo") (memory (core memory $libc "memory"))
+            (realloc (core func $libc "realloc")) {outer_enc}))
+        (core module $m (import "" "echo" (func $echo {outer_import})) {outer_core})
+        (core instance $o (instantiate $m (with "" (instance (export "echo" (func $echo))))))
+        (func (export "echo") (param "x" {ty}) {pad} (result {ty})
+            (canon lift (core func $o "echo") (memory (core memory $libc "memory"))
+                (realloc (core func $libc "realloc")) {outer_enc})))"#
+    )
+}
+
+/// Checks that every value of `vals` comes back equal from the echo of
+/// [`echo_component`].
+fn assert_echoes(defs: &[(&str, &str)], ty: &str, encodings: (&str, &str), spill: bool, vals: &[Val]) {
+    let engine = Engine::default();
+    let text = echo_component(defs, ty, encodings, spill);
+    let c = component(&engine, &text);
+    assert_eq!(c.fused_adapters(), 1, "the call between the components is fused");
+    let mut store = Store::new(&engine, ());
+    let instance = Linker::<()>::new(&engine)
+        .instantiate(&mut store, &c)
+        .expect("the echo component instantiates");
+    let pad = Val::Tuple((0..16).map(Val::U64).collect());
+    for v in vals {
+        let mut args = vec![v.clone()];
+        if spill {
+            args.push(pad.clone());
+        }
+        let out = call_export(&mut store, &instance, "echo", &args)
+            .unwrap_or_else(|e| panic!("echo of {v:?} ({ty}, {encodings:?}): {e:#}"));
+        assert_eq!(&out, v, "echo of {ty} with encodings {encodings:?}");
+    }
+}
+
+fn s(text: &str) -> Val {
+    Val::String(text.to_string())
+}
+
+fn strings(texts: &[&str]) -> Val {
+    Val::List(texts.iter().map(|t| s(t)).collect())
+}
+
+const UTF8: (&str, &str) = ("utf8", "utf8");
+
+#[test]
+fn lists_of_strings_and_nested_lists_cross_fused_adapters() {
+    assert_echoes(
+        &[],
+        "(list string)",
+        UTF8,
+        false,
+        &[strings(&[]), strings(&["", "a", "héllo", "☃😀"]), strings(&["x"; 40])],
+    );
+    let nested = Val::List(vec![
+        Val::List(vec![Val::U32(1), Val::U32(2)]),
+        Val::List(vec![]),
+        Val::List((0..50).map(Val::U32).collect()),
+    ]);
+    assert_echoes(&[], "(list (list u32))", UTF8, false, &[nested]);
+    let deep = Val::List(vec![
+        Val::List(vec![strings(&["a", "bc"]), strings(&[])]),
+        Val::List(vec![]),
+    ]);
+    assert_echoes(&[], "(list (list (list string)))", UTF8, false, &[deep]);
+}
+
+#[test]
+fn lists_of_variants_cross_fused_adapters() {
+    let defs = [(
+        "shape",
+        r#"(variant (case "none") (case "dot" u8) (case "name" string) (case "pair" (tuple f64 u16)))"#,
+    )];
+    let v = |case: &str, payload: Option<Val>| Val::Variant(case.to_string(), payload.map(Box::new));
+    let shapes = Val::List(vec![
+        v("none", None),
+        v("dot", Some(Val::U8(7))),
+        v("name", Some(s("zébu"))),
+        v("pair", Some(Val::Tuple(vec![Val::Float64(-1.5), Val::U16(65535)]))),
+        v("name", Some(s(""))),
+    ]);
+    assert_echoes(&defs, "(list $shape)", UTF8, false, &[shapes, Val::List(vec![])]);
+    let options = Val::List(vec![
+        Val::Option(None),
+        Val::Option(Some(Box::new(s("some")))),
+        Val::Option(Some(Box::new(s("ü")))),
+    ]);
+    assert_echoes(&[], "(list (option string))", UTF8, false, &[options]);
+}
+
+#[test]
+fn records_holding_strings_and_lists_cross_fused_adapters() {
+    let defs = [
+        ("color", r#"(enum "red" "green" "blue")"#),
+        ("perms", r#"(flags "r" "w" "x")"#),
+        (
+            "person",
+            r#"(record (field "name" string) (field "age" u8) (field "tags" (list string))
+                (field "color" $color) (field "perms" $perms) (field "scores" (list f32)))"#,
+        ),
+    ];
+    let person = |name: &str, tags: &[&str]| {
+        Val::Record(vec![
+            ("name".into(), s(name)),
+            ("age".into(), Val::U8(42)),
+            ("tags".into(), strings(tags)),
+            ("color".into(), Val::Enum("blue".into())),
+            ("perms".into(), Val::Flags(vec!["r".into(), "x".into()])),
+            ("scores".into(), Val::List(vec![Val::Float32(1.5), Val::Float32(-0.0)])),
+        ])
+    };
+    assert_echoes(
+        &defs,
+        "(list $person)",
+        UTF8,
+        false,
+        &[Val::List(vec![person("Ada", &["math", "poetry"]), person("", &[])])],
+    );
+    // The same record alone: 9 flat values and 2 params' worth of pad
+    // spill into memory on both sides.
+    assert_echoes(&defs, "$person", UTF8, true, &[person("Grace", &["navy"])]);
+}
+
+#[test]
+fn variant_option_and_result_results_with_strings_cross_fused_adapters() {
+    let ok = |v: Val| Val::Result(Ok(Some(Box::new(v))));
+    let err = |v: Val| Val::Result(Err(Some(Box::new(v))));
+    assert_echoes(
+        &[],
+        "(result string (error string))",
+        UTF8,
+        true,
+        &[ok(s("fine")), err(s("bad ☹"))],
+    );
+    assert_echoes(
+        &[],
+        "(option string)",
+        UTF8,
+        true,
+        &[Val::Option(None), Val::Option(Some(Box::new(s("there"))))],
+    );
+    let defs = [(
+        "ev",
+        r#"(variant (case "a" u64) (case "b" string) (case "c" (list u8)) (case "d"))"#,
+    )];
+    let v = |case: &str, payload: Option<Val>| Val::Variant(case.to_string(), payload.map(Box::new));
+    assert_echoes(
+        &defs,
+        "$ev",
+        UTF8,
+        true,
+        &[
+            v("a", Some(Val::U64(u64::MAX))),
+            v("b", Some(s("bee"))),
+            v("c", Some(Val::List(vec![Val::U8(1), Val::U8(255)]))),
+            v("d", None),
+        ],
+    );
+}
+
+#[test]
+fn strings_cross_fused_adapters_between_every_pair_of_encodings() {
+    let texts = [
+        "",
+        "ascii only",
+        "café crème",      // Latin-1
+        "ÿ at the end: ÿ", // Latin-1, high half
+        "snow ☃ and 😀",   // outside Latin-1, a surrogate pair in UTF-16
+        "☃",
+    ];
+    let encodings = ["utf8", "utf16", "latin1+utf16"];
+    for outer in encodings {
+        for inner in encodings {
+            let vals: Vec<Val> = texts.iter().map(|t| s(t)).collect();
+            assert_echoes(&[], "string", (outer, inner), false, &vals);
+            assert_echoes(&[], "(list string)", (outer, inner), false, &[strings(&texts)]);
+        }
+    }
+}
+
+#[test]
+fn a_record_of_twenty_fields_spills_through_fused_adapters() {
+    let fields: String = (0..20)
+        .map(|i| {
+            let t = ["u8", "string", "f64", "char", "bool"][i % 5];
+            format!("(field \"f{i}\" {t}) ")
+        })
+        .collect();
+    let defs = [("big", format!("(record {fields})"))];
+    let defs: Vec<(&str, &str)> = defs.iter().map(|(n, d)| (*n, d.as_str())).collect();
+    let val = Val::Record(
+        (0..20)
+            .map(|i| {
+                let v = match i % 5 {
+                    0 => Val::U8(i as u8),
+                    1 => s(&format!("field {i}")),
+                    2 => Val::Float64(i as f64 / 4.0),
+                    3 => Val::Char('λ'),
+                    _ => Val::Bool(i % 2 == 0),
+                };
+                (format!("f{i}"), v)
+            })
+            .collect(),
+    );
+    // Twenty fields flatten to more than 16 values: no pad needed, but the
+    // echo component's pad is harmless.
+    assert_echoes(&defs, "$big", UTF8, true, &[val]);
+}
+
+#[test]
+fn seventeen_parameters_spill_through_fused_adapters() -> weft::Result<()> {
+    let params: String = (0..17).map(|i| format!("(param \"p{i}\" u32) ")).collect();
+    let text = format!(
+        r#"(component
+        (component $inner
+            (core module $m {LIBC}
+                ;; The sum of the 17 u32s of the tuple the adapter allocated.
+                (func (export "sum") (param $p i32) (result i32) (local $i i32) (local $s i32)
+                    (block (loop
+                        (br_if 1 (i32.eq (local.get $i) (i32.const 17)))
+                        (local.set $s (i32.add (local.get $s)
+                            (i32.mul (i32.load (i32.add (local.get $p) (i32.shl (local.get $i) (i32.const 2))))
+                                     (i32.add (local.get $i) (i32.const 1)))))
+                        (local.set $i (i32.add (local.get $i) (i32.const 1)))
+                        (br 0)))
+                    (local.get $s)))
+            (core instance $i (instantiate $m))
+            (func (export "sum") {params} (result u32)
+                (canon lift (core func $i "sum") (memory (core memory $i "memory")) (realloc (core func $i "realloc")))))
+        (instance $inner (instantiate $inner))
+        (core module $libc {LIBC})
+        (core instance $libc (instantiate $libc))
+        (core func $sum (canon lower (func $inner "sum") (memory (core memory $libc "memory"))))
+        (core module $m
+            (import "" "sum" (func $sum (param i32) (result i32)))
+            (func (export "sum") (param i32) (result i32) (call $sum (local.get 0))))
+        (core instance $o (instantiate $m (with "" (instance (export "sum" (func $sum))))))
+        (func (export "sum") {params} (result u32)
+            (canon lift (core func $o "sum") (memory (core memory $libc "memory")) (realloc (core func $libc "realloc")))))"#
+    );
+    let engine = Engine::default();
+    let c = component(&engine, &text);
+    assert_eq!(c.fused_adapters(), 1);
+    let mut store = Store::new(&engine, ());
+    let instance = Linker::<()>::new(&engine).instantiate(&mut store, &c)?;
+    let args: Vec<Val> = (1..=17).map(Val::U32).collect();
+    // Each parameter weighted by its position: the order is kept.
+    let expected: u32 = (1..=17).map(|i| i * i).sum();
+    assert_eq!(call_export(&mut store, &instance, "sum", &args)?, Val::U32(expected));
     Ok(())
 }
