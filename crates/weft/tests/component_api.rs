@@ -1213,3 +1213,219 @@ fn seventeen_parameters_spill_through_fused_adapters() -> weft::Result<()> {
     assert_eq!(call_export(&mut store, &instance, "sum", &args)?, Val::U32(expected));
     Ok(())
 }
+
+/// Whether `err` is a trap: a wasm trap of the adapter or a canonical ABI
+/// trap reported by one of its built-ins.
+fn is_trap(err: &weft::Error) -> bool {
+    err.downcast_ref::<weft::Trap>().is_some() || format!("{err:#}").contains("canonical ABI trap")
+}
+
+/// An outer component whose exports pass raw core values chosen by the
+/// host to functions of inner components, through fused adapters: `count`
+/// (a `list<u32>`: pointer and length), `opt` (an `option<u32>`:
+/// discriminant and payload), `len16` (a UTF-16 string of two code units,
+/// "a" and the argument, to a UTF-8 callee) and `bad32`/`bad8` (lists to a
+/// callee whose `realloc` returns 0xfffe).
+fn raw_calls() -> String {
+    format!(
+        r#"(component
+        (component $inner
+            (core module $m {LIBC}
+                (func (export "count") (param i32 i32) (result i32) (local.get 1))
+                (func (export "opt") (param i32 i32) (result i32) (local.get 1))
+                (func (export "len") (param i32 i32) (result i32) (local.get 1)))
+            (core instance $i (instantiate $m))
+            (func (export "count") (param "l" (list u32)) (result u32)
+                (canon lift (core func $i "count") (memory (core memory $i "memory")) (realloc (core func $i "realloc"))))
+            (func (export "opt") (param "o" (option u32)) (result u32) (canon lift (core func $i "opt")))
+            (func (export "len") (param "s" string) (result u32)
+                (canon lift (core func $i "len") (memory (core memory $i "memory")) (realloc (core func $i "realloc")))))
+        (instance $inner (instantiate $inner))
+        (component $bad
+            (core module $m
+                (memory (export "memory") 1)
+                (func (export "realloc") (param i32 i32 i32 i32) (result i32) (i32.const 0xfffe))
+                (func (export "count") (param i32 i32) (result i32) (local.get 1)))
+            (core instance $i (instantiate $m))
+            (func (export "bad32") (param "l" (list u32)) (result u32)
+                (canon lift (core func $i "count") (memory (core memory $i "memory")) (realloc (core func $i "realloc"))))
+            (func (export "bad8") (param "l" (list u8)) (result u32)
+                (canon lift (core func $i "count") (memory (core memory $i "memory")) (realloc (core func $i "realloc")))))
+        (instance $bad (instantiate $bad))
+        (core module $libc {LIBC})
+        (core instance $libc (instantiate $libc))
+        (core func $count (canon lower (func $inner "count") (memory (core memory $libc "memory"))))
+        (core func $opt (canon lower (func $inner "opt")))
+        (core func $len16 (canon lower (func $inner "len") (memory (core memory $libc "memory")) string-encoding=utf16))
+        (core func $bad32 (canon lower (func $bad "bad32") (memory (core memory $libc "memory"))))
+        (core func $bad8 (canon lower (func $bad "bad8") (memory (core memory $libc "memory"))))
+        (core module $m
+            (import "" "count" (func $count (param i32 i32) (result i32)))
+            (import "" "opt" (func $opt (param i32 i32) (result i32)))
+            (import "" "len16" (func $len16 (param i32 i32) (result i32)))
+            (import "" "bad32" (func $bad32 (param i32 i32) (result i32)))
+            (import "" "bad8" (func $bad8 (param i32 i32) (result i32)))
+            (import "" "memory" (memory 1))
+            (func (export "count") (param i32 i32) (result i32) (call $count (local.get 0) (local.get 1)))
+            (func (export "opt") (param i32 i32) (result i32) (call $opt (local.get 0) (local.get 1)))
+            (func (export "len16") (param i32) (result i32)
+                (i32.store16 (i32.const 16) (i32.const 0x61))
+                (i32.store16 (i32.const 18) (local.get 0))
+                (call $len16 (i32.const 16) (i32.const 2)))
+            (func (export "bad32") (param i32 i32) (result i32) (call $bad32 (local.get 0) (local.get 1)))
+            (func (export "bad8") (param i32 i32) (result i32) (call $bad8 (local.get 0) (local.get 1))))
+        (core instance $o (instantiate $m (with "" (instance
+            (export "count" (func $count)) (export "opt" (func $opt)) (export "len16" (func $len16))
+            (export "bad32" (func $bad32)) (export "bad8" (func $bad8)) (export "memory" (memory $libc "memory"))))))
+        (func (export "count") (param "p" u32) (param "n" u32) (result u32) (canon lift (core func $o "count")))
+        (func (export "opt") (param "d" u32) (param "v" u32) (result u32) (canon lift (core func $o "opt")))
+        (func (export "len16") (param "unit" u32) (result u32) (canon lift (core func $o "len16")))
+        (func (export "bad32") (param "p" u32) (param "n" u32) (result u32) (canon lift (core func $o "bad32")))
+        (func (export "bad8") (param "p" u32) (param "n" u32) (result u32) (canon lift (core func $o "bad8"))))"#
+    )
+}
+
+#[test]
+fn invalid_values_trap_in_fused_adapters() -> weft::Result<()> {
+    let engine = Engine::default();
+    let c = component(&engine, &raw_calls());
+    assert_eq!(c.fused_adapters(), 5);
+    // Each call in a fresh instance: a trap leaves the callee unenterable.
+    let call = |name: &str, args: &[u32]| -> weft::Result<Val> {
+        let mut store = Store::new(&engine, ());
+        let instance = Linker::<()>::new(&engine).instantiate(&mut store, &c)?;
+        let args: Vec<Val> = args.iter().map(|a| Val::U32(*a)).collect();
+        call_export(&mut store, &instance, name, &args)
+    };
+    let traps = |name: &str, args: &[u32]| match call(name, args) {
+        Ok(v) => panic!("{name}{args:?} returned {v:?} instead of trapping"),
+        Err(e) => assert!(is_trap(&e), "{name}{args:?}: {e:#}"),
+    };
+    // Lists: fine, misaligned, out of bounds, too long.
+    assert_eq!(call("count", &[2048, 3])?, Val::U32(3));
+    assert_eq!(call("count", &[0, 0])?, Val::U32(0));
+    traps("count", &[2050, 3]);
+    traps("count", &[65536 - 8, 3]);
+    traps("count", &[0, 0x4000_0000]);
+    // Options: discriminant 0 or 1, else a trap.
+    assert_eq!(call("opt", &[1, 5])?, Val::U32(5));
+    assert_eq!(call("opt", &[0, 5])?, Val::U32(0));
+    traps("opt", &[2, 5]);
+    // UTF-16 to UTF-8: "ab" is 2 bytes, "a☃" 4; unpaired surrogates trap.
+    assert_eq!(call("len16", &[0x62])?, Val::U32(2));
+    assert_eq!(call("len16", &[0x2603])?, Val::U32(4));
+    traps("len16", &[0xd800]);
+    traps("len16", &[0xdc00]);
+    // A realloc result that is misaligned (list<u32>) or out of bounds
+    // (list<u8> of 4 bytes at 0xfffe).
+    traps("bad32", &[2048, 1]);
+    traps("bad8", &[2048, 4]);
+    Ok(())
+}
+
+/// Three components: `impl` defines resource `r` (`make`, `peek` of a
+/// borrow, `take` of an own, which drops it), `mid` receives borrows of it
+/// (`drop` drops the borrow, `keep` keeps it), and the outer one moves an
+/// `own` handle between them through fused adapters.
+fn resource_calls() -> &'static str {
+    r#"(component
+    (component $impl
+        (core module $d
+            (global $drops (mut i32) (i32.const 0))
+            (func (export "dtor") (param i32) (global.set $drops (i32.add (global.get $drops) (i32.const 1))))
+            (func (export "drops") (result i32) (global.get $drops)))
+        (core instance $d (instantiate $d))
+        (type $r (resource (rep i32) (dtor (core func $d "dtor"))))
+        (core func $new (canon resource.new $r))
+        (core func $rep (canon resource.rep $r))
+        (core func $drop (canon resource.drop $r))
+        (core module $m
+            (import "" "new" (func $new (param i32) (result i32)))
+            (import "" "rep" (func $rep (param i32) (result i32)))
+            (import "" "drop" (func $drop (param i32)))
+            (func (export "make") (param i32) (result i32) (call $new (local.get 0)))
+            (func (export "peek") (param i32) (result i32) (local.get 0))
+            (func (export "take") (param i32) (result i32) (local $r i32)
+                (local.set $r (call $rep (local.get 0)))
+                (call $drop (local.get 0))
+                (local.get $r)))
+        (core instance $i (instantiate $m (with "" (instance
+            (export "new" (func $new)) (export "rep" (func $rep)) (export "drop" (func $drop))))))
+        (export $r' "r" (type $r))
+        (func (export "make") (param "rep" u32) (result (own $r')) (canon lift (core func $i "make")))
+        (func (export "peek") (param "r" (borrow $r')) (result u32) (canon lift (core func $i "peek")))
+        (func (export "take") (param "r" (own $r')) (result u32) (canon lift (core func $i "take")))
+        (func (export "drops") (result u32) (canon lift (core func $d "drops"))))
+    (instance $impl (instantiate $impl))
+    (alias export $impl "r" (type $r))
+    (component $mid
+        (import "r" (type $r (sub resource)))
+        (core func $drop (canon resource.drop $r))
+        (core module $m
+            (import "" "drop" (func $drop (param i32)))
+            (func (export "keep") (param i32) (result i32) (local.get 0))
+            (func (export "drop") (param i32) (result i32) (call $drop (local.get 0)) (i32.const 1)))
+        (core instance $i (instantiate $m (with "" (instance (export "drop" (func $drop))))))
+        (func (export "keep") (param "r" (borrow $r)) (result u32) (canon lift (core func $i "keep")))
+        (func (export "drop") (param "r" (borrow $r)) (result u32) (canon lift (core func $i "drop"))))
+    (instance $mid (instantiate $mid (with "r" (type $r))))
+    (core func $make (canon lower (func $impl "make")))
+    (core func $peek (canon lower (func $impl "peek")))
+    (core func $take (canon lower (func $impl "take")))
+    (core func $keep (canon lower (func $mid "keep")))
+    (core func $mdrop (canon lower (func $mid "drop")))
+    (core module $m
+        (import "" "make" (func $make (param i32) (result i32)))
+        (import "" "peek" (func $peek (param i32) (result i32)))
+        (import "" "take" (func $take (param i32) (result i32)))
+        (import "" "keep" (func $keep (param i32) (result i32)))
+        (import "" "mdrop" (func $mdrop (param i32) (result i32)))
+        ;; make(7), lend it to impl (which sees the rep) and to mid (which
+        ;; drops its borrow), then move it to impl, which drops it: 7.
+        (func (export "run") (result i32) (local $h i32)
+            (local.set $h (call $make (i32.const 7)))
+            (if (i32.ne (call $peek (local.get $h)) (i32.const 7)) (then unreachable))
+            (if (i32.ne (call $mdrop (local.get $h)) (i32.const 1)) (then unreachable))
+            (if (i32.ne (call $peek (local.get $h)) (i32.const 7)) (then unreachable))
+            (call $take (local.get $h)))
+        (func (export "keep") (result i32) (call $keep (call $make (i32.const 9))))
+        (func (export "take-twice") (result i32) (local $h i32)
+            (local.set $h (call $make (i32.const 3)))
+            (drop (call $take (local.get $h)))
+            (call $take (local.get $h))))
+    (core instance $o (instantiate $m (with "" (instance
+        (export "make" (func $make)) (export "peek" (func $peek)) (export "take" (func $take))
+        (export "keep" (func $keep)) (export "mdrop" (func $mdrop))))))
+    (func (export "run") (result u32) (canon lift (core func $o "run")))
+    (func (export "keep") (result u32) (canon lift (core func $o "keep")))
+    (func (export "take-twice") (result u32) (canon lift (core func $o "take-twice")))
+    (export "drops" (func $impl "drops")))"#
+}
+
+#[test]
+fn own_and_borrow_handles_cross_fused_adapters() -> weft::Result<()> {
+    let engine = Engine::default();
+    let c = component(&engine, resource_calls());
+    assert_eq!(c.fused_adapters(), 5);
+    let mut store = Store::new(&engine, ());
+    let instance = Linker::<()>::new(&engine).instantiate(&mut store, &c)?;
+    assert_eq!(call_export(&mut store, &instance, "drops", &[])?, Val::U32(0));
+    assert_eq!(call_export(&mut store, &instance, "run", &[])?, Val::U32(7));
+    // `take` dropped the handle it received: the destructor ran once.
+    assert_eq!(call_export(&mut store, &instance, "drops", &[])?, Val::U32(1));
+    assert_eq!(call_export(&mut store, &instance, "run", &[])?, Val::U32(7));
+    assert_eq!(call_export(&mut store, &instance, "drops", &[])?, Val::U32(2));
+
+    // A callee that keeps a borrow traps at the end of the call.
+    let mut store = Store::new(&engine, ());
+    let instance = Linker::<()>::new(&engine).instantiate(&mut store, &c)?;
+    let err = call_export(&mut store, &instance, "keep", &[]).unwrap_err();
+    assert!(format!("{err:#}").contains("borrow handles still remain"), "{err:#}");
+
+    // An own handle moved away is gone from the caller's table.
+    let mut store = Store::new(&engine, ());
+    let instance = Linker::<()>::new(&engine).instantiate(&mut store, &c)?;
+    let err = call_export(&mut store, &instance, "take-twice", &[]).unwrap_err();
+    assert!(format!("{err:#}").contains("unknown handle index"), "{err:#}");
+    Ok(())
+}
