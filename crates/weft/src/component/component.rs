@@ -176,7 +176,7 @@ fn compile_adapters(
             crate::bail!("the plan names function type {} that does not exist", ty.0);
         };
         // Async calls between components are not fused.
-        if fty.is_async {
+        if !super::adapter::fused(fty, caller, callee) {
             continue;
         }
         let side = |o: &env::CanonicalOptions| Side {

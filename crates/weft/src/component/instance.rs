@@ -364,6 +364,20 @@ fn run_step<T: 'static>(
         Step::Lower {
             callee, ty, options, ..
         } => {
+            // Synchronous component-to-component calls all have a fused
+            // adapter (above); only async ones are called from Rust.
+            if let (
+                LowerCallee::Lifted {
+                    options: callee_options,
+                    ..
+                },
+                Some(fty),
+            ) = (callee, inner.types.func(*ty))
+            {
+                if super::adapter::fused(fty, options, callee_options) {
+                    crate::bail!("no fused adapter for the component-to-component call of step {step_index}");
+                }
+            }
             let options = resolve_options(t, instance_index, options)?;
             let target = match callee {
                 LowerCallee::Import(rt) => match runtime_import(component, imports, *rt)? {
@@ -371,11 +385,6 @@ fn run_step<T: 'static>(
                     other => crate::bail!("expected a function, found {}", other.describe()),
                 },
                 LowerCallee::Lifted { func, .. } => {
-                    // Synchronous component-to-component calls all have a
-                    // fused adapter (above); async ones are called here.
-                    if !inner.types.func(*ty).is_some_and(|f| f.is_async) {
-                        crate::bail!("no fused adapter for a component-to-component call (step {step_index})");
-                    }
                     Callee::Lifted(t.lifted.get(func.0 as usize).copied().ok_or_else(|| {
                         crate::format_err!("the plan lowers lifted function {} before lifting it", func.0)
                     })?)

@@ -57,7 +57,7 @@ use wasm_encoder::{
     Module as Encoder, TypeSection, ValType,
 };
 use weft_environ::component::abi::{self, AbiOptions, Context, Despecialized, FlatType, PtrType};
-use weft_environ::component::{ComponentTypes, FuncType, InterfaceType};
+use weft_environ::component::{CanonicalOptions, ComponentTypes, FuncType, InterfaceType};
 
 /// Import names of an adapter module (module `""`).
 pub(crate) const CALLEE: &str = "callee";
@@ -145,6 +145,13 @@ fn tuple_layout(types: &ComponentTypes, tys: &[InterfaceType]) -> (u32, u32) {
         offset = abi::align_to(offset, a).saturating_add(abi::elem_size(types, *t, PTR));
     }
     (align, abi::align_to(offset, align))
+}
+
+/// Whether a call of type `ty` lowered with `caller` options from a
+/// function lifted with `callee` options goes through a fused adapter:
+/// when it is synchronous on both sides (the async ABI is not fused).
+pub(crate) fn fused(ty: &FuncType, caller: &CanonicalOptions, callee: &CanonicalOptions) -> bool {
+    !ty.is_async && !caller.is_async && !callee.is_async
 }
 
 /// A function index allocator for imports, in order.
