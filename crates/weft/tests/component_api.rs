@@ -1429,3 +1429,24 @@ fn own_and_borrow_handles_cross_fused_adapters() -> weft::Result<()> {
     assert!(format!("{err:#}").contains("unknown handle index"), "{err:#}");
     Ok(())
 }
+
+#[test]
+fn fixed_length_lists_and_maps_cross_fused_adapters() {
+    // Twenty elements in memory: a loop over both memories.
+    let l = Val::List((0..20).map(|i| Val::U32(i * 7)).collect());
+    assert_echoes(&[], "(list u32 20)", UTF8, true, &[l]);
+    let pairs = Val::List(
+        (0..40)
+            .map(|i| Val::Tuple(vec![Val::U8(i), s(&format!("{i}"))]))
+            .collect(),
+    );
+    assert_echoes(&[], "(list (tuple u8 string) 40)", UTF8, true, &[pairs]);
+    let three = Val::List(vec![s("α"), s(""), s("γγ")]);
+    assert_echoes(&[], "(list string 3)", ("utf8", "utf16"), true, &[three]);
+    let map = Val::Map(vec![
+        (s("one"), Val::U32(1)),
+        (s("two"), Val::U32(2)),
+        (s("one"), Val::U32(3)),
+    ]);
+    assert_echoes(&[], "(map string u32)", UTF8, false, &[map, Val::Map(vec![])]);
+}

@@ -135,6 +135,43 @@ fn scan(types: &ComponentTypes, ty: InterfaceType, n: &mut Needs, depth: u32) {
     }
 }
 
+/// The number of flat values of `ty`, counted only up to just past `cap`
+/// (a `list<T, N>` may flatten to billions).
+fn flat_len(types: &ComponentTypes, ty: InterfaceType, cap: usize, depth: u32) -> usize {
+    use InterfaceType as I;
+    let over = cap.saturating_add(1);
+    if depth > 100 {
+        return over;
+    }
+    match abi::despecialize(types, ty) {
+        Despecialized::Other(I::String) => 2,
+        Despecialized::Other(I::Defined(_)) => 0,
+        Despecialized::Other(_) => 1,
+        Despecialized::List(_, None) => 2,
+        Despecialized::List(t, Some(n)) => (n as usize)
+            .saturating_mul(flat_len(types, t, cap, depth + 1))
+            .min(over),
+        Despecialized::Flags(n) => n.div_ceil(32).min(over),
+        Despecialized::Record(fields) => {
+            let mut total = 0usize;
+            for t in fields {
+                total = total.saturating_add(flat_len(types, t, cap, depth + 1));
+                if total > cap {
+                    return over;
+                }
+            }
+            total
+        }
+        Despecialized::Variant(cases) => cases
+            .iter()
+            .flatten()
+            .map(|t| flat_len(types, *t, cap, depth + 1))
+            .fold(0, usize::max)
+            .saturating_add(1)
+            .min(over),
+    }
+}
+
 /// The alignment and size of a tuple of `tys` in memory.
 fn tuple_layout(types: &ComponentTypes, tys: &[InterfaceType]) -> (u32, u32) {
     let mut offset = 0u32;
@@ -190,13 +227,23 @@ pub(crate) fn adapter_module(types: &ComponentTypes, ty: &FuncType, sides: Sides
     }
     let lower = abi::flatten_functype(types, ty, AbiOptions::default(), Context::Lower);
     let lift = abi::flatten_functype(types, ty, AbiOptions::default(), Context::Lift);
-    let flat_params: Vec<FlatType> = param_tys
+    let cap = abi::MAX_FLAT_PARAMS;
+    let params_len = param_tys
         .iter()
-        .flat_map(|t| abi::flatten_type(types, *t, PTR))
-        .collect();
-    let flat_result: Vec<FlatType> = ty.result.map(|t| abi::flatten_type(types, t, PTR)).unwrap_or_default();
-    let params_spill = flat_params.len() > abi::MAX_FLAT_PARAMS;
-    let results_spill = flat_result.len() > abi::MAX_FLAT_RESULTS;
+        .fold(0usize, |n, t| n.saturating_add(flat_len(types, *t, cap, 0)));
+    let params_spill = params_len > abi::MAX_FLAT_PARAMS;
+    let results_spill = ty
+        .result
+        .is_some_and(|t| flat_len(types, t, abi::MAX_FLAT_RESULTS, 0) > abi::MAX_FLAT_RESULTS);
+    // Flattened only when they are passed flat (at most 16 values).
+    let flat_params: Vec<FlatType> = if params_spill {
+        Vec::new()
+    } else {
+        param_tys
+            .iter()
+            .flat_map(|t| abi::flatten_type(types, *t, PTR))
+            .collect()
+    };
 
     let needs_memory = p.strings || p.lists || r.strings || r.lists || params_spill || results_spill;
     let callee_realloc = p.strings || p.lists || params_spill;

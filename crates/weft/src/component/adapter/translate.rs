@@ -13,6 +13,9 @@ use weft_environ::component::{ComponentTypes, InterfaceType};
 const PTR: PtrType = PtrType::I32;
 /// The deepest nesting of types the translation follows.
 const MAX_DEPTH: u32 = 100;
+/// The most instructions of an adapter function (types are shared trees,
+/// so a small component can name a type whose translation is huge).
+const MAX_INSTRUCTIONS: usize = 1 << 20;
 
 /// Where a value comes from or goes to.
 #[derive(Clone, Debug)]
@@ -164,6 +167,9 @@ impl<'a> Gen<'a> {
         use InterfaceType as I;
         if depth > MAX_DEPTH {
             return Err("unsupported: a type nested too deeply for a fused adapter".into());
+        }
+        if self.b.instrs.len() > MAX_INSTRUCTIONS {
+            return Err("unsupported: a type too large for a fused adapter".into());
         }
         match abi::despecialize(self.types, ty) {
             Despecialized::Other(t) => match t {
@@ -381,7 +387,13 @@ impl<'a> Gen<'a> {
             self.b.i(W::I32Const(c as i32));
             self.b.i(W::I32Eq);
             self.b.i(W::If(BlockType::Empty));
-            let own = abi::flatten_type(types, *t, PTR);
+            // Flattened only for flat places (at most 16 values then).
+            let flat = matches!(src, Place::Flat(_)) || matches!(dst, Place::Flat(_));
+            let own = if flat {
+                abi::flatten_type(types, *t, PTR)
+            } else {
+                Vec::new()
+            };
             let s = match src {
                 Place::Flat(vs) => {
                     let tmps = self.flat_locals(&own);
@@ -415,7 +427,7 @@ impl<'a> Gen<'a> {
     }
 
     /// A `list<T, N>`: its elements one after the other (unrolled when
-    /// short or flat, else in a loop over both memories).
+    /// flat, else in a loop over both memories).
     fn fixed_list(
         &mut self,
         elem: InterfaceType,
@@ -426,7 +438,11 @@ impl<'a> Gen<'a> {
         depth: u32,
     ) -> Result<(), String> {
         let both_mem = matches!((src, dst), (Place::Mem { .. }, Place::Mem { .. }));
-        if n <= 16 || !both_mem {
+        // Unrolled only between flat values (at most 16 of them).
+        if !both_mem {
+            if n as usize > abi::MAX_FLAT_PARAMS {
+                return Err("internal error: a long fixed-length list passed flat".into());
+            }
             let tys = vec![elem; n as usize];
             return self.translate_record(&tys, src, dst, dir, depth);
         }
