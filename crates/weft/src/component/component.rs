@@ -25,8 +25,8 @@ pub(crate) struct ComponentInner {
     pub(crate) export_types: Arc<[(String, env::ItemType)]>,
     /// The compiled core modules, by `StaticModuleIndex`.
     pub(crate) modules: Vec<Module>,
-    /// The fused adapter of each component-to-component `Lower` step that
-    /// has one, by step index.
+    /// The fused adapter of each synchronous component-to-component
+    /// `Lower` step, by step index.
     pub(crate) adapters: std::collections::HashMap<usize, Module>,
 }
 
@@ -152,7 +152,8 @@ fn export_type(types: &mut ComponentTypes, plan: &env::Component, e: &env::Expor
 }
 
 /// Compiles the fused adapters of `plan`, one module per function type and
-/// `post-return` presence.
+/// pair of canonical options ([`super::adapter::Sides`]); fails when one
+/// cannot be generated.
 fn compile_adapters(
     engine: &Engine,
     plan: &env::Component,
