@@ -25,7 +25,8 @@ fn call_export<T: 'static>(
     Ok(out[0].clone())
 }
 
-/// A core module with a bump allocator for `realloc`.
+/// A core module with a bump allocator for `realloc` (a reallocation
+/// copies the old block).
 const LIBC: &str = r#"
     (memory (export "memory") 1)
     (global $bump (mut i32) (i32.const 1024))
@@ -34,6 +35,10 @@ const LIBC: &str = r#"
         (local.set $p (i32.and (i32.add (global.get $bump) (i32.sub (local.get 2) (i32.const 1)))
                                (i32.sub (i32.const 0) (local.get 2))))
         (global.set $bump (i32.add (local.get $p) (local.get 3)))
+        ;; A reallocation keeps the old contents (as much as fits).
+        (if (local.get 0) (then
+            (memory.copy (local.get $p) (local.get 0)
+                (select (local.get 1) (local.get 3) (i32.lt_u (local.get 1) (local.get 3))))))
         (local.get $p))
 "#;
 
@@ -903,4 +908,545 @@ fn flags_cross_fused_adapters_with_unknown_bits_dropped() -> weft::Result<()> {
     run.call(&mut store, &[Val::U32(0xff)], &mut out)?;
     assert_eq!(out[0], Val::U32(0b111));
     Ok(())
+}
+
+/// The canonical option of a string encoding name.
+fn encoding_option(encoding: &str) -> String {
+    format!("string-encoding={encoding}")
+}
+
+/// A component whose export `echo` (of type `ty -> ty`, with a parameter
+/// `pad` of sixteen `u64`s after `x` when `spill`) calls `echo` of an
+/// inner component through a fused adapter. The inner `echo` gives its
+/// argument back: as the pointer it received when the parameters spill
+/// (the tuple of the parameters starts with `x`), else from a return area
+/// holding the pointer and length of a string or list. `defs` are named
+/// types (`$name` refers to them) defined and exported by both components; the outer
+/// side uses `encodings.0`, the inner one `encodings.1`.
+fn echo_component(defs: &[(&str, &str)], ty: &str, encodings: (&str, &str), spill: bool) -> String {
+    let pad = if spill {
+        format!("(param \"pad\" (tuple{}))", " u64".repeat(16))
+    } else {
+        String::new()
+    };
+    let inner_defs: String = defs
+        .iter()
+        .map(|(name, def)| format!("(type ${name}' {def}) (export ${name} \"{name}\" (type ${name}'))\n"))
+        .collect();
+    // The outer component defines the same types (types are structural).
+    let outer_defs = inner_defs.clone();
+    let (inner_core, outer_import, outer_core) = if spill {
+        (
+            "(func (export \"echo\") (param i32) (result i32) (local.get 0))",
+            "(param i32 i32)",
+            "(func (export \"echo\") (param i32) (result i32) (call $echo (local.get 0) (i32.const 64)) (i32.const 64))",
+        )
+    } else {
+        (
+            "(func (export \"echo\") (param i32 i32) (result i32)
+                (i32.store (i32.const 8) (local.get 0)) (i32.store (i32.const 12) (local.get 1)) (i32.const 8))",
+            "(param i32 i32 i32)",
+            "(func (export \"echo\") (param i32 i32) (result i32)
+                (call $echo (local.get 0) (local.get 1) (i32.const 64)) (i32.const 64))",
+        )
+    };
+    let (outer_enc, inner_enc) = (encoding_option(encodings.0), encoding_option(encodings.1));
+    format!(
+        r#"(component
+        (component $inner
+            (core module $m {LIBC} {inner_core})
+            (core instance $i (instantiate $m))
+            {inner_defs}
+            (func (export "echo") (param "x" {ty}) {pad} (result {ty})
+                (canon lift (core func $i "echo") (memory (core memory $i "memory"))
+                    (realloc (core func $i "realloc")) {inner_enc})))
+        (instance $inner (instantiate $inner))
+        {outer_defs}
+        (core module $libc {LIBC})
+        (core instance $libc (instantiate $libc))
+        (core func $echo (canon lower (func $inner "echo") (memory (core memory $libc "memory"))
+            (realloc (core func $libc "realloc")) {outer_enc}))
+        (core module $m (import "" "echo" (func $echo {outer_import})) {outer_core})
+        (core instance $o (instantiate $m (with "" (instance (export "echo" (func $echo))))))
+        (func (export "echo") (param "x" {ty}) {pad} (result {ty})
+            (canon lift (core func $o "echo") (memory (core memory $libc "memory"))
+                (realloc (core func $libc "realloc")) {outer_enc})))"#
+    )
+}
+
+/// Checks that every value of `vals` comes back equal from the echo of
+/// [`echo_component`].
+fn assert_echoes(defs: &[(&str, &str)], ty: &str, encodings: (&str, &str), spill: bool, vals: &[Val]) {
+    let engine = Engine::default();
+    let text = echo_component(defs, ty, encodings, spill);
+    let c = component(&engine, &text);
+    assert_eq!(c.fused_adapters(), 1, "the call between the components is fused");
+    let mut store = Store::new(&engine, ());
+    let instance = Linker::<()>::new(&engine)
+        .instantiate(&mut store, &c)
+        .expect("the echo component instantiates");
+    let pad = Val::Tuple((0..16).map(Val::U64).collect());
+    for v in vals {
+        let mut args = vec![v.clone()];
+        if spill {
+            args.push(pad.clone());
+        }
+        let out = call_export(&mut store, &instance, "echo", &args)
+            .unwrap_or_else(|e| panic!("echo of {v:?} ({ty}, {encodings:?}): {e:#}"));
+        assert_eq!(&out, v, "echo of {ty} with encodings {encodings:?}");
+    }
+}
+
+fn s(text: &str) -> Val {
+    Val::String(text.to_string())
+}
+
+fn strings(texts: &[&str]) -> Val {
+    Val::List(texts.iter().map(|t| s(t)).collect())
+}
+
+const UTF8: (&str, &str) = ("utf8", "utf8");
+
+#[test]
+fn lists_of_strings_and_nested_lists_cross_fused_adapters() {
+    assert_echoes(
+        &[],
+        "(list string)",
+        UTF8,
+        false,
+        &[strings(&[]), strings(&["", "a", "héllo", "☃😀"]), strings(&["x"; 40])],
+    );
+    let nested = Val::List(vec![
+        Val::List(vec![Val::U32(1), Val::U32(2)]),
+        Val::List(vec![]),
+        Val::List((0..50).map(Val::U32).collect()),
+    ]);
+    assert_echoes(&[], "(list (list u32))", UTF8, false, &[nested]);
+    let deep = Val::List(vec![
+        Val::List(vec![strings(&["a", "bc"]), strings(&[])]),
+        Val::List(vec![]),
+    ]);
+    assert_echoes(&[], "(list (list (list string)))", UTF8, false, &[deep]);
+}
+
+#[test]
+fn lists_of_variants_cross_fused_adapters() {
+    let defs = [(
+        "shape",
+        r#"(variant (case "none") (case "dot" u8) (case "name" string) (case "pair" (tuple f64 u16)))"#,
+    )];
+    let v = |case: &str, payload: Option<Val>| Val::Variant(case.to_string(), payload.map(Box::new));
+    let shapes = Val::List(vec![
+        v("none", None),
+        v("dot", Some(Val::U8(7))),
+        v("name", Some(s("zébu"))),
+        v("pair", Some(Val::Tuple(vec![Val::Float64(-1.5), Val::U16(65535)]))),
+        v("name", Some(s(""))),
+    ]);
+    assert_echoes(&defs, "(list $shape)", UTF8, false, &[shapes, Val::List(vec![])]);
+    let options = Val::List(vec![
+        Val::Option(None),
+        Val::Option(Some(Box::new(s("some")))),
+        Val::Option(Some(Box::new(s("ü")))),
+    ]);
+    assert_echoes(&[], "(list (option string))", UTF8, false, &[options]);
+}
+
+#[test]
+fn records_holding_strings_and_lists_cross_fused_adapters() {
+    let defs = [
+        ("color", r#"(enum "red" "green" "blue")"#),
+        ("perms", r#"(flags "r" "w" "x")"#),
+        (
+            "person",
+            r#"(record (field "name" string) (field "age" u8) (field "tags" (list string))
+                (field "color" $color) (field "perms" $perms) (field "scores" (list f32)))"#,
+        ),
+    ];
+    let person = |name: &str, tags: &[&str]| {
+        Val::Record(vec![
+            ("name".into(), s(name)),
+            ("age".into(), Val::U8(42)),
+            ("tags".into(), strings(tags)),
+            ("color".into(), Val::Enum("blue".into())),
+            ("perms".into(), Val::Flags(vec!["r".into(), "x".into()])),
+            ("scores".into(), Val::List(vec![Val::Float32(1.5), Val::Float32(-0.0)])),
+        ])
+    };
+    assert_echoes(
+        &defs,
+        "(list $person)",
+        UTF8,
+        false,
+        &[Val::List(vec![person("Ada", &["math", "poetry"]), person("", &[])])],
+    );
+    // The same record alone: 9 flat values and 2 params' worth of pad
+    // spill into memory on both sides.
+    assert_echoes(&defs, "$person", UTF8, true, &[person("Grace", &["navy"])]);
+}
+
+#[test]
+fn variant_option_and_result_results_with_strings_cross_fused_adapters() {
+    let ok = |v: Val| Val::Result(Ok(Some(Box::new(v))));
+    let err = |v: Val| Val::Result(Err(Some(Box::new(v))));
+    assert_echoes(
+        &[],
+        "(result string (error string))",
+        UTF8,
+        true,
+        &[ok(s("fine")), err(s("bad ☹"))],
+    );
+    assert_echoes(
+        &[],
+        "(option string)",
+        UTF8,
+        true,
+        &[Val::Option(None), Val::Option(Some(Box::new(s("there"))))],
+    );
+    let defs = [(
+        "ev",
+        r#"(variant (case "a" u64) (case "b" string) (case "c" (list u8)) (case "d"))"#,
+    )];
+    let v = |case: &str, payload: Option<Val>| Val::Variant(case.to_string(), payload.map(Box::new));
+    assert_echoes(
+        &defs,
+        "$ev",
+        UTF8,
+        true,
+        &[
+            v("a", Some(Val::U64(u64::MAX))),
+            v("b", Some(s("bee"))),
+            v("c", Some(Val::List(vec![Val::U8(1), Val::U8(255)]))),
+            v("d", None),
+        ],
+    );
+}
+
+#[test]
+fn strings_cross_fused_adapters_between_every_pair_of_encodings() {
+    let texts = [
+        "",
+        "ascii only",
+        "café crème",      // Latin-1
+        "ÿ at the end: ÿ", // Latin-1, high half
+        "snow ☃ and 😀",   // outside Latin-1, a surrogate pair in UTF-16
+        "☃",
+    ];
+    let encodings = ["utf8", "utf16", "latin1+utf16"];
+    for outer in encodings {
+        for inner in encodings {
+            let vals: Vec<Val> = texts.iter().map(|t| s(t)).collect();
+            assert_echoes(&[], "string", (outer, inner), false, &vals);
+            assert_echoes(&[], "(list string)", (outer, inner), false, &[strings(&texts)]);
+        }
+    }
+}
+
+#[test]
+fn a_record_of_twenty_fields_spills_through_fused_adapters() {
+    let fields: String = (0..20)
+        .map(|i| {
+            let t = ["u8", "string", "f64", "char", "bool"][i % 5];
+            format!("(field \"f{i}\" {t}) ")
+        })
+        .collect();
+    let defs = [("big", format!("(record {fields})"))];
+    let defs: Vec<(&str, &str)> = defs.iter().map(|(n, d)| (*n, d.as_str())).collect();
+    let val = Val::Record(
+        (0..20)
+            .map(|i| {
+                let v = match i % 5 {
+                    0 => Val::U8(i as u8),
+                    1 => s(&format!("field {i}")),
+                    2 => Val::Float64(i as f64 / 4.0),
+                    3 => Val::Char('λ'),
+                    _ => Val::Bool(i % 2 == 0),
+                };
+                (format!("f{i}"), v)
+            })
+            .collect(),
+    );
+    // Twenty fields flatten to more than 16 values: no pad needed, but the
+    // echo component's pad is harmless.
+    assert_echoes(&defs, "$big", UTF8, true, &[val]);
+}
+
+#[test]
+fn seventeen_parameters_spill_through_fused_adapters() -> weft::Result<()> {
+    let params: String = (0..17).map(|i| format!("(param \"p{i}\" u32) ")).collect();
+    let text = format!(
+        r#"(component
+        (component $inner
+            (core module $m {LIBC}
+                ;; The sum of the 17 u32s of the tuple the adapter allocated.
+                (func (export "sum") (param $p i32) (result i32) (local $i i32) (local $s i32)
+                    (block (loop
+                        (br_if 1 (i32.eq (local.get $i) (i32.const 17)))
+                        (local.set $s (i32.add (local.get $s)
+                            (i32.mul (i32.load (i32.add (local.get $p) (i32.shl (local.get $i) (i32.const 2))))
+                                     (i32.add (local.get $i) (i32.const 1)))))
+                        (local.set $i (i32.add (local.get $i) (i32.const 1)))
+                        (br 0)))
+                    (local.get $s)))
+            (core instance $i (instantiate $m))
+            (func (export "sum") {params} (result u32)
+                (canon lift (core func $i "sum") (memory (core memory $i "memory")) (realloc (core func $i "realloc")))))
+        (instance $inner (instantiate $inner))
+        (core module $libc {LIBC})
+        (core instance $libc (instantiate $libc))
+        (core func $sum (canon lower (func $inner "sum") (memory (core memory $libc "memory"))))
+        (core module $m
+            (import "" "sum" (func $sum (param i32) (result i32)))
+            (func (export "sum") (param i32) (result i32) (call $sum (local.get 0))))
+        (core instance $o (instantiate $m (with "" (instance (export "sum" (func $sum))))))
+        (func (export "sum") {params} (result u32)
+            (canon lift (core func $o "sum") (memory (core memory $libc "memory")) (realloc (core func $libc "realloc")))))"#
+    );
+    let engine = Engine::default();
+    let c = component(&engine, &text);
+    assert_eq!(c.fused_adapters(), 1);
+    let mut store = Store::new(&engine, ());
+    let instance = Linker::<()>::new(&engine).instantiate(&mut store, &c)?;
+    let args: Vec<Val> = (1..=17).map(Val::U32).collect();
+    // Each parameter weighted by its position: the order is kept.
+    let expected: u32 = (1..=17).map(|i| i * i).sum();
+    assert_eq!(call_export(&mut store, &instance, "sum", &args)?, Val::U32(expected));
+    Ok(())
+}
+
+/// Whether `err` is a trap: a wasm trap of the adapter or a canonical ABI
+/// trap reported by one of its built-ins.
+fn is_trap(err: &weft::Error) -> bool {
+    err.downcast_ref::<weft::Trap>().is_some() || format!("{err:#}").contains("canonical ABI trap")
+}
+
+/// An outer component whose exports pass raw core values chosen by the
+/// host to functions of inner components, through fused adapters: `count`
+/// (a `list<u32>`: pointer and length), `opt` (an `option<u32>`:
+/// discriminant and payload), `len16` (a UTF-16 string of two code units,
+/// "a" and the argument, to a UTF-8 callee) and `bad32`/`bad8` (lists to a
+/// callee whose `realloc` returns 0xfffe).
+fn raw_calls() -> String {
+    format!(
+        r#"(component
+        (component $inner
+            (core module $m {LIBC}
+                (func (export "count") (param i32 i32) (result i32) (local.get 1))
+                (func (export "opt") (param i32 i32) (result i32) (local.get 1))
+                (func (export "len") (param i32 i32) (result i32) (local.get 1)))
+            (core instance $i (instantiate $m))
+            (func (export "count") (param "l" (list u32)) (result u32)
+                (canon lift (core func $i "count") (memory (core memory $i "memory")) (realloc (core func $i "realloc"))))
+            (func (export "opt") (param "o" (option u32)) (result u32) (canon lift (core func $i "opt")))
+            (func (export "len") (param "s" string) (result u32)
+                (canon lift (core func $i "len") (memory (core memory $i "memory")) (realloc (core func $i "realloc")))))
+        (instance $inner (instantiate $inner))
+        (component $bad
+            (core module $m
+                (memory (export "memory") 1)
+                (func (export "realloc") (param i32 i32 i32 i32) (result i32) (i32.const 0xfffe))
+                (func (export "count") (param i32 i32) (result i32) (local.get 1)))
+            (core instance $i (instantiate $m))
+            (func (export "bad32") (param "l" (list u32)) (result u32)
+                (canon lift (core func $i "count") (memory (core memory $i "memory")) (realloc (core func $i "realloc"))))
+            (func (export "bad8") (param "l" (list u8)) (result u32)
+                (canon lift (core func $i "count") (memory (core memory $i "memory")) (realloc (core func $i "realloc")))))
+        (instance $bad (instantiate $bad))
+        (core module $libc {LIBC})
+        (core instance $libc (instantiate $libc))
+        (core func $count (canon lower (func $inner "count") (memory (core memory $libc "memory"))))
+        (core func $opt (canon lower (func $inner "opt")))
+        (core func $len16 (canon lower (func $inner "len") (memory (core memory $libc "memory")) string-encoding=utf16))
+        (core func $bad32 (canon lower (func $bad "bad32") (memory (core memory $libc "memory"))))
+        (core func $bad8 (canon lower (func $bad "bad8") (memory (core memory $libc "memory"))))
+        (core module $m
+            (import "" "count" (func $count (param i32 i32) (result i32)))
+            (import "" "opt" (func $opt (param i32 i32) (result i32)))
+            (import "" "len16" (func $len16 (param i32 i32) (result i32)))
+            (import "" "bad32" (func $bad32 (param i32 i32) (result i32)))
+            (import "" "bad8" (func $bad8 (param i32 i32) (result i32)))
+            (import "" "memory" (memory 1))
+            (func (export "count") (param i32 i32) (result i32) (call $count (local.get 0) (local.get 1)))
+            (func (export "opt") (param i32 i32) (result i32) (call $opt (local.get 0) (local.get 1)))
+            (func (export "len16") (param i32) (result i32)
+                (i32.store16 (i32.const 16) (i32.const 0x61))
+                (i32.store16 (i32.const 18) (local.get 0))
+                (call $len16 (i32.const 16) (i32.const 2)))
+            (func (export "bad32") (param i32 i32) (result i32) (call $bad32 (local.get 0) (local.get 1)))
+            (func (export "bad8") (param i32 i32) (result i32) (call $bad8 (local.get 0) (local.get 1))))
+        (core instance $o (instantiate $m (with "" (instance
+            (export "count" (func $count)) (export "opt" (func $opt)) (export "len16" (func $len16))
+            (export "bad32" (func $bad32)) (export "bad8" (func $bad8)) (export "memory" (memory $libc "memory"))))))
+        (func (export "count") (param "p" u32) (param "n" u32) (result u32) (canon lift (core func $o "count")))
+        (func (export "opt") (param "d" u32) (param "v" u32) (result u32) (canon lift (core func $o "opt")))
+        (func (export "len16") (param "unit" u32) (result u32) (canon lift (core func $o "len16")))
+        (func (export "bad32") (param "p" u32) (param "n" u32) (result u32) (canon lift (core func $o "bad32")))
+        (func (export "bad8") (param "p" u32) (param "n" u32) (result u32) (canon lift (core func $o "bad8"))))"#
+    )
+}
+
+#[test]
+fn invalid_values_trap_in_fused_adapters() -> weft::Result<()> {
+    let engine = Engine::default();
+    let c = component(&engine, &raw_calls());
+    assert_eq!(c.fused_adapters(), 5);
+    // Each call in a fresh instance: a trap leaves the callee unenterable.
+    let call = |name: &str, args: &[u32]| -> weft::Result<Val> {
+        let mut store = Store::new(&engine, ());
+        let instance = Linker::<()>::new(&engine).instantiate(&mut store, &c)?;
+        let args: Vec<Val> = args.iter().map(|a| Val::U32(*a)).collect();
+        call_export(&mut store, &instance, name, &args)
+    };
+    let traps = |name: &str, args: &[u32]| match call(name, args) {
+        Ok(v) => panic!("{name}{args:?} returned {v:?} instead of trapping"),
+        Err(e) => assert!(is_trap(&e), "{name}{args:?}: {e:#}"),
+    };
+    // Lists: fine, misaligned, out of bounds, too long.
+    assert_eq!(call("count", &[2048, 3])?, Val::U32(3));
+    assert_eq!(call("count", &[0, 0])?, Val::U32(0));
+    traps("count", &[2050, 3]);
+    traps("count", &[65536 - 8, 3]);
+    traps("count", &[0, 0x4000_0000]);
+    // Options: discriminant 0 or 1, else a trap.
+    assert_eq!(call("opt", &[1, 5])?, Val::U32(5));
+    assert_eq!(call("opt", &[0, 5])?, Val::U32(0));
+    traps("opt", &[2, 5]);
+    // UTF-16 to UTF-8: "ab" is 2 bytes, "a☃" 4; unpaired surrogates trap.
+    assert_eq!(call("len16", &[0x62])?, Val::U32(2));
+    assert_eq!(call("len16", &[0x2603])?, Val::U32(4));
+    traps("len16", &[0xd800]);
+    traps("len16", &[0xdc00]);
+    // A realloc result that is misaligned (list<u32>) or out of bounds
+    // (list<u8> of 4 bytes at 0xfffe).
+    traps("bad32", &[2048, 1]);
+    traps("bad8", &[2048, 4]);
+    Ok(())
+}
+
+/// Three components: `impl` defines resource `r` (`make`, `peek` of a
+/// borrow, `take` of an own, which drops it), `mid` receives borrows of it
+/// (`drop` drops the borrow, `keep` keeps it), and the outer one moves an
+/// `own` handle between them through fused adapters.
+fn resource_calls() -> &'static str {
+    r#"(component
+    (component $impl
+        (core module $d
+            (global $drops (mut i32) (i32.const 0))
+            (func (export "dtor") (param i32) (global.set $drops (i32.add (global.get $drops) (i32.const 1))))
+            (func (export "drops") (result i32) (global.get $drops)))
+        (core instance $d (instantiate $d))
+        (type $r (resource (rep i32) (dtor (core func $d "dtor"))))
+        (core func $new (canon resource.new $r))
+        (core func $rep (canon resource.rep $r))
+        (core func $drop (canon resource.drop $r))
+        (core module $m
+            (import "" "new" (func $new (param i32) (result i32)))
+            (import "" "rep" (func $rep (param i32) (result i32)))
+            (import "" "drop" (func $drop (param i32)))
+            (func (export "make") (param i32) (result i32) (call $new (local.get 0)))
+            (func (export "peek") (param i32) (result i32) (local.get 0))
+            (func (export "take") (param i32) (result i32) (local $r i32)
+                (local.set $r (call $rep (local.get 0)))
+                (call $drop (local.get 0))
+                (local.get $r)))
+        (core instance $i (instantiate $m (with "" (instance
+            (export "new" (func $new)) (export "rep" (func $rep)) (export "drop" (func $drop))))))
+        (export $r' "r" (type $r))
+        (func (export "make") (param "rep" u32) (result (own $r')) (canon lift (core func $i "make")))
+        (func (export "peek") (param "r" (borrow $r')) (result u32) (canon lift (core func $i "peek")))
+        (func (export "take") (param "r" (own $r')) (result u32) (canon lift (core func $i "take")))
+        (func (export "drops") (result u32) (canon lift (core func $d "drops"))))
+    (instance $impl (instantiate $impl))
+    (alias export $impl "r" (type $r))
+    (component $mid
+        (import "r" (type $r (sub resource)))
+        (core func $drop (canon resource.drop $r))
+        (core module $m
+            (import "" "drop" (func $drop (param i32)))
+            (func (export "keep") (param i32) (result i32) (local.get 0))
+            (func (export "drop") (param i32) (result i32) (call $drop (local.get 0)) (i32.const 1)))
+        (core instance $i (instantiate $m (with "" (instance (export "drop" (func $drop))))))
+        (func (export "keep") (param "r" (borrow $r)) (result u32) (canon lift (core func $i "keep")))
+        (func (export "drop") (param "r" (borrow $r)) (result u32) (canon lift (core func $i "drop"))))
+    (instance $mid (instantiate $mid (with "r" (type $r))))
+    (core func $make (canon lower (func $impl "make")))
+    (core func $peek (canon lower (func $impl "peek")))
+    (core func $take (canon lower (func $impl "take")))
+    (core func $keep (canon lower (func $mid "keep")))
+    (core func $mdrop (canon lower (func $mid "drop")))
+    (core module $m
+        (import "" "make" (func $make (param i32) (result i32)))
+        (import "" "peek" (func $peek (param i32) (result i32)))
+        (import "" "take" (func $take (param i32) (result i32)))
+        (import "" "keep" (func $keep (param i32) (result i32)))
+        (import "" "mdrop" (func $mdrop (param i32) (result i32)))
+        ;; make(7), lend it to impl (which sees the rep) and to mid (which
+        ;; drops its borrow), then move it to impl, which drops it: 7.
+        (func (export "run") (result i32) (local $h i32)
+            (local.set $h (call $make (i32.const 7)))
+            (if (i32.ne (call $peek (local.get $h)) (i32.const 7)) (then unreachable))
+            (if (i32.ne (call $mdrop (local.get $h)) (i32.const 1)) (then unreachable))
+            (if (i32.ne (call $peek (local.get $h)) (i32.const 7)) (then unreachable))
+            (call $take (local.get $h)))
+        (func (export "keep") (result i32) (call $keep (call $make (i32.const 9))))
+        (func (export "take-twice") (result i32) (local $h i32)
+            (local.set $h (call $make (i32.const 3)))
+            (drop (call $take (local.get $h)))
+            (call $take (local.get $h))))
+    (core instance $o (instantiate $m (with "" (instance
+        (export "make" (func $make)) (export "peek" (func $peek)) (export "take" (func $take))
+        (export "keep" (func $keep)) (export "mdrop" (func $mdrop))))))
+    (func (export "run") (result u32) (canon lift (core func $o "run")))
+    (func (export "keep") (result u32) (canon lift (core func $o "keep")))
+    (func (export "take-twice") (result u32) (canon lift (core func $o "take-twice")))
+    (export "drops" (func $impl "drops")))"#
+}
+
+#[test]
+fn own_and_borrow_handles_cross_fused_adapters() -> weft::Result<()> {
+    let engine = Engine::default();
+    let c = component(&engine, resource_calls());
+    assert_eq!(c.fused_adapters(), 5);
+    let mut store = Store::new(&engine, ());
+    let instance = Linker::<()>::new(&engine).instantiate(&mut store, &c)?;
+    assert_eq!(call_export(&mut store, &instance, "drops", &[])?, Val::U32(0));
+    assert_eq!(call_export(&mut store, &instance, "run", &[])?, Val::U32(7));
+    // `take` dropped the handle it received: the destructor ran once.
+    assert_eq!(call_export(&mut store, &instance, "drops", &[])?, Val::U32(1));
+    assert_eq!(call_export(&mut store, &instance, "run", &[])?, Val::U32(7));
+    assert_eq!(call_export(&mut store, &instance, "drops", &[])?, Val::U32(2));
+
+    // A callee that keeps a borrow traps at the end of the call.
+    let mut store = Store::new(&engine, ());
+    let instance = Linker::<()>::new(&engine).instantiate(&mut store, &c)?;
+    let err = call_export(&mut store, &instance, "keep", &[]).unwrap_err();
+    assert!(format!("{err:#}").contains("borrow handles still remain"), "{err:#}");
+
+    // An own handle moved away is gone from the caller's table.
+    let mut store = Store::new(&engine, ());
+    let instance = Linker::<()>::new(&engine).instantiate(&mut store, &c)?;
+    let err = call_export(&mut store, &instance, "take-twice", &[]).unwrap_err();
+    assert!(format!("{err:#}").contains("unknown handle index"), "{err:#}");
+    Ok(())
+}
+
+#[test]
+fn fixed_length_lists_and_maps_cross_fused_adapters() {
+    // Twenty elements in memory: a loop over both memories.
+    let l = Val::List((0..20).map(|i| Val::U32(i * 7)).collect());
+    assert_echoes(&[], "(list u32 20)", UTF8, true, &[l]);
+    let pairs = Val::List(
+        (0..40)
+            .map(|i| Val::Tuple(vec![Val::U8(i), s(&format!("{i}"))]))
+            .collect(),
+    );
+    assert_echoes(&[], "(list (tuple u8 string) 40)", UTF8, true, &[pairs]);
+    let three = Val::List(vec![s("α"), s(""), s("γγ")]);
+    assert_echoes(&[], "(list string 3)", ("utf8", "utf16"), true, &[three]);
+    let map = Val::Map(vec![
+        (s("one"), Val::U32(1)),
+        (s("two"), Val::U32(2)),
+        (s("one"), Val::U32(3)),
+    ]);
+    assert_echoes(&[], "(map string u32)", UTF8, false, &[map, Val::Map(vec![])]);
 }

@@ -11,11 +11,11 @@ use weft_environ::component::abi::{self, AbiOptions, Context, FlatType, MAX_FLAT
 use weft_environ::component::{ComponentTypes, FuncType, InterfaceType};
 
 /// The memory of canonical options in a store, with its `realloc`.
-struct StoreMemory<'s, 'a, T: 'static> {
-    store: &'s mut StoreContextMut<'a, T>,
-    memory: Option<crate::Memory>,
-    realloc: Option<crate::Func>,
-    flags: FlagsRef,
+pub(crate) struct StoreMemory<'s, 'a, T: 'static> {
+    pub(crate) store: &'s mut StoreContextMut<'a, T>,
+    pub(crate) memory: Option<crate::Memory>,
+    pub(crate) realloc: Option<crate::Func>,
+    pub(crate) flags: FlagsRef,
 }
 
 impl<T: 'static> LowerMemory for StoreMemory<'_, '_, T> {

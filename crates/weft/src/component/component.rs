@@ -25,8 +25,8 @@ pub(crate) struct ComponentInner {
     pub(crate) export_types: Arc<[(String, env::ItemType)]>,
     /// The compiled core modules, by `StaticModuleIndex`.
     pub(crate) modules: Vec<Module>,
-    /// The fused adapter of each component-to-component `Lower` step that
-    /// has one, by step index.
+    /// The fused adapter of each synchronous component-to-component
+    /// `Lower` step, by step index.
     pub(crate) adapters: std::collections::HashMap<usize, Module>,
 }
 
@@ -95,7 +95,7 @@ impl Component {
     }
 
     /// How many component-to-component calls of this component go through
-    /// a fused adapter (the others are lifted and lowered in Rust).
+    /// a fused adapter: every synchronous one (async ones are not fused).
     #[doc(hidden)]
     pub fn fused_adapters(&self) -> usize {
         self.inner.adapters.len()
@@ -155,14 +155,16 @@ fn export_type(types: &mut ComponentTypes, plan: &env::Component, e: &env::Expor
 }
 
 /// Compiles the fused adapters of `plan`, one module per function type and
-/// `post-return` presence.
+/// pair of canonical options ([`super::adapter::Sides`]); fails when one
+/// cannot be generated.
 fn compile_adapters(
     engine: &Engine,
     plan: &env::Component,
     types: &ComponentTypes,
 ) -> crate::Result<std::collections::HashMap<usize, Module>> {
-    use super::adapter::Sides;
-    let mut by_type: std::collections::HashMap<(env::TypeFuncIndex, Sides), Option<Module>> = Default::default();
+    use super::adapter::{Side, Sides};
+    use super::StringEncoding;
+    let mut by_type: std::collections::HashMap<(env::TypeFuncIndex, Sides), Module> = Default::default();
     let mut out = std::collections::HashMap::new();
     for (i, step) in plan.steps.iter().enumerate() {
         let env::Step::Lower {
@@ -174,34 +176,39 @@ fn compile_adapters(
         else {
             continue;
         };
-        // Async calls go through the task table in Rust.
-        if caller.is_async || callee.is_async {
+        let Some(fty) = types.func(*ty) else {
+            crate::bail!("the plan names function type {} that does not exist", ty.0);
+        };
+        // Async calls between components are not fused.
+        if !super::adapter::fused(fty, caller, callee) {
             continue;
         }
+        let side = |o: &env::CanonicalOptions| Side {
+            encoding: match o.string_encoding {
+                env::StringEncoding::Utf8 => StringEncoding::Utf8,
+                env::StringEncoding::Utf16 => StringEncoding::Utf16,
+                env::StringEncoding::CompactUtf16 => StringEncoding::Latin1Utf16,
+            },
+            memory: o.memory.is_some(),
+            realloc: o.realloc.is_some(),
+        };
         let sides = Sides {
             post_return: callee.post_return.is_some(),
-            utf8: caller.string_encoding == env::StringEncoding::Utf8
-                && callee.string_encoding == env::StringEncoding::Utf8,
-            caller_memory: caller.memory.is_some() && caller.realloc.is_some(),
-            callee_memory: callee.memory.is_some() && callee.realloc.is_some(),
+            caller: side(caller),
+            callee: side(callee),
         };
         let key = (*ty, sides);
-        if let std::collections::hash_map::Entry::Vacant(slot) = by_type.entry(key) {
-            let module = match types.func(*ty) {
-                Some(fty) => match super::adapter::adapter_module(types, fty, sides) {
-                    Some(bytes) => Some(
-                        Module::from_binary(engine, &bytes)
-                            .map_err(|e| e.context("failed to compile a fused adapter"))?,
-                    ),
-                    None => None,
-                },
-                None => None,
-            };
-            slot.insert(module);
-        }
-        if let Some(Some(module)) = by_type.get(&key) {
-            out.insert(i, module.clone());
-        }
+        let module = match by_type.entry(key) {
+            std::collections::hash_map::Entry::Occupied(e) => e.get().clone(),
+            std::collections::hash_map::Entry::Vacant(slot) => {
+                let bytes = super::adapter::adapter_module(types, fty, sides)
+                    .map_err(|e| crate::format_err!("failed to generate a fused adapter: {e}"))?;
+                let module =
+                    Module::from_binary(engine, &bytes).map_err(|e| e.context("failed to compile a fused adapter"))?;
+                slot.insert(module).clone()
+            }
+        };
+        out.insert(i, module);
     }
     Ok(out)
 }

@@ -9,7 +9,7 @@
 //! the lends and borrows of the call so that its end can check them.
 
 use super::resources::{Handle, ResourceAny, ResourceKind, ResourceType};
-use super::store::{CallScope, FlagsRef};
+use super::store::{CallScope, ComponentStore, FlagsRef};
 use super::Val;
 use crate::StoreContextMut;
 use weft_environ::component::{ComponentTypes, DefinedType, InterfaceType, TypeResourceIndex};
@@ -174,18 +174,7 @@ pub(crate) fn lower_resources<T>(
                 components.host_handles.remove(a.index)?;
                 components.handles(to)?.add(Handle { ..h })?
             } else {
-                let implemented_by_callee = match ty.0 {
-                    ResourceKind::Guest { instance, resource, .. } => {
-                        instance == to.instance
-                            && components
-                                .instance(instance)?
-                                .defined
-                                .get(resource as usize)
-                                .is_some_and(|d| d.component_instance == to.component_instance)
-                    }
-                    ResourceKind::Host(_) | ResourceKind::Static { .. } => false,
-                };
-                if implemented_by_callee {
+                if implemented_by(components, ty, to)? {
                     h.rep
                 } else {
                     let scope =
@@ -208,6 +197,22 @@ pub(crate) fn lower_resources<T>(
         })?;
     }
     Ok(())
+}
+
+/// Whether the component instance `to` implements the resource type `ty`
+/// (a borrow of it is then lowered as its representation).
+pub(crate) fn implemented_by(components: &ComponentStore, ty: ResourceType, to: FlagsRef) -> crate::Result<bool> {
+    Ok(match ty.0 {
+        ResourceKind::Guest { instance, resource, .. } => {
+            instance == to.instance
+                && components
+                    .instance(instance)?
+                    .defined
+                    .get(resource as usize)
+                    .is_some_and(|d| d.component_instance == to.component_instance)
+        }
+        ResourceKind::Host(_) | ResourceKind::Static { .. } => false,
+    })
 }
 
 /// Starts the bookkeeping of a call; returns its scope.

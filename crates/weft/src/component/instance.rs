@@ -379,6 +379,20 @@ fn run_step<T: 'static>(
         Step::Lower {
             callee, ty, options, ..
         } => {
+            // Synchronous component-to-component calls all have a fused
+            // adapter (above); only async ones are called from Rust.
+            if let (
+                LowerCallee::Lifted {
+                    options: callee_options,
+                    ..
+                },
+                Some(fty),
+            ) = (callee, inner.types.func(*ty))
+            {
+                if super::adapter::fused(fty, options, callee_options) {
+                    crate::bail!("no fused adapter for the component-to-component call of step {step_index}");
+                }
+            }
             let options = resolve_options(t, instance_index, options)?;
             let target = match callee {
                 LowerCallee::Import(rt) => match runtime_import(component, imports, *rt)? {
@@ -557,8 +571,7 @@ pub(super) fn resolve_options(t: &Tables, instance: u32, options: &CanonicalOpti
 
 /// The core function of a component-to-component `Lower` with a fused
 /// adapter: an instance of the adapter module wired to the callee's core
-/// function and `post-return` and to the flag built-ins.
-#[allow(clippy::too_many_arguments)]
+/// function, both sides' options and the adapter's host built-ins.
 fn fused_call<T: 'static>(
     store: &mut StoreContextMut<'_, T>,
     component: &Component,
@@ -568,76 +581,11 @@ fn fused_call<T: 'static>(
     caller_options: &Options,
     callee_options: &Options,
 ) -> crate::Result<crate::Func> {
-    use super::adapter::{
-        ADAPTER, CALLEE, CALLEE_MEMORY, CALLEE_REALLOC, CALLER_MEMORY, CALLER_REALLOC, ENTER, EXIT, POST_RETURN,
-    };
-    let (caller, callee) = (caller_options.flags, callee_options.flags);
     let Some(module) = component.inner.adapters.get(&step_index) else {
         crate::bail!("no fused adapter for step {step_index}");
     };
     let core = t.item(core_func)?;
-    let unit = crate::FuncType::new(store.engine(), [], []);
-    // The call is a task of the callee (its `context.*` slots), from
-    // `enter` to `exit` (after `post-return`); a task left by a trap is
-    // ended by the enclosing call.
-    let enter = crate::Func::new(&mut *store, unit.clone(), move |mut c, _, _| {
-        let mut store = c.as_context_mut();
-        let components = &mut store.0.opaque_mut().components;
-        if !components.flags(caller)?.may_leave {
-            crate::bail!("canonical ABI trap: cannot leave component instance");
-        }
-        let flags = components.flags_mut(callee)?;
-        if !flags.may_enter {
-            crate::bail!("canonical ABI trap: cannot enter component instance");
-        }
-        flags.may_enter = false;
-        super::concurrent::enter_task(&mut store, lifted)?;
-        Ok(())
-    });
-    let exit = crate::Func::new(&mut *store, unit, move |mut c, _, _| {
-        let mut store = c.as_context_mut();
-        store.0.opaque_mut().components.flags_mut(callee)?.may_enter = true;
-        super::concurrent::exit_innermost_task(&mut store)
-    });
-    let mut externs = Vec::with_capacity(4);
-    for import in module.imports() {
-        externs.push(match import.name() {
-            CALLEE => core.clone(),
-            ENTER => Extern::Func(enter),
-            EXIT => Extern::Func(exit),
-            POST_RETURN => match callee_options.post_return {
-                Some(f) => Extern::Func(f),
-                None => crate::bail!("the fused adapter expects a post-return function"),
-            },
-            CALLEE_REALLOC | CALLER_REALLOC => {
-                let options = if import.name() == CALLEE_REALLOC {
-                    callee_options
-                } else {
-                    caller_options
-                };
-                match options.realloc {
-                    Some(f) => Extern::Func(f),
-                    None => crate::bail!("the fused adapter expects a realloc function"),
-                }
-            }
-            CALLEE_MEMORY | CALLER_MEMORY => {
-                let options = if import.name() == CALLEE_MEMORY {
-                    callee_options
-                } else {
-                    caller_options
-                };
-                match options.memory {
-                    Some(m) => Extern::Memory(m),
-                    None => crate::bail!("the fused adapter expects a memory"),
-                }
-            }
-            other => crate::bail!("unknown import `{other}` of a fused adapter"),
-        });
-    }
-    let instance = crate::Instance::new(&mut *store, module, &externs)?;
-    instance
-        .get_func(&mut *store, ADAPTER)
-        .ok_or_else(|| crate::format_err!("the fused adapter has no `{ADAPTER}` export"))
+    super::adapter::instantiate(store, module, core, lifted, caller_options, callee_options)
 }
 
 /// What a lowered function calls.

@@ -1,0 +1,412 @@
+//! The host built-ins an adapter imports, and the instantiation of an
+//! adapter module against them: the flag and call-scope bookkeeping
+//! (`enter`, `exit`), string transcoding between different encodings, and
+//! the moves of `own` and lends of `borrow` handles between the two
+//! instances' handle tables. All safe code over the memories' accessors.
+
+use super::{
+    ADAPTER, BORROW_TO_CALLEE, CALLEE, CALLEE_MEMORY, CALLEE_REALLOC, CALLER_MEMORY, CALLER_REALLOC, ENTER, EXIT,
+    OWN_TO_CALLEE, OWN_TO_CALLER, POST_RETURN, TRANSCODE_TO_CALLEE, TRANSCODE_TO_CALLER, UNSUPPORTED,
+};
+use crate::component::call::StoreMemory;
+use crate::component::handles::{enter_call, exit_call, implemented_by};
+use crate::component::memory::{load_string_from_range, realloc};
+use crate::component::resources::Handle;
+use crate::component::store::{FlagsRef, Options};
+use crate::component::{range, trap, LiftContext, LowerContext, StringEncoding, UTF16_TAG};
+use crate::{AsContextMut, Extern, Func, Module, StoreContextMut, Val, ValType};
+use weft_environ::component::{ComponentTypes, TypeResourceIndex};
+
+fn arg(params: &[Val], i: usize) -> crate::Result<u32> {
+    match params.get(i) {
+        Some(Val::I32(v)) => Ok(*v as u32),
+        _ => crate::bail!("expected an i32 argument"),
+    }
+}
+
+fn set(results: &mut [Val], i: usize, v: u32) {
+    if let Some(r) = results.get_mut(i) {
+        *r = Val::I32(v as i32);
+    }
+}
+
+/// An instance of the adapter `module` wired to the callee's core function
+/// `callee_core` (of the lifted function `lifted`), the two sides' options
+/// and the built-ins; returns its exported function.
+pub(crate) fn instantiate<T: 'static>(
+    store: &mut StoreContextMut<'_, T>,
+    module: &Module,
+    callee_core: Extern,
+    lifted: u32,
+    caller: &Options,
+    callee: &Options,
+) -> crate::Result<Func> {
+    let engine = store.engine().clone();
+    let i32s = |n| std::iter::repeat_n(ValType::I32, n);
+    let ty = |params: usize, results: usize| crate::FuncType::new(&engine, i32s(params), i32s(results));
+    let mut externs = Vec::new();
+    for import in module.imports() {
+        let name = import.name();
+        let f = match name {
+            CALLEE => {
+                externs.push(callee_core.clone());
+                continue;
+            }
+            CALLER_MEMORY | CALLEE_MEMORY => {
+                let options = if name == CALLEE_MEMORY { callee } else { caller };
+                match options.memory {
+                    Some(m) => externs.push(Extern::Memory(m)),
+                    None => crate::bail!("the fused adapter expects a memory"),
+                }
+                continue;
+            }
+            POST_RETURN | CALLER_REALLOC | CALLEE_REALLOC => {
+                let f = match name {
+                    POST_RETURN => callee.post_return,
+                    CALLER_REALLOC => caller.realloc,
+                    _ => callee.realloc,
+                };
+                match f {
+                    Some(f) => f,
+                    None => crate::bail!("the fused adapter expects a `{name}` function"),
+                }
+            }
+            ENTER => {
+                let (from, to) = (caller.flags, callee.flags);
+                Func::new(&mut *store, ty(0, 1), move |mut c, _, results| {
+                    let mut store = c.as_context_mut();
+                    let components = &mut store.0.opaque_mut().components;
+                    if !components.flags(from)?.may_leave {
+                        crate::bail!("canonical ABI trap: cannot leave component instance");
+                    }
+                    let flags = components.flags_mut(to)?;
+                    if !flags.may_enter {
+                        crate::bail!("canonical ABI trap: cannot enter component instance");
+                    }
+                    flags.may_enter = false;
+                    // The call is a task of the callee (its `context.*`
+                    // slots) until `exit`; a task left by a trap is ended
+                    // by the enclosing call.
+                    crate::component::concurrent::enter_task(&mut store, lifted)?;
+                    let scope = enter_call(&mut store);
+                    set(results, 0, scope as u32);
+                    Ok(())
+                })
+            }
+            EXIT => {
+                let to = callee.flags;
+                Func::new(&mut *store, ty(1, 0), move |mut c, params, _| {
+                    let mut store = c.as_context_mut();
+                    let scope = arg(params, 0)? as usize;
+                    store.0.opaque_mut().components.flags_mut(to)?.may_enter = true;
+                    exit_call(&mut store, scope, true)?;
+                    crate::component::concurrent::exit_innermost_task(&mut store)
+                })
+            }
+            TRANSCODE_TO_CALLEE | TRANSCODE_TO_CALLER => {
+                let (from, to) = if name == TRANSCODE_TO_CALLEE {
+                    (caller.clone(), callee.clone())
+                } else {
+                    (callee.clone(), caller.clone())
+                };
+                Func::new(&mut *store, ty(2, 2), move |mut c, params, results| {
+                    let mut store = c.as_context_mut();
+                    let (ptr, units) = (arg(params, 0)?, arg(params, 1)?);
+                    let (p, l) = transcode(&mut store, &from, &to, ptr, units)?;
+                    set(results, 0, p);
+                    set(results, 1, l);
+                    Ok(())
+                })
+            }
+            OWN_TO_CALLEE | OWN_TO_CALLER => {
+                let (from, to) = if name == OWN_TO_CALLEE {
+                    (caller.flags, callee.flags)
+                } else {
+                    (callee.flags, caller.flags)
+                };
+                Func::new(&mut *store, ty(2, 1), move |mut c, params, results| {
+                    let mut store = c.as_context_mut();
+                    let index = move_own(&mut store, from, to, arg(params, 0)?, arg(params, 1)?)?;
+                    set(results, 0, index);
+                    Ok(())
+                })
+            }
+            BORROW_TO_CALLEE => {
+                let (from, to) = (caller.flags, callee.flags);
+                Func::new(&mut *store, ty(3, 1), move |mut c, params, results| {
+                    let mut store = c.as_context_mut();
+                    let (r, index, scope) = (arg(params, 0)?, arg(params, 1)?, arg(params, 2)?);
+                    let index = lend_borrow(&mut store, from, to, r, index, scope)?;
+                    set(results, 0, index);
+                    Ok(())
+                })
+            }
+            UNSUPPORTED => Func::new(&mut *store, ty(0, 0), |_, _, _| {
+                crate::bail!("unsupported: error-context values cannot cross between components yet")
+            }),
+            other => crate::bail!("unknown import `{other}` of a fused adapter"),
+        };
+        externs.push(Extern::Func(f));
+    }
+    let instance = crate::Instance::new(&mut *store, module, &externs)?;
+    instance
+        .get_func(&mut *store, ADAPTER)
+        .ok_or_else(|| crate::format_err!("the fused adapter has no `{ADAPTER}` export"))
+}
+
+/// Moves the `own` handle `index` of resource type `r` from the table of
+/// `from` to the table of `to` (`lift_own`, then `lower_own`).
+fn move_own<T>(
+    store: &mut StoreContextMut<'_, T>,
+    from: FlagsRef,
+    to: FlagsRef,
+    r: u32,
+    index: u32,
+) -> crate::Result<u32> {
+    let components = &mut store.0.opaque_mut().components;
+    let ty = components.resource_type(from.instance, TypeResourceIndex(r))?;
+    let table = components.handles(from)?;
+    let h = table.get_of(index, ty)?;
+    if h.num_lends != 0 {
+        return Err(trap("cannot move a resource handle that is lent out"));
+    }
+    if !h.own {
+        return Err(trap("cannot move a borrowed handle as an owned one"));
+    }
+    table.remove(index)?;
+    components.handles(to)?.add(Handle {
+        borrow_scope: None,
+        num_lends: 0,
+        ..h
+    })
+}
+
+/// Lends the handle `index` of resource type `r` of `from` to `to` for the
+/// call `scope` (`lift_borrow`, then `lower_borrow`): the representation
+/// when `to` implements the resource, else a new borrow handle of `to`.
+fn lend_borrow<T>(
+    store: &mut StoreContextMut<'_, T>,
+    from: FlagsRef,
+    to: FlagsRef,
+    r: u32,
+    index: u32,
+    scope: u32,
+) -> crate::Result<u32> {
+    let components = &mut store.0.opaque_mut().components;
+    let ty = components.resource_type(from.instance, TypeResourceIndex(r))?;
+    let table = components.handles(from)?;
+    let h = table.get_of(index, ty)?;
+    table.get_mut(index)?.num_lends += 1;
+    let call = components
+        .calls
+        .get_mut(scope as usize)
+        .ok_or_else(|| crate::format_err!("no call in progress"))?;
+    call.lenders.push((Some(from), index));
+    if implemented_by(components, ty, to)? {
+        return Ok(h.rep);
+    }
+    let index = components.handles(to)?.add(Handle {
+        ty,
+        rep: h.rep,
+        own: false,
+        borrow_scope: Some(scope),
+        num_lends: 0,
+    })?;
+    if let Some(call) = components.calls.get_mut(scope as usize) {
+        call.num_borrows += 1;
+    }
+    Ok(index)
+}
+
+/// The encodings a string's code units can be in.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Simple {
+    Utf8,
+    Utf16,
+    Latin1,
+}
+
+/// Lifts the string `(ptr, tagged_units)` from the memory of `from` (its
+/// checks and traps) and stores it into the memory of `to` as
+/// `store_string_into_range` does for a source in `from`'s encoding.
+fn transcode<T: 'static>(
+    store: &mut StoreContextMut<'_, T>,
+    from: &Options,
+    to: &Options,
+    ptr: u32,
+    tagged_units: u32,
+) -> crate::Result<(u32, u32)> {
+    let types = ComponentTypes::new();
+    let Some(src_memory) = from.memory else {
+        crate::bail!("the fused adapter expects a memory");
+    };
+    let s = {
+        let cx = LiftContext {
+            types: &types,
+            memory: src_memory.data(&*store),
+            encoding: from.encoding,
+        };
+        load_string_from_range(&cx, ptr, tagged_units)?
+    };
+    let mut memory = StoreMemory {
+        store,
+        memory: to.memory,
+        realloc: to.realloc,
+        flags: to.flags,
+    };
+    let mut cx = LowerContext {
+        types: &types,
+        memory: &mut memory,
+        encoding: to.encoding,
+    };
+    store_string(&mut cx, &s, from.encoding, tagged_units)
+}
+
+fn write(cx: &mut LowerContext<'_>, ptr: u32, bytes: &[u8]) -> crate::Result<()> {
+    let len = u32::try_from(bytes.len()).map_err(|_| trap("write larger than the address space"))?;
+    let memory = cx.memory.memory();
+    let r = range(memory.len(), ptr, len)?;
+    if let Some(dst) = memory.get_mut(r) {
+        dst.copy_from_slice(bytes);
+    }
+    Ok(())
+}
+
+fn utf16_bytes(s: &str) -> Vec<u8> {
+    s.encode_utf16().flat_map(u16::to_le_bytes).collect()
+}
+
+/// `store_string_into_range` of CanonicalABI.md for the string `s` whose
+/// source was in `src_encoding` with `src_tagged_code_units` code units.
+pub(super) fn store_string(
+    cx: &mut LowerContext<'_>,
+    s: &str,
+    src_encoding: StringEncoding,
+    src_tagged_code_units: u32,
+) -> crate::Result<(u32, u32)> {
+    let (simple, units) = match src_encoding {
+        StringEncoding::Latin1Utf16 if src_tagged_code_units & UTF16_TAG != 0 => {
+            (Simple::Utf16, src_tagged_code_units ^ UTF16_TAG)
+        }
+        StringEncoding::Latin1Utf16 => (Simple::Latin1, src_tagged_code_units),
+        StringEncoding::Utf16 => (Simple::Utf16, src_tagged_code_units),
+        StringEncoding::Utf8 => (Simple::Utf8, src_tagged_code_units),
+    };
+    match (cx.encoding, simple) {
+        (StringEncoding::Utf8, Simple::Utf8) => copy(cx, s.as_bytes(), units, 1, 1),
+        (StringEncoding::Utf8, Simple::Utf16) => to_utf8(cx, s, units, units.saturating_mul(3)),
+        (StringEncoding::Utf8, Simple::Latin1) => to_utf8(cx, s, units, units.saturating_mul(2)),
+        (StringEncoding::Utf16, Simple::Utf8) => utf8_to_utf16(cx, s, units),
+        (StringEncoding::Utf16, _) => copy(cx, &utf16_bytes(s), units, 2, 2),
+        (StringEncoding::Latin1Utf16, Simple::Latin1) => {
+            let latin1: Vec<u8> = s.chars().map(|c| u32::from(c) as u8).collect();
+            copy(cx, &latin1, units, 1, 2)
+        }
+        (StringEncoding::Latin1Utf16, Simple::Utf16) if src_encoding == StringEncoding::Latin1Utf16 => {
+            probably_utf16_to_latin1_or_utf16(cx, s, units)
+        }
+        (StringEncoding::Latin1Utf16, _) => to_latin1_or_utf16(cx, s, units),
+    }
+}
+
+/// `store_string_copy`.
+fn copy(
+    cx: &mut LowerContext<'_>,
+    encoded: &[u8],
+    units: u32,
+    unit_size: u32,
+    align: u32,
+) -> crate::Result<(u32, u32)> {
+    let byte_length = unit_size.saturating_mul(units);
+    let ptr = realloc(cx, 0, 0, align, byte_length)?;
+    write(cx, ptr, encoded)?;
+    Ok((ptr, units))
+}
+
+/// `store_string_to_utf8`.
+fn to_utf8(cx: &mut LowerContext<'_>, s: &str, units: u32, worst_case_size: u32) -> crate::Result<(u32, u32)> {
+    let mut ptr = realloc(cx, 0, 0, 1, units)?;
+    for (i, c) in s.chars().enumerate() {
+        if (c as u32) < 0x80 {
+            write(cx, ptr.saturating_add(i as u32), &[c as u8])?;
+            continue;
+        }
+        ptr = realloc(cx, ptr, units, 1, worst_case_size)?;
+        let encoded = s.as_bytes();
+        write(cx, ptr.saturating_add(i as u32), encoded.get(i..).unwrap_or_default())?;
+        let len = encoded.len() as u32;
+        if worst_case_size > len {
+            ptr = realloc(cx, ptr, worst_case_size, 1, len)?;
+        }
+        return Ok((ptr, len));
+    }
+    Ok((ptr, units))
+}
+
+/// `store_utf8_to_utf16`.
+fn utf8_to_utf16(cx: &mut LowerContext<'_>, s: &str, units: u32) -> crate::Result<(u32, u32)> {
+    let worst_case_size = units.saturating_mul(2);
+    let mut ptr = realloc(cx, 0, 0, 2, worst_case_size)?;
+    let encoded = utf16_bytes(s);
+    write(cx, ptr, &encoded)?;
+    let len = encoded.len() as u32;
+    if len < worst_case_size {
+        ptr = realloc(cx, ptr, worst_case_size, 2, len)?;
+    }
+    Ok((ptr, len / 2))
+}
+
+/// `store_string_to_latin1_or_utf16`.
+fn to_latin1_or_utf16(cx: &mut LowerContext<'_>, s: &str, units: u32) -> crate::Result<(u32, u32)> {
+    let mut ptr = realloc(cx, 0, 0, 2, units)?;
+    let mut dst_byte_length = 0u32;
+    for c in s.chars() {
+        if let Ok(b) = u8::try_from(u32::from(c)) {
+            write(cx, ptr.saturating_add(dst_byte_length), &[b])?;
+            dst_byte_length += 1;
+            continue;
+        }
+        let worst_case_size = units.saturating_mul(2);
+        ptr = realloc(cx, ptr, units, 2, worst_case_size)?;
+        // Inflate the Latin-1 prefix in place, back to front.
+        let memory = cx.memory.memory();
+        let r = range(memory.len(), ptr, worst_case_size)?;
+        if let Some(buf) = memory.get_mut(r) {
+            for j in (0..dst_byte_length as usize).rev() {
+                let b = buf.get(j).copied().unwrap_or(0);
+                if let Some(pair) = buf.get_mut(2 * j..2 * j + 2) {
+                    pair.copy_from_slice(&[b, 0]);
+                }
+            }
+        }
+        let encoded = utf16_bytes(s);
+        let rest = encoded.get(2 * dst_byte_length as usize..).unwrap_or_default();
+        write(cx, ptr.saturating_add(2 * dst_byte_length), rest)?;
+        let len = encoded.len() as u32;
+        if worst_case_size > len {
+            ptr = realloc(cx, ptr, worst_case_size, 2, len)?;
+        }
+        return Ok((ptr, (len / 2) | UTF16_TAG));
+    }
+    if dst_byte_length < units {
+        ptr = realloc(cx, ptr, units, 2, dst_byte_length)?;
+    }
+    Ok((ptr, dst_byte_length))
+}
+
+/// `store_probably_utf16_to_latin1_or_utf16`.
+fn probably_utf16_to_latin1_or_utf16(cx: &mut LowerContext<'_>, s: &str, units: u32) -> crate::Result<(u32, u32)> {
+    let src_byte_length = units.saturating_mul(2);
+    let ptr = realloc(cx, 0, 0, 2, src_byte_length)?;
+    let encoded = utf16_bytes(s);
+    write(cx, ptr, &encoded)?;
+    let len = encoded.len() as u32;
+    if s.chars().any(|c| u32::from(c) >= 0x100) {
+        return Ok((ptr, (len / 2) | UTF16_TAG));
+    }
+    let latin1_size = len / 2;
+    let latin1: Vec<u8> = s.chars().map(|c| u32::from(c) as u8).collect();
+    write(cx, ptr, &latin1)?;
+    let ptr = realloc(cx, ptr, src_byte_length, 1, latin1_size)?;
+    Ok((ptr, latin1_size))
+}
