@@ -1450,3 +1450,62 @@ fn fixed_length_lists_and_maps_cross_fused_adapters() {
     ]);
     assert_echoes(&[], "(map string u32)", UTF8, false, &[map, Val::Map(vec![])]);
 }
+
+/// A `post-return` or `realloc` function of a callee reached through a
+/// fused adapter may not call out of its instance (CanonicalABI.md clears
+/// `may_leave` around both).
+#[test]
+fn post_return_and_realloc_may_not_leave_through_adapters() -> weft::Result<()> {
+    let engine = Engine::default();
+    let text = |post_return_calls_out: bool| {
+        let (post, realloc) = if post_return_calls_out {
+            ("(call $out)", "")
+        } else {
+            ("", "(call $out)")
+        };
+        format!(
+            r#"(component
+            (import "out" (func $out-host))
+            (component $C
+              (import "out" (func $out))
+              (core func $out' (canon lower (func $out)))
+              (core module $m
+                (import "" "out" (func $out))
+                (memory (export "memory") 1)
+                (func (export "realloc") (param i32 i32 i32 i32) (result i32) {realloc} (i32.const 64))
+                (func (export "f") (param i32 i32) (result i32) (local.get 1))
+                (func (export "post") (param i32) {post}))
+              (core instance $i (instantiate $m (with "" (instance (export "out" (func $out'))))))
+              (func (export "f") (param "s" string) (result u32)
+                (canon lift (core func $i "f") (memory (core memory $i "memory"))
+                  (realloc (core func $i "realloc")) (post-return (core func $i "post")))))
+            (component $D
+              (import "f" (func $f (param "s" string) (result u32)))
+              (core module $mem (memory (export "memory") 1) (data (memory 0) (i32.const 0) "hi"))
+              (core instance $mem (instantiate $mem))
+              (core func $f' (canon lower (func $f) (memory (core memory $mem "memory"))))
+              (core module $m
+                (import "" "f" (func $f (param i32 i32) (result i32)))
+                (func (export "run") (result i32) (call $f (i32.const 0) (i32.const 2))))
+              (core instance $i (instantiate $m (with "" (instance (export "f" (func $f'))))))
+              (func (export "run") (result u32) (canon lift (core func $i "run"))))
+            (instance $c (instantiate $C (with "out" (func $out-host))))
+            (instance $d (instantiate $D (with "f" (func $c "f"))))
+            (export "run" (func $d "run")))"#
+        )
+    };
+    for post_return_calls_out in [false, true] {
+        let c = component(&engine, &text(post_return_calls_out));
+        assert_eq!(c.fused_adapters(), 1);
+        let mut linker = Linker::<()>::new(&engine);
+        linker.root().func_new("out", |_, _, _| Ok(()))?;
+        let mut store = Store::new(&engine, ());
+        let instance = linker.instantiate(&mut store, &c)?;
+        let err = call_export(&mut store, &instance, "run", &[]).unwrap_err();
+        assert!(
+            format!("{err:#}").contains("cannot leave component instance"),
+            "post-return calls out: {post_return_calls_out}: {err:#}"
+        );
+    }
+    Ok(())
+}

@@ -30,6 +30,21 @@ fn set(results: &mut [Val], i: usize, v: u32) {
     }
 }
 
+/// `f` (a `realloc` or `post-return` function of the instance `flags`)
+/// wrapped so that its instance's `may_leave` flag is clear while it runs,
+/// as CanonicalABI.md's `reallocate` and `canon_lift` do: a call out of the
+/// instance from there traps with "cannot leave component instance".
+fn without_leaving<T: 'static>(store: &mut StoreContextMut<'_, T>, f: Func, flags: FlagsRef) -> crate::Result<Func> {
+    let ty = f.ty(&mut *store);
+    Ok(Func::new(&mut *store, ty, move |mut c, params, results| {
+        let mut store = c.as_context_mut();
+        store.0.opaque_mut().components.flags_mut(flags)?.may_leave = false;
+        f.call(&mut store, params, results)?;
+        store.0.opaque_mut().components.flags_mut(flags)?.may_leave = true;
+        Ok(())
+    }))
+}
+
 /// An instance of the adapter `module` wired to the callee's core function
 /// `callee_core` (of the lifted function `lifted`), the two sides' options
 /// and the built-ins; returns its exported function.
@@ -61,13 +76,13 @@ pub(crate) fn instantiate<T: 'static>(
                 continue;
             }
             POST_RETURN | CALLER_REALLOC | CALLEE_REALLOC => {
-                let f = match name {
-                    POST_RETURN => callee.post_return,
-                    CALLER_REALLOC => caller.realloc,
-                    _ => callee.realloc,
+                let (f, flags) = match name {
+                    POST_RETURN => (callee.post_return, callee.flags),
+                    CALLER_REALLOC => (caller.realloc, caller.flags),
+                    _ => (callee.realloc, callee.flags),
                 };
                 match f {
-                    Some(f) => f,
+                    Some(f) => without_leaving(store, f, flags)?,
                     None => crate::bail!("the fused adapter expects a `{name}` function"),
                 }
             }
