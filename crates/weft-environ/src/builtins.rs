@@ -82,6 +82,15 @@ builtins! {
     FmaF32(Vmctx, F32, F32, F32) -> [F32];
     /// Fused multiply-add of `f64`s: (vmctx, a, b, c) -> a * b + c.
     FmaF64(Vmctx, F64, F64, F64) -> [F64];
+    /// `throw`: (vmctx, tag index, payload values array). Makes an
+    /// exception of the instance's tag with the payload (one `ValRaw` per
+    /// tag parameter) and sets it as the store's pending exception.
+    Throw(Vmctx, I32, Pointer) -> [];
+    /// `throw_ref`: (vmctx, non-null exnref). Sets a caught exception as
+    /// the pending exception again.
+    ThrowRef(Vmctx, Pointer) -> [];
+    /// Reads the payload of an exception: (vmctx, exnref, out values array).
+    ExnPayload(Vmctx, Pointer, Pointer) -> [];
 }
 
 impl BuiltinFunction {

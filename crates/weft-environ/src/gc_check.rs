@@ -34,6 +34,8 @@ fn is_gc_heap_type(heap: HeapType) -> bool {
                         | AbstractHeapType::Extern
                         | AbstractHeapType::NoFunc
                         | AbstractHeapType::NoExtern
+                        | AbstractHeapType::Exn
+                        | AbstractHeapType::NoExn
                 )
         }
         HeapType::Concrete(_) => false,
@@ -115,6 +117,7 @@ pub(crate) fn check_body(body: &FunctionBody<'_>) -> Result<(), TranslateError> 
                 }
             }
             O::Block { blockty } | O::Loop { blockty } | O::If { blockty } => check_block(blockty, offset)?,
+            O::TryTable { try_table } => check_block(try_table.ty, offset)?,
             _ => {}
         }
     }

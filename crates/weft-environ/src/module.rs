@@ -14,6 +14,8 @@ pub enum EntityIndex {
     Memory(u32),
     /// A global index (imports first).
     Global(u32),
+    /// A tag index (imports first).
+    Tag(u32),
 }
 
 /// The type of something imported or exported.
@@ -27,6 +29,9 @@ pub enum EntityType {
     Memory(Memory),
     /// A global.
     Global(Global),
+    /// A tag whose parameters are those of the given module function type
+    /// index (its results are empty).
+    Tag(u32),
 }
 
 /// One import of a module.
@@ -195,6 +200,10 @@ pub struct Module {
     pub num_imported_memories: u32,
     /// Number of imported globals.
     pub num_imported_globals: u32,
+    /// The function type index of each tag (imports first).
+    pub tags: Vec<u32>,
+    /// Number of imported tags.
+    pub num_imported_tags: u32,
     /// Data segments.
     pub data: Vec<DataSegment>,
     /// Element segments.
@@ -228,7 +237,20 @@ impl Module {
             EntityIndex::Table(i) => EntityType::Table(self.tables[i as usize]),
             EntityIndex::Memory(i) => EntityType::Memory(self.memories[i as usize]),
             EntityIndex::Global(i) => EntityType::Global(self.globals[i as usize]),
+            EntityIndex::Tag(i) => EntityType::Tag(self.tags[i as usize]),
         }
+    }
+
+    /// The function type of tag `index`: the tag's parameters are the
+    /// exception's payload.
+    pub fn tag_type(&self, index: u32) -> &WasmFuncType {
+        &self.types[self.tags[index as usize] as usize]
+    }
+
+    /// Whether the module uses exception handling: it declares or imports
+    /// tags.
+    pub fn uses_tags(&self) -> bool {
+        !self.tags.is_empty()
     }
 
     /// The export called `name`.

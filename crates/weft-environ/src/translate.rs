@@ -209,7 +209,11 @@ fn translate_payload(module: &mut Module, payload: Payload<'_>) -> Result<(), Tr
                         module.num_imported_globals += 1;
                         EntityIndex::Global(module.globals.len() as u32 - 1)
                     }
-                    TypeRef::Tag(_) => return Err(unsupported("tag imports are not supported", offset)),
+                    TypeRef::Tag(t) => {
+                        module.tags.push(t.func_type_idx);
+                        module.num_imported_tags += 1;
+                        EntityIndex::Tag(module.tags.len() as u32 - 1)
+                    }
                 };
                 module.imports.push(Import {
                     module: import.module.to_string(),
@@ -246,10 +250,9 @@ fn translate_payload(module: &mut Module, payload: Payload<'_>) -> Result<(), Tr
             }
         }
         Payload::TagSection(reader) => {
-            return Err(unsupported(
-                "exception handling (tags) is not supported",
-                reader.range().start,
-            ));
+            for tag in reader {
+                module.tags.push(tag?.func_type_idx);
+            }
         }
         Payload::GlobalSection(reader) => {
             let offset = reader.range().start;
@@ -262,7 +265,6 @@ fn translate_payload(module: &mut Module, payload: Payload<'_>) -> Result<(), Tr
             }
         }
         Payload::ExportSection(reader) => {
-            let offset = reader.range().start;
             for export in reader {
                 let export = export?;
                 let index = match export.kind {
@@ -270,7 +272,7 @@ fn translate_payload(module: &mut Module, payload: Payload<'_>) -> Result<(), Tr
                     ExternalKind::Table => EntityIndex::Table(export.index),
                     ExternalKind::Memory => EntityIndex::Memory(export.index),
                     ExternalKind::Global => EntityIndex::Global(export.index),
-                    ExternalKind::Tag => return Err(unsupported("tag exports are not supported", offset)),
+                    ExternalKind::Tag => EntityIndex::Tag(export.index),
                 };
                 module.exports.push(Export {
                     name: export.name.to_string(),

@@ -137,6 +137,7 @@ fn weft_imports(store: &mut weft::Store<()>, module: &weft::Module) -> weft::Res
                 let init = weft::Ref::null(ty.element().heap_type());
                 weft::Extern::Table(weft::Table::new(&mut *store, ty, init)?)
             }
+            weft::ExternType::Tag(ty) => weft::Extern::Tag(weft::Tag::new(&mut *store, &ty)?),
         });
     }
     Ok(imports)

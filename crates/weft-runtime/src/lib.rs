@@ -29,11 +29,11 @@ pub use instance::Instance;
 pub use memory::{LinearMemory, MAX_PAGES_32, MEMORY_RESERVATION};
 pub use memory_image::MemoryImage;
 pub use store::{
-    GlobalId, HostCaller, HostFn, InstanceEntities, InstanceId, InstanceImports, MemoryId, StoreObjects, TableId,
+    GlobalId, HostCaller, HostFn, InstanceEntities, InstanceId, InstanceImports, MemoryId, StoreObjects, TableId, TagId,
 };
 pub use table::{Table, MAX_TABLE_ELEMENTS};
 pub use traps::{current_call_state, init_signal_handlers, replace_call_state, CallState, UnwindReason};
-pub use vm::{FuncRefPtr, Interrupt, InterruptFn, VMStoreContext, ValRaw};
+pub use vm::{FuncRefPtr, Interrupt, InterruptFn, VMStoreContext, VMTagDefinition, ValRaw};
 
 /// A store that can run wasm: gives the runtime its objects.
 pub trait VMStore: 'static {
@@ -80,6 +80,16 @@ pub fn invoke<S: VMStore>(
         let (tramp, vmctx, code, vals) = *args;
         tramp(vmctx, vmctx, code, vals)
     });
+    // An exception no wasm handler caught ends the call here, at the host
+    // boundary: wasm frames returned one by one while it propagated.
+    let pending = ctx.pending_exn.replace(0);
+    ctx.pending_exn_tag.set(0);
+    let result = match result {
+        Ok(()) if pending != 0 => Err(UnwindReason::UncaughtException {
+            tag: ctx.exception_tag_index(pending).unwrap_or(u32::MAX),
+        }),
+        other => other,
+    };
     ctx.stack_limit.set(prev_limit);
     ctx.store_ptr.set(prev_store);
     ctx.last_wasm_exit_fp.set(prev_exit.0);

@@ -486,9 +486,16 @@ impl<T: 'static> WastContext<T> {
                 }
             }
 
-            WastDirective::AssertException { .. } => {
-                bail!("exception handling is not supported by weft yet")
-            }
+            WastDirective::AssertException { exec, .. } => match self.execute(exec, text)? {
+                Ok(values) => bail!("expected an uncaught exception, but it returned {}", fmt_vals(&values)),
+                Err(err) => {
+                    if err.chain().any(|e| e.downcast_ref::<weft::ThrownException>().is_some()) {
+                        Ok(())
+                    } else {
+                        bail!("expected an uncaught exception, got: {}", error_summary(&err))
+                    }
+                }
+            },
             WastDirective::AssertSuspension { .. } => {
                 bail!("stack switching (suspensions) is not supported by weft")
             }

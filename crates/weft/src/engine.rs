@@ -77,7 +77,7 @@ impl Engine {
                 config: config.clone(),
                 #[cfg(feature = "cranelift")]
                 compiler: weft_cranelift::Compiler::new_native()
-                    .map(|c| c.with_tunables(config.tunables))
+                    .map(|c| c.with_tunables(config.compile_tunables()))
                     .map_err(|e| format!("{e:#}")),
                 types: TypeRegistry::new(),
                 host_trampolines: Mutex::new(HashMap::new()),

@@ -63,6 +63,8 @@ pub struct StoreOpaque {
     pub(crate) global_types: HashMap<usize, GlobalType>,
     pub(crate) table_types: HashMap<usize, TableType>,
     pub(crate) memory_types: HashMap<usize, MemoryType>,
+    /// The types of the store's tags, by tag index.
+    pub(crate) tag_types: HashMap<usize, crate::TagType>,
     externrefs: Vec<Box<dyn Any + Send + Sync>>,
     #[cfg(feature = "async")]
     pub(crate) async_state: Option<crate::async_support::AsyncState>,
@@ -142,6 +144,7 @@ impl StoreOpaque {
                     error.context(self.backtrace(&pcs))
                 }
             }
+            UnwindReason::UncaughtException { tag } => crate::Error::new(crate::ThrownException { tag }),
             UnwindReason::Panic(payload) => std::panic::resume_unwind(payload),
         }
     }
@@ -165,6 +168,13 @@ impl StoreOpaque {
             Some(t) if t.is_64() => MemoryType::new64(size, t.maximum()),
             Some(t) => MemoryType::new(size as u32, t.maximum().map(|m| m as u32)),
             None => MemoryType::new(size as u32, None),
+        }
+    }
+
+    pub(crate) fn tag_type(&self, id: weft_runtime::TagId) -> crate::TagType {
+        match self.tag_types.get(&id.0) {
+            Some(t) => t.clone(),
+            None => crate::TagType::new(crate::FuncType::new(&self.engine, [], [])),
         }
     }
 
@@ -226,6 +236,7 @@ impl<T: 'static> Store<T> {
                     global_types: HashMap::new(),
                     table_types: HashMap::new(),
                     memory_types: HashMap::new(),
+                    tag_types: HashMap::new(),
                     externrefs: Vec::new(),
                     #[cfg(feature = "async")]
                     async_state: None,
