@@ -208,6 +208,14 @@ impl StoreObjects {
     pub fn num_exceptions(&self) -> usize {
         self.ctx.exceptions.borrow().len()
     }
+    /// The tag and payload of exception `exn` (an exnref word of this
+    /// store), or `None` when there is no such exception.
+    pub fn exception(&self, exn: usize) -> Option<(TagId, Vec<ValRaw>)> {
+        let exceptions = self.ctx.exceptions.borrow();
+        let e = exceptions.get(exn.checked_sub(1)?)?;
+        let tag = self.ctx.exception_tag_index(exn)?;
+        Some((TagId(tag as usize), e.values.to_vec()))
+    }
     /// An instance.
     pub fn instance(&self, id: InstanceId) -> &Instance {
         &self.instances[id.0]

@@ -89,7 +89,7 @@ pub use types::{
     ExportType, ExternType, FuncType, GlobalType, HeapType, ImportType, MemoryType, Mutability, RefType, TableType,
     TagType, ValType,
 };
-pub use values::{ExternRef, GcHeapOutOfMemory, Ref, Rooted, Val, V128};
+pub use values::{ExnRef, ExternRef, GcHeapOutOfMemory, Ref, Rooted, Val, V128};
 
 /// The error type of Weft: `anyhow::Error`, so `?` mixes with anyhow.
 pub type Error = anyhow::Error;

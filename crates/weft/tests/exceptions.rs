@@ -362,3 +362,68 @@ fn exceptions_can_be_disabled() {
     let f = instance.get_typed_func::<(), i32>(&mut store, "f").unwrap();
     assert_eq!(f.call(&mut store, ()).unwrap(), 1);
 }
+
+/// A caught exception reaches the host as an `exnref`: the host reads its
+/// tag and payload and hands it back to wasm, which rethrows it.
+#[test]
+fn exnref_values_cross_to_the_host_and_back() {
+    use weft::Val;
+    let engine = Engine::default();
+    let mut store = Store::new(&engine, ());
+    let module = Module::new(
+        &engine,
+        r#"(module
+            (tag $e (export "e") (param i32 i64))
+            (global $g (export "g") (mut exnref) (ref.null exn))
+            (func (export "catch") (param i32) (result exnref)
+                (block $h (result exnref)
+                    (try_table (catch_all_ref $h) (throw $e (local.get 0) (i64.const 5)))
+                    (unreachable)))
+            (func (export "store") (param exnref) (global.set $g (local.get 0)))
+            (func (export "is_null") (result i32) (ref.is_null (global.get $g)))
+            (func (export "rethrow") (param exnref) (result i32 i64)
+                (block $h (result i32 i64)
+                    (try_table (catch $e $h) (throw_ref (local.get 0)))
+                    (unreachable))))"#,
+    )
+    .unwrap();
+    let instance = Instance::new(&mut store, &module, &[]).unwrap();
+    let tag = instance.get_tag(&mut store, "e").unwrap();
+    let catch = instance.get_func(&mut store, "catch").unwrap();
+    let mut out = [Val::I32(0)];
+    catch.call(&mut store, &[Val::I32(21)], &mut out).unwrap();
+    let Some(Some(exn)) = out[0].exn_ref().map(|e| e.copied()) else {
+        panic!("expected a non-null exnref, got {:?}", out[0]);
+    };
+    assert!(Tag::eq(&exn.tag(&store).unwrap(), &tag, &store));
+    let fields = exn.fields(&store).unwrap();
+    assert_eq!(fields.len(), 2);
+    assert_eq!(fields[0].i32(), Some(21));
+    assert_eq!(fields[1].i64(), Some(5));
+
+    let is_null = instance.get_typed_func::<(), i32>(&mut store, "is_null").unwrap();
+    assert_eq!(is_null.call(&mut store, ()).unwrap(), 1);
+    let store_fn = instance.get_func(&mut store, "store").unwrap();
+    store_fn.call(&mut store, &[Val::ExnRef(Some(exn))], &mut []).unwrap();
+    assert_eq!(is_null.call(&mut store, ()).unwrap(), 0);
+    let global = instance.get_global(&mut store, "g").unwrap();
+    assert!(matches!(global.get(&mut store), Val::ExnRef(Some(_))));
+
+    let rethrow = instance.get_func(&mut store, "rethrow").unwrap();
+    let mut out = [Val::I32(0), Val::I64(0)];
+    rethrow.call(&mut store, &[Val::ExnRef(Some(exn))], &mut out).unwrap();
+    assert_eq!(out[0].i32(), Some(21));
+    assert_eq!(out[1].i64(), Some(5));
+    // A null exnref makes `throw_ref` trap.
+    let err = rethrow.call(&mut store, &[Val::ExnRef(None)], &mut out).unwrap_err();
+    assert!(err.downcast_ref::<weft::Trap>().is_some(), "{err:#}");
+
+    // An exnref of another store is refused.
+    let mut other = Store::new(&engine, ());
+    let other_instance = Instance::new(&mut other, &module, &[]).unwrap();
+    let other_catch = other_instance.get_func(&mut other, "catch").unwrap();
+    let mut out = [Val::I32(0)];
+    other_catch.call(&mut other, &[Val::I32(1)], &mut out).unwrap();
+    let err = store_fn.call(&mut store, &out, &mut []).unwrap_err();
+    assert!(format!("{err:#}").contains("different store"), "{err:#}");
+}
