@@ -276,6 +276,7 @@ mod scope3_exceptions {
     use super::SUITE;
 
     spec_tests! {
+        tag => "tag.wast",
         throw => "throw.wast",
         throw_ref => "throw_ref.wast",
         try_table => "try_table.wast",

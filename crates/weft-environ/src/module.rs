@@ -176,6 +176,11 @@ pub struct Module {
     pub name: Option<String>,
     /// Function types by module type index.
     pub types: Vec<WasmFuncType>,
+    /// The explicit recursion groups of more than one type, as ranges of
+    /// type indices; every other type is a group of its own. Weft supports
+    /// groups of final function types without supertypes: such a type is
+    /// distinct from every type outside its group, however alike.
+    pub rec_groups: Vec<std::ops::Range<u32>>,
     /// Imports in order.
     pub imports: Vec<Import>,
     /// Exports in order.

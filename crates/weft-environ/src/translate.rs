@@ -82,7 +82,8 @@ fn translate_checked(
 ) -> Result<ModuleTranslation<'_>, TranslateError> {
     match translate_with(wasm, features, validate_bodies) {
         Err(e)
-            if e.message.contains(crate::gc_check::LOCAL_GLOBAL_GET)
+            if (e.message.contains(crate::gc_check::LOCAL_GLOBAL_GET)
+                || e.message.contains(crate::gc_check::REC_GROUP_USAGE))
                 && !features.contains(WasmFeatures::GC)
                 && features.contains(WasmFeatures::FUNCTION_REFERENCES) =>
         {
@@ -142,12 +143,8 @@ fn translate_payload(module: &mut Module, payload: Payload<'_>) -> Result<(), Tr
         Payload::TypeSection(reader) => {
             for rec_group in reader.into_iter_with_offsets() {
                 let (rec_group_offset, rec_group) = rec_group?;
-                if rec_group.is_explicit_rec_group() {
-                    return Err(unsupported(
-                        "recursion groups need the GC proposal, which Weft does not support",
-                        rec_group_offset,
-                    ));
-                }
+                let start = module.types.len() as u32;
+                let explicit = rec_group.is_explicit_rec_group();
                 for sub in rec_group.into_types() {
                     let offset = rec_group_offset;
                     if !sub.is_final || !sub.supertype_idxs.is_empty() || sub.composite_type.shared {
@@ -175,6 +172,10 @@ fn translate_payload(module: &mut Module, payload: Payload<'_>) -> Result<(), Tr
                         (Err(e), _) | (_, Err(e)) => return Err(unsupported(e, offset)),
                     };
                     module.types.push(WasmFuncType::new(params, results));
+                }
+                let end = module.types.len() as u32;
+                if explicit && end - start > 1 {
+                    module.rec_groups.push(start..end);
                 }
             }
         }

@@ -18,6 +18,10 @@ pub enum EngineOrModuleTypeIndex {
     /// A reference from a type to itself (a recursive type), in canonical
     /// form: it cannot be named by an engine id before it is registered.
     RecSelf,
+    /// A reference to the type at this position of the same explicit
+    /// recursion group, in canonical form (members of a group are
+    /// registered together and cannot name each other by engine ids).
+    RecGroup(u32),
 }
 
 /// The heap type of a reference.
@@ -89,6 +93,7 @@ impl fmt::Display for WasmHeapType {
             WasmHeapType::ConcreteFunc(EngineOrModuleTypeIndex::Module(i)) => write!(f, "{i}"),
             WasmHeapType::ConcreteFunc(EngineOrModuleTypeIndex::Engine(i)) => write!(f, "(engine {i})"),
             WasmHeapType::ConcreteFunc(EngineOrModuleTypeIndex::RecSelf) => f.write_str("(rec 0)"),
+            WasmHeapType::ConcreteFunc(EngineOrModuleTypeIndex::RecGroup(i)) => write!(f, "(rec {i})"),
         }
     }
 }
