@@ -169,10 +169,7 @@ impl FuncTranslator<'_, '_> {
                 .load(types::I64, trusted(), store, vmstore::PENDING_EXN as i32);
             let zero = self.b.ins().iconst(types::I64, 0);
             self.b.ins().store(trusted(), zero, store, vmstore::PENDING_EXN as i32);
-            let mut args = match tag {
-                Some(tag) => self.load_payload(tag, exn)?,
-                None => Vec::new(),
-            };
+            let mut args = self.catch_exception(tag, exn, with_ref)?;
             if with_ref {
                 args.push(exn);
             }
@@ -187,17 +184,24 @@ impl FuncTranslator<'_, '_> {
         Ok(dispatch)
     }
 
-    fn load_payload(&mut self, tag: u32, exn: Value) -> Result<Vec<Value>> {
-        let tys = self.tag_param_types(tag)?;
-        if tys.is_empty() {
-            return Ok(Vec::new());
-        }
-        let slot = self.values_slot(tys.len())?;
-        self.call_builtin(BuiltinFunction::ExnPayload, &[exn, slot])?;
+    /// Calls the `ExnCatch` builtin for a handler of `tag` (`None`: a
+    /// `catch_all`) and loads the payload.
+    fn catch_exception(&mut self, tag: Option<u32>, exn: Value, keep: bool) -> Result<Vec<Value>> {
+        let tys = match tag {
+            Some(tag) => self.tag_param_types(tag)?,
+            None => Vec::new(),
+        };
+        let out = if tys.is_empty() {
+            self.b.ins().iconst(types::I64, 0)
+        } else {
+            self.values_slot(tys.len())?
+        };
+        let keep = self.i32_const(u32::from(keep));
+        self.call_builtin(BuiltinFunction::ExnCatch, &[exn, out, keep])?;
         let mut values = Vec::with_capacity(tys.len());
         for (i, ty) in tys.iter().enumerate() {
             let offset = i32::try_from(i)? * VALRAW_SIZE as i32;
-            values.push(self.b.ins().load(*ty, trusted(), slot, offset));
+            values.push(self.b.ins().load(*ty, trusted(), out, offset));
         }
         Ok(values)
     }

@@ -89,8 +89,13 @@ builtins! {
     /// `throw_ref`: (vmctx, non-null exnref). Sets a caught exception as
     /// the pending exception again.
     ThrowRef(Vmctx, Pointer) -> [];
-    /// Reads the payload of an exception: (vmctx, exnref, out values array).
-    ExnPayload(Vmctx, Pointer, Pointer) -> [];
+    /// A handler caught an exception: (vmctx, exnref, out values array or
+    /// null, keep). Copies the payload to the array, if any. With `keep`
+    /// (a `catch_ref` or `catch_all_ref`, which give the exception to wasm
+    /// as an `exnref`) the exception is kept until the store is dropped;
+    /// without it, the exception is freed if no `exnref` to it was ever
+    /// made, so that a throw-and-catch loop needs no memory.
+    ExnCatch(Vmctx, Pointer, Pointer, I32) -> [];
 }
 
 impl BuiltinFunction {

@@ -24,7 +24,7 @@ pub(crate) static BUILTINS: Builtins = Builtins([
     fma_f64 as *const (),
     throw as *const (),
     throw_ref as *const (),
-    exn_payload as *const (),
+    exn_catch as *const (),
 ]);
 
 /// The addresses of the builtins.
@@ -289,6 +289,7 @@ extern "C" fn throw(vmctx: *mut u8, tag: u32, values: *const ValRaw) {
     exceptions.push(ExnObject {
         tag: tag_ptr as *const VMTagDefinition,
         values,
+        exposed: false,
     });
     ctx.pending_exn.set(exceptions.len());
     ctx.pending_exn_tag.set(tag_ptr);
@@ -304,14 +305,21 @@ extern "C" fn throw_ref(vmctx: *mut u8, exn: usize) {
     ctx.pending_exn_tag.set(tag);
 }
 
-extern "C" fn exn_payload(vmctx: *mut u8, exn: usize, out: *mut ValRaw) {
+extern "C" fn exn_catch(vmctx: *mut u8, exn: usize, out: *mut ValRaw, keep: u32) {
     let ctx = store_context(instance(vmctx));
-    let exceptions = ctx.exceptions.borrow();
-    if let Some(e) = exceptions.get(exn.wrapping_sub(1)) {
+    let mut exceptions = ctx.exceptions.borrow_mut();
+    let Some(index) = exn.checked_sub(1) else { return };
+    let Some(e) = exceptions.get_mut(index) else { return };
+    if !out.is_null() {
         for (i, v) in e.values.iter().enumerate() {
             // SAFETY: compiled code passes an array of one `ValRaw` per
             // parameter of the type of the tag it matched.
             unsafe { out.add(i).write(*v) };
         }
+    }
+    if keep != 0 {
+        e.exposed = true;
+    } else {
+        crate::vm::release_exception(&mut exceptions, exn);
     }
 }

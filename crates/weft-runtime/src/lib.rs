@@ -85,9 +85,11 @@ pub fn invoke<S: VMStore>(
     let pending = ctx.pending_exn.replace(0);
     ctx.pending_exn_tag.set(0);
     let result = match result {
-        Ok(()) if pending != 0 => Err(UnwindReason::UncaughtException {
-            tag: ctx.exception_tag_index(pending).unwrap_or(u32::MAX),
-        }),
+        Ok(()) if pending != 0 => {
+            let tag = ctx.exception_tag_index(pending).unwrap_or(u32::MAX);
+            vm::release_exception(&mut ctx.exceptions.borrow_mut(), pending);
+            Err(UnwindReason::UncaughtException { tag })
+        }
         other => other,
     };
     ctx.stack_limit.set(prev_limit);

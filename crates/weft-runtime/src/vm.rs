@@ -189,6 +189,18 @@ pub(crate) struct ExnObject {
     pub(crate) tag: *const VMTagDefinition,
     /// One value per parameter of the tag's type.
     pub(crate) values: Box<[ValRaw]>,
+    /// Whether an `exnref` to it was ever made (by `catch_ref` or
+    /// `catch_all_ref`): then it lives as long as the store.
+    pub(crate) exposed: bool,
+}
+
+/// Frees exception `exn` (an exnref word) once its handler caught it
+/// without making an `exnref`: only the last exception, never exposed, can
+/// be freed, so no live exnref word ever names a freed or reused slot.
+pub(crate) fn release_exception(exceptions: &mut Vec<ExnObject>, exn: usize) {
+    if exn != 0 && exn == exceptions.len() && exceptions.last().is_some_and(|e| !e.exposed) {
+        exceptions.pop();
+    }
 }
 
 /// A tag of a store. Its address is the tag's identity, compared by

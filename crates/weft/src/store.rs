@@ -479,3 +479,51 @@ impl StoreOpaque {
         ((index as usize) < self.instances.len()).then_some(Instance { store: self.id, index })
     }
 }
+
+#[cfg(all(test, feature = "wat"))]
+mod tests {
+    use crate::{Engine, Instance, Module, Store};
+
+    /// Exceptions caught without an `exnref` (and uncaught ones) are freed
+    /// at once, so a throw-and-catch loop needs no memory; exceptions
+    /// caught with an `exnref` are kept.
+    #[test]
+    fn exceptions_caught_without_exnref_are_freed() {
+        let engine = Engine::default();
+        let mut store = Store::new(&engine, ());
+        let module = Module::new(
+            &engine,
+            r#"(module
+                (tag $e (param i32))
+                (func $throw (param i32) (throw $e (local.get 0)))
+                (func (export "loop") (param i32) (result i32)
+                    (local $sum i32)
+                    (loop $next
+                        (block $h (result i32)
+                            (try_table (catch $e $h) (call $throw (local.get 0)))
+                            (unreachable))
+                        (local.set $sum (i32.add (local.get $sum)))
+                        (br_if $next (local.tee 0 (i32.sub (local.get 0) (i32.const 1)))))
+                    (local.get $sum))
+                (func (export "keep") (result exnref)
+                    (block $h (result exnref)
+                        (try_table (catch_all_ref $h) (call $throw (i32.const 1)))
+                        (unreachable)))
+                (func (export "escape") (call $throw (i32.const 2))))"#,
+        )
+        .unwrap();
+        let instance = Instance::new(&mut store, &module, &[]).unwrap();
+        let run = instance.get_typed_func::<i32, i32>(&mut store, "loop").unwrap();
+        assert_eq!(run.call(&mut store, 1000).unwrap(), 500_500);
+        assert_eq!(store.inner.opaque.objects.num_exceptions(), 0);
+        let escape = instance.get_typed_func::<(), ()>(&mut store, "escape").unwrap();
+        assert!(escape.call(&mut store, ()).is_err());
+        assert_eq!(store.inner.opaque.objects.num_exceptions(), 0);
+        let keep = instance.get_func(&mut store, "keep").unwrap();
+        let mut out = [crate::Val::I32(0)];
+        keep.call(&mut store, &[], &mut out).unwrap();
+        assert_eq!(store.inner.opaque.objects.num_exceptions(), 1);
+        assert_eq!(run.call(&mut store, 10).unwrap(), 55);
+        assert_eq!(store.inner.opaque.objects.num_exceptions(), 1);
+    }
+}
