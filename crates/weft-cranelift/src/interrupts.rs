@@ -44,7 +44,9 @@ impl FuncTranslator<'_, '_> {
             | Operator::ReturnCallIndirect { .. }
             | Operator::ReturnCallRef { .. }
             | Operator::BrOnNull { .. }
-            | Operator::BrOnNonNull { .. } => (1, true),
+            | Operator::BrOnNonNull { .. }
+            | Operator::Throw { .. }
+            | Operator::ThrowRef => (1, true),
             _ => (1, false),
         };
         self.pending_fuel += cost;

@@ -3,7 +3,8 @@
 //! It owns everything compiled code touches at run time: executable code
 //! memory ([`CodeMemory`]), linear memories reserved with guard regions
 //! ([`LinearMemory`]), tables ([`Table`]), the per-instance `VMContext` and
-//! the objects of a store ([`StoreObjects`]), the builtins compiled code calls,
+//! the objects of a store ([`StoreObjects`], tags and thrown exceptions
+//! included), the builtins compiled code calls,
 //! the trap signal handlers, and the entry into compiled code ([`invoke`]).
 //!
 //! It never parses wasm, never generates code and never exposes `unsafe` to

@@ -427,3 +427,34 @@ fn exnref_values_cross_to_the_host_and_back() {
     let err = store_fn.call(&mut store, &out, &mut []).unwrap_err();
     assert!(format!("{err:#}").contains("different store"), "{err:#}");
 }
+
+/// Throwing and catching consume fuel: a loop that does nothing else runs
+/// out of it.
+#[test]
+fn throw_and_catch_consume_fuel() {
+    let mut config = Config::new();
+    config.consume_fuel(true);
+    let engine = Engine::new(&config).unwrap();
+    let mut store = Store::new(&engine, ());
+    store.set_fuel(10_000).unwrap();
+    let module = Module::new(
+        &engine,
+        r#"(module
+            (tag $e)
+            (func $throw (throw $e))
+            (func (export "spin")
+                (loop $again
+                    (block $h (try_table (catch $e $h) (call $throw)))
+                    (br $again))))"#,
+    )
+    .unwrap();
+    let instance = Instance::new(&mut store, &module, &[]).unwrap();
+    let spin = instance.get_typed_func::<(), ()>(&mut store, "spin").unwrap();
+    let err = spin.call(&mut store, ()).unwrap_err();
+    assert_eq!(
+        err.downcast_ref::<weft::Trap>(),
+        Some(&weft::Trap::OutOfFuel),
+        "{err:#}"
+    );
+    assert_eq!(store.get_fuel().unwrap(), 0);
+}
