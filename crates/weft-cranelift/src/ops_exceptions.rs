@@ -111,6 +111,8 @@ impl FuncTranslator<'_, '_> {
             return block;
         }
         let block = self.b.create_block();
+        // Exceptions are rare: keep the block out of the straight-line code.
+        self.b.set_cold_block(block);
         self.propagate = Some(block);
         block
     }
@@ -132,6 +134,7 @@ impl FuncTranslator<'_, '_> {
     pub(crate) fn emit_dispatch(&mut self, catches: &[Catch]) -> Result<Block> {
         let outer = self.handler_block();
         let dispatch = self.b.create_block();
+        self.b.set_cold_block(dispatch);
         self.b.switch_to_block(dispatch);
         let store = self.store_context();
         for catch in catches {
