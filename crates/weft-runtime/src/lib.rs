@@ -88,8 +88,12 @@ pub fn invoke<S: VMStore>(
     let result = match result {
         Ok(()) if pending != 0 => {
             let tag = ctx.exception_tag_index(pending).unwrap_or(u32::MAX);
-            vm::release_exception(&mut ctx.exceptions.borrow_mut(), pending);
-            Err(UnwindReason::UncaughtException { tag })
+            // The host may take it (`Store::take_pending_exception`), so
+            // it is kept.
+            if let Some(e) = ctx.exceptions.borrow_mut().get_mut(pending - 1) {
+                e.exposed = true;
+            }
+            Err(UnwindReason::UncaughtException { tag, exn: pending })
         }
         other => other,
     };

@@ -48,6 +48,9 @@ pub enum UnwindReason {
     UncaughtException {
         /// The store index of the exception's tag ([`crate::TagId`]).
         tag: u32,
+        /// The exception, as an exnref word of the store; it is kept until
+        /// the store is dropped.
+        exn: usize,
     },
     /// A host function panicked; resume the panic once the wasm frames are gone.
     Panic(Box<dyn std::any::Any + Send>),

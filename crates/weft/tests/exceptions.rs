@@ -100,6 +100,14 @@ fn uncaught_exception_is_an_error_and_the_store_stays_usable() {
     let err = throw.call(&mut store, 7).unwrap_err();
     assert!(is_thrown(&err), "{err:#}");
     assert!(err.to_string().contains("uncaught wasm exception"), "{err}");
+    // The host can take the exception and read it.
+    assert!(store.has_pending_exception());
+    let exn = store.take_pending_exception().expect("the escaped exception");
+    assert!(!store.has_pending_exception());
+    assert!(store.take_pending_exception().is_none());
+    let tag = instance.get_tag(&mut store, "e").unwrap();
+    assert!(Tag::eq(&exn.tag(&store).unwrap(), &tag, &store));
+    assert_eq!(exn.fields(&store).unwrap()[0].i32(), Some(7));
 
     let adder = Module::new(
         &engine,
