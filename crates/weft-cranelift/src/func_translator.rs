@@ -671,7 +671,10 @@ impl FuncTranslator<'_, '_> {
             self.b.ins().call(f, &args)
         };
         let results = self.b.inst_results(inst).to_vec();
-        self.check_pending_exception();
+        let imported = self.module.is_imported_func(function_index);
+        if imported || self.module.may_throw(function_index - self.module.num_imported_funcs) {
+            self.check_pending_exception();
+        }
         self.stack.extend(results);
         Ok(())
     }

@@ -3,9 +3,11 @@
 //! Exceptions propagate by return, not by unwinding. Throwing calls a
 //! builtin that records the exception as the store's pending exception
 //! (`vmstore::PENDING_EXN` and its tag identity in `PENDING_EXN_TAG`), then
-//! jumps to the handler of the throw point. After every call to wasm,
-//! compiled code loads the pending exception and, when it is set, jumps to
-//! the handler of the call site as well.
+//! jumps to the handler of the throw point. After every call to wasm that
+//! may throw (all but direct calls to functions of the module that
+//! `Module::func_may_throw` clears), compiled code loads the pending
+//! exception and, when it is set, jumps to the handler of the call site as
+//! well.
 //!
 //! The handler of a point is the dispatch block of the innermost enclosing
 //! `try_table`, or else the function's propagate block, which returns zero

@@ -128,10 +128,55 @@ fn translate_with(
         translate_payload(&mut module, payload)?;
     }
     let _ = end_offset;
+    module.func_may_throw = may_throw(&module, &function_bodies);
     Ok(ModuleTranslation {
         module,
         function_bodies,
     })
+}
+
+/// Which defined functions an exception may escape (see
+/// [`Module::func_may_throw`]): those that throw, call an import or call
+/// indirectly, and, through the call graph, their direct callers.
+fn may_throw(module: &Module, bodies: &[FunctionBody<'_>]) -> Vec<bool> {
+    use wasmparser::Operator as O;
+    let imported = module.num_imported_funcs;
+    let mut may = vec![false; bodies.len()];
+    let mut callers: Vec<Vec<u32>> = vec![Vec::new(); bodies.len()];
+    for (i, body) in bodies.iter().enumerate() {
+        let Ok(mut reader) = body.get_operators_reader() else {
+            may[i] = true;
+            continue;
+        };
+        while !reader.eof() {
+            match reader.read() {
+                Ok(O::Throw { .. } | O::ThrowRef)
+                | Ok(O::CallIndirect { .. } | O::CallRef { .. })
+                | Ok(O::ReturnCallIndirect { .. } | O::ReturnCallRef { .. })
+                | Err(_) => may[i] = true,
+                Ok(O::Call { function_index } | O::ReturnCall { function_index }) => {
+                    match function_index.checked_sub(imported) {
+                        Some(callee) if (callee as usize) < bodies.len() => callers[callee as usize].push(i as u32),
+                        _ => may[i] = true,
+                    }
+                }
+                Ok(_) => {}
+            }
+            if may[i] {
+                break;
+            }
+        }
+    }
+    let mut pending: Vec<u32> = (0..bodies.len() as u32).filter(|i| may[*i as usize]).collect();
+    while let Some(callee) = pending.pop() {
+        for &caller in &callers[callee as usize] {
+            if !may[caller as usize] {
+                may[caller as usize] = true;
+                pending.push(caller);
+            }
+        }
+    }
+    may
 }
 
 fn payload_end(payload: &Payload<'_>) -> Option<u64> {

@@ -466,3 +466,49 @@ fn throw_and_catch_consume_fuel() {
     );
     assert_eq!(store.get_fuel().unwrap(), 0);
 }
+
+/// Calls to defined functions that cannot throw skip the exception check;
+/// the others keep it, however deep the chain of direct calls to a thrower
+/// (through an import, a table, or a recursive cycle).
+#[test]
+fn exceptions_propagate_through_chains_of_direct_calls() {
+    let engine = Engine::default();
+    let mut store = Store::new(&engine, ());
+    let a = Module::new(&engine, THROWER).unwrap();
+    let a = Instance::new(&mut store, &a, &[]).unwrap();
+    let module = Module::new(
+        &engine,
+        r#"(module
+            (import "a" "e" (tag $e (param i32)))
+            (import "a" "throw" (func $throw (param i32)))
+            (type $v (func (param i32)))
+            (table funcref (elem $via_import))
+            (func $leaf (param i32) (result i32) (i32.add (local.get 0) (i32.const 1)))
+            (func $via_import (param i32) (drop (call $leaf (local.get 0))) (call $throw (local.get 0)))
+            (func $middle (param i32) (call $via_import (local.get 0)))
+            (func $via_table (param i32) (call_indirect (type $v) (local.get 0) (i32.const 0)))
+            (func $even (param i32)
+                (if (i32.eqz (local.get 0)) (then (call $throw (i32.const 100))) (else (call $odd (i32.sub (local.get 0) (i32.const 1))))))
+            (func $odd (param i32)
+                (if (i32.eqz (local.get 0)) (then (call $throw (i32.const 101))) (else (call $even (i32.sub (local.get 0) (i32.const 1))))))
+            (func (export "run") (param i32) (result i32)
+                (block $h (result i32)
+                    (try_table (catch $e $h)
+                        (if (i32.eq (local.get 0) (i32.const 0)) (then (call $middle (i32.const 7))))
+                        (if (i32.eq (local.get 0) (i32.const 1)) (then (call $via_table (i32.const 8))))
+                        (if (i32.eq (local.get 0) (i32.const 2)) (then (call $even (i32.const 9))))
+                        (drop (call $leaf (i32.const 0))))
+                    (i32.const -1))))"#,
+    )
+    .unwrap();
+    let imports: Vec<Extern> = vec![
+        a.get_tag(&mut store, "e").unwrap().into(),
+        a.get_func(&mut store, "throw").unwrap().into(),
+    ];
+    let instance = Instance::new(&mut store, &module, &imports).unwrap();
+    let run = instance.get_typed_func::<i32, i32>(&mut store, "run").unwrap();
+    assert_eq!(run.call(&mut store, 0).unwrap(), 7);
+    assert_eq!(run.call(&mut store, 1).unwrap(), 8);
+    assert_eq!(run.call(&mut store, 2).unwrap(), 101);
+    assert_eq!(run.call(&mut store, 3).unwrap(), -1);
+}
