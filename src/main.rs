@@ -365,6 +365,8 @@ fn display_result(value: &Val) -> String {
         Val::FuncRef(Some(_)) => "<funcref>".to_string(),
         Val::ExternRef(None) => "<null externref>".to_string(),
         Val::ExternRef(Some(_)) => "<externref>".to_string(),
+        Val::ExnRef(None) => "<null exnref>".to_string(),
+        Val::ExnRef(Some(_)) => "<exnref>".to_string(),
         Val::V128(v) => format!("0x{:032x}", v.as_u128()),
     }
 }

@@ -47,10 +47,11 @@ pub enum Proposal {
     Memory64,
     ExtendedConst,
     FunctionReferences,
+    Exceptions,
 }
 
 impl Proposal {
-    const ALL: [(&'static str, Proposal); 8] = [
+    const ALL: [(&'static str, Proposal); 9] = [
         ("simd", Proposal::Simd),
         ("relaxed-simd", Proposal::RelaxedSimd),
         ("relaxed-simd-deterministic", Proposal::RelaxedSimdDeterministic),
@@ -59,6 +60,7 @@ impl Proposal {
         ("memory64", Proposal::Memory64),
         ("extended-const", Proposal::ExtendedConst),
         ("function-references", Proposal::FunctionReferences),
+        ("exceptions", Proposal::Exceptions),
     ];
 
     fn named(name: &str) -> Option<Proposal> {
@@ -75,6 +77,7 @@ impl Proposal {
             Proposal::Memory64 => config.wasm_memory64(enable),
             Proposal::ExtendedConst => config.wasm_extended_const(enable),
             Proposal::FunctionReferences => config.wasm_function_references(enable),
+            Proposal::Exceptions => config.wasm_exceptions(enable),
         };
     }
 }
@@ -89,7 +92,7 @@ pub struct WasiSwitches {
 /// The `-W` switches `weft run` understands, for `--help` and errors.
 pub const WASM_SWITCHES: &str = "unknown-imports-default[=y|n], unknown-imports-trap[=y|n], max-wasm-stack=N, \
      fuel=N, timeout=DURATION, and the proposals simd, relaxed-simd, relaxed-simd-deterministic, tail-call, \
-     multi-memory, memory64, extended-const, function-references[=y|n]";
+     multi-memory, memory64, extended-const, function-references, exceptions[=y|n]";
 /// The `-S` switches `weft run` understands.
 pub const WASI_SWITCHES: &str = "cli[=y], preview1[=y], inherit-env[=y|n], tcplisten=ADDR";
 

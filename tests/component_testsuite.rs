@@ -40,7 +40,6 @@ component_tests! {
     binary_binary => "binary/binary.wast",
     linking_link_time_virtualization => "linking/link-time-virtualization.wast",
     linking_shared_everything_dynamic_linking => "linking/shared-everything-dynamic-linking.wast",
-    #[ignore = "2 of 12 directives pass; core exception handling (tags) is not supported"]
     linking_tags => "linking/tags.wast",
     linking_unit => "linking/unit.wast",
     resources_borrows => "resources/borrows.wast",

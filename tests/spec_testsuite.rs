@@ -3,7 +3,8 @@
 //! table64, extended constant expressions and typed function references) of
 //! the WebAssembly spec testsuite (see `shared/wasm-testsuite-scopes.md`)
 //! through `weft_wast::WastContext`, one test per file: scope 1 at the top
-//! level, scope 2 in the module `scope2`.
+//! level, scope 2 in the module `scope2`, and the exception-handling files
+//! of scope 3 in `scope3_exceptions`.
 //!
 //! The suite is read from `$WEFT_TESTSUITE` if set, else from
 //! `../shared/wasm-testsuite` beside the repository. When the suite or a file
@@ -265,5 +266,19 @@ mod scope2 {
         traps0 => "traps0.wast",
         unreached_invalid => "unreached-invalid.wast",
         unreached_valid => "unreached-valid.wast",
+    }
+}
+
+/// Scope 3, exception handling: tags, `throw`, `throw_ref`, `try_table` and
+/// `exnref` (the files of scope 3 that need a garbage collector are left
+/// out).
+mod scope3_exceptions {
+    use super::SUITE;
+
+    spec_tests! {
+        tag => "tag.wast",
+        throw => "throw.wast",
+        throw_ref => "throw_ref.wast",
+        try_table => "try_table.wast",
     }
 }

@@ -31,6 +31,9 @@ enum FrameKind {
         params: Vec<Value>,
         has_else: bool,
     },
+    /// A `try_table`: `dispatch` is the block that throw points inside it
+    /// jump to (none when it has no `catch` clause).
+    TryTable { dispatch: Option<Block> },
 }
 
 /// One entry of the control stack.
@@ -84,6 +87,11 @@ pub(crate) struct FuncTranslator<'m, 'b> {
     /// Fuel charged by operators since it was last added to the store's
     /// counter.
     pub(crate) pending_fuel: i64,
+    /// The block that returns with an exception pending (see
+    /// `ops_exceptions.rs`), once some throw point needs it.
+    pub(crate) propagate: Option<Block>,
+    /// The types of the function's results.
+    pub(crate) result_types: Vec<Type>,
 }
 
 /// Translates the body of a defined function into `func`, whose signature
@@ -161,6 +169,8 @@ pub(crate) fn translate_function<'m>(
         direct_funcs: HashMap::new(),
         tunables,
         pending_fuel: 0,
+        propagate: None,
+        result_types: Vec::new(),
     };
 
     for (i, p) in ty.params.iter().enumerate() {
@@ -177,6 +187,7 @@ pub(crate) fn translate_function<'m>(
     t.interrupt_checks()?;
 
     let results = ty.results.iter().map(|r| clif_type(*r)).collect::<Result<Vec<_>>>()?;
+    t.result_types = results.clone();
     let dest = t.new_block_with_params(&results);
     t.frames.push(ControlFrame {
         kind: FrameKind::Function,
@@ -197,6 +208,7 @@ pub(crate) fn translate_function<'m>(
     if !t.frames.is_empty() {
         bail!("function body ends before its last `end`");
     }
+    t.finish_propagate_block();
     t.b.finalize(isa.frontend_config());
     Ok(())
 }
@@ -226,7 +238,7 @@ impl FuncTranslator<'_, '_> {
     }
 
     /// The zero value of a type (null for references).
-    fn zero(&mut self, ty: Type) -> Value {
+    pub(crate) fn zero(&mut self, ty: Type) -> Value {
         match ty {
             types::F32 => self.b.ins().f32const(0.0),
             types::F64 => self.b.ins().f64const(0.0),
@@ -316,6 +328,17 @@ impl FuncTranslator<'_, '_> {
         }
     }
 
+    /// Where an exception thrown here goes: the dispatch block of the
+    /// innermost `try_table` with catch clauses, or the propagate block.
+    pub(crate) fn handler_block(&mut self) -> Block {
+        for frame in self.frames.iter().rev() {
+            if let FrameKind::TryTable { dispatch: Some(d) } = frame.kind {
+                return d;
+            }
+        }
+        self.propagate_block()
+    }
+
     pub(crate) fn frame_index(&self, relative_depth: u32) -> usize {
         self.frames.len() - 1 - relative_depth as usize
     }
@@ -392,6 +415,30 @@ impl FuncTranslator<'_, '_> {
                     exit_reached: false,
                 });
             }
+            Operator::TryTable { try_table } => {
+                let (params, results) = self.block_type(try_table.ty)?;
+                let dest = self.new_block_with_params(&results);
+                let dispatch = if try_table.catches.is_empty() {
+                    None
+                } else {
+                    // The dispatch block is emitted now, while the labels of
+                    // the catch clauses are relative to the enclosing frames.
+                    let body = self.b.create_block();
+                    self.jump(body, &[]);
+                    let dispatch = self.emit_dispatch(&try_table.catches)?;
+                    self.b.seal_block(body);
+                    self.b.switch_to_block(body);
+                    Some(dispatch)
+                };
+                self.frames.push(ControlFrame {
+                    kind: FrameKind::TryTable { dispatch },
+                    dest,
+                    num_params: params.len(),
+                    num_results: results.len(),
+                    base: self.stack.len() - params.len(),
+                    exit_reached: false,
+                });
+            }
             Operator::Else => self.translate_else()?,
             Operator::End => self.translate_end(),
             Operator::Br { relative_depth } => {
@@ -462,7 +509,8 @@ impl FuncTranslator<'_, '_> {
                     || self.translate_simd(&op)?
                     || self.translate_simd_arith(&op)?
                     || self.translate_simd_memory(&op)?
-                    || self.translate_relaxed_simd(&op)?;
+                    || self.translate_relaxed_simd(&op)?
+                    || self.translate_exceptions(&op)?;
                 if !done {
                     bail!("unsupported operator: {op:?}");
                 }
@@ -475,7 +523,9 @@ impl FuncTranslator<'_, '_> {
     /// is followed, to find the `else` or `end` that makes code reachable.
     fn translate_unreachable_operator(&mut self, op: Operator<'_>) -> Result<()> {
         match op {
-            Operator::Block { .. } | Operator::Loop { .. } | Operator::If { .. } => self.unreachable_depth += 1,
+            Operator::Block { .. } | Operator::Loop { .. } | Operator::If { .. } | Operator::TryTable { .. } => {
+                self.unreachable_depth += 1
+            }
             Operator::Else if self.unreachable_depth == 0 => self.translate_else()?,
             Operator::End if self.unreachable_depth == 0 => self.translate_end(),
             Operator::End => self.unreachable_depth -= 1,
@@ -541,6 +591,7 @@ impl FuncTranslator<'_, '_> {
                 frame.exit_reached = true;
             }
             FrameKind::Loop { header } => self.b.seal_block(*header),
+            FrameKind::TryTable { dispatch: Some(d) } => self.b.seal_block(*d),
             _ => {}
         }
         self.stack.truncate(frame.base);
@@ -620,6 +671,10 @@ impl FuncTranslator<'_, '_> {
             self.b.ins().call(f, &args)
         };
         let results = self.b.inst_results(inst).to_vec();
+        let imported = self.module.is_imported_func(function_index);
+        if imported || self.module.may_throw(function_index - self.module.num_imported_funcs) {
+            self.check_pending_exception();
+        }
         self.stack.extend(results);
         Ok(())
     }
@@ -647,6 +702,7 @@ impl FuncTranslator<'_, '_> {
         args.extend(self.popn(num_params));
         let inst = self.b.ins().call_indirect(sig, code, &args);
         let results = self.b.inst_results(inst).to_vec();
+        self.check_pending_exception();
         self.stack.extend(results);
         Ok(())
     }

@@ -20,7 +20,7 @@ use weft_environ::{vmstore, BuiltinFunction, Trap};
 
 impl FuncTranslator<'_, '_> {
     /// The store context pointer.
-    fn store_context(&mut self) -> Value {
+    pub(crate) fn store_context(&mut self) -> Value {
         let offset = self.offsets.vmctx_store_context() as i32;
         self.b.ins().load(I64, vmctx_readonly(), self.vmctx, offset)
     }
@@ -44,7 +44,9 @@ impl FuncTranslator<'_, '_> {
             | Operator::ReturnCallIndirect { .. }
             | Operator::ReturnCallRef { .. }
             | Operator::BrOnNull { .. }
-            | Operator::BrOnNonNull { .. } => (1, true),
+            | Operator::BrOnNonNull { .. }
+            | Operator::Throw { .. }
+            | Operator::ThrowRef => (1, true),
             _ => (1, false),
         };
         self.pending_fuel += cost;

@@ -13,8 +13,11 @@
 //!
 //! # Conventions
 //!
-//! * Pointers, `funcref` and `externref` values are `i64`; a null reference
-//!   is 0.
+//! * Pointers, `funcref`, `externref` and `exnref` values are `i64`; a null
+//!   reference is 0.
+//! * With exception handling on (`Tunables::exceptions`), every call to
+//!   wasm is followed by a check of the store's pending exception (see
+//!   `ops_exceptions.rs`).
 //! * Every wasm function, defined or imported, uses Cranelift's `tail` calling
 //!   convention with parameters `(callee_vmctx, caller_vmctx, wasm params...)`
 //!   and the wasm results as results.
@@ -44,6 +47,7 @@ mod compiler;
 mod func_translator;
 mod interrupts;
 mod link;
+mod ops_exceptions;
 mod ops_func_refs;
 mod ops_memory;
 mod ops_numeric;

@@ -18,6 +18,7 @@ fn fixed_offsets() -> VMOffsets {
         num_memories: 0,
         num_tables: 0,
         num_globals: 0,
+        num_tags: 0,
     }
 }
 

@@ -82,6 +82,20 @@ builtins! {
     FmaF32(Vmctx, F32, F32, F32) -> [F32];
     /// Fused multiply-add of `f64`s: (vmctx, a, b, c) -> a * b + c.
     FmaF64(Vmctx, F64, F64, F64) -> [F64];
+    /// `throw`: (vmctx, tag index, payload values array). Makes an
+    /// exception of the instance's tag with the payload (one `ValRaw` per
+    /// tag parameter) and sets it as the store's pending exception.
+    Throw(Vmctx, I32, Pointer) -> [];
+    /// `throw_ref`: (vmctx, non-null exnref). Sets a caught exception as
+    /// the pending exception again.
+    ThrowRef(Vmctx, Pointer) -> [];
+    /// A handler caught an exception: (vmctx, exnref, out values array or
+    /// null, keep). Copies the payload to the array, if any. With `keep`
+    /// (a `catch_ref` or `catch_all_ref`, which give the exception to wasm
+    /// as an `exnref`) the exception is kept until the store is dropped;
+    /// without it, the exception is freed if no `exnref` to it was ever
+    /// made, so that a throw-and-catch loop needs no memory.
+    ExnCatch(Vmctx, Pointer, Pointer, I32) -> [];
 }
 
 impl BuiltinFunction {

@@ -1,9 +1,9 @@
-//! The rule of WebAssembly 3.0 that lets a constant expression read an
-//! immutable global defined earlier in the module, without the rest of the
-//! GC proposal.
+//! The rules of WebAssembly 3.0 that let a constant expression read an
+//! immutable global defined earlier in the module, and let function types
+//! form explicit recursion groups, without the rest of the GC proposal.
 //!
 //! `wasmparser` allows `global.get` of a defined global in constant
-//! expressions only with its GC feature. Weft has no garbage collector, so a
+//! expressions, and explicit `rec` groups, only with its GC feature. Weft has no garbage collector, so a
 //! module rejected for that reason alone is validated again with the GC
 //! feature, and then checked to use nothing else of GC: no GC operator (even
 //! in unreachable code), no GC heap type in locals, blocks or operator
@@ -16,6 +16,11 @@ use wasmparser::{AbstractHeapType, BlockType, FunctionBody, HeapType, Operator, 
 /// The message of `wasmparser`'s error for `global.get` of a defined global
 /// in a constant expression without the GC feature.
 pub(crate) const LOCAL_GLOBAL_GET: &str = "global.get of locally defined global";
+
+/// The message of `wasmparser`'s error for an explicit recursion group
+/// without the GC feature: Weft supports groups of function types (see
+/// `Module::rec_groups`).
+pub(crate) const REC_GROUP_USAGE: &str = "rec group usage requires `gc` proposal";
 
 fn gc_error(what: impl std::fmt::Display, offset: u64) -> TranslateError {
     TranslateError {
@@ -34,6 +39,8 @@ fn is_gc_heap_type(heap: HeapType) -> bool {
                         | AbstractHeapType::Extern
                         | AbstractHeapType::NoFunc
                         | AbstractHeapType::NoExtern
+                        | AbstractHeapType::Exn
+                        | AbstractHeapType::NoExn
                 )
         }
         HeapType::Concrete(_) => false,
@@ -115,6 +122,7 @@ pub(crate) fn check_body(body: &FunctionBody<'_>) -> Result<(), TranslateError> 
                 }
             }
             O::Block { blockty } | O::Loop { blockty } | O::If { blockty } => check_block(blockty, offset)?,
+            O::TryTable { try_table } => check_block(try_table.ty, offset)?,
             _ => {}
         }
     }

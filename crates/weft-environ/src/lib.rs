@@ -49,13 +49,17 @@ pub struct Tunables {
     /// Relaxed SIMD instructions compute the deterministic results of the
     /// spec instead of the fastest ones of the machine.
     pub relaxed_simd_deterministic: bool,
+    /// Exception handling is enabled: after every call, compiled code checks
+    /// the store's pending exception (see `vmstore::PENDING_EXN`). Without
+    /// it no module may use tags, so no exception can ever be pending.
+    pub exceptions: bool,
 }
 
 /// The features of WebAssembly that Weft can compile today: WebAssembly 2.0
 /// (SIMD included) plus the WebAssembly 3.0 proposals that need no garbage
-/// collector and no exceptions: relaxed SIMD, tail calls, multi-memory,
-/// memory64 and table64, extended constant expressions and typed function
-/// references.
+/// collector: relaxed SIMD, tail calls, multi-memory, memory64 and table64,
+/// extended constant expressions, typed function references and exception
+/// handling.
 pub fn supported_features() -> wasmparser::WasmFeatures {
     use wasmparser::WasmFeatures as F;
     F::WASM2
@@ -65,4 +69,5 @@ pub fn supported_features() -> wasmparser::WasmFeatures {
         .union(F::MEMORY64)
         .union(F::EXTENDED_CONST)
         .union(F::FUNCTION_REFERENCES)
+        .union(F::EXCEPTIONS)
 }

@@ -14,6 +14,8 @@ pub enum EntityIndex {
     Memory(u32),
     /// A global index (imports first).
     Global(u32),
+    /// A tag index (imports first).
+    Tag(u32),
 }
 
 /// The type of something imported or exported.
@@ -27,6 +29,9 @@ pub enum EntityType {
     Memory(Memory),
     /// A global.
     Global(Global),
+    /// A tag whose parameters are those of the given module function type
+    /// index (its results are empty).
+    Tag(u32),
 }
 
 /// One import of a module.
@@ -171,6 +176,11 @@ pub struct Module {
     pub name: Option<String>,
     /// Function types by module type index.
     pub types: Vec<WasmFuncType>,
+    /// The explicit recursion groups of more than one type, as ranges of
+    /// type indices; every other type is a group of its own. Weft supports
+    /// groups of final function types without supertypes: such a type is
+    /// distinct from every type outside its group, however alike.
+    pub rec_groups: Vec<std::ops::Range<u32>>,
     /// Imports in order.
     pub imports: Vec<Import>,
     /// Exports in order.
@@ -195,6 +205,10 @@ pub struct Module {
     pub num_imported_memories: u32,
     /// Number of imported globals.
     pub num_imported_globals: u32,
+    /// The function type index of each tag (imports first).
+    pub tags: Vec<u32>,
+    /// Number of imported tags.
+    pub num_imported_tags: u32,
     /// Data segments.
     pub data: Vec<DataSegment>,
     /// Element segments.
@@ -203,6 +217,11 @@ pub struct Module {
     pub start: Option<u32>,
     /// Function names from the name section.
     pub func_names: HashMap<u32, String>,
+    /// Per defined function: whether an exception may escape it (it
+    /// throws, calls an import or calls indirectly, or calls a defined
+    /// function that may throw). Calls to the others need no exception
+    /// check. Empty when not computed: every function may throw.
+    pub func_may_throw: Vec<bool>,
 }
 
 impl Module {
@@ -228,7 +247,26 @@ impl Module {
             EntityIndex::Table(i) => EntityType::Table(self.tables[i as usize]),
             EntityIndex::Memory(i) => EntityType::Memory(self.memories[i as usize]),
             EntityIndex::Global(i) => EntityType::Global(self.globals[i as usize]),
+            EntityIndex::Tag(i) => EntityType::Tag(self.tags[i as usize]),
         }
+    }
+
+    /// The function type of tag `index`: the tag's parameters are the
+    /// exception's payload.
+    pub fn tag_type(&self, index: u32) -> &WasmFuncType {
+        &self.types[self.tags[index as usize] as usize]
+    }
+
+    /// Whether the module uses exception handling: it declares or imports
+    /// tags.
+    pub fn uses_tags(&self) -> bool {
+        !self.tags.is_empty()
+    }
+
+    /// Whether an exception may escape the defined function
+    /// `defined_index` (see [`Module::func_may_throw`]).
+    pub fn may_throw(&self, defined_index: u32) -> bool {
+        self.func_may_throw.get(defined_index as usize).copied().unwrap_or(true)
     }
 
     /// The export called `name`.

@@ -82,7 +82,8 @@ fn translate_checked(
 ) -> Result<ModuleTranslation<'_>, TranslateError> {
     match translate_with(wasm, features, validate_bodies) {
         Err(e)
-            if e.message.contains(crate::gc_check::LOCAL_GLOBAL_GET)
+            if (e.message.contains(crate::gc_check::LOCAL_GLOBAL_GET)
+                || e.message.contains(crate::gc_check::REC_GROUP_USAGE))
                 && !features.contains(WasmFeatures::GC)
                 && features.contains(WasmFeatures::FUNCTION_REFERENCES) =>
         {
@@ -127,10 +128,55 @@ fn translate_with(
         translate_payload(&mut module, payload)?;
     }
     let _ = end_offset;
+    module.func_may_throw = may_throw(&module, &function_bodies);
     Ok(ModuleTranslation {
         module,
         function_bodies,
     })
+}
+
+/// Which defined functions an exception may escape (see
+/// [`Module::func_may_throw`]): those that throw, call an import or call
+/// indirectly, and, through the call graph, their direct callers.
+fn may_throw(module: &Module, bodies: &[FunctionBody<'_>]) -> Vec<bool> {
+    use wasmparser::Operator as O;
+    let imported = module.num_imported_funcs;
+    let mut may = vec![false; bodies.len()];
+    let mut callers: Vec<Vec<u32>> = vec![Vec::new(); bodies.len()];
+    for (i, body) in bodies.iter().enumerate() {
+        let Ok(mut reader) = body.get_operators_reader() else {
+            may[i] = true;
+            continue;
+        };
+        while !reader.eof() {
+            match reader.read() {
+                Ok(O::Throw { .. } | O::ThrowRef)
+                | Ok(O::CallIndirect { .. } | O::CallRef { .. })
+                | Ok(O::ReturnCallIndirect { .. } | O::ReturnCallRef { .. })
+                | Err(_) => may[i] = true,
+                Ok(O::Call { function_index } | O::ReturnCall { function_index }) => {
+                    match function_index.checked_sub(imported) {
+                        Some(callee) if (callee as usize) < bodies.len() => callers[callee as usize].push(i as u32),
+                        _ => may[i] = true,
+                    }
+                }
+                Ok(_) => {}
+            }
+            if may[i] {
+                break;
+            }
+        }
+    }
+    let mut pending: Vec<u32> = (0..bodies.len() as u32).filter(|i| may[*i as usize]).collect();
+    while let Some(callee) = pending.pop() {
+        for &caller in &callers[callee as usize] {
+            if !may[caller as usize] {
+                may[caller as usize] = true;
+                pending.push(caller);
+            }
+        }
+    }
+    may
 }
 
 fn payload_end(payload: &Payload<'_>) -> Option<u64> {
@@ -142,12 +188,8 @@ fn translate_payload(module: &mut Module, payload: Payload<'_>) -> Result<(), Tr
         Payload::TypeSection(reader) => {
             for rec_group in reader.into_iter_with_offsets() {
                 let (rec_group_offset, rec_group) = rec_group?;
-                if rec_group.is_explicit_rec_group() {
-                    return Err(unsupported(
-                        "recursion groups need the GC proposal, which Weft does not support",
-                        rec_group_offset,
-                    ));
-                }
+                let start = module.types.len() as u32;
+                let explicit = rec_group.is_explicit_rec_group();
                 for sub in rec_group.into_types() {
                     let offset = rec_group_offset;
                     if !sub.is_final || !sub.supertype_idxs.is_empty() || sub.composite_type.shared {
@@ -175,6 +217,10 @@ fn translate_payload(module: &mut Module, payload: Payload<'_>) -> Result<(), Tr
                         (Err(e), _) | (_, Err(e)) => return Err(unsupported(e, offset)),
                     };
                     module.types.push(WasmFuncType::new(params, results));
+                }
+                let end = module.types.len() as u32;
+                if explicit && end - start > 1 {
+                    module.rec_groups.push(start..end);
                 }
             }
         }
@@ -209,7 +255,11 @@ fn translate_payload(module: &mut Module, payload: Payload<'_>) -> Result<(), Tr
                         module.num_imported_globals += 1;
                         EntityIndex::Global(module.globals.len() as u32 - 1)
                     }
-                    TypeRef::Tag(_) => return Err(unsupported("tag imports are not supported", offset)),
+                    TypeRef::Tag(t) => {
+                        module.tags.push(t.func_type_idx);
+                        module.num_imported_tags += 1;
+                        EntityIndex::Tag(module.tags.len() as u32 - 1)
+                    }
                 };
                 module.imports.push(Import {
                     module: import.module.to_string(),
@@ -246,10 +296,9 @@ fn translate_payload(module: &mut Module, payload: Payload<'_>) -> Result<(), Tr
             }
         }
         Payload::TagSection(reader) => {
-            return Err(unsupported(
-                "exception handling (tags) is not supported",
-                reader.range().start,
-            ));
+            for tag in reader {
+                module.tags.push(tag?.func_type_idx);
+            }
         }
         Payload::GlobalSection(reader) => {
             let offset = reader.range().start;
@@ -262,7 +311,6 @@ fn translate_payload(module: &mut Module, payload: Payload<'_>) -> Result<(), Tr
             }
         }
         Payload::ExportSection(reader) => {
-            let offset = reader.range().start;
             for export in reader {
                 let export = export?;
                 let index = match export.kind {
@@ -270,7 +318,7 @@ fn translate_payload(module: &mut Module, payload: Payload<'_>) -> Result<(), Tr
                     ExternalKind::Table => EntityIndex::Table(export.index),
                     ExternalKind::Memory => EntityIndex::Memory(export.index),
                     ExternalKind::Global => EntityIndex::Global(export.index),
-                    ExternalKind::Tag => return Err(unsupported("tag exports are not supported", offset)),
+                    ExternalKind::Tag => EntityIndex::Tag(export.index),
                 };
                 module.exports.push(Export {
                     name: export.name.to_string(),

@@ -18,6 +18,10 @@ pub enum EngineOrModuleTypeIndex {
     /// A reference from a type to itself (a recursive type), in canonical
     /// form: it cannot be named by an engine id before it is registered.
     RecSelf,
+    /// A reference to the type at this position of the same explicit
+    /// recursion group, in canonical form (members of a group are
+    /// registered together and cannot name each other by engine ids).
+    RecGroup(u32),
 }
 
 /// The heap type of a reference.
@@ -31,6 +35,10 @@ pub enum WasmHeapType {
     NoFunc,
     /// The bottom of the extern hierarchy: `noextern`.
     NoExtern,
+    /// Any exception: `exn`.
+    Exn,
+    /// The bottom of the exception hierarchy: `noexn`.
+    NoExn,
     /// The functions of one function type: `(ref $t)`.
     ConcreteFunc(EngineOrModuleTypeIndex),
 }
@@ -54,7 +62,12 @@ impl WasmHeapType {
             (ConcreteFunc(_), Func) | (NoFunc, ConcreteFunc(_)) => true,
             (a, b) => matches!(
                 (a, b),
-                (Func, Func) | (NoFunc, NoFunc | Func) | (Extern, Extern) | (NoExtern, NoExtern | Extern)
+                (Func, Func)
+                    | (NoFunc, NoFunc | Func)
+                    | (Extern, Extern)
+                    | (NoExtern, NoExtern | Extern)
+                    | (Exn, Exn)
+                    | (NoExn, NoExn | Exn)
             ),
         }
     }
@@ -75,9 +88,12 @@ impl fmt::Display for WasmHeapType {
             WasmHeapType::Extern => f.write_str("extern"),
             WasmHeapType::NoFunc => f.write_str("nofunc"),
             WasmHeapType::NoExtern => f.write_str("noextern"),
+            WasmHeapType::Exn => f.write_str("exn"),
+            WasmHeapType::NoExn => f.write_str("noexn"),
             WasmHeapType::ConcreteFunc(EngineOrModuleTypeIndex::Module(i)) => write!(f, "{i}"),
             WasmHeapType::ConcreteFunc(EngineOrModuleTypeIndex::Engine(i)) => write!(f, "(engine {i})"),
             WasmHeapType::ConcreteFunc(EngineOrModuleTypeIndex::RecSelf) => f.write_str("(rec 0)"),
+            WasmHeapType::ConcreteFunc(EngineOrModuleTypeIndex::RecGroup(i)) => write!(f, "(rec {i})"),
         }
     }
 }
@@ -96,6 +112,11 @@ impl WasmRefType {
     pub const FUNCREF: WasmRefType = WasmRefType {
         nullable: true,
         heap_type: WasmHeapType::Func,
+    };
+    /// `exnref`.
+    pub const EXNREF: WasmRefType = WasmRefType {
+        nullable: true,
+        heap_type: WasmHeapType::Exn,
     };
     /// `externref`.
     pub const EXTERNREF: WasmRefType = WasmRefType {
@@ -299,6 +320,14 @@ pub(crate) fn convert_ref_type(ty: wasmparser::RefType) -> Result<WasmRefType, S
             shared: false,
             ty: A::NoExtern,
         } => WasmHeapType::NoExtern,
+        H::Abstract {
+            shared: false,
+            ty: A::Exn,
+        } => WasmHeapType::Exn,
+        H::Abstract {
+            shared: false,
+            ty: A::NoExn,
+        } => WasmHeapType::NoExn,
         H::Concrete(wasmparser::UnpackedIndex::Module(i)) => {
             WasmHeapType::ConcreteFunc(EngineOrModuleTypeIndex::Module(i))
         }

@@ -16,6 +16,7 @@
 //! | ... | `tables: [*mut VMTableDefinition; num_tables]` |
 //! | ... | `globals: [*mut VMGlobalDefinition; num_globals]` |
 //! | ... | `defined_func_refs: [VMFuncRef; num_defined_funcs]` |
+//! | ... | `tags: [*const VMTagDefinition; num_tags]` |
 //!
 //! Every function, memory, table and global, imported or defined, is reached
 //! through a pointer, so imports and definitions look the same to code.
@@ -91,8 +92,14 @@ pub mod vmstore {
     pub const LAST_WASM_ENTRY_FP: u32 = 40;
     /// Address of the engine's epoch counter (`*const u64`).
     pub const EPOCH_PTR: u32 = 56;
+    /// The exception being thrown (an exnref word, 0 when none): set by the
+    /// `Throw` and `ThrowRef` builtins, checked by compiled code after every
+    /// call, cleared when a handler catches it.
+    pub const PENDING_EXN: u32 = 64;
+    /// The tag identity (`*const VMTagDefinition`) of the pending exception.
+    pub const PENDING_EXN_TAG: u32 = 72;
     /// Size of the part of the store context compiled code reads.
-    pub const SIZE: u32 = 64;
+    pub const SIZE: u32 = 80;
 }
 
 /// Offsets in a host function context, the `vmctx` of a host function's
@@ -122,6 +129,8 @@ pub struct VMOffsets {
     pub num_tables: u32,
     /// Number of globals.
     pub num_globals: u32,
+    /// Number of tags.
+    pub num_tags: u32,
 }
 
 impl VMOffsets {
@@ -134,6 +143,7 @@ impl VMOffsets {
             num_memories: module.memories.len() as u32,
             num_tables: module.tables.len() as u32,
             num_globals: module.globals.len() as u32,
+            num_tags: module.tags.len() as u32,
         }
     }
 
@@ -201,9 +211,18 @@ impl VMOffsets {
     pub fn vmctx_defined_func_ref(&self, defined_index: u32) -> u32 {
         self.vmctx_defined_func_refs_begin() + vmfuncref::SIZE * defined_index
     }
+    /// Offset of `tags[0]`.
+    pub fn vmctx_tags_begin(&self) -> u32 {
+        self.vmctx_defined_func_refs_begin() + vmfuncref::SIZE * self.num_defined_funcs
+    }
+    /// Offset of `tags[index]` (`*const VMTagDefinition`, the tag's
+    /// identity: two tags are the same tag when these pointers are equal).
+    pub fn vmctx_tag(&self, index: u32) -> u32 {
+        self.vmctx_tags_begin() + 8 * index
+    }
     /// Total size of the `VMContext`.
     pub fn size(&self) -> u32 {
-        self.vmctx_defined_func_refs_begin() + vmfuncref::SIZE * self.num_defined_funcs
+        self.vmctx_tags_begin() + 8 * self.num_tags
     }
 }
 

@@ -95,6 +95,9 @@ fn weft_plain(val: &weft::Val) -> Value {
         weft::Val::V128(x) => Value::V128(x.as_u128()),
         weft::Val::FuncRef(f) => Value::FuncRef(f.is_some()),
         weft::Val::ExternRef(r) => Value::ExternRef(r.map(|_| 0)),
+        // The generators make no exception references; should one appear,
+        // it reads as an opaque reference.
+        weft::Val::ExnRef(r) => Value::ExternRef(r.map(|_| u32::MAX)),
     }
 }
 
@@ -137,6 +140,7 @@ fn weft_imports(store: &mut weft::Store<()>, module: &weft::Module) -> weft::Res
                 let init = weft::Ref::null(ty.element().heap_type());
                 weft::Extern::Table(weft::Table::new(&mut *store, ty, init)?)
             }
+            weft::ExternType::Tag(ty) => weft::Extern::Tag(weft::Tag::new(&mut *store, &ty)?),
         });
     }
     Ok(imports)
@@ -195,6 +199,7 @@ impl WeftRuntime {
             weft::Val::V128(x) => Value::V128(x.as_u128()),
             weft::Val::FuncRef(f) => Value::FuncRef(f.is_some()),
             weft::Val::ExternRef(None) => Value::ExternRef(None),
+            weft::Val::ExnRef(r) => weft_plain(&weft::Val::ExnRef(*r)),
             weft::Val::ExternRef(Some(r)) => Value::ExternRef(Some(
                 r.data(&self.store)
                     .ok()

@@ -86,6 +86,7 @@ pub fn dummy_imports(store: &mut Store<()>, module: &Module, trap_in_host: bool)
                 let init = Ref::null(ty.element().heap_type());
                 Extern::Table(Table::new(&mut *store, ty, init)?)
             }
+            weft::ExternType::Tag(ty) => Extern::Tag(weft::Tag::new(&mut *store, &ty)?),
         });
     }
     Ok(imports)

@@ -3,7 +3,7 @@
 //! Status results: 0 on success, 1 when compiled code must trap.
 
 use crate::instance::Instance;
-use crate::vm::{Answer, Interrupt, VMStoreContext};
+use crate::vm::{Answer, ExnObject, Interrupt, VMStoreContext, VMTagDefinition, ValRaw};
 
 /// The builtins array every vmctx points to.
 pub(crate) static BUILTINS: Builtins = Builtins([
@@ -22,10 +22,13 @@ pub(crate) static BUILTINS: Builtins = Builtins([
     new_epoch as *const (),
     fma_f32 as *const (),
     fma_f64 as *const (),
+    throw as *const (),
+    throw_ref as *const (),
+    exn_catch as *const (),
 ]);
 
 /// The addresses of the builtins.
-pub(crate) struct Builtins(pub(crate) [*const (); 14]);
+pub(crate) struct Builtins(pub(crate) [*const (); 17]);
 
 // SAFETY: function addresses are immutable and valid on every thread.
 unsafe impl Sync for Builtins {}
@@ -258,4 +261,65 @@ extern "C" fn fma_f32(_vmctx: *mut u8, a: f32, b: f32, c: f32) -> f32 {
 
 extern "C" fn fma_f64(_vmctx: *mut u8, a: f64, b: f64, c: f64) -> f64 {
     a.mul_add(b, c)
+}
+
+fn store_context<'a>(instance: &Instance) -> &'a VMStoreContext {
+    let ptr = instance.read::<usize>(instance.offsets.vmctx_store_context()) as *const VMStoreContext;
+    // SAFETY: every vmctx points to its store's context, boxed in the store
+    // and alive while the store's instances are.
+    unsafe { &*ptr }
+}
+
+extern "C" fn throw(vmctx: *mut u8, tag: u32, values: *const ValRaw) {
+    let instance = instance(vmctx);
+    if tag as usize >= instance.module.tags.len() {
+        return;
+    }
+    let tag_ptr = instance.read::<usize>(instance.offsets.vmctx_tag(tag));
+    let n = instance.module.tag_type(tag).params.len();
+    let values: Box<[ValRaw]> = if n == 0 {
+        Box::new([])
+    } else {
+        // SAFETY: compiled code passes an array of one `ValRaw` per
+        // parameter of the tag's type.
+        unsafe { std::slice::from_raw_parts(values, n) }.into()
+    };
+    let ctx = store_context(instance);
+    let mut exceptions = ctx.exceptions.borrow_mut();
+    exceptions.push(ExnObject {
+        tag: tag_ptr as *const VMTagDefinition,
+        values,
+        exposed: false,
+    });
+    ctx.pending_exn.set(exceptions.len());
+    ctx.pending_exn_tag.set(tag_ptr);
+}
+
+extern "C" fn throw_ref(vmctx: *mut u8, exn: usize) {
+    let ctx = store_context(instance(vmctx));
+    let tag = match ctx.exceptions.borrow().get(exn.wrapping_sub(1)) {
+        Some(e) => e.tag as usize,
+        None => return,
+    };
+    ctx.pending_exn.set(exn);
+    ctx.pending_exn_tag.set(tag);
+}
+
+extern "C" fn exn_catch(vmctx: *mut u8, exn: usize, out: *mut ValRaw, keep: u32) {
+    let ctx = store_context(instance(vmctx));
+    let mut exceptions = ctx.exceptions.borrow_mut();
+    let Some(index) = exn.checked_sub(1) else { return };
+    let Some(e) = exceptions.get_mut(index) else { return };
+    if !out.is_null() {
+        for (i, v) in e.values.iter().enumerate() {
+            // SAFETY: compiled code passes an array of one `ValRaw` per
+            // parameter of the type of the tag it matched.
+            unsafe { out.add(i).write(*v) };
+        }
+    }
+    if keep != 0 {
+        e.exposed = true;
+    } else {
+        crate::vm::release_exception(&mut exceptions, exn);
+    }
 }

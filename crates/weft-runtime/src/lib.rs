@@ -3,7 +3,8 @@
 //! It owns everything compiled code touches at run time: executable code
 //! memory ([`CodeMemory`]), linear memories reserved with guard regions
 //! ([`LinearMemory`]), tables ([`Table`]), the per-instance `VMContext` and
-//! the objects of a store ([`StoreObjects`]), the builtins compiled code calls,
+//! the objects of a store ([`StoreObjects`], tags and thrown exceptions
+//! included), the builtins compiled code calls,
 //! the trap signal handlers, and the entry into compiled code ([`invoke`]).
 //!
 //! It never parses wasm, never generates code and never exposes `unsafe` to
@@ -29,11 +30,11 @@ pub use instance::Instance;
 pub use memory::{LinearMemory, MAX_PAGES_32, MEMORY_RESERVATION};
 pub use memory_image::MemoryImage;
 pub use store::{
-    GlobalId, HostCaller, HostFn, InstanceEntities, InstanceId, InstanceImports, MemoryId, StoreObjects, TableId,
+    GlobalId, HostCaller, HostFn, InstanceEntities, InstanceId, InstanceImports, MemoryId, StoreObjects, TableId, TagId,
 };
 pub use table::{Table, MAX_TABLE_ELEMENTS};
 pub use traps::{current_call_state, init_signal_handlers, replace_call_state, CallState, UnwindReason};
-pub use vm::{FuncRefPtr, Interrupt, InterruptFn, VMStoreContext, ValRaw};
+pub use vm::{FuncRefPtr, Interrupt, InterruptFn, VMStoreContext, VMTagDefinition, ValRaw};
 
 /// A store that can run wasm: gives the runtime its objects.
 pub trait VMStore: 'static {
@@ -80,6 +81,22 @@ pub fn invoke<S: VMStore>(
         let (tramp, vmctx, code, vals) = *args;
         tramp(vmctx, vmctx, code, vals)
     });
+    // An exception no wasm handler caught ends the call here, at the host
+    // boundary: wasm frames returned one by one while it propagated.
+    let pending = ctx.pending_exn.replace(0);
+    ctx.pending_exn_tag.set(0);
+    let result = match result {
+        Ok(()) if pending != 0 => {
+            let tag = ctx.exception_tag_index(pending).unwrap_or(u32::MAX);
+            // The host may take it (`Store::take_pending_exception`), so
+            // it is kept.
+            if let Some(e) = ctx.exceptions.borrow_mut().get_mut(pending - 1) {
+                e.exposed = true;
+            }
+            Err(UnwindReason::UncaughtException { tag, exn: pending })
+        }
+        other => other,
+    };
     ctx.stack_limit.set(prev_limit);
     ctx.store_ptr.set(prev_store);
     ctx.last_wasm_exit_fp.set(prev_exit.0);

@@ -7,7 +7,7 @@ use crate::instance::Instance;
 use crate::memory::LinearMemory;
 use crate::memory_image::MemoryImage;
 use crate::table::Table;
-use crate::vm::{FuncRefPtr, InterruptFn, InterruptHandler, VMFuncRef, VMStoreContext, ValRaw};
+use crate::vm::{FuncRefPtr, InterruptFn, InterruptHandler, VMFuncRef, VMStoreContext, VMTagDefinition, ValRaw};
 use std::cell::UnsafeCell;
 use std::sync::atomic::AtomicU64;
 use std::sync::Arc;
@@ -22,6 +22,9 @@ pub struct TableId(pub usize);
 /// A global of a store.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct GlobalId(pub usize);
+/// A tag of a store.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct TagId(pub usize);
 /// An instance of a store.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct InstanceId(pub usize);
@@ -53,6 +56,7 @@ pub struct StoreObjects {
     memories: Vec<Box<LinearMemory>>,
     tables: Vec<Box<Table>>,
     globals: Vec<Box<UnsafeCell<ValRaw>>>,
+    tags: Vec<Box<VMTagDefinition>>,
     instances: Vec<Box<Instance>>,
     host_funcs: Vec<Box<dyn std::any::Any>>,
     host_func_refs: Vec<FuncRefPtr>,
@@ -80,6 +84,7 @@ impl StoreObjects {
             memories: Vec::new(),
             tables: Vec::new(),
             globals: Vec::new(),
+            tags: Vec::new(),
             instances: Vec::new(),
             host_funcs: Vec::new(),
             host_func_refs: Vec::new(),
@@ -180,6 +185,37 @@ impl StoreObjects {
     pub fn global_set(&mut self, id: GlobalId, value: ValRaw) {
         *self.globals[id.0].get_mut() = value;
     }
+    /// Adds a tag (a new identity) of canonical function type `type_id`.
+    pub fn add_tag(&mut self, type_id: u32) -> TagId {
+        let store_index = self.tags.len() as u32;
+        self.tags.push(Box::new(VMTagDefinition { type_id, store_index }));
+        TagId(self.tags.len() - 1)
+    }
+    /// The canonical function type id of a tag.
+    pub fn tag_type_id(&self, id: TagId) -> u32 {
+        self.tags[id.0].type_id
+    }
+    /// The number of tags.
+    pub fn num_tags(&self) -> usize {
+        self.tags.len()
+    }
+    /// The address of a tag's definition: its identity for compiled code.
+    fn tag_ptr(&self, id: TagId) -> *const VMTagDefinition {
+        &*self.tags[id.0]
+    }
+    /// The number of exceptions thrown in this store so far (each is kept
+    /// until the store is dropped).
+    pub fn num_exceptions(&self) -> usize {
+        self.ctx.exceptions.borrow().len()
+    }
+    /// The tag and payload of exception `exn` (an exnref word of this
+    /// store), or `None` when there is no such exception.
+    pub fn exception(&self, exn: usize) -> Option<(TagId, Vec<ValRaw>)> {
+        let exceptions = self.ctx.exceptions.borrow();
+        let e = exceptions.get(exn.checked_sub(1)?)?;
+        let tag = self.ctx.exception_tag_index(exn)?;
+        Some((TagId(tag as usize), e.values.to_vec()))
+    }
     /// An instance.
     pub fn instance(&self, id: InstanceId) -> &Instance {
         &self.instances[id.0]
@@ -241,7 +277,8 @@ impl StoreObjects {
             imports.funcs.len() == module.num_imported_funcs as usize
                 && imports.tables.len() == module.num_imported_tables as usize
                 && imports.memories.len() == module.num_imported_memories as usize
-                && imports.globals.len() == module.num_imported_globals as usize,
+                && imports.globals.len() == module.num_imported_globals as usize
+                && imports.tags.len() == module.num_imported_tags as usize,
             "imports do not match the module"
         );
         let mut instance = Instance::new(module.clone(), offsets, store_index)?;
@@ -322,12 +359,21 @@ impl StoreObjects {
             instance.globals.push(global);
             instance.write(offsets.vmctx_global(i as u32), global as usize);
         }
+        // Tags: each instance defines new ones (tags are generative).
+        let mut tags = imports.tags.to_vec();
+        for ty in &module.tags[module.num_imported_tags as usize..] {
+            tags.push(self.add_tag(type_ids[*ty as usize]));
+        }
+        for (i, id) in tags.iter().enumerate() {
+            instance.write(offsets.vmctx_tag(i as u32), self.tag_ptr(*id) as usize);
+        }
         self.instances.push(instance);
         let id = InstanceId(self.instances.len() - 1);
         self.instance_entities.push(InstanceEntities {
             memories,
             tables,
             globals,
+            tags,
         });
         Ok(id)
     }
@@ -431,6 +477,8 @@ pub struct InstanceEntities {
     pub tables: Vec<TableId>,
     /// Globals, imports first.
     pub globals: Vec<GlobalId>,
+    /// Tags, imports first.
+    pub tags: Vec<TagId>,
 }
 
 /// What an instance imports, by index space.
@@ -444,6 +492,8 @@ pub struct InstanceImports<'a> {
     pub memories: &'a [MemoryId],
     /// Imported globals.
     pub globals: &'a [GlobalId],
+    /// Imported tags.
+    pub tags: &'a [TagId],
 }
 
 /// Evaluates a constant expression in the context of an instance.

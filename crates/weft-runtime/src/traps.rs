@@ -43,6 +43,15 @@ pub enum UnwindReason {
         /// Program counters of the wasm frames, innermost first.
         pcs: Vec<usize>,
     },
+    /// Wasm threw an exception that no wasm handler caught; it reached the
+    /// host that called into wasm.
+    UncaughtException {
+        /// The store index of the exception's tag ([`crate::TagId`]).
+        tag: u32,
+        /// The exception, as an exnref word of the store; it is kept until
+        /// the store is dropped.
+        exn: usize,
+    },
     /// A host function panicked; resume the panic once the wasm frames are gone.
     Panic(Box<dyn std::any::Any + Send>),
 }

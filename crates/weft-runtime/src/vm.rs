@@ -1,7 +1,7 @@
 //! Plain structures shared with compiled code: values, function references
 //! and the store context.
 
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
 
 /// One value in the values array of trampolines, and the storage of a global:
 /// 16 bytes, the value little-endian at offset 0.
@@ -169,9 +169,49 @@ pub struct VMStoreContext {
     pub(crate) store_ptr: Cell<*mut u8>,
     /// The engine's epoch counter.
     pub(crate) epoch_ptr: Cell<*const u64>,
+    /// The exception being thrown: an exnref word, 0 when none.
+    pub(crate) pending_exn: Cell<usize>,
+    /// The tag identity (`*const VMTagDefinition`) of the pending exception.
+    pub(crate) pending_exn_tag: Cell<usize>,
     /// Called by the `OutOfFuel` and `NewEpoch` builtins (not read by
     /// compiled code).
     pub(crate) interrupt: Cell<Option<InterruptHandler>>,
+    /// The exceptions thrown in this store (not read by compiled code):
+    /// exnref word `n` is `exceptions[n - 1]`. They live as long as the
+    /// store, like its other objects.
+    pub(crate) exceptions: RefCell<Vec<ExnObject>>,
+}
+
+/// A thrown exception: its tag and payload.
+#[derive(Debug, Clone)]
+pub(crate) struct ExnObject {
+    /// The tag's identity.
+    pub(crate) tag: *const VMTagDefinition,
+    /// One value per parameter of the tag's type.
+    pub(crate) values: Box<[ValRaw]>,
+    /// Whether an `exnref` to it was ever made (by `catch_ref` or
+    /// `catch_all_ref`): then it lives as long as the store.
+    pub(crate) exposed: bool,
+}
+
+/// Frees exception `exn` (an exnref word) once its handler caught it
+/// without making an `exnref`: only the last exception, never exposed, can
+/// be freed, so no live exnref word ever names a freed or reused slot.
+pub(crate) fn release_exception(exceptions: &mut Vec<ExnObject>, exn: usize) {
+    if exn != 0 && exn == exceptions.len() && exceptions.last().is_some_and(|e| !e.exposed) {
+        exceptions.pop();
+    }
+}
+
+/// A tag of a store. Its address is the tag's identity, compared by
+/// compiled code (see `weft_environ::VMOffsets::vmctx_tag`).
+#[repr(C)]
+#[derive(Debug)]
+pub struct VMTagDefinition {
+    /// The canonical type id of the tag's function type.
+    pub type_id: u32,
+    /// The store's handle of the tag.
+    pub store_index: u32,
 }
 
 /// Why compiled code stopped to ask the store what to do.
@@ -225,6 +265,9 @@ pub(crate) struct InterruptHandler {
 }
 
 const _: () = assert!(std::mem::offset_of!(VMStoreContext, epoch_ptr) == weft_environ::vmstore::EPOCH_PTR as usize);
+const _: () = assert!(std::mem::offset_of!(VMStoreContext, pending_exn) == weft_environ::vmstore::PENDING_EXN as usize);
+const _: () =
+    assert!(std::mem::offset_of!(VMStoreContext, pending_exn_tag) == weft_environ::vmstore::PENDING_EXN_TAG as usize);
 const _: () = assert!(std::mem::offset_of!(VMStoreContext, interrupt) >= weft_environ::vmstore::SIZE as usize);
 const _: () = assert!(std::mem::size_of::<VMFuncRef>() == weft_environ::vmfuncref::SIZE as usize);
 
@@ -239,8 +282,22 @@ impl Default for VMStoreContext {
             last_wasm_entry_fp: Cell::new(0),
             store_ptr: Cell::new(std::ptr::null_mut()),
             epoch_ptr: Cell::new(&NO_EPOCH),
+            pending_exn: Cell::new(0),
+            pending_exn_tag: Cell::new(0),
             interrupt: Cell::new(None),
+            exceptions: RefCell::new(Vec::new()),
         }
+    }
+}
+
+impl VMStoreContext {
+    /// The store index of the tag of exception `exn` (an exnref word).
+    pub(crate) fn exception_tag_index(&self, exn: usize) -> Option<u32> {
+        let exceptions = self.exceptions.borrow();
+        let tag = exceptions.get(exn.checked_sub(1)?)?.tag;
+        // SAFETY: exception tags point to tag definitions boxed in the same
+        // store, which lives at least as long as `self`.
+        Some(unsafe { (*tag).store_index })
     }
 }
 

@@ -44,10 +44,28 @@ use weft_environ::{EngineOrModuleTypeIndex, WasmFuncType, WasmHeapType, WasmValT
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct VMSharedTypeIndex(pub u32);
 
+/// What identifies a canonical type: the type alone, or, for a member of an
+/// explicit recursion group, the whole group (members naming each other with
+/// [`EngineOrModuleTypeIndex::RecGroup`]) and the member's position.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+enum Key {
+    Single(Arc<WasmFuncType>),
+    Group(Arc<[WasmFuncType]>, u32),
+}
+
+impl Key {
+    fn ty(&self) -> Arc<WasmFuncType> {
+        match self {
+            Key::Single(ty) => ty.clone(),
+            Key::Group(group, i) => Arc::new(group[*i as usize].clone()),
+        }
+    }
+}
+
 #[derive(Default)]
 struct Inner {
-    by_type: HashMap<Arc<WasmFuncType>, VMSharedTypeIndex>,
-    by_index: HashMap<VMSharedTypeIndex, (Arc<WasmFuncType>, usize)>,
+    by_type: HashMap<Key, VMSharedTypeIndex>,
+    by_index: HashMap<VMSharedTypeIndex, (Key, Arc<WasmFuncType>, usize)>,
     next: u32,
 }
 
@@ -71,23 +89,41 @@ impl TypeRegistry {
     /// which must be registered; a new entry holds one use of each of them
     /// for as long as it lives.
     pub fn register(&self, ty: &WasmFuncType) -> VMSharedTypeIndex {
+        self.register_key(Key::Single(Arc::new(ty.clone())))
+    }
+
+    /// Registers one use of each type of an explicit recursion group and
+    /// returns their canonical ids, in order. Each id must be released once.
+    ///
+    /// The members name each other with [`EngineOrModuleTypeIndex::RecGroup`]
+    /// and other types by engine ids, as in [`TypeRegistry::register`]. A
+    /// member is the same type as the member at the same position of a
+    /// structurally equal group, and distinct from every other type.
+    pub fn register_group(&self, group: &[WasmFuncType]) -> Vec<VMSharedTypeIndex> {
+        let group: Arc<[WasmFuncType]> = group.into();
+        (0..group.len() as u32)
+            .map(|i| self.register_key(Key::Group(group.clone(), i)))
+            .collect()
+    }
+
+    fn register_key(&self, key: Key) -> VMSharedTypeIndex {
         let mut inner = self.inner.write().unwrap_or_else(|e| e.into_inner());
-        if let Some(&index) = inner.by_type.get(ty) {
+        if let Some(&index) = inner.by_type.get(&key) {
             if let Some(entry) = inner.by_index.get_mut(&index) {
-                entry.1 += 1;
+                entry.2 += 1;
             }
             return index;
         }
-        for referenced in referenced_types(ty) {
+        let ty = key.ty();
+        for referenced in referenced_types(&ty) {
             if let Some(entry) = inner.by_index.get_mut(&referenced) {
-                entry.1 += 1;
+                entry.2 += 1;
             }
         }
         let index = VMSharedTypeIndex(inner.next);
         inner.next += 1;
-        let ty = Arc::new(ty.clone());
-        inner.by_type.insert(ty.clone(), index);
-        inner.by_index.insert(index, (ty, 1));
+        inner.by_type.insert(key.clone(), index);
+        inner.by_index.insert(index, (key, ty, 1));
         index
     }
 
@@ -97,7 +133,7 @@ impl TypeRegistry {
         let mut inner = self.inner.write().unwrap_or_else(|e| e.into_inner());
         match inner.by_index.get_mut(&index) {
             Some(entry) => {
-                entry.1 += 1;
+                entry.2 += 1;
                 true
             }
             None => false,
@@ -112,14 +148,14 @@ impl TypeRegistry {
         while let Some(index) = pending.pop() {
             let remove = match inner.by_index.get_mut(&index) {
                 Some(entry) => {
-                    entry.1 -= 1;
-                    entry.1 == 0
+                    entry.2 -= 1;
+                    entry.2 == 0
                 }
                 None => false,
             };
             if remove {
-                if let Some((ty, _)) = inner.by_index.remove(&index) {
-                    inner.by_type.remove(&ty);
+                if let Some((key, ty, _)) = inner.by_index.remove(&index) {
+                    inner.by_type.remove(&key);
                     pending.extend(referenced_types(&ty));
                 }
             }
@@ -129,7 +165,7 @@ impl TypeRegistry {
     /// The type registered as `index`, if it is still registered.
     pub fn lookup(&self, index: VMSharedTypeIndex) -> Option<Arc<WasmFuncType>> {
         let inner = self.inner.read().unwrap_or_else(|e| e.into_inner());
-        inner.by_index.get(&index).map(|(ty, _)| ty.clone())
+        inner.by_index.get(&index).map(|(_, ty, _)| ty.clone())
     }
 
     /// The number of distinct types registered now.
@@ -180,6 +216,24 @@ mod tests {
         let ia2 = r.register(&a);
         assert_ne!(ia2, ia);
         assert_eq!(r.len(), 2);
+    }
+
+    #[test]
+    fn members_of_recursion_groups_are_distinct_types() {
+        let r = TypeRegistry::new();
+        let empty = WasmFuncType::new(vec![], vec![]);
+        let single = r.register(&empty);
+        let group = r.register_group(&[empty.clone(), empty.clone()]);
+        assert_eq!(group.len(), 2);
+        assert_ne!(group[0], group[1]);
+        assert!(!group.contains(&single));
+        assert_eq!(r.register_group(&[empty.clone(), empty.clone()]), group);
+        assert_eq!(r.lookup(group[1]).as_deref(), Some(&empty));
+        for id in group.iter().chain(&group) {
+            r.release(*id);
+        }
+        r.release(single);
+        assert!(r.is_empty());
     }
 
     #[test]

@@ -55,7 +55,8 @@ pub fn spec_config() -> weft::Config {
         .wasm_multi_memory(true)
         .wasm_memory64(true)
         .wasm_extended_const(true)
-        .wasm_function_references(true);
+        .wasm_function_references(true)
+        .wasm_exceptions(true);
     config
 }
 
@@ -160,6 +161,7 @@ type Outcome = Result<Vec<Val>>;
 enum RefFamily {
     Func,
     Extern,
+    Exn,
 }
 
 impl<T: 'static> WastContext<T> {
@@ -486,9 +488,16 @@ impl<T: 'static> WastContext<T> {
                 }
             }
 
-            WastDirective::AssertException { .. } => {
-                bail!("exception handling is not supported by weft yet")
-            }
+            WastDirective::AssertException { exec, .. } => match self.execute(exec, text)? {
+                Ok(values) => bail!("expected an uncaught exception, but it returned {}", fmt_vals(&values)),
+                Err(err) => {
+                    if err.chain().any(|e| e.downcast_ref::<weft::ThrownException>().is_some()) {
+                        Ok(())
+                    } else {
+                        bail!("expected an uncaught exception, got: {}", error_summary(&err))
+                    }
+                }
+            },
             WastDirective::AssertSuspension { .. } => {
                 bail!("stack switching (suspensions) is not supported by weft")
             }
@@ -599,6 +608,7 @@ impl<T: 'static> WastContext<T> {
             WastArgCore::RefNull(heap) => match heap_family(heap) {
                 Some(RefFamily::Func) => Val::FuncRef(None),
                 Some(RefFamily::Extern) => Val::ExternRef(None),
+                Some(RefFamily::Exn) => Val::ExnRef(None),
                 None => bail!("null references of this heap type are not supported"),
             },
             WastArgCore::RefExtern(n) => Val::ExternRef(Some(ExternRef::new(&mut self.store, *n)?)),
@@ -652,6 +662,9 @@ impl<T: 'static> WastContext<T> {
             }
             (WastRetCore::RefNull(heap), Val::ExternRef(None)) => {
                 heap.as_ref().is_none_or(|h| heap_family(h) == Some(RefFamily::Extern))
+            }
+            (WastRetCore::RefNull(heap), Val::ExnRef(None)) => {
+                heap.as_ref().is_none_or(|h| heap_family(h) == Some(RefFamily::Exn))
             }
             (WastRetCore::RefExtern(payload), Val::ExternRef(Some(r))) => match payload {
                 None => true,
@@ -755,6 +768,10 @@ fn heap_family(heap: &HeapType<'_>) -> Option<RefFamily> {
             shared: false,
             ty: AbstractHeapType::Extern | AbstractHeapType::NoExtern,
         } => Some(RefFamily::Extern),
+        HeapType::Abstract {
+            shared: false,
+            ty: AbstractHeapType::Exn | AbstractHeapType::NoExn,
+        } => Some(RefFamily::Exn),
         _ => None,
     }
 }
@@ -842,6 +859,8 @@ fn fmt_val(value: &Val) -> String {
         Val::FuncRef(Some(_)) => "ref.func".to_string(),
         Val::ExternRef(None) => "ref.null extern".to_string(),
         Val::ExternRef(Some(_)) => "ref.extern".to_string(),
+        Val::ExnRef(None) => "ref.null exn".to_string(),
+        Val::ExnRef(Some(_)) => "ref.exn".to_string(),
         Val::V128(v) => format!("v128:0x{:032x}", v.as_u128()),
     }
 }

@@ -164,6 +164,17 @@ impl Config {
         /// Enables the typed function references proposal (default on;
         /// needs [`Config::wasm_reference_types`]).
         wasm_function_references => FUNCTION_REFERENCES;
+        /// Enables the exception handling proposal: tags, `throw`,
+        /// `throw_ref`, `try_table` and `exnref` (default on).
+        wasm_exceptions => EXCEPTIONS;
+    }
+
+    /// The tunables code is compiled with: the configured ones, plus whether
+    /// exception handling is enabled.
+    pub(crate) fn compile_tunables(&self) -> weft_environ::Tunables {
+        let mut tunables = self.tunables;
+        tunables.exceptions = self.features.contains(wasmparser::WasmFeatures::EXCEPTIONS);
+        tunables
     }
 
     /// Checks that the enabled proposals can work together.
@@ -177,6 +188,9 @@ impl Config {
         }
         if self.component_model_async && !cfg!(feature = "component-model-async") {
             crate::bail!("the component model async ABI needs Weft's `component-model-async` feature");
+        }
+        if self.features.contains(F::EXCEPTIONS) && !self.features.contains(F::REFERENCE_TYPES) {
+            crate::bail!("cannot disable the reference types proposal but enable the exceptions proposal");
         }
         let unsupported = self.features.difference(weft_environ::supported_features());
         if !unsupported.is_empty() {

@@ -80,7 +80,7 @@ impl Engine {
                 config: config.clone(),
                 #[cfg(feature = "cranelift")]
                 compiler: weft_cranelift::Compiler::new_native()
-                    .map(|c| c.with_tunables(config.tunables))
+                    .map(|c| c.with_tunables(config.compile_tunables()))
                     .map_err(|e| format!("{e:#}")),
                 types: TypeRegistry::new(),
                 #[cfg(feature = "component-model")]

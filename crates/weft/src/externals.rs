@@ -1,10 +1,10 @@
 //! Memories, tables, globals and the `Extern` that holds any of them.
 
 use crate::store::{AsContext, AsContextMut, StoreId, StoreOpaque};
-use crate::types::{ExternType, GlobalType, MemoryType, Mutability, TableType};
+use crate::types::{ExternType, GlobalType, MemoryType, Mutability, TableType, TagType};
 use crate::values::{Ref, Val};
 use crate::Func;
-use weft_runtime::{GlobalId, LinearMemory, MemoryId, TableId};
+use weft_runtime::{GlobalId, LinearMemory, MemoryId, TableId, TagId};
 
 /// Something an instance can import or export.
 #[derive(Debug, Clone)]
@@ -17,9 +17,18 @@ pub enum Extern {
     Table(Table),
     /// A memory.
     Memory(Memory),
+    /// An exception tag.
+    Tag(Tag),
 }
 
 impl Extern {
+    /// The tag, if this is one.
+    pub fn into_tag(self) -> Option<Tag> {
+        match self {
+            Extern::Tag(t) => Some(t),
+            _ => None,
+        }
+    }
     /// The function, if this is one.
     pub fn into_func(self) -> Option<Func> {
         match self {
@@ -56,6 +65,7 @@ impl Extern {
             Extern::Global(g) => ExternType::Global(g.ty(&store)),
             Extern::Table(t) => ExternType::Table(t.ty(&store)),
             Extern::Memory(m) => ExternType::Memory(m.ty(&store)),
+            Extern::Tag(t) => ExternType::Tag(t.ty(&store)),
         }
     }
     pub(crate) fn store_id(&self) -> StoreId {
@@ -64,6 +74,7 @@ impl Extern {
             Extern::Global(g) => g.store,
             Extern::Table(t) => t.store,
             Extern::Memory(m) => m.store,
+            Extern::Tag(t) => t.store,
         }
     }
 }
@@ -81,6 +92,11 @@ impl From<Global> for Extern {
 impl From<Table> for Extern {
     fn from(t: Table) -> Extern {
         Extern::Table(t)
+    }
+}
+impl From<Tag> for Extern {
+    fn from(t: Tag) -> Extern {
+        Extern::Tag(t)
     }
 }
 impl From<Memory> for Extern {
@@ -383,5 +399,43 @@ impl Global {
         let raw = value.to_raw(store, ty.content())?;
         store.objects.global_set(self.id, raw);
         Ok(())
+    }
+}
+
+/// An exception tag of a store. Tags are generative: every [`Tag::new`] and
+/// every instance defining a tag makes a new tag, distinct from all others
+/// even of the same type; an exception is caught by a `catch` clause only
+/// for the very tag it was thrown with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Tag {
+    pub(crate) store: StoreId,
+    pub(crate) id: TagId,
+}
+
+impl Tag {
+    /// A new tag of type `ty` in the store. Fails when the type has results
+    /// (tags have none) or belongs to another engine.
+    pub fn new(mut store: impl AsContextMut, ty: &TagType) -> crate::Result<Tag> {
+        let store = store.as_context_mut().0.opaque_mut();
+        if !crate::Engine::same(ty.ty().engine(), &store.engine) {
+            crate::bail!("the tag type belongs to a different engine than the store");
+        }
+        if ty.ty().results().len() != 0 {
+            crate::bail!("tag types have no results, but `{}` has some", ty.ty());
+        }
+        let id = store.objects.add_tag(ty.ty().type_index());
+        store.tag_types.insert(id.0, ty.clone());
+        Ok(Tag { store: store.id(), id })
+    }
+
+    /// The type of the tag.
+    pub fn ty(&self, store: impl AsContext) -> TagType {
+        let store = store.as_context();
+        store.0.opaque().tag_type(self.id)
+    }
+
+    /// Whether `a` and `b` are the same tag (of `store`).
+    pub fn eq(a: &Tag, b: &Tag, _store: impl AsContext) -> bool {
+        a == b
     }
 }

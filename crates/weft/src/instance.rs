@@ -1,6 +1,6 @@
 //! Instances of modules.
 
-use crate::externals::{Extern, Global, Memory, Table};
+use crate::externals::{Extern, Global, Memory, Table, Tag};
 use crate::func::{FuncData, TypedFunc, WasmParams, WasmResults};
 use crate::store::{AsContextMut, InstanceData, StoreId, StoreInner, StoreOpaque};
 use crate::trap::TrapExt;
@@ -48,6 +48,10 @@ impl<'instance> Export<'instance> {
     pub fn into_global(self) -> Option<Global> {
         self.definition.into_global()
     }
+    /// The tag, if it is one.
+    pub fn into_tag(self) -> Option<Tag> {
+        self.definition.into_tag()
+    }
 }
 
 impl Instance {
@@ -87,6 +91,10 @@ impl Instance {
             EntityIndex::Global(i) => Extern::Global(Global {
                 store: self.store,
                 id: entities.globals[i as usize],
+            }),
+            EntityIndex::Tag(i) => Extern::Tag(Tag {
+                store: self.store,
+                id: entities.tags[i as usize],
             }),
         }
     }
@@ -142,6 +150,11 @@ impl Instance {
     /// The exported global `name`, if any.
     pub fn get_global(&self, store: impl AsContextMut, name: &str) -> Option<Global> {
         self.get_export(store, name)?.into_global()
+    }
+
+    /// The exported tag `name`, if any.
+    pub fn get_tag(&self, store: impl AsContextMut, name: &str) -> Option<Tag> {
+        self.get_export(store, name)?.into_tag()
     }
 
     /// The module this is an instance of.
@@ -212,8 +225,16 @@ fn check_import(store: &StoreOpaque, module: &Module, expected: &EntityType, act
             }
             None
         }
+        (EntityType::Tag(i), Extern::Tag(actual_t)) => {
+            let want = module.inner.raw_type_ids.get(*i as usize).copied();
+            if Some(store.objects.tag_type_id(actual_t.id)) != want {
+                return mismatch(format!("tag of type `{}`", store.tag_type(actual_t.id)));
+            }
+            None
+        }
         (_, other) => {
             let kind = match other {
+                Extern::Tag(_) => "tag",
                 Extern::Func(_) => "function",
                 Extern::Global(_) => "global",
                 Extern::Table(_) => "table",
@@ -297,6 +318,7 @@ pub(crate) fn instantiate<T: 'static>(
     let mut tables = Vec::new();
     let mut memories = Vec::new();
     let mut globals = Vec::new();
+    let mut tags = Vec::new();
     for (import, actual) in env.imports.iter().zip(imports) {
         if actual.store_id() != opaque.id() {
             crate::bail!(
@@ -328,6 +350,7 @@ pub(crate) fn instantiate<T: 'static>(
             Extern::Table(t) => tables.push(t.id),
             Extern::Memory(m) => memories.push(m.id),
             Extern::Global(g) => globals.push(g.id),
+            Extern::Tag(t) => tags.push(t.id),
         }
     }
     let first_func = opaque.funcs.len() as u32;
@@ -337,6 +360,7 @@ pub(crate) fn instantiate<T: 'static>(
         tables: &tables,
         memories: &memories,
         globals: &globals,
+        tags: &tags,
     };
     let id = opaque.objects.instantiate(
         &env,
@@ -386,6 +410,10 @@ pub(crate) fn instantiate<T: 'static>(
         .skip(env.num_imported_memories as usize)
     {
         opaque.memory_types.insert(m.0, MemoryType::from_wasm(&env.memories[i]));
+    }
+    for (i, t) in entities.tags.iter().enumerate().skip(env.num_imported_tags as usize) {
+        let ty = crate::TagType::new(module.func_type(env.tags[i]));
+        opaque.tag_types.insert(t.0, ty);
     }
     opaque.instances.push(InstanceData {
         module: module.clone(),

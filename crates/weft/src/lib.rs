@@ -74,7 +74,7 @@ mod values;
 pub use anyhow::{bail, ensure, format_err, Context};
 pub use config::{Config, OptLevel};
 pub use engine::{Engine, Precompiled};
-pub use externals::{Extern, Global, Memory, MemoryAccessError, Table};
+pub use externals::{Extern, Global, Memory, MemoryAccessError, Table, Tag};
 pub use func::{Func, IntoFunc, TypedFunc, WasmParams, WasmResults, WasmRet, WasmTy};
 pub use instance::{Export, Instance};
 pub use interrupts::UpdateDeadline;
@@ -84,12 +84,12 @@ pub use limits::{ResourceLimiter, DEFAULT_INSTANCE_LIMIT, DEFAULT_MEMORY_LIMIT, 
 pub use linker::Linker;
 pub use module::Module;
 pub use store::{AsContext, AsContextMut, Caller, Store, StoreContext, StoreContextMut};
-pub use trap::{FrameInfo, Trap, WasmBacktrace};
+pub use trap::{FrameInfo, ThrownException, Trap, WasmBacktrace};
 pub use types::{
     ExportType, ExternType, FuncType, GlobalType, HeapType, ImportType, MemoryType, Mutability, RefType, TableType,
-    ValType,
+    TagType, ValType,
 };
-pub use values::{ExternRef, GcHeapOutOfMemory, Ref, Rooted, Val, V128};
+pub use values::{ExnRef, ExternRef, GcHeapOutOfMemory, Ref, Rooted, Val, V128};
 
 /// The error type of Weft: `anyhow::Error`, so `?` mixes with anyhow.
 pub type Error = anyhow::Error;

@@ -4,7 +4,7 @@ use crate::types::{ExportType, ExternType, FuncType, ImportType};
 use crate::Engine;
 use std::path::Path;
 use std::sync::{Arc, OnceLock};
-use weft_environ::{EngineOrModuleTypeIndex, ModuleTranslation, WasmValType};
+use weft_environ::{EngineOrModuleTypeIndex, ModuleTranslation, WasmFuncType, WasmValType};
 use weft_runtime::{CodeMemory, CodePtr, MemoryImage};
 use weft_types::VMSharedTypeIndex;
 
@@ -233,9 +233,31 @@ impl Module {
         // Register the types in order: a type may only refer to the types
         // before it (or, recursively, to itself).
         let mut type_ids: Vec<VMSharedTypeIndex> = Vec::with_capacity(env.types.len());
-        for (i, ty) in env.types.iter().enumerate() {
-            let canonical = ty.map_index(|index| canonical_index(&type_ids, index, Some(i)));
-            type_ids.push(engine.inner.types.register(&canonical));
+        let mut groups = env.rec_groups.iter().peekable();
+        while type_ids.len() < env.types.len() {
+            let i = type_ids.len();
+            match groups.next_if(|g| g.start as usize == i) {
+                Some(group) => {
+                    // An explicit recursion group: registered as a whole,
+                    // its members naming each other by position.
+                    let members: Vec<WasmFuncType> = env.types[group.start as usize..group.end as usize]
+                        .iter()
+                        .map(|ty| {
+                            ty.map_index(|index| match index {
+                                EngineOrModuleTypeIndex::Module(j) if group.contains(&j) => {
+                                    EngineOrModuleTypeIndex::RecGroup(j - group.start)
+                                }
+                                other => canonical_index(&type_ids, other, None),
+                            })
+                        })
+                        .collect();
+                    type_ids.extend(engine.inner.types.register_group(&members));
+                }
+                None => {
+                    let canonical = env.types[i].map_index(|index| canonical_index(&type_ids, index, Some(i)));
+                    type_ids.push(engine.inner.types.register(&canonical));
+                }
+            }
         }
         let raw_type_ids = type_ids.iter().map(|t| t.0).collect();
         let module = Module {

@@ -16,7 +16,7 @@ use crate::Engine;
 use weft_environ::Trap;
 
 const MAGIC: &[u8] = b"\0weft-cwasm";
-const FORMAT: u32 = 2;
+const FORMAT: u32 = 3;
 
 /// Whether `bytes` start as precompiled Weft output.
 pub(crate) fn is_precompiled(bytes: &[u8]) -> bool {
@@ -88,7 +88,7 @@ fn cpu() -> String {
 /// What of the engine's configuration changes the generated code.
 fn config(engine: &Engine) -> String {
     let c = &engine.inner.config;
-    format!("{:?} {:?} {:?}", c.opt_level, c.features, c.tunables)
+    format!("{:?} {:?} {:?}", c.opt_level, c.features, c.compile_tunables())
 }
 
 fn put_u32(out: &mut Vec<u8>, v: u32) {

@@ -3,7 +3,7 @@
 use crate::func::FuncData;
 use crate::trap::TrapExt;
 use crate::types::{GlobalType, MemoryType, TableType, ValType};
-use crate::values::{ExternRef, Rooted};
+use crate::values::{ExnRef, ExternRef, Rooted};
 use crate::{Engine, Func, Instance, Module, Trap, WasmBacktrace};
 use std::any::Any;
 use std::collections::HashMap;
@@ -63,6 +63,11 @@ pub struct StoreOpaque {
     pub(crate) global_types: HashMap<usize, GlobalType>,
     pub(crate) table_types: HashMap<usize, TableType>,
     pub(crate) memory_types: HashMap<usize, MemoryType>,
+    /// The types of the store's tags, by tag index.
+    pub(crate) tag_types: HashMap<usize, crate::TagType>,
+    /// The last exception that escaped wasm (an exnref word), until the
+    /// host takes it.
+    pub(crate) pending_exception: Option<usize>,
     externrefs: Vec<Box<dyn Any + Send + Sync>>,
     #[cfg(feature = "async")]
     pub(crate) async_state: Option<crate::async_support::AsyncState>,
@@ -142,6 +147,7 @@ impl StoreOpaque {
                     error.context(self.backtrace(&pcs))
                 }
             }
+            UnwindReason::UncaughtException { tag, .. } => crate::Error::new(crate::ThrownException { tag }),
             UnwindReason::Panic(payload) => std::panic::resume_unwind(payload),
         }
     }
@@ -165,6 +171,22 @@ impl StoreOpaque {
             Some(t) if t.is_64() => MemoryType::new64(size, t.maximum()),
             Some(t) => MemoryType::new(size as u32, t.maximum().map(|m| m as u32)),
             None => MemoryType::new(size as u32, None),
+        }
+    }
+
+    fn take_pending_exception(&mut self) -> Option<Rooted<ExnRef>> {
+        let exn = self.pending_exception.take()?;
+        Some(Rooted {
+            store: self.id,
+            index: exn - 1,
+            _marker: std::marker::PhantomData,
+        })
+    }
+
+    pub(crate) fn tag_type(&self, id: weft_runtime::TagId) -> crate::TagType {
+        match self.tag_types.get(&id.0) {
+            Some(t) => t.clone(),
+            None => crate::TagType::new(crate::FuncType::new(&self.engine, [], [])),
         }
     }
 
@@ -203,7 +225,12 @@ impl<T: 'static> StoreInner<T> {
         let max = self.opaque.engine.inner.config.max_wasm_stack;
         match weft_runtime::invoke(self, callee, trampoline, values, max) {
             Ok(()) => Ok(()),
-            Err(reason) => Err(self.opaque.unwind_to_error(reason)),
+            Err(reason) => {
+                if let UnwindReason::UncaughtException { exn, .. } = reason {
+                    self.opaque.pending_exception = Some(exn);
+                }
+                Err(self.opaque.unwind_to_error(reason))
+            }
         }
     }
 }
@@ -226,6 +253,8 @@ impl<T: 'static> Store<T> {
                     global_types: HashMap::new(),
                     table_types: HashMap::new(),
                     memory_types: HashMap::new(),
+                    tag_types: HashMap::new(),
+                    pending_exception: None,
                     externrefs: Vec::new(),
                     #[cfg(feature = "async")]
                     async_state: None,
@@ -259,6 +288,15 @@ impl<T: 'static> Store<T> {
     /// Runs a garbage collection. Weft keeps every `ExternRef` alive until
     /// the store is dropped, so there is nothing to collect.
     pub fn gc(&mut self) {}
+    /// Takes the exception that last escaped wasm (the call that returned a
+    /// [`crate::ThrownException`] error), if it was not taken yet.
+    pub fn take_pending_exception(&mut self) -> Option<Rooted<ExnRef>> {
+        self.inner.opaque.take_pending_exception()
+    }
+    /// Whether an exception that escaped wasm waits to be taken.
+    pub fn has_pending_exception(&self) -> bool {
+        self.inner.opaque.pending_exception.is_some()
+    }
 }
 
 impl<T: Default + 'static> Default for Store<T> {
@@ -308,6 +346,10 @@ impl<'a, T: 'static> StoreContextMut<'a, T> {
     }
     /// See [`Store::gc`].
     pub fn gc(&mut self) {}
+    /// See [`Store::take_pending_exception`].
+    pub fn take_pending_exception(&mut self) -> Option<Rooted<ExnRef>> {
+        self.0.opaque.take_pending_exception()
+    }
 }
 
 /// Types that give shared access to a store.
@@ -466,5 +508,54 @@ impl StoreOpaque {
     /// The instance whose runtime handle is `index`, if any.
     pub(crate) fn instance_by_runtime_index(&self, index: u32) -> Option<Instance> {
         ((index as usize) < self.instances.len()).then_some(Instance { store: self.id, index })
+    }
+}
+
+#[cfg(all(test, feature = "wat"))]
+mod tests {
+    use crate::{Engine, Instance, Module, Store};
+
+    /// Exceptions caught without an `exnref` are freed at once, so a
+    /// throw-and-catch loop needs no memory; exceptions caught with an
+    /// `exnref`, and those that escape to the host, are kept.
+    #[test]
+    fn exceptions_caught_without_exnref_are_freed() {
+        let engine = Engine::default();
+        let mut store = Store::new(&engine, ());
+        let module = Module::new(
+            &engine,
+            r#"(module
+                (tag $e (param i32))
+                (func $throw (param i32) (throw $e (local.get 0)))
+                (func (export "loop") (param i32) (result i32)
+                    (local $sum i32)
+                    (loop $next
+                        (block $h (result i32)
+                            (try_table (catch $e $h) (call $throw (local.get 0)))
+                            (unreachable))
+                        (local.set $sum (i32.add (local.get $sum)))
+                        (br_if $next (local.tee 0 (i32.sub (local.get 0) (i32.const 1)))))
+                    (local.get $sum))
+                (func (export "keep") (result exnref)
+                    (block $h (result exnref)
+                        (try_table (catch_all_ref $h) (call $throw (i32.const 1)))
+                        (unreachable)))
+                (func (export "escape") (call $throw (i32.const 2))))"#,
+        )
+        .unwrap();
+        let instance = Instance::new(&mut store, &module, &[]).unwrap();
+        let run = instance.get_typed_func::<i32, i32>(&mut store, "loop").unwrap();
+        assert_eq!(run.call(&mut store, 1000).unwrap(), 500_500);
+        assert_eq!(store.inner.opaque.objects.num_exceptions(), 0);
+        let escape = instance.get_typed_func::<(), ()>(&mut store, "escape").unwrap();
+        let keep = instance.get_func(&mut store, "keep").unwrap();
+        let mut out = [crate::Val::I32(0)];
+        keep.call(&mut store, &[], &mut out).unwrap();
+        assert_eq!(store.inner.opaque.objects.num_exceptions(), 1);
+        assert_eq!(run.call(&mut store, 10).unwrap(), 55);
+        assert_eq!(store.inner.opaque.objects.num_exceptions(), 1);
+        // An exception that escapes is kept for `take_pending_exception`.
+        assert!(escape.call(&mut store, ()).is_err());
+        assert_eq!(store.inner.opaque.objects.num_exceptions(), 2);
     }
 }

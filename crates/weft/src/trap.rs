@@ -100,3 +100,19 @@ impl fmt::Display for WasmBacktrace {
         Ok(())
     }
 }
+
+/// The error of a call whose wasm threw an exception that no wasm handler
+/// caught: the exception reached the host that made the call. The store
+/// stays usable.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ThrownException {
+    pub(crate) tag: u32,
+}
+
+impl std::fmt::Display for ThrownException {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "uncaught wasm exception (thrown with tag {} of the store)", self.tag)
+    }
+}
+
+impl std::error::Error for ThrownException {}

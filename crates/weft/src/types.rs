@@ -17,6 +17,10 @@ pub enum HeapType {
     NoFunc,
     /// `noextern`: the bottom extern type.
     NoExtern,
+    /// `exn`: any exception.
+    Exn,
+    /// `noexn`: the bottom exception type.
+    NoExn,
     /// The functions of one function type: `(ref $t)`.
     ConcreteFunc(FuncType),
 }
@@ -31,6 +35,8 @@ impl HeapType {
             WasmHeapType::Extern => HeapType::Extern,
             WasmHeapType::NoFunc => HeapType::NoFunc,
             WasmHeapType::NoExtern => HeapType::NoExtern,
+            WasmHeapType::Exn => HeapType::Exn,
+            WasmHeapType::NoExn => HeapType::NoExn,
             WasmHeapType::ConcreteFunc(EngineOrModuleTypeIndex::Engine(i)) => {
                 match FuncType::from_shared_index(engine, VMSharedTypeIndex(i)) {
                     Some(ty) => HeapType::ConcreteFunc(ty),
@@ -46,6 +52,8 @@ impl HeapType {
             HeapType::Extern => WasmHeapType::Extern,
             HeapType::NoFunc => WasmHeapType::NoFunc,
             HeapType::NoExtern => WasmHeapType::NoExtern,
+            HeapType::Exn => WasmHeapType::Exn,
+            HeapType::NoExn => WasmHeapType::NoExn,
             HeapType::ConcreteFunc(ty) => {
                 WasmHeapType::ConcreteFunc(EngineOrModuleTypeIndex::Engine(ty.registered.index.0))
             }
@@ -57,7 +65,11 @@ impl HeapType {
     }
     /// Whether this is an extern heap type.
     pub fn is_extern(&self) -> bool {
-        !self.is_func()
+        matches!(self, HeapType::Extern | HeapType::NoExtern)
+    }
+    /// Whether this is an exception heap type.
+    pub fn is_exn(&self) -> bool {
+        matches!(self, HeapType::Exn | HeapType::NoExn)
     }
     /// Whether this is a concrete (indexed) type.
     pub fn is_concrete(&self) -> bool {
@@ -83,6 +95,8 @@ impl fmt::Display for HeapType {
             HeapType::Extern => f.write_str("extern"),
             HeapType::NoFunc => f.write_str("nofunc"),
             HeapType::NoExtern => f.write_str("noextern"),
+            HeapType::Exn => f.write_str("exn"),
+            HeapType::NoExn => f.write_str("noexn"),
             HeapType::ConcreteFunc(ty) => ty.fmt(f),
         }
     }
@@ -396,6 +410,10 @@ impl FuncType {
         })
     }
     /// The canonical type.
+    /// The engine-wide canonical id of the type.
+    pub(crate) fn type_index(&self) -> u32 {
+        self.registered.index.0
+    }
     pub(crate) fn as_wasm(&self) -> &WasmFuncType {
         &self.ty
     }
@@ -594,6 +612,32 @@ impl fmt::Display for MemoryType {
     }
 }
 
+/// The type of an exception tag: a function type whose parameters are the
+/// exception's payload and whose results are empty.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct TagType {
+    ty: FuncType,
+}
+
+impl TagType {
+    /// The tag type with the parameters of `ty` as payload. Tags of
+    /// WebAssembly 3.0 have no results; a tag made from a type with results
+    /// is refused by [`crate::Tag::new`].
+    pub fn new(ty: FuncType) -> TagType {
+        TagType { ty }
+    }
+    /// The function type of the tag.
+    pub fn ty(&self) -> &FuncType {
+        &self.ty
+    }
+}
+
+impl fmt::Display for TagType {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "(tag {})", self.ty)
+    }
+}
+
 /// The type of an import or export.
 #[derive(Debug, Clone)]
 pub enum ExternType {
@@ -605,9 +649,18 @@ pub enum ExternType {
     Table(TableType),
     /// A memory.
     Memory(MemoryType),
+    /// An exception tag.
+    Tag(TagType),
 }
 
 impl ExternType {
+    /// The tag type, if this is one.
+    pub fn tag(&self) -> Option<&TagType> {
+        match self {
+            ExternType::Tag(t) => Some(t),
+            _ => None,
+        }
+    }
     /// The function type, if this is one.
     pub fn func(&self) -> Option<&FuncType> {
         match self {
@@ -649,6 +702,7 @@ impl ExternType {
             weft_environ::EntityType::Global(g) => {
                 ExternType::Global(GlobalType::from_wasm(engine, &module.canonical_global(g)))
             }
+            weft_environ::EntityType::Tag(i) => ExternType::Tag(TagType::new(module.func_type(*i))),
         }
     }
     pub(crate) fn desc(&self) -> &'static str {
@@ -657,6 +711,7 @@ impl ExternType {
             ExternType::Global(_) => "global",
             ExternType::Table(_) => "table",
             ExternType::Memory(_) => "memory",
+            ExternType::Tag(_) => "tag",
         }
     }
 }
@@ -668,6 +723,7 @@ impl fmt::Display for ExternType {
             ExternType::Global(t) => t.fmt(f),
             ExternType::Table(t) => t.fmt(f),
             ExternType::Memory(t) => t.fmt(f),
+            ExternType::Tag(t) => t.fmt(f),
         }
     }
 }

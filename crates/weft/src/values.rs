@@ -24,6 +24,8 @@ pub enum Val {
     FuncRef(Option<Func>),
     /// An extern reference.
     ExternRef(Option<Rooted<ExternRef>>),
+    /// An exception reference.
+    ExnRef(Option<Rooted<ExnRef>>),
 }
 
 /// A 128-bit vector value.
@@ -90,6 +92,7 @@ impl From<Ref> for Val {
         match r {
             Ref::Func(f) => Val::FuncRef(f),
             Ref::Extern(e) => Val::ExternRef(e),
+            Ref::Exn(e) => Val::ExnRef(e),
         }
     }
 }
@@ -140,6 +143,8 @@ impl Val {
             Val::FuncRef(None) => ValType::NULLFUNCREF,
             Val::ExternRef(Some(_)) => ValType::Ref(RefType::new(false, HeapType::Extern)),
             Val::ExternRef(None) => ValType::NULLEXTERNREF,
+            Val::ExnRef(Some(_)) => ValType::Ref(RefType::new(false, HeapType::Exn)),
+            Val::ExnRef(None) => ValType::Ref(RefType::new(true, HeapType::NoExn)),
         }
     }
     /// Whether the value is of type `ty`.
@@ -164,6 +169,14 @@ impl Val {
             Val::FuncRef(None) => ty.is_nullable() && ty.heap_type().is_func(),
             Val::ExternRef(Some(_)) => matches!(ty.heap_type(), HeapType::Extern),
             Val::ExternRef(None) => ty.is_nullable() && ty.heap_type().is_extern(),
+            Val::ExnRef(Some(e)) => {
+                store.check(e.store, "exception reference")?;
+                if e.index >= store.objects.num_exceptions() {
+                    crate::bail!("exception reference to no exception of the store");
+                }
+                matches!(ty.heap_type(), HeapType::Exn)
+            }
+            Val::ExnRef(None) => ty.is_nullable() && ty.heap_type().is_exn(),
             _ => false,
         })
     }
@@ -209,6 +222,13 @@ impl Val {
             _ => None,
         }
     }
+    /// The exception reference, if this is one.
+    pub fn exn_ref(&self) -> Option<Option<&Rooted<ExnRef>>> {
+        match self {
+            Val::ExnRef(e) => Some(e.as_ref()),
+            _ => None,
+        }
+    }
     /// The extern reference, if this is one.
     pub fn extern_ref(&self) -> Option<Option<&Rooted<ExternRef>>> {
         match self {
@@ -221,6 +241,7 @@ impl Val {
         match self {
             Val::FuncRef(f) => Some(Ref::Func(f)),
             Val::ExternRef(e) => Some(Ref::Extern(e)),
+            Val::ExnRef(e) => Some(Ref::Exn(e)),
             _ => None,
         }
     }
@@ -234,13 +255,14 @@ impl Val {
             (Val::F32(v), ValType::F32) => ValRaw::f32(*v),
             (Val::F64(v), ValType::F64) => ValRaw::f64(*v),
             (Val::V128(v), ValType::V128) => ValRaw::v128(v.0),
-            (Val::FuncRef(_) | Val::ExternRef(_), ValType::Ref(r)) => {
+            (Val::FuncRef(_) | Val::ExternRef(_) | Val::ExnRef(_), ValType::Ref(r)) => {
                 if !self.ref_matches(store, r)? {
                     crate::bail!("type mismatch: expected {ty}, found {}", describe(store, self));
                 }
                 match self {
                     Val::FuncRef(Some(f)) => ValRaw::word(store.func_ref(f)?.to_word()),
                     Val::ExternRef(Some(e)) => ValRaw::word(store.externref_word(e)?),
+                    Val::ExnRef(Some(e)) => ValRaw::word(e.index + 1),
                     _ => ValRaw::word(0),
                 }
             }
@@ -280,6 +302,8 @@ pub enum Ref {
     Func(Option<Func>),
     /// An extern reference.
     Extern(Option<Rooted<ExternRef>>),
+    /// An exception reference.
+    Exn(Option<Rooted<ExnRef>>),
 }
 
 impl From<Func> for Ref {
@@ -308,13 +332,15 @@ impl Ref {
     pub fn null(heap_type: &HeapType) -> Ref {
         if heap_type.is_func() {
             Ref::Func(None)
+        } else if heap_type.is_exn() {
+            Ref::Exn(None)
         } else {
             Ref::Extern(None)
         }
     }
     /// Whether this is null.
     pub fn is_null(&self) -> bool {
-        matches!(self, Ref::Func(None) | Ref::Extern(None))
+        matches!(self, Ref::Func(None) | Ref::Extern(None) | Ref::Exn(None))
     }
     /// Whether this is not null.
     pub fn is_non_null(&self) -> bool {
@@ -349,6 +375,12 @@ impl Ref {
     pub(crate) fn from_word(store: &StoreOpaque, word: usize, heap_type: &HeapType) -> Ref {
         if heap_type.is_func() {
             Ref::Func(FuncRefPtr::from_word(word).map(|p| Func::from_store_index(store.id(), p.store_index())))
+        } else if heap_type.is_exn() {
+            Ref::Exn((word != 0).then(|| Rooted {
+                store: store.id(),
+                index: word - 1,
+                _marker: PhantomData,
+            }))
         } else if word == 0 {
             Ref::Extern(None)
         } else {
@@ -443,6 +475,55 @@ impl Rooted<ExternRef> {
 impl From<Option<Func>> for Val {
     fn from(v: Option<Func>) -> Val {
         Val::FuncRef(v)
+    }
+}
+
+impl From<Option<Rooted<ExnRef>>> for Val {
+    fn from(v: Option<Rooted<ExnRef>>) -> Val {
+        Val::ExnRef(v)
+    }
+}
+
+/// A thrown exception, caught by wasm with `catch_ref` or `catch_all_ref`
+/// and handed to the host as an `exnref`. Weft keeps every exception of a
+/// store until the store is dropped.
+#[derive(Debug)]
+pub struct ExnRef {
+    _private: (),
+}
+
+impl Rooted<ExnRef> {
+    /// The tag the exception was thrown with.
+    pub fn tag(&self, store: impl AsContext) -> crate::Result<crate::Tag> {
+        let store = store.as_context();
+        let opaque = store.0.opaque();
+        opaque.check(self.store, "exception reference")?;
+        let (tag, _) = opaque
+            .objects
+            .exception(self.index + 1)
+            .ok_or_else(|| crate::format_err!("no such exception in the store"))?;
+        Ok(crate::Tag {
+            store: self.store,
+            id: tag,
+        })
+    }
+
+    /// The exception's payload, one value per parameter of its tag's type.
+    pub fn fields(&self, store: impl AsContext) -> crate::Result<Vec<Val>> {
+        let store = store.as_context();
+        let opaque = store.0.opaque();
+        opaque.check(self.store, "exception reference")?;
+        let (tag, values) = opaque
+            .objects
+            .exception(self.index + 1)
+            .ok_or_else(|| crate::format_err!("no such exception in the store"))?;
+        let ty = opaque.tag_type(tag);
+        Ok(ty
+            .ty()
+            .params()
+            .zip(values)
+            .map(|(t, raw)| Val::from_raw(opaque, raw, &t))
+            .collect())
     }
 }
 

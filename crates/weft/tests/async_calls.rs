@@ -289,3 +289,39 @@ fn an_infinite_loop_yielding_on_epochs_lets_other_tasks_run() -> Result<()> {
         Ok(())
     })
 }
+
+/// Exceptions work in async calls: one thrown and caught around a suspended
+/// async host call, and one escaping to the caller of `call_async`, which
+/// gets a `ThrownException` and can call again.
+#[test]
+fn exceptions_in_async_calls() -> Result<()> {
+    let engine = async_engine(|_| {});
+    let module = Module::new(
+        &engine,
+        wasm(
+            r#"(module
+            (import "host" "wait" (func $wait (param i32) (result i32)))
+            (tag $e (param i32))
+            (func $throw_after_wait (param i32) (throw $e (call $wait (local.get 0))))
+            (func (export "caught") (param i32) (result i32)
+                (block $h (result i32)
+                    (try_table (catch $e $h) (call $throw_after_wait (local.get 0)))
+                    (i32.const -1)))
+            (func (export "escapes") (param i32) (call $throw_after_wait (local.get 0))))"#,
+        ),
+    )?;
+    let mut store = Store::new(&engine, ());
+    let linker = host_linker(&engine);
+    let instance = block_on(linker.instantiate_async(&mut store, &module))?;
+    let caught = instance.get_typed_func::<i32, i32>(&mut store, "caught")?;
+    assert_eq!(block_on(caught.call_async(&mut store, 3))?, 30);
+    let escapes = instance.get_typed_func::<i32, ()>(&mut store, "escapes")?;
+    let err = block_on(escapes.call_async(&mut store, 2)).unwrap_err();
+    assert!(
+        err.chain().any(|e| e.downcast_ref::<ThrownException>().is_some()),
+        "{err:#}"
+    );
+    assert_eq!(block_on(caught.call_async(&mut store, 1))?, 10);
+    assert_eq!(engine.async_stacks_in_use(), 0);
+    Ok(())
+}

@@ -316,3 +316,48 @@ fn concrete_function_reference_types() -> Result<()> {
     assert_eq!(results[0].i32(), Some(42));
     Ok(())
 }
+
+/// Function types in an explicit recursion group are distinct from each
+/// other and from alike types outside the group: `call_indirect` tells them
+/// apart, and the same group in another module gives the same types.
+#[test]
+fn recursion_groups_of_function_types() {
+    let engine = Engine::default();
+    let mut store = Store::new(&engine, ());
+    let module = Module::new(
+        &engine,
+        r#"(module
+            (rec (type $a (func (result i32))) (type $b (func (result i32))))
+            (type $c (func (result i32)))
+            (func $fa (type $a) (i32.const 1))
+            (func $fb (type $b) (i32.const 2))
+            (func $fc (type $c) (i32.const 3))
+            (table (export "t") funcref (elem $fa $fb $fc))
+            (func (export "call_a") (param i32) (result i32) (call_indirect (type $a) (local.get 0))))"#,
+    )
+    .unwrap();
+    let instance = Instance::new(&mut store, &module, &[]).unwrap();
+    let call_a = instance.get_typed_func::<i32, i32>(&mut store, "call_a").unwrap();
+    assert_eq!(call_a.call(&mut store, 0).unwrap(), 1);
+    for wrong in [1, 2] {
+        let err = call_a.call(&mut store, wrong).unwrap_err();
+        assert_eq!(err.downcast_ref::<Trap>(), Some(&Trap::BadSignature), "{err:#}");
+    }
+    // Another module with the same group calls the first one's `$b` as its
+    // own `$b`.
+    let other = Module::new(
+        &engine,
+        r#"(module
+            (rec (type $a (func (result i32))) (type $b (func (result i32))))
+            (import "m" "t" (table 3 funcref))
+            (func (export "call_b") (param i32) (result i32) (call_indirect (type $b) (local.get 0))))"#,
+    )
+    .unwrap();
+    let table = instance.get_table(&mut store, "t").unwrap();
+    let other = Instance::new(&mut store, &other, &[table.into()]).unwrap();
+    let call_b = other.get_typed_func::<i32, i32>(&mut store, "call_b").unwrap();
+    assert_eq!(call_b.call(&mut store, 1).unwrap(), 2);
+    assert!(call_b.call(&mut store, 0).is_err());
+    // Groups with anything but final function types stay unsupported.
+    assert!(Module::new(&engine, r#"(module (rec (type (struct)) (type (func))))"#).is_err());
+}

@@ -79,6 +79,7 @@ impl<'p, 'a> Inliner<'p, 'a> {
                     EntityIndex::Table(_) => CoreItemKind::Table,
                     EntityIndex::Memory(_) => CoreItemKind::Memory,
                     EntityIndex::Global(_) => CoreItemKind::Global,
+                    EntityIndex::Tag(_) => CoreItemKind::Tag,
                 };
                 Ok((Some(entity), kind))
             }
