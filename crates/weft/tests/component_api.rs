@@ -1509,3 +1509,57 @@ fn post_return_and_realloc_may_not_leave_through_adapters() -> weft::Result<()> 
     }
     Ok(())
 }
+
+/// A canonical ABI trap raised by the runtime (here `resource.drop` of a
+/// handle that does not exist) leaves the instance unenterable, as a core
+/// wasm trap does; a host function's error does not.
+#[test]
+fn runtime_raised_traps_poison_the_instance() -> weft::Result<()> {
+    let engine = Engine::default();
+    let c = component(
+        &engine,
+        r#"(component
+            (import "fail" (func $fail))
+            (type $r (resource (rep i32)))
+            (core func $drop (canon resource.drop $r))
+            (core func $fail' (canon lower (func $fail)))
+            (core module $m
+                (import "" "drop" (func $drop (param i32)))
+                (import "" "fail" (func $fail))
+                (func (export "bad-drop") (call $drop (i32.const 42)))
+                (func (export "host-error") (call $fail))
+                (func (export "ok") (result i32) (i32.const 7)))
+            (core instance $i (instantiate $m (with "" (instance (export "drop" (func $drop)) (export "fail" (func $fail'))))))
+            (func (export "bad-drop") (canon lift (core func $i "bad-drop")))
+            (func (export "host-error") (canon lift (core func $i "host-error")))
+            (func (export "ok") (result u32) (canon lift (core func $i "ok"))))"#,
+    );
+    let mut linker = Linker::<()>::new(&engine);
+    linker
+        .root()
+        .func_new("fail", |_, _, _| weft::bail!("the host says no"))?;
+    let mut store = Store::new(&engine, ());
+    let instance = linker.instantiate(&mut store, &c)?;
+    let call = |store: &mut Store<()>, name: &str| {
+        let f = instance.get_func(&mut *store, name).expect(name);
+        let mut out = vec![Val::Bool(false); if name == "ok" { 1 } else { 0 }];
+        f.call(&mut *store, &[], &mut out)
+    };
+    let err = call(&mut store, "host-error").unwrap_err();
+    assert!(format!("{err:#}").contains("the host says no"), "{err:#}");
+    call(&mut store, "ok")?;
+    let err = call(&mut store, "bad-drop").unwrap_err();
+    assert!(format!("{err:#}").contains("canonical ABI trap"), "{err:#}");
+    let err = call(&mut store, "ok").unwrap_err();
+    assert!(
+        format!("{err:#}").contains("cannot enter component instance"),
+        "{err:#}"
+    );
+    // A fresh instance in the same store works.
+    let again = linker.instantiate(&mut store, &c)?;
+    let ok = again.get_func(&mut store, "ok").expect("ok");
+    let mut out = [Val::Bool(false)];
+    ok.call(&mut store, &[], &mut out)?;
+    assert_eq!(out[0], Val::U32(7));
+    Ok(())
+}

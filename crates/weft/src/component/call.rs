@@ -28,7 +28,9 @@ impl<T: 'static> LowerMemory for StoreMemory<'_, '_, T> {
 
     fn realloc(&mut self, old_ptr: u32, old_size: u32, align: u32, new_size: u32) -> crate::Result<u32> {
         let Some(realloc) = self.realloc else {
-            crate::bail!("canonical ABI trap: a value needs memory, but the canonical options have no `realloc`");
+            return Err(crate::component::trap(
+                "a value needs memory, but the canonical options have no `realloc`",
+            ));
         };
         let args = [old_ptr, old_size, align, new_size].map(|v| crate::Val::I32(v as i32));
         let mut result = [crate::Val::I32(0)];
@@ -46,7 +48,7 @@ impl<T: 'static> LowerMemory for StoreMemory<'_, '_, T> {
 /// Traps unless the component instance `at` may call out.
 pub(crate) fn check_may_leave<T>(store: &StoreContextMut<'_, T>, at: FlagsRef) -> crate::Result<()> {
     if !store.0.opaque().components.flags(at)?.may_leave {
-        crate::bail!("canonical ABI trap: cannot leave component instance");
+        return Err(crate::component::trap("cannot leave component instance"));
     }
     Ok(())
 }
@@ -89,12 +91,12 @@ pub(crate) fn drop_handle<T: 'static>(
             let reentering = from != Some(at);
             if reentering {
                 if !store.0.opaque().components.flags(at)?.may_enter {
-                    crate::bail!("canonical ABI trap: cannot enter component instance");
+                    return Err(crate::component::trap("cannot enter component instance"));
                 }
                 set_may_enter(store, at, false)?;
             }
             let r = dtor.call(&mut *store, &[crate::Val::I32(h.rep as i32)], &mut []);
-            if reentering && !matches!(&r, Err(e) if e.downcast_ref::<crate::Trap>().is_some()) {
+            if reentering && !matches!(&r, Err(e) if crate::component::is_trap(e)) {
                 set_may_enter(store, at, true)?;
             }
             r
@@ -352,7 +354,7 @@ fn call_lifted_in<T: 'static>(
     }
     let flags = f.options.flags;
     if !store.0.opaque().components.flags(flags)?.may_enter {
-        crate::bail!("canonical ABI trap: cannot enter component instance");
+        return Err(crate::component::trap("cannot enter component instance"));
     }
     let abi_options = AbiOptions {
         is_async: f.options.is_async,
@@ -393,7 +395,7 @@ fn call_lifted_in<T: 'static>(
     if let Err(e) = called {
         // A trapped instance is not entered again until it is re-made; a
         // host error leaves it as it was.
-        if e.downcast_ref::<crate::Trap>().is_none() {
+        if !crate::component::is_trap(&e) {
             set_may_enter(store, flags, true)?;
         }
         return Err(e);
@@ -419,7 +421,9 @@ fn call_lifted_in<T: 'static>(
             .get(scope)
             .is_some_and(|c| c.num_borrows != 0)
         {
-            crate::bail!("canonical ABI trap: borrow handles still remain at the end of the call");
+            return Err(crate::component::trap(
+                "borrow handles still remain at the end of the call",
+            ));
         }
         lift_resources(store, types, &result_tys, &mut v, flags, scope)?;
         Ok(v)
@@ -436,7 +440,7 @@ fn call_lifted_in<T: 'static>(
         let r = post_return.call(&mut *store, &core_results, &mut []);
         set_may_leave(store, flags, true)?;
         if let Err(e) = r {
-            if e.downcast_ref::<crate::Trap>().is_none() {
+            if !crate::component::is_trap(&e) {
                 set_may_enter(store, flags, true)?;
             }
             return Err(e);

@@ -10,6 +10,7 @@
 
 use super::resources::{Handle, ResourceAny, ResourceKind, ResourceType};
 use super::store::{CallScope, ComponentStore, FlagsRef};
+use super::trap;
 use super::Val;
 use crate::StoreContextMut;
 use weft_environ::component::{ComponentTypes, DefinedType, InterfaceType, TypeResourceIndex};
@@ -70,10 +71,6 @@ pub(crate) fn for_each_resource(
         }
         _ => Ok(()),
     }
-}
-
-fn trap(message: impl std::fmt::Display) -> crate::Error {
-    crate::format_err!("canonical ABI trap: {message}")
 }
 
 /// Moves the resources of `vals` (lifted from the component instance `from`

@@ -481,7 +481,7 @@ fn run_step<T: 'static>(
                     let handles = store.0.opaque_mut().components.handles(at)?;
                     let h = handles.get_of(index, ty)?;
                     if h.num_lends != 0 {
-                        crate::bail!("canonical ABI trap: cannot drop a resource handle that is lent out");
+                        return Err(crate::component::trap("cannot drop a resource handle that is lent out"));
                     }
                     handles.remove(index)?;
                     drop_handle(store, h, Some(at))?;
@@ -633,7 +633,7 @@ fn lowered_func<T: 'static>(
             crate::bail!("function type {} not found", ty.0);
         };
         if !store.0.opaque().components.flags(options.flags)?.may_leave {
-            crate::bail!("canonical ABI trap: cannot leave component instance");
+            return Err(crate::component::trap("cannot leave component instance"));
         }
         let scope = enter_call(&mut store);
         if options.is_async {

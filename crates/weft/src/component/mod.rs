@@ -181,9 +181,30 @@ pub struct LowerContext<'a> {
     pub encoding: StringEncoding,
 }
 
+/// A trap of the canonical ABI raised by the runtime (not by core wasm):
+/// its message reads "canonical ABI trap: ...". Like a core [`crate::Trap`],
+/// it leaves the component instances it was raised in unenterable.
+#[derive(Debug)]
+pub(crate) struct AbiTrap(String);
+
+impl std::fmt::Display for AbiTrap {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "canonical ABI trap: {}", self.0)
+    }
+}
+
+impl std::error::Error for AbiTrap {}
+
 /// A canonical ABI trap, as an error.
 pub(crate) fn trap(message: impl std::fmt::Display) -> crate::Error {
-    anyhow!("canonical ABI trap: {message}")
+    crate::Error::new(AbiTrap(message.to_string()))
+}
+
+/// Whether `e` is a trap (of core wasm or of the canonical ABI), after
+/// which the instance it left may not be entered again; other errors (a
+/// host function's) leave it enterable.
+pub(crate) fn is_trap(e: &crate::Error) -> bool {
+    e.downcast_ref::<crate::Trap>().is_some() || e.downcast_ref::<AbiTrap>().is_some()
 }
 
 /// A value that does not have the type it is lifted or lowered as.

@@ -7,6 +7,7 @@
 //! is lent out, a borrow left at the end of a call) is a trap. The host has
 //! one table per store for the `own` and `borrow` values it holds.
 
+use super::trap;
 use std::any::TypeId;
 use std::marker::PhantomData;
 
@@ -61,10 +62,6 @@ pub(crate) struct Handle {
 pub(crate) struct HandleTable {
     slots: Vec<Option<Handle>>,
     free: Vec<u32>,
-}
-
-fn trap(message: impl std::fmt::Display) -> crate::Error {
-    crate::format_err!("canonical ABI trap: {message}")
 }
 
 impl HandleTable {

@@ -92,11 +92,11 @@ pub(crate) fn instantiate<T: 'static>(
                     let mut store = c.as_context_mut();
                     let components = &mut store.0.opaque_mut().components;
                     if !components.flags(from)?.may_leave {
-                        crate::bail!("canonical ABI trap: cannot leave component instance");
+                        return Err(crate::component::trap("cannot leave component instance"));
                     }
                     let flags = components.flags_mut(to)?;
                     if !flags.may_enter {
-                        crate::bail!("canonical ABI trap: cannot enter component instance");
+                        return Err(crate::component::trap("cannot enter component instance"));
                     }
                     flags.may_enter = false;
                     // The call is a task of the callee (its `context.*`
