@@ -22,9 +22,9 @@ use std::collections::HashMap;
 use std::hash::Hash;
 use std::sync::Mutex;
 use weft_environ::component::types::{
-    AbstractResourceIndex, AnyType, Case, ComponentType, ComponentTypes, DefinedType, Field, FuncType, InstanceType,
-    InterfaceType, ItemType, ModuleType, ResourceType, TypeComponentIndex, TypeDefinedIndex, TypeFuncIndex,
-    TypeInstanceIndex, TypeModuleIndex, TypeResourceIndex,
+    AbstractResourceIndex, AnyType, ComponentType, ComponentTypes, DefinedType, FuncType, InstanceType, InterfaceType,
+    ItemType, ModuleType, ResourceType, TypeComponentIndex, TypeDefinedIndex, TypeFuncIndex, TypeInstanceIndex,
+    TypeModuleIndex, TypeResourceIndex,
 };
 
 /// A hash-consing table whose entries count their references.
@@ -200,38 +200,7 @@ impl Mapper<'_> {
         let Some(def) = self.local.defined(d).cloned() else {
             return d;
         };
-        let def = match def {
-            DefinedType::Record(fields) => DefinedType::Record(
-                fields
-                    .iter()
-                    .map(|f| Field {
-                        name: f.name.clone(),
-                        ty: self.value(f.ty),
-                    })
-                    .collect(),
-            ),
-            DefinedType::Variant(cases) => DefinedType::Variant(
-                cases
-                    .iter()
-                    .map(|c| Case {
-                        name: c.name.clone(),
-                        ty: c.ty.map(|t| self.value(t)),
-                    })
-                    .collect(),
-            ),
-            DefinedType::List(t) => DefinedType::List(self.value(t)),
-            DefinedType::FixedLengthList(t, n) => DefinedType::FixedLengthList(self.value(t), n),
-            DefinedType::Tuple(ts) => DefinedType::Tuple(ts.iter().map(|t| self.value(*t)).collect()),
-            DefinedType::Map(k, v) => DefinedType::Map(self.value(k), self.value(v)),
-            DefinedType::Option(t) => DefinedType::Option(self.value(t)),
-            DefinedType::Stream(t) => DefinedType::Stream(t.map(|t| self.value(t))),
-            DefinedType::Future(t) => DefinedType::Future(t.map(|t| self.value(t))),
-            DefinedType::Result { ok, err } => DefinedType::Result {
-                ok: ok.map(|t| self.value(t)),
-                err: err.map(|t| self.value(t)),
-            },
-            flags_or_enum @ (DefinedType::Flags(_) | DefinedType::Enum(_)) => flags_or_enum,
-        };
+        let def = def.map_types(&mut |t| self.value(t));
         let id = TypeDefinedIndex(self.inner.defined.acquire(def));
         self.ids.defined[i] = id;
         self.done[0][i] = true;
@@ -443,6 +412,7 @@ impl ComponentTypeRegistry {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use weft_environ::component::types::Field;
 
     fn record(types: &mut ComponentTypes, field: InterfaceType) -> TypeDefinedIndex {
         types.intern_defined(DefinedType::Record(

@@ -147,6 +147,44 @@ pub enum DefinedType {
     Future(Option<InterfaceType>),
 }
 
+impl DefinedType {
+    /// This type with `f` applied to each value type it names directly.
+    pub fn map_types(&self, f: &mut impl FnMut(InterfaceType) -> InterfaceType) -> DefinedType {
+        match self {
+            DefinedType::Record(fields) => DefinedType::Record(
+                fields
+                    .iter()
+                    .map(|field| Field {
+                        name: field.name.clone(),
+                        ty: f(field.ty),
+                    })
+                    .collect(),
+            ),
+            DefinedType::Variant(cases) => DefinedType::Variant(
+                cases
+                    .iter()
+                    .map(|c| Case {
+                        name: c.name.clone(),
+                        ty: c.ty.map(&mut *f),
+                    })
+                    .collect(),
+            ),
+            DefinedType::List(t) => DefinedType::List(f(*t)),
+            DefinedType::FixedLengthList(t, n) => DefinedType::FixedLengthList(f(*t), *n),
+            DefinedType::Tuple(ts) => DefinedType::Tuple(ts.iter().map(|t| f(*t)).collect()),
+            DefinedType::Map(k, v) => DefinedType::Map(f(*k), f(*v)),
+            DefinedType::Option(t) => DefinedType::Option(f(*t)),
+            DefinedType::Result { ok, err } => DefinedType::Result {
+                ok: ok.map(&mut *f),
+                err: err.map(&mut *f),
+            },
+            DefinedType::Stream(t) => DefinedType::Stream(t.map(&mut *f)),
+            DefinedType::Future(t) => DefinedType::Future(t.map(&mut *f)),
+            flags_or_enum @ (DefinedType::Flags(_) | DefinedType::Enum(_)) => flags_or_enum.clone(),
+        }
+    }
+}
+
 /// A component function type.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct FuncType {
@@ -443,38 +481,7 @@ impl ComponentTypes {
             InterfaceType::Borrow(r) => InterfaceType::Borrow(map.get(&r).copied().unwrap_or(r)),
             InterfaceType::Defined(d) => {
                 let Some(def) = self.defined(d).cloned() else { return ty };
-                let def = match def {
-                    DefinedType::Record(fields) => DefinedType::Record(
-                        fields
-                            .iter()
-                            .map(|f| Field {
-                                name: f.name.clone(),
-                                ty: sub(f.ty, self),
-                            })
-                            .collect(),
-                    ),
-                    DefinedType::Variant(cases) => DefinedType::Variant(
-                        cases
-                            .iter()
-                            .map(|c| Case {
-                                name: c.name.clone(),
-                                ty: c.ty.map(|t| sub(t, self)),
-                            })
-                            .collect(),
-                    ),
-                    DefinedType::List(t) => DefinedType::List(sub(t, self)),
-                    DefinedType::FixedLengthList(t, n) => DefinedType::FixedLengthList(sub(t, self), n),
-                    DefinedType::Tuple(ts) => DefinedType::Tuple(ts.iter().map(|t| sub(*t, self)).collect()),
-                    DefinedType::Map(k, v) => DefinedType::Map(sub(k, self), sub(v, self)),
-                    DefinedType::Option(t) => DefinedType::Option(sub(t, self)),
-                    DefinedType::Result { ok, err } => DefinedType::Result {
-                        ok: ok.map(|t| sub(t, self)),
-                        err: err.map(|t| sub(t, self)),
-                    },
-                    DefinedType::Stream(t) => DefinedType::Stream(t.map(|t| sub(t, self))),
-                    DefinedType::Future(t) => DefinedType::Future(t.map(|t| sub(t, self))),
-                    flags_or_enum => flags_or_enum,
-                };
+                let def = def.map_types(&mut |t| sub(t, self));
                 InterfaceType::Defined(self.intern_defined(def))
             }
             primitive => primitive,

@@ -221,8 +221,30 @@ pub(crate) fn lower_results_to_core<T>(
         None
     };
     let flat_ty = abi::flatten_functype(types, ty, AbiOptions::default(), Context::Lower);
+    let lowered = lowering(store, types, options, |cx| {
+        lower_flat_values(cx, MAX_FLAT_RESULTS, out, &tys, out_param)
+    });
+    let flat = lowered?;
+    if flat.len() != results.len() || flat.len() != flat_ty.results.len() {
+        crate::bail!("the lowered results do not match the core signature");
+    }
+    for ((r, v), t) in results.iter_mut().zip(flat).zip(&flat_ty.results) {
+        *r = core_val(*t, v);
+    }
+    Ok(())
+}
+
+/// Runs `f` with a context that lowers into the memory of `options`, with
+/// the instance's `may_leave` cleared meanwhile (its `realloc` may not call
+/// out of it).
+fn lowering<T, R>(
+    store: &mut StoreContextMut<'_, T>,
+    types: &ComponentTypes,
+    options: &Options,
+    f: impl FnOnce(&mut LowerContext<'_>) -> crate::Result<R>,
+) -> crate::Result<R> {
     set_may_leave(store, options.flags, false)?;
-    let lowered = {
+    let result = {
         let mut memory = StoreMemory {
             store: &mut *store,
             memory: options.memory,
@@ -234,17 +256,10 @@ pub(crate) fn lower_results_to_core<T>(
             memory: &mut memory,
             encoding: options.encoding,
         };
-        lower_flat_values(&mut cx, MAX_FLAT_RESULTS, out, &tys, out_param)
+        f(&mut cx)
     };
     set_may_leave(store, options.flags, true)?;
-    let flat = lowered?;
-    if flat.len() != results.len() || flat.len() != flat_ty.results.len() {
-        crate::bail!("the lowered results do not match the core signature");
-    }
-    for ((r, v), t) in results.iter_mut().zip(flat).zip(&flat_ty.results) {
-        *r = core_val(*t, v);
-    }
-    Ok(())
+    result
 }
 
 /// The arguments and result pointer of a function lowered `async`: the
@@ -284,22 +299,9 @@ pub(crate) fn store_results_at<T>(
     out: &[Val],
 ) -> crate::Result<()> {
     let tys = result_types(ty);
-    set_may_leave(store, options.flags, false)?;
-    let stored = {
-        let mut memory = StoreMemory {
-            store: &mut *store,
-            memory: options.memory,
-            realloc: options.realloc,
-            flags: options.flags,
-        };
-        let mut cx = LowerContext {
-            types,
-            memory: &mut memory,
-            encoding: options.encoding,
-        };
-        lower_flat_values(&mut cx, 0, out, &tys, Some(ptr))
-    };
-    set_may_leave(store, options.flags, true)?;
+    let stored = lowering(store, types, options, |cx| {
+        lower_flat_values(cx, 0, out, &tys, Some(ptr))
+    });
     stored.map(drop)
 }
 

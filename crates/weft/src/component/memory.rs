@@ -498,30 +498,107 @@ pub(crate) fn store_string_into_range(cx: &mut LowerContext<'_>, s: &str) -> Res
         Ok(n) if n <= MAX_STRING_BYTE_LENGTH => n,
         _ => return Err(trap(format_args!("string of {} bytes is too long", s.len()))),
     };
-    match cx.encoding {
-        // `store_string_copy(cx, src, src_code_units, 1, 1, 'utf-8')`
-        StringEncoding::Utf8 => {
-            let ptr = realloc(cx, 0, 0, 1, units)?;
-            write(cx.memory.memory(), ptr, s.as_bytes())?;
-            Ok((ptr, units))
-        }
-        StringEncoding::Utf16 => store_utf8_to_utf16(cx, s, units),
-        StringEncoding::Latin1Utf16 => store_string_to_latin1_or_utf16(cx, s, units),
+    store_string(cx, s, StringEncoding::Utf8, units)
+}
+
+/// The encodings a string's code units can be in.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Simple {
+    Utf8,
+    Utf16,
+    Latin1,
+}
+
+fn write_at(cx: &mut LowerContext<'_>, ptr: u32, bytes: &[u8]) -> crate::Result<()> {
+    let len = u32::try_from(bytes.len()).map_err(|_| trap("write larger than the address space"))?;
+    let memory = cx.memory.memory();
+    let r = range(memory.len(), ptr, len)?;
+    if let Some(dst) = memory.get_mut(r) {
+        dst.copy_from_slice(bytes);
     }
+    Ok(())
 }
 
 fn utf16_bytes(s: &str) -> Vec<u8> {
     s.encode_utf16().flat_map(u16::to_le_bytes).collect()
 }
 
-/// `store_utf8_to_utf16`. `units <= MAX_STRING_BYTE_LENGTH`, so the
-/// products below do not overflow.
-fn store_utf8_to_utf16(cx: &mut LowerContext<'_>, s: &str, units: u32) -> Result<(u32, u32)> {
-    let worst_case_size = 2 * units;
+/// `store_string_into_range` of CanonicalABI.md for the string `s` whose
+/// source was in `src_encoding` with `src_tagged_code_units` code units
+/// (a host string is UTF-8, its byte length the code units); allocates
+/// with the destination's `realloc`, returns the pointer and the (tagged)
+/// number of code units.
+pub(crate) fn store_string(
+    cx: &mut LowerContext<'_>,
+    s: &str,
+    src_encoding: StringEncoding,
+    src_tagged_code_units: u32,
+) -> crate::Result<(u32, u32)> {
+    let (simple, units) = match src_encoding {
+        StringEncoding::Latin1Utf16 if src_tagged_code_units & UTF16_TAG != 0 => {
+            (Simple::Utf16, src_tagged_code_units ^ UTF16_TAG)
+        }
+        StringEncoding::Latin1Utf16 => (Simple::Latin1, src_tagged_code_units),
+        StringEncoding::Utf16 => (Simple::Utf16, src_tagged_code_units),
+        StringEncoding::Utf8 => (Simple::Utf8, src_tagged_code_units),
+    };
+    match (cx.encoding, simple) {
+        (StringEncoding::Utf8, Simple::Utf8) => copy(cx, s.as_bytes(), units, 1, 1),
+        (StringEncoding::Utf8, Simple::Utf16) => to_utf8(cx, s, units, units.saturating_mul(3)),
+        (StringEncoding::Utf8, Simple::Latin1) => to_utf8(cx, s, units, units.saturating_mul(2)),
+        (StringEncoding::Utf16, Simple::Utf8) => utf8_to_utf16(cx, s, units),
+        (StringEncoding::Utf16, _) => copy(cx, &utf16_bytes(s), units, 2, 2),
+        (StringEncoding::Latin1Utf16, Simple::Latin1) => {
+            let latin1: Vec<u8> = s.chars().map(|c| u32::from(c) as u8).collect();
+            copy(cx, &latin1, units, 1, 2)
+        }
+        (StringEncoding::Latin1Utf16, Simple::Utf16) if src_encoding == StringEncoding::Latin1Utf16 => {
+            probably_utf16_to_latin1_or_utf16(cx, s, units)
+        }
+        (StringEncoding::Latin1Utf16, _) => to_latin1_or_utf16(cx, s, units),
+    }
+}
+
+/// `store_string_copy`.
+fn copy(
+    cx: &mut LowerContext<'_>,
+    encoded: &[u8],
+    units: u32,
+    unit_size: u32,
+    align: u32,
+) -> crate::Result<(u32, u32)> {
+    let byte_length = unit_size.saturating_mul(units);
+    let ptr = realloc(cx, 0, 0, align, byte_length)?;
+    write_at(cx, ptr, encoded)?;
+    Ok((ptr, units))
+}
+
+/// `store_string_to_utf8`.
+fn to_utf8(cx: &mut LowerContext<'_>, s: &str, units: u32, worst_case_size: u32) -> crate::Result<(u32, u32)> {
+    let mut ptr = realloc(cx, 0, 0, 1, units)?;
+    for (i, c) in s.chars().enumerate() {
+        if (c as u32) < 0x80 {
+            write_at(cx, ptr.saturating_add(i as u32), &[c as u8])?;
+            continue;
+        }
+        ptr = realloc(cx, ptr, units, 1, worst_case_size)?;
+        let encoded = s.as_bytes();
+        write_at(cx, ptr.saturating_add(i as u32), encoded.get(i..).unwrap_or_default())?;
+        let len = encoded.len() as u32;
+        if worst_case_size > len {
+            ptr = realloc(cx, ptr, worst_case_size, 1, len)?;
+        }
+        return Ok((ptr, len));
+    }
+    Ok((ptr, units))
+}
+
+/// `store_utf8_to_utf16`.
+fn utf8_to_utf16(cx: &mut LowerContext<'_>, s: &str, units: u32) -> crate::Result<(u32, u32)> {
+    let worst_case_size = units.saturating_mul(2);
     let mut ptr = realloc(cx, 0, 0, 2, worst_case_size)?;
     let encoded = utf16_bytes(s);
-    write(cx.memory.memory(), ptr, &encoded)?;
-    // `encoded.len() <= worst_case_size`.
+    write_at(cx, ptr, &encoded)?;
     let len = encoded.len() as u32;
     if len < worst_case_size {
         ptr = realloc(cx, ptr, worst_case_size, 2, len)?;
@@ -529,23 +606,22 @@ fn store_utf8_to_utf16(cx: &mut LowerContext<'_>, s: &str, units: u32) -> Result
     Ok((ptr, len / 2))
 }
 
-/// `store_string_to_latin1_or_utf16`, with the UTF-8 byte length as the
-/// source code units.
-fn store_string_to_latin1_or_utf16(cx: &mut LowerContext<'_>, s: &str, units: u32) -> Result<(u32, u32)> {
+/// `store_string_to_latin1_or_utf16`.
+fn to_latin1_or_utf16(cx: &mut LowerContext<'_>, s: &str, units: u32) -> crate::Result<(u32, u32)> {
     let mut ptr = realloc(cx, 0, 0, 2, units)?;
     let mut dst_byte_length = 0u32;
     for c in s.chars() {
         if let Ok(b) = u8::try_from(u32::from(c)) {
-            write(cx.memory.memory(), add(ptr, dst_byte_length)?, &[b])?;
+            write_at(cx, ptr.saturating_add(dst_byte_length), &[b])?;
             dst_byte_length += 1;
             continue;
         }
-        let worst_case_size = 2 * units;
+        let worst_case_size = units.saturating_mul(2);
         ptr = realloc(cx, ptr, units, 2, worst_case_size)?;
         // Inflate the Latin-1 prefix in place, back to front.
-        let mem = cx.memory.memory();
-        let r = range(mem.len(), ptr, worst_case_size)?;
-        if let Some(buf) = mem.get_mut(r) {
+        let memory = cx.memory.memory();
+        let r = range(memory.len(), ptr, worst_case_size)?;
+        if let Some(buf) = memory.get_mut(r) {
             for j in (0..dst_byte_length as usize).rev() {
                 let b = buf.get(j).copied().unwrap_or(0);
                 if let Some(pair) = buf.get_mut(2 * j..2 * j + 2) {
@@ -555,7 +631,7 @@ fn store_string_to_latin1_or_utf16(cx: &mut LowerContext<'_>, s: &str, units: u3
         }
         let encoded = utf16_bytes(s);
         let rest = encoded.get(2 * dst_byte_length as usize..).unwrap_or_default();
-        write(cx.memory.memory(), add(ptr, 2 * dst_byte_length)?, rest)?;
+        write_at(cx, ptr.saturating_add(2 * dst_byte_length), rest)?;
         let len = encoded.len() as u32;
         if worst_case_size > len {
             ptr = realloc(cx, ptr, worst_case_size, 2, len)?;
@@ -566,4 +642,21 @@ fn store_string_to_latin1_or_utf16(cx: &mut LowerContext<'_>, s: &str, units: u3
         ptr = realloc(cx, ptr, units, 2, dst_byte_length)?;
     }
     Ok((ptr, dst_byte_length))
+}
+
+/// `store_probably_utf16_to_latin1_or_utf16`.
+fn probably_utf16_to_latin1_or_utf16(cx: &mut LowerContext<'_>, s: &str, units: u32) -> crate::Result<(u32, u32)> {
+    let src_byte_length = units.saturating_mul(2);
+    let ptr = realloc(cx, 0, 0, 2, src_byte_length)?;
+    let encoded = utf16_bytes(s);
+    write_at(cx, ptr, &encoded)?;
+    let len = encoded.len() as u32;
+    if s.chars().any(|c| u32::from(c) >= 0x100) {
+        return Ok((ptr, (len / 2) | UTF16_TAG));
+    }
+    let latin1_size = len / 2;
+    let latin1: Vec<u8> = s.chars().map(|c| u32::from(c) as u8).collect();
+    write_at(cx, ptr, &latin1)?;
+    let ptr = realloc(cx, ptr, src_byte_length, 1, latin1_size)?;
+    Ok((ptr, latin1_size))
 }

@@ -142,7 +142,7 @@ fn stored(
             memory: &mut slice,
             encoding: dst,
         };
-        builtins::store_string(&mut cx, s, src, src_units).expect("the string is stored")
+        crate::component::memory::store_string(&mut cx, s, src, src_units).expect("the string is stored")
     };
     let bytes = match dst {
         StringEncoding::Utf8 => units as usize,
