@@ -219,7 +219,7 @@ impl Compiler {
     /// `values[0..results]`.
     pub fn compile_array_trampoline(&self, ty: &WasmFuncType) -> Result<CompiledFunction> {
         let mut fctx = FunctionBuilderContext::new();
-        let func = build_array_trampoline(ty, self.isa.frontend_config(), &mut fctx)
+        let func = build_array_trampoline(ty, self.isa.frontend_config(), &mut fctx, self.tunables.exceptions)
             .with_context(|| format!("failed to compile the trampoline of {ty}"))?;
         self.compile_clif(func)
             .with_context(|| format!("failed to compile the trampoline of {ty}"))
@@ -388,7 +388,7 @@ mod debug_tests {
         for ty in &module.types {
             let mut fctx = FunctionBuilderContext::new();
             for func in [
-                build_array_trampoline(ty, compiler.isa.frontend_config(), &mut fctx).unwrap(),
+                build_array_trampoline(ty, compiler.isa.frontend_config(), &mut fctx, false).unwrap(),
                 build_wasm_to_host_trampoline(ty, compiler.isa.frontend_config(), &mut fctx).unwrap(),
             ] {
                 println!("{}", func.display());

@@ -58,7 +58,17 @@ fn unsupported(message: impl Into<String>, offset: u64) -> TranslateError {
 /// with its GC feature: such a module is validated again with it and then
 /// checked to use nothing else of GC (see `gc_check.rs`).
 pub fn translate_module(wasm: &[u8], features: WasmFeatures) -> Result<ModuleTranslation<'_>, TranslateError> {
-    translate_checked(wasm, features, true)
+    let mut translation = translate_checked(wasm, features, true)?;
+    analyze_throws(&mut translation, features);
+    Ok(translation)
+}
+
+/// Fills [`Module::func_may_throw`] for code generation, when exceptions
+/// are enabled (without them nothing can throw and the field stays empty).
+pub(crate) fn analyze_throws(translation: &mut ModuleTranslation<'_>, features: WasmFeatures) {
+    if features.contains(WasmFeatures::EXCEPTIONS) {
+        translation.module.func_may_throw = may_throw(&translation.module, &translation.function_bodies);
+    }
 }
 
 /// Translates `wasm` validating its sections but not its function bodies.
@@ -67,7 +77,9 @@ pub fn translate_module(wasm: &[u8], features: WasmFeatures) -> Result<ModuleTra
 /// (a precompiled module being read back): the bodies are only carried
 /// along, never compiled again, so validating them once more would be
 /// wasted work. Later stages must not compile bodies from this
-/// translation unless they trust them.
+/// translation unless they trust them. The bodies are not analysed for
+/// code generation either ([`Module::func_may_throw`] stays empty, which
+/// code generation reads as "every call may throw").
 pub fn translate_module_trusting_bodies(
     wasm: &[u8],
     features: WasmFeatures,
@@ -128,7 +140,6 @@ fn translate_with(
         translate_payload(&mut module, payload)?;
     }
     let _ = end_offset;
-    module.func_may_throw = may_throw(&module, &function_bodies);
     Ok(ModuleTranslation {
         module,
         function_bodies,

@@ -36,6 +36,10 @@ pub enum Trap {
     /// A host function returned an error or panicked; the runtime carries
     /// the error itself. Never seen by users as a `Trap`.
     HostError,
+    /// An exception no wasm handler caught reached the host-to-wasm
+    /// trampoline, which traps so that the runtime ends the call with it
+    /// (off the fast path of every call). Never seen by users as a `Trap`.
+    UncaughtException,
 }
 
 impl Trap {
@@ -55,6 +59,7 @@ impl Trap {
         Trap::OutOfFuel,
         Trap::NullReference,
         Trap::HostError,
+        Trap::UncaughtException,
     ];
 
     /// The trap of number `code`, as given by `self as u8`.
@@ -79,6 +84,7 @@ impl Trap {
             Trap::OutOfFuel => "all fuel consumed by WebAssembly",
             Trap::NullReference => "null reference",
             Trap::HostError => "host function error",
+            Trap::UncaughtException => "uncaught exception",
         }
     }
 }

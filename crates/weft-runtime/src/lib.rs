@@ -36,6 +36,32 @@ pub use table::{Table, MAX_TABLE_ELEMENTS};
 pub use traps::{current_call_state, init_signal_handlers, replace_call_state, CallState, UnwindReason};
 pub use vm::{FuncRefPtr, Interrupt, InterruptFn, VMStoreContext, VMTagDefinition, ValRaw};
 
+/// The error of a call that did not return: an exception that reached the
+/// entry trampoline (its `UncaughtException` trap) becomes the call's
+/// result, taken out of the store context; any other reason is kept, and a
+/// pending exception it interrupted is dropped.
+#[cold]
+#[inline(never)]
+fn uncaught_exception(ctx: &VMStoreContext, reason: UnwindReason) -> Result<(), UnwindReason> {
+    let pending = ctx.pending_exn.replace(0);
+    ctx.pending_exn_tag.set(0);
+    match reason {
+        UnwindReason::Trap {
+            trap: weft_environ::Trap::UncaughtException,
+            ..
+        } if pending != 0 => {
+            let tag = ctx.exception_tag_index(pending).unwrap_or(u32::MAX);
+            // The host may take it (`Store::take_pending_exception`), so
+            // it is kept.
+            if let Some(e) = ctx.exceptions.borrow_mut().get_mut(pending - 1) {
+                e.exposed = true;
+            }
+            Err(UnwindReason::UncaughtException { tag, exn: pending })
+        }
+        other => Err(other),
+    }
+}
+
 /// A store that can run wasm: gives the runtime its objects.
 pub trait VMStore: 'static {
     /// The store's objects.
@@ -81,21 +107,11 @@ pub fn invoke<S: VMStore>(
         let (tramp, vmctx, code, vals) = *args;
         tramp(vmctx, vmctx, code, vals)
     });
-    // An exception no wasm handler caught ends the call here, at the host
-    // boundary: wasm frames returned one by one while it propagated.
-    let pending = ctx.pending_exn.replace(0);
-    ctx.pending_exn_tag.set(0);
+    // An exception no wasm handler caught makes the entry trampoline trap
+    // with `UncaughtException`: only then is the pending exception read.
     let result = match result {
-        Ok(()) if pending != 0 => {
-            let tag = ctx.exception_tag_index(pending).unwrap_or(u32::MAX);
-            // The host may take it (`Store::take_pending_exception`), so
-            // it is kept.
-            if let Some(e) = ctx.exceptions.borrow_mut().get_mut(pending - 1) {
-                e.exposed = true;
-            }
-            Err(UnwindReason::UncaughtException { tag, exn: pending })
-        }
-        other => other,
+        Ok(()) => Ok(()),
+        Err(reason) => uncaught_exception(ctx, reason),
     };
     ctx.stack_limit.set(prev_limit);
     ctx.store_ptr.set(prev_store);

@@ -16,7 +16,7 @@ use crate::Engine;
 use weft_environ::Trap;
 
 const MAGIC: &[u8] = b"\0weft-cwasm";
-const FORMAT: u32 = 3;
+const FORMAT: u32 = 4;
 
 /// Whether `bytes` start as precompiled Weft output.
 pub(crate) fn is_precompiled(bytes: &[u8]) -> bool {
