@@ -18,10 +18,11 @@
 //! payload and branches to the clause's label; otherwise it jumps to the
 //! handler of the enclosing `try_table`.
 //!
-//! An exception nobody catches returns to the host-to-wasm trampoline, which
-//! traps with `Trap::UncaughtException`; the runtime turns that into an error. A host function between the thrower and
-//! a would-be catcher gets that error from its own call into wasm; if it
-//! returns it, the wasm caller traps, so no Rust frame is ever skipped.
+//! An exception nobody catches returns to the host-to-wasm trampoline,
+//! which traps with `Trap::UncaughtException`; the runtime turns that into
+//! an error. A host function between the thrower and a would-be catcher
+//! gets that error from its own call into wasm; if it returns it, the wasm
+//! caller traps, so no Rust frame is ever skipped.
 
 use crate::func_translator::{block_args, FuncTranslator};
 use crate::types::{clif_type, trap_to_code, trusted, vmctx_readonly};
