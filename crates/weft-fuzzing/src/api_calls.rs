@@ -121,6 +121,7 @@ pub fn api_calls_target(engine: &Engine, data: &[u8]) {
     let mut u = Unstructured::new(data);
     let options = GenOptions {
         imports: true,
+        exceptions: true,
         ..GenOptions::default()
     };
     let mut modules = Vec::new();

@@ -84,6 +84,10 @@ pub struct GenOptions {
     /// (not relaxed), tail calls, multi-memory, memory64 and extended
     /// constant expressions. Each module enables each of them by chance.
     pub proposals: bool,
+    /// Whether modules may use exception handling (tags, `throw`,
+    /// `throw_ref`, `try_table`), by chance. wasmi does not support it, so
+    /// only the targets without a reference engine turn it on.
+    pub exceptions: bool,
 }
 
 impl Default for GenOptions {
@@ -96,6 +100,7 @@ impl Default for GenOptions {
             max_instructions: 100,
             imports: true,
             proposals: true,
+            exceptions: false,
         }
     }
 }
@@ -183,6 +188,9 @@ pub fn generate_module_from(u: &mut Unstructured<'_>, options: &GenOptions) -> a
         config.memory64_enabled = u.arbitrary()?;
         config.max_memories = if u.arbitrary()? { 3 } else { 1 };
         config.max_memory64_bytes = options.max_memory_pages as u128 * 65536;
+    }
+    if options.exceptions {
+        config.exceptions_enabled = u.arbitrary()?;
     }
     let mut module = wasm_smith::Module::new(config, u)?;
     let fuel_global = module
@@ -535,5 +543,41 @@ mod tests {
             }
         }
         assert!(generated >= 25, "only {generated} of 50 inputs gave a module");
+    }
+}
+
+#[cfg(test)]
+mod exception_tests {
+    use super::*;
+
+    /// With [`GenOptions::exceptions`], some modules throw and catch, and
+    /// Weft compiles every one of them.
+    #[test]
+    fn exceptions_are_generated_and_compile() {
+        let engine = weft::Engine::default();
+        let options = GenOptions {
+            exceptions: true,
+            ..GenOptions::default()
+        };
+        let mut rng = Rng::new(9);
+        let mut with_exceptions = 0;
+        for _ in 0..200 {
+            let Ok(wasm) = generate_module(&rng.bytes(4096), &options) else {
+                continue;
+            };
+            let uses_exceptions = wasmparser::Validator::new_with_features(
+                weft_environ::supported_features().difference(wasmparser::WasmFeatures::EXCEPTIONS),
+            )
+            .validate_all(&wasm)
+            .is_err();
+            if uses_exceptions {
+                with_exceptions += 1;
+            }
+            weft::Module::new(&engine, &wasm).expect("weft compiles the generated module");
+        }
+        assert!(
+            with_exceptions >= 10,
+            "only {with_exceptions} of 200 modules use exceptions"
+        );
     }
 }

@@ -117,6 +117,7 @@ pub fn instantiate_and_call_target(engine: &Engine, data: &[u8]) {
     let mut u = Unstructured::new(data);
     let options = GenOptions {
         imports: true,
+        exceptions: true,
         ..GenOptions::default()
     };
     let Ok(wasm) = generate_module_from(&mut u, &options) else {
