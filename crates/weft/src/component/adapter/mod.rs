@@ -11,7 +11,9 @@
 //! callee's core function, moves the result back, calls the callee's
 //! `post-return` with the callee's core results, then `exit` (which sets
 //! `may_enter` again, returns the lends of the call and traps if the callee
-//! kept a borrow).
+//! kept a borrow). The `realloc` and `post-return` functions it imports
+//! are host wrappers that clear their instance's `may_leave` while they
+//! run, as CanonicalABI.md does.
 //!
 //! Moving a value is one recursive translation (`translate.rs`) from a
 //! source to a destination, each either flat core values in locals or
