@@ -214,11 +214,16 @@ mod imp {
     }
 
     /// The end kinds of a stream or future built-in: (readable, writable).
-    fn end_kinds(stream: bool) -> (Kind, Kind) {
-        if stream {
-            (Kind::ReadableStream, Kind::WritableStream)
-        } else {
-            (Kind::ReadableFuture, Kind::WritableFuture)
+    /// The kind of end a `stream.*` or `future.*` built-in acts on (read,
+    /// cancel-read and drop-readable on the readable end; the others on the
+    /// writable one).
+    fn end_kind(builtin: &Builtin) -> Kind {
+        use Builtin as B;
+        match builtin {
+            B::StreamRead(..) | B::StreamCancelRead(..) | B::StreamDropReadable(_) => Kind::ReadableStream,
+            B::StreamWrite(..) | B::StreamCancelWrite(..) | B::StreamDropWritable(_) => Kind::WritableStream,
+            B::FutureRead(..) | B::FutureCancelRead(..) | B::FutureDropReadable(_) => Kind::ReadableFuture,
+            _ => Kind::WritableFuture,
         }
     }
 
@@ -359,13 +364,7 @@ mod imp {
                 Ok(Some(u64::from(r) | u64::from(w) << 32))
             }
             B::StreamRead(ty, _) | B::StreamWrite(ty, _) | B::FutureRead(ty, _) | B::FutureWrite(ty, _) => {
-                let stream = matches!(builtin, B::StreamRead(..) | B::StreamWrite(..));
-                let (readable, writable) = end_kinds(stream);
-                let kind = if matches!(builtin, B::StreamRead(..) | B::FutureRead(..)) {
-                    readable
-                } else {
-                    writable
-                };
+                let kind = end_kind(builtin);
                 let tasks = &store.0.opaque().components.tasks;
                 tasks
                     .check_end(inst, arg(args, 0), kind, type_tag(ty))
@@ -376,13 +375,7 @@ mod imp {
             | B::StreamCancelWrite(ty, _)
             | B::FutureCancelRead(ty, _)
             | B::FutureCancelWrite(ty, _) => {
-                let stream = matches!(builtin, B::StreamCancelRead(..) | B::StreamCancelWrite(..));
-                let (readable, writable) = end_kinds(stream);
-                let kind = if matches!(builtin, B::StreamCancelRead(..) | B::FutureCancelRead(..)) {
-                    readable
-                } else {
-                    writable
-                };
+                let kind = end_kind(builtin);
                 let tasks = &store.0.opaque().components.tasks;
                 tasks
                     .check_end(inst, arg(args, 0), kind, type_tag(ty))
@@ -394,13 +387,7 @@ mod imp {
             | B::StreamDropWritable(ty)
             | B::FutureDropReadable(ty)
             | B::FutureDropWritable(ty) => {
-                let stream = matches!(builtin, B::StreamDropReadable(_) | B::StreamDropWritable(_));
-                let (readable, writable) = end_kinds(stream);
-                let kind = if matches!(builtin, B::StreamDropReadable(_) | B::FutureDropReadable(_)) {
-                    readable
-                } else {
-                    writable
-                };
+                let kind = end_kind(builtin);
                 let tasks = &mut store.0.opaque_mut().components.tasks;
                 tasks
                     .drop_end(inst, arg(args, 0), kind, type_tag(ty))
