@@ -291,6 +291,19 @@ pub(crate) fn load_map_from_range(
         .collect()
 }
 
+/// Allocates, with the destination's `realloc`, room for `len` elements of
+/// type `elem`; returns the pointer, the length as a `u32` and the element
+/// size. A list too large for a 32-bit memory traps.
+fn allocate_list(cx: &mut LowerContext<'_>, len: usize, elem: InterfaceType) -> Result<(u32, u32, u32)> {
+    let size = size_of(cx.types, elem);
+    let length = u32::try_from(len).map_err(|_| trap("list too long for a 32-bit memory"))?;
+    let bytes =
+        u32::try_from(u64::from(length) * u64::from(size)).map_err(|_| trap("list too large for a 32-bit memory"))?;
+    let align = align_of(cx.types, elem);
+    let ptr = realloc(cx, 0, 0, align, bytes)?;
+    Ok((ptr, length, size))
+}
+
 /// `store_list_into_range` of the `list<tuple<K, V>>` a `map<K, V>`
 /// despecializes to: allocates and stores the entries `pairs`, returning
 /// the pointer and length.
@@ -301,12 +314,7 @@ pub(crate) fn store_map_into_range(
     value: InterfaceType,
 ) -> Result<(u32, u32)> {
     let entry = map_entry(cx.types, key, value)?;
-    let size = size_of(cx.types, entry);
-    let length = u32::try_from(pairs.len()).map_err(|_| trap("list too long for a 32-bit memory"))?;
-    let bytes =
-        u32::try_from(u64::from(length) * u64::from(size)).map_err(|_| trap("list too large for a 32-bit memory"))?;
-    let align = align_of(cx.types, entry);
-    let ptr = realloc(cx, 0, 0, align, bytes)?;
+    let (ptr, length, size) = allocate_list(cx, pairs.len(), entry)?;
     for (i, (k, v)) in (0u32..).zip(pairs) {
         store_fields(cx, &[k, v], &[key, value], add(ptr, i.saturating_mul(size))?)?;
     }
@@ -478,12 +486,7 @@ pub(crate) fn store_list_into_range(
     elems: &[Val],
     elem: InterfaceType,
 ) -> Result<(u32, u32)> {
-    let size = size_of(cx.types, elem);
-    let length = u32::try_from(elems.len()).map_err(|_| trap("list too long for a 32-bit memory"))?;
-    let bytes =
-        u32::try_from(u64::from(length) * u64::from(size)).map_err(|_| trap("list too large for a 32-bit memory"))?;
-    let align = align_of(cx.types, elem);
-    let ptr = realloc(cx, 0, 0, align, bytes)?;
+    let (ptr, length, size) = allocate_list(cx, elems.len(), elem)?;
     for (i, e) in (0u32..).zip(elems) {
         store(cx, e, elem, add(ptr, i.saturating_mul(size))?)?;
     }
