@@ -26,6 +26,9 @@ use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll};
 use wasmtime_fiber::{Fiber, FiberStack, Suspend};
 
+mod store_fiber;
+pub use store_fiber::{StoreFiber, SuspendError, Suspender};
+
 /// A pool of fiber stacks of one size.
 pub struct FiberPool {
     stack_size: usize,

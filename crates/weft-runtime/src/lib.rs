@@ -33,7 +33,7 @@ pub use store::{
     GlobalId, HostCaller, HostFn, InstanceEntities, InstanceId, InstanceImports, MemoryId, StoreObjects, TableId, TagId,
 };
 pub use table::{Table, MAX_TABLE_ELEMENTS};
-pub use traps::{current_call_state, init_signal_handlers, replace_call_state, CallState, UnwindReason};
+pub use traps::{current_call_state, init_signal_handlers, replace_call_state, CallState, StackState, UnwindReason};
 pub use vm::{FuncRefPtr, Interrupt, InterruptFn, VMStoreContext, VMTagDefinition, ValRaw};
 
 /// The error of a call that did not return: an exception that reached the

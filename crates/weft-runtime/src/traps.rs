@@ -268,3 +268,35 @@ pub fn current_call_state() -> CallState {
 pub fn replace_call_state(state: CallState) -> CallState {
     CallState(CURRENT.with(|c| c.replace(state.0)))
 }
+
+/// What one stack knows of the wasm running on it: its part of the chain of
+/// calls into wasm ([`CallState`]) and the store context's per-stack
+/// fields (the stack limit and the last entry and exit frames).
+///
+/// A scheduler that runs several wasm threads of one store on fibers keeps
+/// one `StackState` per fiber and calls [`StackState::swap`] right before
+/// resuming the fiber and right after it suspends or returns: the first swap
+/// installs the fiber's state and keeps the resumer's, the second puts the
+/// resumer's back and keeps the fiber's. A new fiber starts from
+/// [`StackState::default`] (no wasm on it), so its first call into wasm sets
+/// a stack limit within the fiber's own stack.
+#[derive(Debug, Default)]
+pub struct StackState {
+    call: Option<CallState>,
+    stack_limit: usize,
+    exit_fp: usize,
+    exit_pc: usize,
+    entry_fp: usize,
+}
+
+impl StackState {
+    /// Exchanges this state with the current one of this thread and `ctx`.
+    pub fn swap(&mut self, ctx: &crate::VMStoreContext) {
+        let call = self.call.unwrap_or(CallState(std::ptr::null()));
+        self.call = Some(replace_call_state(call));
+        self.stack_limit = ctx.stack_limit.replace(self.stack_limit);
+        self.exit_fp = ctx.last_wasm_exit_fp.replace(self.exit_fp);
+        self.exit_pc = ctx.last_wasm_exit_pc.replace(self.exit_pc);
+        self.entry_fp = ctx.last_wasm_entry_fp.replace(self.entry_fp);
+    }
+}

@@ -19,8 +19,18 @@
 
 #![forbid(unsafe_code)]
 
+mod copy;
 mod table;
+mod task;
 #[cfg(test)]
 mod tests;
 
-pub use table::*;
+pub use copy::{
+    Buffer, CopyStart, CopyState, Transfer, COPY_CANCELLED, COPY_COMPLETED, COPY_DROPPED, MAX_BUFFER_LENGTH,
+};
+pub use table::SubtaskStatus;
+pub use table::{
+    EntryId, Event, InstanceId, Kind, TaskError, Tasks, CONTEXT_SLOTS, EVENT_FUTURE_READ, EVENT_FUTURE_WRITE,
+    EVENT_NONE, EVENT_STREAM_READ, EVENT_STREAM_WRITE, EVENT_SUBTASK, EVENT_TASK_CANCELLED, MAX_HANDLES,
+};
+pub use task::{CancelAction, SubtaskState, TaskPhase, TaskState, ThreadId, ThreadState, WaitFor};

@@ -4,11 +4,11 @@ use std::fmt;
 
 /// An entry of [`Tasks`]: stable for the entry's life, reused once freed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub struct EntryId(u32);
+pub struct EntryId(pub(crate) u32);
 
 /// A component instance's handle table in [`Tasks`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub struct InstanceId(u32);
+pub struct InstanceId(pub(crate) u32);
 
 /// The kinds of entries.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -36,7 +36,7 @@ pub enum Kind {
 }
 
 impl Kind {
-    fn describe(self) -> &'static str {
+    pub(crate) fn describe(self) -> &'static str {
         match self {
             Kind::Task => "task",
             Kind::Subtask => "subtask",
@@ -96,6 +96,8 @@ pub enum TaskError {
     TableFull,
     /// An [`EntryId`] or [`InstanceId`] that is not live (a runtime bug).
     Stale,
+    /// Another trap of the canonical ABI, with its message.
+    Trap(&'static str),
 }
 
 impl fmt::Display for TaskError {
@@ -117,6 +119,7 @@ impl fmt::Display for TaskError {
             TaskError::ContextSlot(i) => write!(f, "context slot {i} out of range"),
             TaskError::TableFull => write!(f, "the handle table is full"),
             TaskError::Stale => write!(f, "internal error: stale task table reference"),
+            TaskError::Trap(m) => f.write_str(m),
         }
     }
 }
@@ -129,21 +132,6 @@ pub const CONTEXT_SLOTS: usize = 2;
 /// The most handles one instance's table holds (indices fit in 28 bits, as
 /// the packed results of async calls need).
 pub const MAX_HANDLES: u32 = (1 << 28) - 1;
-
-/// The state of a task: a call into a lifted function.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct TaskState {
-    /// Whether the function is lifted `async`: only then may it call
-    /// `task.return` or `task.cancel`.
-    pub is_async: bool,
-    /// The thread-local storage of the task's (only) thread.
-    pub context: [u32; CONTEXT_SLOTS],
-    /// Whether the task has returned (`task.return`, or the core function
-    /// of a synchronous lift returned).
-    pub returned: bool,
-    /// Whether the task called `task.cancel`.
-    pub cancelled: bool,
-}
 
 /// The states of a subtask, with the values of CanonicalABI.md's
 /// `Subtask.State`.
@@ -168,59 +156,56 @@ impl SubtaskStatus {
     }
 }
 
+/// An event a waitable holds until it is delivered; what it says is worked
+/// out at delivery, as CanonicalABI.md's `pending_event` closures do.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Pending {
+    /// The subtask's state changed.
+    Subtask,
+    /// A copy of a stream or future end made progress or finished with
+    /// `result` (a `CopyResult`); `reclaim` takes the end's buffer back
+    /// from the stream it is pending in.
+    Copy { result: u32, reclaim: bool },
+}
+
 /// What every waitable has.
 #[derive(Debug, Clone, Default)]
-struct WaitableState {
+pub(crate) struct WaitableState {
     /// The waitable set it joined (holding one reference to it).
-    set: Option<EntryId>,
-    /// A pending event: (code, payload).
-    pending: Option<(u32, u32)>,
-    has_sync_waiter: bool,
+    pub(crate) set: Option<EntryId>,
+    /// A pending event.
+    pub(crate) pending: Option<Pending>,
+    pub(crate) has_sync_waiter: bool,
+    /// Its index in the handle table of the instance that holds it (0 while
+    /// no instance does).
+    pub(crate) index: u32,
 }
 
 #[derive(Debug, Clone)]
-enum State {
-    Task(TaskState),
-    Subtask {
-        status: SubtaskStatus,
-        resolve_delivered: bool,
-        waitable: WaitableState,
-    },
+pub(crate) enum State {
+    Task(crate::task::TaskState),
+    Subtask(crate::task::SubtaskState),
     WaitableSet {
-        members: u32,
+        /// The joined waitables, in the order they joined.
+        members: Vec<EntryId>,
         num_waiting: u32,
     },
-    Shared {
-        is_stream: bool,
-        /// The stream's or future's type, as the runtime identifies it.
-        ty: u32,
-        readable_dropped: bool,
-        writable_dropped: bool,
-    },
-    End {
-        shared: EntryId,
-        readable: bool,
-        is_stream: bool,
-        /// A future's writable end: whether its value was written.
-        done: bool,
-        waitable: WaitableState,
-    },
+    Shared(crate::copy::SharedState),
+    End(crate::copy::EndState),
     ErrorContext {
         message: String,
     },
 }
 
 impl State {
-    fn kind(&self) -> Kind {
+    pub(crate) fn kind(&self) -> Kind {
         match self {
             State::Task(_) => Kind::Task,
-            State::Subtask { .. } => Kind::Subtask,
+            State::Subtask(_) => Kind::Subtask,
             State::WaitableSet { .. } => Kind::WaitableSet,
-            State::Shared { is_stream: true, .. } => Kind::Stream,
-            State::Shared { is_stream: false, .. } => Kind::Future,
-            State::End {
-                readable, is_stream, ..
-            } => match (is_stream, readable) {
+            State::Shared(s) if s.is_stream => Kind::Stream,
+            State::Shared(_) => Kind::Future,
+            State::End(e) => match (e.is_stream, e.readable) {
                 (true, true) => Kind::ReadableStream,
                 (true, false) => Kind::WritableStream,
                 (false, true) => Kind::ReadableFuture,
@@ -230,24 +215,33 @@ impl State {
         }
     }
 
-    fn waitable(&mut self) -> Option<&mut WaitableState> {
+    pub(crate) fn waitable(&mut self) -> Option<&mut WaitableState> {
         match self {
-            State::Subtask { waitable, .. } | State::End { waitable, .. } => Some(waitable),
+            State::Subtask(s) => Some(&mut s.waitable),
+            State::End(e) => Some(&mut e.waitable),
+            _ => None,
+        }
+    }
+
+    pub(crate) fn waitable_ref(&self) -> Option<&WaitableState> {
+        match self {
+            State::Subtask(s) => Some(&s.waitable),
+            State::End(e) => Some(&e.waitable),
             _ => None,
         }
     }
 }
 
 #[derive(Debug)]
-struct Entry {
-    refs: u32,
-    state: State,
+pub(crate) struct Entry {
+    pub(crate) refs: u32,
+    pub(crate) state: State,
 }
 
 /// A free list over a `Vec` of optional slots.
 #[derive(Debug)]
-struct Slab<T> {
-    slots: Vec<Option<T>>,
+pub(crate) struct Slab<T> {
+    pub(crate) slots: Vec<Option<T>>,
     free: Vec<u32>,
 }
 
@@ -261,7 +255,7 @@ impl<T> Default for Slab<T> {
 }
 
 impl<T> Slab<T> {
-    fn insert(&mut self, value: T) -> u32 {
+    pub(crate) fn insert(&mut self, value: T) -> u32 {
         match self.free.pop() {
             Some(i) => {
                 self.slots[i as usize] = Some(value);
@@ -274,45 +268,67 @@ impl<T> Slab<T> {
         }
     }
 
-    fn get(&self, i: u32) -> Option<&T> {
+    pub(crate) fn get(&self, i: u32) -> Option<&T> {
         self.slots.get(i as usize).and_then(Option::as_ref)
     }
 
-    fn get_mut(&mut self, i: u32) -> Option<&mut T> {
+    pub(crate) fn get_mut(&mut self, i: u32) -> Option<&mut T> {
         self.slots.get_mut(i as usize).and_then(Option::as_mut)
     }
 
-    fn remove(&mut self, i: u32) -> Option<T> {
+    pub(crate) fn remove(&mut self, i: u32) -> Option<T> {
         let v = self.slots.get_mut(i as usize)?.take()?;
         self.free.push(i);
         Some(v)
     }
 
-    fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.slots.len() - self.free.len()
     }
 }
 
-/// One component instance's handle table: index -> entry. Index 0 is
-/// reserved (it is the "none" sentinel of `waitable.join`).
-#[derive(Debug)]
-struct HandleTable {
-    slab: Slab<EntryId>,
+/// A slab whose index 0 is never used (the "none" index of the ABI).
+fn one_based<T>() -> Slab<T> {
+    let mut slab = Slab::default();
+    slab.slots.push(None);
+    slab
 }
 
-impl Default for HandleTable {
+/// One component instance's async state: its handle table (index ->
+/// entry; index 0 is reserved, the "none" of `waitable.join`), its thread
+/// table, and the backpressure and exclusivity that gate new tasks.
+#[derive(Debug)]
+pub(crate) struct InstanceState {
+    pub(crate) handles: Slab<EntryId>,
+    pub(crate) threads: Slab<crate::task::ThreadId>,
+    /// `backpressure.inc` minus `backpressure.dec`.
+    pub(crate) backpressure: u32,
+    /// Tasks waiting for backpressure to end.
+    pub(crate) num_waiting_to_enter: u32,
+    /// The implicit thread running a task that needs the instance to itself.
+    pub(crate) exclusive: Option<crate::task::ThreadId>,
+}
+
+impl Default for InstanceState {
     fn default() -> Self {
-        let mut slab = Slab::default();
-        slab.slots.push(None);
-        HandleTable { slab }
+        InstanceState {
+            handles: one_based(),
+            threads: one_based(),
+            backpressure: 0,
+            num_waiting_to_enter: 0,
+            exclusive: None,
+        }
     }
 }
 
 /// The store-wide table of the async ABI (see the crate documentation).
 #[derive(Debug, Default)]
 pub struct Tasks {
-    entries: Slab<Entry>,
-    instances: Vec<HandleTable>,
+    pub(crate) entries: Slab<Entry>,
+    pub(crate) instances: Vec<InstanceState>,
+    pub(crate) threads: Slab<crate::task::ThreadState>,
+    /// The threads waiting for a condition, in the order they started to.
+    pub(crate) waiting: Vec<crate::task::ThreadId>,
 }
 
 impl Tasks {
@@ -323,7 +339,7 @@ impl Tasks {
 
     /// A new, empty handle table for a component instance.
     pub fn new_instance(&mut self) -> InstanceId {
-        self.instances.push(HandleTable::default());
+        self.instances.push(InstanceState::default());
         InstanceId((self.instances.len() - 1) as u32)
     }
 
@@ -332,20 +348,25 @@ impl Tasks {
         self.entries.len()
     }
 
-    /// The number of handles in `inst`'s table.
-    pub fn live_handles(&self, inst: InstanceId) -> usize {
-        self.instances.get(inst.0 as usize).map_or(0, |t| t.slab.len() - 1)
+    /// The number of live threads (for tests and leak checks).
+    pub fn live_threads(&self) -> usize {
+        self.threads.len()
     }
 
-    fn new_entry(&mut self, state: State) -> EntryId {
+    /// The number of handles in `inst`'s table.
+    pub fn live_handles(&self, inst: InstanceId) -> usize {
+        self.instances.get(inst.0 as usize).map_or(0, |t| t.handles.len() - 1)
+    }
+
+    pub(crate) fn new_entry(&mut self, state: State) -> EntryId {
         EntryId(self.entries.insert(Entry { refs: 1, state }))
     }
 
-    fn entry(&self, id: EntryId) -> Result<&Entry, TaskError> {
+    pub(crate) fn entry(&self, id: EntryId) -> Result<&Entry, TaskError> {
         self.entries.get(id.0).ok_or(TaskError::Stale)
     }
 
-    fn entry_mut(&mut self, id: EntryId) -> Result<&mut Entry, TaskError> {
+    pub(crate) fn entry_mut(&mut self, id: EntryId) -> Result<&mut Entry, TaskError> {
         self.entries.get_mut(id.0).ok_or(TaskError::Stale)
     }
 
@@ -357,30 +378,37 @@ impl Tasks {
     }
 
     /// Removes a reference to `id`; at zero the entry is freed and the
-    /// references it holds (its stream's shared state, its waitable set)
-    /// are released in turn.
+    /// references it holds (its stream's shared state, its waitable set,
+    /// a subtask's callee task, a task's caller subtask) are released in
+    /// turn.
     pub fn release(&mut self, id: EntryId) -> Result<(), TaskError> {
         let e = self.entry_mut(id)?;
-        e.refs -= 1;
+        e.refs = e.refs.checked_sub(1).ok_or(TaskError::Stale)?;
         if e.refs > 0 {
             return Ok(());
         }
         let Some(entry) = self.entries.remove(id.0) else {
             return Err(TaskError::Stale);
         };
+        let mut held = Vec::new();
         match entry.state {
-            State::End { shared, waitable, .. } => {
-                self.release(shared)?;
-                if let Some(set) = waitable.set {
-                    self.leave_set(set)?;
+            State::End(end) => {
+                held.push(end.shared);
+                if let Some(set) = end.waitable.set {
+                    self.leave_set(set, id)?;
                 }
             }
-            State::Subtask { waitable, .. } => {
-                if let Some(set) = waitable.set {
-                    self.leave_set(set)?;
+            State::Subtask(sub) => {
+                held.extend(sub.callee);
+                if let Some(set) = sub.waitable.set {
+                    self.leave_set(set, id)?;
                 }
             }
+            State::Task(task) => held.extend(task.subtask),
             _ => {}
+        }
+        for h in held {
+            self.release(h)?;
         }
         Ok(())
     }
@@ -395,26 +423,39 @@ impl Tasks {
         self.entries.get(id.0).map_or(0, |e| e.refs)
     }
 
-    fn table(&mut self, inst: InstanceId) -> Result<&mut HandleTable, TaskError> {
+    pub(crate) fn instance(&self, inst: InstanceId) -> Result<&InstanceState, TaskError> {
+        self.instances.get(inst.0 as usize).ok_or(TaskError::Stale)
+    }
+
+    pub(crate) fn instance_mut(&mut self, inst: InstanceId) -> Result<&mut InstanceState, TaskError> {
         self.instances.get_mut(inst.0 as usize).ok_or(TaskError::Stale)
     }
 
     /// Gives `inst` a handle to `id`, moving one reference of `id` (the
     /// caller's) into the handle.
-    fn add_handle(&mut self, inst: InstanceId, id: EntryId) -> Result<u32, TaskError> {
-        let table = self.table(inst)?;
-        if table.slab.len() as u32 > MAX_HANDLES {
+    pub(crate) fn add_handle(&mut self, inst: InstanceId, id: EntryId) -> Result<u32, TaskError> {
+        let table = self.instance_mut(inst)?;
+        if table.handles.len() as u32 > MAX_HANDLES {
             return Err(TaskError::TableFull);
         }
-        Ok(table.slab.insert(id))
+        let index = table.handles.insert(id);
+        if let Some(w) = self.entry_mut(id)?.state.waitable() {
+            w.index = index;
+        }
+        Ok(index)
+    }
+
+    /// Adds a handle to a new entry, freeing the entry if the table is full.
+    pub(crate) fn add_new_handle(&mut self, inst: InstanceId, id: EntryId) -> Result<u32, TaskError> {
+        self.add_handle(inst, id).inspect_err(|_| {
+            let _ = self.release(id);
+        })
     }
 
     /// The entry a handle of `inst` names.
     pub fn handle(&self, inst: InstanceId, index: u32) -> Result<EntryId, TaskError> {
-        self.instances
-            .get(inst.0 as usize)
-            .ok_or(TaskError::Stale)?
-            .slab
+        self.instance(inst)?
+            .handles
             .get(index)
             .copied()
             .ok_or(TaskError::NoHandle(index))
@@ -425,7 +466,7 @@ impl Tasks {
         Ok(self.entry(self.handle(inst, index)?)?.state.kind())
     }
 
-    fn handle_of(&self, inst: InstanceId, index: u32, kind: Kind) -> Result<EntryId, TaskError> {
+    pub(crate) fn handle_of(&self, inst: InstanceId, index: u32, kind: Kind) -> Result<EntryId, TaskError> {
         let id = self.handle(inst, index)?;
         let found = self.entry(id)?.state.kind();
         if found != kind {
@@ -438,9 +479,23 @@ impl Tasks {
         Ok(id)
     }
 
+    /// Takes handle `index` out of `inst`'s table without releasing its
+    /// reference (which the caller now holds).
+    pub(crate) fn take_handle(&mut self, inst: InstanceId, index: u32) -> Result<EntryId, TaskError> {
+        let id = self
+            .instance_mut(inst)?
+            .handles
+            .remove(index)
+            .ok_or(TaskError::NoHandle(index))?;
+        if let Some(w) = self.entry_mut(id)?.state.waitable() {
+            w.index = 0;
+        }
+        Ok(id)
+    }
+
     /// Removes a handle of `inst` after `check` accepts its entry, and
     /// releases the handle's reference.
-    fn drop_handle(
+    pub(crate) fn drop_handle(
         &mut self,
         inst: InstanceId,
         index: u32,
@@ -449,102 +504,8 @@ impl Tasks {
     ) -> Result<(), TaskError> {
         let id = self.handle_of(inst, index, kind)?;
         check(&self.entry(id)?.state)?;
-        self.table(inst)?.slab.remove(index);
+        let id = self.take_handle(inst, index)?;
         self.release(id)
-    }
-
-    // Tasks.
-
-    /// A new task (held by the caller: one reference, to release when the
-    /// call ends).
-    pub fn new_task(&mut self, is_async: bool) -> EntryId {
-        self.new_entry(State::Task(TaskState {
-            is_async,
-            context: [0; CONTEXT_SLOTS],
-            returned: false,
-            cancelled: false,
-        }))
-    }
-
-    /// The state of task `id`.
-    pub fn task(&self, id: EntryId) -> Result<&TaskState, TaskError> {
-        match &self.entry(id)?.state {
-            State::Task(t) => Ok(t),
-            _ => Err(TaskError::Stale),
-        }
-    }
-
-    fn task_mut(&mut self, id: EntryId) -> Result<&mut TaskState, TaskError> {
-        match &mut self.entry_mut(id)?.state {
-            State::Task(t) => Ok(t),
-            _ => Err(TaskError::Stale),
-        }
-    }
-
-    /// `context.get`.
-    pub fn context_get(&self, task: EntryId, slot: u32) -> Result<u32, TaskError> {
-        let t = self.task(task)?;
-        t.context
-            .get(slot as usize)
-            .copied()
-            .ok_or(TaskError::ContextSlot(slot))
-    }
-
-    /// `context.set`.
-    pub fn context_set(&mut self, task: EntryId, slot: u32, value: u32) -> Result<(), TaskError> {
-        let t = self.task_mut(task)?;
-        let s = t.context.get_mut(slot as usize).ok_or(TaskError::ContextSlot(slot))?;
-        *s = value;
-        Ok(())
-    }
-
-    /// Records that the task returned (`task.return`, or the end of a
-    /// synchronous call); fails if it already returned or cancelled.
-    pub fn task_return(&mut self, task: EntryId) -> Result<(), TaskError> {
-        let t = self.task_mut(task)?;
-        if t.returned || t.cancelled {
-            return Err(TaskError::TaskResolved);
-        }
-        t.returned = true;
-        Ok(())
-    }
-
-    // Subtasks.
-
-    /// A subtask of `inst` in state `status`, with a handle (returned).
-    pub fn new_subtask(&mut self, inst: InstanceId, status: SubtaskStatus) -> Result<u32, TaskError> {
-        let id = self.new_entry(State::Subtask {
-            status,
-            resolve_delivered: false,
-            waitable: WaitableState::default(),
-        });
-        self.add_handle(inst, id).inspect_err(|_| {
-            let _ = self.release(id);
-        })
-    }
-
-    /// Records that a subtask resolved (with its pending `SUBTASK` event).
-    pub fn resolve_subtask(&mut self, inst: InstanceId, index: u32, status: SubtaskStatus) -> Result<(), TaskError> {
-        let id = self.handle_of(inst, index, Kind::Subtask)?;
-        if let State::Subtask {
-            status: s, waitable, ..
-        } = &mut self.entry_mut(id)?.state
-        {
-            *s = status;
-            waitable.pending = Some((EVENT_SUBTASK, status as u32));
-        }
-        Ok(())
-    }
-
-    /// `subtask.drop`: traps unless the subtask's resolution was delivered.
-    pub fn subtask_drop(&mut self, inst: InstanceId, index: u32) -> Result<(), TaskError> {
-        self.drop_handle(inst, index, Kind::Subtask, |s| match s {
-            State::Subtask {
-                resolve_delivered: true,
-                ..
-            } => Ok(()),
-            _ => Err(TaskError::SubtaskNotResolved),
-        })
     }
 
     // Waitable sets.
@@ -552,27 +513,25 @@ impl Tasks {
     /// `waitable-set.new`.
     pub fn waitable_set_new(&mut self, inst: InstanceId) -> Result<u32, TaskError> {
         let id = self.new_entry(State::WaitableSet {
-            members: 0,
+            members: Vec::new(),
             num_waiting: 0,
         });
-        self.add_handle(inst, id).inspect_err(|_| {
-            let _ = self.release(id);
-        })
+        self.add_new_handle(inst, id)
     }
 
     /// `waitable-set.drop`: traps while waitables are joined or a task
     /// waits on it.
     pub fn waitable_set_drop(&mut self, inst: InstanceId, index: u32) -> Result<(), TaskError> {
         self.drop_handle(inst, index, Kind::WaitableSet, |s| match s {
-            State::WaitableSet { members, .. } if *members > 0 => Err(TaskError::SetHasWaitables),
+            State::WaitableSet { members, .. } if !members.is_empty() => Err(TaskError::SetHasWaitables),
             State::WaitableSet { num_waiting, .. } if *num_waiting > 0 => Err(TaskError::SetHasWaiters),
             _ => Ok(()),
         })
     }
 
-    fn leave_set(&mut self, set: EntryId) -> Result<(), TaskError> {
+    fn leave_set(&mut self, set: EntryId, member: EntryId) -> Result<(), TaskError> {
         if let State::WaitableSet { members, .. } = &mut self.entry_mut(set)?.state {
-            *members = members.saturating_sub(1);
+            members.retain(|m| *m != member);
         }
         self.release(set)
     }
@@ -602,161 +561,93 @@ impl Tasks {
         if let Some(set) = set {
             self.acquire(set)?;
             if let State::WaitableSet { members, .. } = &mut self.entry_mut(set)?.state {
-                *members += 1;
+                members.push(w);
             }
         }
         if let Some(old) = old {
-            self.leave_set(old)?;
+            self.leave_set(old, w)?;
         }
         Ok(())
     }
 
-    /// `waitable-set.poll` without cancellation: the event of a member
-    /// with one pending, as (code, waitable index, payload), or
-    /// `(EVENT_NONE, 0, 0)`. Delivering a subtask's event marks its
-    /// resolution delivered.
-    pub fn waitable_set_poll(&mut self, inst: InstanceId, si: u32) -> Result<(u32, u32, u32), TaskError> {
-        let set = self.handle_of(inst, si, Kind::WaitableSet)?;
-        let table = &self.instances.get(inst.0 as usize).ok_or(TaskError::Stale)?.slab;
-        let mut found = None;
-        for (index, slot) in table.slots.iter().enumerate() {
-            let Some(id) = slot else { continue };
-            let Some(entry) = self.entries.get_mut(id.0) else {
-                continue;
-            };
-            if let Some(w) = entry.state.waitable() {
-                if w.set == Some(set) && w.pending.is_some() {
-                    found = Some((index as u32, *id));
-                    break;
-                }
-            }
-        }
-        let Some((index, id)) = found else {
-            return Ok((EVENT_NONE, 0, 0));
-        };
-        let entry = self.entry_mut(id)?;
-        let (code, payload) = entry
-            .state
-            .waitable()
-            .and_then(|w| w.pending.take())
-            .ok_or(TaskError::Stale)?;
-        if let State::Subtask { resolve_delivered, .. } = &mut entry.state {
-            *resolve_delivered = true;
-        }
-        Ok((code, index, payload))
+    /// Whether the waitable `w` has an event pending.
+    pub fn has_pending_event(&self, w: EntryId) -> bool {
+        self.entries
+            .get(w.0)
+            .and_then(|e| e.state.waitable_ref())
+            .is_some_and(|w| w.pending.is_some())
     }
 
-    // Streams and futures.
-
-    fn new_copyable(&mut self, inst: InstanceId, is_stream: bool, ty: u32) -> Result<(u32, u32), TaskError> {
-        let shared = self.new_entry(State::Shared {
-            is_stream,
-            ty,
-            readable_dropped: false,
-            writable_dropped: false,
-        });
-        // Each end holds one reference to the shared state.
-        self.acquire(shared)?;
-        let end = |readable| State::End {
-            shared,
-            readable,
-            is_stream,
-            done: false,
-            waitable: WaitableState::default(),
-        };
-        let r = self.new_entry(end(true));
-        let w = self.new_entry(end(false));
-        let ri = self.add_handle(inst, r);
-        let wi = ri.clone().and_then(|_| self.add_handle(inst, w));
-        match (ri, wi) {
-            (Ok(ri), Ok(wi)) => Ok((ri, wi)),
-            (ri, _) => {
-                if let Ok(ri) = ri {
-                    self.table(inst)?.slab.remove(ri);
-                }
-                self.release(r)?;
-                self.release(w)?;
-                Err(TaskError::TableFull)
-            }
+    /// Whether a member of the waitable set `set` has an event pending.
+    pub fn set_has_pending_event(&self, set: EntryId) -> bool {
+        match self.entries.get(set.0).map(|e| &e.state) {
+            Some(State::WaitableSet { members, .. }) => members.iter().any(|m| self.has_pending_event(*m)),
+            _ => false,
         }
     }
 
-    /// `stream.new`: the readable and writable ends' handles. `ty`
-    /// identifies the stream type for the type checks of the other
-    /// built-ins.
-    pub fn stream_new(&mut self, inst: InstanceId, ty: u32) -> Result<(u32, u32), TaskError> {
-        self.new_copyable(inst, true, ty)
-    }
-
-    /// `future.new` (see [`Tasks::stream_new`]).
-    pub fn future_new(&mut self, inst: InstanceId, ty: u32) -> Result<(u32, u32), TaskError> {
-        self.new_copyable(inst, false, ty)
-    }
-
-    /// Checks that handle `index` of `inst` is an end of `kind` of a stream
-    /// or future of type `ty`.
-    pub fn check_end(&self, inst: InstanceId, index: u32, kind: Kind, ty: u32) -> Result<(), TaskError> {
-        let id = self.handle_of(inst, index, kind)?;
-        let State::End { shared, .. } = self.entry(id)?.state else {
-            return Err(TaskError::Stale);
-        };
-        match self.entry(shared)?.state {
-            State::Shared { ty: t, .. } if t == ty => Ok(()),
-            _ => Err(TaskError::WrongType(index)),
-        }
-    }
-
-    /// `{stream,future}.drop-{readable,writable}`: `kind` says which end.
-    /// The writable end of a future traps unless its value was written.
-    pub fn drop_end(&mut self, inst: InstanceId, index: u32, kind: Kind, ty: u32) -> Result<(), TaskError> {
-        self.check_end(inst, index, kind, ty)?;
-        let id = self.handle(inst, index)?;
-        let (shared, readable) = match self.entry(id)?.state {
-            State::End {
-                shared,
-                readable,
-                is_stream,
-                done,
-                ..
-            } => {
-                if !is_stream && !readable && !done {
-                    return Err(TaskError::FutureNotWritten);
-                }
-                (shared, readable)
-            }
+    /// Takes the first pending event of a member of `set`, as (code,
+    /// waitable index, payload), or `(EVENT_NONE, 0, 0)`.
+    pub fn take_set_event(&mut self, set: EntryId) -> Result<Event, TaskError> {
+        let member = match &self.entry(set)?.state {
+            State::WaitableSet { members, .. } => members.iter().copied().find(|m| self.has_pending_event(*m)),
             _ => return Err(TaskError::Stale),
         };
-        if let State::Shared {
-            readable_dropped,
-            writable_dropped,
-            ..
-        } = &mut self.entry_mut(shared)?.state
-        {
-            if readable {
-                *readable_dropped = true;
-            } else {
-                *writable_dropped = true;
-            }
+        match member {
+            Some(w) => self.take_event(w),
+            None => Ok(Event::NONE),
         }
-        self.table(inst)?.slab.remove(index);
-        self.release(id)
     }
 
-    /// Whether the other end of the stream or future that handle `index`
-    /// of `inst` is an end of was dropped.
-    pub fn peer_dropped(&self, inst: InstanceId, index: u32) -> Result<bool, TaskError> {
-        let id = self.handle(inst, index)?;
-        let State::End { shared, readable, .. } = self.entry(id)?.state else {
-            return Err(TaskError::Stale);
+    /// Delivers the pending event of the waitable `w` (see `Pending`).
+    pub fn take_event(&mut self, w: EntryId) -> Result<Event, TaskError> {
+        let entry = self.entry_mut(w)?;
+        let waitable = entry.state.waitable().ok_or(TaskError::Stale)?;
+        let Some(pending) = waitable.pending.take() else {
+            return Ok(Event::NONE);
         };
-        match self.entry(shared)?.state {
-            State::Shared {
-                readable_dropped,
-                writable_dropped,
-                ..
-            } => Ok(if readable { writable_dropped } else { readable_dropped }),
-            _ => Err(TaskError::Stale),
+        let index = waitable.index;
+        match pending {
+            Pending::Subtask => {
+                let State::Subtask(sub) = &mut entry.state else {
+                    return Err(TaskError::Stale);
+                };
+                if sub.status.resolved() {
+                    sub.resolve_delivered = true;
+                }
+                Ok(Event {
+                    code: EVENT_SUBTASK,
+                    index,
+                    payload: sub.status as u32,
+                })
+            }
+            Pending::Copy { result, reclaim } => self.deliver_copy_event(w, index, result, reclaim),
         }
+    }
+
+    /// `waitable-set.poll` without cancellation: the event of a member
+    /// with one pending, or `(EVENT_NONE, 0, 0)`.
+    pub fn waitable_set_poll(&mut self, inst: InstanceId, si: u32) -> Result<(u32, u32, u32), TaskError> {
+        let set = self.handle_of(inst, si, Kind::WaitableSet)?;
+        let e = self.take_set_event(set)?;
+        Ok((e.code, e.index, e.payload))
+    }
+
+    /// The waitable set handle `si` of `inst` names.
+    pub fn waitable_set(&self, inst: InstanceId, si: u32) -> Result<EntryId, TaskError> {
+        self.handle_of(inst, si, Kind::WaitableSet)
+    }
+
+    /// Counts a task waiting on `set` (`waitable-set.wait`), or one less.
+    pub fn set_waiting(&mut self, set: EntryId, waiting: bool) -> Result<(), TaskError> {
+        if let State::WaitableSet { num_waiting, .. } = &mut self.entry_mut(set)?.state {
+            *num_waiting = if waiting {
+                num_waiting.saturating_add(1)
+            } else {
+                num_waiting.saturating_sub(1)
+            };
+        }
+        Ok(())
     }
 
     // Error contexts.
@@ -764,9 +655,7 @@ impl Tasks {
     /// `error-context.new` with its debug message.
     pub fn error_context_new(&mut self, inst: InstanceId, message: String) -> Result<u32, TaskError> {
         let id = self.new_entry(State::ErrorContext { message });
-        self.add_handle(inst, id).inspect_err(|_| {
-            let _ = self.release(id);
-        })
+        self.add_new_handle(inst, id)
     }
 
     /// The debug message of an error context.
@@ -782,9 +671,63 @@ impl Tasks {
     pub fn error_context_drop(&mut self, inst: InstanceId, index: u32) -> Result<(), TaskError> {
         self.drop_handle(inst, index, Kind::ErrorContext, |_| Ok(()))
     }
+
+    /// Moves handle `index` of `from` to a new handle of `to` (an error
+    /// context, or a stream or future end, passed to another instance):
+    /// the new index.
+    pub fn transfer(&mut self, from: InstanceId, index: u32, to: InstanceId) -> Result<u32, TaskError> {
+        let id = self.take_handle(from, index)?;
+        self.add_handle(to, id).inspect_err(|_| {
+            let _ = self.release(id);
+        })
+    }
+
+    /// Gives `to` a new handle to the error context at `index` of `from`
+    /// (error contexts are shared, not moved).
+    pub fn share_error_context(&mut self, from: InstanceId, index: u32, to: InstanceId) -> Result<u32, TaskError> {
+        let id = self.handle_of(from, index, Kind::ErrorContext)?;
+        self.acquire(id)?;
+        self.add_new_handle(to, id)
+    }
+}
+
+/// An event delivered to a waiting or polling task.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Event {
+    /// `EventCode`.
+    pub code: u32,
+    /// The waitable's handle index.
+    pub index: u32,
+    /// The event's payload.
+    pub payload: u32,
+}
+
+impl Event {
+    /// `(EventCode.NONE, 0, 0)`.
+    pub const NONE: Event = Event {
+        code: EVENT_NONE,
+        index: 0,
+        payload: 0,
+    };
+    /// `(EventCode.TASK_CANCELLED, 0, 0)`.
+    pub const CANCELLED: Event = Event {
+        code: EVENT_TASK_CANCELLED,
+        index: 0,
+        payload: 0,
+    };
 }
 
 /// `EventCode.NONE`.
 pub const EVENT_NONE: u32 = 0;
 /// `EventCode.SUBTASK`.
 pub const EVENT_SUBTASK: u32 = 1;
+/// `EventCode.STREAM_READ`.
+pub const EVENT_STREAM_READ: u32 = 2;
+/// `EventCode.STREAM_WRITE`.
+pub const EVENT_STREAM_WRITE: u32 = 3;
+/// `EventCode.FUTURE_READ`.
+pub const EVENT_FUTURE_READ: u32 = 4;
+/// `EventCode.FUTURE_WRITE`.
+pub const EVENT_FUTURE_WRITE: u32 = 5;
+/// `EventCode.TASK_CANCELLED`.
+pub const EVENT_TASK_CANCELLED: u32 = 6;

@@ -60,7 +60,7 @@ fn handle_tables_are_per_instance() {
 fn a_set_with_members_is_not_dropped_and_members_keep_it_alive() {
     let mut t = Tasks::new();
     let inst = t.new_instance();
-    let (r, w) = t.stream_new(inst, 7).unwrap();
+    let (r, w) = t.stream_new(inst, 7, true).unwrap();
     let s = t.waitable_set_new(inst).unwrap();
     let set = t.handle(inst, s).unwrap();
     t.waitable_join(inst, r, s).unwrap();
@@ -84,7 +84,7 @@ fn a_set_with_members_is_not_dropped_and_members_keep_it_alive() {
 fn a_stream_lives_until_both_ends_are_dropped() {
     let mut t = Tasks::new();
     let inst = t.new_instance();
-    let (r, w) = t.stream_new(inst, 1).unwrap();
+    let (r, w) = t.stream_new(inst, 1, true).unwrap();
     assert_eq!((r, w), (1, 2));
     assert_eq!(t.live_entries(), 3, "two ends and their shared state");
     let rid = t.handle(inst, r).unwrap();
@@ -105,7 +105,7 @@ fn a_stream_lives_until_both_ends_are_dropped() {
 fn ends_are_checked_for_kind_and_type() {
     let mut t = Tasks::new();
     let inst = t.new_instance();
-    let (r, w) = t.stream_new(inst, 1).unwrap();
+    let (r, w) = t.stream_new(inst, 1, true).unwrap();
     assert!(matches!(
         t.drop_end(inst, r, Kind::WritableStream, 1),
         Err(TaskError::WrongKind { .. })
@@ -127,7 +127,7 @@ fn ends_are_checked_for_kind_and_type() {
 fn a_future_writable_end_is_not_dropped_before_writing() {
     let mut t = Tasks::new();
     let inst = t.new_instance();
-    let (r, w) = t.future_new(inst, 3).unwrap();
+    let (r, w) = t.future_new(inst, 3, true).unwrap();
     assert_eq!(
         t.drop_end(inst, w, Kind::WritableFuture, 3),
         Err(TaskError::FutureNotWritten)
@@ -137,35 +137,59 @@ fn a_future_writable_end_is_not_dropped_before_writing() {
 }
 
 #[test]
-fn task_context_and_return() {
+fn thread_context_and_task_return() {
     let mut t = Tasks::new();
-    let task = t.new_task(true);
-    assert_eq!(t.context_get(task, 0), Ok(0));
-    t.context_set(task, 1, 42).unwrap();
-    assert_eq!(t.context_get(task, 1), Ok(42));
-    assert_eq!(t.context_get(task, 2), Err(TaskError::ContextSlot(2)));
+    let inst = t.new_instance();
+    let task = t.new_task(inst, true, true, false, None).unwrap();
+    let th = t.new_thread(task, true).unwrap();
+    assert_eq!(t.thread(th).unwrap().index, 1, "thread index 0 is reserved");
+    assert_eq!(t.context_get(th, 0), Ok(0));
+    t.context_set(th, 1, 42).unwrap();
+    assert_eq!(t.context_get(th, 1), Ok(42));
+    assert_eq!(t.context_get(th, 2), Err(TaskError::ContextSlot(2)));
     t.task_return(task).unwrap();
     assert_eq!(t.task_return(task), Err(TaskError::TaskResolved));
-    // A second holder keeps it alive.
-    t.acquire(task).unwrap();
+    // The thread holds the task: releasing the creator's reference keeps it.
     t.release(task).unwrap();
-    assert_eq!(t.context_get(task, 1), Ok(42));
-    t.release(task).unwrap();
-    assert_eq!(t.context_get(task, 1), Err(TaskError::Stale));
+    assert!(t.task(task).is_ok());
+    t.exit_thread(th).unwrap();
+    assert_eq!(t.task(task).err(), Some(TaskError::Stale));
     assert_eq!(t.live_entries(), 0);
+    assert_eq!(t.live_threads(), 0);
     assert_eq!(t.release(task), Err(TaskError::Stale));
+}
+
+#[test]
+fn a_task_whose_last_thread_exits_before_returning_traps() {
+    let mut t = Tasks::new();
+    let inst = t.new_instance();
+    let task = t.new_task(inst, true, true, false, None).unwrap();
+    let th = t.new_thread(task, true).unwrap();
+    t.release(task).unwrap();
+    assert!(matches!(t.exit_thread(th), Err(TaskError::Trap(_))));
+    assert_eq!(t.live_entries(), 0, "freed all the same");
 }
 
 #[test]
 fn subtasks_are_dropped_only_after_their_resolution_is_delivered() {
     let mut t = Tasks::new();
     let inst = t.new_instance();
-    let st = t.new_subtask(inst, SubtaskStatus::Started).unwrap();
+    let callee_inst = t.new_instance();
+    let sub = t.new_subtask();
+    let task = t.new_task(callee_inst, true, true, true, Some(sub)).unwrap();
+    t.set_subtask_callee(sub, task).unwrap();
+    let st = t.subtask_handle(inst, sub).unwrap();
+    t.release(sub).unwrap();
     assert_eq!(t.subtask_drop(inst, st), Err(TaskError::SubtaskNotResolved));
     let s = t.waitable_set_new(inst).unwrap();
     t.waitable_join(inst, st, s).unwrap();
     assert_eq!(t.waitable_set_poll(inst, s), Ok((EVENT_NONE, 0, 0)));
-    t.resolve_subtask(inst, st, SubtaskStatus::Returned).unwrap();
+    t.task_start(task).unwrap();
+    assert_eq!(
+        t.waitable_set_poll(inst, s),
+        Ok((EVENT_SUBTASK, st, SubtaskStatus::Started as u32))
+    );
+    t.task_return(task).unwrap();
     assert_eq!(
         t.waitable_set_poll(inst, s),
         Ok((EVENT_SUBTASK, st, SubtaskStatus::Returned as u32))
@@ -174,6 +198,8 @@ fn subtasks_are_dropped_only_after_their_resolution_is_delivered() {
     assert_eq!(t.waitable_set_poll(inst, s), Ok((EVENT_NONE, 0, 0)));
     t.subtask_drop(inst, st).unwrap();
     t.waitable_set_drop(inst, s).unwrap();
+    // The creator's reference to the task is the last one.
+    t.release(task).unwrap();
     assert_eq!(t.live_entries(), 0);
 }
 

@@ -36,7 +36,7 @@ pub(crate) struct EngineInner {
     host_trampolines: Mutex<HashMap<VMSharedTypeIndex, (Arc<CodeMemory>, CodePtr)>>,
     pub(crate) epoch: Arc<AtomicU64>,
     #[cfg(feature = "async")]
-    pub(crate) fiber_pool: weft_fiber::FiberPool,
+    pub(crate) fiber_pool: std::sync::Arc<weft_fiber::FiberPool>,
 }
 
 impl std::fmt::Debug for Engine {
@@ -88,7 +88,7 @@ impl Engine {
                 host_trampolines: Mutex::new(HashMap::new()),
                 epoch: Arc::new(AtomicU64::new(0)),
                 #[cfg(feature = "async")]
-                fiber_pool: weft_fiber::FiberPool::new(config.async_stack_size),
+                fiber_pool: std::sync::Arc::new(weft_fiber::FiberPool::new(config.async_stack_size)),
             }),
         }
     }

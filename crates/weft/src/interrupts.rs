@@ -133,45 +133,45 @@ pub(crate) fn handle_interrupt<T: 'static>(store: &mut StoreInner<T>, why: Inter
 impl<T: 'static> Store<T> {
     /// Sets the fuel this store may consume (with `Config::consume_fuel`).
     pub fn set_fuel(&mut self, fuel: u64) -> crate::Result<()> {
-        if !self.inner.fuel_enabled() {
+        if !self.inner_mut().fuel_enabled() {
             crate::bail!("fuel is not configured in this store");
         }
-        self.inner.set_fuel_left(fuel);
+        self.inner_mut().set_fuel_left(fuel);
         Ok(())
     }
 
     /// The fuel left (with `Config::consume_fuel`).
     pub fn get_fuel(&self) -> crate::Result<u64> {
-        if !self.inner.fuel_enabled() {
+        if !self.inner().fuel_enabled() {
             crate::bail!("fuel is not configured in this store");
         }
-        Ok(self.inner.fuel_left())
+        Ok(self.inner().fuel_left())
     }
 
     /// With async calls, hand fuel to wasm in slices of `interval` and yield
     /// to the executor between slices (`None`: never yield).
     pub fn fuel_async_yield_interval(&mut self, interval: Option<u64>) -> crate::Result<()> {
-        if !self.inner.fuel_enabled() {
+        if !self.inner_mut().fuel_enabled() {
             crate::bail!("fuel is not configured in this store");
         }
         if interval == Some(0) {
             crate::bail!("fuel_async_yield_interval must not be 0");
         }
-        let left = self.inner.fuel_left();
-        self.inner.fuel.yield_interval = interval;
-        self.inner.set_fuel_left(left);
+        let left = self.inner_mut().fuel_left();
+        self.inner_mut().fuel.yield_interval = interval;
+        self.inner_mut().set_fuel_left(left);
         Ok(())
     }
 
     /// Sets the epoch deadline to `ticks_beyond_current` ticks after the
     /// engine's current epoch.
     pub fn set_epoch_deadline(&mut self, ticks_beyond_current: u64) {
-        self.inner.set_epoch_deadline(ticks_beyond_current);
+        self.inner_mut().set_epoch_deadline(ticks_beyond_current);
     }
 
     /// At the epoch deadline, trap with `Trap::Interrupt` (the default).
     pub fn epoch_deadline_trap(&mut self) {
-        self.inner.epoch_behavior = EpochBehavior::Trap;
+        self.inner_mut().epoch_behavior = EpochBehavior::Trap;
     }
 
     /// At the epoch deadline, call `callback`, which decides whether to
@@ -180,13 +180,13 @@ impl<T: 'static> Store<T> {
         &mut self,
         callback: impl FnMut(StoreContextMut<'_, T>) -> crate::Result<UpdateDeadline> + Send + Sync + 'static,
     ) {
-        self.inner.epoch_behavior = EpochBehavior::Callback(Box::new(callback));
+        self.inner_mut().epoch_behavior = EpochBehavior::Callback(Box::new(callback));
     }
 
     /// At the epoch deadline, yield to the async executor and continue with
     /// a deadline `delta` ticks after the current epoch (async calls only;
     /// a sync call fails instead).
     pub fn epoch_deadline_async_yield_and_update(&mut self, delta: u64) {
-        self.inner.epoch_behavior = EpochBehavior::YieldAndUpdate(delta);
+        self.inner_mut().epoch_behavior = EpochBehavior::YieldAndUpdate(delta);
     }
 }

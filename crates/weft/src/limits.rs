@@ -161,7 +161,7 @@ impl<T: 'static> Store<T> {
     /// Installs a resource limiter: `limiter` returns it from the store's
     /// data whenever a memory or table wants to grow.
     pub fn limiter(&mut self, limiter: impl FnMut(&mut T) -> &mut (dyn ResourceLimiter) + Send + Sync + 'static) {
-        self.inner.limiter = Some(Limiter::Sync(Box::new(limiter)));
+        self.inner_mut().limiter = Some(Limiter::Sync(Box::new(limiter)));
     }
 
     /// Installs an async resource limiter (see [`Store::limiter`]); growth
@@ -171,6 +171,6 @@ impl<T: 'static> Store<T> {
         &mut self,
         limiter: impl FnMut(&mut T) -> &mut (dyn ResourceLimiterAsync + Send) + Send + Sync + 'static,
     ) {
-        self.inner.limiter = Some(Limiter::Async(Box::new(limiter)));
+        self.inner_mut().limiter = Some(Limiter::Async(Box::new(limiter)));
     }
 }

@@ -28,7 +28,19 @@ impl StoreId {
 /// A collection of instances and host state: all WebAssembly objects live in
 /// a store and are dropped with it.
 pub struct Store<T: 'static> {
-    pub(crate) inner: Box<StoreInner<T>>,
+    /// Always `Some`, except while [`Store::into_data`] takes it apart.
+    inner: Option<Box<StoreInner<T>>>,
+}
+
+impl<T: 'static> Drop for Store<T> {
+    fn drop(&mut self) {
+        // Threads of the component model's async ABI suspended on fibers
+        // unwind first, while the store they use is still whole.
+        #[cfg(feature = "component-model-async")]
+        if let Some(inner) = self.inner.as_mut() {
+            crate::component::concurrent::cancel_all(inner);
+        }
+    }
 }
 
 /// The store proper: the untyped part and the host's data.
@@ -243,7 +255,7 @@ impl<T: 'static> Store<T> {
         objects.set_epoch_deadline(0);
         objects.set_interrupt_handler::<StoreInner<T>>(crate::interrupts::handle_interrupt::<T>);
         Store {
-            inner: Box::new(StoreInner {
+            inner: Some(Box::new(StoreInner {
                 opaque: StoreOpaque {
                     id: StoreId::new(),
                     engine: engine.clone(),
@@ -265,25 +277,46 @@ impl<T: 'static> Store<T> {
                 epoch_behavior: crate::interrupts::EpochBehavior::Trap,
                 limiter: None,
                 data,
-            }),
+            })),
+        }
+    }
+
+    /// The store proper (see the field's invariant).
+    pub(crate) fn inner(&self) -> &StoreInner<T> {
+        match &self.inner {
+            Some(inner) => inner,
+            None => unreachable!("a store is only taken apart by `into_data`, which consumes it"),
+        }
+    }
+
+    /// The store proper, writable.
+    pub(crate) fn inner_mut(&mut self) -> &mut StoreInner<T> {
+        match &mut self.inner {
+            Some(inner) => inner,
+            None => unreachable!("a store is only taken apart by `into_data`, which consumes it"),
         }
     }
 
     /// The host data.
     pub fn data(&self) -> &T {
-        &self.inner.data
+        &self.inner().data
     }
     /// The host data, writable.
     pub fn data_mut(&mut self) -> &mut T {
-        &mut self.inner.data
+        &mut self.inner_mut().data
     }
     /// Consumes the store and returns its data.
-    pub fn into_data(self) -> T {
-        self.inner.data
+    pub fn into_data(mut self) -> T {
+        #[cfg(feature = "component-model-async")]
+        crate::component::concurrent::cancel_all(self.inner_mut());
+        match self.inner.take() {
+            Some(inner) => inner.data,
+            None => unreachable!("a store is only taken apart by `into_data`, which consumes it"),
+        }
     }
     /// The engine of the store.
     pub fn engine(&self) -> &Engine {
-        &self.inner.opaque.engine
+        &self.inner().opaque.engine
     }
     /// Runs a garbage collection. Weft keeps every `ExternRef` alive until
     /// the store is dropped, so there is nothing to collect.
@@ -291,11 +324,11 @@ impl<T: 'static> Store<T> {
     /// Takes the exception that last escaped wasm (the call that returned a
     /// [`crate::ThrownException`] error), if it was not taken yet.
     pub fn take_pending_exception(&mut self) -> Option<Rooted<ExnRef>> {
-        self.inner.opaque.take_pending_exception()
+        self.inner_mut().opaque.take_pending_exception()
     }
     /// Whether an exception that escaped wasm waits to be taken.
     pub fn has_pending_exception(&self) -> bool {
-        self.inner.opaque.pending_exception.is_some()
+        self.inner().opaque.pending_exception.is_some()
     }
 }
 
@@ -309,7 +342,7 @@ impl<T: Default + 'static> Default for Store<T> {
 impl<T: 'static> std::fmt::Debug for Store<T> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Store")
-            .field("id", &self.inner.opaque.id)
+            .field("id", &self.inner().opaque.id)
             .finish_non_exhaustive()
     }
 }
@@ -369,12 +402,12 @@ pub trait AsContextMut: AsContext {
 impl<T: 'static> AsContext for Store<T> {
     type Data = T;
     fn as_context(&self) -> StoreContext<'_, T> {
-        StoreContext(&self.inner)
+        StoreContext(self.inner())
     }
 }
 impl<T: 'static> AsContextMut for Store<T> {
     fn as_context_mut(&mut self) -> StoreContextMut<'_, T> {
-        StoreContextMut(&mut self.inner)
+        StoreContextMut(self.inner_mut())
     }
 }
 impl<T: 'static> AsContext for StoreContext<'_, T> {
@@ -419,17 +452,17 @@ impl<'a, T: 'static> From<StoreContextMut<'a, T>> for StoreContext<'a, T> {
 }
 impl<'a, T: 'static> From<&'a Store<T>> for StoreContext<'a, T> {
     fn from(s: &'a Store<T>) -> Self {
-        StoreContext(&s.inner)
+        StoreContext(s.inner())
     }
 }
 impl<'a, T: 'static> From<&'a mut Store<T>> for StoreContext<'a, T> {
     fn from(s: &'a mut Store<T>) -> Self {
-        StoreContext(&s.inner)
+        StoreContext(s.inner())
     }
 }
 impl<'a, T: 'static> From<&'a mut Store<T>> for StoreContextMut<'a, T> {
     fn from(s: &'a mut Store<T>) -> Self {
-        StoreContextMut(&mut s.inner)
+        StoreContextMut(s.inner_mut())
     }
 }
 impl<'a, 'b, T: 'static> From<&'a StoreContext<'b, T>> for StoreContext<'a, T> {
@@ -546,16 +579,16 @@ mod tests {
         let instance = Instance::new(&mut store, &module, &[]).unwrap();
         let run = instance.get_typed_func::<i32, i32>(&mut store, "loop").unwrap();
         assert_eq!(run.call(&mut store, 1000).unwrap(), 500_500);
-        assert_eq!(store.inner.opaque.objects.num_exceptions(), 0);
+        assert_eq!(store.inner().opaque.objects.num_exceptions(), 0);
         let escape = instance.get_typed_func::<(), ()>(&mut store, "escape").unwrap();
         let keep = instance.get_func(&mut store, "keep").unwrap();
         let mut out = [crate::Val::I32(0)];
         keep.call(&mut store, &[], &mut out).unwrap();
-        assert_eq!(store.inner.opaque.objects.num_exceptions(), 1);
+        assert_eq!(store.inner().opaque.objects.num_exceptions(), 1);
         assert_eq!(run.call(&mut store, 10).unwrap(), 55);
-        assert_eq!(store.inner.opaque.objects.num_exceptions(), 1);
+        assert_eq!(store.inner().opaque.objects.num_exceptions(), 1);
         // An exception that escapes is kept for `take_pending_exception`.
         assert!(escape.call(&mut store, ()).is_err());
-        assert_eq!(store.inner.opaque.objects.num_exceptions(), 2);
+        assert_eq!(store.inner().opaque.objects.num_exceptions(), 2);
     }
 }

@@ -79,9 +79,9 @@ fn task_return_misuse_traps() -> weft::Result<()> {
     let c = component(&engine, ASYNC_EXPORTS);
     let mut store = Store::new(&engine, ());
     for (name, message) in [
-        ("forgets", "without calling `task.return`"),
-        ("twice", "already returned"),
-        ("wrong-type", "result type does not match"),
+        ("forgets", "async-lifted export failed to produce a result"),
+        ("twice", "called more than once"),
+        ("wrong-type", "invalid `task.return` signature"),
         ("sync-returns", "lifted without `async`"),
     ] {
         let instance = Linker::new(&engine).instantiate(&mut store, &c)?;
@@ -93,24 +93,41 @@ fn task_return_misuse_traps() -> weft::Result<()> {
     Ok(())
 }
 
+/// Waits that nothing can end are deadlocks, reported with what waits; a
+/// synchronous task may not block; the store stays usable after each.
 #[test]
-fn operations_that_would_suspend_fail_with_not_supported_yet() -> weft::Result<()> {
+fn waits_nothing_can_end_are_deadlocks_or_traps() -> weft::Result<()> {
     let engine = Engine::default();
     let c = component(&engine, ASYNC_EXPORTS);
     let mut store = Store::new(&engine, ());
     let instance = Linker::new(&engine).instantiate(&mut store, &c)?;
+    // A callback that waits on waitable set 0 (no such set) traps.
     let err = call(&mut store, &instance, "cb-wait", &[Val::U32(1)]).unwrap_err();
-    assert!(format!("{err:?}").contains("not supported yet"), "{err:?}");
+    assert!(format!("{err:?}").contains("unknown handle index 0"), "{err:?}");
 
     let c = component(&engine, TABLE_OPS);
-    for name in ["wait-empty-async", "read-stream", "new-thread"] {
+    for (name, message) in [
+        (
+            "wait-empty-async",
+            "deadlock detected: event loop cannot make further progress",
+        ),
+        ("read-stream", "cannot block a synchronous task before returning"),
+        ("new-thread", "not supported yet"),
+    ] {
         let instance = Linker::new(&engine).instantiate(&mut store, &c)?;
         let err = call(&mut store, &instance, name, &[]).unwrap_err();
-        assert!(format!("{err:?}").contains("not supported yet"), "{name}: {err:?}");
+        assert!(format!("{err:?}").contains(message), "{name}: {err:?}");
         // The store is left usable.
         let fresh = Linker::new(&engine).instantiate(&mut store, &c)?;
         assert_eq!(call(&mut store, &fresh, "streams", &[])?, Val::U32(1));
     }
+    // The deadlock names the wait.
+    let instance = Linker::new(&engine).instantiate(&mut store, &c)?;
+    let err = call(&mut store, &instance, "wait-empty-async", &[]).unwrap_err();
+    assert!(
+        format!("{err:?}").contains("waits for an event in waitable set 1"),
+        "{err:?}"
+    );
     Ok(())
 }
 

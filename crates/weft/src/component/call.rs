@@ -4,7 +4,7 @@
 use super::handles::{enter_call, exit_call, lift_resources, lower_resources};
 use super::linker::HostDtor;
 use super::resources::{Handle, ResourceKind};
-use super::store::{FlagsRef, Options};
+use super::store::{FlagsRef, LiftedFunc, Options};
 use super::{lift_flat_values, lower_flat_values, LiftContext, LowerContext, LowerMemory, Val};
 use crate::{AsContextMut, StoreContextMut};
 use weft_environ::component::abi::{self, AbiOptions, Context, FlatType, MAX_FLAT_PARAMS, MAX_FLAT_RESULTS};
@@ -129,12 +129,12 @@ pub(crate) fn drop_host_resource<T: 'static>(
     drop_handle(store, h, None)
 }
 
-fn set_may_leave<T>(store: &mut StoreContextMut<'_, T>, flags: FlagsRef, value: bool) -> crate::Result<()> {
+pub(crate) fn set_may_leave<T>(store: &mut StoreContextMut<'_, T>, flags: FlagsRef, value: bool) -> crate::Result<()> {
     store.0.opaque_mut().components.flags_mut(flags)?.may_leave = value;
     Ok(())
 }
 
-fn set_may_enter<T>(store: &mut StoreContextMut<'_, T>, flags: FlagsRef, value: bool) -> crate::Result<()> {
+pub(crate) fn set_may_enter<T>(store: &mut StoreContextMut<'_, T>, flags: FlagsRef, value: bool) -> crate::Result<()> {
     store.0.opaque_mut().components.flags_mut(flags)?.may_enter = value;
     Ok(())
 }
@@ -315,6 +315,10 @@ pub(crate) fn call_lifted<T: 'static>(
     args: &[Val],
     results: &mut [Val],
 ) -> crate::Result<()> {
+    #[cfg(feature = "component-model-async")]
+    if super::concurrent::is_async_typed(store, index) {
+        return super::concurrent::call_async_typed(store, index, args, results);
+    }
     let scope = enter_call(store);
     let r = match super::concurrent::enter_task(store, index) {
         Ok(depth) => {
@@ -327,37 +331,36 @@ pub(crate) fn call_lifted<T: 'static>(
     r.and(exited)
 }
 
-fn call_lifted_in<T: 'static>(
-    store: &mut StoreContextMut<'_, T>,
-    index: u32,
-    args: &[Val],
-    results: &mut [Val],
-    scope: usize,
-) -> crate::Result<()> {
-    let f = store
+/// The lifted function at store index `index`.
+pub(crate) fn lifted_func<T>(store: &StoreContextMut<'_, T>, index: u32) -> crate::Result<LiftedFunc> {
+    store
         .0
         .opaque()
         .components
         .funcs
         .get(index as usize)
         .cloned()
-        .ok_or_else(|| crate::format_err!("component function not found in store"))?;
+        .ok_or_else(|| crate::format_err!("component function not found in store"))
+}
+
+/// The arguments of a call into `f`, lowered with its options into core
+/// arguments (its `realloc` may run), after moving their handles into its
+/// instance; also the core results' slots, zeroed.
+pub(crate) fn lower_call_args<T: 'static>(
+    store: &mut StoreContextMut<'_, T>,
+    f: &LiftedFunc,
+    args: &[Val],
+    scope: usize,
+) -> crate::Result<(Vec<crate::Val>, Vec<crate::Val>)> {
     let types = &*f.types;
     let ty = types
         .func(f.ty)
         .ok_or_else(|| crate::format_err!("component function type not found"))?;
     let param_tys: Vec<InterfaceType> = ty.param_types().collect();
-    let result_tys = result_types(ty);
     if args.len() != param_tys.len() {
         crate::bail!("expected {} arguments, got {}", param_tys.len(), args.len());
     }
-    if results.len() != result_tys.len() {
-        crate::bail!("expected {} results, got {}", result_tys.len(), results.len());
-    }
     let flags = f.options.flags;
-    if !store.0.opaque().components.flags(flags)?.may_enter {
-        return Err(crate::component::trap("cannot enter component instance"));
-    }
     let abi_options = AbiOptions {
         is_async: f.options.is_async,
         callback: f.options.callback.is_some(),
@@ -391,7 +394,87 @@ fn call_lifted_in<T: 'static>(
         .zip(&flat_args)
         .map(|(t, v)| core_val(*t, *v))
         .collect();
-    let mut core_results: Vec<crate::Val> = flat_ty.results.iter().map(|t| core_val(*t, 0)).collect();
+    let core_results: Vec<crate::Val> = flat_ty.results.iter().map(|t| core_val(*t, 0)).collect();
+    Ok((core_args, core_results))
+}
+
+/// The results of a synchronous lift's core function, lifted with its
+/// options; traps if the callee kept a borrow, and moves the results'
+/// handles out of its instance.
+pub(crate) fn lift_call_results<T: 'static>(
+    store: &mut StoreContextMut<'_, T>,
+    f: &LiftedFunc,
+    core_results: &[crate::Val],
+    scope: usize,
+) -> crate::Result<Vec<Val>> {
+    let types = &*f.types;
+    let ty = types
+        .func(f.ty)
+        .ok_or_else(|| crate::format_err!("component function type not found"))?;
+    let result_tys = result_types(ty);
+    let flat_results = core_results.iter().map(slot).collect::<crate::Result<Vec<_>>>()?;
+    let mut v = {
+        let cx = LiftContext {
+            types,
+            memory: memory_bytes(store, &f.options),
+            encoding: f.options.encoding,
+        };
+        lift_flat_values(&cx, MAX_FLAT_RESULTS, &result_tys, &flat_results)?
+    };
+    check_borrows_returned(store, scope)?;
+    lift_resources(store, types, &result_tys, &mut v, f.options.flags, scope)?;
+    Ok(v)
+}
+
+/// Traps if the callee of call `scope` still holds a borrow it was lent.
+pub(crate) fn check_borrows_returned<T>(store: &StoreContextMut<'_, T>, scope: usize) -> crate::Result<()> {
+    if store
+        .0
+        .opaque()
+        .components
+        .calls
+        .get(scope)
+        .is_some_and(|c| c.num_borrows != 0)
+    {
+        return Err(crate::component::trap(
+            "borrow handles still remain at the end of the call",
+        ));
+    }
+    Ok(())
+}
+
+/// Runs `f`'s `post-return` with the core results, `may_leave` cleared.
+pub(crate) fn post_return<T: 'static>(
+    store: &mut StoreContextMut<'_, T>,
+    f: &LiftedFunc,
+    core_results: &[crate::Val],
+) -> crate::Result<()> {
+    let Some(post_return) = f.options.post_return else {
+        return Ok(());
+    };
+    set_may_leave(store, f.options.flags, false)?;
+    let r = post_return.call(&mut *store, core_results, &mut []);
+    set_may_leave(store, f.options.flags, true)?;
+    r
+}
+
+fn call_lifted_in<T: 'static>(
+    store: &mut StoreContextMut<'_, T>,
+    index: u32,
+    args: &[Val],
+    results: &mut [Val],
+    scope: usize,
+) -> crate::Result<()> {
+    let f = lifted_func(store, index)?;
+    let result_count = f.types.func(f.ty).map_or(0, |t| usize::from(t.result.is_some()));
+    if results.len() != result_count {
+        crate::bail!("expected {result_count} results, got {}", results.len());
+    }
+    let flags = f.options.flags;
+    if !store.0.opaque().components.flags(flags)?.may_enter {
+        return Err(crate::component::trap("cannot enter component instance"));
+    }
+    let (core_args, mut core_results) = lower_call_args(store, &f, args, scope)?;
     set_may_enter(store, flags, false)?;
     let called = f.core.call(&mut *store, &core_args, &mut core_results);
     if let Err(e) = called {
@@ -402,51 +485,18 @@ fn call_lifted_in<T: 'static>(
         }
         return Err(e);
     }
-    let lifted = if f.options.is_async {
-        // The results came through `task.return`.
-        super::concurrent::async_results(store, f.options.callback.is_some(), &core_results)
-    } else {
-        let flat_results = core_results.iter().map(slot).collect::<crate::Result<Vec<_>>>()?;
-        let cx = LiftContext {
-            types,
-            memory: memory_bytes(store, &f.options),
-            encoding: f.options.encoding,
-        };
-        lift_flat_values(&cx, MAX_FLAT_RESULTS, &result_tys, &flat_results)
-    };
-    let lifted = lifted.and_then(|mut v| {
-        if store
-            .0
-            .opaque()
-            .components
-            .calls
-            .get(scope)
-            .is_some_and(|c| c.num_borrows != 0)
-        {
-            return Err(crate::component::trap(
-                "borrow handles still remain at the end of the call",
-            ));
-        }
-        lift_resources(store, types, &result_tys, &mut v, flags, scope)?;
-        Ok(v)
-    });
-    let lifted = match lifted {
+    let lifted = match lift_call_results(store, &f, &core_results, scope) {
         Ok(v) => v,
         Err(e) => {
             set_may_enter(store, flags, true)?;
             return Err(e);
         }
     };
-    if let Some(post_return) = f.options.post_return {
-        set_may_leave(store, flags, false)?;
-        let r = post_return.call(&mut *store, &core_results, &mut []);
-        set_may_leave(store, flags, true)?;
-        if let Err(e) = r {
-            if !crate::component::is_trap(&e) {
-                set_may_enter(store, flags, true)?;
-            }
-            return Err(e);
+    if let Err(e) = post_return(store, &f, &core_results) {
+        if !crate::component::is_trap(&e) {
+            set_may_enter(store, flags, true)?;
         }
+        return Err(e);
     }
     set_may_enter(store, flags, true)?;
     for (r, v) in results.iter_mut().zip(lifted) {

@@ -272,8 +272,6 @@ pub(crate) fn instantiate<T: 'static>(
         defined: Vec::new(),
         #[cfg(feature = "component-model-async")]
         task_tables,
-        #[cfg(feature = "component-model-async")]
-        backpressure: vec![0; n],
     });
     let mut t = Tables {
         core_instances: Vec::with_capacity(plan.num_core_instances as usize),
@@ -636,6 +634,15 @@ fn lowered_func<T: 'static>(
             return Err(crate::component::trap("cannot leave component instance"));
         }
         let scope = enter_call(&mut store);
+        #[cfg(feature = "component-model-async")]
+        if let Callee::Lifted(index) = &callee {
+            if super::concurrent::is_async_typed(&store, *index) {
+                let r =
+                    super::concurrent::call_lowered(&mut store, &types, ty, &options, *index, params, results, scope);
+                let exited = exit_call(&mut store, scope, false);
+                return r.and(exited);
+            }
+        }
         if options.is_async {
             let r = call_lowered_async(&mut store, &types, func_ty, &options, &callee, params, results, scope);
             let exited = exit_call(&mut store, scope, false);

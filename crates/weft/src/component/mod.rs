@@ -58,7 +58,7 @@ mod adapter;
 mod call;
 #[allow(clippy::module_inception)]
 mod component;
-mod concurrent;
+pub(crate) mod concurrent;
 mod flat;
 mod func_wrap;
 mod handles;

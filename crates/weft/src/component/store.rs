@@ -25,22 +25,10 @@ pub(crate) struct ComponentStore {
     /// futures and error contexts.
     #[cfg(feature = "component-model-async")]
     pub(crate) tasks: weft_tasks::Tasks,
-    /// The tasks of the calls into lifted functions in progress, innermost
-    /// last (the last is the "current task" of the built-ins).
+    /// The threads on fibers, the running threads and what each task's
+    /// caller waits for.
     #[cfg(feature = "component-model-async")]
-    pub(crate) current_tasks: Vec<CurrentTask>,
-}
-
-/// A call into a lifted function in progress, as the async built-ins see
-/// it.
-#[cfg(feature = "component-model-async")]
-pub(crate) struct CurrentTask {
-    /// Its entry in [`ComponentStore::tasks`] (this holds one reference).
-    pub(crate) id: weft_tasks::EntryId,
-    /// The lifted function called (store index).
-    pub(crate) func: u32,
-    /// The values `task.return` lifted, until the call takes them.
-    pub(crate) result: Option<Vec<super::Val>>,
+    pub(crate) sched: super::concurrent::Sched,
 }
 
 /// The resource bookkeeping of one call into a lifted function.
@@ -149,9 +137,6 @@ pub(crate) struct ComponentInstanceData {
     /// The async ABI's handle table of each component instance of the plan.
     #[cfg(feature = "component-model-async")]
     pub(crate) task_tables: Vec<weft_tasks::InstanceId>,
-    /// The backpressure counter of each component instance of the plan.
-    #[cfg(feature = "component-model-async")]
-    pub(crate) backpressure: Vec<u32>,
 }
 
 impl ComponentStore {

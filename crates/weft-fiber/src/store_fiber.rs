@@ -1,0 +1,294 @@
+//! Fibers that borrow a store only while they run: the scheduler of the
+//! component model's async ABI runs each guest thread on one, and any number
+//! of them may be suspended at once.
+
+use crate::{Cancelled, FiberPool};
+use std::cell::Cell;
+use std::fmt;
+use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+use wasmtime_fiber::{Fiber, Suspend};
+
+enum Resume {
+    Run,
+    Cancel,
+}
+
+type StoreSuspend = Suspend<Resume, (), ()>;
+
+/// What a [`StoreFiber`] shares with the [`Suspender`]s of its body.
+struct Shared {
+    /// The fiber's `Suspend`, while its body runs.
+    suspend: Cell<*mut StoreSuspend>,
+    /// Whether the fiber is running now (resumed and not suspended).
+    running: Cell<bool>,
+    /// Set once the fiber is resumed to be cancelled.
+    cancelled: Cell<bool>,
+    /// The store lent by the `resume` that started the body (type-erased).
+    store: Cell<*mut ()>,
+}
+
+thread_local! {
+    /// The `Shared` of the store fiber running on this thread now.
+    static CURRENT: Cell<*const Shared> = const { Cell::new(std::ptr::null()) };
+}
+
+/// A fiber whose body gets a `&mut S` and lends it back whenever it
+/// suspends: [`StoreFiber::resume`] takes the store for as long as the body
+/// runs, and [`Suspender::suspend`] gives it back to whoever resumed the
+/// fiber. So many fibers can be suspended over one store, and the store is
+/// only ever used by the code running now.
+///
+/// A fiber that is dropped while suspended cannot unwind without its store:
+/// call [`StoreFiber::cancel`] first. Dropping it anyway leaks its stack
+/// rather than free memory its frames still use.
+pub struct StoreFiber<S: 'static> {
+    fiber: Option<Fiber<'static, Resume, (), ()>>,
+    shared: Arc<Shared>,
+    pool: Arc<FiberPool>,
+    _store: std::marker::PhantomData<fn(&mut S)>,
+}
+
+// SAFETY: the fiber runs only inside `resume` and `cancel`, on the thread
+// calling them, which holds `&mut self`; its body is `Send`, and its stack
+// moves with it as plain memory. `Shared`'s cells are only touched by the
+// thread resuming the fiber and the body it resumes, never at once.
+unsafe impl<S: 'static> Send for StoreFiber<S> {}
+
+impl<S: 'static> fmt::Debug for StoreFiber<S> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("StoreFiber").field("done", &self.is_done()).finish()
+    }
+}
+
+/// The handle through which a [`StoreFiber`]'s body suspends it.
+#[derive(Clone)]
+pub struct Suspender {
+    shared: Arc<Shared>,
+}
+
+// SAFETY: as for `StoreFiber`: the cells are only used by the thread running
+// the fiber, and `suspend` checks that it is called on the fiber itself.
+unsafe impl Send for Suspender {}
+// SAFETY: as for `Send`.
+unsafe impl Sync for Suspender {}
+
+impl fmt::Debug for Suspender {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Suspender")
+            .field("running", &self.shared.running.get())
+            .finish()
+    }
+}
+
+/// Why a [`Suspender::suspend`] did not suspend or came back cancelled.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SuspendError {
+    /// The fiber is being cancelled: unwind.
+    Cancelled,
+    /// `suspend` was called off the fiber (a runtime bug, caught safely).
+    NotOnFiber,
+}
+
+impl fmt::Display for SuspendError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SuspendError::Cancelled => fmt::Display::fmt(&Cancelled, f),
+            SuspendError::NotOnFiber => f.write_str("internal error: a fiber was suspended from outside itself"),
+        }
+    }
+}
+
+impl std::error::Error for SuspendError {}
+
+impl Suspender {
+    /// Suspends the fiber this is called on, giving `store` back to the code
+    /// that resumed it, until it is resumed again (with the same store).
+    /// Fails with [`SuspendError::Cancelled`] when the fiber is resumed to
+    /// be cancelled, and at once when called anywhere but on the fiber.
+    pub fn suspend<S>(&self, store: &mut S) -> Result<(), SuspendError> {
+        // The store is lent to the resumer for the duration of this call:
+        // nothing on this fiber touches it until `suspend` returns.
+        let _ = store;
+        if self.shared.cancelled.get() {
+            return Err(SuspendError::Cancelled);
+        }
+        let ours = Arc::as_ptr(&self.shared);
+        let ptr = self.shared.suspend.get();
+        if CURRENT.with(|c| c.get()) != ours || !self.shared.running.get() || ptr.is_null() {
+            return Err(SuspendError::NotOnFiber);
+        }
+        self.shared.running.set(false);
+        // SAFETY: `suspend` points at the `Suspend` of this fiber's body,
+        // which is running now on this very stack (checked above: this
+        // fiber is the innermost one resumed on this thread and is running).
+        let resumed = unsafe { (*ptr).suspend(()) };
+        self.shared.running.set(true);
+        match resumed {
+            Resume::Run => Ok(()),
+            Resume::Cancel => {
+                self.shared.cancelled.set(true);
+                Err(SuspendError::Cancelled)
+            }
+        }
+    }
+
+    /// Whether the fiber was resumed to be cancelled.
+    pub fn is_cancelled(&self) -> bool {
+        self.shared.cancelled.get()
+    }
+}
+
+/// How many times `cancel` resumes a fiber that keeps suspending.
+const MAX_CANCEL_RESUMES: usize = 10_000;
+
+impl<S: 'static> StoreFiber<S> {
+    /// Prepares `body` to run on a fiber of `pool`; it starts at the first
+    /// [`StoreFiber::resume`], with that call's store.
+    pub fn new(pool: &Arc<FiberPool>, body: impl FnOnce(&mut S, Suspender) + Send + 'static) -> anyhow::Result<Self> {
+        let shared = Arc::new(Shared {
+            suspend: Cell::new(std::ptr::null_mut()),
+            running: Cell::new(false),
+            cancelled: Cell::new(false),
+            store: Cell::new(std::ptr::null_mut()),
+        });
+        let suspender = Suspender { shared: shared.clone() };
+        let stack = pool.take()?;
+        let fiber_body = move |first: Resume, suspend: &mut StoreSuspend| {
+            if let Resume::Cancel = first {
+                return;
+            }
+            suspender.shared.suspend.set(suspend);
+            let store = suspender.shared.store.get().cast::<S>();
+            // SAFETY: `resume` stored its `&mut S` right before starting the
+            // body and lends it for as long as the body runs; whenever the
+            // body suspends it lends the store back (`Suspender::suspend`),
+            // and the fiber is only resumed by code holding that same store.
+            let store = unsafe { &mut *store };
+            body(store, suspender.clone());
+            suspender.shared.suspend.set(std::ptr::null_mut());
+        };
+        match Fiber::new(stack, fiber_body) {
+            Ok(fiber) => Ok(StoreFiber {
+                fiber: Some(fiber),
+                shared,
+                pool: pool.clone(),
+                _store: std::marker::PhantomData,
+            }),
+            Err(e) => {
+                pool.in_use.fetch_sub(1, Ordering::SeqCst);
+                Err(anyhow::anyhow!("failed to create a fiber: {e}"))
+            }
+        }
+    }
+
+    /// The handle through which the body suspends the fiber.
+    pub fn suspender(&self) -> Suspender {
+        Suspender {
+            shared: self.shared.clone(),
+        }
+    }
+
+    /// Whether the body has returned.
+    pub fn is_done(&self) -> bool {
+        self.fiber.as_ref().is_none_or(|f| f.done())
+    }
+
+    /// Whether the fiber is running now.
+    pub fn is_running(&self) -> bool {
+        self.shared.running.get()
+    }
+
+    /// Runs the fiber with `store` until its body suspends (`false`) or
+    /// returns (`true`; its stack goes back to the pool). A panic of the body
+    /// continues in the caller. Resuming a finished fiber does nothing.
+    pub fn resume(&mut self, store: &mut S) -> bool {
+        self.run(store, Resume::Run)
+    }
+
+    fn run(&mut self, store: &mut S, how: Resume) -> bool {
+        let Some(fiber) = self.fiber.as_ref() else {
+            return true;
+        };
+        if fiber.done() || self.shared.running.get() {
+            return fiber.done();
+        }
+        if self.shared.store.get().is_null() {
+            self.shared.store.set((store as *mut S).cast());
+        }
+        let prev = CURRENT.with(|c| c.replace(Arc::as_ptr(&self.shared)));
+        self.shared.running.set(true);
+        let result = catch_unwind(AssertUnwindSafe(|| fiber.resume(how)));
+        self.shared.running.set(false);
+        CURRENT.with(|c| c.set(prev));
+        match result {
+            Ok(Ok(())) => {
+                self.finish();
+                true
+            }
+            Ok(Err(())) => false,
+            Err(panic) => {
+                self.finish();
+                resume_unwind(panic)
+            }
+        }
+    }
+
+    /// Unwinds a suspended fiber: it is resumed with every wait failing
+    /// with [`SuspendError::Cancelled`] until its body returns. Returns
+    /// whether it did (a body that keeps suspending is given up on after
+    /// many resumes, and its stack leaked). A panic while unwinding is
+    /// dropped: nobody is left to receive it.
+    pub fn cancel(&mut self, store: &mut S) -> bool {
+        self.shared.cancelled.set(true);
+        for _ in 0..MAX_CANCEL_RESUMES {
+            match catch_unwind(AssertUnwindSafe(|| self.run(store, Resume::Cancel))) {
+                Ok(true) | Err(_) => return true,
+                Ok(false) => continue,
+            }
+        }
+        false
+    }
+
+    fn finish(&mut self) {
+        if let Some(fiber) = self.fiber.take() {
+            if fiber.done() {
+                self.pool.give_back(fiber.into_stack());
+            } else {
+                // A suspended fiber's frames still use its stack.
+                std::mem::forget(fiber);
+            }
+        }
+    }
+}
+
+impl<S: 'static> Drop for StoreFiber<S> {
+    fn drop(&mut self) {
+        // Without its store a suspended fiber cannot unwind: leak it (see
+        // the type's docs); a finished or never started one is returned.
+        match self.fiber.as_ref() {
+            Some(f) if !f.done() && !self.shared.suspend.get().is_null() => {
+                if let Some(f) = self.fiber.take() {
+                    std::mem::forget(f);
+                }
+            }
+            Some(_) => {
+                if let Some(fiber) = self.fiber.take() {
+                    if fiber.done() {
+                        self.pool.give_back(fiber.into_stack());
+                    } else {
+                        // Never started: resuming with `Cancel` returns at once.
+                        let _ = catch_unwind(AssertUnwindSafe(|| fiber.resume(Resume::Cancel)));
+                        if fiber.done() {
+                            self.pool.give_back(fiber.into_stack());
+                        } else {
+                            std::mem::forget(fiber);
+                        }
+                    }
+                }
+            }
+            None => {}
+        }
+    }
+}

@@ -1,0 +1,552 @@
+//! The async and thread built-ins as core functions.
+//!
+//! Every built-in first checks the calling instance's `may_leave` flag
+//! (except `backpressure.inc`/`dec` and `context.get`/`set`, which
+//! CanonicalABI.md lets a `post-return` function call). The state lives in
+//! the store's `weft_tasks::Tasks`; each built-in follows its `canon_*`
+//! definition in CanonicalABI.md.
+
+use super::calls::{resolve, task_instance, task_trap};
+use super::copy::{self, CopyCx};
+use super::sched::{self, current};
+use crate::component::call::{check_may_leave, core_val, slot};
+use crate::component::instance::{resolve_options, Tables};
+use crate::component::store::{FlagsRef, Options};
+use crate::component::{lift_flat_values, trap, Component, InterfaceType, LiftContext, Val};
+use crate::{AsContextMut, Extern, StoreContextMut, ValType};
+use std::sync::Arc;
+use weft_environ::component::abi::{FlatType, MAX_FLAT_PARAMS};
+use weft_environ::component::{Builtin, ComponentTypes};
+use weft_tasks::{CancelAction, EntryId, InstanceId, Kind, WaitFor};
+
+/// `BLOCKED`: a copy or cancellation that did not finish at once.
+pub(crate) const BLOCKED: u32 = 0xffff_ffff;
+
+fn core_ty(t: &FlatType) -> ValType {
+    match t {
+        FlatType::I32 => ValType::I32,
+        FlatType::I64 => ValType::I64,
+        FlatType::F32 => ValType::F32,
+        FlatType::F64 => ValType::F64,
+    }
+}
+
+/// What a built-in needs of its options, resolved in the store.
+#[derive(Clone)]
+struct Resolved {
+    options: Option<Options>,
+    memory: Option<crate::Memory>,
+    /// The copy context of a `stream.read`/`write`, `future.read`/`write`.
+    copy_cx: u32,
+}
+
+/// The core function of a canonical built-in called by the component
+/// instance `at`.
+pub(in crate::component) fn builtin<T: 'static>(
+    store: &mut StoreContextMut<'_, T>,
+    component: &Component,
+    t: &Tables,
+    at: FlagsRef,
+    builtin: &Builtin,
+) -> crate::Result<crate::Func> {
+    let types = component.inner.types.clone();
+    let (params, results) = builtin.signature(&types);
+    let ty = crate::FuncType::new(store.engine(), params.iter().map(core_ty), results.iter().map(core_ty));
+    let options = match builtin {
+        Builtin::TaskReturn { options, .. }
+        | Builtin::StreamRead(_, options)
+        | Builtin::StreamWrite(_, options)
+        | Builtin::FutureRead(_, options)
+        | Builtin::FutureWrite(_, options)
+        | Builtin::ErrorContextNew(options)
+        | Builtin::ErrorContextDebugMessage(options) => Some(resolve_options(t, at.instance, options)?),
+        _ => None,
+    };
+    let memory = match builtin {
+        Builtin::WaitableSetWait(m) | Builtin::WaitableSetPoll(m) => match t.item(*m)? {
+            Extern::Memory(m) => Some(m),
+            _ => crate::bail!("the `memory` of `{}` is not a memory", builtin.name()),
+        },
+        _ => options.as_ref().and_then(|o| o.memory),
+    };
+    let copy_cx = match (builtin, &options) {
+        (
+            Builtin::StreamRead(ty, _)
+            | Builtin::StreamWrite(ty, _)
+            | Builtin::FutureRead(ty, _)
+            | Builtin::FutureWrite(ty, _),
+            Some(o),
+        ) => copy::register(store, &types, *ty, o.clone())?,
+        _ => 0,
+    };
+    let resolved = Resolved {
+        options,
+        memory,
+        copy_cx,
+    };
+    let result_ty = results.first().copied();
+    let builtin = builtin.clone();
+    Ok(crate::Func::new(&mut *store, ty, move |mut caller, params, results| {
+        let mut store = caller.as_context_mut();
+        if !matches!(
+            builtin,
+            Builtin::BackpressureInc | Builtin::BackpressureDec | Builtin::ContextGet(_) | Builtin::ContextSet(_)
+        ) {
+            check_may_leave(&store, at)?;
+        }
+        let args = params.iter().map(slot).collect::<crate::Result<Vec<u64>>>()?;
+        let result = run(&mut store, &types, at, &builtin, &resolved, &args)?;
+        if let (Some(r), Some(t), Some(v)) = (results.first_mut(), result_ty, result) {
+            *r = core_val(t, v);
+        }
+        Ok(())
+    }))
+}
+
+fn arg(args: &[u64], i: usize) -> u32 {
+    args.get(i).copied().unwrap_or(0) as u32
+}
+
+/// The stream or future type a built-in names, as the tag the task table
+/// checks ends against.
+pub(crate) fn type_tag(ty: &InterfaceType) -> u32 {
+    match ty {
+        InterfaceType::Defined(d) => d.0,
+        _ => u32::MAX,
+    }
+}
+
+/// Writes the `u32`s `values` at `ptr` in `memory` (4-aligned, in bounds,
+/// else a trap).
+fn store_u32s<T>(
+    store: &mut StoreContextMut<'_, T>,
+    memory: Option<crate::Memory>,
+    ptr: u32,
+    values: &[u32],
+) -> crate::Result<()> {
+    let Some(memory) = memory else {
+        crate::bail!("the built-in has no memory");
+    };
+    if !ptr.is_multiple_of(4) {
+        return Err(trap(format_args!("unaligned pointer {ptr:#x}")));
+    }
+    let data = memory.data_mut(&mut *store);
+    let end = u64::from(ptr) + 4 * values.len() as u64;
+    if end > data.len() as u64 {
+        return Err(trap(format_args!("pointer {ptr:#x} out of bounds of memory")));
+    }
+    for (i, v) in values.iter().enumerate() {
+        let at = ptr as usize + 4 * i;
+        data[at..at + 4].copy_from_slice(&v.to_le_bytes());
+    }
+    Ok(())
+}
+
+/// The kind of end a `stream.*` or `future.*` built-in acts on (read,
+/// cancel-read and drop-readable on the readable end; the others on the
+/// writable one).
+fn end_kind(builtin: &Builtin) -> Kind {
+    use Builtin as B;
+    match builtin {
+        B::StreamRead(..) | B::StreamCancelRead(..) | B::StreamDropReadable(_) => Kind::ReadableStream,
+        B::StreamWrite(..) | B::StreamCancelWrite(..) | B::StreamDropWritable(_) => Kind::WritableStream,
+        B::FutureRead(..) | B::FutureCancelRead(..) | B::FutureDropReadable(_) => Kind::ReadableFuture,
+        _ => Kind::WritableFuture,
+    }
+}
+
+fn run<T: 'static>(
+    store: &mut StoreContextMut<'_, T>,
+    types: &Arc<ComponentTypes>,
+    at: FlagsRef,
+    builtin: &Builtin,
+    resolved: &Resolved,
+    args: &[u64],
+) -> crate::Result<Option<u64>> {
+    use Builtin as B;
+    let name = builtin.name();
+    let inst = task_instance(store, at)?;
+    let u = |v: u32| Some(u64::from(v));
+    match builtin {
+        B::TaskReturn { result, .. } => {
+            task_return(store, types, at, *result, resolved, args)?;
+            Ok(None)
+        }
+        B::TaskCancel => {
+            let cur = current(store, name)?;
+            let f = store.0.opaque().components.funcs.get(cur.func as usize).cloned();
+            if !f.is_some_and(|f| f.options.is_async) {
+                return Err(trap("`task.cancel` called by a function lifted without `async`"));
+            }
+            let phase = store
+                .0
+                .opaque()
+                .components
+                .tasks
+                .task(cur.task)
+                .map_err(task_trap)?
+                .phase;
+            if phase != weft_tasks::TaskPhase::CancelDelivered {
+                return Err(trap("`task.cancel` called by task which has not been cancelled"));
+            }
+            resolve(store, cur.task, None)?;
+            Ok(None)
+        }
+        B::ContextGet(i) => {
+            let cur = current(store, name)?;
+            let tasks = &store.0.opaque().components.tasks;
+            Ok(u(tasks.context_get(cur.thread, *i).map_err(task_trap)?))
+        }
+        B::ContextSet(i) => {
+            let cur = current(store, name)?;
+            let tasks = &mut store.0.opaque_mut().components.tasks;
+            tasks.context_set(cur.thread, *i, arg(args, 0)).map_err(task_trap)?;
+            Ok(None)
+        }
+        B::BackpressureInc | B::BackpressureDec => {
+            let tasks = &mut store.0.opaque_mut().components.tasks;
+            tasks
+                .backpressure(inst, matches!(builtin, B::BackpressureInc))
+                .map_err(task_trap)?;
+            Ok(None)
+        }
+        B::ThreadYield => {
+            let cur = current(store, name)?;
+            let cancelled = if store.0.opaque().components.sched.has_fiber(cur.thread) {
+                sched::wait_until(store, WaitFor::Nothing, false)?
+            } else {
+                false
+            };
+            Ok(u(u32::from(cancelled)))
+        }
+        B::ThreadIndex => {
+            let cur = current(store, name)?;
+            Ok(u(store
+                .0
+                .opaque()
+                .components
+                .tasks
+                .thread(cur.thread)
+                .map_err(task_trap)?
+                .index))
+        }
+        B::ThreadNewIndirect { .. } => Err(crate::format_err!("not supported yet: `{name}` (explicit threads)")),
+        B::ThreadResumeLater => {
+            let other = store
+                .0
+                .opaque()
+                .components
+                .tasks
+                .thread_at(inst, arg(args, 0))
+                .map_err(task_trap)?;
+            let tasks = &mut store.0.opaque_mut().components.tasks;
+            if !tasks.is_suspended(other) {
+                return Err(trap("`thread.resume-later` of a thread that is not suspended"));
+            }
+            tasks.start_waiting(other, WaitFor::Nothing, false).map_err(task_trap)?;
+            Ok(None)
+        }
+        B::ThreadSuspend => {
+            check_may_block(store)?;
+            let cur = current(store, name)?;
+            let tasks = &mut store.0.opaque_mut().components.tasks;
+            if tasks.deliver_pending_cancel(cur.task, false).map_err(task_trap)? {
+                return Ok(u(1));
+            }
+            if !store.0.opaque().components.sched.has_fiber(cur.thread) {
+                return Err(trap("cannot block a synchronous task before returning"));
+            }
+            let tasks = &mut store.0.opaque_mut().components.tasks;
+            tasks.start_suspended(cur.thread, false).map_err(task_trap)?;
+            Ok(u(u32::from(sched::suspend_current(store)?)))
+        }
+        B::ThreadSuspendThenResume
+        | B::ThreadYieldThenResume
+        | B::ThreadSuspendThenPromote
+        | B::ThreadYieldThenPromote => switch_thread(store, builtin, inst, arg(args, 0)).map(u),
+        B::WaitableSetNew => {
+            let tasks = &mut store.0.opaque_mut().components.tasks;
+            Ok(u(tasks.waitable_set_new(inst).map_err(task_trap)?))
+        }
+        B::WaitableSetWait(_) => {
+            let tasks = &store.0.opaque().components.tasks;
+            let set = tasks.waitable_set(inst, arg(args, 0)).map_err(task_trap)?;
+            let event = if tasks.set_has_pending_event(set) {
+                store
+                    .0
+                    .opaque_mut()
+                    .components
+                    .tasks
+                    .take_set_event(set)
+                    .map_err(task_trap)?
+            } else {
+                check_may_block(store)?;
+                let tasks = &mut store.0.opaque_mut().components.tasks;
+                tasks.set_waiting(set, true).map_err(task_trap)?;
+                let waited = sched::wait_until(
+                    store,
+                    WaitFor::Set {
+                        set,
+                        not_exclusive: false,
+                    },
+                    false,
+                );
+                let tasks = &mut store.0.opaque_mut().components.tasks;
+                tasks.set_waiting(set, false).map_err(task_trap)?;
+                if waited? {
+                    weft_tasks::Event::CANCELLED
+                } else {
+                    tasks.take_set_event(set).map_err(task_trap)?
+                }
+            };
+            store_u32s(store, resolved.memory, arg(args, 1), &[event.index, event.payload])?;
+            Ok(u(event.code))
+        }
+        B::WaitableSetPoll(_) => {
+            let tasks = &mut store.0.opaque_mut().components.tasks;
+            let (code, index, payload) = tasks.waitable_set_poll(inst, arg(args, 0)).map_err(task_trap)?;
+            store_u32s(store, resolved.memory, arg(args, 1), &[index, payload])?;
+            Ok(u(code))
+        }
+        B::WaitableSetDrop => {
+            let tasks = &mut store.0.opaque_mut().components.tasks;
+            tasks.waitable_set_drop(inst, arg(args, 0)).map_err(task_trap)?;
+            Ok(None)
+        }
+        B::WaitableJoin => {
+            let tasks = &mut store.0.opaque_mut().components.tasks;
+            tasks
+                .waitable_join(inst, arg(args, 0), arg(args, 1))
+                .map_err(task_trap)?;
+            Ok(None)
+        }
+        B::SubtaskCancel(is_async) => subtask_cancel(store, inst, arg(args, 0), *is_async).map(u),
+        B::SubtaskDrop => {
+            let tasks = &mut store.0.opaque_mut().components.tasks;
+            tasks.subtask_drop(inst, arg(args, 0)).map_err(task_trap)?;
+            Ok(None)
+        }
+        B::StreamNew(ty) | B::FutureNew(ty) => {
+            let numeric = copy::is_numeric(types, *ty);
+            let tasks = &mut store.0.opaque_mut().components.tasks;
+            let (r, w) = if matches!(builtin, B::StreamNew(_)) {
+                tasks.stream_new(inst, type_tag(ty), numeric)
+            } else {
+                tasks.future_new(inst, type_tag(ty), numeric)
+            }
+            .map_err(task_trap)?;
+            Ok(Some(u64::from(r) | u64::from(w) << 32))
+        }
+        B::StreamRead(ty, o) | B::StreamWrite(ty, o) | B::FutureRead(ty, o) | B::FutureWrite(ty, o) => {
+            let is_stream = matches!(builtin, B::StreamRead(..) | B::StreamWrite(..));
+            let len = if is_stream { arg(args, 2) } else { 1 };
+            let copy = CopyCx::request(resolved.copy_cx, arg(args, 1), len);
+            copy::start(
+                store,
+                inst,
+                arg(args, 0),
+                end_kind(builtin),
+                type_tag(ty),
+                o.is_async,
+                copy,
+            )
+            .map(u)
+        }
+        B::StreamCancelRead(ty, is_async)
+        | B::StreamCancelWrite(ty, is_async)
+        | B::FutureCancelRead(ty, is_async)
+        | B::FutureCancelWrite(ty, is_async) => {
+            copy::cancel(store, inst, arg(args, 0), end_kind(builtin), type_tag(ty), *is_async).map(u)
+        }
+        B::StreamDropReadable(ty)
+        | B::StreamDropWritable(ty)
+        | B::FutureDropReadable(ty)
+        | B::FutureDropWritable(ty) => {
+            let kind = end_kind(builtin);
+            let tasks = &mut store.0.opaque_mut().components.tasks;
+            tasks
+                .drop_end(inst, arg(args, 0), kind, type_tag(ty))
+                .map_err(task_trap)?;
+            Ok(None)
+        }
+        B::ErrorContextNew(_) => {
+            let Some(options) = &resolved.options else {
+                crate::bail!("`error-context.new` has no options");
+            };
+            let message = {
+                let cx = LiftContext {
+                    types,
+                    memory: options.memory.map_or(&[][..], |m| m.data(&*store)),
+                    encoding: options.encoding,
+                };
+                match lift_flat_values(&cx, MAX_FLAT_PARAMS, &[InterfaceType::String], args)?.pop() {
+                    Some(Val::String(s)) => s,
+                    _ => String::new(),
+                }
+            };
+            let tasks = &mut store.0.opaque_mut().components.tasks;
+            Ok(u(tasks.error_context_new(inst, message).map_err(task_trap)?))
+        }
+        B::ErrorContextDebugMessage(_) => {
+            let Some(options) = resolved.options.clone() else {
+                crate::bail!("`error-context.debug-message` has no options");
+            };
+            let tasks = &store.0.opaque().components.tasks;
+            let message = tasks
+                .error_context_message(inst, arg(args, 0))
+                .map_err(task_trap)?
+                .to_string();
+            copy::store_string_at(store, types, &options, &message, arg(args, 1))?;
+            Ok(None)
+        }
+        B::ErrorContextDrop => {
+            let tasks = &mut store.0.opaque_mut().components.tasks;
+            tasks.error_context_drop(inst, arg(args, 0)).map_err(task_trap)?;
+            Ok(None)
+        }
+    }
+}
+
+/// `Task.may_block`: a task of a function type without `async` may not
+/// block before it returns.
+fn check_may_block<T>(store: &mut StoreContextMut<'_, T>) -> crate::Result<()> {
+    let cur = current(store, "a blocking built-in")?;
+    let components = &store.0.opaque().components;
+    let task = components.tasks.task(cur.task).map_err(task_trap)?;
+    if !task.async_type && !task.resolved() {
+        return Err(trap("cannot block a synchronous task before returning"));
+    }
+    Ok(())
+}
+
+/// `subtask.cancel`.
+fn subtask_cancel<T: 'static>(
+    store: &mut StoreContextMut<'_, T>,
+    inst: InstanceId,
+    index: u32,
+    is_async: bool,
+) -> crate::Result<u32> {
+    let tasks = &mut store.0.opaque_mut().components.tasks;
+    let (subtask, callee) = tasks.subtask_cancel_begin(inst, index, is_async).map_err(task_trap)?;
+    if let Some(task) = callee {
+        match tasks.request_cancellation(task).map_err(task_trap)? {
+            CancelAction::NotStarted(thread) | CancelAction::Deliver(thread) => {
+                sched::resume(store, thread, true)?;
+            }
+            CancelAction::Pending | CancelAction::Resolved => {}
+        }
+    }
+    let tasks = &mut store.0.opaque_mut().components.tasks;
+    if !tasks.subtask_state(subtask).map_err(task_trap)?.status.resolved() {
+        if is_async {
+            return Ok(BLOCKED);
+        }
+        wait_for_event(store, subtask)?;
+    }
+    let tasks = &mut store.0.opaque_mut().components.tasks;
+    let event = tasks.take_event(subtask).map_err(task_trap)?;
+    let status = tasks.subtask_state(subtask).map_err(task_trap)?.status;
+    if event.code != weft_tasks::EVENT_SUBTASK {
+        // Resolved without a pending event: report its state.
+        tasks.deliver_resolve(subtask).map_err(task_trap)?;
+    }
+    Ok(status as u32)
+}
+
+/// `Waitable.wait_for_pending_event`: a synchronous wait for one waitable.
+pub(crate) fn wait_for_event<T: 'static>(store: &mut StoreContextMut<'_, T>, w: EntryId) -> crate::Result<()> {
+    check_may_block(store)?;
+    let tasks = &mut store.0.opaque_mut().components.tasks;
+    tasks.set_sync_waiter(w, true).map_err(task_trap)?;
+    let waited = sched::wait_until(store, WaitFor::Waitable(w), false);
+    let _ = store.0.opaque_mut().components.tasks.set_sync_waiter(w, false);
+    waited.map(drop)
+}
+
+/// `thread.{suspend,yield}-then-{resume,promote}`.
+fn switch_thread<T: 'static>(
+    store: &mut StoreContextMut<'_, T>,
+    builtin: &Builtin,
+    inst: InstanceId,
+    index: u32,
+) -> crate::Result<u32> {
+    use Builtin as B;
+    let cur = current(store, builtin.name())?;
+    let tasks = &mut store.0.opaque_mut().components.tasks;
+    let other = tasks.thread_at(inst, index).map_err(task_trap)?;
+    let promote = matches!(builtin, B::ThreadSuspendThenPromote | B::ThreadYieldThenPromote);
+    let yielding = matches!(builtin, B::ThreadYieldThenResume | B::ThreadYieldThenPromote);
+    if !promote && !tasks.is_suspended(other) {
+        return Err(trap("the thread to resume is not suspended"));
+    }
+    if tasks.deliver_pending_cancel(cur.task, false).map_err(task_trap)? {
+        return Ok(1);
+    }
+    let go = !promote || tasks.is_ready(other);
+    if !store.0.opaque().components.sched.has_fiber(cur.thread) {
+        return Err(trap("cannot block a synchronous task before returning"));
+    }
+    let tasks = &mut store.0.opaque_mut().components.tasks;
+    if yielding {
+        tasks
+            .start_waiting(cur.thread, WaitFor::Nothing, false)
+            .map_err(task_trap)?;
+    } else {
+        check_may_block(store)?;
+        let tasks = &mut store.0.opaque_mut().components.tasks;
+        tasks.start_suspended(cur.thread, false).map_err(task_trap)?;
+    }
+    if go {
+        sched::switch_to(store, other);
+    }
+    Ok(u32::from(sched::suspend_current(store)?))
+}
+
+/// `canon task.return`: checks the current task (lifted `async` by the
+/// calling instance, with this result type and the same options), lifts
+/// the result and resolves the task with it.
+fn task_return<T: 'static>(
+    store: &mut StoreContextMut<'_, T>,
+    types: &Arc<ComponentTypes>,
+    at: FlagsRef,
+    result: Option<InterfaceType>,
+    resolved: &Resolved,
+    args: &[u64],
+) -> crate::Result<()> {
+    let cur = current(store, "task.return")?;
+    let f = store
+        .0
+        .opaque()
+        .components
+        .funcs
+        .get(cur.func as usize)
+        .cloned()
+        .ok_or_else(|| crate::format_err!("component function not found in store"))?;
+    if !f.options.is_async {
+        return Err(trap("`task.return` called by a function lifted without `async`"));
+    }
+    if f.options.flags != at {
+        return Err(trap("invalid `task.return` signature and/or options for current task"));
+    }
+    let task_result = f.types.func(f.ty).and_then(|t| t.result);
+    if !std::ptr::eq::<ComponentTypes>(&**f.types, &**types) || task_result != result {
+        return Err(trap("invalid `task.return` signature and/or options for current task"));
+    }
+    let Some(options) = &resolved.options else {
+        crate::bail!("`task.return` has no options");
+    };
+    if options.memory != f.options.memory || options.encoding != f.options.encoding {
+        return Err(trap("invalid `task.return` signature and/or options for current task"));
+    }
+    let tys: Vec<InterfaceType> = result.into_iter().collect();
+    let mut vals = {
+        let cx = LiftContext {
+            types,
+            memory: options.memory.map_or(&[][..], |m| m.data(&*store)),
+            encoding: options.encoding,
+        };
+        lift_flat_values(&cx, MAX_FLAT_PARAMS, &tys, args)?
+    };
+    crate::component::handles::lift_resources(store, types, &tys, &mut vals, at, usize::MAX)?;
+    resolve(store, cur.task, Some(vals))
+}

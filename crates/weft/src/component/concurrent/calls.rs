@@ -1,0 +1,547 @@
+//! Calls into lifted functions (`canon lift`) and through lowered ones
+//! (`canon lower`) when a task may block: the task of an `async`-typed
+//! function runs on a fiber, its caller gets a subtask (an `async` lower)
+//! or waits for it (a synchronous lower, or the host).
+
+use super::sched::{self, Running};
+use crate::component::call::{
+    lift_args_from_core, lift_async_args, lift_call_results, lifted_func, lower_call_args, lower_results_to_core,
+    post_return, set_may_enter, slot, store_results_at,
+};
+use crate::component::handles::{enter_call, exit_call, lift_resources, lower_resources};
+use crate::component::store::{FlagsRef, Options};
+use crate::component::{trap, Val};
+use crate::StoreContextMut;
+use std::sync::Arc;
+use weft_environ::component::{ComponentTypes, InterfaceType, TypeFuncIndex};
+use weft_tasks::{EntryId, Event, InstanceId, SubtaskStatus, TaskError, ThreadId, WaitFor};
+
+/// `CallbackCode.EXIT`.
+const CALLBACK_EXIT: u32 = 0;
+/// `CallbackCode.YIELD`.
+const CALLBACK_YIELD: u32 = 1;
+/// `CallbackCode.WAIT`.
+const CALLBACK_WAIT: u32 = 2;
+
+pub(crate) fn task_trap(e: TaskError) -> crate::Error {
+    trap(e)
+}
+
+/// What the facade keeps of a task.
+pub(crate) struct TaskData {
+    /// The lifted function called (store index).
+    pub(crate) func: u32,
+    /// Who called it.
+    caller: Caller,
+    /// The values it returned, until its caller takes them.
+    result: Option<Vec<Val>>,
+}
+
+/// The caller of a task.
+enum Caller {
+    /// The host (or a synchronous call on the caller's stack): the
+    /// arguments, until the task starts.
+    Host(Option<Vec<Val>>),
+    /// A guest, through a lowered function.
+    Guest(Box<GuestCaller>),
+}
+
+/// A guest's call through a lowered function, as its callee's task needs
+/// it: to lift the arguments when it starts and lower the results when it
+/// returns.
+struct GuestCaller {
+    types: Arc<ComponentTypes>,
+    ty: TypeFuncIndex,
+    options: Options,
+    /// The core arguments of the lowered function.
+    params: Vec<crate::Val>,
+    /// The call's resource scope.
+    scope: usize,
+}
+
+/// The task table of the component instance `flags`.
+pub(crate) fn task_instance<T>(store: &StoreContextMut<'_, T>, flags: FlagsRef) -> crate::Result<InstanceId> {
+    store
+        .0
+        .opaque()
+        .components
+        .instance(flags.instance)?
+        .task_tables
+        .get(flags.component_instance as usize)
+        .copied()
+        .ok_or_else(|| crate::format_err!("component instance not found in store"))
+}
+
+/// Whether the lifted function at store index `index` has an `async` type
+/// (its task runs on a fiber and may block).
+pub(crate) fn is_async_typed<T>(store: &StoreContextMut<'_, T>, index: u32) -> bool {
+    store
+        .0
+        .opaque()
+        .components
+        .funcs
+        .get(index as usize)
+        .and_then(|f| f.types.func(f.ty).map(|t| t.is_async))
+        .unwrap_or(false)
+}
+
+/// Forgets the facade's data of tasks the table freed.
+fn collect<T>(store: &mut StoreContextMut<'_, T>) {
+    let components = &mut store.0.opaque_mut().components;
+    let tasks = &components.tasks;
+    components.sched.task_data.retain(|t, _| tasks.kind_of(*t).is_some());
+}
+
+/// Starts the task of a call on the caller's stack into a lifted function
+/// of a synchronous type (or through a fused adapter): it gets a thread for
+/// its `context.*` slots; returns the depth of the running threads to go
+/// back to when the call ends.
+pub(crate) fn enter_task<T>(store: &mut StoreContextMut<'_, T>, func: u32) -> crate::Result<usize> {
+    let f = lifted_func(store, func)?;
+    let inst = task_instance(store, f.options.flags)?;
+    let components = &mut store.0.opaque_mut().components;
+    let tasks = &mut components.tasks;
+    let task = tasks
+        .new_task(inst, false, f.options.is_async, f.options.callback.is_some(), None)
+        .map_err(task_trap)?;
+    let thread = tasks.new_thread(task, true).map_err(task_trap)?;
+    tasks.set_running(thread, true).map_err(task_trap)?;
+    components.sched.task_data.insert(
+        task,
+        TaskData {
+            func,
+            caller: Caller::Host(None),
+            result: None,
+        },
+    );
+    let depth = components.sched.running.len();
+    components.sched.running.push(Running { thread, task, func });
+    Ok(depth)
+}
+
+/// Ends the task [`enter_task`] started at `depth`, and any above it that a
+/// call unwound by a panic left behind.
+pub(crate) fn exit_task<T>(store: &mut StoreContextMut<'_, T>, depth: usize) -> crate::Result<()> {
+    let components = &mut store.0.opaque_mut().components;
+    while components.sched.running.len() > depth {
+        let Some(run) = components.sched.running.pop() else {
+            break;
+        };
+        let tasks = &mut components.tasks;
+        if !tasks.task(run.task).is_ok_and(|t| t.resolved()) {
+            // A synchronous call returns when its core function does (or
+            // it trapped, which ends it all the same).
+            let _ = tasks.task_return(run.task);
+        }
+        let exited = tasks.exit_thread(run.thread);
+        let released = tasks.release(run.task);
+        exited.and(released).map_err(task_trap)?;
+    }
+    collect(store);
+    Ok(())
+}
+
+/// Ends the innermost task (that of a fused adapter's call).
+pub(crate) fn exit_innermost_task<T>(store: &mut StoreContextMut<'_, T>) -> crate::Result<()> {
+    let depth = store.0.opaque().components.sched.running.len().saturating_sub(1);
+    exit_task(store, depth)
+}
+
+/// A call from the host into the `async`-typed lifted function `index`:
+/// its task runs on a fiber, and the waiting threads of the store run until
+/// it returns (or nothing can run: a deadlock).
+pub(crate) fn call_async_typed<T: 'static>(
+    store: &mut StoreContextMut<'_, T>,
+    index: u32,
+    args: &[Val],
+    results: &mut [Val],
+) -> crate::Result<()> {
+    let f = lifted_func(store, index)?;
+    let result_count = f.types.func(f.ty).map_or(0, |t| usize::from(t.result.is_some()));
+    if results.len() != result_count {
+        crate::bail!("expected {result_count} results, got {}", results.len());
+    }
+    if !store.0.opaque().components.flags(f.options.flags)?.may_enter {
+        return Err(trap("cannot enter component instance"));
+    }
+    let task = start_task(store, index, Caller::Host(Some(args.to_vec())), None)?;
+    let driven = sched::run_until(store, |s| {
+        s.0.opaque().components.tasks.task(task).is_ok_and(|t| t.resolved())
+    });
+    let result = store
+        .0
+        .opaque_mut()
+        .components
+        .sched
+        .task_data
+        .get_mut(&task)
+        .and_then(|d| d.result.take());
+    let released = store.0.opaque_mut().components.tasks.release(task).map_err(task_trap);
+    collect(store);
+    driven?;
+    released?;
+    let Some(result) = result else {
+        return Err(trap("the call was cancelled"));
+    };
+    for (r, v) in results.iter_mut().zip(result) {
+        *r = v;
+    }
+    Ok(())
+}
+
+/// Makes the task and implicit thread of a call into the lifted function
+/// `index` and runs the thread until it returns or blocks (`canon_lift`'s
+/// tail). The task is returned with one reference for the caller.
+fn start_task<T: 'static>(
+    store: &mut StoreContextMut<'_, T>,
+    index: u32,
+    caller: Caller,
+    subtask: Option<EntryId>,
+) -> crate::Result<EntryId> {
+    let f = lifted_func(store, index)?;
+    let inst = task_instance(store, f.options.flags)?;
+    let components = &mut store.0.opaque_mut().components;
+    let tasks = &mut components.tasks;
+    let task = tasks
+        .new_task(inst, true, f.options.is_async, f.options.callback.is_some(), subtask)
+        .map_err(task_trap)?;
+    let thread = tasks.new_thread(task, true).map_err(task_trap)?;
+    components.sched.task_data.insert(
+        task,
+        TaskData {
+            func: index,
+            caller,
+            result: None,
+        },
+    );
+    let spawned = sched::spawn(store, thread, move |store| {
+        let r = implicit_thread(store, index, task, thread);
+        let exited = exit_thread(store, thread);
+        r.and(exited)
+    });
+    if let Err(e) = spawned {
+        let _ = exit_thread(store, thread);
+        return Err(e);
+    }
+    sched::resume(store, thread, false)?;
+    Ok(task)
+}
+
+/// Removes a thread that returned (trapping if it was its task's last and
+/// the task did not resolve).
+fn exit_thread<T>(store: &mut StoreContextMut<'_, T>, thread: ThreadId) -> crate::Result<()> {
+    let r = store
+        .0
+        .opaque_mut()
+        .components
+        .tasks
+        .exit_thread(thread)
+        .map_err(|e| match e {
+            TaskError::Trap(_) => trap("async-lifted export failed to produce a result"),
+            e => task_trap(e),
+        });
+    collect(store);
+    r
+}
+
+/// The body of a task's implicit thread (`canon_lift`'s `thread_func`).
+fn implicit_thread<T: 'static>(
+    store: &mut StoreContextMut<'_, T>,
+    index: u32,
+    task: EntryId,
+    thread: ThreadId,
+) -> crate::Result<()> {
+    // Backpressure.
+    let tasks = &mut store.0.opaque_mut().components.tasks;
+    if tasks.must_wait_to_enter(task).map_err(task_trap)? {
+        tasks.set_waiting_to_enter(task, true).map_err(task_trap)?;
+        let cancelled = sched::wait_until(store, WaitFor::Enter, true);
+        let tasks = &mut store.0.opaque_mut().components.tasks;
+        tasks.set_waiting_to_enter(task, false).map_err(task_trap)?;
+        if cancelled? {
+            store
+                .0
+                .opaque_mut()
+                .components
+                .tasks
+                .cancel_unstarted(task)
+                .map_err(task_trap)?;
+            return Ok(());
+        }
+    }
+    let tasks = &mut store.0.opaque_mut().components.tasks;
+    tasks.take_exclusive(task).map_err(task_trap)?;
+    let f = lifted_func(store, index)?;
+    let args = on_start(store, task)?;
+    let scope = enter_call(store);
+    let r = run_core(store, &f, task, thread, &args, scope);
+    let exited = exit_call(store, scope, false);
+    r.and(exited)
+}
+
+fn run_core<T: 'static>(
+    store: &mut StoreContextMut<'_, T>,
+    f: &crate::component::store::LiftedFunc,
+    task: EntryId,
+    thread: ThreadId,
+    args: &[Val],
+    scope: usize,
+) -> crate::Result<()> {
+    let (core_args, mut core_results) = lower_call_args(store, f, args, scope)?;
+    let called = f.core.call(&mut *store, &core_args, &mut core_results);
+    poison_on_trap(store, f.options.flags, called)?;
+    if !f.options.is_async {
+        let lifted = lift_call_results(store, f, &core_results, scope)?;
+        resolve(store, task, Some(lifted))?;
+        let r = post_return(store, f, &core_results);
+        return poison_on_trap(store, f.options.flags, r);
+    }
+    let Some(callback) = f.options.callback else {
+        return Ok(());
+    };
+    let inst = task_instance(store, f.options.flags)?;
+    let mut packed = core_results.first().map(slot).transpose()?.unwrap_or(0) as u32;
+    loop {
+        let (code, si) = (packed & 0xf, packed >> 4);
+        if code == CALLBACK_EXIT {
+            break;
+        }
+        let tasks = &mut store.0.opaque_mut().components.tasks;
+        tasks.release_exclusive(thread).map_err(task_trap)?;
+        let event = match code {
+            CALLBACK_YIELD => {
+                if sched::wait_until(store, WaitFor::NotExclusive, true)? {
+                    Event::CANCELLED
+                } else {
+                    Event::NONE
+                }
+            }
+            CALLBACK_WAIT => {
+                let set = tasks.waitable_set(inst, si).map_err(task_trap)?;
+                tasks.set_waiting(set, true).map_err(task_trap)?;
+                let waited = sched::wait_until(
+                    store,
+                    WaitFor::Set {
+                        set,
+                        not_exclusive: true,
+                    },
+                    true,
+                );
+                let tasks = &mut store.0.opaque_mut().components.tasks;
+                tasks.set_waiting(set, false).map_err(task_trap)?;
+                if waited? {
+                    Event::CANCELLED
+                } else {
+                    tasks.take_set_event(set).map_err(task_trap)?
+                }
+            }
+            _ => return poison(store, f.options.flags, trap("unsupported callback code")),
+        };
+        store
+            .0
+            .opaque_mut()
+            .components
+            .tasks
+            .set_exclusive(thread)
+            .map_err(task_trap)?;
+        let args = [event.code, event.index, event.payload].map(|v| crate::Val::I32(v as i32));
+        let mut out = [crate::Val::I32(0)];
+        let called = callback.call(&mut *store, &args, &mut out);
+        poison_on_trap(store, f.options.flags, called)?;
+        packed = slot(&out[0])? as u32;
+    }
+    Ok(())
+}
+
+/// A trap leaves the component instance unenterable (the spec's rule: only
+/// that instance); a host error does not.
+fn poison_on_trap<T>(store: &mut StoreContextMut<'_, T>, flags: FlagsRef, r: crate::Result<()>) -> crate::Result<()> {
+    match r {
+        Err(e) if crate::component::is_trap(&e) => poison(store, flags, e),
+        r => r,
+    }
+}
+
+fn poison<T>(store: &mut StoreContextMut<'_, T>, flags: FlagsRef, e: crate::Error) -> crate::Result<()> {
+    let _ = set_may_enter(store, flags, false);
+    Err(e)
+}
+
+/// `OnStart`: the task's arguments, from its caller (lifted from a guest
+/// caller's memory, its handles moved out of the caller's instance); the
+/// caller's subtask is told the task started.
+fn on_start<T: 'static>(store: &mut StoreContextMut<'_, T>, task: EntryId) -> crate::Result<Vec<Val>> {
+    let components = &mut store.0.opaque_mut().components;
+    components.tasks.task_start(task).map_err(task_trap)?;
+    let Some(data) = components.sched.task_data.get_mut(&task) else {
+        crate::bail!("internal error: task data not found");
+    };
+    let g = match &mut data.caller {
+        Caller::Host(args) => return Ok(args.take().unwrap_or_default()),
+        Caller::Guest(g) => (g.types.clone(), g.ty, g.options.clone(), g.params.clone(), g.scope),
+    };
+    let (types, ty, options, params, scope) = g;
+    let Some(fty) = types.func(ty) else {
+        crate::bail!("function type {} not found", ty.0);
+    };
+    let mut args = if options.is_async {
+        lift_async_args(store, &types, fty, &options, &params)?.0
+    } else {
+        lift_args_from_core(store, &types, fty, &options, &params)?
+    };
+    let param_tys: Vec<InterfaceType> = fty.param_types().collect();
+    lift_resources(store, &types, &param_tys, &mut args, options.flags, scope)?;
+    Ok(args)
+}
+
+/// Resolves `task` with its result (`task.return`, or the return of a
+/// synchronous lift) or, with `None`, as cancelled (`task.cancel`), and
+/// passes the result on (`OnResolve`): a guest caller that lowered the call
+/// `async` gets it in its memory at once; others take it when they resume.
+pub(crate) fn resolve<T: 'static>(
+    store: &mut StoreContextMut<'_, T>,
+    task: EntryId,
+    result: Option<Vec<Val>>,
+) -> crate::Result<()> {
+    let tasks = &mut store.0.opaque_mut().components.tasks;
+    if tasks.task(task).map_err(task_trap)?.resolved() {
+        return Err(trap(
+            "`task.return` or `task.cancel` called more than once for current task",
+        ));
+    }
+    let guest = match store
+        .0
+        .opaque()
+        .components
+        .sched
+        .task_data
+        .get(&task)
+        .map(|d| &d.caller)
+    {
+        Some(Caller::Guest(g)) if g.options.is_async => {
+            Some((g.types.clone(), g.ty, g.options.clone(), g.params.clone()))
+        }
+        _ => None,
+    };
+    let mut result = result;
+    if let (Some((types, ty, options, params)), Some(vals)) = (guest, result.as_mut()) {
+        let Some(fty) = types.func(ty) else {
+            crate::bail!("function type {} not found", ty.0);
+        };
+        let result_tys: Vec<InterfaceType> = fty.result.into_iter().collect();
+        lower_resources(store, &types, &result_tys, vals, options.flags, None)?;
+        if fty.result.is_some() {
+            let ptr = match params.last() {
+                Some(p) => slot(p)? as u32,
+                None => crate::bail!("an async lowered call has no result pointer"),
+            };
+            store_results_at(store, &types, fty, &options, ptr, vals)?;
+        }
+    }
+    let tasks = &mut store.0.opaque_mut().components.tasks;
+    match &result {
+        Some(_) => tasks.task_return(task),
+        None => tasks.task_cancel(task),
+    }
+    .map_err(task_trap)?;
+    if let Some(d) = store.0.opaque_mut().components.sched.task_data.get_mut(&task) {
+        d.result = result;
+    }
+    Ok(())
+}
+
+/// `canon_lower` of a call from the component instance `options.flags` to
+/// the `async`-typed lifted function `callee` (or any call lowered
+/// `async`): a subtask tracks the callee's task. Lowered `async`, the core
+/// result is `RETURNED` or the subtask's state and handle; lowered
+/// synchronously, the caller waits for the result.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn call_lowered<T: 'static>(
+    store: &mut StoreContextMut<'_, T>,
+    types: &Arc<ComponentTypes>,
+    ty: TypeFuncIndex,
+    options: &Options,
+    callee: u32,
+    params: &[crate::Val],
+    results: &mut [crate::Val],
+    scope: usize,
+) -> crate::Result<()> {
+    let f = lifted_func(store, callee)?;
+    if f.options.flags == options.flags || !store.0.opaque().components.flags(f.options.flags)?.may_enter {
+        return Err(trap("cannot enter component instance"));
+    }
+    let caller_inst = task_instance(store, options.flags)?;
+    let subtask = store.0.opaque_mut().components.tasks.new_subtask();
+    let guest = GuestCaller {
+        types: types.clone(),
+        ty,
+        options: options.clone(),
+        params: params.to_vec(),
+        scope,
+    };
+    let task = match start_task(store, callee, Caller::Guest(Box::new(guest)), Some(subtask)) {
+        Ok(t) => t,
+        Err(e) => {
+            let _ = store.0.opaque_mut().components.tasks.release(subtask);
+            collect(store);
+            return Err(e);
+        }
+    };
+    let tasks = &mut store.0.opaque_mut().components.tasks;
+    let linked = tasks.set_subtask_callee(subtask, task);
+    let released = tasks.release(task);
+    linked.and(released).map_err(task_trap)?;
+    let status = tasks.subtask_state(subtask).map_err(task_trap)?.status;
+    if options.is_async {
+        let code = if status.resolved() {
+            tasks.deliver_resolve(subtask).map_err(task_trap)?;
+            tasks.release(subtask).map_err(task_trap)?;
+            SubtaskStatus::Returned as u32
+        } else {
+            let index = tasks.subtask_handle(caller_inst, subtask);
+            tasks.release(subtask).map_err(task_trap)?;
+            status as u32 | index.map_err(task_trap)? << 4
+        };
+        collect(store);
+        match results.first_mut() {
+            Some(r) => *r = crate::Val::I32(code as i32),
+            None => crate::bail!("an async lowered function returns its status"),
+        }
+        return Ok(());
+    }
+    // A synchronous caller waits for the result.
+    let waited = if status.resolved() {
+        Ok(false)
+    } else {
+        sched::wait_until(store, WaitFor::Resolved(subtask), false)
+    };
+    let tasks = &mut store.0.opaque_mut().components.tasks;
+    let _ = tasks.deliver_resolve(subtask);
+    let out = store
+        .0
+        .opaque_mut()
+        .components
+        .sched
+        .task_data
+        .get_mut(&task)
+        .and_then(|d| d.result.take());
+    let released = store
+        .0
+        .opaque_mut()
+        .components
+        .tasks
+        .release(subtask)
+        .map_err(task_trap);
+    collect(store);
+    waited?;
+    released?;
+    let Some(mut out) = out else {
+        return Err(trap("the synchronous call was cancelled"));
+    };
+    let Some(fty) = types.func(ty) else {
+        crate::bail!("function type {} not found", ty.0);
+    };
+    let result_tys: Vec<InterfaceType> = fty.result.into_iter().collect();
+    lower_resources(store, types, &result_tys, &mut out, options.flags, None)?;
+    lower_results_to_core(store, types, fty, options, params, &out, results)
+}

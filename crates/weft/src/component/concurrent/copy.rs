@@ -1,0 +1,240 @@
+//! The bytes of stream and future copies: `weft-tasks` pairs a reader's
+//! buffer with a writer's and says how many elements to move; this module
+//! loads them from one memory and stores them into the other, with each
+//! side's options (`ReadableBufferGuestImpl.read`,
+//! `WritableBufferGuestImpl.write`).
+
+use super::builtins::{wait_for_event, BLOCKED};
+use super::calls::task_trap;
+use crate::component::call::StoreMemory;
+use crate::component::memory::{self, align_of, load, size_of};
+use crate::component::store::Options;
+use crate::component::{trap, InterfaceType, LiftContext, LowerContext, Val};
+use crate::StoreContextMut;
+use std::sync::Arc;
+use weft_environ::component::{ComponentTypes, DefinedType};
+use weft_tasks::{Buffer, InstanceId, Kind};
+
+/// The options and element type of a copy built-in, by the index the task
+/// table's buffers carry.
+#[derive(Clone)]
+pub(crate) struct CopyCx {
+    types: Arc<ComponentTypes>,
+    /// The element type (`None`: a stream or future of no type).
+    elem: Option<InterfaceType>,
+    options: Options,
+}
+
+/// A copy a built-in asks for: `len` elements at `ptr` with the options of
+/// copy context `cx`.
+pub(crate) struct CopyRequest {
+    cx: u32,
+    ptr: u32,
+    len: u32,
+}
+
+impl CopyCx {
+    pub(crate) fn request(cx: u32, ptr: u32, len: u32) -> CopyRequest {
+        CopyRequest { cx, ptr, len }
+    }
+}
+
+/// The element type of the stream or future type `ty`.
+fn element(types: &ComponentTypes, ty: InterfaceType) -> Option<InterfaceType> {
+    match ty {
+        InterfaceType::Defined(d) => match types.defined(d) {
+            Some(DefinedType::Stream(t) | DefinedType::Future(t)) => *t,
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// Whether values of the stream or future type `ty` may be copied within
+/// one instance (`none_or_number_type`).
+pub(crate) fn is_numeric(types: &ComponentTypes, ty: InterfaceType) -> bool {
+    use InterfaceType as I;
+    matches!(
+        element(types, ty),
+        None | Some(I::U8 | I::U16 | I::U32 | I::U64 | I::S8 | I::S16 | I::S32 | I::S64 | I::F32 | I::F64)
+    )
+}
+
+/// Registers the options of a copy built-in; the index its buffers carry.
+pub(crate) fn register<T>(
+    store: &mut StoreContextMut<'_, T>,
+    types: &Arc<ComponentTypes>,
+    ty: InterfaceType,
+    options: Options,
+) -> crate::Result<u32> {
+    let cxs = &mut store.0.opaque_mut().components.sched.copy_cx;
+    cxs.push(CopyCx {
+        types: types.clone(),
+        elem: element(types, ty),
+        options,
+    });
+    u32::try_from(cxs.len() - 1).map_err(|_| crate::format_err!("too many copy built-ins"))
+}
+
+/// `stream_copy`/`future_copy` on end `index` of `inst`.
+pub(crate) fn start<T: 'static>(
+    store: &mut StoreContextMut<'_, T>,
+    inst: InstanceId,
+    index: u32,
+    kind: Kind,
+    ty: u32,
+    is_async: bool,
+    req: CopyRequest,
+) -> crate::Result<u32> {
+    let Some(cx) = store.0.opaque().components.sched.copy_cx.get(req.cx as usize).cloned() else {
+        crate::bail!("internal error: unknown copy context");
+    };
+    let elem_size = cx.elem.map_or(0, |t| size_of(&cx.types, t));
+    if req.len > weft_tasks::MAX_BUFFER_LENGTH {
+        return Err(trap("the buffer is longer than the maximum length"));
+    }
+    if let (Some(t), true) = (cx.elem, req.len > 0) {
+        let align = align_of(&cx.types, t);
+        if !req.ptr.is_multiple_of(align) {
+            return Err(trap(format_args!(
+                "unaligned pointer {}, not aligned to {align}",
+                req.ptr
+            )));
+        }
+        let len = cx.options.memory.map_or(0, |m| m.data(&*store).len() as u64);
+        if u64::from(req.ptr) + u64::from(req.len) * u64::from(elem_size) > len {
+            return Err(trap("buffer out of bounds of memory"));
+        }
+    }
+    let buffer = Buffer {
+        cx: req.cx,
+        ptr: req.ptr,
+        len: req.len,
+        progress: 0,
+        elem_size,
+    };
+    let tasks = &mut store.0.opaque_mut().components.tasks;
+    let started = tasks.copy(inst, index, kind, ty, is_async, buffer).map_err(sync_trap)?;
+    if let Some(t) = started.transfer {
+        transfer(store, t)?;
+    }
+    let end = started.end;
+    if !store.0.opaque().components.tasks.has_pending_event(end) {
+        if is_async {
+            return Ok(BLOCKED);
+        }
+        wait_for_event(store, end)?;
+    }
+    let event = store
+        .0
+        .opaque_mut()
+        .components
+        .tasks
+        .take_event(end)
+        .map_err(task_trap)?;
+    Ok(event.payload)
+}
+
+/// The task table's traps of synchronous use of a waitable in a set carry
+/// the reference tests' wording.
+fn sync_trap(e: weft_tasks::TaskError) -> crate::Error {
+    match e {
+        weft_tasks::TaskError::Trap(m) if m.contains("synchronously") => {
+            trap("waitable cannot be used synchronously while added to a waitable set")
+        }
+        e => task_trap(e),
+    }
+}
+
+/// `cancel_copy` on end `index` of `inst`.
+pub(crate) fn cancel<T: 'static>(
+    store: &mut StoreContextMut<'_, T>,
+    inst: InstanceId,
+    index: u32,
+    kind: Kind,
+    ty: u32,
+    is_async: bool,
+) -> crate::Result<u32> {
+    let tasks = &mut store.0.opaque_mut().components.tasks;
+    let end = tasks.cancel_copy(inst, index, kind, ty, is_async).map_err(sync_trap)?;
+    if !store.0.opaque().components.tasks.has_pending_event(end) {
+        if is_async {
+            return Ok(BLOCKED);
+        }
+        wait_for_event(store, end)?;
+    }
+    let event = store
+        .0
+        .opaque_mut()
+        .components
+        .tasks
+        .take_event(end)
+        .map_err(task_trap)?;
+    Ok(event.payload)
+}
+
+/// Moves `t.n` elements from the writer's buffer to the reader's.
+fn transfer<T: 'static>(store: &mut StoreContextMut<'_, T>, t: weft_tasks::Transfer) -> crate::Result<()> {
+    let cxs = &store.0.opaque().components.sched.copy_cx;
+    let (Some(src), Some(dst)) = (cxs.get(t.src.0 as usize).cloned(), cxs.get(t.dst.0 as usize).cloned()) else {
+        crate::bail!("internal error: unknown copy context");
+    };
+    let (Some(src_ty), Some(dst_ty)) = (src.elem, dst.elem) else {
+        return Ok(());
+    };
+    let size = size_of(&src.types, src_ty);
+    let vals = {
+        let cx = LiftContext {
+            types: &src.types,
+            memory: src.options.memory.map_or(&[][..], |m| m.data(&*store)),
+            encoding: src.options.encoding,
+        };
+        (0..t.n)
+            .map(|i| load(&cx, src_ty, t.src.1.wrapping_add(i.wrapping_mul(size))))
+            .collect::<crate::Result<Vec<Val>>>()?
+    };
+    let dst_size = size_of(&dst.types, dst_ty);
+    let mut memory = StoreMemory {
+        store: &mut *store,
+        memory: dst.options.memory,
+        realloc: dst.options.realloc,
+        flags: dst.options.flags,
+    };
+    let mut cx = LowerContext {
+        types: &dst.types,
+        memory: &mut memory,
+        encoding: dst.options.encoding,
+    };
+    for (i, v) in vals.iter().enumerate() {
+        memory::store(
+            &mut cx,
+            v,
+            dst_ty,
+            t.dst.1.wrapping_add((i as u32).wrapping_mul(dst_size)),
+        )?;
+    }
+    Ok(())
+}
+
+/// Stores `s` as a string (pointer and length) at `ptr` with `options`
+/// (`error-context.debug-message`).
+pub(crate) fn store_string_at<T: 'static>(
+    store: &mut StoreContextMut<'_, T>,
+    types: &Arc<ComponentTypes>,
+    options: &Options,
+    s: &str,
+    ptr: u32,
+) -> crate::Result<()> {
+    let mut memory = StoreMemory {
+        store: &mut *store,
+        memory: options.memory,
+        realloc: options.realloc,
+        flags: options.flags,
+    };
+    let mut cx = LowerContext {
+        types,
+        memory: &mut memory,
+        encoding: options.encoding,
+    };
+    memory::store(&mut cx, &Val::String(s.to_string()), InterfaceType::String, ptr)
+}

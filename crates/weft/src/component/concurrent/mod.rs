@@ -1,0 +1,74 @@
+//! The component model's async ABI at run time (feature
+//! `component-model-async`).
+//!
+//! `weft-tasks` owns the state and the rules; this module binds them to the
+//! store, to fibers and to canonical-ABI calls:
+//! - `sched`: running threads. A task of an `async`-typed function runs its
+//!   threads on fibers of the engine's pool and suspends them when they
+//!   wait; a task of a synchronous function type runs on its caller's stack
+//!   and may not block before it returns (while it waits, other ready
+//!   threads of its instance run, as `canon_lift` says, else it traps). The
+//!   host's calls drive the waiting threads until their own call resolves,
+//!   and trap with "deadlock detected" when nothing can run.
+//! - `calls`: calls into lifted functions (`canon lift`: backpressure, the
+//!   callback loop) and through lowered ones (`canon lower`: subtasks).
+//! - `builtins`: the async and thread built-ins as core functions.
+//! - `copy`: the bytes of stream and future copies.
+
+#[cfg(not(feature = "component-model-async"))]
+use super::{instance::Tables, store::FlagsRef, Component};
+#[cfg(not(feature = "component-model-async"))]
+use crate::StoreContextMut;
+#[cfg(not(feature = "component-model-async"))]
+use weft_environ::component::Builtin;
+
+#[cfg(feature = "component-model-async")]
+mod builtins;
+#[cfg(feature = "component-model-async")]
+mod calls;
+#[cfg(feature = "component-model-async")]
+mod copy;
+#[cfg(feature = "component-model-async")]
+mod sched;
+
+#[cfg(feature = "component-model-async")]
+pub(in crate::component) use builtins::builtin;
+#[cfg(feature = "component-model-async")]
+pub(crate) use calls::{call_async_typed, call_lowered, enter_task, exit_innermost_task, exit_task, is_async_typed};
+#[cfg(feature = "component-model-async")]
+pub(crate) use sched::{cancel_all, Sched};
+
+/// The core function of a canonical built-in called by the component
+/// instance `at`.
+#[cfg(not(feature = "component-model-async"))]
+pub(super) fn builtin<T: 'static>(
+    _store: &mut StoreContextMut<'_, T>,
+    _component: &Component,
+    _t: &Tables,
+    _at: FlagsRef,
+    builtin: &Builtin,
+) -> crate::Result<crate::Func> {
+    crate::bail!(
+        "unsupported: canon `{}` needs Weft's `component-model-async` feature",
+        builtin.name()
+    )
+}
+
+/// Starts the task of a call into a lifted function (nothing to do
+/// without the async ABI).
+#[cfg(not(feature = "component-model-async"))]
+pub(crate) fn enter_task<T>(_store: &mut StoreContextMut<'_, T>, _func: u32) -> crate::Result<usize> {
+    Ok(0)
+}
+
+/// Ends the current task.
+#[cfg(not(feature = "component-model-async"))]
+pub(crate) fn exit_task<T>(_store: &mut StoreContextMut<'_, T>, _depth: usize) -> crate::Result<()> {
+    Ok(())
+}
+
+/// Ends the innermost task.
+#[cfg(not(feature = "component-model-async"))]
+pub(crate) fn exit_innermost_task<T>(_store: &mut StoreContextMut<'_, T>) -> crate::Result<()> {
+    Ok(())
+}

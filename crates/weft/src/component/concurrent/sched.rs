@@ -1,0 +1,296 @@
+//! Running threads: fibers for the threads of `async`-typed tasks, the
+//! stack of running threads, waiting, and the loop that drives waiting
+//! threads for the host.
+
+use super::calls::TaskData;
+use crate::component::trap;
+use crate::store::StoreInner;
+use crate::StoreContextMut;
+use std::any::Any;
+use std::collections::HashMap;
+use weft_fiber::{StoreFiber, Suspender};
+use weft_runtime::StackState;
+use weft_tasks::{EntryId, ThreadId, WaitFor};
+
+/// A thread that runs on a fiber.
+struct ThreadFiber {
+    /// The `StoreFiber<StoreInner<T>>` (for the store's `T`); `None` while
+    /// the thread runs.
+    fiber: Option<Box<dyn Any + Send>>,
+    /// The runtime's view of the fiber's stack while it is not running.
+    stack: StackState,
+    /// Suspends the fiber (used by the thread itself).
+    suspender: Suspender,
+}
+
+/// A running thread.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Running {
+    pub(crate) thread: ThreadId,
+    pub(crate) task: EntryId,
+    /// The lifted function the task calls (store index).
+    pub(crate) func: u32,
+}
+
+/// The store's scheduling state (beside `weft_tasks::Tasks`).
+#[derive(Default)]
+pub(crate) struct Sched {
+    /// The running threads, innermost last: the last is the current thread
+    /// of the built-ins.
+    pub(crate) running: Vec<Running>,
+    fibers: HashMap<ThreadId, ThreadFiber>,
+    /// What the facade keeps of each task (its function, its caller).
+    pub(crate) task_data: HashMap<EntryId, TaskData>,
+    /// Whether the thread being resumed is resumed to be cancelled.
+    resumed_cancelled: bool,
+    /// The thread a suspending thread asks its resumer to run next.
+    switch_to: Option<ThreadId>,
+    /// The error a fiber's body ended with, for its resumer.
+    failure: Option<crate::Error>,
+    /// The options of the copy built-ins, by the index their buffers carry.
+    pub(crate) copy_cx: Vec<super::copy::CopyCx>,
+}
+
+impl Sched {
+    /// The current thread, if any.
+    pub(crate) fn current(&self) -> Option<Running> {
+        self.running.last().copied()
+    }
+
+    /// Whether `thread` runs on a fiber.
+    pub(crate) fn has_fiber(&self, thread: ThreadId) -> bool {
+        self.fibers.contains_key(&thread)
+    }
+}
+
+/// The current thread, or a trap naming the built-in `what`.
+pub(crate) fn current<T>(store: &StoreContextMut<'_, T>, what: &str) -> crate::Result<Running> {
+    store
+        .0
+        .opaque()
+        .components
+        .sched
+        .current()
+        .ok_or_else(|| trap(format_args!("`{what}` called with no current task")))
+}
+
+/// Puts `thread` (registered in the task table, not running) on a new
+/// fiber that runs `body` when first resumed. An error `body` returns ends
+/// the resume that ran it.
+pub(crate) fn spawn<T: 'static>(
+    store: &mut StoreContextMut<'_, T>,
+    thread: ThreadId,
+    body: impl FnOnce(&mut StoreContextMut<'_, T>) -> crate::Result<()> + Send + 'static,
+) -> crate::Result<()> {
+    let pool = store.0.opaque().engine.inner.fiber_pool.clone();
+    let fiber = StoreFiber::<StoreInner<T>>::new(&pool, move |inner, _suspender| {
+        let mut store = StoreContextMut(inner);
+        if let Err(e) = body(&mut store) {
+            store.0.opaque_mut().components.sched.failure = Some(e);
+        }
+    })?;
+    let suspender = fiber.suspender();
+    store.0.opaque_mut().components.sched.fibers.insert(
+        thread,
+        ThreadFiber {
+            fiber: Some(Box::new(fiber)),
+            stack: StackState::default(),
+            suspender,
+        },
+    );
+    Ok(())
+}
+
+/// Runs `thread` (on its fiber) until it waits or returns; `cancelled`
+/// tells a cancellable wait it was cancelled. A thread the resumed one
+/// switches to runs next, and so on. An error of a body (a trap) is
+/// returned, and a panic continues here.
+pub(crate) fn resume<T: 'static>(
+    store: &mut StoreContextMut<'_, T>,
+    thread: ThreadId,
+    cancelled: bool,
+) -> crate::Result<()> {
+    let mut next = Some((thread, cancelled));
+    while let Some((thread, cancelled)) = next.take() {
+        resume_one(store, thread, cancelled)?;
+        next = store
+            .0
+            .opaque_mut()
+            .components
+            .sched
+            .switch_to
+            .take()
+            .map(|t| (t, false));
+    }
+    Ok(())
+}
+
+fn resume_one<T: 'static>(store: &mut StoreContextMut<'_, T>, thread: ThreadId, cancelled: bool) -> crate::Result<()> {
+    let components = &mut store.0.opaque_mut().components;
+    let Some(run) = components.sched.fibers.get_mut(&thread) else {
+        crate::bail!("internal error: thread {thread:?} has no fiber to resume");
+    };
+    let Some(mut fiber) = run.fiber.take() else {
+        crate::bail!("internal error: thread {thread:?} is running already");
+    };
+    let mut stack = std::mem::take(&mut run.stack);
+    let tasks = &mut components.tasks;
+    let state = tasks.thread(thread).map_err(trap)?.clone();
+    tasks.stop_waiting(thread).map_err(trap)?;
+    tasks.set_running(thread, true).map_err(trap)?;
+    let func = components.sched.task_data.get(&state.task).map_or(u32::MAX, |d| d.func);
+    components.sched.running.push(Running {
+        thread,
+        task: state.task,
+        func,
+    });
+    components.sched.resumed_cancelled = cancelled;
+    let Some(f) = fiber.downcast_mut::<StoreFiber<StoreInner<T>>>() else {
+        crate::bail!("internal error: a fiber of another store type");
+    };
+    stack.swap(store.0.opaque().objects.context());
+    let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f.resume(&mut *store.0)));
+    stack.swap(store.0.opaque().objects.context());
+    let components = &mut store.0.opaque_mut().components;
+    components.sched.running.pop();
+    let _ = components.tasks.set_running(thread, false);
+    let done = match outcome {
+        Ok(done) => done,
+        Err(panic) => {
+            components.sched.fibers.remove(&thread);
+            let _ = components.tasks.exit_thread(thread);
+            std::panic::resume_unwind(panic)
+        }
+    };
+    if done {
+        components.sched.fibers.remove(&thread);
+    } else if let Some(run) = components.sched.fibers.get_mut(&thread) {
+        run.fiber = Some(fiber);
+        run.stack = stack;
+    }
+    match components.sched.failure.take() {
+        Some(e) => Err(e),
+        None => Ok(()),
+    }
+}
+
+/// Waits on the current thread until `wait` holds (`Thread.wait_until`);
+/// `Ok(true)` when the wait was cancelled. A thread on a fiber suspends; a
+/// thread on its caller's stack (a task of a synchronous function type)
+/// runs the other ready threads of its instance meanwhile, and traps when
+/// there are none ("cannot block a synchronous task before returning").
+pub(crate) fn wait_until<T: 'static>(
+    store: &mut StoreContextMut<'_, T>,
+    wait: WaitFor,
+    cancellable: bool,
+) -> crate::Result<bool> {
+    let cur = current(store, "a blocking built-in")?;
+    let components = &mut store.0.opaque_mut().components;
+    let tasks = &mut components.tasks;
+    if tasks.deliver_pending_cancel(cur.task, cancellable).map_err(trap)? {
+        return Ok(true);
+    }
+    if components.sched.has_fiber(cur.thread) {
+        tasks.start_waiting(cur.thread, wait, cancellable).map_err(trap)?;
+        return suspend_current(store);
+    }
+    // On the caller's stack: run other ready threads of the instance.
+    let inst = tasks.thread(cur.thread).map_err(trap)?.instance;
+    tasks.start_waiting(cur.thread, wait, cancellable).map_err(trap)?;
+    tasks.set_running(cur.thread, false).map_err(trap)?;
+    let result = loop {
+        let tasks = &store.0.opaque().components.tasks;
+        if tasks.is_ready(cur.thread) {
+            break Ok(false);
+        }
+        let exclusive = tasks.exclusive(inst);
+        let sched = &store.0.opaque().components.sched;
+        let next = tasks.next_ready(|t, s| s.instance == inst && Some(t) != exclusive && sched.has_fiber(t));
+        match next {
+            Some(t) => {
+                if let Err(e) = resume(store, t, false) {
+                    break Err(e);
+                }
+            }
+            None => break Err(trap("cannot block a synchronous task before returning")),
+        }
+    };
+    let tasks = &mut store.0.opaque_mut().components.tasks;
+    let _ = tasks.stop_waiting(cur.thread);
+    let _ = tasks.set_running(cur.thread, true);
+    result
+}
+
+/// Suspends the current thread, which runs on a fiber and has its wait
+/// recorded (or is suspended for an explicit resume): back to its resumer.
+/// `Ok(true)` when resumed to be cancelled.
+pub(crate) fn suspend_current<T: 'static>(store: &mut StoreContextMut<'_, T>) -> crate::Result<bool> {
+    let cur = current(store, "a blocking built-in")?;
+    let sched = &store.0.opaque().components.sched;
+    let Some(suspender) = sched.fibers.get(&cur.thread).map(|f| f.suspender.clone()) else {
+        crate::bail!("internal error: the current thread has no fiber");
+    };
+    suspender
+        .suspend(&mut *store.0)
+        .map_err(|e| crate::format_err!("{e}"))?;
+    Ok(std::mem::take(
+        &mut store.0.opaque_mut().components.sched.resumed_cancelled,
+    ))
+}
+
+/// Asks the resumer of the current thread to run `thread` next, once the
+/// current one suspends (`switch_to`).
+pub(crate) fn switch_to<T>(store: &mut StoreContextMut<'_, T>, thread: ThreadId) {
+    store.0.opaque_mut().components.sched.switch_to = Some(thread);
+}
+
+/// Runs waiting threads that are ready, for the host, until `done` holds;
+/// traps with "deadlock detected" (naming every wait) when no thread can
+/// run before that.
+pub(crate) fn run_until<T: 'static>(
+    store: &mut StoreContextMut<'_, T>,
+    mut done: impl FnMut(&StoreContextMut<'_, T>) -> bool,
+) -> crate::Result<()> {
+    loop {
+        if done(store) {
+            return Ok(());
+        }
+        let components = &store.0.opaque().components;
+        let sched = &components.sched;
+        let next = components.tasks.next_ready(|t, _| sched.has_fiber(t));
+        match next {
+            Some(t) => resume(store, t, false)?,
+            None => {
+                let waits = store.0.opaque().components.tasks.describe_waits();
+                return Err(trap(format_args!(
+                    "deadlock detected: event loop cannot make further progress\n{}",
+                    waits.trim_end()
+                )));
+            }
+        }
+    }
+}
+
+/// Unwinds every suspended fiber (the store is going away): each wait
+/// fails, the threads' wasm frames unwind, and their stacks are returned.
+pub(crate) fn cancel_all<T: 'static>(store: &mut StoreInner<T>) {
+    loop {
+        let sched = &mut store.opaque.components.sched;
+        let Some(thread) = sched.fibers.keys().next().copied() else {
+            return;
+        };
+        let Some(mut run) = sched.fibers.remove(&thread) else {
+            return;
+        };
+        if let Some(f) = run
+            .fiber
+            .as_mut()
+            .and_then(|f| f.downcast_mut::<StoreFiber<StoreInner<T>>>())
+        {
+            run.stack.swap(store.opaque.objects.context());
+            f.cancel(store);
+            run.stack.swap(store.opaque.objects.context());
+        }
+        store.opaque.components.sched.failure = None;
+    }
+}
