@@ -97,6 +97,13 @@ pub(crate) struct EndState {
     pub(crate) waitable: WaitableState,
 }
 
+impl EndState {
+    /// Gives the end the type tag of a new holder.
+    pub(crate) fn retag(&mut self, ty: u32) {
+        self.ty = ty;
+    }
+}
+
 /// What a started copy did at once.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct CopyStart {
@@ -454,21 +461,31 @@ impl Tasks {
         }
     }
 
-    /// Whether the end `index` of `inst` may be moved to another instance
-    /// (idle, not in a waitable set: `lift_async_value`'s checks).
-    pub fn check_transferable(&self, inst: InstanceId, index: u32, kind: Kind) -> Result<EntryId, TaskError> {
-        let id = self.handle_of(inst, index, kind)?;
+    /// `lift_async_value`: takes the readable end `index` (of `kind`, type
+    /// `ty`) out of `inst`, checked to be idle and in no waitable set; the
+    /// caller holds its reference.
+    pub fn lift_end(&mut self, inst: InstanceId, index: u32, kind: Kind, ty: u32) -> Result<EntryId, TaskError> {
+        let id = self.check_end(inst, index, kind, ty)?;
         let e = self.end(id)?;
-        if e.copy != CopyState::Idle {
-            return Err(TaskError::Trap(
-                "cannot transfer a stream or future end that is not idle",
-            ));
+        match e.copy {
+            CopyState::Idle => {}
+            CopyState::Done if e.is_stream => {
+                return Err(TaskError::Trap(
+                    "cannot lift stream after being notified that the writable end dropped",
+                ))
+            }
+            CopyState::Done => return Err(TaskError::Trap("cannot lift future after previous read succeeded")),
+            _ => {
+                return Err(TaskError::Trap(
+                    "cannot lift a stream or future end while a copy is in progress",
+                ))
+            }
         }
         if e.waitable.set.is_some() {
             return Err(TaskError::Trap(
-                "cannot transfer a stream or future end that is in a waitable set",
+                "cannot lift a stream or future end that is in a waitable set",
             ));
         }
-        Ok(id)
+        self.take_handle(inst, index)
     }
 }

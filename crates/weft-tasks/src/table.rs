@@ -6,6 +6,18 @@ use std::fmt;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct EntryId(pub(crate) u32);
 
+impl EntryId {
+    /// The entry's index (for a runtime that keeps it in a value).
+    pub fn index(self) -> u32 {
+        self.0
+    }
+
+    /// The entry at `index` (looking it up fails safely if it is stale).
+    pub fn from_index(index: u32) -> EntryId {
+        EntryId(index)
+    }
+}
+
 /// A component instance's handle table in [`Tasks`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct InstanceId(pub(crate) u32);
@@ -682,12 +694,23 @@ impl Tasks {
         })
     }
 
-    /// Gives `to` a new handle to the error context at `index` of `from`
-    /// (error contexts are shared, not moved).
-    pub fn share_error_context(&mut self, from: InstanceId, index: u32, to: InstanceId) -> Result<u32, TaskError> {
-        let id = self.handle_of(from, index, Kind::ErrorContext)?;
+    /// `lift_error_context`: the error context at `index` of `inst`, with
+    /// a new reference for the caller (error contexts are shared).
+    pub fn lift_error_context(&mut self, inst: InstanceId, index: u32) -> Result<EntryId, TaskError> {
+        let id = self.handle_of(inst, index, Kind::ErrorContext)?;
         self.acquire(id)?;
-        self.add_new_handle(to, id)
+        Ok(id)
+    }
+
+    /// Lowers a lifted error context, stream or future end `id` (moving the
+    /// caller's reference) into a new handle of `inst`; an end takes `ty`,
+    /// the type tag of its new holder.
+    pub fn lower_handle(&mut self, inst: InstanceId, id: EntryId, ty: u32) -> Result<u32, TaskError> {
+        let index = self.add_handle(inst, id)?;
+        if let State::End(e) = &mut self.entry_mut(id)?.state {
+            e.retag(ty);
+        }
+        Ok(index)
     }
 }
 

@@ -375,6 +375,27 @@ impl ComponentTypes {
         TypeDefinedIndex(self.defined.intern(ty))
     }
 
+    /// Whether values of `ty` hold a stream, a future or an error context
+    /// (CanonicalABI.md's `contains_async_value`).
+    pub fn contains_async_value(&self, ty: InterfaceType) -> bool {
+        match ty {
+            InterfaceType::ErrorContext => true,
+            InterfaceType::Defined(d) => match self.defined(d) {
+                Some(DefinedType::Stream(_) | DefinedType::Future(_)) => true,
+                Some(def) => {
+                    let mut found = false;
+                    def.map_types(&mut |t| {
+                        found = found || self.contains_async_value(t);
+                        t
+                    });
+                    found
+                }
+                None => false,
+            },
+            _ => false,
+        }
+    }
+
     /// The defined value type at `index`.
     pub fn defined(&self, index: TypeDefinedIndex) -> Option<&DefinedType> {
         self.defined.get(index.0)

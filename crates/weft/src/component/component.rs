@@ -180,7 +180,7 @@ fn compile_adapters(
             crate::bail!("the plan names function type {} that does not exist", ty.0);
         };
         // Async calls between components are not fused.
-        if !super::adapter::fused(fty, caller, callee) {
+        if !super::adapter::fused(types, fty, caller, callee) {
             continue;
         }
         let side = |o: &env::CanonicalOptions| Side {

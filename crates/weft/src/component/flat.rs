@@ -6,7 +6,7 @@
 use super::memory::{
     canonicalize_f32, canonicalize_f64, check_fixed_length, convert_i32_to_char, defined, load_fields,
     load_list_from_range, load_map_from_range, load_string_from_range, pack_flags, realloc, record_layout,
-    store_fields, store_list_into_range, store_map_into_range, store_string_into_range, unpack_flags, unsupported,
+    store_fields, store_list_into_range, store_map_into_range, store_string_into_range, unpack_flags,
 };
 use super::val::{make_variant, match_case, variant_cases};
 use super::{check_aligned, mismatch, range, ComponentTypes, InterfaceType, LiftContext, LowerContext, Val};
@@ -107,7 +107,7 @@ fn lift(cx: &LiftContext<'_>, ty: InterfaceType, vi: &mut FlatIter<'_>) -> Resul
         }
         T::Own(_) => Val::Resource(super::ResourceAny::raw(vi.next_i32()?, true)),
         T::Borrow(_) => Val::Resource(super::ResourceAny::raw(vi.next_i32()?, false)),
-        T::ErrorContext => return Err(unsupported(ty)),
+        T::ErrorContext => Val::ErrorContext(super::ErrorContextAny::raw(vi.next_i32()?)),
         T::Defined(index) => {
             let def = defined(cx.types, index)?;
             match def {
@@ -143,7 +143,8 @@ fn lift(cx: &LiftContext<'_>, ty: InterfaceType, vi: &mut FlatIter<'_>) -> Resul
                     }
                     unpack_flags(&bytes, labels)
                 }
-                DefinedType::Stream(_) | DefinedType::Future(_) => return Err(unsupported(ty)),
+                DefinedType::Stream(_) => Val::Stream(super::StreamAny::raw(vi.next_i32()?)),
+                DefinedType::Future(_) => Val::Future(super::FutureAny::raw(vi.next_i32()?)),
                 _ => {
                     // `lift_flat_variant`: the payload is read from the
                     // joined payload values, all of which are consumed.
@@ -197,7 +198,8 @@ fn lower(cx: &mut LowerContext<'_>, val: &Val, ty: InterfaceType, out: &mut Vec<
             return Ok(());
         }
         (T::Own(_) | T::Borrow(_), Val::Resource(r)) => i32(r.index),
-        (T::ErrorContext, _) => return Err(unsupported(ty)),
+        (T::ErrorContext, Val::ErrorContext(e)) => i32(e.0.raw_index()),
+        (T::ErrorContext, _) => return Err(mismatch(ty, val)),
         (T::Defined(index), _) => {
             let def = defined(cx.types, index)?;
             match (def, val) {
@@ -240,7 +242,9 @@ fn lower(cx: &mut LowerContext<'_>, val: &Val, ty: InterfaceType, out: &mut Vec<
                         out.push(i32(<[u8; 4]>::try_from(word).map_or(0, u32::from_le_bytes)));
                     }
                 }
-                (DefinedType::Stream(_) | DefinedType::Future(_), _) => return Err(unsupported(ty)),
+                (DefinedType::Stream(_), Val::Stream(e)) => out.push(i32(e.0.raw_index())),
+                (DefinedType::Future(_), Val::Future(e)) => out.push(i32(e.0.raw_index())),
+                (DefinedType::Stream(_) | DefinedType::Future(_), _) => return Err(mismatch(ty, val)),
                 _ => {
                     // `lower_flat_variant`: the payload's values are padded
                     // with zeros to the joined payload's length. The

@@ -15,6 +15,61 @@ use super::Val;
 use crate::StoreContextMut;
 use weft_environ::component::{ComponentTypes, DefinedType, InterfaceType, TypeResourceIndex};
 
+/// Calls `f` on every handle in `val`, a value of type `ty`: every
+/// resource, stream, future and error context, with its type.
+pub(crate) fn for_each_handle(
+    types: &ComponentTypes,
+    ty: InterfaceType,
+    val: &mut Val,
+    f: &mut dyn FnMut(InterfaceType, &mut Val) -> crate::Result<()>,
+) -> crate::Result<()> {
+    match (ty, val) {
+        (InterfaceType::Own(_) | InterfaceType::Borrow(_) | InterfaceType::ErrorContext, v) => f(ty, v),
+        (InterfaceType::Defined(d), val) => {
+            let Some(def) = types.defined(d) else {
+                crate::bail!("type {} not found", d.0);
+            };
+            match (def, val) {
+                (DefinedType::Stream(_) | DefinedType::Future(_), v) => f(ty, v)?,
+                (DefinedType::Record(fields), Val::Record(vs)) => {
+                    for (field, (_, v)) in fields.iter().zip(vs.iter_mut()) {
+                        for_each_handle(types, field.ty, v, f)?;
+                    }
+                }
+                (DefinedType::Tuple(tys), Val::Tuple(vs)) => {
+                    for (t, v) in tys.iter().zip(vs.iter_mut()) {
+                        for_each_handle(types, *t, v, f)?;
+                    }
+                }
+                (DefinedType::List(t) | DefinedType::FixedLengthList(t, _), Val::List(vs)) => {
+                    for v in vs.iter_mut() {
+                        for_each_handle(types, *t, v, f)?;
+                    }
+                }
+                (DefinedType::Map(kt, vt), Val::Map(pairs)) => {
+                    for (k, v) in pairs.iter_mut() {
+                        for_each_handle(types, *kt, k, f)?;
+                        for_each_handle(types, *vt, v, f)?;
+                    }
+                }
+                (DefinedType::Variant(cases), Val::Variant(name, Some(payload))) => {
+                    if let Some(t) = cases.iter().find(|c| &c.name == name).and_then(|c| c.ty) {
+                        for_each_handle(types, t, payload, f)?;
+                    }
+                }
+                (DefinedType::Option(t), Val::Option(Some(payload))) => for_each_handle(types, *t, payload, f)?,
+                (DefinedType::Result { ok: Some(t), .. }, Val::Result(Ok(Some(payload))))
+                | (DefinedType::Result { err: Some(t), .. }, Val::Result(Err(Some(payload)))) => {
+                    for_each_handle(types, *t, payload, f)?
+                }
+                _ => {}
+            }
+            Ok(())
+        }
+        _ => Ok(()),
+    }
+}
+
 /// Calls `f` on every resource in `val`, a value of type `ty`, with
 /// whether it is an `own` and its resource type.
 pub(crate) fn for_each_resource(
@@ -23,54 +78,14 @@ pub(crate) fn for_each_resource(
     val: &mut Val,
     f: &mut dyn FnMut(bool, TypeResourceIndex, &mut ResourceAny) -> crate::Result<()>,
 ) -> crate::Result<()> {
-    match (ty, val) {
+    for_each_handle(types, ty, val, &mut |ty, v| match (ty, v) {
         (InterfaceType::Own(r), Val::Resource(a)) => f(true, r, a),
         (InterfaceType::Borrow(r), Val::Resource(a)) => f(false, r, a),
         (InterfaceType::Own(_) | InterfaceType::Borrow(_), v) => {
             crate::bail!("type mismatch: expected a resource, found {}", v.kind())
         }
-        (InterfaceType::Defined(d), val) => {
-            let Some(def) = types.defined(d) else {
-                crate::bail!("type {} not found", d.0);
-            };
-            match (def, val) {
-                (DefinedType::Record(fields), Val::Record(vs)) => {
-                    for (field, (_, v)) in fields.iter().zip(vs.iter_mut()) {
-                        for_each_resource(types, field.ty, v, f)?;
-                    }
-                }
-                (DefinedType::Tuple(tys), Val::Tuple(vs)) => {
-                    for (t, v) in tys.iter().zip(vs.iter_mut()) {
-                        for_each_resource(types, *t, v, f)?;
-                    }
-                }
-                (DefinedType::List(t) | DefinedType::FixedLengthList(t, _), Val::List(vs)) => {
-                    for v in vs.iter_mut() {
-                        for_each_resource(types, *t, v, f)?;
-                    }
-                }
-                (DefinedType::Map(kt, vt), Val::Map(pairs)) => {
-                    for (k, v) in pairs.iter_mut() {
-                        for_each_resource(types, *kt, k, f)?;
-                        for_each_resource(types, *vt, v, f)?;
-                    }
-                }
-                (DefinedType::Variant(cases), Val::Variant(name, Some(payload))) => {
-                    if let Some(t) = cases.iter().find(|c| &c.name == name).and_then(|c| c.ty) {
-                        for_each_resource(types, t, payload, f)?;
-                    }
-                }
-                (DefinedType::Option(t), Val::Option(Some(payload))) => for_each_resource(types, *t, payload, f)?,
-                (DefinedType::Result { ok: Some(t), .. }, Val::Result(Ok(Some(payload))))
-                | (DefinedType::Result { err: Some(t), .. }, Val::Result(Err(Some(payload)))) => {
-                    for_each_resource(types, *t, payload, f)?
-                }
-                _ => {}
-            }
-            Ok(())
-        }
         _ => Ok(()),
-    }
+    })
 }
 
 /// Moves the resources of `vals` (lifted from the component instance `from`
@@ -131,6 +146,8 @@ pub(crate) fn lift_resources<T>(
             Ok(())
         })?;
     }
+    #[cfg(feature = "component-model-async")]
+    super::concurrent::lift_async_values(store, types, tys, vals, from)?;
     Ok(())
 }
 
@@ -146,6 +163,8 @@ pub(crate) fn lower_resources<T>(
     to: FlagsRef,
     scope: Option<usize>,
 ) -> crate::Result<()> {
+    #[cfg(feature = "component-model-async")]
+    super::concurrent::lower_async_values(store, types, tys, vals, to)?;
     let id = store.0.opaque().id();
     let components = &mut store.0.opaque_mut().components;
     for (t, v) in tys.iter().zip(vals.iter_mut()) {

@@ -387,7 +387,7 @@ fn run_step<T: 'static>(
                 Some(fty),
             ) = (callee, inner.types.func(*ty))
             {
-                if super::adapter::fused(fty, options, callee_options) {
+                if super::adapter::fused(&inner.types, fty, options, callee_options) {
                     crate::bail!("no fused adapter for the component-to-component call of step {step_index}");
                 }
             }

@@ -153,7 +153,7 @@ pub fn load(cx: &LiftContext<'_>, ty: InterfaceType, ptr: u32) -> Result<Val> {
         }
         T::Own(_) => Val::Resource(super::ResourceAny::raw(read_u32(mem, ptr)?, true)),
         T::Borrow(_) => Val::Resource(super::ResourceAny::raw(read_u32(mem, ptr)?, false)),
-        T::ErrorContext => return Err(unsupported(ty)),
+        T::ErrorContext => Val::ErrorContext(super::ErrorContextAny::raw(read_u32(mem, ptr)?)),
         T::Defined(index) => {
             let def = defined(cx.types, index)?;
             match def {
@@ -186,7 +186,8 @@ pub fn load(cx: &LiftContext<'_>, ty: InterfaceType, ptr: u32) -> Result<Val> {
                     let r = range(mem.len(), ptr, flags_size(labels.len()))?;
                     unpack_flags(mem.get(r).unwrap_or_default(), labels)
                 }
-                DefinedType::Stream(_) | DefinedType::Future(_) => return Err(unsupported(ty)),
+                DefinedType::Stream(_) => Val::Stream(super::StreamAny::raw(read_u32(mem, ptr)?)),
+                DefinedType::Future(_) => Val::Future(super::FutureAny::raw(read_u32(mem, ptr)?)),
                 DefinedType::Variant(_)
                 | DefinedType::Enum(_)
                 | DefinedType::Option(_)
@@ -222,10 +223,6 @@ pub(crate) fn check_fixed_length(n: u32) -> Result<()> {
         return Err(trap(format_args!("list of {n} elements is too long")));
     }
     Ok(())
-}
-
-pub(crate) fn unsupported(ty: InterfaceType) -> crate::Error {
-    anyhow::anyhow!("unsupported: lifting and lowering {ty:?} (error contexts, streams and futures cannot cross a component boundary yet)")
 }
 
 /// `load_record`: the fields of types `tys` of a record at `ptr`.
@@ -386,7 +383,8 @@ pub fn store(cx: &mut LowerContext<'_>, val: &Val, ty: InterfaceType, ptr: u32) 
             pair(begin, units)
         }
         (T::Own(_) | T::Borrow(_), Val::Resource(r)) => r.index.to_le_bytes().to_vec(),
-        (T::ErrorContext, _) => return Err(unsupported(ty)),
+        (T::ErrorContext, Val::ErrorContext(e)) => e.0.raw_index().to_le_bytes().to_vec(),
+        (T::ErrorContext, _) => return Err(super::mismatch(ty, val)),
         (T::Defined(index), _) => {
             let def = defined(types, index)?;
             match (def, val) {
@@ -427,7 +425,9 @@ pub fn store(cx: &mut LowerContext<'_>, val: &Val, ty: InterfaceType, ptr: u32) 
                     return store_fields(cx, &vals, tys, ptr);
                 }
                 (DefinedType::Flags(labels), _) => pack_flags(ty, val, labels)?,
-                (DefinedType::Stream(_) | DefinedType::Future(_), _) => return Err(unsupported(ty)),
+                (DefinedType::Stream(_), Val::Stream(e)) => e.0.raw_index().to_le_bytes().to_vec(),
+                (DefinedType::Future(_), Val::Future(e)) => e.0.raw_index().to_le_bytes().to_vec(),
+                (DefinedType::Stream(_) | DefinedType::Future(_), _) => return Err(super::mismatch(ty, val)),
                 _ => {
                     let (index, case_ty, payload) = match_case(ty, def, val)?;
                     let cases = variant_cases(def).unwrap_or_default();

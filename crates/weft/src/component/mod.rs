@@ -55,6 +55,7 @@
 //! the canonical NaN too (the deterministic profile, which the spec allows).
 
 mod adapter;
+mod async_values;
 mod call;
 #[allow(clippy::module_inception)]
 mod component;
@@ -76,6 +77,7 @@ mod typed;
 pub mod types;
 mod val;
 
+pub use async_values::{ErrorContextAny, FutureAny, StreamAny};
 pub use call::Func;
 pub use component::Component;
 pub use instance::{ComponentExportIndex, Instance, InstanceExportLookup};

@@ -63,6 +63,12 @@ pub enum Val {
     Flags(Vec<String>),
     /// An `own` or `borrow` handle of a resource.
     Resource(super::ResourceAny),
+    /// The readable end of a `stream`.
+    Stream(super::StreamAny),
+    /// The readable end of a `future`.
+    Future(super::FutureAny),
+    /// An `error-context`.
+    ErrorContext(super::ErrorContextAny),
 }
 
 impl Val {
@@ -92,6 +98,9 @@ impl Val {
             Val::Result(_) => "result",
             Val::Flags(_) => "flags",
             Val::Resource(_) => "resource",
+            Val::Stream(_) => "stream",
+            Val::Future(_) => "future",
+            Val::ErrorContext(_) => "error-context",
         }
     }
 }

@@ -189,8 +189,16 @@ fn tuple_layout(types: &ComponentTypes, tys: &[InterfaceType]) -> (u32, u32) {
 /// Whether a call of type `ty` lowered with `caller` options from a
 /// function lifted with `callee` options goes through a fused adapter:
 /// when it is synchronous on both sides (the async ABI is not fused).
-pub(crate) fn fused(ty: &FuncType, caller: &CanonicalOptions, callee: &CanonicalOptions) -> bool {
-    !ty.is_async && !caller.is_async && !callee.is_async
+pub(crate) fn fused(
+    types: &ComponentTypes,
+    ty: &FuncType,
+    caller: &CanonicalOptions,
+    callee: &CanonicalOptions,
+) -> bool {
+    !ty.is_async
+        && !caller.is_async
+        && !callee.is_async
+        && !ty.param_types().chain(ty.result).any(|t| types.contains_async_value(t))
 }
 
 /// A function index allocator for imports, in order.

@@ -30,6 +30,8 @@ mod calls;
 mod copy;
 #[cfg(feature = "component-model-async")]
 mod sched;
+#[cfg(feature = "component-model-async")]
+mod values;
 
 #[cfg(feature = "component-model-async")]
 pub(in crate::component) use builtins::builtin;
@@ -37,6 +39,8 @@ pub(in crate::component) use builtins::builtin;
 pub(crate) use calls::{call_async_typed, call_lowered, enter_task, exit_innermost_task, exit_task, is_async_typed};
 #[cfg(feature = "component-model-async")]
 pub(crate) use sched::{cancel_all, Sched};
+#[cfg(feature = "component-model-async")]
+pub(crate) use values::{lift_async_values, lower_async_values};
 
 /// The core function of a canonical built-in called by the component
 /// instance `at`.
