@@ -94,7 +94,7 @@ pub(crate) fn canonicalize_f64(f: f64) -> f64 {
 
 /// `convert_i32_to_char`: traps on surrogates and values past `0x10FFFF`.
 pub(crate) fn convert_i32_to_char(i: u32) -> Result<char> {
-    char::from_u32(i).ok_or_else(|| trap(format_args!("{i:#x} is not a Unicode scalar value")))
+    char::from_u32(i).ok_or_else(|| trap(format_args!("invalid `char` bit pattern {i:#x}")))
 }
 
 /// `unpack_flags_from_int`, over the little-endian bytes of the flags.

@@ -230,7 +230,7 @@ pub(crate) fn range(memory_len: usize, ptr: u32, len: u32) -> Result<std::ops::R
 /// Traps unless `ptr` is a multiple of `align`.
 pub(crate) fn check_aligned(ptr: u32, align: u32) -> Result<()> {
     if !ptr.is_multiple_of(align.max(1)) {
-        return Err(trap(format_args!("address {ptr:#x} is not aligned to {align}")));
+        return Err(trap(format_args!("unaligned pointer {ptr:#x}, not aligned to {align}")));
     }
     Ok(())
 }

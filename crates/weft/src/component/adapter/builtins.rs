@@ -183,7 +183,7 @@ fn move_own<T>(
     let table = components.handles(from)?;
     let h = table.get_of(index, ty)?;
     if h.num_lends != 0 {
-        return Err(trap("cannot move a resource handle that is lent out"));
+        return Err(trap("cannot remove owned resource while borrowed"));
     }
     if !h.own {
         return Err(trap("cannot move a borrowed handle as an owned one"));
