@@ -10,12 +10,10 @@
 //!
 //! # Trap messages
 //!
-//! The reference tests' `assert_trap` messages are those of the reference
-//! implementation. A component `assert_trap` passes when the action fails
-//! with a core [`Trap`], with a canonical ABI trap (an error whose message
-//! contains `canonical ABI trap:`, which includes `cannot enter component
-//! instance`), or with any error whose message contains the expected text.
-//! Any other error (a type mismatch, an unsupported feature) fails the
+//! A component `assert_trap` passes when the action fails with an error
+//! whose full chain (`{:#}`: the core [`Trap`] or canonical ABI trap and
+//! its context) contains the expected text. A trap with another message,
+//! or any other error (a type mismatch, an unsupported feature), fails the
 //! directive.
 
 use anyhow::{anyhow, bail, Context as _, Result};
@@ -421,8 +419,13 @@ impl<T: 'static> WastContext<T> {
                 fmt_list(values.iter().map(|v| format!("{v:?}")))
             ),
             Err(err) => {
-                if is_component_trap(&err, message) {
+                if trap_message_matches(&err, message) {
                     Ok(())
+                } else if is_component_trap(&err) {
+                    bail!(
+                        "expected a trap ({message:?}), got a trap with another message: {}",
+                        error_summary(&err)
+                    )
                 } else {
                     bail!(
                         "expected a trap ({message:?}), got a non-trap error: {}",
@@ -470,8 +473,6 @@ impl Expected<'_, '_> {
     }
 }
 
-/// Whether `err` is what an `assert_trap` expecting `message` accepts (see
-/// the module documentation).
 /// Defines the exports `items` of `instance` (of its exported instance
 /// `parent`, if given) in `linker`.
 fn register_exports<T: 'static>(
@@ -513,11 +514,16 @@ fn register_exports<T: 'static>(
     Ok(())
 }
 
-fn is_component_trap(err: &anyhow::Error, message: &str) -> bool {
-    let text = format!("{err:#}");
-    err.chain().any(|e| e.downcast_ref::<Trap>().is_some())
-        || text.contains("canonical ABI trap:")
-        || text.contains(message)
+/// Whether `err` is what an `assert_trap` expecting `message` accepts: its
+/// full chain contains the expected text (see the module documentation).
+fn trap_message_matches(err: &anyhow::Error, message: &str) -> bool {
+    format!("{err:#}").contains(message)
+}
+
+/// Whether `err` is a trap, of core wasm or of the canonical ABI (for the
+/// message of a failed `assert_trap`).
+fn is_component_trap(err: &anyhow::Error) -> bool {
+    err.chain().any(|e| e.downcast_ref::<Trap>().is_some()) || format!("{err:#}").contains("canonical ABI trap:")
 }
 
 /// Converts a script value to a component value.
@@ -695,19 +701,53 @@ mod tests {
     }
 
     #[test]
-    fn trap_messages_match_loosely() {
-        assert!(is_component_trap(
-            &anyhow!("canonical ABI trap: invalid char"),
-            "invalid `char` bit pattern"
-        ));
-        assert!(is_component_trap(
+    fn trap_messages_must_contain_the_expected_text() {
+        assert!(trap_message_matches(
             &anyhow!("oops: unaligned pointer"),
             "unaligned pointer"
         ));
-        assert!(!is_component_trap(
+        // Anywhere in the chain.
+        assert!(trap_message_matches(
+            &anyhow!("canonical ABI trap: unaligned pointer 0x3").context("error while executing"),
+            "unaligned pointer"
+        ));
+        assert!(!trap_message_matches(
+            &anyhow!("canonical ABI trap: invalid char"),
+            "invalid `char` bit pattern"
+        ));
+        assert!(!trap_message_matches(
             &anyhow!("type mismatch: expected u32"),
             "unaligned pointer"
         ));
+        assert!(is_component_trap(&anyhow!("canonical ABI trap: invalid char")));
+        assert!(is_component_trap(&anyhow::Error::new(Trap::UnreachableCodeReached)));
+        assert!(!is_component_trap(&anyhow!("type mismatch: expected u32")));
+    }
+
+    /// A component `assert_trap` fails when the action traps with another
+    /// message than the expected one, and passes when the message matches.
+    #[test]
+    fn assert_trap_checks_the_message() {
+        let component = r#"
+            (component
+              (core module $m (func (export "f") unreachable))
+              (core instance $i (instantiate $m))
+              (func (export "f") (canon lift (core func $i "f"))))"#;
+        let script = format!(
+            "{component}\n(assert_trap (invoke \"f\") \"integer divide by zero\")\n\
+             {component}\n(assert_trap (invoke \"f\") \"unreachable\")\n"
+        );
+        let engine = weft::Engine::new(&crate::spec_config()).unwrap();
+        let mut wast = WastContext::new(weft::Store::new(&engine, ()));
+        let err = wast
+            .run_buffer("trap.wast", script.as_bytes())
+            .expect_err("a trap with another message fails the directive");
+        let failures = err.downcast_ref::<crate::WastFailures>().expect("directive failures");
+        assert_eq!(failures.failures.len(), 1, "{failures}");
+        let failure = &failures.failures[0];
+        assert_eq!((failure.directive, failure.line), ("assert_trap", 6), "{failure}");
+        assert!(failure.message.contains("another message"), "{failure}");
+        assert!(failure.message.contains("unreachable"), "{failure}");
     }
 }
 
