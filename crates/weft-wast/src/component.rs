@@ -202,7 +202,8 @@ impl<T: 'static> WastContext<T> {
                 self.failed_module_at = None;
                 if let Some(name) = name {
                     self.components.instances.insert(name.clone(), instance);
-                    self.components.definitions.insert(name, compiled);
+                    self.components.definitions.insert(name.clone(), compiled);
+                    self.define_named_component_instance(&name, instance)?;
                 }
                 Ok(())
             }
@@ -245,6 +246,7 @@ impl<T: 'static> WastContext<T> {
         self.failed_module_at = None;
         if let Some(id) = instance {
             self.components.instances.insert(id.name().to_string(), new_instance);
+            self.define_named_component_instance(id.name(), new_instance)?;
         }
         Ok(())
     }
@@ -259,6 +261,23 @@ impl<T: 'static> WastContext<T> {
         let instance = self
             .component_target(module)
             .ok_or_else(|| anyhow!("no component instance to register"))?;
+        self.define_component_instance(name, instance, Unsupported::Fail)
+            .with_context(|| format!("failed to register the component instance as {name:?}"))
+    }
+
+    /// Defines the exports of the component instance the script named
+    /// `$name` in the linker under `name`, as `register` does (and as
+    /// `wasmtime-wast` does for named instances), so that later components
+    /// import from it without `register`. Exports `register` cannot define
+    /// (resource types, components) are left out rather than failing the
+    /// directive that made the instance.
+    fn define_named_component_instance(&mut self, name: &str, instance: Instance) -> Result<()> {
+        self.define_component_instance(name, instance, Unsupported::Skip)
+            .with_context(|| format!("failed to define the component instance `${name}` in the linker as {name:?}"))
+    }
+
+    /// Defines the exports of `instance` as the linker's instance `name`.
+    fn define_component_instance(&mut self, name: &str, instance: Instance, unsupported: Unsupported) -> Result<()> {
         let component = self
             .components
             .instance_components
@@ -269,8 +288,7 @@ impl<T: 'static> WastContext<T> {
         let ty = component.component_type();
         let exports: Vec<(String, ComponentItem)> = ty.exports(&engine).map(|(n, t)| (n.to_string(), t)).collect();
         let mut linker = self.components.linker.instance(name)?;
-        register_exports(&mut self.store, &mut linker, instance, None, &exports)
-            .with_context(|| format!("failed to register the component instance as {name:?}"))
+        register_exports(&mut self.store, &mut linker, instance, None, &exports, unsupported)
     }
 
     /// Compiles a (possibly quoted) component of the script.
@@ -473,6 +491,15 @@ impl Expected<'_, '_> {
     }
 }
 
+/// What [`register_exports`] does with an export it cannot define.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Unsupported {
+    /// Fails (`register`).
+    Fail,
+    /// Leaves it out (named instances).
+    Skip,
+}
+
 /// Defines the exports `items` of `instance` (of its exported instance
 /// `parent`, if given) in `linker`.
 fn register_exports<T: 'static>(
@@ -481,6 +508,7 @@ fn register_exports<T: 'static>(
     instance: Instance,
     parent: Option<&ComponentExportIndex>,
     items: &[(String, ComponentItem)],
+    unsupported: Unsupported,
 ) -> Result<()> {
     for (name, item) in items {
         let index = instance
@@ -498,7 +526,7 @@ fn register_exports<T: 'static>(
             ComponentItem::ComponentInstance(ty) => {
                 let nested: Vec<(String, ComponentItem)> = ty.exports().map(|(n, t)| (n.to_string(), t)).collect();
                 let mut inner = linker.instance(name)?;
-                register_exports(store, &mut inner, instance, Some(&index), &nested)?;
+                register_exports(store, &mut inner, instance, Some(&index), &nested, unsupported)?;
             }
             ComponentItem::Module(_) => {
                 let module = instance
@@ -507,6 +535,7 @@ fn register_exports<T: 'static>(
                 linker.module(name, &module)?;
             }
             ComponentItem::Type(_) => {}
+            ComponentItem::Resource(_) | ComponentItem::Component(_) if unsupported == Unsupported::Skip => {}
             ComponentItem::Resource(_) => bail!("export `{name}` is a resource type, which `register` does not define"),
             ComponentItem::Component(_) => bail!("export `{name}` is a component, which `register` does not define"),
         }
@@ -796,6 +825,59 @@ mod register_tests {
             (assert_return (invoke "quadruple" (u32.const 5)) (u32.const 20))
             (assert_trap (invoke "fail") "unreachable")
             (assert_trap (invoke "quadruple" (u32.const 7)) "cannot enter component instance")
+        "#;
+        run(script).unwrap();
+    }
+
+    /// A named core module or component (or named instance of a
+    /// definition) is defined in the linker under its name without the
+    /// `$`, so later modules and components import from it without
+    /// `register`; a component exporting what `register` cannot define (a
+    /// resource type) still instantiates.
+    #[test]
+    fn named_instances_are_importable_without_register() {
+        let script = r#"
+            (module $env (func (export "forty-two") (result i32) (i32.const 42)))
+            (module
+              (import "env" "forty-two" (func $f (result i32)))
+              (func (export "call") (result i32) (call $f)))
+            (assert_return (invoke "call") (i32.const 42))
+
+            (module definition $seven (func (export "seven") (result i32) (i32.const 7)))
+            (module instance $inst $seven)
+            (module
+              (import "inst" "seven" (func $f (result i32)))
+              (func (export "call") (result i32) (call $f)))
+            (assert_return (invoke "call") (i32.const 7))
+
+            (component $c
+              (core module $m
+                (func (export "double") (param i32) (result i32) (i32.mul (local.get 0) (i32.const 2))))
+              (core instance $i (instantiate $m))
+              (func (export "double") (param "x" u32) (result u32) (canon lift (core func $i "double"))))
+            (component definition $D
+              (import "c" (instance $c (export "double" (func (param "x" u32) (result u32)))))
+              (core func $double (canon lower (func $c "double")))
+              (core module $m
+                (import "" "double" (func $double (param i32) (result i32)))
+                (func (export "quadruple") (param i32) (result i32) (call $double (call $double (local.get 0)))))
+              (core instance $i (instantiate $m (with "" (instance (export "double" (func $double))))))
+              (func (export "quadruple") (param "x" u32) (result u32) (canon lift (core func $i "quadruple"))))
+            (component instance $d $D)
+            (assert_return (invoke "quadruple" (u32.const 5)) (u32.const 20))
+            (component
+              (import "d" (instance $d (export "quadruple" (func (param "x" u32) (result u32)))))
+              (core func $q (canon lower (func $d "quadruple")))
+              (core module $m
+                (import "" "q" (func $q (param i32) (result i32)))
+                (func (export "run") (param i32) (result i32) (call $q (local.get 0))))
+              (core instance $i (instantiate $m (with "" (instance (export "q" (func $q))))))
+              (func (export "run") (param "x" u32) (result u32) (canon lift (core func $i "run"))))
+            (assert_return (invoke "run" (u32.const 3)) (u32.const 12))
+
+            (component $r
+              (type $t (resource (rep i32)))
+              (export "t" (type $t)))
         "#;
         run(script).unwrap();
     }
