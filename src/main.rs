@@ -182,7 +182,8 @@ enum RunError {
     /// on one line, exit status 1.
     Setup(anyhow::Error),
     /// While wasm ran (start function or the called export). Reported with
-    /// the full error chain; exit status 134 for a trap, 1 otherwise.
+    /// the full error chain but no Rust backtrace (see `error_chain`); exit
+    /// status 134 for a trap, 1 otherwise.
     Exec(anyhow::Error),
 }
 
@@ -203,7 +204,7 @@ fn run_command(args: &RunArgs) -> ExitCode {
                 1
             };
             let err = err.context(format!("failed to run main module `{}`", args.module.display()));
-            eprintln!("Error: {err:?}");
+            eprintln!("Error: {}", error_chain(&err));
             ExitCode::from(status)
         }
     }
@@ -371,6 +372,39 @@ fn display_result(value: &Val) -> String {
     }
 }
 
+/// An error and its causes as `{:?}` of `anyhow::Error` prints them
+/// ("Caused by:" and the numbered causes, the wasm backtrace among them),
+/// but never the Rust backtrace that `anyhow` captures when
+/// `RUST_BACKTRACE` or `RUST_LIB_BACKTRACE` is set: an error of a running
+/// guest (a trap, an invalid exit, a failed host call) says nothing about
+/// Weft's own frames, and `wasmtime run` prints none either. (Errors are
+/// `anyhow::Error`s, which on stable Rust capture a backtrace whenever one
+/// is created with those variables set, so the printing leaves it out.)
+fn error_chain(err: &anyhow::Error) -> String {
+    let mut out = err.to_string();
+    let causes: Vec<String> = err.chain().skip(1).map(ToString::to_string).collect();
+    if causes.is_empty() {
+        return out;
+    }
+    out.push_str("\n\nCaused by:");
+    let numbered = causes.len() > 1;
+    for (n, cause) in causes.iter().enumerate() {
+        out.push('\n');
+        for (i, line) in cause.split('\n').enumerate() {
+            if i > 0 {
+                out.push('\n');
+            }
+            match (i, numbered) {
+                (0, true) => out.push_str(&format!("{n: >5}: ")),
+                (_, true) => out.push_str("       "),
+                (_, false) => out.push_str("    "),
+            }
+            out.push_str(line);
+        }
+    }
+    out
+}
+
 /// An error chain on one line, without the source snippets that text-format
 /// parse errors carry.
 fn one_line(err: &anyhow::Error) -> String {
@@ -464,4 +498,33 @@ fn run_wast_file(engine: &Engine, file: &Path) -> Result<()> {
     let mut context = WastContext::new(store);
     context.register_spectest()?;
     context.run_file(file)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::error_chain;
+    use anyhow::anyhow;
+
+    /// `error_chain` prints what `{:?}` of an `anyhow::Error` prints, up to
+    /// the Rust backtrace (there only when `RUST_BACKTRACE` is set).
+    #[test]
+    fn error_chain_is_debug_without_backtrace() {
+        let errors = [
+            anyhow!("alone"),
+            anyhow!("inner").context("outer"),
+            anyhow!("trap\nwith two lines")
+                .context("error while executing at wasm backtrace:\n    0: f\n    1: g")
+                .context("failed to run main module `m.wat`"),
+        ];
+        for err in &errors {
+            let chain = error_chain(err);
+            let debug = format!("{err:?}");
+            let rest = debug
+                .strip_prefix(&chain)
+                .unwrap_or_else(|| panic!("{chain:?} vs {debug:?}"));
+            assert!(rest.is_empty() || rest.starts_with("\n\nStack backtrace:"), "{debug:?}");
+            assert!(!chain.contains("Stack backtrace"));
+        }
+        assert_eq!(error_chain(&errors[1]), "outer\n\nCaused by:\n    inner");
+    }
 }

@@ -111,6 +111,50 @@ fn run_trap_exits_134() {
     assert_eq!(stdout(&output), "");
 }
 
+/// Errors of the guest are reported with their wasm backtrace only: with
+/// `RUST_BACKTRACE=1`, `anyhow` captures a Rust backtrace of Weft's own
+/// frames in every error, and `{:?}` would print it after the wasm one.
+#[test]
+fn run_guest_errors_print_no_rust_backtrace() {
+    let dir = temp_dir("no-rust-backtrace");
+    let trap = write(
+        &dir,
+        "trap.wat",
+        r#"(module (func $inner unreachable) (func (export "_start") call $inner))"#,
+    );
+    // `proc_exit` with a status outside [0, 126) is an error of the guest
+    // that is not a trap (status 1).
+    let bad_exit = write(
+        &dir,
+        "exit.wat",
+        r#"(module
+             (import "wasi_snapshot_preview1" "proc_exit" (func $exit (param i32)))
+             (memory (export "memory") 1)
+             (func (export "_start") (call $exit (i32.const 200))))"#,
+    );
+    let run = |path: &Path| {
+        Command::new(env!("CARGO_BIN_EXE_weft"))
+            .args(["run", path.to_str().expect("utf-8 temp path")])
+            .env("RUST_BACKTRACE", "1")
+            .env_remove("RUST_LIB_BACKTRACE")
+            .output()
+            .expect("run the weft binary")
+    };
+
+    let output = run(&trap);
+    assert_eq!(output.status.code(), Some(134), "{output:?}");
+    let err = stderr(&output);
+    assert!(err.contains("wasm backtrace") && err.contains("unreachable"), "{err}");
+    assert!(!err.contains("Stack backtrace"), "{err}");
+    assert!(!err.to_lowercase().contains("stack backtrace"), "{err}");
+
+    let output = run(&bad_exit);
+    assert_eq!(output.status.code(), Some(1), "{output:?}");
+    let err = stderr(&output);
+    assert!(err.contains("invalid exit status"), "{err}");
+    assert!(!err.to_lowercase().contains("stack backtrace"), "{err}");
+}
+
 #[test]
 fn run_start_function_by_default() {
     let dir = temp_dir("start");

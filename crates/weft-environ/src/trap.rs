@@ -40,6 +40,21 @@ pub enum Trap {
     /// trampoline, which traps so that the runtime ends the call with it
     /// (off the fast path of every call). Never seen by users as a `Trap`.
     UncaughtException,
+    /// The canonical ABI met a pointer not aligned for its value (raised by
+    /// a component's fused adapter).
+    UnalignedPointer,
+    /// The canonical ABI met a variant discriminant past the last case
+    /// (raised by a component's fused adapter).
+    InvalidDiscriminant,
+    /// The canonical ABI met a `char` that is not a Unicode scalar value
+    /// (raised by a component's fused adapter).
+    InvalidChar,
+    /// A list's contents are outside its memory (raised by a component's
+    /// fused adapter).
+    ListOutOfBounds,
+    /// A string's contents are outside its memory (raised by a component's
+    /// fused adapter).
+    StringOutOfBounds,
 }
 
 impl Trap {
@@ -60,6 +75,11 @@ impl Trap {
         Trap::NullReference,
         Trap::HostError,
         Trap::UncaughtException,
+        Trap::UnalignedPointer,
+        Trap::InvalidDiscriminant,
+        Trap::InvalidChar,
+        Trap::ListOutOfBounds,
+        Trap::StringOutOfBounds,
     ];
 
     /// The trap of number `code`, as given by `self as u8`.
@@ -85,6 +105,11 @@ impl Trap {
             Trap::NullReference => "null reference",
             Trap::HostError => "host function error",
             Trap::UncaughtException => "uncaught exception",
+            Trap::UnalignedPointer => "unaligned pointer",
+            Trap::InvalidDiscriminant => "invalid variant discriminant",
+            Trap::InvalidChar => "invalid `char` bit pattern",
+            Trap::ListOutOfBounds => "list content out-of-bounds",
+            Trap::StringOutOfBounds => "string content out-of-bounds",
         }
     }
 }

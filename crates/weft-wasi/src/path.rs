@@ -72,6 +72,10 @@ pub(crate) fn open(
         FollowSymlinks::No
     };
 
+    // A descriptor with a right to change a file's contents is open for
+    // writing, which a directory never is (`isdir`, as open(2) with
+    // `O_WRONLY` or `O_RDWR` says of a directory).
+    let write_rights = rights::FD_DATASYNC | rights::FD_WRITE | rights::FD_ALLOCATE | rights::FD_FILESTAT_SET_SIZE;
     let entry = if oflags & oflags::DIRECTORY != 0 {
         if oflags & (oflags::CREAT | oflags::TRUNC) != 0 {
             return Err(Errno::Inval.into());
@@ -80,17 +84,19 @@ pub(crate) fn open(
             FollowSymlinks::Yes => dir.open_dir(&path)?,
             FollowSymlinks::No => dir.open_dir_nofollow(&path)?,
         };
+        if base & write_rights != 0 {
+            return Err(Errno::Isdir.into());
+        }
         dir_entry(opened, base, inheriting, fdflags)
     } else {
-        let write = oflags & (oflags::CREAT | oflags::TRUNC) != 0
-            || base & (rights::FD_DATASYNC | rights::FD_WRITE | rights::FD_ALLOCATE | rights::FD_FILESTAT_SET_SIZE)
-                != 0;
+        let write = oflags & (oflags::CREAT | oflags::TRUNC) != 0 || base & write_rights != 0;
         let read = base & rights::FILE_READ != 0 || !write;
         let mut opts = OpenOptions::new();
+        // Append is set on the open file below, not here: cap-std (as std)
+        // refuses append with truncate, which wasi-libc's
+        // `O_APPEND | O_TRUNC` asks for, and append would open the file
+        // for writing even without the right to write.
         opts.read(read).write(write).follow(follow).maybe_dir(true);
-        if fdflags & fdflags::APPEND != 0 {
-            opts.append(true);
-        }
         if oflags & oflags::CREAT != 0 {
             if oflags & oflags::EXCL != 0 {
                 opts.create_new(true);
@@ -108,6 +114,10 @@ pub(crate) fn open(
             }
             dir_entry(Dir::from_std_file(file.into_std()), base, inheriting, fdflags)
         } else {
+            if fdflags & fdflags::APPEND != 0 {
+                let os = rustix::fs::fcntl_getfl(&file)?;
+                rustix::fs::fcntl_setfl(&file, os | rustix::fs::OFlags::APPEND)?;
+            }
             Entry {
                 kind: Kind::File(file.into_std()),
                 base: base & rights::FILE,

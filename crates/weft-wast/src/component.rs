@@ -10,12 +10,10 @@
 //!
 //! # Trap messages
 //!
-//! The reference tests' `assert_trap` messages are those of the reference
-//! implementation. A component `assert_trap` passes when the action fails
-//! with a core [`Trap`], with a canonical ABI trap (an error whose message
-//! contains `canonical ABI trap:`, which includes `cannot enter component
-//! instance`), or with any error whose message contains the expected text.
-//! Any other error (a type mismatch, an unsupported feature) fails the
+//! A component `assert_trap` passes when the action fails with an error
+//! whose full chain (`{:#}`: the core [`Trap`] or canonical ABI trap and
+//! its context) contains the expected text. A trap with another message,
+//! or any other error (a type mismatch, an unsupported feature), fails the
 //! directive.
 
 use anyhow::{anyhow, bail, Context as _, Result};
@@ -204,7 +202,8 @@ impl<T: 'static> WastContext<T> {
                 self.failed_module_at = None;
                 if let Some(name) = name {
                     self.components.instances.insert(name.clone(), instance);
-                    self.components.definitions.insert(name, compiled);
+                    self.components.definitions.insert(name.clone(), compiled);
+                    self.define_named_component_instance(&name, instance)?;
                 }
                 Ok(())
             }
@@ -247,6 +246,7 @@ impl<T: 'static> WastContext<T> {
         self.failed_module_at = None;
         if let Some(id) = instance {
             self.components.instances.insert(id.name().to_string(), new_instance);
+            self.define_named_component_instance(id.name(), new_instance)?;
         }
         Ok(())
     }
@@ -261,6 +261,23 @@ impl<T: 'static> WastContext<T> {
         let instance = self
             .component_target(module)
             .ok_or_else(|| anyhow!("no component instance to register"))?;
+        self.define_component_instance(name, instance, Unsupported::Fail)
+            .with_context(|| format!("failed to register the component instance as {name:?}"))
+    }
+
+    /// Defines the exports of the component instance the script named
+    /// `$name` in the linker under `name`, as `register` does (and as
+    /// `wasmtime-wast` does for named instances), so that later components
+    /// import from it without `register`. Exports `register` cannot define
+    /// (resource types, components) are left out rather than failing the
+    /// directive that made the instance.
+    fn define_named_component_instance(&mut self, name: &str, instance: Instance) -> Result<()> {
+        self.define_component_instance(name, instance, Unsupported::Skip)
+            .with_context(|| format!("failed to define the component instance `${name}` in the linker as {name:?}"))
+    }
+
+    /// Defines the exports of `instance` as the linker's instance `name`.
+    fn define_component_instance(&mut self, name: &str, instance: Instance, unsupported: Unsupported) -> Result<()> {
         let component = self
             .components
             .instance_components
@@ -271,8 +288,7 @@ impl<T: 'static> WastContext<T> {
         let ty = component.component_type();
         let exports: Vec<(String, ComponentItem)> = ty.exports(&engine).map(|(n, t)| (n.to_string(), t)).collect();
         let mut linker = self.components.linker.instance(name)?;
-        register_exports(&mut self.store, &mut linker, instance, None, &exports)
-            .with_context(|| format!("failed to register the component instance as {name:?}"))
+        register_exports(&mut self.store, &mut linker, instance, None, &exports, unsupported)
     }
 
     /// Compiles a (possibly quoted) component of the script.
@@ -421,8 +437,13 @@ impl<T: 'static> WastContext<T> {
                 fmt_list(values.iter().map(|v| format!("{v:?}")))
             ),
             Err(err) => {
-                if is_component_trap(&err, message) {
+                if trap_message_matches(&err, message) {
                     Ok(())
+                } else if is_component_trap(&err) {
+                    bail!(
+                        "expected a trap ({message:?}), got a trap with another message: {}",
+                        error_summary(&err)
+                    )
                 } else {
                     bail!(
                         "expected a trap ({message:?}), got a non-trap error: {}",
@@ -470,8 +491,15 @@ impl Expected<'_, '_> {
     }
 }
 
-/// Whether `err` is what an `assert_trap` expecting `message` accepts (see
-/// the module documentation).
+/// What [`register_exports`] does with an export it cannot define.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Unsupported {
+    /// Fails (`register`).
+    Fail,
+    /// Leaves it out (named instances).
+    Skip,
+}
+
 /// Defines the exports `items` of `instance` (of its exported instance
 /// `parent`, if given) in `linker`.
 fn register_exports<T: 'static>(
@@ -480,6 +508,7 @@ fn register_exports<T: 'static>(
     instance: Instance,
     parent: Option<&ComponentExportIndex>,
     items: &[(String, ComponentItem)],
+    unsupported: Unsupported,
 ) -> Result<()> {
     for (name, item) in items {
         let index = instance
@@ -497,7 +526,7 @@ fn register_exports<T: 'static>(
             ComponentItem::ComponentInstance(ty) => {
                 let nested: Vec<(String, ComponentItem)> = ty.exports().map(|(n, t)| (n.to_string(), t)).collect();
                 let mut inner = linker.instance(name)?;
-                register_exports(store, &mut inner, instance, Some(&index), &nested)?;
+                register_exports(store, &mut inner, instance, Some(&index), &nested, unsupported)?;
             }
             ComponentItem::Module(_) => {
                 let module = instance
@@ -506,6 +535,7 @@ fn register_exports<T: 'static>(
                 linker.module(name, &module)?;
             }
             ComponentItem::Type(_) => {}
+            ComponentItem::Resource(_) | ComponentItem::Component(_) if unsupported == Unsupported::Skip => {}
             ComponentItem::Resource(_) => bail!("export `{name}` is a resource type, which `register` does not define"),
             ComponentItem::Component(_) => bail!("export `{name}` is a component, which `register` does not define"),
         }
@@ -513,11 +543,16 @@ fn register_exports<T: 'static>(
     Ok(())
 }
 
-fn is_component_trap(err: &anyhow::Error, message: &str) -> bool {
-    let text = format!("{err:#}");
-    err.chain().any(|e| e.downcast_ref::<Trap>().is_some())
-        || text.contains("canonical ABI trap:")
-        || text.contains(message)
+/// Whether `err` is what an `assert_trap` expecting `message` accepts: its
+/// full chain contains the expected text (see the module documentation).
+fn trap_message_matches(err: &anyhow::Error, message: &str) -> bool {
+    format!("{err:#}").contains(message)
+}
+
+/// Whether `err` is a trap, of core wasm or of the canonical ABI (for the
+/// message of a failed `assert_trap`).
+fn is_component_trap(err: &anyhow::Error) -> bool {
+    err.chain().any(|e| e.downcast_ref::<Trap>().is_some()) || format!("{err:#}").contains("canonical ABI trap:")
 }
 
 /// Converts a script value to a component value.
@@ -695,19 +730,53 @@ mod tests {
     }
 
     #[test]
-    fn trap_messages_match_loosely() {
-        assert!(is_component_trap(
-            &anyhow!("canonical ABI trap: invalid char"),
-            "invalid `char` bit pattern"
-        ));
-        assert!(is_component_trap(
+    fn trap_messages_must_contain_the_expected_text() {
+        assert!(trap_message_matches(
             &anyhow!("oops: unaligned pointer"),
             "unaligned pointer"
         ));
-        assert!(!is_component_trap(
+        // Anywhere in the chain.
+        assert!(trap_message_matches(
+            &anyhow!("canonical ABI trap: unaligned pointer 0x3").context("error while executing"),
+            "unaligned pointer"
+        ));
+        assert!(!trap_message_matches(
+            &anyhow!("canonical ABI trap: invalid char"),
+            "invalid `char` bit pattern"
+        ));
+        assert!(!trap_message_matches(
             &anyhow!("type mismatch: expected u32"),
             "unaligned pointer"
         ));
+        assert!(is_component_trap(&anyhow!("canonical ABI trap: invalid char")));
+        assert!(is_component_trap(&anyhow::Error::new(Trap::UnreachableCodeReached)));
+        assert!(!is_component_trap(&anyhow!("type mismatch: expected u32")));
+    }
+
+    /// A component `assert_trap` fails when the action traps with another
+    /// message than the expected one, and passes when the message matches.
+    #[test]
+    fn assert_trap_checks_the_message() {
+        let component = r#"
+            (component
+              (core module $m (func (export "f") unreachable))
+              (core instance $i (instantiate $m))
+              (func (export "f") (canon lift (core func $i "f"))))"#;
+        let script = format!(
+            "{component}\n(assert_trap (invoke \"f\") \"integer divide by zero\")\n\
+             {component}\n(assert_trap (invoke \"f\") \"unreachable\")\n"
+        );
+        let engine = weft::Engine::new(&crate::spec_config()).unwrap();
+        let mut wast = WastContext::new(weft::Store::new(&engine, ()));
+        let err = wast
+            .run_buffer("trap.wast", script.as_bytes())
+            .expect_err("a trap with another message fails the directive");
+        let failures = err.downcast_ref::<crate::WastFailures>().expect("directive failures");
+        assert_eq!(failures.failures.len(), 1, "{failures}");
+        let failure = &failures.failures[0];
+        assert_eq!((failure.directive, failure.line), ("assert_trap", 6), "{failure}");
+        assert!(failure.message.contains("another message"), "{failure}");
+        assert!(failure.message.contains("unreachable"), "{failure}");
     }
 }
 
@@ -756,6 +825,59 @@ mod register_tests {
             (assert_return (invoke "quadruple" (u32.const 5)) (u32.const 20))
             (assert_trap (invoke "fail") "unreachable")
             (assert_trap (invoke "quadruple" (u32.const 7)) "cannot enter component instance")
+        "#;
+        run(script).unwrap();
+    }
+
+    /// A named core module or component (or named instance of a
+    /// definition) is defined in the linker under its name without the
+    /// `$`, so later modules and components import from it without
+    /// `register`; a component exporting what `register` cannot define (a
+    /// resource type) still instantiates.
+    #[test]
+    fn named_instances_are_importable_without_register() {
+        let script = r#"
+            (module $env (func (export "forty-two") (result i32) (i32.const 42)))
+            (module
+              (import "env" "forty-two" (func $f (result i32)))
+              (func (export "call") (result i32) (call $f)))
+            (assert_return (invoke "call") (i32.const 42))
+
+            (module definition $seven (func (export "seven") (result i32) (i32.const 7)))
+            (module instance $inst $seven)
+            (module
+              (import "inst" "seven" (func $f (result i32)))
+              (func (export "call") (result i32) (call $f)))
+            (assert_return (invoke "call") (i32.const 7))
+
+            (component $c
+              (core module $m
+                (func (export "double") (param i32) (result i32) (i32.mul (local.get 0) (i32.const 2))))
+              (core instance $i (instantiate $m))
+              (func (export "double") (param "x" u32) (result u32) (canon lift (core func $i "double"))))
+            (component definition $D
+              (import "c" (instance $c (export "double" (func (param "x" u32) (result u32)))))
+              (core func $double (canon lower (func $c "double")))
+              (core module $m
+                (import "" "double" (func $double (param i32) (result i32)))
+                (func (export "quadruple") (param i32) (result i32) (call $double (call $double (local.get 0)))))
+              (core instance $i (instantiate $m (with "" (instance (export "double" (func $double))))))
+              (func (export "quadruple") (param "x" u32) (result u32) (canon lift (core func $i "quadruple"))))
+            (component instance $d $D)
+            (assert_return (invoke "quadruple" (u32.const 5)) (u32.const 20))
+            (component
+              (import "d" (instance $d (export "quadruple" (func (param "x" u32) (result u32)))))
+              (core func $q (canon lower (func $d "quadruple")))
+              (core module $m
+                (import "" "q" (func $q (param i32) (result i32)))
+                (func (export "run") (param i32) (result i32) (call $q (local.get 0))))
+              (core instance $i (instantiate $m (with "" (instance (export "q" (func $q))))))
+              (func (export "run") (param "x" u32) (result u32) (canon lift (core func $i "run"))))
+            (assert_return (invoke "run" (u32.const 3)) (u32.const 12))
+
+            (component $r
+              (type $t (resource (rep i32)))
+              (export "t" (type $t)))
         "#;
         run(script).unwrap();
     }

@@ -9,7 +9,11 @@
 //! values (including NaN patterns). Component-model scripts run too:
 //! `(component ...)`, `component definition`, `component instance`, and the
 //! actions and assertions on components, with component values (see the
-//! `component` module; scripts may mix core modules and components). It
+//! `component` module; scripts may mix core modules and components). As in
+//! `wasmtime-wast`, an instance the script names (`(module $m ...)`,
+//! `(module instance $m ...)`, and the same with `component`) is also
+//! defined in the linker under its name without the `$`, so later modules
+//! and components import from it without `register`. It
 //! reaches the runtime only through the
 //! `weft` facade, exactly as an embedder would; it never touches runtime
 //! internals, never uses `unsafe`, and never panics on its input: every
@@ -326,7 +330,8 @@ impl<T: 'static> WastContext<T> {
                         self.failed_module_at = None;
                         if let Some(name) = name {
                             self.instances.insert(name.clone(), instance);
-                            self.definitions.insert(name, compiled);
+                            self.definitions.insert(name.clone(), compiled);
+                            self.define_named_instance(&name, instance)?;
                         }
                         Ok(())
                     }
@@ -373,6 +378,7 @@ impl<T: 'static> WastContext<T> {
                 self.failed_module_at = None;
                 if let Some(id) = instance {
                     self.instances.insert(id.name().to_string(), new_instance);
+                    self.define_named_instance(id.name(), new_instance)?;
                 }
                 Ok(())
             }
@@ -572,6 +578,16 @@ impl<T: 'static> WastContext<T> {
         })?;
         Module::from_binary(self.store.engine(), &bytes)
             .map_err(|e| anyhow!("failed to compile the module: {}", error_summary(&e)))
+    }
+
+    /// Defines the exports of the instance the script named `$name` in the
+    /// linker under `name`, as `wasmtime-wast` does, so that later modules
+    /// import from it without `register`.
+    fn define_named_instance(&mut self, name: &str, instance: Instance) -> Result<()> {
+        self.linker
+            .instance(&mut self.store, name, instance)
+            .with_context(|| format!("failed to define the instance `${name}` in the linker as {name:?}"))?;
+        Ok(())
     }
 
     /// Instantiates `module` with every registered instance available.

@@ -455,13 +455,21 @@ fn scalar_calls_between_components_use_fused_adapters() -> weft::Result<()> {
     assert_eq!(call(&mut store, "dir", &[Val::U32(1)])?, Val::U32(1));
     assert_eq!(call(&mut store, "add", &[])?, Val::Float64(42.5));
     // Invalid chars and enum cases trap, in a fresh store each.
-    for (name, arg) in [("ch", 0xd800), ("ch", 0x110000), ("dir", 2)] {
+    for (name, arg, trap) in [
+        ("ch", 0xd800, weft::Trap::InvalidChar),
+        ("ch", 0x110000, weft::Trap::InvalidChar),
+        ("dir", 2, weft::Trap::InvalidDiscriminant),
+    ] {
         let mut store = Store::new(&engine, ());
         let instance = Linker::<()>::new(&engine).instantiate(&mut store, &c)?;
         let f = instance.get_func(&mut store, name).expect(name);
         let mut out = [Val::Bool(false)];
         let err = f.call(&mut store, &[Val::U32(arg)], &mut out).unwrap_err();
-        assert!(err.downcast_ref::<weft::Trap>().is_some(), "{name}({arg:#x}): {err:?}");
+        assert_eq!(
+            err.downcast_ref::<weft::Trap>(),
+            Some(&trap),
+            "{name}({arg:#x}): {err:?}"
+        );
     }
     // The post-return of the inner `id8` ran twice.
     let posts = instance.get_func(&mut store, "posts").expect("posts");
@@ -573,7 +581,10 @@ fn strings_between_components_use_fused_adapters() -> weft::Result<()> {
     // "bé" (3 bytes of UTF-8) crosses whole; cutting "é" in half traps.
     assert_eq!(call("len", &[Val::U32(3)])?, Val::U32(3));
     let err = call("len", &[Val::U32(2)]).unwrap_err();
-    assert!(err.downcast_ref::<weft::Trap>().is_some(), "{err:?}");
+    assert!(
+        format!("{err:#}").contains("canonical ABI trap: invalid UTF-8"),
+        "{err:?}"
+    );
     Ok(())
 }
 
@@ -586,7 +597,10 @@ fn invalid_utf8_traps_in_the_adapter() -> weft::Result<()> {
     let bad = instance.get_func(&mut store, "bad").expect("bad");
     let mut out = [Val::Bool(false)];
     let err = bad.call(&mut store, &[], &mut out).unwrap_err();
-    assert!(err.downcast_ref::<weft::Trap>().is_some(), "{err:?}");
+    assert!(
+        format!("{err:#}").contains("canonical ABI trap: invalid UTF-8"),
+        "{err:?}"
+    );
     Ok(())
 }
 
@@ -661,7 +675,12 @@ fn integer_lists_between_components_use_fused_adapters() -> weft::Result<()> {
     assert_eq!(call("double", &[])?, Val::U32(1016));
     // A list of u16 at an odd address traps.
     let err = call("sum", &[Val::U32(65)]).unwrap_err();
-    assert!(err.downcast_ref::<weft::Trap>().is_some(), "{err:?}");
+    assert_eq!(
+        err.downcast_ref::<weft::Trap>(),
+        Some(&weft::Trap::UnalignedPointer),
+        "{err:?}"
+    );
+    assert!(format!("{err:#}").contains("wasm trap: unaligned pointer"), "{err:#}");
     Ok(())
 }
 
@@ -759,7 +778,11 @@ fn variants_cross_fused_adapters_flat() -> weft::Result<()> {
     assert_eq!(call("var", &[Val::U32(0), Val::U64(slot)])?, Val::U64(slot));
     // A discriminant past the last case traps.
     let err = call("opt", &[Val::U32(2), Val::U32(0)]).unwrap_err();
-    assert!(err.downcast_ref::<weft::Trap>().is_some(), "{err:?}");
+    assert_eq!(
+        err.downcast_ref::<weft::Trap>(),
+        Some(&weft::Trap::InvalidDiscriminant),
+        "{err:?}"
+    );
     Ok(())
 }
 
@@ -812,7 +835,11 @@ fn record_results_cross_fused_adapters_in_memory() -> weft::Result<()> {
     // ok (7 normalized to 1) + x 5 + y -5 + z 1.5.
     assert_eq!(call("run")?, Val::Float64(1.0 + 5.0 - 5.0 + 1.5));
     let err = call("bad").unwrap_err();
-    assert!(err.downcast_ref::<weft::Trap>().is_some(), "{err:?}");
+    assert_eq!(
+        err.downcast_ref::<weft::Trap>(),
+        Some(&weft::Trap::UnalignedPointer),
+        "{err:?}"
+    );
     Ok(())
 }
 

@@ -31,6 +31,28 @@ pub const EXCL: i32 = 4;
 pub const TRUNC: i32 = 8;
 pub const FOLLOW: i32 = 1;
 
+/// `fdflags`.
+pub const APPEND: i32 = 1;
+
+/// `rights`.
+pub mod rights {
+    pub const FD_DATASYNC: u64 = 1 << 0;
+    pub const FD_READ: u64 = 1 << 1;
+    pub const FD_WRITE: u64 = 1 << 6;
+    pub const FD_ALLOCATE: u64 = 1 << 8;
+    pub const FD_READDIR: u64 = 1 << 14;
+    pub const FD_FILESTAT_SET_SIZE: u64 = 1 << 22;
+    /// Every right of `wasi_snapshot_preview1`.
+    pub const ALL: u64 = (1 << 30) - 1;
+    /// The rights that write to a file, which a directory refuses.
+    pub const WRITE: u64 = FD_DATASYNC | FD_WRITE | FD_ALLOCATE | FD_FILESTAT_SET_SIZE;
+}
+
+/// `whence`.
+pub const SEEK_SET: i32 = 0;
+pub const SEEK_CUR: i32 = 1;
+pub const SEEK_END: i32 = 2;
+
 pub fn wat_path(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/wat").join(name)
 }
@@ -143,11 +165,64 @@ impl Shim {
         u64::from_le_bytes(b)
     }
 
-    /// `path_open`: the errno and, on success, the new fd.
+    /// `path_open` with every right (but the rights to write when `oflags`
+    /// has `DIRECTORY`): the errno and, on success, the new fd.
     pub fn open(&mut self, fd: i32, path: &str, dirflags: i32, oflags: i32, fdflags: i32) -> Result<i32, i32> {
+        let base = if oflags & DIRECTORY != 0 {
+            rights::ALL & !rights::WRITE
+        } else {
+            rights::ALL
+        };
+        self.open_with_rights(fd, path, dirflags, oflags, base, fdflags)
+    }
+
+    /// `path_open` with the base rights `base`.
+    pub fn open_with_rights(
+        &mut self,
+        fd: i32,
+        path: &str,
+        dirflags: i32,
+        oflags: i32,
+        base: u64,
+        fdflags: i32,
+    ) -> Result<i32, i32> {
         let (p, l) = self.put(PATH_A, path);
-        match self.call("open", (fd, p, l, dirflags, oflags, fdflags)) {
+        match self.call("open", (fd, p, l, dirflags, oflags, base as i64, fdflags)) {
             0 => Ok(self.u32_at(0) as i32),
+            e => Err(e),
+        }
+    }
+
+    /// `fd_pwrite`: the errno and the count.
+    pub fn pwrite(&mut self, fd: i32, data: &str, offset: u64) -> Result<u32, i32> {
+        let (p, l) = self.put(PATH_B, data);
+        match self.call("pwrite", (fd, p, l, offset as i64)) {
+            0 => Ok(self.u32_at(8)),
+            e => Err(e),
+        }
+    }
+
+    /// `fd_seek`: the errno and the new offset.
+    pub fn seek(&mut self, fd: i32, offset: i64, whence: i32) -> Result<u64, i32> {
+        match self.call("seek", (fd, offset, whence)) {
+            0 => Ok(self.u64_at(8)),
+            e => Err(e),
+        }
+    }
+
+    /// `fd_fdstat_get`: (filetype, fdflags, base rights, inheriting rights).
+    pub fn fdstat(&mut self, fd: i32) -> Result<(u8, u16, u64, u64), i32> {
+        match self.call("fdstat", fd) {
+            0 => {
+                let mut head = [0u8; 4];
+                self.memory.read(&self.store, 512, &mut head).expect("read");
+                Ok((
+                    head[0],
+                    u16::from_le_bytes([head[2], head[3]]),
+                    self.u64_at(512 + 8),
+                    self.u64_at(512 + 16),
+                ))
+            }
             e => Err(e),
         }
     }

@@ -109,7 +109,7 @@ pub(crate) fn lift_resources<T>(
             let h = table.get_of(index, ty)?;
             let host_index = if own {
                 if h.num_lends != 0 {
-                    return Err(trap("cannot move a resource handle that is lent out"));
+                    return Err(trap("cannot remove owned resource while borrowed"));
                 }
                 if !h.own {
                     return Err(trap("cannot move a borrowed handle as an owned one"));

@@ -4,7 +4,7 @@
 
 use super::val::{make_variant, match_case, variant_cases};
 use super::{
-    add, check_aligned, mismatch, range, trap, ComponentTypes, InterfaceType, LiftContext, LowerContext,
+    add, check_aligned, mismatch, range, range_named, trap, ComponentTypes, InterfaceType, LiftContext, LowerContext,
     StringEncoding, Val, MAX_LIST_BYTE_LENGTH, MAX_STRING_BYTE_LENGTH, UTF16_TAG,
 };
 use crate::Result;
@@ -94,7 +94,7 @@ pub(crate) fn canonicalize_f64(f: f64) -> f64 {
 
 /// `convert_i32_to_char`: traps on surrogates and values past `0x10FFFF`.
 pub(crate) fn convert_i32_to_char(i: u32) -> Result<char> {
-    char::from_u32(i).ok_or_else(|| trap(format_args!("{i:#x} is not a Unicode scalar value")))
+    char::from_u32(i).ok_or_else(|| trap(format_args!("invalid `char` bit pattern {i:#x}")))
 }
 
 /// `unpack_flags_from_int`, over the little-endian bytes of the flags.
@@ -250,7 +250,8 @@ pub(crate) fn load_list_from_range(
     }
     check_aligned(ptr, align_of(cx.types, elem))?;
     // `bytes` fits in `u32` as it is at most `MAX_LIST_BYTE_LENGTH`.
-    range(cx.memory.len(), ptr, bytes as u32)?;
+    let what = "list pointer/length out of bounds of memory";
+    range_named(what, cx.memory.len(), ptr, bytes as u32)?;
     let mut elems = Vec::with_capacity(length.min(1024) as usize);
     for i in 0..length {
         elems.push(load(cx, elem, add(ptr, i.saturating_mul(size))?)?);
@@ -339,7 +340,8 @@ pub(crate) fn load_string_from_range(cx: &LiftContext<'_>, ptr: u32, tagged_code
     }
     check_aligned(ptr, align)?;
     // At most `MAX_STRING_BYTE_LENGTH`.
-    let r = range(cx.memory.len(), ptr, byte_length as u32)?;
+    let what = "string pointer/length out of bounds of memory";
+    let r = range_named(what, cx.memory.len(), ptr, byte_length as u32)?;
     let bytes = cx.memory.get(r).unwrap_or_default();
     match enc {
         Enc::Utf8 => std::str::from_utf8(bytes)
@@ -474,8 +476,13 @@ pub(crate) fn realloc(
     new_size: u32,
 ) -> Result<u32> {
     let ptr = cx.memory.realloc(old_ptr, old_size, align, new_size)?;
-    check_aligned(ptr, align)?;
-    range(cx.memory.memory().len(), ptr, new_size)?;
+    if !ptr.is_multiple_of(align.max(1)) {
+        return Err(trap(format_args!(
+            "realloc return: result not aligned ({ptr:#x}, not aligned to {align})"
+        )));
+    }
+    let what = "realloc return: beyond end of memory";
+    range_named(what, cx.memory.memory().len(), ptr, new_size)?;
     Ok(ptr)
 }
 

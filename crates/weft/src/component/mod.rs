@@ -219,20 +219,34 @@ pub(crate) fn mismatch(expected: InterfaceType, found: &Val) -> crate::Error {
 
 /// The bytes `ptr..ptr + len` of a memory of `memory_len` bytes, or a trap.
 pub(crate) fn range(memory_len: usize, ptr: u32, len: u32) -> Result<std::ops::Range<usize>> {
-    let end = u64::from(ptr) + u64::from(len);
-    if end > memory_len as u64 {
-        return Err(trap(format_args!(
+    bounds(memory_len, ptr, len).ok_or_else(|| {
+        trap(format_args!(
             "{len} bytes at address {ptr:#x} are out of the bounds of a {memory_len}-byte memory"
-        )));
-    }
+        ))
+    })
+}
+
+/// [`range`] whose trap's message starts with `what` (the reference
+/// wording of the check, such as "string pointer/length out of bounds of
+/// memory"), followed by the details.
+pub(crate) fn range_named(what: &str, memory_len: usize, ptr: u32, len: u32) -> Result<std::ops::Range<usize>> {
+    bounds(memory_len, ptr, len).ok_or_else(|| {
+        trap(format_args!(
+            "{what} ({len} bytes at address {ptr:#x} of a {memory_len}-byte memory)"
+        ))
+    })
+}
+
+fn bounds(memory_len: usize, ptr: u32, len: u32) -> Option<std::ops::Range<usize>> {
+    let end = u64::from(ptr) + u64::from(len);
     // Both fit in `usize` as they are at most `memory_len`.
-    Ok(ptr as usize..end as usize)
+    (end <= memory_len as u64).then_some(ptr as usize..end as usize)
 }
 
 /// Traps unless `ptr` is a multiple of `align`.
 pub(crate) fn check_aligned(ptr: u32, align: u32) -> Result<()> {
     if !ptr.is_multiple_of(align.max(1)) {
-        return Err(trap(format_args!("address {ptr:#x} is not aligned to {align}")));
+        return Err(trap(format_args!("unaligned pointer {ptr:#x}, not aligned to {align}")));
     }
     Ok(())
 }

@@ -43,6 +43,19 @@ impl ResourceType {
     pub fn host<T: 'static>() -> ResourceType {
         ResourceType(ResourceKind::Host(TypeId::of::<T>()))
     }
+
+    fn is_host(self) -> bool {
+        matches!(self.0, ResourceKind::Host(_))
+    }
+
+    /// What kind of resource this is, in trap messages.
+    fn kind_name(self) -> &'static str {
+        if self.is_host() {
+            "host resource"
+        } else {
+            "guest-defined resource"
+        }
+    }
 }
 
 /// One element of a handle table (`ResourceHandle`).
@@ -103,7 +116,17 @@ impl HandleTable {
     pub(crate) fn get_of(&self, i: u32, ty: ResourceType) -> crate::Result<Handle> {
         let h = *self.get(i)?;
         if h.ty != ty {
-            return Err(trap(format_args!("handle index {i} is of another resource type")));
+            // Wasmtime's wording: which kind of resource was expected, and
+            // which was found ("a different" one when both are of a kind).
+            let found = if h.ty.is_host() == ty.is_host() {
+                format!("a different {}", h.ty.kind_name())
+            } else {
+                h.ty.kind_name().to_string()
+            };
+            return Err(trap(format_args!(
+                "handle index {i} used with the wrong type, expected {} but found {found}",
+                ty.kind_name()
+            )));
         }
         Ok(h)
     }

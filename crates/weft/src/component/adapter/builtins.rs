@@ -1,12 +1,13 @@
 //! The host built-ins an adapter imports, and the instantiation of an
 //! adapter module against them: the flag and call-scope bookkeeping
-//! (`enter`, `exit`), string transcoding between different encodings, and
-//! the moves of `own` and lends of `borrow` handles between the two
-//! instances' handle tables. All safe code over the memories' accessors.
+//! (`enter`, `exit`), string transcoding between different encodings, the
+//! moves of `own` and lends of `borrow` handles between the two instances'
+//! handle tables, and `trap`, which raises the trap of a failed check. All
+//! safe code over the memories' accessors.
 
 use super::{
     ADAPTER, BORROW_TO_CALLEE, CALLEE, CALLEE_MEMORY, CALLEE_REALLOC, CALLER_MEMORY, CALLER_REALLOC, ENTER, EXIT,
-    OWN_TO_CALLEE, OWN_TO_CALLER, POST_RETURN, TRANSCODE_TO_CALLEE, TRANSCODE_TO_CALLER, UNSUPPORTED,
+    OWN_TO_CALLEE, OWN_TO_CALLER, POST_RETURN, TRANSCODE_TO_CALLEE, TRANSCODE_TO_CALLER, TRAP, UNSUPPORTED,
 };
 use crate::component::call::StoreMemory;
 use crate::component::handles::{enter_call, exit_call, implemented_by};
@@ -159,6 +160,13 @@ pub(crate) fn instantiate<T: 'static>(
             UNSUPPORTED => Func::new(&mut *store, ty(0, 0), |_, _, _| {
                 crate::bail!("unsupported: error-context values cannot cross between components yet")
             }),
+            TRAP => Func::new(&mut *store, ty(1, 0), |_, params, _| {
+                let code = arg(params, 0)?;
+                Err(match super::AdapterTrap::from_code(code) {
+                    Some(t) => t.error(),
+                    None => crate::format_err!("internal error: unknown trap code {code} of a fused adapter"),
+                })
+            }),
             other => crate::bail!("unknown import `{other}` of a fused adapter"),
         };
         externs.push(Extern::Func(f));
@@ -183,7 +191,7 @@ fn move_own<T>(
     let table = components.handles(from)?;
     let h = table.get_of(index, ty)?;
     if h.num_lends != 0 {
-        return Err(trap("cannot move a resource handle that is lent out"));
+        return Err(trap("cannot remove owned resource while borrowed"));
     }
     if !h.own {
         return Err(trap("cannot move a borrowed handle as an owned one"));

@@ -42,6 +42,11 @@
 //! does (its allocations, shrinking reallocations and the tagged length of
 //! `latin1+utf16`). `error-context` values cannot cross yet: the adapter
 //! fails with an `unsupported` error when it meets one.
+//!
+//! Every check that fails branches to a call of the `trap` built-in with
+//! an [`AdapterTrap`] code, which raises the trap of that check with
+//! Wasmtime's message (`Trap::UnalignedPointer`, ...); the checks that pass
+//! call nothing.
 
 mod builtins;
 #[cfg(test)]
@@ -76,6 +81,7 @@ pub(crate) const OWN_TO_CALLEE: &str = "resource-transfer-own-to-callee";
 pub(crate) const OWN_TO_CALLER: &str = "resource-transfer-own-to-caller";
 pub(crate) const BORROW_TO_CALLEE: &str = "resource-transfer-borrow";
 pub(crate) const UNSUPPORTED: &str = "unsupported";
+pub(crate) const TRAP: &str = "trap";
 /// The adapter's export.
 pub(crate) const ADAPTER: &str = "adapter";
 
@@ -104,6 +110,70 @@ pub(crate) struct Sides {
     pub(crate) callee: Side,
 }
 
+/// Why a fused adapter traps: the argument of its `trap` built-in, which
+/// fails with the error of that check.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(i32)]
+pub(crate) enum AdapterTrap {
+    /// A pointer not aligned for its value.
+    UnalignedPointer,
+    /// A variant discriminant past the last case.
+    InvalidDiscriminant,
+    /// A `char` that is not a Unicode scalar value.
+    InvalidChar,
+    /// A list whose contents are outside its memory.
+    ListOutOfBounds,
+    /// A string whose contents are outside its memory.
+    StringOutOfBounds,
+    /// A spilled parameter tuple or result area outside its memory.
+    MemoryOutOfBounds,
+    /// A list longer than `MAX_LIST_BYTE_LENGTH` bytes.
+    ListTooLong,
+    /// A string longer than `MAX_STRING_BYTE_LENGTH` bytes.
+    StringTooLong,
+    /// A UTF-8 string that is not well-formed.
+    InvalidUtf8,
+}
+
+impl AdapterTrap {
+    const ALL: [AdapterTrap; 9] = [
+        AdapterTrap::UnalignedPointer,
+        AdapterTrap::InvalidDiscriminant,
+        AdapterTrap::InvalidChar,
+        AdapterTrap::ListOutOfBounds,
+        AdapterTrap::StringOutOfBounds,
+        AdapterTrap::MemoryOutOfBounds,
+        AdapterTrap::ListTooLong,
+        AdapterTrap::StringTooLong,
+        AdapterTrap::InvalidUtf8,
+    ];
+
+    /// The trap of code `code` (`self as i32`).
+    pub(crate) fn from_code(code: u32) -> Option<AdapterTrap> {
+        AdapterTrap::ALL.get(code as usize).copied()
+    }
+
+    /// The error the adapter's call fails with: a core [`crate::Trap`] with
+    /// Wasmtime's message where Wasmtime has one, else a canonical ABI trap
+    /// worded as when the host lifts the value.
+    pub(crate) fn error(self) -> crate::Error {
+        use crate::component::trap;
+        use crate::Trap;
+        let core = match self {
+            AdapterTrap::UnalignedPointer => Trap::UnalignedPointer,
+            AdapterTrap::InvalidDiscriminant => Trap::InvalidDiscriminant,
+            AdapterTrap::InvalidChar => Trap::InvalidChar,
+            AdapterTrap::ListOutOfBounds => Trap::ListOutOfBounds,
+            AdapterTrap::StringOutOfBounds => Trap::StringOutOfBounds,
+            AdapterTrap::MemoryOutOfBounds => Trap::MemoryOutOfBounds,
+            AdapterTrap::ListTooLong => return trap("list is too long"),
+            AdapterTrap::StringTooLong => return trap("string is too long"),
+            AdapterTrap::InvalidUtf8 => return trap("invalid UTF-8"),
+        };
+        crate::Error::new(core)
+    }
+}
+
 /// What values of some types contain.
 #[derive(Default, Clone, Copy)]
 struct Needs {
@@ -112,6 +182,8 @@ struct Needs {
     own: bool,
     borrow: bool,
     error_context: bool,
+    /// `char`s or variants, whose translation checks them.
+    checked: bool,
 }
 
 fn scan(types: &ComponentTypes, ty: InterfaceType, n: &mut Needs, depth: u32) {
@@ -122,13 +194,17 @@ fn scan(types: &ComponentTypes, ty: InterfaceType, n: &mut Needs, depth: u32) {
     match abi::despecialize(types, ty) {
         Despecialized::Other(t) => match t {
             I::String => n.strings = true,
+            I::Char => n.checked = true,
             I::Own(_) => n.own = true,
             I::Borrow(_) => n.borrow = true,
             I::ErrorContext => n.error_context = true,
             _ => {}
         },
         Despecialized::Record(fields) => fields.iter().for_each(|t| scan(types, *t, n, depth + 1)),
-        Despecialized::Variant(cases) => cases.iter().flatten().for_each(|t| scan(types, *t, n, depth + 1)),
+        Despecialized::Variant(cases) => {
+            n.checked = true;
+            cases.iter().flatten().for_each(|t| scan(types, *t, n, depth + 1));
+        }
         Despecialized::List(t, fixed) => {
             n.lists |= fixed.is_none();
             scan(types, t, n, depth + 1);
@@ -303,6 +379,8 @@ pub(crate) fn adapter_module(types: &ComponentTypes, ty: &FuncType, sides: Sides
     let own_to_caller = imports.func_if(r.own, OWN_TO_CALLER, 9);
     let borrow_to_callee = imports.func_if(p.borrow, BORROW_TO_CALLEE, 10);
     let unsupported = imports.func_if(p.error_context || r.error_context || r.borrow, UNSUPPORTED, 1);
+    let traps = needs_memory || p.checked || r.checked;
+    let trap = imports.func_if(traps, TRAP, 7);
     let num_imported = imports.next;
     let mut imports = imports.section;
     if needs_memory {
@@ -344,7 +422,7 @@ pub(crate) fn adapter_module(types: &ComponentTypes, ty: &FuncType, sides: Sides
     };
 
     let n = lower_params.len() as u32;
-    let mut g = Gen::new(types, n);
+    let mut g = Gen::new(types, n, trap);
     g.b.i(W::Call(enter));
     g.b.i(W::LocalSet(g.scope));
 
@@ -353,7 +431,7 @@ pub(crate) fn adapter_module(types: &ComponentTypes, ty: &FuncType, sides: Sides
     let params_tuple = tuple_layout(types, &param_tys);
     let src = if params_spill {
         g.b.check_align(0, params_tuple.0);
-        g.b.check_range_const(0, params_tuple.1, 0);
+        g.b.check_range_const(0, params_tuple.1, 0, AdapterTrap::MemoryOutOfBounds);
         Place::Mem {
             mem: 0,
             addr: 0,
@@ -372,7 +450,7 @@ pub(crate) fn adapter_module(types: &ComponentTypes, ty: &FuncType, sides: Sides
         g.b.i(W::Call(realloc));
         g.b.i(W::LocalSet(ptr));
         g.b.check_align(ptr, params_tuple.0);
-        g.b.check_range_const(ptr, params_tuple.1, 1);
+        g.b.check_range_const(ptr, params_tuple.1, 1, AdapterTrap::MemoryOutOfBounds);
         let place = Place::Mem {
             mem: 1,
             addr: ptr,
@@ -407,7 +485,7 @@ pub(crate) fn adapter_module(types: &ComponentTypes, ty: &FuncType, sides: Sides
         let src = if results_spill {
             let (ret, _) = *raw.first().ok_or("internal error: no return area")?;
             g.b.check_align(ret, align);
-            g.b.check_range_const(ret, size, 1);
+            g.b.check_range_const(ret, size, 1, AdapterTrap::MemoryOutOfBounds);
             Place::Mem {
                 mem: 1,
                 addr: ret,
@@ -419,7 +497,7 @@ pub(crate) fn adapter_module(types: &ComponentTypes, ty: &FuncType, sides: Sides
         let dst = if results_spill {
             let retptr = n.checked_sub(1).ok_or("internal error: no return pointer")?;
             g.b.check_align(retptr, align);
-            g.b.check_range_const(retptr, size, 0);
+            g.b.check_range_const(retptr, size, 0, AdapterTrap::MemoryOutOfBounds);
             Place::Mem {
                 mem: 0,
                 addr: retptr,
@@ -447,12 +525,13 @@ pub(crate) fn adapter_module(types: &ComponentTypes, ty: &FuncType, sides: Sides
     let mut functions = FunctionSection::new();
     functions.function(0);
     let mut code = CodeSection::new();
-    code.function(&g.b.finish());
+    code.function(&g.b.finish()?);
     if validators {
+        let trap = trap.ok_or("internal error: no trap built-in")?;
         functions.function(5);
         functions.function(5);
-        code.function(&wasm::validate_utf8(0));
-        code.function(&wasm::validate_utf8(1));
+        code.function(&wasm::validate_utf8(0, trap));
+        code.function(&wasm::validate_utf8(1, trap));
     }
     let mut exports = ExportSection::new();
     exports.export(ADAPTER, ExportKind::Func, num_imported);

@@ -46,6 +46,11 @@ fn accepts(bytes: &[u8]) -> bool {
         Ok(())
     });
     let exit = Func::new(&mut store, FuncType::new(&engine, i32s(1), []), |_, _, _| Ok(()));
+    let trap = Func::new(&mut store, FuncType::new(&engine, i32s(1), []), |_, params, _| {
+        Err(AdapterTrap::from_code(params[0].i32().unwrap_or(-1) as u32)
+            .expect("a known trap code")
+            .error())
+    });
     let realloc = Func::new(&mut store, FuncType::new(&engine, i32s(4), i32s(1)), |_, _, results| {
         results[0] = Val::I32(1024);
         Ok(())
@@ -56,6 +61,7 @@ fn accepts(bytes: &[u8]) -> bool {
             CALLEE => Extern::Func(f),
             ENTER => Extern::Func(enter),
             EXIT => Extern::Func(exit),
+            TRAP => Extern::Func(trap),
             CALLEE_REALLOC => Extern::Func(realloc),
             CALLER_MEMORY => Extern::Memory(caller),
             CALLEE_MEMORY => Extern::Memory(callee),
@@ -65,9 +71,12 @@ fn accepts(bytes: &[u8]) -> bool {
     let instance = Instance::new(&mut store, &module, &externs).expect("the adapter instantiates");
     let adapter = instance.get_func(&mut store, ADAPTER).expect("the adapter export");
     let mut out = [Val::I32(0)];
-    let ok = adapter
-        .call(&mut store, &[Val::I32(0), Val::I32(bytes.len() as i32)], &mut out)
-        .is_ok();
+    let result = adapter.call(&mut store, &[Val::I32(0), Val::I32(bytes.len() as i32)], &mut out);
+    if let Err(e) = &result {
+        // A rejection is the trap of the UTF-8 check, not a bare `unreachable`.
+        assert!(format!("{e:#}").contains("invalid UTF-8"), "{e:#}");
+    }
+    let ok = result.is_ok();
     if ok {
         assert_eq!(out[0].i32(), Some(bytes.len() as i32));
         assert_eq!(&callee.data(&store)[1024..1024 + bytes.len()], bytes);

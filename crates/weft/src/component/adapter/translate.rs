@@ -5,6 +5,7 @@
 //! checks and traps.
 
 use super::wasm::{self, coerce_lift, coerce_lower, Body, MAX_LIST_BYTE_LENGTH};
+use super::AdapterTrap;
 use crate::component::StringEncoding;
 use wasm_encoder::{BlockType, Instruction as W, ValType};
 use weft_environ::component::abi::{self, Despecialized, FlatType, PtrType};
@@ -103,9 +104,10 @@ fn plain(types: &ComponentTypes, ty: InterfaceType, depth: u32) -> bool {
 }
 
 impl<'a> Gen<'a> {
-    /// A generator for a function with `params` parameters.
-    pub(super) fn new(types: &'a ComponentTypes, params: u32) -> Gen<'a> {
-        let mut b = Body::new(params);
+    /// A generator for a function with `params` parameters whose checks
+    /// call the `trap` built-in `trap`.
+    pub(super) fn new(types: &'a ComponentTypes, params: u32, trap: Option<u32>) -> Gen<'a> {
+        let mut b = Body::new(params, trap);
         let scope = b.local(ValType::I32);
         let tmp_i32 = b.local(ValType::I32);
         let tmp_f32 = b.local(ValType::F32);
@@ -220,7 +222,7 @@ impl<'a> Gen<'a> {
                     g.b.i(W::I32Const(0x800));
                     g.b.i(W::I32LtU);
                     g.b.i(W::I32Or);
-                    g.b.trap_if();
+                    g.b.trap_if(AdapterTrap::InvalidChar);
                     g.b.i(W::LocalGet(t));
                 }),
                 I::String => self.string(src, dst, dir),
@@ -359,7 +361,7 @@ impl<'a> Gen<'a> {
         self.b.i(W::LocalTee(d));
         self.b.i(W::I32Const(cases.len() as i32));
         self.b.i(W::I32GeU);
-        self.b.trap_if();
+        self.b.trap_if(AdapterTrap::InvalidDiscriminant);
         match dst {
             Place::Flat(vs) => {
                 let (local, _) = dst.first()?;
@@ -608,7 +610,7 @@ impl<'a> Gen<'a> {
             self.b.i(W::LocalGet(l));
             self.b.i(W::Call(realloc));
             self.b.i(W::LocalSet(np));
-            self.b.check_range(np, l, dir.to_mem);
+            self.b.check_range(np, l, dir.to_mem, AdapterTrap::StringOutOfBounds);
             self.b.i(W::LocalGet(np));
             self.b.i(W::LocalGet(p));
             self.b.i(W::LocalGet(l));
@@ -648,13 +650,13 @@ impl<'a> Gen<'a> {
         self.b.i(W::I32Const(MAX_LIST_BYTE_LENGTH as i32));
         self.b.i(W::I32GtU);
         self.b.i(W::I32Or);
-        self.b.trap_if();
+        self.b.trap_if(AdapterTrap::ListTooLong);
         self.b.i(W::LocalGet(l));
         self.b.i(W::I32Const(size as i32));
         self.b.i(W::I32Mul);
         self.b.i(W::LocalSet(bytes));
         self.b.check_align(p, align);
-        self.b.check_range(p, bytes, dir.from_mem);
+        self.b.check_range(p, bytes, dir.from_mem, AdapterTrap::ListOutOfBounds);
         let np = self.b.local(ValType::I32);
         self.b.i(W::I32Const(0));
         self.b.i(W::I32Const(0));
@@ -663,7 +665,7 @@ impl<'a> Gen<'a> {
         self.b.i(W::Call(realloc));
         self.b.i(W::LocalSet(np));
         self.b.check_align(np, align);
-        self.b.check_range(np, bytes, dir.to_mem);
+        self.b.check_range(np, bytes, dir.to_mem, AdapterTrap::ListOutOfBounds);
         if plain(self.types, elem, 0) {
             self.b.i(W::LocalGet(np));
             self.b.i(W::LocalGet(p));

@@ -2,6 +2,7 @@
 //! function body being built (its instructions and locals), the checks of
 //! the canonical ABI (alignment, bounds), and the UTF-8 validator.
 
+use super::AdapterTrap;
 use wasm_encoder::{BlockType, Function, Instruction, MemArg, MemArgTarget, ValType};
 use weft_environ::component::abi::FlatType;
 
@@ -38,15 +39,34 @@ pub(super) struct Body {
     pub(super) instrs: Vec<Instruction<'static>>,
     params: u32,
     locals: Vec<ValType>,
+    /// The `trap` built-in, if the adapter imports it.
+    trap: Option<u32>,
+    /// Whether a check was emitted without a `trap` built-in to call (an
+    /// internal error: the adapter's imports missed a check).
+    trap_missing: bool,
+}
+
+/// Emits the branch of a failed check: when the `i32` on top of the stack
+/// is not zero, calls the `trap` built-in `trap` with `code` (which does
+/// not return).
+fn emit_trap_if(f: &mut impl FnMut(Instruction<'static>), trap: u32, code: AdapterTrap) {
+    f(Instruction::If(BlockType::Empty));
+    f(Instruction::I32Const(code as i32));
+    f(Instruction::Call(trap));
+    f(Instruction::Unreachable);
+    f(Instruction::End);
 }
 
 impl Body {
-    /// An empty body of a function with `params` parameters.
-    pub(super) fn new(params: u32) -> Body {
+    /// An empty body of a function with `params` parameters, whose failed
+    /// checks call the built-in `trap`.
+    pub(super) fn new(params: u32, trap: Option<u32>) -> Body {
         Body {
             instrs: Vec::new(),
             params,
             locals: Vec::new(),
+            trap,
+            trap_missing: false,
         }
     }
 
@@ -66,11 +86,17 @@ impl Body {
         self.local(val_type(t))
     }
 
-    /// Traps when the `i32` on top of the stack is not zero.
-    pub(super) fn trap_if(&mut self) {
-        self.i(Instruction::If(BlockType::Empty));
-        self.i(Instruction::Unreachable);
-        self.i(Instruction::End);
+    /// Traps with `code` when the `i32` on top of the stack is not zero.
+    pub(super) fn trap_if(&mut self, code: AdapterTrap) {
+        match self.trap {
+            Some(trap) => emit_trap_if(&mut |i| self.instrs.push(i), trap, code),
+            None => {
+                self.trap_missing = true;
+                self.i(Instruction::If(BlockType::Empty));
+                self.i(Instruction::Unreachable);
+                self.i(Instruction::End);
+            }
+        }
     }
 
     /// Traps when the value of local `local` is not a multiple of `align`.
@@ -81,13 +107,13 @@ impl Body {
         self.i(Instruction::LocalGet(local));
         self.i(Instruction::I32Const(align as i32 - 1));
         self.i(Instruction::I32And);
-        self.trap_if();
+        self.trap_if(AdapterTrap::UnalignedPointer);
     }
 
-    /// Traps unless `ptr + len` is within memory `m`, where `ptr` is a local
-    /// and `len` is pushed by `push_len` as an `i64` (computed in 64 bits, so
-    /// that nothing wraps).
-    fn check_range_with(&mut self, ptr: u32, m: u32, push_len: impl FnOnce(&mut Body)) {
+    /// Traps with `code` unless `ptr + len` is within memory `m`, where
+    /// `ptr` is a local and `len` is pushed by `push_len` as an `i64`
+    /// (computed in 64 bits, so that nothing wraps).
+    fn check_range_with(&mut self, ptr: u32, m: u32, code: AdapterTrap, push_len: impl FnOnce(&mut Body)) {
         use Instruction as W;
         self.i(W::LocalGet(ptr));
         self.i(W::I64ExtendI32U);
@@ -98,31 +124,36 @@ impl Body {
         self.i(W::I64Const(16));
         self.i(W::I64Shl);
         self.i(W::I64GtU);
-        self.trap_if();
+        self.trap_if(code);
     }
 
-    /// Traps unless the `len` bytes (a local) at `ptr` (a local) are within
-    /// memory `m`.
-    pub(super) fn check_range(&mut self, ptr: u32, len: u32, m: u32) {
-        self.check_range_with(ptr, m, |b| {
+    /// Traps with `code` unless the `len` bytes (a local) at `ptr` (a
+    /// local) are within memory `m`.
+    pub(super) fn check_range(&mut self, ptr: u32, len: u32, m: u32, code: AdapterTrap) {
+        self.check_range_with(ptr, m, code, |b| {
             b.i(Instruction::LocalGet(len));
             b.i(Instruction::I64ExtendI32U);
         });
     }
 
-    /// Traps unless the `size` bytes at `ptr` (a local) are within memory `m`.
-    pub(super) fn check_range_const(&mut self, ptr: u32, size: u32, m: u32) {
-        self.check_range_with(ptr, m, |b| b.i(Instruction::I64Const(i64::from(size))));
+    /// Traps with `code` unless the `size` bytes at `ptr` (a local) are
+    /// within memory `m`.
+    pub(super) fn check_range_const(&mut self, ptr: u32, size: u32, m: u32, code: AdapterTrap) {
+        self.check_range_with(ptr, m, code, |b| b.i(Instruction::I64Const(i64::from(size))));
     }
 
-    /// The finished function.
-    pub(super) fn finish(self) -> Function {
+    /// The finished function, or an error if it has a check but the
+    /// adapter does not import the `trap` built-in.
+    pub(super) fn finish(self) -> Result<Function, String> {
+        if self.trap_missing {
+            return Err("internal error: an adapter check without the `trap` built-in".into());
+        }
         let mut f = Function::new(self.locals.iter().map(|t| (1, *t)));
         for i in &self.instrs {
             f.instruction(i);
         }
         f.instruction(&Instruction::End);
-        f
+        Ok(f)
     }
 }
 
@@ -192,9 +223,10 @@ pub(super) fn coerce_lower(b: &mut Body, have: FlatType, want: FlatType) {
     }
 }
 
-/// Traps unless `ptr + len` is within memory `m` (for functions built on
-/// [`Function`] directly). `ptr` and `len` are locals.
-fn check_range(f: &mut Function, ptr: u32, len: u32, m: u32) {
+/// Traps with `code`, calling the `trap` built-in `trap`, unless
+/// `ptr + len` is within memory `m` (for functions built on [`Function`]
+/// directly). `ptr` and `len` are locals.
+fn check_range(f: &mut Function, ptr: u32, len: u32, m: u32, trap: u32, code: AdapterTrap) {
     use Instruction as W;
     f.instruction(&W::LocalGet(ptr));
     f.instruction(&W::I64ExtendI32U);
@@ -206,29 +238,25 @@ fn check_range(f: &mut Function, ptr: u32, len: u32, m: u32) {
     f.instruction(&W::I64Const(16));
     f.instruction(&W::I64Shl);
     f.instruction(&W::I64GtU);
-    f.instruction(&W::If(BlockType::Empty));
-    f.instruction(&W::Unreachable);
-    f.instruction(&W::End);
+    emit_trap_if(&mut |i| _ = f.instruction(&i), trap, code);
 }
 
-/// A function `(ptr, len)` that traps unless the bytes `ptr..ptr + len` of
-/// memory `m` are in bounds and are well-formed UTF-8 (no overlong forms,
-/// no surrogates, nothing past U+10FFFF), as lifting a string requires.
-pub(super) fn validate_utf8(m: u32) -> Function {
+/// A function `(ptr, len)` that traps (calling the `trap` built-in `trap`)
+/// unless the bytes `ptr..ptr + len` of memory `m` are in bounds and are
+/// well-formed UTF-8 (no overlong forms, no surrogates, nothing past
+/// U+10FFFF), as lifting a string requires.
+pub(super) fn validate_utf8(m: u32, trap: u32) -> Function {
     use Instruction as W;
     let (ptr, len, i, b, c) = (0, 1, 2, 3, 4);
     let mut f = Function::new([(3, I32)]);
-    let trap_if = |f: &mut Function| {
-        f.instruction(&W::If(BlockType::Empty));
-        f.instruction(&W::Unreachable);
-        f.instruction(&W::End);
-    };
+    // Every check past the length and bounds is of the encoding.
+    let trap_if = |f: &mut Function| emit_trap_if(&mut |i| _ = f.instruction(&i), trap, AdapterTrap::InvalidUtf8);
     // Lengths past the limit trap before anything is read.
     f.instruction(&W::LocalGet(len));
     f.instruction(&W::I32Const(MAX_STRING_BYTE_LENGTH));
     f.instruction(&W::I32GtU);
-    trap_if(&mut f);
-    check_range(&mut f, ptr, len, m);
+    emit_trap_if(&mut |i| _ = f.instruction(&i), trap, AdapterTrap::StringTooLong);
+    check_range(&mut f, ptr, len, m, trap, AdapterTrap::StringOutOfBounds);
     // Byte `i + k` (k = 1..3) must exist and be a continuation byte; its
     // value is left in `c`.
     let continuation = |f: &mut Function, k: i32| {
