@@ -97,7 +97,43 @@ pub(crate) struct EndState {
     pub(crate) waitable: WaitableState,
 }
 
+/// What was done to an end in a state that does not allow it.
+#[derive(Clone, Copy)]
+enum Misuse {
+    Copy,
+    Drop,
+    Lift,
+    LiftInSet,
+}
+
 impl EndState {
+    /// The trap of `misuse` of this end in its state, with the reference
+    /// tests' wording.
+    fn misuse(&self, misuse: Misuse) -> TaskError {
+        let done = self.copy == CopyState::Done;
+        TaskError::Trap(match (misuse, self.is_stream, self.readable, done) {
+            (Misuse::Copy, true, true, true) => {
+                "cannot read from stream after being notified that the writable end dropped"
+            }
+            (Misuse::Copy, true, false, true) => {
+                "cannot write to stream after being notified that the readable end dropped"
+            }
+            (Misuse::Copy, false, true, true) => "cannot read from future after previous read succeeded",
+            (Misuse::Copy, false, false, true) => {
+                "cannot write to future after previous write succeeded or readable end dropped"
+            }
+            (Misuse::Copy, ..) => "cannot start a copy on a stream or future end while a copy is in progress",
+            (Misuse::Drop, true, ..) => "cannot drop busy stream",
+            (Misuse::Drop, false, ..) => "cannot drop busy future",
+            (Misuse::Lift, true, _, true) => "cannot lift stream after being notified that the writable end dropped",
+            (Misuse::Lift, false, _, true) => "cannot lift future after previous read succeeded",
+            (Misuse::Lift, true, ..) => "cannot remove busy stream",
+            (Misuse::Lift, false, ..) => "cannot remove busy future",
+            (Misuse::LiftInSet, true, ..) => "cannot lift stream while it's in a waitable set",
+            (Misuse::LiftInSet, false, ..) => "cannot lift future while it's in a waitable set",
+        })
+    }
+
     /// Gives the end the type tag of a new holder.
     pub(crate) fn retag(&mut self, ty: u32) {
         self.ty = ty;
@@ -226,9 +262,7 @@ impl Tasks {
         let id = self.check_end(inst, index, kind, ty)?;
         let e = self.end(id)?;
         if e.copy != CopyState::Idle {
-            return Err(TaskError::Trap(
-                "cannot copy on a stream or future end that is not idle",
-            ));
+            return Err(e.misuse(Misuse::Copy));
         }
         if e.waitable.set.is_some() && !is_async {
             return Err(TaskError::Trap(
@@ -262,9 +296,11 @@ impl Tasks {
             });
         };
         if other_inst == inst && !shared.numeric {
-            return Err(TaskError::Trap(
-                "cannot copy values of this type between the two ends of a stream or future in one component instance",
-            ));
+            return Err(TaskError::Trap(if is_stream {
+                "cannot read from and write to intra-component stream"
+            } else {
+                "cannot read from and write to intra-component future"
+            }));
         }
         let theirs = self.end(other)?.buffer.ok_or(TaskError::Stale)?;
         if !is_stream {
@@ -426,9 +462,7 @@ impl Tasks {
         let id = self.check_end(inst, index, kind, ty)?;
         let e = self.end(id)?;
         if matches!(e.copy, CopyState::Copying | CopyState::Cancelling) {
-            return Err(TaskError::Trap(
-                "cannot drop a stream or future end while a copy is in progress",
-            ));
+            return Err(e.misuse(Misuse::Drop));
         }
         if !e.is_stream && !e.readable && e.copy != CopyState::Done {
             return Err(TaskError::FutureNotWritten);
@@ -467,24 +501,11 @@ impl Tasks {
     pub fn lift_end(&mut self, inst: InstanceId, index: u32, kind: Kind, ty: u32) -> Result<EntryId, TaskError> {
         let id = self.check_end(inst, index, kind, ty)?;
         let e = self.end(id)?;
-        match e.copy {
-            CopyState::Idle => {}
-            CopyState::Done if e.is_stream => {
-                return Err(TaskError::Trap(
-                    "cannot lift stream after being notified that the writable end dropped",
-                ))
-            }
-            CopyState::Done => return Err(TaskError::Trap("cannot lift future after previous read succeeded")),
-            _ => {
-                return Err(TaskError::Trap(
-                    "cannot lift a stream or future end while a copy is in progress",
-                ))
-            }
+        if e.copy != CopyState::Idle {
+            return Err(e.misuse(Misuse::Lift));
         }
         if e.waitable.set.is_some() {
-            return Err(TaskError::Trap(
-                "cannot lift a stream or future end that is in a waitable set",
-            ));
+            return Err(e.misuse(Misuse::LiftInSet));
         }
         self.take_handle(inst, index)
     }

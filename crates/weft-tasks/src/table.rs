@@ -122,7 +122,7 @@ impl fmt::Display for TaskError {
             TaskError::WrongType(i) => write!(f, "handle index {i} is a stream or future end of another type"),
             TaskError::SetHasWaitables => write!(f, "cannot drop waitable set with waitables joined to it"),
             TaskError::SetHasWaiters => write!(f, "cannot drop waitable set with waiters"),
-            TaskError::SubtaskNotResolved => write!(f, "cannot drop a subtask before its resolution is delivered"),
+            TaskError::SubtaskNotResolved => write!(f, "cannot drop a subtask which has not yet resolved"),
             TaskError::SyncWaiter => write!(f, "cannot join a waitable that is waited on synchronously"),
             TaskError::FutureNotWritten => {
                 write!(f, "cannot drop future write end without first writing a value")

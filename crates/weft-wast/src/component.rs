@@ -552,7 +552,7 @@ fn trap_message_matches(err: &anyhow::Error, message: &str) -> bool {
 /// Whether `err` is a trap, of core wasm or of the canonical ABI (for the
 /// message of a failed `assert_trap`).
 fn is_component_trap(err: &anyhow::Error) -> bool {
-    err.chain().any(|e| e.downcast_ref::<Trap>().is_some()) || format!("{err:#}").contains("canonical ABI trap:")
+    err.chain().any(|e| e.downcast_ref::<Trap>().is_some()) || format!("{err:#}").contains("wasm trap:")
 }
 
 /// Converts a script value to a component value.
@@ -737,18 +737,18 @@ mod tests {
         ));
         // Anywhere in the chain.
         assert!(trap_message_matches(
-            &anyhow!("canonical ABI trap: unaligned pointer 0x3").context("error while executing"),
+            &anyhow!("wasm trap: unaligned pointer 0x3").context("error while executing"),
             "unaligned pointer"
         ));
         assert!(!trap_message_matches(
-            &anyhow!("canonical ABI trap: invalid char"),
+            &anyhow!("wasm trap: invalid char"),
             "invalid `char` bit pattern"
         ));
         assert!(!trap_message_matches(
             &anyhow!("type mismatch: expected u32"),
             "unaligned pointer"
         ));
-        assert!(is_component_trap(&anyhow!("canonical ABI trap: invalid char")));
+        assert!(is_component_trap(&anyhow!("wasm trap: invalid char")));
         assert!(is_component_trap(&anyhow::Error::new(Trap::UnreachableCodeReached)));
         assert!(!is_component_trap(&anyhow!("type mismatch: expected u32")));
     }

@@ -581,10 +581,7 @@ fn strings_between_components_use_fused_adapters() -> weft::Result<()> {
     // "bé" (3 bytes of UTF-8) crosses whole; cutting "é" in half traps.
     assert_eq!(call("len", &[Val::U32(3)])?, Val::U32(3));
     let err = call("len", &[Val::U32(2)]).unwrap_err();
-    assert!(
-        format!("{err:#}").contains("canonical ABI trap: invalid UTF-8"),
-        "{err:?}"
-    );
+    assert!(format!("{err:#}").contains("wasm trap: invalid UTF-8"), "{err:?}");
     Ok(())
 }
 
@@ -597,10 +594,7 @@ fn invalid_utf8_traps_in_the_adapter() -> weft::Result<()> {
     let bad = instance.get_func(&mut store, "bad").expect("bad");
     let mut out = [Val::Bool(false)];
     let err = bad.call(&mut store, &[], &mut out).unwrap_err();
-    assert!(
-        format!("{err:#}").contains("canonical ABI trap: invalid UTF-8"),
-        "{err:?}"
-    );
+    assert!(format!("{err:#}").contains("wasm trap: invalid UTF-8"), "{err:?}");
     Ok(())
 }
 
@@ -1244,7 +1238,7 @@ fn seventeen_parameters_spill_through_fused_adapters() -> weft::Result<()> {
 /// Whether `err` is a trap: a wasm trap of the adapter or a canonical ABI
 /// trap reported by one of its built-ins.
 fn is_trap(err: &weft::Error) -> bool {
-    err.downcast_ref::<weft::Trap>().is_some() || format!("{err:#}").contains("canonical ABI trap")
+    err.downcast_ref::<weft::Trap>().is_some() || format!("{err:#}").contains("wasm trap")
 }
 
 /// An outer component whose exports pass raw core values chosen by the
@@ -1576,7 +1570,7 @@ fn runtime_raised_traps_poison_the_instance() -> weft::Result<()> {
     assert!(format!("{err:#}").contains("the host says no"), "{err:#}");
     call(&mut store, "ok")?;
     let err = call(&mut store, "bad-drop").unwrap_err();
-    assert!(format!("{err:#}").contains("canonical ABI trap"), "{err:#}");
+    assert!(format!("{err:#}").contains("wasm trap"), "{err:#}");
     let err = call(&mut store, "ok").unwrap_err();
     assert!(
         format!("{err:#}").contains("cannot enter component instance"),

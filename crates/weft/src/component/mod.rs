@@ -44,7 +44,7 @@
 //! Every trap of the canonical ABI (misaligned or out-of-bounds pointers,
 //! invalid `char`s, out-of-range discriminants, invalid strings, too long
 //! strings or lists, a `realloc` result that is misaligned or out of bounds)
-//! is an `Err` whose message starts with `canonical ABI trap: `; no new
+//! is an `Err` whose message starts with `wasm trap: `; no new
 //! [`crate::Trap`] variant is used. A value that does not match its type
 //! (a host mistake, not a guest trap) is an `Err` starting with
 //! `type mismatch: `. No input panics.
@@ -184,14 +184,14 @@ pub struct LowerContext<'a> {
 }
 
 /// A trap of the canonical ABI raised by the runtime (not by core wasm):
-/// its message reads "canonical ABI trap: ...". Like a core [`crate::Trap`],
+/// its message reads "wasm trap: ...". Like a core [`crate::Trap`],
 /// it leaves the component instances it was raised in unenterable.
 #[derive(Debug)]
 pub(crate) struct AbiTrap(String);
 
 impl std::fmt::Display for AbiTrap {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "canonical ABI trap: {}", self.0)
+        write!(f, "wasm trap: {}", self.0)
     }
 }
 

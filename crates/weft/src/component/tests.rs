@@ -96,7 +96,7 @@ fn round_trips(types: &ComponentTypes, ty: InterfaceType, val: Val) {
 
 fn is_trap<T: std::fmt::Debug>(r: Result<T>) -> String {
     let e = r.unwrap_err().to_string();
-    assert!(e.starts_with("canonical ABI trap: "), "{e}");
+    assert!(e.starts_with("wasm trap: "), "{e}");
     e
 }
 

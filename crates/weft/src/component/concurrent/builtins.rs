@@ -8,7 +8,7 @@
 
 use super::calls::{resolve, task_instance, task_trap};
 use super::copy::{self, CopyCx};
-use super::sched::{self, current};
+use super::sched::{self, check_may_block, current};
 use crate::component::call::{check_may_leave, core_val, slot};
 use crate::component::instance::{resolve_options, Tables};
 use crate::component::store::{FlagsRef, Options};
@@ -405,18 +405,6 @@ fn run<T: 'static>(
             Ok(None)
         }
     }
-}
-
-/// `Task.may_block`: a task of a function type without `async` may not
-/// block before it returns.
-fn check_may_block<T>(store: &mut StoreContextMut<'_, T>) -> crate::Result<()> {
-    let cur = current(store, "a blocking built-in")?;
-    let components = &store.0.opaque().components;
-    let task = components.tasks.task(cur.task).map_err(task_trap)?;
-    if !task.async_type && !task.resolved() {
-        return Err(trap("cannot block a synchronous task before returning"));
-    }
-    Ok(())
 }
 
 /// `subtask.cancel`.

@@ -74,6 +74,24 @@ pub(crate) fn current<T>(store: &StoreContextMut<'_, T>, what: &str) -> crate::R
         .ok_or_else(|| trap(format_args!("`{what}` called with no current task")))
 }
 
+/// `Task.may_block`: a task of a function type without `async` may not
+/// block before it returns, and code running outside any task (a start
+/// function) may not block at all.
+pub(crate) fn check_may_block<T>(store: &StoreContextMut<'_, T>) -> crate::Result<()> {
+    let components = &store.0.opaque().components;
+    let blocked = match components.sched.current() {
+        None => true,
+        Some(cur) => components
+            .tasks
+            .task(cur.task)
+            .map_or(true, |t| !t.async_type && !t.resolved()),
+    };
+    if blocked {
+        return Err(trap("cannot block a synchronous task before returning"));
+    }
+    Ok(())
+}
+
 /// Puts `thread` (registered in the task table, not running) on a new
 /// fiber that runs `body` when first resumed. An error `body` returns ends
 /// the resume that ran it.
