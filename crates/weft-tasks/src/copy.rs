@@ -123,8 +123,10 @@ impl EndState {
                 "cannot write to future after previous write succeeded or readable end dropped"
             }
             (Misuse::Copy, ..) => "cannot start a copy on a stream or future end while a copy is in progress",
-            (Misuse::Drop, true, ..) => "cannot drop busy stream",
-            (Misuse::Drop, false, ..) => "cannot drop busy future",
+            (Misuse::Drop, true, true, _) => "cannot remove busy stream",
+            (Misuse::Drop, true, false, _) => "cannot drop busy stream",
+            (Misuse::Drop, false, true, _) => "cannot remove busy future",
+            (Misuse::Drop, false, false, _) => "cannot drop busy future",
             (Misuse::Lift, true, _, true) => "cannot lift stream after being notified that the writable end dropped",
             (Misuse::Lift, false, _, true) => "cannot lift future after previous read succeeded",
             (Misuse::Lift, true, ..) => "cannot remove busy stream",
