@@ -69,7 +69,6 @@ component_tests! {
     #[ignore = "not yet: needs `thread.new-indirect` (explicit threads)"]
     async_trap_if_sync_and_waitable_set => "async/trap-if-sync-and-waitable-set.wast",
     async_trap_if_transfer_in_waitable_set => "async/trap-if-transfer-in-waitable-set.wast",
-    #[ignore = "not yet: re-entering an instance through its own lowered import while an async task of it runs does not trap"]
     async_trap_on_reenter => "async/trap-on-reenter.wast",
     async_validate_no_async_abi_for_sync_type => "async/validate-no-async-abi-for-sync-type.wast",
     async_validate_no_stream_char => "async/validate-no-stream-char.wast",

@@ -209,6 +209,7 @@ impl<'p, 'a> Inliner<'p, 'a> {
     pub fn run_root(&mut self) -> Result<(), TranslateError> {
         let mut frame = Frame::new(ComponentInstanceIndex(0), None, None);
         self.plan.num_component_instances = 1;
+        self.plan.parents = vec![None];
         self.run(self.parsed.root, &mut frame, 0)?;
         for (name, item) in frame.exports {
             let export = self.export(item, 0)?;
@@ -303,7 +304,7 @@ impl<'p, 'a> Inliner<'p, 'a> {
                         for arg in args.iter() {
                             map.insert(arg.name.to_string(), frame.item(arg.kind, arg.index, offset)?);
                         }
-                        let exports = self.instantiate(closure, map, depth + 1, offset)?;
+                        let exports = self.instantiate(closure, map, frame.instance, depth + 1, offset)?;
                         InstanceDef::Items(Rc::new(exports))
                     }
                     ComponentInstance::FromExports(exports) => {
@@ -365,6 +366,7 @@ impl<'p, 'a> Inliner<'p, 'a> {
         &mut self,
         closure: ComponentClosure,
         args: HashMap<String, ItemDef>,
+        parent: ComponentInstanceIndex,
         depth: u32,
         offset: u64,
     ) -> Result<Vec<(String, ItemDef)>, TranslateError> {
@@ -382,6 +384,7 @@ impl<'p, 'a> Inliner<'p, 'a> {
         }
         let instance = ComponentInstanceIndex(self.plan.num_component_instances);
         self.plan.num_component_instances += 1;
+        self.plan.parents.push(Some(parent));
         let mut frame = Frame::new(instance, Some(args), Some(closure.scope.clone()));
         self.run(closure.index, &mut frame, depth)?;
         Ok(frame.exports)

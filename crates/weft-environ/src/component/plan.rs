@@ -511,6 +511,9 @@ pub struct Component {
     pub num_defined_resources: u32,
     /// The number of component instances (the root included).
     pub num_component_instances: u32,
+    /// The parent of each component instance (`None` for the root): the
+    /// component instance whose `instance` definition made it.
+    pub parents: Vec<Option<ComponentInstanceIndex>>,
 }
 
 impl Component {

@@ -633,6 +633,15 @@ fn lowered_func<T: 'static>(
         if !store.0.opaque().components.flags(options.flags)?.may_leave {
             return Err(crate::component::trap("cannot leave component instance"));
         }
+        if let Callee::Lifted(index) = &callee {
+            let components = &store.0.opaque().components;
+            let to = components
+                .funcs
+                .get(*index as usize)
+                .map(|f| f.options.flags)
+                .ok_or_else(|| crate::format_err!("component function not found in store"))?;
+            components.check_enter(options.flags, to)?;
+        }
         let scope = enter_call(&mut store);
         #[cfg(feature = "component-model-async")]
         if let Callee::Lifted(index) = &callee {

@@ -140,6 +140,31 @@ pub(crate) struct ComponentInstanceData {
 }
 
 impl ComponentStore {
+    /// Traps when a call from the component instance `caller` into `callee`
+    /// would enter an instance it is inside of or that is inside of it
+    /// (the same instance, an ancestor or a descendant): those share the
+    /// caller's state, so such a call is a re-entrance.
+    pub(crate) fn check_enter(&self, caller: FlagsRef, callee: FlagsRef) -> crate::Result<()> {
+        if caller.instance != callee.instance {
+            return Ok(());
+        }
+        let parents = &self.instance(caller.instance)?.component.inner.plan.parents;
+        let is_ancestor = |a: u32, mut b: u32| loop {
+            if a == b {
+                return true;
+            }
+            match parents.get(b as usize).copied().flatten() {
+                Some(p) => b = p.0,
+                None => return false,
+            }
+        };
+        let (a, b) = (caller.component_instance, callee.component_instance);
+        if is_ancestor(a, b) || is_ancestor(b, a) {
+            return Err(super::trap("cannot enter component instance"));
+        }
+        Ok(())
+    }
+
     pub(crate) fn flags(&self, r: FlagsRef) -> crate::Result<Flags> {
         self.instances
             .get(r.instance as usize)

@@ -95,6 +95,7 @@ pub(crate) fn instantiate<T: 'static>(
                     if !components.flags(from)?.may_leave {
                         return Err(crate::component::trap("cannot leave component instance"));
                     }
+                    components.check_enter(from, to)?;
                     let flags = components.flags_mut(to)?;
                     if !flags.may_enter {
                         return Err(crate::component::trap("cannot enter component instance"));
