@@ -63,10 +63,8 @@ component_tests! {
     async_sync_barges_in => "async/sync-barges-in.wast",
     #[ignore = "not yet: a synchronous stream copy in a callback-lifted task keeps the instance's exclusive lock while it waits, so the next call into the instance reports STARTING where the script expects STARTED"]
     async_sync_streams => "async/sync-streams.wast",
-    #[ignore = "not yet: needs `thread.new-indirect` (explicit threads)"]
     async_trap_if_block_and_sync => "async/trap-if-block-and-sync.wast",
     async_trap_if_done => "async/trap-if-done.wast",
-    #[ignore = "not yet: needs `thread.new-indirect` (explicit threads)"]
     async_trap_if_sync_and_waitable_set => "async/trap-if-sync-and-waitable-set.wast",
     async_trap_if_transfer_in_waitable_set => "async/trap-if-transfer-in-waitable-set.wast",
     async_trap_on_reenter => "async/trap-on-reenter.wast",

@@ -268,7 +268,7 @@ impl Tasks {
         }
         if e.waitable.set.is_some() && !is_async {
             return Err(TaskError::Trap(
-                "cannot copy synchronously on an end that is in a waitable set",
+                "waitable cannot be used synchronously while added to a waitable set",
             ));
         }
         if buffer.len > MAX_BUFFER_LENGTH {
@@ -435,7 +435,7 @@ impl Tasks {
         }
         if e.waitable.set.is_some() && !is_async {
             return Err(TaskError::Trap(
-                "cannot cancel synchronously on an end that is in a waitable set",
+                "waitable cannot be used synchronously while added to a waitable set",
             ));
         }
         let shared = e.shared;

@@ -123,7 +123,7 @@ impl fmt::Display for TaskError {
             TaskError::SetHasWaitables => write!(f, "cannot drop waitable set with waitables joined to it"),
             TaskError::SetHasWaiters => write!(f, "cannot drop waitable set with waiters"),
             TaskError::SubtaskNotResolved => write!(f, "cannot drop a subtask which has not yet resolved"),
-            TaskError::SyncWaiter => write!(f, "cannot join a waitable that is waited on synchronously"),
+            TaskError::SyncWaiter => write!(f, "waitable cannot be used synchronously while added to a waitable set"),
             TaskError::FutureNotWritten => {
                 write!(f, "cannot drop future write end without first writing a value")
             }

@@ -689,7 +689,7 @@ impl Tasks {
         }
         if sub.waitable.set.is_some() && !is_async {
             return Err(TaskError::Trap(
-                "cannot synchronously cancel a subtask that is in a waitable set",
+                "waitable cannot be used synchronously while added to a waitable set",
             ));
         }
         let callee = if sub.status.resolved() { None } else { sub.callee };

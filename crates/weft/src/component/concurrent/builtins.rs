@@ -38,6 +38,8 @@ struct Resolved {
     memory: Option<crate::Memory>,
     /// The copy context of a `stream.read`/`write`, `future.read`/`write`.
     copy_cx: u32,
+    /// The table of `thread.new-indirect`.
+    table: Option<crate::Table>,
 }
 
 /// The core function of a canonical built-in called by the component
@@ -79,10 +81,18 @@ pub(in crate::component) fn builtin<T: 'static>(
         ) => copy::register(store, &types, *ty, o.clone())?,
         _ => 0,
     };
+    let table = match builtin {
+        Builtin::ThreadNewIndirect { table } => match t.item(*table)? {
+            Extern::Table(t) => Some(t),
+            _ => crate::bail!("the table of `thread.new-indirect` is not a table"),
+        },
+        _ => None,
+    };
     let resolved = Resolved {
         options,
         memory,
         copy_cx,
+        table,
     };
     let result_ty = results.first().copied();
     let builtin = builtin.clone();
@@ -230,7 +240,39 @@ fn run<T: 'static>(
                 .map_err(task_trap)?
                 .index))
         }
-        B::ThreadNewIndirect { .. } => Err(crate::format_err!("not supported yet: `{name}` (explicit threads)")),
+        B::ThreadNewIndirect { .. } => {
+            let Some(table) = resolved.table else {
+                crate::bail!("`{name}` has no table");
+            };
+            let cur = current(store, name)?;
+            let func = match table.get(&mut *store, u64::from(arg(args, 0))) {
+                Some(crate::Ref::Func(Some(f))) => f,
+                Some(crate::Ref::Func(None)) => {
+                    return Err(trap("the start function index points to an uninitialized function"))
+                }
+                _ => {
+                    return Err(trap(format_args!(
+                        "thread start function index {} out of bounds",
+                        arg(args, 0)
+                    )))
+                }
+            };
+            let ty = func.ty(&*store);
+            if ty.params().collect::<Vec<_>>() != [ValType::I32] || ty.results().len() != 0 {
+                return Err(trap(
+                    "start function does not match expected type (currently only `(i32) -> ()` is supported)",
+                ));
+            }
+            let thread = super::calls::new_thread(store, cur.task, func, arg(args, 1), at)?;
+            Ok(u(store
+                .0
+                .opaque()
+                .components
+                .tasks
+                .thread(thread)
+                .map_err(task_trap)?
+                .index))
+        }
         B::ThreadResumeLater => {
             let other = store
                 .0
@@ -247,18 +289,13 @@ fn run<T: 'static>(
             Ok(None)
         }
         B::ThreadSuspend => {
-            check_may_block(store)?;
             let cur = current(store, name)?;
             let tasks = &mut store.0.opaque_mut().components.tasks;
             if tasks.deliver_pending_cancel(cur.task, false).map_err(task_trap)? {
                 return Ok(u(1));
             }
-            if !store.0.opaque().components.sched.has_fiber(cur.thread) {
-                return Err(trap("cannot block a synchronous task before returning"));
-            }
-            let tasks = &mut store.0.opaque_mut().components.tasks;
             tasks.start_suspended(cur.thread, false).map_err(task_trap)?;
-            Ok(u(u32::from(sched::suspend_current(store)?)))
+            Ok(u(u32::from(sched::block(store)?)))
         }
         B::ThreadSuspendThenResume
         | B::ThreadYieldThenResume
@@ -269,6 +306,7 @@ fn run<T: 'static>(
             Ok(u(tasks.waitable_set_new(inst).map_err(task_trap)?))
         }
         B::WaitableSetWait(_) => {
+            check_may_block(store)?;
             let tasks = &store.0.opaque().components.tasks;
             let set = tasks.waitable_set(inst, arg(args, 0)).map_err(task_trap)?;
             let event = if tasks.set_has_pending_event(set) {
@@ -320,7 +358,12 @@ fn run<T: 'static>(
                 .map_err(task_trap)?;
             Ok(None)
         }
-        B::SubtaskCancel(is_async) => subtask_cancel(store, inst, arg(args, 0), *is_async).map(u),
+        B::SubtaskCancel(is_async) => {
+            if !is_async {
+                check_may_block(store)?;
+            }
+            subtask_cancel(store, inst, arg(args, 0), *is_async).map(u)
+        }
         B::SubtaskDrop => {
             let tasks = &mut store.0.opaque_mut().components.tasks;
             tasks.subtask_drop(inst, arg(args, 0)).map_err(task_trap)?;
@@ -338,6 +381,9 @@ fn run<T: 'static>(
             Ok(Some(u64::from(r) | u64::from(w) << 32))
         }
         B::StreamRead(ty, o) | B::StreamWrite(ty, o) | B::FutureRead(ty, o) | B::FutureWrite(ty, o) => {
+            if !o.is_async {
+                check_may_block(store)?;
+            }
             let is_stream = matches!(builtin, B::StreamRead(..) | B::StreamWrite(..));
             let len = if is_stream { arg(args, 2) } else { 1 };
             let copy = CopyCx::request(resolved.copy_cx, arg(args, 1), len);
@@ -356,6 +402,9 @@ fn run<T: 'static>(
         | B::StreamCancelWrite(ty, is_async)
         | B::FutureCancelRead(ty, is_async)
         | B::FutureCancelWrite(ty, is_async) => {
+            if !is_async {
+                check_may_block(store)?;
+            }
             copy::cancel(store, inst, arg(args, 0), end_kind(builtin), type_tag(ty), *is_async).map(u)
         }
         B::StreamDropReadable(ty)
@@ -471,23 +520,30 @@ fn switch_thread<T: 'static>(
         return Ok(1);
     }
     let go = !promote || tasks.is_ready(other);
-    if !store.0.opaque().components.sched.has_fiber(cur.thread) {
-        return Err(trap("cannot block a synchronous task before returning"));
-    }
-    let tasks = &mut store.0.opaque_mut().components.tasks;
     if yielding {
         tasks
             .start_waiting(cur.thread, WaitFor::Nothing, false)
             .map_err(task_trap)?;
     } else {
-        check_may_block(store)?;
-        let tasks = &mut store.0.opaque_mut().components.tasks;
         tasks.start_suspended(cur.thread, false).map_err(task_trap)?;
     }
-    if go {
-        sched::switch_to(store, other);
+    if store.0.opaque().components.sched.has_fiber(cur.thread) {
+        if go {
+            sched::switch_to(store, other);
+        }
+    } else if go {
+        // This thread cannot leave its caller's stack: run the other one
+        // from here; it comes back here when it blocks or switches back.
+        let tasks = &mut store.0.opaque_mut().components.tasks;
+        tasks.set_running(cur.thread, false).map_err(task_trap)?;
+        sched::resume(store, other, false)?;
+        let tasks = &mut store.0.opaque_mut().components.tasks;
+        if tasks.thread(cur.thread).is_ok_and(|t| t.running) {
+            // The other thread switched back to this one.
+            return Ok(0);
+        }
     }
-    Ok(u32::from(sched::suspend_current(store)?))
+    Ok(u32::from(sched::block(store)?))
 }
 
 /// `canon task.return`: checks the current task (lifted `async` by the

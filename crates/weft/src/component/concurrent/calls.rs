@@ -227,6 +227,36 @@ fn start_task<T: 'static>(
     Ok(task)
 }
 
+/// `thread.new-indirect`: a new thread of `task`, suspended, that calls
+/// `func` with `arg` when first resumed (on a fiber); it is unregistered
+/// when the function returns.
+pub(crate) fn new_thread<T: 'static>(
+    store: &mut StoreContextMut<'_, T>,
+    task: EntryId,
+    func: crate::Func,
+    arg: u32,
+    at: FlagsRef,
+) -> crate::Result<ThreadId> {
+    let thread = store
+        .0
+        .opaque_mut()
+        .components
+        .tasks
+        .new_thread(task, false)
+        .map_err(task_trap)?;
+    let spawned = sched::spawn(store, thread, move |store| {
+        let called = func.call(&mut *store, &[crate::Val::I32(arg as i32)], &mut []);
+        let r = poison_on_trap(store, at, called);
+        let exited = exit_thread(store, thread);
+        r.and(exited)
+    });
+    if let Err(e) = spawned {
+        let _ = exit_thread(store, thread);
+        return Err(e);
+    }
+    Ok(thread)
+}
+
 /// Removes a thread that returned (trapping if it was its task's last and
 /// the task did not resolve).
 fn exit_thread<T>(store: &mut StoreContextMut<'_, T>, thread: ThreadId) -> crate::Result<()> {

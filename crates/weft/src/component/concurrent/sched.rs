@@ -130,6 +130,14 @@ pub(crate) fn resume<T: 'static>(
 ) -> crate::Result<()> {
     let mut next = Some((thread, cancelled));
     while let Some((thread, cancelled)) = next.take() {
+        if !store.0.opaque().components.sched.has_fiber(thread) {
+            // A thread on a caller's stack, blocked below: it goes on when
+            // control gets back to it.
+            let tasks = &mut store.0.opaque_mut().components.tasks;
+            tasks.stop_waiting(thread).map_err(trap)?;
+            tasks.set_running(thread, true).map_err(trap)?;
+            break;
+        }
         resume_one(store, thread, cancelled)?;
         next = store
             .0
@@ -193,32 +201,39 @@ fn resume_one<T: 'static>(store: &mut StoreContextMut<'_, T>, thread: ThreadId, 
 }
 
 /// Waits on the current thread until `wait` holds (`Thread.wait_until`);
-/// `Ok(true)` when the wait was cancelled. A thread on a fiber suspends; a
-/// thread on its caller's stack (a task of a synchronous function type)
-/// runs the other ready threads of its instance meanwhile, and traps when
-/// there are none ("cannot block a synchronous task before returning").
+/// `Ok(true)` when the wait was cancelled. See [`block`].
 pub(crate) fn wait_until<T: 'static>(
     store: &mut StoreContextMut<'_, T>,
     wait: WaitFor,
     cancellable: bool,
 ) -> crate::Result<bool> {
     let cur = current(store, "a blocking built-in")?;
-    let components = &mut store.0.opaque_mut().components;
-    let tasks = &mut components.tasks;
+    let tasks = &mut store.0.opaque_mut().components.tasks;
     if tasks.deliver_pending_cancel(cur.task, cancellable).map_err(trap)? {
         return Ok(true);
     }
-    if components.sched.has_fiber(cur.thread) {
-        tasks.start_waiting(cur.thread, wait, cancellable).map_err(trap)?;
+    tasks.start_waiting(cur.thread, wait, cancellable).map_err(trap)?;
+    block(store)
+}
+
+/// Blocks the current thread, whose wait (or suspension) is recorded, until
+/// it is ready or resumed; `Ok(true)` when resumed to be cancelled. A
+/// thread on a fiber suspends; a thread on its caller's stack (a task of a
+/// synchronous function type) runs the other ready threads of its instance
+/// meanwhile, and traps when there are none ("cannot block a synchronous
+/// task before returning").
+pub(crate) fn block<T: 'static>(store: &mut StoreContextMut<'_, T>) -> crate::Result<bool> {
+    let cur = current(store, "a blocking built-in")?;
+    if store.0.opaque().components.sched.has_fiber(cur.thread) {
         return suspend_current(store);
     }
-    // On the caller's stack: run other ready threads of the instance.
+    let tasks = &mut store.0.opaque_mut().components.tasks;
     let inst = tasks.thread(cur.thread).map_err(trap)?.instance;
-    tasks.start_waiting(cur.thread, wait, cancellable).map_err(trap)?;
     tasks.set_running(cur.thread, false).map_err(trap)?;
     let result = loop {
         let tasks = &store.0.opaque().components.tasks;
-        if tasks.is_ready(cur.thread) {
+        // Another thread switched back to this one, or its wait is over.
+        if tasks.thread(cur.thread).is_ok_and(|t| t.running) || tasks.is_ready(cur.thread) {
             break Ok(false);
         }
         let exclusive = tasks.exclusive(inst);
