@@ -57,7 +57,6 @@ component_tests! {
     async_empty_wait => "async/empty-wait.wast",
     async_futures_must_write => "async/futures-must-write.wast",
     async_partial_stream_copies => "async/partial-stream-copies.wast",
-    #[ignore = "not yet: resources passed to async calls are moved through a call scope that ends before the callee runs"]
     async_passing_resources => "async/passing-resources.wast",
     async_same_component_stream_future => "async/same-component-stream-future.wast",
     async_sync_barges_in => "async/sync-barges-in.wast",

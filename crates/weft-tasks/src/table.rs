@@ -18,6 +18,9 @@ impl EntryId {
     }
 }
 
+/// The marker of a resource handle's index in a handle table.
+const RESOURCE: EntryId = EntryId(u32::MAX);
+
 /// A component instance's handle table in [`Tasks`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct InstanceId(pub(crate) u32);
@@ -45,6 +48,9 @@ pub enum Kind {
     WritableFuture,
     /// An error context.
     ErrorContext,
+    /// A resource handle (kept by the runtime; the table only gives out its
+    /// index).
+    Resource,
 }
 
 impl Kind {
@@ -60,6 +66,7 @@ impl Kind {
             Kind::ReadableFuture => "readable future end",
             Kind::WritableFuture => "writable future end",
             Kind::ErrorContext => "error context",
+            Kind::Resource => "resource",
         }
     }
 
@@ -466,11 +473,38 @@ impl Tasks {
 
     /// The entry a handle of `inst` names.
     pub fn handle(&self, inst: InstanceId, index: u32) -> Result<EntryId, TaskError> {
-        self.instance(inst)?
-            .handles
-            .get(index)
-            .copied()
-            .ok_or(TaskError::NoHandle(index))
+        match self.instance(inst)?.handles.get(index).copied() {
+            None => Err(TaskError::NoHandle(index)),
+            Some(RESOURCE) => Err(TaskError::WrongKind {
+                index,
+                expected: "waitable, waitable set or error context",
+                found: Kind::Resource,
+            }),
+            Some(id) => Ok(id),
+        }
+    }
+
+    /// Gives out an index of `inst`'s handle table for a resource handle the
+    /// runtime keeps (resources share the index space of waitables,
+    /// waitable sets and error contexts).
+    pub fn reserve_resource_index(&mut self, inst: InstanceId) -> Result<u32, TaskError> {
+        let table = self.instance_mut(inst)?;
+        if table.handles.len() as u32 > MAX_HANDLES {
+            return Err(TaskError::TableFull);
+        }
+        Ok(table.handles.insert(RESOURCE))
+    }
+
+    /// Gives back the index of a resource handle.
+    pub fn free_resource_index(&mut self, inst: InstanceId, index: u32) -> Result<(), TaskError> {
+        let table = self.instance_mut(inst)?;
+        match table.handles.get(index) {
+            Some(&RESOURCE) => {
+                table.handles.remove(index);
+                Ok(())
+            }
+            _ => Err(TaskError::NoHandle(index)),
+        }
     }
 
     /// The kind of the entry a handle of `inst` names.
@@ -479,7 +513,14 @@ impl Tasks {
     }
 
     pub(crate) fn handle_of(&self, inst: InstanceId, index: u32, kind: Kind) -> Result<EntryId, TaskError> {
-        let id = self.handle(inst, index)?;
+        let id = self.handle(inst, index).map_err(|e| match e {
+            TaskError::WrongKind { found, .. } => TaskError::WrongKind {
+                index,
+                expected: kind.describe(),
+                found,
+            },
+            e => e,
+        })?;
         let found = self.entry(id)?.state.kind();
         if found != kind {
             return Err(TaskError::WrongKind {

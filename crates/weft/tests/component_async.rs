@@ -112,7 +112,10 @@ fn waits_nothing_can_end_are_deadlocks_or_traps() -> weft::Result<()> {
             "deadlock detected: event loop cannot make further progress",
         ),
         ("read-stream", "cannot block a synchronous task before returning"),
-        ("new-thread", "not supported yet"),
+        (
+            "new-thread",
+            "the start function index points to an uninitialized function",
+        ),
     ] {
         let instance = Linker::new(&engine).instantiate(&mut store, &c)?;
         let err = call(&mut store, &instance, name, &[]).unwrap_err();
@@ -342,25 +345,34 @@ fn async_lowers_of_calls_that_complete_return_returned() -> weft::Result<()> {
                 (core instance $i (instantiate $m (with "" (instance (export "ret" (func $ret))))))
                 (func (export "big") async (param "x" u32) (result u64) (canon lift (core func $i "big") async)))
             (instance $callee (instantiate $callee))
-            (core module $mem (memory (export "m") 1))
-            (core instance $mi (instantiate $mem))
-            (core func $add (canon lower (func $host-add) async (memory (core memory $mi "m"))))
-            (core func $big (canon lower (func $callee "big") async (memory (core memory $mi "m"))))
-            (core module $main
-                (import "" "mem" (memory 1))
-                (import "" "add" (func $add (param i32 i32 i32) (result i32)))
-                (import "" "big" (func $big (param i32 i32) (result i32)))
-                (func (export "run") (result i64)
-                    (if (i32.ne (call $add (i32.const 40) (i32.const 2) (i32.const 16)) (i32.const 2))
-                        (then unreachable))
-                    (if (i32.ne (call $big (i32.const 3) (i32.const 24)) (i32.const 2))
-                        (then unreachable))
-                    (i64.add (i64.load32_u (i32.const 16)) (i64.load (i32.const 24)))))
-            (core instance $main (instantiate $main (with "" (instance
-                (export "mem" (memory $mi "m"))
-                (export "add" (func $add))
-                (export "big" (func $big))))))
-            (func (export "run") (result u64) (canon lift (core func $main "run"))))"#,
+            ;; The caller is a sibling of the callee: a component may not
+            ;; call into its own child.
+            (component $caller
+                (import "host-add" (func $host-add async (param "a" u32) (param "b" u32) (result u32)))
+                (import "big" (func $callee-big async (param "x" u32) (result u64)))
+                (core module $mem (memory (export "m") 1))
+                (core instance $mi (instantiate $mem))
+                (core func $add (canon lower (func $host-add) async (memory (core memory $mi "m"))))
+                (core func $big (canon lower (func $callee-big) async (memory (core memory $mi "m"))))
+                (core module $main
+                    (import "" "mem" (memory 1))
+                    (import "" "add" (func $add (param i32 i32 i32) (result i32)))
+                    (import "" "big" (func $big (param i32 i32) (result i32)))
+                    (func (export "run") (result i64)
+                        (if (i32.ne (call $add (i32.const 40) (i32.const 2) (i32.const 16)) (i32.const 2))
+                            (then unreachable))
+                        (if (i32.ne (call $big (i32.const 3) (i32.const 24)) (i32.const 2))
+                            (then unreachable))
+                        (i64.add (i64.load32_u (i32.const 16)) (i64.load (i32.const 24)))))
+                (core instance $main (instantiate $main (with "" (instance
+                    (export "mem" (memory $mi "m"))
+                    (export "add" (func $add))
+                    (export "big" (func $big))))))
+                (func (export "run") (result u64) (canon lift (core func $main "run"))))
+            (instance $caller (instantiate $caller
+                (with "host-add" (func $host-add))
+                (with "big" (func $callee "big"))))
+            (export "run" (func $caller "run")))"#,
     );
     let mut store = Store::new(&engine, ());
     let mut linker = Linker::<()>::new(&engine);
@@ -411,26 +423,97 @@ fn a_fused_call_has_its_own_task_context() -> weft::Result<()> {
                     (export "get" (func $get)) (export "set" (func $set))))))
                 (func (export "f") (param "x" u32) (result u32) (canon lift (core func $i "f"))))
             (instance $callee (instantiate $callee))
-            (canon context.get i32 0 (core func $get))
-            (canon context.set i32 0 (core func $set))
-            (core func $f (canon lower (func $callee "f")))
-            (core module $main
-                (import "" "get" (func $get (result i32)))
-                (import "" "set" (func $set (param i32)))
-                (import "" "f" (func $f (param i32) (result i32)))
-                (func (export "run") (result i32)
-                    (call $set (i32.const 100))
-                    ;; The callee's context starts at 0, each call.
-                    (if (i32.ne (call $f (i32.const 7)) (i32.const 0)) (then unreachable))
-                    (if (i32.ne (call $f (i32.const 8)) (i32.const 0)) (then unreachable))
-                    (call $get)))
-            (core instance $main (instantiate $main (with "" (instance
-                (export "get" (func $get)) (export "set" (func $set)) (export "f" (func $f))))))
-            (func (export "run") (result u32) (canon lift (core func $main "run"))))"#,
+            ;; The caller is a sibling of the callee: a component may not
+            ;; call into its own child.
+            (component $caller
+                (import "f" (func $callee-f (param "x" u32) (result u32)))
+                (canon context.get i32 0 (core func $get))
+                (canon context.set i32 0 (core func $set))
+                (core func $f (canon lower (func $callee-f)))
+                (core module $main
+                    (import "" "get" (func $get (result i32)))
+                    (import "" "set" (func $set (param i32)))
+                    (import "" "f" (func $f (param i32) (result i32)))
+                    (func (export "run") (result i32)
+                        (call $set (i32.const 100))
+                        ;; The callee's context starts at 0, each call.
+                        (if (i32.ne (call $f (i32.const 7)) (i32.const 0)) (then unreachable))
+                        (if (i32.ne (call $f (i32.const 8)) (i32.const 0)) (then unreachable))
+                        (call $get)))
+                (core instance $main (instantiate $main (with "" (instance
+                    (export "get" (func $get)) (export "set" (func $set)) (export "f" (func $f))))))
+                (func (export "run") (result u32) (canon lift (core func $main "run"))))
+            (instance $caller (instantiate $caller (with "f" (func $callee "f"))))
+            (export "run" (func $caller "run")))"#,
     );
     assert_eq!(c.fused_adapters(), 1, "the call goes through a fused adapter");
     let mut store = Store::new(&engine, ());
     let instance = Linker::new(&engine).instantiate(&mut store, &c)?;
     assert_eq!(call(&mut store, &instance, "run", &[])?, Val::U32(100));
+    Ok(())
+}
+
+/// Resources, waitable sets, stream ends and error contexts share one index
+/// space per component instance (CanonicalABI.md's
+/// `ComponentInstance.handles`); a resource index is not a waitable set and
+/// a waitable set index is not a resource.
+#[test]
+fn resources_and_waitables_share_one_index_space() -> weft::Result<()> {
+    let engine = Engine::default();
+    let c = component(
+        &engine,
+        r#"(component
+    (type $r (resource (rep i32)))
+    (type $s (stream u8))
+    (canon resource.new $r (core func $resource.new))
+    (canon resource.rep $r (core func $resource.rep))
+    (canon waitable-set.new (core func $ws.new))
+    (canon waitable-set.drop (core func $ws.drop))
+    (canon stream.new $s (core func $stream.new))
+    (core module $m
+        (import "" "resource.new" (func $resource.new (param i32) (result i32)))
+        (import "" "resource.rep" (func $resource.rep (param i32) (result i32)))
+        (import "" "ws.new" (func $ws.new (result i32)))
+        (import "" "ws.drop" (func $ws.drop (param i32)))
+        (import "" "stream.new" (func $stream.new (result i64)))
+        ;; 1, 2, then the stream's ends 3 and 4: 1234.
+        (func (export "indices") (result i32)
+            (local $r i32) (local $s i32) (local $ends i64)
+            (local.set $r (call $resource.new (i32.const 7)))
+            (local.set $s (call $ws.new))
+            (local.set $ends (call $stream.new))
+            (i32.add
+                (i32.add (i32.mul (local.get $r) (i32.const 1000)) (i32.mul (local.get $s) (i32.const 100)))
+                (i32.add
+                    (i32.mul (i32.wrap_i64 (local.get $ends)) (i32.const 10))
+                    (i32.wrap_i64 (i64.shr_u (local.get $ends) (i64.const 32))))))
+        (func (export "rep-of-set") (result i32)
+            (call $resource.rep (call $ws.new)))
+        (func (export "drop-resource-as-set")
+            (call $ws.drop (call $resource.new (i32.const 7)))))
+    (core instance $i (instantiate $m (with "" (instance
+        (export "resource.new" (func $resource.new))
+        (export "resource.rep" (func $resource.rep))
+        (export "ws.new" (func $ws.new))
+        (export "ws.drop" (func $ws.drop))
+        (export "stream.new" (func $stream.new))))))
+    (func (export "indices") (result u32) (canon lift (core func $i "indices")))
+    (func (export "rep-of-set") (result u32) (canon lift (core func $i "rep-of-set")))
+    (func (export "drop-resource-as-set") (canon lift (core func $i "drop-resource-as-set")))
+)"#,
+    );
+    let mut store = Store::new(&engine, ());
+    let instance = Linker::new(&engine).instantiate(&mut store, &c)?;
+    assert_eq!(call(&mut store, &instance, "indices", &[])?, Val::U32(1234));
+    let instance = Linker::new(&engine).instantiate(&mut store, &c)?;
+    let err = call(&mut store, &instance, "rep-of-set", &[]).unwrap_err();
+    assert!(format!("{err:?}").contains("unknown handle index 1"), "{err:?}");
+    let instance = Linker::new(&engine).instantiate(&mut store, &c)?;
+    let f = instance.get_func(&mut store, "drop-resource-as-set").expect("export");
+    let err = f.call(&mut store, &[], &mut []).unwrap_err();
+    assert!(
+        format!("{err:?}").contains("handle index 1 is a resource, not a waitable set"),
+        "{err:?}"
+    );
     Ok(())
 }

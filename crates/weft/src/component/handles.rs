@@ -105,7 +105,7 @@ pub(crate) fn lift_resources<T>(
         for_each_resource(types, *t, v, &mut |own, r, a| {
             let ty = components.resource_type(from.instance, r)?;
             let index = a.index;
-            let table = components.handles(from)?;
+            let mut table = components.handles(from)?;
             let h = table.get_of(index, ty)?;
             let host_index = if own {
                 if h.num_lends != 0 {
@@ -252,11 +252,11 @@ pub(crate) fn exit_call<T>(store: &mut StoreContextMut<'_, T>, scope: usize, che
     for call in ended {
         kept_borrows |= call.num_borrows != 0;
         for (at, index) in call.lenders {
-            let table = match at {
-                Some(at) => components.handles(at).ok(),
+            let lender = match at {
+                Some(at) => components.handles(at).ok().map(|h| h.table),
                 None => Some(&mut components.host_handles),
             };
-            if let Some(h) = table.and_then(|t| t.get_mut(index).ok()) {
+            if let Some(h) = lender.and_then(|t| t.get_mut(index).ok()) {
                 h.num_lends = h.num_lends.saturating_sub(1);
             }
         }

@@ -476,7 +476,7 @@ fn run_step<T: 'static>(
                 false,
                 |store, at, ty, index| {
                     check_may_leave(store, at)?;
-                    let handles = store.0.opaque_mut().components.handles(at)?;
+                    let mut handles = store.0.opaque_mut().components.handles(at)?;
                     let h = handles.get_of(index, ty)?;
                     if h.num_lends != 0 {
                         return Err(crate::component::trap("cannot drop a resource handle that is lent out"));

@@ -131,6 +131,25 @@ impl HandleTable {
         Ok(h)
     }
 
+    /// Puts `h` at index `i`, given out by the instance's index space.
+    #[cfg(feature = "component-model-async")]
+    fn put(&mut self, i: u32, h: Handle) {
+        let i = i as usize;
+        if self.slots.len() <= i {
+            self.slots.resize(i + 1, None);
+        }
+        self.slots[i] = Some(h);
+    }
+
+    /// Takes the handle at `i` out, leaving its index to the index space.
+    #[cfg(feature = "component-model-async")]
+    fn take(&mut self, i: u32) -> crate::Result<Handle> {
+        self.slots
+            .get_mut(i as usize)
+            .and_then(|s| s.take())
+            .ok_or_else(|| trap(format_args!("unknown handle index {i}")))
+    }
+
     /// `Table.remove`.
     pub(crate) fn remove(&mut self, i: u32) -> crate::Result<Handle> {
         let h = self
@@ -140,6 +159,56 @@ impl HandleTable {
             .ok_or_else(|| trap(format_args!("unknown handle index {i}")))?;
         self.free.push(i);
         Ok(h)
+    }
+}
+
+/// The resource handles of a component instance, in the one index space
+/// its resources share with its waitables, waitable sets and error contexts
+/// (CanonicalABI.md's `ComponentInstance.handles`): with the async ABI the
+/// task table gives out the indices and the resources' data is kept here.
+pub(crate) struct Handles<'a> {
+    pub(crate) table: &'a mut HandleTable,
+    #[cfg(feature = "component-model-async")]
+    pub(crate) index_space: (&'a mut weft_tasks::Tasks, weft_tasks::InstanceId),
+}
+
+impl Handles<'_> {
+    /// `Table.add`.
+    pub(crate) fn add(&mut self, h: Handle) -> crate::Result<u32> {
+        #[cfg(feature = "component-model-async")]
+        {
+            let (tasks, inst) = &mut self.index_space;
+            let i = tasks
+                .reserve_resource_index(*inst)
+                .map_err(|_| trap("the handle table is full"))?;
+            self.table.put(i, h);
+            Ok(i)
+        }
+        #[cfg(not(feature = "component-model-async"))]
+        self.table.add(h)
+    }
+
+    /// `Table.get`, writable.
+    pub(crate) fn get_mut(&mut self, i: u32) -> crate::Result<&mut Handle> {
+        self.table.get_mut(i)
+    }
+
+    /// The handle at `i`, which must be of the resource type `ty`.
+    pub(crate) fn get_of(&self, i: u32, ty: ResourceType) -> crate::Result<Handle> {
+        self.table.get_of(i, ty)
+    }
+
+    /// `Table.remove`.
+    pub(crate) fn remove(&mut self, i: u32) -> crate::Result<Handle> {
+        #[cfg(feature = "component-model-async")]
+        {
+            let h = self.table.take(i)?;
+            let (tasks, inst) = &mut self.index_space;
+            let _ = tasks.free_resource_index(*inst, i);
+            Ok(h)
+        }
+        #[cfg(not(feature = "component-model-async"))]
+        self.table.remove(i)
     }
 }
 

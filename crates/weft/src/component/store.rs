@@ -1,6 +1,6 @@
 //! What a store keeps of the component instances in it.
 
-use super::resources::{HandleTable, ResourceType};
+use super::resources::{HandleTable, Handles, ResourceType};
 use super::{Component, StringEncoding};
 use std::any::Any;
 use std::collections::HashMap;
@@ -180,11 +180,24 @@ impl ComponentStore {
     }
 
     /// The handle table of the component instance `r`.
-    pub(crate) fn handles(&mut self, r: FlagsRef) -> crate::Result<&mut HandleTable> {
-        self.instances
-            .get_mut(r.instance as usize)
-            .and_then(|i| i.handles.get_mut(r.component_instance as usize))
-            .ok_or_else(|| crate::format_err!("component instance not found in store"))
+    pub(crate) fn handles(&mut self, r: FlagsRef) -> crate::Result<Handles<'_>> {
+        let not_found = || crate::format_err!("component instance not found in store");
+        let data = self.instances.get_mut(r.instance as usize).ok_or_else(not_found)?;
+        #[cfg(feature = "component-model-async")]
+        let inst = data
+            .task_tables
+            .get(r.component_instance as usize)
+            .copied()
+            .ok_or_else(not_found)?;
+        let table = data
+            .handles
+            .get_mut(r.component_instance as usize)
+            .ok_or_else(not_found)?;
+        Ok(Handles {
+            table,
+            #[cfg(feature = "component-model-async")]
+            index_space: (&mut self.tasks, inst),
+        })
     }
 
     /// The runtime type of resource `index` of the store instance `instance`.

@@ -189,7 +189,7 @@ fn move_own<T>(
 ) -> crate::Result<u32> {
     let components = &mut store.0.opaque_mut().components;
     let ty = components.resource_type(from.instance, TypeResourceIndex(r))?;
-    let table = components.handles(from)?;
+    let mut table = components.handles(from)?;
     let h = table.get_of(index, ty)?;
     if h.num_lends != 0 {
         return Err(trap("cannot remove owned resource while borrowed"));
@@ -218,7 +218,7 @@ fn lend_borrow<T>(
 ) -> crate::Result<u32> {
     let components = &mut store.0.opaque_mut().components;
     let ty = components.resource_type(from.instance, TypeResourceIndex(r))?;
-    let table = components.handles(from)?;
+    let mut table = components.handles(from)?;
     let h = table.get_of(index, ty)?;
     table.get_mut(index)?.num_lends += 1;
     let call = components

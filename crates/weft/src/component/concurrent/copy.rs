@@ -7,6 +7,7 @@
 use super::builtins::{wait_for_event, BLOCKED};
 use super::calls::task_trap;
 use crate::component::call::StoreMemory;
+use crate::component::handles::{lift_resources, lower_resources};
 use crate::component::memory::{self, align_of, load, size_of};
 use crate::component::store::Options;
 use crate::component::{trap, InterfaceType, LiftContext, LowerContext, Val};
@@ -193,6 +194,15 @@ fn transfer<T: 'static>(store: &mut StoreContextMut<'_, T>, t: weft_tasks::Trans
             .map(|i| load(&cx, src_ty, t.src.1.wrapping_add(i.wrapping_mul(size))))
             .collect::<crate::Result<Vec<Val>>>()?
     };
+    // Handles in the elements move from the writer's instance to the
+    // reader's (streams hold no borrows).
+    let mut vals = vals;
+    if src.types.contains_async_value(src_ty) || has_resources(&src.types, src_ty) {
+        let src_tys = vec![src_ty; vals.len()];
+        lift_resources(store, &src.types, &src_tys, &mut vals, src.options.flags, usize::MAX)?;
+        let dst_tys = vec![dst_ty; vals.len()];
+        lower_resources(store, &dst.types, &dst_tys, &mut vals, dst.options.flags, None)?;
+    }
     let dst_size = size_of(&dst.types, dst_ty);
     let mut memory = StoreMemory {
         store: &mut *store,
@@ -214,6 +224,22 @@ fn transfer<T: 'static>(store: &mut StoreContextMut<'_, T>, t: weft_tasks::Trans
         )?;
     }
     Ok(())
+}
+
+/// Whether values of `ty` hold resource handles.
+fn has_resources(types: &ComponentTypes, ty: InterfaceType) -> bool {
+    match ty {
+        InterfaceType::Own(_) | InterfaceType::Borrow(_) => true,
+        InterfaceType::Defined(d) => types.defined(d).is_some_and(|def| {
+            let mut found = false;
+            def.map_types(&mut |t| {
+                found = found || has_resources(types, t);
+                t
+            });
+            found
+        }),
+        _ => false,
+    }
 }
 
 /// Stores `s` as a string (pointer and length) at `ptr` with `options`
