@@ -39,7 +39,6 @@ component_tests! {
     #[ignore = "not yet: fails at its first interleaving (a `task.return` whose options differ from the lift's, then the instance stays poisoned)"]
     async_big_interleaving_test => "async/big-interleaving-test.wast",
     async_builtin_trap_poisons_instance => "async/builtin-trap-poisons-instance.wast",
-    #[ignore = "not yet: a cancelled stream copy returns a different result than the script checks for"]
     async_cancel_stream => "async/cancel-stream.wast",
     async_cancel_subtask => "async/cancel-subtask.wast",
     #[ignore = "uses the `cancellable` immediate, which wasmparser 0.263 no longer accepts (removed by component-model#716)"]
@@ -49,7 +48,6 @@ component_tests! {
     async_cross_task_future => "async/cross-task-future.wast",
     async_deadlock => "async/deadlock.wast",
     async_dont_block_start => "async/dont-block-start.wast",
-    #[ignore = "not yet: borrows lent to async calls are not tracked per task, so a task returning while holding one does not trap"]
     async_drop_cross_task_borrow => "async/drop-cross-task-borrow.wast",
     async_drop_stream => "async/drop-stream.wast",
     async_drop_subtask => "async/drop-subtask.wast",

@@ -392,6 +392,13 @@ impl Tasks {
         }
         let e = self.end_mut(w)?;
         let progress = e.buffer.map_or(0, |b| b.progress);
+        // A stream copy cancelled after it made progress reports the
+        // cancellation with its count (the reference tests' behaviour).
+        let result = if e.is_stream && e.copy == CopyState::Cancelling && result == COPY_COMPLETED {
+            COPY_CANCELLED
+        } else {
+            result
+        };
         let code = match (e.is_stream, e.readable) {
             (true, true) => EVENT_STREAM_READ,
             (true, false) => EVENT_STREAM_WRITE,

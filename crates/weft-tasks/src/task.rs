@@ -10,6 +10,13 @@ use std::fmt::Write as _;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct ThreadId(pub(crate) u32);
 
+impl ThreadId {
+    /// The thread's store-wide index.
+    pub fn index(self) -> u32 {
+        self.0
+    }
+}
+
 /// The phases of a task (`Task.State`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum TaskPhase {

@@ -9,7 +9,7 @@
 //! the lends and borrows of the call so that its end can check them.
 
 use super::resources::{Handle, ResourceAny, ResourceKind, ResourceType};
-use super::store::{CallScope, ComponentStore, FlagsRef};
+use super::store::{ComponentStore, FlagsRef};
 use super::trap;
 use super::Val;
 use crate::StoreContextMut;
@@ -233,21 +233,18 @@ pub(crate) fn implemented_by(components: &ComponentStore, ty: ResourceType, to: 
 
 /// Starts the bookkeeping of a call; returns its scope.
 pub(crate) fn enter_call<T>(store: &mut StoreContextMut<'_, T>) -> usize {
-    let calls = &mut store.0.opaque_mut().components.calls;
-    calls.push(CallScope::default());
-    calls.len() - 1
+    #[cfg(feature = "component-model-async")]
+    let stack = super::concurrent::current_stack(store);
+    #[cfg(not(feature = "component-model-async"))]
+    let stack = None;
+    store.0.opaque_mut().components.calls.push(stack)
 }
 
 /// Ends the call `scope`: returns its lends, removes the host's borrows
 /// made for it, and traps if the callee kept a borrow (when `check`).
 pub(crate) fn exit_call<T>(store: &mut StoreContextMut<'_, T>, scope: usize, check: bool) -> crate::Result<()> {
     let components = &mut store.0.opaque_mut().components;
-    let mut ended = Vec::new();
-    while components.calls.len() > scope {
-        if let Some(call) = components.calls.pop() {
-            ended.push(call);
-        }
-    }
+    let ended = components.calls.end(scope);
     let mut kept_borrows = false;
     for call in ended {
         kept_borrows |= call.num_borrows != 0;

@@ -18,9 +18,9 @@ pub(crate) struct ComponentStore {
     /// The destructors of host resource types, each a
     /// `linker::HostDtor<T>` for the store's `T`.
     pub(crate) host_dtors: HashMap<ResourceType, Arc<dyn Any + Send + Sync>>,
-    /// The calls into lifted functions in progress, innermost last: the
-    /// borrows each has lent out and received.
-    pub(crate) calls: Vec<CallScope>,
+    /// The calls into lifted functions in progress: the borrows each has
+    /// lent out and received.
+    pub(crate) calls: CallScopes,
     /// The async ABI's table of tasks, subtasks, waitable sets, streams,
     /// futures and error contexts.
     #[cfg(feature = "component-model-async")]
@@ -29,6 +29,75 @@ pub(crate) struct ComponentStore {
     /// caller waits for.
     #[cfg(feature = "component-model-async")]
     pub(crate) sched: super::concurrent::Sched,
+}
+
+/// The calls in progress, by a scope index that stays put while the call
+/// lasts (calls of different tasks end in any order). Each belongs to the
+/// stack it was made on (a fiber's thread, or the host's stack: `None`);
+/// on one stack calls nest.
+#[derive(Default, Debug)]
+pub(crate) struct CallScopes {
+    slots: Vec<Option<(CallScope, Option<u32>)>>,
+    free: Vec<usize>,
+    /// Live scopes in the order they were made.
+    order: Vec<usize>,
+}
+
+impl CallScopes {
+    /// A new scope on `stack`.
+    pub(crate) fn push(&mut self, stack: Option<u32>) -> usize {
+        let entry = Some((CallScope::default(), stack));
+        let i = match self.free.pop() {
+            Some(i) => {
+                self.slots[i] = entry;
+                i
+            }
+            None => {
+                self.slots.push(entry);
+                self.slots.len() - 1
+            }
+        };
+        self.order.push(i);
+        i
+    }
+
+    pub(crate) fn get(&self, i: usize) -> Option<&CallScope> {
+        self.slots.get(i).and_then(|s| s.as_ref()).map(|(c, _)| c)
+    }
+
+    pub(crate) fn get_mut(&mut self, i: usize) -> Option<&mut CallScope> {
+        self.slots.get_mut(i).and_then(|s| s.as_mut()).map(|(c, _)| c)
+    }
+
+    /// Ends scope `i` and the scopes made after it on its stack (left by a
+    /// call that a panic unwound), innermost first.
+    pub(crate) fn end(&mut self, i: usize) -> Vec<CallScope> {
+        let Some(stack) = self.slots.get(i).and_then(|s| s.as_ref()).map(|(_, s)| *s) else {
+            return Vec::new();
+        };
+        let Some(at) = self.order.iter().position(|x| *x == i) else {
+            return Vec::new();
+        };
+        let mut ended = Vec::new();
+        let mut k = self.order.len();
+        while k > at {
+            k -= 1;
+            let j = self.order[k];
+            let same_stack = self
+                .slots
+                .get(j)
+                .and_then(|s| s.as_ref())
+                .is_some_and(|(_, s)| *s == stack);
+            if j == i || same_stack {
+                self.order.remove(k);
+                if let Some((call, _)) = self.slots.get_mut(j).and_then(Option::take) {
+                    ended.push(call);
+                }
+                self.free.push(j);
+            }
+        }
+        ended
+    }
 }
 
 /// The resource bookkeeping of one call into a lifted function.

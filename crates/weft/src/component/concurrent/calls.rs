@@ -35,6 +35,8 @@ pub(crate) struct TaskData {
     caller: Caller,
     /// The values it returned, until its caller takes them.
     result: Option<Vec<Val>>,
+    /// The resource scope of its call (its borrows), once started.
+    scope: Option<usize>,
 }
 
 /// The caller of a task.
@@ -112,6 +114,7 @@ pub(crate) fn enter_task<T>(store: &mut StoreContextMut<'_, T>, func: u32) -> cr
             func,
             caller: Caller::Host(None),
             result: None,
+            scope: None,
         },
     );
     let depth = components.sched.running.len();
@@ -212,6 +215,7 @@ fn start_task<T: 'static>(
             func: index,
             caller,
             result: None,
+            scope: None,
         },
     );
     let spawned = sched::spawn(store, thread, move |store| {
@@ -304,6 +308,9 @@ fn implicit_thread<T: 'static>(
     let f = lifted_func(store, index)?;
     let args = on_start(store, task)?;
     let scope = enter_call(store);
+    if let Some(d) = store.0.opaque_mut().components.sched.task_data.get_mut(&task) {
+        d.scope = Some(scope);
+    }
     let r = run_core(store, &f, task, thread, &args, scope);
     let exited = exit_call(store, scope, false);
     r.and(exited)
@@ -438,6 +445,18 @@ pub(crate) fn resolve<T: 'static>(
         return Err(trap(
             "`task.return` or `task.cancel` called more than once for current task",
         ));
+    }
+    // The callee gives back every borrow it was lent before it returns.
+    if let Some(scope) = store
+        .0
+        .opaque()
+        .components
+        .sched
+        .task_data
+        .get(&task)
+        .and_then(|d| d.scope)
+    {
+        crate::component::call::check_borrows_returned(store, scope)?;
     }
     let guest = match store
         .0

@@ -38,7 +38,7 @@ pub(in crate::component) use builtins::builtin;
 #[cfg(feature = "component-model-async")]
 pub(crate) use calls::{call_async_typed, call_lowered, enter_task, exit_innermost_task, exit_task, is_async_typed};
 #[cfg(feature = "component-model-async")]
-pub(crate) use sched::{cancel_all, Sched};
+pub(crate) use sched::{cancel_all, current_stack, Sched};
 #[cfg(feature = "component-model-async")]
 pub(crate) use values::{lift_async_values, lower_async_values};
 

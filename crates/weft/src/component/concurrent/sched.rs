@@ -63,6 +63,18 @@ impl Sched {
     }
 }
 
+/// The stack code runs on now: the innermost running thread on a fiber, or
+/// `None` for the host's stack (calls on one stack nest).
+pub(crate) fn current_stack<T>(store: &StoreContextMut<'_, T>) -> Option<u32> {
+    let sched = &store.0.opaque().components.sched;
+    sched
+        .running
+        .iter()
+        .rev()
+        .find(|r| sched.has_fiber(r.thread))
+        .map(|r| r.thread.index())
+}
+
 /// The current thread, or a trap naming the built-in `what`.
 pub(crate) fn current<T>(store: &StoreContextMut<'_, T>, what: &str) -> crate::Result<Running> {
     store
