@@ -36,7 +36,6 @@ macro_rules! component_tests {
 
 component_tests! {
     async_async_calls_sync => "async/async-calls-sync.wast",
-    #[ignore = "not yet: fails at its first interleaving (a `task.return` whose options differ from the lift's, then the instance stays poisoned)"]
     async_big_interleaving_test => "async/big-interleaving-test.wast",
     async_builtin_trap_poisons_instance => "async/builtin-trap-poisons-instance.wast",
     async_cancel_stream => "async/cancel-stream.wast",
@@ -58,7 +57,6 @@ component_tests! {
     async_passing_resources => "async/passing-resources.wast",
     async_same_component_stream_future => "async/same-component-stream-future.wast",
     async_sync_barges_in => "async/sync-barges-in.wast",
-    #[ignore = "not yet: a synchronous stream copy in a callback-lifted task keeps the instance's exclusive lock while it waits, so the next call into the instance reports STARTING where the script expects STARTED"]
     async_sync_streams => "async/sync-streams.wast",
     async_trap_if_block_and_sync => "async/trap-if-block-and-sync.wast",
     async_trap_if_done => "async/trap-if-done.wast",

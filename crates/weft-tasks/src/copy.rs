@@ -122,7 +122,7 @@ impl EndState {
             (Misuse::Copy, false, false, true) => {
                 "cannot write to future after previous write succeeded or readable end dropped"
             }
-            (Misuse::Copy, ..) => "cannot start a copy on a stream or future end while a copy is in progress",
+            (Misuse::Copy, ..) => "cannot have concurrent operations active on a future/stream",
             (Misuse::Drop, true, true, _) => "cannot remove busy stream",
             (Misuse::Drop, true, false, _) => "cannot drop busy stream",
             (Misuse::Drop, false, true, _) => "cannot remove busy future",

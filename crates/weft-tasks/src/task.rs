@@ -305,10 +305,19 @@ impl Tasks {
         self.resolve_task(task, status)
     }
 
-    /// Resolves `task` (its caller is told `status`).
+    /// Resolves `task` (its caller is told `status`). A task that returned
+    /// no longer keeps its instance to itself: other tasks may start while
+    /// it goes on (as the reference tests expect, sync-streams.wast).
     fn resolve_task(&mut self, task: EntryId, status: SubtaskStatus) -> Result<(), TaskError> {
         let t = self.task_mut(task)?;
         t.phase = TaskPhase::Resolved;
+        let (inst, implicit) = (t.instance, t.implicit);
+        if let Ok(i) = self.instance_mut(inst) {
+            if implicit.is_some() && i.exclusive == implicit {
+                i.exclusive = None;
+            }
+        }
+        let t = self.task_mut(task)?;
         let Some(s) = t.subtask.take() else {
             return Ok(());
         };
