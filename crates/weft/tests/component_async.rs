@@ -517,3 +517,41 @@ fn resources_and_waitables_share_one_index_space() -> weft::Result<()> {
     );
     Ok(())
 }
+
+/// An exception that escapes a lifted function is a trap at the component
+/// boundary (`call_and_trap_on_throw`), not an error the caller could take
+/// as an exception; the instance is left unenterable, the store usable.
+#[test]
+fn an_exception_escaping_a_component_is_a_trap() -> weft::Result<()> {
+    let engine = Engine::default();
+    let c = component(
+        &engine,
+        r#"(component
+    (core module $m
+        (tag $e)
+        (func (export "throws") (result i32) (throw $e))
+        (func (export "fine") (result i32) (i32.const 7)))
+    (core instance $i (instantiate $m))
+    (func (export "throws") (result u32) (canon lift (core func $i "throws")))
+    (func (export "fine") (result u32) (canon lift (core func $i "fine")))
+)"#,
+    );
+    let mut store = Store::new(&engine, ());
+    let instance = Linker::new(&engine).instantiate(&mut store, &c)?;
+    let err = call(&mut store, &instance, "throws", &[]).unwrap_err();
+    assert!(err.downcast_ref::<weft::ThrownException>().is_none(), "{err:?}");
+    assert!(
+        format!("{err:#}").contains("wasm trap: an uncaught exception reached a component boundary"),
+        "{err:#}"
+    );
+    assert!(!store.has_pending_exception(), "nobody outside may catch it");
+    // The trapped instance refuses later calls; another one works.
+    let err = call(&mut store, &instance, "fine", &[]).unwrap_err();
+    assert!(
+        format!("{err:#}").contains("cannot enter component instance"),
+        "{err:#}"
+    );
+    let other = Linker::new(&engine).instantiate(&mut store, &c)?;
+    assert_eq!(call(&mut store, &other, "fine", &[])?, Val::U32(7));
+    Ok(())
+}

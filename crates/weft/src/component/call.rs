@@ -454,6 +454,7 @@ pub(crate) fn post_return<T: 'static>(
     };
     set_may_leave(store, f.options.flags, false)?;
     let r = post_return.call(&mut *store, core_results, &mut []);
+    let r = super::trap_on_throw(store, r);
     set_may_leave(store, f.options.flags, true)?;
     r
 }
@@ -477,6 +478,7 @@ fn call_lifted_in<T: 'static>(
     let (core_args, mut core_results) = lower_call_args(store, &f, args, scope)?;
     set_may_enter(store, flags, false)?;
     let called = f.core.call(&mut *store, &core_args, &mut core_results);
+    let called = super::trap_on_throw(store, called);
     if let Err(e) = called {
         // A trapped instance is not entered again until it is re-made; a
         // host error leaves it as it was.

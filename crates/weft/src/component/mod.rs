@@ -202,6 +202,19 @@ pub(crate) fn trap(message: impl std::fmt::Display) -> crate::Error {
     crate::Error::new(AbiTrap(message.to_string()))
 }
 
+/// `call_and_trap_on_throw`: the result of a core function called at a
+/// component boundary, with an exception that escaped it turned into a trap
+/// (and taken out of the store: nobody outside the component may catch it).
+pub(crate) fn trap_on_throw<T>(store: &mut crate::StoreContextMut<'_, T>, r: Result<()>) -> Result<()> {
+    match r {
+        Err(e) if e.downcast_ref::<crate::ThrownException>().is_some() => {
+            store.0.opaque_mut().pending_exception = None;
+            Err(trap("an uncaught exception reached a component boundary"))
+        }
+        r => r,
+    }
+}
+
 /// Whether `e` is a trap (of core wasm or of the canonical ABI), after
 /// which the instance it left may not be entered again; other errors (a
 /// host function's) leave it enterable.

@@ -10,7 +10,7 @@ use crate::component::call::{
 };
 use crate::component::handles::{enter_call, exit_call, lift_resources, lower_resources};
 use crate::component::store::{FlagsRef, Options};
-use crate::component::{trap, Val};
+use crate::component::{trap, trap_on_throw, Val};
 use crate::StoreContextMut;
 use std::sync::Arc;
 use weft_environ::component::{ComponentTypes, InterfaceType, TypeFuncIndex};
@@ -250,6 +250,7 @@ pub(crate) fn new_thread<T: 'static>(
         .map_err(task_trap)?;
     let spawned = sched::spawn(store, thread, move |store| {
         let called = func.call(&mut *store, &[crate::Val::I32(arg as i32)], &mut []);
+        let called = trap_on_throw(store, called);
         let r = poison_on_trap(store, at, called);
         let exited = exit_thread(store, thread);
         r.and(exited)
@@ -326,6 +327,7 @@ fn run_core<T: 'static>(
 ) -> crate::Result<()> {
     let (core_args, mut core_results) = lower_call_args(store, f, args, scope)?;
     let called = f.core.call(&mut *store, &core_args, &mut core_results);
+    let called = trap_on_throw(store, called);
     poison_on_trap(store, f.options.flags, called)?;
     if !f.options.is_async {
         let lifted = lift_call_results(store, f, &core_results, scope)?;
@@ -384,6 +386,7 @@ fn run_core<T: 'static>(
         let args = [event.code, event.index, event.payload].map(|v| crate::Val::I32(v as i32));
         let mut out = [crate::Val::I32(0)];
         let called = callback.call(&mut *store, &args, &mut out);
+        let called = trap_on_throw(store, called);
         poison_on_trap(store, f.options.flags, called)?;
         packed = slot(&out[0])? as u32;
     }
