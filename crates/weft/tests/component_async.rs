@@ -555,3 +555,94 @@ fn an_exception_escaping_a_component_is_a_trap() -> weft::Result<()> {
     assert_eq!(call(&mut store, &other, "fine", &[])?, Val::U32(7));
     Ok(())
 }
+
+/// Two instances of one component: each starts a task that returns at once
+/// and goes on waiting for a future. One instance traps: it refuses every
+/// later call, while the other's task still runs to its end.
+const WAITS_ON: &str = r#"(component
+    (core module $mem (memory (export "m") 1))
+    (core instance $mi (instantiate $mem))
+    (type $f (future))
+    (canon task.return (result u32) (core func $ret))
+    (canon future.new $f (core func $future.new))
+    (canon future.read $f async (memory (core memory $mi "m")) (core func $future.read))
+    (canon future.write $f async (memory (core memory $mi "m")) (core func $future.write))
+    (canon future.drop-readable $f (core func $fdr))
+    (canon future.drop-writable $f (core func $fdw))
+    (canon waitable-set.new (core func $ws.new))
+    (canon waitable.join (core func $join))
+    (core module $m
+        (import "" "ret" (func $ret (param i32)))
+        (import "" "future.new" (func $future.new (result i64)))
+        (import "" "future.read" (func $future.read (param i32 i32) (result i32)))
+        (import "" "future.write" (func $future.write (param i32 i32) (result i32)))
+        (import "" "fdr" (func $fdr (param i32)))
+        (import "" "fdw" (func $fdw (param i32)))
+        (import "" "ws.new" (func $ws.new (result i32)))
+        (import "" "join" (func $join (param i32 i32)))
+        (global $w (mut i32) (i32.const 0))
+        (global $r (mut i32) (i32.const 0))
+        (global $done (mut i32) (i32.const 0))
+        ;; Returns 1 at once, then waits for the future's value.
+        (func (export "start") (result i32)
+            (local $ends i64) (local $ws i32)
+            (local.set $ends (call $future.new))
+            (global.set $r (i32.wrap_i64 (local.get $ends)))
+            (global.set $w (i32.wrap_i64 (i64.shr_u (local.get $ends) (i64.const 32))))
+            (if (i32.ne (call $future.read (global.get $r) (i32.const 0)) (i32.const -1))
+                (then unreachable))
+            (local.set $ws (call $ws.new))
+            (call $join (global.get $r) (local.get $ws))
+            (call $ret (i32.const 1))
+            (i32.or (i32.const 2) (i32.shl (local.get $ws) (i32.const 4))))
+        (func (export "start-cb") (param i32 i32 i32) (result i32)
+            (global.set $done (i32.const 1))
+            (call $join (global.get $r) (i32.const 0))
+            (call $fdr (global.get $r))
+            (i32.const 0))
+        (func (export "finish") (result i32)
+            (drop (call $future.write (global.get $w) (i32.const 0)))
+            (call $fdw (global.get $w))
+            (i32.const 0))
+        (func (export "boom") (result i32) unreachable)
+        ;; Yields once (so that waiting tasks run), then returns $done.
+        (func (export "check") (result i32) (i32.const 1))
+        (func (export "check-cb") (param i32 i32 i32) (result i32)
+            (call $ret (global.get $done))
+            (i32.const 0)))
+    (core instance $i (instantiate $m (with "" (instance
+        (export "ret" (func $ret)) (export "future.new" (func $future.new))
+        (export "future.read" (func $future.read)) (export "future.write" (func $future.write))
+        (export "fdr" (func $fdr)) (export "fdw" (func $fdw))
+        (export "ws.new" (func $ws.new)) (export "join" (func $join))))))
+    (func (export "start") async (result u32)
+        (canon lift (core func $i "start") async (callback (core func $i "start-cb"))))
+    (func (export "finish") (result u32) (canon lift (core func $i "finish")))
+    (func (export "boom") (result u32) (canon lift (core func $i "boom")))
+    (func (export "check") async (result u32)
+        (canon lift (core func $i "check") async (callback (core func $i "check-cb"))))
+)"#;
+
+#[test]
+fn a_trap_stops_only_its_own_instance() -> weft::Result<()> {
+    let engine = Engine::default();
+    let c = component(&engine, WAITS_ON);
+    let mut store = Store::new(&engine, ());
+    let a = Linker::new(&engine).instantiate(&mut store, &c)?;
+    let b = Linker::new(&engine).instantiate(&mut store, &c)?;
+    assert_eq!(call(&mut store, &a, "start", &[])?, Val::U32(1));
+    assert_eq!(call(&mut store, &b, "start", &[])?, Val::U32(1));
+    let err = call(&mut store, &a, "boom", &[]).unwrap_err();
+    assert!(err.downcast_ref::<weft::Trap>().is_some(), "{err:?}");
+    for name in ["finish", "check", "start"] {
+        let err = call(&mut store, &a, name, &[]).unwrap_err();
+        assert!(
+            format!("{err:#}").contains("cannot enter component instance"),
+            "{name}: {err:#}"
+        );
+    }
+    // The other instance's waiting task is woken and runs to its end.
+    assert_eq!(call(&mut store, &b, "finish", &[])?, Val::U32(0));
+    assert_eq!(call(&mut store, &b, "check", &[])?, Val::U32(1));
+    Ok(())
+}

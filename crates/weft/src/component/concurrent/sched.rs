@@ -302,7 +302,16 @@ pub(crate) fn run_until<T: 'static>(
         }
         let components = &store.0.opaque().components;
         let sched = &components.sched;
-        let next = components.tasks.next_ready(|t, _| sched.has_fiber(t));
+        // Threads of instances that trapped (or are entered further up the
+        // stack) are not run.
+        let enterable = |s: &weft_tasks::ThreadState| {
+            sched
+                .task_data
+                .get(&s.task)
+                .and_then(|d| components.funcs.get(d.func as usize))
+                .is_some_and(|f| components.flags(f.options.flags).is_ok_and(|fl| fl.may_enter))
+        };
+        let next = components.tasks.next_ready(|t, s| sched.has_fiber(t) && enterable(s));
         match next {
             Some(t) => resume(store, t, false)?,
             None => {
