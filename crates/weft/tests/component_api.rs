@@ -164,20 +164,26 @@ fn components_call_each_other() -> weft::Result<()> {
                 (core instance $i (instantiate $m))
                 (func (export "len") (param "s" string) (result u32)
                     (canon lift (core func $i "len") (memory (core memory $i "memory")) (realloc (core func $i "realloc")))))
+            ;; The caller is a sibling of the callee: a component instance
+            ;; may not call into its own child.
+            (component $caller
+                (import "callee" (instance $callee (export "len" (func (param "s" string) (result u32)))))
+                (core module $libc {LIBC})
+                (core instance $libc (instantiate $libc))
+                (core func $len (canon lower (func $callee "len") (memory (core memory $libc "memory")) (realloc (core func $libc "realloc"))))
+                (core module $m
+                    (import "callee" "len" (func $len (param i32 i32) (result i32)))
+                    (import "libc" "memory" (memory 1))
+                    (func (export "run") (result i32)
+                        (i32.store (i32.const 0) (i32.const 0x64636261))
+                        (call $len (i32.const 0) (i32.const 3))))
+                (core instance $i (instantiate $m
+                    (with "callee" (instance (export "len" (func $len))))
+                    (with "libc" (instance $libc))))
+                (func (export "run") (result u32) (canon lift (core func $i "run"))))
             (instance $callee (instantiate $callee))
-            (core module $libc {LIBC})
-            (core instance $libc (instantiate $libc))
-            (core func $len (canon lower (func $callee "len") (memory (core memory $libc "memory")) (realloc (core func $libc "realloc"))))
-            (core module $m
-                (import "callee" "len" (func $len (param i32 i32) (result i32)))
-                (import "libc" "memory" (memory 1))
-                (func (export "run") (result i32)
-                    (i32.store (i32.const 0) (i32.const 0x64636261))
-                    (call $len (i32.const 0) (i32.const 3))))
-            (core instance $i (instantiate $m
-                (with "callee" (instance (export "len" (func $len))))
-                (with "libc" (instance $libc))))
-            (func (export "run") (result u32) (canon lift (core func $i "run"))))"#
+            (instance $caller (instantiate $caller (with "callee" (instance $callee))))
+            (export "run" (func $caller "run")))"#
         ),
     );
     let mut store = Store::new(&engine, ());
@@ -186,6 +192,75 @@ fn components_call_each_other() -> weft::Result<()> {
     let mut results = [Val::Bool(false)];
     run.call(&mut store, &[], &mut results)?;
     assert_eq!(results[0], Val::U32(3));
+    Ok(())
+}
+
+/// A component instance may not call into itself, an ancestor or a
+/// descendant ("cannot enter component instance", as in the reference test
+/// `async/trap-on-reenter.wast` and Wasmtime); siblings call each other.
+#[test]
+fn only_siblings_call_each_other() -> weft::Result<()> {
+    let engine = Engine::default();
+    let c = component(
+        &engine,
+        r#"(component
+            (core module $p (func (export "seven") (result i32) (i32.const 7)))
+            (core instance $p (instantiate $p))
+            (func $seven (result u32) (canon lift (core func $p "seven")))
+            ;; `get` returns 5; `call-up` returns what its import `up` does.
+            (component $child
+                (import "up" (func $up (result u32)))
+                (core func $up' (canon lower (func $up)))
+                (core module $m
+                    (import "" "up" (func $up (result i32)))
+                    (func (export "get") (result i32) (i32.const 5))
+                    (func (export "call-up") (result i32) (call $up)))
+                (core instance $i (instantiate $m (with "" (instance (export "up" (func $up'))))))
+                (func (export "get") (result u32) (canon lift (core func $i "get")))
+                (func (export "call-up") (result u32) (canon lift (core func $i "call-up"))))
+            ;; `run` returns what its import `get` does, plus 1.
+            (component $caller
+                (import "get" (func $get (result u32)))
+                (core func $get' (canon lower (func $get)))
+                (core module $m
+                    (import "" "get" (func $get (result i32)))
+                    (func (export "run") (result i32) (i32.add (call $get) (i32.const 1))))
+                (core instance $i (instantiate $m (with "" (instance (export "get" (func $get'))))))
+                (func (export "run") (result u32) (canon lift (core func $i "run"))))
+            ;; The child's `up` is the root's own lifted function.
+            (instance $child (instantiate $child (with "up" (func $seven))))
+            (instance $sibling (instantiate $caller (with "get" (func $child "get"))))
+            ;; The root's own core code calls its child's `get`.
+            (core func $get (canon lower (func $child "get")))
+            (core module $r
+                (import "" "get" (func $get (result i32)))
+                (func (export "down") (result i32) (i32.add (call $get) (i32.const 1))))
+            (core instance $r (instantiate $r (with "" (instance (export "get" (func $get))))))
+            (func (export "down") (result u32) (canon lift (core func $r "down")))
+            (export "up" (func $child "call-up"))
+            (export "sibling" (func $sibling "run"))
+            (export "get" (func $child "get"))
+            (export "seven" (func $seven)))"#,
+    );
+    // Each call in a fresh instance: a trap leaves the instance unenterable.
+    let call = |name: &str| -> weft::Result<Val> {
+        let mut store = Store::new(&engine, ());
+        let instance = Linker::<()>::new(&engine).instantiate(&mut store, &c)?;
+        call_export(&mut store, &instance, name, &[])
+    };
+    // The host enters any of them.
+    assert_eq!(call("get")?, Val::U32(5));
+    assert_eq!(call("seven")?, Val::U32(7));
+    // A sibling calls the child.
+    assert_eq!(call("sibling")?, Val::U32(6));
+    // The root calls its own child; the child calls its parent.
+    for name in ["down", "up"] {
+        let err = call(name).unwrap_err();
+        assert!(
+            format!("{err:#}").contains("wasm trap: cannot enter component instance"),
+            "{name}: {err:#}"
+        );
+    }
     Ok(())
 }
 
@@ -388,8 +463,8 @@ fn a_component_reports_its_type() {
     assert!(ty.get_export(&engine, "nope").is_none());
 }
 
-/// An outer component calling functions of an inner one whose types are
-/// scalars: the calls go through fused adapters.
+/// An outer component calling functions of an inner one (its sibling under
+/// the root) whose types are scalars: the calls go through fused adapters.
 const FUSED: &str = r#"(component
     (component $inner
         (core module $m
@@ -410,31 +485,46 @@ const FUSED: &str = r#"(component
         (func (export "dir") (param "x" $d) (result $d) (canon lift (core func $i "dir")))
         (func (export "add") (param "a" s64) (param "b" f64) (result f64) (canon lift (core func $i "add")))
         (func (export "posts") (result u32) (canon lift (core func $i "posts"))))
+    (component $outer
+        (import "inner" (instance $inner
+            (type $dir (enum "north" "south"))
+            (export "direction" (type $d (eq $dir)))
+            (export "id8" (func (param "x" u8) (result u8)))
+            (export "not" (func (param "x" bool) (result bool)))
+            (export "ch" (func (param "x" char) (result char)))
+            (export "dir" (func (param "x" $d) (result $d)))
+            (export "add" (func (param "a" s64) (param "b" f64) (result f64)))))
+        (core func $id8 (canon lower (func $inner "id8")))
+        (core func $not (canon lower (func $inner "not")))
+        (core func $ch (canon lower (func $inner "ch")))
+        (core func $dir (canon lower (func $inner "dir")))
+        (core func $add (canon lower (func $inner "add")))
+        (core module $m
+            (import "" "id8" (func $id8 (param i32) (result i32)))
+            (import "" "not" (func $not (param i32) (result i32)))
+            (import "" "ch" (func $ch (param i32) (result i32)))
+            (import "" "dir" (func $dir (param i32) (result i32)))
+            (import "" "add" (func $add (param i64 f64) (result f64)))
+            (func (export "id8") (param i32) (result i32) (call $id8 (local.get 0)))
+            (func (export "not") (param i32) (result i32) (call $not (local.get 0)))
+            (func (export "ch") (param i32) (result i32) (call $ch (local.get 0)))
+            (func (export "dir") (param i32) (result i32) (call $dir (local.get 0)))
+            (func (export "add") (result f64) (call $add (i64.const 40) (f64.const 2.5))))
+        (core instance $o (instantiate $m (with "" (instance
+            (export "id8" (func $id8)) (export "not" (func $not)) (export "ch" (func $ch))
+            (export "dir" (func $dir)) (export "add" (func $add))))))
+        (func (export "id8") (param "x" u32) (result u32) (canon lift (core func $o "id8")))
+        (func (export "not") (param "x" u32) (result u32) (canon lift (core func $o "not")))
+        (func (export "ch") (param "x" u32) (result u32) (canon lift (core func $o "ch")))
+        (func (export "dir") (param "x" u32) (result u32) (canon lift (core func $o "dir")))
+        (func (export "add") (result f64) (canon lift (core func $o "add"))))
     (instance $inner (instantiate $inner))
-    (core func $id8 (canon lower (func $inner "id8")))
-    (core func $not (canon lower (func $inner "not")))
-    (core func $ch (canon lower (func $inner "ch")))
-    (core func $dir (canon lower (func $inner "dir")))
-    (core func $add (canon lower (func $inner "add")))
-    (core module $m
-        (import "" "id8" (func $id8 (param i32) (result i32)))
-        (import "" "not" (func $not (param i32) (result i32)))
-        (import "" "ch" (func $ch (param i32) (result i32)))
-        (import "" "dir" (func $dir (param i32) (result i32)))
-        (import "" "add" (func $add (param i64 f64) (result f64)))
-        (func (export "id8") (param i32) (result i32) (call $id8 (local.get 0)))
-        (func (export "not") (param i32) (result i32) (call $not (local.get 0)))
-        (func (export "ch") (param i32) (result i32) (call $ch (local.get 0)))
-        (func (export "dir") (param i32) (result i32) (call $dir (local.get 0)))
-        (func (export "add") (result f64) (call $add (i64.const 40) (f64.const 2.5))))
-    (core instance $o (instantiate $m (with "" (instance
-        (export "id8" (func $id8)) (export "not" (func $not)) (export "ch" (func $ch))
-        (export "dir" (func $dir)) (export "add" (func $add))))))
-    (func (export "id8") (param "x" u32) (result u32) (canon lift (core func $o "id8")))
-    (func (export "not") (param "x" u32) (result u32) (canon lift (core func $o "not")))
-    (func (export "ch") (param "x" u32) (result u32) (canon lift (core func $o "ch")))
-    (func (export "dir") (param "x" u32) (result u32) (canon lift (core func $o "dir")))
-    (func (export "add") (result f64) (canon lift (core func $o "add")))
+    (instance $outer (instantiate $outer (with "inner" (instance $inner))))
+    (export "id8" (func $outer "id8"))
+    (export "not" (func $outer "not"))
+    (export "ch" (func $outer "ch"))
+    (export "dir" (func $outer "dir"))
+    (export "add" (func $outer "add"))
     (export "posts" (func $inner "posts")))"#;
 
 #[test]
@@ -511,8 +601,8 @@ fn values_of_another_store_are_errors() -> weft::Result<()> {
 }
 
 /// An inner component that greets by name (string in, string out) and
-/// counts the bytes of a string; an outer one that calls both with strings
-/// written into its own memory.
+/// counts the bytes of a string; an outer one (its sibling under the root)
+/// that calls both with strings written into its own memory.
 fn fused_strings() -> String {
     format!(
         r#"(component
@@ -534,36 +624,45 @@ fn fused_strings() -> String {
                 (canon lift (core func $i "greet") (memory (core memory $i "memory")) (realloc (core func $i "realloc"))))
             (func (export "len") (param "s" string) (result u32)
                 (canon lift (core func $i "len") (memory (core memory $i "memory")) (realloc (core func $i "realloc")))))
+        (component $outer
+            (import "inner" (instance $inner
+                (export "greet" (func (param "name" string) (result string)))
+                (export "len" (func (param "s" string) (result u32)))))
+            (core module $libc {LIBC})
+            (core instance $libc (instantiate $libc))
+            (core func $greet (canon lower (func $inner "greet") (memory (core memory $libc "memory")) (realloc (core func $libc "realloc"))))
+            (core func $len (canon lower (func $inner "len") (memory (core memory $libc "memory")) (realloc (core func $libc "realloc"))))
+            (core module $m
+                (import "" "greet" (func $greet (param i32 i32 i32)))
+                (import "" "len" (func $len (param i32 i32) (result i32)))
+                (import "" "memory" (memory 1))
+                ;; Writes "wasm" at 0, calls greet with a return area at 8 and
+                ;; returns the length of the answer; "bad" passes 0xff, which is
+                ;; not UTF-8.
+                (func (export "greet-len") (result i32)
+                    (i32.store (i32.const 0) (i32.const 0x6d736177))
+                    (call $greet (i32.const 0) (i32.const 4) (i32.const 8))
+                    (i32.load (i32.const 12)))
+                (func (export "greet-first") (result i32)
+                    (i32.load8_u (i32.load (i32.const 8))))
+                (func (export "len") (param i32) (result i32)
+                    (i32.store (i32.const 0) (i32.const 0x63a9c362))
+                    (call $len (i32.const 0) (local.get 0)))
+                (func (export "bad") (result i32)
+                    (i32.store8 (i32.const 0) (i32.const 0xff))
+                    (call $len (i32.const 0) (i32.const 1))))
+            (core instance $o (instantiate $m (with "" (instance
+                (export "greet" (func $greet)) (export "len" (func $len)) (export "memory" (memory $libc "memory"))))))
+            (func (export "greet-len") (result u32) (canon lift (core func $o "greet-len")))
+            (func (export "greet-first") (result u32) (canon lift (core func $o "greet-first")))
+            (func (export "len") (param "n" u32) (result u32) (canon lift (core func $o "len")))
+            (func (export "bad") (result u32) (canon lift (core func $o "bad"))))
         (instance $inner (instantiate $inner))
-        (core module $libc {LIBC})
-        (core instance $libc (instantiate $libc))
-        (core func $greet (canon lower (func $inner "greet") (memory (core memory $libc "memory")) (realloc (core func $libc "realloc"))))
-        (core func $len (canon lower (func $inner "len") (memory (core memory $libc "memory")) (realloc (core func $libc "realloc"))))
-        (core module $m
-            (import "" "greet" (func $greet (param i32 i32 i32)))
-            (import "" "len" (func $len (param i32 i32) (result i32)))
-            (import "" "memory" (memory 1))
-            ;; Writes "wasm" at 0, calls greet with a return area at 8 and
-            ;; returns the length of the answer; "bad" passes 0xff, which is
-            ;; not UTF-8.
-            (func (export "greet-len") (result i32)
-                (i32.store (i32.const 0) (i32.const 0x6d736177))
-                (call $greet (i32.const 0) (i32.const 4) (i32.const 8))
-                (i32.load (i32.const 12)))
-            (func (export "greet-first") (result i32)
-                (i32.load8_u (i32.load (i32.const 8))))
-            (func (export "len") (param i32) (result i32)
-                (i32.store (i32.const 0) (i32.const 0x63a9c362))
-                (call $len (i32.const 0) (local.get 0)))
-            (func (export "bad") (result i32)
-                (i32.store8 (i32.const 0) (i32.const 0xff))
-                (call $len (i32.const 0) (i32.const 1))))
-        (core instance $o (instantiate $m (with "" (instance
-            (export "greet" (func $greet)) (export "len" (func $len)) (export "memory" (memory $libc "memory"))))))
-        (func (export "greet-len") (result u32) (canon lift (core func $o "greet-len")))
-        (func (export "greet-first") (result u32) (canon lift (core func $o "greet-first")))
-        (func (export "len") (param "n" u32) (result u32) (canon lift (core func $o "len")))
-        (func (export "bad") (result u32) (canon lift (core func $o "bad"))))"#
+        (instance $outer (instantiate $outer (with "inner" (instance $inner))))
+        (export "greet-len" (func $outer "greet-len"))
+        (export "greet-first" (func $outer "greet-first"))
+        (export "len" (func $outer "len"))
+        (export "bad" (func $outer "bad")))"#
     )
 }
 
@@ -631,33 +730,40 @@ fn integer_lists_between_components_use_fused_adapters() -> weft::Result<()> {
                     (canon lift (core func $i "sum") (memory (core memory $i "memory")) (realloc (core func $i "realloc"))))
                 (func (export "double") (param "l" (list u32)) (result (list u32))
                     (canon lift (core func $i "double") (memory (core memory $i "memory")) (realloc (core func $i "realloc")))))
+            (component $outer
+                (import "inner" (instance $inner
+                    (export "sum" (func (param "l" (list u16)) (result u32)))
+                    (export "double" (func (param "l" (list u32)) (result (list u32))))))
+                (core module $libc {LIBC})
+                (core instance $libc (instantiate $libc))
+                (core func $sum (canon lower (func $inner "sum") (memory (core memory $libc "memory")) (realloc (core func $libc "realloc"))))
+                (core func $double (canon lower (func $inner "double") (memory (core memory $libc "memory")) (realloc (core func $libc "realloc"))))
+                (core module $m
+                    (import "" "sum" (func $sum (param i32 i32) (result i32)))
+                    (import "" "double" (func $double (param i32 i32 i32)))
+                    (import "" "memory" (memory 1))
+                    ;; The list [1, 2, 300] of u16 at `p`.
+                    (func (export "sum") (param $p i32) (result i32)
+                        (i32.store16 (local.get $p) (i32.const 1))
+                        (i32.store16 offset=2 (local.get $p) (i32.const 2))
+                        (i32.store16 offset=4 (local.get $p) (i32.const 300))
+                        (call $sum (local.get $p) (i32.const 3)))
+                    ;; double([5, 7]) read back from the return area at 8.
+                    (func (export "double") (result i32)
+                        (i32.store (i32.const 32) (i32.const 5))
+                        (i32.store (i32.const 36) (i32.const 7))
+                        (call $double (i32.const 32) (i32.const 2) (i32.const 8))
+                        (i32.add
+                            (i32.mul (i32.load (i32.load (i32.const 8))) (i32.const 100))
+                            (i32.add (i32.load offset=4 (i32.load (i32.const 8))) (i32.load (i32.const 12))))))
+                (core instance $o (instantiate $m (with "" (instance
+                    (export "sum" (func $sum)) (export "double" (func $double)) (export "memory" (memory $libc "memory"))))))
+                (func (export "sum") (param "p" u32) (result u32) (canon lift (core func $o "sum")))
+                (func (export "double") (result u32) (canon lift (core func $o "double"))))
             (instance $inner (instantiate $inner))
-            (core module $libc {LIBC})
-            (core instance $libc (instantiate $libc))
-            (core func $sum (canon lower (func $inner "sum") (memory (core memory $libc "memory")) (realloc (core func $libc "realloc"))))
-            (core func $double (canon lower (func $inner "double") (memory (core memory $libc "memory")) (realloc (core func $libc "realloc"))))
-            (core module $m
-                (import "" "sum" (func $sum (param i32 i32) (result i32)))
-                (import "" "double" (func $double (param i32 i32 i32)))
-                (import "" "memory" (memory 1))
-                ;; The list [1, 2, 300] of u16 at `p`.
-                (func (export "sum") (param $p i32) (result i32)
-                    (i32.store16 (local.get $p) (i32.const 1))
-                    (i32.store16 offset=2 (local.get $p) (i32.const 2))
-                    (i32.store16 offset=4 (local.get $p) (i32.const 300))
-                    (call $sum (local.get $p) (i32.const 3)))
-                ;; double([5, 7]) read back from the return area at 8.
-                (func (export "double") (result i32)
-                    (i32.store (i32.const 32) (i32.const 5))
-                    (i32.store (i32.const 36) (i32.const 7))
-                    (call $double (i32.const 32) (i32.const 2) (i32.const 8))
-                    (i32.add
-                        (i32.mul (i32.load (i32.load (i32.const 8))) (i32.const 100))
-                        (i32.add (i32.load offset=4 (i32.load (i32.const 8))) (i32.load (i32.const 12))))))
-            (core instance $o (instantiate $m (with "" (instance
-                (export "sum" (func $sum)) (export "double" (func $double)) (export "memory" (memory $libc "memory"))))))
-            (func (export "sum") (param "p" u32) (result u32) (canon lift (core func $o "sum")))
-            (func (export "double") (result u32) (canon lift (core func $o "double"))))"#
+            (instance $outer (instantiate $outer (with "inner" (instance $inner))))
+            (export "sum" (func $outer "sum"))
+            (export "double" (func $outer "double")))"#
         ),
     );
     assert_eq!(c.fused_adapters(), 2);
@@ -692,14 +798,21 @@ fn records_of_scalars_cross_fused_adapters_flat() -> weft::Result<()> {
                 (export $p "point-type" (type $pt))
                 (func (export "sum") (param "p" $p) (param "z" (tuple u8)) (result s32)
                     (canon lift (core func $i "sum"))))
+            (component $outer
+                (import "inner" (instance $inner
+                    (type $pt (record (field "x" s16) (field "y" s16)))
+                    (export "point-type" (type $p (eq $pt)))
+                    (export "sum" (func (param "p" $p) (param "z" (tuple u8)) (result s32)))))
+                (core func $sum (canon lower (func $inner "sum")))
+                (core module $m
+                    (import "" "sum" (func $sum (param i32 i32 i32) (result i32)))
+                    ;; x = 0x1fffe (-2 as s16), y = 5, z = 0x101 (1 as u8).
+                    (func (export "run") (result i32) (call $sum (i32.const 0x1fffe) (i32.const 5) (i32.const 0x101))))
+                (core instance $o (instantiate $m (with "" (instance (export "sum" (func $sum))))))
+                (func (export "run") (result s32) (canon lift (core func $o "run"))))
             (instance $inner (instantiate $inner))
-            (core func $sum (canon lower (func $inner "sum")))
-            (core module $m
-                (import "" "sum" (func $sum (param i32 i32 i32) (result i32)))
-                ;; x = 0x1fffe (-2 as s16), y = 5, z = 0x101 (1 as u8).
-                (func (export "run") (result i32) (call $sum (i32.const 0x1fffe) (i32.const 5) (i32.const 0x101))))
-            (core instance $o (instantiate $m (with "" (instance (export "sum" (func $sum))))))
-            (func (export "run") (result s32) (canon lift (core func $o "run"))))"#,
+            (instance $outer (instantiate $outer (with "inner" (instance $inner))))
+            (export "run" (func $outer "run")))"#,
     );
     assert_eq!(c.fused_adapters(), 1);
     let mut store = Store::new(&engine, ());
@@ -732,22 +845,33 @@ fn variants_cross_fused_adapters_flat() -> weft::Result<()> {
                 (func (export "opt") (param "x" (option u8)) (result u32) (canon lift (core func $i "opt")))
                 (func (export "res") (param "x" (result f32 (error s16))) (result f32) (canon lift (core func $i "res")))
                 (func (export "var") (param "x" $v2) (result u64) (canon lift (core func $i "var"))))
+            (component $outer
+                (import "inner" (instance $inner
+                    (type $v (variant (case "a" u64) (case "b" f32)))
+                    (export "v" (type $v2 (eq $v)))
+                    (export "opt" (func (param "x" (option u8)) (result u32)))
+                    (export "res" (func (param "x" (result f32 (error s16))) (result f32)))
+                    (export "var" (func (param "x" $v2) (result u64)))))
+                (core func $opt (canon lower (func $inner "opt")))
+                (core func $res (canon lower (func $inner "res")))
+                (core func $var (canon lower (func $inner "var")))
+                (core module $m
+                    (import "" "opt" (func $opt (param i32 i32) (result i32)))
+                    (import "" "res" (func $res (param i32 i32) (result f32)))
+                    (import "" "var" (func $var (param i32 i64) (result i64)))
+                    (func (export "opt") (param i32 i32) (result i32) (call $opt (local.get 0) (local.get 1)))
+                    (func (export "res") (param i32 i32) (result f32) (call $res (local.get 0) (local.get 1)))
+                    (func (export "var") (param i32 i64) (result i64) (call $var (local.get 0) (local.get 1))))
+                (core instance $o (instantiate $m (with "" (instance
+                    (export "opt" (func $opt)) (export "res" (func $res)) (export "var" (func $var))))))
+                (func (export "opt") (param "d" u32) (param "p" u32) (result u32) (canon lift (core func $o "opt")))
+                (func (export "res") (param "d" u32) (param "p" u32) (result f32) (canon lift (core func $o "res")))
+                (func (export "var") (param "d" u32) (param "p" u64) (result u64) (canon lift (core func $o "var"))))
             (instance $inner (instantiate $inner))
-            (core func $opt (canon lower (func $inner "opt")))
-            (core func $res (canon lower (func $inner "res")))
-            (core func $var (canon lower (func $inner "var")))
-            (core module $m
-                (import "" "opt" (func $opt (param i32 i32) (result i32)))
-                (import "" "res" (func $res (param i32 i32) (result f32)))
-                (import "" "var" (func $var (param i32 i64) (result i64)))
-                (func (export "opt") (param i32 i32) (result i32) (call $opt (local.get 0) (local.get 1)))
-                (func (export "res") (param i32 i32) (result f32) (call $res (local.get 0) (local.get 1)))
-                (func (export "var") (param i32 i64) (result i64) (call $var (local.get 0) (local.get 1))))
-            (core instance $o (instantiate $m (with "" (instance
-                (export "opt" (func $opt)) (export "res" (func $res)) (export "var" (func $var))))))
-            (func (export "opt") (param "d" u32) (param "p" u32) (result u32) (canon lift (core func $o "opt")))
-            (func (export "res") (param "d" u32) (param "p" u32) (result f32) (canon lift (core func $o "res")))
-            (func (export "var") (param "d" u32) (param "p" u64) (result u64) (canon lift (core func $o "var"))))"#,
+            (instance $outer (instantiate $outer (with "inner" (instance $inner))))
+            (export "opt" (func $outer "opt"))
+            (export "res" (func $outer "res"))
+            (export "var" (func $outer "var")))"#,
     );
     assert_eq!(c.fused_adapters(), 3);
     let mut store = Store::new(&engine, ());
@@ -801,25 +925,33 @@ fn record_results_cross_fused_adapters_in_memory() -> weft::Result<()> {
                 (export $p "point-type" (type $pt))
                 (func (export "point") (param "x" u16) (result $p)
                     (canon lift (core func $i "point") (memory (core memory $i "memory")) (realloc (core func $i "realloc")))))
+            (component $outer
+                (import "inner" (instance $inner
+                    (type $pt (record (field "ok" bool) (field "x" u16) (field "y" s64) (field "z" f32)))
+                    (export "point-type" (type $p (eq $pt)))
+                    (export "point" (func (param "x" u16) (result $p)))))
+                (core module $libc {LIBC})
+                (core instance $libc (instantiate $libc))
+                (core func $point (canon lower (func $inner "point") (memory (core memory $libc "memory")) (realloc (core func $libc "realloc"))))
+                (core module $m
+                    (import "" "point" (func $point (param i32 i32)))
+                    (import "" "memory" (memory 1))
+                    ;; Sums the fields of point(5) read from the return area at 64.
+                    (func (export "run") (result f64)
+                        (call $point (i32.const 5) (i32.const 64))
+                        (f64.add
+                            (f64.convert_i32_u (i32.add (i32.load8_u (i32.const 64)) (i32.load16_u (i32.const 66))))
+                            (f64.add (f64.convert_i64_s (i64.load (i32.const 72))) (f64.promote_f32 (f32.load (i32.const 80))))))
+                    ;; A misaligned return pointer traps.
+                    (func (export "bad") (result f64) (call $point (i32.const 5) (i32.const 65)) (f64.const 0)))
+                (core instance $o (instantiate $m (with "" (instance
+                    (export "point" (func $point)) (export "memory" (memory $libc "memory"))))))
+                (func (export "run") (result f64) (canon lift (core func $o "run")))
+                (func (export "bad") (result f64) (canon lift (core func $o "bad"))))
             (instance $inner (instantiate $inner))
-            (core module $libc {LIBC})
-            (core instance $libc (instantiate $libc))
-            (core func $point (canon lower (func $inner "point") (memory (core memory $libc "memory")) (realloc (core func $libc "realloc"))))
-            (core module $m
-                (import "" "point" (func $point (param i32 i32)))
-                (import "" "memory" (memory 1))
-                ;; Sums the fields of point(5) read from the return area at 64.
-                (func (export "run") (result f64)
-                    (call $point (i32.const 5) (i32.const 64))
-                    (f64.add
-                        (f64.convert_i32_u (i32.add (i32.load8_u (i32.const 64)) (i32.load16_u (i32.const 66))))
-                        (f64.add (f64.convert_i64_s (i64.load (i32.const 72))) (f64.promote_f32 (f32.load (i32.const 80))))))
-                ;; A misaligned return pointer traps.
-                (func (export "bad") (result f64) (call $point (i32.const 5) (i32.const 65)) (f64.const 0)))
-            (core instance $o (instantiate $m (with "" (instance
-                (export "point" (func $point)) (export "memory" (memory $libc "memory"))))))
-            (func (export "run") (result f64) (canon lift (core func $o "run")))
-            (func (export "bad") (result f64) (canon lift (core func $o "bad"))))"#
+            (instance $outer (instantiate $outer (with "inner" (instance $inner))))
+            (export "run" (func $outer "run"))
+            (export "bad" (func $outer "bad")))"#
         ),
     );
     assert_eq!(c.fused_adapters(), 1);
@@ -867,28 +999,35 @@ fn lists_of_other_scalars_cross_fused_adapters_element_by_element() -> weft::Res
                     (canon lift (core func $i "ones") (memory (core memory $i "memory")) (realloc (core func $i "realloc"))))
                 (func (export "halves") (result (list f64))
                     (canon lift (core func $i "halves") (memory (core memory $i "memory")) (realloc (core func $i "realloc")))))
+            (component $outer
+                (import "inner" (instance $inner
+                    (export "ones" (func (param "l" (list bool)) (result u32)))
+                    (export "halves" (func (result (list f64))))))
+                (core module $libc {LIBC})
+                (core instance $libc (instantiate $libc))
+                (core func $ones (canon lower (func $inner "ones") (memory (core memory $libc "memory")) (realloc (core func $libc "realloc"))))
+                (core func $halves (canon lower (func $inner "halves") (memory (core memory $libc "memory")) (realloc (core func $libc "realloc"))))
+                (core module $m
+                    (import "" "ones" (func $ones (param i32 i32) (result i32)))
+                    (import "" "halves" (func $halves (param i32)))
+                    (import "" "memory" (memory 1))
+                    ;; [false, 5 (true), true]
+                    (func (export "ones") (result i32)
+                        (i32.store8 (i32.const 0) (i32.const 0))
+                        (i32.store8 (i32.const 1) (i32.const 5))
+                        (i32.store8 (i32.const 2) (i32.const 1))
+                        (call $ones (i32.const 0) (i32.const 3)))
+                    (func (export "halves") (result f64)
+                        (call $halves (i32.const 8))
+                        (f64.add (f64.load (i32.load (i32.const 8))) (f64.load offset=8 (i32.load (i32.const 8))))))
+                (core instance $o (instantiate $m (with "" (instance
+                    (export "ones" (func $ones)) (export "halves" (func $halves)) (export "memory" (memory $libc "memory"))))))
+                (func (export "ones") (result u32) (canon lift (core func $o "ones")))
+                (func (export "halves") (result f64) (canon lift (core func $o "halves"))))
             (instance $inner (instantiate $inner))
-            (core module $libc {LIBC})
-            (core instance $libc (instantiate $libc))
-            (core func $ones (canon lower (func $inner "ones") (memory (core memory $libc "memory")) (realloc (core func $libc "realloc"))))
-            (core func $halves (canon lower (func $inner "halves") (memory (core memory $libc "memory")) (realloc (core func $libc "realloc"))))
-            (core module $m
-                (import "" "ones" (func $ones (param i32 i32) (result i32)))
-                (import "" "halves" (func $halves (param i32)))
-                (import "" "memory" (memory 1))
-                ;; [false, 5 (true), true]
-                (func (export "ones") (result i32)
-                    (i32.store8 (i32.const 0) (i32.const 0))
-                    (i32.store8 (i32.const 1) (i32.const 5))
-                    (i32.store8 (i32.const 2) (i32.const 1))
-                    (call $ones (i32.const 0) (i32.const 3)))
-                (func (export "halves") (result f64)
-                    (call $halves (i32.const 8))
-                    (f64.add (f64.load (i32.load (i32.const 8))) (f64.load offset=8 (i32.load (i32.const 8))))))
-            (core instance $o (instantiate $m (with "" (instance
-                (export "ones" (func $ones)) (export "halves" (func $halves)) (export "memory" (memory $libc "memory"))))))
-            (func (export "ones") (result u32) (canon lift (core func $o "ones")))
-            (func (export "halves") (result f64) (canon lift (core func $o "halves"))))"#
+            (instance $outer (instantiate $outer (with "inner" (instance $inner))))
+            (export "ones" (func $outer "ones"))
+            (export "halves" (func $outer "halves")))"#
         ),
     );
     assert_eq!(c.fused_adapters(), 2);
@@ -913,13 +1052,20 @@ fn flags_cross_fused_adapters_with_unknown_bits_dropped() -> weft::Result<()> {
                 (type $f (flags "r" "w" "x"))
                 (export $f2 "perms" (type $f))
                 (func (export "id") (param "p" $f2) (result u32) (canon lift (core func $i "id"))))
+            (component $outer
+                (import "inner" (instance $inner
+                    (type $f (flags "r" "w" "x"))
+                    (export "perms" (type $f2 (eq $f)))
+                    (export "id" (func (param "p" $f2) (result u32)))))
+                (core func $id (canon lower (func $inner "id")))
+                (core module $m
+                    (import "" "id" (func $id (param i32) (result i32)))
+                    (func (export "run") (param i32) (result i32) (call $id (local.get 0))))
+                (core instance $o (instantiate $m (with "" (instance (export "id" (func $id))))))
+                (func (export "run") (param "p" u32) (result u32) (canon lift (core func $o "run"))))
             (instance $inner (instantiate $inner))
-            (core func $id (canon lower (func $inner "id")))
-            (core module $m
-                (import "" "id" (func $id (param i32) (result i32)))
-                (func (export "run") (param i32) (result i32) (call $id (local.get 0))))
-            (core instance $o (instantiate $m (with "" (instance (export "id" (func $id))))))
-            (func (export "run") (param "p" u32) (result u32) (canon lift (core func $o "run"))))"#,
+            (instance $outer (instantiate $outer (with "inner" (instance $inner))))
+            (export "run" (func $outer "run")))"#,
     );
     assert_eq!(c.fused_adapters(), 1);
     let mut store = Store::new(&engine, ());
@@ -937,12 +1083,14 @@ fn encoding_option(encoding: &str) -> String {
 }
 
 /// A component whose export `echo` (of type `ty -> ty`, with a parameter
-/// `pad` of sixteen `u64`s after `x` when `spill`) calls `echo` of an
-/// inner component through a fused adapter. The inner `echo` gives its
+/// `pad` of sixteen `u64`s after `x` when `spill`) is that of an outer
+/// component calling `echo` of an inner one, its sibling, through a fused
+/// adapter. The inner `echo` gives its
 /// argument back: as the pointer it received when the parameters spill
 /// (the tuple of the parameters starts with `x`), else from a return area
 /// holding the pointer and length of a string or list. `defs` are named
-/// types (`$name` refers to them) defined and exported by both components; the outer
+/// types (`$name` refers to them) defined and exported by both components
+/// (and by the outer one's import of the inner instance); the outer
 /// side uses `encodings.0`, the inner one `encodings.1`.
 fn echo_component(defs: &[(&str, &str)], ty: &str, encodings: (&str, &str), spill: bool) -> String {
     let pad = if spill {
@@ -954,8 +1102,15 @@ fn echo_component(defs: &[(&str, &str)], ty: &str, encodings: (&str, &str), spil
         .iter()
         .map(|(name, def)| format!("(type ${name}' {def}) (export ${name} \"{name}\" (type ${name}'))\n"))
         .collect();
-    // The outer component defines the same types (types are structural).
+    // The outer component defines the same types (types are structural),
+    // both for its own export and in the type of the instance it imports;
+    // so does the root, which re-exports `echo` with them.
     let outer_defs = inner_defs.clone();
+    let root_defs = inner_defs.clone();
+    let import_defs: String = defs
+        .iter()
+        .map(|(name, def)| format!("(type ${name}' {def}) (export \"{name}\" (type ${name} (eq ${name}')))\n"))
+        .collect();
     let (inner_core, outer_import, outer_core) = if spill {
         (
             "(func (export \"echo\") (param i32) (result i32) (local.get 0))",
@@ -981,17 +1136,24 @@ fn echo_component(defs: &[(&str, &str)], ty: &str, encodings: (&str, &str), spil
             (func (export "echo") (param "x" {ty}) {pad} (result {ty})
                 (canon lift (core func $i "echo") (memory (core memory $i "memory"))
                     (realloc (core func $i "realloc")) {inner_enc})))
+        (component $outer
+            (import "inner" (instance $inner
+                {import_defs}
+                (export "echo" (func (param "x" {ty}) {pad} (result {ty})))))
+            {outer_defs}
+            (core module $libc {LIBC})
+            (core instance $libc (instantiate $libc))
+            (core func $echo (canon lower (func $inner "echo") (memory (core memory $libc "memory"))
+                (realloc (core func $libc "realloc")) {outer_enc}))
+            (core module $m (import "" "echo" (func $echo {outer_import})) {outer_core})
+            (core instance $o (instantiate $m (with "" (instance (export "echo" (func $echo))))))
+            (func (export "echo") (param "x" {ty}) {pad} (result {ty})
+                (canon lift (core func $o "echo") (memory (core memory $libc "memory"))
+                    (realloc (core func $libc "realloc")) {outer_enc})))
         (instance $inner (instantiate $inner))
-        {outer_defs}
-        (core module $libc {LIBC})
-        (core instance $libc (instantiate $libc))
-        (core func $echo (canon lower (func $inner "echo") (memory (core memory $libc "memory"))
-            (realloc (core func $libc "realloc")) {outer_enc}))
-        (core module $m (import "" "echo" (func $echo {outer_import})) {outer_core})
-        (core instance $o (instantiate $m (with "" (instance (export "echo" (func $echo))))))
-        (func (export "echo") (param "x" {ty}) {pad} (result {ty})
-            (canon lift (core func $o "echo") (memory (core memory $libc "memory"))
-                (realloc (core func $libc "realloc")) {outer_enc})))"#
+        (instance $outer (instantiate $outer (with "inner" (instance $inner))))
+        {root_defs}
+        (export "echo" (func $outer "echo") (func (param "x" {ty}) {pad} (result {ty}))))"#
     )
 }
 
@@ -1212,16 +1374,20 @@ fn seventeen_parameters_spill_through_fused_adapters() -> weft::Result<()> {
             (core instance $i (instantiate $m))
             (func (export "sum") {params} (result u32)
                 (canon lift (core func $i "sum") (memory (core memory $i "memory")) (realloc (core func $i "realloc")))))
+        (component $outer
+            (import "inner" (instance $inner (export "sum" (func {params} (result u32)))))
+            (core module $libc {LIBC})
+            (core instance $libc (instantiate $libc))
+            (core func $sum (canon lower (func $inner "sum") (memory (core memory $libc "memory"))))
+            (core module $m
+                (import "" "sum" (func $sum (param i32) (result i32)))
+                (func (export "sum") (param i32) (result i32) (call $sum (local.get 0))))
+            (core instance $o (instantiate $m (with "" (instance (export "sum" (func $sum))))))
+            (func (export "sum") {params} (result u32)
+                (canon lift (core func $o "sum") (memory (core memory $libc "memory")) (realloc (core func $libc "realloc")))))
         (instance $inner (instantiate $inner))
-        (core module $libc {LIBC})
-        (core instance $libc (instantiate $libc))
-        (core func $sum (canon lower (func $inner "sum") (memory (core memory $libc "memory"))))
-        (core module $m
-            (import "" "sum" (func $sum (param i32) (result i32)))
-            (func (export "sum") (param i32) (result i32) (call $sum (local.get 0))))
-        (core instance $o (instantiate $m (with "" (instance (export "sum" (func $sum))))))
-        (func (export "sum") {params} (result u32)
-            (canon lift (core func $o "sum") (memory (core memory $libc "memory")) (realloc (core func $libc "realloc")))))"#
+        (instance $outer (instantiate $outer (with "inner" (instance $inner))))
+        (export "sum" (func $outer "sum")))"#
     );
     let engine = Engine::default();
     let c = component(&engine, &text);
@@ -1241,8 +1407,9 @@ fn is_trap(err: &weft::Error) -> bool {
     err.downcast_ref::<weft::Trap>().is_some() || format!("{err:#}").contains("wasm trap")
 }
 
-/// An outer component whose exports pass raw core values chosen by the
-/// host to functions of inner components, through fused adapters: `count`
+/// A component whose exports are those of an outer component passing raw
+/// core values chosen by the host to functions of inner components (its
+/// siblings), through fused adapters: `count`
 /// (a `list<u32>`: pointer and length), `opt` (an `option<u32>`:
 /// discriminant and payload), `len16` (a UTF-16 string of two code units,
 /// "a" and the argument, to a UTF-8 callee) and `bad32`/`bad8` (lists to a
@@ -1261,7 +1428,6 @@ fn raw_calls() -> String {
             (func (export "opt") (param "o" (option u32)) (result u32) (canon lift (core func $i "opt")))
             (func (export "len") (param "s" string) (result u32)
                 (canon lift (core func $i "len") (memory (core memory $i "memory")) (realloc (core func $i "realloc")))))
-        (instance $inner (instantiate $inner))
         (component $bad
             (core module $m
                 (memory (export "memory") 1)
@@ -1272,37 +1438,52 @@ fn raw_calls() -> String {
                 (canon lift (core func $i "count") (memory (core memory $i "memory")) (realloc (core func $i "realloc"))))
             (func (export "bad8") (param "l" (list u8)) (result u32)
                 (canon lift (core func $i "count") (memory (core memory $i "memory")) (realloc (core func $i "realloc")))))
+        (component $outer
+            (import "inner" (instance $inner
+                (export "count" (func (param "l" (list u32)) (result u32)))
+                (export "opt" (func (param "o" (option u32)) (result u32)))
+                (export "len" (func (param "s" string) (result u32)))))
+            (import "bad" (instance $bad
+                (export "bad32" (func (param "l" (list u32)) (result u32)))
+                (export "bad8" (func (param "l" (list u8)) (result u32)))))
+            (core module $libc {LIBC})
+            (core instance $libc (instantiate $libc))
+            (core func $count (canon lower (func $inner "count") (memory (core memory $libc "memory"))))
+            (core func $opt (canon lower (func $inner "opt")))
+            (core func $len16 (canon lower (func $inner "len") (memory (core memory $libc "memory")) string-encoding=utf16))
+            (core func $bad32 (canon lower (func $bad "bad32") (memory (core memory $libc "memory"))))
+            (core func $bad8 (canon lower (func $bad "bad8") (memory (core memory $libc "memory"))))
+            (core module $m
+                (import "" "count" (func $count (param i32 i32) (result i32)))
+                (import "" "opt" (func $opt (param i32 i32) (result i32)))
+                (import "" "len16" (func $len16 (param i32 i32) (result i32)))
+                (import "" "bad32" (func $bad32 (param i32 i32) (result i32)))
+                (import "" "bad8" (func $bad8 (param i32 i32) (result i32)))
+                (import "" "memory" (memory 1))
+                (func (export "count") (param i32 i32) (result i32) (call $count (local.get 0) (local.get 1)))
+                (func (export "opt") (param i32 i32) (result i32) (call $opt (local.get 0) (local.get 1)))
+                (func (export "len16") (param i32) (result i32)
+                    (i32.store16 (i32.const 16) (i32.const 0x61))
+                    (i32.store16 (i32.const 18) (local.get 0))
+                    (call $len16 (i32.const 16) (i32.const 2)))
+                (func (export "bad32") (param i32 i32) (result i32) (call $bad32 (local.get 0) (local.get 1)))
+                (func (export "bad8") (param i32 i32) (result i32) (call $bad8 (local.get 0) (local.get 1))))
+            (core instance $o (instantiate $m (with "" (instance
+                (export "count" (func $count)) (export "opt" (func $opt)) (export "len16" (func $len16))
+                (export "bad32" (func $bad32)) (export "bad8" (func $bad8)) (export "memory" (memory $libc "memory"))))))
+            (func (export "count") (param "p" u32) (param "n" u32) (result u32) (canon lift (core func $o "count")))
+            (func (export "opt") (param "d" u32) (param "v" u32) (result u32) (canon lift (core func $o "opt")))
+            (func (export "len16") (param "unit" u32) (result u32) (canon lift (core func $o "len16")))
+            (func (export "bad32") (param "p" u32) (param "n" u32) (result u32) (canon lift (core func $o "bad32")))
+            (func (export "bad8") (param "p" u32) (param "n" u32) (result u32) (canon lift (core func $o "bad8"))))
+        (instance $inner (instantiate $inner))
         (instance $bad (instantiate $bad))
-        (core module $libc {LIBC})
-        (core instance $libc (instantiate $libc))
-        (core func $count (canon lower (func $inner "count") (memory (core memory $libc "memory"))))
-        (core func $opt (canon lower (func $inner "opt")))
-        (core func $len16 (canon lower (func $inner "len") (memory (core memory $libc "memory")) string-encoding=utf16))
-        (core func $bad32 (canon lower (func $bad "bad32") (memory (core memory $libc "memory"))))
-        (core func $bad8 (canon lower (func $bad "bad8") (memory (core memory $libc "memory"))))
-        (core module $m
-            (import "" "count" (func $count (param i32 i32) (result i32)))
-            (import "" "opt" (func $opt (param i32 i32) (result i32)))
-            (import "" "len16" (func $len16 (param i32 i32) (result i32)))
-            (import "" "bad32" (func $bad32 (param i32 i32) (result i32)))
-            (import "" "bad8" (func $bad8 (param i32 i32) (result i32)))
-            (import "" "memory" (memory 1))
-            (func (export "count") (param i32 i32) (result i32) (call $count (local.get 0) (local.get 1)))
-            (func (export "opt") (param i32 i32) (result i32) (call $opt (local.get 0) (local.get 1)))
-            (func (export "len16") (param i32) (result i32)
-                (i32.store16 (i32.const 16) (i32.const 0x61))
-                (i32.store16 (i32.const 18) (local.get 0))
-                (call $len16 (i32.const 16) (i32.const 2)))
-            (func (export "bad32") (param i32 i32) (result i32) (call $bad32 (local.get 0) (local.get 1)))
-            (func (export "bad8") (param i32 i32) (result i32) (call $bad8 (local.get 0) (local.get 1))))
-        (core instance $o (instantiate $m (with "" (instance
-            (export "count" (func $count)) (export "opt" (func $opt)) (export "len16" (func $len16))
-            (export "bad32" (func $bad32)) (export "bad8" (func $bad8)) (export "memory" (memory $libc "memory"))))))
-        (func (export "count") (param "p" u32) (param "n" u32) (result u32) (canon lift (core func $o "count")))
-        (func (export "opt") (param "d" u32) (param "v" u32) (result u32) (canon lift (core func $o "opt")))
-        (func (export "len16") (param "unit" u32) (result u32) (canon lift (core func $o "len16")))
-        (func (export "bad32") (param "p" u32) (param "n" u32) (result u32) (canon lift (core func $o "bad32")))
-        (func (export "bad8") (param "p" u32) (param "n" u32) (result u32) (canon lift (core func $o "bad8"))))"#
+        (instance $outer (instantiate $outer (with "inner" (instance $inner)) (with "bad" (instance $bad))))
+        (export "count" (func $outer "count"))
+        (export "opt" (func $outer "opt"))
+        (export "len16" (func $outer "len16"))
+        (export "bad32" (func $outer "bad32"))
+        (export "bad8" (func $outer "bad8")))"#
     )
 }
 
@@ -1344,10 +1525,10 @@ fn invalid_values_trap_in_fused_adapters() -> weft::Result<()> {
     Ok(())
 }
 
-/// Three components: `impl` defines resource `r` (`make`, `peek` of a
-/// borrow, `take` of an own, which drops it), `mid` receives borrows of it
-/// (`drop` drops the borrow, `keep` keeps it), and the outer one moves an
-/// `own` handle between them through fused adapters.
+/// Three sibling components: `impl` defines resource `r` (`make`, `peek` of
+/// a borrow, `take` of an own, which drops it), `mid` receives borrows of it
+/// (`drop` drops the borrow, `keep` keeps it), and `outer` moves an `own`
+/// handle between them through fused adapters.
 fn resource_calls() -> &'static str {
     r#"(component
     (component $impl
@@ -1390,36 +1571,50 @@ fn resource_calls() -> &'static str {
         (func (export "keep") (param "r" (borrow $r)) (result u32) (canon lift (core func $i "keep")))
         (func (export "drop") (param "r" (borrow $r)) (result u32) (canon lift (core func $i "drop"))))
     (instance $mid (instantiate $mid (with "r" (type $r))))
-    (core func $make (canon lower (func $impl "make")))
-    (core func $peek (canon lower (func $impl "peek")))
-    (core func $take (canon lower (func $impl "take")))
-    (core func $keep (canon lower (func $mid "keep")))
-    (core func $mdrop (canon lower (func $mid "drop")))
-    (core module $m
-        (import "" "make" (func $make (param i32) (result i32)))
-        (import "" "peek" (func $peek (param i32) (result i32)))
-        (import "" "take" (func $take (param i32) (result i32)))
-        (import "" "keep" (func $keep (param i32) (result i32)))
-        (import "" "mdrop" (func $mdrop (param i32) (result i32)))
-        ;; make(7), lend it to impl (which sees the rep) and to mid (which
-        ;; drops its borrow), then move it to impl, which drops it: 7.
-        (func (export "run") (result i32) (local $h i32)
-            (local.set $h (call $make (i32.const 7)))
-            (if (i32.ne (call $peek (local.get $h)) (i32.const 7)) (then unreachable))
-            (if (i32.ne (call $mdrop (local.get $h)) (i32.const 1)) (then unreachable))
-            (if (i32.ne (call $peek (local.get $h)) (i32.const 7)) (then unreachable))
-            (call $take (local.get $h)))
-        (func (export "keep") (result i32) (call $keep (call $make (i32.const 9))))
-        (func (export "take-twice") (result i32) (local $h i32)
-            (local.set $h (call $make (i32.const 3)))
-            (drop (call $take (local.get $h)))
-            (call $take (local.get $h))))
-    (core instance $o (instantiate $m (with "" (instance
-        (export "make" (func $make)) (export "peek" (func $peek)) (export "take" (func $take))
-        (export "keep" (func $keep)) (export "mdrop" (func $mdrop))))))
-    (func (export "run") (result u32) (canon lift (core func $o "run")))
-    (func (export "keep") (result u32) (canon lift (core func $o "keep")))
-    (func (export "take-twice") (result u32) (canon lift (core func $o "take-twice")))
+    (component $outer
+        (import "r" (type $r (sub resource)))
+        (import "impl" (instance $impl
+            (export "make" (func (param "rep" u32) (result (own $r))))
+            (export "peek" (func (param "r" (borrow $r)) (result u32)))
+            (export "take" (func (param "r" (own $r)) (result u32)))))
+        (import "mid" (instance $mid
+            (export "keep" (func (param "r" (borrow $r)) (result u32)))
+            (export "drop" (func (param "r" (borrow $r)) (result u32)))))
+        (core func $make (canon lower (func $impl "make")))
+        (core func $peek (canon lower (func $impl "peek")))
+        (core func $take (canon lower (func $impl "take")))
+        (core func $keep (canon lower (func $mid "keep")))
+        (core func $mdrop (canon lower (func $mid "drop")))
+        (core module $m
+            (import "" "make" (func $make (param i32) (result i32)))
+            (import "" "peek" (func $peek (param i32) (result i32)))
+            (import "" "take" (func $take (param i32) (result i32)))
+            (import "" "keep" (func $keep (param i32) (result i32)))
+            (import "" "mdrop" (func $mdrop (param i32) (result i32)))
+            ;; make(7), lend it to impl (which sees the rep) and to mid (which
+            ;; drops its borrow), then move it to impl, which drops it: 7.
+            (func (export "run") (result i32) (local $h i32)
+                (local.set $h (call $make (i32.const 7)))
+                (if (i32.ne (call $peek (local.get $h)) (i32.const 7)) (then unreachable))
+                (if (i32.ne (call $mdrop (local.get $h)) (i32.const 1)) (then unreachable))
+                (if (i32.ne (call $peek (local.get $h)) (i32.const 7)) (then unreachable))
+                (call $take (local.get $h)))
+            (func (export "keep") (result i32) (call $keep (call $make (i32.const 9))))
+            (func (export "take-twice") (result i32) (local $h i32)
+                (local.set $h (call $make (i32.const 3)))
+                (drop (call $take (local.get $h)))
+                (call $take (local.get $h))))
+        (core instance $o (instantiate $m (with "" (instance
+            (export "make" (func $make)) (export "peek" (func $peek)) (export "take" (func $take))
+            (export "keep" (func $keep)) (export "mdrop" (func $mdrop))))))
+        (func (export "run") (result u32) (canon lift (core func $o "run")))
+        (func (export "keep") (result u32) (canon lift (core func $o "keep")))
+        (func (export "take-twice") (result u32) (canon lift (core func $o "take-twice"))))
+    (instance $outer (instantiate $outer
+        (with "r" (type $r)) (with "impl" (instance $impl)) (with "mid" (instance $mid))))
+    (export "run" (func $outer "run"))
+    (export "keep" (func $outer "keep"))
+    (export "take-twice" (func $outer "take-twice"))
     (export "drops" (func $impl "drops")))"#
 }
 
