@@ -795,3 +795,106 @@ pub const EVENT_FUTURE_READ: u32 = 4;
 pub const EVENT_FUTURE_WRITE: u32 = 5;
 /// `EventCode.TASK_CANCELLED`.
 pub const EVENT_TASK_CANCELLED: u32 = 6;
+
+impl Tasks {
+    /// Checks every entry's reference count against the holders the table
+    /// knows of (handles, threads, stream ends, subtasks and their callee
+    /// tasks, waitable set memberships) plus `held`, the references the
+    /// runtime keeps itself. An entry with more references than holders is
+    /// leaked (nobody will release it), one with fewer was released too
+    /// often. Returns a readable list of the entries that do not add up.
+    pub fn check_references(&self, held: &[EntryId]) -> Result<(), String> {
+        let mut expected = vec![0u32; self.entries.slots.len()];
+        let mut count = |id: EntryId| {
+            if let Some(n) = expected.get_mut(id.0 as usize) {
+                *n += 1;
+            }
+        };
+        for inst in &self.instances {
+            for id in inst.handles.slots.iter().flatten() {
+                if *id != RESOURCE {
+                    count(*id);
+                }
+            }
+        }
+        for t in self.threads.slots.iter().flatten() {
+            count(t.task);
+        }
+        for id in held {
+            count(*id);
+        }
+        for e in self.entries.slots.iter().flatten() {
+            match &e.state {
+                State::End(end) => count(end.shared),
+                State::Subtask(s) => s.callee.into_iter().for_each(&mut count),
+                State::Task(t) => t.subtask.into_iter().for_each(&mut count),
+                _ => {}
+            }
+            if let Some(set) = e.state.waitable_ref().and_then(|w| w.set) {
+                count(set);
+            }
+        }
+        let mut problems = String::new();
+        for (i, e) in self.entries.slots.iter().enumerate() {
+            let Some(e) = e else { continue };
+            let want = expected[i];
+            if e.refs != want {
+                let what = if e.refs > want { "leaked" } else { "released too often" };
+                problems.push_str(&format!(
+                    "  {} {i}: {} references, {want} holders ({what})\n",
+                    e.state.kind().describe(),
+                    e.refs
+                ));
+            }
+        }
+        if problems.is_empty() {
+            Ok(())
+        } else {
+            Err(problems)
+        }
+    }
+
+    /// A readable account of every live entry and thread: what each is,
+    /// who holds it and what each waiting thread waits for.
+    pub fn describe(&self) -> String {
+        let mut out = String::new();
+        for (i, inst) in self.instances.iter().enumerate() {
+            let handles: Vec<String> = inst
+                .handles
+                .slots
+                .iter()
+                .enumerate()
+                .filter_map(|(index, id)| {
+                    let id = (*id)?;
+                    let kind = if id == RESOURCE {
+                        "resource"
+                    } else {
+                        self.kind_of(id).map_or("stale", |k| k.describe())
+                    };
+                    Some(format!("{index}: {kind}"))
+                })
+                .collect();
+            if !handles.is_empty() || inst.backpressure > 0 || inst.exclusive.is_some() {
+                out.push_str(&format!(
+                    "component instance {i}: handles [{}], backpressure {}, exclusive thread {}\n",
+                    handles.join(", "),
+                    inst.backpressure,
+                    inst.exclusive
+                        .and_then(|t| self.threads.get(t.0))
+                        .map_or("none".to_string(), |t| t.index.to_string())
+                ));
+            }
+        }
+        for (i, e) in self.entries.slots.iter().enumerate() {
+            if let Some(e) = e {
+                out.push_str(&format!(
+                    "entry {i}: {} ({} references)\n",
+                    e.state.kind().describe(),
+                    e.refs
+                ));
+            }
+        }
+        out.push_str(&self.describe_waits());
+        out
+    }
+}

@@ -295,6 +295,17 @@ impl<T: 'static> WastContext<T> {
             });
         }
 
+        // Whatever the script left running, every reference of the store's
+        // task table must be held by something live.
+        if let Err(err) = self.store.check_concurrent_state() {
+            failures.push(DirectiveFailure {
+                file: filename.to_string(),
+                line: 0,
+                column: 0,
+                directive: "end of script",
+                message: one_line(&err),
+            });
+        }
         if failures.is_empty() {
             Ok(())
         } else {

@@ -227,7 +227,12 @@ fn start_task<T: 'static>(
         let _ = exit_thread(store, thread);
         return Err(e);
     }
-    sched::resume(store, thread, false)?;
+    if let Err(e) = sched::resume(store, thread, false) {
+        // The caller never gets the task: give its reference back.
+        let _ = store.0.opaque_mut().components.tasks.release(task);
+        collect(store);
+        return Err(e);
+    }
     Ok(task)
 }
 

@@ -76,3 +76,36 @@ pub(crate) fn exit_task<T>(_store: &mut StoreContextMut<'_, T>, _depth: usize) -
 pub(crate) fn exit_innermost_task<T>(_store: &mut StoreContextMut<'_, T>) -> crate::Result<()> {
     Ok(())
 }
+
+#[cfg(feature = "component-model-async")]
+impl<T: 'static> crate::Store<T> {
+    /// A readable dump of the store's component-model async state: every
+    /// component instance's handles, every live task, subtask, waitable
+    /// set, stream, future and error context with its reference count, and
+    /// what each waiting thread waits for. (Weft's own; Wasmtime has none.)
+    pub fn debug_concurrent_state(&self) -> String {
+        self.inner().opaque.components.tasks.describe()
+    }
+
+    /// Checks that the task table holds nothing but what its live handles,
+    /// threads and links own: every reference count adds up. Fails with the
+    /// entries that do not (a leak, or a double release). Used by
+    /// `weft wast` after each script.
+    #[doc(hidden)]
+    pub fn check_concurrent_state(&self) -> crate::Result<()> {
+        let components = &self.inner().opaque.components;
+        let held: Vec<weft_tasks::EntryId> = components
+            .sched
+            .running
+            .iter()
+            .filter(|r| !components.sched.has_fiber(r.thread))
+            .map(|r| r.task)
+            .collect();
+        components.tasks.check_references(&held).map_err(|problems| {
+            crate::format_err!(
+                "the task table does not add up:\n{problems}state:\n{}",
+                components.tasks.describe()
+            )
+        })
+    }
+}

@@ -177,6 +177,7 @@ fn resume_one<T: 'static>(store: &mut StoreContextMut<'_, T>, thread: ThreadId, 
     tasks.stop_waiting(thread).map_err(trap)?;
     tasks.set_running(thread, true).map_err(trap)?;
     let func = components.sched.task_data.get(&state.task).map_or(u32::MAX, |d| d.func);
+    let depth = components.sched.running.len();
     components.sched.running.push(Running {
         thread,
         task: state.task,
@@ -189,8 +190,11 @@ fn resume_one<T: 'static>(store: &mut StoreContextMut<'_, T>, thread: ThreadId, 
     stack.swap(store.0.opaque().objects.context());
     let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f.resume(&mut *store.0)));
     stack.swap(store.0.opaque().objects.context());
+    // Calls on the fiber's stack that a trap cut short left their tasks
+    // above the fiber's own: end them (a fiber only suspends from the top).
+    let _ = super::calls::exit_task(store, depth + 1);
     let components = &mut store.0.opaque_mut().components;
-    components.sched.running.pop();
+    components.sched.running.truncate(depth);
     let _ = components.tasks.set_running(thread, false);
     let done = match outcome {
         Ok(done) => done,
