@@ -29,6 +29,25 @@ use wasmtime_fiber::{Fiber, FiberStack, Suspend};
 mod store_fiber;
 pub use store_fiber::{StoreFiber, SuspendError, Suspender};
 
+thread_local! {
+    /// The fiber running innermost on this thread now (the address of its
+    /// shared state), of either kind: only that fiber may suspend, since a
+    /// suspension switches away from the stack that is running.
+    static INNERMOST: Cell<*const ()> = const { Cell::new(std::ptr::null()) };
+}
+
+/// Runs `f` with the fiber whose shared state is at `id` marked innermost.
+fn as_innermost<R>(id: *const (), f: impl FnOnce() -> R) -> R {
+    let prev = INNERMOST.with(|c| c.replace(id));
+    let r = f();
+    INNERMOST.with(|c| c.set(prev));
+    r
+}
+
+fn is_innermost(id: *const ()) -> bool {
+    INNERMOST.with(|c| c.get()) == id
+}
+
 /// A pool of fiber stacks of one size.
 pub struct FiberPool {
     stack_size: usize,
@@ -188,6 +207,12 @@ impl AsyncCx {
         let Some(f) = f.filter(|_| !ptr.is_null()) else {
             return Err(Cancelled);
         };
+        // Another fiber runs on top of this one (a guest thread of the
+        // component model): switching away from this fiber's suspension
+        // point is impossible from there.
+        if !is_innermost(Arc::as_ptr(&self.shared).cast()) {
+            return Err(Cancelled);
+        }
         // SAFETY: `suspend` points at the fiber's `Suspend` while the fiber
         // body runs, and `suspend_fn` is the function for its type; we are
         // on that fiber (the pointer is only non-null while its body runs).
@@ -309,7 +334,8 @@ impl<R> Future for FiberFuture<'_, R> {
             return Poll::Pending;
         };
         this.shared.poll_cx.set((cx as *mut Context<'_>).cast());
-        let result = catch_unwind(AssertUnwindSafe(|| fiber.resume(Resume::Poll)));
+        let id = Arc::as_ptr(&this.shared).cast();
+        let result = as_innermost(id, || catch_unwind(AssertUnwindSafe(|| fiber.resume(Resume::Poll))));
         this.shared.poll_cx.set(std::ptr::null_mut());
         match result {
             Ok(Ok(Some(value))) => {
@@ -338,8 +364,9 @@ impl<R> Drop for FiberFuture<'_, R> {
         let Some(fiber) = self.fiber.as_ref() else { return };
         if !fiber.done() {
             self.shared.cancelled.set(true);
+            let id = Arc::as_ptr(&self.shared).cast();
             for _ in 0..MAX_CANCEL_RESUMES {
-                match catch_unwind(AssertUnwindSafe(|| fiber.resume(Resume::Cancel))) {
+                match as_innermost(id, || catch_unwind(AssertUnwindSafe(|| fiber.resume(Resume::Cancel)))) {
                     Ok(Err(())) => continue,
                     // Finished, or panicked while unwinding: the panic of
                     // a cancelled call has nobody to reach, so it is dropped.

@@ -29,11 +29,6 @@ struct Shared {
     store: Cell<*mut ()>,
 }
 
-thread_local! {
-    /// The `Shared` of the store fiber running on this thread now.
-    static CURRENT: Cell<*const Shared> = const { Cell::new(std::ptr::null()) };
-}
-
 /// A fiber whose body gets a `&mut S` and lends it back whenever it
 /// suspends: [`StoreFiber::resume`] takes the store for as long as the body
 /// runs, and [`Suspender::suspend`] gives it back to whoever resumed the
@@ -116,7 +111,7 @@ impl Suspender {
         }
         let ours = Arc::as_ptr(&self.shared);
         let ptr = self.shared.suspend.get();
-        if CURRENT.with(|c| c.get()) != ours || !self.shared.running.get() || ptr.is_null() {
+        if !crate::is_innermost(ours.cast()) || !self.shared.running.get() || ptr.is_null() {
             return Err(SuspendError::NotOnFiber);
         }
         self.shared.running.set(false);
@@ -217,11 +212,10 @@ impl<S: 'static> StoreFiber<S> {
         if self.shared.store.get().is_null() {
             self.shared.store.set((store as *mut S).cast());
         }
-        let prev = CURRENT.with(|c| c.replace(Arc::as_ptr(&self.shared)));
         self.shared.running.set(true);
-        let result = catch_unwind(AssertUnwindSafe(|| fiber.resume(how)));
+        let id = Arc::as_ptr(&self.shared).cast();
+        let result = crate::as_innermost(id, || catch_unwind(AssertUnwindSafe(|| fiber.resume(how))));
         self.shared.running.set(false);
-        CURRENT.with(|c| c.set(prev));
         match result {
             Ok(Ok(())) => {
                 self.finish();
