@@ -197,6 +197,12 @@ impl AsyncCx {
         Ok(future.poll(cx))
     }
 
+    /// Whether this fiber is the innermost one running on this thread (only
+    /// then can it suspend: a store fiber may run on top of it).
+    pub fn can_suspend(&self) -> bool {
+        is_innermost(Arc::as_ptr(&self.shared).cast())
+    }
+
     /// Suspends the fiber until its future is polled again. Fails with
     /// [`Cancelled`] when the future is dropped instead.
     pub fn suspend(&self) -> Result<(), Cancelled> {

@@ -164,8 +164,7 @@ macro_rules! define_async {
 }
 
 /// Adds every function of `wasi_snapshot_preview1` to `linker` as async
-/// host functions, for stores of an engine with `Config::async_support`
-/// whose guests are called with `call_async`; `get` finds the
+/// host functions, for guests called with `call_async`; `get` finds the
 /// [`WasiP1Ctx`] in the store's data.
 ///
 /// `poll_oneoff` waiting for clocks only suspends the guest and lets the
@@ -179,8 +178,7 @@ macro_rules! define_async {
 /// use weft_wasi::preview1::{self, WasiP1Ctx};
 /// use weft_wasi::WasiCtxBuilder;
 ///
-/// let mut config = Config::new();
-/// config.async_support(true);
+/// let config = Config::new();
 /// let engine = Engine::new(&config)?;
 /// let mut linker: Linker<WasiP1Ctx> = Linker::new(&engine);
 /// preview1::add_to_linker_async(&mut linker, |t| t)?;

@@ -41,8 +41,7 @@ fn block_on<F: Future>(fut: F) -> (F::Output, usize) {
 fn run_async(name: &str, builder: &mut WasiCtxBuilder) -> (anyhow::Result<()>, String, usize) {
     let stdout = MemoryOutputPipe::new(1 << 20);
     builder.stdout(stdout.clone());
-    let mut config = Config::new();
-    config.async_support(true);
+    let config = Config::new();
     let engine = Engine::new(&config).unwrap();
     let mut linker: Linker<WasiP1Ctx> = Linker::new(&engine);
     preview1::add_to_linker_async(&mut linker, |t| t).unwrap();

@@ -43,8 +43,7 @@ fn measure(name: &str, batches: usize, iters: usize, mut f: impl FnMut()) {
 }
 
 fn main() -> Result<()> {
-    let mut config = Config::new();
-    config.async_support(true);
+    let config = Config::new();
     let engine = Engine::new(&config)?;
     let module = Module::new(
         &engine,

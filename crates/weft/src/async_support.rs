@@ -47,6 +47,12 @@ pub(crate) fn block_on<F: Future + ?Sized>(
         if let Poll::Ready(v) = cx.poll(future.as_mut())? {
             return Ok(v);
         }
+        if !cx.can_suspend() {
+            crate::bail!(
+                "unsupported: waiting for the host (an async host function, or a fuel or epoch yield) \
+                 inside a task of the component model's async ABI"
+            );
+        }
         // The wasm frames below stay on this fiber's stack; take their
         // trap-handling state along while suspended.
         let ours = weft_runtime::replace_call_state(entry);
@@ -78,13 +84,6 @@ impl<T: 'static> StoreInner<T> {
         let mut y = YieldNow(false);
         self.block_on(Pin::new(&mut y))
     }
-
-    fn check_async(&self) -> crate::Result<()> {
-        if !self.opaque.engine.inner.config.async_support {
-            crate::bail!("async support is not enabled in this engine's config (`Config::async_support`)");
-        }
-        Ok(())
-    }
 }
 
 /// Runs `f` with the store on a fiber of the engine's pool.
@@ -92,7 +91,6 @@ pub(crate) async fn on_fiber<T: Send + 'static, R: Send>(
     store: &mut StoreInner<T>,
     f: impl FnOnce(&mut StoreInner<T>) -> crate::Result<R> + Send,
 ) -> crate::Result<R> {
-    store.check_async()?;
     let engine = store.opaque.engine.clone();
     let future = weft_fiber::on_fiber(&engine.inner.fiber_pool, move |cx| {
         let entry = weft_runtime::current_call_state();
@@ -107,7 +105,7 @@ pub(crate) async fn on_fiber<T: Send + 'static, R: Send>(
 
 impl Func {
     /// Calls the function on a fiber, so that async host functions, fuel and
-    /// epoch yields can suspend it (requires `Config::async_support`).
+    /// epoch yields can suspend it.
     ///
     /// The future may be dropped at any point; the call is then cancelled,
     /// its fiber unwound and its stack reused, and the store stays usable

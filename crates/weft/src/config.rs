@@ -21,7 +21,6 @@ pub struct Config {
     pub(crate) parallel_compilation: bool,
     pub(crate) features: wasmparser::WasmFeatures,
     pub(crate) tunables: weft_environ::Tunables,
-    pub(crate) async_support: bool,
     pub(crate) async_stack_size: usize,
     /// Whether components may use the async ABI
     /// ([`Config::wasm_component_model_async`]).
@@ -39,7 +38,6 @@ impl Default for Config {
             parallel_compilation: cfg!(feature = "parallel-compilation"),
             features: weft_environ::supported_features(),
             tunables: weft_environ::Tunables::default(),
-            async_support: false,
             async_stack_size: 2 << 20,
             component_model_async: cfg!(feature = "component-model-async"),
         }
@@ -94,10 +92,12 @@ impl Config {
         self
     }
 
-    /// Whether async calls (`Func::call_async` and friends) and async host
-    /// functions may be used (requires the `async` feature).
-    pub fn async_support(&mut self, enable: bool) -> &mut Self {
-        self.async_support = enable;
+    /// Does nothing: as in Wasmtime 48, async calls (`Func::call_async`
+    /// and friends) and async host functions are always available (with the
+    /// `async` feature). Kept so that programs written for older Wasmtimes
+    /// compile.
+    #[deprecated(note = "async support is always enabled; this does nothing")]
+    pub fn async_support(&mut self, _enable: bool) -> &mut Self {
         self
     }
 

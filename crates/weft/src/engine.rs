@@ -55,15 +55,12 @@ impl Engine {
     /// An engine with the given configuration.
     pub fn new(config: &Config) -> crate::Result<Engine> {
         config.validate()?;
-        if config.async_support && config.async_stack_size <= config.max_wasm_stack {
+        if cfg!(feature = "async") && config.async_stack_size <= config.max_wasm_stack {
             crate::bail!(
                 "async stack size ({}) must be larger than the max wasm stack ({})",
                 config.async_stack_size,
                 config.max_wasm_stack
             );
-        }
-        if config.async_support && !cfg!(feature = "async") {
-            crate::bail!("async support requires the `async` feature of weft");
         }
         let engine = Engine::new_infallible(config);
         #[cfg(feature = "cranelift")]

@@ -10,7 +10,7 @@
 //!
 //! # Async calls and drop safety
 //!
-//! With `Config::async_support`, `Func::call_async`, `TypedFunc::call_async`,
+//! `Func::call_async`, `TypedFunc::call_async`,
 //! `Instance::new_async` and `Linker::instantiate_async` run wasm on a fiber
 //! of their own, so that async host functions (`Func::wrap_async`,
 //! `Linker::func_wrap_async`), fuel yields (`Store::fuel_async_yield_interval`)

@@ -16,7 +16,6 @@ fn wasm(text: &str) -> Vec<u8> {
 
 fn async_engine(f: impl FnOnce(&mut Config)) -> Engine {
     let mut config = Config::new();
-    config.async_support(true);
     f(&mut config);
     Engine::new(&config).unwrap()
 }
@@ -137,16 +136,26 @@ fn sync_calls_keep_working_and_refuse_async_host_functions() -> Result<()> {
     Ok(())
 }
 
+/// As in Wasmtime 48, async is always available: `call_async` works on a
+/// default `Config`, and `Config::async_support` does nothing.
 #[test]
-fn call_async_without_async_support_is_an_error() -> Result<()> {
+fn call_async_works_on_a_default_config() -> Result<()> {
     let engine = Engine::default();
     let module = Module::new(&engine, wasm(HOST))?;
     let mut store = Store::new(&engine, ());
     let linker = host_linker(&engine);
     let instance = linker.instantiate(&mut store, &module)?;
     let plain = instance.get_typed_func::<i32, i32>(&mut store, "plain")?;
-    let err = block_on(plain.call_async(&mut store, 1)).unwrap_err();
-    assert!(err.to_string().contains("async support"), "{err}");
+    assert_eq!(block_on(plain.call_async(&mut store, 1))?, 2);
+    let mut config = Config::new();
+    #[allow(deprecated)]
+    config.async_support(false);
+    let engine = Engine::new(&config)?;
+    let module = Module::new(&engine, wasm(HOST))?;
+    let mut store = Store::new(&engine, ());
+    let instance = host_linker(&engine).instantiate(&mut store, &module)?;
+    let plain = instance.get_typed_func::<i32, i32>(&mut store, "plain")?;
+    assert_eq!(block_on(plain.call_async(&mut store, 20))?, 40);
     Ok(())
 }
 

@@ -73,7 +73,7 @@ fn random_sequences_of_start_poll_drop_and_call() -> Result<()> {
         }
     }));
     let mut config = Config::new();
-    config.async_support(true).consume_fuel(true).epoch_interruption(true);
+    config.consume_fuel(true).epoch_interruption(true);
     let engine = Engine::new(&config)?;
     let module = Module::new(&engine, wat::parse_str(MODULE)?)?;
     let mut linker = Linker::<()>::new(&engine);

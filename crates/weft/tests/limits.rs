@@ -123,8 +123,7 @@ impl ResourceLimiterAsync for AsyncLimits {
 fn an_async_limiter_works_in_async_calls() -> Result<()> {
     let rt = tokio::runtime::Builder::new_current_thread().build()?;
     rt.block_on(async {
-        let mut config = Config::new();
-        config.async_support(true);
+        let config = Config::new();
         let engine = Engine::new(&config)?;
         let module = Module::new(&engine, wasm(GROW))?;
         let mut store = Store::new(&engine, AsyncLimits);

@@ -57,6 +57,8 @@
 mod adapter;
 mod async_values;
 mod call;
+#[cfg(feature = "async")]
+mod call_async;
 #[allow(clippy::module_inception)]
 mod component;
 pub(crate) mod concurrent;
