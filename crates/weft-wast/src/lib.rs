@@ -48,8 +48,12 @@ use weft::{
 const MAX_DISPLAYED_FAILURES: usize = 100;
 
 /// The configuration spec scripts run with: every proposal of the
-/// testsuite that Weft supports (the default configuration enables them all;
-/// this stays explicit so that scripts keep running if defaults change).
+/// testsuite that Weft supports, stated explicitly so that scripts keep
+/// running if defaults change. That includes every component-model
+/// extension the reference tests use, some of which are off by default (as
+/// in Wasmtime 48, whose wast runner turns them on for those scripts too):
+/// the async ABI, its further built-ins, the stackful ABI, threading and
+/// `error-context`.
 pub fn spec_config() -> weft::Config {
     let mut config = weft::Config::new();
     config
@@ -60,7 +64,13 @@ pub fn spec_config() -> weft::Config {
         .wasm_memory64(true)
         .wasm_extended_const(true)
         .wasm_function_references(true)
-        .wasm_exceptions(true);
+        .wasm_exceptions(true)
+        .wasm_component_model(true)
+        .wasm_component_model_async(true)
+        .wasm_component_model_more_async_builtins(true)
+        .wasm_component_model_async_stackful(true)
+        .wasm_component_model_threading(true)
+        .wasm_component_model_error_context(true);
     config
 }
 

@@ -22,9 +22,12 @@ pub struct Config {
     pub(crate) features: wasmparser::WasmFeatures,
     pub(crate) tunables: weft_environ::Tunables,
     pub(crate) async_stack_size: usize,
-    /// Whether components may use the async ABI
-    /// ([`Config::wasm_component_model_async`]).
-    pub(crate) component_model_async: bool,
+    /// The component-model features components are validated with: the
+    /// component model itself and its async, threading and error-context
+    /// extensions (`Config::wasm_component_model*`). Kept apart from
+    /// `features`, which core modules are compiled (and precompiled output
+    /// is keyed) with.
+    pub(crate) component_features: wasmparser::WasmFeatures,
 }
 
 impl Default for Config {
@@ -39,10 +42,30 @@ impl Default for Config {
             features: weft_environ::supported_features(),
             tunables: weft_environ::Tunables::default(),
             async_stack_size: 2 << 20,
-            component_model_async: cfg!(feature = "component-model-async"),
+            component_features: default_component_features(),
         }
     }
 }
+
+/// Wasmtime 48's defaults for the component-model switches: the component
+/// model with the `component-model` feature, `async` with the
+/// `component-model-async` feature, and the rest (more async built-ins, the
+/// stackful ABI, threading, `error-context`) off.
+fn default_component_features() -> wasmparser::WasmFeatures {
+    use wasmparser::WasmFeatures as F;
+    let mut features = F::empty();
+    features.set(F::COMPONENT_MODEL, cfg!(feature = "component-model"));
+    features.set(F::CM_ASYNC, cfg!(feature = "component-model-async"));
+    features
+}
+
+/// The component-model features that need the async ABI's runtime (Weft's
+/// `component-model-async` feature), as Wasmtime's "concurrency support".
+const ASYNC_COMPONENT_SWITCHES: wasmparser::WasmFeatures = wasmparser::WasmFeatures::CM_ASYNC
+    .union(wasmparser::WasmFeatures::CM_MORE_ASYNC_BUILTINS)
+    .union(wasmparser::WasmFeatures::CM_ASYNC_STACKFUL)
+    .union(wasmparser::WasmFeatures::CM_THREADING)
+    .union(wasmparser::WasmFeatures::CM_ERROR_CONTEXT);
 
 macro_rules! feature_switches {
     ($($(#[$doc:meta])* $name:ident => $flag:ident;)*) => {
@@ -108,19 +131,95 @@ impl Config {
         self
     }
 
-    /// Whether components may use the component model's async ABI: `async`
-    /// functions and canonical options, `stream`, `future` and
-    /// `error-context`, and the `task.*`, `context.*`, `waitable-set.*`,
-    /// `subtask.*`, `stream.*`, `future.*`, `error-context.*` and `thread.*`
-    /// built-ins (wasmparser's `cm_async`, `cm_more_async_builtins`,
-    /// `cm_async_stackful`, `cm_threading` and `cm_error_context`).
-    ///
-    /// Default on with the `component-model-async` feature, which it needs.
-    /// So far only calls that complete without blocking run; an operation
-    /// that would suspend a task traps with "not supported yet".
-    pub fn wasm_component_model_async(&mut self, enable: bool) -> &mut Self {
-        self.component_model_async = enable;
+    fn component_switch(&mut self, flag: wasmparser::WasmFeatures, enable: bool) -> &mut Self {
+        self.component_features.set(flag, enable);
         self
+    }
+
+    /// Whether components may be compiled at all (the component model
+    /// proposal, wasmparser's `component_model`). With it off,
+    /// [`crate::component::Component::new`] rejects every component.
+    ///
+    /// Default on with the `component-model` feature, which it needs.
+    pub fn wasm_component_model(&mut self, enable: bool) -> &mut Self {
+        self.component_switch(wasmparser::WasmFeatures::COMPONENT_MODEL, enable)
+    }
+
+    /// Whether components may use the component model's async ABI (🔀):
+    /// `async` functions, the `async` canonical option of lifts and lowers,
+    /// the `stream` and `future` types, and the `task.*`, `context.*`,
+    /// `backpressure.*`, `waitable-set.*`, `waitable.*`, `subtask.*`,
+    /// `stream.*`, `future.*` and `thread.yield` built-ins (wasmparser's
+    /// `cm_async`). An `async` lift without a `callback` also needs
+    /// [`Config::wasm_component_model_async_stackful`], `error-context`
+    /// needs [`Config::wasm_component_model_error_context`], the async
+    /// forms of the cancel built-ins need
+    /// [`Config::wasm_component_model_more_async_builtins`] and the
+    /// other `thread.*` built-ins [`Config::wasm_component_model_threading`].
+    ///
+    /// Default on with the `component-model-async` feature, which it needs
+    /// (as in Wasmtime 48). So far only calls that complete without
+    /// blocking run; an operation that would suspend a task fails with "not
+    /// supported yet".
+    pub fn wasm_component_model_async(&mut self, enable: bool) -> &mut Self {
+        self.component_switch(wasmparser::WasmFeatures::CM_ASYNC, enable)
+    }
+
+    /// Whether components may use the async ABI's further built-ins and
+    /// options on built-ins (🚝, wasmparser's `cm_more_async_builtins`):
+    /// the synchronous forms of `stream.read`, `stream.write`,
+    /// `future.read` and `future.write`, and the `async` forms of
+    /// `subtask.cancel`, `stream.cancel-read`, `stream.cancel-write`,
+    /// `future.cancel-read` and `future.cancel-write`. Needs
+    /// [`Config::wasm_component_model_async`] for the built-ins themselves.
+    ///
+    /// Default off (as in Wasmtime 48); needs the `component-model-async`
+    /// feature.
+    pub fn wasm_component_model_more_async_builtins(&mut self, enable: bool) -> &mut Self {
+        self.component_switch(wasmparser::WasmFeatures::CM_MORE_ASYNC_BUILTINS, enable)
+    }
+
+    /// The older name of
+    /// [`Config::wasm_component_model_more_async_builtins`], with the same
+    /// effect (wasmparser's `cm_more_async_builtins`, once
+    /// `cm_async_builtins`).
+    ///
+    /// Default off; needs the `component-model-async` feature.
+    pub fn wasm_component_model_async_builtins(&mut self, enable: bool) -> &mut Self {
+        self.wasm_component_model_more_async_builtins(enable)
+    }
+
+    /// Whether components may use the async ABI's stackful form (🚟,
+    /// wasmparser's `cm_async_stackful`): an `async` lift without a
+    /// `callback`, whose core function runs as its own thread of execution
+    /// and may block in `waitable-set.wait`.
+    ///
+    /// Default off (as in Wasmtime 48); needs the `component-model-async`
+    /// feature.
+    pub fn wasm_component_model_async_stackful(&mut self, enable: bool) -> &mut Self {
+        self.component_switch(wasmparser::WasmFeatures::CM_ASYNC_STACKFUL, enable)
+    }
+
+    /// Whether components may use the component model's threading
+    /// built-ins (🧵, wasmparser's `cm_threading`): `thread.index`,
+    /// `thread.new-indirect`, `thread.suspend`, `thread.resume-later`, the
+    /// `thread.{suspend,yield}-then-{resume,promote}` built-ins, and
+    /// `context.get`/`context.set` of slot 1.
+    ///
+    /// Default off (as in Wasmtime 48); needs the `component-model-async`
+    /// feature.
+    pub fn wasm_component_model_threading(&mut self, enable: bool) -> &mut Self {
+        self.component_switch(wasmparser::WasmFeatures::CM_THREADING, enable)
+    }
+
+    /// Whether components may use `error-context` (📝, wasmparser's
+    /// `cm_error_context`): the type and the `error-context.new`,
+    /// `error-context.debug-message` and `error-context.drop` built-ins.
+    ///
+    /// Default off (as in Wasmtime 48); needs the `component-model-async`
+    /// feature.
+    pub fn wasm_component_model_error_context(&mut self, enable: bool) -> &mut Self {
+        self.component_switch(wasmparser::WasmFeatures::CM_ERROR_CONTEXT, enable)
     }
 
     /// Whether wasm consumes fuel as it runs (see `Store::set_fuel`); out of
@@ -186,8 +285,15 @@ impl Config {
         if self.features.contains(F::FUNCTION_REFERENCES) && !self.features.contains(F::REFERENCE_TYPES) {
             crate::bail!("cannot disable the reference types proposal but enable the function references proposal");
         }
-        if self.component_model_async && !cfg!(feature = "component-model-async") {
-            crate::bail!("the component model async ABI needs Weft's `component-model-async` feature");
+        if self.component_features.contains(F::COMPONENT_MODEL) && !cfg!(feature = "component-model") {
+            crate::bail!("the component model needs Weft's `component-model` feature");
+        }
+        let needs_async = self.component_features & ASYNC_COMPONENT_SWITCHES;
+        if !needs_async.is_empty() && !cfg!(feature = "component-model-async") {
+            crate::bail!(
+                "the component model async ABI needs Weft's `component-model-async` feature \
+                 (enabled: {needs_async:?})"
+            );
         }
         if self.features.contains(F::EXCEPTIONS) && !self.features.contains(F::REFERENCE_TYPES) {
             crate::bail!("cannot disable the reference types proposal but enable the exceptions proposal");

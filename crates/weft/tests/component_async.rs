@@ -9,6 +9,24 @@
 use weft::component::{Component, Linker, Val};
 use weft::{Config, Engine, Store};
 
+/// An engine with every async extension of the component model on: the
+/// stackful ABI, the further async built-ins, threading and `error-context`
+/// are off by default (as in Wasmtime 48) and the components here use them.
+fn engine() -> Engine {
+    Engine::new(&async_config()).expect("the async extensions are built in")
+}
+
+fn async_config() -> Config {
+    let mut config = Config::new();
+    config
+        .wasm_component_model_async(true)
+        .wasm_component_model_more_async_builtins(true)
+        .wasm_component_model_async_stackful(true)
+        .wasm_component_model_threading(true)
+        .wasm_component_model_error_context(true);
+    config
+}
+
 fn component(engine: &Engine, text: &str) -> Component {
     let bytes = wat::parse_str(text).expect("test component is valid text");
     Component::new(engine, bytes).expect("test component compiles")
@@ -59,7 +77,7 @@ const ASYNC_EXPORTS: &str = r#"(component
 
 #[test]
 fn the_host_calls_async_lifted_exports_that_call_task_return() -> weft::Result<()> {
-    let engine = Engine::default();
+    let engine = engine();
     let c = component(&engine, ASYNC_EXPORTS);
     let mut store = Store::new(&engine, ());
     let instance = Linker::new(&engine).instantiate(&mut store, &c)?;
@@ -75,7 +93,7 @@ fn the_host_calls_async_lifted_exports_that_call_task_return() -> weft::Result<(
 /// Each misuse traps, and the store goes on working.
 #[test]
 fn task_return_misuse_traps() -> weft::Result<()> {
-    let engine = Engine::default();
+    let engine = engine();
     let c = component(&engine, ASYNC_EXPORTS);
     let mut store = Store::new(&engine, ());
     for (name, message) in [
@@ -97,7 +115,7 @@ fn task_return_misuse_traps() -> weft::Result<()> {
 /// synchronous task may not block; the store stays usable after each.
 #[test]
 fn waits_nothing_can_end_are_deadlocks_or_traps() -> weft::Result<()> {
-    let engine = Engine::default();
+    let engine = engine();
     let c = component(&engine, ASYNC_EXPORTS);
     let mut store = Store::new(&engine, ());
     let instance = Linker::new(&engine).instantiate(&mut store, &c)?;
@@ -288,7 +306,7 @@ const TABLE_OPS: &str = r#"(component
 
 #[test]
 fn table_built_ins_follow_the_spec() -> weft::Result<()> {
-    let engine = Engine::default();
+    let engine = engine();
     let c = component(&engine, TABLE_OPS);
     let mut store = Store::new(&engine, ());
     let instance = Linker::new(&engine).instantiate(&mut store, &c)?;
@@ -311,7 +329,7 @@ fn table_built_ins_follow_the_spec() -> weft::Result<()> {
 
 #[test]
 fn context_is_per_task_and_built_ins_trap_in_post_return() -> weft::Result<()> {
-    let engine = Engine::default();
+    let engine = engine();
     let c = component(&engine, TABLE_OPS);
     let mut store = Store::new(&engine, ());
     let instance = Linker::new(&engine).instantiate(&mut store, &c)?;
@@ -332,7 +350,7 @@ fn context_is_per_task_and_built_ins_trap_in_post_return() -> weft::Result<()> {
 /// gets `RETURNED` (2) and the result in its memory.
 #[test]
 fn async_lowers_of_calls_that_complete_return_returned() -> weft::Result<()> {
-    let engine = Engine::default();
+    let engine = engine();
     let c = component(
         &engine,
         r#"(component
@@ -390,21 +408,25 @@ fn async_lowers_of_calls_that_complete_return_returned() -> weft::Result<()> {
 
 #[test]
 fn the_async_abi_can_be_turned_off() {
-    let mut config = Config::new();
+    let mut config = async_config();
     config.wasm_component_model_async(false);
     let engine = Engine::new(&config).unwrap();
     let bytes = wat::parse_str(ASYNC_EXPORTS).unwrap();
     let Err(err) = Component::new(&engine, bytes) else {
         panic!("async is off, yet the component compiled");
     };
-    assert!(format!("{err:?}").contains("unsupported: "), "{err:?}");
+    let text = format!("{err:?}");
+    assert!(
+        text.contains("unsupported: ") && text.contains("async feature"),
+        "{text}"
+    );
 }
 
 /// A call through a fused adapter is a task of the callee: its context
 /// starts at 0 and does not touch the caller's.
 #[test]
 fn a_fused_call_has_its_own_task_context() -> weft::Result<()> {
-    let engine = Engine::default();
+    let engine = engine();
     let c = component(
         &engine,
         r#"(component

@@ -92,6 +92,17 @@ pub fn async_component_features() -> WasmFeatures {
         | WasmFeatures::CM_ERROR_CONTEXT
 }
 
+/// wasmparser's message for a construct that needs a feature, with the
+/// construct named where wasmparser leaves it out (the stackful async ABI).
+fn name_construct(message: &str) -> std::borrow::Cow<'_, str> {
+    match message {
+        "requires the component model async stackful feature" => {
+            "an `async` lift without a `callback` requires the component model async stackful feature".into()
+        }
+        _ => message.into(),
+    }
+}
+
 /// Validates `bytes`, a component, with `features` and translates it.
 ///
 /// Validation covers the whole component (core function bodies included)
@@ -119,7 +130,10 @@ pub fn translate_component(bytes: &[u8], features: WasmFeatures) -> Result<Compo
         } else if valid_with(WasmFeatures::all()) {
             // Valid with every proposal: it needs one that is not enabled.
             return Err(TranslateError {
-                message: format!("unsupported: {} (a proposal that is not enabled)", e.message()),
+                message: format!(
+                    "unsupported: {} (a proposal that is not enabled)",
+                    name_construct(e.message())
+                ),
                 offset: e.offset(),
             });
         } else {

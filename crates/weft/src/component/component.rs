@@ -60,10 +60,7 @@ impl Component {
     /// Compiles a component from its binary format. A core module's bytes
     /// are refused: use [`crate::Module`] for those.
     pub fn from_binary(engine: &Engine, binary: &[u8]) -> crate::Result<Component> {
-        let mut features = engine.inner.config.features | weft_environ::component::supported_component_features();
-        if engine.inner.config.component_model_async {
-            features |= weft_environ::component::async_component_features();
-        }
+        let features = component_features(&engine.inner.config);
         let translation = env::translate_component(binary, features)?;
         let mut modules = Vec::with_capacity(translation.modules.len());
         for m in translation.modules {
@@ -127,6 +124,16 @@ impl Component {
 /// items' types, and instances of the imports with the type the import
 /// declares. Core modules have none (`None`; inside an instance they are
 /// left out of its type).
+/// The features a component is validated with: the engine's core
+/// features, the component-model extensions Weft always accepts (those of
+/// `supported_component_features` other than the component model itself),
+/// and the component model and its async, threading and error-context
+/// extensions as the `Config::wasm_component_model*` switches set them.
+fn component_features(config: &crate::Config) -> wasmparser::WasmFeatures {
+    let always = env::supported_component_features().difference(wasmparser::WasmFeatures::COMPONENT_MODEL);
+    config.features | always | config.component_features
+}
+
 fn export_type(types: &mut ComponentTypes, plan: &env::Component, e: &env::Export) -> Option<env::ItemType> {
     use env::{Export, ItemType};
     match e {
