@@ -213,3 +213,35 @@ fn error_contexts() {
     assert_eq!(t.error_context_drop(inst, e), Err(TaskError::NoHandle(e)));
     assert_eq!(t.live_entries(), 0);
 }
+
+#[test]
+fn joining_the_set_a_waitable_is_in_keeps_it_a_member() {
+    let mut t = Tasks::new();
+    let inst = t.new_instance();
+    let (r, w) = t.stream_new(inst, 1, true).unwrap();
+    let s = t.waitable_set_new(inst).unwrap();
+    let set = t.handle(inst, s).unwrap();
+    t.waitable_join(inst, r, s).unwrap();
+    t.waitable_join(inst, r, s).unwrap();
+    assert_eq!(t.refs(set), 2, "the handle and the member");
+    assert_eq!(t.waitable_set_drop(inst, s), Err(TaskError::SetHasWaitables));
+    // The member's event is still delivered through the set.
+    let buffer = Buffer {
+        cx: 0,
+        ptr: 0,
+        len: 1,
+        progress: 0,
+        elem_size: 4,
+    };
+    t.copy(inst, r, Kind::ReadableStream, 1, true, buffer).unwrap();
+    let writer = t.copy(inst, w, Kind::WritableStream, 1, true, buffer).unwrap();
+    assert_eq!(t.take_event(writer.end).unwrap().payload, COPY_COMPLETED | 1 << 4);
+    assert_eq!(
+        t.waitable_set_poll(inst, s),
+        Ok((EVENT_STREAM_READ, r, COPY_COMPLETED | 1 << 4))
+    );
+    t.drop_end(inst, r, Kind::ReadableStream, 1).unwrap();
+    t.drop_end(inst, w, Kind::WritableStream, 1).unwrap();
+    t.waitable_set_drop(inst, s).unwrap();
+    assert_eq!(t.live_entries(), 0);
+}
