@@ -142,6 +142,8 @@ fn thread_context_and_task_return() {
     let inst = t.new_instance();
     let task = t.new_task(inst, true, true, false, None).unwrap();
     let th = t.new_thread(task, true).unwrap();
+    assert_eq!(t.thread(th).unwrap().index, 0, "registered when the task starts");
+    t.task_start(task).unwrap();
     assert_eq!(t.thread(th).unwrap().index, 1, "thread index 0 is reserved");
     assert_eq!(t.context_get(th, 0), Ok(0));
     t.context_set(th, 1, 42).unwrap();
@@ -244,4 +246,44 @@ fn joining_the_set_a_waitable_is_in_keeps_it_a_member() {
     t.drop_end(inst, w, Kind::WritableStream, 1).unwrap();
     t.waitable_set_drop(inst, s).unwrap();
     assert_eq!(t.live_entries(), 0);
+}
+
+#[test]
+fn an_implicit_thread_is_registered_when_its_task_starts() {
+    let mut t = Tasks::new();
+    let inst = t.new_instance();
+    t.backpressure(inst, true).unwrap();
+    // An async-typed task waiting for backpressure to end: its implicit
+    // thread is in no thread table yet (`Task.enter_implicit_thread`).
+    let waiting = t.new_task(inst, true, true, false, None).unwrap();
+    let w = t.new_thread(waiting, true).unwrap();
+    assert!(t.must_wait_to_enter(waiting).unwrap());
+    assert_eq!(t.thread(w).unwrap().index, 0);
+    assert!(t.thread_at(inst, 1).is_err());
+    // A synchronously typed task's thread is registered at once.
+    let sync = t.new_task(inst, false, false, false, None).unwrap();
+    let s = t.new_thread(sync, true).unwrap();
+    assert_eq!(t.thread(s).unwrap().index, 1);
+    t.backpressure(inst, false).unwrap();
+    t.task_start(waiting).unwrap();
+    assert_eq!(t.thread(w).unwrap().index, 2);
+    assert_eq!(t.thread_at(inst, 2), Ok(w));
+    // A task cancelled before it starts never takes an index.
+    let cancelled = t.new_task(inst, true, true, false, None).unwrap();
+    let c = t.new_thread(cancelled, true).unwrap();
+    assert_eq!(t.request_cancellation(cancelled), Ok(CancelAction::NotStarted(c)));
+    t.cancel_unstarted(cancelled).unwrap();
+    t.exit_thread(c).unwrap();
+    for (task, th) in [(waiting, w), (sync, s)] {
+        t.task_return(task).unwrap();
+        t.exit_thread(th).unwrap();
+    }
+    for task in [waiting, sync, cancelled] {
+        t.release(task).unwrap();
+    }
+    assert_eq!((t.live_entries(), t.live_threads()), (0, 0));
+    // The index never given out was not put on the free list.
+    let next = t.new_task(inst, false, false, false, None).unwrap();
+    let n = t.new_thread(next, true).unwrap();
+    assert_ne!(t.thread(n).unwrap().index, 0);
 }
