@@ -287,3 +287,29 @@ fn an_implicit_thread_is_registered_when_its_task_starts() {
     let n = t.new_thread(next, true).unwrap();
     assert_ne!(t.thread(n).unwrap().index, 0);
 }
+
+#[test]
+fn an_intra_component_copy_traps_before_the_end_starts_copying() {
+    let mut t = Tasks::new();
+    let inst = t.new_instance();
+    // Not a number type: no copies between two ends in one instance.
+    let (r, w) = t.stream_new(inst, 2, false).unwrap();
+    let buffer = Buffer {
+        cx: 0,
+        ptr: 0,
+        len: 1,
+        progress: 0,
+        elem_size: 8,
+    };
+    let reader = t.copy(inst, r, Kind::ReadableStream, 2, true, buffer).unwrap();
+    assert!(matches!(
+        t.copy(inst, w, Kind::WritableStream, 2, true, buffer),
+        Err(TaskError::Trap(_))
+    ));
+    // The writable end is still idle: it can be dropped, and the reader is
+    // told.
+    t.drop_end(inst, w, Kind::WritableStream, 2).unwrap();
+    assert_eq!(t.take_event(reader.end).unwrap().payload, COPY_DROPPED);
+    t.drop_end(inst, r, Kind::ReadableStream, 2).unwrap();
+    assert_eq!(t.live_entries(), 0);
+}
