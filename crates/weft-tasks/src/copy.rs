@@ -275,13 +275,21 @@ impl Tasks {
             return Err(TaskError::Trap("the buffer is longer than the maximum length"));
         }
         let (shared_id, readable, is_stream) = (e.shared, e.readable, e.is_stream);
-        let end = self.end_mut(id)?;
-        end.copy = CopyState::Copying;
-        end.buffer = Some(buffer);
         let shared = match &self.entry(shared_id)?.state {
             State::Shared(s) => s.clone(),
             _ => return Err(TaskError::Stale),
         };
+        // Like every trap, this one leaves the end as it was.
+        if !shared.dropped && shared.pending.is_some_and(|(_, i)| i == inst) && !shared.numeric {
+            return Err(TaskError::Trap(if is_stream {
+                "cannot read from and write to intra-component stream"
+            } else {
+                "cannot read from and write to intra-component future"
+            }));
+        }
+        let end = self.end_mut(id)?;
+        end.copy = CopyState::Copying;
+        end.buffer = Some(buffer);
         let done = |result| Pending::Copy { result, reclaim: false };
         if shared.dropped {
             self.set_pending(id, done(COPY_DROPPED))?;
@@ -290,20 +298,13 @@ impl Tasks {
                 transfer: None,
             });
         }
-        let Some((other, other_inst)) = shared.pending else {
+        let Some((other, _)) = shared.pending else {
             self.shared_mut(shared_id)?.pending = Some((id, inst));
             return Ok(CopyStart {
                 end: id,
                 transfer: None,
             });
         };
-        if other_inst == inst && !shared.numeric {
-            return Err(TaskError::Trap(if is_stream {
-                "cannot read from and write to intra-component stream"
-            } else {
-                "cannot read from and write to intra-component future"
-            }));
-        }
         let theirs = self.end(other)?.buffer.ok_or(TaskError::Stale)?;
         if !is_stream {
             // A future: one value, and both sides are done.

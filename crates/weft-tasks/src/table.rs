@@ -611,14 +611,17 @@ impl Tasks {
             return Err(TaskError::SyncWaiter);
         }
         let old = std::mem::replace(&mut waitable.set, set);
+        // Leave the old set first (`Waitable.join`), so that joining the
+        // set it is in moves the waitable to the end of its members. (`set`
+        // has a handle, so leaving it does not free it.)
+        if let Some(old) = old {
+            self.leave_set(old, w)?;
+        }
         if let Some(set) = set {
             self.acquire(set)?;
             if let State::WaitableSet { members, .. } = &mut self.entry_mut(set)?.state {
                 members.push(w);
             }
-        }
-        if let Some(old) = old {
-            self.leave_set(old, w)?;
         }
         Ok(())
     }

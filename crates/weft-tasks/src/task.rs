@@ -117,7 +117,8 @@ pub struct ThreadState {
     pub task: EntryId,
     /// Its task's instance.
     pub instance: InstanceId,
-    /// Its index in the instance's thread table.
+    /// Its index in the instance's thread table (0 until it is registered:
+    /// see [`Tasks::new_thread`]).
     pub index: u32,
     /// `context.get`/`context.set` storage.
     pub context: [u32; CONTEXT_SLOTS],
@@ -263,12 +264,17 @@ impl Tasks {
     }
 
     /// `Task.start`: the task's arguments are about to be lowered; its
-    /// caller's subtask is told it started.
+    /// implicit thread is registered if it was not (see
+    /// [`Tasks::new_thread`]) and its caller's subtask is told it started.
     pub fn task_start(&mut self, task: EntryId) -> Result<(), TaskError> {
         let t = self.task_mut(task)?;
         if t.phase == TaskPhase::Initial {
             t.phase = TaskPhase::Started;
         }
+        if let Some(th) = t.implicit.filter(|th| !t.threads.contains(th)) {
+            self.register_thread(task, th)?;
+        }
+        let t = self.task_mut(task)?;
         if let Some(s) = t.subtask {
             let sub = self.subtask_state_mut(s)?;
             if sub.status == SubtaskStatus::Starting {
@@ -397,9 +403,14 @@ impl Tasks {
 
     /// A new thread of `task`, suspended, registered in its instance's
     /// thread table (`Task.register_thread`); it holds a reference to the
-    /// task.
+    /// task. The implicit thread of an `async`-typed task that has not
+    /// started is registered only when it starts ([`Tasks::task_start`]),
+    /// past backpressure, as `Task.enter_implicit_thread` registers it: until
+    /// then it has no index (0), and a task cancelled before it started
+    /// never takes one.
     pub fn new_thread(&mut self, task: EntryId, implicit: bool) -> Result<ThreadId, TaskError> {
-        let inst = self.task(task)?.instance;
+        let t = self.task(task)?;
+        let (inst, register) = (t.instance, !(implicit && t.async_type && t.phase == TaskPhase::Initial));
         self.acquire(task)?;
         let id = ThreadId(self.threads.insert(ThreadState {
             task,
@@ -410,16 +421,23 @@ impl Tasks {
             cancellable: false,
             running: false,
         }));
-        let index = self.instance_mut(inst)?.threads.insert(id);
-        if let Some(t) = self.threads.get_mut(id.0) {
-            t.index = index;
+        if register {
+            self.register_thread(task, id)?;
         }
-        let t = self.task_mut(task)?;
-        t.threads.push(id);
         if implicit {
-            t.implicit = Some(id);
+            self.task_mut(task)?.implicit = Some(id);
         }
         Ok(id)
+    }
+
+    /// `Task.register_thread`: gives `thread` an index in its instance's
+    /// thread table and counts it among its task's threads.
+    fn register_thread(&mut self, task: EntryId, thread: ThreadId) -> Result<(), TaskError> {
+        let inst = self.task(task)?.instance;
+        let index = self.instance_mut(inst)?.threads.insert(thread);
+        self.thread_mut(thread)?.index = index;
+        self.task_mut(task)?.threads.push(thread);
+        Ok(())
     }
 
     /// The state of `thread`.

@@ -142,6 +142,8 @@ fn thread_context_and_task_return() {
     let inst = t.new_instance();
     let task = t.new_task(inst, true, true, false, None).unwrap();
     let th = t.new_thread(task, true).unwrap();
+    assert_eq!(t.thread(th).unwrap().index, 0, "registered when the task starts");
+    t.task_start(task).unwrap();
     assert_eq!(t.thread(th).unwrap().index, 1, "thread index 0 is reserved");
     assert_eq!(t.context_get(th, 0), Ok(0));
     t.context_set(th, 1, 42).unwrap();
@@ -211,5 +213,103 @@ fn error_contexts() {
     assert_eq!(t.error_context_message(inst, e), Ok("boom"));
     t.error_context_drop(inst, e).unwrap();
     assert_eq!(t.error_context_drop(inst, e), Err(TaskError::NoHandle(e)));
+    assert_eq!(t.live_entries(), 0);
+}
+
+#[test]
+fn joining_the_set_a_waitable_is_in_keeps_it_a_member() {
+    let mut t = Tasks::new();
+    let inst = t.new_instance();
+    let (r, w) = t.stream_new(inst, 1, true).unwrap();
+    let s = t.waitable_set_new(inst).unwrap();
+    let set = t.handle(inst, s).unwrap();
+    t.waitable_join(inst, r, s).unwrap();
+    t.waitable_join(inst, r, s).unwrap();
+    assert_eq!(t.refs(set), 2, "the handle and the member");
+    assert_eq!(t.waitable_set_drop(inst, s), Err(TaskError::SetHasWaitables));
+    // The member's event is still delivered through the set.
+    let buffer = Buffer {
+        cx: 0,
+        ptr: 0,
+        len: 1,
+        progress: 0,
+        elem_size: 4,
+    };
+    t.copy(inst, r, Kind::ReadableStream, 1, true, buffer).unwrap();
+    let writer = t.copy(inst, w, Kind::WritableStream, 1, true, buffer).unwrap();
+    assert_eq!(t.take_event(writer.end).unwrap().payload, COPY_COMPLETED | 1 << 4);
+    assert_eq!(
+        t.waitable_set_poll(inst, s),
+        Ok((EVENT_STREAM_READ, r, COPY_COMPLETED | 1 << 4))
+    );
+    t.drop_end(inst, r, Kind::ReadableStream, 1).unwrap();
+    t.drop_end(inst, w, Kind::WritableStream, 1).unwrap();
+    t.waitable_set_drop(inst, s).unwrap();
+    assert_eq!(t.live_entries(), 0);
+}
+
+#[test]
+fn an_implicit_thread_is_registered_when_its_task_starts() {
+    let mut t = Tasks::new();
+    let inst = t.new_instance();
+    t.backpressure(inst, true).unwrap();
+    // An async-typed task waiting for backpressure to end: its implicit
+    // thread is in no thread table yet (`Task.enter_implicit_thread`).
+    let waiting = t.new_task(inst, true, true, false, None).unwrap();
+    let w = t.new_thread(waiting, true).unwrap();
+    assert!(t.must_wait_to_enter(waiting).unwrap());
+    assert_eq!(t.thread(w).unwrap().index, 0);
+    assert!(t.thread_at(inst, 1).is_err());
+    // A synchronously typed task's thread is registered at once.
+    let sync = t.new_task(inst, false, false, false, None).unwrap();
+    let s = t.new_thread(sync, true).unwrap();
+    assert_eq!(t.thread(s).unwrap().index, 1);
+    t.backpressure(inst, false).unwrap();
+    t.task_start(waiting).unwrap();
+    assert_eq!(t.thread(w).unwrap().index, 2);
+    assert_eq!(t.thread_at(inst, 2), Ok(w));
+    // A task cancelled before it starts never takes an index.
+    let cancelled = t.new_task(inst, true, true, false, None).unwrap();
+    let c = t.new_thread(cancelled, true).unwrap();
+    assert_eq!(t.request_cancellation(cancelled), Ok(CancelAction::NotStarted(c)));
+    t.cancel_unstarted(cancelled).unwrap();
+    t.exit_thread(c).unwrap();
+    for (task, th) in [(waiting, w), (sync, s)] {
+        t.task_return(task).unwrap();
+        t.exit_thread(th).unwrap();
+    }
+    for task in [waiting, sync, cancelled] {
+        t.release(task).unwrap();
+    }
+    assert_eq!((t.live_entries(), t.live_threads()), (0, 0));
+    // The index never given out was not put on the free list.
+    let next = t.new_task(inst, false, false, false, None).unwrap();
+    let n = t.new_thread(next, true).unwrap();
+    assert_ne!(t.thread(n).unwrap().index, 0);
+}
+
+#[test]
+fn an_intra_component_copy_traps_before_the_end_starts_copying() {
+    let mut t = Tasks::new();
+    let inst = t.new_instance();
+    // Not a number type: no copies between two ends in one instance.
+    let (r, w) = t.stream_new(inst, 2, false).unwrap();
+    let buffer = Buffer {
+        cx: 0,
+        ptr: 0,
+        len: 1,
+        progress: 0,
+        elem_size: 8,
+    };
+    let reader = t.copy(inst, r, Kind::ReadableStream, 2, true, buffer).unwrap();
+    assert!(matches!(
+        t.copy(inst, w, Kind::WritableStream, 2, true, buffer),
+        Err(TaskError::Trap(_))
+    ));
+    // The writable end is still idle: it can be dropped, and the reader is
+    // told.
+    t.drop_end(inst, w, Kind::WritableStream, 2).unwrap();
+    assert_eq!(t.take_event(reader.end).unwrap().payload, COPY_DROPPED);
+    t.drop_end(inst, r, Kind::ReadableStream, 2).unwrap();
     assert_eq!(t.live_entries(), 0);
 }
