@@ -3,6 +3,8 @@
 //! number of polls, then the instance called again. Nothing panics or
 //! leaks, and the store stays usable.
 
+#![cfg(feature = "component-model-async")]
+
 use std::future::Future;
 use std::pin::Pin;
 use std::task::{Context, Poll, Waker};

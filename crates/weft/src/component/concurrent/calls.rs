@@ -526,7 +526,7 @@ pub(crate) fn call_lowered<T: 'static>(
     let f = lifted_func(store, callee)?;
     if !options.is_async {
         // A synchronous call of an `async` function may block.
-        sched::check_may_block(store)?;
+        sched::check_may_call_blocking(store)?;
     }
     if f.options.flags == options.flags || !store.0.opaque().components.flags(f.options.flags)?.may_enter {
         return Err(trap("cannot enter component instance"));

@@ -104,6 +104,48 @@ pub(crate) fn check_may_block<T>(store: &StoreContextMut<'_, T>) -> crate::Resul
     Ok(())
 }
 
+/// The check before a synchronous call of an `async` function: a task of a
+/// synchronous type that has not returned may make it only when another
+/// thread of its instance is ready to run meanwhile (the callee may block);
+/// code outside any task never may.
+pub(crate) fn check_may_call_blocking<T>(store: &StoreContextMut<'_, T>) -> crate::Result<()> {
+    if check_may_block(store).is_ok() {
+        return Ok(());
+    }
+    let components = &store.0.opaque().components;
+    let sched = &components.sched;
+    if let Some(cur) = sched.current() {
+        let tasks = &components.tasks;
+        if let Ok(inst) = tasks.thread(cur.thread).map(|t| t.instance) {
+            if tasks
+                .next_ready(|t, s| t != cur.thread && may_run_during_sync_call(components, inst, t, s))
+                .is_some()
+            {
+                return Ok(());
+            }
+        }
+    }
+    Err(trap("cannot block a synchronous task before returning"))
+}
+
+/// Whether the ready thread `t` of instance `inst` may run while a task of
+/// a synchronous function type of `inst` waits on its caller's stack: a
+/// thread on a fiber that does not need the instance's stack to itself (the
+/// implicit thread of a task lifted without `async` or with a `callback`
+/// does, as does the thread holding the instance's exclusivity).
+fn may_run_during_sync_call(
+    components: &crate::component::store::ComponentStore,
+    inst: weft_tasks::InstanceId,
+    t: ThreadId,
+    s: &weft_tasks::ThreadState,
+) -> bool {
+    let tasks = &components.tasks;
+    let needs_stack = tasks
+        .task(s.task)
+        .is_ok_and(|task| task.async_type && task.needs_exclusive() && task.implicit == Some(t));
+    s.instance == inst && components.sched.has_fiber(t) && tasks.exclusive(inst) != Some(t) && !needs_stack
+}
+
 /// Puts `thread` (registered in the task table, not running) on a new
 /// fiber that runs `body` when first resumed. An error `body` returns ends
 /// the resume that ran it.
@@ -252,14 +294,18 @@ pub(crate) fn block<T: 'static>(store: &mut StoreContextMut<'_, T>) -> crate::Re
         if tasks.thread(cur.thread).is_ok_and(|t| t.running) || tasks.is_ready(cur.thread) {
             break Ok(false);
         }
-        let exclusive = tasks.exclusive(inst);
-        let sched = &store.0.opaque().components.sched;
-        let next = tasks.next_ready(|t, s| s.instance == inst && Some(t) != exclusive && sched.has_fiber(t));
+        let components = &store.0.opaque().components;
+        let next = tasks.next_ready(|t, s| may_run_during_sync_call(components, inst, t, s));
         match next {
             Some(t) => {
                 if let Err(e) = resume(store, t, false) {
                     break Err(e);
                 }
+            }
+            // Threads are ready but none may run on this stack: nothing
+            // can make progress.
+            None if tasks.next_ready(|t, _| t != cur.thread).is_some() => {
+                break Err(trap("deadlock detected: event loop cannot make further progress"))
             }
             None => break Err(trap("cannot block a synchronous task before returning")),
         }
