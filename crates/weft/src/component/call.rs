@@ -237,7 +237,7 @@ pub(crate) fn lower_results_to_core<T>(
 /// Runs `f` with a context that lowers into the memory of `options`, with
 /// the instance's `may_leave` cleared meanwhile (its `realloc` may not call
 /// out of it).
-fn lowering<T, R>(
+pub(crate) fn lowering<T, R>(
     store: &mut StoreContextMut<'_, T>,
     types: &ComponentTypes,
     options: &Options,

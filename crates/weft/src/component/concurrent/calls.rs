@@ -99,27 +99,45 @@ fn collect<T>(store: &mut StoreContextMut<'_, T>) {
 /// its `context.*` slots; returns the depth of the running threads to go
 /// back to when the call ends.
 pub(crate) fn enter_task<T>(store: &mut StoreContextMut<'_, T>, func: u32) -> crate::Result<usize> {
+    let (task, thread) = new_task(store, func, false, Caller::Host(None), None)?;
+    let components = &mut store.0.opaque_mut().components;
+    components.tasks.set_running(thread, true).map_err(task_trap)?;
+    let depth = components.sched.running.len();
+    components.sched.running.push(Running { thread, task, func });
+    Ok(depth)
+}
+
+/// A task of a call into the lifted function `func` (of an `async` type or
+/// not) with its implicit thread; the caller holds the task's reference.
+fn new_task<T>(
+    store: &mut StoreContextMut<'_, T>,
+    func: u32,
+    async_type: bool,
+    caller: Caller,
+    subtask: Option<EntryId>,
+) -> crate::Result<(EntryId, ThreadId)> {
     let f = lifted_func(store, func)?;
     let inst = task_instance(store, f.options.flags)?;
     let components = &mut store.0.opaque_mut().components;
     let tasks = &mut components.tasks;
     let task = tasks
-        .new_task(inst, false, f.options.is_async, f.options.callback.is_some(), None)
+        .new_task(
+            inst,
+            async_type,
+            f.options.is_async,
+            f.options.callback.is_some(),
+            subtask,
+        )
         .map_err(task_trap)?;
     let thread = tasks.new_thread(task, true).map_err(task_trap)?;
-    tasks.set_running(thread, true).map_err(task_trap)?;
-    components.sched.task_data.insert(
-        task,
-        TaskData {
-            func,
-            caller: Caller::Host(None),
-            result: None,
-            scope: None,
-        },
-    );
-    let depth = components.sched.running.len();
-    components.sched.running.push(Running { thread, task, func });
-    Ok(depth)
+    let data = TaskData {
+        func,
+        caller,
+        result: None,
+        scope: None,
+    };
+    components.sched.task_data.insert(task, data);
+    Ok((task, thread))
 }
 
 /// Ends the task [`enter_task`] started at `depth`, and any above it that a
@@ -201,23 +219,7 @@ fn start_task<T: 'static>(
     caller: Caller,
     subtask: Option<EntryId>,
 ) -> crate::Result<EntryId> {
-    let f = lifted_func(store, index)?;
-    let inst = task_instance(store, f.options.flags)?;
-    let components = &mut store.0.opaque_mut().components;
-    let tasks = &mut components.tasks;
-    let task = tasks
-        .new_task(inst, true, f.options.is_async, f.options.callback.is_some(), subtask)
-        .map_err(task_trap)?;
-    let thread = tasks.new_thread(task, true).map_err(task_trap)?;
-    components.sched.task_data.insert(
-        task,
-        TaskData {
-            func: index,
-            caller,
-            result: None,
-            scope: None,
-        },
-    );
+    let (task, thread) = new_task(store, index, true, caller, subtask)?;
     let spawned = sched::spawn(store, thread, move |store| {
         let r = implicit_thread(store, index, task, thread);
         let exited = exit_thread(store, thread);

@@ -6,11 +6,11 @@
 
 use super::builtins::{wait_for_event, BLOCKED};
 use super::calls::task_trap;
-use crate::component::call::StoreMemory;
+use crate::component::call::lowering;
 use crate::component::handles::{lift_resources, lower_resources};
 use crate::component::memory::{self, align_of, load, size_of};
 use crate::component::store::Options;
-use crate::component::{trap, InterfaceType, LiftContext, LowerContext, Val};
+use crate::component::{trap, InterfaceType, LiftContext, Val};
 use crate::StoreContextMut;
 use std::sync::Arc;
 use weft_environ::component::{ComponentTypes, DefinedType};
@@ -119,21 +119,7 @@ pub(crate) fn start<T: 'static>(
     if let Some(t) = started.transfer {
         transfer(store, t)?;
     }
-    let end = started.end;
-    if !store.0.opaque().components.tasks.has_pending_event(end) {
-        if is_async {
-            return Ok(BLOCKED);
-        }
-        wait_for_event(store, end)?;
-    }
-    let event = store
-        .0
-        .opaque_mut()
-        .components
-        .tasks
-        .take_event(end)
-        .map_err(task_trap)?;
-    Ok(event.payload)
+    finish(store, started.end, is_async)
 }
 
 /// The task table's traps of synchronous use of a waitable in a set carry
@@ -158,6 +144,16 @@ pub(crate) fn cancel<T: 'static>(
 ) -> crate::Result<u32> {
     let tasks = &mut store.0.opaque_mut().components.tasks;
     let end = tasks.cancel_copy(inst, index, kind, ty, is_async).map_err(sync_trap)?;
+    finish(store, end, is_async)
+}
+
+/// The end of a copy or cancellation on `end`: its event's payload when it
+/// has one, else `BLOCKED` (async) or a wait for it (synchronous).
+fn finish<T: 'static>(
+    store: &mut StoreContextMut<'_, T>,
+    end: weft_tasks::EntryId,
+    is_async: bool,
+) -> crate::Result<u32> {
     if !store.0.opaque().components.tasks.has_pending_event(end) {
         if is_async {
             return Ok(BLOCKED);
@@ -204,26 +200,12 @@ fn transfer<T: 'static>(store: &mut StoreContextMut<'_, T>, t: weft_tasks::Trans
         lower_resources(store, &dst.types, &dst_tys, &mut vals, dst.options.flags, None)?;
     }
     let dst_size = size_of(&dst.types, dst_ty);
-    let mut memory = StoreMemory {
-        store: &mut *store,
-        memory: dst.options.memory,
-        realloc: dst.options.realloc,
-        flags: dst.options.flags,
-    };
-    let mut cx = LowerContext {
-        types: &dst.types,
-        memory: &mut memory,
-        encoding: dst.options.encoding,
-    };
-    for (i, v) in vals.iter().enumerate() {
-        memory::store(
-            &mut cx,
-            v,
-            dst_ty,
-            t.dst.1.wrapping_add((i as u32).wrapping_mul(dst_size)),
-        )?;
-    }
-    Ok(())
+    lowering(store, &dst.types, &dst.options, |cx| {
+        for (i, v) in vals.iter().enumerate() {
+            memory::store(cx, v, dst_ty, t.dst.1.wrapping_add((i as u32).wrapping_mul(dst_size)))?;
+        }
+        Ok(())
+    })
 }
 
 /// Whether values of `ty` hold resource handles.
@@ -251,16 +233,7 @@ pub(crate) fn store_string_at<T: 'static>(
     s: &str,
     ptr: u32,
 ) -> crate::Result<()> {
-    let mut memory = StoreMemory {
-        store: &mut *store,
-        memory: options.memory,
-        realloc: options.realloc,
-        flags: options.flags,
-    };
-    let mut cx = LowerContext {
-        types,
-        memory: &mut memory,
-        encoding: options.encoding,
-    };
-    memory::store(&mut cx, &Val::String(s.to_string()), InterfaceType::String, ptr)
+    lowering(store, types, options, |cx| {
+        memory::store(cx, &Val::String(s.to_string()), InterfaceType::String, ptr)
+    })
 }
