@@ -348,6 +348,8 @@ pub struct Tasks {
     pub(crate) threads: Slab<crate::task::ThreadState>,
     /// The threads waiting for a condition, in the order they started to.
     pub(crate) waiting: Vec<crate::task::ThreadId>,
+    /// Tasks freed since the runtime last asked ([`Tasks::take_freed_tasks`]).
+    freed_tasks: Vec<EntryId>,
 }
 
 impl Tasks {
@@ -423,13 +425,22 @@ impl Tasks {
                     self.leave_set(set, id)?;
                 }
             }
-            State::Task(task) => held.extend(task.subtask),
+            State::Task(task) => {
+                held.extend(task.subtask);
+                self.freed_tasks.push(id);
+            }
             _ => {}
         }
         for h in held {
             self.release(h)?;
         }
         Ok(())
+    }
+
+    /// The tasks freed since the last call (so that a runtime can forget
+    /// what it keeps of them before their ids are given out again).
+    pub fn take_freed_tasks(&mut self) -> Vec<EntryId> {
+        std::mem::take(&mut self.freed_tasks)
     }
 
     /// The kind of the entry at `id`, if it is live.

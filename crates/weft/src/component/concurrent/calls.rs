@@ -87,11 +87,13 @@ pub(crate) fn is_async_typed<T>(store: &StoreContextMut<'_, T>, index: u32) -> b
         .unwrap_or(false)
 }
 
-/// Forgets the facade's data of tasks the table freed.
+/// Forgets the facade's data of tasks the table freed (before their ids
+/// are given out again: `new_task` calls this first).
 fn collect<T>(store: &mut StoreContextMut<'_, T>) {
     let components = &mut store.0.opaque_mut().components;
-    let tasks = &components.tasks;
-    components.sched.task_data.retain(|t, _| tasks.kind_of(*t).is_some());
+    for task in components.tasks.take_freed_tasks() {
+        components.sched.task_data.remove(&task);
+    }
 }
 
 /// Starts the task of a call on the caller's stack into a lifted function
@@ -118,6 +120,7 @@ fn new_task<T>(
 ) -> crate::Result<(EntryId, ThreadId)> {
     let f = lifted_func(store, func)?;
     let inst = task_instance(store, f.options.flags)?;
+    collect(store);
     let components = &mut store.0.opaque_mut().components;
     let tasks = &mut components.tasks;
     let task = tasks

@@ -207,15 +207,18 @@ pub(crate) fn resume<T: 'static>(
 
 fn resume_one<T: 'static>(store: &mut StoreContextMut<'_, T>, thread: ThreadId, cancelled: bool) -> crate::Result<()> {
     let components = &mut store.0.opaque_mut().components;
+    let state = components.tasks.thread(thread).map_err(trap)?.clone();
     let Some(run) = components.sched.fibers.get_mut(&thread) else {
         crate::bail!("internal error: thread {thread:?} has no fiber to resume");
     };
+    if !run.fiber.as_ref().is_some_and(|f| f.is::<StoreFiber<StoreInner<T>>>()) {
+        crate::bail!("internal error: thread {thread:?} is running already, or of another store type");
+    }
     let Some(mut fiber) = run.fiber.take() else {
         crate::bail!("internal error: thread {thread:?} is running already");
     };
     let mut stack = std::mem::take(&mut run.stack);
     let tasks = &mut components.tasks;
-    let state = tasks.thread(thread).map_err(trap)?.clone();
     tasks.stop_waiting(thread).map_err(trap)?;
     tasks.set_running(thread, true).map_err(trap)?;
     let func = components.sched.task_data.get(&state.task).map_or(u32::MAX, |d| d.func);
