@@ -142,6 +142,9 @@ impl<S: 'static> StoreFiber<S> {
     /// Prepares `body` to run on a fiber of `pool`; it starts at the first
     /// [`StoreFiber::resume`], with that call's store.
     pub fn new(pool: &Arc<FiberPool>, body: impl FnOnce(&mut S, Suspender) + Send + 'static) -> anyhow::Result<Self> {
+        // The fiber and its suspenders share it, and never run at once (see
+        // the `Send` impls): an `Arc` of a non-`Sync` type is what is meant.
+        #[allow(clippy::arc_with_non_send_sync)]
         let shared = Arc::new(Shared {
             suspend: Cell::new(std::ptr::null_mut()),
             running: Cell::new(false),

@@ -132,7 +132,7 @@ pub fn differential(wasm: &[u8], arg_seed: u64, options: &DiffOptions) -> Result
     Ok(stats)
 }
 
-/// Like [`differential`], with engines the caller provides (and may reuse).
+/// Like [`differential()`], with engines the caller provides (and may reuse).
 pub fn differential_with(
     weft: &mut dyn Runtime,
     reference: &mut dyn Runtime,

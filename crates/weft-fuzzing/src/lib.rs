@@ -4,7 +4,7 @@
 //! to the features Weft supports, with NaN canonicalization and termination
 //! instrumentation, and arguments biased to edge cases), the two engines
 //! behind one interface ([`runtimes`]: Weft and the wasmi interpreter), the
-//! differential oracle ([`differential`]), the minimization and recording of
+//! differential oracle ([`mod@differential`]), the minimization and recording of
 //! findings ([`findings`]), and the crash-freedom targets ([`targets`],
 //! [`api_calls`]) that the `cargo fuzz` project in `fuzz/` and the stable
 //! binaries `diff` and `crash` run.
