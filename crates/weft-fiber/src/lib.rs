@@ -15,6 +15,7 @@
 //! future that resumed it; each block says why it is sound.
 
 #![warn(missing_docs)]
+#![deny(clippy::undocumented_unsafe_blocks)]
 
 use std::cell::Cell;
 use std::fmt;

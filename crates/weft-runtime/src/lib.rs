@@ -7,11 +7,23 @@
 //! included), the builtins compiled code calls,
 //! the trap signal handlers, and the entry into compiled code ([`invoke`]).
 //!
-//! It never parses wasm, never generates code and never exposes `unsafe` to
-//! its users: every function here is safe to call, and each `unsafe` block
-//! says why it is sound. Layouts follow `weft_environ::VMOffsets` exactly.
+//! It never parses wasm and never generates code. Each `unsafe` block says
+//! why it is sound. Layouts follow `weft_environ::VMOffsets` exactly.
+//!
+//! **Internal to Weft.** This crate is not published: its API is the
+//! facade's (`weft`) and no one else's. Some of its safe functions rely on
+//! contracts that only the facade keeps: [`invoke`] runs code that
+//! `trampoline` and `callee` point to, [`FuncRefPtr::from_word`] trusts a
+//! word that came from a table or global of the store, [`CodeMemory::new`]
+//! makes the bytes it is given executable and [`CodeMemory::ptr_at`] hands
+//! out pointers into them, and `StoreObjects::add_host_func` trusts the
+//! signature it is given. The facade (`#![deny(unsafe_code)]`) upholds them
+//! for every value its public API lets through, so no safe path leads from
+//! `weft`'s public API to undefined behaviour; code outside Weft must not
+//! call these functions.
 
 #![warn(missing_docs)]
+#![deny(clippy::undocumented_unsafe_blocks)]
 
 mod builtins;
 mod code;
