@@ -69,7 +69,7 @@ mod instance;
 mod instance_pre;
 mod linker;
 mod linker_wast;
-mod memory;
+mod load_store;
 mod resource_table;
 mod resources;
 pub(crate) mod store;
@@ -95,7 +95,7 @@ pub use weft_component_macro::{flags, ComponentType, Lift, Lower};
 pub use flat::{
     lift_flat, lift_flat_values, lift_params, lift_results, lower_flat, lower_flat_values, lower_params, lower_results,
 };
-pub use memory::{load, store};
+pub use load_store::{load, store};
 pub use val::Val;
 pub use weft_environ::component::{ComponentTypes, InterfaceType};
 

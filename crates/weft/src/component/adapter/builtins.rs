@@ -11,7 +11,7 @@ use super::{
 };
 use crate::component::call::StoreMemory;
 use crate::component::handles::{enter_call, exit_call, implemented_by};
-use crate::component::memory::{load_string_from_range, store_string};
+use crate::component::load_store::{load_string_from_range, store_string};
 use crate::component::resources::Handle;
 use crate::component::store::{ComponentInstanceRef, Options};
 use crate::component::{trap, LiftContext, LowerContext};
