@@ -184,9 +184,9 @@ pub(crate) enum ExportItem {
     /// A lifted function (or a host function exported again), by store
     /// index.
     Func(u32),
-    /// An instance of exports.
+    /// A nested instance: its exports by name.
     Instance(Vec<(String, ExportItem)>),
-    /// A core module.
+    /// A core module exported as is.
     Module(crate::Module),
     /// A type (nothing to call).
     Type,

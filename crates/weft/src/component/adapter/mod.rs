@@ -91,7 +91,7 @@ const I32: ValType = ValType::I32;
 /// What the canonical options of one side provide.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub(crate) struct Side {
-    /// The string encoding.
+    /// The string encoding of the side's canonical options.
     pub(crate) encoding: StringEncoding,
     /// Whether there is a memory.
     pub(crate) memory: bool,
