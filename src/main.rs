@@ -6,7 +6,8 @@
 //! for a trap; the guest's own status for `proc_exit`, as `wasmtime run`
 //! does). It works purely through the public `weft`, `weft-wasi` and
 //! `weft-wast` APIs; it never reaches into runtime internals. The host
-//! imports it provides are WASI preview1 (see `wasi_options`).
+//! imports it provides are WASI preview1; `run_options` parses the
+//! `-W`/`-S` switches and builds the WASI context.
 
 // No `unsafe` code but the one call of `Module::deserialize_file`, whose
 // contract `--allow-precompiled` hands to the user (see `load_module`).
@@ -22,7 +23,7 @@ use weft::{Config, Engine, Func, Instance, Linker, Module, Store, Trap, Val, Val
 use weft_wasi::{I32Exit, WasiP1Ctx};
 use weft_wast::{WastContext, WastFailures};
 
-mod wasi_options;
+mod run_options;
 
 /// Exit status for a wasm trap, as `wasmtime run` uses (the status of an
 /// abort on Unix).
@@ -120,7 +121,7 @@ struct RunArgs {
     /// Trap once the guest has run for DURATION (`10s`, `500ms`, `2m`; a
     /// plain number is seconds), checked at function entries and loop
     /// headers; the same as `-W timeout=DURATION`.
-    #[arg(long, value_name = "DURATION", value_parser = wasi_options::parse_duration)]
+    #[arg(long, value_name = "DURATION", value_parser = run_options::parse_duration)]
     wasm_timeout: Option<std::time::Duration>,
 
     /// Allow FILE to be a precompiled module (from `weft compile`), which
@@ -212,22 +213,22 @@ fn run_command(args: &RunArgs) -> ExitCode {
 
 fn run_module(args: &RunArgs) -> Result<(), RunError> {
     let path = &args.module;
-    let mut wasm_switches = wasi_options::parse_wasm_switches(&args.wasm).map_err(RunError::Setup)?;
+    let mut wasm_switches = run_options::parse_wasm_switches(&args.wasm).map_err(RunError::Setup)?;
     wasm_switches.fuel = args.fuel.or(wasm_switches.fuel);
     wasm_switches.timeout = args.wasm_timeout.or(wasm_switches.timeout);
-    let wasi_switches = wasi_options::parse_wasi_switches(&args.wasi).map_err(RunError::Setup)?;
+    let wasi_switches = run_options::parse_wasi_switches(&args.wasi).map_err(RunError::Setup)?;
     let mut config = Config::new();
-    wasi_options::configure(&mut config, &wasm_switches);
+    run_options::configure(&mut config, &wasm_switches);
     let engine = Engine::new(&config).map_err(RunError::Setup)?;
     let module = load_module(&engine, path, args.allow_precompiled).map_err(RunError::Setup)?;
 
     let wasi =
-        wasi_options::build_wasi(path, &args.args, &args.dirs, &args.envs, &wasi_switches).map_err(RunError::Setup)?;
+        run_options::build_wasi(path, &args.args, &args.dirs, &args.envs, &wasi_switches).map_err(RunError::Setup)?;
     let mut store = Store::new(&engine, wasi);
-    wasi_options::arm_limits(&engine, &mut store, &wasm_switches).map_err(RunError::Setup)?;
+    run_options::arm_limits(&engine, &mut store, &wasm_switches).map_err(RunError::Setup)?;
     let mut linker: Linker<WasiP1Ctx> = Linker::new(&engine);
     weft_wasi::preview1::add_to_linker_sync(&mut linker, |t| t).map_err(RunError::Setup)?;
-    wasi_options::define_unknown_imports(&mut linker, &mut store, &module, path, wasm_switches.unknown_imports)
+    run_options::define_unknown_imports(&mut linker, &mut store, &module, path, wasm_switches.unknown_imports)
         .map_err(RunError::Setup)?;
     let instance = linker
         .instantiate(&mut store, &module)

@@ -9,15 +9,15 @@ use weft_runtime::{GlobalId, LinearMemory, MemoryId, TableId, TagId};
 /// Something an instance can import or export.
 #[derive(Debug, Clone)]
 pub enum Extern {
-    /// A function.
+    /// A function of a store (defined by an instance or by the host).
     Func(Func),
-    /// A global.
+    /// A global of a store, with its type and value.
     Global(Global),
-    /// A table.
+    /// A table of references of a store.
     Table(Table),
-    /// A memory.
+    /// A linear memory of a store.
     Memory(Memory),
-    /// An exception tag.
+    /// An exception tag of a store, whose identity tells exceptions apart.
     Tag(Tag),
 }
 
@@ -57,7 +57,7 @@ impl Extern {
             _ => None,
         }
     }
-    /// The type.
+    /// The type of the item (function, global, table, memory or tag type).
     pub fn ty(&self, store: impl AsContext) -> ExternType {
         let store = store.as_context();
         match self {
@@ -370,13 +370,13 @@ impl Global {
         Ok(Global { store: store.id(), id })
     }
 
-    /// The type.
+    /// The global's value type and mutability.
     pub fn ty(&self, store: impl AsContext) -> GlobalType {
         let store = store.as_context();
         store.0.opaque().global_type(self.id)
     }
 
-    /// The value.
+    /// The global's current value.
     pub fn get(&self, store: impl AsContextMut) -> Val {
         let store = store.as_context();
         let opaque = store.0.opaque();

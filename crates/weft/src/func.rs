@@ -252,7 +252,7 @@ impl<P, R> Clone for TypedFunc<P, R> {
 impl<P, R> Copy for TypedFunc<P, R> {}
 
 impl<Params: WasmParams, Results: WasmResults> TypedFunc<Params, Results> {
-    /// The untyped function.
+    /// The `Func` this typed view calls.
     pub fn func(&self) -> &Func {
         &self.func
     }

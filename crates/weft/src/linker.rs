@@ -56,7 +56,7 @@ impl<T: 'static> Linker<T> {
         }
     }
 
-    /// The engine.
+    /// The engine the linker's definitions belong to.
     pub fn engine(&self) -> &Engine {
         &self.engine
     }

@@ -20,11 +20,11 @@ pub enum Val {
     F64(u64),
     /// A `v128`.
     V128(V128),
-    /// A function reference.
+    /// A `funcref`: a function, or `None` for null.
     FuncRef(Option<Func>),
-    /// An extern reference.
+    /// An `externref`: a rooted host reference, or `None` for null.
     ExternRef(Option<Rooted<ExternRef>>),
-    /// An exception reference.
+    /// An `exnref`: a rooted caught exception, or `None` for null.
     ExnRef(Option<Rooted<ExnRef>>),
 }
 
@@ -298,11 +298,11 @@ fn describe(store: &StoreOpaque, v: &Val) -> String {
 /// A reference value.
 #[derive(Debug, Clone)]
 pub enum Ref {
-    /// A function reference.
+    /// A `funcref`: a function, or `None` for null.
     Func(Option<Func>),
-    /// An extern reference.
+    /// An `externref`: a rooted host reference, or `None` for null.
     Extern(Option<Rooted<ExternRef>>),
-    /// An exception reference.
+    /// An `exnref`: a rooted caught exception, or `None` for null.
     Exn(Option<Rooted<ExnRef>>),
 }
 

@@ -4,7 +4,7 @@
 use super::handles::{enter_call, exit_call, lift_resources, lower_resources};
 use super::linker::HostDtor;
 use super::resources::{Handle, ResourceKind};
-use super::store::{FlagsRef, LiftedFunc, Options};
+use super::store::{ComponentInstanceRef, LiftedFunc, Options};
 use super::{lift_flat_values, lower_flat_values, LiftContext, LowerContext, LowerMemory, Val};
 use crate::{AsContextMut, StoreContextMut};
 use weft_environ::component::abi::{self, AbiOptions, Context, FlatType, MAX_FLAT_PARAMS, MAX_FLAT_RESULTS};
@@ -15,7 +15,7 @@ pub(crate) struct StoreMemory<'s, 'a, T: 'static> {
     pub(crate) store: &'s mut StoreContextMut<'a, T>,
     pub(crate) memory: Option<crate::Memory>,
     pub(crate) realloc: Option<crate::Func>,
-    pub(crate) flags: FlagsRef,
+    pub(crate) flags: ComponentInstanceRef,
 }
 
 impl<T: 'static> LowerMemory for StoreMemory<'_, '_, T> {
@@ -46,7 +46,7 @@ impl<T: 'static> LowerMemory for StoreMemory<'_, '_, T> {
 }
 
 /// Traps unless the component instance `at` may call out.
-pub(crate) fn check_may_leave<T>(store: &StoreContextMut<'_, T>, at: FlagsRef) -> crate::Result<()> {
+pub(crate) fn check_may_leave<T>(store: &StoreContextMut<'_, T>, at: ComponentInstanceRef) -> crate::Result<()> {
     if !store.0.opaque().components.flags(at)?.may_leave {
         return Err(crate::component::trap("cannot leave component instance"));
     }
@@ -60,7 +60,7 @@ pub(crate) fn check_may_leave<T>(store: &StoreContextMut<'_, T>, at: FlagsRef) -
 pub(crate) fn drop_handle<T: 'static>(
     store: &mut StoreContextMut<'_, T>,
     h: Handle,
-    from: Option<FlagsRef>,
+    from: Option<ComponentInstanceRef>,
 ) -> crate::Result<()> {
     if !h.own {
         if let Some(scope) = h.borrow_scope {
@@ -84,7 +84,7 @@ pub(crate) fn drop_handle<T: 'static>(
             let Some(dtor) = defined.dtor else {
                 return Ok(());
             };
-            let at = FlagsRef {
+            let at = ComponentInstanceRef {
                 instance,
                 component_instance: defined.component_instance,
             };
@@ -129,12 +129,20 @@ pub(crate) fn drop_host_resource<T: 'static>(
     drop_handle(store, h, None)
 }
 
-pub(crate) fn set_may_leave<T>(store: &mut StoreContextMut<'_, T>, flags: FlagsRef, value: bool) -> crate::Result<()> {
+pub(crate) fn set_may_leave<T>(
+    store: &mut StoreContextMut<'_, T>,
+    flags: ComponentInstanceRef,
+    value: bool,
+) -> crate::Result<()> {
     store.0.opaque_mut().components.flags_mut(flags)?.may_leave = value;
     Ok(())
 }
 
-pub(crate) fn set_may_enter<T>(store: &mut StoreContextMut<'_, T>, flags: FlagsRef, value: bool) -> crate::Result<()> {
+pub(crate) fn set_may_enter<T>(
+    store: &mut StoreContextMut<'_, T>,
+    flags: ComponentInstanceRef,
+    value: bool,
+) -> crate::Result<()> {
     store.0.opaque_mut().components.flags_mut(flags)?.may_enter = value;
     Ok(())
 }
@@ -157,8 +165,9 @@ fn result_types(ty: &FuncType) -> Vec<InterfaceType> {
     ty.result.into_iter().collect()
 }
 
-/// A flat slot as the core value of type `t`.
-pub(crate) fn core_val(t: FlatType, slot: u64) -> crate::Val {
+/// The core value of type `t` held in a flat slot (the `u64` in which
+/// the flat lowering carries every core number, bits unchanged).
+pub(crate) fn flat_to_core(t: FlatType, slot: u64) -> crate::Val {
     match t {
         FlatType::I32 => crate::Val::I32(slot as u32 as i32),
         FlatType::I64 => crate::Val::I64(slot as i64),
@@ -167,8 +176,9 @@ pub(crate) fn core_val(t: FlatType, slot: u64) -> crate::Val {
     }
 }
 
-/// A core value as a flat slot.
-pub(crate) fn slot(v: &crate::Val) -> crate::Result<u64> {
+/// The flat slot of a core number (its bits, zero-extended to 64); any
+/// other value is an error.
+pub(crate) fn core_to_flat(v: &crate::Val) -> crate::Result<u64> {
     Ok(match v {
         crate::Val::I32(x) => u64::from(*x as u32),
         crate::Val::I64(x) => *x as u64,
@@ -191,7 +201,10 @@ pub(crate) fn lift_args_from_core<T>(
     let param_tys: Vec<InterfaceType> = ty.param_types().collect();
     let spilled_results = flat_count(types, &result_types(ty)) > MAX_FLAT_RESULTS;
     let n = params.len() - usize::from(spilled_results && !params.is_empty());
-    let flat = params[..n].iter().map(slot).collect::<crate::Result<Vec<_>>>()?;
+    let flat = params[..n]
+        .iter()
+        .map(core_to_flat)
+        .collect::<crate::Result<Vec<_>>>()?;
     let cx = LiftContext {
         types,
         memory: memory_bytes(store, options),
@@ -229,7 +242,7 @@ pub(crate) fn lower_results_to_core<T>(
         crate::bail!("the lowered results do not match the core signature");
     }
     for ((r, v), t) in results.iter_mut().zip(flat).zip(&flat_ty.results) {
-        *r = core_val(*t, v);
+        *r = flat_to_core(*t, v);
     }
     Ok(())
 }
@@ -275,10 +288,10 @@ pub(crate) fn lift_async_args<T>(
 ) -> crate::Result<(Vec<Val>, Option<u32>)> {
     let param_tys: Vec<InterfaceType> = ty.param_types().collect();
     let (params, retptr) = match (ty.result.is_some(), params.split_last()) {
-        (true, Some((last, rest))) => (rest, Some(slot(last)? as u32)),
+        (true, Some((last, rest))) => (rest, Some(core_to_flat(last)? as u32)),
         _ => (params, None),
     };
-    let flat = params.iter().map(slot).collect::<crate::Result<Vec<_>>>()?;
+    let flat = params.iter().map(core_to_flat).collect::<crate::Result<Vec<_>>>()?;
     let cx = LiftContext {
         types,
         memory: memory_bytes(store, options),
@@ -392,9 +405,9 @@ pub(crate) fn lower_call_args<T: 'static>(
         .params
         .iter()
         .zip(&flat_args)
-        .map(|(t, v)| core_val(*t, *v))
+        .map(|(t, v)| flat_to_core(*t, *v))
         .collect();
-    let core_results: Vec<crate::Val> = flat_ty.results.iter().map(|t| core_val(*t, 0)).collect();
+    let core_results: Vec<crate::Val> = flat_ty.results.iter().map(|t| flat_to_core(*t, 0)).collect();
     Ok((core_args, core_results))
 }
 
@@ -412,7 +425,10 @@ pub(crate) fn lift_call_results<T: 'static>(
         .func(f.ty)
         .ok_or_else(|| crate::format_err!("component function type not found"))?;
     let result_tys = result_types(ty);
-    let flat_results = core_results.iter().map(slot).collect::<crate::Result<Vec<_>>>()?;
+    let flat_results = core_results
+        .iter()
+        .map(core_to_flat)
+        .collect::<crate::Result<Vec<_>>>()?;
     let mut v = {
         let cx = LiftContext {
             types,

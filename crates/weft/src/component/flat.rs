@@ -3,7 +3,7 @@
 //! Lowering Values"). See the module documentation of
 //! [`crate::component`] for the representation of flat values.
 
-use super::memory::{
+use super::load_store::{
     canonicalize_f32, canonicalize_f64, check_fixed_length, convert_i32_to_char, defined, load_fields,
     load_list_from_range, load_map_from_range, load_string_from_range, pack_flags, realloc, record_layout,
     store_fields, store_list_into_range, store_map_into_range, store_string_into_range, unpack_flags,

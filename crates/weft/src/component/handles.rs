@@ -9,7 +9,7 @@
 //! the lends and borrows of the call so that its end can check them.
 
 use super::resources::{Handle, ResourceAny, ResourceKind, ResourceType};
-use super::store::{ComponentStore, FlagsRef};
+use super::store::{ComponentInstanceRef, ComponentStore};
 use super::trap;
 use super::Val;
 use crate::StoreContextMut;
@@ -96,7 +96,7 @@ pub(crate) fn lift_resources<T>(
     types: &ComponentTypes,
     tys: &[InterfaceType],
     vals: &mut [Val],
-    from: FlagsRef,
+    from: ComponentInstanceRef,
     scope: usize,
 ) -> crate::Result<()> {
     let id = store.0.opaque().id();
@@ -160,7 +160,7 @@ pub(crate) fn lower_resources<T>(
     types: &ComponentTypes,
     tys: &[InterfaceType],
     vals: &mut [Val],
-    to: FlagsRef,
+    to: ComponentInstanceRef,
     scope: Option<usize>,
 ) -> crate::Result<()> {
     #[cfg(feature = "component-model-async")]
@@ -217,7 +217,11 @@ pub(crate) fn lower_resources<T>(
 
 /// Whether the component instance `to` implements the resource type `ty`
 /// (a borrow of it is then lowered as its representation).
-pub(crate) fn implemented_by(components: &ComponentStore, ty: ResourceType, to: FlagsRef) -> crate::Result<bool> {
+pub(crate) fn implemented_by(
+    components: &ComponentStore,
+    ty: ResourceType,
+    to: ComponentInstanceRef,
+) -> crate::Result<bool> {
     Ok(match ty.0 {
         ResourceKind::Guest { instance, resource, .. } => {
             instance == to.instance

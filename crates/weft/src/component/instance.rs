@@ -15,7 +15,9 @@ use super::call::{
 use super::handles::{enter_call, exit_call, lift_resources, lower_resources};
 use super::linker::{Definition, HostFunc};
 use super::resources::{Handle, HandleTable, ResourceKind, ResourceType};
-use super::store::{ComponentInstanceData, DefinedResource, ExportItem, Flags, FlagsRef, LiftedFunc, Options};
+use super::store::{
+    ComponentInstanceData, ComponentInstanceRef, DefinedResource, ExportItem, Flags, LiftedFunc, Options,
+};
 use super::{Component, StringEncoding, Val};
 use crate::{AsContextMut, Extern, StoreContextMut, ValType};
 use std::any::Any;
@@ -224,14 +226,16 @@ impl InstanceExportLookup for &ComponentExportIndex {
     }
 }
 
-/// The per-instantiation tables of the plan's steps.
-pub(super) struct Tables {
+/// What the steps of an instantiation plan have made so far: the core
+/// instances, the core items (exports of core instances and lowered
+/// functions) and the lifted functions, indexed as the plan numbers them.
+pub(super) struct InstantiationItems {
     core_instances: Vec<crate::Instance>,
     items: Vec<Extern>,
     lifted: Vec<u32>,
 }
 
-impl Tables {
+impl InstantiationItems {
     pub(super) fn item(&self, i: CoreItemIndex) -> crate::Result<Extern> {
         self.items
             .get(i.0 as usize)
@@ -273,7 +277,7 @@ pub(crate) fn instantiate<T: 'static>(
         #[cfg(feature = "component-model-async")]
         task_tables,
     });
-    let mut t = Tables {
+    let mut t = InstantiationItems {
         core_instances: Vec::with_capacity(plan.num_core_instances as usize),
         items: Vec::with_capacity(plan.num_core_items as usize),
         lifted: Vec::with_capacity(plan.num_lifted_funcs as usize),
@@ -306,7 +310,7 @@ fn run_step<T: 'static>(
     component: &Component,
     instance_index: u32,
     imports: &[Definition<T>],
-    t: &mut Tables,
+    t: &mut InstantiationItems,
     step_index: usize,
     step: &Step,
 ) -> crate::Result<()> {
@@ -446,7 +450,7 @@ fn run_step<T: 'static>(
             t.items.push(Extern::Func(f));
         }
         Step::Builtin { builtin, instance, .. } => {
-            let at = FlagsRef {
+            let at = ComponentInstanceRef {
                 instance: instance_index,
                 component_instance: instance.0,
             };
@@ -536,7 +540,11 @@ fn import_at<'a, T>(
 }
 
 /// The store's items for canonical options.
-pub(super) fn resolve_options(t: &Tables, instance: u32, options: &CanonicalOptions) -> crate::Result<Options> {
+pub(super) fn resolve_options(
+    t: &InstantiationItems,
+    instance: u32,
+    options: &CanonicalOptions,
+) -> crate::Result<Options> {
     let memory = match options.memory.map(|m| t.item(m)).transpose()? {
         None => None,
         Some(Extern::Memory(m)) => Some(m),
@@ -560,7 +568,7 @@ pub(super) fn resolve_options(t: &Tables, instance: u32, options: &CanonicalOpti
         },
         is_async: options.is_async,
         callback: func(options.callback, "callback")?,
-        flags: FlagsRef {
+        flags: ComponentInstanceRef {
             instance,
             component_instance: options.instance.0,
         },
@@ -573,7 +581,7 @@ pub(super) fn resolve_options(t: &Tables, instance: u32, options: &CanonicalOpti
 fn fused_call<T: 'static>(
     store: &mut StoreContextMut<'_, T>,
     component: &Component,
-    t: &Tables,
+    t: &InstantiationItems,
     step_index: usize,
     (lifted, core_func): (u32, CoreItemIndex),
     caller_options: &Options,
@@ -717,7 +725,7 @@ fn call_lowered_async<T: 'static>(
 fn export_item<T>(
     component: &Component,
     imports: &[Definition<T>],
-    t: &Tables,
+    t: &InstantiationItems,
     e: &Export,
 ) -> crate::Result<ExportItem> {
     Ok(match e {
@@ -762,12 +770,12 @@ fn resource_builtin<T: 'static>(
     instance: env::ComponentInstanceIndex,
     resource: env::TypeResourceIndex,
     returns: bool,
-    body: impl Fn(&mut StoreContextMut<'_, T>, FlagsRef, ResourceType, u32) -> crate::Result<Option<u32>>
+    body: impl Fn(&mut StoreContextMut<'_, T>, ComponentInstanceRef, ResourceType, u32) -> crate::Result<Option<u32>>
         + Send
         + Sync
         + 'static,
 ) -> crate::Func {
-    let at = FlagsRef {
+    let at = ComponentInstanceRef {
         instance: instance_index,
         component_instance: instance.0,
     };

@@ -37,7 +37,7 @@ impl<T: 'static> Linker<T> {
 }
 
 impl<T: 'static> InstancePre<T> {
-    /// The component.
+    /// The component this pre-instance instantiates.
     pub fn component(&self) -> &Component {
         &self.component
     }

@@ -30,7 +30,7 @@ pub(crate) enum Definition<T: 'static> {
     Func(HostFunc<T>, Option<TypeCheck>),
     /// An instance: more definitions by name.
     Instance(BTreeMap<String, Definition<T>>),
-    /// A core module.
+    /// A core module, given as is to a module import.
     Module(crate::Module),
     /// A resource type of the host, with its destructor.
     Resource(ResourceType, HostDtor<T>),
@@ -94,7 +94,7 @@ impl<T: 'static> Linker<T> {
         }
     }
 
-    /// The engine of the linker.
+    /// The engine the linker's definitions belong to.
     pub fn engine(&self) -> &Engine {
         &self.engine
     }

@@ -1,4 +1,4 @@
-//! The component model's value conversions (issue #8, in progress): the
+//! The component model: components, linkers and instances, and the
 //! canonical ABI's lifting and lowering of component values, following
 //! `CanonicalABI.md` ("Loading", "Storing", "Flat Lifting", "Flat Lowering",
 //! "Lifting and Lowering Values").
@@ -14,7 +14,8 @@
 //! * [`lower_params`] and [`lift_results`] (calling a lifted function) and
 //!   [`lift_params`] and [`lower_results`] (implementing a lowered one) take
 //!   a component function type and follow `flatten_functype` for the
-//!   spilling of parameters and results (synchronous functions only).
+//!   spilling of parameters and results (`async` lifts and lowers are in
+//!   `concurrent/calls.rs`).
 //! * The typed API ([`ComponentType`], [`Lift`], [`Lower`],
 //!   [`ComponentNamedList`], [`TypedFunc`], [`LinkerInstance::func_wrap`],
 //!   the derive macros and [`flags!`]) converts Rust values to and from
@@ -26,7 +27,8 @@
 //! Handles (`own`, `borrow`) are lifted as the raw index of the lifting
 //! instance's handle table ([`Val::Resource`] of an unresolved
 //! [`ResourceAny`]) and lowered from one; the call paths move them between
-//! tables (`handles.rs`). `error-context` is not supported.
+//! tables (`handles.rs`). Streams, futures and error contexts are lifted
+//! as raw indices too and moved through the store (`concurrent/values.rs`).
 //!
 //! # Flat values
 //!
@@ -69,7 +71,7 @@ mod instance;
 mod instance_pre;
 mod linker;
 mod linker_wast;
-mod memory;
+mod load_store;
 mod resource_table;
 mod resources;
 pub(crate) mod store;
@@ -95,7 +97,7 @@ pub use weft_component_macro::{flags, ComponentType, Lift, Lower};
 pub use flat::{
     lift_flat, lift_flat_values, lift_params, lift_results, lower_flat, lower_flat_values, lower_params, lower_results,
 };
-pub use memory::{load, store};
+pub use load_store::{load, store};
 pub use val::Val;
 pub use weft_environ::component::{ComponentTypes, InterfaceType};
 
@@ -157,7 +159,7 @@ pub trait LowerMemory {
 /// memory as its first argument (to copy contents when it moves them) and
 /// then `(old_ptr, old_size, align, new_size)`.
 pub struct SliceMemory<'a> {
-    /// The memory.
+    /// The linear memory's bytes, read and written in place.
     pub memory: &'a mut [u8],
     /// The `realloc` callback.
     #[allow(clippy::type_complexity)]

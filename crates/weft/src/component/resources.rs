@@ -70,7 +70,8 @@ pub(crate) struct Handle {
     pub(crate) num_lends: u32,
 }
 
-/// A handle table.
+/// The handle table of one component instance (`Table` of CanonicalABI.md):
+/// index 0 is never used, freed indices are reused.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct HandleTable {
     slots: Vec<Option<Handle>>,

@@ -107,7 +107,7 @@ pub(crate) struct CallScope {
     pub(crate) num_borrows: u32,
     /// Handles lent for the call: (store instance, plan component instance,
     /// handle index), or the host table when the instance is `None`.
-    pub(crate) lenders: Vec<(Option<FlagsRef>, u32)>,
+    pub(crate) lenders: Vec<(Option<ComponentInstanceRef>, u32)>,
     /// Borrow entries of the host table made for the call (removed at its
     /// end).
     pub(crate) host_borrows: Vec<u32>,
@@ -136,13 +136,16 @@ pub(crate) struct Options {
     pub(crate) callback: Option<crate::Func>,
     /// The store's component instance and, in it, the plan's component
     /// instance that lifts or lowers (whose flags are checked).
-    pub(crate) flags: FlagsRef,
+    pub(crate) flags: ComponentInstanceRef,
 }
 
-/// The flags of one component instance of a plan.
+/// One component instance of a store: the store's instance (an index into
+/// `ComponentStore::instances`) and, in its plan, the component instance.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct FlagsRef {
+pub(crate) struct ComponentInstanceRef {
+    /// The index of the store's component instance.
     pub(crate) instance: u32,
+    /// The component instance of that instance's plan.
     pub(crate) component_instance: u32,
 }
 
@@ -181,9 +184,9 @@ pub(crate) enum ExportItem {
     /// A lifted function (or a host function exported again), by store
     /// index.
     Func(u32),
-    /// An instance of exports.
+    /// A nested instance: its exports by name.
     Instance(Vec<(String, ExportItem)>),
-    /// A core module.
+    /// A core module exported as is.
     Module(crate::Module),
     /// A type (nothing to call).
     Type,
@@ -213,7 +216,7 @@ impl ComponentStore {
     /// would enter an instance it is inside of or that is inside of it
     /// (the same instance, an ancestor or a descendant): those share the
     /// caller's state, so such a call is a re-entrance.
-    pub(crate) fn check_enter(&self, caller: FlagsRef, callee: FlagsRef) -> crate::Result<()> {
+    pub(crate) fn check_enter(&self, caller: ComponentInstanceRef, callee: ComponentInstanceRef) -> crate::Result<()> {
         if caller.instance != callee.instance {
             return Ok(());
         }
@@ -234,7 +237,7 @@ impl ComponentStore {
         Ok(())
     }
 
-    pub(crate) fn flags(&self, r: FlagsRef) -> crate::Result<Flags> {
+    pub(crate) fn flags(&self, r: ComponentInstanceRef) -> crate::Result<Flags> {
         self.instances
             .get(r.instance as usize)
             .and_then(|i| i.flags.get(r.component_instance as usize))
@@ -249,7 +252,7 @@ impl ComponentStore {
     }
 
     /// The handle table of the component instance `r`.
-    pub(crate) fn handles(&mut self, r: FlagsRef) -> crate::Result<Handles<'_>> {
+    pub(crate) fn handles(&mut self, r: ComponentInstanceRef) -> crate::Result<Handles<'_>> {
         let not_found = || crate::format_err!("component instance not found in store");
         let data = self.instances.get_mut(r.instance as usize).ok_or_else(not_found)?;
         #[cfg(feature = "component-model-async")]
@@ -283,7 +286,7 @@ impl ComponentStore {
             .ok_or_else(|| crate::format_err!("resource type {} has no runtime identity", index.0))
     }
 
-    pub(crate) fn flags_mut(&mut self, r: FlagsRef) -> crate::Result<&mut Flags> {
+    pub(crate) fn flags_mut(&mut self, r: ComponentInstanceRef) -> crate::Result<&mut Flags> {
         self.instances
             .get_mut(r.instance as usize)
             .and_then(|i| i.flags.get_mut(r.component_instance as usize))

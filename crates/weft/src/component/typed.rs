@@ -587,7 +587,7 @@ where
     Params: ComponentNamedList + Lower,
     Results: ComponentNamedList + Lift,
 {
-    /// The untyped function.
+    /// The `Func` this typed view calls.
     pub fn func(&self) -> &Func {
         &self.func
     }

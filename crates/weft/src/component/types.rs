@@ -540,17 +540,17 @@ pub struct ComponentInstance(Handle<env::TypeInstanceIndex>);
 /// The type of an import or export of a component or instance.
 #[derive(Clone, Debug)]
 pub enum ComponentItem {
-    /// A component function.
+    /// A function, with its parameter and result types.
     ComponentFunc(ComponentFunc),
-    /// A core module.
+    /// A core module, with its imports and exports.
     Module(Module),
-    /// A component.
+    /// A component, with its imports and exports.
     Component(Component),
-    /// A component instance.
+    /// An instance of a component, with its exports.
     ComponentInstance(ComponentInstance),
-    /// A value type.
+    /// A value type (`type` import or export).
     Type(Type),
-    /// A resource type.
+    /// A resource type (`type (sub resource)`).
     Resource(ResourceType),
 }
 

@@ -11,9 +11,9 @@ use super::{
 };
 use crate::component::call::StoreMemory;
 use crate::component::handles::{enter_call, exit_call, implemented_by};
-use crate::component::memory::{load_string_from_range, store_string};
+use crate::component::load_store::{load_string_from_range, store_string};
 use crate::component::resources::Handle;
-use crate::component::store::{FlagsRef, Options};
+use crate::component::store::{ComponentInstanceRef, Options};
 use crate::component::{trap, LiftContext, LowerContext};
 use crate::{AsContextMut, Extern, Func, Module, StoreContextMut, Val, ValType};
 use weft_environ::component::{ComponentTypes, TypeResourceIndex};
@@ -35,7 +35,11 @@ fn set(results: &mut [Val], i: usize, v: u32) {
 /// wrapped so that its instance's `may_leave` flag is clear while it runs,
 /// as CanonicalABI.md's `reallocate` and `canon_lift` do: a call out of the
 /// instance from there traps with "cannot leave component instance".
-fn without_leaving<T: 'static>(store: &mut StoreContextMut<'_, T>, f: Func, flags: FlagsRef) -> crate::Result<Func> {
+fn without_leaving<T: 'static>(
+    store: &mut StoreContextMut<'_, T>,
+    f: Func,
+    flags: ComponentInstanceRef,
+) -> crate::Result<Func> {
     let ty = f.ty(&mut *store);
     Ok(Func::new(&mut *store, ty, move |mut c, params, results| {
         let mut store = c.as_context_mut();
@@ -182,8 +186,8 @@ pub(crate) fn instantiate<T: 'static>(
 /// `from` to the table of `to` (`lift_own`, then `lower_own`).
 fn move_own<T>(
     store: &mut StoreContextMut<'_, T>,
-    from: FlagsRef,
-    to: FlagsRef,
+    from: ComponentInstanceRef,
+    to: ComponentInstanceRef,
     r: u32,
     index: u32,
 ) -> crate::Result<u32> {
@@ -210,8 +214,8 @@ fn move_own<T>(
 /// when `to` implements the resource, else a new borrow handle of `to`.
 fn lend_borrow<T>(
     store: &mut StoreContextMut<'_, T>,
-    from: FlagsRef,
-    to: FlagsRef,
+    from: ComponentInstanceRef,
+    to: ComponentInstanceRef,
     r: u32,
     index: u32,
     scope: u32,

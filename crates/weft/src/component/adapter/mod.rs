@@ -57,7 +57,7 @@ mod wasm;
 pub(crate) use builtins::instantiate;
 
 use crate::component::StringEncoding;
-use translate::{Dir, Gen, Place};
+use translate::{AdapterFuncBuilder, CopyDirection, Place};
 use wasm::val_type;
 use wasm_encoder::{
     CodeSection, EntityType, ExportKind, ExportSection, FunctionSection, ImportSection, Instruction as W,
@@ -91,7 +91,7 @@ const I32: ValType = ValType::I32;
 /// What the canonical options of one side provide.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub(crate) struct Side {
-    /// The string encoding.
+    /// The string encoding of the side's canonical options.
     pub(crate) encoding: StringEncoding,
     /// Whether there is a memory.
     pub(crate) memory: bool,
@@ -396,7 +396,7 @@ pub(crate) fn adapter_module(types: &ComponentTypes, ty: &FuncType, sides: Sides
     }
     let validate = [num_imported + 1, num_imported + 2];
 
-    let to_callee = Dir {
+    let to_callee = CopyDirection {
         from_mem: 0,
         to_mem: 1,
         from_enc: sides.caller.encoding,
@@ -408,7 +408,7 @@ pub(crate) fn adapter_module(types: &ComponentTypes, ty: &FuncType, sides: Sides
         borrow: borrow_to_callee,
         unsupported,
     };
-    let to_caller = Dir {
+    let to_caller = CopyDirection {
         from_mem: 1,
         to_mem: 0,
         from_enc: sides.callee.encoding,
@@ -422,7 +422,7 @@ pub(crate) fn adapter_module(types: &ComponentTypes, ty: &FuncType, sides: Sides
     };
 
     let n = lower_params.len() as u32;
-    let mut g = Gen::new(types, n, trap);
+    let mut g = AdapterFuncBuilder::new(types, n, trap);
     g.b.i(W::Call(enter));
     g.b.i(W::LocalSet(g.scope));
 

@@ -151,7 +151,7 @@ fn stored(
             memory: &mut slice,
             encoding: dst,
         };
-        crate::component::memory::store_string(&mut cx, s, src, src_units).expect("the string is stored")
+        crate::component::load_store::store_string(&mut cx, s, src, src_units).expect("the string is stored")
     };
     let bytes = match dst {
         StringEncoding::Utf8 => units as usize,

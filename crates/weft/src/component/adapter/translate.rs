@@ -52,9 +52,10 @@ impl Place {
     }
 }
 
-/// Which way values go, and the functions the translation calls for it.
+/// Which way values go (caller to callee for parameters, callee to caller
+/// for results): the memories, encodings and built-ins of each side.
 #[derive(Clone, Copy)]
-pub(super) struct Dir {
+pub(super) struct CopyDirection {
     /// The memories of the source and of the destination.
     pub(super) from_mem: u32,
     pub(super) to_mem: u32,
@@ -74,8 +75,10 @@ pub(super) struct Dir {
     pub(super) unsupported: Option<u32>,
 }
 
-/// The generator of one adapter function.
-pub(super) struct Gen<'a> {
+/// Builds the body of one adapter function: the translation of each value
+/// from its source place to its destination place, and the temporaries it
+/// needs.
+pub(super) struct AdapterFuncBuilder<'a> {
     pub(super) types: &'a ComponentTypes,
     pub(super) b: Body,
     /// The local holding the call's scope (for borrows).
@@ -90,29 +93,29 @@ fn missing(what: &str) -> String {
 }
 
 /// Whether a list of `ty` can be copied byte for byte.
-fn plain(types: &ComponentTypes, ty: InterfaceType, depth: u32) -> bool {
+fn is_byte_copyable(types: &ComponentTypes, ty: InterfaceType, depth: u32) -> bool {
     use InterfaceType as I;
     if depth > MAX_DEPTH {
         return false;
     }
     match abi::despecialize(types, ty) {
         Despecialized::Other(I::U8 | I::S8 | I::U16 | I::S16 | I::U32 | I::S32 | I::U64 | I::S64) => true,
-        Despecialized::Record(fields) => fields.iter().all(|t| plain(types, *t, depth + 1)),
-        Despecialized::List(t, Some(_)) => plain(types, t, depth + 1),
+        Despecialized::Record(fields) => fields.iter().all(|t| is_byte_copyable(types, *t, depth + 1)),
+        Despecialized::List(t, Some(_)) => is_byte_copyable(types, t, depth + 1),
         _ => false,
     }
 }
 
-impl<'a> Gen<'a> {
+impl<'a> AdapterFuncBuilder<'a> {
     /// A generator for a function with `params` parameters whose checks
     /// call the `trap` built-in `trap`.
-    pub(super) fn new(types: &'a ComponentTypes, params: u32, trap: Option<u32>) -> Gen<'a> {
+    pub(super) fn new(types: &'a ComponentTypes, params: u32, trap: Option<u32>) -> AdapterFuncBuilder<'a> {
         let mut b = Body::new(params, trap);
         let scope = b.local(ValType::I32);
         let tmp_i32 = b.local(ValType::I32);
         let tmp_f32 = b.local(ValType::F32);
         let tmp_f64 = b.local(ValType::F64);
-        Gen {
+        AdapterFuncBuilder {
             types,
             b,
             scope,
@@ -163,7 +166,7 @@ impl<'a> Gen<'a> {
         ty: InterfaceType,
         src: &Place,
         dst: &Place,
-        dir: &Dir,
+        dir: &CopyDirection,
         depth: u32,
     ) -> Result<(), String> {
         use InterfaceType as I;
@@ -261,7 +264,7 @@ impl<'a> Gen<'a> {
     }
 
     /// A value that cannot cross yet: calls the failing built-in.
-    fn unsupported(&mut self, dir: &Dir) -> Result<(), String> {
+    fn unsupported(&mut self, dir: &CopyDirection) -> Result<(), String> {
         let f = dir.unsupported.ok_or_else(|| missing("the `unsupported` built-in"))?;
         self.b.i(W::Call(f));
         self.b.i(W::Unreachable);
@@ -276,7 +279,7 @@ impl<'a> Gen<'a> {
         dst: &Place,
         size: u32,
         t: FlatType,
-        convert: impl FnOnce(&mut Gen<'a>),
+        convert: impl FnOnce(&mut AdapterFuncBuilder<'a>),
     ) -> Result<(), String> {
         if let Place::Mem { addr, .. } = dst {
             self.b.i(W::LocalGet(*addr));
@@ -337,7 +340,7 @@ impl<'a> Gen<'a> {
         cases: &[Option<InterfaceType>],
         src: &Place,
         dst: &Place,
-        dir: &Dir,
+        dir: &CopyDirection,
         depth: u32,
     ) -> Result<(), String> {
         let types = self.types;
@@ -436,7 +439,7 @@ impl<'a> Gen<'a> {
         n: u32,
         src: &Place,
         dst: &Place,
-        dir: &Dir,
+        dir: &CopyDirection,
         depth: u32,
     ) -> Result<(), String> {
         let both_mem = matches!((src, dst), (Place::Mem { .. }, Place::Mem { .. }));
@@ -482,7 +485,7 @@ impl<'a> Gen<'a> {
         tys: &[InterfaceType],
         src: &Place,
         dst: &Place,
-        dir: &Dir,
+        dir: &CopyDirection,
         depth: u32,
     ) -> Result<(), String> {
         let srcs = self.fields(tys, src)?;
@@ -504,7 +507,7 @@ impl<'a> Gen<'a> {
         count: u32,
         from: (u32, u32),
         to: (u32, u32),
-        dir: &Dir,
+        dir: &CopyDirection,
         depth: u32,
     ) -> Result<(), String> {
         let i = self.b.local(ValType::I32);
@@ -595,7 +598,7 @@ impl<'a> Gen<'a> {
 
     /// A string: validated and copied between two UTF-8 sides, else
     /// transcoded by the host built-in (which follows `store_string`).
-    fn string(&mut self, src: &Place, dst: &Place, dir: &Dir) -> Result<(), String> {
+    fn string(&mut self, src: &Place, dst: &Place, dir: &CopyDirection) -> Result<(), String> {
         let (p, l) = self.read_pair(src)?;
         let (np, nl) = (self.b.local(ValType::I32), self.b.local(ValType::I32));
         if dir.from_enc == StringEncoding::Utf8 && dir.to_enc == StringEncoding::Utf8 {
@@ -634,7 +637,14 @@ impl<'a> Gen<'a> {
     /// A list: the checks of lifting (length limit, alignment, bounds), the
     /// destination's allocation and its checks, then one `memory.copy` for
     /// elements that are plain bytes, else a loop translating each element.
-    fn list(&mut self, elem: InterfaceType, src: &Place, dst: &Place, dir: &Dir, depth: u32) -> Result<(), String> {
+    fn list(
+        &mut self,
+        elem: InterfaceType,
+        src: &Place,
+        dst: &Place,
+        dir: &CopyDirection,
+        depth: u32,
+    ) -> Result<(), String> {
         let realloc = dir.realloc.ok_or_else(|| missing("a realloc"))?;
         let size = abi::elem_size(self.types, elem, PTR);
         let align = abi::alignment(self.types, elem, PTR);
@@ -666,7 +676,7 @@ impl<'a> Gen<'a> {
         self.b.i(W::LocalSet(np));
         self.b.check_align(np, align);
         self.b.check_range(np, bytes, dir.to_mem, AdapterTrap::ListOutOfBounds);
-        if plain(self.types, elem, 0) {
+        if is_byte_copyable(self.types, elem, 0) {
             self.b.i(W::LocalGet(np));
             self.b.i(W::LocalGet(p));
             self.b.i(W::LocalGet(bytes));

@@ -9,9 +9,9 @@
 use super::calls::{resolve, task_instance, task_trap};
 use super::copy::{self, CopyCx};
 use super::sched::{self, check_may_block, current};
-use crate::component::call::{check_may_leave, core_val, slot};
-use crate::component::instance::{resolve_options, Tables};
-use crate::component::store::{FlagsRef, Options};
+use crate::component::call::{check_may_leave, core_to_flat, flat_to_core};
+use crate::component::instance::{resolve_options, InstantiationItems};
+use crate::component::store::{ComponentInstanceRef, Options};
 use crate::component::{lift_flat_values, trap, Component, InterfaceType, LiftContext, Val};
 use crate::{AsContextMut, Extern, StoreContextMut, ValType};
 use std::sync::Arc;
@@ -47,8 +47,8 @@ struct Resolved {
 pub(in crate::component) fn builtin<T: 'static>(
     store: &mut StoreContextMut<'_, T>,
     component: &Component,
-    t: &Tables,
-    at: FlagsRef,
+    t: &InstantiationItems,
+    at: ComponentInstanceRef,
     builtin: &Builtin,
 ) -> crate::Result<crate::Func> {
     let types = component.inner.types.clone();
@@ -104,10 +104,10 @@ pub(in crate::component) fn builtin<T: 'static>(
         ) {
             check_may_leave(&store, at)?;
         }
-        let args = params.iter().map(slot).collect::<crate::Result<Vec<u64>>>()?;
+        let args = params.iter().map(core_to_flat).collect::<crate::Result<Vec<u64>>>()?;
         let result = run(&mut store, &types, at, &builtin, &resolved, &args)?;
         if let (Some(r), Some(t), Some(v)) = (results.first_mut(), result_ty, result) {
-            *r = core_val(t, v);
+            *r = flat_to_core(t, v);
         }
         Ok(())
     }))
@@ -168,7 +168,7 @@ fn end_kind(builtin: &Builtin) -> Kind {
 fn run<T: 'static>(
     store: &mut StoreContextMut<'_, T>,
     types: &Arc<ComponentTypes>,
-    at: FlagsRef,
+    at: ComponentInstanceRef,
     builtin: &Builtin,
     resolved: &Resolved,
     args: &[u64],
@@ -552,7 +552,7 @@ fn switch_thread<T: 'static>(
 fn task_return<T: 'static>(
     store: &mut StoreContextMut<'_, T>,
     types: &Arc<ComponentTypes>,
-    at: FlagsRef,
+    at: ComponentInstanceRef,
     result: Option<InterfaceType>,
     resolved: &Resolved,
     args: &[u64],

@@ -5,11 +5,11 @@
 
 use super::sched::{self, Running};
 use crate::component::call::{
-    lift_args_from_core, lift_async_args, lift_call_results, lifted_func, lower_call_args, lower_results_to_core,
-    post_return, set_may_enter, slot, store_results_at,
+    core_to_flat, lift_args_from_core, lift_async_args, lift_call_results, lifted_func, lower_call_args,
+    lower_results_to_core, post_return, set_may_enter, store_results_at,
 };
 use crate::component::handles::{enter_call, exit_call, lift_resources, lower_resources};
-use crate::component::store::{FlagsRef, Options};
+use crate::component::store::{ComponentInstanceRef, Options};
 use crate::component::{trap, trap_on_throw, Val};
 use crate::StoreContextMut;
 use std::sync::Arc;
@@ -62,7 +62,10 @@ struct GuestCaller {
 }
 
 /// The task table of the component instance `flags`.
-pub(crate) fn task_instance<T>(store: &StoreContextMut<'_, T>, flags: FlagsRef) -> crate::Result<InstanceId> {
+pub(crate) fn task_instance<T>(
+    store: &StoreContextMut<'_, T>,
+    flags: ComponentInstanceRef,
+) -> crate::Result<InstanceId> {
     store
         .0
         .opaque()
@@ -249,7 +252,7 @@ pub(crate) fn new_thread<T: 'static>(
     task: EntryId,
     func: crate::Func,
     arg: u32,
-    at: FlagsRef,
+    at: ComponentInstanceRef,
 ) -> crate::Result<ThreadId> {
     let thread = store
         .0
@@ -349,7 +352,7 @@ fn run_core<T: 'static>(
         return Ok(());
     };
     let inst = task_instance(store, f.options.flags)?;
-    let mut packed = core_results.first().map(slot).transpose()?.unwrap_or(0) as u32;
+    let mut packed = core_results.first().map(core_to_flat).transpose()?.unwrap_or(0) as u32;
     loop {
         let (code, si) = (packed & 0xf, packed >> 4);
         if code == CALLBACK_EXIT {
@@ -398,21 +401,25 @@ fn run_core<T: 'static>(
         let called = callback.call(&mut *store, &args, &mut out);
         let called = trap_on_throw(store, called);
         poison_on_trap(store, f.options.flags, called)?;
-        packed = slot(&out[0])? as u32;
+        packed = core_to_flat(&out[0])? as u32;
     }
     Ok(())
 }
 
 /// A trap leaves the component instance unenterable (the spec's rule: only
 /// that instance); a host error does not.
-fn poison_on_trap<T>(store: &mut StoreContextMut<'_, T>, flags: FlagsRef, r: crate::Result<()>) -> crate::Result<()> {
+fn poison_on_trap<T>(
+    store: &mut StoreContextMut<'_, T>,
+    flags: ComponentInstanceRef,
+    r: crate::Result<()>,
+) -> crate::Result<()> {
     match r {
         Err(e) if crate::component::is_trap(&e) => poison(store, flags, e),
         r => r,
     }
 }
 
-fn poison<T>(store: &mut StoreContextMut<'_, T>, flags: FlagsRef, e: crate::Error) -> crate::Result<()> {
+fn poison<T>(store: &mut StoreContextMut<'_, T>, flags: ComponentInstanceRef, e: crate::Error) -> crate::Result<()> {
     let _ = set_may_enter(store, flags, false);
     Err(e)
 }
@@ -494,7 +501,7 @@ pub(crate) fn resolve<T: 'static>(
         lower_resources(store, &types, &result_tys, vals, options.flags, None)?;
         if fty.result.is_some() {
             let ptr = match params.last() {
-                Some(p) => slot(p)? as u32,
+                Some(p) => core_to_flat(p)? as u32,
                 None => crate::bail!("an async lowered call has no result pointer"),
             };
             store_results_at(store, &types, fty, &options, ptr, vals)?;

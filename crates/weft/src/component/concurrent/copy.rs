@@ -8,7 +8,7 @@ use super::builtins::{wait_for_event, BLOCKED};
 use super::calls::task_trap;
 use crate::component::call::lowering;
 use crate::component::handles::{lift_resources, lower_resources};
-use crate::component::memory::{self, align_of, load, size_of};
+use crate::component::load_store::{self, align_of, load, size_of};
 use crate::component::store::Options;
 use crate::component::{trap, InterfaceType, LiftContext, Val};
 use crate::StoreContextMut;
@@ -202,7 +202,7 @@ fn transfer<T: 'static>(store: &mut StoreContextMut<'_, T>, t: weft_tasks::Trans
     let dst_size = size_of(&dst.types, dst_ty);
     lowering(store, &dst.types, &dst.options, |cx| {
         for (i, v) in vals.iter().enumerate() {
-            memory::store(cx, v, dst_ty, t.dst.1.wrapping_add((i as u32).wrapping_mul(dst_size)))?;
+            load_store::store(cx, v, dst_ty, t.dst.1.wrapping_add((i as u32).wrapping_mul(dst_size)))?;
         }
         Ok(())
     })
@@ -234,6 +234,6 @@ pub(crate) fn store_string_at<T: 'static>(
     ptr: u32,
 ) -> crate::Result<()> {
     lowering(store, types, options, |cx| {
-        memory::store(cx, &Val::String(s.to_string()), InterfaceType::String, ptr)
+        load_store::store(cx, &Val::String(s.to_string()), InterfaceType::String, ptr)
     })
 }

@@ -16,7 +16,7 @@
 //! - `copy`: the bytes of stream and future copies.
 
 #[cfg(not(feature = "component-model-async"))]
-use super::{instance::Tables, store::FlagsRef, Component};
+use super::{instance::InstantiationItems, store::ComponentInstanceRef, Component};
 #[cfg(not(feature = "component-model-async"))]
 use crate::StoreContextMut;
 #[cfg(not(feature = "component-model-async"))]
@@ -48,8 +48,8 @@ pub(crate) use values::{lift_async_values, lower_async_values};
 pub(super) fn builtin<T: 'static>(
     _store: &mut StoreContextMut<'_, T>,
     _component: &Component,
-    _t: &Tables,
-    _at: FlagsRef,
+    _t: &InstantiationItems,
+    _at: ComponentInstanceRef,
     builtin: &Builtin,
 ) -> crate::Result<crate::Func> {
     crate::bail!(

@@ -7,7 +7,7 @@ use super::builtins::type_tag;
 use super::calls::{task_instance, task_trap};
 use crate::component::async_values::AsyncHandle;
 use crate::component::handles::for_each_handle;
-use crate::component::store::FlagsRef;
+use crate::component::store::ComponentInstanceRef;
 use crate::component::{InterfaceType, Val};
 use crate::StoreContextMut;
 use weft_environ::component::ComponentTypes;
@@ -20,7 +20,7 @@ pub(crate) fn lift_async_values<T>(
     types: &ComponentTypes,
     tys: &[InterfaceType],
     vals: &mut [Val],
-    from: FlagsRef,
+    from: ComponentInstanceRef,
 ) -> crate::Result<()> {
     if !tys.iter().any(|t| types.contains_async_value(*t)) {
         return Ok(());
@@ -58,7 +58,7 @@ pub(crate) fn lower_async_values<T>(
     types: &ComponentTypes,
     tys: &[InterfaceType],
     vals: &mut [Val],
-    to: FlagsRef,
+    to: ComponentInstanceRef,
 ) -> crate::Result<()> {
     if !tys.iter().any(|t| types.contains_async_value(*t)) {
         return Ok(());

@@ -1,6 +1,7 @@
-//! The WASI side of `weft run`: `--dir`, `--env` and the `-W`/`-S`
-//! switches, the WASI context they build, and the definitions given to
-//! imports nothing else defines.
+//! The options of `weft run`: `--dir`, `--env` and the `-W` (wasm) and
+//! `-S` (WASI) switches, the engine configuration and store limits the
+//! `-W` switches set, the WASI context the others build, and the
+//! definitions given to imports nothing else defines.
 
 use anyhow::{anyhow, bail, Context as _, Result};
 use std::path::Path;
