@@ -82,7 +82,7 @@ macro_rules! engine {
 
             fn engine(async_support: bool) -> anyhow::Result<Engine> {
                 let mut config = Config::new();
-                #[allow(deprecated)]
+                #[allow(deprecated, reason = "the same code drives Wasmtime, whose switch is not deprecated in every version")]
                 config.async_support(async_support);
                 Engine::new(&config).map_err(anyhow::Error::from)
             }

@@ -13,6 +13,8 @@
 //! `#[component(name = "...")]` on a field or case sets its label. Generic
 //! types are not supported.
 
+#![deny(missing_docs)]
+
 use proc_macro::TokenStream;
 use proc_macro2::{Span, TokenStream as TokenStream2};
 use quote::{format_ident, quote};
@@ -248,7 +250,7 @@ fn expand_derive(input: &DeriveInput, which: Trait) -> syn::Result<TokenStream2>
             };
             quote! {
                 impl #rt::Lift for #name {
-                    #[allow(unused_variables)]
+                    #[allow(unused_variables, reason = "a case without payload binds nothing")]
                     fn lift<U: 'static>(store: &mut #rt::StoreContextMut<'_, U>, val: #rt::Val) -> #rt::Result<Self> {
                         #body
                     }
@@ -276,7 +278,7 @@ fn expand_derive(input: &DeriveInput, which: Trait) -> syn::Result<TokenStream2>
             };
             quote! {
                 impl #rt::Lower for #name {
-                    #[allow(unused_variables)]
+                    #[allow(unused_variables, reason = "a case without payload binds nothing")]
                     fn lower<U: 'static>(&self, store: &mut #rt::StoreContextMut<'_, U>) -> #rt::Result<#rt::Val> {
                         #body
                     }
@@ -354,7 +356,7 @@ fn expand_flags(input: FlagsInput) -> syn::Result<TokenStream2> {
         #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
         pub struct #name { #field: u64 }
 
-        #[allow(dead_code)]
+        #[allow(dead_code, reason = "a program uses only some of its flags")]
         impl #name {
             #(#[doc = #docs] pub const #idents: Self = Self { #field: #bits };)*
 

@@ -40,7 +40,7 @@
 //!   `VMStoreContext::stack_limit` in its prologue.
 
 #![forbid(unsafe_code)]
-#![warn(missing_docs)]
+#![deny(missing_docs)]
 
 mod builtins;
 mod compiler;

@@ -16,7 +16,7 @@
 //! it.
 
 #![forbid(unsafe_code)]
-#![warn(missing_docs)]
+#![deny(missing_docs)]
 
 mod builtins;
 #[cfg(feature = "component-model")]

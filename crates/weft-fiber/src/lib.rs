@@ -14,7 +14,7 @@
 //! pointers that let code on the fiber reach the poll context of the
 //! future that resumed it; each block says why it is sound.
 
-#![warn(missing_docs)]
+#![deny(missing_docs)]
 #![deny(clippy::undocumented_unsafe_blocks)]
 
 use std::cell::Cell;
@@ -285,7 +285,7 @@ pub fn on_fiber<'a, R: 'a>(
     pool: &'a FiberPool,
     f: impl FnOnce(&AsyncCx) -> R + Send + 'a,
 ) -> anyhow::Result<FiberFuture<'a, R>> {
-    #[allow(clippy::arc_with_non_send_sync)]
+    #[allow(clippy::arc_with_non_send_sync, reason = "shared by the future and its fiber, which never run at once (see the Send impls)")]
     let shared = Arc::new(Shared {
         suspend: Cell::new(std::ptr::null_mut()),
         suspend_fn: Cell::new(None),

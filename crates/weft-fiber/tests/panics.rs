@@ -1,3 +1,5 @@
+//! A panic on a fiber reaches whoever polls its future, and the fiber is cleaned up.
+
 use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
 use std::task::{Context, Poll, Waker};
 use weft_fiber::{on_fiber, FiberPool};

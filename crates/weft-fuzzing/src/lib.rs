@@ -13,7 +13,7 @@
 //! wasmi is used here only. It contains no `unsafe` code.
 
 #![forbid(unsafe_code)]
-#![warn(missing_docs)]
+#![deny(missing_docs)]
 
 pub mod api_calls;
 pub mod differential;

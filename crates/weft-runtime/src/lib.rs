@@ -22,7 +22,7 @@
 //! `weft`'s public API to undefined behaviour; code outside Weft must not
 //! call these functions.
 
-#![warn(missing_docs)]
+#![deny(missing_docs)]
 #![deny(clippy::undocumented_unsafe_blocks)]
 
 mod builtins;

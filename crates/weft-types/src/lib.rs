@@ -19,7 +19,7 @@
 //! no runtime state beyond the registry itself.
 
 #![forbid(unsafe_code)]
-#![warn(missing_docs)]
+#![deny(missing_docs)]
 
 #[cfg(feature = "component-model")]
 mod component_registry;

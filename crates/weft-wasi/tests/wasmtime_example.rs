@@ -2,7 +2,7 @@
 //! crates renamed, the module's path adapted), compiles against Weft and
 //! runs: the test calls the example's own `main`.
 
-#[allow(dead_code)]
+#[allow(dead_code, reason = "the example's fields are read only by its Debug output")]
 mod example {
     include!("../examples/wasip1/main.rs");
 

@@ -22,7 +22,7 @@
 //! script; all failures of a file are collected and reported together.
 
 #![forbid(unsafe_code)]
-#![warn(missing_docs)]
+#![deny(missing_docs)]
 
 mod component;
 

@@ -392,13 +392,13 @@ macro_rules! tuple_params {
             fn types() -> Vec<ValType> {
                 vec![$($t::valtype()),*]
             }
-            #[allow(unused_variables)]
+            #[allow(unused_variables, reason = "the macro expands for every arity, zero included")]
             #[inline]
             fn store(self, store: &StoreOpaque, out: &mut [ValRaw]) -> crate::Result<()> {
                 $(out[$i] = self.$i.into_raw(store)?;)*
                 Ok(())
             }
-            #[allow(unused_variables, clippy::unused_unit)]
+            #[allow(unused_variables, clippy::unused_unit, reason = "the macro expands for every arity, zero included")]
             #[inline]
             fn load(store: &StoreOpaque, vals: &[ValRaw]) -> Self {
                 ($($t::from_raw(store, vals[$i]),)*)
@@ -466,7 +466,7 @@ macro_rules! into_func {
             fn into_func(self, engine: &crate::Engine) -> (FuncType, Arc<HostFn<StoreInner<T>>>) {
                 let ty = FuncType::new(engine, vec![$($t::valtype()),*], R::Ok::types());
                 let host = Arc::new(move |store: &mut StoreInner<T>, _caller: HostCaller, values: &mut [ValRaw]| {
-                    $(#[allow(non_snake_case)] let $t = $t::from_raw(&store.opaque, values[$i]);)*
+                    $(#[allow(non_snake_case, reason = "the type parameters double as variable names")] let $t = $t::from_raw(&store.opaque, values[$i]);)*
                     let r = self($($t),*).into_result()?;
                     r.store(&store.opaque, values)
                 });
@@ -482,7 +482,7 @@ macro_rules! into_func {
             fn into_func(self, engine: &crate::Engine) -> (FuncType, Arc<HostFn<StoreInner<T>>>) {
                 let ty = FuncType::new(engine, vec![$($t::valtype()),*], R::Ok::types());
                 let host = Arc::new(move |store: &mut StoreInner<T>, caller: HostCaller, values: &mut [ValRaw]| {
-                    $(#[allow(non_snake_case)] let $t = $t::from_raw(&store.opaque, values[$i]);)*
+                    $(#[allow(non_snake_case, reason = "the type parameters double as variable names")] let $t = $t::from_raw(&store.opaque, values[$i]);)*
                     let caller_instance = store.opaque.instance_by_runtime_index(caller.instance);
                     let r = self(Caller { store: StoreContextMut(&mut *store), caller: caller_instance }, $($t),*).into_result()?;
                     r.store(&store.opaque, values)

@@ -49,7 +49,7 @@
 // declarations of `Module::deserialize` and `Module::deserialize_file`, whose
 // contract (trusted bytes) is unsafe while their bodies are not.
 #![deny(unsafe_code)]
-#![warn(missing_docs)]
+#![deny(missing_docs)]
 
 #[cfg(feature = "async")]
 mod async_support;

@@ -40,7 +40,7 @@ pub(crate) struct CodeParts<'a> {
 
 /// The host's architecture and the CPU features code generation may use.
 fn cpu() -> String {
-    #[allow(unused_mut)]
+    #[allow(unused_mut, reason = "only some architectures push features")]
     let mut features: Vec<&str> = Vec::new();
     #[cfg(target_arch = "x86_64")]
     {

@@ -148,7 +148,7 @@ impl RefType {
         self.to_wasm().matches(&other.to_wasm())
     }
     /// Whether the two types are the same.
-    #[allow(clippy::should_implement_trait)]
+    #[allow(clippy::should_implement_trait, reason = "Wasmtime's name and signature")]
     pub fn eq(a: &RefType, b: &RefType) -> bool {
         a == b
     }
@@ -243,7 +243,7 @@ impl ValType {
         self.to_wasm().matches(&other.to_wasm())
     }
     /// Whether the two types are the same.
-    #[allow(clippy::should_implement_trait)]
+    #[allow(clippy::should_implement_trait, reason = "Wasmtime's name and signature")]
     pub fn eq(a: &ValType, b: &ValType) -> bool {
         a == b
     }
@@ -375,7 +375,7 @@ impl FuncType {
         self.ty == other.ty
     }
     /// Whether the two types are the same.
-    #[allow(clippy::should_implement_trait)]
+    #[allow(clippy::should_implement_trait, reason = "Wasmtime's name and signature")]
     pub fn eq(a: &FuncType, b: &FuncType) -> bool {
         a.ty == b.ty
     }

@@ -1,3 +1,5 @@
+//! Smoke tests: a module compiles, instantiates and runs through the public API.
+
 use weft::*;
 
 fn wasm(text: &str) -> Vec<u8> {

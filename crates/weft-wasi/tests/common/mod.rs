@@ -1,7 +1,7 @@
 //! Helpers shared by the weft-wasi tests: running a `.wat` program with a
 //! WASI context, and the `syscalls.wat` shim that tests drive call by call.
 
-#![allow(dead_code)]
+#![allow(dead_code, reason = "shared by test files that each use a part of it")]
 
 use std::path::{Path, PathBuf};
 use weft::{Engine, Instance, Linker, Memory, Module, Store};

@@ -462,7 +462,7 @@ macro_rules! tuples {
         impl<$($t: ComponentType),*> ComponentNamedList for ($($t,)*) {
             const LEN: usize = $n;
 
-            #[allow(unused_variables)]
+            #[allow(unused_variables, reason = "the macro expands for every arity, zero included")]
             fn typecheck_list(tys: &[InterfaceType], types: &InstanceType<'_>) -> Result<()> {
                 typecheck_tuple_len($n, tys.len(), "types")?;
                 $(
@@ -475,7 +475,7 @@ macro_rules! tuples {
         }
 
         impl<$($t: Lift),*> Lift for ($($t,)*) {
-            #[allow(unused_variables, unused_mut, clippy::unused_unit)]
+            #[allow(unused_variables, unused_mut, clippy::unused_unit, reason = "the macro expands for every arity, zero included")]
             fn lift<U: 'static>(store: &mut StoreContextMut<'_, U>, val: Val) -> Result<Self> {
                 let mut vals = tuple_vals(val, $n)?.into_iter();
                 Ok(($($t::lift(store, next(&mut vals)?)?,)*))
@@ -483,7 +483,7 @@ macro_rules! tuples {
         }
 
         impl<$($t: Lower),*> Lower for ($($t,)*) {
-            #[allow(unused_variables)]
+            #[allow(unused_variables, reason = "the macro expands for every arity, zero included")]
             fn lower<U: 'static>(&self, store: &mut StoreContextMut<'_, U>) -> Result<Val> {
                 Ok(Val::Tuple(vec![$(self.$i.lower(store)?),*]))
             }

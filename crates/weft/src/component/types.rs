@@ -336,7 +336,7 @@ impl ResultType {
 
 /// A component value type.
 #[derive(Clone, Debug, PartialEq, Eq)]
-#[allow(missing_docs)]
+#[allow(missing_docs, reason = "each variant is the component type of its name")]
 pub enum Type {
     Bool,
     S8,

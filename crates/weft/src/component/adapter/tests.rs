@@ -121,7 +121,7 @@ fn the_utf8_check_agrees_with_rust() {
 /// units) into a memory of the encoding `dst`, with a bump `realloc` that
 /// keeps old contents; returns the `realloc` calls (old pointer, old size,
 /// alignment, new size), the result and the bytes it points to.
-#[allow(clippy::type_complexity)]
+#[allow(clippy::type_complexity, reason = "a test's realloc callback, spelled out once")]
 fn stored(
     s: &str,
     src: StringEncoding,
