@@ -274,7 +274,10 @@ fn load_module(engine: &Engine, path: &Path, allow_precompiled: bool) -> Result<
         }
         // SAFETY (the contract of `deserialize`): the user vouched for the
         // file with `--allow-precompiled`, as with `wasmtime run`.
-        #[allow(unsafe_code, reason = "--allow-precompiled opts in to the unsafe Module::deserialize")]
+        #[allow(
+            unsafe_code,
+            reason = "--allow-precompiled opts in to the unsafe Module::deserialize"
+        )]
         let module = unsafe { Module::deserialize(engine, &bytes) };
         return module.with_context(|| format!("failed to load `{}`", path.display()));
     }

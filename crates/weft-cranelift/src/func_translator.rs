@@ -96,7 +96,10 @@ pub(crate) struct FuncTranslator<'m, 'b> {
 
 /// Translates the body of a defined function into `func`, whose signature
 /// must already be the wasm signature of the function's type `ty_index`.
-#[allow(clippy::too_many_arguments, reason = "the translation's inputs, each used throughout")]
+#[allow(
+    clippy::too_many_arguments,
+    reason = "the translation's inputs, each used throughout"
+)]
 pub(crate) fn translate_function<'m>(
     isa: &'m dyn TargetIsa,
     tunables: Tunables,

@@ -285,7 +285,10 @@ pub fn on_fiber<'a, R: 'a>(
     pool: &'a FiberPool,
     f: impl FnOnce(&AsyncCx) -> R + Send + 'a,
 ) -> anyhow::Result<FiberFuture<'a, R>> {
-    #[allow(clippy::arc_with_non_send_sync, reason = "shared by the future and its fiber, which never run at once (see the Send impls)")]
+    #[allow(
+        clippy::arc_with_non_send_sync,
+        reason = "shared by the future and its fiber, which never run at once (see the Send impls)"
+    )]
     let shared = Arc::new(Shared {
         suspend: Cell::new(std::ptr::null_mut()),
         suspend_fn: Cell::new(None),

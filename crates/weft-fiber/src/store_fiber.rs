@@ -144,7 +144,10 @@ impl<S: 'static> StoreFiber<S> {
     pub fn new(pool: &Arc<FiberPool>, body: impl FnOnce(&mut S, Suspender) + Send + 'static) -> anyhow::Result<Self> {
         // The fiber and its suspenders share it, and never run at once (see
         // the `Send` impls): an `Arc` of a non-`Sync` type is what is meant.
-        #[allow(clippy::arc_with_non_send_sync, reason = "shared by the fiber and its suspenders, which never run at once (see the Send impls)")]
+        #[allow(
+            clippy::arc_with_non_send_sync,
+            reason = "shared by the fiber and its suspenders, which never run at once (see the Send impls)"
+        )]
         let shared = Arc::new(Shared {
             suspend: Cell::new(std::ptr::null_mut()),
             running: Cell::new(false),

@@ -110,7 +110,10 @@ impl Default for GenOptions {
 /// proposals of [`GenOptions::proposals`] (all within
 /// `weft_environ::supported_features`).
 // One setting a line reads better here than one long struct expression.
-#[allow(clippy::field_reassign_with_default, reason = "the generator settings read best field by field")]
+#[allow(
+    clippy::field_reassign_with_default,
+    reason = "the generator settings read best field by field"
+)]
 pub fn smith_config(options: &GenOptions) -> wasm_smith::Config {
     let mut c = wasm_smith::Config::default();
     // WebAssembly 2.0 without SIMD.

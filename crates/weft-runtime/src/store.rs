@@ -50,7 +50,10 @@ pub(crate) struct HostFuncContextHeader<S: 'static> {
 /// Everything a store owns on behalf of compiled code.
 // The boxes are needed: compiled code keeps the addresses of these objects,
 // which must not move when the vectors grow.
-#[allow(clippy::vec_box, reason = "each object is boxed so that compiled code may keep its address")]
+#[allow(
+    clippy::vec_box,
+    reason = "each object is boxed so that compiled code may keep its address"
+)]
 pub struct StoreObjects {
     ctx: Box<VMStoreContext>,
     memories: Vec<Box<LinearMemory>>,
@@ -256,7 +259,10 @@ impl StoreObjects {
     /// `memory_images` holds, for each defined memory, its image from
     /// [`MemoryImage::for_module`] (of the same module) or `None`; it may be
     /// empty.
-    #[allow(clippy::too_many_arguments, reason = "the parts of an instantiation, each a different kind")]
+    #[allow(
+        clippy::too_many_arguments,
+        reason = "the parts of an instantiation, each a different kind"
+    )]
     pub fn instantiate(
         &mut self,
         module: &Arc<Module>,

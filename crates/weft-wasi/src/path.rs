@@ -31,7 +31,10 @@ fn dir_ref(ctx: &WasiP1Ctx, fd: u32, required: u64) -> Result<&Dir> {
 }
 
 /// `path_open`.
-#[allow(clippy::too_many_arguments, reason = "one parameter per parameter of the WASI function")]
+#[allow(
+    clippy::too_many_arguments,
+    reason = "one parameter per parameter of the WASI function"
+)]
 pub(crate) fn open(
     ctx: &mut WasiP1Ctx,
     mem: &mut GuestMemory<'_>,
@@ -178,7 +181,10 @@ pub(crate) fn unlink_file(ctx: &mut WasiP1Ctx, mem: &mut GuestMemory<'_>, fd: u3
 }
 
 /// `path_rename`: both ends resolve inside their directories.
-#[allow(clippy::too_many_arguments, reason = "one parameter per parameter of the WASI function")]
+#[allow(
+    clippy::too_many_arguments,
+    reason = "one parameter per parameter of the WASI function"
+)]
 pub(crate) fn rename(
     ctx: &mut WasiP1Ctx,
     mem: &mut GuestMemory<'_>,
@@ -200,7 +206,10 @@ pub(crate) fn rename(
 /// `path_link`: a hard link; both ends resolve inside their directories.
 /// Following a symlink at the source is not supported (`inval`), as in
 /// Wasmtime.
-#[allow(clippy::too_many_arguments, reason = "one parameter per parameter of the WASI function")]
+#[allow(
+    clippy::too_many_arguments,
+    reason = "one parameter per parameter of the WASI function"
+)]
 pub(crate) fn link(
     ctx: &mut WasiP1Ctx,
     mem: &mut GuestMemory<'_>,
@@ -243,7 +252,10 @@ pub(crate) fn symlink(
 
 /// `path_readlink`: the target, cut to the buffer's length. A link with an
 /// absolute target is `perm`: its host path is not the guest's business.
-#[allow(clippy::too_many_arguments, reason = "one parameter per parameter of the WASI function")]
+#[allow(
+    clippy::too_many_arguments,
+    reason = "one parameter per parameter of the WASI function"
+)]
 pub(crate) fn readlink(
     ctx: &mut WasiP1Ctx,
     mem: &mut GuestMemory<'_>,
@@ -289,7 +301,10 @@ pub(crate) fn filestat_get(
 }
 
 /// `path_filestat_set_times`.
-#[allow(clippy::too_many_arguments, reason = "one parameter per parameter of the WASI function")]
+#[allow(
+    clippy::too_many_arguments,
+    reason = "one parameter per parameter of the WASI function"
+)]
 pub(crate) fn filestat_set_times(
     ctx: &mut WasiP1Ctx,
     mem: &mut GuestMemory<'_>,

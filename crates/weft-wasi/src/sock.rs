@@ -47,7 +47,10 @@ pub(crate) fn accept(ctx: &mut WasiP1Ctx, mem: &mut GuestMemory<'_>, fd: u32, fl
 
 /// `sock_recv`: one receive into the first non-empty buffer, or, with
 /// `recv_waitall`, until every buffer is full or the peer closes.
-#[allow(clippy::too_many_arguments, reason = "one parameter per parameter of the WASI function")]
+#[allow(
+    clippy::too_many_arguments,
+    reason = "one parameter per parameter of the WASI function"
+)]
 pub(crate) fn recv(
     ctx: &mut WasiP1Ctx,
     mem: &mut GuestMemory<'_>,

@@ -173,7 +173,10 @@ impl Module {
     /// by `serialize` or `precompile_module` and kept where no one else can
     /// change them. (As Wasmtime's `Module::deserialize`; this function
     /// itself uses no `unsafe` code: the contract is what is unsafe.)
-    #[allow(unsafe_code, reason = "Module::deserialize is unsafe, as in Wasmtime: it trusts the bytes to be Weft's output")]
+    #[allow(
+        unsafe_code,
+        reason = "Module::deserialize is unsafe, as in Wasmtime: it trusts the bytes to be Weft's output"
+    )]
     pub unsafe fn deserialize(engine: &Engine, bytes: impl AsRef<[u8]>) -> crate::Result<Module> {
         let (wasm, parts) = crate::serialize::read(engine, bytes.as_ref())?;
         let translation = weft_environ::translate_module_trusting_bodies(wasm, engine.inner.config.features)?;
@@ -186,7 +189,10 @@ impl Module {
     ///
     /// As for [`Module::deserialize`]: the file must have been written by
     /// Weft and kept where no one else can change it.
-    #[allow(unsafe_code, reason = "Module::deserialize_file is unsafe, as in Wasmtime: it trusts the file to be Weft's output")]
+    #[allow(
+        unsafe_code,
+        reason = "Module::deserialize_file is unsafe, as in Wasmtime: it trusts the file to be Weft's output"
+    )]
     pub unsafe fn deserialize_file(engine: &Engine, path: impl AsRef<Path>) -> crate::Result<Module> {
         let path = path.as_ref();
         let bytes = std::fs::read(path).map_err(|e| crate::format_err!("failed to read `{}`: {e}", path.display()))?;

@@ -148,7 +148,10 @@ fn call_async_works_on_a_default_config() -> Result<()> {
     let plain = instance.get_typed_func::<i32, i32>(&mut store, "plain")?;
     assert_eq!(block_on(plain.call_async(&mut store, 1))?, 2);
     let mut config = Config::new();
-    #[allow(deprecated, reason = "checks that the deprecated switch still compiles and does nothing")]
+    #[allow(
+        deprecated,
+        reason = "checks that the deprecated switch still compiles and does nothing"
+    )]
     config.async_support(false);
     let engine = Engine::new(&config)?;
     let module = Module::new(&engine, wasm(HOST))?;

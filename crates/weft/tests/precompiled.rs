@@ -3,7 +3,10 @@
 //! configuration, another version or no Weft at all are refused with a
 //! clear error.
 
-#![allow(unsafe_code, reason = "the tests call the unsafe Module::deserialize on Weft's own output")]
+#![allow(
+    unsafe_code,
+    reason = "the tests call the unsafe Module::deserialize on Weft's own output"
+)]
 
 use weft::*;
 

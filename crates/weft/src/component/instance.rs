@@ -688,7 +688,10 @@ fn lowered_func<T: 'static>(
 /// completion (an async callee that would block fails with "not supported
 /// yet"), so the caller gets `RETURNED` (2: no subtask is made) and the
 /// result at its result pointer.
-#[allow(clippy::too_many_arguments, reason = "canon_lower's inputs: the caller's types, options, core arguments and results")]
+#[allow(
+    clippy::too_many_arguments,
+    reason = "canon_lower's inputs: the caller's types, options, core arguments and results"
+)]
 fn call_lowered_async<T: 'static>(
     store: &mut StoreContextMut<'_, T>,
     types: &env::ComponentTypes,

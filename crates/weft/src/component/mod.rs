@@ -61,7 +61,10 @@ mod async_values;
 mod call;
 #[cfg(feature = "async")]
 mod call_async;
-#[allow(clippy::module_inception, reason = "component::component holds Component, as in Wasmtime")]
+#[allow(
+    clippy::module_inception,
+    reason = "component::component holds Component, as in Wasmtime"
+)]
 mod component;
 pub(crate) mod concurrent;
 mod flat;
@@ -162,7 +165,10 @@ pub struct SliceMemory<'a> {
     /// The linear memory's bytes, read and written in place.
     pub memory: &'a mut [u8],
     /// The `realloc` callback.
-    #[allow(clippy::type_complexity, reason = "the realloc callback's signature, spelled out once")]
+    #[allow(
+        clippy::type_complexity,
+        reason = "the realloc callback's signature, spelled out once"
+    )]
     pub realloc: &'a mut dyn FnMut(&mut [u8], u32, u32, u32, u32) -> Result<u32>,
 }
 

@@ -71,7 +71,10 @@ impl Model {
 
     /// `stream_copy`/`future_copy`: `sync` is the calling thread of a
     /// synchronous copy.
-    #[allow(clippy::too_many_arguments, reason = "one parameter per argument of the spec's copy function")]
+    #[allow(
+        clippy::too_many_arguments,
+        reason = "one parameter per argument of the spec's copy function"
+    )]
     pub fn copy(
         &mut self,
         inst: Inst,

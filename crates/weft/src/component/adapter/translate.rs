@@ -499,7 +499,10 @@ impl<'a> AdapterFuncBuilder<'a> {
     /// Emits a loop translating `count` (a local) elements of `elem`, `size`
     /// bytes apart, from (memory, address local) `from` to `to`. The address
     /// locals are advanced.
-    #[allow(clippy::too_many_arguments, reason = "the two sides of a copy and where each value is")]
+    #[allow(
+        clippy::too_many_arguments,
+        reason = "the two sides of a copy and where each value is"
+    )]
     fn elements(
         &mut self,
         elem: InterfaceType,

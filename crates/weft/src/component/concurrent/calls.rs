@@ -524,7 +524,10 @@ pub(crate) fn resolve<T: 'static>(
 /// `async`): a subtask tracks the callee's task. Lowered `async`, the core
 /// result is `RETURNED` or the subtask's state and handle; lowered
 /// synchronously, the caller waits for the result.
-#[allow(clippy::too_many_arguments, reason = "canon_lower's inputs: the caller's types, options, core arguments and results")]
+#[allow(
+    clippy::too_many_arguments,
+    reason = "canon_lower's inputs: the caller's types, options, core arguments and results"
+)]
 pub(crate) fn call_lowered<T: 'static>(
     store: &mut StoreContextMut<'_, T>,
     types: &Arc<ComponentTypes>,
