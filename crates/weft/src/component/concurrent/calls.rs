@@ -90,6 +90,12 @@ pub(crate) fn is_async_typed<T>(store: &StoreContextMut<'_, T>, index: u32) -> b
         .unwrap_or(false)
 }
 
+/// The values `task` returned, taken for its caller.
+fn take_result<T>(store: &mut StoreContextMut<'_, T>, task: EntryId) -> Option<Vec<Val>> {
+    let data = store.0.opaque_mut().components.sched.task_data.get_mut(&task)?;
+    data.result.take()
+}
+
 /// Forgets the facade's data of tasks the table freed (before their ids
 /// are given out again: `new_task` calls this first).
 fn collect<T>(store: &mut StoreContextMut<'_, T>) {
@@ -195,14 +201,7 @@ pub(crate) fn call_async_typed<T: 'static>(
     let driven = sched::run_until(store, |s| {
         s.0.opaque().components.tasks.task(task).is_ok_and(|t| t.resolved())
     });
-    let result = store
-        .0
-        .opaque_mut()
-        .components
-        .sched
-        .task_data
-        .get_mut(&task)
-        .and_then(|d| d.result.take());
+    let result = take_result(store, task);
     let released = store.0.opaque_mut().components.tasks.release(task).map_err(task_trap);
     collect(store);
     driven?;
@@ -593,14 +592,7 @@ pub(crate) fn call_lowered<T: 'static>(
     };
     let tasks = &mut store.0.opaque_mut().components.tasks;
     let _ = tasks.deliver_resolve(subtask);
-    let out = store
-        .0
-        .opaque_mut()
-        .components
-        .sched
-        .task_data
-        .get_mut(&task)
-        .and_then(|d| d.result.take());
+    let out = take_result(store, task);
     let released = store
         .0
         .opaque_mut()
