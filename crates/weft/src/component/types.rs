@@ -336,32 +336,56 @@ impl ResultType {
 
 /// A component value type.
 #[derive(Clone, Debug, PartialEq, Eq)]
-#[allow(missing_docs, reason = "each variant is the component type of its name")]
 pub enum Type {
+    /// `bool`.
     Bool,
+    /// `s8`.
     S8,
+    /// `u8`.
     U8,
+    /// `s16`.
     S16,
+    /// `u16`.
     U16,
+    /// `s32`.
     S32,
+    /// `u32`.
     U32,
+    /// `s64`.
     S64,
+    /// `u64`.
     U64,
+    /// `f32`.
     Float32,
+    /// `f64`.
     Float64,
+    /// `char`: a Unicode scalar value.
     Char,
+    /// `string`.
     String,
+    /// `list<T>`: its element type.
     List(List),
+    /// `map<K, V>`: its key and value types.
     Map(Map),
+    /// `list<T, N>`: its element type and length.
     FixedLengthList(FixedLengthList),
+    /// A `record`: its named fields.
     Record(Record),
+    /// A `tuple`: its field types.
     Tuple(Tuple),
+    /// A `variant`: its cases, each with an optional payload type.
     Variant(Variant),
+    /// An `enum`: its case names.
     Enum(Enum),
+    /// `option<T>`: its payload type.
     Option(OptionType),
+    /// `result<T, E>`: its `ok` and `error` payload types, each optional.
     Result(ResultType),
+    /// `flags`: its flag names.
     Flags(Flags),
+    /// `own<R>`: an owned handle to a resource of this type.
     Own(ResourceType),
+    /// `borrow<R>`: a borrowed handle to a resource of this type.
     Borrow(ResourceType),
     /// `error-context`.
     ErrorContext,
