@@ -265,30 +265,14 @@ impl<S: 'static> StoreFiber<S> {
 
 impl<S: 'static> Drop for StoreFiber<S> {
     fn drop(&mut self) {
-        // Without its store a suspended fiber cannot unwind: leak it (see
-        // the type's docs); a finished or never started one is returned.
-        match self.fiber.as_ref() {
-            Some(f) if !f.done() && !self.shared.suspend.get().is_null() => {
-                if let Some(f) = self.fiber.take() {
-                    std::mem::forget(f);
-                }
+        // A fiber that never started returns at once when resumed to be
+        // cancelled; a suspended one cannot unwind without its store, so
+        // `finish` leaks it (see the type's docs).
+        if let Some(fiber) = self.fiber.as_ref() {
+            if !fiber.done() && self.shared.suspend.get().is_null() {
+                let _ = catch_unwind(AssertUnwindSafe(|| fiber.resume(Resume::Cancel)));
             }
-            Some(_) => {
-                if let Some(fiber) = self.fiber.take() {
-                    if fiber.done() {
-                        self.pool.give_back(fiber.into_stack());
-                    } else {
-                        // Never started: resuming with `Cancel` returns at once.
-                        let _ = catch_unwind(AssertUnwindSafe(|| fiber.resume(Resume::Cancel)));
-                        if fiber.done() {
-                            self.pool.give_back(fiber.into_stack());
-                        } else {
-                            std::mem::forget(fiber);
-                        }
-                    }
-                }
-            }
-            None => {}
         }
+        self.finish();
     }
 }
