@@ -267,9 +267,7 @@ impl Tasks {
             return Err(e.misuse(Misuse::Copy));
         }
         if e.waitable.set.is_some() && !is_async {
-            return Err(TaskError::Trap(
-                "waitable cannot be used synchronously while added to a waitable set",
-            ));
+            return Err(TaskError::SyncWaiter);
         }
         if buffer.len > MAX_BUFFER_LENGTH {
             return Err(TaskError::Trap("the buffer is longer than the maximum length"));
@@ -442,9 +440,7 @@ impl Tasks {
             return Err(TaskError::Trap("cannot cancel a copy that is not in progress"));
         }
         if e.waitable.set.is_some() && !is_async {
-            return Err(TaskError::Trap(
-                "waitable cannot be used synchronously while added to a waitable set",
-            ));
+            return Err(TaskError::SyncWaiter);
         }
         let shared = e.shared;
         self.end_mut(id)?.copy = CopyState::Cancelling;

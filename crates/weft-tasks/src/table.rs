@@ -103,7 +103,8 @@ pub enum TaskError {
     SetHasWaiters,
     /// A subtask was dropped before its resolution was delivered.
     SubtaskNotResolved,
-    /// A waitable with a synchronous waiter was joined to a set.
+    /// A waitable was used synchronously while in a waitable set, or
+    /// joined to a set while waited on synchronously.
     SyncWaiter,
     /// The writable end of a future was dropped before a value was written.
     FutureNotWritten,

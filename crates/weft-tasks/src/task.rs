@@ -722,9 +722,7 @@ impl Tasks {
             return Err(TaskError::Trap("cannot cancel a subtask twice"));
         }
         if sub.waitable.set.is_some() && !is_async {
-            return Err(TaskError::Trap(
-                "waitable cannot be used synchronously while added to a waitable set",
-            ));
+            return Err(TaskError::SyncWaiter);
         }
         let callee = if sub.status.resolved() { None } else { sub.callee };
         if !sub.status.resolved() {
