@@ -148,6 +148,20 @@ pub enum DefinedType {
 }
 
 impl DefinedType {
+    /// Whether `f` holds for a value type this type names directly.
+    pub fn any_type(&self, mut f: impl FnMut(InterfaceType) -> bool) -> bool {
+        match self {
+            DefinedType::Record(fields) => fields.iter().any(|field| f(field.ty)),
+            DefinedType::Variant(cases) => cases.iter().filter_map(|c| c.ty).any(f),
+            DefinedType::Tuple(ts) => ts.iter().copied().any(f),
+            DefinedType::List(t) | DefinedType::FixedLengthList(t, _) | DefinedType::Option(t) => f(*t),
+            DefinedType::Map(k, v) => f(*k) || f(*v),
+            DefinedType::Result { ok, err } => ok.is_some_and(&mut f) || err.is_some_and(f),
+            DefinedType::Stream(t) | DefinedType::Future(t) => t.is_some_and(f),
+            DefinedType::Flags(_) | DefinedType::Enum(_) => false,
+        }
+    }
+
     /// This type with `f` applied to each value type it names directly.
     pub fn map_types(&self, f: &mut impl FnMut(InterfaceType) -> InterfaceType) -> DefinedType {
         match self {
@@ -382,14 +396,7 @@ impl ComponentTypes {
             InterfaceType::ErrorContext => true,
             InterfaceType::Defined(d) => match self.defined(d) {
                 Some(DefinedType::Stream(_) | DefinedType::Future(_)) => true,
-                Some(def) => {
-                    let mut found = false;
-                    def.map_types(&mut |t| {
-                        found = found || self.contains_async_value(t);
-                        t
-                    });
-                    found
-                }
+                Some(def) => def.any_type(|t| self.contains_async_value(t)),
                 None => false,
             },
             _ => false,

@@ -13,6 +13,10 @@ pub(crate) enum AsyncHandle {
     /// A raw index of the lifting or lowering instance's table.
     Raw(u32),
     /// Held by the store on behalf of the host: an entry of its task table.
+    #[cfg_attr(
+        not(feature = "component-model-async"),
+        allow(dead_code, reason = "only the async ABI moves these values")
+    )]
     Host(u32),
 }
 

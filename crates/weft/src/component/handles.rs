@@ -17,7 +17,7 @@ use weft_environ::component::{ComponentTypes, DefinedType, InterfaceType, TypeRe
 
 /// Calls `f` on every handle in `val`, a value of type `ty`: every
 /// resource, stream, future and error context, with its type.
-pub(crate) fn for_each_handle(
+fn for_each_handle(
     types: &ComponentTypes,
     ty: InterfaceType,
     val: &mut Val,
@@ -70,21 +70,45 @@ pub(crate) fn for_each_handle(
     }
 }
 
-/// Calls `f` on every resource in `val`, a value of type `ty`, with
-/// whether it is an `own` and its resource type.
-pub(crate) fn for_each_resource(
+/// A handle met in a value: a resource (`own` or `borrow`, of a resource
+/// type of the value's types), or a stream, future or error context with
+/// its type.
+pub(crate) enum HandleRef<'a> {
+    Resource {
+        own: bool,
+        ty: TypeResourceIndex,
+        handle: &'a mut ResourceAny,
+    },
+    #[cfg_attr(
+        not(feature = "component-model-async"),
+        allow(dead_code, reason = "nothing moves them")
+    )]
+    Async(InterfaceType, &'a mut Val),
+}
+
+/// Calls `f` on every handle in `val`, a value of type `ty`; a value that
+/// is not a resource where the type says `own` or `borrow` is an error.
+pub(crate) fn for_each_handle_ref(
     types: &ComponentTypes,
     ty: InterfaceType,
     val: &mut Val,
-    f: &mut dyn FnMut(bool, TypeResourceIndex, &mut ResourceAny) -> crate::Result<()>,
+    f: &mut dyn FnMut(HandleRef<'_>) -> crate::Result<()>,
 ) -> crate::Result<()> {
     for_each_handle(types, ty, val, &mut |ty, v| match (ty, v) {
-        (InterfaceType::Own(r), Val::Resource(a)) => f(true, r, a),
-        (InterfaceType::Borrow(r), Val::Resource(a)) => f(false, r, a),
+        (InterfaceType::Own(r), Val::Resource(a)) => f(HandleRef::Resource {
+            own: true,
+            ty: r,
+            handle: a,
+        }),
+        (InterfaceType::Borrow(r), Val::Resource(a)) => f(HandleRef::Resource {
+            own: false,
+            ty: r,
+            handle: a,
+        }),
         (InterfaceType::Own(_) | InterfaceType::Borrow(_), v) => {
             crate::bail!("type mismatch: expected a resource, found {}", v.kind())
         }
-        _ => Ok(()),
+        (ty, v) => f(HandleRef::Async(ty, v)),
     })
 }
 
@@ -102,7 +126,14 @@ pub(crate) fn lift_resources<T>(
     let id = store.0.opaque().id();
     let components = &mut store.0.opaque_mut().components;
     for (t, v) in tys.iter().zip(vals.iter_mut()) {
-        for_each_resource(types, *t, v, &mut |own, r, a| {
+        for_each_handle_ref(types, *t, v, &mut |h| {
+            let (own, r, a) = match h {
+                HandleRef::Resource { own, ty, handle } => (own, ty, handle),
+                #[cfg(feature = "component-model-async")]
+                HandleRef::Async(ty, v) => return super::concurrent::lift_async_value(components, from, ty, v),
+                #[cfg(not(feature = "component-model-async"))]
+                HandleRef::Async(..) => return Ok(()),
+            };
             let ty = components.resource_type(from.instance, r)?;
             let index = a.index;
             let mut table = components.handles(from)?;
@@ -146,8 +177,6 @@ pub(crate) fn lift_resources<T>(
             Ok(())
         })?;
     }
-    #[cfg(feature = "component-model-async")]
-    super::concurrent::lift_async_values(store, types, tys, vals, from)?;
     Ok(())
 }
 
@@ -163,12 +192,17 @@ pub(crate) fn lower_resources<T>(
     to: ComponentInstanceRef,
     scope: Option<usize>,
 ) -> crate::Result<()> {
-    #[cfg(feature = "component-model-async")]
-    super::concurrent::lower_async_values(store, types, tys, vals, to)?;
     let id = store.0.opaque().id();
     let components = &mut store.0.opaque_mut().components;
     for (t, v) in tys.iter().zip(vals.iter_mut()) {
-        for_each_resource(types, *t, v, &mut |own, r, a| {
+        for_each_handle_ref(types, *t, v, &mut |h| {
+            let (own, r, a) = match h {
+                HandleRef::Resource { own, ty, handle } => (own, ty, handle),
+                #[cfg(feature = "component-model-async")]
+                HandleRef::Async(ty, v) => return super::concurrent::lower_async_value(components, to, ty, v),
+                #[cfg(not(feature = "component-model-async"))]
+                HandleRef::Async(..) => return Ok(()),
+            };
             if a.store != id {
                 crate::bail!("the resource belongs to a different store than the one it is used with");
             }

@@ -253,23 +253,29 @@ impl ComponentStore {
 
     /// The handle table of the component instance `r`.
     pub(crate) fn handles(&mut self, r: ComponentInstanceRef) -> crate::Result<Handles<'_>> {
-        let not_found = || crate::format_err!("component instance not found in store");
-        let data = self.instances.get_mut(r.instance as usize).ok_or_else(not_found)?;
         #[cfg(feature = "component-model-async")]
-        let inst = data
-            .task_tables
-            .get(r.component_instance as usize)
-            .copied()
-            .ok_or_else(not_found)?;
-        let table = data
-            .handles
-            .get_mut(r.component_instance as usize)
-            .ok_or_else(not_found)?;
+        let inst = self.task_table(r)?;
+        let table = self
+            .instances
+            .get_mut(r.instance as usize)
+            .and_then(|i| i.handles.get_mut(r.component_instance as usize))
+            .ok_or_else(|| crate::format_err!("component instance not found in store"))?;
         Ok(Handles {
             table,
             #[cfg(feature = "component-model-async")]
             index_space: (&mut self.tasks, inst),
         })
+    }
+
+    /// The async ABI's table (in [`ComponentStore::tasks`]) of the component
+    /// instance `r`.
+    #[cfg(feature = "component-model-async")]
+    pub(crate) fn task_table(&self, r: ComponentInstanceRef) -> crate::Result<weft_tasks::InstanceId> {
+        self.instance(r.instance)?
+            .task_tables
+            .get(r.component_instance as usize)
+            .copied()
+            .ok_or_else(|| crate::format_err!("component instance not found in store"))
     }
 
     /// The runtime type of resource `index` of the store instance `instance`.

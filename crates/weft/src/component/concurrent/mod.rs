@@ -40,7 +40,7 @@ pub(crate) use calls::{call_async_typed, call_lowered, enter_task, exit_innermos
 #[cfg(feature = "component-model-async")]
 pub(crate) use sched::{cancel_all, current_stack, Sched};
 #[cfg(feature = "component-model-async")]
-pub(crate) use values::{lift_async_values, lower_async_values};
+pub(crate) use values::{lift_async_value, lower_async_value};
 
 /// The core function of a canonical built-in called by the component
 /// instance `at`.
