@@ -328,14 +328,23 @@ pub(crate) fn call_lifted<T: 'static>(
     args: &[Val],
     results: &mut [Val],
 ) -> crate::Result<()> {
+    let f = lifted_func(store, index)?;
+    let ty = f.types.func(f.ty);
+    let result_count = ty.map_or(0, |t| usize::from(t.result.is_some()));
+    if results.len() != result_count {
+        crate::bail!("expected {result_count} results, got {}", results.len());
+    }
+    if !store.0.opaque().components.flags(f.options.flags)?.may_enter {
+        return Err(crate::component::trap("cannot enter component instance"));
+    }
     #[cfg(feature = "component-model-async")]
-    if super::concurrent::is_async_typed(store, index) {
+    if ty.is_some_and(|t| t.is_async) {
         return super::concurrent::call_async_typed(store, index, args, results);
     }
     let scope = enter_call(store);
     let r = match super::concurrent::enter_task(store, index) {
         Ok(depth) => {
-            let r = call_lifted_in(store, index, args, results, scope);
+            let r = call_lifted_in(store, &f, args, results, scope);
             r.and(super::concurrent::exit_task(store, depth))
         }
         Err(e) => Err(e),
@@ -475,23 +484,16 @@ pub(crate) fn post_return<T: 'static>(
     r
 }
 
+/// The synchronous call of `f` (its result count and `may_enter` checked).
 fn call_lifted_in<T: 'static>(
     store: &mut StoreContextMut<'_, T>,
-    index: u32,
+    f: &LiftedFunc,
     args: &[Val],
     results: &mut [Val],
     scope: usize,
 ) -> crate::Result<()> {
-    let f = lifted_func(store, index)?;
-    let result_count = f.types.func(f.ty).map_or(0, |t| usize::from(t.result.is_some()));
-    if results.len() != result_count {
-        crate::bail!("expected {result_count} results, got {}", results.len());
-    }
     let flags = f.options.flags;
-    if !store.0.opaque().components.flags(flags)?.may_enter {
-        return Err(crate::component::trap("cannot enter component instance"));
-    }
-    let (core_args, mut core_results) = lower_call_args(store, &f, args, scope)?;
+    let (core_args, mut core_results) = lower_call_args(store, f, args, scope)?;
     set_may_enter(store, flags, false)?;
     let called = f.core.call(&mut *store, &core_args, &mut core_results);
     let called = super::trap_on_throw(store, called);
@@ -503,14 +505,14 @@ fn call_lifted_in<T: 'static>(
         }
         return Err(e);
     }
-    let lifted = match lift_call_results(store, &f, &core_results, scope) {
+    let lifted = match lift_call_results(store, f, &core_results, scope) {
         Ok(v) => v,
         Err(e) => {
             set_may_enter(store, flags, true)?;
             return Err(e);
         }
     };
-    if let Err(e) = post_return(store, &f, &core_results) {
+    if let Err(e) = post_return(store, f, &core_results) {
         if !crate::component::is_trap(&e) {
             set_may_enter(store, flags, true)?;
         }

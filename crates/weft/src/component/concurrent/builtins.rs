@@ -6,7 +6,7 @@
 //! the store's `weft_tasks::Tasks`; each built-in follows its `canon_*`
 //! definition in CanonicalABI.md.
 
-use super::calls::{resolve, task_instance, task_trap};
+use super::calls::{resolve, task_instance};
 use super::copy::{self, CopyCx};
 use super::sched::{self, check_may_block, current};
 use crate::component::call::{check_may_leave, core_to_flat, flat_to_core};
@@ -188,14 +188,7 @@ fn run<T: 'static>(
             if !f.is_some_and(|f| f.options.is_async) {
                 return Err(trap("`task.cancel` called by a function lifted without `async`"));
             }
-            let phase = store
-                .0
-                .opaque()
-                .components
-                .tasks
-                .task(cur.task)
-                .map_err(task_trap)?
-                .phase;
+            let phase = store.0.opaque().components.tasks.task(cur.task).map_err(trap)?.phase;
             if phase != weft_tasks::TaskPhase::CancelDelivered {
                 return Err(trap("`task.cancel` called by task which has not been cancelled"));
             }
@@ -205,19 +198,19 @@ fn run<T: 'static>(
         B::ContextGet(i) => {
             let cur = current(store, name)?;
             let tasks = &store.0.opaque().components.tasks;
-            Ok(u(tasks.context_get(cur.thread, *i).map_err(task_trap)?))
+            Ok(u(tasks.context_get(cur.thread, *i).map_err(trap)?))
         }
         B::ContextSet(i) => {
             let cur = current(store, name)?;
             let tasks = &mut store.0.opaque_mut().components.tasks;
-            tasks.context_set(cur.thread, *i, arg(args, 0)).map_err(task_trap)?;
+            tasks.context_set(cur.thread, *i, arg(args, 0)).map_err(trap)?;
             Ok(None)
         }
         B::BackpressureInc | B::BackpressureDec => {
             let tasks = &mut store.0.opaque_mut().components.tasks;
             tasks
                 .backpressure(inst, matches!(builtin, B::BackpressureInc))
-                .map_err(task_trap)?;
+                .map_err(trap)?;
             Ok(None)
         }
         B::ThreadYield => {
@@ -237,7 +230,7 @@ fn run<T: 'static>(
                 .components
                 .tasks
                 .thread(cur.thread)
-                .map_err(task_trap)?
+                .map_err(trap)?
                 .index))
         }
         B::ThreadNewIndirect { .. } => {
@@ -264,14 +257,7 @@ fn run<T: 'static>(
                 ));
             }
             let thread = super::calls::new_thread(store, cur.task, func, arg(args, 1), at)?;
-            Ok(u(store
-                .0
-                .opaque()
-                .components
-                .tasks
-                .thread(thread)
-                .map_err(task_trap)?
-                .index))
+            Ok(u(store.0.opaque().components.tasks.thread(thread).map_err(trap)?.index))
         }
         B::ThreadResumeLater => {
             let other = store
@@ -280,21 +266,21 @@ fn run<T: 'static>(
                 .components
                 .tasks
                 .thread_at(inst, arg(args, 0))
-                .map_err(task_trap)?;
+                .map_err(trap)?;
             let tasks = &mut store.0.opaque_mut().components.tasks;
             if !tasks.is_suspended(other) {
                 return Err(trap("`thread.resume-later` of a thread that is not suspended"));
             }
-            tasks.start_waiting(other, WaitFor::Nothing, false).map_err(task_trap)?;
+            tasks.start_waiting(other, WaitFor::Nothing, false).map_err(trap)?;
             Ok(None)
         }
         B::ThreadSuspend => {
             let cur = current(store, name)?;
             let tasks = &mut store.0.opaque_mut().components.tasks;
-            if tasks.deliver_pending_cancel(cur.task, false).map_err(task_trap)? {
+            if tasks.deliver_pending_cancel(cur.task, false).map_err(trap)? {
                 return Ok(u(1));
             }
-            tasks.start_suspended(cur.thread, false).map_err(task_trap)?;
+            tasks.start_suspended(cur.thread, false).map_err(trap)?;
             Ok(u(u32::from(sched::block(store)?)))
         }
         B::ThreadSuspendThenResume
@@ -303,12 +289,12 @@ fn run<T: 'static>(
         | B::ThreadYieldThenPromote => switch_thread(store, builtin, inst, arg(args, 0)).map(u),
         B::WaitableSetNew => {
             let tasks = &mut store.0.opaque_mut().components.tasks;
-            Ok(u(tasks.waitable_set_new(inst).map_err(task_trap)?))
+            Ok(u(tasks.waitable_set_new(inst).map_err(trap)?))
         }
         B::WaitableSetWait(_) => {
             check_may_block(store)?;
             let tasks = &store.0.opaque().components.tasks;
-            let set = tasks.waitable_set(inst, arg(args, 0)).map_err(task_trap)?;
+            let set = tasks.waitable_set(inst, arg(args, 0)).map_err(trap)?;
             let event = if tasks.set_has_pending_event(set) {
                 store
                     .0
@@ -316,46 +302,27 @@ fn run<T: 'static>(
                     .components
                     .tasks
                     .take_set_event(set)
-                    .map_err(task_trap)?
+                    .map_err(trap)?
             } else {
-                check_may_block(store)?;
-                let tasks = &mut store.0.opaque_mut().components.tasks;
-                tasks.set_waiting(set, true).map_err(task_trap)?;
-                let waited = sched::wait_until(
-                    store,
-                    WaitFor::Set {
-                        set,
-                        not_exclusive: false,
-                    },
-                    false,
-                );
-                let tasks = &mut store.0.opaque_mut().components.tasks;
-                tasks.set_waiting(set, false).map_err(task_trap)?;
-                if waited? {
-                    weft_tasks::Event::CANCELLED
-                } else {
-                    tasks.take_set_event(set).map_err(task_trap)?
-                }
+                sched::wait_for_set_event(store, set, false, false)?
             };
             store_u32s(store, resolved.memory, arg(args, 1), &[event.index, event.payload])?;
             Ok(u(event.code))
         }
         B::WaitableSetPoll(_) => {
             let tasks = &mut store.0.opaque_mut().components.tasks;
-            let (code, index, payload) = tasks.waitable_set_poll(inst, arg(args, 0)).map_err(task_trap)?;
+            let (code, index, payload) = tasks.waitable_set_poll(inst, arg(args, 0)).map_err(trap)?;
             store_u32s(store, resolved.memory, arg(args, 1), &[index, payload])?;
             Ok(u(code))
         }
         B::WaitableSetDrop => {
             let tasks = &mut store.0.opaque_mut().components.tasks;
-            tasks.waitable_set_drop(inst, arg(args, 0)).map_err(task_trap)?;
+            tasks.waitable_set_drop(inst, arg(args, 0)).map_err(trap)?;
             Ok(None)
         }
         B::WaitableJoin => {
             let tasks = &mut store.0.opaque_mut().components.tasks;
-            tasks
-                .waitable_join(inst, arg(args, 0), arg(args, 1))
-                .map_err(task_trap)?;
+            tasks.waitable_join(inst, arg(args, 0), arg(args, 1)).map_err(trap)?;
             Ok(None)
         }
         B::SubtaskCancel(is_async) => {
@@ -366,7 +333,7 @@ fn run<T: 'static>(
         }
         B::SubtaskDrop => {
             let tasks = &mut store.0.opaque_mut().components.tasks;
-            tasks.subtask_drop(inst, arg(args, 0)).map_err(task_trap)?;
+            tasks.subtask_drop(inst, arg(args, 0)).map_err(trap)?;
             Ok(None)
         }
         B::StreamNew(ty) | B::FutureNew(ty) => {
@@ -377,7 +344,7 @@ fn run<T: 'static>(
             } else {
                 tasks.future_new(inst, type_tag(ty), numeric)
             }
-            .map_err(task_trap)?;
+            .map_err(trap)?;
             Ok(Some(u64::from(r) | u64::from(w) << 32))
         }
         B::StreamRead(ty, o) | B::StreamWrite(ty, o) | B::FutureRead(ty, o) | B::FutureWrite(ty, o) => {
@@ -413,9 +380,7 @@ fn run<T: 'static>(
         | B::FutureDropWritable(ty) => {
             let kind = end_kind(builtin);
             let tasks = &mut store.0.opaque_mut().components.tasks;
-            tasks
-                .drop_end(inst, arg(args, 0), kind, type_tag(ty))
-                .map_err(task_trap)?;
+            tasks.drop_end(inst, arg(args, 0), kind, type_tag(ty)).map_err(trap)?;
             Ok(None)
         }
         B::ErrorContextNew(_) => {
@@ -434,7 +399,7 @@ fn run<T: 'static>(
                 }
             };
             let tasks = &mut store.0.opaque_mut().components.tasks;
-            Ok(u(tasks.error_context_new(inst, message).map_err(task_trap)?))
+            Ok(u(tasks.error_context_new(inst, message).map_err(trap)?))
         }
         B::ErrorContextDebugMessage(_) => {
             let Some(options) = resolved.options.clone() else {
@@ -443,14 +408,14 @@ fn run<T: 'static>(
             let tasks = &store.0.opaque().components.tasks;
             let message = tasks
                 .error_context_message(inst, arg(args, 0))
-                .map_err(task_trap)?
+                .map_err(trap)?
                 .to_string();
             copy::store_string_at(store, types, &options, &message, arg(args, 1))?;
             Ok(None)
         }
         B::ErrorContextDrop => {
             let tasks = &mut store.0.opaque_mut().components.tasks;
-            tasks.error_context_drop(inst, arg(args, 0)).map_err(task_trap)?;
+            tasks.error_context_drop(inst, arg(args, 0)).map_err(trap)?;
             Ok(None)
         }
     }
@@ -464,9 +429,9 @@ fn subtask_cancel<T: 'static>(
     is_async: bool,
 ) -> crate::Result<u32> {
     let tasks = &mut store.0.opaque_mut().components.tasks;
-    let (subtask, callee) = tasks.subtask_cancel_begin(inst, index, is_async).map_err(task_trap)?;
+    let (subtask, callee) = tasks.subtask_cancel_begin(inst, index, is_async).map_err(trap)?;
     if let Some(task) = callee {
-        match tasks.request_cancellation(task).map_err(task_trap)? {
+        match tasks.request_cancellation(task).map_err(trap)? {
             CancelAction::NotStarted(thread) | CancelAction::Deliver(thread) => {
                 sched::resume(store, thread, true)?;
             }
@@ -474,18 +439,18 @@ fn subtask_cancel<T: 'static>(
         }
     }
     let tasks = &mut store.0.opaque_mut().components.tasks;
-    if !tasks.subtask_state(subtask).map_err(task_trap)?.status.resolved() {
+    if !tasks.subtask_state(subtask).map_err(trap)?.status.resolved() {
         if is_async {
             return Ok(BLOCKED);
         }
         wait_for_event(store, subtask)?;
     }
     let tasks = &mut store.0.opaque_mut().components.tasks;
-    let event = tasks.take_event(subtask).map_err(task_trap)?;
-    let status = tasks.subtask_state(subtask).map_err(task_trap)?.status;
+    let event = tasks.take_event(subtask).map_err(trap)?;
+    let status = tasks.subtask_state(subtask).map_err(trap)?.status;
     if event.code != weft_tasks::EVENT_SUBTASK {
         // Resolved without a pending event: report its state.
-        tasks.deliver_resolve(subtask).map_err(task_trap)?;
+        tasks.deliver_resolve(subtask).map_err(trap)?;
     }
     Ok(status as u32)
 }
@@ -494,7 +459,7 @@ fn subtask_cancel<T: 'static>(
 pub(crate) fn wait_for_event<T: 'static>(store: &mut StoreContextMut<'_, T>, w: EntryId) -> crate::Result<()> {
     check_may_block(store)?;
     let tasks = &mut store.0.opaque_mut().components.tasks;
-    tasks.set_sync_waiter(w, true).map_err(task_trap)?;
+    tasks.set_sync_waiter(w, true).map_err(trap)?;
     let waited = sched::wait_until(store, WaitFor::Waitable(w), false);
     let _ = store.0.opaque_mut().components.tasks.set_sync_waiter(w, false);
     waited.map(drop)
@@ -510,22 +475,20 @@ fn switch_thread<T: 'static>(
     use Builtin as B;
     let cur = current(store, builtin.name())?;
     let tasks = &mut store.0.opaque_mut().components.tasks;
-    let other = tasks.thread_at(inst, index).map_err(task_trap)?;
+    let other = tasks.thread_at(inst, index).map_err(trap)?;
     let promote = matches!(builtin, B::ThreadSuspendThenPromote | B::ThreadYieldThenPromote);
     let yielding = matches!(builtin, B::ThreadYieldThenResume | B::ThreadYieldThenPromote);
     if !promote && !tasks.is_suspended(other) {
         return Err(trap("the thread to resume is not suspended"));
     }
-    if tasks.deliver_pending_cancel(cur.task, false).map_err(task_trap)? {
+    if tasks.deliver_pending_cancel(cur.task, false).map_err(trap)? {
         return Ok(1);
     }
     let go = !promote || tasks.is_ready(other);
     if yielding {
-        tasks
-            .start_waiting(cur.thread, WaitFor::Nothing, false)
-            .map_err(task_trap)?;
+        tasks.start_waiting(cur.thread, WaitFor::Nothing, false).map_err(trap)?;
     } else {
-        tasks.start_suspended(cur.thread, false).map_err(task_trap)?;
+        tasks.start_suspended(cur.thread, false).map_err(trap)?;
     }
     if store.0.opaque().components.sched.has_fiber(cur.thread) {
         if go {
@@ -535,7 +498,7 @@ fn switch_thread<T: 'static>(
         // This thread cannot leave its caller's stack: run the other one
         // from here; it comes back here when it blocks or switches back.
         let tasks = &mut store.0.opaque_mut().components.tasks;
-        tasks.set_running(cur.thread, false).map_err(task_trap)?;
+        tasks.set_running(cur.thread, false).map_err(trap)?;
         sched::resume(store, other, false)?;
         let tasks = &mut store.0.opaque_mut().components.tasks;
         if tasks.thread(cur.thread).is_ok_and(|t| t.running) {

@@ -23,10 +23,6 @@ const CALLBACK_YIELD: u32 = 1;
 /// `CallbackCode.WAIT`.
 const CALLBACK_WAIT: u32 = 2;
 
-pub(crate) fn task_trap(e: TaskError) -> crate::Error {
-    trap(e)
-}
-
 /// What the facade keeps of a task.
 pub(crate) struct TaskData {
     /// The lifted function called (store index).
@@ -66,15 +62,7 @@ pub(crate) fn task_instance<T>(
     store: &StoreContextMut<'_, T>,
     flags: ComponentInstanceRef,
 ) -> crate::Result<InstanceId> {
-    store
-        .0
-        .opaque()
-        .components
-        .instance(flags.instance)?
-        .task_tables
-        .get(flags.component_instance as usize)
-        .copied()
-        .ok_or_else(|| crate::format_err!("component instance not found in store"))
+    store.0.opaque().components.task_table(flags)
 }
 
 /// Whether the lifted function at store index `index` has an `async` type
@@ -112,7 +100,7 @@ fn collect<T>(store: &mut StoreContextMut<'_, T>) {
 pub(crate) fn enter_task<T>(store: &mut StoreContextMut<'_, T>, func: u32) -> crate::Result<usize> {
     let (task, thread) = new_task(store, func, false, Caller::Host(None), None)?;
     let components = &mut store.0.opaque_mut().components;
-    components.tasks.set_running(thread, true).map_err(task_trap)?;
+    components.tasks.set_running(thread, true).map_err(trap)?;
     let depth = components.sched.running.len();
     components.sched.running.push(Running { thread, task, func });
     Ok(depth)
@@ -140,8 +128,8 @@ fn new_task<T>(
             f.options.callback.is_some(),
             subtask,
         )
-        .map_err(task_trap)?;
-    let thread = tasks.new_thread(task, true).map_err(task_trap)?;
+        .map_err(trap)?;
+    let thread = tasks.new_thread(task, true).map_err(trap)?;
     let data = TaskData {
         func,
         caller,
@@ -168,7 +156,7 @@ pub(crate) fn exit_task<T>(store: &mut StoreContextMut<'_, T>, depth: usize) -> 
         }
         let exited = tasks.exit_thread(run.thread);
         let released = tasks.release(run.task);
-        exited.and(released).map_err(task_trap)?;
+        exited.and(released).map_err(trap)?;
     }
     collect(store);
     Ok(())
@@ -180,29 +168,22 @@ pub(crate) fn exit_innermost_task<T>(store: &mut StoreContextMut<'_, T>) -> crat
     exit_task(store, depth)
 }
 
-/// A call from the host into the `async`-typed lifted function `index`:
-/// its task runs on a fiber, and the waiting threads of the store run until
-/// it returns (or nothing can run: a deadlock).
+/// A call from the host into the `async`-typed lifted function `index`
+/// (its result count and `may_enter` checked by `call_lifted`): its task
+/// runs on a fiber, and the waiting threads of the store run until it
+/// returns (or nothing can run: a deadlock).
 pub(crate) fn call_async_typed<T: 'static>(
     store: &mut StoreContextMut<'_, T>,
     index: u32,
     args: &[Val],
     results: &mut [Val],
 ) -> crate::Result<()> {
-    let f = lifted_func(store, index)?;
-    let result_count = f.types.func(f.ty).map_or(0, |t| usize::from(t.result.is_some()));
-    if results.len() != result_count {
-        crate::bail!("expected {result_count} results, got {}", results.len());
-    }
-    if !store.0.opaque().components.flags(f.options.flags)?.may_enter {
-        return Err(trap("cannot enter component instance"));
-    }
     let task = start_task(store, index, Caller::Host(Some(args.to_vec())), None)?;
     let driven = sched::run_until(store, |s| {
         s.0.opaque().components.tasks.task(task).is_ok_and(|t| t.resolved())
     });
     let result = take_result(store, task);
-    let released = store.0.opaque_mut().components.tasks.release(task).map_err(task_trap);
+    let released = store.0.opaque_mut().components.tasks.release(task).map_err(trap);
     collect(store);
     driven?;
     released?;
@@ -259,7 +240,7 @@ pub(crate) fn new_thread<T: 'static>(
         .components
         .tasks
         .new_thread(task, false)
-        .map_err(task_trap)?;
+        .map_err(trap)?;
     let spawned = sched::spawn(store, thread, move |store| {
         let called = func.call(&mut *store, &[crate::Val::I32(arg as i32)], &mut []);
         let called = trap_on_throw(store, called);
@@ -285,7 +266,7 @@ fn exit_thread<T>(store: &mut StoreContextMut<'_, T>, thread: ThreadId) -> crate
         .exit_thread(thread)
         .map_err(|e| match e {
             TaskError::Trap(_) => trap("async-lifted export failed to produce a result"),
-            e => task_trap(e),
+            e => trap(e),
         });
     collect(store);
     r
@@ -300,11 +281,11 @@ fn implicit_thread<T: 'static>(
 ) -> crate::Result<()> {
     // Backpressure.
     let tasks = &mut store.0.opaque_mut().components.tasks;
-    if tasks.must_wait_to_enter(task).map_err(task_trap)? {
-        tasks.set_waiting_to_enter(task, true).map_err(task_trap)?;
+    if tasks.must_wait_to_enter(task).map_err(trap)? {
+        tasks.set_waiting_to_enter(task, true).map_err(trap)?;
         let cancelled = sched::wait_until(store, WaitFor::Enter, true);
         let tasks = &mut store.0.opaque_mut().components.tasks;
-        tasks.set_waiting_to_enter(task, false).map_err(task_trap)?;
+        tasks.set_waiting_to_enter(task, false).map_err(trap)?;
         if cancelled? {
             store
                 .0
@@ -312,12 +293,12 @@ fn implicit_thread<T: 'static>(
                 .components
                 .tasks
                 .cancel_unstarted(task)
-                .map_err(task_trap)?;
+                .map_err(trap)?;
             return Ok(());
         }
     }
     let tasks = &mut store.0.opaque_mut().components.tasks;
-    tasks.take_exclusive(task).map_err(task_trap)?;
+    tasks.take_exclusive(task).map_err(trap)?;
     let f = lifted_func(store, index)?;
     let args = on_start(store, task)?;
     let scope = enter_call(store);
@@ -358,7 +339,7 @@ fn run_core<T: 'static>(
             break;
         }
         let tasks = &mut store.0.opaque_mut().components.tasks;
-        tasks.release_exclusive(thread).map_err(task_trap)?;
+        tasks.release_exclusive(thread).map_err(trap)?;
         let event = match code {
             CALLBACK_YIELD => {
                 if sched::wait_until(store, WaitFor::NotExclusive, true)? {
@@ -368,23 +349,8 @@ fn run_core<T: 'static>(
                 }
             }
             CALLBACK_WAIT => {
-                let set = tasks.waitable_set(inst, si).map_err(task_trap)?;
-                tasks.set_waiting(set, true).map_err(task_trap)?;
-                let waited = sched::wait_until(
-                    store,
-                    WaitFor::Set {
-                        set,
-                        not_exclusive: true,
-                    },
-                    true,
-                );
-                let tasks = &mut store.0.opaque_mut().components.tasks;
-                tasks.set_waiting(set, false).map_err(task_trap)?;
-                if waited? {
-                    Event::CANCELLED
-                } else {
-                    tasks.take_set_event(set).map_err(task_trap)?
-                }
+                let set = tasks.waitable_set(inst, si).map_err(trap)?;
+                sched::wait_for_set_event(store, set, true, true)?
             }
             _ => return poison(store, f.options.flags, trap("unsupported callback code")),
         };
@@ -394,7 +360,7 @@ fn run_core<T: 'static>(
             .components
             .tasks
             .set_exclusive(thread)
-            .map_err(task_trap)?;
+            .map_err(trap)?;
         let args = [event.code, event.index, event.payload].map(|v| crate::Val::I32(v as i32));
         let mut out = [crate::Val::I32(0)];
         let called = callback.call(&mut *store, &args, &mut out);
@@ -428,7 +394,7 @@ fn poison<T>(store: &mut StoreContextMut<'_, T>, flags: ComponentInstanceRef, e:
 /// caller's subtask is told the task started.
 fn on_start<T: 'static>(store: &mut StoreContextMut<'_, T>, task: EntryId) -> crate::Result<Vec<Val>> {
     let components = &mut store.0.opaque_mut().components;
-    components.tasks.task_start(task).map_err(task_trap)?;
+    components.tasks.task_start(task).map_err(trap)?;
     let Some(data) = components.sched.task_data.get_mut(&task) else {
         crate::bail!("internal error: task data not found");
     };
@@ -460,7 +426,7 @@ pub(crate) fn resolve<T: 'static>(
     result: Option<Vec<Val>>,
 ) -> crate::Result<()> {
     let tasks = &mut store.0.opaque_mut().components.tasks;
-    if tasks.task(task).map_err(task_trap)?.resolved() {
+    if tasks.task(task).map_err(trap)?.resolved() {
         return Err(trap(
             "`task.return` or `task.cancel` called more than once for current task",
         ));
@@ -511,7 +477,7 @@ pub(crate) fn resolve<T: 'static>(
         Some(_) => tasks.task_return(task),
         None => tasks.task_cancel(task),
     }
-    .map_err(task_trap)?;
+    .map_err(trap)?;
     if let Some(d) = store.0.opaque_mut().components.sched.task_data.get_mut(&task) {
         d.result = result;
     }
@@ -565,17 +531,17 @@ pub(crate) fn call_lowered<T: 'static>(
     let tasks = &mut store.0.opaque_mut().components.tasks;
     let linked = tasks.set_subtask_callee(subtask, task);
     let released = tasks.release(task);
-    linked.and(released).map_err(task_trap)?;
-    let status = tasks.subtask_state(subtask).map_err(task_trap)?.status;
+    linked.and(released).map_err(trap)?;
+    let status = tasks.subtask_state(subtask).map_err(trap)?.status;
     if options.is_async {
         let code = if status.resolved() {
-            tasks.deliver_resolve(subtask).map_err(task_trap)?;
-            tasks.release(subtask).map_err(task_trap)?;
+            tasks.deliver_resolve(subtask).map_err(trap)?;
+            tasks.release(subtask).map_err(trap)?;
             SubtaskStatus::Returned as u32
         } else {
             let index = tasks.subtask_handle(caller_inst, subtask);
-            tasks.release(subtask).map_err(task_trap)?;
-            status as u32 | index.map_err(task_trap)? << 4
+            tasks.release(subtask).map_err(trap)?;
+            status as u32 | index.map_err(trap)? << 4
         };
         collect(store);
         match results.first_mut() {
@@ -593,13 +559,7 @@ pub(crate) fn call_lowered<T: 'static>(
     let tasks = &mut store.0.opaque_mut().components.tasks;
     let _ = tasks.deliver_resolve(subtask);
     let out = take_result(store, task);
-    let released = store
-        .0
-        .opaque_mut()
-        .components
-        .tasks
-        .release(subtask)
-        .map_err(task_trap);
+    let released = store.0.opaque_mut().components.tasks.release(subtask).map_err(trap);
     collect(store);
     waited?;
     released?;

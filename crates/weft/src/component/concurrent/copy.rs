@@ -5,7 +5,6 @@
 //! `WritableBufferGuestImpl.write`).
 
 use super::builtins::{wait_for_event, BLOCKED};
-use super::calls::task_trap;
 use crate::component::call::lowering;
 use crate::component::handles::{lift_resources, lower_resources};
 use crate::component::load_store::{self, align_of, load, size_of};
@@ -115,22 +114,11 @@ pub(crate) fn start<T: 'static>(
         elem_size,
     };
     let tasks = &mut store.0.opaque_mut().components.tasks;
-    let started = tasks.copy(inst, index, kind, ty, is_async, buffer).map_err(sync_trap)?;
+    let started = tasks.copy(inst, index, kind, ty, is_async, buffer).map_err(trap)?;
     if let Some(t) = started.transfer {
         transfer(store, t)?;
     }
     finish(store, started.end, is_async)
-}
-
-/// The task table's traps of synchronous use of a waitable in a set carry
-/// the reference tests' wording.
-fn sync_trap(e: weft_tasks::TaskError) -> crate::Error {
-    match e {
-        weft_tasks::TaskError::Trap(m) if m.contains("synchronously") => {
-            trap("waitable cannot be used synchronously while added to a waitable set")
-        }
-        e => task_trap(e),
-    }
 }
 
 /// `cancel_copy` on end `index` of `inst`.
@@ -143,7 +131,7 @@ pub(crate) fn cancel<T: 'static>(
     is_async: bool,
 ) -> crate::Result<u32> {
     let tasks = &mut store.0.opaque_mut().components.tasks;
-    let end = tasks.cancel_copy(inst, index, kind, ty, is_async).map_err(sync_trap)?;
+    let end = tasks.cancel_copy(inst, index, kind, ty, is_async).map_err(trap)?;
     finish(store, end, is_async)
 }
 
@@ -160,13 +148,7 @@ fn finish<T: 'static>(
         }
         wait_for_event(store, end)?;
     }
-    let event = store
-        .0
-        .opaque_mut()
-        .components
-        .tasks
-        .take_event(end)
-        .map_err(task_trap)?;
+    let event = store.0.opaque_mut().components.tasks.take_event(end).map_err(trap)?;
     Ok(event.payload)
 }
 
@@ -212,14 +194,9 @@ fn transfer<T: 'static>(store: &mut StoreContextMut<'_, T>, t: weft_tasks::Trans
 fn has_resources(types: &ComponentTypes, ty: InterfaceType) -> bool {
     match ty {
         InterfaceType::Own(_) | InterfaceType::Borrow(_) => true,
-        InterfaceType::Defined(d) => types.defined(d).is_some_and(|def| {
-            let mut found = false;
-            def.map_types(&mut |t| {
-                found = found || has_resources(types, t);
-                t
-            });
-            found
-        }),
+        InterfaceType::Defined(d) => types
+            .defined(d)
+            .is_some_and(|def| def.any_type(|t| has_resources(types, t))),
         _ => false,
     }
 }

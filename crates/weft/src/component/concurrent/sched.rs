@@ -10,7 +10,7 @@ use std::any::Any;
 use std::collections::HashMap;
 use weft_fiber::{StoreFiber, Suspender};
 use weft_runtime::StackState;
-use weft_tasks::{EntryId, ThreadId, WaitFor};
+use weft_tasks::{EntryId, Event, ThreadId, WaitFor};
 
 /// A thread that runs on a fiber.
 struct ThreadFiber {
@@ -207,33 +207,30 @@ pub(crate) fn resume<T: 'static>(
 
 fn resume_one<T: 'static>(store: &mut StoreContextMut<'_, T>, thread: ThreadId, cancelled: bool) -> crate::Result<()> {
     let components = &mut store.0.opaque_mut().components;
-    let state = components.tasks.thread(thread).map_err(trap)?.clone();
+    let task = components.tasks.thread(thread).map_err(trap)?.task;
     let Some(run) = components.sched.fibers.get_mut(&thread) else {
         crate::bail!("internal error: thread {thread:?} has no fiber to resume");
     };
-    if !run.fiber.as_ref().is_some_and(|f| f.is::<StoreFiber<StoreInner<T>>>()) {
-        crate::bail!("internal error: thread {thread:?} is running already, or of another store type");
-    }
-    let Some(mut fiber) = run.fiber.take() else {
+    let Some(fiber) = run.fiber.take() else {
         crate::bail!("internal error: thread {thread:?} is running already");
+    };
+    let mut fiber = match fiber.downcast::<StoreFiber<StoreInner<T>>>() {
+        Ok(fiber) => fiber,
+        Err(other) => {
+            run.fiber = Some(other);
+            crate::bail!("internal error: a fiber of another store type");
+        }
     };
     let mut stack = std::mem::take(&mut run.stack);
     let tasks = &mut components.tasks;
     tasks.stop_waiting(thread).map_err(trap)?;
     tasks.set_running(thread, true).map_err(trap)?;
-    let func = components.sched.task_data.get(&state.task).map_or(u32::MAX, |d| d.func);
+    let func = components.sched.task_data.get(&task).map_or(u32::MAX, |d| d.func);
     let depth = components.sched.running.len();
-    components.sched.running.push(Running {
-        thread,
-        task: state.task,
-        func,
-    });
+    components.sched.running.push(Running { thread, task, func });
     components.sched.resumed_cancelled = cancelled;
-    let Some(f) = fiber.downcast_mut::<StoreFiber<StoreInner<T>>>() else {
-        crate::bail!("internal error: a fiber of another store type");
-    };
     stack.swap(store.0.opaque().objects.context());
-    let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f.resume(&mut *store.0)));
+    let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| fiber.resume(&mut *store.0)));
     stack.swap(store.0.opaque().objects.context());
     // Calls on the fiber's stack that a trap cut short left their tasks
     // above the fiber's own: end them (a fiber only suspends from the top).
@@ -275,6 +272,27 @@ pub(crate) fn wait_until<T: 'static>(
     }
     tasks.start_waiting(cur.thread, wait, cancellable).map_err(trap)?;
     block(store)
+}
+
+/// `WaitableSet.wait_for_event_and`: waits (counted as a waiter of `set`)
+/// until a member of `set` has an event and, with `not_exclusive`, the
+/// instance has no exclusive thread; the event taken, or `TASK_CANCELLED`.
+pub(crate) fn wait_for_set_event<T: 'static>(
+    store: &mut StoreContextMut<'_, T>,
+    set: EntryId,
+    not_exclusive: bool,
+    cancellable: bool,
+) -> crate::Result<Event> {
+    let tasks = &mut store.0.opaque_mut().components.tasks;
+    tasks.set_waiting(set, true).map_err(trap)?;
+    let waited = wait_until(store, WaitFor::Set { set, not_exclusive }, cancellable);
+    let tasks = &mut store.0.opaque_mut().components.tasks;
+    tasks.set_waiting(set, false).map_err(trap)?;
+    if waited? {
+        Ok(Event::CANCELLED)
+    } else {
+        tasks.take_set_event(set).map_err(trap)
+    }
 }
 
 /// Blocks the current thread, whose wait (or suspension) is recorded, until
