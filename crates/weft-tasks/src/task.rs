@@ -80,10 +80,15 @@ pub struct SubtaskState {
     pub cancellation_requested: bool,
     /// The callee's task, when the callee is a guest (one reference).
     pub callee: Option<EntryId>,
-    /// Whether changes are reported as events (it has a handle: the call
-    /// was lowered `async` and did not finish at once).
-    pub reports: bool,
     pub(crate) waitable: WaitableState,
+}
+
+impl SubtaskState {
+    /// Whether changes are reported as events: the subtask has a handle
+    /// (the call was lowered `async` and did not finish at once).
+    pub fn reports(&self) -> bool {
+        self.waitable.index != 0
+    }
 }
 
 /// What a waiting thread waits for (`Thread.ready_func`, as data).
@@ -279,7 +284,7 @@ impl Tasks {
             let sub = self.subtask_state_mut(s)?;
             if sub.status == SubtaskStatus::Starting {
                 sub.status = SubtaskStatus::Started;
-                if sub.reports {
+                if sub.reports() {
                     sub.waitable.pending = Some(Pending::Subtask);
                 }
             }
@@ -330,7 +335,7 @@ impl Tasks {
         let sub = self.subtask_state_mut(s)?;
         if !sub.status.resolved() {
             sub.status = status;
-            if sub.reports {
+            if sub.reports() {
                 sub.waitable.pending = Some(Pending::Subtask);
             }
         }
@@ -643,7 +648,6 @@ impl Tasks {
             resolve_delivered: false,
             cancellation_requested: false,
             callee: None,
-            reports: false,
             waitable: WaitableState::default(),
         }))
     }
@@ -676,7 +680,7 @@ impl Tasks {
     pub fn resolve_subtask(&mut self, s: EntryId, status: SubtaskStatus) -> Result<(), TaskError> {
         let sub = self.subtask_state_mut(s)?;
         sub.status = status;
-        if sub.reports {
+        if sub.reports() {
             sub.waitable.pending = Some(Pending::Subtask);
         }
         Ok(())
@@ -686,9 +690,7 @@ impl Tasks {
     /// reference) and turns on its events: the handle index.
     pub fn subtask_handle(&mut self, inst: InstanceId, s: EntryId) -> Result<u32, TaskError> {
         self.acquire(s)?;
-        let index = self.add_new_handle(inst, s)?;
-        self.subtask_state_mut(s)?.reports = true;
-        Ok(index)
+        self.add_new_handle(inst, s)
     }
 
     /// Marks the resolution of subtask `s` delivered (a synchronous caller
