@@ -27,7 +27,9 @@ use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll};
 use wasmtime_fiber::{Fiber, FiberStack, Suspend};
 
+mod lent;
 mod store_fiber;
+pub use lent::{is_store_lent, lend_store, with_lent_store};
 pub use store_fiber::{StoreFiber, SuspendError, Suspender};
 
 thread_local! {
@@ -40,7 +42,7 @@ thread_local! {
 /// Runs `f` with the fiber whose shared state is at `id` marked innermost.
 fn as_innermost<R>(id: *const (), f: impl FnOnce() -> R) -> R {
     let prev = INNERMOST.with(|c| c.replace(id));
-    let r = f();
+    let r = lent::switching(f);
     INNERMOST.with(|c| c.set(prev));
     r
 }
@@ -223,7 +225,7 @@ impl AsyncCx {
         // SAFETY: `suspend` points at the fiber's `Suspend` while the fiber
         // body runs, and `suspend_fn` is the function for its type; we are
         // on that fiber (the pointer is only non-null while its body runs).
-        let cancelled = unsafe { f(ptr) };
+        let cancelled = lent::switching(|| unsafe { f(ptr) });
         if cancelled {
             self.shared.cancelled.set(true);
             return Err(Cancelled);

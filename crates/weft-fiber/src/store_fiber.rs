@@ -118,7 +118,7 @@ impl Suspender {
         // SAFETY: `suspend` points at the `Suspend` of this fiber's body,
         // which is running now on this very stack (checked above: this
         // fiber is the innermost one resumed on this thread and is running).
-        let resumed = unsafe { (*ptr).suspend(()) };
+        let resumed = crate::lent::switching(|| unsafe { (*ptr).suspend(()) });
         self.shared.running.set(true);
         match resumed {
             Resume::Run => Ok(()),
@@ -270,7 +270,7 @@ impl<S: 'static> Drop for StoreFiber<S> {
         // `finish` leaks it (see the type's docs).
         if let Some(fiber) = self.fiber.as_ref() {
             if !fiber.done() && self.shared.suspend.get().is_null() {
-                let _ = catch_unwind(AssertUnwindSafe(|| fiber.resume(Resume::Cancel)));
+                let _ = crate::lent::switching(|| catch_unwind(AssertUnwindSafe(|| fiber.resume(Resume::Cancel))));
             }
         }
         self.finish();
