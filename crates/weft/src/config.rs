@@ -28,6 +28,9 @@ pub struct Config {
     /// `features`, which core modules are compiled (and precompiled output
     /// is keyed) with.
     pub(crate) component_features: wasmparser::WasmFeatures,
+    /// Whether the component model's concurrent API may be used
+    /// (`Config::concurrency_support`).
+    pub(crate) concurrency_support: bool,
 }
 
 impl Default for Config {
@@ -43,6 +46,7 @@ impl Default for Config {
             tunables: weft_environ::Tunables::default(),
             async_stack_size: 2 << 20,
             component_features: default_component_features(),
+            concurrency_support: cfg!(feature = "component-model-async"),
         }
     }
 }
@@ -158,9 +162,7 @@ impl Config {
     /// other `thread.*` built-ins [`Config::wasm_component_model_threading`].
     ///
     /// Default on with the `component-model-async` feature, which it needs
-    /// (as in Wasmtime 48). So far only calls that complete without
-    /// blocking run; an operation that would suspend a task fails with "not
-    /// supported yet".
+    /// (as in Wasmtime 48).
     pub fn wasm_component_model_async(&mut self, enable: bool) -> &mut Self {
         self.component_switch(wasmparser::WasmFeatures::CM_ASYNC, enable)
     }
@@ -177,6 +179,18 @@ impl Config {
     /// feature.
     pub fn wasm_component_model_more_async_builtins(&mut self, enable: bool) -> &mut Self {
         self.component_switch(wasmparser::WasmFeatures::CM_MORE_ASYNC_BUILTINS, enable)
+    }
+
+    /// Whether the component model's concurrent API may be used:
+    /// `run_concurrent`, `call_concurrent`, the `*_concurrent` host
+    /// functions, `spawn`, host streams and futures. With it off they fail
+    /// with an error saying so.
+    ///
+    /// Default on with the `component-model-async` feature (as in Wasmtime
+    /// 48); without that feature it stays off.
+    pub fn concurrency_support(&mut self, enable: bool) -> &mut Self {
+        self.concurrency_support = enable && cfg!(feature = "component-model-async");
+        self
     }
 
     /// The older name of

@@ -107,6 +107,12 @@ impl Engine {
         Ok(crate::serialize::write(self, bytes, &parts))
     }
 
+    /// Whether the engine's stores may use the component model's concurrent
+    /// API ([`Config::concurrency_support`]).
+    pub fn get_concurrency_support(&self) -> bool {
+        self.inner.config.concurrency_support
+    }
+
     /// The engine's configuration.
     pub fn config(&self) -> &Config {
         &self.inner.config

@@ -113,8 +113,8 @@ impl Module {
     pub fn new(engine: &Engine, bytes: impl AsRef<[u8]>) -> crate::Result<Module> {
         let bytes = bytes.as_ref();
         #[cfg(feature = "wat")]
-        let bytes = wat::parse_bytes(bytes)?;
-        Module::from_binary(engine, &bytes)
+        let bytes = &*wat::parse_bytes(bytes)?;
+        Module::from_binary(engine, bytes)
     }
 
     /// Compiles the module in the file at `path` (binary or text).

@@ -394,12 +394,16 @@ fn async_lowers_of_calls_that_complete_return_returned() -> weft::Result<()> {
     );
     let mut store = Store::new(&engine, ());
     let mut linker = Linker::<()>::new(&engine);
-    linker.root().func_new("host-add", |_, args, results| {
-        let (Val::U32(a), Val::U32(b)) = (&args[0], &args[1]) else {
-            weft::bail!("expected two u32s");
-        };
-        results[0] = Val::U32(a + b);
-        Ok(())
+    // An `async` import is satisfied by a concurrent host function; this
+    // one is ready when first polled.
+    linker.root().func_new_concurrent("host-add", |_, _, args, results| {
+        Box::pin(async move {
+            let (Val::U32(a), Val::U32(b)) = (&args[0], &args[1]) else {
+                weft::bail!("expected two u32s");
+            };
+            results[0] = Val::U32(a + b);
+            Ok(())
+        })
     })?;
     let instance = linker.instantiate(&mut store, &c)?;
     assert_eq!(call(&mut store, &instance, "run", &[])?, Val::U64(42 + (3 << 32)));

@@ -3,6 +3,7 @@
 
 use super::linker::{Definition, TypeCheck};
 use super::typed::{typecheck_func, ComponentNamedList, InstanceType, Lift, Lower};
+use super::types::ComponentFunc;
 use super::{LinkerInstance, Val};
 use crate::{AsContextMut, StoreContextMut};
 use anyhow::Context as _;
@@ -22,7 +23,7 @@ impl<T: 'static> LinkerInstance<'_, T> {
         Params: ComponentNamedList + Lift + 'static,
         Results: ComponentNamedList + Lower + 'static,
     {
-        let host = move |mut store: StoreContextMut<'_, T>, args: &[Val], results: &mut [Val]| {
+        let host = move |mut store: StoreContextMut<'_, T>, _ty: &ComponentFunc, args: &[Val], results: &mut [Val]| {
             let params = Params::lift(&mut store, Val::Tuple(args.to_vec()))?;
             let out = func(store.as_context_mut(), params)?;
             match out.lower(&mut store)? {
@@ -35,14 +36,24 @@ impl<T: 'static> LinkerInstance<'_, T> {
                 _ => crate::bail!("the host function's results do not match its type"),
             }
         };
-        let check: TypeCheck = Arc::new(|index, types: &InstanceType<'_>| {
-            let ty = types
-                .func(index)
-                .ok_or_else(|| crate::format_err!("function type {} not found", index.0))?;
-            typecheck_func::<Params, Results>(ty, types)
-        });
+        let check = typecheck_check::<Params, Results>();
         self.insert(name, Definition::Func(Arc::new(host), Some(check)))
     }
+}
+
+/// The type check of a host function typed `Params -> Results` against
+/// an import's function type.
+pub(crate) fn typecheck_check<Params, Results>() -> TypeCheck
+where
+    Params: ComponentNamedList + Lift + 'static,
+    Results: ComponentNamedList + Lower + 'static,
+{
+    Arc::new(|index, types: &InstanceType<'_>| {
+        let ty = types
+            .func(index)
+            .ok_or_else(|| crate::format_err!("function type {} not found", index.0))?;
+        typecheck_func::<Params, Results>(ty, types)
+    })
 }
 
 fn describe_item_type(ty: ItemType) -> &'static str {
@@ -51,6 +62,16 @@ fn describe_item_type(ty: ItemType) -> &'static str {
         ItemType::Instance(_) => "an instance",
         ItemType::Module(_) => "a module",
         _ => "a type",
+    }
+}
+
+/// What `describe` says of a definition that fits an import of kind `ty`
+/// (instances and modules).
+fn describe_definition_of(ty: ItemType) -> &'static str {
+    match ty {
+        ItemType::Instance(_) => "an instance",
+        ItemType::Module(_) => "a module",
+        _ => "",
     }
 }
 
@@ -65,7 +86,22 @@ pub(crate) fn check_import<T>(
     path: &str,
 ) -> crate::Result<()> {
     match (ty, def) {
-        (ItemType::Func(f), Definition::Func(_, Some(check))) => check(f, types).with_context(|| {
+        (ItemType::Func(f), Definition::Func(_, check)) => {
+            if types.func(f).is_some_and(|t| t.is_async) {
+                crate::bail!(
+                    "component imports `{path}` as an `async` function, which a synchronous or `*_async` \
+                     host function cannot satisfy: define it with `func_wrap_concurrent` or `func_new_concurrent`"
+                );
+            }
+            match check {
+                Some(check) => check(f, types).with_context(|| {
+                    format!("component imports function `{path}`, but the linker defines it with another type")
+                }),
+                None => Ok(()),
+            }
+        }
+        #[cfg(feature = "component-model-async")]
+        (ItemType::Func(f), Definition::ConcurrentFunc(_, Some(check))) => check(f, types).with_context(|| {
             format!("component imports function `{path}`, but the linker defines it with another type")
         }),
         (ItemType::Instance(i), Definition::Instance(map)) => {
@@ -85,8 +121,10 @@ pub(crate) fn check_import<T>(
             Ok(())
         }
         (ItemType::Func(_), d @ (Definition::Instance(_) | Definition::Module(_) | Definition::Resource(..)))
-        | (ItemType::Instance(_), d @ (Definition::Func(..) | Definition::Module(_) | Definition::Resource(..)))
-        | (ItemType::Module(_), d @ (Definition::Func(..) | Definition::Instance(_) | Definition::Resource(..))) => {
+        | (ItemType::Instance(_), d)
+        | (ItemType::Module(_), d)
+            if d.describe() != describe_definition_of(ty) =>
+        {
             crate::bail!(
                 "component imports `{path}` as {}, but the linker defines it as {}",
                 describe_item_type(ty),

@@ -399,6 +399,8 @@ fn run_step<T: 'static>(
             let target = match callee {
                 LowerCallee::Import(rt) => match runtime_import(component, imports, *rt)? {
                     Definition::Func(f, _) => Callee::Host(f.clone()),
+                    #[cfg(feature = "component-model-async")]
+                    Definition::ConcurrentFunc(f, _) => Callee::Concurrent(f.clone()),
                     other => crate::bail!("expected a function, found {}", other.describe()),
                 },
                 LowerCallee::Lifted { func, .. } => {
@@ -598,6 +600,9 @@ fn fused_call<T: 'static>(
 #[derive(Clone)]
 enum Callee<T: 'static> {
     Host(HostFunc<T>),
+    /// A concurrent host function: its calls are host tasks.
+    #[cfg(feature = "component-model-async")]
+    Concurrent(super::linker::ConcurrentHostFunc<T>),
     Lifted(u32),
 }
 
@@ -628,6 +633,7 @@ fn lowered_func<T: 'static>(
     };
     let flat = abi::flatten_functype(&types, func_ty, abi_options, Context::Lower);
     let engine = store.engine().clone();
+    let import_ty = super::types::ComponentFunc::new(&component.inner.type_space, ty);
     let core_ty = crate::FuncType::new(
         &engine,
         flat.params.iter().map(|t| core_type(*t)),
@@ -652,6 +658,15 @@ fn lowered_func<T: 'static>(
         }
         let scope = enter_call(&mut store);
         #[cfg(feature = "component-model-async")]
+        if let Callee::Concurrent(f) = &callee {
+            let call = |store: &mut StoreContextMut<'_, T>, args: Vec<Val>, results: usize| {
+                f(store, import_ty.clone(), args, results)
+            };
+            let r = super::concurrent::call_host(&mut store, &types, ty, &options, &call, params, results, scope);
+            let exited = exit_call(&mut store, scope, false);
+            return r.and(exited);
+        }
+        #[cfg(feature = "component-model-async")]
         if let Callee::Lifted(index) = &callee {
             if super::concurrent::is_async_typed(&store, *index) {
                 let r =
@@ -661,7 +676,9 @@ fn lowered_func<T: 'static>(
             }
         }
         if options.is_async {
-            let r = call_lowered_async(&mut store, &types, func_ty, &options, &callee, params, results, scope);
+            let r = call_lowered_async(
+                &mut store, &types, func_ty, &import_ty, &options, &callee, params, results, scope,
+            );
             let exited = exit_call(&mut store, scope, false);
             return r.and(exited);
         }
@@ -671,8 +688,12 @@ fn lowered_func<T: 'static>(
             lift_resources(&mut store, &types, &param_tys, &mut args, options.flags, scope)?;
             let mut out = vec![Val::Bool(false); usize::from(func_ty.result.is_some())];
             match &callee {
-                Callee::Host(f) => f(store.as_context_mut(), &args, &mut out)?,
+                Callee::Host(f) => f(store.as_context_mut(), &import_ty, &args, &mut out)?,
                 Callee::Lifted(index) => call_lifted(&mut store, *index, &args, &mut out)?,
+                #[cfg(feature = "component-model-async")]
+                Callee::Concurrent(_) => {
+                    crate::bail!("internal error: a concurrent host function called synchronously")
+                }
             }
             let result_tys: Vec<_> = func_ty.result.into_iter().collect();
             lower_resources(&mut store, &types, &result_tys, &mut out, options.flags, None)?;
@@ -696,6 +717,7 @@ fn call_lowered_async<T: 'static>(
     store: &mut StoreContextMut<'_, T>,
     types: &env::ComponentTypes,
     func_ty: &env::FuncType,
+    import_ty: &super::types::ComponentFunc,
     options: &Options,
     callee: &Callee<T>,
     params: &[crate::Val],
@@ -709,8 +731,10 @@ fn call_lowered_async<T: 'static>(
     lift_resources(store, types, &param_tys, &mut args, options.flags, scope)?;
     let mut out = vec![Val::Bool(false); usize::from(func_ty.result.is_some())];
     match callee {
-        Callee::Host(f) => f(store.as_context_mut(), &args, &mut out)?,
+        Callee::Host(f) => f(store.as_context_mut(), import_ty, &args, &mut out)?,
         Callee::Lifted(index) => call_lifted(store, *index, &args, &mut out)?,
+        #[cfg(feature = "component-model-async")]
+        Callee::Concurrent(_) => crate::bail!("internal error: a concurrent host function called synchronously"),
     }
     let result_tys: Vec<_> = func_ty.result.into_iter().collect();
     lower_resources(store, types, &result_tys, &mut out, options.flags, None)?;

@@ -5,10 +5,31 @@ use crate::{AsContextMut, Engine, StoreContextMut};
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-/// A host function of the component model: called with the lifted
-/// arguments, it writes the results to be lowered.
-pub(crate) type HostFunc<T> =
-    Arc<dyn Fn(StoreContextMut<'_, T>, &[Val], &mut [Val]) -> crate::Result<()> + Send + Sync + 'static>;
+/// A host function of the component model: called with the import's type
+/// and the lifted arguments, it writes the results to be lowered.
+pub(crate) type HostFunc<T> = Arc<
+    dyn Fn(StoreContextMut<'_, T>, &super::types::ComponentFunc, &[Val], &mut [Val]) -> crate::Result<()>
+        + Send
+        + Sync
+        + 'static,
+>;
+
+/// A concurrent host function of the component model
+/// (`func_wrap_concurrent`, `func_new_concurrent`): called with the
+/// import's type, the lifted arguments and the number of results, it gives
+/// the future of the call, which yields the results to be lowered.
+#[cfg(feature = "component-model-async")]
+pub(crate) type ConcurrentHostFunc<T> = Arc<
+    dyn Fn(
+            &mut StoreContextMut<'_, T>,
+            super::types::ComponentFunc,
+            Vec<Val>,
+            usize,
+        ) -> crate::Result<super::concurrent::HostFuture>
+        + Send
+        + Sync
+        + 'static,
+>;
 
 /// The destructor of a host resource type, called with the
 /// representation of a dropped `own` handle.
@@ -28,6 +49,9 @@ pub(crate) type TypeCheck = Arc<
 pub(crate) enum Definition<T: 'static> {
     /// A host function, with its type check if it is typed.
     Func(HostFunc<T>, Option<TypeCheck>),
+    /// A concurrent host function, with its type check if it is typed.
+    #[cfg(feature = "component-model-async")]
+    ConcurrentFunc(ConcurrentHostFunc<T>, Option<TypeCheck>),
     /// An instance: more definitions by name.
     Instance(BTreeMap<String, Definition<T>>),
     /// A core module, given as is to a module import.
@@ -40,6 +64,8 @@ impl<T: 'static> Clone for Definition<T> {
     fn clone(&self) -> Self {
         match self {
             Definition::Func(f, c) => Definition::Func(f.clone(), c.clone()),
+            #[cfg(feature = "component-model-async")]
+            Definition::ConcurrentFunc(f, c) => Definition::ConcurrentFunc(f.clone(), c.clone()),
             Definition::Instance(m) => Definition::Instance(m.clone()),
             Definition::Module(m) => Definition::Module(m.clone()),
             Definition::Resource(t, d) => Definition::Resource(*t, d.clone()),
@@ -51,6 +77,8 @@ impl<T: 'static> Definition<T> {
     pub(crate) fn describe(&self) -> &'static str {
         match self {
             Definition::Func(..) => "a function",
+            #[cfg(feature = "component-model-async")]
+            Definition::ConcurrentFunc(..) => "a concurrent function",
             Definition::Instance(_) => "an instance",
             Definition::Module(_) => "a module",
             Definition::Resource(..) => "a resource type",
@@ -82,6 +110,8 @@ impl<T: 'static> Clone for Linker<T> {
 pub struct LinkerInstance<'a, T: 'static> {
     map: &'a mut BTreeMap<String, Definition<T>>,
     allow_shadowing: bool,
+    /// Whether the engine allows concurrent host functions.
+    pub(super) concurrency_support: bool,
 }
 
 impl<T: 'static> Linker<T> {
@@ -112,6 +142,7 @@ impl<T: 'static> Linker<T> {
         LinkerInstance {
             map: &mut self.root,
             allow_shadowing: self.allow_shadowing,
+            concurrency_support: self.engine.get_concurrency_support(),
         }
     }
 
@@ -174,7 +205,8 @@ impl<T: 'static> LinkerInstance<'_, T> {
         name: &str,
         func: impl Fn(StoreContextMut<'_, T>, &[Val], &mut [Val]) -> crate::Result<()> + Send + Sync + 'static,
     ) -> crate::Result<()> {
-        self.insert(name, Definition::Func(Arc::new(func), None))
+        let func: HostFunc<T> = Arc::new(move |store, _ty, args, results| func(store, args, results));
+        self.insert(name, Definition::Func(func, None))
     }
 
     /// Defines `name` as a host function of the component function type
@@ -200,7 +232,8 @@ impl<T: 'static> LinkerInstance<'_, T> {
                 crate::bail!("the function's type differs from the type of the import")
             }
         });
-        self.insert(name, Definition::Func(Arc::new(func), Some(check)))
+        let func: HostFunc<T> = Arc::new(move |store, _ty, args, results| func(store, args, results));
+        self.insert(name, Definition::Func(func, Some(check)))
     }
 
     /// Defines `name` as the resource type `ty` of the host (usually
@@ -226,19 +259,24 @@ impl<T: 'static> LinkerInstance<'_, T> {
         LinkerInstance {
             map: &mut *self.map,
             allow_shadowing: self.allow_shadowing,
+            concurrency_support: self.concurrency_support,
         }
         .into_instance(name)
     }
 
     /// [`LinkerInstance::instance`], consuming this one.
     pub fn into_instance(self, name: &str) -> crate::Result<Self> {
-        let allow_shadowing = self.allow_shadowing;
+        let (allow_shadowing, concurrency_support) = (self.allow_shadowing, self.concurrency_support);
         let def = self
             .map
             .entry(name.to_string())
             .or_insert_with(|| Definition::Instance(BTreeMap::new()));
         match def {
-            Definition::Instance(map) => Ok(LinkerInstance { map, allow_shadowing }),
+            Definition::Instance(map) => Ok(LinkerInstance {
+                map,
+                allow_shadowing,
+                concurrency_support,
+            }),
             other => crate::bail!(
                 "`{name}` is already defined as {}, not as an instance",
                 other.describe()

@@ -39,10 +39,18 @@ fn define_trap<T: 'static>(
     depth: usize,
 ) {
     match ty {
-        ItemType::Func(_) if !map.contains_key(name) => {
+        ItemType::Func(f) if !map.contains_key(name) => {
             let path = path.to_string();
+            #[cfg(feature = "component-model-async")]
+            if types.func(f).is_some_and(|t| t.is_async) {
+                let func: super::linker::ConcurrentHostFunc<T> =
+                    Arc::new(move |_, _, _, _| crate::bail!("unknown import: `{path}` has not been defined"));
+                map.insert(name.to_string(), Definition::ConcurrentFunc(func, None));
+                return;
+            }
+            let _ = f;
             let func: HostFunc<T> =
-                Arc::new(move |_, _, _| crate::bail!("unknown import: `{path}` has not been defined"));
+                Arc::new(move |_, _, _, _| crate::bail!("unknown import: `{path}` has not been defined"));
             map.insert(name.to_string(), Definition::Func(func, None));
         }
         ItemType::Instance(index) if depth < MAX_DEPTH => {

@@ -73,6 +73,8 @@ mod handles;
 mod instance;
 mod instance_pre;
 mod linker;
+#[cfg(feature = "component-model-async")]
+mod linker_concurrent;
 mod linker_wast;
 mod load_store;
 mod resource_table;
@@ -87,6 +89,11 @@ mod val;
 pub use async_values::{ErrorContextAny, FutureAny, StreamAny};
 pub use call::Func;
 pub use component::Component;
+#[cfg(feature = "component-model-async")]
+pub use concurrent::{
+    Access, Accessor, AccessorTask, AsAccessor, FuncCallConcurrent, GuestTaskId, HasData, HasSelf, JoinHandle,
+    TypedFuncCallConcurrent,
+};
 pub use instance::{ComponentExportIndex, Instance, InstanceExportLookup};
 pub use instance_pre::InstancePre;
 pub use linker::{Linker, LinkerInstance};

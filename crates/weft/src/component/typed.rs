@@ -431,7 +431,7 @@ impl Lower for ResourceAny {
 
 /// The `n` values of a [`Val::Tuple`] (or of a list of parameters or
 /// results).
-fn tuple_vals(val: Val, n: usize) -> Result<Vec<Val>> {
+pub(crate) fn tuple_vals(val: Val, n: usize) -> Result<Vec<Val>> {
     match val {
         Val::Tuple(vs) if vs.len() == n => Ok(vs),
         Val::Tuple(vs) => Err(anyhow!("type mismatch: expected {n} values, found {}", vs.len())),

@@ -437,6 +437,9 @@ fn subtask_cancel<T: 'static>(
             }
             CancelAction::Pending | CancelAction::Resolved => {}
         }
+    } else {
+        // A call of a concurrent host function: its future is dropped.
+        super::host::cancel_call(store, subtask)?;
     }
     let tasks = &mut store.0.opaque_mut().components.tasks;
     if !tasks.subtask_state(subtask).map_err(trap)?.status.resolved() {

@@ -33,6 +33,8 @@ pub(crate) struct TaskData {
     result: Option<Vec<Val>>,
     /// The resource scope of its call (its borrows), once started.
     scope: Option<usize>,
+    /// The host's call future waiting for the result (`call_concurrent`).
+    pub(crate) waker: Option<std::task::Waker>,
 }
 
 /// The caller of a task.
@@ -86,7 +88,7 @@ fn take_result<T>(store: &mut StoreContextMut<'_, T>, task: EntryId) -> Option<V
 
 /// Forgets the facade's data of tasks the table freed (before their ids
 /// are given out again: `new_task` calls this first).
-fn collect<T>(store: &mut StoreContextMut<'_, T>) {
+pub(crate) fn collect<T>(store: &mut StoreContextMut<'_, T>) {
     let components = &mut store.0.opaque_mut().components;
     for task in components.tasks.take_freed_tasks() {
         components.sched.task_data.remove(&task);
@@ -135,6 +137,7 @@ fn new_task<T>(
         caller,
         result: None,
         scope: None,
+        waker: None,
     };
     components.sched.task_data.insert(task, data);
     Ok((task, thread))
@@ -194,6 +197,38 @@ pub(crate) fn call_async_typed<T: 'static>(
         *r = v;
     }
     Ok(())
+}
+
+/// Starts a call from the host into the `async`-typed lifted function
+/// `index` for `call_concurrent`: its task runs until it blocks; the caller
+/// gets it with one reference and polls [`poll_host_call`].
+pub(crate) fn start_host_call<T: 'static>(
+    store: &mut StoreContextMut<'_, T>,
+    index: u32,
+    args: &[Val],
+) -> crate::Result<EntryId> {
+    start_task(store, index, Caller::Host(Some(args.to_vec())), None)
+}
+
+/// Whether the host's call `task` resolved: its results (`None` when it
+/// was cancelled). Pending, with `waker` woken at its resolution,
+/// otherwise.
+pub(crate) fn poll_host_call<T>(
+    store: &mut StoreContextMut<'_, T>,
+    task: EntryId,
+    waker: &std::task::Waker,
+) -> std::task::Poll<crate::Result<Option<Vec<Val>>>> {
+    let components = &mut store.0.opaque_mut().components;
+    match components.tasks.task(task) {
+        Ok(t) if t.resolved() => std::task::Poll::Ready(Ok(take_result(store, task))),
+        Ok(_) => {
+            if let Some(d) = components.sched.task_data.get_mut(&task) {
+                d.waker = Some(waker.clone());
+            }
+            std::task::Poll::Pending
+        }
+        Err(e) => std::task::Poll::Ready(Err(trap(e))),
+    }
 }
 
 /// Makes the task and implicit thread of a call into the lifted function
@@ -480,6 +515,9 @@ pub(crate) fn resolve<T: 'static>(
     .map_err(trap)?;
     if let Some(d) = store.0.opaque_mut().components.sched.task_data.get_mut(&task) {
         d.result = result;
+        if let Some(w) = d.waker.take() {
+            w.wake();
+        }
     }
     Ok(())
 }

@@ -23,20 +23,32 @@ use crate::StoreContextMut;
 use weft_environ::component::Builtin;
 
 #[cfg(feature = "component-model-async")]
+mod accessor;
+#[cfg(feature = "component-model-async")]
 mod builtins;
+#[cfg(feature = "component-model-async")]
+mod call_concurrent;
 #[cfg(feature = "component-model-async")]
 mod calls;
 #[cfg(feature = "component-model-async")]
 mod copy;
+#[cfg(feature = "component-model-async")]
+mod host;
 #[cfg(feature = "component-model-async")]
 mod sched;
 #[cfg(feature = "component-model-async")]
 mod values;
 
 #[cfg(feature = "component-model-async")]
+pub use accessor::{Access, Accessor, AccessorTask, AsAccessor, HasData, HasSelf, JoinHandle};
+#[cfg(feature = "component-model-async")]
 pub(in crate::component) use builtins::builtin;
 #[cfg(feature = "component-model-async")]
+pub use call_concurrent::{FuncCallConcurrent, GuestTaskId, TypedFuncCallConcurrent};
+#[cfg(feature = "component-model-async")]
 pub(crate) use calls::{call_async_typed, call_lowered, enter_task, exit_innermost_task, exit_task, is_async_typed};
+#[cfg(feature = "component-model-async")]
+pub(crate) use host::{call_host, start_detached, HostFuture};
 #[cfg(feature = "component-model-async")]
 pub(crate) use sched::{cancel_all, current_stack, Sched};
 #[cfg(feature = "component-model-async")]
@@ -84,7 +96,37 @@ impl<T: 'static> crate::Store<T> {
     /// set, stream, future and error context with its reference count, and
     /// what each waiting thread waits for. (Weft's own; Wasmtime has none.)
     pub fn debug_concurrent_state(&self) -> String {
-        self.inner().opaque.components.tasks.describe()
+        let components = &self.inner().opaque.components;
+        let mut out = components.tasks.describe();
+        out.push_str(&components.sched.host.describe());
+        out
+    }
+
+    /// How many entries the store's concurrent state holds: tasks,
+    /// threads, subtasks, waitable sets, streams, futures, error contexts
+    /// and host tasks (as Wasmtime's `concurrent_state_table_size`).
+    #[doc(hidden)]
+    pub fn concurrent_state_table_size(&mut self) -> usize {
+        let components = &self.inner().opaque.components;
+        components.tasks.live_entries() + components.tasks.live_threads() + components.sched.host.len()
+    }
+
+    /// Panics unless the store's concurrent state is empty: no task,
+    /// thread, waitable, waitable set, host task or suspended fiber is
+    /// left (as Wasmtime's `assert_concurrent_state_empty`, for tests).
+    /// [`Store::check_concurrent_state`] is the non-panicking check of the
+    /// reference counts.
+    #[doc(hidden)]
+    pub fn assert_concurrent_state_empty(&mut self) {
+        let mut inner = crate::AsContextMut::as_context_mut(self);
+        host::release_dropped(&mut inner);
+        let size = self.concurrent_state_table_size();
+        let fibers = self.inner().opaque.components.sched.fiber_count();
+        assert!(
+            size == 0 && fibers == 0,
+            "the concurrent state is not empty ({size} entries, {fibers} fibers):\n{}",
+            self.debug_concurrent_state()
+        );
     }
 
     /// Checks that the task table holds nothing but what its live handles,

@@ -49,12 +49,19 @@ pub(crate) struct Sched {
     failure: Option<crate::Error>,
     /// The options of the copy built-ins, by the index their buffers carry.
     pub(crate) copy_cx: Vec<super::copy::CopyCx>,
+    /// The host tasks and the ready queue of the event loop.
+    pub(crate) host: super::host::HostTasks,
 }
 
 impl Sched {
     /// The current thread, if any.
     pub(crate) fn current(&self) -> Option<Running> {
         self.running.last().copied()
+    }
+
+    /// How many threads have a fiber.
+    pub(crate) fn fiber_count(&self) -> usize {
+        self.fibers.len()
     }
 
     /// Whether `thread` runs on a fiber.
@@ -323,9 +330,23 @@ pub(crate) fn block<T: 'static>(store: &mut StoreContextMut<'_, T>) -> crate::Re
                     break Err(e);
                 }
             }
+            // A host task may end the wait.
+            None if store.0.opaque().components.sched.host.len() > 0 => {
+                let woken = super::host::poll_woken(store);
+                if let Err(e) = woken.and_then(|polled| if polled { Ok(()) } else { super::host::sleep(store) }) {
+                    break Err(e);
+                }
+            }
             // Threads are ready but none may run on this stack: nothing
             // can make progress.
-            None if tasks.next_ready(|t, _| t != cur.thread).is_some() => {
+            None if store
+                .0
+                .opaque()
+                .components
+                .tasks
+                .next_ready(|t, _| t != cur.thread)
+                .is_some() =>
+            {
                 break Err(trap("deadlock detected: event loop cannot make further progress"))
             }
             None => break Err(trap("cannot block a synchronous task before returning")),
@@ -360,9 +381,26 @@ pub(crate) fn switch_to<T>(store: &mut StoreContextMut<'_, T>, thread: ThreadId)
     store.0.opaque_mut().components.sched.switch_to = Some(thread);
 }
 
-/// Runs waiting threads that are ready, for the host, until `done` holds;
-/// traps with "deadlock detected" (naming every wait) when no thread can
-/// run before that.
+/// The next ready thread the host's event loop may run: one on a fiber
+/// whose instance may be entered (threads of instances that trapped, or
+/// that are entered further up the stack, are not run).
+pub(crate) fn next_runnable<T>(store: &StoreContextMut<'_, T>) -> Option<ThreadId> {
+    let components = &store.0.opaque().components;
+    let sched = &components.sched;
+    let enterable = |s: &weft_tasks::ThreadState| {
+        sched
+            .task_data
+            .get(&s.task)
+            .and_then(|d| components.funcs.get(d.func as usize))
+            .is_some_and(|f| components.flags(f.options.flags).is_ok_and(|fl| fl.may_enter))
+    };
+    components.tasks.next_ready(|t, s| sched.has_fiber(t) && enterable(s))
+}
+
+/// Runs the store's event loop for the host until `done` holds: ready
+/// threads run, woken host tasks are polled, and the caller sleeps while
+/// only host tasks can end the wait. Traps with "deadlock detected"
+/// (naming every wait) when nothing can happen before `done`.
 pub(crate) fn run_until<T: 'static>(
     store: &mut StoreContextMut<'_, T>,
     mut done: impl FnMut(&StoreContextMut<'_, T>) -> bool,
@@ -371,28 +409,18 @@ pub(crate) fn run_until<T: 'static>(
         if done(store) {
             return Ok(());
         }
-        let components = &store.0.opaque().components;
-        let sched = &components.sched;
-        // Threads of instances that trapped (or are entered further up the
-        // stack) are not run.
-        let enterable = |s: &weft_tasks::ThreadState| {
-            sched
-                .task_data
-                .get(&s.task)
-                .and_then(|d| components.funcs.get(d.func as usize))
-                .is_some_and(|f| components.flags(f.options.flags).is_ok_and(|fl| fl.may_enter))
-        };
-        let next = components.tasks.next_ready(|t, s| sched.has_fiber(t) && enterable(s));
-        match next {
-            Some(t) => resume(store, t, false)?,
-            None => {
-                let waits = store.0.opaque().components.tasks.describe_waits();
-                return Err(trap(format_args!(
-                    "deadlock detected: event loop cannot make further progress\n{}",
-                    waits.trim_end()
-                )));
-            }
+        if super::host::step(store)? {
+            continue;
         }
+        if store.0.opaque().components.sched.host.len() > 0 {
+            super::host::sleep(store)?;
+            continue;
+        }
+        let waits = store.0.opaque().components.tasks.describe_waits();
+        return Err(trap(format_args!(
+            "deadlock detected: event loop cannot make further progress\n{}",
+            waits.trim_end()
+        )));
     }
 }
 

@@ -1,0 +1,278 @@
+//! Calls from the host that run concurrently with the store's other tasks:
+//! `call_concurrent`, `start_call_concurrent` and
+//! `finish_call_concurrent` (as in Wasmtime). The host's hold on the
+//! callee's task is a reference in the task table; a call future or
+//! `*CallConcurrent` value dropped at any point gives it back through the
+//! store's queue of dropped holds, which the store empties the next time
+//! it runs, so no drop needs the store and none leaks.
+
+use super::accessor::AsAccessor;
+use super::{calls, host};
+use crate::component::call::lifted_func;
+use crate::component::typed::tuple_vals;
+use crate::component::{trap, ComponentNamedList, Func, Lift, Lower, TypedFunc, Val};
+use crate::{AsContextMut, StoreContextMut};
+use std::marker::PhantomData;
+use std::sync::{Arc, Mutex};
+use std::task::Poll;
+use weft_tasks::EntryId;
+
+/// The id of a guest task started by the host (as Wasmtime's
+/// `GuestTaskId`).
+#[derive(Debug, Copy, Clone, Ord, PartialOrd, Eq, PartialEq, Hash)]
+pub struct GuestTaskId(u32);
+
+/// The host's reference to a task it called; given back when dropped.
+struct TaskHold {
+    task: Option<EntryId>,
+    dropped: Arc<Mutex<Vec<EntryId>>>,
+}
+
+impl Drop for TaskHold {
+    fn drop(&mut self) {
+        if let Some(task) = self.task.take() {
+            self.dropped
+                .lock()
+                .unwrap_or_else(|poisoned| poisoned.into_inner())
+                .push(task);
+        }
+    }
+}
+
+/// A call started by the host and not finished yet.
+struct PendingCall {
+    func: Func,
+    /// The callee's task (for a function of an `async` type).
+    hold: TaskHold,
+    /// The results of a call that finished when it started (a function of
+    /// a synchronous type runs to its end at once).
+    done: Option<Vec<Val>>,
+    id: GuestTaskId,
+}
+
+impl PendingCall {
+    fn start<T: Send + 'static>(
+        func: Func,
+        store: &mut StoreContextMut<'_, T>,
+        params: &[Val],
+        results: usize,
+    ) -> crate::Result<PendingCall> {
+        store.0.opaque().check(func.store, "component function")?;
+        host::check_concurrency_support(store)?;
+        host::release_dropped(store);
+        let dropped = store.0.opaque().components.sched.host.dropped.clone();
+        if !calls::is_async_typed(store, func.index) {
+            let mut out = vec![Val::Bool(false); results];
+            func.call(&mut *store, params, &mut out)?;
+            return Ok(PendingCall {
+                func,
+                hold: TaskHold { task: None, dropped },
+                done: Some(out),
+                id: GuestTaskId(0),
+            });
+        }
+        let f = lifted_func(store, func.index)?;
+        let expected = f.types.func(f.ty).map_or(0, |t| usize::from(t.result.is_some()));
+        if results != expected {
+            crate::bail!("expected {expected} results, got {results}");
+        }
+        if !store.0.opaque().components.flags(f.options.flags)?.may_enter {
+            return Err(trap("cannot enter component instance"));
+        }
+        let task = calls::start_host_call(store, func.index, params)?;
+        Ok(PendingCall {
+            func,
+            hold: TaskHold {
+                task: Some(task),
+                dropped,
+            },
+            done: None,
+            id: GuestTaskId(task.index()),
+        })
+    }
+
+    /// Waits, through `accessor`, for the call's results.
+    async fn finish<A: AsAccessor>(mut self, accessor: A) -> crate::Result<Vec<Val>> {
+        if let Some(done) = self.done.take() {
+            return Ok(done);
+        }
+        let accessor = accessor.as_accessor();
+        let func = self.func;
+        std::future::poll_fn(|cx| {
+            let Some(task) = self.hold.task else {
+                return Poll::Ready(Err(crate::format_err!("the call's results were taken already")));
+            };
+            let polled = accessor.try_with(|mut access| {
+                let mut store = access.as_context_mut();
+                store.0.opaque().check(func.store, "component function")?;
+                Ok::<_, crate::Error>(match calls::poll_host_call(&mut store, task, cx.waker()) {
+                    Poll::Pending => Poll::Pending,
+                    Poll::Ready(r) => {
+                        let released = store.0.opaque_mut().components.tasks.release(task).map_err(trap);
+                        calls::collect(&mut store);
+                        Poll::Ready(released.and(r))
+                    }
+                })
+            });
+            match polled.and_then(|r| r) {
+                Ok(Poll::Pending) => Poll::Pending,
+                Ok(Poll::Ready(r)) => {
+                    self.hold.task = None;
+                    Poll::Ready(r.and_then(|vals| vals.ok_or_else(|| trap("the call was cancelled"))))
+                }
+                Err(e) => Poll::Ready(Err(e)),
+            }
+        })
+        .await
+    }
+}
+
+/// A call started by [`Func::start_call_concurrent`], to finish with
+/// [`Func::finish_call_concurrent`]. Dropping it lets the task go on
+/// without anyone waiting for its results.
+pub struct FuncCallConcurrent<'a, T> {
+    call: PendingCall,
+    results: &'a mut [Val],
+    _marker: PhantomData<fn() -> T>,
+}
+
+impl<T> FuncCallConcurrent<'_, T> {
+    /// The callee's task.
+    pub fn task(&self) -> GuestTaskId {
+        self.call.id
+    }
+}
+
+/// A call started by [`TypedFunc::start_call_concurrent`], to finish with
+/// [`TypedFunc::finish_call_concurrent`].
+pub struct TypedFuncCallConcurrent<T, Params, Return> {
+    call: PendingCall,
+    _marker: PhantomData<fn(T, Params) -> Return>,
+}
+
+impl<T, P, R> TypedFuncCallConcurrent<T, P, R> {
+    /// The callee's task.
+    pub fn task(&self) -> GuestTaskId {
+        self.call.id
+    }
+}
+
+impl Func {
+    /// Calls the function concurrently with the store's other tasks: the
+    /// future is ready when the callee's task returned (as Wasmtime's
+    /// `call_concurrent`). Polled inside the store's event loop
+    /// ([`StoreContextMut::run_concurrent`]); dropping it leaves the task
+    /// running without a waiter.
+    pub async fn call_concurrent<A>(self, accessor: A, params: &[Val], results: &mut [Val]) -> crate::Result<()>
+    where
+        A: AsAccessor,
+        A::Data: Send,
+    {
+        let call = accessor
+            .as_accessor()
+            .try_with(|mut access| self.start_call_concurrent(access.as_context_mut(), params, results))??;
+        self.finish_call_concurrent(accessor, call).await
+    }
+
+    /// Starts a concurrent call: the callee's task runs until it returns
+    /// or blocks. Finish it with [`Func::finish_call_concurrent`].
+    pub fn start_call_concurrent<'a, T: Send + 'static>(
+        self,
+        mut store: impl AsContextMut<Data = T>,
+        params: &'a [Val],
+        results: &'a mut [Val],
+    ) -> crate::Result<FuncCallConcurrent<'a, T>> {
+        let call = PendingCall::start(self, &mut store.as_context_mut(), params, results.len())?;
+        Ok(FuncCallConcurrent {
+            call,
+            results,
+            _marker: PhantomData,
+        })
+    }
+
+    /// Waits for the results of a call started by
+    /// [`Func::start_call_concurrent`] and writes them.
+    pub async fn finish_call_concurrent<T: Send + 'static, A>(
+        self,
+        accessor: A,
+        call: FuncCallConcurrent<'_, T>,
+    ) -> crate::Result<()>
+    where
+        A: AsAccessor<Data = T>,
+    {
+        if call.call.func != self {
+            crate::bail!("the call was started by another function");
+        }
+        let FuncCallConcurrent { call, results, .. } = call;
+        let vals = call.finish(accessor).await?;
+        if vals.len() != results.len() {
+            crate::bail!("expected {} results, got {}", vals.len(), results.len());
+        }
+        for (r, v) in results.iter_mut().zip(vals) {
+            *r = v;
+        }
+        Ok(())
+    }
+}
+
+impl<Params, Return> TypedFunc<Params, Return>
+where
+    Params: ComponentNamedList + Lower,
+    Return: ComponentNamedList + Lift,
+{
+    /// Calls the function concurrently with the store's other tasks (see
+    /// [`Func::call_concurrent`]).
+    pub async fn call_concurrent<A>(self, accessor: A, params: Params) -> crate::Result<Return>
+    where
+        A: AsAccessor,
+        A::Data: Send,
+        Params: 'static,
+        Return: 'static,
+    {
+        let call = accessor
+            .as_accessor()
+            .try_with(|mut access| self.start_call_concurrent(access.as_context_mut(), params))??;
+        self.finish_call_concurrent(accessor, call).await
+    }
+
+    /// Starts a concurrent call (see [`Func::start_call_concurrent`]).
+    pub fn start_call_concurrent<T>(
+        self,
+        mut store: impl AsContextMut<Data = T>,
+        params: Params,
+    ) -> crate::Result<TypedFuncCallConcurrent<T, Params, Return>>
+    where
+        T: Send + 'static,
+        Params: 'static,
+        Return: 'static,
+    {
+        let mut store = store.as_context_mut();
+        let args = tuple_vals(params.lower(&mut store)?, Params::LEN)?;
+        let call = PendingCall::start(*self.func(), &mut store, &args, Return::LEN)?;
+        Ok(TypedFuncCallConcurrent {
+            call,
+            _marker: PhantomData,
+        })
+    }
+
+    /// Waits for the results of a call started by
+    /// [`TypedFunc::start_call_concurrent`].
+    pub async fn finish_call_concurrent<T, A>(
+        self,
+        accessor: A,
+        call: TypedFuncCallConcurrent<T, Params, Return>,
+    ) -> crate::Result<Return>
+    where
+        T: Send + 'static,
+        A: AsAccessor<Data = T>,
+        Params: 'static,
+        Return: 'static,
+    {
+        if call.call.func != *self.func() {
+            crate::bail!("the call was started by another function");
+        }
+        let accessor_ref = accessor.as_accessor().clone();
+        let vals = call.call.finish(&accessor_ref).await?;
+        accessor_ref.try_with(|mut access| Return::lift(&mut access.as_context_mut(), Val::Tuple(vals)))?
+    }
+}

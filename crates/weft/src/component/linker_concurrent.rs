@@ -1,0 +1,206 @@
+//! Host functions that wait for futures: the `*_concurrent` ones run as
+//! host tasks beside the store's other tasks and reach the store through
+//! an [`Accessor`]; the `*_async` ones hold the store for the whole call
+//! and wait on the fiber of a `call_async` (as in Wasmtime 48).
+
+use super::concurrent::{Accessor, HostFuture};
+use super::func_wrap::typecheck_check;
+use super::linker::{ConcurrentHostFunc, Definition, HostFunc};
+use super::typed::{ComponentNamedList, Lift, Lower};
+use super::types::ComponentFunc;
+use super::{LinkerInstance, ResourceType, Val};
+use crate::{AsContextMut, StoreContextMut};
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+
+/// The results of a typed host function as a list of values.
+fn results_of<R: Lower>(store: &mut StoreContextMut<'_, impl Sized>, ret: R) -> crate::Result<Vec<Val>> {
+    match ret.lower(store)? {
+        Val::Tuple(vals) => Ok(vals),
+        _ => crate::bail!("the host function's results do not match its type"),
+    }
+}
+
+/// Writes `vals` to `results`, checking the count.
+fn write_results(results: &mut [Val], vals: Vec<Val>) -> crate::Result<()> {
+    if vals.len() != results.len() {
+        crate::bail!("the host function's results do not match its type");
+    }
+    for (r, v) in results.iter_mut().zip(vals) {
+        *r = v;
+    }
+    Ok(())
+}
+
+impl<T: 'static> LinkerInstance<'_, T> {
+    fn check_concurrent(&self) -> crate::Result<()> {
+        if !self.concurrency_support {
+            crate::bail!("concurrent host functions require `Config::concurrency_support`");
+        }
+        Ok(())
+    }
+
+    /// Defines `name` as a concurrent host function with typed parameters
+    /// and results (as Wasmtime's `func_wrap_concurrent`): each call is a
+    /// host task that runs beside the store's other tasks, reaching the
+    /// store through the [`Accessor`]. Satisfies `async func` imports (and
+    /// synchronous ones, whose callers then wait).
+    pub fn func_wrap_concurrent<Params, Return, F>(&mut self, name: &str, f: F) -> crate::Result<()>
+    where
+        F: Fn(&Accessor<T>, Params) -> Pin<Box<dyn Future<Output = crate::Result<Return>> + Send + '_>>
+            + Send
+            + Sync
+            + 'static,
+        Params: ComponentNamedList + Lift + 'static,
+        Return: ComponentNamedList + Lower + 'static,
+    {
+        self.check_concurrent()?;
+        let f = Arc::new(f);
+        let func: ConcurrentHostFunc<T> = Arc::new(move |store, _ty, args, _results| {
+            let params = Params::lift(store, Val::Tuple(args))?;
+            let accessor = Accessor::<T>::whole();
+            let call = f(accessor, params);
+            let future: HostFuture = Box::pin(async move {
+                let ret = call.await?;
+                accessor.try_with(|mut access| results_of(&mut access.as_context_mut(), ret))?
+            });
+            Ok(future)
+        });
+        let check = typecheck_check::<Params, Return>();
+        self.insert(name, Definition::ConcurrentFunc(func, Some(check)))
+    }
+
+    /// Defines `name` as a concurrent host function taking and returning
+    /// dynamic [`Val`]s (as Wasmtime's `func_new_concurrent`; see
+    /// [`LinkerInstance::func_wrap_concurrent`]).
+    pub fn func_new_concurrent<F>(&mut self, name: &str, f: F) -> crate::Result<()>
+    where
+        F: for<'a> Fn(
+                &'a Accessor<T>,
+                ComponentFunc,
+                &'a [Val],
+                &'a mut [Val],
+            ) -> Pin<Box<dyn Future<Output = crate::Result<()>> + Send + 'a>>
+            + Send
+            + Sync
+            + 'static,
+    {
+        self.check_concurrent()?;
+        let f = Arc::new(f);
+        let func: ConcurrentHostFunc<T> = Arc::new(move |_store, ty, args, results| {
+            let f = f.clone();
+            let future: HostFuture = Box::pin(async move {
+                let accessor = Accessor::<T>::new_self();
+                let mut out = vec![Val::Bool(false); results];
+                f(&accessor, ty, &args, &mut out).await?;
+                Ok(out)
+            });
+            Ok(future)
+        });
+        self.insert(name, Definition::ConcurrentFunc(func, None))
+    }
+
+    /// Defines `name` as a resource type of the host whose destructor is a
+    /// future (as Wasmtime's `resource_concurrent`): a dropped handle's
+    /// destructor runs as a host task beside the store's other tasks.
+    pub fn resource_concurrent<F>(&mut self, name: &str, ty: ResourceType, dtor: F) -> crate::Result<()>
+    where
+        T: Send,
+        F: Fn(&Accessor<T>, u32) -> Pin<Box<dyn Future<Output = crate::Result<()>> + Send + '_>>
+            + Send
+            + Sync
+            + 'static,
+    {
+        self.check_concurrent()?;
+        let dtor = Arc::new(dtor);
+        self.resource(name, ty, move |mut store, rep| {
+            let dtor = dtor.clone();
+            let future: HostFuture = Box::pin(async move {
+                let accessor = Accessor::<T>::new_self();
+                dtor(&accessor, rep).await.map(|()| Vec::new())
+            });
+            super::concurrent::start_detached(&mut store, future)
+        })
+    }
+
+    /// Defines `name` as a host function whose body is a future holding
+    /// the store (as Wasmtime's `func_wrap_async`): the call waits for it
+    /// on the fiber of the `call_async` that runs the guest, and fails
+    /// under a synchronous `call`. It cannot satisfy an `async func` import
+    /// (use [`LinkerInstance::func_wrap_concurrent`]).
+    pub fn func_wrap_async<Params, Return, F>(&mut self, name: &str, f: F) -> crate::Result<()>
+    where
+        F: Fn(StoreContextMut<'_, T>, Params) -> Box<dyn Future<Output = crate::Result<Return>> + Send + '_>
+            + Send
+            + Sync
+            + 'static,
+        Params: ComponentNamedList + Lift + 'static,
+        Return: ComponentNamedList + Lower + 'static,
+    {
+        let host: HostFunc<T> = Arc::new(
+            move |mut store: StoreContextMut<'_, T>, _ty: &ComponentFunc, args: &[Val], results: &mut [Val]| {
+                let params = Params::lift(&mut store, Val::Tuple(args.to_vec()))?;
+                let (cx, entry) = async_parts(&store)?;
+                let ret = {
+                    let mut future = Box::into_pin(f(store.as_context_mut(), params));
+                    crate::async_support::block_on(&cx, entry, future.as_mut())??
+                };
+                write_results(results, results_of(&mut store, ret)?)
+            },
+        );
+        let check = typecheck_check::<Params, Return>();
+        self.insert(name, Definition::Func(host, Some(check)))
+    }
+
+    /// Defines `name` as a host function taking and returning dynamic
+    /// [`Val`]s whose body is a future holding the store (as Wasmtime's
+    /// `func_new_async`; see [`LinkerInstance::func_wrap_async`]).
+    pub fn func_new_async<F>(&mut self, name: &str, f: F) -> crate::Result<()>
+    where
+        F: for<'a> Fn(
+                StoreContextMut<'a, T>,
+                ComponentFunc,
+                &'a [Val],
+                &'a mut [Val],
+            ) -> Box<dyn Future<Output = crate::Result<()>> + Send + 'a>
+            + Send
+            + Sync
+            + 'static,
+    {
+        let host: HostFunc<T> = Arc::new(
+            move |store: StoreContextMut<'_, T>, ty: &ComponentFunc, args: &[Val], results: &mut [Val]| {
+                let (cx, entry) = async_parts(&store)?;
+                let mut future = Box::into_pin(f(store, ty.clone(), args, results));
+                crate::async_support::block_on(&cx, entry, future.as_mut())?
+            },
+        );
+        self.insert(name, Definition::Func(host, None))
+    }
+
+    /// Defines `name` as a resource type of the host whose destructor is a
+    /// future holding the store (as Wasmtime's `resource_async`): it runs
+    /// on the fiber of the `call_async` that drops the handle.
+    pub fn resource_async<F>(&mut self, name: &str, ty: ResourceType, dtor: F) -> crate::Result<()>
+    where
+        T: Send,
+        F: Fn(StoreContextMut<'_, T>, u32) -> Box<dyn Future<Output = crate::Result<()>> + Send + '_>
+            + Send
+            + Sync
+            + 'static,
+    {
+        self.resource(name, ty, move |store, rep| {
+            let (cx, entry) = async_parts(&store)?;
+            let mut future = Box::into_pin(dtor(store, rep));
+            crate::async_support::block_on(&cx, entry, future.as_mut())?
+        })
+    }
+}
+
+/// The fiber context of the `call_async` running now, or an error.
+fn async_parts<T>(store: &StoreContextMut<'_, T>) -> crate::Result<(weft_fiber::AsyncCx, weft_runtime::CallState)> {
+    match store.0.opaque().async_state.as_ref() {
+        Some(state) => Ok(state.parts()),
+        None => crate::bail!("cannot call an async host function from a synchronous call: use `call_async`"),
+    }
+}

@@ -1,0 +1,376 @@
+//! The concurrent API: `run_concurrent`, `call_concurrent`,
+//! `start_call_concurrent`/`finish_call_concurrent`, concurrent host
+//! functions (host tasks), `spawn` and `JoinHandle::abort`, and the same
+//! host tasks under `call_async` and a synchronous `call`. Every test ends
+//! with the store's concurrent state empty.
+
+#![cfg(feature = "component-model-async")]
+
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::task::{Context, Poll, Waker};
+use weft::component::{Accessor, AccessorTask, Component, Instance, Linker, TypedFunc, Val};
+use weft::{Config, Engine, Store};
+
+/// Polls `future` to its end (a busy loop: every future here makes
+/// progress or wakes itself).
+fn block_on<F: Future>(future: F) -> F::Output {
+    let mut future = std::pin::pin!(future);
+    let mut cx = Context::from_waker(Waker::noop());
+    for _ in 0..1_000_000 {
+        if let Poll::Ready(v) = future.as_mut().poll(&mut cx) {
+            return v;
+        }
+    }
+    panic!("the future did not finish");
+}
+
+/// Pending once (waking itself), then ready.
+async fn yield_once() {
+    let mut yielded = false;
+    std::future::poll_fn(|cx| {
+        if yielded {
+            Poll::Ready(())
+        } else {
+            yielded = true;
+            cx.waker().wake_by_ref();
+            Poll::Pending
+        }
+    })
+    .await
+}
+
+/// Polls every future until all are done; their outputs in order.
+async fn join_all<T>(futures: Vec<Pin<Box<dyn Future<Output = T> + '_>>>) -> Vec<T> {
+    let mut futures: Vec<_> = futures.into_iter().map(Some).collect();
+    let mut out: Vec<Option<T>> = futures.iter().map(|_| None).collect();
+    std::future::poll_fn(|cx| {
+        let mut pending = false;
+        for (f, o) in futures.iter_mut().zip(out.iter_mut()) {
+            if let Some(fut) = f {
+                match fut.as_mut().poll(cx) {
+                    Poll::Ready(v) => {
+                        *o = Some(v);
+                        *f = None;
+                    }
+                    Poll::Pending => pending = true,
+                }
+            }
+        }
+        if pending {
+            Poll::Pending
+        } else {
+            Poll::Ready(())
+        }
+    })
+    .await;
+    out.into_iter().map(|o| o.expect("finished")).collect()
+}
+
+/// `run: async func(x: u32) -> u32` calls the host's `echo: async func(a:
+/// u32) -> u32` lowered `async`, waits for the subtask with the callback's
+/// WAIT when it does not return at once, and returns the echo plus one.
+/// `run-sync: func(x: u32) -> u32` calls `echo` lowered synchronously.
+const CALLER: &str = r#"(component
+    (import "echo" (func $echo async (param "a" u32) (result u32)))
+    (core module $libc (memory (export "mem") 1))
+    (core instance $libc (instantiate $libc))
+    (core func $echo_async (canon lower (func $echo) async (memory (core memory $libc "mem"))))
+    (core func $echo_sync (canon lower (func $echo)))
+    (core func $task_return (canon task.return (result u32)))
+    (core func $ws_new (canon waitable-set.new))
+    (core func $join (canon waitable.join))
+    (core func $subtask_drop (canon subtask.drop))
+    (core func $ws_drop (canon waitable-set.drop))
+    (core func $context_get (canon context.get i32 0))
+    (core func $context_set (canon context.set i32 0))
+    (core module $m
+        (import "" "mem" (memory 1))
+        (import "" "echo-async" (func $echo_async (param i32 i32) (result i32)))
+        (import "" "echo-sync" (func $echo_sync (param i32) (result i32)))
+        (import "" "task.return" (func $task_return (param i32)))
+        (import "" "ws.new" (func $ws_new (result i32)))
+        (import "" "ws.drop" (func $ws_drop (param i32)))
+        (import "" "join" (func $join (param i32 i32)))
+        (import "" "subtask.drop" (func $subtask_drop (param i32)))
+        (import "" "context.get" (func $context_get (result i32)))
+        (import "" "context.set" (func $context_set (param i32)))
+        ;; Each task keeps its echo's result at 16 + 8x and its waitable
+        ;; set at 20 + 8x; context slot 0 holds 16 + 8x.
+        (func (export "run") (param $x i32) (result i32)
+            (local $status i32) (local $ptr i32) (local $ws i32)
+            (local.set $ptr (i32.add (i32.const 16) (i32.shl (local.get $x) (i32.const 3))))
+            (call $context_set (local.get $ptr))
+            (local.set $status (call $echo_async (local.get $x) (local.get $ptr)))
+            (if (i32.eq (i32.and (local.get $status) (i32.const 0xf)) (i32.const 2))
+                (then
+                    (call $task_return (i32.add (i32.load (local.get $ptr)) (i32.const 1)))
+                    (return (i32.const 0))))
+            (local.set $ws (call $ws_new))
+            (i32.store offset=4 (local.get $ptr) (local.get $ws))
+            (call $join (i32.shr_u (local.get $status) (i32.const 4)) (local.get $ws))
+            (i32.or (i32.const 2) (i32.shl (local.get $ws) (i32.const 4))))
+        (func (export "cb") (param $event i32) (param $index i32) (param $payload i32) (result i32)
+            (local $ptr i32)
+            (local.set $ptr (call $context_get))
+            (if (i32.ne (local.get $event) (i32.const 1)) (then unreachable))
+            (if (i32.ne (local.get $payload) (i32.const 2)) (then unreachable))
+            (call $subtask_drop (local.get $index))
+            (call $ws_drop (i32.load offset=4 (local.get $ptr)))
+            (call $task_return (i32.add (i32.load (local.get $ptr)) (i32.const 1)))
+            (i32.const 0))
+        (func (export "run-sync") (param $x i32) (result i32)
+            (i32.add (call $echo_sync (local.get $x)) (i32.const 1))))
+    (core instance $i (instantiate $m (with "" (instance
+        (export "mem" (memory $libc "mem"))
+        (export "echo-async" (func $echo_async))
+        (export "echo-sync" (func $echo_sync))
+        (export "task.return" (func $task_return))
+        (export "ws.new" (func $ws_new))
+        (export "ws.drop" (func $ws_drop))
+        (export "join" (func $join))
+        (export "subtask.drop" (func $subtask_drop))
+        (export "context.get" (func $context_get))
+        (export "context.set" (func $context_set))))))
+    (func (export "run") async (param "x" u32) (result u32)
+        (canon lift (core func $i "run") async (callback (core func $i "cb"))))
+    (func (export "run-sync") (param "x" u32) (result u32)
+        (canon lift (core func $i "run-sync")))
+)"#;
+
+/// How many times the host's `echo` ran.
+#[derive(Default)]
+struct Host {
+    echoes: usize,
+}
+
+fn engine() -> Engine {
+    Engine::new(&Config::new()).unwrap()
+}
+
+/// A linker whose `echo` yields `yields` times before it returns its
+/// argument.
+fn linker(engine: &Engine, yields: usize) -> Linker<Host> {
+    let mut linker = Linker::new(engine);
+    linker
+        .root()
+        .func_wrap_concurrent("echo", move |accessor: &Accessor<Host>, (a,): (u32,)| {
+            Box::pin(async move {
+                for _ in 0..yields {
+                    yield_once().await;
+                }
+                accessor.with(|mut access| access.data_mut().echoes += 1);
+                Ok((a,))
+            })
+        })
+        .unwrap();
+    linker
+}
+
+fn setup(yields: usize) -> (Store<Host>, Instance) {
+    let engine = engine();
+    let component = Component::new(&engine, wat::parse_str(CALLER).unwrap()).unwrap();
+    let mut store = Store::new(&engine, Host::default());
+    let instance = linker(&engine, yields).instantiate(&mut store, &component).unwrap();
+    (store, instance)
+}
+
+#[test]
+fn call_concurrent_waits_for_a_concurrent_host_function() -> weft::Result<()> {
+    for yields in [0, 1, 3] {
+        let (mut store, instance) = setup(yields);
+        let run: TypedFunc<(u32,), (u32,)> = instance.get_typed_func(&mut store, "run")?;
+        let out = block_on(store.run_concurrent(async |accessor| run.call_concurrent(accessor, (41,)).await))??;
+        assert_eq!(out, (42,));
+        assert_eq!(store.data().echoes, 1);
+        store.assert_concurrent_state_empty();
+    }
+    Ok(())
+}
+
+#[test]
+fn many_calls_run_concurrently() -> weft::Result<()> {
+    let (mut store, instance) = setup(2);
+    let run = instance.get_func(&mut store, "run").expect("run");
+    let outs = block_on(store.run_concurrent(async |accessor| {
+        let calls: Vec<Pin<Box<dyn Future<Output = weft::Result<u32>>>>> = (0..20u32)
+            .map(|i| {
+                Box::pin(async move {
+                    let mut out = [Val::Bool(false)];
+                    run.call_concurrent(accessor, &[Val::U32(i)], &mut out).await?;
+                    match out[0] {
+                        Val::U32(v) => Ok(v),
+                        ref other => weft::bail!("unexpected result {other:?}"),
+                    }
+                }) as Pin<Box<dyn Future<Output = _>>>
+            })
+            .collect();
+        join_all(calls).await
+    }))?;
+    let outs: Vec<u32> = outs.into_iter().collect::<weft::Result<_>>()?;
+    assert_eq!(outs, (1..=20).collect::<Vec<_>>());
+    assert_eq!(store.data().echoes, 20);
+    store.assert_concurrent_state_empty();
+    Ok(())
+}
+
+#[test]
+fn start_and_finish_call_concurrent() -> weft::Result<()> {
+    let (mut store, instance) = setup(1);
+    let run: TypedFunc<(u32,), (u32,)> = instance.get_typed_func(&mut store, "run")?;
+    let call = run.start_call_concurrent(&mut store, (9,))?;
+    let _ = call.task();
+    let out = block_on(store.run_concurrent(async move |accessor| run.finish_call_concurrent(accessor, call).await))??;
+    assert_eq!(out, (10,));
+    store.assert_concurrent_state_empty();
+    Ok(())
+}
+
+#[test]
+fn a_dropped_start_call_concurrent_leaves_the_store_usable() -> weft::Result<()> {
+    let (mut store, instance) = setup(1);
+    let run: TypedFunc<(u32,), (u32,)> = instance.get_typed_func(&mut store, "run")?;
+    // Dropped outside any event loop, with its task waiting for the host.
+    drop(run.start_call_concurrent(&mut store, (1,))?);
+    // The next event loop ends the task and releases it.
+    let out = block_on(store.run_concurrent(async |accessor| run.call_concurrent(accessor, (2,)).await))??;
+    assert_eq!(out, (3,));
+    assert_eq!(store.data().echoes, 2);
+    store.assert_concurrent_state_empty();
+    Ok(())
+}
+
+#[test]
+fn a_dropped_call_concurrent_future_leaves_the_store_usable() -> weft::Result<()> {
+    for polls in [0usize, 1, 2] {
+        let (mut store, instance) = setup(3);
+        let run: TypedFunc<(u32,), (u32,)> = instance.get_typed_func(&mut store, "run")?;
+        block_on(store.run_concurrent(async |accessor| {
+            let mut call = Box::pin(run.call_concurrent(accessor, (5,)));
+            let mut cx = Context::from_waker(Waker::noop());
+            for _ in 0..polls {
+                assert!(call.as_mut().poll(&mut cx).is_pending());
+            }
+        }))?;
+        let out = block_on(store.run_concurrent(async |accessor| run.call_concurrent(accessor, (6,)).await))??;
+        assert_eq!(out, (7,));
+        // Let whatever the dropped call left behind finish.
+        block_on(store.run_concurrent(async |_| {
+            for _ in 0..10 {
+                yield_once().await;
+            }
+        }))?;
+        store.assert_concurrent_state_empty();
+    }
+    Ok(())
+}
+
+#[test]
+fn host_tasks_run_under_call_async_and_a_synchronous_call() -> weft::Result<()> {
+    for yields in [0, 2] {
+        let (mut store, instance) = setup(yields);
+        let run: TypedFunc<(u32,), (u32,)> = instance.get_typed_func(&mut store, "run")?;
+        assert_eq!(block_on(run.call_async(&mut store, (1,)))?, (2,));
+        assert_eq!(run.call(&mut store, (2,))?, (3,));
+        store.assert_concurrent_state_empty();
+    }
+    Ok(())
+}
+
+/// A synchronous task may not make a synchronous call of an `async`
+/// import (it could block), even one that would be ready at once: the
+/// call traps up front, as in Wasmtime.
+#[test]
+fn a_synchronous_lower_of_an_async_import_from_a_sync_task_traps() -> weft::Result<()> {
+    for yields in [0, 1] {
+        let (mut store, instance) = setup(yields);
+        let run_sync: TypedFunc<(u32,), (u32,)> = instance.get_typed_func(&mut store, "run-sync")?;
+        let err = run_sync.call(&mut store, (4,)).unwrap_err();
+        assert!(
+            format!("{err:#}").contains("cannot block a synchronous task before returning"),
+            "{err:#}"
+        );
+        assert_eq!(store.data().echoes, 0);
+        store.assert_concurrent_state_empty();
+    }
+    Ok(())
+}
+
+struct Count(Arc<AtomicUsize>, usize);
+
+impl AccessorTask<Host> for Count {
+    async fn run(self, accessor: &Accessor<Host>) -> weft::Result<()> {
+        for _ in 0..self.1 {
+            yield_once().await;
+            self.0.fetch_add(1, Ordering::SeqCst);
+        }
+        accessor.with(|mut access| access.data_mut().echoes += 100);
+        Ok(())
+    }
+}
+
+#[test]
+fn spawned_tasks_run_and_can_be_aborted() -> weft::Result<()> {
+    let (mut store, _instance) = setup(0);
+    let done = Arc::new(AtomicUsize::new(0));
+    let finished = store.spawn(Count(done.clone(), 3))?;
+    let aborted = store.spawn(Count(Arc::new(AtomicUsize::new(0)), 1_000_000))?;
+    block_on(store.run_concurrent(async |accessor| {
+        let again = accessor.spawn(Count(done.clone(), 2)).unwrap();
+        aborted.abort();
+        finished.await;
+        again.await;
+        aborted.await;
+    }))?;
+    assert_eq!(done.load(Ordering::SeqCst), 5);
+    assert_eq!(store.data().echoes, 200);
+    store.assert_concurrent_state_empty();
+    Ok(())
+}
+
+#[test]
+fn the_accessor_is_refused_outside_the_event_loop() {
+    let accessor_outside = std::sync::Mutex::new(None::<Accessor<Host>>);
+    let (mut store, _instance) = setup(0);
+    block_on(store.run_concurrent(async |accessor| {
+        *accessor_outside.lock().unwrap() = Some(accessor.clone());
+        // Nested `with`: refused.
+        accessor.with(|_| assert!(accessor.try_with(|_| ()).is_err()));
+    }))
+    .unwrap();
+    let accessor = accessor_outside.lock().unwrap().take().unwrap();
+    let err = accessor.try_with(|_| ()).unwrap_err();
+    assert!(format!("{err}").contains("not reachable"), "{err}");
+}
+
+#[test]
+fn concurrency_support_off_refuses_the_concurrent_api() {
+    let mut config = Config::new();
+    config.concurrency_support(false);
+    let engine = Engine::new(&config).unwrap();
+    assert!(!engine.get_concurrency_support());
+    let mut linker: Linker<Host> = Linker::new(&engine);
+    let err = linker
+        .root()
+        .func_wrap_concurrent("echo", |_: &Accessor<Host>, (a,): (u32,)| {
+            Box::pin(async move { Ok((a,)) })
+        })
+        .unwrap_err();
+    assert!(format!("{err}").contains("concurrency_support"), "{err}");
+    let mut store = Store::new(&engine, Host::default());
+    let err = block_on(store.run_concurrent(async |_| ())).unwrap_err();
+    assert!(format!("{err}").contains("concurrency support is not enabled"), "{err}");
+}
+
+#[test]
+fn sync_host_functions_cannot_satisfy_async_imports() {
+    let engine = engine();
+    let component = Component::new(&engine, wat::parse_str(CALLER).unwrap()).unwrap();
+    let mut linker: Linker<Host> = Linker::new(&engine);
+    linker.root().func_wrap("echo", |_, (a,): (u32,)| Ok((a,))).unwrap();
+    let mut store = Store::new(&engine, Host::default());
+    let err = linker.instantiate(&mut store, &component).unwrap_err();
+    assert!(format!("{err:#}").contains("`echo` as an `async` function"), "{err:#}");
+}
