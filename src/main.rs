@@ -501,6 +501,7 @@ fn run_wast_file(engine: &Engine, file: &Path) -> Result<()> {
     let store = Store::new(engine, ());
     let mut context = WastContext::new(store);
     context.register_spectest()?;
+    context.register_wasmtime_host()?;
     context.run_file(file)
 }
 

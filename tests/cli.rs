@@ -317,7 +317,7 @@ const COMPONENT_WAST: &str = r#"
 (assert_trap (invoke "trap") "unreachable")
 (assert_invalid (component (core func (canon lower (func 0)))) "index out of bounds")
 (component
-  (import "host" (func $f))
+  (import "undefined-fn" (func $f))
   (core func $g (canon lower (func $f)))
   (core module $m (import "" "f" (func)) (func (export "run") call 0))
   (core instance $i (instantiate $m (with "" (instance (export "f" (func $g))))))

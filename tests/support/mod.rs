@@ -63,6 +63,7 @@ impl Suite {
                 let store = Store::new(&engine, ());
                 let mut context = WastContext::new(store);
                 context.register_spectest()?;
+                context.register_wasmtime_host()?;
                 context.run_file(&script)
             })
             .map_err(|e| format!("failed to start the script thread: {e}"))

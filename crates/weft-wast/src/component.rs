@@ -70,6 +70,13 @@ impl<T: 'static> ComponentState<T> {
     }
 }
 
+impl<T: 'static> ComponentState<T> {
+    /// The component linker scripts instantiate with.
+    pub(crate) fn linker_mut(&mut self) -> &mut Linker<T> {
+        &mut self.linker
+    }
+}
+
 /// What [`WastContext::component_directive`] did with a directive.
 pub(crate) enum Handled<'a> {
     /// It was a component directive, with this outcome.

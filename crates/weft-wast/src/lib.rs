@@ -25,6 +25,7 @@
 #![deny(missing_docs)]
 
 mod component;
+mod host;
 
 use std::collections::HashMap;
 use std::fmt;

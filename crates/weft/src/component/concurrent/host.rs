@@ -66,6 +66,14 @@ impl HostTasks {
         self.tasks.len()
     }
 
+    /// The subtasks the pending host calls hold a reference to.
+    pub(crate) fn held_subtasks(&self) -> impl Iterator<Item = EntryId> + '_ {
+        self.tasks.values().filter_map(|t| match &t.kind {
+            HostKind::Call(c) => Some(c.subtask),
+            HostKind::Spawned(_) => None,
+        })
+    }
+
     /// Lines naming the pending host tasks, for the deadlock report and
     /// the state dump.
     pub(crate) fn describe(&self) -> String {

@@ -142,6 +142,7 @@ impl<T: 'static> crate::Store<T> {
             .iter()
             .filter(|r| !components.sched.has_fiber(r.thread))
             .map(|r| r.task)
+            .chain(components.sched.host.held_subtasks())
             .collect();
         components.tasks.check_references(&held).map_err(|problems| {
             crate::format_err!(
