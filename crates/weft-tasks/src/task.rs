@@ -573,11 +573,20 @@ impl Tasks {
     }
 
     /// The first waiting thread that is ready, for which `filter` holds.
-    pub fn next_ready(&self, mut filter: impl FnMut(ThreadId, &ThreadState) -> bool) -> Option<ThreadId> {
+    pub fn next_ready(&self, filter: impl FnMut(ThreadId, &ThreadState) -> bool) -> Option<ThreadId> {
+        self.ready_threads(filter).next()
+    }
+
+    /// Every waiting thread that is ready and for which `filter` holds, in
+    /// the order they started to wait.
+    pub fn ready_threads<'a>(
+        &'a self,
+        mut filter: impl FnMut(ThreadId, &ThreadState) -> bool + 'a,
+    ) -> impl Iterator<Item = ThreadId> + 'a {
         self.waiting
             .iter()
             .copied()
-            .find(|t| self.is_ready(*t) && self.thread(*t).is_ok_and(|s| filter(*t, s)))
+            .filter(move |t| self.is_ready(*t) && self.thread(*t).is_ok_and(|s| filter(*t, s)))
     }
 
     /// The waiting threads, in the order they started to wait.

@@ -31,6 +31,9 @@ pub struct Config {
     /// Whether the component model's concurrent API may be used
     /// (`Config::concurrency_support`).
     pub(crate) concurrency_support: bool,
+    /// The seed of replayable scheduling
+    /// (`Config::concurrency_schedule_seed`).
+    pub(crate) concurrency_schedule_seed: Option<u64>,
 }
 
 impl Default for Config {
@@ -47,6 +50,7 @@ impl Default for Config {
             async_stack_size: 2 << 20,
             component_features: default_component_features(),
             concurrency_support: cfg!(feature = "component-model-async"),
+            concurrency_schedule_seed: None,
         }
     }
 }
@@ -190,6 +194,19 @@ impl Config {
     /// 48); without that feature it stays off.
     pub fn concurrency_support(&mut self, enable: bool) -> &mut Self {
         self.concurrency_support = enable && cfg!(feature = "component-model-async");
+        self
+    }
+
+    /// Makes the order in which a store's event loop runs ready guest
+    /// threads and woken host tasks a function of `seed` and the inputs
+    /// alone: among the work that is ready, a pseudo-random pick seeded
+    /// with `seed` chooses what runs next. Two runs with the same seed and
+    /// the same calls interleave the same way, so a failing interleaving
+    /// replays exactly, and different seeds explore different (valid)
+    /// interleavings. Without it the loop takes the oldest ready work
+    /// first, which is faster. (Weft's own; Wasmtime has no counterpart.)
+    pub fn concurrency_schedule_seed(&mut self, seed: u64) -> &mut Self {
+        self.concurrency_schedule_seed = Some(seed);
         self
     }
 

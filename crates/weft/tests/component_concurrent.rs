@@ -144,10 +144,51 @@ const CALLER: &str = r#"(component
 #[derive(Default)]
 struct Host {
     echoes: usize,
+    /// The arguments of the echoes, in the order they finished.
+    order: Vec<u32>,
 }
 
 fn engine() -> Engine {
     Engine::new(&Config::new()).unwrap()
+}
+
+/// Runs 20 concurrent calls whose echoes yield 0 to 3 times, under the
+/// schedule `seed`: the order in which the echoes finished.
+fn echo_order(seed: Option<u64>) -> Vec<u32> {
+    let mut config = Config::new();
+    if let Some(seed) = seed {
+        config.concurrency_schedule_seed(seed);
+    }
+    let engine = Engine::new(&config).unwrap();
+    let component = Component::new(&engine, wat::parse_str(CALLER).unwrap()).unwrap();
+    let mut store = Store::new(&engine, Host::default());
+    let mut linker = Linker::new(&engine);
+    linker
+        .root()
+        .func_wrap_concurrent("echo", move |accessor: &Accessor<Host>, (a,): (u32,)| {
+            Box::pin(async move {
+                for _ in 0..a % 4 {
+                    yield_once().await;
+                }
+                accessor.with(|mut access| access.data_mut().order.push(a));
+                Ok((a,))
+            })
+        })
+        .unwrap();
+    let instance = linker.instantiate(&mut store, &component).unwrap();
+    let run: TypedFunc<(u32,), (u32,)> = instance.get_typed_func(&mut store, "run").unwrap();
+    let outs = block_on(store.run_concurrent(async |accessor| {
+        let calls: Vec<Pin<Box<dyn Future<Output = weft::Result<(u32,)>>>>> = (0..20u32)
+            .map(|i| Box::pin(run.call_concurrent(accessor, (i,))) as Pin<Box<dyn Future<Output = _>>>)
+            .collect();
+        join_all(calls).await
+    }))
+    .unwrap();
+    for (i, out) in outs.into_iter().enumerate() {
+        assert_eq!(out.unwrap(), (i as u32 + 1,));
+    }
+    store.assert_concurrent_state_empty();
+    std::mem::take(&mut store.data_mut().order)
 }
 
 /// A linker whose `echo` yields `yields` times before it returns its
@@ -161,7 +202,10 @@ fn linker(engine: &Engine, yields: usize) -> Linker<Host> {
                 for _ in 0..yields {
                     yield_once().await;
                 }
-                accessor.with(|mut access| access.data_mut().echoes += 1);
+                accessor.with(|mut access| {
+                    access.data_mut().echoes += 1;
+                    access.data_mut().order.push(a);
+                });
                 Ok((a,))
             })
         })
@@ -373,4 +417,19 @@ fn sync_host_functions_cannot_satisfy_async_imports() {
     let mut store = Store::new(&engine, Host::default());
     let err = linker.instantiate(&mut store, &component).unwrap_err();
     assert!(format!("{err:#}").contains("`echo` as an `async` function"), "{err:#}");
+}
+
+#[test]
+fn a_schedule_seed_replays_the_same_interleaving() {
+    let default = echo_order(None);
+    assert_eq!(default, echo_order(None));
+    let orders: Vec<Vec<u32>> = (1..=6).map(|seed| echo_order(Some(seed))).collect();
+    for (seed, order) in (1..=6).zip(&orders) {
+        assert_eq!(order, &echo_order(Some(seed)), "seed {seed} did not replay");
+        let mut sorted = order.clone();
+        sorted.sort_unstable();
+        assert_eq!(sorted, (0..20).collect::<Vec<_>>());
+    }
+    // Different seeds explore different interleavings.
+    assert!(orders.iter().any(|o| o != &orders[0]), "{orders:?}");
 }

@@ -490,12 +490,45 @@ pub(crate) fn release_dropped<T>(store: &mut StoreContextMut<'_, T>) {
 /// happened.
 pub(crate) fn step<T: 'static>(store: &mut StoreContextMut<'_, T>) -> crate::Result<bool> {
     release_dropped(store);
+    if sched::schedule(store).is_some() {
+        return step_seeded(store);
+    }
     let mut progress = false;
     while let Some(t) = sched::next_runnable(store) {
         sched::resume(store, t, false)?;
         progress = true;
     }
     Ok(poll_woken(store)? || progress)
+}
+
+/// [`step`] under replayable scheduling: the seeded pick chooses each
+/// time between the ready threads and the host tasks woken before the
+/// turn began.
+fn step_seeded<T: 'static>(store: &mut StoreContextMut<'_, T>) -> crate::Result<bool> {
+    let mut woken = host(store).queue.take();
+    let mut progress = false;
+    loop {
+        let threads = sched::has_runnable(store)
+            .then(|| sched::next_runnable(store))
+            .flatten();
+        let choices = usize::from(threads.is_some()) + woken.len();
+        if choices == 0 {
+            return Ok(progress);
+        }
+        progress = true;
+        let k = sched::schedule(store).map_or(0, |s| s.pick(choices));
+        match (threads, k) {
+            (Some(t), 0) => sched::resume(store, t, false)?,
+            (t, k) => {
+                let id = woken.swap_remove(k - usize::from(t.is_some()));
+                if let Err(e) = poll_task(store, id) {
+                    let queue = host(store).queue.clone();
+                    woken.into_iter().for_each(|id| queue.push(id));
+                    return Err(e);
+                }
+            }
+        }
+    }
 }
 
 /// Polls the host tasks that were woken; whether there were any.
@@ -560,7 +593,7 @@ pub(crate) fn is_idle<T: 'static>(store: &mut StoreContextMut<'_, T>, cx: &mut C
     let host = host(store);
     host.queue.set_sleeper(cx.waker());
     let busy = host.tasks.values().filter(|t| t.future.is_some()).count();
-    busy == 0 && sched::next_runnable(store).is_none()
+    busy == 0 && !sched::has_runnable(store)
 }
 
 /// The event loop of `run_concurrent`: polls `main` and runs the loop

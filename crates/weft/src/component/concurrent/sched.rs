@@ -51,6 +51,38 @@ pub(crate) struct Sched {
     pub(crate) copy_cx: Vec<super::copy::CopyCx>,
     /// The host tasks and the ready queue of the event loop.
     pub(crate) host: super::host::HostTasks,
+    /// The seeded pick of replayable scheduling, once made.
+    schedule: Option<Schedule>,
+}
+
+/// The pseudo-random pick of replayable scheduling
+/// (`Config::concurrency_schedule_seed`): xorshift64*, so that a seed
+/// gives the same sequence on every platform.
+#[derive(Debug, Clone)]
+pub(crate) struct Schedule(u64);
+
+impl Schedule {
+    fn new(seed: u64) -> Schedule {
+        // Zero is xorshift's fixed point: mix the seed first.
+        Schedule(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1)
+    }
+
+    /// A pick among `n` choices (`n > 0`).
+    pub(crate) fn pick(&mut self, n: usize) -> usize {
+        let mut x = self.0;
+        x ^= x >> 12;
+        x ^= x << 25;
+        x ^= x >> 27;
+        self.0 = x;
+        (x.wrapping_mul(0x2545_F491_4F6C_DD1D) % n.max(1) as u64) as usize
+    }
+}
+
+/// The store's seeded pick, when the engine has a schedule seed.
+pub(crate) fn schedule<'a, T>(store: &'a mut StoreContextMut<'_, T>) -> Option<&'a mut Schedule> {
+    let seed = store.0.opaque().engine.config().concurrency_schedule_seed?;
+    let sched = &mut store.0.opaque_mut().components.sched;
+    Some(sched.schedule.get_or_insert_with(|| Schedule::new(seed)))
 }
 
 impl Sched {
@@ -381,20 +413,41 @@ pub(crate) fn switch_to<T>(store: &mut StoreContextMut<'_, T>, thread: ThreadId)
     store.0.opaque_mut().components.sched.switch_to = Some(thread);
 }
 
-/// The next ready thread the host's event loop may run: one on a fiber
+/// The ready threads the host's event loop may run: those on a fiber
 /// whose instance may be entered (threads of instances that trapped, or
 /// that are entered further up the stack, are not run).
-pub(crate) fn next_runnable<T>(store: &StoreContextMut<'_, T>) -> Option<ThreadId> {
+fn runnable<'a, T>(store: &'a StoreContextMut<'_, T>) -> impl Iterator<Item = ThreadId> + 'a {
     let components = &store.0.opaque().components;
     let sched = &components.sched;
-    let enterable = |s: &weft_tasks::ThreadState| {
+    let enterable = move |s: &weft_tasks::ThreadState| {
         sched
             .task_data
             .get(&s.task)
             .and_then(|d| components.funcs.get(d.func as usize))
             .is_some_and(|f| components.flags(f.options.flags).is_ok_and(|fl| fl.may_enter))
     };
-    components.tasks.next_ready(|t, s| sched.has_fiber(t) && enterable(s))
+    components
+        .tasks
+        .ready_threads(move |t, s| sched.has_fiber(t) && enterable(s))
+}
+
+/// The next ready thread the host's event loop may run: the oldest, or
+/// the seeded pick among all of them.
+pub(crate) fn next_runnable<T>(store: &mut StoreContextMut<'_, T>) -> Option<ThreadId> {
+    if store.0.opaque().engine.config().concurrency_schedule_seed.is_none() {
+        return runnable(store).next();
+    }
+    let ready: Vec<ThreadId> = runnable(store).collect();
+    if ready.is_empty() {
+        return None;
+    }
+    let k = schedule(store).map_or(0, |s| s.pick(ready.len()));
+    ready.get(k).copied()
+}
+
+/// Whether the host's event loop has a thread it may run.
+pub(crate) fn has_runnable<T>(store: &StoreContextMut<'_, T>) -> bool {
+    runnable(store).next().is_some()
 }
 
 /// Runs the store's event loop for the host until `done` holds: ready
