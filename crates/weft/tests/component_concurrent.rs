@@ -42,8 +42,11 @@ async fn yield_once() {
     .await
 }
 
+/// A boxed future of the tests' own executor.
+type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + 'a>>;
+
 /// Polls every future until all are done; their outputs in order.
-async fn join_all<T>(futures: Vec<Pin<Box<dyn Future<Output = T> + '_>>>) -> Vec<T> {
+async fn join_all<T>(futures: Vec<BoxFuture<'_, T>>) -> Vec<T> {
     let mut futures: Vec<_> = futures.into_iter().map(Some).collect();
     let mut out: Vec<Option<T>> = futures.iter().map(|_| None).collect();
     std::future::poll_fn(|cx| {
@@ -178,8 +181,8 @@ fn echo_order(seed: Option<u64>) -> Vec<u32> {
     let instance = linker.instantiate(&mut store, &component).unwrap();
     let run: TypedFunc<(u32,), (u32,)> = instance.get_typed_func(&mut store, "run").unwrap();
     let outs = block_on(store.run_concurrent(async |accessor| {
-        let calls: Vec<Pin<Box<dyn Future<Output = weft::Result<(u32,)>>>>> = (0..20u32)
-            .map(|i| Box::pin(run.call_concurrent(accessor, (i,))) as Pin<Box<dyn Future<Output = _>>>)
+        let calls: Vec<BoxFuture<'_, weft::Result<(u32,)>>> = (0..20u32)
+            .map(|i| Box::pin(run.call_concurrent(accessor, (i,))) as BoxFuture<'_, _>)
             .collect();
         join_all(calls).await
     }))
@@ -239,7 +242,7 @@ fn many_calls_run_concurrently() -> weft::Result<()> {
     let (mut store, instance) = setup(2);
     let run = instance.get_func(&mut store, "run").expect("run");
     let outs = block_on(store.run_concurrent(async |accessor| {
-        let calls: Vec<Pin<Box<dyn Future<Output = weft::Result<u32>>>>> = (0..20u32)
+        let calls: Vec<BoxFuture<'_, weft::Result<u32>>> = (0..20u32)
             .map(|i| {
                 Box::pin(async move {
                     let mut out = [Val::Bool(false)];
@@ -248,7 +251,7 @@ fn many_calls_run_concurrently() -> weft::Result<()> {
                         Val::U32(v) => Ok(v),
                         ref other => weft::bail!("unexpected result {other:?}"),
                     }
-                }) as Pin<Box<dyn Future<Output = _>>>
+                }) as BoxFuture<'_, _>
             })
             .collect();
         join_all(calls).await
