@@ -436,3 +436,154 @@ fn a_schedule_seed_replays_the_same_interleaving() {
     // Different seeds explore different interleavings.
     assert!(orders.iter().any(|o| o != &orders[0]), "{orders:?}");
 }
+
+/// The component of ../shared/seeds/002's tests.
+const THUNK_COMPONENT: &str = r#"
+    (component
+        (core module $m
+            (func (export "thunk"))
+        )
+        (core instance $i (instantiate $m))
+        (func (export "thunk") async
+            (canon lift (core func $i "thunk"))
+        )
+    )
+"#;
+
+fn thunk(engine: &Engine) -> weft::Result<(Store<()>, TypedFunc<(), ()>)> {
+    let component = Component::new(engine, wat::parse_str(THUNK_COMPONENT)?)?;
+    let mut store = Store::new(engine, ());
+    let instance = block_on(Linker::new(engine).instantiate_async(&mut store, &component))?;
+    let thunk = instance.get_typed_func::<(), ()>(&mut store, "thunk")?;
+    Ok((store, thunk))
+}
+
+/// seeds/002: dropping the result of `start_call_concurrent` outside of the
+/// store's event loop does not panic, and nothing leaks.
+#[test]
+fn drop_start_call_concurrent_outside_event_loop() -> weft::Result<()> {
+    let (mut store, thunk) = thunk(&engine())?;
+    let call = thunk.start_call_concurrent(&mut store, ())?;
+    drop(call);
+    store.assert_concurrent_state_empty();
+    // The store stays usable.
+    block_on(store.run_concurrent(async |accessor| thunk.call_concurrent(accessor, ()).await))??;
+    store.assert_concurrent_state_empty();
+    Ok(())
+}
+
+/// seeds/002: an error from `TaskGroupHook::handle_finish` for a
+/// `call_concurrent` does not panic; the call fails with it, the store
+/// stays usable and its concurrent state is empty.
+#[test]
+fn task_group_hook_finish_error_call_concurrent() -> weft::Result<()> {
+    use weft::component::{TaskGroupHook, TaskGroupId};
+    struct FailFinish;
+    impl TaskGroupHook for FailFinish {
+        fn handle_start(&mut self, _: TaskGroupId) -> weft::Result<()> {
+            Ok(())
+        }
+        fn handle_enter(&mut self, _: TaskGroupId) -> weft::Result<()> {
+            Ok(())
+        }
+        fn handle_exit(&mut self, _: TaskGroupId) -> weft::Result<()> {
+            Ok(())
+        }
+        fn handle_finish(&mut self, _: TaskGroupId) -> weft::Result<()> {
+            weft::bail!("handle_finish failed")
+        }
+    }
+    let (mut store, thunk) = thunk(&engine())?;
+    store.task_group_hook(FailFinish);
+    let result = block_on(store.run_concurrent(async |store| thunk.call_concurrent(store, ()).await));
+    let err = match result {
+        Err(e) | Ok(Err(e)) => e,
+        Ok(Ok(())) => panic!("the hook's error was lost"),
+    };
+    assert!(format!("{err:#}").contains("handle_finish failed"), "{err:#}");
+    store.assert_concurrent_state_empty();
+    Ok(())
+}
+
+/// What a recording hook heard.
+#[derive(Default)]
+struct Heard(std::sync::Mutex<Vec<String>>);
+
+struct Recorder(Arc<Heard>, Option<&'static str>);
+
+impl weft::component::TaskGroupHook for Recorder {
+    fn handle_start(&mut self, g: weft::component::TaskGroupId) -> weft::Result<()> {
+        self.record("start", g)
+    }
+    fn handle_enter(&mut self, g: weft::component::TaskGroupId) -> weft::Result<()> {
+        self.record("enter", g)
+    }
+    fn handle_exit(&mut self, g: weft::component::TaskGroupId) -> weft::Result<()> {
+        self.record("exit", g)
+    }
+    fn handle_finish(&mut self, g: weft::component::TaskGroupId) -> weft::Result<()> {
+        self.record("finish", g)
+    }
+}
+
+impl Recorder {
+    fn record(&mut self, what: &str, g: weft::component::TaskGroupId) -> weft::Result<()> {
+        self.0 .0.lock().unwrap().push(format!("{what} {g:?}"));
+        if self.1 == Some(what) {
+            weft::bail!("{what} refused");
+        }
+        Ok(())
+    }
+}
+
+#[test]
+fn task_group_hooks_hear_a_call_and_its_host_tasks() -> weft::Result<()> {
+    let (mut store, instance) = setup(1);
+    let heard = Arc::new(Heard::default());
+    store.task_group_hook(Recorder(heard.clone(), None));
+    let run: TypedFunc<(u32,), (u32,)> = instance.get_typed_func(&mut store, "run")?;
+    let out = block_on(store.run_concurrent(async |accessor| run.call_concurrent(accessor, (1,)).await))??;
+    assert_eq!(out, (2,));
+    let heard = heard.0.lock().unwrap().clone();
+    assert_eq!(
+        heard.first().map(String::as_str),
+        Some("start TaskGroupId(1)"),
+        "{heard:?}"
+    );
+    assert_eq!(
+        heard.last().map(String::as_str),
+        Some("finish TaskGroupId(1)"),
+        "{heard:?}"
+    );
+    let enters = heard.iter().filter(|h| h.starts_with("enter")).count();
+    let exits = heard.iter().filter(|h| h.starts_with("exit")).count();
+    // The task's first run, the echo's two polls, the callback's run.
+    assert!(enters >= 3 && enters == exits, "{heard:?}");
+    store.assert_concurrent_state_empty();
+    Ok(())
+}
+
+#[test]
+fn a_failing_enter_hook_aborts_its_group_and_the_store_stays_usable() -> weft::Result<()> {
+    for refused in ["start", "enter", "exit"] {
+        let (mut store, instance) = setup(1);
+        store.task_group_hook(Recorder(Arc::new(Heard::default()), Some(refused)));
+        let run: TypedFunc<(u32,), (u32,)> = instance.get_typed_func(&mut store, "run")?;
+        let result = block_on(store.run_concurrent(async |accessor| run.call_concurrent(accessor, (1,)).await));
+        let err = match result {
+            Err(e) | Ok(Err(e)) => e,
+            Ok(Ok(_)) => panic!("the hook's error was lost ({refused})"),
+        };
+        assert!(format!("{err:#}").contains("refused"), "{refused}: {err:#}");
+        // Without the hook, the store takes new work (a new instance).
+        store.task_group_hook(Recorder(Arc::new(Heard::default()), None));
+        let engine = store.engine().clone();
+        let component = Component::new(&engine, wat::parse_str(CALLER)?)?;
+        let instance = linker(&engine, 0).instantiate(&mut store, &component)?;
+        let run: TypedFunc<(u32,), (u32,)> = instance.get_typed_func(&mut store, "run")?;
+        let out = block_on(store.run_concurrent(async |accessor| run.call_concurrent(accessor, (5,)).await))??;
+        assert_eq!(out, (6,));
+        store.check_concurrent_state()?;
+    }
+    Ok(())
+}

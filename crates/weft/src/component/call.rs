@@ -328,6 +328,19 @@ pub(crate) fn call_lifted<T: 'static>(
     args: &[Val],
     results: &mut [Val],
 ) -> crate::Result<()> {
+    #[cfg(feature = "component-model-async")]
+    return super::concurrent::around_call(store, |store| call_lifted_checked(store, index, args, results));
+    #[cfg(not(feature = "component-model-async"))]
+    call_lifted_checked(store, index, args, results)
+}
+
+/// [`call_lifted`] inside the call's task group.
+fn call_lifted_checked<T: 'static>(
+    store: &mut StoreContextMut<'_, T>,
+    index: u32,
+    args: &[Val],
+    results: &mut [Val],
+) -> crate::Result<()> {
     let f = lifted_func(store, index)?;
     let ty = f.types.func(f.ty);
     let result_count = ty.map_or(0, |t| usize::from(t.result.is_some()));

@@ -92,7 +92,7 @@ pub use component::Component;
 #[cfg(feature = "component-model-async")]
 pub use concurrent::{
     Access, Accessor, AccessorTask, AsAccessor, FuncCallConcurrent, GuestTaskId, HasData, HasSelf, JoinHandle,
-    TypedFuncCallConcurrent,
+    TaskGroupHook, TaskGroupId, TypedFuncCallConcurrent,
 };
 pub use instance::{ComponentExportIndex, Instance, InstanceExportLookup};
 pub use instance_pre::InstancePre;

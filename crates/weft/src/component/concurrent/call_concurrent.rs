@@ -48,6 +48,8 @@ struct PendingCall {
     /// a synchronous type runs to its end at once).
     done: Option<Vec<Val>>,
     id: GuestTaskId,
+    /// The call's task group (when a hook is installed).
+    group: Option<super::hooks::TaskGroupId>,
 }
 
 impl PendingCall {
@@ -62,6 +64,7 @@ impl PendingCall {
         host::release_dropped(store);
         let dropped = store.0.opaque().components.sched.host.dropped.clone();
         if !calls::is_async_typed(store, func.index) {
+            // `call` makes the group of a synchronous call itself.
             let mut out = vec![Val::Bool(false); results];
             func.call(&mut *store, params, &mut out)?;
             return Ok(PendingCall {
@@ -69,6 +72,7 @@ impl PendingCall {
                 hold: TaskHold { task: None, dropped },
                 done: Some(out),
                 id: GuestTaskId(0),
+                group: None,
             });
         }
         let f = lifted_func(store, func.index)?;
@@ -79,7 +83,8 @@ impl PendingCall {
         if !store.0.opaque().components.flags(f.options.flags)?.may_enter {
             return Err(trap("cannot enter component instance"));
         }
-        let task = calls::start_host_call(store, func.index, params)?;
+        let group = super::hooks::start(store)?;
+        let task = calls::start_host_call(store, func.index, params, group)?;
         Ok(PendingCall {
             func,
             hold: TaskHold {
@@ -88,6 +93,7 @@ impl PendingCall {
             },
             done: None,
             id: GuestTaskId(task.index()),
+            group,
         })
     }
 
@@ -97,7 +103,7 @@ impl PendingCall {
             return Ok(done);
         }
         let accessor = accessor.as_accessor();
-        let func = self.func;
+        let (func, group) = (self.func, self.group);
         std::future::poll_fn(|cx| {
             let Some(task) = self.hold.task else {
                 return Poll::Ready(Err(crate::format_err!("the call's results were taken already")));
@@ -110,7 +116,11 @@ impl PendingCall {
                     Poll::Ready(r) => {
                         let released = store.0.opaque_mut().components.tasks.release(task).map_err(trap);
                         calls::collect(&mut store);
-                        Poll::Ready(released.and(r))
+                        let finished = match group {
+                            Some(g) => super::hooks::finish(&mut store, g),
+                            None => Ok(()),
+                        };
+                        Poll::Ready(released.and(finished).and(r))
                     }
                 })
             });

@@ -35,6 +35,8 @@ pub(crate) struct TaskData {
     scope: Option<usize>,
     /// The host's call future waiting for the result (`call_concurrent`).
     pub(crate) waker: Option<std::task::Waker>,
+    /// The task group it belongs to (when a hook is installed).
+    pub(crate) group: Option<super::hooks::TaskGroupId>,
 }
 
 /// The caller of a task.
@@ -117,6 +119,12 @@ fn new_task<T>(
     caller: Caller,
     subtask: Option<EntryId>,
 ) -> crate::Result<(EntryId, ThreadId)> {
+    // A guest's call joins its caller's group; the host's call gets its
+    // group from its starter (`set_group`).
+    let group = match caller {
+        Caller::Guest(_) => super::hooks::current_group(store),
+        Caller::Host(_) => None,
+    };
     let f = lifted_func(store, func)?;
     let inst = task_instance(store, f.options.flags)?;
     collect(store);
@@ -138,6 +146,7 @@ fn new_task<T>(
         result: None,
         scope: None,
         waker: None,
+        group,
     };
     components.sched.task_data.insert(task, data);
     Ok((task, thread))
@@ -181,7 +190,7 @@ pub(crate) fn call_async_typed<T: 'static>(
     args: &[Val],
     results: &mut [Val],
 ) -> crate::Result<()> {
-    let task = start_task(store, index, Caller::Host(Some(args.to_vec())), None)?;
+    let task = start_task(store, index, Caller::Host(Some(args.to_vec())), None, None)?;
     let driven = sched::run_until(store, |s| {
         s.0.opaque().components.tasks.task(task).is_ok_and(|t| t.resolved())
     });
@@ -206,8 +215,9 @@ pub(crate) fn start_host_call<T: 'static>(
     store: &mut StoreContextMut<'_, T>,
     index: u32,
     args: &[Val],
+    group: Option<super::hooks::TaskGroupId>,
 ) -> crate::Result<EntryId> {
-    start_task(store, index, Caller::Host(Some(args.to_vec())), None)
+    start_task(store, index, Caller::Host(Some(args.to_vec())), None, group)
 }
 
 /// Whether the host's call `task` resolved: its results (`None` when it
@@ -239,8 +249,14 @@ fn start_task<T: 'static>(
     index: u32,
     caller: Caller,
     subtask: Option<EntryId>,
+    group: Option<super::hooks::TaskGroupId>,
 ) -> crate::Result<EntryId> {
     let (task, thread) = new_task(store, index, true, caller, subtask)?;
+    if group.is_some() {
+        if let Some(d) = store.0.opaque_mut().components.sched.task_data.get_mut(&task) {
+            d.group = group;
+        }
+    }
     let spawned = sched::spawn(store, thread, move |store| {
         let r = implicit_thread(store, index, task, thread);
         let exited = exit_thread(store, thread);
@@ -558,7 +574,7 @@ pub(crate) fn call_lowered<T: 'static>(
         params: params.to_vec(),
         scope,
     };
-    let task = match start_task(store, callee, Caller::Guest(Box::new(guest)), Some(subtask)) {
+    let task = match start_task(store, callee, Caller::Guest(Box::new(guest)), Some(subtask), None) {
         Ok(t) => t,
         Err(e) => {
             let _ = store.0.opaque_mut().components.tasks.release(subtask);

@@ -110,6 +110,8 @@ enum HostKind {
 pub(crate) struct HostCall {
     /// The caller's subtask (this task holds one reference).
     subtask: EntryId,
+    /// The caller's task group.
+    group: Option<super::hooks::TaskGroupId>,
     /// Where the results go when the caller lowered the call `async`.
     lower: Option<AsyncLower>,
 }
@@ -257,14 +259,40 @@ fn poll_task<T: 'static>(store: &mut StoreContextMut<'_, T>, id: u64) -> crate::
             return Ok(true);
         }
     }
+    let group = match &task.kind {
+        HostKind::Call(c) => c.group,
+        HostKind::Spawned(_) => None,
+    };
     let Some(mut future) = task.future.take() else {
         return Ok(false);
     };
     let waker = task.waker.clone();
+    if let Some(g) = group {
+        if let Err(e) = super::hooks::enter(store, g) {
+            // The call is aborted: its subtask never resolves, and the
+            // caller's instance is not entered again.
+            drop(future);
+            let task = host(store).tasks.remove(&id);
+            if let Some(HostKind::Call(call)) = task.map(|t| t.kind) {
+                let _ = store.0.opaque_mut().components.tasks.release(call.subtask);
+            }
+            return Err(e.context("a task group hook failed: the group is aborted"));
+        }
+    }
     let mut cx = Context::from_waker(&waker);
     let polled = weft_fiber::lend_store(&mut *store.0, || {
         std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| future.as_mut().poll(&mut cx)))
     });
+    if let Some(g) = group {
+        if let Err(e) = super::hooks::exit(store, g) {
+            drop(future);
+            let task = host(store).tasks.remove(&id);
+            if let Some(HostKind::Call(call)) = task.map(|t| t.kind) {
+                let _ = store.0.opaque_mut().components.tasks.release(call.subtask);
+            }
+            return Err(e.context("a task group hook failed: the group is aborted"));
+        }
+    }
     match polled {
         Ok(Poll::Pending) => {
             if let Some(task) = host(store).tasks.get_mut(&id) {
@@ -416,7 +444,8 @@ pub(crate) fn call_host<T: 'static>(
         options: options.clone(),
         retptr,
     });
-    let id = insert(store, future, HostKind::Call(HostCall { subtask, lower }));
+    let group = super::hooks::current_group(store);
+    let id = insert(store, future, HostKind::Call(HostCall { subtask, group, lower }));
     let polled = poll_task(store, id);
     let r = polled.and_then(|_| finish_host_call(store, types, fty, options, caller_inst, subtask, params, results));
     let _ = host(store).finished.remove(&subtask);

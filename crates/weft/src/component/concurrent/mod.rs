@@ -33,6 +33,8 @@ mod calls;
 #[cfg(feature = "component-model-async")]
 mod copy;
 #[cfg(feature = "component-model-async")]
+mod hooks;
+#[cfg(feature = "component-model-async")]
 mod host;
 #[cfg(feature = "component-model-async")]
 mod sched;
@@ -47,6 +49,10 @@ pub(in crate::component) use builtins::builtin;
 pub use call_concurrent::{FuncCallConcurrent, GuestTaskId, TypedFuncCallConcurrent};
 #[cfg(feature = "component-model-async")]
 pub(crate) use calls::{call_async_typed, call_lowered, enter_task, exit_innermost_task, exit_task, is_async_typed};
+#[cfg(feature = "component-model-async")]
+pub(crate) use hooks::around_call;
+#[cfg(feature = "component-model-async")]
+pub use hooks::{TaskGroupHook, TaskGroupId};
 #[cfg(feature = "component-model-async")]
 pub(crate) use host::{call_host, start_detached, HostFuture};
 #[cfg(feature = "component-model-async")]

@@ -53,6 +53,8 @@ pub(crate) struct Sched {
     pub(crate) host: super::host::HostTasks,
     /// The seeded pick of replayable scheduling, once made.
     schedule: Option<Schedule>,
+    /// The embedder's task group hook.
+    pub(crate) hooks: super::hooks::Hooks,
 }
 
 /// The pseudo-random pick of replayable scheduling
@@ -245,8 +247,25 @@ pub(crate) fn resume<T: 'static>(
 }
 
 fn resume_one<T: 'static>(store: &mut StoreContextMut<'_, T>, thread: ThreadId, cancelled: bool) -> crate::Result<()> {
+    let task = store.0.opaque().components.tasks.thread(thread).map_err(trap)?.task;
+    let Some(group) = super::hooks::group_of(store, task) else {
+        return resume_fiber(store, thread, task, cancelled);
+    };
+    if let Err(e) = super::hooks::enter(store, group) {
+        return Err(super::hooks::abort(store, task, e));
+    }
+    let r = resume_fiber(store, thread, task, cancelled);
+    let exited = super::hooks::exit(store, group).map_err(|e| super::hooks::abort(store, task, e));
+    r.and(exited)
+}
+
+fn resume_fiber<T: 'static>(
+    store: &mut StoreContextMut<'_, T>,
+    thread: ThreadId,
+    task: EntryId,
+    cancelled: bool,
+) -> crate::Result<()> {
     let components = &mut store.0.opaque_mut().components;
-    let task = components.tasks.thread(thread).map_err(trap)?.task;
     let Some(run) = components.sched.fibers.get_mut(&thread) else {
         crate::bail!("internal error: thread {thread:?} has no fiber to resume");
     };
