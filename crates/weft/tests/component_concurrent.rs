@@ -120,6 +120,8 @@ const CALLER: &str = r#"(component
             (local.set $ptr (call $context_get))
             (if (i32.ne (local.get $event) (i32.const 1)) (then unreachable))
             (if (i32.ne (local.get $payload) (i32.const 2)) (then unreachable))
+            ;; An echo of 1000 traps.
+            (if (i32.eq (i32.load (local.get $ptr)) (i32.const 1000)) (then unreachable))
             (call $subtask_drop (local.get $index))
             (call $ws_drop (i32.load offset=4 (local.get $ptr)))
             (call $task_return (i32.add (i32.load (local.get $ptr)) (i32.const 1)))
@@ -585,5 +587,50 @@ fn a_failing_enter_hook_aborts_its_group_and_the_store_stays_usable() -> weft::R
         assert_eq!(out, (6,));
         store.check_concurrent_state()?;
     }
+    Ok(())
+}
+
+/// A trap in a task stops its own call and its own component instance;
+/// the store's other instance, and its calls in the same event loop, go
+/// on (Wasmtime stops the whole store).
+#[test]
+fn a_trap_stops_only_its_own_call_and_instance() -> weft::Result<()> {
+    let engine = engine();
+    let component = Component::new(&engine, wat::parse_str(CALLER)?)?;
+    let mut store = Store::new(&engine, Host::default());
+    let linker = linker(&engine, 2);
+    let a = linker.instantiate(&mut store, &component)?;
+    let b = linker.instantiate(&mut store, &component)?;
+    let run_a: TypedFunc<(u32,), (u32,)> = a.get_typed_func(&mut store, "run")?;
+    let run_b: TypedFunc<(u32,), (u32,)> = b.get_typed_func(&mut store, "run")?;
+    let (ra, rb) = block_on(store.run_concurrent(async |accessor| {
+        let calls: Vec<BoxFuture<'_, weft::Result<(u32,)>>> = vec![
+            Box::pin(run_a.call_concurrent(accessor, (1000,))),
+            Box::pin(run_b.call_concurrent(accessor, (20,))),
+        ];
+        let mut outs = join_all(calls).await.into_iter();
+        (outs.next().unwrap(), outs.next().unwrap())
+    }))?;
+    let err = ra.unwrap_err();
+    assert!(format!("{err:#}").contains("unreachable"), "{err:#}");
+    assert_eq!(rb?, (21,));
+    // The trapped instance refuses every later call; the other works.
+    let err =
+        block_on(store.run_concurrent(async |accessor| run_a.call_concurrent(accessor, (1,)).await))?.unwrap_err();
+    assert!(
+        format!("{err:#}").contains("cannot enter component instance"),
+        "{err:#}"
+    );
+    let out = block_on(store.run_concurrent(async |accessor| run_b.call_concurrent(accessor, (1,)).await))??;
+    assert_eq!(out, (2,));
+    // The trapped instance keeps its handles (a subtask and a waitable
+    // set); every reference still adds up.
+    store.check_concurrent_state()?;
+    assert_eq!(
+        store.concurrent_state_table_size(),
+        2,
+        "{}",
+        store.debug_concurrent_state()
+    );
     Ok(())
 }

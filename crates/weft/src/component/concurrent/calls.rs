@@ -37,6 +37,11 @@ pub(crate) struct TaskData {
     pub(crate) waker: Option<std::task::Waker>,
     /// The task group it belongs to (when a hook is installed).
     pub(crate) group: Option<super::hooks::TaskGroupId>,
+    /// The task of its guest caller (none for the host's calls).
+    parent: Option<EntryId>,
+    /// The trap that ended it or one of its subtasks' tasks, for the
+    /// host's call (which fails with it).
+    error: Option<crate::Error>,
 }
 
 /// The caller of a task.
@@ -88,6 +93,33 @@ fn take_result<T>(store: &mut StoreContextMut<'_, T>, task: EntryId) -> Option<V
     data.result.take()
 }
 
+/// Hands the trap `e` of a thread of `task` to the host's call that led
+/// to it (the root of its chain of callers), which fails with it, so the
+/// event loop goes on with the other calls. Gives `e` back when no call
+/// of the host is waiting for it.
+pub(crate) fn route_trap<T>(store: &mut StoreContextMut<'_, T>, task: EntryId, e: crate::Error) -> crate::Result<()> {
+    let data = &mut store.0.opaque_mut().components.sched.task_data;
+    let mut root = task;
+    for _ in 0..data.len() {
+        match data.get(&root).and_then(|d| d.parent) {
+            Some(p) if data.contains_key(&p) => root = p,
+            _ => break,
+        }
+    }
+    match data.get_mut(&root) {
+        Some(d) if matches!(d.caller, Caller::Host(_)) && d.waker.is_some() => {
+            if d.error.is_none() {
+                d.error = Some(e);
+            }
+            if let Some(w) = d.waker.take() {
+                w.wake();
+            }
+            Ok(())
+        }
+        _ => Err(e),
+    }
+}
+
 /// Forgets the facade's data of tasks the table freed (before their ids
 /// are given out again: `new_task` calls this first).
 pub(crate) fn collect<T>(store: &mut StoreContextMut<'_, T>) {
@@ -121,9 +153,12 @@ fn new_task<T>(
 ) -> crate::Result<(EntryId, ThreadId)> {
     // A guest's call joins its caller's group; the host's call gets its
     // group from its starter (`set_group`).
-    let group = match caller {
-        Caller::Guest(_) => super::hooks::current_group(store),
-        Caller::Host(_) => None,
+    let (group, parent) = match caller {
+        Caller::Guest(_) => (
+            super::hooks::current_group(store),
+            store.0.opaque().components.sched.current().map(|r| r.task),
+        ),
+        Caller::Host(_) => (None, None),
     };
     let f = lifted_func(store, func)?;
     let inst = task_instance(store, f.options.flags)?;
@@ -147,6 +182,8 @@ fn new_task<T>(
         scope: None,
         waker: None,
         group,
+        parent,
+        error: None,
     };
     components.sched.task_data.insert(task, data);
     Ok((task, thread))
@@ -229,6 +266,9 @@ pub(crate) fn poll_host_call<T>(
     waker: &std::task::Waker,
 ) -> std::task::Poll<crate::Result<Option<Vec<Val>>>> {
     let components = &mut store.0.opaque_mut().components;
+    if let Some(e) = components.sched.task_data.get_mut(&task).and_then(|d| d.error.take()) {
+        return std::task::Poll::Ready(Err(e));
+    }
     match components.tasks.task(task) {
         Ok(t) if t.resolved() => std::task::Poll::Ready(Ok(take_result(store, task))),
         Ok(_) => {

@@ -524,10 +524,22 @@ pub(crate) fn step<T: 'static>(store: &mut StoreContextMut<'_, T>) -> crate::Res
     }
     let mut progress = false;
     while let Some(t) = sched::next_runnable(store) {
-        sched::resume(store, t, false)?;
+        resume_routed(store, t)?;
         progress = true;
     }
     Ok(poll_woken(store)? || progress)
+}
+
+/// Resumes the ready thread `t` for the event loop; a trap goes to the
+/// host's call that led to the thread's task, if one waits for it, and
+/// ends the loop otherwise.
+fn resume_routed<T: 'static>(store: &mut StoreContextMut<'_, T>, t: weft_tasks::ThreadId) -> crate::Result<()> {
+    let task = store.0.opaque().components.tasks.thread(t).map(|s| s.task);
+    match (sched::resume(store, t, false), task) {
+        (Ok(()), _) => Ok(()),
+        (Err(e), Ok(task)) if crate::component::is_trap(&e) => super::calls::route_trap(store, task, e),
+        (Err(e), _) => Err(e),
+    }
 }
 
 /// [`step`] under replayable scheduling: the seeded pick chooses each
@@ -547,7 +559,7 @@ fn step_seeded<T: 'static>(store: &mut StoreContextMut<'_, T>) -> crate::Result<
         progress = true;
         let k = sched::schedule(store).map_or(0, |s| s.pick(choices));
         match (threads, k) {
-            (Some(t), 0) => sched::resume(store, t, false)?,
+            (Some(t), 0) => resume_routed(store, t)?,
             (t, k) => {
                 let id = woken.swap_remove(k - usize::from(t.is_some()));
                 if let Err(e) = poll_task(store, id) {
