@@ -42,6 +42,9 @@ pub(crate) struct TaskData {
     /// The trap that ended it or one of its subtasks' tasks, for the
     /// host's call (which fails with it).
     error: Option<crate::Error>,
+    /// Whether the host dropped its call before the result (a trap of the
+    /// task then reaches nobody).
+    pub(crate) abandoned: bool,
 }
 
 /// The caller of a task.
@@ -95,8 +98,9 @@ fn take_result<T>(store: &mut StoreContextMut<'_, T>, task: EntryId) -> Option<V
 
 /// Hands the trap `e` of a thread of `task` to the host's call that led
 /// to it (the root of its chain of callers), which fails with it, so the
-/// event loop goes on with the other calls. Gives `e` back when no call
-/// of the host is waiting for it.
+/// event loop goes on with the other calls. When nobody waits for it (the
+/// host dropped its call, or the caller's task is gone) the trap only
+/// leaves its instance unentered, as it already did.
 pub(crate) fn route_trap<T>(store: &mut StoreContextMut<'_, T>, task: EntryId, e: crate::Error) -> crate::Result<()> {
     let data = &mut store.0.opaque_mut().components.sched.task_data;
     let mut root = task;
@@ -106,18 +110,17 @@ pub(crate) fn route_trap<T>(store: &mut StoreContextMut<'_, T>, task: EntryId, e
             _ => break,
         }
     }
-    match data.get_mut(&root) {
-        Some(d) if matches!(d.caller, Caller::Host(_)) && d.waker.is_some() => {
+    if let Some(d) = data.get_mut(&root) {
+        if matches!(d.caller, Caller::Host(_)) && !d.abandoned {
             if d.error.is_none() {
                 d.error = Some(e);
             }
             if let Some(w) = d.waker.take() {
                 w.wake();
             }
-            Ok(())
         }
-        _ => Err(e),
     }
+    Ok(())
 }
 
 /// Forgets the facade's data of tasks the table freed (before their ids
@@ -184,6 +187,7 @@ fn new_task<T>(
         group,
         parent,
         error: None,
+        abandoned: false,
     };
     components.sched.task_data.insert(task, data);
     Ok((task, thread))
@@ -229,12 +233,25 @@ pub(crate) fn call_async_typed<T: 'static>(
 ) -> crate::Result<()> {
     let task = start_task(store, index, Caller::Host(Some(args.to_vec())), None, None)?;
     let driven = sched::run_until(store, |s| {
-        s.0.opaque().components.tasks.task(task).is_ok_and(|t| t.resolved())
+        let components = &s.0.opaque().components;
+        components.tasks.task(task).is_ok_and(|t| t.resolved())
+            || components.sched.task_data.get(&task).is_some_and(|d| d.error.is_some())
     });
     let result = take_result(store, task);
+    let error = store
+        .0
+        .opaque_mut()
+        .components
+        .sched
+        .task_data
+        .get_mut(&task)
+        .and_then(|d| d.error.take());
     let released = store.0.opaque_mut().components.tasks.release(task).map_err(trap);
     collect(store);
     driven?;
+    if let Some(e) = error {
+        return Err(e);
+    }
     released?;
     let Some(result) = result else {
         return Err(trap("the call was cancelled"));

@@ -112,6 +112,8 @@ pub(crate) struct HostCall {
     subtask: EntryId,
     /// The caller's task group.
     group: Option<super::hooks::TaskGroupId>,
+    /// The caller's task and instance, which a failed call traps.
+    caller: Option<(EntryId, crate::component::store::ComponentInstanceRef)>,
     /// Where the results go when the caller lowered the call `async`.
     lower: Option<AsyncLower>,
 }
@@ -309,7 +311,7 @@ fn poll_task<T: 'static>(store: &mut StoreContextMut<'_, T>, id: u64) -> crate::
             // The host's own panic goes on to the host, after the task is
             // ended as if it failed (the store stays usable).
             drop(future);
-            let _ = end_task(store, id, Err(crate::format_err!("the host function panicked")));
+            let _ = end_task(store, id, Err(trap("a host function panicked")));
             std::panic::resume_unwind(panic)
         }
     }
@@ -344,10 +346,20 @@ fn end_task<T: 'static>(
         }
     };
     let tasks = &mut store.0.opaque_mut().components.tasks;
-    let resolved = tasks.resolve_subtask(subtask, SubtaskStatus::Returned);
-    let released = tasks.release(subtask);
-    outcome?;
-    resolved.and(released).map_err(trap)
+    let Err(e) = outcome else {
+        let resolved = tasks.resolve_subtask(subtask, SubtaskStatus::Returned);
+        let released = tasks.release(subtask);
+        return resolved.and(released).map_err(trap);
+    };
+    // The call failed where its caller cannot hear of it (it lowered the
+    // call `async`): the caller traps as if the error were its own; its
+    // subtask stays unresolved in its instance, which is not entered again.
+    let released = tasks.release(subtask).map_err(trap);
+    let Some((task, flags)) = call.caller else {
+        return Err(e);
+    };
+    let _ = crate::component::call::set_may_enter(store, flags, false);
+    super::calls::route_trap(store, task, e).and(released)
 }
 
 fn lower_async_results<T: 'static>(
@@ -445,7 +457,20 @@ pub(crate) fn call_host<T: 'static>(
         retptr,
     });
     let group = super::hooks::current_group(store);
-    let id = insert(store, future, HostKind::Call(HostCall { subtask, group, lower }));
+    let caller = store
+        .0
+        .opaque()
+        .components
+        .sched
+        .current()
+        .map(|r| (r.task, options.flags));
+    let call = HostCall {
+        subtask,
+        group,
+        caller,
+        lower,
+    };
+    let id = insert(store, future, HostKind::Call(call));
     let polled = poll_task(store, id);
     let r = polled.and_then(|_| finish_host_call(store, types, fty, options, caller_inst, subtask, params, results));
     let _ = host(store).finished.remove(&subtask);
@@ -507,9 +532,12 @@ pub(crate) fn release_dropped<T>(store: &mut StoreContextMut<'_, T>) {
     if dropped.is_empty() {
         return;
     }
-    let tasks = &mut store.0.opaque_mut().components.tasks;
+    let components = &mut store.0.opaque_mut().components;
     for task in dropped {
-        let _ = tasks.release(task);
+        if let Some(d) = components.sched.task_data.get_mut(&task) {
+            d.abandoned = true;
+        }
+        let _ = components.tasks.release(task);
     }
     super::calls::collect(store);
 }

@@ -53,6 +53,8 @@ pub(crate) struct Sched {
     pub(crate) host: super::host::HostTasks,
     /// The seeded pick of replayable scheduling, once made.
     schedule: Option<Schedule>,
+    /// The store's own schedule seed, over the engine's.
+    pub(crate) seed_override: Option<Option<u64>>,
     /// The embedder's task group hook.
     pub(crate) hooks: super::hooks::Hooks,
 }
@@ -82,9 +84,35 @@ impl Schedule {
 
 /// The store's seeded pick, when the engine has a schedule seed.
 pub(crate) fn schedule<'a, T>(store: &'a mut StoreContextMut<'_, T>) -> Option<&'a mut Schedule> {
-    let seed = store.0.opaque().engine.config().concurrency_schedule_seed?;
+    let seed = seed(store)?;
     let sched = &mut store.0.opaque_mut().components.sched;
     Some(sched.schedule.get_or_insert_with(|| Schedule::new(seed)))
+}
+
+/// The schedule seed in force: the store's, else the engine's.
+fn seed<T>(store: &StoreContextMut<'_, T>) -> Option<u64> {
+    let opaque = store.0.opaque();
+    opaque
+        .components
+        .sched
+        .seed_override
+        .unwrap_or(opaque.engine.config().concurrency_schedule_seed)
+}
+
+impl<T: 'static> crate::Store<T> {
+    /// Sets this store's schedule seed (see
+    /// [`Config::concurrency_schedule_seed`](crate::Config::concurrency_schedule_seed)),
+    /// over the engine's: `None` for the fast default order. (Weft's own,
+    /// for tests that try many interleavings with one compiled component.)
+    pub fn set_concurrency_schedule_seed(&mut self, seed: Option<u64>) {
+        let sched = &mut crate::AsContextMut::as_context_mut(self)
+            .0
+            .opaque_mut()
+            .components
+            .sched;
+        sched.seed_override = Some(seed);
+        sched.schedule = seed.map(Schedule::new);
+    }
 }
 
 impl Sched {
@@ -453,7 +481,7 @@ fn runnable<'a, T>(store: &'a StoreContextMut<'_, T>) -> impl Iterator<Item = Th
 /// The next ready thread the host's event loop may run: the oldest, or
 /// the seeded pick among all of them.
 pub(crate) fn next_runnable<T>(store: &mut StoreContextMut<'_, T>) -> Option<ThreadId> {
-    if store.0.opaque().engine.config().concurrency_schedule_seed.is_none() {
+    if seed(store).is_none() {
         return runnable(store).next();
     }
     let ready: Vec<ThreadId> = runnable(store).collect();
