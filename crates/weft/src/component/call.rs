@@ -147,6 +147,17 @@ pub(crate) fn set_may_enter<T>(
     Ok(())
 }
 
+/// Marks the component instance `flags` trapped: it is never entered
+/// again.
+pub(crate) fn poison_instance<T>(store: &mut StoreContextMut<'_, T>, flags: ComponentInstanceRef) -> crate::Result<()> {
+    let components = &mut store.0.opaque_mut().components;
+    let f = components.flags_mut(flags)?;
+    f.may_enter = false;
+    f.trapped = true;
+    components.newly_trapped = true;
+    Ok(())
+}
+
 /// The bytes of the options' memory (empty without one).
 fn memory_bytes<'a, T>(store: &'a StoreContextMut<'_, T>, options: &Options) -> &'a [u8] {
     match options.memory {
@@ -513,7 +524,9 @@ fn call_lifted_in<T: 'static>(
     if let Err(e) = called {
         // A trapped instance is not entered again until it is re-made; a
         // host error leaves it as it was.
-        if !crate::component::is_trap(&e) {
+        if crate::component::is_trap(&e) {
+            poison_instance(store, flags)?;
+        } else {
             set_may_enter(store, flags, true)?;
         }
         return Err(e);
@@ -526,7 +539,9 @@ fn call_lifted_in<T: 'static>(
         }
     };
     if let Err(e) = post_return(store, f, &core_results) {
-        if !crate::component::is_trap(&e) {
+        if crate::component::is_trap(&e) {
+            poison_instance(store, flags)?;
+        } else {
             set_may_enter(store, flags, true)?;
         }
         return Err(e);

@@ -29,6 +29,9 @@ pub(crate) struct ComponentStore {
     /// caller waits for.
     #[cfg(feature = "component-model-async")]
     pub(crate) sched: super::concurrent::Sched,
+    /// Set when an instance trapped since the event loop last failed the
+    /// host calls that this strands.
+    pub(crate) newly_trapped: bool,
 }
 
 /// The calls in progress, by a scope index that stays put while the call
@@ -158,6 +161,9 @@ pub(crate) struct Flags {
     /// Cleared while the instance runs `realloc` or `post-return` for a
     /// lift or lower: calling out of it then traps.
     pub(crate) may_leave: bool,
+    /// Set when the instance trapped: it is never entered again (its
+    /// `may_enter` stays clear).
+    pub(crate) trapped: bool,
 }
 
 impl Default for Flags {
@@ -165,6 +171,7 @@ impl Default for Flags {
         Flags {
             may_enter: true,
             may_leave: true,
+            trapped: false,
         }
     }
 }

@@ -6,7 +6,7 @@
 use super::sched::{self, Running};
 use crate::component::call::{
     core_to_flat, lift_args_from_core, lift_async_args, lift_call_results, lifted_func, lower_call_args,
-    lower_results_to_core, post_return, set_may_enter, store_results_at,
+    lower_results_to_core, post_return, store_results_at,
 };
 use crate::component::handles::{enter_call, exit_call, lift_resources, lower_resources};
 use crate::component::store::{ComponentInstanceRef, Options};
@@ -42,7 +42,7 @@ pub(crate) struct TaskData {
     /// The trap that ended it or one of its subtasks' tasks, for the
     /// host's call (which fails with it).
     error: Option<crate::Error>,
-    /// Whether the host dropped its call before the result (a trap of the
+    /// Whether the host dropped its call or took its answer (a trap of the
     /// task then reaches nobody).
     pub(crate) abandoned: bool,
 }
@@ -102,6 +102,12 @@ fn take_result<T>(store: &mut StoreContextMut<'_, T>, task: EntryId) -> Option<V
 /// host dropped its call, or the caller's task is gone) the trap only
 /// leaves its instance unentered, as it already did.
 pub(crate) fn route_trap<T>(store: &mut StoreContextMut<'_, T>, task: EntryId, e: crate::Error) -> crate::Result<()> {
+    route(store, task, e);
+    Ok(())
+}
+
+/// [`route_trap`]; whether the root call took the error (it had none).
+fn route<T>(store: &mut StoreContextMut<'_, T>, task: EntryId, e: crate::Error) -> bool {
     let data = &mut store.0.opaque_mut().components.sched.task_data;
     let mut root = task;
     for _ in 0..data.len() {
@@ -110,17 +116,47 @@ pub(crate) fn route_trap<T>(store: &mut StoreContextMut<'_, T>, task: EntryId, e
             _ => break,
         }
     }
-    if let Some(d) = data.get_mut(&root) {
-        if matches!(d.caller, Caller::Host(_)) && !d.abandoned {
-            if d.error.is_none() {
-                d.error = Some(e);
-            }
-            if let Some(w) = d.waker.take() {
-                w.wake();
-            }
-        }
+    let Some(d) = data.get_mut(&root) else {
+        return false;
+    };
+    if !matches!(d.caller, Caller::Host(_)) || d.abandoned || d.error.is_some() {
+        return false;
     }
-    Ok(())
+    d.error = Some(e);
+    if let Some(w) = d.waker.take() {
+        w.wake();
+    }
+    true
+}
+
+/// Fails the host's calls whose tasks can never go on: tasks of an
+/// instance that trapped (or that nothing running holds unenterable), not
+/// resolved. Whether any call was failed.
+pub(crate) fn fail_stranded<T>(store: &mut StoreContextMut<'_, T>) -> bool {
+    let components = &store.0.opaque().components;
+    let top = components.sched.running.is_empty();
+    let mut stranded: Vec<EntryId> = components
+        .sched
+        .task_data
+        .iter()
+        .filter(|(task, d)| {
+            d.error.is_none()
+                && !components.tasks.task(**task).is_ok_and(|t| t.resolved())
+                && components
+                    .funcs
+                    .get(d.func as usize)
+                    .and_then(|f| components.flags(f.options.flags).ok())
+                    .is_some_and(|fl| fl.trapped || (top && !fl.may_enter))
+        })
+        .map(|(task, _)| *task)
+        .collect();
+    stranded.sort_by_key(|t| t.index());
+    let mut failed = false;
+    for task in stranded {
+        let e = trap("cannot enter component instance: it trapped while this call was in progress");
+        failed |= route(store, task, e);
+    }
+    failed
 }
 
 /// Forgets the facade's data of tasks the table freed (before their ids
@@ -238,14 +274,13 @@ pub(crate) fn call_async_typed<T: 'static>(
             || components.sched.task_data.get(&task).is_some_and(|d| d.error.is_some())
     });
     let result = take_result(store, task);
-    let error = store
-        .0
-        .opaque_mut()
-        .components
-        .sched
-        .task_data
-        .get_mut(&task)
-        .and_then(|d| d.error.take());
+    let error = match store.0.opaque_mut().components.sched.task_data.get_mut(&task) {
+        Some(d) => {
+            d.abandoned = true;
+            d.error.take()
+        }
+        None => None,
+    };
     let released = store.0.opaque_mut().components.tasks.release(task).map_err(trap);
     collect(store);
     driven?;
@@ -283,11 +318,20 @@ pub(crate) fn poll_host_call<T>(
     waker: &std::task::Waker,
 ) -> std::task::Poll<crate::Result<Option<Vec<Val>>>> {
     let components = &mut store.0.opaque_mut().components;
-    if let Some(e) = components.sched.task_data.get_mut(&task).and_then(|d| d.error.take()) {
-        return std::task::Poll::Ready(Err(e));
+    if let Some(d) = components.sched.task_data.get_mut(&task) {
+        if let Some(e) = d.error.take() {
+            // The host has its answer: nothing more goes to it.
+            d.abandoned = true;
+            return std::task::Poll::Ready(Err(e));
+        }
     }
     match components.tasks.task(task) {
-        Ok(t) if t.resolved() => std::task::Poll::Ready(Ok(take_result(store, task))),
+        Ok(t) if t.resolved() => {
+            if let Some(d) = components.sched.task_data.get_mut(&task) {
+                d.abandoned = true;
+            }
+            std::task::Poll::Ready(Ok(take_result(store, task)))
+        }
         Ok(_) => {
             if let Some(d) = components.sched.task_data.get_mut(&task) {
                 d.waker = Some(waker.clone());
@@ -493,7 +537,7 @@ fn poison_on_trap<T>(
 }
 
 fn poison<T>(store: &mut StoreContextMut<'_, T>, flags: ComponentInstanceRef, e: crate::Error) -> crate::Result<()> {
-    let _ = set_may_enter(store, flags, false);
+    let _ = crate::component::call::poison_instance(store, flags);
     Err(e)
 }
 

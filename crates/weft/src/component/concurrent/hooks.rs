@@ -154,7 +154,7 @@ pub(crate) fn abort<T>(store: &mut StoreContextMut<'_, T>, task: EntryId, e: cra
         .and_then(|d| store.0.opaque().components.funcs.get(d.func as usize))
         .map(|f| f.options.flags);
     if let Some(flags) = flags {
-        let _ = crate::component::call::set_may_enter(store, flags, false);
+        let _ = crate::component::call::poison_instance(store, flags);
     }
     e.context("a task group hook failed: the group is aborted")
 }

@@ -74,6 +74,11 @@ impl HostTasks {
         })
     }
 
+    /// The task references of dropped call futures, not released yet.
+    pub(crate) fn dropped_holds(&self) -> Vec<EntryId> {
+        lock(&self.dropped).clone()
+    }
+
     /// Lines naming the pending host tasks, for the deadlock report and
     /// the state dump.
     pub(crate) fn describe(&self) -> String {
@@ -358,7 +363,7 @@ fn end_task<T: 'static>(
     let Some((task, flags)) = call.caller else {
         return Err(e);
     };
-    let _ = crate::component::call::set_may_enter(store, flags, false);
+    let _ = crate::component::call::poison_instance(store, flags);
     super::calls::route_trap(store, task, e).and(released)
 }
 
@@ -547,6 +552,9 @@ pub(crate) fn release_dropped<T>(store: &mut StoreContextMut<'_, T>) {
 /// happened.
 pub(crate) fn step<T: 'static>(store: &mut StoreContextMut<'_, T>) -> crate::Result<bool> {
     release_dropped(store);
+    if std::mem::take(&mut store.0.opaque_mut().components.newly_trapped) && super::calls::fail_stranded(store) {
+        return Ok(true);
+    }
     if sched::schedule(store).is_some() {
         return step_seeded(store);
     }
@@ -555,7 +563,10 @@ pub(crate) fn step<T: 'static>(store: &mut StoreContextMut<'_, T>) -> crate::Res
         resume_routed(store, t)?;
         progress = true;
     }
-    Ok(poll_woken(store)? || progress)
+    if poll_woken(store)? || progress {
+        return Ok(true);
+    }
+    Ok(super::calls::fail_stranded(store))
 }
 
 /// Resumes the ready thread `t` for the event loop; a trap goes to the
@@ -582,7 +593,7 @@ fn step_seeded<T: 'static>(store: &mut StoreContextMut<'_, T>) -> crate::Result<
             .flatten();
         let choices = usize::from(threads.is_some()) + woken.len();
         if choices == 0 {
-            return Ok(progress);
+            return Ok(progress || super::calls::fail_stranded(store));
         }
         progress = true;
         let k = sched::schedule(store).map_or(0, |s| s.pick(choices));
@@ -665,6 +676,10 @@ pub(crate) fn is_idle<T: 'static>(store: &mut StoreContextMut<'_, T>, cx: &mut C
     busy == 0 && !sched::has_runnable(store)
 }
 
+/// How many turns of the event loop one poll of `run_concurrent` runs at
+/// most before it yields to the executor.
+const TURNS_PER_POLL: usize = 64;
+
 /// The event loop of `run_concurrent`: polls `main` and runs the loop
 /// until `main` is ready or nothing can happen without a wake-up.
 fn drive<T: 'static, R>(
@@ -674,16 +689,21 @@ fn drive<T: 'static, R>(
 ) -> Poll<crate::Result<R>> {
     let mut store = StoreContextMut(inner);
     host(&mut store).in_run_concurrent += 1;
-    let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| loop {
-        host(&mut store).queue.set_sleeper(cx.waker());
-        if let Poll::Ready(r) = weft_fiber::lend_store(&mut *store.0, || main.as_mut().poll(cx)) {
-            return Poll::Ready(Ok(r));
+    let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        for _ in 0..TURNS_PER_POLL {
+            host(&mut store).queue.set_sleeper(cx.waker());
+            if let Poll::Ready(r) = weft_fiber::lend_store(&mut *store.0, || main.as_mut().poll(cx)) {
+                return Poll::Ready(Ok(r));
+            }
+            match step(&mut store) {
+                Ok(true) => continue,
+                Ok(false) => return Poll::Pending,
+                Err(e) => return Poll::Ready(Err(e)),
+            }
         }
-        match step(&mut store) {
-            Ok(true) => continue,
-            Ok(false) => return Poll::Pending,
-            Err(e) => return Poll::Ready(Err(e)),
-        }
+        // Work that keeps waking itself: give the executor its turn.
+        cx.waker().wake_by_ref();
+        Poll::Pending
     }));
     host(&mut store).in_run_concurrent -= 1;
     r.unwrap_or_else(|panic| std::panic::resume_unwind(panic))

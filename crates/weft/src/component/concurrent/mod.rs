@@ -149,6 +149,7 @@ impl<T: 'static> crate::Store<T> {
             .filter(|r| !components.sched.has_fiber(r.thread))
             .map(|r| r.task)
             .chain(components.sched.host.held_subtasks())
+            .chain(components.sched.host.dropped_holds())
             .collect();
         components.tasks.check_references(&held).map_err(|problems| {
             crate::format_err!(
