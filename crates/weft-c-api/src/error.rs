@@ -12,6 +12,20 @@ pub struct weft_error_t {
     pub(crate) error: anyhow::Error,
 }
 
+/// The message of an error as Wasmtime's C API gives it: the error, then
+/// its causes under "Caused by:" (anyhow's `{:?}` without a Rust backtrace).
+pub(crate) fn format_error(e: &anyhow::Error) -> String {
+    let mut s = e.to_string();
+    let mut causes = e.chain().skip(1).peekable();
+    if causes.peek().is_some() {
+        s.push_str("\n\nCaused by:");
+        for (i, c) in causes.enumerate() {
+            s.push_str(&format!("\n    {i}: {c}"));
+        }
+    }
+    s
+}
+
 /// Null for `Ok`, an owned error for `Err`.
 pub(crate) fn err_ptr(r: anyhow::Result<()>) -> Option<Box<weft_error_t>> {
     match r {
@@ -61,7 +75,7 @@ pub extern "C" fn weft_error_message(error: Option<&weft_error_t>, message: Opti
         || (),
         || {
             let text = match error {
-                Some(e) => format!("{:?}", e.error),
+                Some(e) => format_error(&e.error),
                 None => "null error".to_string(),
             };
             write_out(message, name_from_str(&text));

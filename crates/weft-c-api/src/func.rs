@@ -65,7 +65,7 @@ pub(crate) fn trap_into_error(trap: Box<wasm_trap_t>) -> anyhow::Error {
     match trap.r {
         RefKind::Trap(t) => match Rc::try_unwrap(t) {
             Ok(t) => t.error,
-            Err(t) => anyhow::anyhow!("{:?}", t.error),
+            Err(t) => anyhow::anyhow!("{}", crate::error::format_error(&t.error)),
         },
         _ => anyhow::anyhow!("host function returned a reference that is not a trap"),
     }

@@ -131,7 +131,7 @@ pub extern "C" fn wasm_trap_message(t: Option<&wasm_trap_t>, out: Option<&mut Ma
         || (),
         || {
             let mut bytes = match t.and_then(|t| t.trap_shared()) {
-                Some(t) => format!("{:?}", t.error).into_bytes(),
+                Some(t) => crate::error::format_error(&t.error).into_bytes(),
                 None => Vec::new(),
             };
             bytes.push(0);
