@@ -142,4 +142,4 @@ macro_rules! c_tests {
     )*};
 }
 
-c_tests!(hello, callback, global, memory, table, trap, start, reflect, multi);
+c_tests!(hello, callback, global, memory, table, trap, start, reflect, multi, hostref, finalize, serialize);
