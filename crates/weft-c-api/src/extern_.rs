@@ -111,6 +111,7 @@ pub(crate) fn to_extern(e: Entity) -> Option<weft::Extern> {
         Entity::Global(g) => g.into(),
         Entity::Table(t) => t.into(),
         Entity::Memory(m) => m.into(),
+        Entity::Tag(t) => t.into(),
         Entity::Instance(_) => return None,
     })
 }
@@ -122,7 +123,7 @@ pub(crate) fn from_extern(e: weft::Extern) -> Option<Entity> {
         weft::Extern::Global(g) => Entity::Global(g),
         weft::Extern::Table(t) => Entity::Table(t),
         weft::Extern::Memory(m) => Entity::Memory(m),
-        _ => return None,
+        weft::Extern::Tag(t) => Entity::Tag(t),
     })
 }
 

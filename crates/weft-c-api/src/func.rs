@@ -61,7 +61,7 @@ pub type wasm_func_callback_with_env_t = Option<
 >;
 
 /// The error a trap returned by a host function becomes.
-pub(crate) fn trap_into_error(trap: Box<wasm_trap_t>) -> anyhow::Error {
+pub(crate) fn trap_into_error(trap: wasm_trap_t) -> anyhow::Error {
     match trap.r {
         RefKind::Trap(t) => match Rc::try_unwrap(t) {
             Ok(t) => t.error,
@@ -93,7 +93,7 @@ fn call_wasm_callback(
     let trap = call(&args, &mut out);
     drop(args);
     if let Some(trap) = trap {
-        return Err(trap_into_error(trap));
+        return Err(trap_into_error(*trap));
     }
     // SAFETY: the only context in use.
     let mut cx = unsafe { store.ctx() };

@@ -41,6 +41,7 @@ pub mod trap;
 pub mod types;
 pub mod val;
 pub mod vec;
+pub mod wat;
 pub mod weft_api;
 
 use std::panic::{catch_unwind, AssertUnwindSafe};

@@ -16,7 +16,7 @@ use crate::store::{Finalizer, StoreShared};
 use std::cell::RefCell;
 use std::ffi::c_void;
 use std::rc::{Rc, Weak};
-use weft::{Func, Global, Instance, Memory, Table};
+use weft::{Func, Global, Instance, Memory, Table, Tag};
 
 /// What a store object is (also the key of its host info).
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
@@ -31,6 +31,8 @@ pub enum Entity {
     Memory(Memory),
     /// An instance.
     Instance(Instance),
+    /// A tag.
+    Tag(Tag),
 }
 
 /// Host info with its finalizer, run when it is dropped.

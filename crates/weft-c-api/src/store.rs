@@ -30,8 +30,10 @@ pub struct StoreData {
     /// The host info of the store's functions, globals, tables, memories and
     /// instances (`wasm_X_set_host_info`), finalized with the store.
     pub(crate) host_info: HashMap<Entity, HostInfo>,
-    /// Strings of `weft_instance_export_nth`, owned by the store.
-    pub(crate) export_names: Vec<Box<str>>,
+    /// The store objects handed to C as `weft_func_t`, `weft_global_t`, ...
+    /// (whose private field is an index here), and their indices.
+    pub(crate) handles: Vec<Entity>,
+    pub(crate) handle_ids: HashMap<Entity, usize>,
     /// The limits of `weft_store_limiter`.
     pub(crate) limits: Limits,
 }
@@ -88,7 +90,8 @@ impl StoreShared {
                     data,
                     finalizer,
                     host_info: HashMap::new(),
-                    export_names: Vec::new(),
+                    handles: Vec::new(),
+                    handle_ids: HashMap::new(),
                     limits: Limits::default(),
                 },
             )),
@@ -125,6 +128,10 @@ impl StoreShared {
     /// # Safety
     ///
     /// No context of this store is in use.
+    #[allow(
+        clippy::mut_from_ref,
+        reason = "the store is in an `UnsafeCell`; see the safety contract"
+    )]
     pub(crate) unsafe fn store_mut(&self) -> Option<&mut Store<StoreData>> {
         if !matches!(self.current.get(), Current::Store) {
             return None;
@@ -158,14 +165,14 @@ impl<'a> CallerScope<'a> {
     /// Makes `caller` the store's way in until the scope ends. The caller
     /// must not be used directly while the scope lives.
     pub(crate) fn enter(shared: &'a StoreShared, caller: &mut Caller<'_, StoreData>) -> CallerScope<'a> {
-        let ptr = caller as *mut Caller<'_, StoreData> as *mut Caller<'static, StoreData>;
+        let ptr = (caller as *mut Caller<'_, StoreData>).cast::<Caller<'static, StoreData>>();
         let prev = shared.current.replace(Current::Caller(ptr));
         CallerScope { shared, prev }
     }
 
     /// Makes `cx` the store's way in until the scope ends.
     pub(crate) fn enter_context(shared: &'a StoreShared, cx: &mut StoreContextMut<'_, StoreData>) -> CallerScope<'a> {
-        let ptr = cx as *mut StoreContextMut<'_, StoreData> as *mut StoreContextMut<'static, StoreData>;
+        let ptr = (cx as *mut StoreContextMut<'_, StoreData>).cast::<StoreContextMut<'static, StoreData>>();
         let prev = shared.current.replace(Current::Context(ptr));
         CallerScope { shared, prev }
     }

@@ -230,8 +230,3 @@ declare_vec!(
 pub(crate) fn name_from_str(s: &str) -> wasm_name_t {
     CVec::from_vec(s.as_bytes().to_vec())
 }
-
-/// The bytes of a name as UTF-8.
-pub(crate) fn name_to_str(n: &wasm_name_t) -> anyhow::Result<&str> {
-    std::str::from_utf8(n.as_slice()).map_err(|_| anyhow::anyhow!("input was not valid utf-8"))
-}
