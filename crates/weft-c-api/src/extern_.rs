@@ -100,6 +100,7 @@ pub extern "C" fn wasm_extern_kind(e: Option<&wasm_extern_t>) -> u8 {
         Some((_, Entity::Global(_))) => 1,
         Some((_, Entity::Table(_))) => 2,
         Some((_, Entity::Memory(_))) => 3,
+        Some((_, Entity::Tag(_))) => 4,
         _ => 0,
     }
 }

@@ -483,7 +483,7 @@ declare_ref!(
         r.as_entity(),
         Some((
             _,
-            Entity::Func(_) | Entity::Global(_) | Entity::Table(_) | Entity::Memory(_)
+            Entity::Func(_) | Entity::Global(_) | Entity::Table(_) | Entity::Memory(_) | Entity::Tag(_)
         ))
     ),
     wasm_extern_delete,
