@@ -57,8 +57,14 @@ fn have_compiler() -> bool {
     }
 }
 
-/// The scratch folder with every test module assembled.
+/// The scratch folder with every test module assembled (once: the tests
+/// run in parallel).
 fn scratch() -> PathBuf {
+    static DIR: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    DIR.get_or_init(make_scratch).clone()
+}
+
+fn make_scratch() -> PathBuf {
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("c-api-tests");
     std::fs::create_dir_all(&dir).unwrap();
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/c");
@@ -72,12 +78,17 @@ fn scratch() -> PathBuf {
     dir
 }
 
-/// Compiles `tests/c/NAME.c` (as C, or C++ for `.cc`) and returns the
-/// program's path.
+/// Compiles `tests/c/NAME.c` and returns the program's path.
 fn build(name: &str, dir: &Path) -> PathBuf {
     let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let src = manifest.join("tests/c").join(name);
-    let exe = dir.join(Path::new(name).file_stem().unwrap());
+    build_at(&manifest.join("tests/c").join(name), dir)
+}
+
+/// Compiles the C file `src` into `dir` and returns the program's path.
+fn build_at(src: &Path, dir: &Path) -> PathBuf {
+    let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let name = src.file_name().unwrap().to_string_lossy().into_owned();
+    let exe = dir.join(src.file_stem().unwrap());
     let lib = lib_dir();
     assert!(
         lib.join("libweft.so").exists(),
@@ -90,7 +101,7 @@ fn build(name: &str, dir: &Path) -> PathBuf {
         .arg(manifest.join("include"))
         .arg("-I")
         .arg(manifest.join("tests/c"))
-        .arg(&src)
+        .arg(src)
         .arg("-o")
         .arg(&exe)
         .arg("-L")
@@ -133,6 +144,96 @@ fn run(name: &str) {
     assert_eq!(stdout, expected, "output of {name}");
 }
 
+/// The functions `weft.h` (with `wasm.h`) declares: the names of the
+/// prototypes left after preprocessing, outside function bodies and
+/// typedefs.
+fn declared_functions(dir: &Path) -> Vec<String> {
+    let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let src = dir.join("all_headers.c");
+    std::fs::write(&src, "#include <weft.h>\n").unwrap();
+    let out = Command::new(compiler())
+        .arg("-E")
+        .arg("-I")
+        .arg(manifest.join("include"))
+        .arg(&src)
+        .output()
+        .expect("run the C preprocessor");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = String::from_utf8_lossy(&out.stdout);
+    let code: String = text
+        .lines()
+        .filter(|l| !l.starts_with('#'))
+        .collect::<Vec<_>>()
+        .join("\n");
+    // Top-level statements: split at `;` and at the `}` closing a body.
+    let mut names = Vec::new();
+    let mut depth = 0;
+    let mut stmt = String::new();
+    for c in code.chars() {
+        match c {
+            '{' => depth += 1,
+            '}' => {
+                depth -= 1;
+                if depth == 0 && !stmt.trim_start().starts_with("typedef") && !stmt.contains('=') {
+                    // A function body (or an enum/struct definition).
+                    stmt.clear();
+                    continue;
+                }
+            }
+            ';' if depth == 0 => {
+                let s = stmt.trim();
+                if !s.starts_with("typedef") && !s.starts_with("static") && !s.starts_with("extern \"C\"") {
+                    if let Some(open) = s.find('(') {
+                        let head = s[..open].trim_end();
+                        let name: String = head
+                            .chars()
+                            .rev()
+                            .take_while(|c| c.is_alphanumeric() || *c == '_')
+                            .collect::<Vec<_>>()
+                            .into_iter()
+                            .rev()
+                            .collect();
+                        if name.starts_with("wasm_") || name.starts_with("weft_") {
+                            names.push(name);
+                        }
+                    }
+                }
+                stmt.clear();
+                continue;
+            }
+            _ => {}
+        }
+        if depth == 0 {
+            stmt.push(c);
+        }
+    }
+    names.sort();
+    names.dedup();
+    names
+}
+
+/// Every function the headers declare is defined by `libweft`: a program
+/// taking the address of each one links.
+#[test]
+fn every_declared_function_is_defined() {
+    if !have_compiler() {
+        return;
+    }
+    let dir = scratch();
+    let names = declared_functions(&dir);
+    assert!(names.len() > 300, "only {} functions found in the headers", names.len());
+    let mut c = String::from("#include <stdio.h>\n#include <weft.h>\nstatic void (*const symbols[])(void) = {\n");
+    for n in &names {
+        c.push_str(&format!("  (void (*)(void)){n},\n"));
+    }
+    c.push_str("};\nint main(void) {\n  printf(\"%zu\\n\", sizeof(symbols) / sizeof(symbols[0]));\n  return 0;\n}\n");
+    std::fs::write(dir.join("symbols.c"), c).unwrap();
+    let exe = build_at(&dir.join("symbols.c"), &dir);
+    let out = Command::new(&exe).output().expect("run the symbols program");
+    assert!(out.status.success());
+    assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), names.len().to_string());
+}
+
 macro_rules! c_tests {
     ($($name:ident),* $(,)?) => {$(
         #[test]
@@ -142,4 +243,4 @@ macro_rules! c_tests {
     )*};
 }
 
-c_tests!(hello, callback, global, memory, table, trap, start, reflect, multi, hostref, finalize, serialize);
+c_tests!(hello, callback, global, memory, table, trap, start, reflect, multi, hostref, finalize, serialize, weft_core);
