@@ -243,4 +243,19 @@ macro_rules! c_tests {
     )*};
 }
 
-c_tests!(hello, callback, global, memory, table, trap, start, reflect, multi, hostref, finalize, serialize, weft_core);
+c_tests!(
+    hello,
+    callback,
+    global,
+    memory,
+    table,
+    trap,
+    start,
+    reflect,
+    multi,
+    hostref,
+    finalize,
+    serialize,
+    weft_core,
+    weft_interrupt
+);
