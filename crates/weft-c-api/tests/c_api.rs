@@ -259,3 +259,38 @@ c_tests!(
     weft_core,
     weft_interrupt
 );
+
+/// Every function and type of the headers has a Doxygen comment (`wasm.h`'s
+/// in `doc-wasm.h`): Doxygen, where it is installed, warns about nothing.
+#[test]
+fn headers_are_documented() {
+    if !Command::new("doxygen")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success())
+    {
+        eprintln!("note: `doxygen` not found; the header documentation is not checked");
+        return;
+    }
+    let include = Path::new(env!("CARGO_MANIFEST_DIR")).join("include");
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("c-api-doxygen");
+    std::fs::create_dir_all(&dir).unwrap();
+    let doxyfile = format!(
+        "INPUT = {}\nRECURSIVE = YES\nFILE_PATTERNS = *.h\nOUTPUT_DIRECTORY = {}\n\
+         GENERATE_LATEX = NO\nGENERATE_HTML = NO\nGENERATE_XML = YES\nEXTRACT_ALL = NO\n\
+         WARN_IF_UNDOCUMENTED = YES\nWARN_IF_DOC_ERROR = YES\nWARN_NO_PARAMDOC = NO\nQUIET = YES\n\
+         ENABLE_PREPROCESSING = YES\nMACRO_EXPANSION = YES\nEXPAND_ONLY_PREDEF = NO\n\
+         PREDEFINED = WASM_API_EXTERN= \"WEFT_CONFIG_PROP(ret,name,ty)=ret weft_config_##name##_set(wasm_config_t *, ty);\"\n",
+        include.display(),
+        dir.join("out").display()
+    );
+    std::fs::write(dir.join("Doxyfile"), doxyfile).unwrap();
+    let out = Command::new("doxygen")
+        .arg("Doxyfile")
+        .current_dir(&dir)
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let warnings = String::from_utf8_lossy(&out.stderr);
+    assert!(warnings.trim().is_empty(), "doxygen warnings:\n{warnings}");
+}
