@@ -46,6 +46,7 @@
 #include <weft/engine.h>
 #include <weft/error.h>
 #include <weft/extern.h>
+#include <weft/externref.h>
 #include <weft/func.h>
 #include <weft/global.h>
 #include <weft/instance.h>

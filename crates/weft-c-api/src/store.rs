@@ -34,6 +34,11 @@ pub struct StoreData {
     /// (whose private field is an index here), and their indices.
     pub(crate) handles: Vec<Entity>,
     pub(crate) handle_ids: HashMap<Entity, usize>,
+    /// The extern references handed to C as `weft_externref_t` (whose
+    /// private field is an index here plus one), and their indices by the
+    /// address of their data.
+    pub(crate) externrefs: Vec<weft::Rooted<weft::ExternRef>>,
+    pub(crate) externref_ids: HashMap<usize, u32>,
     /// The limits of `weft_store_limiter`.
     pub(crate) limits: Limits,
 }
@@ -92,6 +97,8 @@ impl StoreShared {
                     host_info: HashMap::new(),
                     handles: Vec::new(),
                     handle_ids: HashMap::new(),
+                    externrefs: Vec::new(),
+                    externref_ids: HashMap::new(),
                     limits: Limits::default(),
                 },
             )),

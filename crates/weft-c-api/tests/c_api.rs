@@ -257,7 +257,8 @@ c_tests!(
     finalize,
     serialize,
     weft_core,
-    weft_interrupt
+    weft_interrupt,
+    weft_externref,
 );
 
 /// Every function and type of the headers has a Doxygen comment (`wasm.h`'s

@@ -28,7 +28,7 @@ typedef uint8_t weft_valkind_t;
 #define WEFT_V128 4
 /// `funcref`
 #define WEFT_FUNCREF 5
-/// `externref` (only null ones in Weft's C API for now)
+/// `externref` (see `weft/externref.h`)
 #define WEFT_EXTERNREF 6
 /// `anyref` (not supported by Weft)
 #define WEFT_ANYREF 7
@@ -41,7 +41,9 @@ typedef uint8_t weft_v128[16];
 /**
  * \brief A GC reference: `store_id` 0 is null.
  *
- * Weft's C API has only null GC references for now; they need no unrooting.
+ * Extern references are made by #weft_externref_new; `anyref` and
+ * `exnref` values are only null in Weft's C API for now. None needs
+ * unrooting: Weft keeps references until their store is deleted.
  */
 typedef struct weft_anyref {
   /// The id of the store (0: null).
@@ -111,7 +113,7 @@ typedef union weft_val_raw {
   weft_v128 v128;
   /// `anyref`: 0 is null (the only value Weft's C API has for now).
   uint32_t anyref;
-  /// `externref`: 0 is null (the only value Weft's C API has for now).
+  /// `externref`: 0 is null, else a value of #weft_externref_to_raw.
   uint32_t externref;
   /// `exnref`: 0 is null (the only value Weft's C API has for now).
   uint32_t exnref;

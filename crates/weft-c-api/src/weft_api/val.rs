@@ -110,7 +110,7 @@ pub const WEFT_EXTERN_SHAREDMEMORY: u8 = 4;
 pub const WEFT_EXTERN_TAG: u8 = 5;
 
 /// A GC reference handle (`weft_anyref_t`, `weft_externref_t`,
-/// `weft_exnref_t`): only null ones exist in Weft's C API for now.
+/// `weft_exnref_t`): externrefs (see `externref.rs`) and null references.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct weft_gcref_t {
@@ -168,8 +168,10 @@ pub union weft_val_raw_t {
     pub f64: f64,
     /// `v128`, little-endian.
     pub v128: [u8; 16],
-    /// A GC reference (only null, 0, in Weft's C API for now).
+    /// A GC reference (`anyref` and `exnref`: only null, 0, for now).
     pub anyref: u32,
+    /// An `externref`: 0 for null, else a value of `weft_externref_to_raw`.
+    pub externref: u32,
     /// A function: null, or a value of `weft_func_to_raw`.
     pub funcref: *mut c_void,
 }
@@ -338,12 +340,12 @@ pub(crate) fn val_to_weft(
                     Val::FuncRef(Some(func_of(store, cx, &v.of.funcref)?))
                 }
             }
-            WEFT_EXTERNREF | WEFT_ANYREF | WEFT_EXNREF => {
+            WEFT_EXTERNREF => Val::ExternRef(super::externref::externref_of(store, cx, &v.of.gcref)?),
+            WEFT_ANYREF | WEFT_EXNREF => {
                 if v.of.gcref.store_id != 0 {
                     anyhow::bail!("non-null GC references are not supported by weft's C API yet");
                 }
                 match v.kind {
-                    WEFT_EXTERNREF => Val::ExternRef(None),
                     WEFT_EXNREF => Val::ExnRef(None),
                     _ => anyhow::bail!("anyref is not supported by weft"),
                 }
@@ -406,9 +408,13 @@ pub(crate) fn val_from_weft(
             kind: WEFT_EXNREF,
             of: weft_valunion_t { gcref: NULL_GCREF },
         },
-        Val::ExternRef(Some(_)) | Val::ExnRef(Some(_)) => {
-            anyhow::bail!("non-null GC references are not supported by weft's C API yet")
-        }
+        Val::ExternRef(Some(r)) => weft_val_t {
+            kind: WEFT_EXTERNREF,
+            of: weft_valunion_t {
+                gcref: super::externref::externref_handle(store, cx, *r)?,
+            },
+        },
+        Val::ExnRef(Some(_)) => anyhow::bail!("non-null exnref values are not supported by weft's C API yet"),
     })
 }
 
@@ -430,10 +436,12 @@ pub(crate) fn raw_to_weft(
             ValType::F64 => Val::F64(raw.f64.to_bits()),
             ValType::V128 => Val::V128(V128::from(u128::from_le_bytes(raw.v128))),
             ValType::Ref(r) if r.heap_type().is_extern() => {
-                if raw.anyref != 0 {
-                    anyhow::bail!("non-null GC references are not supported by weft's C API yet");
-                }
-                Val::ExternRef(None)
+                let h = weft_gcref_t {
+                    store_id: if raw.externref == 0 { 0 } else { store.id() },
+                    private1: raw.externref,
+                    ..NULL_GCREF
+                };
+                Val::ExternRef(super::externref::externref_of(store, cx, &h)?)
             }
             ValType::Ref(r) if r.heap_type().is_exn() => {
                 if raw.anyref != 0 {
@@ -473,6 +481,9 @@ pub(crate) fn raw_from_weft(
         Val::FuncRef(None) | Val::ExternRef(None) | Val::ExnRef(None) => {}
         Val::FuncRef(Some(f)) => {
             raw.funcref = (func_handle(store, cx, *f).private as usize + 1) as *mut c_void;
+        }
+        Val::ExternRef(Some(r)) => {
+            raw.externref = super::externref::externref_handle(store, cx, *r)?.private1;
         }
         _ => anyhow::bail!("non-null GC references are not supported by weft's C API yet"),
     }
