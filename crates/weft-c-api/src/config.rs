@@ -146,7 +146,7 @@ bool_setter!(
         "The relaxed-SIMD proposal."
     ),
     (
-        weft_config_relaxed_simd_deterministic_set,
+        weft_config_wasm_relaxed_simd_deterministic_set,
         relaxed_simd_deterministic,
         "Deterministic relaxed SIMD."
     ),

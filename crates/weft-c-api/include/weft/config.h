@@ -138,10 +138,10 @@ WEFT_CONFIG_PROP(void, wasm_simd, bool)
  */
 WEFT_CONFIG_PROP(void, wasm_relaxed_simd, bool)
 /**
- * \fn void weft_config_relaxed_simd_deterministic_set(wasm_config_t *, bool)
+ * \fn void weft_config_wasm_relaxed_simd_deterministic_set(wasm_config_t *, bool)
  * \brief Whether relaxed SIMD gives the same results on every machine (default false).
  */
-WEFT_CONFIG_PROP(void, relaxed_simd_deterministic, bool)
+WEFT_CONFIG_PROP(void, wasm_relaxed_simd_deterministic, bool)
 /**
  * \fn void weft_config_wasm_bulk_memory_set(wasm_config_t *, bool)
  * \brief The bulk-memory proposal (default on).
