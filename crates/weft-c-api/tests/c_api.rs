@@ -259,6 +259,7 @@ c_tests!(
     weft_core,
     weft_interrupt,
     weft_externref,
+    threads,
 );
 
 /// Every function and type of the headers has a Doxygen comment (`wasm.h`'s
