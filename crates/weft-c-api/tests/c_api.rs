@@ -262,6 +262,42 @@ c_tests!(
     threads,
 );
 
+/// The headers compile as C++17 and link with C linkage (where a C++
+/// compiler, `$CXX` or `c++`, is installed).
+#[test]
+fn cpp_headers() {
+    let cxx = std::env::var("CXX").unwrap_or_else(|_| "c++".to_string());
+    if !Command::new(&cxx)
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success())
+    {
+        eprintln!("note: no C++ compiler (`{cxx}`) found; the C++ header test is skipped");
+        return;
+    }
+    let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let dir = scratch();
+    let lib = lib_dir();
+    let exe = dir.join("cpp_headers");
+    let out = Command::new(&cxx)
+        .args(["-std=c++17", "-Wall", "-Wextra", "-Werror"])
+        .arg("-I")
+        .arg(manifest.join("include"))
+        .arg(manifest.join("tests/c/cpp_headers.cc"))
+        .arg("-o")
+        .arg(&exe)
+        .arg("-L")
+        .arg(&lib)
+        .arg(format!("-Wl,-rpath,{}", lib.display()))
+        .args(["-lweft", "-lpthread", "-ldl", "-lm"])
+        .output()
+        .expect("run the C++ compiler");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let run = Command::new(&exe).output().expect("run the C++ program");
+    assert!(run.status.success());
+    assert_eq!(String::from_utf8_lossy(&run.stdout), "C++: 42\n");
+}
+
 /// Every function and type of the headers has a Doxygen comment (`wasm.h`'s
 /// in `doc-wasm.h`): Doxygen, where it is installed, warns about nothing.
 #[test]
