@@ -923,7 +923,7 @@ pub(crate) fn module_exports(m: &weft::Module) -> wasm_exporttype_vec_t {
     )
 }
 
-/// Keeps the tag type constructor in use for `weft_tag_new`.
+/// The Weft tag type of a C tag type, registered with `engine`.
 pub(crate) fn tag_type(t: &CTagType, engine: &weft::Engine) -> anyhow::Result<TagType> {
     let f = t
         .functype
