@@ -13,8 +13,15 @@
 //! catches it and reports an error, a trap or a null result); a null pointer
 //! where an object is required gives an error (or a null result, where the
 //! function has no error channel), never undefined behaviour; objects of
-//! another store are refused with an error. Functions whose soundness rests
-//! on the caller passing valid pointers are `unsafe extern "C" fn`.
+//! another store are refused with an error.
+//!
+//! Which functions are `unsafe`: a parameter typed as a reference
+//! (`Option<&T>`, `Option<&mut T>`, `Option<Box<T>>`) states its contract in
+//! the signature (NULL, or a live object of this library), as in
+//! Wasmtime's C API; such functions are safe `extern "C" fn`s. Functions that
+//! read or write memory the caller describes with raw pointers and lengths
+//! (names, byte buffers, value arrays), or that map caller-supplied machine
+//! code, are `unsafe extern "C" fn`s with a `# Safety` section.
 //!
 //! The store model: a C store is a [`store::StoreShared`] in an `Rc`. Every
 //! function reaches the store through it; while a host function runs, the
