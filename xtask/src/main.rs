@@ -7,7 +7,11 @@
 //! spread and the Weft/Wasmtime ratio, writes `target/bench/report.json` and
 //! `target/bench/report.svg`, and ends with the geometric mean ratio of each
 //! group.
+//!
+//! `cargo xtask c-api install --prefix DIR [--release]` installs the C API
+//! (headers, `libweft.so` and `libweft.a`, `weft.pc`, the CMake package).
 
+mod capi;
 mod report;
 mod stats;
 
@@ -44,7 +48,8 @@ fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let result = match args.first().map(String::as_str) {
         Some("bench") => bench(&args[1..]),
-        _ => Err(USAGE.to_string()),
+        Some("c-api") => capi::run(&args[1..]),
+        _ => Err(format!("{USAGE}\n\n{}", capi::USAGE)),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -130,6 +130,30 @@ pub(crate) fn handle_interrupt<T: 'static>(store: &mut StoreInner<T>, why: Inter
     }
 }
 
+impl<T: 'static> StoreContextMut<'_, T> {
+    /// See [`Store::set_fuel`].
+    pub fn set_fuel(&mut self, fuel: u64) -> crate::Result<()> {
+        if !self.0.fuel_enabled() {
+            crate::bail!("fuel is not configured in this store");
+        }
+        self.0.set_fuel_left(fuel);
+        Ok(())
+    }
+
+    /// See [`Store::get_fuel`].
+    pub fn get_fuel(&self) -> crate::Result<u64> {
+        if !self.0.fuel_enabled() {
+            crate::bail!("fuel is not configured in this store");
+        }
+        Ok(self.0.fuel_left())
+    }
+
+    /// See [`Store::set_epoch_deadline`].
+    pub fn set_epoch_deadline(&mut self, ticks_beyond_current: u64) {
+        self.0.set_epoch_deadline(ticks_beyond_current);
+    }
+}
+
 impl<T: 'static> Store<T> {
     /// Sets the fuel this store may consume (with `Config::consume_fuel`).
     pub fn set_fuel(&mut self, fuel: u64) -> crate::Result<()> {

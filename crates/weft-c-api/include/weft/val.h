@@ -1,0 +1,140 @@
+/**
+ * \file weft/val.h
+ *
+ * \brief Values: #weft_val_t and #weft_val_raw_t.
+ */
+
+#ifndef WEFT_VAL_H
+#define WEFT_VAL_H
+
+#include <wasm.h>
+#include <weft/extern.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/// \brief The kind of a #weft_val_t.
+typedef uint8_t weft_valkind_t;
+/// `i32`
+#define WEFT_I32 0
+/// `i64`
+#define WEFT_I64 1
+/// `f32`
+#define WEFT_F32 2
+/// `f64`
+#define WEFT_F64 3
+/// `v128`
+#define WEFT_V128 4
+/// `funcref`
+#define WEFT_FUNCREF 5
+/// `externref` (see `weft/externref.h`)
+#define WEFT_EXTERNREF 6
+/// `anyref` (not supported by Weft)
+#define WEFT_ANYREF 7
+/// `exnref` (only null ones in Weft's C API for now)
+#define WEFT_EXNREF 8
+
+/// \brief A `v128`, as 16 little-endian bytes.
+typedef uint8_t weft_v128[16];
+
+/**
+ * \brief A GC reference: `store_id` 0 is null.
+ *
+ * Extern references are made by #weft_externref_new; `anyref` and
+ * `exnref` values are only null in Weft's C API for now. None needs
+ * unrooting: Weft keeps references until their store is deleted.
+ */
+typedef struct weft_anyref {
+  /// The id of the store (0: null).
+  uint64_t store_id;
+  /// Private to Weft.
+  uint32_t __private1;
+  /// Private to Weft.
+  uint32_t __private2;
+  /// Private to Weft.
+  void *__private3;
+} weft_anyref_t;
+
+/// \brief An `externref` (same layout as #weft_anyref_t).
+typedef struct weft_anyref weft_externref_t;
+/// \brief An `exnref` (same layout as #weft_anyref_t).
+typedef struct weft_anyref weft_exnref_t;
+
+/// \brief The payload of a #weft_val_t.
+typedef union weft_valunion {
+  /// #WEFT_I32
+  int32_t i32;
+  /// #WEFT_I64
+  int64_t i64;
+  /// #WEFT_F32
+  float32_t f32;
+  /// #WEFT_F64
+  float64_t f64;
+  /// #WEFT_ANYREF
+  weft_anyref_t anyref;
+  /// #WEFT_EXTERNREF
+  weft_externref_t externref;
+  /// #WEFT_EXNREF
+  weft_exnref_t exnref;
+  /// #WEFT_FUNCREF (`store_id` 0: null)
+  weft_func_t funcref;
+  /// #WEFT_V128
+  weft_v128 v128;
+} weft_valunion_t;
+
+/**
+ * \brief A typed value.
+ *
+ * Functions taking one do not take ownership; values returned are the
+ * caller's (release them with #weft_val_unroot, a no-op for Weft's values).
+ */
+typedef struct weft_val {
+  /// The kind (`WEFT_I32`, ...).
+  weft_valkind_t kind;
+  /// The payload.
+  weft_valunion_t of;
+} weft_val_t;
+
+/**
+ * \brief A value without its type, for the `*_unchecked` functions. All
+ * fields are little-endian.
+ */
+typedef union weft_val_raw {
+  /// `i32`
+  int32_t i32;
+  /// `i64`
+  int64_t i64;
+  /// `f32`
+  float32_t f32;
+  /// `f64`
+  float64_t f64;
+  /// `v128`
+  weft_v128 v128;
+  /// `anyref`: 0 is null (the only value Weft's C API has for now).
+  uint32_t anyref;
+  /// `externref`: 0 is null, else a value of #weft_externref_to_raw.
+  uint32_t externref;
+  /// `exnref`: 0 is null (the only value Weft's C API has for now).
+  uint32_t exnref;
+  /// `funcref`: NULL, or a value of #weft_func_to_raw.
+  void *funcref;
+} weft_val_raw_t;
+
+/// \brief Makes `func` a null funcref.
+static inline void weft_funcref_set_null(weft_func_t *func) { func->store_id = 0; }
+
+/// \brief Whether `func` is a null funcref.
+static inline bool weft_funcref_is_null(const weft_func_t *func) { return func->store_id == 0; }
+
+/// \brief Releases the GC roots of `val` (none in Weft's C API).
+WASM_API_EXTERN void weft_val_unroot(weft_val_t *val);
+
+/// \brief Copies `src` to `dst`.
+WASM_API_EXTERN void weft_val_clone(const weft_val_t *src, weft_val_t *dst);
+
+#ifdef __cplusplus
+} // extern "C"
+#endif
+
+#endif // WEFT_VAL_H

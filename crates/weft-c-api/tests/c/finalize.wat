@@ -1,0 +1,3 @@
+(module
+  (func (export "f"))
+  (memory (export "m") 1))

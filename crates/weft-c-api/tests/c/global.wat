@@ -1,0 +1,10 @@
+(module
+  (global $ci (import "" "const i64") i64)
+  (global $vi (import "" "var i32") (mut i32))
+  (global (export "const f64") f64 (f64.const 5))
+  (global $ve (export "var i64") (mut i64) (i64.const 7))
+  (func (export "get const i64") (result i64) (global.get $ci))
+  (func (export "get var i32") (result i32) (global.get $vi))
+  (func (export "set var i32") (param i32) (global.set $vi (local.get 0)))
+  (func (export "get var i64") (result i64) (global.get $ve))
+  (func (export "set var i64") (param i64) (global.set $ve (local.get 0))))

@@ -1,0 +1,3 @@
+(module
+  (func $hello (import "" "hello"))
+  (func (export "run") (call $hello)))

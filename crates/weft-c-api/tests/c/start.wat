@@ -1,0 +1,3 @@
+(module
+  (func $start (unreachable))
+  (start $start))

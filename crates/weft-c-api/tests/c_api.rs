@@ -1,0 +1,334 @@
+//! Builds the C programs of `tests/c/` against `libweft` and runs them.
+//!
+//! Each `NAME.c` is compiled with the system C compiler (`$CC`, else `cc`)
+//! against the headers of `include/` and the `libweft.so` Cargo built for
+//! this test, then run in a scratch folder holding every `tests/c/*.wat`
+//! assembled to `.wasm`; its standard output must equal `NAME.out`.
+//! Without a C compiler the test prints a note and passes, unless `CI` is
+//! set, in which case it fails.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// The folder holding `libweft.so`: the profile folder of this test binary,
+/// after building the library there (Cargo builds only the rlibs an
+/// integration test links, so the test asks Cargo for `libweft` itself,
+/// once).
+fn lib_dir() -> PathBuf {
+    static BUILT: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    BUILT
+        .get_or_init(|| {
+            let exe = std::env::current_exe().expect("test executable path");
+            // target/<profile>/deps/c_api-HASH
+            let profile_dir = exe.parent().and_then(Path::parent).expect("profile folder");
+            let target_dir = profile_dir.parent().expect("target folder");
+            let mut cmd = Command::new(env!("CARGO"));
+            cmd.args(["build", "--quiet", "-p", "weft-c-api", "--lib"])
+                .env("CARGO_TARGET_DIR", target_dir)
+                .current_dir(env!("CARGO_MANIFEST_DIR"));
+            if profile_dir.file_name().is_some_and(|n| n == "release") {
+                cmd.arg("--release");
+            }
+            let status = cmd.status().expect("run cargo");
+            assert!(status.success(), "building libweft failed");
+            profile_dir.to_path_buf()
+        })
+        .clone()
+}
+
+fn compiler() -> String {
+    std::env::var("CC").unwrap_or_else(|_| "cc".to_string())
+}
+
+/// Whether a C compiler runs; fails under CI if not.
+fn have_compiler() -> bool {
+    match Command::new(compiler()).arg("--version").output() {
+        Ok(o) if o.status.success() => true,
+        _ => {
+            if std::env::var_os("CI").is_some() {
+                panic!("no C compiler (`{}`) found, and CI is set", compiler());
+            }
+            eprintln!(
+                "note: no C compiler (`{}`) found; the C API tests are skipped",
+                compiler()
+            );
+            false
+        }
+    }
+}
+
+/// The scratch folder with every test module assembled (once: the tests
+/// run in parallel).
+fn scratch() -> PathBuf {
+    static DIR: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    DIR.get_or_init(make_scratch).clone()
+}
+
+fn make_scratch() -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("c-api-tests");
+    std::fs::create_dir_all(&dir).unwrap();
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/c");
+    for entry in std::fs::read_dir(&src).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_some_and(|e| e == "wat") {
+            let wasm = wat::parse_file(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+            std::fs::write(dir.join(path.file_stem().unwrap()).with_extension("wasm"), wasm).unwrap();
+        }
+    }
+    dir
+}
+
+/// Compiles `tests/c/NAME.c` and returns the program's path.
+fn build(name: &str, dir: &Path) -> PathBuf {
+    let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
+    build_at(&manifest.join("tests/c").join(name), dir)
+}
+
+/// Compiles the C file `src` into `dir` and returns the program's path.
+fn build_at(src: &Path, dir: &Path) -> PathBuf {
+    let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let name = src.file_name().unwrap().to_string_lossy().into_owned();
+    let exe = dir.join(src.file_stem().unwrap());
+    let lib = lib_dir();
+    assert!(
+        lib.join("libweft.so").exists(),
+        "{} missing: Cargo builds it with this test",
+        lib.join("libweft.so").display()
+    );
+    let out = Command::new(compiler())
+        .args(["-std=c11", "-Wall", "-Wextra", "-Werror", "-Wno-unused-parameter", "-g"])
+        .arg("-I")
+        .arg(manifest.join("include"))
+        .arg("-I")
+        .arg(manifest.join("tests/c"))
+        .arg(src)
+        .arg("-o")
+        .arg(&exe)
+        .arg("-L")
+        .arg(&lib)
+        .arg(format!("-Wl,-rpath,{}", lib.display()))
+        .args(["-lweft", "-lpthread", "-ldl", "-lm"])
+        .output()
+        .expect("run the C compiler");
+    assert!(
+        out.status.success(),
+        "compiling {name} failed:\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    exe
+}
+
+/// Builds and runs `tests/c/NAME.c`, checking its output against `NAME.out`.
+fn run(name: &str) {
+    if !have_compiler() {
+        return;
+    }
+    let dir = scratch();
+    let exe = build(&format!("{name}.c"), &dir);
+    let out = Command::new(&exe)
+        .current_dir(&dir)
+        .output()
+        .expect("run the C program");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{name} failed ({}):\nstdout:\n{stdout}\nstderr:\n{}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let expected_path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/c")
+        .join(format!("{name}.out"));
+    let expected =
+        std::fs::read_to_string(&expected_path).unwrap_or_else(|e| panic!("{}: {e}", expected_path.display()));
+    assert_eq!(stdout, expected, "output of {name}");
+}
+
+/// The functions `weft.h` (with `wasm.h`) declares: the names of the
+/// prototypes left after preprocessing, outside function bodies and
+/// typedefs.
+fn declared_functions(dir: &Path) -> Vec<String> {
+    let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let src = dir.join("all_headers.c");
+    std::fs::write(&src, "#include <weft.h>\n").unwrap();
+    let out = Command::new(compiler())
+        .arg("-E")
+        .arg("-I")
+        .arg(manifest.join("include"))
+        .arg(&src)
+        .output()
+        .expect("run the C preprocessor");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = String::from_utf8_lossy(&out.stdout);
+    let code: String = text
+        .lines()
+        .filter(|l| !l.starts_with('#'))
+        .collect::<Vec<_>>()
+        .join("\n");
+    // Top-level statements: split at `;` and at the `}` closing a body.
+    let mut names = Vec::new();
+    let mut depth = 0;
+    let mut stmt = String::new();
+    for c in code.chars() {
+        match c {
+            '{' => depth += 1,
+            '}' => {
+                depth -= 1;
+                if depth == 0 && !stmt.trim_start().starts_with("typedef") && !stmt.contains('=') {
+                    // A function body (or an enum/struct definition).
+                    stmt.clear();
+                    continue;
+                }
+            }
+            ';' if depth == 0 => {
+                let s = stmt.trim();
+                if !s.starts_with("typedef") && !s.starts_with("static") && !s.starts_with("extern \"C\"") {
+                    if let Some(open) = s.find('(') {
+                        let head = s[..open].trim_end();
+                        let name: String = head
+                            .chars()
+                            .rev()
+                            .take_while(|c| c.is_alphanumeric() || *c == '_')
+                            .collect::<Vec<_>>()
+                            .into_iter()
+                            .rev()
+                            .collect();
+                        if name.starts_with("wasm_") || name.starts_with("weft_") {
+                            names.push(name);
+                        }
+                    }
+                }
+                stmt.clear();
+                continue;
+            }
+            _ => {}
+        }
+        if depth == 0 {
+            stmt.push(c);
+        }
+    }
+    names.sort();
+    names.dedup();
+    names
+}
+
+/// Every function the headers declare is defined by `libweft`: a program
+/// taking the address of each one links.
+#[test]
+fn every_declared_function_is_defined() {
+    if !have_compiler() {
+        return;
+    }
+    let dir = scratch();
+    let names = declared_functions(&dir);
+    assert!(names.len() > 300, "only {} functions found in the headers", names.len());
+    let mut c = String::from("#include <stdio.h>\n#include <weft.h>\nstatic void (*const symbols[])(void) = {\n");
+    for n in &names {
+        c.push_str(&format!("  (void (*)(void)){n},\n"));
+    }
+    c.push_str("};\nint main(void) {\n  printf(\"%zu\\n\", sizeof(symbols) / sizeof(symbols[0]));\n  return 0;\n}\n");
+    std::fs::write(dir.join("symbols.c"), c).unwrap();
+    let exe = build_at(&dir.join("symbols.c"), &dir);
+    let out = Command::new(&exe).output().expect("run the symbols program");
+    assert!(out.status.success());
+    assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), names.len().to_string());
+}
+
+macro_rules! c_tests {
+    ($($name:ident),* $(,)?) => {$(
+        #[test]
+        fn $name() {
+            run(stringify!($name));
+        }
+    )*};
+}
+
+c_tests!(
+    hello,
+    callback,
+    global,
+    memory,
+    table,
+    trap,
+    start,
+    reflect,
+    multi,
+    hostref,
+    finalize,
+    serialize,
+    weft_core,
+    weft_interrupt,
+    weft_externref,
+    threads,
+);
+
+/// The headers compile as C++17 and link with C linkage (where a C++
+/// compiler, `$CXX` or `c++`, is installed).
+#[test]
+fn cpp_headers() {
+    let cxx = std::env::var("CXX").unwrap_or_else(|_| "c++".to_string());
+    if !Command::new(&cxx)
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success())
+    {
+        eprintln!("note: no C++ compiler (`{cxx}`) found; the C++ header test is skipped");
+        return;
+    }
+    let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let dir = scratch();
+    let lib = lib_dir();
+    let exe = dir.join("cpp_headers");
+    let out = Command::new(&cxx)
+        .args(["-std=c++17", "-Wall", "-Wextra", "-Werror"])
+        .arg("-I")
+        .arg(manifest.join("include"))
+        .arg(manifest.join("tests/c/cpp_headers.cc"))
+        .arg("-o")
+        .arg(&exe)
+        .arg("-L")
+        .arg(&lib)
+        .arg(format!("-Wl,-rpath,{}", lib.display()))
+        .args(["-lweft", "-lpthread", "-ldl", "-lm"])
+        .output()
+        .expect("run the C++ compiler");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let run = Command::new(&exe).output().expect("run the C++ program");
+    assert!(run.status.success());
+    assert_eq!(String::from_utf8_lossy(&run.stdout), "C++: 42\n");
+}
+
+/// Every function and type of the headers has a Doxygen comment (`wasm.h`'s
+/// in `doc-wasm.h`): Doxygen, where it is installed, warns about nothing.
+#[test]
+fn headers_are_documented() {
+    if !Command::new("doxygen")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success())
+    {
+        eprintln!("note: `doxygen` not found; the header documentation is not checked");
+        return;
+    }
+    let include = Path::new(env!("CARGO_MANIFEST_DIR")).join("include");
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("c-api-doxygen");
+    std::fs::create_dir_all(&dir).unwrap();
+    let doxyfile = format!(
+        "INPUT = {}\nRECURSIVE = YES\nFILE_PATTERNS = *.h\nOUTPUT_DIRECTORY = {}\n\
+         GENERATE_LATEX = NO\nGENERATE_HTML = NO\nGENERATE_XML = YES\nEXTRACT_ALL = NO\n\
+         WARN_IF_UNDOCUMENTED = YES\nWARN_IF_DOC_ERROR = YES\nWARN_NO_PARAMDOC = NO\nQUIET = YES\n\
+         ENABLE_PREPROCESSING = YES\nMACRO_EXPANSION = YES\nEXPAND_ONLY_PREDEF = NO\n\
+         PREDEFINED = WASM_API_EXTERN= \"WEFT_CONFIG_PROP(ret,name,ty)=ret weft_config_##name##_set(wasm_config_t *, ty);\"\n",
+        include.display(),
+        dir.join("out").display()
+    );
+    std::fs::write(dir.join("Doxyfile"), doxyfile).unwrap();
+    let out = Command::new("doxygen")
+        .arg("Doxyfile")
+        .current_dir(&dir)
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let warnings = String::from_utf8_lossy(&out.stderr);
+    assert!(warnings.trim().is_empty(), "doxygen warnings:\n{warnings}");
+}
