@@ -29,6 +29,10 @@ pub(crate) struct ComponentStore {
     /// caller waits for.
     #[cfg(feature = "component-model-async")]
     pub(crate) sched: super::concurrent::Sched,
+    /// The references the host holds in `tasks` (streams, futures, error
+    /// contexts) and the drivers of host streams and futures.
+    #[cfg(feature = "component-model-async")]
+    pub(crate) host_streams: super::concurrent::HostStreams,
 }
 
 /// The calls in progress, by a scope index that stays put while the call

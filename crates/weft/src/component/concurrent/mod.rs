@@ -35,6 +35,8 @@ mod copy;
 #[cfg(feature = "component-model-async")]
 mod host;
 #[cfg(feature = "component-model-async")]
+mod host_streams;
+#[cfg(feature = "component-model-async")]
 mod sched;
 #[cfg(feature = "component-model-async")]
 mod values;
@@ -49,6 +51,8 @@ pub use call_concurrent::{FuncCallConcurrent, GuestTaskId, TypedFuncCallConcurre
 pub(crate) use calls::{call_async_typed, call_lowered, enter_task, exit_innermost_task, exit_task, is_async_typed};
 #[cfg(feature = "component-model-async")]
 pub(crate) use host::{call_host, start_detached, HostFuture};
+#[cfg(feature = "component-model-async")]
+pub(crate) use host_streams::HostStreams;
 #[cfg(feature = "component-model-async")]
 pub(crate) use sched::{cancel_all, current_stack, Sched};
 #[cfg(feature = "component-model-async")]
@@ -99,6 +103,7 @@ impl<T: 'static> crate::Store<T> {
         let components = &self.inner().opaque.components;
         let mut out = components.tasks.describe();
         out.push_str(&components.sched.host.describe());
+        out.push_str(&components.host_streams.describe());
         out
     }
 
@@ -143,6 +148,7 @@ impl<T: 'static> crate::Store<T> {
             .filter(|r| !components.sched.has_fiber(r.thread))
             .map(|r| r.task)
             .chain(components.sched.host.held_subtasks())
+            .chain(components.host_streams.held())
             .collect();
         components.tasks.check_references(&held).map_err(|problems| {
             crate::format_err!(
