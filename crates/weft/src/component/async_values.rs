@@ -53,6 +53,16 @@ impl HostHold {
         })
     }
 
+    /// A hold with no reference (closed), of no store.
+    pub(crate) fn closed() -> Arc<HostHold> {
+        Arc::new(HostHold {
+            store: StoreId::NONE,
+            id: Mutex::new(None),
+            payload: None,
+            queue: Arc::new(Mutex::new(Vec::new())),
+        })
+    }
+
     /// Takes the reference out (the caller now owns it); `None` once taken.
     pub(crate) fn take(&self) -> Option<u32> {
         lock(&self.id).take()
@@ -67,6 +77,12 @@ impl HostHold {
     /// The entry, while the hold has it.
     pub(crate) fn peek(&self) -> Option<u32> {
         *lock(&self.id)
+    }
+}
+
+impl std::fmt::Debug for HostHold {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("HostHold").field("entry", &self.peek()).finish()
     }
 }
 

@@ -127,6 +127,25 @@ pub(crate) fn new_hold(
     HostHold::new(store, id.index(), payload, hs.queue.clone())
 }
 
+/// Counts the host's reference to the new end `id`, which a driver is to
+/// hold.
+pub(crate) fn hold_new_end(components: &mut ComponentStore, id: EntryId) {
+    components.host_streams.hold(id);
+}
+
+/// Whether a driver of the host drives the other end of `end`.
+pub(crate) fn peer_is_driven<T>(store: &StoreContextMut<'_, T>, end: EntryId) -> bool {
+    let components = &store.0.opaque().components;
+    let Ok(shared) = components.tasks.end_shared(end) else {
+        return false;
+    };
+    components
+        .host_streams
+        .drivers
+        .iter()
+        .any(|(e, s)| *e != end && s.shared == shared)
+}
+
 /// Takes the reference out of `hold` (of the store `store`) for the
 /// caller, who must either [`put_back`], [`moved`] or [`release`] it.
 pub(crate) fn take(hold: &HostHold, store: StoreId) -> crate::Result<EntryId> {
@@ -180,15 +199,29 @@ pub(crate) fn release_dropped<T: 'static>(store: &mut StoreContextMut<'_, T>) {
     }
 }
 
-/// Starts `driver` for the host end `end` (whose reference it now holds):
-/// a host task polls it from the event loop's next turn.
+/// Starts `driver` for the host end `end` (whose reference, counted as
+/// the host's, it now holds): a host task polls it from the event loop's
+/// next turn. On failure the end is dropped.
 pub(crate) fn start_driver<T: 'static>(
     store: &mut StoreContextMut<'_, T>,
     end: EntryId,
     driver: BoxedDriver<T>,
 ) -> crate::Result<()> {
-    let shared = store.0.opaque().components.tasks.end_shared(end).map_err(trap)?;
-    let task = host::start_task(store, shim::<T>(end))?;
+    let started = store
+        .0
+        .opaque()
+        .components
+        .tasks
+        .end_shared(end)
+        .map_err(trap)
+        .and_then(|shared| Ok((shared, host::start_task(store, shim::<T>(end))?)));
+    let (shared, task) = match started {
+        Ok(s) => s,
+        Err(e) => {
+            let _ = release(store, end);
+            return Err(e);
+        }
+    };
     let hs = &mut store.0.opaque_mut().components.host_streams;
     hs.drivers.insert(
         end,

@@ -14,6 +14,9 @@
 //!   callback loop) and through lowered ones (`canon lower`: subtasks).
 //! - `builtins`: the async and thread built-ins as core functions.
 //! - `copy`: the bytes of stream and future copies.
+//! - `streams`, `buffers`, `readers`: host streams and futures (producers,
+//!   consumers, their buffers, and the host's readable ends);
+//!   `host_streams` and `drivers` run them against the guest's copies.
 
 #[cfg(not(feature = "component-model-async"))]
 use super::{instance::InstantiationItems, store::ComponentInstanceRef, Component};
@@ -25,7 +28,11 @@ use weft_environ::component::Builtin;
 #[cfg(feature = "component-model-async")]
 mod accessor;
 #[cfg(feature = "component-model-async")]
+mod buffers;
+#[cfg(feature = "component-model-async")]
 mod builtins;
+#[cfg(feature = "component-model-async")]
+mod drivers;
 #[cfg(feature = "component-model-async")]
 mod call_concurrent;
 #[cfg(feature = "component-model-async")]
@@ -37,10 +44,23 @@ mod host;
 #[cfg(feature = "component-model-async")]
 mod host_streams;
 #[cfg(feature = "component-model-async")]
+mod readers;
+#[cfg(feature = "component-model-async")]
 mod sched;
+#[cfg(feature = "component-model-async")]
+mod streams;
 #[cfg(feature = "component-model-async")]
 mod values;
 
+#[cfg(feature = "component-model-async")]
+pub use buffers::{ReadBuffer, VecBuffer, WriteBuffer};
+#[cfg(feature = "component-model-async")]
+pub use readers::{ErrorContext, FutureReader, GuardedFutureReader, GuardedStreamReader, StreamReader};
+#[cfg(feature = "component-model-async")]
+pub use streams::{
+    Destination, DirectDestination, DirectSource, FutureConsumer, FutureProducer, Source, StreamConsumer,
+    StreamProducer, StreamResult,
+};
 #[cfg(feature = "component-model-async")]
 pub use accessor::{Access, Accessor, AccessorTask, AsAccessor, HasData, HasSelf, JoinHandle};
 #[cfg(feature = "component-model-async")]
