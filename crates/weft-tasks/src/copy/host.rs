@@ -36,7 +36,12 @@ impl Tasks {
     /// `(readable, writable)`. `ty` and `numeric` as for
     /// [`Tasks::stream_new`] (the type tag is replaced when an end is
     /// lowered into an instance).
-    pub fn host_copyable_new(&mut self, is_stream: bool, ty: u32, numeric: bool) -> Result<(EntryId, EntryId), TaskError> {
+    pub fn host_copyable_new(
+        &mut self,
+        is_stream: bool,
+        ty: u32,
+        numeric: bool,
+    ) -> Result<(EntryId, EntryId), TaskError> {
         let shared = self.new_entry(State::Shared(SharedState {
             is_stream,
             numeric,

@@ -81,7 +81,12 @@ impl<P: StreamProducer<D>, D> StreamProducerDriver<P, D> {
         }
     }
 
-    fn step(&mut self, cx: &mut Context<'_>, store: &mut StoreContextMut<'_, D>, end: EntryId) -> crate::Result<Poll<()>>
+    fn step(
+        &mut self,
+        cx: &mut Context<'_>,
+        store: &mut StoreContextMut<'_, D>,
+        end: EntryId,
+    ) -> crate::Result<Poll<()>>
     where
         D: 'static,
         P::Item: Lower,
@@ -143,7 +148,12 @@ where
     P::Item: Lower,
     D: 'static,
 {
-    fn poll(&mut self, cx: &mut Context<'_>, mut store: StoreContextMut<'_, D>, end: EntryId) -> Poll<crate::Result<()>> {
+    fn poll(
+        &mut self,
+        cx: &mut Context<'_>,
+        mut store: StoreContextMut<'_, D>,
+        end: EntryId,
+    ) -> Poll<crate::Result<()>> {
         flip(self.step(cx, &mut store, end))
     }
 
@@ -191,10 +201,10 @@ impl<C> StreamConsumerDriver<C> {
                 Err(true) => return Ok(Poll::Ready(())),
                 Err(false) => return Ok(Poll::Pending),
             };
-            let polled = self
-                .consumer
-                .as_mut()
-                .poll_consume(cx, store.as_context_mut(), Source::new(&mut guest), false);
+            let polled =
+                self.consumer
+                    .as_mut()
+                    .poll_consume(cx, store.as_context_mut(), Source::new(&mut guest), false);
             match polled {
                 Poll::Ready(Err(e)) => return Err(e),
                 Poll::Ready(Ok(StreamResult::Dropped)) => {
@@ -216,7 +226,12 @@ impl<C> StreamConsumerDriver<C> {
 }
 
 impl<C: StreamConsumer<D>, D: 'static> Driver<D> for StreamConsumerDriver<C> {
-    fn poll(&mut self, cx: &mut Context<'_>, mut store: StoreContextMut<'_, D>, end: EntryId) -> Poll<crate::Result<()>> {
+    fn poll(
+        &mut self,
+        cx: &mut Context<'_>,
+        mut store: StoreContextMut<'_, D>,
+        end: EntryId,
+    ) -> Poll<crate::Result<()>> {
         flip(self.step(cx, &mut store, end))
     }
 }
@@ -268,7 +283,12 @@ impl<P: FutureProducer<D>, D: 'static> Driver<D> for FutureProducerDriver<P>
 where
     P::Item: Lower,
 {
-    fn poll(&mut self, cx: &mut Context<'_>, mut store: StoreContextMut<'_, D>, end: EntryId) -> Poll<crate::Result<()>> {
+    fn poll(
+        &mut self,
+        cx: &mut Context<'_>,
+        mut store: StoreContextMut<'_, D>,
+        end: EntryId,
+    ) -> Poll<crate::Result<()>> {
         flip(self.step(cx, &mut store, end))
     }
 }
@@ -332,7 +352,12 @@ impl<C> FutureConsumerDriver<C> {
 }
 
 impl<C: FutureConsumer<D>, D: 'static> Driver<D> for FutureConsumerDriver<C> {
-    fn poll(&mut self, cx: &mut Context<'_>, mut store: StoreContextMut<'_, D>, end: EntryId) -> Poll<crate::Result<()>> {
+    fn poll(
+        &mut self,
+        cx: &mut Context<'_>,
+        mut store: StoreContextMut<'_, D>,
+        end: EntryId,
+    ) -> Poll<crate::Result<()>> {
         flip(self.step(cx, &mut store, end))
     }
 }

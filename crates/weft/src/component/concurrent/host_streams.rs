@@ -240,7 +240,11 @@ pub(crate) fn start_driver<T: 'static>(
 fn shim<T: 'static>(end: EntryId) -> HostFuture {
     Box::pin(std::future::poll_fn(move |cx| {
         weft_fiber::with_lent_store::<StoreInner<T>, _>(|inner| poll_driver(&mut StoreContextMut(inner), end, cx))
-            .unwrap_or_else(|| Poll::Ready(Err(crate::format_err!("internal error: a stream driver without its store"))))
+            .unwrap_or_else(|| {
+                Poll::Ready(Err(crate::format_err!(
+                    "internal error: a stream driver without its store"
+                )))
+            })
     }))
 }
 
@@ -260,7 +264,11 @@ fn poll_driver<T: 'static>(
     };
     let mut driver = match state.downcast::<BoxedDriver<T>>() {
         Ok(d) => d,
-        Err(_) => return Poll::Ready(Err(crate::format_err!("internal error: a driver of another store type"))),
+        Err(_) => {
+            return Poll::Ready(Err(crate::format_err!(
+                "internal error: a driver of another store type"
+            )))
+        }
     };
     let polled = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         driver.poll(cx, store.as_context_mut(), end)
@@ -268,7 +276,7 @@ fn poll_driver<T: 'static>(
     match polled {
         Ok(Poll::Pending) => {
             if let Some(slot) = store.0.opaque_mut().components.host_streams.drivers.get_mut(&end) {
-                slot.state = Some(Box::new(driver));
+                slot.state = Some(driver);
             }
             Poll::Pending
         }

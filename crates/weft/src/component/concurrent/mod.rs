@@ -32,13 +32,13 @@ mod buffers;
 #[cfg(feature = "component-model-async")]
 mod builtins;
 #[cfg(feature = "component-model-async")]
-mod drivers;
-#[cfg(feature = "component-model-async")]
 mod call_concurrent;
 #[cfg(feature = "component-model-async")]
 mod calls;
 #[cfg(feature = "component-model-async")]
 mod copy;
+#[cfg(feature = "component-model-async")]
+mod drivers;
 #[cfg(feature = "component-model-async")]
 mod host;
 #[cfg(feature = "component-model-async")]
@@ -53,16 +53,9 @@ mod streams;
 mod values;
 
 #[cfg(feature = "component-model-async")]
-pub use buffers::{ReadBuffer, VecBuffer, WriteBuffer};
-#[cfg(feature = "component-model-async")]
-pub use readers::{ErrorContext, FutureReader, GuardedFutureReader, GuardedStreamReader, StreamReader};
-#[cfg(feature = "component-model-async")]
-pub use streams::{
-    Destination, DirectDestination, DirectSource, FutureConsumer, FutureProducer, Source, StreamConsumer,
-    StreamProducer, StreamResult,
-};
-#[cfg(feature = "component-model-async")]
 pub use accessor::{Access, Accessor, AccessorTask, AsAccessor, HasData, HasSelf, JoinHandle};
+#[cfg(feature = "component-model-async")]
+pub use buffers::{ReadBuffer, VecBuffer, WriteBuffer};
 #[cfg(feature = "component-model-async")]
 pub(in crate::component) use builtins::builtin;
 #[cfg(feature = "component-model-async")]
@@ -74,7 +67,14 @@ pub(crate) use host::{call_host, start_detached, HostFuture};
 #[cfg(feature = "component-model-async")]
 pub(crate) use host_streams::HostStreams;
 #[cfg(feature = "component-model-async")]
+pub use readers::{ErrorContext, FutureReader, GuardedFutureReader, GuardedStreamReader, StreamReader};
+#[cfg(feature = "component-model-async")]
 pub(crate) use sched::{cancel_all, current_stack, Sched};
+#[cfg(feature = "component-model-async")]
+pub use streams::{
+    Destination, DirectDestination, DirectSource, FutureConsumer, FutureProducer, Source, StreamConsumer,
+    StreamProducer, StreamResult,
+};
 #[cfg(feature = "component-model-async")]
 pub(crate) use values::{lift_async_value, lower_async_value};
 
@@ -161,6 +161,15 @@ impl<T: 'static> crate::Store<T> {
     #[doc(hidden)]
     pub fn check_concurrent_state(&self) -> crate::Result<()> {
         let components = &self.inner().opaque.components;
+        // Call futures dropped since the store last ran still hold their
+        // tasks, until the store releases them.
+        let dropped_calls: Vec<weft_tasks::EntryId> = components
+            .sched
+            .host
+            .dropped
+            .lock()
+            .map(|d| d.clone())
+            .unwrap_or_else(|poisoned| poisoned.into_inner().clone());
         let held: Vec<weft_tasks::EntryId> = components
             .sched
             .running
@@ -169,6 +178,7 @@ impl<T: 'static> crate::Store<T> {
             .map(|r| r.task)
             .chain(components.sched.host.held_subtasks())
             .chain(components.host_streams.held())
+            .chain(dropped_calls)
             .collect();
         components.tasks.check_references(&held).map_err(|problems| {
             crate::format_err!(

@@ -31,7 +31,11 @@ use weft_tasks::EntryId;
 const HOST_TYPE_TAG: u32 = u32::MAX - 1;
 
 /// Checks that `ty` is a `stream` (or, `future`, a `future`) of `T`.
-fn typecheck_payload<T: ComponentType>(ty: &InterfaceType, types: &InstanceType<'_>, stream: bool) -> crate::Result<()> {
+fn typecheck_payload<T: ComponentType>(
+    ty: &InterfaceType,
+    types: &InstanceType<'_>,
+    stream: bool,
+) -> crate::Result<()> {
     let what = if stream { "stream" } else { "future" };
     let payload = match ty {
         InterfaceType::Defined(d) => match types.defined(*d) {
@@ -138,7 +142,11 @@ impl<T> StreamReader<T> {
     /// Reads the stream with `consumer`: it is polled whenever the writer
     /// (a guest) writes. The reader is consumed; when the consumer returns
     /// `Dropped` or fails, or the writer drops its end, the stream ends.
-    pub fn pipe<S: AsContextMut>(self, mut store: S, consumer: impl StreamConsumer<S::Data, Item = T>) -> crate::Result<()>
+    pub fn pipe<S: AsContextMut>(
+        self,
+        mut store: S,
+        consumer: impl StreamConsumer<S::Data, Item = T>,
+    ) -> crate::Result<()>
     where
         T: 'static,
     {
