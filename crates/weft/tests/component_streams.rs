@@ -476,7 +476,10 @@ impl<D> StreamConsumer<D> for Collect {
     }
 }
 
-fn collect(chunk: usize, stop_after: usize) -> (Collect, Arc<Mutex<Vec<u32>>>, Arc<Mutex<bool>>) {
+/// What a [`Collect`] saw, and whether it was dropped.
+type Seen = (Arc<Mutex<Vec<u32>>>, Arc<Mutex<bool>>);
+
+fn collect(chunk: usize, stop_after: usize) -> (Collect, Seen) {
     let seen = Arc::new(Mutex::new(Vec::new()));
     let closed = Arc::new(Mutex::new(false));
     let c = Collect {
@@ -484,9 +487,9 @@ fn collect(chunk: usize, stop_after: usize) -> (Collect, Arc<Mutex<Vec<u32>>>, A
         closed: closed.clone(),
         chunk,
         stop_after,
-        pending_first: chunk % 2 == 0,
+        pending_first: chunk.is_multiple_of(2),
     };
-    (c, seen, closed)
+    (c, (seen, closed))
 }
 
 /// Runs the event loop until `closed` is set.
@@ -504,7 +507,7 @@ fn pipe_collects_what_a_guest_writes() -> weft::Result<()> {
     for (n, chunk, stop_after) in [(10u32, 3usize, usize::MAX), (50, 50, usize::MAX), (40, 4, 9), (5, 1, 1)] {
         let (mut store, instance) = setup();
         let produce: TypedFunc<(u32,), (StreamReader<u32>,)> = instance.get_typed_func(&mut store, "produce")?;
-        let (consumer, seen, closed) = collect(chunk, stop_after);
+        let (consumer, (seen, closed)) = collect(chunk, stop_after);
         let (reader,) = block_on(produce.call_async(&mut store, (n,)))?;
         reader.pipe(&mut store, consumer)?;
         run_until_closed(&mut store, &closed);
@@ -525,7 +528,7 @@ fn pipe_collects_what_a_guest_writes() -> weft::Result<()> {
 fn pipe_inside_run_concurrent() -> weft::Result<()> {
     let (mut store, instance) = setup();
     let produce: TypedFunc<(u32,), (StreamReader<u32>,)> = instance.get_typed_func(&mut store, "produce")?;
-    let (consumer, seen, closed) = collect(5, usize::MAX);
+    let (consumer, (seen, closed)) = collect(5, usize::MAX);
     block_on(store.run_concurrent(async |accessor| {
         let (reader,) = produce.call_concurrent(accessor, (12,)).await?;
         accessor.with(|mut access| reader.pipe(&mut access, consumer))?;
@@ -740,7 +743,7 @@ fn random_drops_leave_nothing_behind() -> weft::Result<()> {
             }
             5 => {
                 drop(reader);
-                let (consumer, seen, closed) = collect(1 + rng.below(6) as usize, 1 + rng.below(40) as usize);
+                let (consumer, (seen, closed)) = collect(1 + rng.below(6) as usize, 1 + rng.below(40) as usize);
                 let m = rng.below(20) as u32;
                 let (piped,) = block_on(produce.call_async(&mut store, (m,)))?;
                 if rng.below(3) == 0 {
