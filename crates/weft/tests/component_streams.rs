@@ -799,3 +799,65 @@ fn random_drops_leave_nothing_behind() -> weft::Result<()> {
     }
     Ok(())
 }
+
+/// `err: async func() -> error-context` returns a new error context (and
+/// drops its own handle).
+const ERR: &str = r#"(component
+    (core module $libc (memory (export "mem") 1) (data (i32.const 0) "oops"))
+    (core instance $libc (instantiate $libc))
+    (core func $ec_new (canon error-context.new (memory (core memory $libc "mem"))))
+    (core func $ec_drop (canon error-context.drop))
+    (core func $ret (canon task.return (result error-context)))
+    (core module $m
+        (import "" "ec.new" (func $ec_new (param i32 i32) (result i32)))
+        (import "" "ec.drop" (func $ec_drop (param i32)))
+        (import "" "ret" (func $ret (param i32)))
+        (func (export "err") (result i32)
+            (local $e i32)
+            (local.set $e (call $ec_new (i32.const 0) (i32.const 4)))
+            (call $ret (local.get $e))
+            (call $ec_drop (local.get $e))
+            (i32.const 0))
+        (func (export "cb") (param i32 i32 i32) (result i32) unreachable))
+    (core instance $i (instantiate $m (with "" (instance
+        (export "ec.new" (func $ec_new))
+        (export "ec.drop" (func $ec_drop))
+        (export "ret" (func $ret))))))
+    (func (export "err") async (result error-context)
+        (canon lift (core func $i "err") async (callback (core func $i "cb"))))
+)"#;
+
+#[test]
+fn error_contexts_held_by_the_host_are_released() -> weft::Result<()> {
+    use weft::component::ErrorContext;
+    let mut config = Config::new();
+    config.wasm_component_model_error_context(true);
+    let engine = Engine::new(&config)?;
+    let component = Component::new(&engine, wat::parse_str(ERR)?)?;
+    let mut store = Store::new(&engine, ());
+    let instance = Linker::new(&engine).instantiate(&mut store, &component)?;
+    let err = instance.get_func(&mut store, "err").expect("err");
+    let typed: TypedFunc<(), (ErrorContext,)> = instance.get_typed_func(&mut store, "err")?;
+    // Dropped: released when the store runs next.
+    let mut out = [Val::Bool(false)];
+    err.call(&mut store, &[], &mut out)?;
+    let typed_too = ErrorContext::from_val(&mut store, &out[0])?;
+    store.check_concurrent_state()?;
+    drop(out);
+    drop(typed_too);
+    store.check_concurrent_state()?;
+    store.assert_concurrent_state_empty();
+    // Closed.
+    let (mut e,) = typed.call(&mut store, ())?;
+    e.close(&mut store)?;
+    store.check_concurrent_state()?;
+    store.assert_concurrent_state_empty();
+    // As a value again.
+    let (e,) = typed.call(&mut store, ())?;
+    let Val::ErrorContext(mut any) = e.into_val() else {
+        panic!("not an error context");
+    };
+    any.close(&mut store)?;
+    store.assert_concurrent_state_empty();
+    Ok(())
+}
