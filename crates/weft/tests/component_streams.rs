@@ -861,3 +861,17 @@ fn error_contexts_held_by_the_host_are_released() -> weft::Result<()> {
     store.assert_concurrent_state_empty();
     Ok(())
 }
+
+/// A host producer piped into a host consumer is refused for now, cleanly.
+#[test]
+fn host_to_host_pipes_are_refused_cleanly() -> weft::Result<()> {
+    let (mut store, _instance) = setup();
+    let reader = StreamReader::new(&mut store, vec![1u32, 2])?;
+    let (consumer, (_seen, closed)) = collect(2, usize::MAX);
+    let err = reader.pipe(&mut store, consumer).unwrap_err();
+    assert!(format!("{err:#}").contains("unsupported"), "{err:#}");
+    assert!(*closed.lock().unwrap());
+    store.check_concurrent_state()?;
+    store.assert_concurrent_state_empty();
+    Ok(())
+}
