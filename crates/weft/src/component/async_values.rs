@@ -20,6 +20,10 @@ use std::sync::{Arc, Mutex};
 
 /// The host's reference to an entry of a store's task table (a stream or
 /// future end, or an error context).
+#[cfg_attr(
+    not(feature = "component-model-async"),
+    allow(dead_code, reason = "only the async ABI makes host holds")
+)]
 pub(crate) struct HostHold {
     /// The store whose table holds the entry.
     pub(crate) store: StoreId,
