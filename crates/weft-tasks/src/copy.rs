@@ -4,6 +4,10 @@
 //! are moved by the runtime: this module says what to copy where
 //! ([`Transfer`]) and keeps the progress, states and events.
 
+mod host;
+
+pub use host::PeerCopy;
+
 use crate::table::{Pending, State, Tasks, WaitableState};
 use crate::{
     EntryId, Event, InstanceId, Kind, TaskError, EVENT_FUTURE_READ, EVENT_FUTURE_WRITE, EVENT_STREAM_READ,

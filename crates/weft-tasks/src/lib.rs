@@ -31,7 +31,7 @@ mod task;
 mod tests;
 
 pub use copy::{
-    Buffer, CopyStart, CopyState, Transfer, COPY_CANCELLED, COPY_COMPLETED, COPY_DROPPED, MAX_BUFFER_LENGTH,
+    Buffer, CopyStart, CopyState, PeerCopy, Transfer, COPY_CANCELLED, COPY_COMPLETED, COPY_DROPPED, MAX_BUFFER_LENGTH,
 };
 pub use table::SubtaskStatus;
 pub use table::{

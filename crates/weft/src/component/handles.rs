@@ -130,7 +130,7 @@ pub(crate) fn lift_resources<T>(
             let (own, r, a) = match h {
                 HandleRef::Resource { own, ty, handle } => (own, ty, handle),
                 #[cfg(feature = "component-model-async")]
-                HandleRef::Async(ty, v) => return super::concurrent::lift_async_value(components, from, ty, v),
+                HandleRef::Async(ty, v) => return super::concurrent::lift_async_value(components, id, from, ty, v),
                 #[cfg(not(feature = "component-model-async"))]
                 HandleRef::Async(..) => return Ok(()),
             };
@@ -199,7 +199,7 @@ pub(crate) fn lower_resources<T>(
             let (own, r, a) = match h {
                 HandleRef::Resource { own, ty, handle } => (own, ty, handle),
                 #[cfg(feature = "component-model-async")]
-                HandleRef::Async(ty, v) => return super::concurrent::lower_async_value(components, to, ty, v),
+                HandleRef::Async(ty, v) => return super::concurrent::lower_async_value(components, id, to, ty, v),
                 #[cfg(not(feature = "component-model-async"))]
                 HandleRef::Async(..) => return Ok(()),
             };

@@ -91,8 +91,10 @@ pub use call::Func;
 pub use component::Component;
 #[cfg(feature = "component-model-async")]
 pub use concurrent::{
-    Access, Accessor, AccessorTask, AsAccessor, FuncCallConcurrent, GuestTaskId, HasData, HasSelf, JoinHandle,
-    TaskGroupHook, TaskGroupId, TypedFuncCallConcurrent,
+    Access, Accessor, AccessorTask, AsAccessor, Destination, DirectDestination, DirectSource, ErrorContext,
+    FuncCallConcurrent, FutureConsumer, FutureProducer, FutureReader, GuardedFutureReader, GuardedStreamReader,
+    GuestTaskId, HasData, HasSelf, JoinHandle, ReadBuffer, Source, StreamConsumer, StreamProducer, StreamReader,
+    StreamResult, TaskGroupHook, TaskGroupId, TypedFuncCallConcurrent, VecBuffer, WriteBuffer,
 };
 pub use instance::{ComponentExportIndex, Instance, InstanceExportLookup};
 pub use instance_pre::InstancePre;

@@ -32,6 +32,10 @@ pub(crate) struct ComponentStore {
     /// Set when an instance trapped since the event loop last failed the
     /// host calls that this strands.
     pub(crate) newly_trapped: bool,
+    /// The references the host holds in `tasks` (streams, futures, error
+    /// contexts) and the drivers of host streams and futures.
+    #[cfg(feature = "component-model-async")]
+    pub(crate) host_streams: super::concurrent::HostStreams,
 }
 
 /// The calls in progress, by a scope index that stays put while the call

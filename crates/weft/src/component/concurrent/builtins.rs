@@ -379,8 +379,12 @@ fn run<T: 'static>(
         | B::FutureDropReadable(ty)
         | B::FutureDropWritable(ty) => {
             let kind = end_kind(builtin);
+            let driven = super::host_streams::driven_shared(store, inst, arg(args, 0));
             let tasks = &mut store.0.opaque_mut().components.tasks;
             tasks.drop_end(inst, arg(args, 0), kind, type_tag(ty)).map_err(trap)?;
+            if let Some(shared) = driven {
+                super::host_streams::peer_dropped(store, shared)?;
+            }
             Ok(None)
         }
         B::ErrorContextNew(_) => {

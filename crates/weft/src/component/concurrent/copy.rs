@@ -118,6 +118,7 @@ pub(crate) fn start<T: 'static>(
     if let Some(t) = started.transfer {
         transfer(store, t)?;
     }
+    super::host_streams::copy_started(store, started.end);
     finish(store, started.end, is_async)
 }
 
@@ -154,37 +155,81 @@ fn finish<T: 'static>(
 
 /// Moves `t.n` elements from the writer's buffer to the reader's.
 fn transfer<T: 'static>(store: &mut StoreContextMut<'_, T>, t: weft_tasks::Transfer) -> crate::Result<()> {
-    let cxs = &store.0.opaque().components.sched.copy_cx;
-    let (Some(src), Some(dst)) = (cxs.get(t.src.0 as usize).cloned(), cxs.get(t.dst.0 as usize).cloned()) else {
-        crate::bail!("internal error: unknown copy context");
-    };
-    let (Some(src_ty), Some(dst_ty)) = (src.elem, dst.elem) else {
-        return Ok(());
+    let vals = load_elems(store, t.src.0, t.src.1, t.n)?;
+    store_elems(store, t.dst.0, t.dst.1, vals)
+}
+
+/// The copy context `cx`.
+fn copy_cx<T>(store: &StoreContextMut<'_, T>, cx: u32) -> crate::Result<CopyCx> {
+    match store.0.opaque().components.sched.copy_cx.get(cx as usize) {
+        Some(c) => Ok(c.clone()),
+        None => crate::bail!("internal error: unknown copy context"),
+    }
+}
+
+/// The element type of the buffers of copy context `cx` (`None` for a
+/// stream or future of no type), the size of an element, and the memory.
+pub(crate) fn elem_of<T>(
+    store: &StoreContextMut<'_, T>,
+    cx: u32,
+) -> crate::Result<(Option<InterfaceType>, u32, Option<crate::Memory>)> {
+    let c = copy_cx(store, cx)?;
+    Ok((c.elem, c.elem.map_or(0, |t| size_of(&c.types, t)), c.options.memory))
+}
+
+/// Loads `n` elements at `addr` of a writer's buffer with the options of
+/// copy context `cx`; handles in them move out of the writer's instance
+/// to the store (`ReadableBufferGuestImpl.read`).
+pub(crate) fn load_elems<T: 'static>(
+    store: &mut StoreContextMut<'_, T>,
+    cx: u32,
+    addr: u32,
+    n: u32,
+) -> crate::Result<Vec<Val>> {
+    let src = copy_cx(store, cx)?;
+    let Some(src_ty) = src.elem else {
+        return Ok(Vec::new());
     };
     let size = size_of(&src.types, src_ty);
-    let vals = {
+    let mut vals = {
         let cx = LiftContext {
             types: &src.types,
             memory: src.options.memory.map_or(&[][..], |m| m.data(&*store)),
             encoding: src.options.encoding,
         };
-        (0..t.n)
-            .map(|i| load(&cx, src_ty, t.src.1.wrapping_add(i.wrapping_mul(size))))
+        (0..n)
+            .map(|i| load(&cx, src_ty, addr.wrapping_add(i.wrapping_mul(size))))
             .collect::<crate::Result<Vec<Val>>>()?
     };
-    // Handles in the elements move from the writer's instance to the
-    // reader's (streams hold no borrows).
-    let mut vals = vals;
+    // Streams hold no borrows.
     if src.types.contains_async_value(src_ty) || has_resources(&src.types, src_ty) {
         let src_tys = vec![src_ty; vals.len()];
         lift_resources(store, &src.types, &src_tys, &mut vals, src.options.flags, usize::MAX)?;
+    }
+    Ok(vals)
+}
+
+/// Stores `vals` at `addr` of a reader's buffer with the options of copy
+/// context `cx`; handles in them move into the reader's instance
+/// (`WritableBufferGuestImpl.write`).
+pub(crate) fn store_elems<T: 'static>(
+    store: &mut StoreContextMut<'_, T>,
+    cx: u32,
+    addr: u32,
+    mut vals: Vec<Val>,
+) -> crate::Result<()> {
+    let dst = copy_cx(store, cx)?;
+    let Some(dst_ty) = dst.elem else {
+        return Ok(());
+    };
+    if dst.types.contains_async_value(dst_ty) || has_resources(&dst.types, dst_ty) {
         let dst_tys = vec![dst_ty; vals.len()];
         lower_resources(store, &dst.types, &dst_tys, &mut vals, dst.options.flags, None)?;
     }
     let dst_size = size_of(&dst.types, dst_ty);
     lowering(store, &dst.types, &dst.options, |cx| {
         for (i, v) in vals.iter().enumerate() {
-            load_store::store(cx, v, dst_ty, t.dst.1.wrapping_add((i as u32).wrapping_mul(dst_size)))?;
+            load_store::store(cx, v, dst_ty, addr.wrapping_add((i as u32).wrapping_mul(dst_size)))?;
         }
         Ok(())
     })

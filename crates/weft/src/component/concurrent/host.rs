@@ -252,6 +252,26 @@ pub(crate) fn start_detached<T: 'static>(store: &mut StoreContextMut<'_, T>, fut
     poll_task(store, id).map(drop)
 }
 
+/// Starts `future` as a host task that nobody joins (a stream driver):
+/// first polled on the event loop's next turn. Its id.
+pub(crate) fn start_task<T>(store: &mut StoreContextMut<'_, T>, future: HostFuture) -> crate::Result<u64> {
+    check_concurrency_support(store)?;
+    let id = insert(store, future, HostKind::Spawned(Arc::new(JoinState::default())));
+    host(store).queue.push(id);
+    Ok(id)
+}
+
+/// Drops the host task `id` unless it is being polled further up this
+/// stack; whether it was dropped.
+pub(crate) fn drop_task<T>(store: &mut StoreContextMut<'_, T>, id: u64) -> bool {
+    let host = host(store);
+    if host.tasks.get(&id).is_some_and(|t| t.future.is_some()) {
+        drop(host.tasks.remove(&id));
+        return true;
+    }
+    false
+}
+
 /// Polls the host task `id` once, if it is pending and not being polled
 /// already; ends it when it is ready. Whether it was polled.
 fn poll_task<T: 'static>(store: &mut StoreContextMut<'_, T>, id: u64) -> crate::Result<bool> {
@@ -530,9 +550,11 @@ fn finish_host_call<T: 'static>(
     lower_results_to_core(store, types, fty, options, params, &out, results)
 }
 
-/// Releases the task references of call futures dropped since the store
+/// Releases the task references of call futures, and the references of
+/// host-held streams, futures and error contexts, dropped since the store
 /// last ran.
-pub(crate) fn release_dropped<T>(store: &mut StoreContextMut<'_, T>) {
+pub(crate) fn release_dropped<T: 'static>(store: &mut StoreContextMut<'_, T>) {
+    super::host_streams::release_dropped(store);
     let dropped = std::mem::take(&mut *lock(&host(store).dropped));
     if dropped.is_empty() {
         return;

@@ -14,6 +14,9 @@
 //!   callback loop) and through lowered ones (`canon lower`: subtasks).
 //! - `builtins`: the async and thread built-ins as core functions.
 //! - `copy`: the bytes of stream and future copies.
+//! - `streams`, `buffers`, `readers`: host streams and futures (producers,
+//!   consumers, their buffers, and the host's readable ends);
+//!   `host_streams` and `drivers` run them against the guest's copies.
 
 #[cfg(not(feature = "component-model-async"))]
 use super::{instance::InstantiationItems, store::ComponentInstanceRef, Component};
@@ -25,6 +28,8 @@ use weft_environ::component::Builtin;
 #[cfg(feature = "component-model-async")]
 mod accessor;
 #[cfg(feature = "component-model-async")]
+mod buffers;
+#[cfg(feature = "component-model-async")]
 mod builtins;
 #[cfg(feature = "component-model-async")]
 mod call_concurrent;
@@ -33,16 +38,26 @@ mod calls;
 #[cfg(feature = "component-model-async")]
 mod copy;
 #[cfg(feature = "component-model-async")]
+mod drivers;
+#[cfg(feature = "component-model-async")]
 mod hooks;
 #[cfg(feature = "component-model-async")]
 mod host;
 #[cfg(feature = "component-model-async")]
+mod host_streams;
+#[cfg(feature = "component-model-async")]
+mod readers;
+#[cfg(feature = "component-model-async")]
 mod sched;
+#[cfg(feature = "component-model-async")]
+mod streams;
 #[cfg(feature = "component-model-async")]
 mod values;
 
 #[cfg(feature = "component-model-async")]
 pub use accessor::{Access, Accessor, AccessorTask, AsAccessor, HasData, HasSelf, JoinHandle};
+#[cfg(feature = "component-model-async")]
+pub use buffers::{ReadBuffer, VecBuffer, WriteBuffer};
 #[cfg(feature = "component-model-async")]
 pub(in crate::component) use builtins::builtin;
 #[cfg(feature = "component-model-async")]
@@ -56,7 +71,16 @@ pub use hooks::{TaskGroupHook, TaskGroupId};
 #[cfg(feature = "component-model-async")]
 pub(crate) use host::{call_host, start_detached, HostFuture};
 #[cfg(feature = "component-model-async")]
+pub(crate) use host_streams::HostStreams;
+#[cfg(feature = "component-model-async")]
+pub use readers::{ErrorContext, FutureReader, GuardedFutureReader, GuardedStreamReader, StreamReader};
+#[cfg(feature = "component-model-async")]
 pub(crate) use sched::{cancel_all, current_stack, Sched};
+#[cfg(feature = "component-model-async")]
+pub use streams::{
+    Destination, DirectDestination, DirectSource, FutureConsumer, FutureProducer, Source, StreamConsumer,
+    StreamProducer, StreamResult,
+};
 #[cfg(feature = "component-model-async")]
 pub(crate) use values::{lift_async_value, lower_async_value};
 
@@ -105,6 +129,7 @@ impl<T: 'static> crate::Store<T> {
         let components = &self.inner().opaque.components;
         let mut out = components.tasks.describe();
         out.push_str(&components.sched.host.describe());
+        out.push_str(&components.host_streams.describe());
         out
     }
 
@@ -142,6 +167,9 @@ impl<T: 'static> crate::Store<T> {
     #[doc(hidden)]
     pub fn check_concurrent_state(&self) -> crate::Result<()> {
         let components = &self.inner().opaque.components;
+        // Call futures dropped since the store last ran still hold their
+        // tasks, until the store releases them.
+        let dropped_calls = components.sched.host.dropped_holds();
         let held: Vec<weft_tasks::EntryId> = components
             .sched
             .running
@@ -149,7 +177,8 @@ impl<T: 'static> crate::Store<T> {
             .filter(|r| !components.sched.has_fiber(r.thread))
             .map(|r| r.task)
             .chain(components.sched.host.held_subtasks())
-            .chain(components.sched.host.dropped_holds())
+            .chain(components.host_streams.held())
+            .chain(dropped_calls)
             .collect();
         components.tasks.check_references(&held).map_err(|problems| {
             crate::format_err!(

@@ -6,15 +6,19 @@
 //! value, in the same walk that moves resources.
 
 use super::builtins::type_tag;
+use super::host_streams;
 use crate::component::async_values::AsyncHandle;
 use crate::component::store::{ComponentInstanceRef, ComponentStore};
 use crate::component::{trap, InterfaceType, Val};
-use weft_tasks::{EntryId, Kind};
+use crate::store::StoreId;
+use weft_tasks::Kind;
 
 /// Moves the stream, future or error context `v` (of type `ty`, lifted
-/// from the component instance `from` as a raw index) to the store.
+/// from the component instance `from` as a raw index) to the store, held
+/// for the host of the store `store`.
 pub(crate) fn lift_async_value(
     components: &mut ComponentStore,
+    store: StoreId,
     from: ComponentInstanceRef,
     ty: InterfaceType,
     v: &mut Val,
@@ -36,14 +40,16 @@ pub(crate) fn lift_async_value(
         tasks.lift_end(inst, index, kind, type_tag(&ty))
     }
     .map_err(trap)?;
-    *handle = AsyncHandle::Host(id.index());
+    *handle = AsyncHandle::Host(host_streams::new_hold(components, store, id, None));
     Ok(())
 }
 
 /// Moves the stream, future or error context `v` (of type `ty`, held by the
-/// store) into the table of the component instance `to`, as a raw index.
+/// host of the store `store`) into the table of the component instance
+/// `to`, as a raw index.
 pub(crate) fn lower_async_value(
     components: &mut ComponentStore,
+    store: StoreId,
     to: ComponentInstanceRef,
     ty: InterfaceType,
     v: &mut Val,
@@ -54,14 +60,23 @@ pub(crate) fn lower_async_value(
         Val::ErrorContext(e) => &mut e.0,
         _ => return Ok(()),
     };
-    let AsyncHandle::Host(id) = *handle else {
+    let AsyncHandle::Host(hold) = &*handle else {
         crate::bail!("a stream, future or error context lifted from a component instance was used twice");
     };
-    let inst = components.task_table(to)?;
-    let index = components
-        .tasks
-        .lower_handle(inst, EntryId::from_index(id), type_tag(&ty))
-        .map_err(trap)?;
-    *handle = AsyncHandle::Raw(index);
-    Ok(())
+    let hold = hold.clone();
+    let id = host_streams::take(&hold, store)?;
+    let lowered = components
+        .task_table(to)
+        .and_then(|inst| components.tasks.lower_handle(inst, id, type_tag(&ty)).map_err(trap));
+    match lowered {
+        Ok(index) => {
+            host_streams::moved(components, id);
+            *handle = AsyncHandle::Raw(index);
+            Ok(())
+        }
+        Err(e) => {
+            host_streams::put_back(&hold, id);
+            Err(e)
+        }
+    }
 }

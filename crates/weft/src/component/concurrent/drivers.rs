@@ -1,0 +1,363 @@
+//! The drivers of host producers and consumers: each moves items between
+//! its producer or consumer and the copies the guest at the other end
+//! makes (see `host_streams`).
+
+use super::buffers::WriteBuffer;
+use super::copy::{elem_of, store_elems};
+use super::host_streams::{advance, peer, Driver};
+use super::streams::{
+    Destination, FutureConsumer, FutureProducer, GuestBuffer, Source, StreamConsumer, StreamProducer, StreamResult,
+};
+use crate::component::{Lower, Val};
+use crate::{AsContextMut, StoreContextMut};
+use std::any::{Any, TypeId};
+use std::pin::Pin;
+use std::task::{Context, Poll};
+use weft_tasks::{EntryId, PeerCopy};
+
+/// The guest's waiting copy at the other end of `end`: `Err(done)` when
+/// there is none (`done`: the other end was dropped).
+fn waiting<D>(store: &StoreContextMut<'_, D>, end: EntryId) -> crate::Result<Result<GuestBuffer, bool>> {
+    Ok(match peer(store, end)? {
+        PeerCopy::Dropped => Err(true),
+        PeerCopy::Idle => Err(false),
+        PeerCopy::Waiting { cx, ptr, remain } => Ok(GuestBuffer {
+            store: store.0.opaque().id(),
+            cx,
+            ptr,
+            remain,
+            moved: 0,
+        }),
+    })
+}
+
+/// Lowers as many items of `buffer` as the guest's buffer has room for
+/// into it.
+fn deliver<D: 'static, T: Lower, B: WriteBuffer<T> + ?Sized>(
+    store: &mut StoreContextMut<'_, D>,
+    guest: &mut GuestBuffer,
+    buffer: &mut B,
+) -> crate::Result<()> {
+    let n = buffer.remaining().len().min(guest.left() as usize);
+    if n == 0 {
+        return Ok(());
+    }
+    let vals = buffer.remaining()[..n]
+        .iter()
+        .map(|item| item.lower(store))
+        .collect::<crate::Result<Vec<Val>>>()?;
+    let (_, size, _) = elem_of(store, guest.cx)?;
+    let at = guest.ptr.wrapping_add(guest.moved.wrapping_mul(size));
+    store_elems(store, guest.cx, at, vals)?;
+    buffer.skip(n);
+    // `n` is at most `guest.left()`, a `u32`.
+    guest.moved += n as u32;
+    Ok(())
+}
+
+/// Turns the `Result<Poll<_>>` of a driver's step into its poll.
+fn flip(r: crate::Result<Poll<()>>) -> Poll<crate::Result<()>> {
+    match r {
+        Ok(Poll::Ready(())) => Poll::Ready(Ok(())),
+        Ok(Poll::Pending) => Poll::Pending,
+        Err(e) => Poll::Ready(Err(e)),
+    }
+}
+
+/// Drives a [`StreamProducer`] into the guest's reads.
+pub(crate) struct StreamProducerDriver<P: StreamProducer<D>, D> {
+    /// `None` once it returned `Dropped` (or was converted back).
+    producer: Option<Pin<Box<P>>>,
+    buffer: P::Buffer,
+    _marker: std::marker::PhantomData<fn() -> D>,
+}
+
+impl<P: StreamProducer<D>, D> StreamProducerDriver<P, D> {
+    pub(crate) fn new(producer: P) -> Self {
+        StreamProducerDriver {
+            producer: Some(Box::pin(producer)),
+            buffer: P::Buffer::default(),
+            _marker: std::marker::PhantomData,
+        }
+    }
+
+    fn step(
+        &mut self,
+        cx: &mut Context<'_>,
+        store: &mut StoreContextMut<'_, D>,
+        end: EntryId,
+    ) -> crate::Result<Poll<()>>
+    where
+        D: 'static,
+        P::Item: Lower,
+    {
+        loop {
+            let mut guest = match waiting(store, end)? {
+                Ok(g) => g,
+                Err(true) => return Ok(Poll::Ready(())),
+                Err(false) if self.producer.is_none() && self.buffer.remaining().is_empty() => {
+                    return Ok(Poll::Ready(()))
+                }
+                Err(false) => return Ok(Poll::Pending),
+            };
+            // Items left from an earlier poll go first.
+            if !self.buffer.remaining().is_empty() {
+                deliver(store, &mut guest, &mut self.buffer)?;
+                advance(store, end, guest.moved)?;
+                continue;
+            }
+            let Some(producer) = self.producer.as_mut() else {
+                // Done and delivered: the end is dropped, and the read
+                // finishes `DROPPED`.
+                return Ok(Poll::Ready(()));
+            };
+            let polled = producer.as_mut().poll_produce(
+                cx,
+                store.as_context_mut(),
+                Destination::new(&mut self.buffer, &mut guest),
+                false,
+            );
+            let result = match polled {
+                Poll::Ready(Err(e)) => return Err(e),
+                Poll::Ready(Ok(r)) => Some(r),
+                Poll::Pending => None,
+            };
+            deliver(store, &mut guest, &mut self.buffer)?;
+            match result {
+                Some(StreamResult::Dropped) => {
+                    self.producer = None;
+                    if guest.moved > 0 || guest.remain == 0 {
+                        advance(store, end, guest.moved)?;
+                    }
+                }
+                Some(StreamResult::Completed | StreamResult::Cancelled) => advance(store, end, guest.moved)?,
+                None => {
+                    if guest.moved > 0 {
+                        advance(store, end, guest.moved)?;
+                    }
+                    return Ok(Poll::Pending);
+                }
+            }
+        }
+    }
+}
+
+impl<P, D> Driver<D> for StreamProducerDriver<P, D>
+where
+    P: StreamProducer<D>,
+    P::Item: Lower,
+    D: 'static,
+{
+    fn poll(
+        &mut self,
+        cx: &mut Context<'_>,
+        mut store: StoreContextMut<'_, D>,
+        end: EntryId,
+    ) -> Poll<crate::Result<()>> {
+        flip(self.step(cx, &mut store, end))
+    }
+
+    fn try_into_any(&mut self, ty: TypeId) -> Option<Box<dyn Any>> {
+        if !self.buffer.remaining().is_empty() {
+            return None;
+        }
+        let producer = self.producer.take()?;
+        match P::try_into(producer, ty) {
+            Ok(converted) => Some(converted),
+            Err(producer) => {
+                self.producer = Some(producer);
+                None
+            }
+        }
+    }
+}
+
+/// Drives a [`StreamConsumer`] from the guest's writes.
+pub(crate) struct StreamConsumerDriver<C> {
+    consumer: Pin<Box<C>>,
+}
+
+impl<C> StreamConsumerDriver<C> {
+    pub(crate) fn new(consumer: C) -> Self {
+        StreamConsumerDriver {
+            consumer: Box::pin(consumer),
+        }
+    }
+}
+
+impl<C> StreamConsumerDriver<C> {
+    fn step<D: 'static>(
+        &mut self,
+        cx: &mut Context<'_>,
+        store: &mut StoreContextMut<'_, D>,
+        end: EntryId,
+    ) -> crate::Result<Poll<()>>
+    where
+        C: StreamConsumer<D>,
+    {
+        loop {
+            let mut guest = match waiting(store, end)? {
+                Ok(g) => g,
+                Err(true) => return Ok(Poll::Ready(())),
+                Err(false) => return Ok(Poll::Pending),
+            };
+            let polled =
+                self.consumer
+                    .as_mut()
+                    .poll_consume(cx, store.as_context_mut(), Source::new(&mut guest), false);
+            match polled {
+                Poll::Ready(Err(e)) => return Err(e),
+                Poll::Ready(Ok(StreamResult::Dropped)) => {
+                    if guest.moved > 0 || guest.remain == 0 {
+                        advance(store, end, guest.moved)?;
+                    }
+                    return Ok(Poll::Ready(()));
+                }
+                Poll::Ready(Ok(_)) => advance(store, end, guest.moved)?,
+                Poll::Pending => {
+                    if guest.moved > 0 {
+                        advance(store, end, guest.moved)?;
+                    }
+                    return Ok(Poll::Pending);
+                }
+            }
+        }
+    }
+}
+
+impl<C: StreamConsumer<D>, D: 'static> Driver<D> for StreamConsumerDriver<C> {
+    fn poll(
+        &mut self,
+        cx: &mut Context<'_>,
+        mut store: StoreContextMut<'_, D>,
+        end: EntryId,
+    ) -> Poll<crate::Result<()>> {
+        flip(self.step(cx, &mut store, end))
+    }
+}
+
+/// Drives a [`FutureProducer`] into the guest's read.
+pub(crate) struct FutureProducerDriver<P> {
+    producer: Pin<Box<P>>,
+}
+
+impl<P> FutureProducerDriver<P> {
+    pub(crate) fn new(producer: P) -> Self {
+        FutureProducerDriver {
+            producer: Box::pin(producer),
+        }
+    }
+}
+
+impl<P> FutureProducerDriver<P> {
+    fn step<D: 'static>(
+        &mut self,
+        cx: &mut Context<'_>,
+        store: &mut StoreContextMut<'_, D>,
+        end: EntryId,
+    ) -> crate::Result<Poll<()>>
+    where
+        P: FutureProducer<D>,
+        P::Item: Lower,
+    {
+        let guest = match waiting(store, end)? {
+            Ok(g) => g,
+            Err(true) => return Ok(Poll::Ready(())),
+            Err(false) => return Ok(Poll::Pending),
+        };
+        match self.producer.as_mut().poll_produce(cx, store.as_context_mut(), false) {
+            Poll::Ready(Ok(Some(value))) => {
+                let val = value.lower(store)?;
+                store_elems(store, guest.cx, guest.ptr, vec![val])?;
+                advance(store, end, 1)?;
+                Ok(Poll::Ready(()))
+            }
+            Poll::Ready(Ok(None)) => Ok(Poll::Ready(())),
+            Poll::Ready(Err(e)) => Err(e),
+            Poll::Pending => Ok(Poll::Pending),
+        }
+    }
+}
+
+impl<P: FutureProducer<D>, D: 'static> Driver<D> for FutureProducerDriver<P>
+where
+    P::Item: Lower,
+{
+    fn poll(
+        &mut self,
+        cx: &mut Context<'_>,
+        mut store: StoreContextMut<'_, D>,
+        end: EntryId,
+    ) -> Poll<crate::Result<()>> {
+        flip(self.step(cx, &mut store, end))
+    }
+}
+
+/// Drives a [`FutureConsumer`] from the guest's write.
+pub(crate) struct FutureConsumerDriver<C> {
+    consumer: Pin<Box<C>>,
+    /// Whether the guest's value was taken (the consumer is then polled
+    /// with an empty source until it is done).
+    taken: bool,
+}
+
+impl<C> FutureConsumerDriver<C> {
+    pub(crate) fn new(consumer: C) -> Self {
+        FutureConsumerDriver {
+            consumer: Box::pin(consumer),
+            taken: false,
+        }
+    }
+}
+
+impl<C> FutureConsumerDriver<C> {
+    fn step<D: 'static>(
+        &mut self,
+        cx: &mut Context<'_>,
+        store: &mut StoreContextMut<'_, D>,
+        end: EntryId,
+    ) -> crate::Result<Poll<()>>
+    where
+        C: FutureConsumer<D>,
+    {
+        let mut guest = if self.taken {
+            GuestBuffer {
+                store: store.0.opaque().id(),
+                cx: 0,
+                ptr: 0,
+                remain: 0,
+                moved: 0,
+            }
+        } else {
+            match waiting(store, end)? {
+                Ok(g) => g,
+                Err(true) => return Ok(Poll::Ready(())),
+                Err(false) => return Ok(Poll::Pending),
+            }
+        };
+        let polled = self
+            .consumer
+            .as_mut()
+            .poll_consume(cx, store.as_context_mut(), Source::new(&mut guest), false);
+        if !self.taken && (guest.moved > 0 || polled.is_ready()) {
+            // The value is the consumer's (read or not): the write is done.
+            self.taken = true;
+            advance(store, end, 1)?;
+        }
+        match polled {
+            Poll::Ready(r) => r.map(Poll::Ready),
+            Poll::Pending => Ok(Poll::Pending),
+        }
+    }
+}
+
+impl<C: FutureConsumer<D>, D: 'static> Driver<D> for FutureConsumerDriver<C> {
+    fn poll(
+        &mut self,
+        cx: &mut Context<'_>,
+        mut store: StoreContextMut<'_, D>,
+        end: EntryId,
+    ) -> Poll<crate::Result<()>> {
+        flip(self.step(cx, &mut store, end))
+    }
+}

@@ -1,0 +1,446 @@
+//! Host producers and consumers of streams and futures (Wasmtime's
+//! `StreamProducer`, `StreamConsumer`, `FutureProducer`,
+//! `FutureConsumer`), and their views of the guest's buffer: a
+//! [`Destination`] to produce into, a [`Source`] to consume from, and
+//! their direct byte views ([`DirectDestination`], [`DirectSource`]).
+//!
+//! The runtime polls a producer when a guest reads from the stream (the
+//! destination is the guest's buffer) and a consumer when a guest writes to
+//! it (the source is the guest's buffer). Items a producer leaves in its
+//! buffer beyond what the read takes are delivered to the next reads
+//! before it is polled again.
+//!
+//! Weft polls with `finish` false: a guest's cancellation of its copy
+//! completes at once (with the items moved so far), so a producer or
+//! consumer is never asked to wind up a copy.
+
+use super::buffers::{ReadBuffer, WriteBuffer};
+use super::copy::{elem_of, load_elems};
+use crate::component::{InterfaceType, Lift};
+use crate::store::StoreId;
+use crate::{AsContextMut, StoreContextMut};
+use std::any::{Any, TypeId};
+use std::marker::PhantomData;
+use std::pin::Pin;
+use std::task::{Context, Poll};
+
+/// How a producer's or consumer's poll ended (as Wasmtime's
+/// `StreamResult`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum StreamResult {
+    /// It moved what it could; poll it again for the next copy.
+    Completed,
+    /// It stopped early because `finish` was set.
+    Cancelled,
+    /// It is done: no more items will be produced or consumed (the host's
+    /// end of the stream is dropped once its buffered items are read).
+    Dropped,
+}
+
+/// The producer of the items of a stream the host writes (as Wasmtime's
+/// `StreamProducer`), for a store whose data is `D`.
+pub trait StreamProducer<D>: Send + 'static {
+    /// The items.
+    type Item;
+    /// Where it puts items for the reader.
+    type Buffer: WriteBuffer<Self::Item> + Default;
+
+    /// Produces items for the reader: into `destination`'s buffer
+    /// ([`Destination::set_buffer`]) or, for bytes, straight into the
+    /// reader's memory ([`Destination::as_direct`]). `Pending` (with `cx`'s
+    /// waker woken later) when it has none yet; items put in the buffer
+    /// meanwhile are delivered all the same.
+    fn poll_produce<'a>(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        store: StoreContextMut<'a, D>,
+        destination: Destination<'a, Self::Item, Self::Buffer>,
+        finish: bool,
+    ) -> Poll<crate::Result<StreamResult>>;
+
+    /// Converts the producer back into the Rust type `ty` (a
+    /// `Box<ty>`), or gives it back (used by `StreamReader::try_into`).
+    fn try_into(me: Pin<Box<Self>>, _ty: TypeId) -> Result<Box<dyn Any>, Pin<Box<Self>>> {
+        Err(me)
+    }
+}
+
+/// The consumer of the items of a stream the host reads (as Wasmtime's
+/// `StreamConsumer`), for a store whose data is `D`.
+pub trait StreamConsumer<D>: Send + 'static {
+    /// The items.
+    type Item;
+
+    /// Consumes items of the writer: [`Source::read`] moves them into a
+    /// buffer; for bytes, [`Source::as_direct`] reads the writer's memory.
+    /// Items not read stay with the writer for the next poll.
+    fn poll_consume(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        store: StoreContextMut<D>,
+        source: Source<'_, Self::Item>,
+        finish: bool,
+    ) -> Poll<crate::Result<StreamResult>>;
+}
+
+/// The producer of the value of a future the host writes (as Wasmtime's
+/// `FutureProducer`). Every `Future` of a `Result` is one.
+pub trait FutureProducer<D>: Send + 'static {
+    /// The value.
+    type Item;
+
+    /// The value, once there is one; `None` drops the host's end without a
+    /// value (the reader's read finishes `DROPPED`).
+    fn poll_produce(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        store: StoreContextMut<D>,
+        finish: bool,
+    ) -> Poll<crate::Result<Option<Self::Item>>>;
+}
+
+impl<T, E, Fut, D> FutureProducer<D> for Fut
+where
+    Fut: std::future::Future<Output = Result<T, E>> + Send + 'static,
+    E: Into<crate::Error>,
+{
+    type Item = T;
+
+    fn poll_produce(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        _store: StoreContextMut<D>,
+        _finish: bool,
+    ) -> Poll<crate::Result<Option<T>>> {
+        self.poll(cx).map(|r| r.map(Some).map_err(Into::into))
+    }
+}
+
+/// The consumer of the value of a future the host reads (as Wasmtime's
+/// `FutureConsumer`).
+pub trait FutureConsumer<D>: Send + 'static {
+    /// The value.
+    type Item;
+
+    /// Consumes the value: [`Source::read`] moves it into a buffer (an
+    /// `Option<Item>` or a `Vec<Item>` with room for it).
+    fn poll_consume(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        store: StoreContextMut<D>,
+        source: Source<'_, Self::Item>,
+        finish: bool,
+    ) -> Poll<crate::Result<()>>;
+}
+
+/// The guest's buffer that a producer writes to or a consumer reads from,
+/// and how far it got.
+pub(crate) struct GuestBuffer {
+    pub(crate) store: StoreId,
+    /// The copy context (options and element type) of the buffer.
+    pub(crate) cx: u32,
+    /// The address of its first element not copied before this poll.
+    pub(crate) ptr: u32,
+    /// The elements it had left before this poll.
+    pub(crate) remain: u32,
+    /// The elements moved during this poll.
+    pub(crate) moved: u32,
+}
+
+impl GuestBuffer {
+    /// The elements left.
+    pub(crate) fn left(&self) -> u32 {
+        self.remain.saturating_sub(self.moved)
+    }
+
+    /// The memory of a byte buffer's elements not moved yet (`None` unless
+    /// the elements are `u8`s of the store `store`).
+    fn direct_range<T>(&self, store: &StoreContextMut<'_, T>) -> Option<(crate::Memory, std::ops::Range<usize>)> {
+        if store.0.opaque().id() != self.store {
+            return None;
+        }
+        match elem_of(store, self.cx) {
+            Ok((Some(InterfaceType::U8), 1, Some(memory))) => {
+                let start = self.ptr as usize + self.moved as usize;
+                Some((memory, start..start + self.left() as usize))
+            }
+            _ => None,
+        }
+    }
+}
+
+/// Where a [`StreamProducer`] puts items: its buffer, delivered to the
+/// reader after the poll, or (bytes) the reader's memory (as Wasmtime's
+/// `Destination`).
+pub struct Destination<'a, T, B> {
+    buffer: &'a mut B,
+    guest: &'a mut GuestBuffer,
+    _marker: PhantomData<fn() -> T>,
+}
+
+impl<'a, T, B> Destination<'a, T, B> {
+    pub(crate) fn new(buffer: &'a mut B, guest: &'a mut GuestBuffer) -> Self {
+        Destination {
+            buffer,
+            guest,
+            _marker: PhantomData,
+        }
+    }
+
+    /// Takes the buffer (leaving an empty one), to fill it and
+    /// [`Destination::set_buffer`] it back.
+    pub fn take_buffer(&mut self) -> B
+    where
+        B: Default,
+    {
+        std::mem::take(self.buffer)
+    }
+
+    /// Sets the buffer whose items are delivered to the reader.
+    pub fn set_buffer(&mut self, buffer: B) {
+        *self.buffer = buffer;
+    }
+
+    /// How many more items the reader takes now (its buffer's room beyond
+    /// what was written directly); `None` would mean a reader of unknown
+    /// capacity (the host), which Weft does not have.
+    pub fn remaining(&self, _store: impl AsContextMut) -> Option<usize> {
+        Some(self.guest.left() as usize)
+    }
+
+    /// A shorter borrow of this destination.
+    pub fn reborrow(&mut self) -> Destination<'_, T, B> {
+        Destination {
+            buffer: self.buffer,
+            guest: self.guest,
+            _marker: PhantomData,
+        }
+    }
+}
+
+impl<'a, B> Destination<'a, u8, B> {
+    /// The reader's memory, to write bytes into directly.
+    /// `_capacity` is what a host reader would get (Weft's readers are
+    /// guests, whose buffers say).
+    pub fn as_direct<D>(self, store: StoreContextMut<'a, D>, _capacity: usize) -> DirectDestination<'a, D> {
+        DirectDestination {
+            store,
+            guest: self.guest,
+        }
+    }
+}
+
+/// The reader's memory for bytes written directly (as Wasmtime's
+/// `DirectDestination`): write into [`DirectDestination::remaining`] and
+/// say how much with [`DirectDestination::mark_written`], or use it as an
+/// [`std::io::Write`].
+pub struct DirectDestination<'a, D: 'static> {
+    store: StoreContextMut<'a, D>,
+    guest: &'a mut GuestBuffer,
+}
+
+impl<D: 'static> DirectDestination<'_, D> {
+    /// The reader's bytes not written yet (empty when the stream's
+    /// elements are not `u8`s).
+    pub fn remaining(&mut self) -> &mut [u8] {
+        match self.guest.direct_range(&self.store) {
+            Some((memory, range)) => memory.data_mut(&mut self.store).get_mut(range).unwrap_or_default(),
+            None => &mut [],
+        }
+    }
+
+    /// Records that the first `count` bytes of
+    /// [`DirectDestination::remaining`] were written (at most its length).
+    pub fn mark_written(&mut self, count: usize) {
+        let count = u32::try_from(count).unwrap_or(u32::MAX).min(self.guest.left());
+        if self.guest.direct_range(&self.store).is_some() {
+            self.guest.moved += count;
+        }
+    }
+}
+
+impl<D: 'static> std::io::Write for DirectDestination<'_, D> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let dst = self.remaining();
+        let n = dst.len().min(buf.len());
+        dst[..n].copy_from_slice(&buf[..n]);
+        self.mark_written(n);
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// The items a guest writes, for a [`StreamConsumer`] or
+/// [`FutureConsumer`] to read (as Wasmtime's `Source`).
+pub struct Source<'a, T> {
+    guest: &'a mut GuestBuffer,
+    _marker: PhantomData<fn() -> T>,
+}
+
+impl<'a, T> Source<'a, T> {
+    pub(crate) fn new(guest: &'a mut GuestBuffer) -> Self {
+        Source {
+            guest,
+            _marker: PhantomData,
+        }
+    }
+
+    /// A shorter borrow of this source.
+    pub fn reborrow(&mut self) -> Source<'_, T> {
+        Source {
+            guest: self.guest,
+            _marker: PhantomData,
+        }
+    }
+
+    /// Moves as many items as `buffer` has room for (and the writer
+    /// offers) into `buffer`, lifting them from the writer's memory.
+    pub fn read<B, S: AsContextMut>(&mut self, mut store: S, buffer: &mut B) -> crate::Result<()>
+    where
+        T: Lift + 'static,
+        B: ReadBuffer<T>,
+    {
+        let mut store = store.as_context_mut();
+        if store.0.opaque().id() != self.guest.store {
+            crate::bail!("the stream or future belongs to another store");
+        }
+        let n = u32::try_from(buffer.remaining_capacity())
+            .unwrap_or(u32::MAX)
+            .min(self.guest.left());
+        if n == 0 {
+            return Ok(());
+        }
+        let (_, size, _) = elem_of(&store, self.guest.cx)?;
+        let at = self.guest.ptr.wrapping_add(self.guest.moved.wrapping_mul(size));
+        let vals = load_elems(&mut store, self.guest.cx, at, n)?;
+        self.guest.moved += n;
+        let items = vals
+            .into_iter()
+            .map(|v| T::lift(&mut store, v))
+            .collect::<crate::Result<Vec<T>>>()?;
+        buffer.extend(items);
+        Ok(())
+    }
+
+    /// How many items the writer still offers.
+    pub fn remaining(&self, _store: impl AsContextMut) -> usize {
+        self.guest.left() as usize
+    }
+}
+
+impl<'a> Source<'a, u8> {
+    /// The writer's memory, to read bytes from directly.
+    pub fn as_direct<D>(self, store: StoreContextMut<'a, D>) -> DirectSource<'a, D> {
+        DirectSource {
+            store,
+            guest: self.guest,
+        }
+    }
+}
+
+/// The writer's memory for bytes read directly (as Wasmtime's
+/// `DirectSource`): read [`DirectSource::remaining`] and say how much with
+/// [`DirectSource::mark_read`], or use it as an [`std::io::Read`].
+pub struct DirectSource<'a, D: 'static> {
+    store: StoreContextMut<'a, D>,
+    guest: &'a mut GuestBuffer,
+}
+
+impl<D: 'static> DirectSource<'_, D> {
+    /// The writer's bytes not read yet (empty when the stream's elements
+    /// are not `u8`s).
+    pub fn remaining(&mut self) -> &[u8] {
+        match self.guest.direct_range(&self.store) {
+            Some((memory, range)) => memory.data(&self.store).get(range).unwrap_or_default(),
+            None => &[],
+        }
+    }
+
+    /// Records that the first `count` bytes of [`DirectSource::remaining`]
+    /// were read (at most its length).
+    pub fn mark_read(&mut self, count: usize) {
+        let count = u32::try_from(count).unwrap_or(u32::MAX).min(self.guest.left());
+        if self.guest.direct_range(&self.store).is_some() {
+            self.guest.moved += count;
+        }
+    }
+}
+
+impl<D: 'static> std::io::Read for DirectSource<'_, D> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let src = self.remaining();
+        let n = src.len().min(buf.len());
+        buf[..n].copy_from_slice(&src[..n]);
+        self.mark_read(n);
+        Ok(n)
+    }
+}
+
+impl<T: Unpin + Send + Sync + 'static, D> StreamProducer<D> for Vec<T> {
+    type Item = T;
+    type Buffer = super::buffers::VecBuffer<T>;
+
+    fn poll_produce<'a>(
+        self: Pin<&mut Self>,
+        _cx: &mut Context<'_>,
+        _store: StoreContextMut<'a, D>,
+        mut destination: Destination<'a, T, Self::Buffer>,
+        _finish: bool,
+    ) -> Poll<crate::Result<StreamResult>> {
+        destination.set_buffer(std::mem::take(self.get_mut()).into());
+        Poll::Ready(Ok(StreamResult::Dropped))
+    }
+
+    fn try_into(me: Pin<Box<Self>>, ty: TypeId) -> Result<Box<dyn Any>, Pin<Box<Self>>> {
+        if ty == TypeId::of::<Self>() {
+            let me: Box<Self> = Pin::into_inner(me);
+            Ok(me)
+        } else {
+            Err(me)
+        }
+    }
+}
+
+impl<T: Send + Sync + 'static, D> StreamProducer<D> for Box<[T]> {
+    type Item = T;
+    type Buffer = super::buffers::VecBuffer<T>;
+
+    fn poll_produce<'a>(
+        self: Pin<&mut Self>,
+        _cx: &mut Context<'_>,
+        _store: StoreContextMut<'a, D>,
+        mut destination: Destination<'a, T, Self::Buffer>,
+        _finish: bool,
+    ) -> Poll<crate::Result<StreamResult>> {
+        let items = std::mem::take(self.get_mut()).into_vec();
+        destination.set_buffer(items.into());
+        Poll::Ready(Ok(StreamResult::Dropped))
+    }
+
+    fn try_into(me: Pin<Box<Self>>, ty: TypeId) -> Result<Box<dyn Any>, Pin<Box<Self>>> {
+        if ty == TypeId::of::<Self>() {
+            let me: Box<Self> = Pin::into_inner(me);
+            Ok(me)
+        } else {
+            Err(me)
+        }
+    }
+}
+
+impl<T: Send + Sync + 'static, D> StreamProducer<D> for std::iter::Empty<T> {
+    type Item = T;
+    type Buffer = Option<T>;
+
+    fn poll_produce<'a>(
+        self: Pin<&mut Self>,
+        _cx: &mut Context<'_>,
+        _store: StoreContextMut<'a, D>,
+        _destination: Destination<'a, T, Self::Buffer>,
+        _finish: bool,
+    ) -> Poll<crate::Result<StreamResult>> {
+        Poll::Ready(Ok(StreamResult::Dropped))
+    }
+}
