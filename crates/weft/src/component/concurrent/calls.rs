@@ -268,11 +268,26 @@ pub(crate) fn call_async_typed<T: 'static>(
     results: &mut [Val],
 ) -> crate::Result<()> {
     let task = start_task(store, index, Caller::Host(Some(args.to_vec())), None, None)?;
-    let driven = sched::run_until(store, |s| {
-        let components = &s.0.opaque().components;
-        components.tasks.task(task).is_ok_and(|t| t.resolved())
-            || components.sched.task_data.get(&task).is_some_and(|d| d.error.is_some())
-    });
+    // A host function's panic goes on to the caller, after the task's
+    // reference is given back.
+    let driven = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        sched::run_until(store, |s| {
+            let components = &s.0.opaque().components;
+            components.tasks.task(task).is_ok_and(|t| t.resolved())
+                || components.sched.task_data.get(&task).is_some_and(|d| d.error.is_some())
+        })
+    }));
+    let driven = match driven {
+        Ok(driven) => driven,
+        Err(panic) => {
+            if let Some(d) = store.0.opaque_mut().components.sched.task_data.get_mut(&task) {
+                d.abandoned = true;
+            }
+            let _ = store.0.opaque_mut().components.tasks.release(task);
+            collect(store);
+            std::panic::resume_unwind(panic)
+        }
+    };
     let result = take_result(store, task);
     let error = match store.0.opaque_mut().components.sched.task_data.get_mut(&task) {
         Some(d) => {
