@@ -16,6 +16,7 @@
 #![deny(missing_docs)]
 
 pub mod api_calls;
+pub mod concurrent_api;
 pub mod differential;
 pub mod findings;
 pub mod generate;

@@ -6,7 +6,7 @@
 //! ```
 //!
 //! Targets: `module_new`, `instantiate_and_call`, `api_calls`,
-//! `differential`. A panic is a finding: the input that caused it is written
+//! `concurrent_api`, `differential`. A panic is a finding: the input that caused it is written
 //! to `--findings` (default `fuzz-findings/`) and the exit status is 1.
 //! Prints the number of executions and executions per second.
 
@@ -50,10 +50,15 @@ fn main() {
     }
     let engine = weft::Engine::default();
     let interruptible = interruptible_engine();
+    let concurrent = weft_fuzzing::concurrent_api::fixture();
+    if target == "concurrent_api" {
+        weft_fuzzing::concurrent_api::quiet_host_panics();
+    }
     let run: Target<'_> = match target.as_str() {
         "module_new" => Box::new(|d: &[u8]| module_new_target(&engine, d)),
         "instantiate_and_call" => Box::new(|d: &[u8]| instantiate_and_call_target(&interruptible, d)),
         "api_calls" => Box::new(|d: &[u8]| api_calls_target(&interruptible, d)),
+        "concurrent_api" => Box::new(|d: &[u8]| weft_fuzzing::concurrent_api::concurrent_api_target(&concurrent, d)),
         "differential" => Box::new(differential_target),
         _ => usage(),
     };

@@ -1,4 +1,5 @@
-//! The API-sequence property test of the concurrent API (issue 14): random
+//! `concurrent_api`: the API-sequence property test of the component
+//! model's concurrent API, as a fuzz target and as a seeded test. Random
 //! sequences of `run_concurrent` with several `call_concurrent`s (some
 //! dropped after a few polls), `call_async` futures dropped at random
 //! points, synchronous calls, `start_call_concurrent` results dropped
@@ -13,11 +14,10 @@
 //! (`Store::check_concurrent_state`) and, unless an instance was doomed,
 //! is empty.
 //!
-//! `WEFT_CONCURRENT_SEQUENCES=N` sets the number of sequences (default
-//! 10,000; the failing sequence's number is printed and replays alone with
-//! `WEFT_CONCURRENT_SEQUENCE=K`).
-
-#![cfg(feature = "component-model-async")]
+//! The sequences come from a [`Source`]: a seed (the test in
+//! `tests/concurrent_api.rs`, 10,000 sequences in `cargo test`) or the
+//! bytes of a fuzz input (`fuzz/fuzz_targets/concurrent_api.rs`, and
+//! `--target concurrent_api` of the `crash` binary).
 
 use std::future::Future;
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -112,20 +112,39 @@ static DROPPED: AtomicUsize = AtomicUsize::new(0);
 /// The message of the host function's own panic.
 const HOST_PANIC: &str = "the host function's own panic";
 
-/// xorshift64*: the sequences' randomness.
-struct Rng(u64);
+/// Where a sequence's choices come from: a seeded xorshift64*, or the
+/// bytes of a fuzz input (eight at a time; zeros once they run out).
+pub enum Source<'a> {
+    /// A seeded pseudo-random sequence.
+    Seeded(u64),
+    /// A fuzz input.
+    Bytes(&'a [u8]),
+}
 
-impl Rng {
-    fn new(seed: u64) -> Rng {
-        Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1)
+impl Source<'_> {
+    /// A source seeded with `seed`.
+    pub fn seeded(seed: u64) -> Source<'static> {
+        Source::Seeded(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1)
     }
+
     fn next(&mut self) -> u64 {
-        let mut x = self.0;
-        x ^= x >> 12;
-        x ^= x << 25;
-        x ^= x >> 27;
-        self.0 = x;
-        x.wrapping_mul(0x2545_F491_4F6C_DD1D)
+        match self {
+            Source::Seeded(state) => {
+                let mut x = *state;
+                x ^= x >> 12;
+                x ^= x << 25;
+                x ^= x >> 27;
+                *state = x;
+                x.wrapping_mul(0x2545_F491_4F6C_DD1D)
+            }
+            Source::Bytes(data) => {
+                let n = data.len().min(8);
+                let mut word = [0u8; 8];
+                word[..n].copy_from_slice(&data[..n]);
+                *data = &data[n..];
+                u64::from_le_bytes(word)
+            }
+        }
     }
     fn below(&mut self, n: u64) -> u64 {
         self.next() % n
@@ -159,7 +178,7 @@ enum Op {
     Drain,
 }
 
-fn gen_call(rng: &mut Rng) -> Call {
+fn gen_call(rng: &mut Source<'_>) -> Call {
     let x = match rng.below(40) {
         0 => TRAP,
         1 => PANIC,
@@ -173,7 +192,7 @@ fn gen_call(rng: &mut Rng) -> Call {
     }
 }
 
-fn gen_op(rng: &mut Rng) -> Op {
+fn gen_op(rng: &mut Source<'_>) -> Op {
     match rng.below(10) {
         0..=3 => Op::Concurrent {
             calls: (0..1 + rng.below(4)).map(|_| gen_call(rng)).collect(),
@@ -341,13 +360,16 @@ fn host_panic(payload: &(dyn std::any::Any + Send)) -> bool {
         || payload.downcast_ref::<String>().is_some_and(|m| m == HOST_PANIC)
 }
 
-struct Fixture {
+/// What every sequence shares: the engine, the compiled component and the
+/// linker with the host's `echo`.
+pub struct Fixture {
     engine: Engine,
     component: Component,
     linker: Linker<()>,
 }
 
-fn fixture() -> Fixture {
+/// The shared part of the sequences.
+pub fn fixture() -> Fixture {
     let engine = Engine::new(&Config::new()).unwrap();
     let component = Component::new(&engine, wat::parse_str(COMPONENT).unwrap()).unwrap();
     let mut linker = Linker::new(&engine);
@@ -375,9 +397,9 @@ fn fixture() -> Fixture {
     }
 }
 
-/// Runs sequence `seed`; a description of the first broken property.
-fn run_sequence(f: &Fixture, seed: u64) -> Result<(), String> {
-    let mut rng = Rng::new(seed);
+/// Runs the sequence that `source` chooses (`seed` names it in messages);
+/// a description of the first broken property.
+pub fn run_sequence(f: &Fixture, seed: u64, mut rng: Source<'_>) -> Result<(), String> {
     let mut store = Store::new(&f.engine, ());
     store.set_concurrency_schedule_seed(rng.chance(70).then(|| rng.next()));
     let funcs: Vec<TypedFunc<(u32,), (u32,)>> = (0..2)
@@ -388,13 +410,7 @@ fn run_sequence(f: &Fixture, seed: u64) -> Result<(), String> {
         .collect();
     let mut doomed = [false; 2];
     let ops: Vec<Op> = (0..1 + rng.below(8)).map(|_| gen_op(&mut rng)).collect();
-    if std::env::var("WEFT_CONCURRENT_TRACE").is_ok() {
-        eprintln!("sequence {seed}: {ops:?}");
-    }
     for (step, op) in ops.iter().enumerate() {
-        if std::env::var("WEFT_CONCURRENT_TRACE").is_ok() {
-            eprintln!("step {step}: {op:?}");
-        }
         let calls: Vec<Call> = match op {
             Op::Concurrent { calls, .. } => calls.clone(),
             Op::CallAsync(c) | Op::Call(c) | Op::StartDrop(c) => vec![*c],
@@ -494,39 +510,27 @@ fn run_sequence(f: &Fixture, seed: u64) -> Result<(), String> {
     Ok(())
 }
 
-#[test]
-fn random_api_sequences_keep_every_guarantee() {
-    let f = fixture();
-    if let Ok(one) = std::env::var("WEFT_CONCURRENT_SEQUENCE") {
-        let seed: u64 = one.parse().expect("a sequence number");
-        if let Err(e) = run_sequence(&f, seed) {
-            panic!("{e}");
-        }
-        return;
-    }
-    let count: u64 = std::env::var("WEFT_CONCURRENT_SEQUENCES")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(10_000);
-    // The host function's own panics are expected: keep them quiet.
+/// The counts of call outcomes so far: completed, failed, host panics
+/// caught, dropped.
+pub fn outcome_counts() -> [usize; 4] {
+    [&COMPLETED, &FAILED, &PANICS, &DROPPED].map(|c| c.load(Ordering::Relaxed))
+}
+
+/// Keeps the host function's own (expected) panics out of the output;
+/// other panics print as before.
+pub fn quiet_host_panics() {
     let hook = std::panic::take_hook();
     std::panic::set_hook(Box::new(move |info| {
         if !host_panic(info.payload()) {
             hook(info);
         }
     }));
-    let first: u64 = std::env::var("WEFT_CONCURRENT_FIRST")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(0);
-    for seed in first..first + count {
-        if let Err(e) = run_sequence(&f, seed) {
-            panic!("{e}\n(replay with WEFT_CONCURRENT_SEQUENCE={seed})");
-        }
-    }
-    let counts = [&COMPLETED, &FAILED, &PANICS, &DROPPED].map(|c| c.load(Ordering::Relaxed));
-    eprintln!("{count} sequences: {counts:?} calls completed, failed, host panics, calls dropped");
-    if count >= 1000 {
-        assert!(counts.iter().all(|c| *c > 0), "some outcome never happened: {counts:?}");
+}
+
+/// `concurrent_api`: the sequence a fuzz input chooses keeps every
+/// guarantee (see the module docs); panics with a description otherwise.
+pub fn concurrent_api_target(f: &Fixture, data: &[u8]) {
+    if let Err(e) = run_sequence(f, 0, Source::Bytes(data)) {
+        panic!("{e}");
     }
 }
