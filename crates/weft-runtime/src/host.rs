@@ -9,7 +9,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 /// Called by a wasm-to-host trampoline: runs the host closure of the
 /// `HostFuncContext<S>` at `host_vmctx` and returns 1, or records its error or
 /// panic and returns 0 so that compiled code traps once the shim has returned.
-pub(crate) extern "C" fn host_shim<S: 'static>(
+pub(crate) extern "C" fn host_shim<S: crate::VMStore>(
     host_vmctx: *mut u8,
     caller_vmctx: *mut u8,
     values: *mut ValRaw,
@@ -33,7 +33,12 @@ pub(crate) extern "C" fn host_shim<S: 'static>(
         let host_caller = HostCaller {
             instance: caller.store_index,
         };
-        catch_unwind(AssertUnwindSafe(|| (*func)(store, host_caller, values)))
+        catch_unwind(AssertUnwindSafe(|| {
+            store.host_call_hook(true)?;
+            let r = (*func)(store, host_caller, values);
+            let left = store.host_call_hook(false);
+            r.and(left)
+        }))
     };
     match outcome {
         Ok(Ok(())) => 1,

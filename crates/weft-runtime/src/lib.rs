@@ -78,6 +78,14 @@ fn uncaught_exception(ctx: &VMStoreContext, reason: UnwindReason) -> Result<(), 
 pub trait VMStore: 'static {
     /// The store's objects.
     fn objects(&self) -> &StoreObjects;
+
+    /// Called as compiled code enters (`entering`) and leaves a host
+    /// function of this store (the embedder's call hook); an error fails
+    /// the call as the host function's own error would.
+    fn host_call_hook(&mut self, entering: bool) -> anyhow::Result<()> {
+        let _ = entering;
+        Ok(())
+    }
 }
 
 /// Calls the function `callee` through the array-call `trampoline` of its

@@ -227,7 +227,7 @@ impl StoreObjects {
     /// Adds a host function of canonical type `type_id`, reached from wasm
     /// through `trampoline` (a wasm-to-host trampoline of its type). `S` is
     /// the type that [`crate::invoke`] is called with for this store.
-    pub fn add_host_func<S: 'static>(
+    pub fn add_host_func<S: crate::VMStore>(
         &mut self,
         type_id: u32,
         trampoline: CodePtr,

@@ -18,6 +18,9 @@ pub(crate) struct AsyncState {
     cx: AsyncCx,
     /// This thread's chain of wasm calls when the fiber was entered.
     entry: CallState,
+    /// How many call-hook transitions were open when the fiber was
+    /// entered: those above are the fiber's own.
+    hook_depth: usize,
 }
 
 impl<T: 'static> StoreInner<T> {
@@ -26,8 +29,20 @@ impl<T: 'static> StoreInner<T> {
         let Some(state) = self.opaque.async_state.as_ref() else {
             crate::bail!("cannot wait for a future: the wasm call is not async (use `call_async`)");
         };
-        let (cx, entry) = (state.cx.clone(), state.entry);
-        block_on(&cx, entry, future)
+        let (cx, entry, depth) = (state.cx.clone(), state.entry, state.hook_depth);
+        let mut future = future;
+        loop {
+            if let Poll::Ready(v) = cx.poll(future.as_mut())? {
+                return Ok(v);
+            }
+            // The call hook hears the fiber's transitions close while it
+            // is suspended, and open again when it resumes.
+            let saved = self.suspend_call_hooks(depth)?;
+            let mut pending = Pending(false);
+            let waited = block_on(&cx, entry, Pin::new(&mut pending));
+            self.resume_call_hooks(saved)?;
+            waited?;
+        }
     }
 }
 
@@ -59,6 +74,23 @@ pub(crate) fn block_on<F: Future + ?Sized>(
         let resumed = cx.suspend();
         weft_runtime::replace_call_state(ours);
         resumed?;
+    }
+}
+
+/// A future that is pending once (without waking anyone: the future the
+/// fiber waits for was polled and registered its waker), then ready: one
+/// suspension of the fiber.
+struct Pending(bool);
+
+impl Future for Pending {
+    type Output = ();
+    fn poll(mut self: Pin<&mut Self>, _cx: &mut Context<'_>) -> Poll<()> {
+        if self.0 {
+            Poll::Ready(())
+        } else {
+            self.0 = true;
+            Poll::Pending
+        }
     }
 }
 
@@ -94,7 +126,12 @@ pub(crate) async fn on_fiber<T: Send + 'static, R: Send>(
     let engine = store.opaque.engine.clone();
     let future = weft_fiber::on_fiber(&engine.inner.fiber_pool, move |cx| {
         let entry = weft_runtime::current_call_state();
-        let prev = store.opaque.async_state.replace(AsyncState { cx: cx.clone(), entry });
+        let hook_depth = store.call_hook_depth();
+        let prev = store.opaque.async_state.replace(AsyncState {
+            cx: cx.clone(),
+            entry,
+            hook_depth,
+        });
         // A host panic unwinds through here: put the store back first.
         let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f(&mut *store)));
         store.opaque.async_state = prev;

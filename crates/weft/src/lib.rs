@@ -53,6 +53,7 @@
 
 #[cfg(feature = "async")]
 mod async_support;
+mod call_hook;
 mod compile;
 #[cfg(feature = "component-model")]
 pub mod component;
@@ -72,6 +73,7 @@ mod types;
 mod values;
 
 pub use anyhow::{bail, ensure, format_err, Context};
+pub use call_hook::CallHook;
 pub use config::{Config, OptLevel};
 pub use engine::{Engine, Precompiled};
 pub use externals::{Extern, Global, Memory, MemoryAccessError, Table, Tag};

@@ -49,12 +49,22 @@ pub struct StoreInner<T: 'static> {
     pub(crate) fuel: crate::interrupts::FuelState,
     pub(crate) epoch_behavior: crate::interrupts::EpochBehavior<T>,
     pub(crate) limiter: Option<crate::limits::Limiter<T>>,
+    /// The embedder's call hook (`Store::call_hook`).
+    pub(crate) call_hooks: crate::call_hook::CallHooks<T>,
     pub(crate) data: T,
 }
 
 impl<T: 'static> VMStore for StoreInner<T> {
     fn objects(&self) -> &StoreObjects {
         &self.opaque.objects
+    }
+
+    fn host_call_hook(&mut self, entering: bool) -> anyhow::Result<()> {
+        self.call_hook(if entering {
+            crate::CallHook::CallingHost
+        } else {
+            crate::CallHook::ReturningFromHost
+        })
     }
 }
 
@@ -235,7 +245,8 @@ impl<T: 'static> StoreInner<T> {
         values: &mut [ValRaw],
     ) -> crate::Result<()> {
         let max = self.opaque.engine.inner.config.max_wasm_stack;
-        match weft_runtime::invoke(self, callee, trampoline, values, max) {
+        self.call_hook(crate::CallHook::CallingWasm)?;
+        let r = match weft_runtime::invoke(self, callee, trampoline, values, max) {
             Ok(()) => Ok(()),
             Err(reason) => {
                 if let UnwindReason::UncaughtException { exn, .. } = reason {
@@ -243,7 +254,9 @@ impl<T: 'static> StoreInner<T> {
                 }
                 Err(self.opaque.unwind_to_error(reason))
             }
-        }
+        };
+        let left = self.call_hook(crate::CallHook::ReturningFromWasm);
+        r.and(left)
     }
 }
 
@@ -276,6 +289,7 @@ impl<T: 'static> Store<T> {
                 fuel: Default::default(),
                 epoch_behavior: crate::interrupts::EpochBehavior::Trap,
                 limiter: None,
+                call_hooks: Default::default(),
                 data,
             })),
         }

@@ -21,6 +21,8 @@ struct ThreadFiber {
     stack: StackState,
     /// Suspends the fiber (used by the thread itself).
     suspender: Suspender,
+    /// The call-hook transitions open on the fiber when it suspended.
+    hooks: Vec<crate::CallHook>,
 }
 
 /// A running thread.
@@ -237,6 +239,7 @@ pub(crate) fn spawn<T: 'static>(
             fiber: Some(Box::new(fiber)),
             stack: StackState::default(),
             suspender,
+            hooks: Vec::new(),
         },
     );
     Ok(())
@@ -308,6 +311,7 @@ fn resume_fiber<T: 'static>(
         }
     };
     let mut stack = std::mem::take(&mut run.stack);
+    let hooks = std::mem::take(&mut run.hooks);
     let tasks = &mut components.tasks;
     tasks.stop_waiting(thread).map_err(trap)?;
     tasks.set_running(thread, true).map_err(trap)?;
@@ -315,9 +319,15 @@ fn resume_fiber<T: 'static>(
     let depth = components.sched.running.len();
     components.sched.running.push(Running { thread, task, func });
     components.sched.resumed_cancelled = cancelled;
+    // The call hook hears the fiber's transitions open again, and close
+    // when it suspends (a hook's error at these points is not reported:
+    // there is no call to fail).
+    let hook_depth = store.0.call_hook_depth();
+    let _ = store.0.resume_call_hooks(hooks);
     stack.swap(store.0.opaque().objects.context());
     let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| fiber.resume(&mut *store.0)));
     stack.swap(store.0.opaque().objects.context());
+    let hooks = store.0.suspend_call_hooks(hook_depth).unwrap_or_default();
     // Calls on the fiber's stack that a trap cut short left their tasks
     // above the fiber's own: end them (a fiber only suspends from the top).
     let _ = super::calls::exit_task(store, depth + 1);
@@ -337,6 +347,7 @@ fn resume_fiber<T: 'static>(
     } else if let Some(run) = components.sched.fibers.get_mut(&thread) {
         run.fiber = Some(fiber);
         run.stack = stack;
+        run.hooks = hooks;
     }
     match components.sched.failure.take() {
         Some(e) => Err(e),
