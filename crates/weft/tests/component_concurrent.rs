@@ -634,3 +634,30 @@ fn a_trap_stops_only_its_own_call_and_instance() -> weft::Result<()> {
     );
     Ok(())
 }
+
+/// `async_call_stack` names the guest task that called a concurrent host
+/// function while the call starts; the host's own code has none.
+#[test]
+fn async_call_stack_names_the_calling_task() -> weft::Result<()> {
+    use weft::AsContextMut;
+    let engine = engine();
+    let component = Component::new(&engine, wat::parse_str(CALLER)?)?;
+    let mut linker = Linker::new(&engine);
+    linker
+        .root()
+        .func_wrap_concurrent("echo", |accessor: &Accessor<Host>, (a,): (u32,)| {
+            let depth = accessor.with(|mut access| access.as_context_mut().async_call_stack().map(|s| s.count()));
+            Box::pin(async move {
+                assert_eq!(depth?, 1);
+                Ok((a,))
+            })
+        })?;
+    let mut store = Store::new(&engine, Host::default());
+    let instance = linker.instantiate(&mut store, &component)?;
+    let run: TypedFunc<(u32,), (u32,)> = instance.get_typed_func(&mut store, "run")?;
+    assert_eq!(store.as_context_mut().async_call_stack()?.count(), 0);
+    let out = block_on(store.run_concurrent(async |accessor| run.call_concurrent(accessor, (1,)).await))??;
+    assert_eq!(out, (2,));
+    store.as_context_mut().assert_concurrent_state_empty();
+    Ok(())
+}

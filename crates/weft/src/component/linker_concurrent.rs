@@ -60,7 +60,8 @@ impl<T: 'static> LinkerInstance<'_, T> {
         let func: ConcurrentHostFunc<T> = Arc::new(move |store, _ty, args, _results| {
             let params = Params::lift(store, Val::Tuple(args))?;
             let accessor = Accessor::<T>::whole();
-            let call = f(accessor, params);
+            // The closure's synchronous part may use the accessor too.
+            let call = weft_fiber::lend_store(&mut *store.0, || f(accessor, params));
             let future: HostFuture = Box::pin(async move {
                 let ret = call.await?;
                 accessor.try_with(|mut access| results_of(&mut access.as_context_mut(), ret))?

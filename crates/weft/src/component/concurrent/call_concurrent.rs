@@ -22,6 +22,36 @@ use weft_tasks::EntryId;
 #[derive(Debug, Copy, Clone, Ord, PartialOrd, Eq, PartialEq, Hash)]
 pub struct GuestTaskId(u32);
 
+impl<T: 'static> StoreContextMut<'_, T> {
+    /// The guest tasks of the call running now, the current one first and
+    /// then each caller's (as Wasmtime's `async_call_stack`): empty when no
+    /// guest task runs (the host's own code).
+    pub fn async_call_stack(&mut self) -> crate::Result<impl Iterator<Item = GuestTaskId>> {
+        Ok(calls::call_stack(self).into_iter().map(|t| GuestTaskId(t.index())))
+    }
+
+    /// [`Store::concurrent_state_table_size`](crate::Store::concurrent_state_table_size)
+    /// through a context.
+    #[doc(hidden)]
+    pub fn concurrent_state_table_size(&mut self) -> usize {
+        let components = &self.0.opaque().components;
+        components.tasks.live_entries() + components.tasks.live_threads() + components.sched.host.len()
+    }
+
+    /// [`Store::assert_concurrent_state_empty`](crate::Store::assert_concurrent_state_empty)
+    /// through a context.
+    #[doc(hidden)]
+    pub fn assert_concurrent_state_empty(mut self) {
+        host::release_dropped(&mut self);
+        let size = self.concurrent_state_table_size();
+        let fibers = self.0.opaque().components.sched.fiber_count();
+        assert!(
+            size == 0 && fibers == 0,
+            "the concurrent state is not empty ({size} entries, {fibers} fibers)"
+        );
+    }
+}
+
 /// The host's reference to a task it called; given back when dropped.
 struct TaskHold {
     task: Option<EntryId>,

@@ -159,6 +159,21 @@ pub(crate) fn fail_stranded<T>(store: &mut StoreContextMut<'_, T>) -> bool {
     failed
 }
 
+/// The running task and its guest callers' tasks, innermost first.
+pub(crate) fn call_stack<T>(store: &StoreContextMut<'_, T>) -> Vec<EntryId> {
+    let sched = &store.0.opaque().components.sched;
+    let mut out = Vec::new();
+    let mut next = sched.current().map(|r| r.task);
+    while let Some(task) = next {
+        if out.contains(&task) || out.len() > sched.task_data.len() {
+            break;
+        }
+        out.push(task);
+        next = sched.task_data.get(&task).and_then(|d| d.parent);
+    }
+    out
+}
+
 /// Forgets the facade's data of tasks the table freed (before their ids
 /// are given out again: `new_task` calls this first).
 pub(crate) fn collect<T>(store: &mut StoreContextMut<'_, T>) {

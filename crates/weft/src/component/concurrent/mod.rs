@@ -138,8 +138,7 @@ impl<T: 'static> crate::Store<T> {
     /// and host tasks (as Wasmtime's `concurrent_state_table_size`).
     #[doc(hidden)]
     pub fn concurrent_state_table_size(&mut self) -> usize {
-        let components = &self.inner().opaque.components;
-        components.tasks.live_entries() + components.tasks.live_threads() + components.sched.host.len()
+        crate::AsContextMut::as_context_mut(self).concurrent_state_table_size()
     }
 
     /// Panics unless the store's concurrent state is empty: no task,
