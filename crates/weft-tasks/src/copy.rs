@@ -184,27 +184,7 @@ impl Tasks {
         ty: u32,
         numeric: bool,
     ) -> Result<(u32, u32), TaskError> {
-        let shared = self.new_entry(State::Shared(SharedState {
-            is_stream,
-            numeric,
-            dropped: false,
-            pending: None,
-        }));
-        // Each end holds one reference to the shared state.
-        self.acquire(shared)?;
-        let end = |readable| {
-            State::End(EndState {
-                shared,
-                readable,
-                is_stream,
-                ty,
-                copy: CopyState::Idle,
-                buffer: None,
-                waitable: WaitableState::default(),
-            })
-        };
-        let r = self.new_entry(end(true));
-        let w = self.new_entry(end(false));
+        let (r, w) = self.host_copyable_new(is_stream, ty, numeric)?;
         let ri = self.add_handle(inst, r);
         let wi = ri.clone().and_then(|_| self.add_handle(inst, w));
         match (ri, wi) {
