@@ -223,6 +223,12 @@ impl StoreOpaque {
 impl<T: 'static> StoreInner<T> {
     /// Yields to the async executor running this store's current call.
     pub(crate) fn async_yield(&mut self) -> crate::Result<()> {
+        // A thread of a component-model task yields to the store's event
+        // loop, which yields to the executor in turn.
+        #[cfg(feature = "component-model-async")]
+        if let Some(r) = crate::component::concurrent::yield_thread(self) {
+            return r;
+        }
         #[cfg(feature = "async")]
         if self.opaque.async_state.is_some() {
             return self.async_yield_impl();

@@ -584,6 +584,10 @@ pub(crate) fn step<T: 'static>(store: &mut StoreContextMut<'_, T>) -> crate::Res
     while let Some(t) = sched::next_runnable(store) {
         resume_routed(store, t)?;
         progress = true;
+        if store.0.opaque().components.sched.yielded {
+            // The executor's turn first.
+            break;
+        }
     }
     if poll_woken(store)? || progress {
         return Ok(true);
@@ -620,7 +624,16 @@ fn step_seeded<T: 'static>(store: &mut StoreContextMut<'_, T>) -> crate::Result<
         progress = true;
         let k = sched::schedule(store).map_or(0, |s| s.pick(choices));
         match (threads, k) {
-            (Some(t), 0) => resume_routed(store, t)?,
+            (Some(t), 0) => {
+                resume_routed(store, t)?;
+                if store.0.opaque().components.sched.yielded {
+                    // The executor's turn first (the woken host tasks stay
+                    // woken).
+                    let queue = host(store).queue.clone();
+                    woken.into_iter().for_each(|id| queue.push(id));
+                    return Ok(true);
+                }
+            }
             (t, k) => {
                 let id = woken.swap_remove(k - usize::from(t.is_some()));
                 if let Err(e) = poll_task(store, id) {
@@ -718,6 +731,8 @@ fn drive<T: 'static, R>(
                 return Poll::Ready(Ok(r));
             }
             match step(&mut store) {
+                // A thread yielded: the executor gets a turn.
+                Ok(true) if std::mem::take(&mut store.0.opaque_mut().components.sched.yielded) => break,
                 Ok(true) => continue,
                 Ok(false) => return Poll::Pending,
                 Err(e) => return Poll::Ready(Err(e)),

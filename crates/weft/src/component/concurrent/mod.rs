@@ -75,7 +75,7 @@ pub(crate) use host_streams::HostStreams;
 #[cfg(feature = "component-model-async")]
 pub use readers::{ErrorContext, FutureReader, GuardedFutureReader, GuardedStreamReader, StreamReader};
 #[cfg(feature = "component-model-async")]
-pub(crate) use sched::{cancel_all, current_stack, Sched};
+pub(crate) use sched::{cancel_all, current_stack, yield_thread, Sched};
 #[cfg(feature = "component-model-async")]
 pub use streams::{
     Destination, DirectDestination, DirectSource, FutureConsumer, FutureProducer, Source, StreamConsumer,

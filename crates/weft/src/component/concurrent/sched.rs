@@ -59,6 +59,9 @@ pub(crate) struct Sched {
     pub(crate) seed_override: Option<Option<u64>>,
     /// The embedder's task group hook.
     pub(crate) hooks: super::hooks::Hooks,
+    /// Set when a thread yielded to the executor (a fuel or epoch yield):
+    /// the event loop gives the executor a turn.
+    pub(crate) yielded: bool,
 }
 
 /// The pseudo-random pick of replayable scheduling
@@ -465,6 +468,27 @@ pub(crate) fn suspend_current<T: 'static>(store: &mut StoreContextMut<'_, T>) ->
     ))
 }
 
+/// A fuel or epoch yield of wasm running in a component-model task: a
+/// thread on a fiber suspends, ready at once, and the event loop gives
+/// the executor a turn before it resumes it. `None` when no such thread
+/// runs (the yield is the call's own); a yield where the fiber cannot
+/// suspend (a task of a synchronous type on top of it) is skipped.
+pub(crate) fn yield_thread<T: 'static>(inner: &mut StoreInner<T>) -> Option<crate::Result<()>> {
+    let mut store = StoreContextMut(inner);
+    current_stack(&store)?;
+    let sched = &store.0.opaque().components.sched;
+    let cur = sched.current()?;
+    if !sched.has_fiber(cur.thread) {
+        return Some(Ok(()));
+    }
+    let components = &mut store.0.opaque_mut().components;
+    if let Err(e) = components.tasks.start_waiting(cur.thread, WaitFor::Nothing, false) {
+        return Some(Err(trap(e)));
+    }
+    components.sched.yielded = true;
+    Some(suspend_current(&mut store).map(drop))
+}
+
 /// Asks the resumer of the current thread to run `thread` next, once the
 /// current one suspends (`switch_to`).
 pub(crate) fn switch_to<T>(store: &mut StoreContextMut<'_, T>, thread: ThreadId) {
@@ -521,6 +545,13 @@ pub(crate) fn run_until<T: 'static>(
             return Ok(());
         }
         if super::host::step(store)? {
+            // A thread that yielded gives the executor a turn, when the
+            // call is async.
+            if std::mem::take(&mut store.0.opaque_mut().components.sched.yielded)
+                && store.0.opaque().async_state.is_some()
+            {
+                store.0.async_yield()?;
+            }
             continue;
         }
         if store.0.opaque().components.sched.host.len() > 0 {
