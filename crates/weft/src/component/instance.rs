@@ -18,7 +18,7 @@ use super::resources::{Handle, HandleTable, ResourceKind, ResourceType};
 use super::store::{
     ComponentInstanceData, ComponentInstanceRef, DefinedResource, ExportItem, Flags, LiftedFunc, Options,
 };
-use super::{Component, StringEncoding, Val};
+use super::{Component, Val};
 use crate::{AsContextMut, Extern, StoreContextMut, ValType};
 use std::any::Any;
 use std::sync::Arc;
@@ -561,11 +561,7 @@ pub(super) fn resolve_options(
         memory,
         realloc: func(options.realloc, "realloc")?,
         post_return: func(options.post_return, "post-return")?,
-        encoding: match options.string_encoding {
-            env::StringEncoding::Utf8 => StringEncoding::Utf8,
-            env::StringEncoding::Utf16 => StringEncoding::Utf16,
-            env::StringEncoding::CompactUtf16 => StringEncoding::Latin1Utf16,
-        },
+        encoding: options.string_encoding,
         is_async: options.is_async,
         callback: func(options.callback, "callback")?,
         flags: ComponentInstanceRef {

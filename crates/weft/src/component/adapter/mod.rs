@@ -56,7 +56,6 @@ mod wasm;
 
 pub(crate) use builtins::instantiate;
 
-use crate::component::StringEncoding;
 use translate::{AdapterFuncBuilder, CopyDirection, Place};
 use wasm::val_type;
 use wasm_encoder::{
@@ -64,7 +63,7 @@ use wasm_encoder::{
     Module as Encoder, TypeSection, ValType,
 };
 use weft_environ::component::abi::{self, AbiOptions, Context, Despecialized, FlatType, PtrType};
-use weft_environ::component::{CanonicalOptions, ComponentTypes, FuncType, InterfaceType};
+use weft_environ::component::{CanonicalOptions, ComponentTypes, FuncType, InterfaceType, StringEncoding};
 
 /// Import names of an adapter module (module `""`).
 pub(crate) const CALLEE: &str = "callee";

@@ -8,8 +8,6 @@ use weft_environ::component::abi::FlatType;
 
 /// The longest string the canonical ABI moves, in bytes.
 pub(super) const MAX_STRING_BYTE_LENGTH: i32 = (1 << 28) - 1;
-/// The most bytes a list may take (`MAX_LIST_BYTE_LENGTH`).
-pub(super) const MAX_LIST_BYTE_LENGTH: i64 = (1 << 28) - 1;
 
 const I32: ValType = ValType::I32;
 
