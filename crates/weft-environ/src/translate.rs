@@ -55,8 +55,9 @@ fn unsupported(message: impl Into<String>, offset: u64) -> TranslateError {
 /// Every function body is validated as well, so later stages may assume a
 /// valid module. Constant expressions may read immutable globals defined
 /// earlier in the module (WebAssembly 3.0), which `wasmparser` only accepts
-/// with its GC feature: such a module is validated again with it and then
-/// checked to use nothing else of GC (see `gc_check.rs`).
+/// with its GC feature (as explicit recursion groups): a module whose
+/// validation fails on one of those constructs is validated again with it
+/// and then checked to use nothing else of GC (see `gc_check.rs`).
 pub fn translate_module(wasm: &[u8], features: WasmFeatures) -> Result<ModuleTranslation<'_>, TranslateError> {
     let mut translation = translate_checked(wasm, features, true)?;
     analyze_throws(&mut translation, features);
@@ -94,10 +95,9 @@ fn translate_checked(
 ) -> Result<ModuleTranslation<'_>, TranslateError> {
     match translate_with(wasm, features, validate_bodies) {
         Err(e)
-            if (e.message.contains(crate::gc_check::LOCAL_GLOBAL_GET)
-                || e.message.contains(crate::gc_check::REC_GROUP_USAGE))
-                && !features.contains(WasmFeatures::GC)
-                && features.contains(WasmFeatures::FUNCTION_REFERENCES) =>
+            if !features.contains(WasmFeatures::GC)
+                && features.contains(WasmFeatures::FUNCTION_REFERENCES)
+                && crate::gc_check::is_gc_only_construct(wasm, e.offset) =>
         {
             let translation = translate_with(wasm, features | WasmFeatures::GC, validate_bodies)?;
             if validate_bodies {
