@@ -11,15 +11,16 @@ use cranelift_codegen::isa::OwnedTargetIsa;
 use cranelift_codegen::settings::{self, Configurable};
 use cranelift_codegen::{Context, FinalizedRelocTarget};
 use cranelift_frontend::FunctionBuilderContext;
-use weft_environ::{ModuleTranslation, Trap, Tunables, WasmFuncType};
+use weft_environ::{CompiledModule, ModuleTranslation, Trap, Tunables, WasmFuncType};
 
 /// Compiles wasm functions and trampolines for the host machine.
 ///
-/// A `Compiler` is `Send + Sync`: the functions of a module may be compiled
-/// in parallel with [`Compiler::compile_function`] and
-/// [`Compiler::compile_array_trampoline`], then joined with
-/// [`Compiler::link`]. [`Compiler::compile_module`] does all of it
-/// sequentially. Cloning is cheap (the target description is shared).
+/// [`Compiler::compile_module`] is the one way a module is compiled: each
+/// defined function ([`Compiler::compile_function`]), on several threads
+/// when asked (with the `parallel` feature), and each type's array
+/// trampoline ([`Compiler::compile_array_trampoline`]), then linked into one
+/// [`CompiledModule`]. A `Compiler` is `Send + Sync`; cloning is cheap (the
+/// target description is shared).
 #[derive(Clone)]
 pub struct Compiler {
     isa: OwnedTargetIsa,
@@ -34,39 +35,6 @@ impl std::fmt::Debug for Compiler {
     }
 }
 
-/// Where one function lies in [`CompiledModule::code`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct FunctionLoc {
-    /// Offset of the function's first byte.
-    pub offset: u32,
-    /// Length of the function in bytes.
-    pub len: u32,
-}
-
-/// The machine code of a module: every defined function and one host-to-wasm
-/// trampoline per module type, linked together.
-#[derive(Debug, Clone, Default)]
-pub struct CompiledModule {
-    /// All functions and trampolines, each 16-byte aligned. The code is
-    /// position independent: direct calls between functions are already
-    /// resolved as pc-relative calls.
-    pub code: Vec<u8>,
-    /// The location of each defined function, by defined function index.
-    pub funcs: Vec<FunctionLoc>,
-    /// The location of the host-to-wasm trampoline of each module type, by
-    /// module type index: `extern fn(callee_vmctx, caller_vmctx, code,
-    /// values: *mut ValRaw)` with the platform's C calling convention.
-    pub array_trampolines: Vec<FunctionLoc>,
-    /// The offset in `code` of each instruction that may trap, with its trap,
-    /// sorted by offset.
-    pub traps: Vec<(u32, Trap)>,
-    /// `(code offset, wasm offset)` pairs sorted by code offset: the code
-    /// from each code offset up to the next entry was generated for the
-    /// operator at that byte offset of the module's binary. Prologues,
-    /// epilogues and trampolines have no entry. For backtraces only.
-    pub address_map: Vec<(u32, u32)>,
-}
-
 /// A wasm-to-host trampoline: standalone, position-independent code.
 #[derive(Debug, Clone, Default)]
 pub struct CompiledTrampoline {
@@ -77,7 +45,7 @@ pub struct CompiledTrampoline {
 }
 
 /// A direct call from one function to a defined function of the same
-/// module, to be resolved by [`Compiler::link`].
+/// module, to be resolved when the module is linked.
 #[derive(Debug, Clone)]
 pub(crate) struct Relocation {
     /// Offset of the patched bytes within the calling function.
@@ -225,31 +193,24 @@ impl Compiler {
             .with_context(|| format!("failed to compile the trampoline of {ty}"))
     }
 
-    /// Compiles every defined function of `translation` and the host-to-wasm
-    /// trampoline of every module type, and links them.
-    pub fn compile_module(&self, translation: &ModuleTranslation<'_>) -> Result<CompiledModule> {
-        let num_defined = translation.module.num_defined_funcs();
-        let funcs = (0..num_defined)
-            .map(|i| self.compile_function(translation, i))
-            .collect::<Result<Vec<_>>>()?;
+    /// Compiles every defined function of `translation` (spread over
+    /// threads when `parallel` is set and the crate's `parallel` feature is
+    /// on) and the host-to-wasm trampoline of every module type, and links
+    /// them.
+    pub fn compile_module(
+        &self,
+        translation: &ModuleTranslation<'_>,
+        parallel: bool,
+    ) -> Result<CompiledModule<'static>> {
+        let num_defined = translation.module.num_defined_funcs() as usize;
+        let funcs = map_indices(num_defined, parallel, |i| self.compile_function(translation, i as u32))?;
         let trampolines = translation
             .module
             .types
             .iter()
             .map(|ty| self.compile_array_trampoline(ty))
             .collect::<Result<Vec<_>>>()?;
-        self.link(funcs, trampolines)
-    }
-
-    /// Lays out compiled functions (by defined index) and array trampolines
-    /// (by module type index) in one code buffer and resolves the direct
-    /// calls between functions.
-    pub fn link(
-        &self,
-        funcs: Vec<CompiledFunction>,
-        array_trampolines: Vec<CompiledFunction>,
-    ) -> Result<CompiledModule> {
-        crate::link::link(funcs, array_trampolines)
+        crate::link::link(funcs, trampolines)
     }
 
     /// Compiles the wasm-to-host trampoline of function type `ty`: a function
@@ -273,6 +234,30 @@ impl Compiler {
             code: compiled.code,
             traps: compiled.traps,
         })
+    }
+
+    /// Compiles the wasm-to-host trampolines of `types` (spread over threads
+    /// as [`Compiler::compile_module`] does) into one buffer of code, each
+    /// 16-byte aligned, and returns it with the offset of each trampoline.
+    pub fn compile_wasm_to_host_trampolines(
+        &self,
+        types: &[&WasmFuncType],
+        parallel: bool,
+    ) -> Result<(CompiledTrampoline, Vec<u32>)> {
+        let compiled = map_indices(types.len(), parallel, |i| {
+            self.compile_wasm_to_host_trampoline(types[i])
+        })?;
+        let mut all = CompiledTrampoline::default();
+        let mut offsets = Vec::with_capacity(compiled.len());
+        for c in compiled {
+            all.code.resize(all.code.len().next_multiple_of(16), 0);
+            let base = u32::try_from(all.code.len()).map_err(|_| anyhow!("code larger than 4 GiB"))?;
+            offsets.push(base);
+            all.traps
+                .extend(c.traps.iter().map(|(offset, trap)| (base + offset, *trap)));
+            all.code.extend_from_slice(&c.code);
+        }
+        Ok((all, offsets))
     }
 
     /// Runs Cranelift on a function and collects its code, relocations and
@@ -328,6 +313,20 @@ impl Compiler {
     }
 }
 
+/// `f` of each index below `count`, in order: on rayon's threads when
+/// `parallel` is set, the `parallel` feature is on and there is more than
+/// one; else on this thread.
+fn map_indices<R: Send>(count: usize, parallel: bool, f: impl Fn(usize) -> Result<R> + Sync + Send) -> Result<Vec<R>> {
+    #[cfg(feature = "parallel")]
+    if parallel && count > 1 {
+        use rayon::prelude::*;
+        return (0..count).into_par_iter().map(f).collect();
+    }
+    #[cfg(not(feature = "parallel"))]
+    let _ = parallel;
+    (0..count).map(f).collect()
+}
+
 #[cfg(test)]
 mod debug_tests {
     use super::*;
@@ -348,7 +347,7 @@ mod debug_tests {
         assert!(!compiler.isa.has_native_fma());
         for deterministic in [false, true] {
             let compiler = compiler.clone().with_relaxed_simd_deterministic(deterministic);
-            compiler.compile_module(&translation).unwrap();
+            compiler.compile_module(&translation, false).unwrap();
         }
     }
 

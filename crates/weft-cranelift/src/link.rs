@@ -1,8 +1,9 @@
 //! Laying out compiled functions in one buffer and resolving direct calls.
 
-use crate::compiler::{CompiledFunction, CompiledModule, FunctionLoc, Relocation};
+use crate::compiler::{CompiledFunction, Relocation};
 use anyhow::{anyhow, bail, Result};
 use cranelift_codegen::binemit::Reloc;
+use weft_environ::{CompiledModule, FunctionLoc};
 
 /// The alignment of every function in the code buffer.
 const FUNCTION_ALIGNMENT: u32 = 16;
@@ -20,9 +21,13 @@ fn append(code: &mut Vec<u8>, f: &CompiledFunction) -> Result<FunctionLoc> {
 
 /// Lays out `funcs` then `trampolines` and applies the relocations of all of
 /// them.
-pub(crate) fn link(funcs: Vec<CompiledFunction>, trampolines: Vec<CompiledFunction>) -> Result<CompiledModule> {
+pub(crate) fn link(
+    funcs: Vec<CompiledFunction>,
+    trampolines: Vec<CompiledFunction>,
+) -> Result<CompiledModule<'static>> {
     let mut module = CompiledModule::default();
     let mut code = Vec::new();
+    let mut trampoline_locs = Vec::with_capacity(trampolines.len());
     for f in &funcs {
         let loc = append(&mut code, f)?;
         module.funcs.push(loc);
@@ -35,7 +40,8 @@ pub(crate) fn link(funcs: Vec<CompiledFunction>, trampolines: Vec<CompiledFuncti
     }
     for t in &trampolines {
         let loc = append(&mut code, t)?;
-        module.array_trampolines.push(loc);
+        module.array_trampolines.push(loc.offset);
+        trampoline_locs.push(loc);
         module
             .traps
             .extend(t.traps.iter().map(|(off, trap)| (loc.offset + off, *trap)));
@@ -43,7 +49,7 @@ pub(crate) fn link(funcs: Vec<CompiledFunction>, trampolines: Vec<CompiledFuncti
     let all = funcs
         .iter()
         .zip(&module.funcs)
-        .chain(trampolines.iter().zip(&module.array_trampolines));
+        .chain(trampolines.iter().zip(&trampoline_locs));
     for (f, loc) in all {
         for r in &f.relocs {
             let target = module
@@ -54,7 +60,7 @@ pub(crate) fn link(funcs: Vec<CompiledFunction>, trampolines: Vec<CompiledFuncti
         }
     }
     module.traps.sort_by_key(|(off, _)| *off);
-    module.code = code;
+    module.code = code.into();
     Ok(module)
 }
 
@@ -125,7 +131,7 @@ mod tests {
             .map(|f| f.relocs.iter().map(|r| (r.offset, r.target)).collect())
             .collect();
         assert_eq!(expected.iter().map(Vec::len).collect::<Vec<_>>(), [2, 1, 1]);
-        let linked = compiler.link(funcs, vec![]).unwrap();
+        let linked = super::link(funcs, vec![]).unwrap();
         for (caller, relocs) in expected.iter().enumerate() {
             for (offset, target) in relocs {
                 let at = linked.funcs[caller].offset + offset;

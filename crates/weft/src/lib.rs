@@ -53,7 +53,6 @@
 
 #[cfg(feature = "async")]
 mod async_support;
-mod compile;
 #[cfg(feature = "component-model")]
 pub mod component;
 mod config;
