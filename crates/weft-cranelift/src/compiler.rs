@@ -1,10 +1,10 @@
 //! The [`Compiler`] and its outputs.
 
 use crate::func_translator::translate_function;
+use crate::link::{CompiledFunction, Relocation};
 use crate::trampolines::{build_array_trampoline, build_wasm_to_host_trampoline};
 use crate::types::{trap_from_code, wasm_signature};
 use anyhow::{anyhow, bail, Context as _, Result};
-use cranelift_codegen::binemit::Reloc;
 use cranelift_codegen::control::ControlPlane;
 use cranelift_codegen::ir::{ExternalName, Function, UserFuncName};
 use cranelift_codegen::isa::OwnedTargetIsa;
@@ -42,40 +42,6 @@ pub struct CompiledTrampoline {
     pub code: Vec<u8>,
     /// The offset of each trapping instruction in `code`, with its trap.
     pub traps: Vec<(u32, Trap)>,
-}
-
-/// A direct call from one function to a defined function of the same
-/// module, to be resolved when the module is linked.
-#[derive(Debug, Clone)]
-pub(crate) struct Relocation {
-    /// Offset of the patched bytes within the calling function.
-    pub(crate) offset: u32,
-    /// The defined index of the called function.
-    pub(crate) target: u32,
-    pub(crate) kind: Reloc,
-    pub(crate) addend: i64,
-}
-
-/// One compiled function (or trampoline) before linking.
-#[derive(Debug, Clone)]
-pub struct CompiledFunction {
-    pub(crate) code: Vec<u8>,
-    pub(crate) alignment: u32,
-    pub(crate) relocs: Vec<Relocation>,
-    pub(crate) traps: Vec<(u32, Trap)>,
-    pub(crate) address_map: Vec<(u32, u32)>,
-}
-
-impl CompiledFunction {
-    /// The unlinked machine code.
-    pub fn code(&self) -> &[u8] {
-        &self.code
-    }
-
-    /// The trapping instructions, as offsets in [`CompiledFunction::code`].
-    pub fn traps(&self) -> &[(u32, Trap)] {
-        &self.traps
-    }
 }
 
 impl Compiler {
@@ -395,6 +361,50 @@ mod debug_tests {
                 ctx.set_disasm(true);
                 let code = ctx.compile(&*compiler.isa, &mut ControlPlane::default()).unwrap();
                 println!("{}", code.vcode.as_ref().unwrap());
+            }
+        }
+    }
+
+    /// The target of the call patched at `at`, decoded from the linked code.
+    fn call_target(code: &[u8], at: u32, arch: &str) -> i64 {
+        let word = |i: usize| i64::from(i32::from_le_bytes([code[i], code[i + 1], code[i + 2], code[i + 3]]));
+        match arch {
+            "x64" => i64::from(at) + 4 + word(at as usize),
+            "aarch64" => {
+                let insn = word(at as usize) as u32;
+                let imm26 = ((insn & 0x03ff_ffff) << 6) as i32 >> 6;
+                i64::from(at) + i64::from(imm26) * 4
+            }
+            other => panic!("unknown architecture {other}"),
+        }
+    }
+
+    #[test]
+    fn direct_calls_are_resolved() {
+        let wasm = wat::parse_str(
+            r#"(module
+                (import "env" "f" (func $imp))
+                (func $a (call $b) (call $c) (call $imp))
+                (func $b (call $c))
+                (func $c (call $a)))"#,
+        )
+        .unwrap();
+        let translation = weft_environ::translate_module(&wasm, weft_environ::supported_features()).unwrap();
+        let compiler = Compiler::new_native().unwrap();
+        let funcs: Vec<_> = (0..3)
+            .map(|i| compiler.compile_function(&translation, i).unwrap())
+            .collect();
+        let expected: Vec<Vec<(u32, u32)>> = funcs
+            .iter()
+            .map(|f| f.relocs.iter().map(|r| (r.offset, r.target)).collect())
+            .collect();
+        assert_eq!(expected.iter().map(Vec::len).collect::<Vec<_>>(), [2, 1, 1]);
+        let linked = crate::link::link(funcs, vec![]).unwrap();
+        for (caller, relocs) in expected.iter().enumerate() {
+            for (offset, target) in relocs {
+                let at = linked.funcs[caller].offset + offset;
+                let dest = call_target(&linked.code, at, compiler.architecture());
+                assert_eq!(dest, i64::from(linked.funcs[*target as usize].offset));
             }
         }
     }

@@ -60,4 +60,5 @@ mod ops_table;
 mod trampolines;
 mod types;
 
-pub use compiler::{CompiledFunction, CompiledTrampoline, Compiler};
+pub use compiler::{CompiledTrampoline, Compiler};
+pub use link::CompiledFunction;
