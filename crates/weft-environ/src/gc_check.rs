@@ -11,7 +11,7 @@
 //! operator immediates. GC types in the type, import, table, global and element
 //! sections are rejected by the translation itself.
 
-use crate::translate::TranslateError;
+use crate::error::TranslateError;
 use wasmparser::{
     AbstractHeapType, BlockType, ConstExpr, DataKind, ElementItems, ElementKind, FunctionBody, HeapType, Operator,
     Parser, Payload, RefType, TableInit, TypeRef, ValType,

@@ -25,6 +25,7 @@ mod builtins;
 mod compiled;
 #[cfg(feature = "component-model")]
 pub mod component;
+mod error;
 mod gc_check;
 mod module;
 mod translate;
@@ -34,8 +35,9 @@ mod vmoffsets;
 
 pub use builtins::{BuiltinFunction, BuiltinType, GROW_ERROR};
 pub use compiled::{CompiledModule, FunctionLoc};
+pub use error::TranslateError;
 pub use module::*;
-pub use translate::{translate_module, translate_module_trusting_bodies, ModuleTranslation, TranslateError};
+pub use translate::{translate_module, translate_module_trusting_bodies, ModuleTranslation};
 pub use trap::Trap;
 pub use types::*;
 pub use vmoffsets::*;

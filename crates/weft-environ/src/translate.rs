@@ -1,11 +1,11 @@
 //! Validation and translation of a module's bytes into a [`ModuleTranslation`].
 
+use crate::error::TranslateError;
 use crate::module::*;
 use crate::types::*;
-use std::fmt;
 use wasmparser::{
-    BinaryReaderError, ExternalKind, FuncValidatorAllocations, FunctionBody, KnownCustom, Name, Parser, Payload,
-    TypeRef, ValidPayload, Validator, WasmFeatures,
+    ExternalKind, FuncValidatorAllocations, FunctionBody, KnownCustom, Name, Parser, Payload, TypeRef, ValidPayload,
+    Validator, WasmFeatures,
 };
 
 /// A module and the bodies of its defined functions, borrowed from the input.
@@ -14,33 +14,6 @@ pub struct ModuleTranslation<'a> {
     pub module: Module,
     /// The bodies of the defined functions, in order.
     pub function_bodies: Vec<FunctionBody<'a>>,
-}
-
-/// Why a module could not be translated: a parse or validation error at a
-/// byte offset, or a construct Weft does not support yet.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct TranslateError {
-    /// What went wrong.
-    pub message: String,
-    /// The byte offset in the module's binary.
-    pub offset: u64,
-}
-
-impl fmt::Display for TranslateError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{} (at offset 0x{:x})", self.message, self.offset)
-    }
-}
-
-impl std::error::Error for TranslateError {}
-
-impl From<BinaryReaderError> for TranslateError {
-    fn from(e: BinaryReaderError) -> Self {
-        TranslateError {
-            message: e.message().to_string(),
-            offset: e.offset(),
-        }
-    }
 }
 
 fn unsupported(message: impl Into<String>, offset: u64) -> TranslateError {

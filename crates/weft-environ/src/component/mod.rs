@@ -44,7 +44,8 @@ pub mod types;
 pub use plan::*;
 pub use types::*;
 
-use crate::translate::{ModuleTranslation, TranslateError};
+use crate::error::TranslateError;
+use crate::translate::ModuleTranslation;
 use wasmparser::{Validator, WasmFeatures};
 
 /// A core module found in a component's bytes.
