@@ -1,6 +1,6 @@
 //! Compiled modules.
 
-use crate::types::{ExportType, ExternType, FuncType, ImportType};
+use crate::types::{ExportType, ExternType, FuncType, GlobalType, ImportType, MemoryType, TableType, TagType};
 use crate::Engine;
 use std::path::Path;
 use std::sync::{Arc, OnceLock};
@@ -295,7 +295,7 @@ impl Module {
         env.imports.iter().map(move |i| ImportType {
             module: &i.module,
             name: &i.field,
-            ty: ExternType::from_entity(self, &env.entity_type(i.index)),
+            ty: self.extern_type(&env.entity_type(i.index)),
         })
     }
 
@@ -304,15 +304,31 @@ impl Module {
         let env = &self.inner.env;
         env.exports.iter().map(move |e| ExportType {
             name: &e.name,
-            ty: ExternType::from_entity(self, &env.entity_type(e.index)),
+            ty: self.extern_type(&env.entity_type(e.index)),
         })
     }
 
     /// The type of the export `name`, if any.
     pub fn get_export(&self, name: &str) -> Option<ExternType> {
         let env = &self.inner.env;
-        env.export(name)
-            .map(|i| ExternType::from_entity(self, &env.entity_type(i)))
+        env.export(name).map(|i| self.extern_type(&env.entity_type(i)))
+    }
+
+    /// The type of an entity of the module, with the module's type indices
+    /// mapped to the engine's canonical types.
+    pub(crate) fn extern_type(&self, ty: &weft_environ::EntityType) -> ExternType {
+        let engine = self.engine();
+        match ty {
+            weft_environ::EntityType::Function(i) => ExternType::Func(self.func_type(*i)),
+            weft_environ::EntityType::Table(t) => {
+                ExternType::Table(TableType::from_wasm(engine, &self.canonical_table(t)))
+            }
+            weft_environ::EntityType::Memory(m) => ExternType::Memory(MemoryType::from_wasm(m)),
+            weft_environ::EntityType::Global(g) => {
+                ExternType::Global(GlobalType::from_wasm(engine, &self.canonical_global(g)))
+            }
+            weft_environ::EntityType::Tag(i) => ExternType::Tag(TagType::new(self.func_type(*i))),
+        }
     }
 
     /// The canonical type of function type `index` of the module.
