@@ -385,6 +385,20 @@ impl<'a, T: 'static> StoreContextMut<'a, T> {
     }
 }
 
+#[cfg(feature = "component-model")]
+impl<T: 'static> StoreContextMut<'_, T> {
+    /// The store's component-model state: lifted functions, component
+    /// instances, handle tables (and, with the async ABI, tasks).
+    pub(crate) fn components(&self) -> &crate::component::store::ComponentStore {
+        &self.0.opaque.components
+    }
+
+    /// The store's component-model state, writable.
+    pub(crate) fn components_mut(&mut self) -> &mut crate::component::store::ComponentStore {
+        &mut self.0.opaque.components
+    }
+}
+
 /// Types that give shared access to a store.
 pub trait AsContext {
     /// The host data type of the store.

@@ -47,7 +47,7 @@ impl<T: 'static> LowerMemory for StoreMemory<'_, '_, T> {
 
 /// Traps unless the component instance `at` may call out.
 pub(crate) fn check_may_leave<T>(store: &StoreContextMut<'_, T>, at: ComponentInstanceRef) -> crate::Result<()> {
-    if !store.0.opaque().components.flags(at)?.may_leave {
+    if !store.components().flags(at)?.may_leave {
         return Err(crate::component::trap("cannot leave component instance"));
     }
     Ok(())
@@ -64,7 +64,7 @@ pub(crate) fn drop_handle<T: 'static>(
 ) -> crate::Result<()> {
     if !h.own {
         if let Some(scope) = h.borrow_scope {
-            if let Some(call) = store.0.opaque_mut().components.calls.get_mut(scope as usize) {
+            if let Some(call) = store.components_mut().calls.get_mut(scope as usize) {
                 call.num_borrows = call.num_borrows.saturating_sub(1);
             }
         }
@@ -90,7 +90,7 @@ pub(crate) fn drop_handle<T: 'static>(
             };
             let reentering = from != Some(at);
             if reentering {
-                if !store.0.opaque().components.flags(at)?.may_enter {
+                if !store.components().flags(at)?.may_enter {
                     return Err(crate::component::trap("cannot enter component instance"));
                 }
                 set_may_enter(store, at, false)?;
@@ -103,7 +103,7 @@ pub(crate) fn drop_handle<T: 'static>(
         }
         ResourceKind::Static { .. } => Ok(()),
         ResourceKind::Host(_) => {
-            let dtor = store.0.opaque().components.host_dtors.get(&h.ty).cloned();
+            let dtor = store.components().host_dtors.get(&h.ty).cloned();
             match dtor.as_ref().and_then(|d| d.downcast_ref::<HostDtor<T>>()) {
                 Some(dtor) => dtor(store.as_context_mut(), h.rep),
                 None => Ok(()),
@@ -117,7 +117,7 @@ pub(crate) fn drop_host_resource<T: 'static>(
     store: &mut StoreContextMut<'_, T>,
     resource: super::ResourceAny,
 ) -> crate::Result<()> {
-    let table = &mut store.0.opaque_mut().components.host_handles;
+    let table = &mut store.components_mut().host_handles;
     let h = *table.get(resource.index)?;
     if h.ty != resource.ty || h.own != resource.own {
         crate::bail!("the resource was already dropped or given away");
@@ -134,7 +134,7 @@ pub(crate) fn set_may_leave<T>(
     flags: ComponentInstanceRef,
     value: bool,
 ) -> crate::Result<()> {
-    store.0.opaque_mut().components.flags_mut(flags)?.may_leave = value;
+    store.components_mut().flags_mut(flags)?.may_leave = value;
     Ok(())
 }
 
@@ -143,7 +143,7 @@ pub(crate) fn set_may_enter<T>(
     flags: ComponentInstanceRef,
     value: bool,
 ) -> crate::Result<()> {
-    store.0.opaque_mut().components.flags_mut(flags)?.may_enter = value;
+    store.components_mut().flags_mut(flags)?.may_enter = value;
     Ok(())
 }
 
@@ -334,7 +334,7 @@ pub(crate) fn call_lifted<T: 'static>(
     if results.len() != result_count {
         crate::bail!("expected {result_count} results, got {}", results.len());
     }
-    if !store.0.opaque().components.flags(f.options.flags)?.may_enter {
+    if !store.components().flags(f.options.flags)?.may_enter {
         return Err(crate::component::trap("cannot enter component instance"));
     }
     #[cfg(feature = "component-model-async")]

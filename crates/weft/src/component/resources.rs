@@ -306,10 +306,10 @@ impl<T: 'static> Resource<T> {
 
     /// This resource as a [`ResourceAny`] in `store`'s host table.
     pub fn try_into_resource_any(self, mut store: impl crate::AsContextMut) -> crate::Result<ResourceAny> {
-        let store = store.as_context_mut();
+        let mut store = store.as_context_mut();
         let id = store.0.opaque().id();
         let ty = ResourceType::host::<T>();
-        let index = store.0.opaque_mut().components.host_handles.add(Handle {
+        let index = store.components_mut().host_handles.add(Handle {
             ty,
             rep: self.rep,
             own: self.own,
@@ -327,12 +327,12 @@ impl<T: 'static> Resource<T> {
     /// The resource held by `resource`, taken out of `store`'s host table
     /// (for an `own`); fails when it is of another type.
     pub fn try_from_resource_any(resource: ResourceAny, mut store: impl crate::AsContextMut) -> crate::Result<Self> {
-        let store = store.as_context_mut();
+        let mut store = store.as_context_mut();
         store.0.opaque().check(resource.store, "resource")?;
         if resource.ty != ResourceType::host::<T>() {
             crate::bail!("the resource is not a `{}`", std::any::type_name::<T>());
         }
-        let table = &mut store.0.opaque_mut().components.host_handles;
+        let table = &mut store.components_mut().host_handles;
         let h = if resource.own {
             table.remove(resource.index)?
         } else {

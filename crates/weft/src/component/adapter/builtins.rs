@@ -43,9 +43,9 @@ fn without_leaving<T: 'static>(
     let ty = f.ty(&mut *store);
     Ok(Func::new(&mut *store, ty, move |mut c, params, results| {
         let mut store = c.as_context_mut();
-        store.0.opaque_mut().components.flags_mut(flags)?.may_leave = false;
+        store.components_mut().flags_mut(flags)?.may_leave = false;
         f.call(&mut store, params, results)?;
-        store.0.opaque_mut().components.flags_mut(flags)?.may_leave = true;
+        store.components_mut().flags_mut(flags)?.may_leave = true;
         Ok(())
     }))
 }
@@ -95,7 +95,7 @@ pub(crate) fn instantiate<T: 'static>(
                 let (from, to) = (caller.flags, callee.flags);
                 Func::new(&mut *store, ty(0, 1), move |mut c, _, results| {
                     let mut store = c.as_context_mut();
-                    let components = &mut store.0.opaque_mut().components;
+                    let components = &mut store.components_mut();
                     if !components.flags(from)?.may_leave {
                         return Err(crate::component::trap("cannot leave component instance"));
                     }
@@ -119,7 +119,7 @@ pub(crate) fn instantiate<T: 'static>(
                 Func::new(&mut *store, ty(1, 0), move |mut c, params, _| {
                     let mut store = c.as_context_mut();
                     let scope = arg(params, 0)? as usize;
-                    store.0.opaque_mut().components.flags_mut(to)?.may_enter = true;
+                    store.components_mut().flags_mut(to)?.may_enter = true;
                     exit_call(&mut store, scope, true)?;
                     crate::component::concurrent::exit_innermost_task(&mut store)
                 })
@@ -191,7 +191,7 @@ fn move_own<T>(
     r: u32,
     index: u32,
 ) -> crate::Result<u32> {
-    let components = &mut store.0.opaque_mut().components;
+    let components = &mut store.components_mut();
     let ty = components.resource_type(from.instance, TypeResourceIndex(r))?;
     let mut table = components.handles(from)?;
     let h = table.get_of(index, ty)?;
@@ -220,7 +220,7 @@ fn lend_borrow<T>(
     index: u32,
     scope: u32,
 ) -> crate::Result<u32> {
-    let components = &mut store.0.opaque_mut().components;
+    let components = &mut store.components_mut();
     let ty = components.resource_type(from.instance, TypeResourceIndex(r))?;
     let mut table = components.handles(from)?;
     let h = table.get_of(index, ty)?;
