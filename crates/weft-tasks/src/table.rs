@@ -202,6 +202,10 @@ pub(crate) struct WaitableState {
     pub(crate) index: u32,
 }
 
+// The state of each kind of entry is defined beside its rules (task.rs,
+// copy.rs), which are methods of `Tasks` over this table: table.rs names
+// their states here and they use the table, a loop between the three files
+// kept on purpose so that each kind's data and rules are read together.
 #[derive(Debug, Clone)]
 pub(crate) enum State {
     Task(crate::task::TaskState),

@@ -1,5 +1,11 @@
 //! Stores and their contexts.
 
+// store.rs and the files of the objects a store owns (func.rs, values.rs,
+// externals.rs, instance.rs, the StoreInner methods of limits.rs,
+// interrupts.rs and async_support.rs, and component/store.rs) import each
+// other on purpose, as Wasmtime's store does: the store holds their data
+// and each of them takes a store in its API. Breaking the loop would split
+// each object's code between two files.
 use crate::func::FuncData;
 use crate::trap::TrapExt;
 use crate::types::{GlobalType, MemoryType, TableType, ValType};

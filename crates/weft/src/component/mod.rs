@@ -77,6 +77,11 @@ mod linker_wast;
 mod load_store;
 mod resource_table;
 mod resources;
+// `store` (the component state of a store) and the files whose objects it
+// holds (instances, lifted functions, resources and handle tables, tasks)
+// import each other on purpose, as `crate::store` and the core objects do
+// (see there); values reach into that loop through resources (`Val` holds
+// `ResourceAny`s, which the store's handle tables resolve).
 pub(crate) mod store;
 #[cfg(test)]
 mod tests;
