@@ -11,12 +11,13 @@
 //! precompiled modules carry). With the `component-model` feature it also
 //! owns the translation of components ([`component`]): the static core
 //! modules they contain, a flat instantiation plan with nested components
-//! resolved, and the registry of component types with the canonical ABI's
-//! layouts.
+//! resolved, the registry of component types with the canonical ABI's
+//! layouts, and the generation of the fused adapter modules through which
+//! one component calls another (wasm, not machine code).
 //!
-//! This crate never generates code, never touches memory protection and never
-//! holds runtime state. It contains no `unsafe` code, so any runtime can reuse
-//! it.
+//! This crate never generates machine code, never touches memory protection
+//! and never holds runtime state. It contains no `unsafe` code, so any
+//! runtime can reuse it.
 
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]

@@ -35,6 +35,7 @@
 pub mod abi;
 #[cfg(test)]
 mod abi_tests;
+pub mod adapter;
 mod convert;
 mod inline;
 mod parse;

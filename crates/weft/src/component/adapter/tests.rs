@@ -1,7 +1,9 @@
 //! Unit tests of the adapter generator, run against stand-in imports.
 
-use super::*;
+use super::builtins::trap_error;
 use crate::component::StringEncoding;
+use weft_environ::component::adapter::*;
+use weft_environ::component::InterfaceType;
 
 use crate::{Engine, Extern, Func, FuncType, Instance, Memory, MemoryType, Module, Store, Val};
 use weft_environ::component::ComponentTypes;
@@ -48,8 +50,8 @@ fn accepts(bytes: &[u8]) -> bool {
     let exit = Func::new(&mut store, FuncType::new(&engine, i32s(1), []), |_, _, _| Ok(()));
     let trap = Func::new(&mut store, FuncType::new(&engine, i32s(1), []), |_, params, _| {
         Err(AdapterTrap::from_code(params[0].i32().unwrap_or(-1) as u32)
-            .expect("a known trap code")
-            .error())
+            .map(trap_error)
+            .expect("a known trap code"))
     });
     let realloc = Func::new(&mut store, FuncType::new(&engine, i32s(4), i32s(1)), |_, _, results| {
         results[0] = Val::I32(1024);

@@ -6,9 +6,9 @@
 
 use super::wasm::{self, coerce_lift, coerce_lower, Body};
 use super::AdapterTrap;
+use crate::component::abi::{self, Despecialized, FlatType, PtrType, MAX_LIST_BYTE_LENGTH};
+use crate::component::{ComponentTypes, InterfaceType, StringEncoding};
 use wasm_encoder::{BlockType, Instruction as W, ValType};
-use weft_environ::component::abi::{self, Despecialized, FlatType, PtrType, MAX_LIST_BYTE_LENGTH};
-use weft_environ::component::{ComponentTypes, InterfaceType, StringEncoding};
 
 const PTR: PtrType = PtrType::I32;
 /// The deepest nesting of types the translation follows.

@@ -3,8 +3,8 @@
 //! the canonical ABI (alignment, bounds), and the UTF-8 validator.
 
 use super::AdapterTrap;
+use crate::component::abi::FlatType;
 use wasm_encoder::{BlockType, Function, Instruction, MemArg, MemArgTarget, ValType};
-use weft_environ::component::abi::FlatType;
 
 /// The longest string the canonical ABI moves, in bytes.
 pub(super) const MAX_STRING_BYTE_LENGTH: i32 = (1 << 28) - 1;
