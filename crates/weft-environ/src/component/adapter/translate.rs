@@ -4,8 +4,8 @@
 //! it from one side and lowering it into the other would, with the same
 //! checks and traps.
 
+use super::trap::AdapterTrap;
 use super::wasm::{self, coerce_lift, coerce_lower, Body};
-use super::AdapterTrap;
 use crate::component::abi::{self, Despecialized, FlatType, PtrType, MAX_LIST_BYTE_LENGTH};
 use crate::component::{ComponentTypes, InterfaceType, StringEncoding};
 use wasm_encoder::{BlockType, Instruction as W, ValType};

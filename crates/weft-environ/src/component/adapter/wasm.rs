@@ -2,7 +2,7 @@
 //! function body being built (its instructions and locals), the checks of
 //! the canonical ABI (alignment, bounds), and the UTF-8 validator.
 
-use super::AdapterTrap;
+use super::trap::AdapterTrap;
 use crate::component::abi::FlatType;
 use wasm_encoder::{BlockType, Function, Instruction, MemArg, MemArgTarget, ValType};
 
