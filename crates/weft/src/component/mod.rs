@@ -107,15 +107,12 @@ pub use flat::{
 };
 pub use load_store::{load, store};
 pub use val::Val;
-pub use weft_environ::component::abi::MAX_LIST_BYTE_LENGTH;
+pub use weft_environ::component::abi::{MAX_LIST_BYTE_LENGTH, MAX_STRING_BYTE_LENGTH};
 pub use weft_environ::component::{ComponentTypes, InterfaceType, StringEncoding};
 
 use crate::Result;
 use anyhow::anyhow;
 
-/// `MAX_STRING_BYTE_LENGTH`: the longest string, in bytes of its encoding,
-/// that lifting accepts (and lowering of host strings accepts, in UTF-8).
-pub const MAX_STRING_BYTE_LENGTH: u32 = (1 << 28) - 1;
 /// The tag bit of a `latin1+utf16` string length that says UTF-16 (32-bit
 /// memories).
 pub const UTF16_TAG: u32 = 1 << 31;
