@@ -73,9 +73,7 @@ pub(crate) fn drop_handle<T: 'static>(
     match h.ty.0 {
         ResourceKind::Guest { instance, resource, .. } => {
             let defined = store
-                .0
-                .opaque()
-                .components
+                .components()
                 .instance(instance)?
                 .defined
                 .get(resource as usize)
@@ -356,9 +354,7 @@ pub(crate) fn call_lifted<T: 'static>(
 /// The lifted function at store index `index`.
 pub(crate) fn lifted_func<T>(store: &StoreContextMut<'_, T>, index: u32) -> crate::Result<LiftedFunc> {
     store
-        .0
-        .opaque()
-        .components
+        .components()
         .funcs
         .get(index as usize)
         .cloned()
@@ -453,14 +449,7 @@ pub(crate) fn lift_call_results<T: 'static>(
 
 /// Traps if the callee of call `scope` still holds a borrow it was lent.
 pub(crate) fn check_borrows_returned<T>(store: &StoreContextMut<'_, T>, scope: usize) -> crate::Result<()> {
-    if store
-        .0
-        .opaque()
-        .components
-        .calls
-        .get(scope)
-        .is_some_and(|c| c.num_borrows != 0)
-    {
+    if store.components().calls.get(scope).is_some_and(|c| c.num_borrows != 0) {
         return Err(crate::component::trap(
             "borrow handles still remain at the end of the call",
         ));

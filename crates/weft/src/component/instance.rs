@@ -288,13 +288,7 @@ pub(crate) fn instantiate<T: 'static>(
         .iter()
         .map(|(name, e)| Ok((name.clone(), export_item(component, &imports, &t, e)?)))
         .collect::<crate::Result<Vec<_>>>()?;
-    if let Some(data) = store
-        .0
-        .opaque_mut()
-        .components
-        .instances
-        .get_mut(instance_index as usize)
-    {
+    if let Some(data) = store.components_mut().instances.get_mut(instance_index as usize) {
         data.exports = exports;
     }
     Ok(Instance {
@@ -415,9 +409,7 @@ fn run_step<T: 'static>(
                 Some(_) => crate::bail!("the destructor of a resource is not a function"),
             };
             let data = store
-                .0
-                .opaque_mut()
-                .components
+                .components_mut()
                 .instances
                 .get_mut(instance_index as usize)
                 .ok_or_else(|| crate::format_err!("component instance not found in store"))?;
