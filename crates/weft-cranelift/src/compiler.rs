@@ -1,25 +1,26 @@
 //! The [`Compiler`] and its outputs.
 
 use crate::func_translator::translate_function;
+use crate::link::{CompiledFunction, Relocation};
 use crate::trampolines::{build_array_trampoline, build_wasm_to_host_trampoline};
 use crate::types::{trap_from_code, wasm_signature};
 use anyhow::{anyhow, bail, Context as _, Result};
-use cranelift_codegen::binemit::Reloc;
 use cranelift_codegen::control::ControlPlane;
 use cranelift_codegen::ir::{ExternalName, Function, UserFuncName};
 use cranelift_codegen::isa::OwnedTargetIsa;
 use cranelift_codegen::settings::{self, Configurable};
 use cranelift_codegen::{Context, FinalizedRelocTarget};
 use cranelift_frontend::FunctionBuilderContext;
-use weft_environ::{ModuleTranslation, Trap, Tunables, WasmFuncType};
+use weft_environ::{CompiledModule, ModuleTranslation, Trap, Tunables, WasmFuncType};
 
 /// Compiles wasm functions and trampolines for the host machine.
 ///
-/// A `Compiler` is `Send + Sync`: the functions of a module may be compiled
-/// in parallel with [`Compiler::compile_function`] and
-/// [`Compiler::compile_array_trampoline`], then joined with
-/// [`Compiler::link`]. [`Compiler::compile_module`] does all of it
-/// sequentially. Cloning is cheap (the target description is shared).
+/// [`Compiler::compile_module`] is the one way a module is compiled: each
+/// defined function ([`Compiler::compile_function`]), on several threads
+/// when asked (with the `parallel` feature), and each type's array
+/// trampoline ([`Compiler::compile_array_trampoline`]), then linked into one
+/// [`CompiledModule`]. A `Compiler` is `Send + Sync`; cloning is cheap (the
+/// target description is shared).
 #[derive(Clone)]
 pub struct Compiler {
     isa: OwnedTargetIsa,
@@ -34,39 +35,6 @@ impl std::fmt::Debug for Compiler {
     }
 }
 
-/// Where one function lies in [`CompiledModule::code`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct FunctionLoc {
-    /// Offset of the function's first byte.
-    pub offset: u32,
-    /// Length of the function in bytes.
-    pub len: u32,
-}
-
-/// The machine code of a module: every defined function and one host-to-wasm
-/// trampoline per module type, linked together.
-#[derive(Debug, Clone, Default)]
-pub struct CompiledModule {
-    /// All functions and trampolines, each 16-byte aligned. The code is
-    /// position independent: direct calls between functions are already
-    /// resolved as pc-relative calls.
-    pub code: Vec<u8>,
-    /// The location of each defined function, by defined function index.
-    pub funcs: Vec<FunctionLoc>,
-    /// The location of the host-to-wasm trampoline of each module type, by
-    /// module type index: `extern fn(callee_vmctx, caller_vmctx, code,
-    /// values: *mut ValRaw)` with the platform's C calling convention.
-    pub array_trampolines: Vec<FunctionLoc>,
-    /// The offset in `code` of each instruction that may trap, with its trap,
-    /// sorted by offset.
-    pub traps: Vec<(u32, Trap)>,
-    /// `(code offset, wasm offset)` pairs sorted by code offset: the code
-    /// from each code offset up to the next entry was generated for the
-    /// operator at that byte offset of the module's binary. Prologues,
-    /// epilogues and trampolines have no entry. For backtraces only.
-    pub address_map: Vec<(u32, u32)>,
-}
-
 /// A wasm-to-host trampoline: standalone, position-independent code.
 #[derive(Debug, Clone, Default)]
 pub struct CompiledTrampoline {
@@ -74,40 +42,6 @@ pub struct CompiledTrampoline {
     pub code: Vec<u8>,
     /// The offset of each trapping instruction in `code`, with its trap.
     pub traps: Vec<(u32, Trap)>,
-}
-
-/// A direct call from one function to a defined function of the same
-/// module, to be resolved by [`Compiler::link`].
-#[derive(Debug, Clone)]
-pub(crate) struct Relocation {
-    /// Offset of the patched bytes within the calling function.
-    pub(crate) offset: u32,
-    /// The defined index of the called function.
-    pub(crate) target: u32,
-    pub(crate) kind: Reloc,
-    pub(crate) addend: i64,
-}
-
-/// One compiled function (or trampoline) before linking.
-#[derive(Debug, Clone)]
-pub struct CompiledFunction {
-    pub(crate) code: Vec<u8>,
-    pub(crate) alignment: u32,
-    pub(crate) relocs: Vec<Relocation>,
-    pub(crate) traps: Vec<(u32, Trap)>,
-    pub(crate) address_map: Vec<(u32, u32)>,
-}
-
-impl CompiledFunction {
-    /// The unlinked machine code.
-    pub fn code(&self) -> &[u8] {
-        &self.code
-    }
-
-    /// The trapping instructions, as offsets in [`CompiledFunction::code`].
-    pub fn traps(&self) -> &[(u32, Trap)] {
-        &self.traps
-    }
 }
 
 impl Compiler {
@@ -225,31 +159,24 @@ impl Compiler {
             .with_context(|| format!("failed to compile the trampoline of {ty}"))
     }
 
-    /// Compiles every defined function of `translation` and the host-to-wasm
-    /// trampoline of every module type, and links them.
-    pub fn compile_module(&self, translation: &ModuleTranslation<'_>) -> Result<CompiledModule> {
-        let num_defined = translation.module.num_defined_funcs();
-        let funcs = (0..num_defined)
-            .map(|i| self.compile_function(translation, i))
-            .collect::<Result<Vec<_>>>()?;
+    /// Compiles every defined function of `translation` (spread over
+    /// threads when `parallel` is set and the crate's `parallel` feature is
+    /// on) and the host-to-wasm trampoline of every module type, and links
+    /// them.
+    pub fn compile_module(
+        &self,
+        translation: &ModuleTranslation<'_>,
+        parallel: bool,
+    ) -> Result<CompiledModule<'static>> {
+        let num_defined = translation.module.num_defined_funcs() as usize;
+        let funcs = map_indices(num_defined, parallel, |i| self.compile_function(translation, i as u32))?;
         let trampolines = translation
             .module
             .types
             .iter()
             .map(|ty| self.compile_array_trampoline(ty))
             .collect::<Result<Vec<_>>>()?;
-        self.link(funcs, trampolines)
-    }
-
-    /// Lays out compiled functions (by defined index) and array trampolines
-    /// (by module type index) in one code buffer and resolves the direct
-    /// calls between functions.
-    pub fn link(
-        &self,
-        funcs: Vec<CompiledFunction>,
-        array_trampolines: Vec<CompiledFunction>,
-    ) -> Result<CompiledModule> {
-        crate::link::link(funcs, array_trampolines)
+        crate::link::link(funcs, trampolines)
     }
 
     /// Compiles the wasm-to-host trampoline of function type `ty`: a function
@@ -273,6 +200,30 @@ impl Compiler {
             code: compiled.code,
             traps: compiled.traps,
         })
+    }
+
+    /// Compiles the wasm-to-host trampolines of `types` (spread over threads
+    /// as [`Compiler::compile_module`] does) into one buffer of code, each
+    /// 16-byte aligned, and returns it with the offset of each trampoline.
+    pub fn compile_wasm_to_host_trampolines(
+        &self,
+        types: &[&WasmFuncType],
+        parallel: bool,
+    ) -> Result<(CompiledTrampoline, Vec<u32>)> {
+        let compiled = map_indices(types.len(), parallel, |i| {
+            self.compile_wasm_to_host_trampoline(types[i])
+        })?;
+        let mut all = CompiledTrampoline::default();
+        let mut offsets = Vec::with_capacity(compiled.len());
+        for c in compiled {
+            all.code.resize(all.code.len().next_multiple_of(16), 0);
+            let base = u32::try_from(all.code.len()).map_err(|_| anyhow!("code larger than 4 GiB"))?;
+            offsets.push(base);
+            all.traps
+                .extend(c.traps.iter().map(|(offset, trap)| (base + offset, *trap)));
+            all.code.extend_from_slice(&c.code);
+        }
+        Ok((all, offsets))
     }
 
     /// Runs Cranelift on a function and collects its code, relocations and
@@ -328,6 +279,20 @@ impl Compiler {
     }
 }
 
+/// `f` of each index below `count`, in order: on rayon's threads when
+/// `parallel` is set, the `parallel` feature is on and there is more than
+/// one; else on this thread.
+fn map_indices<R: Send>(count: usize, parallel: bool, f: impl Fn(usize) -> Result<R> + Sync + Send) -> Result<Vec<R>> {
+    #[cfg(feature = "parallel")]
+    if parallel && count > 1 {
+        use rayon::prelude::*;
+        return (0..count).into_par_iter().map(f).collect();
+    }
+    #[cfg(not(feature = "parallel"))]
+    let _ = parallel;
+    (0..count).map(f).collect()
+}
+
 #[cfg(test)]
 mod debug_tests {
     use super::*;
@@ -348,7 +313,7 @@ mod debug_tests {
         assert!(!compiler.isa.has_native_fma());
         for deterministic in [false, true] {
             let compiler = compiler.clone().with_relaxed_simd_deterministic(deterministic);
-            compiler.compile_module(&translation).unwrap();
+            compiler.compile_module(&translation, false).unwrap();
         }
     }
 
@@ -396,6 +361,50 @@ mod debug_tests {
                 ctx.set_disasm(true);
                 let code = ctx.compile(&*compiler.isa, &mut ControlPlane::default()).unwrap();
                 println!("{}", code.vcode.as_ref().unwrap());
+            }
+        }
+    }
+
+    /// The target of the call patched at `at`, decoded from the linked code.
+    fn call_target(code: &[u8], at: u32, arch: &str) -> i64 {
+        let word = |i: usize| i64::from(i32::from_le_bytes([code[i], code[i + 1], code[i + 2], code[i + 3]]));
+        match arch {
+            "x64" => i64::from(at) + 4 + word(at as usize),
+            "aarch64" => {
+                let insn = word(at as usize) as u32;
+                let imm26 = ((insn & 0x03ff_ffff) << 6) as i32 >> 6;
+                i64::from(at) + i64::from(imm26) * 4
+            }
+            other => panic!("unknown architecture {other}"),
+        }
+    }
+
+    #[test]
+    fn direct_calls_are_resolved() {
+        let wasm = wat::parse_str(
+            r#"(module
+                (import "env" "f" (func $imp))
+                (func $a (call $b) (call $c) (call $imp))
+                (func $b (call $c))
+                (func $c (call $a)))"#,
+        )
+        .unwrap();
+        let translation = weft_environ::translate_module(&wasm, weft_environ::supported_features()).unwrap();
+        let compiler = Compiler::new_native().unwrap();
+        let funcs: Vec<_> = (0..3)
+            .map(|i| compiler.compile_function(&translation, i).unwrap())
+            .collect();
+        let expected: Vec<Vec<(u32, u32)>> = funcs
+            .iter()
+            .map(|f| f.relocs.iter().map(|r| (r.offset, r.target)).collect())
+            .collect();
+        assert_eq!(expected.iter().map(Vec::len).collect::<Vec<_>>(), [2, 1, 1]);
+        let linked = crate::link::link(funcs, vec![]).unwrap();
+        for (caller, relocs) in expected.iter().enumerate() {
+            for (offset, target) in relocs {
+                let at = linked.funcs[caller].offset + offset;
+                let dest = call_target(&linked.code, at, compiler.architecture());
+                assert_eq!(dest, i64::from(linked.funcs[*target as usize].offset));
             }
         }
     }

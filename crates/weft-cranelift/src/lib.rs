@@ -8,8 +8,9 @@
 //! maps code offsets to [`weft_environ::Trap`]s.
 //!
 //! It never touches memory protection or a store, and never executes what it
-//! produces: its output is plain data (bytes plus metadata) that the runtime
-//! copies into executable memory. It contains no `unsafe` code.
+//! produces: its output is plain data (bytes plus metadata:
+//! [`weft_environ::CompiledModule`]) that the runtime copies into executable
+//! memory. It contains no `unsafe` code.
 //!
 //! # Conventions
 //!
@@ -59,4 +60,5 @@ mod ops_table;
 mod trampolines;
 mod types;
 
-pub use compiler::{CompiledFunction, CompiledModule, CompiledTrampoline, Compiler, FunctionLoc};
+pub use compiler::{CompiledTrampoline, Compiler};
+pub use link::CompiledFunction;

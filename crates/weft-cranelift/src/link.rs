@@ -1,8 +1,44 @@
-//! Laying out compiled functions in one buffer and resolving direct calls.
+//! Laying out compiled functions in one buffer and resolving direct calls:
+//! the unlinked functions ([`CompiledFunction`]) code generation makes, and
+//! [`link`], which makes a [`CompiledModule`] of them.
 
-use crate::compiler::{CompiledFunction, CompiledModule, FunctionLoc, Relocation};
 use anyhow::{anyhow, bail, Result};
 use cranelift_codegen::binemit::Reloc;
+use weft_environ::{CompiledModule, FunctionLoc, Trap};
+
+/// A direct call from one function to a defined function of the same
+/// module, to be resolved when the module is linked.
+#[derive(Debug, Clone)]
+pub(crate) struct Relocation {
+    /// Offset of the patched bytes within the calling function.
+    pub(crate) offset: u32,
+    /// The defined index of the called function.
+    pub(crate) target: u32,
+    pub(crate) kind: Reloc,
+    pub(crate) addend: i64,
+}
+
+/// One compiled function (or trampoline) before linking.
+#[derive(Debug, Clone)]
+pub struct CompiledFunction {
+    pub(crate) code: Vec<u8>,
+    pub(crate) alignment: u32,
+    pub(crate) relocs: Vec<Relocation>,
+    pub(crate) traps: Vec<(u32, Trap)>,
+    pub(crate) address_map: Vec<(u32, u32)>,
+}
+
+impl CompiledFunction {
+    /// The unlinked machine code.
+    pub fn code(&self) -> &[u8] {
+        &self.code
+    }
+
+    /// The trapping instructions, as offsets in [`CompiledFunction::code`].
+    pub fn traps(&self) -> &[(u32, Trap)] {
+        &self.traps
+    }
+}
 
 /// The alignment of every function in the code buffer.
 const FUNCTION_ALIGNMENT: u32 = 16;
@@ -20,9 +56,13 @@ fn append(code: &mut Vec<u8>, f: &CompiledFunction) -> Result<FunctionLoc> {
 
 /// Lays out `funcs` then `trampolines` and applies the relocations of all of
 /// them.
-pub(crate) fn link(funcs: Vec<CompiledFunction>, trampolines: Vec<CompiledFunction>) -> Result<CompiledModule> {
+pub(crate) fn link(
+    funcs: Vec<CompiledFunction>,
+    trampolines: Vec<CompiledFunction>,
+) -> Result<CompiledModule<'static>> {
     let mut module = CompiledModule::default();
     let mut code = Vec::new();
+    let mut trampoline_locs = Vec::with_capacity(trampolines.len());
     for f in &funcs {
         let loc = append(&mut code, f)?;
         module.funcs.push(loc);
@@ -35,7 +75,8 @@ pub(crate) fn link(funcs: Vec<CompiledFunction>, trampolines: Vec<CompiledFuncti
     }
     for t in &trampolines {
         let loc = append(&mut code, t)?;
-        module.array_trampolines.push(loc);
+        module.array_trampolines.push(loc.offset);
+        trampoline_locs.push(loc);
         module
             .traps
             .extend(t.traps.iter().map(|(off, trap)| (loc.offset + off, *trap)));
@@ -43,7 +84,7 @@ pub(crate) fn link(funcs: Vec<CompiledFunction>, trampolines: Vec<CompiledFuncti
     let all = funcs
         .iter()
         .zip(&module.funcs)
-        .chain(trampolines.iter().zip(&module.array_trampolines));
+        .chain(trampolines.iter().zip(&trampoline_locs));
     for (f, loc) in all {
         for r in &f.relocs {
             let target = module
@@ -54,7 +95,7 @@ pub(crate) fn link(funcs: Vec<CompiledFunction>, trampolines: Vec<CompiledFuncti
         }
     }
     module.traps.sort_by_key(|(off, _)| *off);
-    module.code = code;
+    module.code = code.into();
     Ok(module)
 }
 
@@ -85,53 +126,4 @@ fn apply(code: &mut [u8], at: u32, target: u32, r: &Relocation) -> Result<()> {
         other => bail!("unsupported relocation kind {other:?}"),
     }
     Ok(())
-}
-
-#[cfg(test)]
-mod tests {
-    use crate::Compiler;
-
-    /// The target of the call patched at `at`, decoded from the linked code.
-    fn call_target(code: &[u8], at: u32, arch: &str) -> i64 {
-        let word = |i: usize| i64::from(i32::from_le_bytes([code[i], code[i + 1], code[i + 2], code[i + 3]]));
-        match arch {
-            "x64" => i64::from(at) + 4 + word(at as usize),
-            "aarch64" => {
-                let insn = word(at as usize) as u32;
-                let imm26 = ((insn & 0x03ff_ffff) << 6) as i32 >> 6;
-                i64::from(at) + i64::from(imm26) * 4
-            }
-            other => panic!("unknown architecture {other}"),
-        }
-    }
-
-    #[test]
-    fn direct_calls_are_resolved() {
-        let wasm = wat::parse_str(
-            r#"(module
-                (import "env" "f" (func $imp))
-                (func $a (call $b) (call $c) (call $imp))
-                (func $b (call $c))
-                (func $c (call $a)))"#,
-        )
-        .unwrap();
-        let translation = weft_environ::translate_module(&wasm, weft_environ::supported_features()).unwrap();
-        let compiler = Compiler::new_native().unwrap();
-        let funcs: Vec<_> = (0..3)
-            .map(|i| compiler.compile_function(&translation, i).unwrap())
-            .collect();
-        let expected: Vec<Vec<(u32, u32)>> = funcs
-            .iter()
-            .map(|f| f.relocs.iter().map(|r| (r.offset, r.target)).collect())
-            .collect();
-        assert_eq!(expected.iter().map(Vec::len).collect::<Vec<_>>(), [2, 1, 1]);
-        let linked = compiler.link(funcs, vec![]).unwrap();
-        for (caller, relocs) in expected.iter().enumerate() {
-            for (offset, target) in relocs {
-                let at = linked.funcs[caller].offset + offset;
-                let dest = call_target(&linked.code, at, compiler.architecture());
-                assert_eq!(dest, i64::from(linked.funcs[*target as usize].offset));
-            }
-        }
-    }
 }

@@ -1,13 +1,13 @@
 //! Compiles small modules and checks the shape of the output.
 
-use weft_cranelift::{CompiledModule, Compiler};
-use weft_environ::{supported_features, translate_module, Trap, WasmFuncType, WasmValType};
+use weft_cranelift::Compiler;
+use weft_environ::{supported_features, translate_module, CompiledModule, Trap, WasmFuncType, WasmValType};
 
-fn compile(wat: &str) -> CompiledModule {
+fn compile(wat: &str) -> CompiledModule<'static> {
     let wasm = wat::parse_str(wat).expect("valid wat");
     let translation = translate_module(&wasm, supported_features()).expect("valid module");
     let compiler = Compiler::new_native().expect("host supported");
-    let compiled = compiler.compile_module(&translation).expect("compiles");
+    let compiled = compiler.compile_module(&translation, false).expect("compiles");
     check_layout(
         &compiled,
         translation.module.num_defined_funcs() as usize,
@@ -20,13 +20,20 @@ fn check_layout(compiled: &CompiledModule, num_funcs: usize, num_types: usize) {
     assert_eq!(compiled.funcs.len(), num_funcs);
     assert_eq!(compiled.array_trampolines.len(), num_types);
     let mut end = 0;
-    for loc in compiled.funcs.iter().chain(&compiled.array_trampolines) {
+    for loc in &compiled.funcs {
         assert_eq!(loc.offset % 16, 0, "functions are 16-byte aligned");
         assert!(loc.offset >= end, "functions do not overlap");
         assert!(loc.len > 0);
         end = loc.offset + loc.len;
     }
     assert!(end as usize <= compiled.code.len());
+    // Trampolines follow the functions, each after the one before.
+    for offset in &compiled.array_trampolines {
+        assert_eq!(offset % 16, 0, "trampolines are 16-byte aligned");
+        assert!(*offset >= end, "trampolines do not overlap");
+        assert!((*offset as usize) < compiled.code.len());
+        end = offset + 1;
+    }
     assert!(compiled.traps.windows(2).all(|w| w[0].0 <= w[1].0), "traps are sorted");
     assert!(compiled
         .traps
@@ -187,7 +194,7 @@ fn simd_and_relaxed_simd_compile_in_both_relaxed_modes() {
         let compiler = Compiler::new_native()
             .unwrap()
             .with_relaxed_simd_deterministic(deterministic);
-        compiler.compile_module(&translation).unwrap();
+        compiler.compile_module(&translation, false).unwrap();
     }
 }
 

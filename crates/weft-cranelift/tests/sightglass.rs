@@ -33,7 +33,7 @@ fn sightglass_benchmarks_compile() {
         };
         let start = std::time::Instant::now();
         let module = compiler
-            .compile_module(&translation)
+            .compile_module(&translation, false)
             .unwrap_or_else(|e| panic!("{}: {e:#}", path.display()));
         eprintln!(
             "{}: {} functions, {} bytes of code in {:?}",

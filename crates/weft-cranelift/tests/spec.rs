@@ -47,7 +47,9 @@ fn compile_wasm(compiler: &Compiler, wasm: &[u8], what: &str, stats: &mut Stats)
             return;
         }
     };
-    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| compiler.compile_module(&translation)));
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        compiler.compile_module(&translation, false)
+    }));
     match result {
         Ok(Ok(_)) => stats.compiled += 1,
         Ok(Err(e)) => stats.failures.push(format!("{what}: {e:#}")),

@@ -5,22 +5,28 @@
 //! table/memory/global declarations, data and element segments, names and the
 //! borrowed function bodies), the layout of the per-instance `VMContext`
 //! ([`VMOffsets`]), the list of runtime builtins that compiled code may call
-//! ([`BuiltinFunction`]) and the [`Trap`] codes shared by code generation and
-//! the runtime. With the `component-model` feature it also owns the
-//! translation of components ([`component`]): the static core modules they
-//! contain, a flat instantiation plan with nested components resolved, and
-//! the registry of component types with the canonical ABI's layouts.
+//! ([`BuiltinFunction`]), the [`Trap`] codes shared by code generation and
+//! the runtime, and the record of a module's compiled code
+//! ([`CompiledModule`]: plain data that code generation fills and
+//! precompiled modules carry). With the `component-model` feature it also
+//! owns the translation of components ([`component`]): the static core
+//! modules they contain, a flat instantiation plan with nested components
+//! resolved, the registry of component types with the canonical ABI's
+//! layouts, and the generation of the fused adapter modules through which
+//! one component calls another (wasm, not machine code).
 //!
-//! This crate never generates code, never touches memory protection and never
-//! holds runtime state. It contains no `unsafe` code, so any runtime can reuse
-//! it.
+//! This crate never generates machine code, never touches memory protection
+//! and never holds runtime state. It contains no `unsafe` code, so any
+//! runtime can reuse it.
 
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
 mod builtins;
+mod compiled;
 #[cfg(feature = "component-model")]
 pub mod component;
+mod error;
 mod gc_check;
 mod module;
 mod translate;
@@ -29,8 +35,10 @@ mod types;
 mod vmoffsets;
 
 pub use builtins::{BuiltinFunction, BuiltinType, GROW_ERROR};
+pub use compiled::{CompiledModule, FunctionLoc};
+pub use error::TranslateError;
 pub use module::*;
-pub use translate::{translate_module, translate_module_trusting_bodies, ModuleTranslation, TranslateError};
+pub use translate::{translate_module, translate_module_trusting_bodies, ModuleTranslation};
 pub use trap::Trap;
 pub use types::*;
 pub use vmoffsets::*;

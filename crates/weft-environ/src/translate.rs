@@ -1,11 +1,11 @@
 //! Validation and translation of a module's bytes into a [`ModuleTranslation`].
 
+use crate::error::TranslateError;
 use crate::module::*;
 use crate::types::*;
-use std::fmt;
 use wasmparser::{
-    BinaryReaderError, ExternalKind, FuncValidatorAllocations, FunctionBody, KnownCustom, Name, Parser, Payload,
-    TypeRef, ValidPayload, Validator, WasmFeatures,
+    ExternalKind, FuncValidatorAllocations, FunctionBody, KnownCustom, Name, Parser, Payload, TypeRef, ValidPayload,
+    Validator, WasmFeatures,
 };
 
 /// A module and the bodies of its defined functions, borrowed from the input.
@@ -14,33 +14,6 @@ pub struct ModuleTranslation<'a> {
     pub module: Module,
     /// The bodies of the defined functions, in order.
     pub function_bodies: Vec<FunctionBody<'a>>,
-}
-
-/// Why a module could not be translated: a parse or validation error at a
-/// byte offset, or a construct Weft does not support yet.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct TranslateError {
-    /// What went wrong.
-    pub message: String,
-    /// The byte offset in the module's binary.
-    pub offset: u64,
-}
-
-impl fmt::Display for TranslateError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{} (at offset 0x{:x})", self.message, self.offset)
-    }
-}
-
-impl std::error::Error for TranslateError {}
-
-impl From<BinaryReaderError> for TranslateError {
-    fn from(e: BinaryReaderError) -> Self {
-        TranslateError {
-            message: e.message().to_string(),
-            offset: e.offset(),
-        }
-    }
 }
 
 fn unsupported(message: impl Into<String>, offset: u64) -> TranslateError {
@@ -55,8 +28,9 @@ fn unsupported(message: impl Into<String>, offset: u64) -> TranslateError {
 /// Every function body is validated as well, so later stages may assume a
 /// valid module. Constant expressions may read immutable globals defined
 /// earlier in the module (WebAssembly 3.0), which `wasmparser` only accepts
-/// with its GC feature: such a module is validated again with it and then
-/// checked to use nothing else of GC (see `gc_check.rs`).
+/// with its GC feature (as explicit recursion groups): a module whose
+/// validation fails on one of those constructs is validated again with it
+/// and then checked to use nothing else of GC (see `gc_check.rs`).
 pub fn translate_module(wasm: &[u8], features: WasmFeatures) -> Result<ModuleTranslation<'_>, TranslateError> {
     let mut translation = translate_checked(wasm, features, true)?;
     analyze_throws(&mut translation, features);
@@ -94,10 +68,9 @@ fn translate_checked(
 ) -> Result<ModuleTranslation<'_>, TranslateError> {
     match translate_with(wasm, features, validate_bodies) {
         Err(e)
-            if (e.message.contains(crate::gc_check::LOCAL_GLOBAL_GET)
-                || e.message.contains(crate::gc_check::REC_GROUP_USAGE))
-                && !features.contains(WasmFeatures::GC)
-                && features.contains(WasmFeatures::FUNCTION_REFERENCES) =>
+            if !features.contains(WasmFeatures::GC)
+                && features.contains(WasmFeatures::FUNCTION_REFERENCES)
+                && crate::gc_check::is_gc_only_construct(wasm, e.offset) =>
         {
             let translation = translate_with(wasm, features | WasmFeatures::GC, validate_bodies)?;
             if validate_bodies {

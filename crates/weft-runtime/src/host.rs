@@ -1,10 +1,31 @@
 //! The shim through which compiled code calls host functions.
 
 use crate::instance::Instance;
-use crate::store::{HostCaller, HostFn};
 use crate::traps::{record_host_failure, UnwindReason};
-use crate::vm::{Answer, Interrupt, InterruptFn, VMStoreContext, ValRaw};
+use crate::vm::{Answer, Interrupt, InterruptFn, VMFuncRef, VMStoreContext, ValRaw};
 use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::Arc;
+
+/// The closure behind a host function: gets the store, the calling instance
+/// and the values array (arguments in, results out).
+pub type HostFn<S> = dyn Fn(&mut S, HostCaller, &mut [ValRaw]) -> anyhow::Result<()> + Send + Sync;
+
+/// What a host function knows about its caller.
+#[derive(Debug, Clone, Copy)]
+pub struct HostCaller {
+    /// The store handle of the calling instance.
+    pub instance: u32,
+}
+
+/// The host context of a host function, which its `VMFuncRef`'s `vmctx`
+/// points at: the shim first (where the trampoline finds it), then the
+/// function reference itself and the closure.
+#[repr(C)]
+pub(crate) struct HostFuncContextHeader<S: 'static> {
+    pub(crate) shim: usize,
+    pub(crate) func_ref: VMFuncRef,
+    pub(crate) func: Arc<HostFn<S>>,
+}
 
 /// Called by a wasm-to-host trampoline: runs the host closure of the
 /// `HostFuncContext<S>` at `host_vmctx` and returns 1, or records its error or
@@ -21,7 +42,7 @@ pub(crate) extern "C" fn host_shim<S: crate::VMStore>(
     // slots on its own stack. The store pointer was set by `invoke::<S>` for
     // the duration of the outermost call into this store's wasm.
     let outcome = unsafe {
-        let ctx = &*host_vmctx.cast::<crate::store::HostFuncContextHeader<S>>();
+        let ctx = &*host_vmctx.cast::<HostFuncContextHeader<S>>();
         let caller = Instance::from_vmctx(caller_vmctx);
         let store_ctx = &*(*(caller_vmctx.add(8) as *const *const VMStoreContext));
         let store = &mut *store_ctx.store_ptr.get().cast::<S>();

@@ -38,12 +38,11 @@ mod traps;
 mod vm;
 
 pub use code::{is_wasm_pc, CodeMemory, CodePtr};
+pub use host::{HostCaller, HostFn};
 pub use instance::Instance;
 pub use memory::{LinearMemory, MAX_PAGES_32, MEMORY_RESERVATION};
 pub use memory_image::MemoryImage;
-pub use store::{
-    GlobalId, HostCaller, HostFn, InstanceEntities, InstanceId, InstanceImports, MemoryId, StoreObjects, TableId, TagId,
-};
+pub use store::{GlobalId, InstanceEntities, InstanceId, InstanceImports, MemoryId, StoreObjects, TableId, TagId};
 pub use table::{Table, MAX_TABLE_ELEMENTS};
 pub use traps::{current_call_state, init_signal_handlers, replace_call_state, CallState, StackState, UnwindReason};
 pub use vm::{FuncRefPtr, Interrupt, InterruptFn, VMStoreContext, VMTagDefinition, ValRaw};

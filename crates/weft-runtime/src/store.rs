@@ -3,6 +3,7 @@
 
 use crate::builtins::BUILTINS;
 use crate::code::CodePtr;
+use crate::host::{HostFn, HostFuncContextHeader};
 use crate::instance::Instance;
 use crate::memory::LinearMemory;
 use crate::memory_image::MemoryImage;
@@ -28,24 +29,6 @@ pub struct TagId(pub usize);
 /// An instance of a store.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct InstanceId(pub usize);
-
-/// The closure behind a host function: gets the store, the calling instance
-/// and the values array (arguments in, results out).
-pub type HostFn<S> = dyn Fn(&mut S, HostCaller, &mut [ValRaw]) -> anyhow::Result<()> + Send + Sync;
-
-/// What a host function knows about its caller.
-#[derive(Debug, Clone, Copy)]
-pub struct HostCaller {
-    /// The store handle of the calling instance.
-    pub instance: u32,
-}
-
-#[repr(C)]
-pub(crate) struct HostFuncContextHeader<S: 'static> {
-    shim: usize,
-    func_ref: VMFuncRef,
-    pub(crate) func: Arc<HostFn<S>>,
-}
 
 /// Everything a store owns on behalf of compiled code.
 // The boxes are needed: compiled code keeps the addresses of these objects,

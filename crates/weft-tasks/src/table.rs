@@ -1,6 +1,7 @@
 //! The store-wide table of entries and the per-instance handle tables.
 
 use std::fmt;
+use weft_slab::Slab;
 
 /// An entry of [`Tasks`]: stable for the entry's life, reused once freed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -201,6 +202,10 @@ pub(crate) struct WaitableState {
     pub(crate) index: u32,
 }
 
+// The state of each kind of entry is defined beside its rules (task.rs,
+// copy.rs), which are methods of `Tasks` over this table: table.rs names
+// their states here and they use the table, a loop between the three files
+// kept on purpose so that each kind's data and rules are read together.
 #[derive(Debug, Clone)]
 pub(crate) enum State {
     Task(crate::task::TaskState),
@@ -258,62 +263,6 @@ pub(crate) struct Entry {
     pub(crate) state: State,
 }
 
-/// A free list over a `Vec` of optional slots.
-#[derive(Debug)]
-pub(crate) struct Slab<T> {
-    pub(crate) slots: Vec<Option<T>>,
-    free: Vec<u32>,
-}
-
-impl<T> Default for Slab<T> {
-    fn default() -> Self {
-        Slab {
-            slots: Vec::new(),
-            free: Vec::new(),
-        }
-    }
-}
-
-impl<T> Slab<T> {
-    pub(crate) fn insert(&mut self, value: T) -> u32 {
-        match self.free.pop() {
-            Some(i) => {
-                self.slots[i as usize] = Some(value);
-                i
-            }
-            None => {
-                self.slots.push(Some(value));
-                (self.slots.len() - 1) as u32
-            }
-        }
-    }
-
-    pub(crate) fn get(&self, i: u32) -> Option<&T> {
-        self.slots.get(i as usize).and_then(Option::as_ref)
-    }
-
-    pub(crate) fn get_mut(&mut self, i: u32) -> Option<&mut T> {
-        self.slots.get_mut(i as usize).and_then(Option::as_mut)
-    }
-
-    pub(crate) fn remove(&mut self, i: u32) -> Option<T> {
-        let v = self.slots.get_mut(i as usize)?.take()?;
-        self.free.push(i);
-        Some(v)
-    }
-
-    pub(crate) fn len(&self) -> usize {
-        self.slots.len() - self.free.len()
-    }
-}
-
-/// A slab whose index 0 is never used (the "none" index of the ABI).
-fn one_based<T>() -> Slab<T> {
-    let mut slab = Slab::default();
-    slab.slots.push(None);
-    slab
-}
-
 /// One component instance's async state: its handle table (index ->
 /// entry; index 0 is reserved, the "none" of `waitable.join`), its thread
 /// table, and the backpressure and exclusivity that gate new tasks.
@@ -332,8 +281,8 @@ pub(crate) struct InstanceState {
 impl Default for InstanceState {
     fn default() -> Self {
         InstanceState {
-            handles: one_based(),
-            threads: one_based(),
+            handles: Slab::starting_at(1),
+            threads: Slab::starting_at(1),
             backpressure: 0,
             num_waiting_to_enter: 0,
             exclusive: None,
@@ -377,11 +326,13 @@ impl Tasks {
 
     /// The number of handles in `inst`'s table.
     pub fn live_handles(&self, inst: InstanceId) -> usize {
-        self.instances.get(inst.0 as usize).map_or(0, |t| t.handles.len() - 1)
+        self.instances.get(inst.0 as usize).map_or(0, |t| t.handles.len())
     }
 
     pub(crate) fn new_entry(&mut self, state: State) -> EntryId {
-        EntryId(self.entries.insert(Entry { refs: 1, state }))
+        // The slab fails only when all 2^32 ids are live, which no memory
+        // holds (an entry takes more than 16 bytes).
+        EntryId(self.entries.insert(Entry { refs: 1, state }).unwrap_or(u32::MAX))
     }
 
     pub(crate) fn entry(&self, id: EntryId) -> Result<&Entry, TaskError> {
@@ -466,10 +417,10 @@ impl Tasks {
     /// caller's) into the handle.
     pub(crate) fn add_handle(&mut self, inst: InstanceId, id: EntryId) -> Result<u32, TaskError> {
         let table = self.instance_mut(inst)?;
-        if table.handles.len() as u32 > MAX_HANDLES {
+        if table.handles.len() >= MAX_HANDLES as usize {
             return Err(TaskError::TableFull);
         }
-        let index = table.handles.insert(id);
+        let index = table.handles.insert(id).ok_or(TaskError::TableFull)?;
         if let Some(w) = self.entry_mut(id)?.state.waitable() {
             w.index = index;
         }
@@ -501,10 +452,10 @@ impl Tasks {
     /// waitable sets and error contexts).
     pub fn reserve_resource_index(&mut self, inst: InstanceId) -> Result<u32, TaskError> {
         let table = self.instance_mut(inst)?;
-        if table.handles.len() as u32 > MAX_HANDLES {
+        if table.handles.len() >= MAX_HANDLES as usize {
             return Err(TaskError::TableFull);
         }
-        Ok(table.handles.insert(RESOURCE))
+        table.handles.insert(RESOURCE).ok_or(TaskError::TableFull)
     }
 
     /// Gives back the index of a resource handle.
@@ -819,26 +770,26 @@ impl Tasks {
     /// leaked (nobody will release it), one with fewer was released too
     /// often. Returns a readable list of the entries that do not add up.
     pub fn check_references(&self, held: &[EntryId]) -> Result<(), String> {
-        let mut expected = vec![0u32; self.entries.slots.len()];
+        let mut expected = vec![0u32; self.entries.index_bound()];
         let mut count = |id: EntryId| {
             if let Some(n) = expected.get_mut(id.0 as usize) {
                 *n += 1;
             }
         };
         for inst in &self.instances {
-            for id in inst.handles.slots.iter().flatten() {
+            for (_, id) in inst.handles.iter() {
                 if *id != RESOURCE {
                     count(*id);
                 }
             }
         }
-        for t in self.threads.slots.iter().flatten() {
+        for (_, t) in self.threads.iter() {
             count(t.task);
         }
         for id in held {
             count(*id);
         }
-        for e in self.entries.slots.iter().flatten() {
+        for (_, e) in self.entries.iter() {
             match &e.state {
                 State::End(end) => count(end.shared),
                 State::Subtask(s) => s.callee.into_iter().for_each(&mut count),
@@ -850,9 +801,8 @@ impl Tasks {
             }
         }
         let mut problems = String::new();
-        for (i, e) in self.entries.slots.iter().enumerate() {
-            let Some(e) = e else { continue };
-            let want = expected[i];
+        for (i, e) in self.entries.iter() {
+            let want = expected[i as usize];
             if e.refs != want {
                 let what = if e.refs > want { "leaked" } else { "released too often" };
                 problems.push_str(&format!(
@@ -876,17 +826,14 @@ impl Tasks {
         for (i, inst) in self.instances.iter().enumerate() {
             let handles: Vec<String> = inst
                 .handles
-                .slots
                 .iter()
-                .enumerate()
-                .filter_map(|(index, id)| {
-                    let id = (*id)?;
+                .map(|(index, &id)| {
                     let kind = if id == RESOURCE {
                         "resource"
                     } else {
                         self.kind_of(id).map_or("stale", |k| k.describe())
                     };
-                    Some(format!("{index}: {kind}"))
+                    format!("{index}: {kind}")
                 })
                 .collect();
             if !handles.is_empty() || inst.backpressure > 0 || inst.exclusive.is_some() {
@@ -900,14 +847,12 @@ impl Tasks {
                 ));
             }
         }
-        for (i, e) in self.entries.slots.iter().enumerate() {
-            if let Some(e) = e {
-                out.push_str(&format!(
-                    "entry {i}: {} ({} references)\n",
-                    e.state.kind().describe(),
-                    e.refs
-                ));
-            }
+        for (i, e) in self.entries.iter() {
+            out.push_str(&format!(
+                "entry {i}: {} ({} references)\n",
+                e.state.kind().describe(),
+                e.refs
+            ));
         }
         out.push_str(&self.describe_waits());
         out

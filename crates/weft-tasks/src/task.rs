@@ -417,7 +417,7 @@ impl Tasks {
         let t = self.task(task)?;
         let (inst, register) = (t.instance, !(implicit && t.async_type && t.phase == TaskPhase::Initial));
         self.acquire(task)?;
-        let id = ThreadId(self.threads.insert(ThreadState {
+        let Some(id) = self.threads.insert(ThreadState {
             task,
             instance: inst,
             index: 0,
@@ -425,7 +425,11 @@ impl Tasks {
             wait: None,
             cancellable: false,
             running: false,
-        }));
+        }) else {
+            self.release(task)?;
+            return Err(TaskError::TableFull);
+        };
+        let id = ThreadId(id);
         if register {
             self.register_thread(task, id)?;
         }
@@ -439,7 +443,11 @@ impl Tasks {
     /// thread table and counts it among its task's threads.
     fn register_thread(&mut self, task: EntryId, thread: ThreadId) -> Result<(), TaskError> {
         let inst = self.task(task)?.instance;
-        let index = self.instance_mut(inst)?.threads.insert(thread);
+        let index = self
+            .instance_mut(inst)?
+            .threads
+            .insert(thread)
+            .ok_or(TaskError::TableFull)?;
         self.thread_mut(thread)?.index = index;
         self.task_mut(task)?.threads.push(thread);
         Ok(())
@@ -643,8 +651,8 @@ impl Tasks {
     fn handle_index_of(&self, inst: InstanceId, id: EntryId) -> u32 {
         self.instance(inst)
             .ok()
-            .and_then(|i| i.handles.slots.iter().position(|s| *s == Some(id)))
-            .map_or(0, |p| p as u32)
+            .and_then(|i| i.handles.iter().find(|(_, h)| **h == id))
+            .map_or(0, |(index, _)| index)
     }
 
     // Subtasks.

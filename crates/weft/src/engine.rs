@@ -4,7 +4,7 @@ use crate::Config;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
-use weft_environ::WasmFuncType;
+use weft_environ::{CompiledModule, ModuleTranslation, WasmFuncType};
 use weft_runtime::{CodeMemory, CodePtr};
 use weft_types::{TypeRegistry, VMSharedTypeIndex};
 
@@ -103,8 +103,35 @@ impl Engine {
         #[cfg(feature = "wat")]
         let bytes = &wat::parse_bytes(bytes)?[..];
         let translation = weft_environ::translate_module(bytes, self.inner.config.features)?;
-        let parts = crate::module::compile_parts(self, &translation)?;
-        Ok(crate::serialize::write(self, bytes, &parts))
+        let compiled = self.compile_module(&translation)?;
+        Ok(crate::serialize::write(&self.inner.config, bytes, &compiled))
+    }
+
+    /// Compiles every function of `translation`, and the host trampolines
+    /// of its import types that the engine lacks (which the engine keeps):
+    /// the one way Weft compiles a module.
+    #[cfg(feature = "cranelift")]
+    pub(crate) fn compile_module(&self, translation: &ModuleTranslation<'_>) -> crate::Result<CompiledModule<'static>> {
+        let parallel = self.inner.config.parallel_compilation;
+        let compiled = self.compiler()?.compile_module(translation, parallel)?;
+        // The trampolines through which this module's imports will call host
+        // functions: made now, with the code, rather than one by one when the
+        // first instance's host functions are created.
+        let env = &translation.module;
+        let import_types: Vec<&WasmFuncType> = env.functions[..env.num_imported_funcs as usize]
+            .iter()
+            .map(|t| &env.types[*t as usize])
+            .collect();
+        // A failure here only means the trampolines are compiled on demand,
+        // where the error is reported as before.
+        let _ = self.prepare_host_trampolines(&import_types, parallel);
+        Ok(compiled)
+    }
+
+    /// Without a compiler, modules can only be deserialized.
+    #[cfg(not(feature = "cranelift"))]
+    pub(crate) fn compile_module(&self, _: &ModuleTranslation<'_>) -> crate::Result<CompiledModule<'static>> {
+        no_compiler()
     }
 
     /// Whether the engine's stores may use the component model's concurrent
@@ -142,11 +169,22 @@ impl Engine {
             self.inner.types.release(index);
             return Ok((index, *ptr));
         }
-        let compiled = self.compiler()?.compile_wasm_to_host_trampoline(ty)?;
-        let code = Arc::new(CodeMemory::new(&compiled.code, compiled.traps)?);
+        let code = Arc::new(self.compile_host_trampoline(ty)?);
         let ptr = code.ptr_at(0);
         map.insert(index, (code, ptr));
         Ok((index, ptr))
+    }
+
+    /// The wasm-to-host trampoline of `ty`, compiled and mapped.
+    #[cfg(feature = "cranelift")]
+    fn compile_host_trampoline(&self, ty: &WasmFuncType) -> crate::Result<CodeMemory> {
+        let compiled = self.compiler()?.compile_wasm_to_host_trampoline(ty)?;
+        CodeMemory::new(&compiled.code, compiled.traps)
+    }
+
+    #[cfg(not(feature = "cranelift"))]
+    fn compile_host_trampoline(&self, _: &WasmFuncType) -> crate::Result<CodeMemory> {
+        no_compiler()
     }
 
     /// Compiles the wasm-to-host trampolines of `types` that the engine does
@@ -187,30 +225,15 @@ impl Engine {
                 return Err(e);
             }
         };
-        let compile = |i: u32| compiler.compile_wasm_to_host_trampoline(missing[i as usize].0);
-        let compiled = if parallel {
-            crate::compile::parallel_map(missing.len() as u32, compile)
-        } else {
-            (0..missing.len() as u32).map(compile).collect()
-        };
-        let compiled = match compiled {
+        let types: Vec<&WasmFuncType> = missing.iter().map(|(ty, _)| *ty).collect();
+        let (compiled, offsets) = match compiler.compile_wasm_to_host_trampolines(&types, parallel) {
             Ok(c) => c,
             Err(e) => {
                 release_all();
                 return Err(e);
             }
         };
-        let mut code = Vec::new();
-        let mut traps = Vec::new();
-        let mut offsets = Vec::new();
-        for c in compiled {
-            code.resize(code.len().next_multiple_of(16), 0);
-            let base = code.len() as u32;
-            offsets.push(base);
-            traps.extend(c.traps.iter().map(|(offset, trap)| (base + offset, *trap)));
-            code.extend_from_slice(&c.code);
-        }
-        let memory = match CodeMemory::new(&code, traps) {
+        let memory = match CodeMemory::new(&compiled.code, compiled.traps) {
             Ok(m) => Arc::new(m),
             Err(e) => {
                 release_all();
@@ -236,27 +259,12 @@ impl Engine {
             .as_ref()
             .map_err(|e| crate::format_err!("no compiler available: {e}"))
     }
-
-    #[cfg(not(feature = "cranelift"))]
-    pub(crate) fn compiler(&self) -> crate::Result<&NoCompiler> {
-        crate::bail!("this build of weft has no compiler (enable the `cranelift` feature)")
-    }
 }
 
+/// Without the `cranelift` feature there is no compiler: this error.
 #[cfg(not(feature = "cranelift"))]
-pub(crate) struct NoCompiler;
-
-#[cfg(not(feature = "cranelift"))]
-impl NoCompiler {
-    pub(crate) fn compile_wasm_to_host_trampoline(&self, _: &WasmFuncType) -> crate::Result<Compiled> {
-        crate::bail!("no compiler")
-    }
-}
-
-#[cfg(not(feature = "cranelift"))]
-pub(crate) struct Compiled {
-    pub(crate) code: Vec<u8>,
-    pub(crate) traps: Vec<(u32, weft_environ::Trap)>,
+fn no_compiler<T>() -> crate::Result<T> {
+    crate::bail!("this build of weft has no compiler (enable the `cranelift` feature)")
 }
 
 impl Drop for EngineInner {

@@ -166,7 +166,7 @@ impl Instance {
 
 /// Why an import does not fit, or `None` when it does.
 fn check_import(store: &StoreOpaque, module: &Module, expected: &EntityType, actual: &Extern) -> Option<String> {
-    let expected_ty = ExternType::from_entity(module, expected);
+    let expected_ty = module.extern_type(expected);
     let mismatch = |found: String| {
         Some(format!(
             "expected {} of type `{}`, found {}",

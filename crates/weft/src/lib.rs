@@ -54,7 +54,6 @@
 #[cfg(feature = "async")]
 mod async_support;
 mod call_hook;
-mod compile;
 #[cfg(feature = "component-model")]
 pub mod component;
 mod config;

@@ -1,10 +1,12 @@
 //! Compiled modules.
 
-use crate::types::{ExportType, ExternType, FuncType, ImportType};
+use crate::types::{ExportType, ExternType, FuncType, GlobalType, ImportType, MemoryType, TableType, TagType};
 use crate::Engine;
 use std::path::Path;
 use std::sync::{Arc, OnceLock};
-use weft_environ::{EngineOrModuleTypeIndex, ModuleTranslation, WasmFuncType, WasmValType};
+use weft_environ::{
+    CompiledModule, EngineOrModuleTypeIndex, FunctionLoc, ModuleTranslation, WasmFuncType, WasmValType,
+};
 use weft_runtime::{CodeMemory, CodePtr, MemoryImage};
 use weft_types::VMSharedTypeIndex;
 
@@ -76,37 +78,6 @@ impl Drop for ModuleInner {
     }
 }
 
-/// Compiles every function of `translation` (and the host trampolines of its
-/// import types, which the engine keeps), as code parts.
-pub(crate) fn compile_parts(
-    engine: &Engine,
-    translation: &ModuleTranslation<'_>,
-) -> crate::Result<crate::serialize::CodeParts<'static>> {
-    let compiler = engine.compiler()?;
-    let compiled = crate::compile::compile_module(compiler, translation, engine.inner.config.parallel_compilation)?;
-    // The trampolines through which this module's imports will call host
-    // functions: made now, with the code, rather than one by one when the
-    // first instance's host functions are created.
-    #[cfg(feature = "cranelift")]
-    {
-        let env = &translation.module;
-        let import_types: Vec<&weft_environ::WasmFuncType> = env.functions[..env.num_imported_funcs as usize]
-            .iter()
-            .map(|t| &env.types[*t as usize])
-            .collect();
-        // A failure here only means the trampolines are compiled on demand,
-        // where the error is reported as before.
-        let _ = engine.prepare_host_trampolines(&import_types, engine.inner.config.parallel_compilation);
-    }
-    Ok(crate::serialize::CodeParts {
-        funcs: compiled.funcs.iter().map(|l| (l.offset, l.len)).collect(),
-        trampolines: compiled.array_trampolines.iter().map(|l| l.offset).collect(),
-        traps: compiled.traps,
-        address_map: compiled.address_map,
-        code: compiled.code.into(),
-    })
-}
-
 impl Module {
     /// Compiles a module from its binary or, with the `wat` feature, its
     /// text format.
@@ -143,10 +114,17 @@ impl Module {
     pub fn serialize(&self) -> crate::Result<Vec<u8>> {
         let inner = &self.inner;
         let start = inner.code.range().0;
-        let parts = crate::serialize::CodeParts {
+        let compiled = CompiledModule {
             code: inner.code.code().into(),
-            funcs: inner.func_ranges.iter().map(|(o, l)| (*o as u32, *l as u32)).collect(),
-            trampolines: inner
+            funcs: inner
+                .func_ranges
+                .iter()
+                .map(|(o, l)| FunctionLoc {
+                    offset: *o as u32,
+                    len: *l as u32,
+                })
+                .collect(),
+            array_trampolines: inner
                 .array_trampolines
                 .iter()
                 .map(|p| (p.addr() - start) as u32)
@@ -154,7 +132,11 @@ impl Module {
             traps: inner.code.traps().to_vec(),
             address_map: inner.address_map.clone(),
         };
-        Ok(crate::serialize::write(&inner.engine, &inner.binary, &parts))
+        Ok(crate::serialize::write(
+            &inner.engine.inner.config,
+            &inner.binary,
+            &compiled,
+        ))
     }
 
     /// A module from the bytes of [`Module::serialize`] or
@@ -178,9 +160,9 @@ impl Module {
         reason = "Module::deserialize is unsafe, as in Wasmtime: it trusts the bytes to be Weft's output"
     )]
     pub unsafe fn deserialize(engine: &Engine, bytes: impl AsRef<[u8]>) -> crate::Result<Module> {
-        let (wasm, parts) = crate::serialize::read(engine, bytes.as_ref())?;
+        let (wasm, compiled) = crate::serialize::read(&engine.inner.config, bytes.as_ref())?;
         let translation = weft_environ::translate_module_trusting_bodies(wasm, engine.inner.config.features)?;
-        Module::from_parts(engine, translation, wasm, parts)
+        Module::from_compiled(engine, translation, wasm, compiled)
     }
 
     /// [`Module::deserialize`] of the contents of the file at `path`.
@@ -196,10 +178,10 @@ impl Module {
     pub unsafe fn deserialize_file(engine: &Engine, path: impl AsRef<Path>) -> crate::Result<Module> {
         let path = path.as_ref();
         let bytes = std::fs::read(path).map_err(|e| crate::format_err!("failed to read `{}`: {e}", path.display()))?;
-        let (wasm, parts) = crate::serialize::read(engine, &bytes)
+        let (wasm, compiled) = crate::serialize::read(&engine.inner.config, &bytes)
             .map_err(|e| e.context(format!("failed to load the precompiled module `{}`", path.display())))?;
         let translation = weft_environ::translate_module_trusting_bodies(wasm, engine.inner.config.features)?;
-        Module::from_parts(engine, translation, wasm, parts)
+        Module::from_compiled(engine, translation, wasm, compiled)
     }
 
     pub(crate) fn compile_translation(
@@ -207,29 +189,35 @@ impl Module {
         translation: ModuleTranslation<'_>,
         binary: &[u8],
     ) -> crate::Result<Module> {
-        let parts = compile_parts(engine, &translation)?;
-        Module::from_parts(engine, translation, binary, parts)
+        let compiled = engine.compile_module(&translation)?;
+        Module::from_compiled(engine, translation, binary, compiled)
     }
 
     /// A module from its translation and its compiled (or deserialized) code.
-    fn from_parts(
+    fn from_compiled(
         engine: &Engine,
         translation: ModuleTranslation<'_>,
         binary: &[u8],
-        parts: crate::serialize::CodeParts<'_>,
+        compiled: CompiledModule<'_>,
     ) -> crate::Result<Module> {
         let env_ref = &translation.module;
-        if parts.funcs.len() != env_ref.num_defined_funcs() as usize || parts.trampolines.len() != env_ref.types.len() {
+        if compiled.funcs.len() != env_ref.num_defined_funcs() as usize
+            || compiled.array_trampolines.len() != env_ref.types.len()
+        {
             crate::bail!("the compiled code does not match the module");
         }
-        let code = CodeMemory::new(&parts.code, parts.traps)?;
-        let func_code = parts.funcs.iter().map(|(offset, _)| code.ptr_at(*offset)).collect();
-        let func_ranges = parts
+        let code = CodeMemory::new(&compiled.code, compiled.traps)?;
+        let func_code = compiled.funcs.iter().map(|loc| code.ptr_at(loc.offset)).collect();
+        let func_ranges = compiled
             .funcs
             .iter()
-            .map(|(offset, len)| (*offset as usize, *len as usize))
+            .map(|loc| (loc.offset as usize, loc.len as usize))
             .collect();
-        let array_trampolines = parts.trampolines.iter().map(|offset| code.ptr_at(*offset)).collect();
+        let array_trampolines = compiled
+            .array_trampolines
+            .iter()
+            .map(|offset| code.ptr_at(*offset))
+            .collect();
         let func_starts = translation
             .function_bodies
             .iter()
@@ -273,7 +261,7 @@ impl Module {
                 code,
                 func_code,
                 func_ranges,
-                address_map: parts.address_map,
+                address_map: compiled.address_map,
                 func_starts,
                 array_trampolines,
                 type_ids,
@@ -307,7 +295,7 @@ impl Module {
         env.imports.iter().map(move |i| ImportType {
             module: &i.module,
             name: &i.field,
-            ty: ExternType::from_entity(self, &env.entity_type(i.index)),
+            ty: self.extern_type(&env.entity_type(i.index)),
         })
     }
 
@@ -316,15 +304,31 @@ impl Module {
         let env = &self.inner.env;
         env.exports.iter().map(move |e| ExportType {
             name: &e.name,
-            ty: ExternType::from_entity(self, &env.entity_type(e.index)),
+            ty: self.extern_type(&env.entity_type(e.index)),
         })
     }
 
     /// The type of the export `name`, if any.
     pub fn get_export(&self, name: &str) -> Option<ExternType> {
         let env = &self.inner.env;
-        env.export(name)
-            .map(|i| ExternType::from_entity(self, &env.entity_type(i)))
+        env.export(name).map(|i| self.extern_type(&env.entity_type(i)))
+    }
+
+    /// The type of an entity of the module, with the module's type indices
+    /// mapped to the engine's canonical types.
+    pub(crate) fn extern_type(&self, ty: &weft_environ::EntityType) -> ExternType {
+        let engine = self.engine();
+        match ty {
+            weft_environ::EntityType::Function(i) => ExternType::Func(self.func_type(*i)),
+            weft_environ::EntityType::Table(t) => {
+                ExternType::Table(TableType::from_wasm(engine, &self.canonical_table(t)))
+            }
+            weft_environ::EntityType::Memory(m) => ExternType::Memory(MemoryType::from_wasm(m)),
+            weft_environ::EntityType::Global(g) => {
+                ExternType::Global(GlobalType::from_wasm(engine, &self.canonical_global(g)))
+            }
+            weft_environ::EntityType::Tag(i) => ExternType::Tag(TagType::new(self.func_type(*i))),
+        }
     }
 
     /// The canonical type of function type `index` of the module.

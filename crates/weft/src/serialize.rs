@@ -12,8 +12,8 @@
 //! is cheap next to code generation; the code is mapped as it was written,
 //! without compiling anything.
 
-use crate::Engine;
-use weft_environ::Trap;
+use crate::Config;
+use weft_environ::{CompiledModule, FunctionLoc, Trap};
 
 const MAGIC: &[u8] = b"\0weft-cwasm";
 const FORMAT: u32 = 4;
@@ -21,21 +21,6 @@ const FORMAT: u32 = 4;
 /// Whether `bytes` start as precompiled Weft output.
 pub(crate) fn is_precompiled(bytes: &[u8]) -> bool {
     bytes.starts_with(MAGIC)
-}
-
-/// The compiled code of a module, as offsets into `code`.
-pub(crate) struct CodeParts<'a> {
-    /// The machine code: owned when just compiled, borrowed from the
-    /// precompiled bytes when read back (it is copied once, into code
-    /// memory).
-    pub(crate) code: std::borrow::Cow<'a, [u8]>,
-    /// `(offset, len)` of each defined function.
-    pub(crate) funcs: Vec<(u32, u32)>,
-    /// Offset of the array-call trampoline of each module type.
-    pub(crate) trampolines: Vec<u32>,
-    pub(crate) traps: Vec<(u32, Trap)>,
-    /// `(code offset, wasm offset)` pairs, sorted by code offset.
-    pub(crate) address_map: Vec<(u32, u32)>,
 }
 
 /// The host's architecture and the CPU features code generation may use.
@@ -86,8 +71,7 @@ fn cpu() -> String {
 }
 
 /// What of the engine's configuration changes the generated code.
-fn config(engine: &Engine) -> String {
-    let c = &engine.inner.config;
+fn config(c: &Config) -> String {
     format!("{:?} {:?} {:?}", c.opt_level, c.features, c.compile_tunables())
 }
 
@@ -100,23 +84,24 @@ fn put_bytes(out: &mut Vec<u8>, b: &[u8]) {
     out.extend_from_slice(b);
 }
 
-/// The precompiled form of a module of binary `wasm` whose code is `parts`.
-pub(crate) fn write(engine: &Engine, wasm: &[u8], parts: &CodeParts<'_>) -> Vec<u8> {
+/// The precompiled form, for an engine configured as `config`, of a module
+/// of binary `wasm` whose code is `parts`.
+pub(crate) fn write(config: &Config, wasm: &[u8], parts: &CompiledModule<'_>) -> Vec<u8> {
     let mut out = Vec::with_capacity(wasm.len() + parts.code.len() + 256);
     out.extend_from_slice(MAGIC);
     put_u32(&mut out, FORMAT);
     put_bytes(&mut out, env!("CARGO_PKG_VERSION").as_bytes());
     put_bytes(&mut out, cpu().as_bytes());
-    put_bytes(&mut out, config(engine).as_bytes());
+    put_bytes(&mut out, self::config(config).as_bytes());
     put_bytes(&mut out, wasm);
     put_bytes(&mut out, &parts.code);
     put_u32(&mut out, parts.funcs.len() as u32);
-    for (offset, len) in &parts.funcs {
-        put_u32(&mut out, *offset);
-        put_u32(&mut out, *len);
+    for loc in &parts.funcs {
+        put_u32(&mut out, loc.offset);
+        put_u32(&mut out, loc.len);
     }
-    put_u32(&mut out, parts.trampolines.len() as u32);
-    for offset in &parts.trampolines {
+    put_u32(&mut out, parts.array_trampolines.len() as u32);
+    for offset in &parts.array_trampolines {
         put_u32(&mut out, *offset);
     }
     put_u32(&mut out, parts.traps.len() as u32);
@@ -173,10 +158,11 @@ impl<'a> Reader<'a> {
     }
 }
 
-/// Reads precompiled bytes made for `engine`: the module's binary and its
-/// code. Fails with a clear error when they were made by another Weft
-/// version, for another CPU, or with another engine configuration.
-pub(crate) fn read<'a>(engine: &Engine, bytes: &'a [u8]) -> crate::Result<(&'a [u8], CodeParts<'a>)> {
+/// Reads precompiled bytes made for an engine configured as `config`: the
+/// module's binary and its code. Fails with a clear error when they were
+/// made by another Weft version, for another CPU, or with another engine
+/// configuration.
+pub(crate) fn read<'a>(config: &Config, bytes: &'a [u8]) -> crate::Result<(&'a [u8], CompiledModule<'a>)> {
     let mut r = Reader { bytes };
     if r.take(MAGIC.len()).ok() != Some(MAGIC) {
         crate::bail!("not a precompiled Weft module (see `weft compile` and `Module::serialize`)");
@@ -200,7 +186,7 @@ pub(crate) fn read<'a>(engine: &Engine, bytes: &'a [u8]) -> crate::Result<(&'a [
         );
     }
     let their_config = r.string()?;
-    let our_config = config(engine);
+    let our_config = self::config(config);
     if their_config != our_config {
         crate::bail!(
             "the module was precompiled for another engine configuration (`{their_config}`), \
@@ -212,7 +198,10 @@ pub(crate) fn read<'a>(engine: &Engine, bytes: &'a [u8]) -> crate::Result<(&'a [
     let n = r.count(8)?;
     let mut funcs = Vec::with_capacity(n);
     for _ in 0..n {
-        funcs.push((r.u32()?, r.u32()?));
+        funcs.push(FunctionLoc {
+            offset: r.u32()?,
+            len: r.u32()?,
+        });
     }
     let n = r.count(4)?;
     let mut trampolines = Vec::with_capacity(n);
@@ -241,7 +230,7 @@ pub(crate) fn read<'a>(engine: &Engine, bytes: &'a [u8]) -> crate::Result<(&'a [
     }
     let len = code.len() as u64;
     let in_code = |offset: u32, n: u32| offset as u64 + n as u64 <= len;
-    if !funcs.iter().all(|(o, n)| in_code(*o, *n))
+    if !funcs.iter().all(|loc| in_code(loc.offset, loc.len))
         || !trampolines.iter().all(|o| in_code(*o, 0))
         || !traps.iter().all(|(o, _)| in_code(*o, 0))
         || !address_map.iter().all(|(o, _)| in_code(*o, 0))
@@ -251,10 +240,10 @@ pub(crate) fn read<'a>(engine: &Engine, bytes: &'a [u8]) -> crate::Result<(&'a [
     }
     Ok((
         wasm,
-        CodeParts {
+        CompiledModule {
             code: code.into(),
             funcs,
-            trampolines,
+            array_trampolines: trampolines,
             traps,
             address_map,
         },

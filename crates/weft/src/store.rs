@@ -1,5 +1,11 @@
 //! Stores and their contexts.
 
+// store.rs and the files of the objects a store owns (func.rs, values.rs,
+// externals.rs, instance.rs, the StoreInner methods of limits.rs,
+// interrupts.rs and async_support.rs, and component/store.rs) import each
+// other on purpose, as Wasmtime's store does: the store holds their data
+// and each of them takes a store in its API. Breaking the loop would split
+// each object's code between two files.
 use crate::func::FuncData;
 use crate::trap::TrapExt;
 use crate::types::{GlobalType, MemoryType, TableType, ValType};
@@ -402,6 +408,20 @@ impl<'a, T: 'static> StoreContextMut<'a, T> {
     /// See [`Store::take_pending_exception`].
     pub fn take_pending_exception(&mut self) -> Option<Rooted<ExnRef>> {
         self.0.opaque.take_pending_exception()
+    }
+}
+
+#[cfg(feature = "component-model")]
+impl<T: 'static> StoreContextMut<'_, T> {
+    /// The store's component-model state: lifted functions, component
+    /// instances, handle tables (and, with the async ABI, tasks).
+    pub(crate) fn components(&self) -> &crate::component::store::ComponentStore {
+        &self.0.opaque.components
+    }
+
+    /// The store's component-model state, writable.
+    pub(crate) fn components_mut(&mut self) -> &mut crate::component::store::ComponentStore {
+        &mut self.0.opaque.components
     }
 }
 

@@ -689,22 +689,6 @@ impl ExternType {
             _ => None,
         }
     }
-    /// The type of an entity of `module`, with the module's type indices
-    /// mapped to the engine's canonical types.
-    pub(crate) fn from_entity(module: &crate::Module, ty: &weft_environ::EntityType) -> Self {
-        let engine = module.engine();
-        match ty {
-            weft_environ::EntityType::Function(i) => ExternType::Func(module.func_type(*i)),
-            weft_environ::EntityType::Table(t) => {
-                ExternType::Table(TableType::from_wasm(engine, &module.canonical_table(t)))
-            }
-            weft_environ::EntityType::Memory(m) => ExternType::Memory(MemoryType::from_wasm(m)),
-            weft_environ::EntityType::Global(g) => {
-                ExternType::Global(GlobalType::from_wasm(engine, &module.canonical_global(g)))
-            }
-            weft_environ::EntityType::Tag(i) => ExternType::Tag(TagType::new(module.func_type(*i))),
-        }
-    }
     pub(crate) fn desc(&self) -> &'static str {
         match self {
             ExternType::Func(_) => "function",

@@ -17,6 +17,12 @@ pub const MAX_FLAT_PARAMS: usize = 16;
 pub const MAX_FLAT_ASYNC_PARAMS: usize = 4;
 /// The most core results a function returns as values.
 pub const MAX_FLAT_RESULTS: usize = 1;
+/// `MAX_STRING_BYTE_LENGTH`: the longest string, in bytes of its encoding,
+/// that lifting accepts (and lowering of host strings accepts, in UTF-8).
+pub const MAX_STRING_BYTE_LENGTH: u32 = (1 << 28) - 1;
+/// `MAX_LIST_BYTE_LENGTH`: the largest list, in bytes, that lifting accepts.
+/// Lists of zero-sized elements are also limited to this many elements.
+pub const MAX_LIST_BYTE_LENGTH: u32 = (1 << 28) - 1;
 
 /// A core value type of a flattened signature.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

@@ -3,10 +3,10 @@
 //! [`ComponentTypes`] registry.
 
 use super::types::*;
-use crate::translate::{convert_global, convert_memory, convert_table, TranslateError};
+use crate::error::TranslateError;
+use crate::translate::{convert_global, convert_memory, convert_table};
 use crate::types::convert_val_type;
 use crate::WasmFuncType;
-use std::rc::Rc;
 use wasmparser::{
     ComponentAlias, ComponentDefinedType, ComponentExternalKind, ComponentFuncType, ComponentOuterAliasKind,
     ComponentType as WpComponentType, ComponentTypeDeclaration, ComponentTypeRef, ComponentValType, CoreType,
@@ -76,16 +76,6 @@ pub(crate) struct TypeConverter<'x, O: OuterTypes + ?Sized> {
     pub outer: &'x O,
     pub offset: u64,
     scopes: Vec<DeclScope>,
-}
-
-impl OuterTypes for Option<Rc<super::inline::Scope>> {
-    fn outer(&self, count: u32) -> Option<&TypeSpaces> {
-        let mut scope = self.as_deref()?;
-        for _ in 1..count {
-            scope = scope.parent.as_deref()?;
-        }
-        Some(&scope.types)
-    }
 }
 
 impl<'x, O: OuterTypes + ?Sized> TypeConverter<'x, O> {

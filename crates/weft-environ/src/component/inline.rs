@@ -5,11 +5,11 @@
 //! imports are the arguments, and only what a runtime must do is recorded,
 //! as [`Step`]s over core items.
 
-use super::convert::{invalid, unsupported, CoreTypeDef, TypeConverter, TypeSpaces};
+use super::convert::{invalid, unsupported, CoreTypeDef, OuterTypes, TypeConverter, TypeSpaces};
 use super::parse::{Definition, Parsed, StaticComponentIndex};
 use super::plan::*;
 use super::types::*;
-use crate::translate::TranslateError;
+use crate::error::TranslateError;
 use crate::types::convert_val_type;
 use crate::EntityIndex;
 use std::collections::HashMap;
@@ -52,6 +52,16 @@ pub(crate) struct Scope {
     pub modules: Vec<ModuleDef>,
     pub components: Vec<ComponentClosure>,
     pub parent: Option<Rc<Scope>>,
+}
+
+impl OuterTypes for Option<Rc<Scope>> {
+    fn outer(&self, count: u32) -> Option<&TypeSpaces> {
+        let mut scope = self.as_deref()?;
+        for _ in 1..count {
+            scope = scope.parent.as_deref()?;
+        }
+        Some(&scope.types)
+    }
 }
 
 #[derive(Debug, Clone)]

@@ -35,6 +35,7 @@
 pub mod abi;
 #[cfg(test)]
 mod abi_tests;
+pub mod adapter;
 mod convert;
 mod inline;
 mod parse;
@@ -44,7 +45,8 @@ pub mod types;
 pub use plan::*;
 pub use types::*;
 
-use crate::translate::{ModuleTranslation, TranslateError};
+use crate::error::TranslateError;
+use crate::translate::ModuleTranslation;
 use wasmparser::{Validator, WasmFeatures};
 
 /// A core module found in a component's bytes.

@@ -4,7 +4,8 @@
 
 use super::plan::StaticModuleIndex;
 use super::StaticModule;
-use crate::translate::{translate_module, translate_module_trusting_bodies, TranslateError};
+use crate::error::TranslateError;
+use crate::translate::{translate_module, translate_module_trusting_bodies};
 use wasmparser::{
     CanonicalFunction, ComponentAlias, ComponentExport, ComponentImport, ComponentInstance, ComponentType, CoreType,
     Encoding, Instance, Parser, Payload, WasmFeatures,

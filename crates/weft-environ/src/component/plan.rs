@@ -72,15 +72,18 @@ pub enum CoreItemKind {
     Tag,
 }
 
-/// The string encoding of canonical options.
+/// The `string-encoding` canonical option.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub enum StringEncoding {
-    /// `string-encoding=utf8` (the default).
+    /// `string-encoding=utf8` (the default): lengths count bytes.
     #[default]
     Utf8,
-    /// `string-encoding=utf16`.
+    /// `string-encoding=utf16`: lengths count 16-bit code units, little
+    /// endian, 2-aligned.
     Utf16,
-    /// `string-encoding=latin1+utf16`.
+    /// `string-encoding=latin1+utf16`: Latin-1 bytes, or UTF-16 code units
+    /// when the length has the tag bit (`1 << 31` in 32-bit memories) set;
+    /// 2-aligned either way.
     CompactUtf16,
 }
 

@@ -47,7 +47,7 @@ impl<T: 'static> LowerMemory for StoreMemory<'_, '_, T> {
 
 /// Traps unless the component instance `at` may call out.
 pub(crate) fn check_may_leave<T>(store: &StoreContextMut<'_, T>, at: ComponentInstanceRef) -> crate::Result<()> {
-    if !store.0.opaque().components.flags(at)?.may_leave {
+    if !store.components().flags(at)?.may_leave {
         return Err(crate::component::trap("cannot leave component instance"));
     }
     Ok(())
@@ -64,7 +64,7 @@ pub(crate) fn drop_handle<T: 'static>(
 ) -> crate::Result<()> {
     if !h.own {
         if let Some(scope) = h.borrow_scope {
-            if let Some(call) = store.0.opaque_mut().components.calls.get_mut(scope as usize) {
+            if let Some(call) = store.components_mut().calls.get_mut(scope as usize) {
                 call.num_borrows = call.num_borrows.saturating_sub(1);
             }
         }
@@ -73,9 +73,7 @@ pub(crate) fn drop_handle<T: 'static>(
     match h.ty.0 {
         ResourceKind::Guest { instance, resource, .. } => {
             let defined = store
-                .0
-                .opaque()
-                .components
+                .components()
                 .instance(instance)?
                 .defined
                 .get(resource as usize)
@@ -90,7 +88,7 @@ pub(crate) fn drop_handle<T: 'static>(
             };
             let reentering = from != Some(at);
             if reentering {
-                if !store.0.opaque().components.flags(at)?.may_enter {
+                if !store.components().flags(at)?.may_enter {
                     return Err(crate::component::trap("cannot enter component instance"));
                 }
                 set_may_enter(store, at, false)?;
@@ -103,7 +101,7 @@ pub(crate) fn drop_handle<T: 'static>(
         }
         ResourceKind::Static { .. } => Ok(()),
         ResourceKind::Host(_) => {
-            let dtor = store.0.opaque().components.host_dtors.get(&h.ty).cloned();
+            let dtor = store.components().host_dtors.get(&h.ty).cloned();
             match dtor.as_ref().and_then(|d| d.downcast_ref::<HostDtor<T>>()) {
                 Some(dtor) => dtor(store.as_context_mut(), h.rep),
                 None => Ok(()),
@@ -117,7 +115,7 @@ pub(crate) fn drop_host_resource<T: 'static>(
     store: &mut StoreContextMut<'_, T>,
     resource: super::ResourceAny,
 ) -> crate::Result<()> {
-    let table = &mut store.0.opaque_mut().components.host_handles;
+    let table = &mut store.components_mut().host_handles;
     let h = *table.get(resource.index)?;
     if h.ty != resource.ty || h.own != resource.own {
         crate::bail!("the resource was already dropped or given away");
@@ -134,7 +132,7 @@ pub(crate) fn set_may_leave<T>(
     flags: ComponentInstanceRef,
     value: bool,
 ) -> crate::Result<()> {
-    store.0.opaque_mut().components.flags_mut(flags)?.may_leave = value;
+    store.components_mut().flags_mut(flags)?.may_leave = value;
     Ok(())
 }
 
@@ -143,7 +141,7 @@ pub(crate) fn set_may_enter<T>(
     flags: ComponentInstanceRef,
     value: bool,
 ) -> crate::Result<()> {
-    store.0.opaque_mut().components.flags_mut(flags)?.may_enter = value;
+    store.components_mut().flags_mut(flags)?.may_enter = value;
     Ok(())
 }
 
@@ -358,7 +356,7 @@ fn call_lifted_checked<T: 'static>(
     if results.len() != result_count {
         crate::bail!("expected {result_count} results, got {}", results.len());
     }
-    if !store.0.opaque().components.flags(f.options.flags)?.may_enter {
+    if !store.components().flags(f.options.flags)?.may_enter {
         return Err(crate::component::trap("cannot enter component instance"));
     }
     #[cfg(feature = "component-model-async")]
@@ -380,9 +378,7 @@ fn call_lifted_checked<T: 'static>(
 /// The lifted function at store index `index`.
 pub(crate) fn lifted_func<T>(store: &StoreContextMut<'_, T>, index: u32) -> crate::Result<LiftedFunc> {
     store
-        .0
-        .opaque()
-        .components
+        .components()
         .funcs
         .get(index as usize)
         .cloned()
@@ -477,14 +473,7 @@ pub(crate) fn lift_call_results<T: 'static>(
 
 /// Traps if the callee of call `scope` still holds a borrow it was lent.
 pub(crate) fn check_borrows_returned<T>(store: &StoreContextMut<'_, T>, scope: usize) -> crate::Result<()> {
-    if store
-        .0
-        .opaque()
-        .components
-        .calls
-        .get(scope)
-        .is_some_and(|c| c.num_borrows != 0)
-    {
+    if store.components().calls.get(scope).is_some_and(|c| c.num_borrows != 0) {
         return Err(crate::component::trap(
             "borrow handles still remain at the end of the call",
         ));

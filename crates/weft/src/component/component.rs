@@ -170,7 +170,6 @@ fn compile_adapters(
     types: &ComponentTypes,
 ) -> crate::Result<std::collections::HashMap<usize, Module>> {
     use super::adapter::{Side, Sides};
-    use super::StringEncoding;
     let mut by_type: std::collections::HashMap<(env::TypeFuncIndex, Sides), Module> = Default::default();
     let mut out = std::collections::HashMap::new();
     for (i, step) in plan.steps.iter().enumerate() {
@@ -191,11 +190,7 @@ fn compile_adapters(
             continue;
         }
         let side = |o: &env::CanonicalOptions| Side {
-            encoding: match o.string_encoding {
-                env::StringEncoding::Utf8 => StringEncoding::Utf8,
-                env::StringEncoding::Utf16 => StringEncoding::Utf16,
-                env::StringEncoding::CompactUtf16 => StringEncoding::Latin1Utf16,
-            },
+            encoding: o.string_encoding,
             memory: o.memory.is_some(),
             realloc: o.realloc.is_some(),
         };

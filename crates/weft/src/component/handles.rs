@@ -124,7 +124,7 @@ pub(crate) fn lift_resources<T>(
     scope: usize,
 ) -> crate::Result<()> {
     let id = store.0.opaque().id();
-    let components = &mut store.0.opaque_mut().components;
+    let components = &mut store.components_mut();
     for (t, v) in tys.iter().zip(vals.iter_mut()) {
         for_each_handle_ref(types, *t, v, &mut |h| {
             let (own, r, a) = match h {
@@ -193,7 +193,7 @@ pub(crate) fn lower_resources<T>(
     scope: Option<usize>,
 ) -> crate::Result<()> {
     let id = store.0.opaque().id();
-    let components = &mut store.0.opaque_mut().components;
+    let components = &mut store.components_mut();
     for (t, v) in tys.iter().zip(vals.iter_mut()) {
         for_each_handle_ref(types, *t, v, &mut |h| {
             let (own, r, a) = match h {
@@ -275,13 +275,13 @@ pub(crate) fn enter_call<T>(store: &mut StoreContextMut<'_, T>) -> usize {
     let stack = super::concurrent::current_stack(store);
     #[cfg(not(feature = "component-model-async"))]
     let stack = None;
-    store.0.opaque_mut().components.calls.push(stack)
+    store.components_mut().calls.push(stack)
 }
 
 /// Ends the call `scope`: returns its lends, removes the host's borrows
 /// made for it, and traps if the callee kept a borrow (when `check`).
 pub(crate) fn exit_call<T>(store: &mut StoreContextMut<'_, T>, scope: usize, check: bool) -> crate::Result<()> {
-    let components = &mut store.0.opaque_mut().components;
+    let components = &mut store.components_mut();
     let ended = components.calls.end(scope);
     let mut kept_borrows = false;
     for call in ended {

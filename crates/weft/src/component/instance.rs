@@ -18,7 +18,7 @@ use super::resources::{Handle, HandleTable, ResourceKind, ResourceType};
 use super::store::{
     ComponentInstanceData, ComponentInstanceRef, DefinedResource, ExportItem, Flags, LiftedFunc, Options,
 };
-use super::{Component, StringEncoding, Val};
+use super::{Component, Val};
 use crate::{AsContextMut, Extern, StoreContextMut, ValType};
 use std::any::Any;
 use std::sync::Arc;
@@ -140,7 +140,7 @@ impl Instance {
         if index.store != self.store || index.instance != self.index {
             return None;
         }
-        let data = store.0.opaque().components.instances.get(self.index as usize)?;
+        let data = store.components().instances.get(self.index as usize)?;
         let root = data.component.component_type();
         let mut exports: &[(String, ExportItem)] = &data.exports;
         let mut item: Option<ComponentItem> = None;
@@ -167,7 +167,7 @@ impl Instance {
         let super::types::ComponentItem::Resource(ty) = self.item_type(&store, &index)? else {
             return None;
         };
-        let data = store.0.opaque().components.instances.get(self.index as usize)?;
+        let data = store.components().instances.get(self.index as usize)?;
         super::types::runtime_resource(&ty, &data.component.inner.type_space, &data.resource_types)
     }
 
@@ -195,7 +195,7 @@ pub trait InstanceExportLookup {
 
 impl InstanceExportLookup for &str {
     fn lookup<T>(&self, instance: &Instance, store: &StoreContextMut<'_, T>) -> Option<ComponentExportIndex> {
-        let data = store.0.opaque().components.instances.get(instance.index as usize)?;
+        let data = store.components().instances.get(instance.index as usize)?;
         let i = data.exports.iter().position(|(n, _)| n == self)?;
         Some(ComponentExportIndex {
             store: instance.store,
@@ -253,21 +253,19 @@ pub(crate) fn instantiate<T: 'static>(
 ) -> crate::Result<Instance> {
     let inner = &component.inner;
     let plan = &inner.plan;
-    let instance_index = store.0.opaque().components.instances.len() as u32;
+    let instance_index = store.components().instances.len() as u32;
     let store_id = store.0.opaque().id();
     let resource_types = resource_types(component, &imports, store_id, instance_index)?;
     for def in imported_resource_defs(component, &imports)? {
         if let Definition::Resource(rt, dtor) = def {
             let dtor: Arc<dyn Any + Send + Sync> = Arc::new(dtor.clone());
-            store.0.opaque_mut().components.host_dtors.insert(*rt, dtor);
+            store.components_mut().host_dtors.insert(*rt, dtor);
         }
     }
     let n = plan.num_component_instances as usize;
     #[cfg(feature = "component-model-async")]
-    let task_tables = (0..n)
-        .map(|_| store.0.opaque_mut().components.tasks.new_instance())
-        .collect();
-    store.0.opaque_mut().components.instances.push(ComponentInstanceData {
+    let task_tables = (0..n).map(|_| store.components_mut().tasks.new_instance()).collect();
+    store.components_mut().instances.push(ComponentInstanceData {
         component: component.clone(),
         exports: Vec::new(),
         flags: vec![Flags::default(); n],
@@ -290,13 +288,7 @@ pub(crate) fn instantiate<T: 'static>(
         .iter()
         .map(|(name, e)| Ok((name.clone(), export_item(component, &imports, &t, e)?)))
         .collect::<crate::Result<Vec<_>>>()?;
-    if let Some(data) = store
-        .0
-        .opaque_mut()
-        .components
-        .instances
-        .get_mut(instance_index as usize)
-    {
+    if let Some(data) = store.components_mut().instances.get_mut(instance_index as usize) {
         data.exports = exports;
     }
     Ok(Instance {
@@ -350,7 +342,7 @@ fn run_step<T: 'static>(
                 _ => crate::bail!("`canon lift` of a core item that is not a function"),
             };
             let options = resolve_options(t, instance_index, options)?;
-            let funcs = &mut store.0.opaque_mut().components.funcs;
+            let funcs = &mut store.components_mut().funcs;
             funcs.push(LiftedFunc {
                 core,
                 ty: *ty,
@@ -419,9 +411,7 @@ fn run_step<T: 'static>(
                 Some(_) => crate::bail!("the destructor of a resource is not a function"),
             };
             let data = store
-                .0
-                .opaque_mut()
-                .components
+                .components_mut()
                 .instances
                 .get_mut(instance_index as usize)
                 .ok_or_else(|| crate::format_err!("component instance not found in store"))?;
@@ -439,7 +429,7 @@ fn run_step<T: 'static>(
                 true,
                 |store, at, ty, rep| {
                     check_may_leave(store, at)?;
-                    let index = store.0.opaque_mut().components.handles(at)?.add(Handle {
+                    let index = store.components_mut().handles(at)?.add(Handle {
                         ty,
                         rep,
                         own: true,
@@ -467,7 +457,7 @@ fn run_step<T: 'static>(
                 *resource,
                 true,
                 |store, at, ty, index| {
-                    let h = store.0.opaque_mut().components.handles(at)?.get_of(index, ty)?;
+                    let h = store.components_mut().handles(at)?.get_of(index, ty)?;
                     Ok(Some(h.rep))
                 },
             );
@@ -482,7 +472,7 @@ fn run_step<T: 'static>(
                 false,
                 |store, at, ty, index| {
                     check_may_leave(store, at)?;
-                    let mut handles = store.0.opaque_mut().components.handles(at)?;
+                    let mut handles = store.components_mut().handles(at)?;
                     let h = handles.get_of(index, ty)?;
                     if h.num_lends != 0 {
                         return Err(crate::component::trap("cannot drop a resource handle that is lent out"));
@@ -563,11 +553,7 @@ pub(super) fn resolve_options(
         memory,
         realloc: func(options.realloc, "realloc")?,
         post_return: func(options.post_return, "post-return")?,
-        encoding: match options.string_encoding {
-            env::StringEncoding::Utf8 => StringEncoding::Utf8,
-            env::StringEncoding::Utf16 => StringEncoding::Utf16,
-            env::StringEncoding::CompactUtf16 => StringEncoding::Latin1Utf16,
-        },
+        encoding: options.string_encoding,
         is_async: options.is_async,
         callback: func(options.callback, "callback")?,
         flags: ComponentInstanceRef {
@@ -644,11 +630,11 @@ fn lowered_func<T: 'static>(
         let Some(func_ty) = types.func(ty) else {
             crate::bail!("function type {} not found", ty.0);
         };
-        if !store.0.opaque().components.flags(options.flags)?.may_leave {
+        if !store.components().flags(options.flags)?.may_leave {
             return Err(crate::component::trap("cannot leave component instance"));
         }
         if let Callee::Lifted(index) = &callee {
-            let components = &store.0.opaque().components;
+            let components = &store.components();
             let to = components
                 .funcs
                 .get(*index as usize)
@@ -814,7 +800,7 @@ fn resource_builtin<T: 'static>(
             Some(crate::Val::I32(v)) => *v as u32,
             _ => crate::bail!("expected an i32 argument"),
         };
-        let ty = store.0.opaque().components.resource_type(at.instance, resource)?;
+        let ty = store.components().resource_type(at.instance, resource)?;
         let result = body(&mut store, at, ty, arg)?;
         if let (Some(r), Some(v)) = (results.first_mut(), result) {
             *r = crate::Val::I32(v as i32);

@@ -330,10 +330,10 @@ pub(crate) fn load_string_from_range(cx: &LiftContext<'_>, ptr: u32, tagged_code
     let (align, byte_length, enc) = match cx.encoding {
         StringEncoding::Utf8 => (1, u64::from(tagged_code_units), Enc::Utf8),
         StringEncoding::Utf16 => (2, 2 * u64::from(tagged_code_units), Enc::Utf16),
-        StringEncoding::Latin1Utf16 if tagged_code_units & UTF16_TAG != 0 => {
+        StringEncoding::CompactUtf16 if tagged_code_units & UTF16_TAG != 0 => {
             (2, 2 * u64::from(tagged_code_units ^ UTF16_TAG), Enc::Utf16)
         }
-        StringEncoding::Latin1Utf16 => (2, u64::from(tagged_code_units), Enc::Latin1),
+        StringEncoding::CompactUtf16 => (2, u64::from(tagged_code_units), Enc::Latin1),
     };
     if byte_length > u64::from(MAX_STRING_BYTE_LENGTH) {
         return Err(trap(format_args!("string of {byte_length} bytes is too long")));
@@ -545,10 +545,10 @@ pub(crate) fn store_string(
     src_tagged_code_units: u32,
 ) -> crate::Result<(u32, u32)> {
     let (simple, units) = match src_encoding {
-        StringEncoding::Latin1Utf16 if src_tagged_code_units & UTF16_TAG != 0 => {
+        StringEncoding::CompactUtf16 if src_tagged_code_units & UTF16_TAG != 0 => {
             (Simple::Utf16, src_tagged_code_units ^ UTF16_TAG)
         }
-        StringEncoding::Latin1Utf16 => (Simple::Latin1, src_tagged_code_units),
+        StringEncoding::CompactUtf16 => (Simple::Latin1, src_tagged_code_units),
         StringEncoding::Utf16 => (Simple::Utf16, src_tagged_code_units),
         StringEncoding::Utf8 => (Simple::Utf8, src_tagged_code_units),
     };
@@ -558,14 +558,14 @@ pub(crate) fn store_string(
         (StringEncoding::Utf8, Simple::Latin1) => to_utf8(cx, s, units, units.saturating_mul(2)),
         (StringEncoding::Utf16, Simple::Utf8) => utf8_to_utf16(cx, s, units),
         (StringEncoding::Utf16, _) => copy(cx, &utf16_bytes(s), units, 2, 2),
-        (StringEncoding::Latin1Utf16, Simple::Latin1) => {
+        (StringEncoding::CompactUtf16, Simple::Latin1) => {
             let latin1: Vec<u8> = s.chars().map(|c| u32::from(c) as u8).collect();
             copy(cx, &latin1, units, 1, 2)
         }
-        (StringEncoding::Latin1Utf16, Simple::Utf16) if src_encoding == StringEncoding::Latin1Utf16 => {
+        (StringEncoding::CompactUtf16, Simple::Utf16) if src_encoding == StringEncoding::CompactUtf16 => {
             probably_utf16_to_latin1_or_utf16(cx, s, units)
         }
-        (StringEncoding::Latin1Utf16, _) => to_latin1_or_utf16(cx, s, units),
+        (StringEncoding::CompactUtf16, _) => to_latin1_or_utf16(cx, s, units),
     }
 }
 

@@ -79,6 +79,11 @@ mod linker_wast;
 mod load_store;
 mod resource_table;
 mod resources;
+// `store` (the component state of a store) and the files whose objects it
+// holds (instances, lifted functions, resources and handle tables, tasks)
+// import each other on purpose, as `crate::store` and the core objects do
+// (see there); values reach into that loop through resources (`Val` holds
+// `ResourceAny`s, which the store's handle tables resolve).
 pub(crate) mod store;
 #[cfg(test)]
 mod tests;
@@ -111,33 +116,15 @@ pub use flat::{
 };
 pub use load_store::{load, store};
 pub use val::Val;
-pub use weft_environ::component::{ComponentTypes, InterfaceType};
+pub use weft_environ::component::abi::{MAX_LIST_BYTE_LENGTH, MAX_STRING_BYTE_LENGTH};
+pub use weft_environ::component::{ComponentTypes, InterfaceType, StringEncoding};
 
 use crate::Result;
 use anyhow::anyhow;
 
-/// `MAX_STRING_BYTE_LENGTH`: the longest string, in bytes of its encoding,
-/// that lifting accepts (and lowering of host strings accepts, in UTF-8).
-pub const MAX_STRING_BYTE_LENGTH: u32 = (1 << 28) - 1;
-/// `MAX_LIST_BYTE_LENGTH`: the largest list, in bytes, that lifting accepts.
-/// Lists of zero-sized elements are also limited to this many elements.
-pub const MAX_LIST_BYTE_LENGTH: u32 = (1 << 28) - 1;
 /// The tag bit of a `latin1+utf16` string length that says UTF-16 (32-bit
 /// memories).
 pub const UTF16_TAG: u32 = 1 << 31;
-
-/// The `string-encoding` canonical option.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
-pub enum StringEncoding {
-    /// `utf8`: lengths count bytes.
-    #[default]
-    Utf8,
-    /// `utf16`: lengths count 16-bit code units, little endian, 2-aligned.
-    Utf16,
-    /// `latin1+utf16`: Latin-1 bytes, or UTF-16 code units when the length
-    /// has [`UTF16_TAG`] set; 2-aligned either way.
-    Latin1Utf16,
-}
 
 /// What lifting needs: the type registry, the memory (read only) and the
 /// string encoding.

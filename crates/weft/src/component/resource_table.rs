@@ -2,6 +2,7 @@
 
 use super::Resource;
 use std::any::Any;
+use weft_slab::Slab;
 
 /// Why a [`ResourceTable`] operation failed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -43,8 +44,7 @@ struct Entry {
 /// `ResourceType::host::<T>()`).
 #[derive(Default)]
 pub struct ResourceTable {
-    entries: Vec<Option<Entry>>,
-    free: Vec<u32>,
+    entries: Slab<Entry>,
 }
 
 impl std::fmt::Debug for ResourceTable {
@@ -61,7 +61,7 @@ impl ResourceTable {
 
     /// The number of entries.
     pub fn len(&self) -> usize {
-        self.entries.iter().filter(|e| e.is_some()).count()
+        self.entries.len()
     }
 
     /// Whether the table is empty.
@@ -70,15 +70,7 @@ impl ResourceTable {
     }
 
     fn insert(&mut self, entry: Entry) -> Result<u32, ResourceTableError> {
-        if let Some(key) = self.free.pop() {
-            if let Some(slot) = self.entries.get_mut(key as usize) {
-                *slot = Some(entry);
-                return Ok(key);
-            }
-        }
-        let key = u32::try_from(self.entries.len()).map_err(|_| ResourceTableError::Full)?;
-        self.entries.push(Some(entry));
-        Ok(key)
+        self.entries.insert(entry).ok_or(ResourceTableError::Full)
     }
 
     /// Stores `value` and returns an owned resource naming it.
@@ -114,17 +106,11 @@ impl ResourceTable {
     }
 
     fn entry(&self, key: u32) -> Result<&Entry, ResourceTableError> {
-        self.entries
-            .get(key as usize)
-            .and_then(|e| e.as_ref())
-            .ok_or(ResourceTableError::NotPresent)
+        self.entries.get(key).ok_or(ResourceTableError::NotPresent)
     }
 
     fn entry_mut(&mut self, key: u32) -> Result<&mut Entry, ResourceTableError> {
-        self.entries
-            .get_mut(key as usize)
-            .and_then(|e| e.as_mut())
-            .ok_or(ResourceTableError::NotPresent)
+        self.entries.get_mut(key).ok_or(ResourceTableError::NotPresent)
     }
 
     /// The value of `resource`.
@@ -154,12 +140,7 @@ impl ResourceTable {
         if !entry.value.is::<T>() {
             return Err(ResourceTableError::WrongType);
         }
-        let entry = self
-            .entries
-            .get_mut(key as usize)
-            .and_then(|e| e.take())
-            .ok_or(ResourceTableError::NotPresent)?;
-        self.free.push(key);
+        let entry = self.entries.remove(key).ok_or(ResourceTableError::NotPresent)?;
         if let Some(parent) = entry.parent {
             if let Ok(p) = self.entry_mut(parent) {
                 p.children = p.children.saturating_sub(1);

@@ -10,9 +10,10 @@
 use super::trap;
 use std::any::TypeId;
 use std::marker::PhantomData;
+use weft_slab::Slab;
 
 /// The largest index of a handle table (`Table.MAX_LENGTH`).
-const MAX_HANDLES: usize = (1 << 28) - 1;
+const MAX_HANDLES: u32 = (1 << 28) - 1;
 
 /// The runtime identity of a resource type: a host type, or a resource
 /// defined by one instantiation of a component. Equality is identity, not
@@ -72,44 +73,37 @@ pub(crate) struct Handle {
 
 /// The handle table of one component instance (`Table` of CanonicalABI.md):
 /// index 0 is never used, freed indices are reused.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub(crate) struct HandleTable {
-    slots: Vec<Option<Handle>>,
-    free: Vec<u32>,
+    slots: Slab<Handle>,
+}
+
+impl Default for HandleTable {
+    fn default() -> Self {
+        HandleTable {
+            slots: Slab::starting_at(1),
+        }
+    }
 }
 
 impl HandleTable {
     /// `Table.add`.
     pub(crate) fn add(&mut self, h: Handle) -> crate::Result<u32> {
-        if self.slots.is_empty() {
-            self.slots.push(None);
-        }
-        if let Some(i) = self.free.pop() {
-            if let Some(slot) = self.slots.get_mut(i as usize) {
-                *slot = Some(h);
-                return Ok(i);
-            }
-        }
-        let i = self.slots.len();
-        if i > MAX_HANDLES {
-            return Err(trap("the handle table is full"));
-        }
-        self.slots.push(Some(h));
-        Ok(i as u32)
+        self.slots
+            .insert_within(h, MAX_HANDLES)
+            .ok_or_else(|| trap("the handle table is full"))
     }
 
     /// `Table.get`.
     pub(crate) fn get(&self, i: u32) -> crate::Result<&Handle> {
         self.slots
-            .get(i as usize)
-            .and_then(|s| s.as_ref())
+            .get(i)
             .ok_or_else(|| trap(format_args!("unknown handle index {i}")))
     }
 
     pub(crate) fn get_mut(&mut self, i: u32) -> crate::Result<&mut Handle> {
         self.slots
-            .get_mut(i as usize)
-            .and_then(|s| s.as_mut())
+            .get_mut(i)
             .ok_or_else(|| trap(format_args!("unknown handle index {i}")))
     }
 
@@ -132,34 +126,30 @@ impl HandleTable {
         Ok(h)
     }
 
-    /// Puts `h` at index `i`, given out by the instance's index space.
+    /// Puts `h` at index `i`, given out by the instance's index space
+    /// (which never gives out 0).
     #[cfg(feature = "component-model-async")]
-    fn put(&mut self, i: u32, h: Handle) {
-        let i = i as usize;
-        if self.slots.len() <= i {
-            self.slots.resize(i + 1, None);
+    fn put(&mut self, i: u32, h: Handle) -> crate::Result<()> {
+        if self.slots.insert_at(i, h) {
+            Ok(())
+        } else {
+            Err(trap(format_args!("unknown handle index {i}")))
         }
-        self.slots[i] = Some(h);
     }
 
     /// Takes the handle at `i` out, leaving its index to the index space.
     #[cfg(feature = "component-model-async")]
     fn take(&mut self, i: u32) -> crate::Result<Handle> {
         self.slots
-            .get_mut(i as usize)
-            .and_then(|s| s.take())
+            .take(i)
             .ok_or_else(|| trap(format_args!("unknown handle index {i}")))
     }
 
     /// `Table.remove`.
     pub(crate) fn remove(&mut self, i: u32) -> crate::Result<Handle> {
-        let h = self
-            .slots
-            .get_mut(i as usize)
-            .and_then(|s| s.take())
-            .ok_or_else(|| trap(format_args!("unknown handle index {i}")))?;
-        self.free.push(i);
-        Ok(h)
+        self.slots
+            .remove(i)
+            .ok_or_else(|| trap(format_args!("unknown handle index {i}")))
     }
 }
 
@@ -182,7 +172,7 @@ impl Handles<'_> {
             let i = tasks
                 .reserve_resource_index(*inst)
                 .map_err(|_| trap("the handle table is full"))?;
-            self.table.put(i, h);
+            self.table.put(i, h)?;
             Ok(i)
         }
         #[cfg(not(feature = "component-model-async"))]
@@ -316,10 +306,10 @@ impl<T: 'static> Resource<T> {
 
     /// This resource as a [`ResourceAny`] in `store`'s host table.
     pub fn try_into_resource_any(self, mut store: impl crate::AsContextMut) -> crate::Result<ResourceAny> {
-        let store = store.as_context_mut();
+        let mut store = store.as_context_mut();
         let id = store.0.opaque().id();
         let ty = ResourceType::host::<T>();
-        let index = store.0.opaque_mut().components.host_handles.add(Handle {
+        let index = store.components_mut().host_handles.add(Handle {
             ty,
             rep: self.rep,
             own: self.own,
@@ -337,12 +327,12 @@ impl<T: 'static> Resource<T> {
     /// The resource held by `resource`, taken out of `store`'s host table
     /// (for an `own`); fails when it is of another type.
     pub fn try_from_resource_any(resource: ResourceAny, mut store: impl crate::AsContextMut) -> crate::Result<Self> {
-        let store = store.as_context_mut();
+        let mut store = store.as_context_mut();
         store.0.opaque().check(resource.store, "resource")?;
         if resource.ty != ResourceType::host::<T>() {
             crate::bail!("the resource is not a `{}`", std::any::type_name::<T>());
         }
-        let table = &mut store.0.opaque_mut().components.host_handles;
+        let table = &mut store.components_mut().host_handles;
         let h = if resource.own {
             table.remove(resource.index)?
         } else {

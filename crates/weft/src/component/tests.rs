@@ -88,7 +88,11 @@ fn through_flat(types: &ComponentTypes, ty: InterfaceType, val: &Val, encoding: 
 }
 
 fn round_trips(types: &ComponentTypes, ty: InterfaceType, val: Val) {
-    for enc in [StringEncoding::Utf8, StringEncoding::Utf16, StringEncoding::Latin1Utf16] {
+    for enc in [
+        StringEncoding::Utf8,
+        StringEncoding::Utf16,
+        StringEncoding::CompactUtf16,
+    ] {
         assert_eq!(through_memory(types, ty, &val, enc), val, "memory {ty:?} {enc:?}");
         assert_eq!(through_flat(types, ty, &val, enc), val, "flat {ty:?} {enc:?}");
     }
@@ -717,23 +721,23 @@ fn strings_lower_to_utf16() {
 #[test]
 fn strings_lower_to_latin1_or_utf16() {
     // Latin-1 only: "café" is 5 UTF-8 bytes, 4 Latin-1 bytes: shrunk.
-    let (m, ptr, len) = lower_string("café", StringEncoding::Latin1Utf16);
+    let (m, ptr, len) = lower_string("café", StringEncoding::CompactUtf16);
     assert_eq!(len, 4);
     assert_eq!(bytes(&m, ptr, 4), &[b'c', b'a', b'f', 0xe9]);
     assert_eq!(m.calls[0], (0, 0, 2, 5));
     assert_eq!((m.calls[1].1, m.calls[1].2, m.calls[1].3), (5, 2, 4));
     // ASCII: exact fit, no shrink.
-    let (m, _, len) = lower_string("abc", StringEncoding::Latin1Utf16);
+    let (m, _, len) = lower_string("abc", StringEncoding::CompactUtf16);
     assert_eq!((len, m.calls.len()), (3, 1));
     // Past Latin-1 after a Latin-1 prefix: inflated in place, tagged.
-    let (m, ptr, len) = lower_string("é日😀", StringEncoding::Latin1Utf16);
+    let (m, ptr, len) = lower_string("é日😀", StringEncoding::CompactUtf16);
     assert_eq!(len, 4 | UTF16_TAG);
     assert_eq!(bytes(&m, ptr, 8), &[0xe9, 0, 0xe5, 0x65, 0x3d, 0xd8, 0x00, 0xde]);
     // 9 UTF-8 bytes: allocate 9, grow to 18, shrink to 8.
     assert_eq!(m.calls.iter().map(|c| c.3).collect::<Vec<_>>(), [9, 18, 8]);
-    let (_, _, len) = lower_string("日本", StringEncoding::Latin1Utf16);
+    let (_, _, len) = lower_string("日本", StringEncoding::CompactUtf16);
     assert_eq!(len, 2 | UTF16_TAG);
-    let (_, _, len) = lower_string("", StringEncoding::Latin1Utf16);
+    let (_, _, len) = lower_string("", StringEncoding::CompactUtf16);
     assert_eq!(len, 0);
 }
 
@@ -754,16 +758,16 @@ fn strings_lift_from_each_encoding() {
         Val::String("aé".into())
     );
     assert_eq!(
-        lift(&mem, StringEncoding::Latin1Utf16, 2, 2 | UTF16_TAG).unwrap(),
+        lift(&mem, StringEncoding::CompactUtf16, 2, 2 | UTF16_TAG).unwrap(),
         Val::String("aé".into())
     );
     assert_eq!(
-        lift(&mem, StringEncoding::Latin1Utf16, 2, 4).unwrap(),
+        lift(&mem, StringEncoding::CompactUtf16, 2, 4).unwrap(),
         Val::String("a\0é\0".into())
     );
     // Misaligned UTF-16 and latin1+utf16 (both 2-aligned); UTF-8 is not.
     is_trap(lift(&mem, StringEncoding::Utf16, 3, 1));
-    is_trap(lift(&mem, StringEncoding::Latin1Utf16, 3, 1));
+    is_trap(lift(&mem, StringEncoding::CompactUtf16, 3, 1));
     assert!(lift(&mem, StringEncoding::Utf8, 3, 1).is_ok());
     // Out of bounds.
     is_trap(lift(&mem, StringEncoding::Utf8, 30, 3));
@@ -772,8 +776,8 @@ fn strings_lift_from_each_encoding() {
     // Too long (more than 2^28 - 1 bytes), whatever the memory.
     assert!(is_trap(lift(&mem, StringEncoding::Utf8, 0, 1 << 28)).contains("too long"));
     assert!(is_trap(lift(&mem, StringEncoding::Utf16, 0, 1 << 27)).contains("too long"));
-    assert!(is_trap(lift(&mem, StringEncoding::Latin1Utf16, 0, UTF16_TAG | (1 << 27))).contains("too long"));
-    assert!(is_trap(lift(&mem, StringEncoding::Latin1Utf16, 0, UTF16_TAG - 1)).contains("too long"));
+    assert!(is_trap(lift(&mem, StringEncoding::CompactUtf16, 0, UTF16_TAG | (1 << 27))).contains("too long"));
+    assert!(is_trap(lift(&mem, StringEncoding::CompactUtf16, 0, UTF16_TAG - 1)).contains("too long"));
     is_trap(lift(&mem, StringEncoding::Utf16, 0, u32::MAX));
     // Invalid UTF-8: a lone continuation byte, an overlong encoding, a
     // surrogate, a truncated sequence.
@@ -786,13 +790,13 @@ fn strings_lift_from_each_encoding() {
         mem[16..16 + bad.len()].copy_from_slice(bad);
         let units = bad.len() as u32 / 2;
         assert!(is_trap(lift(&mem, StringEncoding::Utf16, 16, units)).contains("UTF-16"));
-        is_trap(lift(&mem, StringEncoding::Latin1Utf16, 16, units | UTF16_TAG));
+        is_trap(lift(&mem, StringEncoding::CompactUtf16, 16, units | UTF16_TAG));
     }
     // Through memory: the (ptr, len) pair.
     mem[24..28].copy_from_slice(&2u32.to_le_bytes());
     mem[28..32].copy_from_slice(&(2 | UTF16_TAG).to_le_bytes());
     mem[2..6].copy_from_slice(&[0x61, 0, 0xe9, 0]);
-    let cx = lift_cx(&types, &mem, StringEncoding::Latin1Utf16);
+    let cx = lift_cx(&types, &mem, StringEncoding::CompactUtf16);
     assert_eq!(load(&cx, InterfaceType::String, 24).unwrap(), Val::String("aé".into()));
     is_trap(load(&cx, InterfaceType::String, 26));
 }
@@ -803,7 +807,7 @@ fn bad_realloc_results_trap() {
     let mut mem = vec![0u8; 64];
     for (enc, ret) in [
         (StringEncoding::Utf16, 3u32),
-        (StringEncoding::Latin1Utf16, 1),
+        (StringEncoding::CompactUtf16, 1),
         (StringEncoding::Utf8, 62),
         (StringEncoding::Utf8, u32::MAX),
     ] {
@@ -992,7 +996,11 @@ fn arbitrary_input_never_panics_and_round_trips() {
             *b = rng.value() as u8;
         }
         let ty = tys[round % tys.len()];
-        let enc = [StringEncoding::Utf8, StringEncoding::Utf16, StringEncoding::Latin1Utf16][round % 3];
+        let enc = [
+            StringEncoding::Utf8,
+            StringEncoding::Utf16,
+            StringEncoding::CompactUtf16,
+        ][round % 3];
         let cx = lift_cx(&z.types, &mem, enc);
         let n = flatten_type(&z.types, ty, PtrType::I32).len();
         let flat: Vec<u64> = (0..n + (round % 5 == 0) as usize).map(|_| rng.value()).collect();

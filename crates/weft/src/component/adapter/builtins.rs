@@ -5,10 +5,6 @@
 //! handle tables, and `trap`, which raises the trap of a failed check. All
 //! safe code over the memories' accessors.
 
-use super::{
-    ADAPTER, BORROW_TO_CALLEE, CALLEE, CALLEE_MEMORY, CALLEE_REALLOC, CALLER_MEMORY, CALLER_REALLOC, ENTER, EXIT,
-    OWN_TO_CALLEE, OWN_TO_CALLER, POST_RETURN, TRANSCODE_TO_CALLEE, TRANSCODE_TO_CALLER, TRAP, UNSUPPORTED,
-};
 use crate::component::call::StoreMemory;
 use crate::component::handles::{enter_call, exit_call, implemented_by};
 use crate::component::load_store::{load_string_from_range, store_string};
@@ -16,6 +12,11 @@ use crate::component::resources::Handle;
 use crate::component::store::{ComponentInstanceRef, Options};
 use crate::component::{trap, LiftContext, LowerContext};
 use crate::{AsContextMut, Extern, Func, Module, StoreContextMut, Val, ValType};
+use weft_environ::component::adapter::{
+    AdapterTrap, ADAPTER, BORROW_TO_CALLEE, CALLEE, CALLEE_MEMORY, CALLEE_REALLOC, CALLER_MEMORY, CALLER_REALLOC,
+    ENTER, EXIT, OWN_TO_CALLEE, OWN_TO_CALLER, POST_RETURN, TRANSCODE_TO_CALLEE, TRANSCODE_TO_CALLER, TRAP,
+    UNSUPPORTED,
+};
 use weft_environ::component::{ComponentTypes, TypeResourceIndex};
 
 fn arg(params: &[Val], i: usize) -> crate::Result<u32> {
@@ -31,6 +32,25 @@ fn set(results: &mut [Val], i: usize, v: u32) {
     }
 }
 
+/// The error an adapter's call fails with when its check `t` fails: a core
+/// [`crate::Trap`] with Wasmtime's message where Wasmtime has one, else a
+/// canonical ABI trap worded as when the host lifts the value.
+pub(crate) fn trap_error(t: AdapterTrap) -> crate::Error {
+    use crate::Trap;
+    let core = match t {
+        AdapterTrap::UnalignedPointer => Trap::UnalignedPointer,
+        AdapterTrap::InvalidDiscriminant => Trap::InvalidDiscriminant,
+        AdapterTrap::InvalidChar => Trap::InvalidChar,
+        AdapterTrap::ListOutOfBounds => Trap::ListOutOfBounds,
+        AdapterTrap::StringOutOfBounds => Trap::StringOutOfBounds,
+        AdapterTrap::MemoryOutOfBounds => Trap::MemoryOutOfBounds,
+        AdapterTrap::ListTooLong => return trap("list is too long"),
+        AdapterTrap::StringTooLong => return trap("string is too long"),
+        AdapterTrap::InvalidUtf8 => return trap("invalid UTF-8"),
+    };
+    crate::Error::new(core)
+}
+
 /// `f` (a `realloc` or `post-return` function of the instance `flags`)
 /// wrapped so that its instance's `may_leave` flag is clear while it runs,
 /// as CanonicalABI.md's `reallocate` and `canon_lift` do: a call out of the
@@ -43,9 +63,9 @@ fn without_leaving<T: 'static>(
     let ty = f.ty(&mut *store);
     Ok(Func::new(&mut *store, ty, move |mut c, params, results| {
         let mut store = c.as_context_mut();
-        store.0.opaque_mut().components.flags_mut(flags)?.may_leave = false;
+        store.components_mut().flags_mut(flags)?.may_leave = false;
         f.call(&mut store, params, results)?;
-        store.0.opaque_mut().components.flags_mut(flags)?.may_leave = true;
+        store.components_mut().flags_mut(flags)?.may_leave = true;
         Ok(())
     }))
 }
@@ -95,7 +115,7 @@ pub(crate) fn instantiate<T: 'static>(
                 let (from, to) = (caller.flags, callee.flags);
                 Func::new(&mut *store, ty(0, 1), move |mut c, _, results| {
                     let mut store = c.as_context_mut();
-                    let components = &mut store.0.opaque_mut().components;
+                    let components = &mut store.components_mut();
                     if !components.flags(from)?.may_leave {
                         return Err(crate::component::trap("cannot leave component instance"));
                     }
@@ -119,7 +139,7 @@ pub(crate) fn instantiate<T: 'static>(
                 Func::new(&mut *store, ty(1, 0), move |mut c, params, _| {
                     let mut store = c.as_context_mut();
                     let scope = arg(params, 0)? as usize;
-                    store.0.opaque_mut().components.flags_mut(to)?.may_enter = true;
+                    store.components_mut().flags_mut(to)?.may_enter = true;
                     exit_call(&mut store, scope, true)?;
                     crate::component::concurrent::exit_innermost_task(&mut store)
                 })
@@ -167,8 +187,8 @@ pub(crate) fn instantiate<T: 'static>(
             }),
             TRAP => Func::new(&mut *store, ty(1, 0), |_, params, _| {
                 let code = arg(params, 0)?;
-                Err(match super::AdapterTrap::from_code(code) {
-                    Some(t) => t.error(),
+                Err(match AdapterTrap::from_code(code) {
+                    Some(t) => trap_error(t),
                     None => crate::format_err!("internal error: unknown trap code {code} of a fused adapter"),
                 })
             }),
@@ -191,7 +211,7 @@ fn move_own<T>(
     r: u32,
     index: u32,
 ) -> crate::Result<u32> {
-    let components = &mut store.0.opaque_mut().components;
+    let components = &mut store.components_mut();
     let ty = components.resource_type(from.instance, TypeResourceIndex(r))?;
     let mut table = components.handles(from)?;
     let h = table.get_of(index, ty)?;
@@ -220,7 +240,7 @@ fn lend_borrow<T>(
     index: u32,
     scope: u32,
 ) -> crate::Result<u32> {
-    let components = &mut store.0.opaque_mut().components;
+    let components = &mut store.components_mut();
     let ty = components.resource_type(from.instance, TypeResourceIndex(r))?;
     let mut table = components.handles(from)?;
     let h = table.get_of(index, ty)?;

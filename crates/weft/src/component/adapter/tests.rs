@@ -1,7 +1,9 @@
 //! Unit tests of the adapter generator, run against stand-in imports.
 
-use super::*;
+use super::builtins::trap_error;
 use crate::component::StringEncoding;
+use weft_environ::component::adapter::*;
+use weft_environ::component::InterfaceType;
 
 use crate::{Engine, Extern, Func, FuncType, Instance, Memory, MemoryType, Module, Store, Val};
 use weft_environ::component::ComponentTypes;
@@ -48,8 +50,8 @@ fn accepts(bytes: &[u8]) -> bool {
     let exit = Func::new(&mut store, FuncType::new(&engine, i32s(1), []), |_, _, _| Ok(()));
     let trap = Func::new(&mut store, FuncType::new(&engine, i32s(1), []), |_, params, _| {
         Err(AdapterTrap::from_code(params[0].i32().unwrap_or(-1) as u32)
-            .expect("a known trap code")
-            .error())
+            .map(trap_error)
+            .expect("a known trap code"))
     });
     let realloc = Func::new(&mut store, FuncType::new(&engine, i32s(4), i32s(1)), |_, _, results| {
         results[0] = Val::I32(1024);
@@ -156,8 +158,8 @@ fn stored(
     let bytes = match dst {
         StringEncoding::Utf8 => units as usize,
         StringEncoding::Utf16 => 2 * units as usize,
-        StringEncoding::Latin1Utf16 if units & UTF16_TAG != 0 => 2 * (units ^ UTF16_TAG) as usize,
-        StringEncoding::Latin1Utf16 => units as usize,
+        StringEncoding::CompactUtf16 if units & UTF16_TAG != 0 => 2 * (units ^ UTF16_TAG) as usize,
+        StringEncoding::CompactUtf16 => units as usize,
     };
     let out = memory[ptr as usize..ptr as usize + bytes].to_vec();
     (calls, (ptr, units), out)
@@ -166,7 +168,7 @@ fn stored(
 #[test]
 fn transcoding_follows_store_string() {
     use crate::component::UTF16_TAG;
-    use StringEncoding::{Latin1Utf16, Utf16, Utf8};
+    use StringEncoding::{CompactUtf16, Utf16, Utf8};
     let utf16 = |s: &str| -> Vec<u8> { s.encode_utf16().flat_map(u16::to_le_bytes).collect() };
 
     // UTF-16 to UTF-8: optimistic, then the worst case (3 per unit), then
@@ -176,7 +178,7 @@ fn transcoding_follows_store_string() {
     assert_eq!((p, n), (76, 6));
     assert_eq!(bytes, "aé☃".as_bytes());
     // Latin-1 to UTF-8: worst case 2 per unit, not shrunk when reached.
-    let (calls, (_, n), bytes) = stored("é", Latin1Utf16, 1, Utf8);
+    let (calls, (_, n), bytes) = stored("é", CompactUtf16, 1, Utf8);
     assert_eq!(calls, [(0, 0, 1, 1), (64, 1, 1, 2)]);
     assert_eq!((n, bytes.as_slice()), (2, "é".as_bytes()));
     // UTF-8 to UTF-16: the worst case, then shrunk.
@@ -184,23 +186,23 @@ fn transcoding_follows_store_string() {
     assert_eq!(calls, [(0, 0, 2, 10), (64, 10, 2, 4)]);
     assert_eq!((n, bytes), (2, utf16("é☃")));
     // UTF-8 to latin1+utf16: Latin-1 fits, shrunk to its length.
-    let (calls, (_, n), bytes) = stored("aé", Utf8, 3, Latin1Utf16);
+    let (calls, (_, n), bytes) = stored("aé", Utf8, 3, CompactUtf16);
     assert_eq!(calls, [(0, 0, 2, 3), (64, 3, 2, 2)]);
     assert_eq!((n, bytes.as_slice()), (2, &[0x61, 0xe9][..]));
     // ... or not: inflated to UTF-16 and tagged.
-    let (calls, (_, n), bytes) = stored("a☃", Utf8, 4, Latin1Utf16);
+    let (calls, (_, n), bytes) = stored("a☃", Utf8, 4, CompactUtf16);
     assert_eq!(calls, [(0, 0, 2, 4), (64, 4, 2, 8), (68, 8, 2, 4)]);
     assert_eq!((n, bytes), (2 | UTF16_TAG, utf16("a☃")));
     // UTF-16 in latin1+utf16 that fits Latin-1 is deflated.
-    let (calls, (_, n), bytes) = stored("ab", Latin1Utf16, 2 | UTF16_TAG, Latin1Utf16);
+    let (calls, (_, n), bytes) = stored("ab", CompactUtf16, 2 | UTF16_TAG, CompactUtf16);
     assert_eq!(calls, [(0, 0, 2, 4), (64, 4, 1, 2)]);
     assert_eq!((n, bytes.as_slice()), (2, &b"ab"[..]));
     // ... and stays UTF-16 when it does not.
-    let (calls, (_, n), bytes) = stored("☃", Latin1Utf16, 1 | UTF16_TAG, Latin1Utf16);
+    let (calls, (_, n), bytes) = stored("☃", CompactUtf16, 1 | UTF16_TAG, CompactUtf16);
     assert_eq!(calls, [(0, 0, 2, 2)]);
     assert_eq!((n, bytes), (1 | UTF16_TAG, utf16("☃")));
     // Latin-1 to latin1+utf16 and UTF-16 to UTF-16 are copies.
-    let (calls, (_, n), bytes) = stored("ÿ", Latin1Utf16, 1, Latin1Utf16);
+    let (calls, (_, n), bytes) = stored("ÿ", CompactUtf16, 1, CompactUtf16);
     assert_eq!(calls, [(0, 0, 2, 1)]);
     assert_eq!((n, bytes.as_slice()), (1, &[0xff][..]));
     let (calls, (_, n), _) = stored("😀", Utf16, 2, Utf16);

@@ -2,14 +2,9 @@
 //! function body being built (its instructions and locals), the checks of
 //! the canonical ABI (alignment, bounds), and the UTF-8 validator.
 
-use super::AdapterTrap;
+use super::trap::AdapterTrap;
+use crate::component::abi::{FlatType, MAX_STRING_BYTE_LENGTH};
 use wasm_encoder::{BlockType, Function, Instruction, MemArg, MemArgTarget, ValType};
-use weft_environ::component::abi::FlatType;
-
-/// The longest string the canonical ABI moves, in bytes.
-pub(super) const MAX_STRING_BYTE_LENGTH: i32 = (1 << 28) - 1;
-/// The most bytes a list may take (`MAX_LIST_BYTE_LENGTH`).
-pub(super) const MAX_LIST_BYTE_LENGTH: i64 = (1 << 28) - 1;
 
 const I32: ValType = ValType::I32;
 
@@ -253,7 +248,7 @@ pub(super) fn validate_utf8(m: u32, trap: u32) -> Function {
     let trap_if = |f: &mut Function| emit_trap_if(&mut |i| _ = f.instruction(&i), trap, AdapterTrap::InvalidUtf8);
     // Lengths past the limit trap before anything is read.
     f.instruction(&W::LocalGet(len));
-    f.instruction(&W::I32Const(MAX_STRING_BYTE_LENGTH));
+    f.instruction(&W::I32Const(MAX_STRING_BYTE_LENGTH as i32));
     f.instruction(&W::I32GtU);
     emit_trap_if(&mut |i| _ = f.instruction(&i), trap, AdapterTrap::StringTooLong);
     check_range(&mut f, ptr, len, m, trap, AdapterTrap::StringOutOfBounds);

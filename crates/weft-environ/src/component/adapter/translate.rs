@@ -4,12 +4,11 @@
 //! it from one side and lowering it into the other would, with the same
 //! checks and traps.
 
-use super::wasm::{self, coerce_lift, coerce_lower, Body, MAX_LIST_BYTE_LENGTH};
-use super::AdapterTrap;
-use crate::component::StringEncoding;
+use super::trap::AdapterTrap;
+use super::wasm::{self, coerce_lift, coerce_lower, Body};
+use crate::component::abi::{self, Despecialized, FlatType, PtrType, MAX_LIST_BYTE_LENGTH};
+use crate::component::{ComponentTypes, InterfaceType, StringEncoding};
 use wasm_encoder::{BlockType, Instruction as W, ValType};
-use weft_environ::component::abi::{self, Despecialized, FlatType, PtrType};
-use weft_environ::component::{ComponentTypes, InterfaceType};
 
 const PTR: PtrType = PtrType::I32;
 /// The deepest nesting of types the translation follows.
@@ -657,7 +656,7 @@ impl<'a> AdapterFuncBuilder<'a> {
         self.b.i(W::I64ExtendI32U);
         self.b.i(W::I64Const(i64::from(size)));
         self.b.i(W::I64Mul);
-        self.b.i(W::I64Const(MAX_LIST_BYTE_LENGTH));
+        self.b.i(W::I64Const(i64::from(MAX_LIST_BYTE_LENGTH)));
         self.b.i(W::I64GtU);
         self.b.i(W::LocalGet(l));
         self.b.i(W::I32Const(MAX_LIST_BYTE_LENGTH as i32));

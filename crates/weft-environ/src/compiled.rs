@@ -1,0 +1,41 @@
+//! [`CompiledModule`]: the machine code of a module and its tables, as plain
+//! data, whether just compiled or read back from precompiled bytes.
+
+use crate::Trap;
+use std::borrow::Cow;
+
+/// Where one function lies in [`CompiledModule::code`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct FunctionLoc {
+    /// Offset of the function's first byte.
+    pub offset: u32,
+    /// Length of the function in bytes.
+    pub len: u32,
+}
+
+/// The machine code of a module: every defined function and one host-to-wasm
+/// trampoline per module type, linked together, with the tables the runtime
+/// needs to run it. Code generation makes it (with owned `code`); reading a
+/// precompiled module makes it again (with `code` borrowed from the bytes
+/// read, copied once into executable memory).
+#[derive(Debug, Clone, Default)]
+pub struct CompiledModule<'a> {
+    /// All functions and trampolines, each 16-byte aligned. The code is
+    /// position independent: direct calls between functions are already
+    /// resolved as pc-relative calls.
+    pub code: Cow<'a, [u8]>,
+    /// The location of each defined function, by defined function index.
+    pub funcs: Vec<FunctionLoc>,
+    /// The offset in `code` of the host-to-wasm trampoline of each module
+    /// type, by module type index: `extern fn(callee_vmctx, caller_vmctx,
+    /// code, values: *mut ValRaw)` with the platform's C calling convention.
+    pub array_trampolines: Vec<u32>,
+    /// The offset in `code` of each instruction that may trap, with its trap,
+    /// sorted by offset.
+    pub traps: Vec<(u32, Trap)>,
+    /// `(code offset, wasm offset)` pairs sorted by code offset: the code
+    /// from each code offset up to the next entry was generated for the
+    /// operator at that byte offset of the module's binary. Prologues,
+    /// epilogues and trampolines have no entry. For backtraces only.
+    pub address_map: Vec<(u32, u32)>,
+}
