@@ -41,6 +41,7 @@ impl CallHook {
     }
 
     /// The transition that closes this one.
+    #[cfg(feature = "async")]
     fn closing(self) -> CallHook {
         match self {
             CallHook::CallingWasm => CallHook::ReturningFromWasm,
@@ -104,12 +105,14 @@ impl<T: 'static> StoreInner<T> {
     }
 
     /// How many transitions are open (the depth a fiber's own start at).
+    #[cfg(feature = "async")]
     pub(crate) fn call_hook_depth(&self) -> usize {
         self.call_hooks.open.len()
     }
 
     /// A fiber suspends: closes the transitions opened above `depth`,
     /// innermost first, and returns them for [`StoreInner::resume_call_hooks`].
+    #[cfg(feature = "async")]
     pub(crate) fn suspend_call_hooks(&mut self, depth: usize) -> crate::Result<Vec<CallHook>> {
         if self.call_hooks.hook.is_none() || self.call_hooks.open.len() <= depth {
             return Ok(Vec::new());
@@ -122,6 +125,7 @@ impl<T: 'static> StoreInner<T> {
     }
 
     /// A fiber resumes: opens again the transitions it suspended with.
+    #[cfg(feature = "async")]
     pub(crate) fn resume_call_hooks(&mut self, saved: Vec<CallHook>) -> crate::Result<()> {
         for kind in saved {
             self.call_hook(kind)?;
