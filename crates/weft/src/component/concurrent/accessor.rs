@@ -11,6 +11,8 @@
 //!
 //! [`Store::run_concurrent`]: crate::Store::run_concurrent
 
+// `super::host` (spawning, the idle check) is reached by path: the
+// accessor and the event loop that lends it the store are one mechanism.
 use crate::store::StoreInner;
 use crate::{AsContext, AsContextMut, StoreContext, StoreContextMut};
 use std::future::Future;

@@ -6,6 +6,10 @@
 //! the store's `weft_tasks::Tasks`; each built-in follows its `canon_*`
 //! definition in CanonicalABI.md.
 
+// Import loop kept on purpose: the files of `concurrent/` are one event
+// loop split by size (threads in sched.rs, tasks in calls.rs, host tasks in
+// host.rs, built-ins and copies); a resumed thread runs calls that wait in
+// the loop, so each part calls the others.
 use super::calls::{resolve, task_instance};
 use super::copy::{self, CopyCx};
 use super::sched::{self, check_may_block, current};
@@ -184,11 +188,11 @@ fn run<T: 'static>(
         }
         B::TaskCancel => {
             let cur = current(store, name)?;
-            let f = store.0.opaque().components.funcs.get(cur.func as usize).cloned();
+            let f = store.components().funcs.get(cur.func as usize).cloned();
             if !f.is_some_and(|f| f.options.is_async) {
                 return Err(trap("`task.cancel` called by a function lifted without `async`"));
             }
-            let phase = store.0.opaque().components.tasks.task(cur.task).map_err(trap)?.phase;
+            let phase = store.components().tasks.task(cur.task).map_err(trap)?.phase;
             if phase != weft_tasks::TaskPhase::CancelDelivered {
                 return Err(trap("`task.cancel` called by task which has not been cancelled"));
             }
@@ -197,17 +201,17 @@ fn run<T: 'static>(
         }
         B::ContextGet(i) => {
             let cur = current(store, name)?;
-            let tasks = &store.0.opaque().components.tasks;
+            let tasks = &store.components().tasks;
             Ok(u(tasks.context_get(cur.thread, *i).map_err(trap)?))
         }
         B::ContextSet(i) => {
             let cur = current(store, name)?;
-            let tasks = &mut store.0.opaque_mut().components.tasks;
+            let tasks = &mut store.components_mut().tasks;
             tasks.context_set(cur.thread, *i, arg(args, 0)).map_err(trap)?;
             Ok(None)
         }
         B::BackpressureInc | B::BackpressureDec => {
-            let tasks = &mut store.0.opaque_mut().components.tasks;
+            let tasks = &mut store.components_mut().tasks;
             tasks
                 .backpressure(inst, matches!(builtin, B::BackpressureInc))
                 .map_err(trap)?;
@@ -215,7 +219,7 @@ fn run<T: 'static>(
         }
         B::ThreadYield => {
             let cur = current(store, name)?;
-            let cancelled = if store.0.opaque().components.sched.has_fiber(cur.thread) {
+            let cancelled = if store.components().sched.has_fiber(cur.thread) {
                 sched::wait_until(store, WaitFor::Nothing, false)?
             } else {
                 false
@@ -224,14 +228,7 @@ fn run<T: 'static>(
         }
         B::ThreadIndex => {
             let cur = current(store, name)?;
-            Ok(u(store
-                .0
-                .opaque()
-                .components
-                .tasks
-                .thread(cur.thread)
-                .map_err(trap)?
-                .index))
+            Ok(u(store.components().tasks.thread(cur.thread).map_err(trap)?.index))
         }
         B::ThreadNewIndirect { .. } => {
             let Some(table) = resolved.table else {
@@ -257,17 +254,11 @@ fn run<T: 'static>(
                 ));
             }
             let thread = super::calls::new_thread(store, cur.task, func, arg(args, 1), at)?;
-            Ok(u(store.0.opaque().components.tasks.thread(thread).map_err(trap)?.index))
+            Ok(u(store.components().tasks.thread(thread).map_err(trap)?.index))
         }
         B::ThreadResumeLater => {
-            let other = store
-                .0
-                .opaque()
-                .components
-                .tasks
-                .thread_at(inst, arg(args, 0))
-                .map_err(trap)?;
-            let tasks = &mut store.0.opaque_mut().components.tasks;
+            let other = store.components().tasks.thread_at(inst, arg(args, 0)).map_err(trap)?;
+            let tasks = &mut store.components_mut().tasks;
             if !tasks.is_suspended(other) {
                 return Err(trap("`thread.resume-later` of a thread that is not suspended"));
             }
@@ -276,7 +267,7 @@ fn run<T: 'static>(
         }
         B::ThreadSuspend => {
             let cur = current(store, name)?;
-            let tasks = &mut store.0.opaque_mut().components.tasks;
+            let tasks = &mut store.components_mut().tasks;
             if tasks.deliver_pending_cancel(cur.task, false).map_err(trap)? {
                 return Ok(u(1));
             }
@@ -288,21 +279,15 @@ fn run<T: 'static>(
         | B::ThreadSuspendThenPromote
         | B::ThreadYieldThenPromote => switch_thread(store, builtin, inst, arg(args, 0)).map(u),
         B::WaitableSetNew => {
-            let tasks = &mut store.0.opaque_mut().components.tasks;
+            let tasks = &mut store.components_mut().tasks;
             Ok(u(tasks.waitable_set_new(inst).map_err(trap)?))
         }
         B::WaitableSetWait(_) => {
             check_may_block(store)?;
-            let tasks = &store.0.opaque().components.tasks;
+            let tasks = &store.components().tasks;
             let set = tasks.waitable_set(inst, arg(args, 0)).map_err(trap)?;
             let event = if tasks.set_has_pending_event(set) {
-                store
-                    .0
-                    .opaque_mut()
-                    .components
-                    .tasks
-                    .take_set_event(set)
-                    .map_err(trap)?
+                store.components_mut().tasks.take_set_event(set).map_err(trap)?
             } else {
                 sched::wait_for_set_event(store, set, false, false)?
             };
@@ -310,18 +295,18 @@ fn run<T: 'static>(
             Ok(u(event.code))
         }
         B::WaitableSetPoll(_) => {
-            let tasks = &mut store.0.opaque_mut().components.tasks;
+            let tasks = &mut store.components_mut().tasks;
             let (code, index, payload) = tasks.waitable_set_poll(inst, arg(args, 0)).map_err(trap)?;
             store_u32s(store, resolved.memory, arg(args, 1), &[index, payload])?;
             Ok(u(code))
         }
         B::WaitableSetDrop => {
-            let tasks = &mut store.0.opaque_mut().components.tasks;
+            let tasks = &mut store.components_mut().tasks;
             tasks.waitable_set_drop(inst, arg(args, 0)).map_err(trap)?;
             Ok(None)
         }
         B::WaitableJoin => {
-            let tasks = &mut store.0.opaque_mut().components.tasks;
+            let tasks = &mut store.components_mut().tasks;
             tasks.waitable_join(inst, arg(args, 0), arg(args, 1)).map_err(trap)?;
             Ok(None)
         }
@@ -332,13 +317,13 @@ fn run<T: 'static>(
             subtask_cancel(store, inst, arg(args, 0), *is_async).map(u)
         }
         B::SubtaskDrop => {
-            let tasks = &mut store.0.opaque_mut().components.tasks;
+            let tasks = &mut store.components_mut().tasks;
             tasks.subtask_drop(inst, arg(args, 0)).map_err(trap)?;
             Ok(None)
         }
         B::StreamNew(ty) | B::FutureNew(ty) => {
             let numeric = copy::is_numeric(types, *ty);
-            let tasks = &mut store.0.opaque_mut().components.tasks;
+            let tasks = &mut store.components_mut().tasks;
             let (r, w) = if matches!(builtin, B::StreamNew(_)) {
                 tasks.stream_new(inst, type_tag(ty), numeric)
             } else {
@@ -380,7 +365,7 @@ fn run<T: 'static>(
         | B::FutureDropWritable(ty) => {
             let kind = end_kind(builtin);
             let driven = super::host_streams::driven_shared(store, inst, arg(args, 0));
-            let tasks = &mut store.0.opaque_mut().components.tasks;
+            let tasks = &mut store.components_mut().tasks;
             tasks.drop_end(inst, arg(args, 0), kind, type_tag(ty)).map_err(trap)?;
             if let Some(shared) = driven {
                 super::host_streams::peer_dropped(store, shared)?;
@@ -402,14 +387,14 @@ fn run<T: 'static>(
                     _ => String::new(),
                 }
             };
-            let tasks = &mut store.0.opaque_mut().components.tasks;
+            let tasks = &mut store.components_mut().tasks;
             Ok(u(tasks.error_context_new(inst, message).map_err(trap)?))
         }
         B::ErrorContextDebugMessage(_) => {
             let Some(options) = resolved.options.clone() else {
                 crate::bail!("`error-context.debug-message` has no options");
             };
-            let tasks = &store.0.opaque().components.tasks;
+            let tasks = &store.components().tasks;
             let message = tasks
                 .error_context_message(inst, arg(args, 0))
                 .map_err(trap)?
@@ -418,7 +403,7 @@ fn run<T: 'static>(
             Ok(None)
         }
         B::ErrorContextDrop => {
-            let tasks = &mut store.0.opaque_mut().components.tasks;
+            let tasks = &mut store.components_mut().tasks;
             tasks.error_context_drop(inst, arg(args, 0)).map_err(trap)?;
             Ok(None)
         }
@@ -432,7 +417,7 @@ fn subtask_cancel<T: 'static>(
     index: u32,
     is_async: bool,
 ) -> crate::Result<u32> {
-    let tasks = &mut store.0.opaque_mut().components.tasks;
+    let tasks = &mut store.components_mut().tasks;
     let (subtask, callee) = tasks.subtask_cancel_begin(inst, index, is_async).map_err(trap)?;
     if let Some(task) = callee {
         match tasks.request_cancellation(task).map_err(trap)? {
@@ -445,14 +430,14 @@ fn subtask_cancel<T: 'static>(
         // A call of a concurrent host function: its future is dropped.
         super::host::cancel_call(store, subtask)?;
     }
-    let tasks = &mut store.0.opaque_mut().components.tasks;
+    let tasks = &mut store.components_mut().tasks;
     if !tasks.subtask_state(subtask).map_err(trap)?.status.resolved() {
         if is_async {
             return Ok(BLOCKED);
         }
         wait_for_event(store, subtask)?;
     }
-    let tasks = &mut store.0.opaque_mut().components.tasks;
+    let tasks = &mut store.components_mut().tasks;
     let event = tasks.take_event(subtask).map_err(trap)?;
     let status = tasks.subtask_state(subtask).map_err(trap)?.status;
     if event.code != weft_tasks::EVENT_SUBTASK {
@@ -465,10 +450,10 @@ fn subtask_cancel<T: 'static>(
 /// `Waitable.wait_for_pending_event`: a synchronous wait for one waitable.
 pub(crate) fn wait_for_event<T: 'static>(store: &mut StoreContextMut<'_, T>, w: EntryId) -> crate::Result<()> {
     check_may_block(store)?;
-    let tasks = &mut store.0.opaque_mut().components.tasks;
+    let tasks = &mut store.components_mut().tasks;
     tasks.set_sync_waiter(w, true).map_err(trap)?;
     let waited = sched::wait_until(store, WaitFor::Waitable(w), false);
-    let _ = store.0.opaque_mut().components.tasks.set_sync_waiter(w, false);
+    let _ = store.components_mut().tasks.set_sync_waiter(w, false);
     waited.map(drop)
 }
 
@@ -481,7 +466,7 @@ fn switch_thread<T: 'static>(
 ) -> crate::Result<u32> {
     use Builtin as B;
     let cur = current(store, builtin.name())?;
-    let tasks = &mut store.0.opaque_mut().components.tasks;
+    let tasks = &mut store.components_mut().tasks;
     let other = tasks.thread_at(inst, index).map_err(trap)?;
     let promote = matches!(builtin, B::ThreadSuspendThenPromote | B::ThreadYieldThenPromote);
     let yielding = matches!(builtin, B::ThreadYieldThenResume | B::ThreadYieldThenPromote);
@@ -497,17 +482,17 @@ fn switch_thread<T: 'static>(
     } else {
         tasks.start_suspended(cur.thread, false).map_err(trap)?;
     }
-    if store.0.opaque().components.sched.has_fiber(cur.thread) {
+    if store.components().sched.has_fiber(cur.thread) {
         if go {
             sched::switch_to(store, other);
         }
     } else if go {
         // This thread cannot leave its caller's stack: run the other one
         // from here; it comes back here when it blocks or switches back.
-        let tasks = &mut store.0.opaque_mut().components.tasks;
+        let tasks = &mut store.components_mut().tasks;
         tasks.set_running(cur.thread, false).map_err(trap)?;
         sched::resume(store, other, false)?;
-        let tasks = &mut store.0.opaque_mut().components.tasks;
+        let tasks = &mut store.components_mut().tasks;
         if tasks.thread(cur.thread).is_ok_and(|t| t.running) {
             // The other thread switched back to this one.
             return Ok(0);
@@ -529,9 +514,7 @@ fn task_return<T: 'static>(
 ) -> crate::Result<()> {
     let cur = current(store, "task.return")?;
     let f = store
-        .0
-        .opaque()
-        .components
+        .components()
         .funcs
         .get(cur.func as usize)
         .cloned()

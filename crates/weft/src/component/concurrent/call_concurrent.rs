@@ -34,7 +34,7 @@ impl<T: 'static> StoreContextMut<'_, T> {
     /// through a context.
     #[doc(hidden)]
     pub fn concurrent_state_table_size(&mut self) -> usize {
-        let components = &self.0.opaque().components;
+        let components = self.components();
         components.tasks.live_entries() + components.tasks.live_threads() + components.sched.host.len()
     }
 
@@ -44,7 +44,7 @@ impl<T: 'static> StoreContextMut<'_, T> {
     pub fn assert_concurrent_state_empty(mut self) {
         host::release_dropped(&mut self);
         let size = self.concurrent_state_table_size();
-        let fibers = self.0.opaque().components.sched.fiber_count();
+        let fibers = self.components().sched.fiber_count();
         assert!(
             size == 0 && fibers == 0,
             "the concurrent state is not empty ({size} entries, {fibers} fibers)"
@@ -92,7 +92,7 @@ impl PendingCall {
         store.0.opaque().check(func.store, "component function")?;
         host::check_concurrency_support(store)?;
         host::release_dropped(store);
-        let dropped = store.0.opaque().components.sched.host.dropped.clone();
+        let dropped = store.components().sched.host.dropped.clone();
         if !calls::is_async_typed(store, func.index) {
             // `call` makes the group of a synchronous call itself.
             let mut out = vec![Val::Bool(false); results];
@@ -110,7 +110,7 @@ impl PendingCall {
         if results != expected {
             crate::bail!("expected {expected} results, got {results}");
         }
-        if !store.0.opaque().components.flags(f.options.flags)?.may_enter {
+        if !store.components().flags(f.options.flags)?.may_enter {
             return Err(trap("cannot enter component instance"));
         }
         let group = super::hooks::start(store)?;
@@ -144,7 +144,7 @@ impl PendingCall {
                 Ok::<_, crate::Error>(match calls::poll_host_call(&mut store, task, cx.waker()) {
                     Poll::Pending => Poll::Pending,
                     Poll::Ready(r) => {
-                        let released = store.0.opaque_mut().components.tasks.release(task).map_err(trap);
+                        let released = store.components_mut().tasks.release(task).map_err(trap);
                         calls::collect(&mut store);
                         let finished = match group {
                             Some(g) => super::hooks::finish(&mut store, g),

@@ -3,6 +3,10 @@
 //! function runs on a fiber, its caller gets a subtask (an `async` lower)
 //! or waits for it (a synchronous lower, or the host).
 
+// Import loop kept on purpose: the files of `concurrent/` are one event
+// loop split by size (threads in sched.rs, tasks in calls.rs, host tasks in
+// host.rs, built-ins and copies); a resumed thread runs calls that wait in
+// the loop, so each part calls the others.
 use super::sched::{self, Running};
 use crate::component::call::{
     core_to_flat, lift_args_from_core, lift_async_args, lift_call_results, lifted_func, lower_call_args,
@@ -74,16 +78,14 @@ pub(crate) fn task_instance<T>(
     store: &StoreContextMut<'_, T>,
     flags: ComponentInstanceRef,
 ) -> crate::Result<InstanceId> {
-    store.0.opaque().components.task_table(flags)
+    store.components().task_table(flags)
 }
 
 /// Whether the lifted function at store index `index` has an `async` type
 /// (its task runs on a fiber and may block).
 pub(crate) fn is_async_typed<T>(store: &StoreContextMut<'_, T>, index: u32) -> bool {
     store
-        .0
-        .opaque()
-        .components
+        .components()
         .funcs
         .get(index as usize)
         .and_then(|f| f.types.func(f.ty).map(|t| t.is_async))
@@ -92,7 +94,7 @@ pub(crate) fn is_async_typed<T>(store: &StoreContextMut<'_, T>, index: u32) -> b
 
 /// The values `task` returned, taken for its caller.
 fn take_result<T>(store: &mut StoreContextMut<'_, T>, task: EntryId) -> Option<Vec<Val>> {
-    let data = store.0.opaque_mut().components.sched.task_data.get_mut(&task)?;
+    let data = store.components_mut().sched.task_data.get_mut(&task)?;
     data.result.take()
 }
 
@@ -108,7 +110,7 @@ pub(crate) fn route_trap<T>(store: &mut StoreContextMut<'_, T>, task: EntryId, e
 
 /// [`route_trap`]; whether the root call took the error (it had none).
 fn route<T>(store: &mut StoreContextMut<'_, T>, task: EntryId, e: crate::Error) -> bool {
-    let data = &mut store.0.opaque_mut().components.sched.task_data;
+    let data = &mut store.components_mut().sched.task_data;
     let mut root = task;
     for _ in 0..data.len() {
         match data.get(&root).and_then(|d| d.parent) {
@@ -133,7 +135,7 @@ fn route<T>(store: &mut StoreContextMut<'_, T>, task: EntryId, e: crate::Error) 
 /// instance that trapped (or that nothing running holds unenterable), not
 /// resolved. Whether any call was failed.
 pub(crate) fn fail_stranded<T>(store: &mut StoreContextMut<'_, T>) -> bool {
-    let components = &store.0.opaque().components;
+    let components = store.components();
     let top = components.sched.running.is_empty();
     let mut stranded: Vec<EntryId> = components
         .sched
@@ -161,7 +163,7 @@ pub(crate) fn fail_stranded<T>(store: &mut StoreContextMut<'_, T>) -> bool {
 
 /// The running task and its guest callers' tasks, innermost first.
 pub(crate) fn call_stack<T>(store: &StoreContextMut<'_, T>) -> Vec<EntryId> {
-    let sched = &store.0.opaque().components.sched;
+    let sched = &store.components().sched;
     let mut out = Vec::new();
     let mut next = sched.current().map(|r| r.task);
     while let Some(task) = next {
@@ -177,7 +179,7 @@ pub(crate) fn call_stack<T>(store: &StoreContextMut<'_, T>) -> Vec<EntryId> {
 /// Forgets the facade's data of tasks the table freed (before their ids
 /// are given out again: `new_task` calls this first).
 pub(crate) fn collect<T>(store: &mut StoreContextMut<'_, T>) {
-    let components = &mut store.0.opaque_mut().components;
+    let components = store.components_mut();
     for task in components.tasks.take_freed_tasks() {
         components.sched.task_data.remove(&task);
     }
@@ -189,7 +191,7 @@ pub(crate) fn collect<T>(store: &mut StoreContextMut<'_, T>) {
 /// back to when the call ends.
 pub(crate) fn enter_task<T>(store: &mut StoreContextMut<'_, T>, func: u32) -> crate::Result<usize> {
     let (task, thread) = new_task(store, func, false, Caller::Host(None), None)?;
-    let components = &mut store.0.opaque_mut().components;
+    let components = store.components_mut();
     components.tasks.set_running(thread, true).map_err(trap)?;
     let depth = components.sched.running.len();
     components.sched.running.push(Running { thread, task, func });
@@ -210,14 +212,14 @@ fn new_task<T>(
     let (group, parent) = match caller {
         Caller::Guest(_) => (
             super::hooks::current_group(store),
-            store.0.opaque().components.sched.current().map(|r| r.task),
+            store.components().sched.current().map(|r| r.task),
         ),
         Caller::Host(_) => (None, None),
     };
     let f = lifted_func(store, func)?;
     let inst = task_instance(store, f.options.flags)?;
     collect(store);
-    let components = &mut store.0.opaque_mut().components;
+    let components = store.components_mut();
     let tasks = &mut components.tasks;
     let task = tasks
         .new_task(
@@ -247,7 +249,7 @@ fn new_task<T>(
 /// Ends the task [`enter_task`] started at `depth`, and any above it that a
 /// call unwound by a panic left behind.
 pub(crate) fn exit_task<T>(store: &mut StoreContextMut<'_, T>, depth: usize) -> crate::Result<()> {
-    let components = &mut store.0.opaque_mut().components;
+    let components = store.components_mut();
     while components.sched.running.len() > depth {
         let Some(run) = components.sched.running.pop() else {
             break;
@@ -268,7 +270,7 @@ pub(crate) fn exit_task<T>(store: &mut StoreContextMut<'_, T>, depth: usize) -> 
 
 /// Ends the innermost task (that of a fused adapter's call).
 pub(crate) fn exit_innermost_task<T>(store: &mut StoreContextMut<'_, T>) -> crate::Result<()> {
-    let depth = store.0.opaque().components.sched.running.len().saturating_sub(1);
+    let depth = store.components().sched.running.len().saturating_sub(1);
     exit_task(store, depth)
 }
 
@@ -287,7 +289,7 @@ pub(crate) fn call_async_typed<T: 'static>(
     // reference is given back.
     let driven = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         sched::run_until(store, |s| {
-            let components = &s.0.opaque().components;
+            let components = &s.components();
             components.tasks.task(task).is_ok_and(|t| t.resolved())
                 || components.sched.task_data.get(&task).is_some_and(|d| d.error.is_some())
         })
@@ -295,23 +297,23 @@ pub(crate) fn call_async_typed<T: 'static>(
     let driven = match driven {
         Ok(driven) => driven,
         Err(panic) => {
-            if let Some(d) = store.0.opaque_mut().components.sched.task_data.get_mut(&task) {
+            if let Some(d) = store.components_mut().sched.task_data.get_mut(&task) {
                 d.abandoned = true;
             }
-            let _ = store.0.opaque_mut().components.tasks.release(task);
+            let _ = store.components_mut().tasks.release(task);
             collect(store);
             std::panic::resume_unwind(panic)
         }
     };
     let result = take_result(store, task);
-    let error = match store.0.opaque_mut().components.sched.task_data.get_mut(&task) {
+    let error = match store.components_mut().sched.task_data.get_mut(&task) {
         Some(d) => {
             d.abandoned = true;
             d.error.take()
         }
         None => None,
     };
-    let released = store.0.opaque_mut().components.tasks.release(task).map_err(trap);
+    let released = store.components_mut().tasks.release(task).map_err(trap);
     collect(store);
     driven?;
     if let Some(e) = error {
@@ -347,7 +349,7 @@ pub(crate) fn poll_host_call<T>(
     task: EntryId,
     waker: &std::task::Waker,
 ) -> std::task::Poll<crate::Result<Option<Vec<Val>>>> {
-    let components = &mut store.0.opaque_mut().components;
+    let components = store.components_mut();
     if let Some(d) = components.sched.task_data.get_mut(&task) {
         if let Some(e) = d.error.take() {
             // The host has its answer: nothing more goes to it.
@@ -384,7 +386,7 @@ fn start_task<T: 'static>(
 ) -> crate::Result<EntryId> {
     let (task, thread) = new_task(store, index, true, caller, subtask)?;
     if group.is_some() {
-        if let Some(d) = store.0.opaque_mut().components.sched.task_data.get_mut(&task) {
+        if let Some(d) = store.components_mut().sched.task_data.get_mut(&task) {
             d.group = group;
         }
     }
@@ -399,7 +401,7 @@ fn start_task<T: 'static>(
     }
     if let Err(e) = sched::resume(store, thread, false) {
         // The caller never gets the task: give its reference back.
-        let _ = store.0.opaque_mut().components.tasks.release(task);
+        let _ = store.components_mut().tasks.release(task);
         collect(store);
         return Err(e);
     }
@@ -416,13 +418,7 @@ pub(crate) fn new_thread<T: 'static>(
     arg: u32,
     at: ComponentInstanceRef,
 ) -> crate::Result<ThreadId> {
-    let thread = store
-        .0
-        .opaque_mut()
-        .components
-        .tasks
-        .new_thread(task, false)
-        .map_err(trap)?;
+    let thread = store.components_mut().tasks.new_thread(task, false).map_err(trap)?;
     let spawned = sched::spawn(store, thread, move |store| {
         let called = func.call(&mut *store, &[crate::Val::I32(arg as i32)], &mut []);
         let called = trap_on_throw(store, called);
@@ -440,16 +436,10 @@ pub(crate) fn new_thread<T: 'static>(
 /// Removes a thread that returned (trapping if it was its task's last and
 /// the task did not resolve).
 fn exit_thread<T>(store: &mut StoreContextMut<'_, T>, thread: ThreadId) -> crate::Result<()> {
-    let r = store
-        .0
-        .opaque_mut()
-        .components
-        .tasks
-        .exit_thread(thread)
-        .map_err(|e| match e {
-            TaskError::Trap(_) => trap("async-lifted export failed to produce a result"),
-            e => trap(e),
-        });
+    let r = store.components_mut().tasks.exit_thread(thread).map_err(|e| match e {
+        TaskError::Trap(_) => trap("async-lifted export failed to produce a result"),
+        e => trap(e),
+    });
     collect(store);
     r
 }
@@ -462,29 +452,23 @@ fn implicit_thread<T: 'static>(
     thread: ThreadId,
 ) -> crate::Result<()> {
     // Backpressure.
-    let tasks = &mut store.0.opaque_mut().components.tasks;
+    let tasks = &mut store.components_mut().tasks;
     if tasks.must_wait_to_enter(task).map_err(trap)? {
         tasks.set_waiting_to_enter(task, true).map_err(trap)?;
         let cancelled = sched::wait_until(store, WaitFor::Enter, true);
-        let tasks = &mut store.0.opaque_mut().components.tasks;
+        let tasks = &mut store.components_mut().tasks;
         tasks.set_waiting_to_enter(task, false).map_err(trap)?;
         if cancelled? {
-            store
-                .0
-                .opaque_mut()
-                .components
-                .tasks
-                .cancel_unstarted(task)
-                .map_err(trap)?;
+            store.components_mut().tasks.cancel_unstarted(task).map_err(trap)?;
             return Ok(());
         }
     }
-    let tasks = &mut store.0.opaque_mut().components.tasks;
+    let tasks = &mut store.components_mut().tasks;
     tasks.take_exclusive(task).map_err(trap)?;
     let f = lifted_func(store, index)?;
     let args = on_start(store, task)?;
     let scope = enter_call(store);
-    if let Some(d) = store.0.opaque_mut().components.sched.task_data.get_mut(&task) {
+    if let Some(d) = store.components_mut().sched.task_data.get_mut(&task) {
         d.scope = Some(scope);
     }
     let r = run_core(store, &f, task, thread, &args, scope);
@@ -520,7 +504,7 @@ fn run_core<T: 'static>(
         if code == CALLBACK_EXIT {
             break;
         }
-        let tasks = &mut store.0.opaque_mut().components.tasks;
+        let tasks = &mut store.components_mut().tasks;
         tasks.release_exclusive(thread).map_err(trap)?;
         let event = match code {
             CALLBACK_YIELD => {
@@ -536,13 +520,7 @@ fn run_core<T: 'static>(
             }
             _ => return poison(store, f.options.flags, trap("unsupported callback code")),
         };
-        store
-            .0
-            .opaque_mut()
-            .components
-            .tasks
-            .set_exclusive(thread)
-            .map_err(trap)?;
+        store.components_mut().tasks.set_exclusive(thread).map_err(trap)?;
         let args = [event.code, event.index, event.payload].map(|v| crate::Val::I32(v as i32));
         let mut out = [crate::Val::I32(0)];
         let called = callback.call(&mut *store, &args, &mut out);
@@ -575,7 +553,7 @@ fn poison<T>(store: &mut StoreContextMut<'_, T>, flags: ComponentInstanceRef, e:
 /// caller's memory, its handles moved out of the caller's instance); the
 /// caller's subtask is told the task started.
 fn on_start<T: 'static>(store: &mut StoreContextMut<'_, T>, task: EntryId) -> crate::Result<Vec<Val>> {
-    let components = &mut store.0.opaque_mut().components;
+    let components = store.components_mut();
     components.tasks.task_start(task).map_err(trap)?;
     let Some(data) = components.sched.task_data.get_mut(&task) else {
         crate::bail!("internal error: task data not found");
@@ -607,33 +585,17 @@ pub(crate) fn resolve<T: 'static>(
     task: EntryId,
     result: Option<Vec<Val>>,
 ) -> crate::Result<()> {
-    let tasks = &mut store.0.opaque_mut().components.tasks;
+    let tasks = &mut store.components_mut().tasks;
     if tasks.task(task).map_err(trap)?.resolved() {
         return Err(trap(
             "`task.return` or `task.cancel` called more than once for current task",
         ));
     }
     // The callee gives back every borrow it was lent before it returns.
-    if let Some(scope) = store
-        .0
-        .opaque()
-        .components
-        .sched
-        .task_data
-        .get(&task)
-        .and_then(|d| d.scope)
-    {
+    if let Some(scope) = store.components().sched.task_data.get(&task).and_then(|d| d.scope) {
         crate::component::call::check_borrows_returned(store, scope)?;
     }
-    let guest = match store
-        .0
-        .opaque()
-        .components
-        .sched
-        .task_data
-        .get(&task)
-        .map(|d| &d.caller)
-    {
+    let guest = match store.components().sched.task_data.get(&task).map(|d| &d.caller) {
         Some(Caller::Guest(g)) if g.options.is_async => {
             Some((g.types.clone(), g.ty, g.options.clone(), g.params.clone()))
         }
@@ -654,13 +616,13 @@ pub(crate) fn resolve<T: 'static>(
             store_results_at(store, &types, fty, &options, ptr, vals)?;
         }
     }
-    let tasks = &mut store.0.opaque_mut().components.tasks;
+    let tasks = &mut store.components_mut().tasks;
     match &result {
         Some(_) => tasks.task_return(task),
         None => tasks.task_cancel(task),
     }
     .map_err(trap)?;
-    if let Some(d) = store.0.opaque_mut().components.sched.task_data.get_mut(&task) {
+    if let Some(d) = store.components_mut().sched.task_data.get_mut(&task) {
         d.result = result;
         if let Some(w) = d.waker.take() {
             w.wake();
@@ -693,11 +655,11 @@ pub(crate) fn call_lowered<T: 'static>(
         // A synchronous call of an `async` function may block.
         sched::check_may_call_blocking(store)?;
     }
-    if f.options.flags == options.flags || !store.0.opaque().components.flags(f.options.flags)?.may_enter {
+    if f.options.flags == options.flags || !store.components().flags(f.options.flags)?.may_enter {
         return Err(trap("cannot enter component instance"));
     }
     let caller_inst = task_instance(store, options.flags)?;
-    let subtask = store.0.opaque_mut().components.tasks.new_subtask();
+    let subtask = store.components_mut().tasks.new_subtask();
     let guest = GuestCaller {
         types: types.clone(),
         ty,
@@ -708,12 +670,12 @@ pub(crate) fn call_lowered<T: 'static>(
     let task = match start_task(store, callee, Caller::Guest(Box::new(guest)), Some(subtask), None) {
         Ok(t) => t,
         Err(e) => {
-            let _ = store.0.opaque_mut().components.tasks.release(subtask);
+            let _ = store.components_mut().tasks.release(subtask);
             collect(store);
             return Err(e);
         }
     };
-    let tasks = &mut store.0.opaque_mut().components.tasks;
+    let tasks = &mut store.components_mut().tasks;
     let linked = tasks.set_subtask_callee(subtask, task);
     let released = tasks.release(task);
     linked.and(released).map_err(trap)?;
@@ -741,10 +703,10 @@ pub(crate) fn call_lowered<T: 'static>(
     } else {
         sched::wait_until(store, WaitFor::Resolved(subtask), false)
     };
-    let tasks = &mut store.0.opaque_mut().components.tasks;
+    let tasks = &mut store.components_mut().tasks;
     let _ = tasks.deliver_resolve(subtask);
     let out = take_result(store, task);
-    let released = store.0.opaque_mut().components.tasks.release(subtask).map_err(trap);
+    let released = store.components_mut().tasks.release(subtask).map_err(trap);
     collect(store);
     waited?;
     released?;

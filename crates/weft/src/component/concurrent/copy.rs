@@ -4,6 +4,10 @@
 //! side's options (`ReadableBufferGuestImpl.read`,
 //! `WritableBufferGuestImpl.write`).
 
+// Import loop kept on purpose: the files of `concurrent/` are one event
+// loop split by size (threads in sched.rs, tasks in calls.rs, host tasks in
+// host.rs, built-ins and copies); a resumed thread runs calls that wait in
+// the loop, so each part calls the others.
 use super::builtins::{wait_for_event, BLOCKED};
 use crate::component::call::lowering;
 use crate::component::handles::{lift_resources, lower_resources};
@@ -67,7 +71,7 @@ pub(crate) fn register<T>(
     ty: InterfaceType,
     options: Options,
 ) -> crate::Result<u32> {
-    let cxs = &mut store.0.opaque_mut().components.sched.copy_cx;
+    let cxs = &mut store.components_mut().sched.copy_cx;
     cxs.push(CopyCx {
         types: types.clone(),
         elem: element(types, ty),
@@ -86,7 +90,7 @@ pub(crate) fn start<T: 'static>(
     is_async: bool,
     req: CopyRequest,
 ) -> crate::Result<u32> {
-    let Some(cx) = store.0.opaque().components.sched.copy_cx.get(req.cx as usize).cloned() else {
+    let Some(cx) = store.components().sched.copy_cx.get(req.cx as usize).cloned() else {
         crate::bail!("internal error: unknown copy context");
     };
     let elem_size = cx.elem.map_or(0, |t| size_of(&cx.types, t));
@@ -113,7 +117,7 @@ pub(crate) fn start<T: 'static>(
         progress: 0,
         elem_size,
     };
-    let tasks = &mut store.0.opaque_mut().components.tasks;
+    let tasks = &mut store.components_mut().tasks;
     let started = tasks.copy(inst, index, kind, ty, is_async, buffer).map_err(trap)?;
     if let Some(t) = started.transfer {
         transfer(store, t)?;
@@ -131,7 +135,7 @@ pub(crate) fn cancel<T: 'static>(
     ty: u32,
     is_async: bool,
 ) -> crate::Result<u32> {
-    let tasks = &mut store.0.opaque_mut().components.tasks;
+    let tasks = &mut store.components_mut().tasks;
     let end = tasks.cancel_copy(inst, index, kind, ty, is_async).map_err(trap)?;
     finish(store, end, is_async)
 }
@@ -143,13 +147,13 @@ fn finish<T: 'static>(
     end: weft_tasks::EntryId,
     is_async: bool,
 ) -> crate::Result<u32> {
-    if !store.0.opaque().components.tasks.has_pending_event(end) {
+    if !store.components().tasks.has_pending_event(end) {
         if is_async {
             return Ok(BLOCKED);
         }
         wait_for_event(store, end)?;
     }
-    let event = store.0.opaque_mut().components.tasks.take_event(end).map_err(trap)?;
+    let event = store.components_mut().tasks.take_event(end).map_err(trap)?;
     Ok(event.payload)
 }
 
@@ -161,7 +165,7 @@ fn transfer<T: 'static>(store: &mut StoreContextMut<'_, T>, t: weft_tasks::Trans
 
 /// The copy context `cx`.
 fn copy_cx<T>(store: &StoreContextMut<'_, T>, cx: u32) -> crate::Result<CopyCx> {
-    match store.0.opaque().components.sched.copy_cx.get(cx as usize) {
+    match store.components().sched.copy_cx.get(cx as usize) {
         Some(c) => Ok(c.clone()),
         None => crate::bail!("internal error: unknown copy context"),
     }

@@ -57,7 +57,7 @@ impl<T: 'static> Store<T> {
 }
 
 fn hooks<'a, T>(store: &'a mut StoreContextMut<'_, T>) -> &'a mut Hooks {
-    &mut store.0.opaque_mut().components.sched.hooks
+    &mut store.components_mut().sched.hooks
 }
 
 /// Starts a group for a call from the host, when a hook is installed.
@@ -123,20 +123,13 @@ pub(crate) fn around_call<T, R>(
 
 /// The group of `task`, if it has one.
 pub(crate) fn group_of<T>(store: &StoreContextMut<'_, T>, task: EntryId) -> Option<TaskGroupId> {
-    store
-        .0
-        .opaque()
-        .components
-        .sched
-        .task_data
-        .get(&task)
-        .and_then(|d| d.group)
+    store.components().sched.task_data.get(&task).and_then(|d| d.group)
 }
 
 /// The group of the task running now (new subtasks and host calls join
 /// it).
 pub(crate) fn current_group<T>(store: &StoreContextMut<'_, T>) -> Option<TaskGroupId> {
-    let sched = &store.0.opaque().components.sched;
+    let sched = &store.components().sched;
     let cur = sched.current()?;
     sched.task_data.get(&cur.task).and_then(|d| d.group)
 }
@@ -145,13 +138,11 @@ pub(crate) fn current_group<T>(store: &StoreContextMut<'_, T>) -> Option<TaskGro
 /// entered again, so its threads are not run again.
 pub(crate) fn abort<T>(store: &mut StoreContextMut<'_, T>, task: EntryId, e: crate::Error) -> crate::Error {
     let flags = store
-        .0
-        .opaque()
-        .components
+        .components()
         .sched
         .task_data
         .get(&task)
-        .and_then(|d| store.0.opaque().components.funcs.get(d.func as usize))
+        .and_then(|d| store.components().funcs.get(d.func as usize))
         .map(|f| f.options.flags);
     if let Some(flags) = flags {
         let _ = crate::component::call::poison_instance(store, flags);

@@ -11,6 +11,10 @@
 //! One turn of the loop ([`step`]) runs every guest thread that is ready
 //! and polls every host task that was woken.
 
+// Import loop kept on purpose: the files of `concurrent/` are one event
+// loop split by size (threads in sched.rs, tasks in calls.rs, host tasks in
+// host.rs, built-ins and copies); a resumed thread runs calls that wait in
+// the loop, so each part calls the others.
 use super::accessor::{Accessor, AccessorTask, HasData, JoinHandle, JoinState};
 use super::sched;
 use crate::component::call::{lift_args_from_core, lift_async_args, lower_results_to_core, store_results_at};
@@ -192,7 +196,7 @@ impl Wake for Unpark {
 }
 
 fn host<'a, T>(store: &'a mut StoreContextMut<'_, T>) -> &'a mut HostTasks {
-    &mut store.0.opaque_mut().components.sched.host
+    &mut store.components_mut().sched.host
 }
 
 /// Fails unless the engine allows the concurrent API.
@@ -301,7 +305,7 @@ fn poll_task<T: 'static>(store: &mut StoreContextMut<'_, T>, id: u64) -> crate::
             drop(future);
             let task = host(store).tasks.remove(&id);
             if let Some(HostKind::Call(call)) = task.map(|t| t.kind) {
-                let _ = store.0.opaque_mut().components.tasks.release(call.subtask);
+                let _ = store.components_mut().tasks.release(call.subtask);
             }
             return Err(e.context("a task group hook failed: the group is aborted"));
         }
@@ -315,7 +319,7 @@ fn poll_task<T: 'static>(store: &mut StoreContextMut<'_, T>, id: u64) -> crate::
             drop(future);
             let task = host(store).tasks.remove(&id);
             if let Some(HostKind::Call(call)) = task.map(|t| t.kind) {
-                let _ = store.0.opaque_mut().components.tasks.release(call.subtask);
+                let _ = store.components_mut().tasks.release(call.subtask);
             }
             return Err(e.context("a task group hook failed: the group is aborted"));
         }
@@ -370,7 +374,7 @@ fn end_task<T: 'static>(
             Ok(())
         }
     };
-    let tasks = &mut store.0.opaque_mut().components.tasks;
+    let tasks = &mut store.components_mut().tasks;
     let Err(e) = outcome else {
         let resolved = tasks.resolve_subtask(subtask, SubtaskStatus::Returned);
         let released = tasks.release(subtask);
@@ -423,7 +427,7 @@ pub(crate) fn cancel_call<T>(store: &mut StoreContextMut<'_, T>, subtask: EntryI
         return Ok(false);
     }
     drop(host.tasks.remove(&id));
-    let tasks = &mut store.0.opaque_mut().components.tasks;
+    let tasks = &mut store.components_mut().tasks;
     let resolved = tasks.resolve_subtask(subtask, SubtaskStatus::CancelledBeforeReturned);
     let released = tasks.release(subtask);
     resolved.and(released).map_err(trap)?;
@@ -470,7 +474,7 @@ pub(crate) fn call_host<T: 'static>(
     lift_resources(store, types, &param_tys, &mut args, options.flags, scope)?;
     let future = func(store, args, usize::from(fty.result.is_some()))?;
     let caller_inst = super::calls::task_instance(store, options.flags)?;
-    let tasks = &mut store.0.opaque_mut().components.tasks;
+    let tasks = &mut store.components_mut().tasks;
     let subtask = tasks.new_subtask();
     tasks.resolve_subtask(subtask, SubtaskStatus::Started).map_err(trap)?;
     // The caller's own reference while it looks at the subtask.
@@ -482,13 +486,7 @@ pub(crate) fn call_host<T: 'static>(
         retptr,
     });
     let group = super::hooks::current_group(store);
-    let caller = store
-        .0
-        .opaque()
-        .components
-        .sched
-        .current()
-        .map(|r| (r.task, options.flags));
+    let caller = store.components().sched.current().map(|r| (r.task, options.flags));
     let call = HostCall {
         subtask,
         group,
@@ -499,7 +497,7 @@ pub(crate) fn call_host<T: 'static>(
     let polled = poll_task(store, id);
     let r = polled.and_then(|_| finish_host_call(store, types, fty, options, caller_inst, subtask, params, results));
     let _ = host(store).finished.remove(&subtask);
-    let released = store.0.opaque_mut().components.tasks.release(subtask).map_err(trap);
+    let released = store.components_mut().tasks.release(subtask).map_err(trap);
     r.and(released)
 }
 
@@ -518,7 +516,7 @@ fn finish_host_call<T: 'static>(
     params: &[crate::Val],
     results: &mut [crate::Val],
 ) -> crate::Result<()> {
-    let tasks = &mut store.0.opaque_mut().components.tasks;
+    let tasks = &mut store.components_mut().tasks;
     let status = tasks.subtask_state(subtask).map_err(trap)?.status;
     if options.is_async {
         let code = if status.resolved() {
@@ -536,7 +534,7 @@ fn finish_host_call<T: 'static>(
     if !status.resolved() {
         sched::wait_until(store, WaitFor::Resolved(subtask), false)?;
     }
-    let tasks = &mut store.0.opaque_mut().components.tasks;
+    let tasks = &mut store.components_mut().tasks;
     let _ = tasks.deliver_resolve(subtask);
     let mut out = match host(store).finished.remove(&subtask) {
         Some(r) => r?,
@@ -559,7 +557,7 @@ pub(crate) fn release_dropped<T: 'static>(store: &mut StoreContextMut<'_, T>) {
     if dropped.is_empty() {
         return;
     }
-    let components = &mut store.0.opaque_mut().components;
+    let components = store.components_mut();
     for task in dropped {
         if let Some(d) = components.sched.task_data.get_mut(&task) {
             d.abandoned = true;
@@ -574,7 +572,7 @@ pub(crate) fn release_dropped<T: 'static>(store: &mut StoreContextMut<'_, T>) {
 /// happened.
 pub(crate) fn step<T: 'static>(store: &mut StoreContextMut<'_, T>) -> crate::Result<bool> {
     release_dropped(store);
-    if std::mem::take(&mut store.0.opaque_mut().components.newly_trapped) && super::calls::fail_stranded(store) {
+    if std::mem::take(&mut store.components_mut().newly_trapped) && super::calls::fail_stranded(store) {
         return Ok(true);
     }
     if sched::schedule(store).is_some() {
@@ -584,7 +582,7 @@ pub(crate) fn step<T: 'static>(store: &mut StoreContextMut<'_, T>) -> crate::Res
     while let Some(t) = sched::next_runnable(store) {
         resume_routed(store, t)?;
         progress = true;
-        if store.0.opaque().components.sched.yielded {
+        if store.components().sched.yielded {
             // The executor's turn first.
             break;
         }
@@ -599,7 +597,7 @@ pub(crate) fn step<T: 'static>(store: &mut StoreContextMut<'_, T>) -> crate::Res
 /// host's call that led to the thread's task, if one waits for it, and
 /// ends the loop otherwise.
 fn resume_routed<T: 'static>(store: &mut StoreContextMut<'_, T>, t: weft_tasks::ThreadId) -> crate::Result<()> {
-    let task = store.0.opaque().components.tasks.thread(t).map(|s| s.task);
+    let task = store.components().tasks.thread(t).map(|s| s.task);
     match (sched::resume(store, t, false), task) {
         (Ok(()), _) => Ok(()),
         (Err(e), Ok(task)) if crate::component::is_trap(&e) => super::calls::route_trap(store, task, e),
@@ -626,7 +624,7 @@ fn step_seeded<T: 'static>(store: &mut StoreContextMut<'_, T>) -> crate::Result<
         match (threads, k) {
             (Some(t), 0) => {
                 resume_routed(store, t)?;
-                if store.0.opaque().components.sched.yielded {
+                if store.components().sched.yielded {
                     // The executor's turn first (the woken host tasks stay
                     // woken).
                     let queue = host(store).queue.clone();
@@ -732,7 +730,7 @@ fn drive<T: 'static, R>(
             }
             match step(&mut store) {
                 // A thread yielded: the executor gets a turn.
-                Ok(true) if std::mem::take(&mut store.0.opaque_mut().components.sched.yielded) => break,
+                Ok(true) if std::mem::take(&mut store.components_mut().sched.yielded) => break,
                 Ok(true) => continue,
                 Ok(false) => return Poll::Pending,
                 Err(e) => return Poll::Ready(Err(e)),

@@ -16,6 +16,10 @@
 //!   turn of the event loop) and runs as a host task whose future only
 //!   polls it ([`shim`]); a guest's copy on the other end wakes it.
 
+// Import loop kept on purpose: the files of `concurrent/` are one event
+// loop split by size (threads in sched.rs, tasks in calls.rs, host tasks in
+// host.rs, built-ins and copies); a resumed thread runs calls that wait in
+// the loop, so each part calls the others.
 use super::host::{self, HostFuture};
 use crate::component::async_values::HostHold;
 use crate::component::store::ComponentStore;
@@ -135,7 +139,7 @@ pub(crate) fn hold_new_end(components: &mut ComponentStore, id: EntryId) {
 
 /// Whether a driver of the host drives the other end of `end`.
 pub(crate) fn peer_is_driven<T>(store: &StoreContextMut<'_, T>, end: EntryId) -> bool {
-    let components = &store.0.opaque().components;
+    let components = store.components();
     let Ok(shared) = components.tasks.end_shared(end) else {
         return false;
     };
@@ -172,7 +176,7 @@ pub(crate) fn moved(components: &mut ComponentStore, id: EntryId) {
 /// end's copy finishes `DROPPED`, and a driver of the other end ends), an
 /// error context released.
 pub(crate) fn release<T: 'static>(store: &mut StoreContextMut<'_, T>, id: EntryId) -> crate::Result<()> {
-    let components = &mut store.0.opaque_mut().components;
+    let components = store.components_mut();
     components.host_streams.unhold(id);
     let tasks = &mut components.tasks;
     let shared = tasks.is_end(id).then(|| tasks.end_shared(id).ok()).flatten();
@@ -189,7 +193,7 @@ pub(crate) fn release<T: 'static>(store: &mut StoreContextMut<'_, T>, id: EntryI
 /// Releases the references of holds dropped since the store last ran.
 pub(crate) fn release_dropped<T: 'static>(store: &mut StoreContextMut<'_, T>) {
     loop {
-        let dropped = std::mem::take(&mut *lock(&store.0.opaque().components.host_streams.queue));
+        let dropped = std::mem::take(&mut *lock(&store.components().host_streams.queue));
         if dropped.is_empty() {
             return;
         }
@@ -208,9 +212,7 @@ pub(crate) fn start_driver<T: 'static>(
     driver: BoxedDriver<T>,
 ) -> crate::Result<()> {
     let started = store
-        .0
-        .opaque()
-        .components
+        .components()
         .tasks
         .end_shared(end)
         .map_err(trap)
@@ -222,7 +224,7 @@ pub(crate) fn start_driver<T: 'static>(
             return Err(e);
         }
     };
-    let hs = &mut store.0.opaque_mut().components.host_streams;
+    let hs = &mut store.components_mut().host_streams;
     hs.drivers.insert(
         end,
         DriverSlot {
@@ -253,7 +255,7 @@ fn poll_driver<T: 'static>(
     end: EntryId,
     cx: &mut Context<'_>,
 ) -> Poll<crate::Result<Vec<crate::component::Val>>> {
-    let hs = &mut store.0.opaque_mut().components.host_streams;
+    let hs = &mut store.components_mut().host_streams;
     let Some(slot) = hs.drivers.get_mut(&end) else {
         // Ended from outside (its other end was dropped).
         return Poll::Ready(Ok(Vec::new()));
@@ -275,7 +277,7 @@ fn poll_driver<T: 'static>(
     }));
     match polled {
         Ok(Poll::Pending) => {
-            if let Some(slot) = store.0.opaque_mut().components.host_streams.drivers.get_mut(&end) {
+            if let Some(slot) = store.components_mut().host_streams.drivers.get_mut(&end) {
                 slot.state = Some(driver);
             }
             Poll::Pending
@@ -298,14 +300,14 @@ use crate::AsContextMut as _;
 /// Ends the driver of `end` (its state dropped already): its end is
 /// dropped.
 fn finish<T: 'static>(store: &mut StoreContextMut<'_, T>, end: EntryId) -> crate::Result<()> {
-    store.0.opaque_mut().components.host_streams.drivers.remove(&end);
+    store.components_mut().host_streams.drivers.remove(&end);
     release(store, end)
 }
 
 /// An end of the stream or future `shared` was dropped: the drivers of the
 /// other end end now (or, while one is being polled, when it next looks).
 pub(crate) fn peer_dropped<T: 'static>(store: &mut StoreContextMut<'_, T>, shared: EntryId) -> crate::Result<()> {
-    let hs = &mut store.0.opaque_mut().components.host_streams;
+    let hs = &mut store.components_mut().host_streams;
     if hs.drivers.is_empty() {
         return Ok(());
     }
@@ -317,7 +319,7 @@ pub(crate) fn peer_dropped<T: 'static>(store: &mut StoreContextMut<'_, T>, share
         .collect();
     let mut result = Ok(());
     for end in ends {
-        let hs = &mut store.0.opaque_mut().components.host_streams;
+        let hs = &mut store.components_mut().host_streams;
         let Some(slot) = hs.drivers.get_mut(&end) else {
             continue;
         };
@@ -339,7 +341,7 @@ pub(crate) fn peer_dropped<T: 'static>(store: &mut StoreContextMut<'_, T>, share
 /// A copy started on `end`, a guest's end: wakes the driver of the other
 /// end, if the host drives it.
 pub(crate) fn copy_started<T>(store: &mut StoreContextMut<'_, T>, end: EntryId) {
-    let components = &store.0.opaque().components;
+    let components = store.components();
     if components.host_streams.drivers.is_empty() {
         return;
     }
@@ -362,7 +364,7 @@ pub(crate) fn driven_shared<T>(
     inst: weft_tasks::InstanceId,
     index: u32,
 ) -> Option<EntryId> {
-    let components = &store.0.opaque().components;
+    let components = store.components();
     if components.host_streams.drivers.is_empty() {
         return None;
     }
@@ -377,12 +379,12 @@ pub(crate) fn driven_shared<T>(
 
 /// What the other end of the host end `end` is doing.
 pub(crate) fn peer<T>(store: &StoreContextMut<'_, T>, end: EntryId) -> crate::Result<PeerCopy> {
-    store.0.opaque().components.tasks.host_peer(end).map_err(trap)
+    store.components().tasks.host_peer(end).map_err(trap)
 }
 
 /// Completes the other end's waiting copy after `n` elements moved.
 pub(crate) fn advance<T>(store: &mut StoreContextMut<'_, T>, end: EntryId, n: u32) -> crate::Result<()> {
-    store.0.opaque_mut().components.tasks.host_advance(end, n).map_err(trap)
+    store.components_mut().tasks.host_advance(end, n).map_err(trap)
 }
 
 /// Takes the driver of the other end of `end` out of the store, if the
@@ -393,7 +395,7 @@ pub(crate) fn try_take_peer_producer<T: 'static>(
     end: EntryId,
     ty: TypeId,
 ) -> crate::Result<Option<Box<dyn Any>>> {
-    let components = &mut store.0.opaque_mut().components;
+    let components = store.components_mut();
     let shared = components.tasks.end_shared(end).map_err(trap)?;
     let Some(peer) = components
         .host_streams

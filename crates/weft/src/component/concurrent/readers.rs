@@ -83,7 +83,7 @@ fn new_host_copyable<D: 'static, T: 'static>(
 ) -> crate::Result<Arc<HostHold>> {
     check_concurrency_support(store)?;
     let id = store.0.opaque().id();
-    let components = &mut store.0.opaque_mut().components;
+    let components = store.components_mut();
     let (r, w) = components
         .tasks
         .host_copyable_new(is_stream, HOST_TYPE_TAG, true)

@@ -2,6 +2,10 @@
 //! stack of running threads, waiting, and the loop that drives waiting
 //! threads for the host.
 
+// Import loop kept on purpose: the files of `concurrent/` are one event
+// loop split by size (threads in sched.rs, tasks in calls.rs, host tasks in
+// host.rs, built-ins and copies); a resumed thread runs calls that wait in
+// the loop, so each part calls the others.
 use super::calls::TaskData;
 use crate::component::trap;
 use crate::store::StoreInner;
@@ -90,7 +94,7 @@ impl Schedule {
 /// The store's seeded pick, when the engine has a schedule seed.
 pub(crate) fn schedule<'a, T>(store: &'a mut StoreContextMut<'_, T>) -> Option<&'a mut Schedule> {
     let seed = seed(store)?;
-    let sched = &mut store.0.opaque_mut().components.sched;
+    let sched = &mut store.components_mut().sched;
     Some(sched.schedule.get_or_insert_with(|| Schedule::new(seed)))
 }
 
@@ -140,7 +144,7 @@ impl Sched {
 /// The stack code runs on now: the innermost running thread on a fiber, or
 /// `None` for the host's stack (calls on one stack nest).
 pub(crate) fn current_stack<T>(store: &StoreContextMut<'_, T>) -> Option<u32> {
-    let sched = &store.0.opaque().components.sched;
+    let sched = &store.components().sched;
     sched
         .running
         .iter()
@@ -152,9 +156,7 @@ pub(crate) fn current_stack<T>(store: &StoreContextMut<'_, T>) -> Option<u32> {
 /// The current thread, or a trap naming the built-in `what`.
 pub(crate) fn current<T>(store: &StoreContextMut<'_, T>, what: &str) -> crate::Result<Running> {
     store
-        .0
-        .opaque()
-        .components
+        .components()
         .sched
         .current()
         .ok_or_else(|| trap(format_args!("`{what}` called with no current task")))
@@ -164,7 +166,7 @@ pub(crate) fn current<T>(store: &StoreContextMut<'_, T>, what: &str) -> crate::R
 /// block before it returns, and code running outside any task (a start
 /// function) may not block at all.
 pub(crate) fn check_may_block<T>(store: &StoreContextMut<'_, T>) -> crate::Result<()> {
-    let components = &store.0.opaque().components;
+    let components = store.components();
     let blocked = match components.sched.current() {
         None => true,
         Some(cur) => components
@@ -186,7 +188,7 @@ pub(crate) fn check_may_call_blocking<T>(store: &StoreContextMut<'_, T>) -> crat
     if check_may_block(store).is_ok() {
         return Ok(());
     }
-    let components = &store.0.opaque().components;
+    let components = store.components();
     let sched = &components.sched;
     if let Some(cur) = sched.current() {
         let tasks = &components.tasks;
@@ -232,11 +234,11 @@ pub(crate) fn spawn<T: 'static>(
     let fiber = StoreFiber::<StoreInner<T>>::new(&pool, move |inner, _suspender| {
         let mut store = StoreContextMut(inner);
         if let Err(e) = body(&mut store) {
-            store.0.opaque_mut().components.sched.failure = Some(e);
+            store.components_mut().sched.failure = Some(e);
         }
     })?;
     let suspender = fiber.suspender();
-    store.0.opaque_mut().components.sched.fibers.insert(
+    store.components_mut().sched.fibers.insert(
         thread,
         ThreadFiber {
             fiber: Some(Box::new(fiber)),
@@ -259,29 +261,22 @@ pub(crate) fn resume<T: 'static>(
 ) -> crate::Result<()> {
     let mut next = Some((thread, cancelled));
     while let Some((thread, cancelled)) = next.take() {
-        if !store.0.opaque().components.sched.has_fiber(thread) {
+        if !store.components().sched.has_fiber(thread) {
             // A thread on a caller's stack, blocked below: it goes on when
             // control gets back to it.
-            let tasks = &mut store.0.opaque_mut().components.tasks;
+            let tasks = &mut store.components_mut().tasks;
             tasks.stop_waiting(thread).map_err(trap)?;
             tasks.set_running(thread, true).map_err(trap)?;
             break;
         }
         resume_one(store, thread, cancelled)?;
-        next = store
-            .0
-            .opaque_mut()
-            .components
-            .sched
-            .switch_to
-            .take()
-            .map(|t| (t, false));
+        next = store.components_mut().sched.switch_to.take().map(|t| (t, false));
     }
     Ok(())
 }
 
 fn resume_one<T: 'static>(store: &mut StoreContextMut<'_, T>, thread: ThreadId, cancelled: bool) -> crate::Result<()> {
-    let task = store.0.opaque().components.tasks.thread(thread).map_err(trap)?.task;
+    let task = store.components().tasks.thread(thread).map_err(trap)?.task;
     let Some(group) = super::hooks::group_of(store, task) else {
         return resume_fiber(store, thread, task, cancelled);
     };
@@ -299,7 +294,7 @@ fn resume_fiber<T: 'static>(
     task: EntryId,
     cancelled: bool,
 ) -> crate::Result<()> {
-    let components = &mut store.0.opaque_mut().components;
+    let components = store.components_mut();
     let Some(run) = components.sched.fibers.get_mut(&thread) else {
         crate::bail!("internal error: thread {thread:?} has no fiber to resume");
     };
@@ -334,7 +329,7 @@ fn resume_fiber<T: 'static>(
     // Calls on the fiber's stack that a trap cut short left their tasks
     // above the fiber's own: end them (a fiber only suspends from the top).
     let _ = super::calls::exit_task(store, depth + 1);
-    let components = &mut store.0.opaque_mut().components;
+    let components = store.components_mut();
     components.sched.running.truncate(depth);
     let _ = components.tasks.set_running(thread, false);
     let done = match outcome {
@@ -366,7 +361,7 @@ pub(crate) fn wait_until<T: 'static>(
     cancellable: bool,
 ) -> crate::Result<bool> {
     let cur = current(store, "a blocking built-in")?;
-    let tasks = &mut store.0.opaque_mut().components.tasks;
+    let tasks = &mut store.components_mut().tasks;
     if tasks.deliver_pending_cancel(cur.task, cancellable).map_err(trap)? {
         return Ok(true);
     }
@@ -383,10 +378,10 @@ pub(crate) fn wait_for_set_event<T: 'static>(
     not_exclusive: bool,
     cancellable: bool,
 ) -> crate::Result<Event> {
-    let tasks = &mut store.0.opaque_mut().components.tasks;
+    let tasks = &mut store.components_mut().tasks;
     tasks.set_waiting(set, true).map_err(trap)?;
     let waited = wait_until(store, WaitFor::Set { set, not_exclusive }, cancellable);
-    let tasks = &mut store.0.opaque_mut().components.tasks;
+    let tasks = &mut store.components_mut().tasks;
     tasks.set_waiting(set, false).map_err(trap)?;
     if waited? {
         Ok(Event::CANCELLED)
@@ -403,19 +398,19 @@ pub(crate) fn wait_for_set_event<T: 'static>(
 /// task before returning").
 pub(crate) fn block<T: 'static>(store: &mut StoreContextMut<'_, T>) -> crate::Result<bool> {
     let cur = current(store, "a blocking built-in")?;
-    if store.0.opaque().components.sched.has_fiber(cur.thread) {
+    if store.components().sched.has_fiber(cur.thread) {
         return suspend_current(store);
     }
-    let tasks = &mut store.0.opaque_mut().components.tasks;
+    let tasks = &mut store.components_mut().tasks;
     let inst = tasks.thread(cur.thread).map_err(trap)?.instance;
     tasks.set_running(cur.thread, false).map_err(trap)?;
     let result = loop {
-        let tasks = &store.0.opaque().components.tasks;
+        let tasks = &store.components().tasks;
         // Another thread switched back to this one, or its wait is over.
         if tasks.thread(cur.thread).is_ok_and(|t| t.running) || tasks.is_ready(cur.thread) {
             break Ok(false);
         }
-        let components = &store.0.opaque().components;
+        let components = store.components();
         let next = tasks.next_ready(|t, s| may_run_during_sync_call(components, inst, t, s));
         match next {
             Some(t) => {
@@ -424,7 +419,7 @@ pub(crate) fn block<T: 'static>(store: &mut StoreContextMut<'_, T>) -> crate::Re
                 }
             }
             // A host task may end the wait.
-            None if store.0.opaque().components.sched.host.len() > 0 => {
+            None if store.components().sched.host.len() > 0 => {
                 let woken = super::host::poll_woken(store);
                 if let Err(e) = woken.and_then(|polled| if polled { Ok(()) } else { super::host::sleep(store) }) {
                     break Err(e);
@@ -432,20 +427,13 @@ pub(crate) fn block<T: 'static>(store: &mut StoreContextMut<'_, T>) -> crate::Re
             }
             // Threads are ready but none may run on this stack: nothing
             // can make progress.
-            None if store
-                .0
-                .opaque()
-                .components
-                .tasks
-                .next_ready(|t, _| t != cur.thread)
-                .is_some() =>
-            {
+            None if store.components().tasks.next_ready(|t, _| t != cur.thread).is_some() => {
                 break Err(trap("deadlock detected: event loop cannot make further progress"))
             }
             None => break Err(trap("cannot block a synchronous task before returning")),
         }
     };
-    let tasks = &mut store.0.opaque_mut().components.tasks;
+    let tasks = &mut store.components_mut().tasks;
     let _ = tasks.stop_waiting(cur.thread);
     let _ = tasks.set_running(cur.thread, true);
     result
@@ -456,16 +444,14 @@ pub(crate) fn block<T: 'static>(store: &mut StoreContextMut<'_, T>) -> crate::Re
 /// `Ok(true)` when resumed to be cancelled.
 pub(crate) fn suspend_current<T: 'static>(store: &mut StoreContextMut<'_, T>) -> crate::Result<bool> {
     let cur = current(store, "a blocking built-in")?;
-    let sched = &store.0.opaque().components.sched;
+    let sched = &store.components().sched;
     let Some(suspender) = sched.fibers.get(&cur.thread).map(|f| f.suspender.clone()) else {
         crate::bail!("internal error: the current thread has no fiber");
     };
     suspender
         .suspend(&mut *store.0)
         .map_err(|e| crate::format_err!("{e}"))?;
-    Ok(std::mem::take(
-        &mut store.0.opaque_mut().components.sched.resumed_cancelled,
-    ))
+    Ok(std::mem::take(&mut store.components_mut().sched.resumed_cancelled))
 }
 
 /// A fuel or epoch yield of wasm running in a component-model task: a
@@ -476,12 +462,12 @@ pub(crate) fn suspend_current<T: 'static>(store: &mut StoreContextMut<'_, T>) ->
 pub(crate) fn yield_thread<T: 'static>(inner: &mut StoreInner<T>) -> Option<crate::Result<()>> {
     let mut store = StoreContextMut(inner);
     current_stack(&store)?;
-    let sched = &store.0.opaque().components.sched;
+    let sched = &store.components().sched;
     let cur = sched.current()?;
     if !sched.has_fiber(cur.thread) {
         return Some(Ok(()));
     }
-    let components = &mut store.0.opaque_mut().components;
+    let components = store.components_mut();
     if let Err(e) = components.tasks.start_waiting(cur.thread, WaitFor::Nothing, false) {
         return Some(Err(trap(e)));
     }
@@ -492,14 +478,14 @@ pub(crate) fn yield_thread<T: 'static>(inner: &mut StoreInner<T>) -> Option<crat
 /// Asks the resumer of the current thread to run `thread` next, once the
 /// current one suspends (`switch_to`).
 pub(crate) fn switch_to<T>(store: &mut StoreContextMut<'_, T>, thread: ThreadId) {
-    store.0.opaque_mut().components.sched.switch_to = Some(thread);
+    store.components_mut().sched.switch_to = Some(thread);
 }
 
 /// The ready threads the host's event loop may run: those on a fiber
 /// whose instance may be entered (threads of instances that trapped, or
 /// that are entered further up the stack, are not run).
 fn runnable<'a, T>(store: &'a StoreContextMut<'_, T>) -> impl Iterator<Item = ThreadId> + 'a {
-    let components = &store.0.opaque().components;
+    let components = store.components();
     let sched = &components.sched;
     let enterable = move |s: &weft_tasks::ThreadState| {
         sched
@@ -547,18 +533,16 @@ pub(crate) fn run_until<T: 'static>(
         if super::host::step(store)? {
             // A thread that yielded gives the executor a turn, when the
             // call is async.
-            if std::mem::take(&mut store.0.opaque_mut().components.sched.yielded)
-                && store.0.opaque().async_state.is_some()
-            {
+            if std::mem::take(&mut store.components_mut().sched.yielded) && store.0.opaque().async_state.is_some() {
                 store.0.async_yield()?;
             }
             continue;
         }
-        if store.0.opaque().components.sched.host.len() > 0 {
+        if store.components().sched.host.len() > 0 {
             super::host::sleep(store)?;
             continue;
         }
-        let waits = store.0.opaque().components.tasks.describe_waits();
+        let waits = store.components().tasks.describe_waits();
         return Err(trap(format_args!(
             "deadlock detected: event loop cannot make further progress\n{}",
             waits.trim_end()

@@ -5,6 +5,10 @@
 //! `handles::lift_resources` and `lower_resources` call these for each such
 //! value, in the same walk that moves resources.
 
+// Import loop kept on purpose: the files of `concurrent/` are one event
+// loop split by size (threads in sched.rs, tasks in calls.rs, host tasks in
+// host.rs, built-ins and copies); a resumed thread runs calls that wait in
+// the loop, so each part calls the others.
 use super::builtins::type_tag;
 use super::host_streams;
 use crate::component::async_values::AsyncHandle;
