@@ -44,8 +44,8 @@ pub(crate) struct ComponentStore {
 /// on one stack calls nest.
 #[derive(Default, Debug)]
 pub(crate) struct CallScopes {
-    slots: Vec<Option<(CallScope, Option<u32>)>>,
-    free: Vec<usize>,
+    /// Each scope with the stack it was made on.
+    slots: weft_slab::Slab<(CallScope, Option<u32>)>,
     /// Live scopes in the order they were made.
     order: Vec<usize>,
 }
@@ -53,33 +53,28 @@ pub(crate) struct CallScopes {
 impl CallScopes {
     /// A new scope on `stack`.
     pub(crate) fn push(&mut self, stack: Option<u32>) -> usize {
-        let entry = Some((CallScope::default(), stack));
-        let i = match self.free.pop() {
-            Some(i) => {
-                self.slots[i] = entry;
-                i
-            }
-            None => {
-                self.slots.push(entry);
-                self.slots.len() - 1
-            }
-        };
+        // More than 2^32 live calls cannot be made: the stacks run out
+        // long before.
+        let i = self
+            .slots
+            .insert((CallScope::default(), stack))
+            .map_or(usize::MAX, |i| i as usize);
         self.order.push(i);
         i
     }
 
     pub(crate) fn get(&self, i: usize) -> Option<&CallScope> {
-        self.slots.get(i).and_then(|s| s.as_ref()).map(|(c, _)| c)
+        self.slots.get(u32::try_from(i).ok()?).map(|(c, _)| c)
     }
 
     pub(crate) fn get_mut(&mut self, i: usize) -> Option<&mut CallScope> {
-        self.slots.get_mut(i).and_then(|s| s.as_mut()).map(|(c, _)| c)
+        self.slots.get_mut(u32::try_from(i).ok()?).map(|(c, _)| c)
     }
 
     /// Ends scope `i` and the scopes made after it on its stack (left by a
     /// call that a panic unwound), innermost first.
     pub(crate) fn end(&mut self, i: usize) -> Vec<CallScope> {
-        let Some(stack) = self.slots.get(i).and_then(|s| s.as_ref()).map(|(_, s)| *s) else {
+        let Some(stack) = self.stack_of(i) else {
             return Vec::new();
         };
         let Some(at) = self.order.iter().position(|x| *x == i) else {
@@ -90,20 +85,19 @@ impl CallScopes {
         while k > at {
             k -= 1;
             let j = self.order[k];
-            let same_stack = self
-                .slots
-                .get(j)
-                .and_then(|s| s.as_ref())
-                .is_some_and(|(_, s)| *s == stack);
-            if j == i || same_stack {
+            if j == i || self.stack_of(j) == Some(stack) {
                 self.order.remove(k);
-                if let Some((call, _)) = self.slots.get_mut(j).and_then(Option::take) {
+                if let Some((call, _)) = u32::try_from(j).ok().and_then(|j| self.slots.remove(j)) {
                     ended.push(call);
                 }
-                self.free.push(j);
             }
         }
         ended
+    }
+
+    /// The stack scope `i` was made on.
+    fn stack_of(&self, i: usize) -> Option<Option<u32>> {
+        self.slots.get(u32::try_from(i).ok()?).map(|(_, s)| *s)
     }
 }
 
