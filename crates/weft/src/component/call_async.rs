@@ -23,6 +23,17 @@ impl Func {
         let store = store.as_context_mut().0;
         on_fiber(store, move |store| func.call(StoreContextMut(store), params, results)).await
     }
+
+    /// Does nothing, as [`Func::post_return`]: `call_async` runs the
+    /// `post-return` function itself. Kept so that programs written for
+    /// Wasmtime compile.
+    #[deprecated(note = "no longer has any effect: calls run `post-return` themselves")]
+    pub async fn post_return_async<T: Send + 'static>(
+        &self,
+        _store: impl AsContextMut<Data = T> + Send,
+    ) -> crate::Result<()> {
+        Ok(())
+    }
 }
 
 impl<Params, Results> TypedFunc<Params, Results>
@@ -38,6 +49,16 @@ where
     ) -> crate::Result<Results> {
         let store = store.as_context_mut().0;
         on_fiber(store, move |store| self.call(StoreContextMut(store), params)).await
+    }
+
+    /// Does nothing, as [`TypedFunc::post_return`]. Kept so that programs
+    /// written for Wasmtime compile.
+    #[deprecated(note = "no longer has any effect: calls run `post-return` themselves")]
+    pub async fn post_return_async<T: Send + 'static>(
+        &self,
+        _store: impl AsContextMut<Data = T> + Send,
+    ) -> crate::Result<()> {
+        Ok(())
     }
 }
 
