@@ -271,7 +271,10 @@ pub fn replace_call_state(state: CallState) -> CallState {
 
 /// What one stack knows of the wasm running on it: its part of the chain of
 /// calls into wasm ([`CallState`]) and the store context's per-stack
-/// fields (the stack limit and the last entry and exit frames).
+/// fields (the stack limit, the last entry and exit frames, and the store
+/// pointer that `invoke` set for the host functions its wasm calls: a
+/// fiber suspended inside a call into wasm finds it again when resumed,
+/// even where the resumer runs outside any call).
 ///
 /// A scheduler that runs several wasm threads of one store on fibers keeps
 /// one `StackState` per fiber and calls [`StackState::swap`] right before
@@ -287,7 +290,28 @@ pub struct StackState {
     exit_fp: usize,
     exit_pc: usize,
     entry_fp: usize,
+    /// The store pointer of the calls into wasm on this stack (null when
+    /// none runs).
+    store_ptr: StorePtr,
 }
+
+/// A store pointer kept by a [`StackState`]: only handed back to the store
+/// context it came from.
+#[derive(Debug, Clone, Copy)]
+struct StorePtr(*mut u8);
+
+impl Default for StorePtr {
+    fn default() -> Self {
+        StorePtr(std::ptr::null_mut())
+    }
+}
+
+// SAFETY: the pointer is never dereferenced through a `StackState`; it is
+// only moved between a `VMStoreContext` and the state of a fiber of the
+// same store, which moves with the store.
+unsafe impl Send for StorePtr {}
+// SAFETY: as for `Send`: nothing reads through it here.
+unsafe impl Sync for StorePtr {}
 
 impl StackState {
     /// Exchanges this state with the current one of this thread and `ctx`.
@@ -298,5 +322,6 @@ impl StackState {
         self.exit_fp = ctx.last_wasm_exit_fp.replace(self.exit_fp);
         self.exit_pc = ctx.last_wasm_exit_pc.replace(self.exit_pc);
         self.entry_fp = ctx.last_wasm_entry_fp.replace(self.entry_fp);
+        self.store_ptr = StorePtr(ctx.store_ptr.replace(self.store_ptr.0));
     }
 }
