@@ -152,9 +152,21 @@ fn benches(sightglass: &[PathBuf], quick: bool) -> Vec<Bench> {
         ("cm-call", "component call (typed)", "component calls"),
         ("cm-call-untyped", "component call (Func::call)", "component calls"),
         ("cm-call-async", "component call_async (typed)", "component async calls"),
-        ("cm-call-async-untyped", "component call_async (Func)", "component async calls"),
-        ("cm-call-concurrent", "component call_concurrent (typed)", "component async calls"),
-        ("cm-call-concurrent-untyped", "component call_concurrent (Func)", "component async calls"),
+        (
+            "cm-call-async-untyped",
+            "component call_async (Func)",
+            "component async calls",
+        ),
+        (
+            "cm-call-concurrent",
+            "component call_concurrent (typed)",
+            "component async calls",
+        ),
+        (
+            "cm-call-concurrent-untyped",
+            "component call_concurrent (Func)",
+            "component async calls",
+        ),
     ];
     for (bench, name, group) in component_calls {
         out.push(Bench {
