@@ -24,7 +24,8 @@ use std::time::Instant;
 
 const USAGE: &str = "usage: cargo xtask bench [--quick] [--rounds N] [--only SUBSTRING]
 
-  --quick        a reduced set (a few sightglass programs, every call figure,
+  --quick        a reduced set (a few sightglass programs, every call figure
+                 including the component rows (cm-*),
                  small scaling inputs) with fewer rounds: under two minutes
                  once the harness is built
   --rounds N     processes per engine and benchmark (default 5, quick 2)
@@ -147,6 +148,51 @@ fn benches(sightglass: &[PathBuf], quick: bool) -> Vec<Bench> {
             metrics: vec![("per_call", group)],
         });
     }
+    let component_calls = [
+        ("cm-call", "component call (typed)", "component calls"),
+        ("cm-call-untyped", "component call (Func::call)", "component calls"),
+        ("cm-call-async", "component call_async (typed)", "component async calls"),
+        (
+            "cm-call-async-untyped",
+            "component call_async (Func)",
+            "component async calls",
+        ),
+        (
+            "cm-call-concurrent",
+            "component call_concurrent (typed)",
+            "component async calls",
+        ),
+        (
+            "cm-call-concurrent-untyped",
+            "component call_concurrent (Func)",
+            "component async calls",
+        ),
+    ];
+    for (bench, name, group) in component_calls {
+        out.push(Bench {
+            name: name.into(),
+            args: vec![bench.into()],
+            reps: if quick { 5 } else { 11 },
+            metrics: vec![("per_call", group)],
+        });
+    }
+    for (bench, name) in [
+        ("cm-stream-host", "stream host to guest, 1 MiB in 4 KiB chunks"),
+        ("cm-stream-guest", "stream guest to guest, 1 MiB in 4 KiB chunks"),
+    ] {
+        out.push(Bench {
+            name: name.into(),
+            args: vec![bench.into()],
+            reps: if quick { 5 } else { 11 },
+            metrics: vec![("per_stream", "component streams and futures")],
+        });
+    }
+    out.push(Bench {
+        name: "1,000 concurrent tasks each waiting on a future".into(),
+        args: vec!["cm-futures".into()],
+        reps: if quick { 5 } else { 11 },
+        metrics: vec![("per_batch", "component streams and futures")],
+    });
     out.push(Bench {
         name: "memory.grow by one page".into(),
         args: vec!["memory-grow".into()],

@@ -8,6 +8,9 @@
 //!           call-empty | call-empty-untyped | call-args8 | call-args8-untyped
 //!           call-host | call-host-args8 | memory-grow
 //!           async-call-empty | async-call-host
+//!           cm-call | cm-call-untyped | cm-call-async | cm-call-async-untyped
+//!           cm-call-concurrent | cm-call-concurrent-untyped
+//!           cm-stream-host | cm-stream-guest | cm-futures   (components.rs)
 //!           compile-synthetic NFUNCS     compile a generated module of NFUNCS functions
 //!           instantiate-data BYTES       instantiate a module with one BYTES-long data segment
 //! ```
@@ -22,6 +25,7 @@ use std::path::Path;
 use std::task::{Context, Poll, Waker};
 use std::time::{Duration, Instant};
 
+mod components;
 mod inputs;
 
 /// Runs a future whose host functions never really wait: polls it with a
@@ -389,6 +393,13 @@ fn run() -> anyhow::Result<()> {
                 b if b.starts_with("async-") => $m::async_calls(b, reps),
                 b => $m::calls(b, reps),
             }
+        };
+    }
+    if bench.starts_with("cm-") {
+        return match engine.as_str() {
+            "weft" => components::weft_components::run(bench, reps),
+            "wasmtime" => components::wasmtime_components::run(bench, reps),
+            e => anyhow::bail!("unknown engine `{e}` (weft or wasmtime)"),
         };
     }
     match engine.as_str() {

@@ -174,6 +174,30 @@ fn result_types(ty: &FuncType) -> Vec<InterfaceType> {
     ty.result.into_iter().collect()
 }
 
+/// Whether values of `tys` are scalars or strings, which hold no handles
+/// (no resource, stream, future or error context) to move.
+fn holds_no_handles(tys: &[InterfaceType]) -> bool {
+    use InterfaceType as I;
+    tys.iter().all(|t| {
+        matches!(
+            t,
+            I::Bool
+                | I::S8
+                | I::U8
+                | I::S16
+                | I::U16
+                | I::S32
+                | I::U32
+                | I::S64
+                | I::U64
+                | I::F32
+                | I::F64
+                | I::Char
+                | I::String
+        )
+    })
+}
+
 /// The core value of type `t` held in a flat slot (the `u64` in which
 /// the flat lowering carries every core number, bits unchanged).
 pub(crate) fn flat_to_core(t: FlatType, slot: u64) -> crate::Val {
@@ -409,9 +433,16 @@ pub(crate) fn lower_call_args<T: 'static>(
         ..AbiOptions::default()
     };
     let flat_ty = abi::flatten_functype(types, ty, abi_options, Context::Lift);
-    let mut args = args.to_vec();
-    lower_resources(store, types, &param_tys, &mut args, flags, Some(scope))?;
-    let args = &args[..];
+    // Only values that may hold handles are copied to move them.
+    let moved;
+    let args = if holds_no_handles(&param_tys) {
+        args
+    } else {
+        let mut owned = args.to_vec();
+        lower_resources(store, types, &param_tys, &mut owned, flags, Some(scope))?;
+        moved = owned;
+        &moved[..]
+    };
     // Lowering the arguments may call the callee's `realloc`.
     let flat_args = {
         let mut memory = StoreMemory {
@@ -453,7 +484,7 @@ pub(crate) fn lift_call_results<T: 'static>(
     let ty = types
         .func(f.ty)
         .ok_or_else(|| crate::format_err!("component function type not found"))?;
-    let result_tys = result_types(ty);
+    let result_tys = ty.result.as_slice();
     let flat_results = core_results
         .iter()
         .map(core_to_flat)
@@ -464,10 +495,12 @@ pub(crate) fn lift_call_results<T: 'static>(
             memory: memory_bytes(store, &f.options),
             encoding: f.options.encoding,
         };
-        lift_flat_values(&cx, MAX_FLAT_RESULTS, &result_tys, &flat_results)?
+        lift_flat_values(&cx, MAX_FLAT_RESULTS, result_tys, &flat_results)?
     };
     check_borrows_returned(store, scope)?;
-    lift_resources(store, types, &result_tys, &mut v, f.options.flags, scope)?;
+    if !holds_no_handles(result_tys) {
+        lift_resources(store, types, result_tys, &mut v, f.options.flags, scope)?;
+    }
     Ok(v)
 }
 

@@ -53,6 +53,37 @@ pub trait Lower: ComponentType {
     /// Converts `self` to a [`Val`]. Resources are put into `store`'s host
     /// table.
     fn lower<U: 'static>(&self, store: &mut StoreContextMut<'_, U>) -> Result<Val>;
+
+    /// Writes `items` into `out` (exactly `items.len()` times the size of
+    /// one) as the canonical ABI stores consecutive values of this type,
+    /// when that is their plain little-endian bytes, as for integers; `false`
+    /// (and nothing written) for other types, whose items are then lowered
+    /// one by one. Streams of bytes move through it in bulk.
+    #[doc(hidden)]
+    fn store_plain(items: &[Self], out: &mut [u8]) -> bool
+    where
+        Self: Sized,
+    {
+        let _ = (items, out);
+        false
+    }
+}
+
+/// The `store_plain` of an integer type (`plain`), or nothing (`other`).
+macro_rules! store_plain {
+    (plain $t:ty) => {
+        fn store_plain(items: &[Self], out: &mut [u8]) -> bool {
+            const SIZE: usize = std::mem::size_of::<$t>();
+            if out.len() != items.len() * SIZE {
+                return false;
+            }
+            for (slot, item) in out.chunks_exact_mut(SIZE).zip(items) {
+                slot.copy_from_slice(&item.to_le_bytes());
+            }
+            true
+        }
+    };
+    (other $t:ty) => {};
 }
 
 /// A list of parameters or results: a tuple of up to 16 elements.
@@ -133,7 +164,7 @@ fn defined<'a>(ty: &InterfaceType, types: &'a ComponentTypes, what: &str) -> Res
 }
 
 macro_rules! primitives {
-    ($($t:ty => $it:ident, $val:ident, $name:literal;)*) => {$(
+    ($($t:ty => $it:ident, $val:ident, $name:literal, $kind:ident;)*) => {$(
         impl ComponentType for $t {
             fn typecheck(ty: &InterfaceType, types: &InstanceType<'_>) -> Result<()> {
                 match ty {
@@ -156,23 +187,25 @@ macro_rules! primitives {
             fn lower<U: 'static>(&self, _store: &mut StoreContextMut<'_, U>) -> Result<Val> {
                 Ok(Val::$val(*self))
             }
+
+            store_plain!($kind $t);
         }
     )*};
 }
 
 primitives! {
-    bool => Bool, Bool, "bool";
-    i8 => S8, S8, "s8";
-    u8 => U8, U8, "u8";
-    i16 => S16, S16, "s16";
-    u16 => U16, U16, "u16";
-    i32 => S32, S32, "s32";
-    u32 => U32, U32, "u32";
-    i64 => S64, S64, "s64";
-    u64 => U64, U64, "u64";
-    f32 => F32, Float32, "f32";
-    f64 => F64, Float64, "f64";
-    char => Char, Char, "char";
+    bool => Bool, Bool, "bool", other;
+    i8 => S8, S8, "s8", plain;
+    u8 => U8, U8, "u8", plain;
+    i16 => S16, S16, "s16", plain;
+    u16 => U16, U16, "u16", plain;
+    i32 => S32, S32, "s32", plain;
+    u32 => U32, U32, "u32", plain;
+    i64 => S64, S64, "s64", plain;
+    u64 => U64, U64, "u64", plain;
+    f32 => F32, Float32, "f32", other;
+    f64 => F64, Float64, "f64", other;
+    char => Char, Char, "char", other;
 }
 
 impl ComponentType for str {

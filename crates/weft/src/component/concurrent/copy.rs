@@ -159,8 +159,66 @@ fn finish<T: 'static>(
 
 /// Moves `t.n` elements from the writer's buffer to the reader's.
 fn transfer<T: 'static>(store: &mut StoreContextMut<'_, T>, t: weft_tasks::Transfer) -> crate::Result<()> {
+    if transfer_plain(store, &t)? {
+        return Ok(());
+    }
     let vals = load_elems(store, t.src.0, t.src.1, t.n)?;
     store_elems(store, t.dst.0, t.dst.1, vals)
+}
+
+/// The size of a value of `ty` when the canonical ABI loads and stores it
+/// as its plain bytes (the integers: no handles, no validation, no NaN to
+/// canonicalize), so that a copy between two buffers of it is a copy of
+/// bytes.
+pub(crate) fn plain_size(ty: InterfaceType) -> Option<u32> {
+    use InterfaceType as I;
+    match ty {
+        I::U8 | I::S8 => Some(1),
+        I::U16 | I::S16 => Some(2),
+        I::U32 | I::S32 => Some(4),
+        I::U64 | I::S64 => Some(8),
+        _ => None,
+    }
+}
+
+/// [`transfer`] as a copy of bytes, when both buffers hold the same
+/// integer type; `false` (nothing done) otherwise.
+fn transfer_plain<T: 'static>(store: &mut StoreContextMut<'_, T>, t: &weft_tasks::Transfer) -> crate::Result<bool> {
+    let (src, dst) = {
+        let cxs = &store.0.opaque().components.sched.copy_cx;
+        match (cxs.get(t.src.0 as usize), cxs.get(t.dst.0 as usize)) {
+            (Some(s), Some(d)) => (s, d),
+            _ => crate::bail!("internal error: unknown copy context"),
+        }
+    };
+    let size = match (src.elem, dst.elem) {
+        (Some(a), Some(b)) if a == b => match plain_size(a) {
+            Some(size) => size,
+            None => return Ok(false),
+        },
+        _ => return Ok(false),
+    };
+    let (Some(src_mem), Some(dst_mem)) = (src.options.memory, dst.options.memory) else {
+        return Ok(false);
+    };
+    let len = u64::from(t.n) * u64::from(size);
+    let range = |addr: u32, mem_len: usize| {
+        let start = u64::from(addr);
+        (start + len <= mem_len as u64).then(|| start as usize..(start + len) as usize)
+    };
+    let bytes = {
+        let data = src_mem.data(&*store);
+        let Some(r) = range(t.src.1, data.len()) else {
+            return Err(trap("buffer out of bounds of memory"));
+        };
+        data[r].to_vec()
+    };
+    let data = dst_mem.data_mut(&mut *store);
+    let Some(r) = range(t.dst.1, data.len()) else {
+        return Err(trap("buffer out of bounds of memory"));
+    };
+    data[r].copy_from_slice(&bytes);
+    Ok(true)
 }
 
 /// The copy context `cx`.

@@ -3,7 +3,7 @@
 //! makes (see `host_streams`).
 
 use super::buffers::WriteBuffer;
-use super::copy::{elem_of, store_elems};
+use super::copy::{elem_of, plain_size, store_elems};
 use super::host_streams::{advance, peer, Driver};
 use super::streams::{
     Destination, FutureConsumer, FutureProducer, GuestBuffer, Source, StreamConsumer, StreamProducer, StreamResult,
@@ -42,12 +42,26 @@ fn deliver<D: 'static, T: Lower, B: WriteBuffer<T> + ?Sized>(
     if n == 0 {
         return Ok(());
     }
+    let (elem, size, memory) = elem_of(store, guest.cx)?;
+    let at = guest.ptr.wrapping_add(guest.moved.wrapping_mul(size));
+    // Integers go in bulk, as their bytes, when the guest's buffer holds
+    // them (its bounds were checked when the copy started; memories only
+    // grow).
+    if let (Some(size), Some(memory)) = (elem.and_then(plain_size), memory) {
+        let start = at as usize;
+        let end = start + n * size as usize;
+        if let Some(out) = memory.data_mut(&mut *store).get_mut(start..end) {
+            if T::store_plain(&buffer.remaining()[..n], out) {
+                buffer.skip(n);
+                guest.moved += n as u32;
+                return Ok(());
+            }
+        }
+    }
     let vals = buffer.remaining()[..n]
         .iter()
         .map(|item| item.lower(store))
         .collect::<crate::Result<Vec<Val>>>()?;
-    let (_, size, _) = elem_of(store, guest.cx)?;
-    let at = guest.ptr.wrapping_add(guest.moved.wrapping_mul(size));
     store_elems(store, guest.cx, at, vals)?;
     buffer.skip(n);
     // `n` is at most `guest.left()`, a `u32`.

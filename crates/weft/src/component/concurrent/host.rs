@@ -16,6 +16,7 @@
 // host.rs, built-ins and copies); a resumed thread runs calls that wait in
 // the loop, so each part calls the others.
 use super::accessor::{Accessor, AccessorTask, HasData, JoinHandle, JoinState};
+use super::id_map::IdMap;
 use super::sched;
 use crate::component::call::{lift_args_from_core, lift_async_args, lower_results_to_core, store_results_at};
 use crate::component::handles::{lift_resources, lower_resources};
@@ -23,7 +24,6 @@ use crate::component::store::Options;
 use crate::component::{trap, Val};
 use crate::store::StoreInner;
 use crate::{Store, StoreContextMut};
-use std::collections::HashMap;
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::{Arc, Mutex};
@@ -37,12 +37,12 @@ pub(crate) type HostFuture = Pin<Box<dyn Future<Output = crate::Result<Vec<Val>>
 
 /// The store's host tasks.
 pub(crate) struct HostTasks {
-    tasks: HashMap<u64, HostTask>,
+    tasks: IdMap<u64, HostTask>,
     next_id: u64,
     queue: Arc<ReadyQueue>,
     /// The results of host calls whose caller waits synchronously, by
     /// subtask, until the caller takes them.
-    finished: HashMap<EntryId, crate::Result<Vec<Val>>>,
+    finished: IdMap<EntryId, crate::Result<Vec<Val>>>,
     /// How many polls of `run_concurrent` are running: a synchronous wait
     /// inside one cannot sleep (it would block the executor).
     in_run_concurrent: u32,
@@ -54,10 +54,10 @@ pub(crate) struct HostTasks {
 impl Default for HostTasks {
     fn default() -> Self {
         HostTasks {
-            tasks: HashMap::new(),
+            tasks: IdMap::default(),
             next_id: 1,
             queue: Arc::new(ReadyQueue::default()),
-            finished: HashMap::new(),
+            finished: IdMap::default(),
             in_run_concurrent: 0,
             dropped: Arc::new(Mutex::new(Vec::new())),
         }

@@ -21,13 +21,13 @@
 // host.rs, built-ins and copies); a resumed thread runs calls that wait in
 // the loop, so each part calls the others.
 use super::host::{self, HostFuture};
+use super::id_map::IdMap;
 use crate::component::async_values::HostHold;
 use crate::component::store::ComponentStore;
 use crate::component::trap;
 use crate::store::{StoreId, StoreInner};
 use crate::StoreContextMut;
 use std::any::{Any, TypeId};
-use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll, Waker};
 use weft_tasks::{EntryId, PeerCopy};
@@ -69,9 +69,9 @@ pub(crate) struct HostStreams {
     queue: Arc<Mutex<Vec<u32>>>,
     /// The references the host holds, by entry (values, dropped holds not
     /// released yet, drivers' ends).
-    held: HashMap<EntryId, u32>,
+    held: IdMap<EntryId, u32>,
     /// The drivers, by the host end each drives.
-    drivers: HashMap<EntryId, DriverSlot>,
+    drivers: IdMap<EntryId, DriverSlot>,
 }
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {

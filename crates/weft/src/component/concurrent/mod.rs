@@ -46,6 +46,8 @@ mod host;
 #[cfg(feature = "component-model-async")]
 mod host_streams;
 #[cfg(feature = "component-model-async")]
+mod id_map;
+#[cfg(feature = "component-model-async")]
 mod readers;
 #[cfg(feature = "component-model-async")]
 mod sched;

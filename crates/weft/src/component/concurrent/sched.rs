@@ -7,11 +7,11 @@
 // host.rs, built-ins and copies); a resumed thread runs calls that wait in
 // the loop, so each part calls the others.
 use super::calls::TaskData;
+use super::id_map::IdMap;
 use crate::component::trap;
 use crate::store::StoreInner;
 use crate::StoreContextMut;
 use std::any::Any;
-use std::collections::HashMap;
 use weft_fiber::{StoreFiber, Suspender};
 use weft_runtime::StackState;
 use weft_tasks::{EntryId, Event, ThreadId, WaitFor};
@@ -44,9 +44,9 @@ pub(crate) struct Sched {
     /// The running threads, innermost last: the last is the current thread
     /// of the built-ins.
     pub(crate) running: Vec<Running>,
-    fibers: HashMap<ThreadId, ThreadFiber>,
+    fibers: IdMap<ThreadId, ThreadFiber>,
     /// What the facade keeps of each task (its function, its caller).
-    pub(crate) task_data: HashMap<EntryId, TaskData>,
+    pub(crate) task_data: IdMap<EntryId, TaskData>,
     /// Whether the thread being resumed is resumed to be cancelled.
     resumed_cancelled: bool,
     /// The thread a suspending thread asks its resumer to run next.
