@@ -880,14 +880,12 @@ fn host_to_host_pipes_are_refused_cleanly() -> weft::Result<()> {
 /// (such copies move as bytes), in chunks that do not line up with the
 /// writes.
 ///
-/// Ignored: aborts in a debug build with "null pointer dereference" in
-/// `weft_runtime::host::host_shim` (the store pointer of the
-/// `VMStoreContext` is null when the guest calls a built-in), already for
-/// `n = 1`: `produce`'s synchronous `stream.write` after `task.return`,
-/// then `sum32`'s synchronous read in another instance. Found while adding
-/// the stream benchmarks, whose guests use asynchronous copies and run.
+/// This once aborted with a null store pointer in
+/// `weft_runtime::host::host_shim`: `produce` suspends in a synchronous
+/// `stream.write` after `task.return`, and the event loop resumed its fiber
+/// outside any call into wasm (the fiber's `StackState` now keeps its store
+/// pointer).
 #[test]
-#[ignore = "aborts: null store pointer in host_shim (see the comment)"]
 fn a_guest_stream_of_integers_reaches_another_guest() -> weft::Result<()> {
     let mut config = Config::new();
     config.wasm_component_model_more_async_builtins(true);
