@@ -2,12 +2,13 @@
 //! across the suspensions of async calls and of component-model tasks; an
 //! error of the hook fails the call.
 
-use std::future::Future;
 use std::sync::{Arc, Mutex};
+#[cfg(feature = "async")]
 use std::task::{Context, Poll, Waker};
 use weft::{CallHook, Caller, Engine, Linker, Module, Store};
 
-fn block_on<F: Future>(future: F) -> F::Output {
+#[cfg(feature = "async")]
+fn block_on<F: std::future::Future>(future: F) -> F::Output {
     let mut future = std::pin::pin!(future);
     let mut cx = Context::from_waker(Waker::noop());
     loop {
@@ -18,6 +19,7 @@ fn block_on<F: Future>(future: F) -> F::Output {
 }
 
 /// Pending once (waking itself), then ready.
+#[cfg(feature = "component-model-async")]
 async fn yield_once() {
     let mut yielded = false;
     std::future::poll_fn(|cx| {
@@ -45,6 +47,7 @@ fn record<T: 'static>(store: &mut Store<T>) -> Heard {
 }
 
 /// Opens and closes nest, and every one is closed at the end.
+#[cfg(feature = "component-model-async")]
 fn assert_balanced(heard: &[CallHook]) {
     let mut open = Vec::new();
     for kind in heard {
@@ -87,6 +90,7 @@ fn transitions_of_a_call_into_wasm_and_back_through_the_host() -> weft::Result<(
 /// close and open again around the suspension. (A `func_wrap_async` host
 /// function holds the store while it waits, so its suspensions are not
 /// heard.)
+#[cfg(feature = "async")]
 #[test]
 fn transitions_stay_balanced_across_an_async_suspension() -> weft::Result<()> {
     use CallHook::*;
