@@ -276,6 +276,20 @@ pub(crate) fn drop_task<T>(store: &mut StoreContextMut<'_, T>, id: u64) -> bool 
     false
 }
 
+/// Ends the host call `id` whose task group hook failed: its subtask
+/// never resolves, and the caller's instance is not entered again (the
+/// group is aborted). The error to report.
+fn abort_call<T>(store: &mut StoreContextMut<'_, T>, id: u64, e: crate::Error) -> crate::Error {
+    let task = host(store).tasks.remove(&id);
+    if let Some(HostKind::Call(call)) = task.map(|t| t.kind) {
+        let _ = store.components_mut().tasks.release(call.subtask);
+        if let Some((_, flags)) = call.caller {
+            let _ = crate::component::call::poison_instance(store, flags);
+        }
+    }
+    e.context("a task group hook failed: the group is aborted")
+}
+
 /// Polls the host task `id` once, if it is pending and not being polled
 /// already; ends it when it is ready. Whether it was polled.
 fn poll_task<T: 'static>(store: &mut StoreContextMut<'_, T>, id: u64) -> crate::Result<bool> {
@@ -300,14 +314,8 @@ fn poll_task<T: 'static>(store: &mut StoreContextMut<'_, T>, id: u64) -> crate::
     let waker = task.waker.clone();
     if let Some(g) = group {
         if let Err(e) = super::hooks::enter(store, g) {
-            // The call is aborted: its subtask never resolves, and the
-            // caller's instance is not entered again.
             drop(future);
-            let task = host(store).tasks.remove(&id);
-            if let Some(HostKind::Call(call)) = task.map(|t| t.kind) {
-                let _ = store.components_mut().tasks.release(call.subtask);
-            }
-            return Err(e.context("a task group hook failed: the group is aborted"));
+            return Err(abort_call(store, id, e));
         }
     }
     let mut cx = Context::from_waker(&waker);
@@ -317,11 +325,7 @@ fn poll_task<T: 'static>(store: &mut StoreContextMut<'_, T>, id: u64) -> crate::
     if let Some(g) = group {
         if let Err(e) = super::hooks::exit(store, g) {
             drop(future);
-            let task = host(store).tasks.remove(&id);
-            if let Some(HostKind::Call(call)) = task.map(|t| t.kind) {
-                let _ = store.components_mut().tasks.release(call.subtask);
-            }
-            return Err(e.context("a task group hook failed: the group is aborted"));
+            return Err(abort_call(store, id, e));
         }
     }
     match polled {
