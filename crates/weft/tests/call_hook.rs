@@ -68,7 +68,7 @@ const WAT: &str = r#"(module
 fn transitions_of_a_call_into_wasm_and_back_through_the_host() -> weft::Result<()> {
     use CallHook::*;
     let engine = Engine::default();
-    let module = Module::new(&engine, WAT)?;
+    let module = Module::new(&engine, wat::parse_str(WAT)?)?;
     let mut store = Store::new(&engine, ());
     let heard = record(&mut store);
     let mut linker = Linker::new(&engine);
@@ -99,10 +99,12 @@ fn transitions_stay_balanced_across_an_async_suspension() -> weft::Result<()> {
     let engine = Engine::new(&config)?;
     let module = Module::new(
         &engine,
-        r#"(module (func (export "spin") (local $i i32)
-            (loop $l
-                (local.set $i (i32.add (local.get $i) (i32.const 1)))
-                (br_if $l (i32.lt_u (local.get $i) (i32.const 10))))))"#,
+        wat::parse_str(
+            r#"(module (func (export "spin") (local $i i32)
+                (loop $l
+                    (local.set $i (i32.add (local.get $i) (i32.const 1)))
+                    (br_if $l (i32.lt_u (local.get $i) (i32.const 10))))))"#,
+        )?,
     )?;
     let mut store = Store::new(&engine, ());
     store.epoch_deadline_async_yield_and_update(1);
@@ -124,7 +126,7 @@ fn transitions_stay_balanced_across_an_async_suspension() -> weft::Result<()> {
 #[test]
 fn an_error_of_the_hook_fails_the_call() -> weft::Result<()> {
     let engine = Engine::default();
-    let module = Module::new(&engine, WAT)?;
+    let module = Module::new(&engine, wat::parse_str(WAT)?)?;
     let mut store = Store::new(&engine, ());
     let mut linker = Linker::new(&engine);
     linker.func_wrap("host", "f", |_: Caller<'_, ()>| {})?;
