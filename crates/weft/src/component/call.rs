@@ -334,6 +334,43 @@ pub(crate) fn lift_async_args<T>(
     Ok((args, retptr))
 }
 
+/// Lowers the results `out` of a call that the caller lowered
+/// synchronously with `options`: their handles move into the caller's
+/// instance, then the values go to the core results or to the caller's
+/// return area.
+pub(crate) fn lower_sync_results<T>(
+    store: &mut StoreContextMut<'_, T>,
+    types: &ComponentTypes,
+    ty: &FuncType,
+    options: &Options,
+    params: &[crate::Val],
+    out: &mut [Val],
+    results: &mut [crate::Val],
+) -> crate::Result<()> {
+    let tys = result_types(ty);
+    lower_resources(store, types, &tys, out, options.flags, None)?;
+    lower_results_to_core(store, types, ty, options, params, out, results)
+}
+
+/// Lowers the results `out` of a call that the caller lowered `async`
+/// with `options`: their handles move into the caller's instance, then the
+/// values are stored at `retptr` (none when the function returns nothing).
+pub(crate) fn lower_async_results<T>(
+    store: &mut StoreContextMut<'_, T>,
+    types: &ComponentTypes,
+    ty: &FuncType,
+    options: &Options,
+    retptr: Option<u32>,
+    out: &mut [Val],
+) -> crate::Result<()> {
+    let tys = result_types(ty);
+    lower_resources(store, types, &tys, out, options.flags, None)?;
+    match retptr {
+        Some(ptr) => store_results_at(store, types, ty, options, ptr, out),
+        None => Ok(()),
+    }
+}
+
 /// Stores the results `out` of a call at `ptr` in the memory of the
 /// caller's `options` (an `async` lower's result pointer).
 pub(crate) fn store_results_at<T>(

@@ -9,10 +9,10 @@
 //! a [`LiftedFunc`] in the store.
 
 use super::call::{
-    call_lifted, check_may_leave, drop_handle, lift_args_from_core, lift_async_args, lower_results_to_core,
-    store_results_at,
+    call_lifted, check_may_leave, drop_handle, lift_args_from_core, lift_async_args, lower_async_results,
+    lower_sync_results,
 };
-use super::handles::{enter_call, exit_call, lift_resources, lower_resources};
+use super::handles::{enter_call, exit_call, lift_resources};
 use super::linker::{Definition, HostFunc};
 use super::resources::{Handle, HandleTable, ResourceKind, ResourceType};
 use super::store::{
@@ -681,9 +681,7 @@ fn lowered_func<T: 'static>(
                     crate::bail!("internal error: a concurrent host function called synchronously")
                 }
             }
-            let result_tys: Vec<_> = func_ty.result.into_iter().collect();
-            lower_resources(&mut store, &types, &result_tys, &mut out, options.flags, None)?;
-            lower_results_to_core(&mut store, &types, func_ty, &options, params, &out, results)
+            lower_sync_results(&mut store, &types, func_ty, &options, params, &mut out, results)
         })();
         let exited = exit_call(&mut store, scope, false);
         r.and(exited)
@@ -722,11 +720,7 @@ fn call_lowered_async<T: 'static>(
         #[cfg(feature = "component-model-async")]
         Callee::Concurrent(_) => crate::bail!("internal error: a concurrent host function called synchronously"),
     }
-    let result_tys: Vec<_> = func_ty.result.into_iter().collect();
-    lower_resources(store, types, &result_tys, &mut out, options.flags, None)?;
-    if let Some(ptr) = retptr {
-        store_results_at(store, types, func_ty, options, ptr, &out)?;
-    }
+    lower_async_results(store, types, func_ty, options, retptr, &mut out)?;
     match results.first_mut() {
         Some(r) => *r = crate::Val::I32(RETURNED),
         None => crate::bail!("an async lowered function returns its status"),

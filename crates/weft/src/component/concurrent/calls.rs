@@ -9,10 +9,10 @@
 // the loop, so each part calls the others.
 use super::sched::{self, Running};
 use crate::component::call::{
-    core_to_flat, lift_args_from_core, lift_async_args, lift_call_results, lifted_func, lower_call_args,
-    lower_results_to_core, post_return, store_results_at,
+    core_to_flat, lift_args_from_core, lift_async_args, lift_call_results, lifted_func, lower_async_results,
+    lower_call_args, lower_sync_results, post_return,
 };
-use crate::component::handles::{enter_call, exit_call, lift_resources, lower_resources};
+use crate::component::handles::{enter_call, exit_call, lift_resources};
 use crate::component::store::{ComponentInstanceRef, Options};
 use crate::component::{trap, trap_on_throw, Val};
 use crate::StoreContextMut;
@@ -606,15 +606,12 @@ pub(crate) fn resolve<T: 'static>(
         let Some(fty) = types.func(ty) else {
             crate::bail!("function type {} not found", ty.0);
         };
-        let result_tys: Vec<InterfaceType> = fty.result.into_iter().collect();
-        lower_resources(store, &types, &result_tys, vals, options.flags, None)?;
-        if fty.result.is_some() {
-            let ptr = match params.last() {
-                Some(p) => core_to_flat(p)? as u32,
-                None => crate::bail!("an async lowered call has no result pointer"),
-            };
-            store_results_at(store, &types, fty, &options, ptr, vals)?;
-        }
+        let retptr = match (fty.result.is_some(), params.last()) {
+            (false, _) => None,
+            (true, Some(p)) => Some(core_to_flat(p)? as u32),
+            (true, None) => crate::bail!("an async lowered call has no result pointer"),
+        };
+        lower_async_results(store, &types, fty, &options, retptr, vals)?;
     }
     let tasks = &mut store.components_mut().tasks;
     match &result {
@@ -716,7 +713,5 @@ pub(crate) fn call_lowered<T: 'static>(
     let Some(fty) = types.func(ty) else {
         crate::bail!("function type {} not found", ty.0);
     };
-    let result_tys: Vec<InterfaceType> = fty.result.into_iter().collect();
-    lower_resources(store, types, &result_tys, &mut out, options.flags, None)?;
-    lower_results_to_core(store, types, fty, options, params, &out, results)
+    lower_sync_results(store, types, fty, options, params, &mut out, results)
 }

@@ -18,8 +18,8 @@
 use super::accessor::{Accessor, AccessorTask, HasData, JoinHandle, JoinState};
 use super::id_map::IdMap;
 use super::sched;
-use crate::component::call::{lift_args_from_core, lift_async_args, lower_results_to_core, store_results_at};
-use crate::component::handles::{lift_resources, lower_resources};
+use crate::component::call::{lift_args_from_core, lift_async_args, lower_async_results, lower_sync_results};
+use crate::component::handles::lift_resources;
 use crate::component::store::Options;
 use crate::component::{trap, Val};
 use crate::store::StoreInner;
@@ -371,7 +371,7 @@ fn end_task<T: 'static>(
     };
     let subtask = call.subtask;
     let outcome = match (call.lower, result) {
-        (Some(lower), Ok(mut vals)) => lower_async_results(store, &lower, &mut vals),
+        (Some(lower), Ok(mut vals)) => lower_host_async_results(store, &lower, &mut vals),
         (Some(_), Err(e)) => Err(e),
         (None, result) => {
             host(store).finished.insert(subtask, result);
@@ -395,7 +395,7 @@ fn end_task<T: 'static>(
     super::calls::route_trap(store, task, e).and(released)
 }
 
-fn lower_async_results<T: 'static>(
+fn lower_host_async_results<T: 'static>(
     store: &mut StoreContextMut<'_, T>,
     lower: &AsyncLower,
     vals: &mut [Val],
@@ -403,13 +403,14 @@ fn lower_async_results<T: 'static>(
     let Some(fty) = lower.types.func(lower.ty) else {
         crate::bail!("function type {} not found", lower.ty.0);
     };
-    let result_tys: Vec<InterfaceType> = fty.result.into_iter().collect();
-    if vals.len() != result_tys.len() {
+    check_result_count(fty, vals)?;
+    lower_async_results(store, &lower.types, fty, &lower.options, lower.retptr, vals)
+}
+
+/// Fails unless a host function gave as many results as its type has.
+fn check_result_count(fty: &weft_environ::component::FuncType, vals: &[Val]) -> crate::Result<()> {
+    if vals.len() != usize::from(fty.result.is_some()) {
         crate::bail!("the host function's results do not match its type");
-    }
-    lower_resources(store, &lower.types, &result_tys, vals, lower.options.flags, None)?;
-    if let Some(ptr) = lower.retptr {
-        store_results_at(store, &lower.types, fty, &lower.options, ptr, vals)?;
     }
     Ok(())
 }
@@ -544,12 +545,8 @@ fn finish_host_call<T: 'static>(
         Some(r) => r?,
         None => return Err(trap("the host call ended without a result")),
     };
-    let result_tys: Vec<InterfaceType> = fty.result.into_iter().collect();
-    if out.len() != result_tys.len() {
-        crate::bail!("the host function's results do not match its type");
-    }
-    lower_resources(store, types, &result_tys, &mut out, options.flags, None)?;
-    lower_results_to_core(store, types, fty, options, params, &out, results)
+    check_result_count(fty, &out)?;
+    lower_sync_results(store, types, fty, options, params, &mut out, results)
 }
 
 /// Releases the task references of call futures, and the references of
