@@ -144,13 +144,11 @@ impl PendingCall {
                 Ok::<_, crate::Error>(match calls::poll_host_call(&mut store, task, cx.waker()) {
                     Poll::Pending => Poll::Pending,
                     Poll::Ready(r) => {
-                        let released = store.components_mut().tasks.release(task).map_err(trap);
-                        calls::collect(&mut store);
                         let finished = match group {
                             Some(g) => super::hooks::finish(&mut store, g),
                             None => Ok(()),
                         };
-                        Poll::Ready(released.and(finished).and(r))
+                        Poll::Ready(finished.and(r))
                     }
                 })
             });

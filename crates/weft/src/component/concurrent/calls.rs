@@ -101,15 +101,10 @@ fn take_result<T>(store: &mut StoreContextMut<'_, T>, task: EntryId) -> Option<V
 /// Hands the trap `e` of a thread of `task` to the host's call that led
 /// to it (the root of its chain of callers), which fails with it, so the
 /// event loop goes on with the other calls. When nobody waits for it (the
-/// host dropped its call, or the caller's task is gone) the trap only
-/// leaves its instance unentered, as it already did.
-pub(crate) fn route_trap<T>(store: &mut StoreContextMut<'_, T>, task: EntryId, e: crate::Error) -> crate::Result<()> {
-    route(store, task, e);
-    Ok(())
-}
-
-/// [`route_trap`]; whether the root call took the error (it had none).
-fn route<T>(store: &mut StoreContextMut<'_, T>, task: EntryId, e: crate::Error) -> bool {
+/// host dropped its call or has its answer, or the caller's task is gone)
+/// the trap only leaves its instance unentered, as it already did. Whether
+/// the root call took the error.
+pub(crate) fn route_trap<T>(store: &mut StoreContextMut<'_, T>, task: EntryId, e: crate::Error) -> bool {
     let data = &mut store.components_mut().sched.task_data;
     let mut root = task;
     for _ in 0..data.len() {
@@ -156,7 +151,7 @@ pub(crate) fn fail_stranded<T>(store: &mut StoreContextMut<'_, T>) -> bool {
     let mut failed = false;
     for task in stranded {
         let e = trap("cannot enter component instance: it trapped while this call was in progress");
-        failed |= route(store, task, e);
+        failed |= route_trap(store, task, e);
     }
     failed
 }
@@ -294,33 +289,10 @@ pub(crate) fn call_async_typed<T: 'static>(
                 || components.sched.task_data.get(&task).is_some_and(|d| d.error.is_some())
         })
     }));
-    let driven = match driven {
-        Ok(driven) => driven,
-        Err(panic) => {
-            if let Some(d) = store.components_mut().sched.task_data.get_mut(&task) {
-                d.abandoned = true;
-            }
-            let _ = store.components_mut().tasks.release(task);
-            collect(store);
-            std::panic::resume_unwind(panic)
-        }
-    };
-    let result = take_result(store, task);
-    let error = match store.components_mut().sched.task_data.get_mut(&task) {
-        Some(d) => {
-            d.abandoned = true;
-            d.error.take()
-        }
-        None => None,
-    };
-    let released = store.components_mut().tasks.release(task).map_err(trap);
-    collect(store);
+    let answer = answer_host_call(store, task);
+    let driven = driven.unwrap_or_else(|panic| std::panic::resume_unwind(panic));
     driven?;
-    if let Some(e) = error {
-        return Err(e);
-    }
-    released?;
-    let Some(result) = result else {
+    let Some(result) = answer? else {
         return Err(trap("the call was cancelled"));
     };
     for (r, v) in results.iter_mut().zip(result) {
@@ -341,8 +313,8 @@ pub(crate) fn start_host_call<T: 'static>(
     start_task(store, index, Caller::Host(Some(args.to_vec())), None, group)
 }
 
-/// Whether the host's call `task` resolved: its results (`None` when it
-/// was cancelled). Pending, with `waker` woken at its resolution,
+/// Whether the host's call `task` has its answer ([`answer_host_call`]:
+/// then given up). Pending, with `waker` woken at its resolution,
 /// otherwise.
 pub(crate) fn poll_host_call<T>(
     store: &mut StoreContextMut<'_, T>,
@@ -350,27 +322,34 @@ pub(crate) fn poll_host_call<T>(
     waker: &std::task::Waker,
 ) -> std::task::Poll<crate::Result<Option<Vec<Val>>>> {
     let components = store.components_mut();
-    if let Some(d) = components.sched.task_data.get_mut(&task) {
-        if let Some(e) = d.error.take() {
-            // The host has its answer: nothing more goes to it.
-            d.abandoned = true;
-            return std::task::Poll::Ready(Err(e));
-        }
+    let answered = match components.tasks.task(task) {
+        Ok(t) => t.resolved() || components.sched.task_data.get(&task).is_some_and(|d| d.error.is_some()),
+        Err(e) => return std::task::Poll::Ready(Err(trap(e))),
+    };
+    if answered {
+        return std::task::Poll::Ready(answer_host_call(store, task));
     }
-    match components.tasks.task(task) {
-        Ok(t) if t.resolved() => {
-            if let Some(d) = components.sched.task_data.get_mut(&task) {
-                d.abandoned = true;
-            }
-            std::task::Poll::Ready(Ok(take_result(store, task)))
-        }
-        Ok(_) => {
-            if let Some(d) = components.sched.task_data.get_mut(&task) {
-                d.waker = Some(waker.clone());
-            }
-            std::task::Poll::Pending
-        }
-        Err(e) => std::task::Poll::Ready(Err(trap(e))),
+    if let Some(d) = components.sched.task_data.get_mut(&task) {
+        d.waker = Some(waker.clone());
+    }
+    std::task::Poll::Pending
+}
+
+/// The host's answer from its call `task`, which it gives up: the trap
+/// routed to it, else the task's results (`None` when it was cancelled).
+/// The host's reference is released, and a later trap of the task reaches
+/// nobody.
+fn answer_host_call<T>(store: &mut StoreContextMut<'_, T>, task: EntryId) -> crate::Result<Option<Vec<Val>>> {
+    let error = store.components_mut().sched.task_data.get_mut(&task).and_then(|d| {
+        d.abandoned = true;
+        d.error.take()
+    });
+    let result = take_result(store, task);
+    let released = store.components_mut().tasks.release(task).map_err(trap);
+    collect(store);
+    match error {
+        Some(e) => Err(e),
+        None => released.map(|()| result),
     }
 }
 
@@ -628,6 +607,30 @@ pub(crate) fn resolve<T: 'static>(
     Ok(())
 }
 
+/// Writes the core result of an `async` lower whose subtask is in
+/// `status`: `RETURNED` when it resolved (its resolution delivered at once),
+/// else the status with a new handle of the subtask in the caller's
+/// instance `caller_inst`.
+pub(crate) fn async_lower_result(
+    tasks: &mut weft_tasks::Tasks,
+    caller_inst: InstanceId,
+    subtask: EntryId,
+    status: SubtaskStatus,
+    results: &mut [crate::Val],
+) -> crate::Result<()> {
+    let code = if status.resolved() {
+        tasks.deliver_resolve(subtask).map_err(trap)?;
+        SubtaskStatus::Returned as u32
+    } else {
+        status as u32 | tasks.subtask_handle(caller_inst, subtask).map_err(trap)? << 4
+    };
+    match results.first_mut() {
+        Some(r) => *r = crate::Val::I32(code as i32),
+        None => crate::bail!("an async lowered function returns its status"),
+    }
+    Ok(())
+}
+
 /// `canon_lower` of a call from the component instance `options.flags` to
 /// the `async`-typed lifted function `callee` (or any call lowered
 /// `async`): a subtask tracks the callee's task. Lowered `async`, the core
@@ -678,21 +681,10 @@ pub(crate) fn call_lowered<T: 'static>(
     linked.and(released).map_err(trap)?;
     let status = tasks.subtask_state(subtask).map_err(trap)?.status;
     if options.is_async {
-        let code = if status.resolved() {
-            tasks.deliver_resolve(subtask).map_err(trap)?;
-            tasks.release(subtask).map_err(trap)?;
-            SubtaskStatus::Returned as u32
-        } else {
-            let index = tasks.subtask_handle(caller_inst, subtask);
-            tasks.release(subtask).map_err(trap)?;
-            status as u32 | index.map_err(trap)? << 4
-        };
+        let written = async_lower_result(tasks, caller_inst, subtask, status, results);
+        let released = tasks.release(subtask).map_err(trap);
         collect(store);
-        match results.first_mut() {
-            Some(r) => *r = crate::Val::I32(code as i32),
-            None => crate::bail!("an async lowered function returns its status"),
-        }
-        return Ok(());
+        return written.and(released);
     }
     // A synchronous caller waits for the result.
     let waited = if status.resolved() {

@@ -392,7 +392,8 @@ fn end_task<T: 'static>(
         return Err(e);
     };
     let _ = crate::component::call::poison_instance(store, flags);
-    super::calls::route_trap(store, task, e).and(released)
+    super::calls::route_trap(store, task, e);
+    released
 }
 
 fn lower_host_async_results<T: 'static>(
@@ -524,17 +525,7 @@ fn finish_host_call<T: 'static>(
     let tasks = &mut store.components_mut().tasks;
     let status = tasks.subtask_state(subtask).map_err(trap)?.status;
     if options.is_async {
-        let code = if status.resolved() {
-            tasks.deliver_resolve(subtask).map_err(trap)?;
-            SubtaskStatus::Returned as u32
-        } else {
-            status as u32 | tasks.subtask_handle(caller_inst, subtask).map_err(trap)? << 4
-        };
-        match results.first_mut() {
-            Some(r) => *r = crate::Val::I32(code as i32),
-            None => crate::bail!("an async lowered function returns its status"),
-        }
-        return Ok(());
+        return super::calls::async_lower_result(tasks, caller_inst, subtask, status, results);
     }
     if !status.resolved() {
         sched::wait_until(store, WaitFor::Resolved(subtask), false)?;
@@ -594,14 +585,17 @@ pub(crate) fn step<T: 'static>(store: &mut StoreContextMut<'_, T>) -> crate::Res
     Ok(super::calls::fail_stranded(store))
 }
 
-/// Resumes the ready thread `t` for the event loop; a trap goes to the
-/// host's call that led to the thread's task, if one waits for it, and
-/// ends the loop otherwise.
+/// Resumes the ready thread `t` for the event loop: a trap goes to the
+/// host's call that led to the thread's task (or stays with its instance
+/// when none waits for it); any other error ends the loop.
 fn resume_routed<T: 'static>(store: &mut StoreContextMut<'_, T>, t: weft_tasks::ThreadId) -> crate::Result<()> {
     let task = store.components().tasks.thread(t).map(|s| s.task);
     match (sched::resume(store, t, false), task) {
         (Ok(()), _) => Ok(()),
-        (Err(e), Ok(task)) if crate::component::is_trap(&e) => super::calls::route_trap(store, task, e),
+        (Err(e), Ok(task)) if crate::component::is_trap(&e) => {
+            super::calls::route_trap(store, task, e);
+            Ok(())
+        }
         (Err(e), _) => Err(e),
     }
 }
@@ -613,9 +607,7 @@ fn step_seeded<T: 'static>(store: &mut StoreContextMut<'_, T>) -> crate::Result<
     let mut woken = host(store).queue.take();
     let mut progress = false;
     loop {
-        let threads = sched::has_runnable(store)
-            .then(|| sched::next_runnable(store))
-            .flatten();
+        let threads = sched::next_runnable(store);
         let choices = usize::from(threads.is_some()) + woken.len();
         if choices == 0 {
             return Ok(progress || super::calls::fail_stranded(store));
