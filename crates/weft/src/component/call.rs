@@ -404,6 +404,19 @@ pub(crate) fn call_lifted<T: 'static>(
     call_lifted_checked(store, index, args, results)
 }
 
+/// The checks before the host calls `f` with room for `results` results:
+/// the count is the function's, and its instance may be entered.
+pub(crate) fn check_call<T>(store: &StoreContextMut<'_, T>, f: &LiftedFunc, results: usize) -> crate::Result<()> {
+    let expected = f.types.func(f.ty).map_or(0, |t| usize::from(t.result.is_some()));
+    if results != expected {
+        crate::bail!("expected {expected} results, got {results}");
+    }
+    if !store.components().flags(f.options.flags)?.may_enter {
+        return Err(crate::component::trap("cannot enter component instance"));
+    }
+    Ok(())
+}
+
 /// [`call_lifted`] inside the call's task group.
 fn call_lifted_checked<T: 'static>(
     store: &mut StoreContextMut<'_, T>,
@@ -412,16 +425,9 @@ fn call_lifted_checked<T: 'static>(
     results: &mut [Val],
 ) -> crate::Result<()> {
     let f = lifted_func(store, index)?;
-    let ty = f.types.func(f.ty);
-    let result_count = ty.map_or(0, |t| usize::from(t.result.is_some()));
-    if results.len() != result_count {
-        crate::bail!("expected {result_count} results, got {}", results.len());
-    }
-    if !store.components().flags(f.options.flags)?.may_enter {
-        return Err(crate::component::trap("cannot enter component instance"));
-    }
+    check_call(store, &f, results.len())?;
     #[cfg(feature = "component-model-async")]
-    if ty.is_some_and(|t| t.is_async) {
+    if f.types.func(f.ty).is_some_and(|t| t.is_async) {
         return super::concurrent::call_async_typed(store, index, args, results);
     }
     let scope = enter_call(store);

@@ -8,7 +8,7 @@
 
 use super::accessor::AsAccessor;
 use super::{calls, host};
-use crate::component::call::lifted_func;
+use crate::component::call::{check_call, lifted_func};
 use crate::component::typed::tuple_vals;
 use crate::component::{trap, ComponentNamedList, Func, Lift, Lower, TypedFunc, Val};
 use crate::{AsContextMut, StoreContextMut};
@@ -38,8 +38,11 @@ impl<T: 'static> StoreContextMut<'_, T> {
         components.tasks.live_entries() + components.tasks.live_threads() + components.sched.host.len()
     }
 
-    /// [`Store::assert_concurrent_state_empty`](crate::Store::assert_concurrent_state_empty)
-    /// through a context.
+    /// Panics unless the store's concurrent state is empty: no task,
+    /// thread, waitable, waitable set, host task or suspended fiber is
+    /// left (as Wasmtime's `assert_concurrent_state_empty`, for tests).
+    /// [`Store::check_concurrent_state`](crate::Store::check_concurrent_state)
+    /// is the non-panicking check of the reference counts.
     #[doc(hidden)]
     pub fn assert_concurrent_state_empty(mut self) {
         host::release_dropped(&mut self);
@@ -47,7 +50,8 @@ impl<T: 'static> StoreContextMut<'_, T> {
         let fibers = self.components().sched.fiber_count();
         assert!(
             size == 0 && fibers == 0,
-            "the concurrent state is not empty ({size} entries, {fibers} fibers)"
+            "the concurrent state is not empty ({size} entries, {fibers} fibers):\n{}",
+            super::describe_state(self.components())
         );
     }
 }
@@ -105,14 +109,7 @@ impl PendingCall {
                 group: None,
             });
         }
-        let f = lifted_func(store, func.index)?;
-        let expected = f.types.func(f.ty).map_or(0, |t| usize::from(t.result.is_some()));
-        if results != expected {
-            crate::bail!("expected {expected} results, got {results}");
-        }
-        if !store.components().flags(f.options.flags)?.may_enter {
-            return Err(trap("cannot enter component instance"));
-        }
+        check_call(store, &lifted_func(store, func.index)?, results)?;
         let group = super::hooks::start(store)?;
         let task = calls::start_host_call(store, func.index, params, group)?;
         Ok(PendingCall {

@@ -121,6 +121,15 @@ pub(crate) fn exit_innermost_task<T>(_store: &mut StoreContextMut<'_, T>) -> cra
     Ok(())
 }
 
+/// The readable dump of [`crate::Store::debug_concurrent_state`].
+#[cfg(feature = "component-model-async")]
+pub(crate) fn describe_state(components: &super::store::ComponentStore) -> String {
+    let mut out = components.tasks.describe();
+    out.push_str(&components.sched.host.describe());
+    out.push_str(&components.host_streams.describe());
+    out
+}
+
 #[cfg(feature = "component-model-async")]
 impl<T: 'static> crate::Store<T> {
     /// A readable dump of the store's component-model async state: every
@@ -128,11 +137,7 @@ impl<T: 'static> crate::Store<T> {
     /// set, stream, future and error context with its reference count, and
     /// what each waiting thread waits for. (Weft's own; Wasmtime has none.)
     pub fn debug_concurrent_state(&self) -> String {
-        let components = &self.inner().opaque.components;
-        let mut out = components.tasks.describe();
-        out.push_str(&components.sched.host.describe());
-        out.push_str(&components.host_streams.describe());
-        out
+        describe_state(&self.inner().opaque.components)
     }
 
     /// How many entries the store's concurrent state holds: tasks,
@@ -143,22 +148,11 @@ impl<T: 'static> crate::Store<T> {
         crate::AsContextMut::as_context_mut(self).concurrent_state_table_size()
     }
 
-    /// Panics unless the store's concurrent state is empty: no task,
-    /// thread, waitable, waitable set, host task or suspended fiber is
-    /// left (as Wasmtime's `assert_concurrent_state_empty`, for tests).
-    /// [`Store::check_concurrent_state`] is the non-panicking check of the
-    /// reference counts.
+    /// [`StoreContextMut::assert_concurrent_state_empty`](crate::StoreContextMut::assert_concurrent_state_empty)
+    /// on this store.
     #[doc(hidden)]
     pub fn assert_concurrent_state_empty(&mut self) {
-        let mut inner = crate::AsContextMut::as_context_mut(self);
-        host::release_dropped(&mut inner);
-        let size = self.concurrent_state_table_size();
-        let fibers = self.inner().opaque.components.sched.fiber_count();
-        assert!(
-            size == 0 && fibers == 0,
-            "the concurrent state is not empty ({size} entries, {fibers} fibers):\n{}",
-            self.debug_concurrent_state()
-        );
+        crate::AsContextMut::as_context_mut(self).assert_concurrent_state_empty();
     }
 
     /// Checks that the task table holds nothing but what its live handles,
