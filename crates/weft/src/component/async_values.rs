@@ -14,6 +14,7 @@
 //! reference goes to the store's queue of dropped holds, released the next
 //! time the store runs (no drop needs the store, and none leaks).
 
+use crate::component::lock;
 use crate::store::StoreId;
 use std::any::TypeId;
 use std::sync::{Arc, Mutex};
@@ -35,10 +36,6 @@ pub(crate) struct HostHold {
     pub(crate) payload: Option<TypeId>,
     /// Where a dropped hold puts its reference.
     queue: Arc<Mutex<Vec<u32>>>,
-}
-
-fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
 #[cfg_attr(

@@ -116,6 +116,12 @@ pub use flat::{
 };
 pub use load_store::{load, store};
 pub use val::Val;
+
+/// Locks `m`, taking its data even when a panic poisoned it: the store's
+/// queues and shared states stay usable after a host function panicked.
+pub(crate) fn lock<T>(m: &std::sync::Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
 pub use weft_environ::component::abi::{MAX_LIST_BYTE_LENGTH, MAX_STRING_BYTE_LENGTH};
 pub use weft_environ::component::{ComponentTypes, InterfaceType, StringEncoding};
 

@@ -272,7 +272,7 @@ struct JoinInner {
 
 impl JoinState {
     fn lock(&self) -> std::sync::MutexGuard<'_, JoinInner> {
-        self.inner.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+        crate::component::lock(&self.inner)
     }
 
     /// Whether the task was aborted.

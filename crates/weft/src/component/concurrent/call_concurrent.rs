@@ -65,10 +65,7 @@ struct TaskHold {
 impl Drop for TaskHold {
     fn drop(&mut self) {
         if let Some(task) = self.task.take() {
-            self.dropped
-                .lock()
-                .unwrap_or_else(|poisoned| poisoned.into_inner())
-                .push(task);
+            crate::component::lock(&self.dropped).push(task);
         }
     }
 }

@@ -20,6 +20,7 @@ use super::id_map::IdMap;
 use super::sched;
 use crate::component::call::{lift_args_from_core, lift_async_args, lower_async_results, lower_sync_results};
 use crate::component::handles::lift_resources;
+use crate::component::lock;
 use crate::component::store::Options;
 use crate::component::{trap, Val};
 use crate::store::StoreInner;
@@ -165,10 +166,6 @@ impl ReadyQueue {
             *s = Some(waker.clone());
         }
     }
-}
-
-fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
 /// The waker of one host task.

@@ -23,6 +23,7 @@
 use super::host::{self, HostFuture};
 use super::id_map::IdMap;
 use crate::component::async_values::HostHold;
+use crate::component::lock;
 use crate::component::store::ComponentStore;
 use crate::component::trap;
 use crate::store::{StoreId, StoreInner};
@@ -72,10 +73,6 @@ pub(crate) struct HostStreams {
     held: IdMap<EntryId, u32>,
     /// The drivers, by the host end each drives.
     drivers: IdMap<EntryId, DriverSlot>,
-}
-
-fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
 impl HostStreams {
