@@ -144,6 +144,17 @@ pub(crate) fn abort<T>(store: &mut StoreContextMut<'_, T>, task: EntryId, e: cra
         .get(&task)
         .and_then(|d| store.components().funcs.get(d.func as usize))
         .map(|f| f.options.flags);
+    abort_instance(store, flags, e)
+}
+
+/// Aborts a group whose hook failed, leaving the component instance
+/// `flags` (the one its code runs in, if known) unentered: the error to
+/// report.
+pub(crate) fn abort_instance<T>(
+    store: &mut StoreContextMut<'_, T>,
+    flags: Option<crate::component::store::ComponentInstanceRef>,
+    e: crate::Error,
+) -> crate::Error {
     if let Some(flags) = flags {
         let _ = crate::component::call::poison_instance(store, flags);
     }

@@ -277,14 +277,12 @@ pub(crate) fn drop_task<T>(store: &mut StoreContextMut<'_, T>, id: u64) -> bool 
 /// never resolves, and the caller's instance is not entered again (the
 /// group is aborted). The error to report.
 fn abort_call<T>(store: &mut StoreContextMut<'_, T>, id: u64, e: crate::Error) -> crate::Error {
-    let task = host(store).tasks.remove(&id);
-    if let Some(HostKind::Call(call)) = task.map(|t| t.kind) {
+    let mut caller = None;
+    if let Some(HostKind::Call(call)) = host(store).tasks.remove(&id).map(|t| t.kind) {
         let _ = store.components_mut().tasks.release(call.subtask);
-        if let Some((_, flags)) = call.caller {
-            let _ = crate::component::call::poison_instance(store, flags);
-        }
+        caller = call.caller.map(|(_, flags)| flags);
     }
-    e.context("a task group hook failed: the group is aborted")
+    super::hooks::abort_instance(store, caller, e)
 }
 
 /// Polls the host task `id` once, if it is pending and not being polled
