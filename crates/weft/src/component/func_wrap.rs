@@ -26,19 +26,30 @@ impl<T: 'static> LinkerInstance<'_, T> {
         let host = move |mut store: StoreContextMut<'_, T>, _ty: &ComponentFunc, args: &[Val], results: &mut [Val]| {
             let params = Params::lift(&mut store, Val::Tuple(args.to_vec()))?;
             let out = func(store.as_context_mut(), params)?;
-            match out.lower(&mut store)? {
-                Val::Tuple(vals) if vals.len() == results.len() => {
-                    for (r, v) in results.iter_mut().zip(vals) {
-                        *r = v;
-                    }
-                    Ok(())
-                }
-                _ => crate::bail!("the host function's results do not match its type"),
-            }
+            write_results(results, results_of(&mut store, out)?)
         };
         let check = typecheck_check::<Params, Results>();
         self.insert(name, Definition::Func(Arc::new(host), Some(check)))
     }
+}
+
+/// The results of a typed host function as a list of values.
+pub(crate) fn results_of<R: Lower>(store: &mut StoreContextMut<'_, impl Sized>, ret: R) -> crate::Result<Vec<Val>> {
+    match ret.lower(store)? {
+        Val::Tuple(vals) => Ok(vals),
+        _ => crate::bail!("the host function's results do not match its type"),
+    }
+}
+
+/// Writes `vals` to `results`, checking the count.
+pub(crate) fn write_results(results: &mut [Val], vals: Vec<Val>) -> crate::Result<()> {
+    if vals.len() != results.len() {
+        crate::bail!("the host function's results do not match its type");
+    }
+    for (r, v) in results.iter_mut().zip(vals) {
+        *r = v;
+    }
+    Ok(())
 }
 
 /// The type check of a host function typed `Params -> Results` against

@@ -4,7 +4,7 @@
 //! and wait on the fiber of a `call_async` (as in Wasmtime 48).
 
 use super::concurrent::{Accessor, HostFuture};
-use super::func_wrap::typecheck_check;
+use super::func_wrap::{results_of, typecheck_check, write_results};
 use super::linker::{ConcurrentHostFunc, Definition, HostFunc};
 use super::typed::{ComponentNamedList, Lift, Lower};
 use super::types::ComponentFunc;
@@ -13,25 +13,6 @@ use crate::{AsContextMut, StoreContextMut};
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
-
-/// The results of a typed host function as a list of values.
-fn results_of<R: Lower>(store: &mut StoreContextMut<'_, impl Sized>, ret: R) -> crate::Result<Vec<Val>> {
-    match ret.lower(store)? {
-        Val::Tuple(vals) => Ok(vals),
-        _ => crate::bail!("the host function's results do not match its type"),
-    }
-}
-
-/// Writes `vals` to `results`, checking the count.
-fn write_results(results: &mut [Val], vals: Vec<Val>) -> crate::Result<()> {
-    if vals.len() != results.len() {
-        crate::bail!("the host function's results do not match its type");
-    }
-    for (r, v) in results.iter_mut().zip(vals) {
-        *r = v;
-    }
-    Ok(())
-}
 
 impl<T: 'static> LinkerInstance<'_, T> {
     fn check_concurrent(&self) -> crate::Result<()> {
