@@ -52,6 +52,17 @@ impl AsyncState {
     }
 }
 
+impl crate::store::StoreOpaque {
+    /// The fiber context of the `call_async` running now, for an async host
+    /// function to wait on; an error under a synchronous call.
+    pub(crate) fn async_parts(&self) -> crate::Result<(AsyncCx, CallState)> {
+        match self.async_state.as_ref() {
+            Some(state) => Ok(state.parts()),
+            None => crate::bail!("cannot call an async host function from a sync call: use `call_async`"),
+        }
+    }
+}
+
 /// Waits for `future` on the fiber of `cx`, suspending it while pending.
 pub(crate) fn block_on<F: Future + ?Sized>(
     cx: &AsyncCx,
@@ -201,10 +212,7 @@ where
     let ty = FuncType::new(engine, P::types(), R::Ok::types());
     let host = Arc::new(
         move |store: &mut StoreInner<T>, caller: HostCaller, values: &mut [ValRaw]| {
-            let Some(state) = store.opaque.async_state.as_ref() else {
-                crate::bail!("cannot call an async host function from a sync call: use `call_async`");
-            };
-            let (cx, entry) = (state.cx.clone(), state.entry);
+            let (cx, entry) = store.opaque.async_parts()?;
             let params = P::load(&store.opaque, values);
             let instance = store.opaque.instance_by_runtime_index(caller.instance);
             let result = {
@@ -230,10 +238,7 @@ where
 {
     Arc::new(
         move |store: &mut StoreInner<T>, caller: HostCaller, values: &mut [ValRaw]| {
-            let Some(state) = store.opaque.async_state.as_ref() else {
-                crate::bail!("cannot call an async host function from a sync call: use `call_async`");
-            };
-            let (cx, entry) = (state.cx.clone(), state.entry);
+            let (cx, entry) = store.opaque.async_parts()?;
             let params: Vec<Val> = ty
                 .params()
                 .enumerate()

@@ -123,7 +123,7 @@ impl<T: 'static> LinkerInstance<'_, T> {
         let host: HostFunc<T> = Arc::new(
             move |mut store: StoreContextMut<'_, T>, _ty: &ComponentFunc, args: &[Val], results: &mut [Val]| {
                 let params = Params::lift(&mut store, Val::Tuple(args.to_vec()))?;
-                let (cx, entry) = async_parts(&store)?;
+                let (cx, entry) = store.0.opaque().async_parts()?;
                 let ret = {
                     let mut future = Box::into_pin(f(store.as_context_mut(), params));
                     crate::async_support::block_on(&cx, entry, future.as_mut())??
@@ -152,7 +152,7 @@ impl<T: 'static> LinkerInstance<'_, T> {
     {
         let host: HostFunc<T> = Arc::new(
             move |store: StoreContextMut<'_, T>, ty: &ComponentFunc, args: &[Val], results: &mut [Val]| {
-                let (cx, entry) = async_parts(&store)?;
+                let (cx, entry) = store.0.opaque().async_parts()?;
                 let mut future = Box::into_pin(f(store, ty.clone(), args, results));
                 crate::async_support::block_on(&cx, entry, future.as_mut())?
             },
@@ -172,17 +172,9 @@ impl<T: 'static> LinkerInstance<'_, T> {
             + 'static,
     {
         self.resource(name, ty, move |store, rep| {
-            let (cx, entry) = async_parts(&store)?;
+            let (cx, entry) = store.0.opaque().async_parts()?;
             let mut future = Box::into_pin(dtor(store, rep));
             crate::async_support::block_on(&cx, entry, future.as_mut())?
         })
-    }
-}
-
-/// The fiber context of the `call_async` running now, or an error.
-fn async_parts<T>(store: &StoreContextMut<'_, T>) -> crate::Result<(weft_fiber::AsyncCx, weft_runtime::CallState)> {
-    match store.0.opaque().async_state.as_ref() {
-        Some(state) => Ok(state.parts()),
-        None => crate::bail!("cannot call an async host function from a synchronous call: use `call_async`"),
     }
 }
