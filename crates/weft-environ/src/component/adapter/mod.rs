@@ -43,8 +43,9 @@
 //! (invalid UTF-8 and unpaired UTF-16 surrogates trap), and stores it with
 //! the destination's `realloc` exactly as `store_string` of CanonicalABI.md
 //! does (its allocations, shrinking reallocations and the tagged length of
-//! `latin1+utf16`). `error-context` values cannot cross yet: the adapter
-//! fails with an `unsupported` error when it meets one.
+//! `latin1+utf16`). Stream and future readable ends move, and error
+//! contexts are shared, through one host built-in per direction over the
+//! two instances' task tables (`lift_async_value`, then `lower_handle`).
 //!
 //! Every check that fails branches to a call of the `trap` built-in with
 //! an [`AdapterTrap`] code, which raises the trap of that check with
@@ -101,8 +102,24 @@ pub const OWN_TO_CALLER: &str = "resource-transfer-own-to-caller";
 /// for the call: `(resource type: i32, handle: i32, scope: i32) ->
 /// (handle: i32)`.
 pub const BORROW_TO_CALLEE: &str = "resource-transfer-borrow";
-/// The built-in called for values that cannot cross yet (`error-context`,
-/// `borrow` results): fails with `unsupported`.
+/// The built-in that moves a stream or future's readable end, or shares an
+/// error context, from the caller's table to the callee's: `(kind: i32,
+/// type: i32, handle: i32) -> (handle: i32)`, the kind one of
+/// [`ASYNC_STREAM`], [`ASYNC_FUTURE`] and [`ASYNC_ERROR_CONTEXT`], the type
+/// the index of the stream or future type (`u32::MAX` for an error
+/// context).
+pub const ASYNC_TO_CALLEE: &str = "async-value-to-callee";
+/// The built-in that moves a stream or future end, or shares an error
+/// context, from the callee's table to the caller's.
+pub const ASYNC_TO_CALLER: &str = "async-value-to-caller";
+/// The kind of a moved stream end.
+pub const ASYNC_STREAM: u32 = 0;
+/// The kind of a moved future end.
+pub const ASYNC_FUTURE: u32 = 1;
+/// The kind of a shared error context.
+pub const ASYNC_ERROR_CONTEXT: u32 = 2;
+/// The built-in called for values that cannot cross (`borrow` results,
+/// which validation rejects): fails with `unsupported`.
 pub const UNSUPPORTED: &str = "unsupported";
 /// The built-in every failed check calls with an [`AdapterTrap`] code:
 /// `(code: i32) -> ()`.
@@ -142,7 +159,8 @@ struct Needs {
     lists: bool,
     own: bool,
     borrow: bool,
-    error_context: bool,
+    /// Streams, futures or error contexts.
+    async_values: bool,
     /// `char`s or variants, whose translation checks them.
     checked: bool,
 }
@@ -158,7 +176,7 @@ fn scan(types: &ComponentTypes, ty: InterfaceType, n: &mut Needs, depth: u32) {
             I::Char => n.checked = true,
             I::Own(_) => n.own = true,
             I::Borrow(_) => n.borrow = true,
-            I::ErrorContext => n.error_context = true,
+            I::ErrorContext | I::Defined(_) => n.async_values = true,
             _ => {}
         },
         Despecialized::Record(fields) => fields.iter().for_each(|t| scan(types, *t, n, depth + 1)),
@@ -226,11 +244,8 @@ fn tuple_layout(types: &ComponentTypes, tys: &[InterfaceType]) -> (u32, u32) {
 /// Whether a call of type `ty` lowered with `caller` options from a
 /// function lifted with `callee` options goes through a fused adapter:
 /// when it is synchronous on both sides (the async ABI is not fused).
-pub fn fused(types: &ComponentTypes, ty: &FuncType, caller: &CanonicalOptions, callee: &CanonicalOptions) -> bool {
-    !ty.is_async
-        && !caller.is_async
-        && !callee.is_async
-        && !ty.param_types().chain(ty.result).any(|t| types.contains_async_value(t))
+pub fn fused(_types: &ComponentTypes, ty: &FuncType, caller: &CanonicalOptions, callee: &CanonicalOptions) -> bool {
+    !ty.is_async && !caller.is_async && !callee.is_async
 }
 
 /// A function index allocator for imports, in order.
@@ -334,7 +349,9 @@ pub fn adapter_module(types: &ComponentTypes, ty: &FuncType, sides: Sides) -> Re
     let own_to_callee = imports.func_if(p.own, OWN_TO_CALLEE, 9);
     let own_to_caller = imports.func_if(r.own, OWN_TO_CALLER, 9);
     let borrow_to_callee = imports.func_if(p.borrow, BORROW_TO_CALLEE, 10);
-    let unsupported = imports.func_if(p.error_context || r.error_context || r.borrow, UNSUPPORTED, 1);
+    let async_to_callee = imports.func_if(p.async_values, ASYNC_TO_CALLEE, 10);
+    let async_to_caller = imports.func_if(r.async_values, ASYNC_TO_CALLER, 10);
+    let unsupported = imports.func_if(r.borrow, UNSUPPORTED, 1);
     let traps = needs_memory || p.checked || r.checked;
     let trap = imports.func_if(traps, TRAP, 7);
     let num_imported = imports.next;
@@ -362,6 +379,7 @@ pub fn adapter_module(types: &ComponentTypes, ty: &FuncType, sides: Sides) -> Re
         transcode: transcode_to_callee,
         own: own_to_callee,
         borrow: borrow_to_callee,
+        async_value: async_to_callee,
         unsupported,
     };
     let to_caller = CopyDirection {
@@ -374,6 +392,7 @@ pub fn adapter_module(types: &ComponentTypes, ty: &FuncType, sides: Sides) -> Re
         transcode: transcode_to_caller,
         own: own_to_caller,
         borrow: None,
+        async_value: async_to_caller,
         unsupported,
     };
 

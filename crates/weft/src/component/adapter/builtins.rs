@@ -13,9 +13,9 @@ use crate::component::store::{ComponentInstanceRef, Options};
 use crate::component::{trap, LiftContext, LowerContext};
 use crate::{AsContextMut, Extern, Func, Module, StoreContextMut, Val, ValType};
 use weft_environ::component::adapter::{
-    AdapterTrap, ADAPTER, BORROW_TO_CALLEE, CALLEE, CALLEE_MEMORY, CALLEE_REALLOC, CALLER_MEMORY, CALLER_REALLOC,
-    ENTER, EXIT, OWN_TO_CALLEE, OWN_TO_CALLER, POST_RETURN, TRANSCODE_TO_CALLEE, TRANSCODE_TO_CALLER, TRAP,
-    UNSUPPORTED,
+    AdapterTrap, ADAPTER, ASYNC_TO_CALLEE, ASYNC_TO_CALLER, BORROW_TO_CALLEE, CALLEE, CALLEE_MEMORY, CALLEE_REALLOC,
+    CALLER_MEMORY, CALLER_REALLOC, ENTER, EXIT, OWN_TO_CALLEE, OWN_TO_CALLER, POST_RETURN, TRANSCODE_TO_CALLEE,
+    TRANSCODE_TO_CALLER, TRAP, UNSUPPORTED,
 };
 use weft_environ::component::{ComponentTypes, TypeResourceIndex};
 
@@ -182,8 +182,22 @@ pub(crate) fn instantiate<T: 'static>(
                     Ok(())
                 })
             }
+            ASYNC_TO_CALLEE | ASYNC_TO_CALLER => {
+                let (from, to) = if name == ASYNC_TO_CALLEE {
+                    (caller.flags, callee.flags)
+                } else {
+                    (callee.flags, caller.flags)
+                };
+                Func::new(&mut *store, ty(3, 1), move |mut c, params, results| {
+                    let mut store = c.as_context_mut();
+                    let (kind, tag, index) = (arg(params, 0)?, arg(params, 1)?, arg(params, 2)?);
+                    let index = transfer_async_value(&mut store, from, to, kind, tag, index)?;
+                    set(results, 0, index);
+                    Ok(())
+                })
+            }
             UNSUPPORTED => Func::new(&mut *store, ty(0, 0), |_, _, _| {
-                crate::bail!("unsupported: error-context values cannot cross between components yet")
+                crate::bail!("unsupported: a `borrow` result cannot cross between components")
             }),
             TRAP => Func::new(&mut *store, ty(1, 0), |_, params, _| {
                 let code = arg(params, 0)?;
@@ -200,6 +214,32 @@ pub(crate) fn instantiate<T: 'static>(
     instance
         .get_func(&mut *store, ADAPTER)
         .ok_or_else(|| crate::format_err!("the fused adapter has no `{ADAPTER}` export"))
+}
+
+/// Moves the stream or future end, or shares the error context, `index` of
+/// `from` (of the adapter's `kind` and type `tag`) to a new handle of `to`.
+#[cfg(feature = "component-model-async")]
+fn transfer_async_value<T>(
+    store: &mut StoreContextMut<'_, T>,
+    from: ComponentInstanceRef,
+    to: ComponentInstanceRef,
+    kind: u32,
+    tag: u32,
+    index: u32,
+) -> crate::Result<u32> {
+    crate::component::concurrent::transfer_async_value(store.components_mut(), from, to, kind, tag, index)
+}
+
+#[cfg(not(feature = "component-model-async"))]
+fn transfer_async_value<T>(
+    _: &mut StoreContextMut<'_, T>,
+    _: ComponentInstanceRef,
+    _: ComponentInstanceRef,
+    _: u32,
+    _: u32,
+    _: u32,
+) -> crate::Result<u32> {
+    crate::bail!("unsupported: streams, futures and error contexts need the `component-model-async` feature")
 }
 
 /// Moves the `own` handle `index` of resource type `r` from the table of

@@ -84,7 +84,7 @@ pub use streams::{
     StreamProducer, StreamResult,
 };
 #[cfg(feature = "component-model-async")]
-pub(crate) use values::{lift_async_value, lower_async_value};
+pub(crate) use values::{lift_async_value, lower_async_value, transfer_async_value};
 
 /// The core function of a canonical built-in called by the component
 /// instance `at`.
