@@ -6,8 +6,11 @@
 //! against its host built-ins (the imports named by this module's
 //! constants).
 //!
-//! Every synchronous component-to-component call has one. The adapter
-//! exports one function with the caller's lowered core signature. It calls
+//! Every component-to-component call has one. That of a call of an `async`
+//! function type is described in `async_call.rs`: the runtime schedules the
+//! callee's task, and the adapter's `start` and `return` functions move the
+//! arguments and the result when it starts and when it returns. That of a
+//! synchronous call exports one function with the caller's lowered core signature. It calls
 //! `enter` (a host built-in that checks the caller's `may_leave`, checks
 //! and clears the callee's `may_enter` and opens the call's resource
 //! scope), moves every argument from the caller to the callee, calls the
@@ -52,6 +55,7 @@
 //! Wasmtime's message (`Trap::UnalignedPointer`, ...); the checks that pass
 //! call nothing.
 
+mod async_call;
 mod translate;
 mod trap;
 mod wasm;
@@ -59,7 +63,7 @@ mod wasm;
 pub use trap::AdapterTrap;
 
 use crate::component::abi::{self, AbiOptions, Context, Despecialized, FlatType, PtrType};
-use crate::component::{CanonicalOptions, ComponentTypes, FuncType, InterfaceType, StringEncoding};
+use crate::component::{ComponentTypes, FuncType, InterfaceType, StringEncoding};
 use translate::{AdapterFuncBuilder, CopyDirection, Place};
 use wasm::val_type;
 use wasm_encoder::{
@@ -126,6 +130,19 @@ pub const UNSUPPORTED: &str = "unsupported";
 pub const TRAP: &str = "trap";
 /// The adapter's export: a function of the caller's lowered signature.
 pub const ADAPTER: &str = "adapter";
+/// The built-in an `async` call's adapter passes the caller's core
+/// arguments to: it starts the callee's task and returns the status of an
+/// `async` lower, or waits and returns the flat result of a synchronous
+/// one. Its type is the caller's lowered signature.
+pub const START_CALL: &str = "start-call";
+/// The export of an `async` call's adapter that the runtime calls when the
+/// callee's task starts: `(caller's core arguments..., scope: i32) ->
+/// (callee's core arguments...)`.
+pub const START: &str = "start";
+/// The export of an `async` call's adapter that the runtime calls when the
+/// callee returns: `(callee's flat result or pointer..., caller's core
+/// arguments...) -> (flat result of a synchronous lower)`.
+pub const RETURN: &str = "return";
 
 const PTR: PtrType = PtrType::I32;
 const I32: ValType = ValType::I32;
@@ -139,6 +156,10 @@ pub struct Side {
     pub memory: bool,
     /// Whether there is a `realloc`.
     pub realloc: bool,
+    /// The `async` option.
+    pub is_async: bool,
+    /// Whether there is a `callback` (an `async` lift's).
+    pub callback: bool,
 }
 
 /// What the canonical options of the two sides provide.
@@ -202,7 +223,7 @@ fn flat_len(types: &ComponentTypes, ty: InterfaceType, cap: usize, depth: u32) -
     }
     match abi::despecialize(types, ty) {
         Despecialized::Other(I::String) => 2,
-        Despecialized::Other(I::Defined(_)) => 0,
+        // Everything else, stream and future handles too, is one value.
         Despecialized::Other(_) => 1,
         Despecialized::List(_, None) => 2,
         Despecialized::List(t, Some(n)) => (n as usize)
@@ -241,11 +262,10 @@ fn tuple_layout(types: &ComponentTypes, tys: &[InterfaceType]) -> (u32, u32) {
     (align, abi::align_to(offset, align))
 }
 
-/// Whether a call of type `ty` lowered with `caller` options from a
-/// function lifted with `callee` options goes through a fused adapter:
-/// when it is synchronous on both sides (the async ABI is not fused).
-pub fn fused(_types: &ComponentTypes, ty: &FuncType, caller: &CanonicalOptions, callee: &CanonicalOptions) -> bool {
-    !ty.is_async && !caller.is_async && !callee.is_async
+/// Whether the adapter of a call of type `ty` between `sides` is that of an
+/// `async` call (exporting [`START`] and [`RETURN`]).
+pub fn is_async_call(ty: &FuncType, sides: &Sides) -> bool {
+    ty.is_async || sides.caller.is_async || sides.callee.is_async
 }
 
 /// A function index allocator for imports, in order.
@@ -267,12 +287,12 @@ impl Imports {
 }
 
 /// The binary of the adapter for calls of type `ty` between two sides with
-/// the options `sides`, or an error saying why there can be none (an
-/// `async` function type, options lacking a memory or `realloc` the values
-/// need, or a type nested too deeply).
+/// the options `sides`, or an error saying why there can be none (options
+/// lacking a memory or `realloc` the values need, or a type nested too
+/// deeply).
 pub fn adapter_module(types: &ComponentTypes, ty: &FuncType, sides: Sides) -> Result<Vec<u8>, String> {
-    if ty.is_async {
-        return Err("unsupported: fused adapters of async functions".into());
+    if is_async_call(ty, &sides) {
+        return async_call::async_adapter_module(types, ty, sides);
     }
     let param_tys: Vec<InterfaceType> = ty.param_types().collect();
     let (mut p, mut r) = (Needs::default(), Needs::default());

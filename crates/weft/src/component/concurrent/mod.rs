@@ -65,7 +65,9 @@ pub(in crate::component) use builtins::builtin;
 #[cfg(feature = "component-model-async")]
 pub use call_concurrent::{FuncCallConcurrent, GuestTaskId, TypedFuncCallConcurrent};
 #[cfg(feature = "component-model-async")]
-pub(crate) use calls::{call_async_typed, call_lowered, enter_task, exit_innermost_task, exit_task, is_async_typed};
+pub(crate) use calls::{
+    call_async_typed, call_lowered, enter_task, exit_innermost_task, exit_task, is_async_typed, AsyncAdapter,
+};
 #[cfg(feature = "component-model-async")]
 pub(crate) use hooks::around_call;
 #[cfg(feature = "component-model-async")]
