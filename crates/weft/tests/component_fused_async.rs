@@ -194,3 +194,72 @@ fn handles_move_through_an_async_fused_adapter() -> weft::Result<()> {
     assert!(pass.call(&mut store, (r,)).is_err());
     Ok(())
 }
+
+/// An error context passed to another component through a synchronous
+/// call's fused adapter is shared: the callee's new handle, returned to
+/// the caller, reads the same debug message.
+#[test]
+fn error_contexts_cross_a_fused_adapter() -> weft::Result<()> {
+    let wat = format!(
+        r#"(component
+    (component $callee
+        (core module $m (func (export "echo") (param i32) (result i32) (local.get 0)))
+        (core instance $i (instantiate $m))
+        (func (export "echo") (param "e" error-context) (result error-context)
+            (canon lift (core func $i "echo")))
+    )
+    (instance $c (instantiate $callee))
+    (component $caller
+        (import "echo" (func $echo (param "e" error-context) (result error-context)))
+        (core module $libc
+            (memory (export "mem") 1)
+            {BUMP})
+        (core instance $libc (instantiate $libc))
+        (core func $echo' (canon lower (func $echo)))
+        (core func $new (canon error-context.new (memory (core memory $libc "mem"))))
+        (core func $msg (canon error-context.debug-message
+            (memory (core memory $libc "mem")) (realloc (core func $libc "realloc"))))
+        (core func $drop (canon error-context.drop))
+        (core module $m
+            (import "libc" "mem" (memory 1))
+            (import "" "echo" (func $echo (param i32) (result i32)))
+            (import "" "new" (func $new (param i32 i32) (result i32)))
+            (import "" "msg" (func $msg (param i32 i32)))
+            (import "" "drop" (func $drop (param i32)))
+            (data (i32.const 100) "oops")
+            (func (export "run") (result i32)
+                (local $e i32) (local $f i32)
+                (local.set $e (call $new (i32.const 100) (i32.const 4)))
+                (local.set $f (call $echo (local.get $e)))
+                ;; Shared, not moved: the caller's first handle stays, and
+                ;; the one that came back is another.
+                (if (i32.eq (local.get $e) (local.get $f)) (then unreachable))
+                (call $msg (local.get $f) (i32.const 200))
+                (call $drop (local.get $e))
+                (call $drop (local.get $f))
+                ;; "oops": its length, and its first byte.
+                (i32.add
+                    (i32.mul (i32.load (i32.const 204)) (i32.const 1000))
+                    (i32.load8_u (i32.load (i32.const 200))))))
+        (core instance $i (instantiate $m
+            (with "libc" (instance $libc))
+            (with "" (instance
+                (export "echo" (func $echo')) (export "new" (func $new))
+                (export "msg" (func $msg)) (export "drop" (func $drop))))))
+        (func (export "run") (result u32) (canon lift (core func $i "run")))
+    )
+    (instance $r (instantiate $caller (with "echo" (func $c "echo"))))
+    (export "run" (func $r "run"))
+)"#
+    );
+    let mut config = weft::Config::new();
+    config.wasm_component_model_error_context(true);
+    let engine = Engine::new(&config)?;
+    let component = Component::new(&engine, wat::parse_str(wat)?)?;
+    assert_eq!(component.fused_adapters(), 1);
+    let mut store = Store::new(&engine, ());
+    let instance = Linker::new(&engine).instantiate(&mut store, &component)?;
+    let run = instance.get_typed_func::<(), (u32,)>(&mut store, "run")?;
+    assert_eq!(run.call(&mut store, ())?, (4000 + u32::from(b'o'),));
+    Ok(())
+}
