@@ -3,8 +3,9 @@
 //! table64, extended constant expressions and typed function references) of
 //! the WebAssembly spec testsuite (see `shared/wasm-testsuite-scopes.md`)
 //! through `weft_wast::WastContext`, one test per file: scope 1 at the top
-//! level, scope 2 in the module `scope2`, and the exception-handling files
-//! of scope 3 in `scope3_exceptions`.
+//! level, scope 2 in the module `scope2`, the exception-handling files of
+//! scope 3 in `scope3_exceptions`, and the scope-4 proposals Weft supports
+//! in `scope4`.
 //!
 //! The suite is read from `$WEFT_TESTSUITE` if set, else from
 //! `../shared/wasm-testsuite` beside the repository. When the suite or a file
@@ -280,5 +281,14 @@ mod scope3_exceptions {
         throw => "throw.wast",
         throw_ref => "throw_ref.wast",
         try_table => "try_table.wast",
+    }
+}
+
+/// Scope 4, the proposals Weft supports so far: wide arithmetic.
+mod scope4 {
+    use super::SUITE;
+
+    spec_tests! {
+        wide_arithmetic => "proposals/wide-arithmetic/wide-arithmetic.wast",
     }
 }

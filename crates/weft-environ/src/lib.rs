@@ -67,7 +67,8 @@ pub struct Tunables {
 /// (SIMD included) plus the WebAssembly 3.0 proposals that need no garbage
 /// collector: relaxed SIMD, tail calls, multi-memory, memory64 and table64,
 /// extended constant expressions, typed function references and exception
-/// handling.
+/// handling; and wide arithmetic, which runtimes leave off by default
+/// ([`default_off_features`]).
 pub fn supported_features() -> wasmparser::WasmFeatures {
     use wasmparser::WasmFeatures as F;
     F::WASM2
@@ -78,4 +79,11 @@ pub fn supported_features() -> wasmparser::WasmFeatures {
         .union(F::EXTENDED_CONST)
         .union(F::FUNCTION_REFERENCES)
         .union(F::EXCEPTIONS)
+        .union(F::WIDE_ARITHMETIC)
+}
+
+/// The supported features that are off unless asked for, as in Wasmtime:
+/// wide arithmetic.
+pub fn default_off_features() -> wasmparser::WasmFeatures {
+    wasmparser::WasmFeatures::WIDE_ARITHMETIC
 }

@@ -66,6 +66,7 @@ pub fn spec_config() -> weft::Config {
         .wasm_extended_const(true)
         .wasm_function_references(true)
         .wasm_exceptions(true)
+        .wasm_wide_arithmetic(true)
         .wasm_component_model(true)
         .wasm_component_model_async(true)
         .wasm_component_model_more_async_builtins(true)

@@ -39,13 +39,14 @@ pub struct Config {
 impl Default for Config {
     /// The default configuration: every proposal Weft supports is enabled,
     /// as in Wasmtime (whose Cranelift default is the WebAssembly 3.0
-    /// feature set, memory64 included).
+    /// feature set, memory64 included), except those Wasmtime also leaves
+    /// off (wide arithmetic).
     fn default() -> Self {
         Config {
             max_wasm_stack: 512 * 1024,
             opt_level: OptLevel::Speed,
             parallel_compilation: cfg!(feature = "parallel-compilation"),
-            features: weft_environ::supported_features(),
+            features: weft_environ::supported_features().difference(weft_environ::default_off_features()),
             tunables: weft_environ::Tunables::default(),
             async_stack_size: 2 << 20,
             component_features: default_component_features(),
@@ -297,6 +298,10 @@ impl Config {
         /// Enables the exception handling proposal: tags, `throw`,
         /// `throw_ref`, `try_table` and `exnref` (default on).
         wasm_exceptions => EXCEPTIONS;
+        /// Enables the wide arithmetic proposal: `i64.add128`,
+        /// `i64.sub128`, `i64.mul_wide_s` and `i64.mul_wide_u` (default
+        /// off, as in Wasmtime).
+        wasm_wide_arithmetic => WIDE_ARITHMETIC;
     }
 
     /// The tunables code is compiled with: the configured ones, plus whether

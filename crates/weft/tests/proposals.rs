@@ -361,3 +361,39 @@ fn recursion_groups_of_function_types() {
     // Groups with anything but final function types stay unsupported.
     assert!(Module::new(&engine, r#"(module (rec (type (struct)) (type (func))))"#).is_err());
 }
+
+/// Wide arithmetic is off by default (as in Wasmtime) and, switched on,
+/// computes 128-bit sums, differences and full products.
+#[test]
+fn wide_arithmetic_is_a_switch_off_by_default() -> Result<()> {
+    let wat = r#"(module
+        (func (export "add") (param i64 i64 i64 i64) (result i64 i64)
+            (i64.add128 (local.get 0) (local.get 1) (local.get 2) (local.get 3)))
+        (func (export "sub") (param i64 i64 i64 i64) (result i64 i64)
+            (i64.sub128 (local.get 0) (local.get 1) (local.get 2) (local.get 3)))
+        (func (export "mul_s") (param i64 i64) (result i64 i64)
+            (i64.mul_wide_s (local.get 0) (local.get 1)))
+        (func (export "mul_u") (param i64 i64) (result i64 i64)
+            (i64.mul_wide_u (local.get 0) (local.get 1))))"#;
+    let err = Module::new(&Engine::default(), wat).unwrap_err();
+    assert!(format!("{err:#}").contains("wide arithmetic"), "{err:#}");
+
+    let engine = engine_with(|c| {
+        c.wasm_wide_arithmetic(true);
+    });
+    let module = Module::new(&engine, wat)?;
+    let mut store = Store::new(&engine, ());
+    let instance = Instance::new(&mut store, &module, &[])?;
+    let add = instance.get_typed_func::<(i64, i64, i64, i64), (i64, i64)>(&mut store, "add")?;
+    let sub = instance.get_typed_func::<(i64, i64, i64, i64), (i64, i64)>(&mut store, "sub")?;
+    let mul_s = instance.get_typed_func::<(i64, i64), (i64, i64)>(&mut store, "mul_s")?;
+    let mul_u = instance.get_typed_func::<(i64, i64), (i64, i64)>(&mut store, "mul_u")?;
+    // The carry crosses into the high half, and the borrow out of it.
+    assert_eq!(add.call(&mut store, (-1, 0, 1, 0))?, (0, 1));
+    assert_eq!(sub.call(&mut store, (0, 1, 1, 0))?, (-1, 0));
+    // (2^64 - 1)^2 = 2^128 - 2^65 + 1 unsigned; (-1)·(-1) = 1 signed.
+    assert_eq!(mul_u.call(&mut store, (-1, -1))?, (1, -2));
+    assert_eq!(mul_s.call(&mut store, (-1, -1))?, (1, 0));
+    assert_eq!(mul_s.call(&mut store, (i64::MIN, 2))?, (0, -1));
+    Ok(())
+}
