@@ -50,10 +50,11 @@ pub enum Proposal {
     FunctionReferences,
     Exceptions,
     WideArithmetic,
+    CustomPageSizes,
 }
 
 impl Proposal {
-    const ALL: [(&'static str, Proposal); 10] = [
+    const ALL: [(&'static str, Proposal); 11] = [
         ("simd", Proposal::Simd),
         ("relaxed-simd", Proposal::RelaxedSimd),
         ("relaxed-simd-deterministic", Proposal::RelaxedSimdDeterministic),
@@ -64,6 +65,7 @@ impl Proposal {
         ("function-references", Proposal::FunctionReferences),
         ("exceptions", Proposal::Exceptions),
         ("wide-arithmetic", Proposal::WideArithmetic),
+        ("custom-page-sizes", Proposal::CustomPageSizes),
     ];
 
     fn named(name: &str) -> Option<Proposal> {
@@ -82,6 +84,7 @@ impl Proposal {
             Proposal::FunctionReferences => config.wasm_function_references(enable),
             Proposal::Exceptions => config.wasm_exceptions(enable),
             Proposal::WideArithmetic => config.wasm_wide_arithmetic(enable),
+            Proposal::CustomPageSizes => config.wasm_custom_page_sizes(enable),
         };
     }
 }
@@ -96,7 +99,7 @@ pub struct WasiSwitches {
 /// The `-W` switches `weft run` understands, for `--help` and errors.
 pub const WASM_SWITCHES: &str = "unknown-imports-default[=y|n], unknown-imports-trap[=y|n], max-wasm-stack=N, \
      fuel=N, timeout=DURATION, and the proposals simd, relaxed-simd, relaxed-simd-deterministic, tail-call, \
-     multi-memory, memory64, extended-const, function-references, exceptions, wide-arithmetic[=y|n]";
+     multi-memory, memory64, extended-const, function-references, exceptions, wide-arithmetic, custom-page-sizes[=y|n]";
 /// The `-S` switches `weft run` understands.
 pub const WASI_SWITCHES: &str = "cli[=y], preview1[=y], inherit-env[=y|n], tcplisten=ADDR";
 

@@ -284,11 +284,17 @@ mod scope3_exceptions {
     }
 }
 
-/// Scope 4, the proposals Weft supports so far: wide arithmetic.
+/// Scope 4, the proposals Weft supports so far: wide arithmetic and custom
+/// page sizes.
 mod scope4 {
     use super::SUITE;
 
     spec_tests! {
         wide_arithmetic => "proposals/wide-arithmetic/wide-arithmetic.wast",
+        custom_page_sizes_binary => "proposals/custom-page-sizes/binary.wast",
+        custom_page_sizes_invalid => "proposals/custom-page-sizes/custom-page-sizes-invalid.wast",
+        custom_page_sizes => "proposals/custom-page-sizes/custom-page-sizes.wast",
+        custom_page_sizes_memory_max => "proposals/custom-page-sizes/memory_max.wast",
+        custom_page_sizes_memory_max_i64 => "proposals/custom-page-sizes/memory_max_i64.wast",
     }
 }

@@ -406,14 +406,21 @@ pub(crate) fn convert_table(t: wasmparser::TableType) -> Result<Table, String> {
 }
 
 pub(crate) fn convert_memory(m: wasmparser::MemoryType) -> Result<Memory, String> {
-    if m.page_size_log2.is_some_and(|p| p != 16) {
-        return Err("custom page sizes are not supported".to_string());
-    }
+    let page_size_log2 = match m.page_size_log2 {
+        None | Some(16) => crate::WASM_PAGE_SIZE_LOG2,
+        Some(0) => 0,
+        Some(p) => {
+            return Err(format!(
+                "a page size of 2^{p} bytes is not supported (only 1 and 65536)"
+            ))
+        }
+    };
     Ok(Memory {
         minimum: m.initial,
         maximum: m.maximum,
         memory64: m.memory64,
         shared: m.shared,
+        page_size_log2,
     })
 }
 

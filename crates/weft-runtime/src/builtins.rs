@@ -58,7 +58,7 @@ extern "C" fn memory_grow(vmctx: *mut u8, memory: u32, delta: u64) -> u64 {
     let Some(mem) = instance.memory(memory) else {
         return u64::MAX;
     };
-    let page = weft_environ::WASM_PAGE_SIZE;
+    let page = mem.page_size();
     let current = mem.byte_size();
     let desired = (mem.pages().saturating_add(delta)).saturating_mul(page);
     let maximum = mem.declared_maximum().map(|m| m.saturating_mul(page) as usize);

@@ -40,7 +40,7 @@ mod vm;
 pub use code::{is_wasm_pc, CodeMemory, CodePtr};
 pub use host::{HostCaller, HostFn};
 pub use instance::Instance;
-pub use memory::{LinearMemory, MAX_PAGES_32, MEMORY_RESERVATION};
+pub use memory::{max_pages, LinearMemory, MAX_PAGES_32, MEMORY_RESERVATION};
 pub use memory_image::MemoryImage;
 pub use store::{GlobalId, InstanceEntities, InstanceId, InstanceImports, MemoryId, StoreObjects, TableId, TagId};
 pub use table::{Table, MAX_TABLE_ELEMENTS};

@@ -7,14 +7,24 @@
 //! every access against the current length instead.
 
 use crate::memory_image::MemoryImage;
-use crate::mmap::Mmap;
-use weft_environ::WASM_PAGE_SIZE;
+use crate::mmap::{page_size, Mmap};
 
 /// Bytes of address space reserved for every 32-bit memory, guard included.
 pub const MEMORY_RESERVATION: usize = 8 << 30;
 
-/// The largest number of pages of a 32-bit memory.
+/// The largest number of 64 KiB pages of a 32-bit memory.
 pub const MAX_PAGES_32: u64 = 1 << 16;
+
+/// The largest number of pages of size `2^page_size_log2` of a memory: 4 GiB
+/// of 64 KiB pages, or 4 GiB less one byte of 1-byte pages (the custom page
+/// sizes proposal's limit).
+pub fn max_pages(page_size_log2: u8) -> u64 {
+    if page_size_log2 >= 16 {
+        MAX_PAGES_32
+    } else {
+        (1u64 << 32) - 1
+    }
+}
 
 /// What compiled code reads: `{ base, current_length }`.
 #[repr(C)]
@@ -34,6 +44,7 @@ pub struct LinearMemory {
     maximum_pages: u64,
     memory64: bool,
     declared_maximum: Option<u64>,
+    page_size_log2: u8,
 }
 
 // SAFETY: the definition only points into our own mapping.
@@ -43,9 +54,10 @@ unsafe impl Sync for LinearMemory {}
 
 impl LinearMemory {
     /// A memory of `minimum` pages that may grow to `maximum` pages (at most
-    /// 4 GiB), indexed with `i64` when `memory64` is set.
-    pub fn new(minimum: u64, maximum: Option<u64>, memory64: bool) -> anyhow::Result<LinearMemory> {
-        Ok(Self::with_image(minimum, maximum, memory64, None)?.0)
+    /// 4 GiB), indexed with `i64` when `memory64` is set, its pages
+    /// `2^page_size_log2` bytes (16 or 0).
+    pub fn new(minimum: u64, maximum: Option<u64>, memory64: bool, page_size_log2: u8) -> anyhow::Result<LinearMemory> {
+        Ok(Self::with_image(minimum, maximum, memory64, page_size_log2, None)?.0)
     }
 
     /// A memory as [`LinearMemory::new`] makes, whose initial contents are
@@ -56,15 +68,20 @@ impl LinearMemory {
         minimum: u64,
         maximum: Option<u64>,
         memory64: bool,
+        page_size_log2: u8,
         image: Option<&MemoryImage>,
     ) -> anyhow::Result<(LinearMemory, bool)> {
-        let maximum_pages = maximum.unwrap_or(MAX_PAGES_32).min(MAX_PAGES_32);
+        if page_size_log2 != 0 && page_size_log2 != 16 {
+            anyhow::bail!("a page size of 2^{page_size_log2} bytes is not supported (only 1 and 65536)");
+        }
+        let limit = max_pages(page_size_log2);
+        let maximum_pages = maximum.unwrap_or(limit).min(limit);
         if minimum > maximum_pages {
             anyhow::bail!("memory minimum size of {minimum} pages exceeds the limit of {maximum_pages} pages");
         }
         let mut mmap = Mmap::reserve(MEMORY_RESERVATION)
             .map_err(|e| anyhow::anyhow!("failed to reserve address space for a linear memory: {e}"))?;
-        let len = (minimum * WASM_PAGE_SIZE) as usize;
+        let len = (minimum << page_size_log2) as usize;
         mmap.make_accessible(0, len)
             .map_err(|e| anyhow::anyhow!("failed to commit {len} bytes of linear memory: {e}"))?;
         let mapped = image.is_some_and(|image| image.map_at(mmap.as_ptr(), len).is_ok());
@@ -78,6 +95,7 @@ impl LinearMemory {
             maximum_pages,
             memory64,
             declared_maximum: maximum,
+            page_size_log2,
         };
         Ok((memory, mapped))
     }
@@ -89,7 +107,17 @@ impl LinearMemory {
 
     /// The size in pages.
     pub fn pages(&self) -> u64 {
-        self.definition.current_length as u64 / WASM_PAGE_SIZE
+        self.definition.current_length as u64 >> self.page_size_log2
+    }
+
+    /// `log2` of the page size in bytes (16, or 0 for 1-byte pages).
+    pub fn page_size_log2(&self) -> u8 {
+        self.page_size_log2
+    }
+
+    /// The page size in bytes.
+    pub fn page_size(&self) -> u64 {
+        1 << self.page_size_log2
     }
 
     /// The size in bytes.
@@ -116,8 +144,11 @@ impl LinearMemory {
             return None;
         }
         let old_len = self.definition.current_length;
-        let new_len = (new * WASM_PAGE_SIZE) as usize;
-        self.mmap.make_accessible(old_len, new_len - old_len).ok()?;
+        let new_len = (new << self.page_size_log2) as usize;
+        // With 1-byte pages the old end may fall inside a host page, which
+        // is accessible already: protection changes start at its page.
+        let start = old_len / page_size() * page_size();
+        self.mmap.make_accessible(start, new_len - start).ok()?;
         self.definition.current_length = new_len;
         Some(old)
     }

@@ -309,7 +309,8 @@ impl StoreObjects {
                 anyhow::bail!("shared memories are not supported");
             }
             let image = memory_images.get(i).and_then(Option::as_ref);
-            let (memory, from_image) = LinearMemory::with_image(m.minimum, m.maximum, m.memory64, image)?;
+            let (memory, from_image) =
+                LinearMemory::with_image(m.minimum, m.maximum, m.memory64, m.page_size_log2, image)?;
             memories.push(self.add_memory(memory));
             instance.memory_from_image.push(from_image);
         }

@@ -67,6 +67,7 @@ pub fn spec_config() -> weft::Config {
         .wasm_function_references(true)
         .wasm_exceptions(true)
         .wasm_wide_arithmetic(true)
+        .wasm_custom_page_sizes(true)
         .wasm_component_model(true)
         .wasm_component_model_async(true)
         .wasm_component_model_more_async_builtins(true)

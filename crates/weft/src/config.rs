@@ -40,7 +40,7 @@ impl Default for Config {
     /// The default configuration: every proposal Weft supports is enabled,
     /// as in Wasmtime (whose Cranelift default is the WebAssembly 3.0
     /// feature set, memory64 included), except those Wasmtime also leaves
-    /// off (wide arithmetic).
+    /// off (wide arithmetic, custom page sizes).
     fn default() -> Self {
         Config {
             max_wasm_stack: 512 * 1024,
@@ -302,6 +302,10 @@ impl Config {
         /// `i64.sub128`, `i64.mul_wide_s` and `i64.mul_wide_u` (default
         /// off, as in Wasmtime).
         wasm_wide_arithmetic => WIDE_ARITHMETIC;
+        /// Enables the custom page sizes proposal: memories of 1-byte pages
+        /// (`(pagesize 1)`, [`crate::MemoryTypeBuilder::page_size_log2`];
+        /// default off, as in Wasmtime).
+        wasm_custom_page_sizes => CUSTOM_PAGE_SIZES;
     }
 
     /// The tunables code is compiled with: the configured ones, plus whether

@@ -397,3 +397,58 @@ fn wide_arithmetic_is_a_switch_off_by_default() -> Result<()> {
     assert_eq!(mul_s.call(&mut store, (i64::MIN, 2))?, (0, -1));
     Ok(())
 }
+
+/// Memories of 1-byte pages (custom page sizes, off by default): every
+/// access past the length traps, even inside the host page that holds the
+/// last byte; `memory.grow` and `memory.size` count bytes; import types
+/// must agree on the page size; the builder checks its limits.
+#[test]
+fn custom_page_sizes_count_single_bytes() -> Result<()> {
+    let wat = r#"(module
+        (memory (export "mem") 10 20 (pagesize 1))
+        (func (export "load") (param i32) (result i32) (i32.load (local.get 0)))
+        (func (export "grow") (param i32) (result i32) (memory.grow (local.get 0)))
+        (func (export "size") (result i32) (memory.size)))"#;
+    let err = Module::new(&Engine::default(), wat).unwrap_err();
+    assert!(format!("{err:#}").contains("custom page sizes"), "{err:#}");
+
+    let engine = engine_with(|c| {
+        c.wasm_custom_page_sizes(true);
+    });
+    let module = Module::new(&engine, wat)?;
+    let mut store = Store::new(&engine, ());
+    let instance = Instance::new(&mut store, &module, &[])?;
+    let load = instance.get_typed_func::<i32, i32>(&mut store, "load")?;
+    let grow = instance.get_typed_func::<i32, i32>(&mut store, "grow")?;
+    let size = instance.get_typed_func::<(), i32>(&mut store, "size")?;
+    let mem = instance.get_memory(&mut store, "mem").unwrap();
+    assert_eq!((mem.page_size(&store), mem.page_size_log2(&store)), (1, 0));
+    assert_eq!(mem.data_size(&store), 10);
+    mem.data_mut(&mut store)[6..10].copy_from_slice(&7u32.to_le_bytes());
+    assert_eq!(load.call(&mut store, 6)?, 7);
+    let trap = load.call(&mut store, 7).unwrap_err();
+    assert_eq!(trap.downcast_ref::<Trap>(), Some(&Trap::MemoryOutOfBounds));
+    assert_eq!(grow.call(&mut store, 1)?, 10);
+    assert_eq!(size.call(&mut store, ())?, 11);
+    assert_eq!(load.call(&mut store, 7)?, 0);
+    assert_eq!(grow.call(&mut store, 10)?, -1, "past the maximum of 20 bytes");
+    assert_eq!(mem.ty(&store).to_string(), "(memory 11 20 (pagesize 1))");
+
+    // A host memory of 1-byte pages satisfies such an import, and one of
+    // 64 KiB pages does not.
+    let importer = Module::new(&engine, r#"(module (import "" "m" (memory 1 (pagesize 1))))"#)?;
+    let small = Memory::new(&mut store, MemoryTypeBuilder::new().min(4).page_size_log2(0).build()?)?;
+    Instance::new(&mut store, &importer, &[small.into()])?;
+    let big = Memory::new(&mut store, MemoryType::new(1, None))?;
+    let err = Instance::new(&mut store, &importer, &[big.into()]).unwrap_err();
+    assert!(format!("{err:#}").contains("incompatible import type"), "{err:#}");
+
+    assert!(MemoryTypeBuilder::new().page_size_log2(3).build().is_err());
+    assert!(MemoryTypeBuilder::new().min(1 << 32).page_size_log2(0).build().is_err());
+    assert!(MemoryTypeBuilder::new().min(65537).build().is_err());
+    assert!(MemoryTypeBuilder::new().min(65536).build().is_ok());
+    let default_engine = Engine::default();
+    let mut other = Store::new(&default_engine, ());
+    assert!(Memory::new(&mut other, MemoryTypeBuilder::new().page_size_log2(0).build()?).is_err());
+    Ok(())
+}
