@@ -51,10 +51,11 @@ pub enum Proposal {
     Exceptions,
     WideArithmetic,
     CustomPageSizes,
+    LegacyExceptions,
 }
 
 impl Proposal {
-    const ALL: [(&'static str, Proposal); 11] = [
+    const ALL: [(&'static str, Proposal); 12] = [
         ("simd", Proposal::Simd),
         ("relaxed-simd", Proposal::RelaxedSimd),
         ("relaxed-simd-deterministic", Proposal::RelaxedSimdDeterministic),
@@ -66,6 +67,7 @@ impl Proposal {
         ("exceptions", Proposal::Exceptions),
         ("wide-arithmetic", Proposal::WideArithmetic),
         ("custom-page-sizes", Proposal::CustomPageSizes),
+        ("legacy-exceptions", Proposal::LegacyExceptions),
     ];
 
     fn named(name: &str) -> Option<Proposal> {
@@ -85,6 +87,7 @@ impl Proposal {
             Proposal::Exceptions => config.wasm_exceptions(enable),
             Proposal::WideArithmetic => config.wasm_wide_arithmetic(enable),
             Proposal::CustomPageSizes => config.wasm_custom_page_sizes(enable),
+            Proposal::LegacyExceptions => config.wasm_legacy_exceptions(enable),
         };
     }
 }
@@ -99,7 +102,7 @@ pub struct WasiSwitches {
 /// The `-W` switches `weft run` understands, for `--help` and errors.
 pub const WASM_SWITCHES: &str = "unknown-imports-default[=y|n], unknown-imports-trap[=y|n], max-wasm-stack=N, \
      fuel=N, timeout=DURATION, and the proposals simd, relaxed-simd, relaxed-simd-deterministic, tail-call, \
-     multi-memory, memory64, extended-const, function-references, exceptions, wide-arithmetic, custom-page-sizes[=y|n]";
+     multi-memory, memory64, extended-const, function-references, exceptions, wide-arithmetic, custom-page-sizes, legacy-exceptions[=y|n]";
 /// The `-S` switches `weft run` understands.
 pub const WASI_SWITCHES: &str = "cli[=y], preview1[=y], inherit-env[=y|n], tcplisten=ADDR";
 

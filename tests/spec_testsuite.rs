@@ -284,12 +284,16 @@ mod scope3_exceptions {
     }
 }
 
-/// Scope 4, the proposals Weft supports so far: wide arithmetic and custom
-/// page sizes.
+/// Scope 4, the proposals Weft supports so far: legacy exception handling,
+/// wide arithmetic and custom page sizes.
 mod scope4 {
     use super::SUITE;
 
     spec_tests! {
+        legacy_rethrow => "legacy/rethrow.wast",
+        legacy_throw => "legacy/throw.wast",
+        legacy_try_catch => "legacy/try_catch.wast",
+        legacy_try_delegate => "legacy/try_delegate.wast",
         wide_arithmetic => "proposals/wide-arithmetic/wide-arithmetic.wast",
         custom_page_sizes_binary => "proposals/custom-page-sizes/binary.wast",
         custom_page_sizes_invalid => "proposals/custom-page-sizes/custom-page-sizes-invalid.wast",

@@ -67,8 +67,8 @@ pub struct Tunables {
 /// (SIMD included) plus the WebAssembly 3.0 proposals that need no garbage
 /// collector: relaxed SIMD, tail calls, multi-memory, memory64 and table64,
 /// extended constant expressions, typed function references and exception
-/// handling; and wide arithmetic and custom page sizes, which runtimes
-/// leave off by default
+/// handling; and wide arithmetic, custom page sizes and legacy exception
+/// handling, which runtimes leave off by default
 /// ([`default_off_features`]).
 pub fn supported_features() -> wasmparser::WasmFeatures {
     use wasmparser::WasmFeatures as F;
@@ -82,10 +82,14 @@ pub fn supported_features() -> wasmparser::WasmFeatures {
         .union(F::EXCEPTIONS)
         .union(F::WIDE_ARITHMETIC)
         .union(F::CUSTOM_PAGE_SIZES)
+        .union(F::LEGACY_EXCEPTIONS)
 }
 
 /// The supported features that are off unless asked for, as in Wasmtime:
-/// wide arithmetic and custom page sizes.
+/// wide arithmetic, custom page sizes and legacy exception handling.
 pub fn default_off_features() -> wasmparser::WasmFeatures {
-    wasmparser::WasmFeatures::WIDE_ARITHMETIC.union(wasmparser::WasmFeatures::CUSTOM_PAGE_SIZES)
+    use wasmparser::WasmFeatures as F;
+    F::WIDE_ARITHMETIC
+        .union(F::CUSTOM_PAGE_SIZES)
+        .union(F::LEGACY_EXCEPTIONS)
 }

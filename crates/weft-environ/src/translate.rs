@@ -40,7 +40,7 @@ pub fn translate_module(wasm: &[u8], features: WasmFeatures) -> Result<ModuleTra
 /// Fills [`Module::func_may_throw`] for code generation, when exceptions
 /// are enabled (without them nothing can throw and the field stays empty).
 pub(crate) fn analyze_throws(translation: &mut ModuleTranslation<'_>, features: WasmFeatures) {
-    if features.contains(WasmFeatures::EXCEPTIONS) {
+    if features.intersects(WasmFeatures::EXCEPTIONS | WasmFeatures::LEGACY_EXCEPTIONS) {
         translation.module.func_may_throw = may_throw(&translation.module, &translation.function_bodies);
     }
 }
@@ -134,7 +134,7 @@ fn may_throw(module: &Module, bodies: &[FunctionBody<'_>]) -> Vec<bool> {
         };
         while !reader.eof() {
             match reader.read() {
-                Ok(O::Throw { .. } | O::ThrowRef)
+                Ok(O::Throw { .. } | O::ThrowRef | O::Rethrow { .. })
                 | Ok(O::CallIndirect { .. } | O::CallRef { .. })
                 | Ok(O::ReturnCallIndirect { .. } | O::ReturnCallRef { .. })
                 | Err(_) => may[i] = true,

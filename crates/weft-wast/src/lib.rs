@@ -26,6 +26,7 @@
 
 mod component;
 mod host;
+mod legacy;
 
 use std::collections::HashMap;
 use std::fmt;
@@ -68,6 +69,7 @@ pub fn spec_config() -> weft::Config {
         .wasm_exceptions(true)
         .wasm_wide_arithmetic(true)
         .wasm_custom_page_sizes(true)
+        .wasm_legacy_exceptions(true)
         .wasm_component_model(true)
         .wasm_component_model_async(true)
         .wasm_component_model_more_async_builtins(true)
@@ -276,6 +278,10 @@ impl<T: 'static> WastContext<T> {
     /// error is a [`WastFailures`] listing them all.
     pub fn run_buffer(&mut self, filename: &str, wast: &[u8]) -> Result<()> {
         let text = std::str::from_utf8(wast).map_err(|e| anyhow!("{filename}: the script is not valid UTF-8: {e}"))?;
+        // Folded legacy `try` forms, which the parser no longer reads, made
+        // flat (line breaks kept, so lines in messages stay right).
+        let flattened = legacy::flatten_legacy_try(text);
+        let text: &str = &flattened;
         let parse_error = |mut err: wast::Error| {
             err.set_path(Path::new(filename));
             err.set_text(text);

@@ -40,7 +40,7 @@ impl Default for Config {
     /// The default configuration: every proposal Weft supports is enabled,
     /// as in Wasmtime (whose Cranelift default is the WebAssembly 3.0
     /// feature set, memory64 included), except those Wasmtime also leaves
-    /// off (wide arithmetic, custom page sizes).
+    /// off (wide arithmetic, custom page sizes, legacy exceptions).
     fn default() -> Self {
         Config {
             max_wasm_stack: 512 * 1024,
@@ -306,13 +306,19 @@ impl Config {
         /// (`(pagesize 1)`, [`crate::MemoryTypeBuilder::page_size_log2`];
         /// default off, as in Wasmtime).
         wasm_custom_page_sizes => CUSTOM_PAGE_SIZES;
+        /// Enables the legacy exception handling instructions: `try`,
+        /// `catch`, `catch_all`, `rethrow` and `delegate` (default off, as in
+        /// Wasmtime).
+        wasm_legacy_exceptions => LEGACY_EXCEPTIONS;
     }
 
     /// The tunables code is compiled with: the configured ones, plus whether
     /// exception handling is enabled.
     pub(crate) fn compile_tunables(&self) -> weft_environ::Tunables {
         let mut tunables = self.tunables;
-        tunables.exceptions = self.features.contains(wasmparser::WasmFeatures::EXCEPTIONS);
+        tunables.exceptions = self
+            .features
+            .intersects(wasmparser::WasmFeatures::EXCEPTIONS | wasmparser::WasmFeatures::LEGACY_EXCEPTIONS);
         tunables
     }
 
