@@ -4,8 +4,8 @@
 //! the WebAssembly spec testsuite (see `shared/wasm-testsuite-scopes.md`)
 //! through `weft_wast::WastContext`, one test per file: scope 1 at the top
 //! level, scope 2 in the module `scope2`, the exception-handling files of
-//! scope 3 in `scope3_exceptions`, and the scope-4 proposals Weft supports
-//! in `scope4`.
+//! scope 3 in `scope3_exceptions`, and the files of scope 4 outside
+//! custom descriptors in `scope4`.
 //!
 //! The suite is read from `$WEFT_TESTSUITE` if set, else from
 //! `../shared/wasm-testsuite` beside the repository. When the suite or a file
@@ -284,12 +284,16 @@ mod scope3_exceptions {
     }
 }
 
-/// Scope 4, the proposals Weft supports so far: legacy exception handling,
+/// Scope 4 but custom descriptors: legacy exception handling, threads,
 /// wide arithmetic and custom page sizes.
 mod scope4 {
     use super::SUITE;
 
     spec_tests! {
+        threads_atomic => "proposals/threads/atomic.wast",
+        threads_exports => "proposals/threads/exports.wast",
+        threads_imports => "proposals/threads/imports.wast",
+        threads_memory => "proposals/threads/memory.wast",
         legacy_rethrow => "legacy/rethrow.wast",
         legacy_throw => "legacy/throw.wast",
         legacy_try_catch => "legacy/try_catch.wast",

@@ -563,7 +563,8 @@ impl FuncTranslator<'_, '_> {
                     || self.translate_simd_arith(&op)?
                     || self.translate_simd_memory(&op)?
                     || self.translate_relaxed_simd(&op)?
-                    || self.translate_exceptions(&op)?;
+                    || self.translate_exceptions(&op)?
+                    || self.translate_atomics(&op)?;
                 if !done {
                     bail!("unsupported operator: {op:?}");
                 }

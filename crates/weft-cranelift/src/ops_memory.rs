@@ -13,7 +13,7 @@ use weft_environ::{vmmemory, BuiltinFunction, Trap};
 
 impl FuncTranslator<'_, '_> {
     /// Loads the pointer to the `VMMemoryDefinition` of memory `mem`.
-    fn memory_def(&mut self, mem: u32) -> Result<Value> {
+    pub(crate) fn memory_def(&mut self, mem: u32) -> Result<Value> {
         self.check_memory(mem)?;
         let offset = self.offsets.vmctx_memory(mem) as i32;
         Ok(self.b.ins().load(I64, vmctx_readonly(), self.vmctx, offset))
@@ -26,14 +26,14 @@ impl FuncTranslator<'_, '_> {
     }
 
     /// The declaration of memory `mem`.
-    fn memory_decl(&self, mem: u32) -> Result<&weft_environ::Memory> {
+    pub(crate) fn memory_decl(&self, mem: u32) -> Result<&weft_environ::Memory> {
         self.module
             .memories
             .get(mem as usize)
             .ok_or_else(|| anyhow!("memory {mem} out of range"))
     }
 
-    fn vmmemory_flags(&self) -> MemFlagsData {
+    pub(crate) fn vmmemory_flags(&self) -> MemFlagsData {
         trusted().with_alias_region(Some(self.regions.vmmemory))
     }
 

@@ -34,7 +34,7 @@ mod trap;
 mod types;
 mod vmoffsets;
 
-pub use builtins::{BuiltinFunction, BuiltinType, GROW_ERROR};
+pub use builtins::{BuiltinFunction, BuiltinType, ATOMIC_OUT_OF_BOUNDS, ATOMIC_WAIT_NOT_SHARED, GROW_ERROR};
 pub use compiled::{CompiledModule, FunctionLoc};
 pub use error::TranslateError;
 pub use module::*;
@@ -67,8 +67,8 @@ pub struct Tunables {
 /// (SIMD included) plus the WebAssembly 3.0 proposals that need no garbage
 /// collector: relaxed SIMD, tail calls, multi-memory, memory64 and table64,
 /// extended constant expressions, typed function references and exception
-/// handling; and wide arithmetic, custom page sizes and legacy exception
-/// handling, which runtimes leave off by default
+/// handling; and wide arithmetic, custom page sizes, legacy exception
+/// handling and threads, which runtimes leave off by default
 /// ([`default_off_features`]).
 pub fn supported_features() -> wasmparser::WasmFeatures {
     use wasmparser::WasmFeatures as F;
@@ -83,6 +83,7 @@ pub fn supported_features() -> wasmparser::WasmFeatures {
         .union(F::WIDE_ARITHMETIC)
         .union(F::CUSTOM_PAGE_SIZES)
         .union(F::LEGACY_EXCEPTIONS)
+        .union(F::THREADS)
 }
 
 /// The supported features that are off unless asked for, as in Wasmtime:
@@ -92,4 +93,5 @@ pub fn default_off_features() -> wasmparser::WasmFeatures {
     F::WIDE_ARITHMETIC
         .union(F::CUSTOM_PAGE_SIZES)
         .union(F::LEGACY_EXCEPTIONS)
+        .union(F::THREADS)
 }

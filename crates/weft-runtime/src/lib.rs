@@ -32,6 +32,7 @@ mod instance;
 mod memory;
 mod memory_image;
 mod mmap;
+mod parking;
 mod store;
 mod table;
 mod traps;

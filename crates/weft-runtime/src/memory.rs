@@ -8,6 +8,7 @@
 
 use crate::memory_image::MemoryImage;
 use crate::mmap::{page_size, Mmap};
+use crate::parking::ParkingSpot;
 
 /// Bytes of address space reserved for every 32-bit memory, guard included.
 pub const MEMORY_RESERVATION: usize = 8 << 30;
@@ -45,6 +46,8 @@ pub struct LinearMemory {
     memory64: bool,
     declared_maximum: Option<u64>,
     page_size_log2: u8,
+    /// The waiters of a shared memory (none for one that is not shared).
+    parking: Option<Box<ParkingSpot>>,
 }
 
 // SAFETY: the definition only points into our own mapping.
@@ -96,6 +99,7 @@ impl LinearMemory {
             memory64,
             declared_maximum: maximum,
             page_size_log2,
+            parking: None,
         };
         Ok((memory, mapped))
     }
@@ -103,6 +107,45 @@ impl LinearMemory {
     /// Whether the memory is indexed with `i64`.
     pub fn is_64(&self) -> bool {
         self.memory64
+    }
+
+    /// Makes the memory a shared one (the threads proposal): atomic waits
+    /// on it sleep instead of trapping. Shared memories are used by one
+    /// store only so far.
+    pub fn set_shared(&mut self) {
+        if self.parking.is_none() {
+            self.parking = Some(Box::default());
+        }
+    }
+
+    /// Whether the memory is shared.
+    pub fn is_shared(&self) -> bool {
+        self.parking.is_some()
+    }
+
+    /// The waiters of a shared memory.
+    pub(crate) fn parking_spot(&self) -> Option<&ParkingSpot> {
+        self.parking.as_deref()
+    }
+
+    /// The little-endian value of the `size` bytes (4 or 8) at `addr`, read
+    /// atomically; `None` when out of bounds or misaligned.
+    pub(crate) fn atomic_load(&self, addr: u64, size: usize) -> Option<u64> {
+        let end = addr.checked_add(size as u64)?;
+        if end > self.definition.current_length as u64 || !addr.is_multiple_of(size as u64) {
+            return None;
+        }
+        // SAFETY: `[addr, addr + size)` lies inside the accessible part of
+        // the memory (checked above) and is aligned to `size`; wasm reads
+        // and writes it with atomic or plain accesses of its own.
+        unsafe {
+            let p = self.definition.base.add(addr as usize);
+            Some(match size {
+                4 => u64::from((*p.cast::<std::sync::atomic::AtomicU32>()).load(std::sync::atomic::Ordering::SeqCst)),
+                8 => (*p.cast::<std::sync::atomic::AtomicU64>()).load(std::sync::atomic::Ordering::SeqCst),
+                _ => return None,
+            })
+        }
     }
 
     /// The size in pages.

@@ -40,7 +40,8 @@ impl Default for Config {
     /// The default configuration: every proposal Weft supports is enabled,
     /// as in Wasmtime (whose Cranelift default is the WebAssembly 3.0
     /// feature set, memory64 included), except those Wasmtime also leaves
-    /// off (wide arithmetic, custom page sizes, legacy exceptions).
+    /// off (wide arithmetic, custom page sizes, legacy exceptions,
+    /// threads).
     fn default() -> Self {
         Config {
             max_wasm_stack: 512 * 1024,
@@ -310,6 +311,13 @@ impl Config {
         /// `catch`, `catch_all`, `rethrow` and `delegate` (default off, as in
         /// Wasmtime).
         wasm_legacy_exceptions => LEGACY_EXCEPTIONS;
+        /// Enables the threads proposal: shared memories, atomic
+        /// instructions, `memory.atomic.wait32`/`wait64`/`notify` and
+        /// `atomic.fence` (default off, as in Wasmtime). A shared memory
+        /// serves the instances of one store for now: Wasmtime's
+        /// `SharedMemory`, which crosses stores and threads, is not there
+        /// yet.
+        wasm_threads => THREADS;
     }
 
     /// The tunables code is compiled with: the configured ones, plus whether

@@ -131,8 +131,12 @@ impl Memory {
     /// A new memory of type `ty` in the store.
     pub fn new(mut store: impl AsContextMut, ty: MemoryType) -> crate::Result<Memory> {
         let store = store.as_context_mut().0.opaque_mut();
-        if ty.is_shared() {
-            crate::bail!("shared memories are not supported");
+        let features = store.engine.config().features;
+        if ty.is_shared() && !features.contains(wasmparser::WasmFeatures::THREADS) {
+            crate::bail!("shared memories need the threads proposal (`Config::wasm_threads`)");
+        }
+        if ty.is_shared() && ty.maximum().is_none() {
+            crate::bail!("a shared memory must have a maximum size");
         }
         if ty.is_64()
             && !store
@@ -154,7 +158,10 @@ impl Memory {
                 "memories with 1-byte pages need the custom page sizes proposal (`Config::wasm_custom_page_sizes`)"
             );
         }
-        let memory = LinearMemory::new(ty.minimum(), ty.maximum(), ty.is_64(), ty.page_size_log2())?;
+        let mut memory = LinearMemory::new(ty.minimum(), ty.maximum(), ty.is_64(), ty.page_size_log2())?;
+        if ty.is_shared() {
+            memory.set_shared();
+        }
         let id = store.objects.add_memory(memory);
         store.memory_types.insert(id.0, ty);
         Ok(Memory { store: store.id(), id })

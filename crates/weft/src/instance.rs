@@ -217,7 +217,7 @@ fn check_import(store: &StoreOpaque, module: &Module, expected: &EntityType, act
         (EntityType::Memory(m), Extern::Memory(actual_m)) => {
             let have = store.memory_type(actual_m.id);
             let declared_max = store.memory_types.get(&actual_m.id.0).and_then(|t| t.maximum());
-            if m.shared
+            if have.is_shared() != m.shared
                 || have.is_64() != m.memory64
                 || have.page_size_log2() != m.page_size_log2
                 || !limits_match(have.minimum(), declared_max, m.minimum, m.maximum)

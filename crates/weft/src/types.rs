@@ -574,6 +574,17 @@ impl MemoryType {
             page_size_log2: weft_environ::WASM_PAGE_SIZE_LOG2,
         }
     }
+    /// A shared 32-bit memory (the threads proposal) with the given limits
+    /// in pages; shared memories have a maximum.
+    pub fn shared(minimum: u32, maximum: u32) -> MemoryType {
+        MemoryType {
+            minimum: minimum.into(),
+            maximum: Some(maximum.into()),
+            memory64: false,
+            shared: true,
+            page_size_log2: weft_environ::WASM_PAGE_SIZE_LOG2,
+        }
+    }
     /// This type with the minimum `minimum` (the current size of a memory).
     pub(crate) fn with_minimum(&self, minimum: u64) -> MemoryType {
         MemoryType {
@@ -623,6 +634,9 @@ impl fmt::Display for MemoryType {
         write!(f, "{}", self.minimum)?;
         if let Some(m) = self.maximum {
             write!(f, " {m}")?;
+        }
+        if self.shared {
+            f.write_str(" shared")?;
         }
         if self.page_size_log2 != weft_environ::WASM_PAGE_SIZE_LOG2 {
             write!(f, " (pagesize {})", self.page_size())?;
@@ -686,6 +700,9 @@ impl MemoryTypeBuilder {
                 "invalid page size of 2^{} bytes: only 1 and 65536 are supported",
                 ty.page_size_log2
             );
+        }
+        if ty.shared && ty.maximum.is_none() {
+            crate::bail!("a shared memory must have a maximum size");
         }
         if ty.maximum.is_some_and(|m| m < ty.minimum) {
             crate::bail!(

@@ -452,3 +452,77 @@ fn custom_page_sizes_count_single_bytes() -> Result<()> {
     assert!(Memory::new(&mut other, MemoryTypeBuilder::new().page_size_log2(0).build()?).is_err());
     Ok(())
 }
+
+/// Threads (off by default): atomic read-modify-writes and compare-
+/// exchanges of every width, alignment traps, and waits on a shared memory
+/// that time out or see another value; a wait on a memory that is not
+/// shared traps.
+#[test]
+fn threads_atomics_and_waits() -> Result<()> {
+    let wat = r#"(module
+        (memory (export "mem") 1 1 shared)
+        (func (export "add8") (param i32 i32) (result i32)
+            (i32.atomic.rmw8.add_u (local.get 0) (local.get 1)))
+        (func (export "cmpxchg") (param i32 i64 i64) (result i64)
+            (i64.atomic.rmw.cmpxchg (local.get 0) (local.get 1) (local.get 2)))
+        (func (export "load") (param i32) (result i64) (i64.atomic.load (local.get 0)))
+        (func (export "wait") (param i32 i32 i64) (result i32)
+            (memory.atomic.wait32 (local.get 0) (local.get 1) (local.get 2)))
+        (func (export "notify") (param i32 i32) (result i32)
+            (memory.atomic.notify (local.get 0) (local.get 1)))
+        (func (export "fence") (atomic.fence)))"#;
+    let err = Module::new(&Engine::default(), wat).unwrap_err();
+    assert!(format!("{err:#}").contains("threads"), "{err:#}");
+
+    let engine = engine_with(|c| {
+        c.wasm_threads(true);
+    });
+    let module = Module::new(&engine, wat)?;
+    let mut store = Store::new(&engine, ());
+    let instance = Instance::new(&mut store, &module, &[])?;
+    let add8 = instance.get_typed_func::<(i32, i32), i32>(&mut store, "add8")?;
+    let cmpxchg = instance.get_typed_func::<(i32, i64, i64), i64>(&mut store, "cmpxchg")?;
+    let load = instance.get_typed_func::<i32, i64>(&mut store, "load")?;
+    let wait = instance.get_typed_func::<(i32, i32, i64), i32>(&mut store, "wait")?;
+    let notify = instance.get_typed_func::<(i32, i32), i32>(&mut store, "notify")?;
+    instance
+        .get_typed_func::<(), ()>(&mut store, "fence")?
+        .call(&mut store, ())?;
+
+    // An 8-bit add wraps within its byte and returns the old value.
+    assert_eq!(add8.call(&mut store, (8, 0xff))?, 0);
+    assert_eq!(add8.call(&mut store, (8, 2))?, 0xff);
+    assert_eq!(load.call(&mut store, 8)?, 1);
+    assert_eq!(cmpxchg.call(&mut store, (8, 5, 9))?, 1, "no exchange on a mismatch");
+    assert_eq!(cmpxchg.call(&mut store, (8, 1, 9))?, 1);
+    assert_eq!(load.call(&mut store, 8)?, 9);
+    let trap = load.call(&mut store, 4).unwrap_err();
+    assert_eq!(trap.downcast_ref::<Trap>(), Some(&Trap::HeapMisaligned));
+    let trap = load.call(&mut store, 65536).unwrap_err();
+    assert_eq!(trap.downcast_ref::<Trap>(), Some(&Trap::MemoryOutOfBounds));
+
+    // Nobody else can notify in this store: the waits see another value
+    // (1) or time out (2); a notify finds no waiter.
+    assert_eq!(wait.call(&mut store, (0, 1, -1))?, 1);
+    assert_eq!(wait.call(&mut store, (0, 0, 1_000))?, 2);
+    assert_eq!(notify.call(&mut store, (0, 10))?, 0);
+
+    // The type says shared, and so does its text.
+    let mem = instance.get_memory(&mut store, "mem").unwrap();
+    assert_eq!(mem.ty(&store).to_string(), "(memory 1 1 shared)");
+
+    // A wait on a memory that is not shared traps.
+    let unshared = Module::new(
+        &engine,
+        r#"(module (memory 1)
+            (func (export "wait") (result i32)
+                (memory.atomic.wait32 (i32.const 0) (i32.const 0) (i64.const 0))))"#,
+    )?;
+    let instance = Instance::new(&mut store, &unshared, &[])?;
+    let trap = instance
+        .get_typed_func::<(), i32>(&mut store, "wait")?
+        .call(&mut store, ())
+        .unwrap_err();
+    assert_eq!(trap.downcast_ref::<Trap>(), Some(&Trap::AtomicWaitNonSharedMemory));
+    Ok(())
+}
