@@ -99,18 +99,22 @@ enum StartArgs {
     Core(Vec<crate::Val>),
 }
 
+/// Room for the results of the core function `f` (numbers only).
+fn result_slots<T>(store: &StoreContextMut<'_, T>, f: &crate::Func) -> crate::Result<Vec<crate::Val>> {
+    f.ty(store)
+        .results()
+        .map(|t| crate::Val::default_for_ty(&t))
+        .collect::<Option<Vec<_>>>()
+        .ok_or_else(|| crate::format_err!("internal error: a core function of a component call returns a reference"))
+}
+
 /// Calls the adapter function `f` with `args`: its results.
 fn call_adapter<T: 'static>(
     store: &mut StoreContextMut<'_, T>,
     f: &crate::Func,
     args: &[crate::Val],
 ) -> crate::Result<Vec<crate::Val>> {
-    let ty = f.ty(&*store);
-    let mut out = ty
-        .results()
-        .map(|t| crate::Val::default_for_ty(&t))
-        .collect::<Option<Vec<_>>>()
-        .ok_or_else(|| crate::format_err!("internal error: a fused adapter returns a reference"))?;
+    let mut out = result_slots(store, f)?;
     f.call(&mut *store, args, &mut out)?;
     Ok(out)
 }
@@ -507,15 +511,7 @@ fn run_core<T: 'static>(
 ) -> crate::Result<()> {
     let (core_args, mut core_results) = match args {
         StartArgs::Lifted(args) => lower_call_args(store, f, &args, scope)?,
-        StartArgs::Core(core_args) => {
-            let ty = f.core.ty(&*store);
-            let results = ty
-                .results()
-                .map(|t| crate::Val::default_for_ty(&t))
-                .collect::<Option<Vec<_>>>()
-                .ok_or_else(|| crate::format_err!("internal error: a lifted core function returns a reference"))?;
-            (core_args, results)
-        }
+        StartArgs::Core(core_args) => (core_args, result_slots(store, &f.core)?),
     };
     let called = f.core.call(&mut *store, &core_args, &mut core_results);
     let called = trap_on_throw(store, called);
@@ -644,16 +640,18 @@ pub(crate) fn task_return_through_adapter<T: 'static>(
     let Some(ret) = ret else {
         crate::bail!("internal error: the task has no fused adapter");
     };
+    use weft_environ::component::abi::FlatType;
     let ty = ret.ty(&*store);
     let mut result = Vec::with_capacity(raw.len());
     for (t, v) in ty.params().zip(raw) {
-        result.push(match t {
-            crate::ValType::I32 => crate::Val::I32(*v as u32 as i32),
-            crate::ValType::I64 => crate::Val::I64(*v as i64),
-            crate::ValType::F32 => crate::Val::F32(*v as u32),
-            crate::ValType::F64 => crate::Val::F64(*v),
+        let flat = match t {
+            crate::ValType::I32 => FlatType::I32,
+            crate::ValType::I64 => FlatType::I64,
+            crate::ValType::F32 => FlatType::F32,
+            crate::ValType::F64 => FlatType::F64,
             _ => crate::bail!("internal error: a fused adapter takes a reference"),
-        });
+        };
+        result.push(crate::component::call::flat_to_core(flat, *v));
     }
     if result.len() != raw.len() {
         crate::bail!("internal error: `task.return` does not match its fused adapter");
@@ -671,15 +669,7 @@ pub(crate) fn resolve_through_adapter<T: 'static>(
     task: EntryId,
     result: Vec<crate::Val>,
 ) -> crate::Result<()> {
-    let tasks = &mut store.components_mut().tasks;
-    if tasks.task(task).map_err(trap)?.resolved() {
-        return Err(trap(
-            "`task.return` or `task.cancel` called more than once for current task",
-        ));
-    }
-    if let Some(scope) = store.components().sched.task_data.get(&task).and_then(|d| d.scope) {
-        crate::component::call::check_borrows_returned(store, scope)?;
-    }
+    check_resolvable(store, task)?;
     let (ret, params) = match store.components().sched.task_data.get(&task).map(|d| &d.caller) {
         Some(Caller::Guest(g)) => match &g.adapter {
             Some(a) => (a.ret, g.params.clone()),
@@ -690,10 +680,42 @@ pub(crate) fn resolve_through_adapter<T: 'static>(
     let mut args = result;
     args.extend(params);
     let out = call_adapter(store, &ret, &args)?;
-    store.components_mut().tasks.task_return(task).map_err(trap)?;
+    finish_resolve(store, task, Some(Vec::new()), Some(out))
+}
+
+/// Traps when `task` resolved already, or when its callee still holds a
+/// borrow it was lent (it gives every one back before it returns).
+fn check_resolvable<T>(store: &mut StoreContextMut<'_, T>, task: EntryId) -> crate::Result<()> {
+    let tasks = &mut store.components_mut().tasks;
+    if tasks.task(task).map_err(trap)?.resolved() {
+        return Err(trap(
+            "`task.return` or `task.cancel` called more than once for current task",
+        ));
+    }
+    if let Some(scope) = store.components().sched.task_data.get(&task).and_then(|d| d.scope) {
+        crate::component::call::check_borrows_returned(store, scope)?;
+    }
+    Ok(())
+}
+
+/// Marks `task` returned (`result` given) or cancelled, keeps its result
+/// (and a synchronous lower's flat result `core_result`) for its caller and
+/// wakes the host's call waiting for it.
+fn finish_resolve<T>(
+    store: &mut StoreContextMut<'_, T>,
+    task: EntryId,
+    result: Option<Vec<Val>>,
+    core_result: Option<Vec<crate::Val>>,
+) -> crate::Result<()> {
+    let tasks = &mut store.components_mut().tasks;
+    match &result {
+        Some(_) => tasks.task_return(task),
+        None => tasks.task_cancel(task),
+    }
+    .map_err(trap)?;
     if let Some(d) = store.components_mut().sched.task_data.get_mut(&task) {
-        d.result = Some(Vec::new());
-        d.core_result = Some(out);
+        d.result = result;
+        d.core_result = core_result;
         if let Some(w) = d.waker.take() {
             w.wake();
         }
@@ -710,16 +732,7 @@ pub(crate) fn resolve<T: 'static>(
     task: EntryId,
     result: Option<Vec<Val>>,
 ) -> crate::Result<()> {
-    let tasks = &mut store.components_mut().tasks;
-    if tasks.task(task).map_err(trap)?.resolved() {
-        return Err(trap(
-            "`task.return` or `task.cancel` called more than once for current task",
-        ));
-    }
-    // The callee gives back every borrow it was lent before it returns.
-    if let Some(scope) = store.components().sched.task_data.get(&task).and_then(|d| d.scope) {
-        crate::component::call::check_borrows_returned(store, scope)?;
-    }
+    check_resolvable(store, task)?;
     let guest = match store.components().sched.task_data.get(&task).map(|d| &d.caller) {
         Some(Caller::Guest(g)) if g.options.is_async => {
             Some((g.types.clone(), g.ty, g.options.clone(), g.params.clone()))
@@ -738,19 +751,7 @@ pub(crate) fn resolve<T: 'static>(
         };
         lower_async_results(store, &types, fty, &options, retptr, vals)?;
     }
-    let tasks = &mut store.components_mut().tasks;
-    match &result {
-        Some(_) => tasks.task_return(task),
-        None => tasks.task_cancel(task),
-    }
-    .map_err(trap)?;
-    if let Some(d) = store.components_mut().sched.task_data.get_mut(&task) {
-        d.result = result;
-        if let Some(w) = d.waker.take() {
-            w.wake();
-        }
-    }
-    Ok(())
+    finish_resolve(store, task, result, None)
 }
 
 /// Writes the core result of an `async` lower whose subtask is in
