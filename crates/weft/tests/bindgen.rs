@@ -277,3 +277,433 @@ fn sync_world_round_trips_every_type() -> weft::Result<()> {
     assert_eq!(demo.call_version(&mut store)?, 7);
     Ok(())
 }
+
+/// Polls `future` to its end (a busy loop: every future here makes
+/// progress or wakes itself).
+fn block_on<F: std::future::Future>(future: F) -> F::Output {
+    let mut future = std::pin::pin!(future);
+    let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
+    for _ in 0..1_000_000 {
+        if let std::task::Poll::Ready(v) = future.as_mut().poll(&mut cx) {
+            return v;
+        }
+    }
+    panic!("the future did not finish");
+}
+
+/// Pending once (waking itself), then ready.
+async fn yield_once() {
+    let mut yielded = false;
+    std::future::poll_fn(|cx| {
+        if yielded {
+            std::task::Poll::Ready(())
+        } else {
+            yielded = true;
+            cx.waker().wake_by_ref();
+            std::task::Poll::Pending
+        }
+    })
+    .await
+}
+
+/// The same world with per-function rules: `area` and the counter's drop
+/// async, `log` async and trappable, everything else trappable; exports
+/// called with `call_async`.
+#[cfg(feature = "component-model-async")]
+mod async_demo {
+    weft::component::bindgen!({
+        path: "tests/wit/demo.wit",
+        imports: {
+            "test:demo/host.area": async,
+            "test:demo/host.[drop]counter": async,
+            "test:demo/host.log": async | trappable,
+            default: trappable,
+        },
+        exports: { default: async },
+    });
+}
+
+#[cfg(feature = "component-model-async")]
+mod async_impls {
+    use super::async_demo::test::demo::host::{self, Color, Counter, Perms, Point, Shape};
+    use super::{yield_once, State};
+    use weft::component::Resource;
+
+    impl host::HostCounter for State {
+        fn new(&mut self, start: u32) -> weft::Result<Resource<Counter>> {
+            self.next += 1;
+            self.counters.insert(self.next, start);
+            Ok(Resource::new_own(self.next))
+        }
+
+        fn get(&mut self, self_: Resource<Counter>) -> weft::Result<u32> {
+            Ok(self.counters[&self_.rep()])
+        }
+
+        fn bump(&mut self, self_: Resource<Counter>, by: u32) -> weft::Result<()> {
+            *self.counters.get_mut(&self_.rep()).expect("a live counter") += by;
+            Ok(())
+        }
+
+        async fn drop(&mut self, rep: Resource<Counter>) -> weft::Result<()> {
+            yield_once().await;
+            self.counters.remove(&rep.rep());
+            self.dropped.push(rep.rep());
+            Ok(())
+        }
+    }
+
+    impl host::Host for State {
+        fn move_point(&mut self, p: Point, dx: i32) -> weft::Result<Point> {
+            Ok(Point {
+                x: p.x + dx,
+                y: p.y,
+                label: p.label,
+            })
+        }
+
+        async fn area(&mut self, s: Shape) -> u64 {
+            yield_once().await;
+            match s {
+                Shape::Circle(r) => u64::from(r),
+                _ => 1,
+            }
+        }
+
+        fn next_color(&mut self, c: Color) -> weft::Result<Color> {
+            Ok(c)
+        }
+
+        fn add_perms(&mut self, p: Perms) -> weft::Result<Perms> {
+            Ok(p | Perms::WRITE)
+        }
+
+        async fn log(&mut self, msg: String) -> weft::Result<()> {
+            yield_once().await;
+            if msg == "trap" {
+                weft::bail!("the host refused to log `{msg}`");
+            }
+            self.logs.push(msg);
+            Ok(())
+        }
+
+        fn maybe(&mut self, x: Option<u32>) -> weft::Result<Result<u32, String>> {
+            Ok(x.ok_or_else(|| "none".to_string()))
+        }
+
+        fn pair(&mut self, t: (u8, String)) -> weft::Result<Vec<String>> {
+            Ok(vec![t.1])
+        }
+    }
+}
+
+#[test]
+#[cfg(feature = "component-model-async")]
+fn async_imports_and_exports_run_on_a_fiber() -> weft::Result<()> {
+    let engine = Engine::default();
+    let component = compile(&engine, &demo_component());
+    let mut linker = Linker::<State>::new(&engine);
+    async_demo::Demo::add_to_linker::<State, HasSelf<State>>(&mut linker, |s| s)?;
+    let mut store = Store::new(&engine, State::default());
+    block_on(async {
+        let demo = async_demo::Demo::instantiate_async(&mut store, &component, &linker).await?;
+        let api = demo.test_demo_api();
+        assert_eq!(
+            api.call_run_shape(&mut store, &async_demo::test::demo::host::Shape::Circle(9))
+                .await?,
+            9
+        );
+        assert_eq!(api.call_run_counter(&mut store, 1, 2).await?, 3);
+        assert_eq!(store.data().dropped, vec![1]);
+        api.call_greet(&mut store, "hi").await?;
+        assert_eq!(store.data().logs, vec!["hi".to_string()]);
+        // A trappable import's error traps the call, with its message.
+        let err = api.call_greet(&mut store, "trap").await.unwrap_err();
+        assert!(format!("{err:?}").contains("the host refused to log `trap`"), "{err:?}");
+        weft::Result::<()>::Ok(())
+    })?;
+    Ok(())
+}
+
+/// `with:` reuses the synchronous bindings' `host` module: the same
+/// `Host` implementation serves this world.
+mod with_demo {
+    weft::component::bindgen!({
+        path: "tests/wit/demo.wit",
+        with: { "test:demo/host": super::sync_demo::test::demo::host },
+    });
+}
+
+#[test]
+fn with_reuses_another_bindings_interface() -> weft::Result<()> {
+    let engine = Engine::default();
+    let component = compile(&engine, &demo_component());
+    let mut linker = Linker::<State>::new(&engine);
+    with_demo::Demo::add_to_linker::<State, HasSelf<State>>(&mut linker, |s| s)?;
+    let mut store = Store::new(&engine, State::default());
+    let demo = with_demo::Demo::instantiate(&mut store, &component, &linker)?;
+    // The exported interface's types are the reused module's types.
+    let p: sync_demo::test::demo::host::Point = demo.test_demo_api().call_run_point(
+        &mut store,
+        &Point {
+            x: 0,
+            y: 0,
+            label: "o".into(),
+        },
+        1,
+    )?;
+    assert_eq!(p.x, 1);
+    Ok(())
+}
+
+#[test]
+fn pre_instantiation_checks_exports_and_instantiates_many_times() -> weft::Result<()> {
+    let engine = Engine::default();
+    let component = compile(&engine, &demo_component());
+    let mut linker = Linker::<State>::new(&engine);
+    sync_demo::Demo::add_to_linker::<State, HasSelf<State>>(&mut linker, |s| s)?;
+    let pre = sync_demo::DemoPre::new(linker.instantiate_pre(&component)?)?;
+    for i in 0..3 {
+        let mut store = Store::new(&engine, State::default());
+        let demo = pre.instantiate(&mut store)?;
+        assert_eq!(demo.test_demo_api().call_run_counter(&mut store, i, 1)?, i + 1);
+    }
+    // `new` finds the exports of an instance made without the world.
+    let mut store = Store::new(&engine, State::default());
+    let instance = linker.instantiate(&mut store, &component)?;
+    let demo = sync_demo::Demo::new(&mut store, &instance)?;
+    assert_eq!(demo.call_version(&mut store)?, 7);
+    // A component without the world's exports is refused, naming them.
+    let empty = compile(&engine, "(component)");
+    let err = sync_demo::DemoPre::new(linker.instantiate_pre(&empty)?)
+        .err()
+        .expect("an error");
+    assert!(format!("{err}").contains("version"), "{err}");
+    Ok(())
+}
+
+/// A Rust error for the WIT `err-code`: a code the guest gets, or a trap.
+#[derive(Debug)]
+pub enum CheckError {
+    /// Given to the guest.
+    Code(errors::test::errs::checks::ErrCode),
+    /// Traps.
+    Fatal(String),
+}
+
+/// `trappable_error_type` and a world-level `use` of an interface type.
+mod errors {
+    weft::component::bindgen!({
+        inline: "
+            package test:errs;
+            interface checks {
+                /// Why a number was refused.
+                enum err-code {
+                    /// Over 100.
+                    too-big,
+                    /// Not even.
+                    odd,
+                }
+                check: func(x: u32) -> result<u32, err-code>;
+            }
+            world errs {
+                use checks.{err-code};
+                import checks;
+                export run: func(x: u32) -> result<u32, err-code>;
+            }
+        ",
+        imports: { default: trappable },
+        trappable_error_type: { "test:errs/checks.err-code" => super::CheckError },
+    });
+}
+
+struct Checker;
+
+impl errors::test::errs::checks::Host for Checker {
+    fn check(&mut self, x: u32) -> Result<u32, CheckError> {
+        use errors::test::errs::checks::ErrCode;
+        match x {
+            13 => Err(CheckError::Fatal("thirteen".into())),
+            x if x > 100 => Err(CheckError::Code(ErrCode::TooBig)),
+            x if x % 2 == 1 => Err(CheckError::Code(ErrCode::Odd)),
+            x => Ok(x / 2),
+        }
+    }
+
+    fn convert_err_code(&mut self, err: CheckError) -> weft::Result<errors::test::errs::checks::ErrCode> {
+        match err {
+            CheckError::Code(c) => Ok(c),
+            CheckError::Fatal(m) => Err(weft::format_err!("fatal check: {m}")),
+        }
+    }
+}
+
+const ERRS: &str = r#"(component
+    (import "test:errs/checks" (instance $checks
+        (type $e' (enum "too-big" "odd"))
+        (export "err-code" (type $e (eq $e')))
+        (export "check" (func (param "x" u32) (result (result u32 (error $e)))))))
+    (alias export $checks "err-code" (type $e))
+    (core module $libc (memory (export "mem") 1))
+    (core instance $libc (instantiate $libc))
+    (core func $check (canon lower (func $checks "check") (memory (core memory $libc "mem"))))
+    (core module $m
+        (import "" "check" (func $check (param i32 i32)))
+        (func (export "run") (param i32) (result i32)
+            (call $check (local.get 0) (i32.const 64))
+            (i32.const 64)))
+    (core instance $i (instantiate $m (with "" (instance (export "check" (func $check))))))
+    (func (export "run") (param "x" u32) (result (result u32 (error $e)))
+        (canon lift (core func $i "run") (memory (core memory $libc "mem")))))"#;
+
+#[test]
+fn trappable_error_types_convert_or_trap() -> weft::Result<()> {
+    use errors::ErrCode;
+    let engine = Engine::default();
+    let component = compile(&engine, ERRS);
+    let mut linker = Linker::<Checker>::new(&engine);
+    errors::Errs::add_to_linker::<Checker, HasSelf<Checker>>(&mut linker, |s| s)?;
+    let mut store = Store::new(&engine, Checker);
+    let w = errors::Errs::instantiate(&mut store, &component, &linker)?;
+    assert_eq!(w.call_run(&mut store, 4)?, Ok(2));
+    assert_eq!(w.call_run(&mut store, 200)?, Err(ErrCode::TooBig));
+    assert_eq!(w.call_run(&mut store, 3)?, Err(ErrCode::Odd));
+    assert_eq!(ErrCode::Odd.name(), "odd");
+    assert_eq!(ErrCode::TooBig.message(), "Over 100.");
+    assert_eq!(ErrCode::Odd.to_string(), "Odd");
+    let err = w.call_run(&mut store, 13).unwrap_err();
+    assert!(format!("{err:?}").contains("fatal check: thirteen"), "{err:?}");
+    Ok(())
+}
+
+/// A world with a WIT `async` import (concurrent: `&Accessor`), a `store`
+/// import (`Access`), an `async` export (`call_concurrent`) and a sync one.
+#[cfg(feature = "component-model-async")]
+mod caller {
+    weft::component::bindgen!({
+        inline: "
+            package test:caller;
+            world caller {
+                import echo: async func(a: u32) -> u32;
+                import note: func(n: u32);
+                export run: async func(x: u32) -> u32;
+                export run-sync: func(x: u32) -> u32;
+            }
+        ",
+        imports: { "note": store },
+    });
+}
+
+/// `run` calls `echo` lowered `async` and returns the echo plus one;
+/// `run-sync` notes its argument and returns it plus one (a sync task may
+/// not call an `async` import synchronously).
+#[cfg(feature = "component-model-async")]
+const CALLER: &str = r#"(component
+    (import "echo" (func $echo async (param "a" u32) (result u32)))
+    (import "note" (func $note (param "n" u32)))
+    (core module $libc (memory (export "mem") 1))
+    (core instance $libc (instantiate $libc))
+    (core func $echo_async (canon lower (func $echo) async (memory (core memory $libc "mem"))))
+    (core func $note (canon lower (func $note)))
+    (core func $task_return (canon task.return (result u32)))
+    (core func $ws_new (canon waitable-set.new))
+    (core func $join (canon waitable.join))
+    (core func $subtask_drop (canon subtask.drop))
+    (core func $ws_drop (canon waitable-set.drop))
+    (core func $context_get (canon context.get i32 0))
+    (core func $context_set (canon context.set i32 0))
+    (core module $m
+        (import "" "mem" (memory 1))
+        (import "" "echo-async" (func $echo_async (param i32 i32) (result i32)))
+        (import "" "note" (func $note (param i32)))
+        (import "" "task.return" (func $task_return (param i32)))
+        (import "" "ws.new" (func $ws_new (result i32)))
+        (import "" "ws.drop" (func $ws_drop (param i32)))
+        (import "" "join" (func $join (param i32 i32)))
+        (import "" "subtask.drop" (func $subtask_drop (param i32)))
+        (import "" "context.get" (func $context_get (result i32)))
+        (import "" "context.set" (func $context_set (param i32)))
+        (func (export "run") (param $x i32) (result i32)
+            (local $status i32) (local $ptr i32) (local $ws i32)
+            (local.set $ptr (i32.const 16))
+            (call $context_set (local.get $ptr))
+            (local.set $status (call $echo_async (local.get $x) (local.get $ptr)))
+            (if (i32.eq (i32.and (local.get $status) (i32.const 0xf)) (i32.const 2))
+                (then
+                    (call $task_return (i32.add (i32.load (local.get $ptr)) (i32.const 1)))
+                    (return (i32.const 0))))
+            (local.set $ws (call $ws_new))
+            (i32.store offset=4 (local.get $ptr) (local.get $ws))
+            (call $join (i32.shr_u (local.get $status) (i32.const 4)) (local.get $ws))
+            (i32.or (i32.const 2) (i32.shl (local.get $ws) (i32.const 4))))
+        (func (export "cb") (param $event i32) (param $index i32) (param $payload i32) (result i32)
+            (local $ptr i32)
+            (local.set $ptr (call $context_get))
+            (if (i32.ne (local.get $event) (i32.const 1)) (then unreachable))
+            (if (i32.ne (local.get $payload) (i32.const 2)) (then unreachable))
+            (call $subtask_drop (local.get $index))
+            (call $ws_drop (i32.load offset=4 (local.get $ptr)))
+            (call $task_return (i32.add (i32.load (local.get $ptr)) (i32.const 1)))
+            (i32.const 0))
+        (func (export "run-sync") (param $x i32) (result i32)
+            (call $note (local.get $x))
+            (i32.add (local.get $x) (i32.const 1))))
+    (core instance $i (instantiate $m (with "" (instance
+        (export "mem" (memory $libc "mem"))
+        (export "echo-async" (func $echo_async))
+        (export "note" (func $note))
+        (export "task.return" (func $task_return))
+        (export "ws.new" (func $ws_new))
+        (export "ws.drop" (func $ws_drop))
+        (export "join" (func $join))
+        (export "subtask.drop" (func $subtask_drop))
+        (export "context.get" (func $context_get))
+        (export "context.set" (func $context_set))))))
+    (func (export "run") async (param "x" u32) (result u32)
+        (canon lift (core func $i "run") async (callback (core func $i "cb"))))
+    (func (export "run-sync") (param "x" u32) (result u32)
+        (canon lift (core func $i "run-sync")))
+)"#;
+
+/// What the caller's imports saw.
+#[cfg(feature = "component-model-async")]
+#[derive(Default)]
+struct Echoes {
+    echoes: u32,
+    notes: Vec<u32>,
+}
+
+#[cfg(feature = "component-model-async")]
+impl caller::CallerImports for Echoes {}
+
+#[cfg(feature = "component-model-async")]
+impl caller::CallerImportsWithStore<Echoes> for HasSelf<Echoes> {
+    async fn echo(accessor: &weft::component::Accessor<Echoes, Self>, a: u32) -> u32 {
+        yield_once().await;
+        accessor.with(|mut access| access.get().echoes += 1);
+        a
+    }
+
+    fn note(mut host: weft::component::Access<'_, Echoes, Self>, n: u32) {
+        host.get().notes.push(n);
+    }
+}
+
+#[test]
+#[cfg(feature = "component-model-async")]
+fn concurrent_and_store_imports_and_a_concurrent_export() -> weft::Result<()> {
+    let engine = Engine::default();
+    let component = compile(&engine, CALLER);
+    let mut linker = Linker::<Echoes>::new(&engine);
+    caller::Caller::add_to_linker::<Echoes, HasSelf<Echoes>>(&mut linker, |s| s)?;
+    let mut store = Store::new(&engine, Echoes::default());
+    let w = caller::Caller::instantiate(&mut store, &component, &linker)?;
+    let out = block_on(store.run_concurrent(async |a| w.call_run(a, 41).await))??;
+    assert_eq!(out, 42);
+    assert_eq!(store.data().echoes, 1);
+    assert_eq!(w.call_run_sync(&mut store, 5)?, 6);
+    assert_eq!(store.data().echoes, 1);
+    assert_eq!(store.data().notes, vec![5]);
+    store.assert_concurrent_state_empty();
+    Ok(())
+}
