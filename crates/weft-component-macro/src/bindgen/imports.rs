@@ -434,6 +434,9 @@ impl Gen<'_> {
         } = self.import_set(&set)?;
         extra_hosts.dedup_by(|a, b| a.to_string() == b.to_string());
         let instance = &info.instance;
+        let link_doc = format!(
+            "Defines the interface on `linker` (as its instance `{instance}`), reaching the host's state through `host_getter`."
+        );
         out.extend(traits);
         out.extend(quote! {
             /// Defines the interface's functions and resources on `inst`,
@@ -452,9 +455,7 @@ impl Gen<'_> {
                 ::core::result::Result::Ok(())
             }
 
-            /// Defines the interface on `linker` (its instance
-            #[doc = #instance]
-            /// ), reaching the host's state through `host_getter`.
+            #[doc = #link_doc]
             pub fn add_to_linker<T, D>(
                 linker: &mut #rt::component::Linker<T>,
                 host_getter: fn(&mut T) -> D::Data<'_>,

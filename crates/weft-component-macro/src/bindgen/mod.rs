@@ -719,3 +719,147 @@ fn owner_iface(resolve: &Resolve, t: TypeId) -> Option<InterfaceId> {
 mod exports;
 mod imports;
 mod world;
+
+#[cfg(test)]
+mod tests {
+    use super::expand;
+    use quote::quote;
+    use std::path::PathBuf;
+
+    /// A fresh directory under the system's temporary directory.
+    fn temp_dir(name: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("weft-bindgen-{}-{name}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).expect("a temporary directory");
+        dir
+    }
+
+    fn error_of(input: proc_macro2::TokenStream, dir: &std::path::Path) -> String {
+        match expand(input, dir) {
+            Ok(_) => panic!("expected an error"),
+            Err(e) => e.to_string(),
+        }
+    }
+
+    #[test]
+    fn a_syntax_error_names_the_file_and_line() {
+        let dir = temp_dir("syntax");
+        std::fs::write(
+            dir.join("bad.wit"),
+            "package a:b;\n\nworld w {\n  import f: func(x: u32 -> u32;\n}\n",
+        )
+        .unwrap();
+        let msg = error_of(quote!({ path: "bad.wit" }), &dir);
+        assert!(msg.contains("bad.wit:4"), "{msg}");
+    }
+
+    #[test]
+    fn an_unknown_type_names_the_file_and_line() {
+        let dir = temp_dir("unknown");
+        std::fs::create_dir_all(dir.join("wit")).unwrap();
+        std::fs::write(
+            dir.join("wit").join("world.wit"),
+            "package a:b;\nworld w {\n  import f: func(x: nope);\n}\n",
+        )
+        .unwrap();
+        // No path: `wit/` is read.
+        let msg = error_of(quote!(), &dir);
+        assert!(msg.contains("world.wit:3") && msg.contains("nope"), "{msg}");
+    }
+
+    #[test]
+    fn an_inline_error_names_the_line() {
+        let dir = temp_dir("inline");
+        let msg = error_of(
+            quote!({ inline: "package a:b;\nworld w {\n  export g: func() -> bogus;\n}\n" }),
+            &dir,
+        );
+        assert!(msg.contains("inline.wit:3") && msg.contains("bogus"), "{msg}");
+    }
+
+    #[test]
+    fn a_missing_path_is_an_error() {
+        let dir = temp_dir("missing");
+        let msg = error_of(quote!(in "nowhere"), &dir);
+        assert!(msg.contains("nowhere"), "{msg}");
+    }
+
+    const WIT: &str = "package a:b;
+        interface i {
+            record r { x: u32 }
+            enum e { one, two }
+            resource res { constructor(); m: func() -> u32; }
+            f: func(v: r) -> result<u32, e>;
+        }
+        world w { import i; export g: func() -> u32; }";
+
+    #[test]
+    fn options_are_checked_against_the_world() {
+        let dir = temp_dir("options");
+        let msg = error_of(quote!({ inline: #WIT, imports: { "a:b/i.nope": async } }), &dir);
+        assert!(
+            msg.contains("unused `imports` rules found") && msg.contains("a:b/i.nope"),
+            "{msg}"
+        );
+        let msg = error_of(quote!({ inline: #WIT, exports: { "h": async } }), &dir);
+        assert!(msg.contains("unused `exports` rules found"), "{msg}");
+        let msg = error_of(
+            quote!({ inline: #WIT, trappable_error_type: { "a:b/i.zz" => E } }),
+            &dir,
+        );
+        assert!(
+            msg.contains("failed to locate a WIT error type") && msg.contains("a:b/i.zz"),
+            "{msg}"
+        );
+        let msg = error_of(quote!({ inline: #WIT, with: { "x:y/z": some::path } }), &dir);
+        assert!(msg.contains("not referenced in the target world"), "{msg}");
+        let msg = error_of(quote!({ inline: #WIT, world: "w", world: "w" }), &dir);
+        assert!(msg.contains("cannot specify second world"), "{msg}");
+        let msg = error_of(quote!({ inline: #WIT, with: { "a:b/i": some::path<u8> } }), &dir);
+        assert!(msg.contains("Module path must not contain angles or parens"), "{msg}");
+        let msg = error_of(quote!({ inline: #WIT, trappable_imports: true }), &dir);
+        assert!(msg.contains("was removed"), "{msg}");
+        let msg = error_of(quote!({ inline: #WIT, imports: { default: sideways } }), &dir);
+        assert!(msg.contains("unknown flag `sideways`"), "{msg}");
+        let msg = error_of(quote!({ inline: #WIT, world: "nope" }), &dir);
+        assert!(msg.contains("nope"), "{msg}");
+    }
+
+    #[test]
+    fn the_expansion_has_wasmtimes_shapes() {
+        let dir = temp_dir("shapes");
+        let out = expand(
+            quote!({ inline: #WIT, imports: { "a:b/i.f": async | trappable } }),
+            &dir,
+        )
+        .expect("expands")
+        .to_string();
+        for item in [
+            "pub mod a",
+            "pub mod b",
+            "pub mod i",
+            "pub struct R",
+            "pub enum E",
+            "pub enum Res { }",
+            "pub trait HostRes",
+            "pub trait HostResWithStore < T : 'static >",
+            "pub trait Host : HostRes + :: core :: marker :: Send",
+            "pub trait HostWithStore < T : 'static >",
+            "fn f (& mut self , v : super :: super :: super :: a :: b :: i :: R) -> impl :: core :: future :: Future < Output = weft :: Result < :: core :: result :: Result < u32 , super :: super :: super :: a :: b :: i :: E > > > + :: core :: marker :: Send",
+            "fn add_to_linker_instance < T , D >",
+            "linker . instance (\"a:b/i\")",
+            "func_wrap_async (\"f\"",
+            "func_wrap (\"[method]res.m\"",
+            "func_wrap (\"[constructor]res\"",
+            "pub struct W",
+            "pub struct WPre < T : 'static >",
+            "pub struct WIndices",
+            "pub fn call_g < S : weft :: AsContextMut >",
+            "pub fn func_g",
+            "pub async fn instantiate_async",
+            "impl :: std :: error :: Error for E",
+        ] {
+            assert!(out.contains(item), "missing `{item}` in\n{out}");
+        }
+    }
+}
