@@ -863,3 +863,61 @@ mod tests {
         }
     }
 }
+
+#[cfg(test)]
+mod wasi_tests {
+    use super::expand;
+    use quote::quote;
+    use std::path::PathBuf;
+
+    /// `../shared/wasi-wit/p2` from the repository root, or `None` when it
+    /// is missing outside CI (in CI a missing folder fails the test).
+    fn wasi_p2() -> Option<PathBuf> {
+        let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/wasi-wit/p2");
+        if dir.join("cli.wit").exists() {
+            Some(dir)
+        } else if std::env::var_os("CI").is_some() {
+            panic!("the WASI WIT files are missing: {}", dir.display());
+        } else {
+            None
+        }
+    }
+
+    const FILES: [&str; 6] = [
+        "io.wit",
+        "clocks.wit",
+        "random.wit",
+        "filesystem.wit",
+        "sockets.wit",
+        "cli.wit",
+    ];
+
+    #[test]
+    fn the_wasi_command_world_expands() {
+        let Some(dir) = wasi_p2() else { return };
+        let paths: Vec<String> = FILES.iter().map(|f| dir.join(f).display().to_string()).collect();
+        let out = expand(
+            quote!({
+                path: [#(#paths),*],
+                world: "wasi:cli/command",
+                imports: { default: async | trappable },
+                exports: { default: async },
+            }),
+            &dir,
+        )
+        .unwrap_or_else(|e| panic!("{e}"))
+        .to_string();
+        for item in [
+            "pub struct Command",
+            "pub mod wasi",
+            "pub mod io",
+            "pub trait HostInputStream",
+            "pub trait HostDescriptor",
+            "linker . instance (\"wasi:io/streams@0.2.12\")",
+            "pub fn wasi_cli_run",
+            "pub async fn call_run",
+        ] {
+            assert!(out.contains(item), "missing `{item}`");
+        }
+    }
+}
