@@ -707,3 +707,120 @@ fn concurrent_and_store_imports_and_a_concurrent_export() -> weft::Result<()> {
     store.assert_concurrent_state_empty();
     Ok(())
 }
+
+/// A world that imports a resource of its own (`token`) and exports an
+/// interface with a guest-defined resource (`bucket`).
+mod res {
+    weft::component::bindgen!({
+        inline: "
+            package test:res;
+            interface store {
+                resource bucket {
+                    constructor(start: u32);
+                    get: func() -> u32;
+                    double: static func(x: u32) -> u32;
+                }
+            }
+            world res {
+                resource token {
+                    constructor(v: u32);
+                    value: func() -> u32;
+                }
+                export store;
+                export use-token: func(v: u32) -> u32;
+            }
+        ",
+    });
+}
+
+const RES: &str = r#"(component
+    (import "token" (type $token (sub resource)))
+    (import "[constructor]token" (func $tnew (param "v" u32) (result (own $token))))
+    (import "[method]token.value" (func $tval (param "self" (borrow $token)) (result u32)))
+    (type $bucket (resource (rep i32)))
+    (core func $new (canon resource.new $bucket))
+    (core func $tnew (canon lower (func $tnew)))
+    (core func $tval (canon lower (func $tval)))
+    (core func $tdrop (canon resource.drop $token))
+    (core module $m
+        (import "" "new" (func $new (param i32) (result i32)))
+        (import "" "tnew" (func $tnew (param i32) (result i32)))
+        (import "" "tval" (func $tval (param i32) (result i32)))
+        (import "" "tdrop" (func $tdrop (param i32)))
+        (func (export "ctor") (param i32) (result i32) (call $new (local.get 0)))
+        (func (export "get") (param i32) (result i32) (local.get 0))
+        (func (export "double") (param i32) (result i32) (i32.mul (local.get 0) (i32.const 2)))
+        (func (export "use-token") (param i32) (result i32) (local $t i32) (local $v i32)
+            (local.set $t (call $tnew (local.get 0)))
+            (local.set $v (call $tval (local.get $t)))
+            (call $tdrop (local.get $t))
+            (local.get $v)))
+    (core instance $i (instantiate $m (with "" (instance
+        (export "new" (func $new)) (export "tnew" (func $tnew))
+        (export "tval" (func $tval)) (export "tdrop" (func $tdrop))))))
+    (func $ctor (param "start" u32) (result (own $bucket)) (canon lift (core func $i "ctor")))
+    (func $get (param "self" (borrow $bucket)) (result u32) (canon lift (core func $i "get")))
+    (func $double (param "x" u32) (result u32) (canon lift (core func $i "double")))
+    ;; The exported instance comes from a shim component that names the
+    ;; resource for the functions' types (as wit-component does).
+    (component $shim
+        (import "t-bucket" (type $b (sub resource)))
+        (import "f-ctor" (func $c (param "start" u32) (result (own $b))))
+        (import "f-get" (func $g (param "self" (borrow $b)) (result u32)))
+        (import "f-double" (func $d (param "x" u32) (result u32)))
+        (export $be "bucket" (type $b))
+        (export "[constructor]bucket" (func $c) (func (param "start" u32) (result (own $be))))
+        (export "[method]bucket.get" (func $g) (func (param "self" (borrow $be)) (result u32)))
+        (export "[static]bucket.double" (func $d)))
+    (instance $store (instantiate $shim
+        (with "t-bucket" (type $bucket))
+        (with "f-ctor" (func $ctor))
+        (with "f-get" (func $get))
+        (with "f-double" (func $double))))
+    (export "test:res/store" (instance $store))
+    (func (export "use-token") (param "v" u32) (result u32) (canon lift (core func $i "use-token"))))"#;
+
+/// The host's tokens: values by representation, and the dropped ones.
+#[derive(Default)]
+struct Tokens {
+    values: Vec<u32>,
+    dropped: Vec<u32>,
+}
+
+impl res::HostToken for Tokens {
+    fn new(&mut self, v: u32) -> Resource<res::Token> {
+        self.values.push(v * 10);
+        Resource::new_own(self.values.len() as u32 - 1)
+    }
+
+    fn value(&mut self, self_: Resource<res::Token>) -> u32 {
+        self.values[self_.rep() as usize]
+    }
+
+    fn drop(&mut self, rep: Resource<res::Token>) -> weft::Result<()> {
+        self.dropped.push(rep.rep());
+        Ok(())
+    }
+}
+
+impl res::ResImports for Tokens {}
+
+#[test]
+fn world_resources_and_exported_resources() -> weft::Result<()> {
+    let engine = Engine::default();
+    let component = compile(&engine, RES);
+    let mut linker = Linker::<Tokens>::new(&engine);
+    res::Res::add_to_linker::<Tokens, HasSelf<Tokens>>(&mut linker, |s| s)?;
+    let mut store = Store::new(&engine, Tokens::default());
+    let w = res::Res::instantiate(&mut store, &component, &linker)?;
+    // The world's own imported resource.
+    assert_eq!(w.call_use_token(&mut store, 4)?, 40);
+    assert_eq!(store.data().dropped, vec![0]);
+    // The guest's resource, as `ResourceAny`.
+    let bucket = w.test_res_store().bucket();
+    let b: res::exports::test::res::store::Bucket = bucket.call_constructor(&mut store, 21)?;
+    assert_eq!(bucket.call_get(&mut store, b)?, 21);
+    assert_eq!(bucket.call_double(&mut store, 8)?, 16);
+    b.resource_drop(&mut store)?;
+    Ok(())
+}

@@ -920,4 +920,31 @@ mod wasi_tests {
             assert!(out.contains(item), "missing `{item}`");
         }
     }
+
+    #[test]
+    fn the_wasi_http_proxy_world_expands() {
+        let Some(dir) = wasi_p2() else { return };
+        let mut paths: Vec<String> = FILES.iter().map(|f| dir.join(f).display().to_string()).collect();
+        paths.push(dir.join("http.wit").display().to_string());
+        let out = expand(
+            quote!({
+                path: [#(#paths),*],
+                world: "wasi:http/proxy",
+                imports: { default: async | trappable },
+                exports: { default: async },
+            }),
+            &dir,
+        )
+        .unwrap_or_else(|e| panic!("{e}"))
+        .to_string();
+        for item in [
+            "pub struct Proxy",
+            "pub trait HostFields",
+            "pub trait HostOutgoingResponse",
+            "pub fn wasi_http_incoming_handler",
+            "pub async fn call_handle",
+        ] {
+            assert!(out.contains(item), "missing `{item}`");
+        }
+    }
 }
