@@ -72,4 +72,8 @@ fn wasi_types_have_their_wit_shapes() {
     assert_eq!(DescriptorType::Directory, DescriptorType::Directory);
     assert_eq!(ErrorCode::Access.name(), "access");
     let _: &dyn std::error::Error = &ErrorCode::Access;
+    // `@unstable` features are switched on at link time.
+    let mut options = p2_sync::LinkOptions::default();
+    options.clocks_timezone(true);
+    let _: p2_sync::wasi::clocks::timezone::LinkOptions = (&options).into();
 }

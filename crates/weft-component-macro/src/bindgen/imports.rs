@@ -5,7 +5,7 @@ use super::{camel, docs, fn_name, ident, owner_iface, param_name, snake, Gen, St
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 use syn::Ident;
-use wit_parser::{Function, InterfaceId, Type, TypeDefKind, TypeId};
+use wit_parser::{Function, InterfaceId, Stability, Type, TypeDefKind, TypeId};
 
 /// The functions and resources of one interface (or of the world).
 pub(crate) struct ImportSet<'a> {
@@ -15,6 +15,9 @@ pub(crate) struct ImportSet<'a> {
     pub(crate) depth: usize,
     pub(crate) host: Ident,
     pub(crate) host_ws: Ident,
+    /// Whether an `options: &LinkOptions` is in scope of the linker
+    /// statements (the set has `@unstable` items).
+    pub(crate) options: bool,
 }
 
 /// What generating an import set gives.
@@ -28,6 +31,56 @@ pub(crate) struct ImportOut {
 }
 
 impl Gen<'_> {
+    /// `stmt`, run only when its `@unstable` feature is enabled.
+    pub(crate) fn gate(&self, options: bool, stability: &Stability, stmt: TokenStream) -> TokenStream {
+        match stability {
+            Stability::Unstable { feature, .. } if options => {
+                let f = ident(&snake(feature));
+                quote!(if options.#f { #stmt })
+            }
+            _ => stmt,
+        }
+    }
+
+    /// The `@unstable` features of an interface's items, sorted.
+    pub(crate) fn iface_features(&self, id: InterfaceId) -> Vec<String> {
+        let iface = &self.resolve.interfaces[id];
+        let mut out = Vec::new();
+        let stabilities = std::iter::once(&iface.stability)
+            .chain(iface.functions.values().map(|f| &f.stability))
+            .chain(iface.types.values().map(|t| &self.resolve.types[*t].stability));
+        for s in stabilities {
+            if let Stability::Unstable { feature, .. } = s {
+                out.push(feature.clone());
+            }
+        }
+        out.sort();
+        out.dedup();
+        out
+    }
+
+    /// `LinkOptions`: one switch per feature.
+    pub(crate) fn link_options(&self, features: &[String]) -> TokenStream {
+        let fields: Vec<Ident> = features.iter().map(|f| ident(&snake(f))).collect();
+        let docs = features
+            .iter()
+            .map(|f| format!("Enables the `@unstable(feature = {f})` items."));
+        quote! {
+            /// Which `@unstable` WIT features `add_to_linker` defines.
+            #[derive(Clone, Debug, Default)]
+            pub struct LinkOptions { #(#fields: bool,)* }
+            impl LinkOptions {
+                #(
+                    #[doc = #docs]
+                    pub fn #fields(&mut self, enabled: bool) -> &mut Self {
+                        self.#fields = enabled;
+                        self
+                    }
+                )*
+            }
+        }
+    }
+
     fn send_bound(&self) -> TokenStream {
         if self.send {
             quote!(+ ::core::marker::Send)
@@ -208,11 +261,12 @@ impl Gen<'_> {
                 let d = format!("Drops the `{wit_name}` whose `own` handle the guest dropped.");
                 let rtype = quote!(#rt::component::ResourceType::host::<#res_ty>());
                 let new_own = quote!(#rt::component::Resource::new_own(rep));
+                let mut rbody = TokenStream::new();
                 match style {
                     Style::Sync => {
                         plain_methods.push(quote!(#[doc = #d] #sig;));
                         forwards.push(quote!(#sig { #plain::drop(&mut **self, rep) }));
-                        body.extend(quote! {
+                        rbody.extend(quote! {
                             inst.resource(#wit_name, #rtype, move |mut store, rep| {
                                 #plain::drop(&mut host_getter(store.data_mut()), #new_own)
                             })?;
@@ -221,7 +275,7 @@ impl Gen<'_> {
                     Style::Async => {
                         plain_methods.push(quote!(#[doc = #d] #sig;));
                         forwards.push(quote!(#sig { #plain::drop(&mut **self, rep) }));
-                        body.extend(quote! {
+                        rbody.extend(quote! {
                             inst.resource_async(#wit_name, #rtype, move |mut store, rep| {
                                 ::std::boxed::Box::new(async move {
                                     #plain::drop(&mut host_getter(store.data_mut()), #new_own).await
@@ -231,7 +285,7 @@ impl Gen<'_> {
                     }
                     Style::Store => {
                         ws_methods.push(quote!(#[doc = #d] #sig;));
-                        body.extend(quote! {
+                        rbody.extend(quote! {
                             inst.resource(#wit_name, #rtype, move |store, rep| {
                                 <D as #ws<T>>::drop(#rt::component::Access::new(store, host_getter), #new_own)
                             })?;
@@ -239,7 +293,7 @@ impl Gen<'_> {
                     }
                     Style::AsyncStore | Style::Concurrent => {
                         ws_methods.push(quote!(#[doc = #d] #sig;));
-                        body.extend(quote! {
+                        rbody.extend(quote! {
                             inst.resource_concurrent(#wit_name, #rtype, move |caller: &#rt::component::Accessor<T>, rep| {
                                 ::std::boxed::Box::pin(async move {
                                     let host = &caller.with_getter::<D>(host_getter);
@@ -249,6 +303,7 @@ impl Gen<'_> {
                         });
                     }
                 }
+                body.extend(self.gate(set.options, &self.resolve.types[*r].stability, rbody));
             }
             for f in set.funcs.iter().filter(|f| f.kind.resource() == *res) {
                 let flags = self.import_flags(set.iface, f);
@@ -341,7 +396,7 @@ impl Gen<'_> {
                         }
                     }
                 };
-                body.extend(stmt);
+                body.extend(self.gate(set.options, &f.stability, stmt));
             }
             if res.is_none() {
                 // `convert_*` for the trappable error types defined here.
@@ -419,6 +474,7 @@ impl Gen<'_> {
                 resources.push(*t);
             }
         }
+        let features = self.iface_features(id);
         let set = ImportSet {
             iface: Some(id),
             funcs: iface.functions.values().collect(),
@@ -426,6 +482,13 @@ impl Gen<'_> {
             depth,
             host: ident("Host"),
             host_ws: ident("HostWithStore"),
+            options: !features.is_empty(),
+        };
+        let (opt_param, opt_arg) = if features.is_empty() {
+            (quote!(), quote!())
+        } else {
+            out.extend(self.link_options(&features));
+            (quote!(options: &LinkOptions,), quote!(options,))
         };
         let ImportOut {
             traits,
@@ -443,6 +506,7 @@ impl Gen<'_> {
             /// reaching the host's state through `host_getter`.
             pub fn add_to_linker_instance<T, D>(
                 inst: &mut #rt::component::LinkerInstance<'_, T>,
+                #opt_param
                 host_getter: fn(&mut T) -> D::Data<'_>,
             ) -> #rt::Result<()>
             where
@@ -450,7 +514,7 @@ impl Gen<'_> {
                 for<'a> D::Data<'a>: Host #(+ #extra_hosts)* #send,
                 T: 'static #send,
             {
-                let _ = &host_getter;
+                let _ = (&host_getter, #opt_arg);
                 #body
                 ::core::result::Result::Ok(())
             }
@@ -458,6 +522,7 @@ impl Gen<'_> {
             #[doc = #link_doc]
             pub fn add_to_linker<T, D>(
                 linker: &mut #rt::component::Linker<T>,
+                #opt_param
                 host_getter: fn(&mut T) -> D::Data<'_>,
             ) -> #rt::Result<()>
             where
@@ -466,7 +531,7 @@ impl Gen<'_> {
                 T: 'static #send,
             {
                 let mut inst = linker.instance(#instance)?;
-                add_to_linker_instance::<T, D>(&mut inst, host_getter)
+                add_to_linker_instance::<T, D>(&mut inst, #opt_arg host_getter)
             }
         });
         Ok(out)

@@ -916,6 +916,9 @@ mod wasi_tests {
             "linker . instance (\"wasi:io/streams@0.2.12\")",
             "pub fn wasi_cli_run",
             "pub async fn call_run",
+            "pub struct LinkOptions { clocks_timezone : bool , }",
+            "if options . clocks_timezone { wasi :: clocks :: timezone :: add_to_linker :: < T , D > (linker , & wasi :: clocks :: timezone :: LinkOptions :: from (options) , host_getter) ? ; }",
+            "if options . clocks_timezone { inst . func_wrap_async (\"display\"",
         ] {
             assert!(out.contains(item), "missing `{item}`");
         }

@@ -6,7 +6,7 @@ use super::imports::{ImportOut, ImportSet};
 use super::{camel, ident, snake, Gen};
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
-use wit_parser::{Function, TypeId, WorldItem};
+use wit_parser::{Function, Stability, TypeId, WorldItem};
 
 impl Gen<'_> {
     fn world_ident(&self) -> syn::Ident {
@@ -16,6 +16,23 @@ impl Gen<'_> {
         } else {
             ident(&name)
         }
+    }
+
+    /// The `@unstable` features of the world's imports, sorted.
+    pub(crate) fn world_features(&self) -> Vec<String> {
+        let world = &self.resolve.worlds[self.world];
+        let mut out = Vec::new();
+        for (_, item) in world.imports.iter() {
+            if let Stability::Unstable { feature, .. } = item.stability(self.resolve) {
+                out.push(feature.clone());
+            }
+            if let WorldItem::Interface { id, .. } = item {
+                out.extend(self.iface_features(*id));
+            }
+        }
+        out.sort();
+        out.dedup();
+        out
     }
 
     /// The traits of the world's own imported functions and resources.
@@ -31,6 +48,7 @@ impl Gen<'_> {
             depth: 0,
             host: format_ident!("{}Imports", w),
             host_ws: format_ident!("{}ImportsWithStore", w),
+            options: !self.world_features().is_empty(),
         };
         self.import_set(&set).map(Some)
     }
@@ -83,6 +101,17 @@ impl Gen<'_> {
             }
         }
         // Imports.
+        let features = self.world_features();
+        let has_options = !features.is_empty();
+        let (opt_param, opt_arg) = if has_options {
+            (quote!(options: &LinkOptions,), quote!(options,))
+        } else {
+            (quote!(), quote!())
+        };
+        let mut options_items = TokenStream::new();
+        if has_options {
+            options_items.extend(self.link_options(&features));
+        }
         let mut ws_bounds = Vec::new();
         let mut host_bounds = Vec::new();
         let mut adds = Vec::new();
@@ -91,14 +120,35 @@ impl Gen<'_> {
             let hw = format_ident!("{}ImportsWithStore", w);
             ws_bounds.push(quote!(#hw<T>));
             host_bounds.push(quote!(#h));
-            adds.push(quote!(Self::add_to_linker_imports::<T, D>(linker, host_getter)?;));
+            adds.push(quote!(Self::add_to_linker_imports::<T, D>(linker, #opt_arg host_getter)?;));
         }
         for (_, item) in world.imports.iter() {
-            if let WorldItem::Interface { id, .. } = item {
+            if let WorldItem::Interface { id, stability, .. } = item {
                 let p = self.iface_path(*id, 0);
                 ws_bounds.push(quote!(#p::HostWithStore<T>));
                 host_bounds.push(quote!(#p::Host));
-                adds.push(quote!(#p::add_to_linker::<T, D>(linker, host_getter)?;));
+                let own = self.iface_features(*id);
+                let call = if own.is_empty() {
+                    quote!(#p::add_to_linker::<T, D>(linker, host_getter)?;)
+                } else {
+                    let fields: Vec<syn::Ident> = own.iter().map(|f| ident(&snake(f))).collect();
+                    options_items.extend(quote! {
+                        impl ::core::convert::From<&LinkOptions> for #p::LinkOptions {
+                            fn from(o: &LinkOptions) -> Self {
+                                let mut r = #p::LinkOptions::default();
+                                #(r.#fields(o.#fields);)*
+                                r
+                            }
+                        }
+                        impl ::core::convert::From<LinkOptions> for #p::LinkOptions {
+                            fn from(o: LinkOptions) -> Self {
+                                Self::from(&o)
+                            }
+                        }
+                    });
+                    quote!(#p::add_to_linker::<T, D>(linker, &#p::LinkOptions::from(options), host_getter)?;)
+                };
+                adds.push(self.gate(has_options, stability, call));
             }
         }
         let data_bound = if host_bounds.is_empty() && !self.send {
@@ -119,6 +169,7 @@ impl Gen<'_> {
                     /// resources on `linker`'s root.
                     pub fn add_to_linker_imports<T, D>(
                         linker: &mut #rt::component::Linker<T>,
+                        #opt_param
                         host_getter: fn(&mut T) -> D::Data<'_>,
                     ) -> #rt::Result<()>
                     where
@@ -126,6 +177,7 @@ impl Gen<'_> {
                         for<'a> D::Data<'a>: #h #(+ #extra)* #send,
                         T: 'static #send,
                     {
+                        let _ = (#opt_arg);
                         let mut inst = linker.root();
                         let inst = &mut inst;
                         #body
@@ -142,6 +194,7 @@ impl Gen<'_> {
         );
         Ok(quote! {
             #traits
+            #options_items
 
             #[doc = #wd]
             pub struct #w {
@@ -269,6 +322,7 @@ impl Gen<'_> {
                 /// the host's state through `host_getter`.
                 pub fn add_to_linker<T, D>(
                     linker: &mut #rt::component::Linker<T>,
+                    #opt_param
                     host_getter: fn(&mut T) -> D::Data<'_>,
                 ) -> #rt::Result<()>
                 where
@@ -276,7 +330,7 @@ impl Gen<'_> {
                     #data_bound
                     T: 'static #send,
                 {
-                    let _ = (&linker, &host_getter);
+                    let _ = (&linker, &host_getter, #opt_arg);
                     #(#adds)*
                     ::core::result::Result::Ok(())
                 }
