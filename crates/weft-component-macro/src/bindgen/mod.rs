@@ -951,3 +951,34 @@ mod wasi_tests {
         }
     }
 }
+
+#[cfg(test)]
+mod named_tests {
+    use super::expand;
+    use quote::quote;
+
+    #[test]
+    fn plain_named_interfaces_get_top_level_modules() {
+        let dir = std::env::temp_dir();
+        let wit = "package a:b;
+            world host {
+                import logger: interface { log: func(m: string); }
+                export the-name: interface { f: func(x: list<u8>) -> string; }
+            }";
+        let out = expand(quote!({ inline: #wit }), &dir).expect("expands").to_string();
+        for item in [
+            "pub mod logger",
+            "linker . instance (\"logger\")",
+            "pub mod exports",
+            "pub mod the_name",
+            "pub fn the_name (& self) -> & exports :: the_name :: Guest",
+            "no exported instance named `{}`\" , \"the-name\"",
+            // A world named `host` is `Host_`, so that it does not clash
+            // with the `Host` traits.
+            "pub struct Host_",
+            "pub fn call_f < S : weft :: AsContextMut > (& self , mut store : S , arg0 : & [u8])",
+        ] {
+            assert!(out.contains(item), "missing `{item}` in\n{out}");
+        }
+    }
+}
