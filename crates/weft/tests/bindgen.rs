@@ -824,3 +824,81 @@ fn world_resources_and_exported_resources() -> weft::Result<()> {
     b.resource_drop(&mut store)?;
     Ok(())
 }
+
+/// The other flavours of the demo world must expand to code that
+/// compiles: every import with store access (sync and async, resource
+/// drops included) and concurrent exports.
+#[cfg(feature = "component-model-async")]
+#[allow(
+    dead_code,
+    reason = "only compiled: the flavours' shapes are checked by the compiler"
+)]
+mod flavours {
+    mod store_sync {
+        weft::component::bindgen!({ path: "tests/wit/demo.wit", imports: { default: store | trappable } });
+    }
+    mod store_async {
+        weft::component::bindgen!({
+            path: "tests/wit/demo.wit",
+            imports: { default: async | store },
+            exports: { default: async | store },
+        });
+    }
+    mod required_send {
+        weft::component::bindgen!({ path: "tests/wit/demo.wit", require_store_data_send: true, skip_mut_forwarding_impls: true });
+    }
+
+    use super::State;
+    use weft::component::{Access, Accessor, HasSelf, Resource};
+
+    /// The concurrent export takes owned parameters and an accessor.
+    async fn call_concurrent_export(
+        w: &store_async::Demo,
+        accessor: &Accessor<State>,
+    ) -> weft::Result<store_async::test::demo::host::Point> {
+        let p = store_async::test::demo::host::Point {
+            x: 0,
+            y: 0,
+            label: String::new(),
+        };
+        w.test_demo_api().call_run_point(accessor, p, 1).await
+    }
+
+    /// A `store` drop reaches the store through `Access`.
+    fn drop_with_access(
+        access: Access<'_, State, HasSelf<State>>,
+        rep: Resource<store_sync::test::demo::host::Counter>,
+    ) -> weft::Result<()> {
+        <HasSelf<State> as store_sync::test::demo::host::HostCounterWithStore<State>>::drop(access, rep)
+    }
+
+    impl store_sync::test::demo::host::HostCounterWithStore<State> for HasSelf<State> {
+        fn new(
+            mut host: Access<'_, State, Self>,
+            start: u32,
+        ) -> weft::Result<Resource<store_sync::test::demo::host::Counter>> {
+            host.get().next += start;
+            Ok(Resource::new_own(host.get().next))
+        }
+        fn get(
+            _host: Access<'_, State, Self>,
+            self_: Resource<store_sync::test::demo::host::Counter>,
+        ) -> weft::Result<u32> {
+            Ok(self_.rep())
+        }
+        fn bump(
+            _host: Access<'_, State, Self>,
+            _self_: Resource<store_sync::test::demo::host::Counter>,
+            _by: u32,
+        ) -> weft::Result<()> {
+            Ok(())
+        }
+        fn drop(
+            mut host: Access<'_, State, Self>,
+            rep: Resource<store_sync::test::demo::host::Counter>,
+        ) -> weft::Result<()> {
+            host.get().dropped.push(rep.rep());
+            Ok(())
+        }
+    }
+}
