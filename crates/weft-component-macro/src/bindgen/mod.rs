@@ -238,6 +238,9 @@ pub(crate) struct Gen<'a> {
     with_used: RefCell<HashSet<usize>>,
     /// Whether imported traits carry `Send` (some import is async).
     send: bool,
+    /// The interface whose module is being written (its own types are
+    /// named without a path).
+    current: RefCell<Option<InterfaceId>>,
 }
 
 impl<'a> Gen<'a> {
@@ -266,6 +269,7 @@ impl<'a> Gen<'a> {
             error_types: HashSet::new(),
             with_used: RefCell::default(),
             send: cfg.require_store_data_send,
+            current: RefCell::new(None),
         };
         g.plan()?;
         Ok(g)
@@ -575,7 +579,12 @@ impl<'a> Gen<'a> {
                             tree.insert_use(&info.path, quote!(pub use #p as #last;));
                             continue;
                         }
-                        None => self.import_interface(*id)?,
+                        None => {
+                            *self.current.borrow_mut() = Some(*id);
+                            let body = self.import_interface(*id);
+                            *self.current.borrow_mut() = None;
+                            body?
+                        }
                     };
                     tree.insert(&info.path, body);
                 }
@@ -590,7 +599,10 @@ impl<'a> Gen<'a> {
                     tree.insert_use(&info.path, quote!(pub use #p as #last;));
                     continue;
                 }
-                tree.insert(&info.path, self.export_interface(*id)?);
+                *self.current.borrow_mut() = Some(*id);
+                let body = self.export_interface(*id);
+                *self.current.borrow_mut() = None;
+                tree.insert(&info.path, body?);
             }
         }
         let world_imports = self.world_imports(&world_funcs, &world_resources)?;
@@ -845,7 +857,7 @@ mod tests {
             "pub trait HostResWithStore < T : 'static >",
             "pub trait Host : HostRes + :: core :: marker :: Send",
             "pub trait HostWithStore < T : 'static >",
-            "fn f (& mut self , v : super :: super :: super :: a :: b :: i :: R) -> impl :: core :: future :: Future < Output = weft :: Result < :: core :: result :: Result < u32 , super :: super :: super :: a :: b :: i :: E > > > + :: core :: marker :: Send",
+            "fn f (& mut self , v : R) -> impl :: core :: future :: Future < Output = weft :: Result < :: core :: result :: Result < u32 , E > > > + :: core :: marker :: Send",
             "fn add_to_linker_instance < T , D >",
             "linker . instance (\"a:b/i\")",
             "func_wrap_async (\"f\"",

@@ -129,6 +129,7 @@ impl Gen<'_> {
         let td = &self.resolve.types[id];
         let name = ident(&camel(td.name.as_deref().unwrap_or("anonymous")));
         match td.owner {
+            TypeOwner::Interface(i) if *self.current.borrow() == Some(i) => quote!(#name),
             TypeOwner::Interface(i) if self.ifaces.contains_key(&i) => {
                 let p = self.iface_path(i, depth);
                 quote!(#p::#name)
