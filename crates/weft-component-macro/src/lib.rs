@@ -1,6 +1,6 @@
-//! Derive macros `ComponentType`, `Lift` and `Lower`, and the `flags!`
-//! macro, for weft's typed component API (`weft::component`), as Wasmtime's
-//! `wasmtime-component-macro`. Use them through `weft::component`; the
+//! Derive macros `ComponentType`, `Lift` and `Lower`, the `flags!` macro
+//! and `bindgen!`, for weft's typed component API (`weft::component`), as
+//! Wasmtime's `wasmtime-component-macro`. Use them through `weft::component`; the
 //! generated code refers to `weft::component::__internal`.
 //!
 //! * `#[component(record)]` on a struct with named fields: a `record` whose
@@ -305,7 +305,11 @@ fn expand_derive(input: &DeriveInput, which: Trait) -> syn::Result<TokenStream2>
 /// (`Owning`), `require_store_data_send`, `wasmtime_crate`, `anyhow`,
 /// `skip_mut_forwarding_impls` and `stringify`. Paths are relative to the
 /// crate's `Cargo.toml`; an error in the WIT is a compile error naming its
-/// file and line.
+/// file and line. `with` maps imported interfaces (by interface, package
+/// or namespace) and resources; `@unstable` features become `LinkOptions`.
+/// Not supported yet: `ownership: Borrowing`, `interfaces`,
+/// `named_imports`, `include_component_type` (errors); the `tracing` and
+/// `verbose_tracing` flags are accepted and add no tracing.
 #[proc_macro]
 pub fn bindgen(input: TokenStream) -> TokenStream {
     let dir = std::env::var("CARGO_MANIFEST_DIR").unwrap_or_default();

@@ -848,8 +848,31 @@ mod flavours {
         weft::component::bindgen!({ path: "tests/wit/demo.wit", require_store_data_send: true, skip_mut_forwarding_impls: true });
     }
 
+    /// `with:` by package, and a resource mapped to a Rust type.
+    mod with_package {
+        weft::component::bindgen!({
+            path: "tests/wit/demo.wit",
+            with: { "test:demo": super::super::sync_demo::test::demo },
+        });
+    }
+    pub struct MyCounter;
+    mod with_resource {
+        weft::component::bindgen!({
+            path: "tests/wit/demo.wit",
+            with: { "test:demo/host.counter": super::MyCounter },
+        });
+    }
+
     use super::State;
     use weft::component::{Access, Accessor, HasSelf, Resource};
+
+    /// The mapped interface and resource are the same types.
+    fn mapped(
+        p: with_package::test::demo::host::Point,
+        c: Resource<with_resource::test::demo::host::Counter>,
+    ) -> (super::Point, Resource<MyCounter>) {
+        (p, c)
+    }
 
     /// The concurrent export takes owned parameters and an accessor.
     async fn call_concurrent_export(

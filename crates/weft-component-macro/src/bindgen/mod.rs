@@ -590,15 +590,11 @@ impl<'a> Gen<'a> {
                 }
             }
         }
+        // `with` maps imported interfaces only: exports are always
+        // generated.
         for (_, item) in world.exports.iter() {
             if let WorldItem::Interface { id, .. } = item {
                 let info = &self.ifaces[id];
-                if let Some(p) = self.with_iface(*id) {
-                    let last = ident(info.path.last().map(String::as_str).unwrap_or("iface"));
-                    let p = Self::user_path(&p, info.path.len() - 1);
-                    tree.insert_use(&info.path, quote!(pub use #p as #last;));
-                    continue;
-                }
                 *self.current.borrow_mut() = Some(*id);
                 let body = self.export_interface(*id);
                 *self.current.borrow_mut() = None;
