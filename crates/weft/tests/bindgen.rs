@@ -856,6 +856,41 @@ mod flavours {
         });
     }
     pub struct MyCounter;
+
+    /// A WIT `async func` with a `trappable_error_type`: the conversion
+    /// runs through the accessor.
+    mod concurrent_errors {
+        weft::component::bindgen!({
+            inline: "
+                package test:ce;
+                interface c {
+                    enum e { a, b }
+                    f: async func(x: u32) -> result<u32, e>;
+                }
+                world w { import c; }
+            ",
+            imports: { default: trappable },
+            trappable_error_type: { "test:ce/c.e" => super::super::CheckError },
+        });
+    }
+
+    struct Ce;
+
+    impl concurrent_errors::test::ce::c::Host for Ce {
+        fn convert_e(&mut self, _err: super::CheckError) -> weft::Result<concurrent_errors::test::ce::c::E> {
+            Ok(concurrent_errors::test::ce::c::E::B)
+        }
+    }
+
+    impl concurrent_errors::test::ce::c::HostWithStore<Ce> for HasSelf<Ce> {
+        async fn f(_accessor: &Accessor<Ce, Self>, x: u32) -> Result<u32, super::CheckError> {
+            Err(super::CheckError::Fatal(format!("{x}")))
+        }
+    }
+
+    fn link_concurrent_errors(linker: &mut weft::component::Linker<Ce>) -> weft::Result<()> {
+        concurrent_errors::W::add_to_linker::<Ce, HasSelf<Ce>>(linker, |s| s)
+    }
     mod with_resource {
         weft::component::bindgen!({
             path: "tests/wit/demo.wit",

@@ -734,12 +734,21 @@ mod tests {
     use quote::quote;
     use std::path::PathBuf;
 
-    /// A fresh directory under the system's temporary directory.
-    fn temp_dir(name: &str) -> PathBuf {
+    /// A fresh directory under the system's temporary directory, removed
+    /// when dropped.
+    struct TempDir(PathBuf);
+
+    impl Drop for TempDir {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_dir_all(&self.0);
+        }
+    }
+
+    fn temp_dir(name: &str) -> TempDir {
         let dir = std::env::temp_dir().join(format!("weft-bindgen-{}-{name}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).expect("a temporary directory");
-        dir
+        TempDir(dir)
     }
 
     fn error_of(input: proc_macro2::TokenStream, dir: &std::path::Path) -> String {
@@ -753,25 +762,25 @@ mod tests {
     fn a_syntax_error_names_the_file_and_line() {
         let dir = temp_dir("syntax");
         std::fs::write(
-            dir.join("bad.wit"),
+            dir.0.join("bad.wit"),
             "package a:b;\n\nworld w {\n  import f: func(x: u32 -> u32;\n}\n",
         )
         .unwrap();
-        let msg = error_of(quote!({ path: "bad.wit" }), &dir);
+        let msg = error_of(quote!({ path: "bad.wit" }), &dir.0);
         assert!(msg.contains("bad.wit:4"), "{msg}");
     }
 
     #[test]
     fn an_unknown_type_names_the_file_and_line() {
         let dir = temp_dir("unknown");
-        std::fs::create_dir_all(dir.join("wit")).unwrap();
+        std::fs::create_dir_all(dir.0.join("wit")).unwrap();
         std::fs::write(
-            dir.join("wit").join("world.wit"),
+            dir.0.join("wit").join("world.wit"),
             "package a:b;\nworld w {\n  import f: func(x: nope);\n}\n",
         )
         .unwrap();
         // No path: `wit/` is read.
-        let msg = error_of(quote!(), &dir);
+        let msg = error_of(quote!(), &dir.0);
         assert!(msg.contains("world.wit:3") && msg.contains("nope"), "{msg}");
     }
 
@@ -780,7 +789,7 @@ mod tests {
         let dir = temp_dir("inline");
         let msg = error_of(
             quote!({ inline: "package a:b;\nworld w {\n  export g: func() -> bogus;\n}\n" }),
-            &dir,
+            &dir.0,
         );
         assert!(msg.contains("inline.wit:3") && msg.contains("bogus"), "{msg}");
     }
@@ -788,7 +797,7 @@ mod tests {
     #[test]
     fn a_missing_path_is_an_error() {
         let dir = temp_dir("missing");
-        let msg = error_of(quote!(in "nowhere"), &dir);
+        let msg = error_of(quote!(in "nowhere"), &dir.0);
         assert!(msg.contains("nowhere"), "{msg}");
     }
 
@@ -804,32 +813,32 @@ mod tests {
     #[test]
     fn options_are_checked_against_the_world() {
         let dir = temp_dir("options");
-        let msg = error_of(quote!({ inline: #WIT, imports: { "a:b/i.nope": async } }), &dir);
+        let msg = error_of(quote!({ inline: #WIT, imports: { "a:b/i.nope": async } }), &dir.0);
         assert!(
             msg.contains("unused `imports` rules found") && msg.contains("a:b/i.nope"),
             "{msg}"
         );
-        let msg = error_of(quote!({ inline: #WIT, exports: { "h": async } }), &dir);
+        let msg = error_of(quote!({ inline: #WIT, exports: { "h": async } }), &dir.0);
         assert!(msg.contains("unused `exports` rules found"), "{msg}");
         let msg = error_of(
             quote!({ inline: #WIT, trappable_error_type: { "a:b/i.zz" => E } }),
-            &dir,
+            &dir.0,
         );
         assert!(
             msg.contains("failed to locate a WIT error type") && msg.contains("a:b/i.zz"),
             "{msg}"
         );
-        let msg = error_of(quote!({ inline: #WIT, with: { "x:y/z": some::path } }), &dir);
+        let msg = error_of(quote!({ inline: #WIT, with: { "x:y/z": some::path } }), &dir.0);
         assert!(msg.contains("not referenced in the target world"), "{msg}");
-        let msg = error_of(quote!({ inline: #WIT, world: "w", world: "w" }), &dir);
+        let msg = error_of(quote!({ inline: #WIT, world: "w", world: "w" }), &dir.0);
         assert!(msg.contains("cannot specify second world"), "{msg}");
-        let msg = error_of(quote!({ inline: #WIT, with: { "a:b/i": some::path<u8> } }), &dir);
+        let msg = error_of(quote!({ inline: #WIT, with: { "a:b/i": some::path<u8> } }), &dir.0);
         assert!(msg.contains("Module path must not contain angles or parens"), "{msg}");
-        let msg = error_of(quote!({ inline: #WIT, trappable_imports: true }), &dir);
+        let msg = error_of(quote!({ inline: #WIT, trappable_imports: true }), &dir.0);
         assert!(msg.contains("was removed"), "{msg}");
-        let msg = error_of(quote!({ inline: #WIT, imports: { default: sideways } }), &dir);
+        let msg = error_of(quote!({ inline: #WIT, imports: { default: sideways } }), &dir.0);
         assert!(msg.contains("unknown flag `sideways`"), "{msg}");
-        let msg = error_of(quote!({ inline: #WIT, world: "nope" }), &dir);
+        let msg = error_of(quote!({ inline: #WIT, world: "nope" }), &dir.0);
         assert!(msg.contains("nope"), "{msg}");
     }
 
@@ -838,7 +847,7 @@ mod tests {
         let dir = temp_dir("shapes");
         let out = expand(
             quote!({ inline: #WIT, imports: { "a:b/i.f": async | trappable } }),
-            &dir,
+            &dir.0,
         )
         .expect("expands")
         .to_string();
