@@ -57,7 +57,7 @@ mod streams;
 mod values;
 
 #[cfg(feature = "component-model-async")]
-pub use accessor::{Access, Accessor, AccessorTask, AsAccessor, HasData, HasSelf, JoinHandle};
+pub use accessor::{Access, Accessor, AccessorTask, AsAccessor, JoinHandle};
 #[cfg(feature = "component-model-async")]
 pub use buffers::{ReadBuffer, VecBuffer, WriteBuffer};
 #[cfg(feature = "component-model-async")]
