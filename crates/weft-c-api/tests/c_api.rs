@@ -259,6 +259,8 @@ c_tests!(
     weft_core,
     weft_interrupt,
     weft_externref,
+    weft_component,
+    weft_wasi,
     threads,
 );
 

@@ -23,6 +23,8 @@ pub struct weft_linker_t {
     pub(crate) linker: Linker<StoreData>,
     /// The names defined, to find a module's unknown imports.
     defined: HashSet<(String, String)>,
+    /// Whether `weft_linker_define_wasi` defined WASI preview1.
+    wasi: bool,
 }
 
 impl weft_linker_t {
@@ -31,7 +33,8 @@ impl weft_linker_t {
     }
 
     fn is_defined(&self, module: &str, name: &str) -> bool {
-        self.defined.contains(&(module.to_string(), name.to_string()))
+        (self.wasi && module == "wasi_snapshot_preview1")
+            || self.defined.contains(&(module.to_string(), name.to_string()))
     }
 }
 
@@ -44,6 +47,7 @@ pub extern "C" fn weft_linker_new(engine: Option<&wasm_engine_t>) -> Option<Box<
             Some(Box::new(weft_linker_t {
                 linker: Linker::new(&engine?.engine),
                 defined: HashSet::new(),
+                wasi: false,
             }))
         },
     )
@@ -224,10 +228,20 @@ pub unsafe extern "C" fn weft_linker_define_func_unchecked(
     })
 }
 
-/// WASI preview1 in the linker: not in Weft's C API yet; always an error.
+/// Defines WASI preview1 (`wasi_snapshot_preview1`), using the WASI
+/// context of the store that calls it (`weft_context_set_wasi`; a store
+/// without one gets an empty context).
 #[no_mangle]
-pub extern "C" fn weft_linker_define_wasi(_linker: Option<&mut weft_linker_t>) -> Option<Box<weft_error_t>> {
-    catch_err(|| Err(anyhow::anyhow!("WASI is not available in weft's C API yet")))
+pub extern "C" fn weft_linker_define_wasi(linker: Option<&mut weft_linker_t>) -> Option<Box<weft_error_t>> {
+    catch_err(|| {
+        let l = linker.ok_or_else(|| crate::null_error("linker"))?;
+        weft_wasi::p1::add_to_linker_sync(&mut l.linker, |d: &mut StoreData| {
+            d.wasi
+                .get_or_insert_with(|| weft_wasi::WasiCtxBuilder::new().build_p1())
+        })?;
+        l.wasi = true;
+        Ok(())
+    })
 }
 
 /// Defines every export of `instance` under the module name `name`.
