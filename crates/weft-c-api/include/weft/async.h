@@ -17,7 +17,13 @@
 #define WEFT_ASYNC_H
 
 #include <wasm.h>
+#include <weft/config.h>
 #include <weft/error.h>
+#include <weft/func.h>
+#include <weft/instance.h>
+#include <weft/linker.h>
+#include <weft/module.h>
+#include <weft/store.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -47,6 +53,59 @@ WASM_API_EXTERN bool weft_call_future_poll(weft_call_future_t *future);
 
 /// \brief Deletes a future, cancelling its call if it has not completed.
 WASM_API_EXTERN void weft_call_future_delete(weft_call_future_t *future);
+
+/**
+ * \brief An async host function: `(env, caller, args, nargs, results,
+ * nresults, trap_ret, continuation_ret)`. It sets `*trap_ret` (given to
+ * Weft) to trap, or fills `*continuation_ret`; the results must be written
+ * by the time the continuation reports done.
+ */
+typedef void (*weft_func_async_callback_t)(void *env, weft_caller_t *caller, const weft_val_t *args, size_t nargs,
+                                           weft_val_t *results, size_t nresults, wasm_trap_t **trap_ret,
+                                           weft_async_continuation_t *continuation_ret);
+
+/**
+ * \brief With async calls, hands fuel to wasm in slices of `interval` and
+ * yields (the future's poll returns false) between slices; 0 never yields.
+ * Fails unless fuel is configured, or inside a host function.
+ */
+WASM_API_EXTERN weft_error_t *weft_context_fuel_async_yield_interval(weft_context_t *context, uint64_t interval);
+
+/**
+ * \brief At the epoch deadline, async calls yield and continue with a
+ * deadline `delta` ticks later (fails inside a host function).
+ */
+WASM_API_EXTERN weft_error_t *weft_context_epoch_deadline_async_yield_and_update(weft_context_t *context,
+                                                                                 uint64_t delta);
+
+/**
+ * \brief Starts the call of #weft_func_call as a future; when it completes,
+ * `*trap_ret` and `*error_ret` (both non-NULL) tell its outcome as
+ * #weft_func_call's would, and `results` hold the results.
+ */
+WASM_API_EXTERN weft_call_future_t *weft_func_call_async(weft_context_t *context, const weft_func_t *func,
+                                                         const weft_val_t *args, size_t nargs, weft_val_t *results,
+                                                         size_t nresults, wasm_trap_t **trap_ret,
+                                                         weft_error_t **error_ret);
+
+/// \brief Defines `module::name` as an async host function of type `ty` (see #weft_func_async_callback_t).
+WASM_API_EXTERN weft_error_t *weft_linker_define_async_func(weft_linker_t *linker, const char *module,
+                                                            size_t module_len, const char *name, size_t name_len,
+                                                            const wasm_functype_t *ty, weft_func_async_callback_t cb,
+                                                            void *data, void (*finalizer)(void *));
+
+/// \brief Starts #weft_linker_instantiate as a future.
+WASM_API_EXTERN weft_call_future_t *weft_linker_instantiate_async(const weft_linker_t *linker, weft_context_t *store,
+                                                                  const weft_module_t *module,
+                                                                  weft_instance_t *instance, wasm_trap_t **trap_ret,
+                                                                  weft_error_t **error_ret);
+
+/// \brief Starts #weft_instance_pre_instantiate as a future.
+WASM_API_EXTERN weft_call_future_t *weft_instance_pre_instantiate_async(const weft_instance_pre_t *instance_pre,
+                                                                        weft_context_t *store,
+                                                                        weft_instance_t *instance,
+                                                                        wasm_trap_t **trap_ret,
+                                                                        weft_error_t **error_ret);
 
 #ifdef __cplusplus
 } // extern "C"

@@ -28,8 +28,22 @@ pub struct weft_linker_t {
 }
 
 impl weft_linker_t {
-    fn note(&mut self, module: &str, name: &str) {
+    pub(crate) fn note(&mut self, module: &str, name: &str) {
         self.defined.insert((module.to_string(), name.to_string()));
+    }
+
+    /// Fails, naming the first, if an import of `module` is not defined.
+    pub(crate) fn check_imports(&self, module: &weft::Module) -> anyhow::Result<()> {
+        for import in module.imports() {
+            if !self.is_defined(import.module(), import.name()) {
+                anyhow::bail!(
+                    "unknown import: `{}::{}` has not been defined",
+                    import.module(),
+                    import.name()
+                );
+            }
+        }
+        Ok(())
     }
 
     fn is_defined(&self, module: &str, name: &str) -> bool {
@@ -295,15 +309,7 @@ pub extern "C" fn weft_linker_instantiate(
     let r = crate::guard_result(|| {
         let linker = linker.ok_or_else(|| crate::null_error("linker"))?;
         let module = module.ok_or_else(|| crate::null_error("module"))?;
-        for import in module.module.imports() {
-            if !linker.is_defined(import.module(), import.name()) {
-                anyhow::bail!(
-                    "unknown import: `{}::{}` has not been defined",
-                    import.module(),
-                    import.name()
-                );
-            }
-        }
+        linker.check_imports(&module.module)?;
         // SAFETY: the only context in use here.
         let mut cx = unsafe { s.ctx() };
         Ok(linker.linker.instantiate(&mut cx, &module.module))
