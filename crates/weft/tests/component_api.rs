@@ -1841,7 +1841,7 @@ fn dynamic_host_resources_and_typed_dynamic_functions() -> weft::Result<()> {
     let ty = id.ty(&store).expect("a function of this store");
     assert_eq!(ty.params().count(), 1);
     assert_eq!(ty.results().count(), 1);
-    assert!(id.ty(&Store::new(&engine, ())).is_none());
+    assert!(id.ty(Store::new(&engine, ())).is_none());
 
     let any = ResourceDynamic::new_own(42, 7).try_into_resource_any(&mut store)?;
     assert_eq!(any.ty(), ResourceType::host_dynamic(7));
@@ -1870,4 +1870,34 @@ fn dynamic_host_resources_and_typed_dynamic_functions() -> weft::Result<()> {
     assert!(!b.owned());
     assert_eq!(ResourceDynamic::try_from_resource_any(b, &mut store)?.rep(), 5);
     Ok(())
+}
+
+/// The import and export types of a core module a component imports.
+#[test]
+fn module_type_import_and_export_types() {
+    use weft::component::types::ComponentItem;
+    let engine = Engine::default();
+    let c = component(
+        &engine,
+        r#"(component
+            (import "plugin" (core module
+                (import "env" "log" (func (param i32)))
+                (export "f" (func (result i32)))
+                (export "mem" (memory 1)))))"#,
+    );
+    let ty = c.component_type();
+    let Some(ComponentItem::Module(m)) = ty.get_import(&engine, "plugin") else {
+        panic!("no module import");
+    };
+    let imports: Vec<_> = m.import_types(&engine).collect();
+    assert_eq!(imports.len(), 1);
+    assert_eq!((imports[0].0, imports[0].1), ("env", "log"));
+    let weft::ExternType::Func(f) = &imports[0].2 else {
+        panic!("not a function")
+    };
+    assert_eq!(f.params().len(), 1);
+    let exports: Vec<_> = m.export_types(&engine).collect();
+    assert_eq!(exports.len(), 2);
+    assert!(matches!(exports[0], ("f", weft::ExternType::Func(_))));
+    assert!(matches!(exports[1], ("mem", weft::ExternType::Memory(_))));
 }

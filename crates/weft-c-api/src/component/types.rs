@@ -1210,3 +1210,46 @@ pub extern "C" fn weft_module_type_export_count(
 ) -> usize {
     guard(|| 0, || ty.map_or(0, |t| t.ty.exports().len()))
 }
+
+/// The import `nth` of a module type (owned by the caller), or null past
+/// the last.
+#[no_mangle]
+pub extern "C" fn weft_module_type_import_nth(
+    ty: Option<&weft_module_type_t>,
+    engine: Option<&wasm_engine_t>,
+    nth: usize,
+) -> Option<Box<crate::types::wasm_importtype_t>> {
+    guard(
+        || None,
+        || {
+            let (ty, engine) = (ty?, engine?);
+            let (m, n, t) = ty.ty.import_types(&engine.engine).nth(nth)?;
+            Some(Box::new(crate::types::wasm_importtype_t {
+                module: crate::vec::name_from_str(m),
+                name: crate::vec::name_from_str(n),
+                ty: Box::new(crate::types::wasm_externtype_t::new(&t)),
+            }))
+        },
+    )
+}
+
+/// The export `nth` of a module type (owned by the caller), or null past
+/// the last.
+#[no_mangle]
+pub extern "C" fn weft_module_type_export_nth(
+    ty: Option<&weft_module_type_t>,
+    engine: Option<&wasm_engine_t>,
+    nth: usize,
+) -> Option<Box<crate::types::wasm_exporttype_t>> {
+    guard(
+        || None,
+        || {
+            let (ty, engine) = (ty?, engine?);
+            let (n, t) = ty.ty.export_types(&engine.engine).nth(nth)?;
+            Some(Box::new(crate::types::wasm_exporttype_t {
+                name: crate::vec::name_from_str(n),
+                ty: Box::new(crate::types::wasm_externtype_t::new(&t)),
+            }))
+        },
+    )
+}

@@ -20,6 +20,10 @@
     (export "host-echo" (func (param "x" $reci) (result $reci)))
     (export "thing" (type (sub resource)))
     (export "host-add" (func (param "a" u32) (param "b" u32) (result u32)))))
+  (import "plugin" (core module
+    (import "env" "log" (func (param i32)))
+    (export "f" (func (result i32)))
+    (export "mem" (memory 1))))
   (alias export $host "everything" (type $reci))
   (alias export $host "thing" (type $thing))
   (alias export $host "host-echo" (func $host-echo))

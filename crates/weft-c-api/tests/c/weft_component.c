@@ -313,12 +313,49 @@ static void reflect(const wasm_engine_t *engine, const weft_component_t *compone
   weft_component_item_delete(&sub2);
   weft_component_item_delete(&item);
   check(!weft_component_type_import_get(ty, engine, "nope", 4, &item));
+  // The exported core module's type.
+  check(weft_component_type_import_get(ty, engine, "plugin", 6, &item));
+  check(item.kind == WEFT_COMPONENT_ITEM_MODULE);
+  const weft_module_type_t *mty = item.of.module;
+  printf("module plugin: %zu imports, %zu exports:", weft_module_type_import_count(mty, engine),
+         weft_module_type_export_count(mty, engine));
+  wasm_importtype_t *it = weft_module_type_import_nth(mty, engine, 0);
+  check(it != NULL && weft_module_type_import_nth(mty, engine, 1) == NULL);
+  printf(" import %.*s::%.*s=%d;", (int)wasm_importtype_module(it)->size, wasm_importtype_module(it)->data,
+         (int)wasm_importtype_name(it)->size, wasm_importtype_name(it)->data,
+         wasm_externtype_kind(wasm_importtype_type(it)));
+  wasm_importtype_delete(it);
+  for (size_t i = 0; i < weft_module_type_export_count(mty, engine); i++) {
+    wasm_exporttype_t *et = weft_module_type_export_nth(mty, engine, i);
+    const wasm_name_t *en = wasm_exporttype_name(et);
+    printf(" %.*s=%d", (int)en->size, en->data, wasm_externtype_kind(wasm_exporttype_type(et)));
+    wasm_exporttype_delete(et);
+  }
+  check(weft_module_type_export_nth(mty, engine, 2) == NULL);
+  printf("\n");
+  weft_module_type_t *mty2 = weft_module_type_clone(mty);
+  weft_module_type_delete(mty2);
+  weft_component_item_delete(&item);
   weft_component_type_delete(ty);
+}
+
+static const char *PLUGIN = "(module (import \"env\" \"log\" (func (param i32)))"
+                             " (memory (export \"mem\") 1) (func (export \"f\") (result i32) i32.const 1))";
+
+static void add_plugin(wasm_engine_t *engine, weft_component_linker_instance_t *root) {
+  wasm_byte_vec_t wasm;
+  check_ok(weft_wat2wasm(PLUGIN, strlen(PLUGIN), &wasm), "wat2wasm");
+  weft_module_t *module;
+  check_ok(weft_module_new(engine, (const uint8_t *)wasm.data, wasm.size, &module), "module_new");
+  wasm_byte_vec_delete(&wasm);
+  check_ok(weft_component_linker_instance_add_module(root, "plugin", 6, module), "add_module");
+  weft_module_delete(module);
 }
 
 static weft_component_linker_t *make_linker(wasm_engine_t *engine) {
   weft_component_linker_t *linker = weft_component_linker_new(engine);
   weft_component_linker_instance_t *root = weft_component_linker_root(linker);
+  add_plugin(engine, root);
   weft_component_linker_instance_t *host;
   check_ok(weft_component_linker_instance_add_instance(root, "host", 4, &host), "add_instance");
   check_ok(weft_component_linker_instance_add_func(host, "host-echo", 9, host_echo, &echo_calls, NULL), "add_func");
@@ -577,6 +614,7 @@ int main(void) {
   check(error_contains(weft_component_linker_instantiate(empty, cx, component, &inst), "does not define"));
   // (Resource types are not functions: the host defines `thing` itself.)
   weft_component_linker_instance_t *eroot = weft_component_linker_root(empty);
+  add_plugin(engine, eroot);
   weft_component_linker_instance_t *ehost;
   check_ok(weft_component_linker_instance_add_instance(eroot, "host", 4, &ehost), "add_instance");
   weft_component_resource_type_t *thing = weft_component_resource_type_new_host(THING_TYPE);

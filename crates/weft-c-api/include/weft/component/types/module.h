@@ -24,6 +24,12 @@ WASM_API_EXTERN void weft_module_type_delete(weft_module_type_t *ty);
 WASM_API_EXTERN size_t weft_module_type_import_count(const weft_module_type_t *ty, const wasm_engine_t *engine);
 /// \brief The number of exports of the module type.
 WASM_API_EXTERN size_t weft_module_type_export_count(const weft_module_type_t *ty, const wasm_engine_t *engine);
+/// \brief The import `nth` (free with `wasm_importtype_delete`), or NULL past the last.
+WASM_API_EXTERN wasm_importtype_t *weft_module_type_import_nth(const weft_module_type_t *ty,
+                                                               const wasm_engine_t *engine, size_t nth);
+/// \brief The export `nth` (free with `wasm_exporttype_delete`), or NULL past the last.
+WASM_API_EXTERN wasm_exporttype_t *weft_module_type_export_nth(const weft_module_type_t *ty,
+                                                               const wasm_engine_t *engine, size_t nth);
 
 #ifdef __cplusplus
 } // extern "C"
