@@ -78,6 +78,7 @@ static weft_func_t export_func_of(weft_context_t *cx, const weft_instance_t *ins
 
 int main(void) {
   wasm_config_t *config = wasm_config_new();
+  weft_config_async_support_set(config, true);
   weft_config_consume_fuel_set(config, true);
   weft_config_epoch_interruption_set(config, true);
   wasm_engine_t *engine = wasm_engine_new_with_config(config);
