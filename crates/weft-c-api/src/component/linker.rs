@@ -390,6 +390,8 @@ pub unsafe extern "C" fn weft_component_linker_instance_add_func(
 struct AsyncCallValues {
     args: Vec<weft_component_val_t>,
     results: Vec<weft_component_val_t>,
+    /// The type given to the callback (which may keep it until done).
+    ty: Box<weft_component_func_type_t>,
 }
 
 // SAFETY: the C API's contract: an async host call's values are used only
@@ -423,8 +425,11 @@ pub unsafe extern "C" fn weft_component_linker_instance_add_func_async(
                 let started = (|| {
                     let shared = shared_of(&cx)?;
                     let (a, r) = c_call_values(args, results.len())?;
-                    let mut vals = AsyncCallValues { args: a, results: r };
-                    let cty = weft_component_func_type_t { ty };
+                    let mut vals = AsyncCallValues {
+                        args: a,
+                        results: r,
+                        ty: Box::new(weft_component_func_type_t { ty }),
+                    };
                     let mut err: Option<Box<weft_error_t>> = None;
                     let mut cont = weft_async_continuation_t::empty();
                     let scope = CallerScope::enter_context(&shared, &mut cx);
@@ -436,7 +441,7 @@ pub unsafe extern "C" fn weft_component_linker_instance_add_func_async(
                         cb(
                             env.data(),
                             std::rc::Rc::as_ptr(&shared).cast_mut(),
-                            &cty,
+                            &*vals.ty,
                             vals.args.as_mut_ptr(),
                             vals.args.len(),
                             vals.results.as_mut_ptr(),
