@@ -177,6 +177,13 @@ static weft_error_t *host_echo(void *data, weft_context_t *cx, const weft_compon
   return NULL;
 }
 
+// A host function that fails: the guest traps with its message.
+static weft_error_t *host_fail(void *data, weft_context_t *cx, const weft_component_func_type_t *ty,
+                               weft_component_val_t *args, size_t nargs, weft_component_val_t *results,
+                               size_t nresults) {
+  return weft_error_new("the host refuses");
+}
+
 static int dtor_calls = 0;
 static uint32_t last_dtor_rep = 0;
 
@@ -639,6 +646,61 @@ int main(void) {
   weft_component_linker_allow_shadowing(linker, true);
 
   async_calls(engine, linker, clone);
+  weft_error_t *err = NULL;
+
+  // With shadowing allowed, a definition replaces another; a host
+  // function's error reaches the caller with its message.
+  {
+    weft_component_linker_instance_t *root = weft_component_linker_root(linker);
+    weft_component_linker_instance_t *host;
+    check_ok(weft_component_linker_instance_add_instance(root, "host", 4, &host), "reopen host");
+    check_ok(weft_component_linker_instance_add_func(host, "host-echo", 9, host_fail, NULL, NULL), "shadow");
+    weft_component_linker_instance_delete(host);
+    weft_component_linker_instance_delete(root);
+    weft_component_instance_t failing;
+    check_ok(weft_component_linker_instantiate(linker, cx, clone, &failing), "instantiate failing");
+    weft_component_func_t fecho = comp_func(&failing, cx, NULL, "echo");
+    weft_component_val_t rec = make_record();
+    check(error_contains(weft_component_func_call(&fecho, cx, &rec, 1, &res, 1), "the host refuses"));
+    weft_component_val_delete(&rec);
+  }
+
+  // Null pointers are errors (or null/false results), not crashes.
+  weft_component_t *none = NULL;
+  check(error_contains(weft_component_new(NULL, NULL, 0, &none), "null"));
+  check(error_contains(weft_component_new(engine, NULL, 4, &none), "null"));
+  check(error_contains(weft_component_serialize(NULL, &bytes), "null"));
+  check(error_contains(weft_component_func_call(NULL, cx, NULL, 0, NULL, 0), "null"));
+  check(error_contains(weft_component_func_call(&f, NULL, NULL, 0, NULL, 0), "null"));
+  check(error_contains(weft_component_linker_instantiate(NULL, cx, clone, &inst), "null"));
+  check(error_contains(weft_component_linker_instantiate(linker, cx, NULL, &inst), "null"));
+  check(error_contains(weft_component_linker_instance_add_func(NULL, "x", 1, host_echo, NULL, NULL), "null"));
+  check(error_contains(weft_component_resource_any_drop(cx, NULL), "null"));
+  check(error_contains(weft_component_resource_host_to_any(NULL, NULL, NULL), "null"));
+  check(weft_component_clone(NULL) == NULL && weft_component_type(NULL) == NULL);
+  check(weft_component_get_export_index(NULL, NULL, "x", 1) == NULL);
+  check(!weft_component_instance_get_func(NULL, cx, NULL, &f));
+  check(weft_component_func_type(NULL, cx) == NULL);
+  check(weft_component_linker_root(NULL) == NULL && weft_component_linker_new(NULL) == NULL);
+  check(!weft_component_resource_any_owned(NULL) && weft_component_resource_host_rep(NULL) == 0);
+  check(weft_call_future_poll(NULL));
+  check(weft_component_func_call_async(NULL, cx, NULL, 0, NULL, 0, &err) == NULL);
+  check(weft_component_type_import_count(NULL, engine) == 0);
+  weft_component_val_delete(NULL);
+  weft_component_val_free(NULL);
+  weft_component_valtype_delete(NULL);
+  weft_component_item_delete(NULL);
+  // A string that is not UTF-8 is refused.
+  weft_component_val_t bad_str;
+  bad_str.kind = WEFT_COMPONENT_STRING;
+  wasm_byte_vec_new(&bad_str.of.string, 2, "\xff\xfe");
+  weft_component_func_t echo = comp_func(&inst, cx, NULL, "echo");
+  check(error_contains(weft_component_func_call(&echo, cx, &bad_str, 1, &res, 1), "utf-8"));
+  weft_component_val_delete(&bad_str);
+  // An unknown value kind is refused.
+  weft_component_val_t odd;
+  odd.kind = 99;
+  check(error_contains(weft_component_func_call(&echo, cx, &odd, 1, &res, 1), "kind"));
 
   weft_store_delete(store);
   weft_component_linker_delete(linker);
