@@ -98,6 +98,12 @@ pub extern "C" fn weft_engine_is_pulley(_engine: Option<&wasm_engine_t>) -> bool
     false
 }
 
+/// Async support: always on in Weft (as `weft::Config::async_support`,
+/// deprecated there), so this changes nothing; accepted for programs
+/// written for Wasmtime versions that had it.
+#[no_mangle]
+pub extern "C" fn weft_config_async_support_set(_config: Option<&mut wasm_config_t>, _enable: bool) {}
+
 /// Declares a boolean setter of `Config`.
 macro_rules! bool_setter {
     ($(($cname:ident, $method:ident, $doc:literal)),* $(,)?) => {$(

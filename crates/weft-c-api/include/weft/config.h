@@ -270,6 +270,14 @@ WEFT_CONFIG_PROP(void, wasm_component_model_async_stackful, bool)
 WEFT_CONFIG_PROP(void, max_wasm_stack, size_t)
 
 /**
+ * \fn void weft_config_async_support_set(wasm_config_t *, bool)
+ * \brief Async support (the functions of weft/async.h): always available
+ * in Weft, so this changes nothing; accepted for programs written for
+ * Wasmtime versions that had it.
+ */
+WEFT_CONFIG_PROP(void, async_support, bool)
+
+/**
  * \fn void weft_config_async_stack_size_set(wasm_config_t *, size_t)
  * \brief The size of the stacks of async calls, in bytes (default 2 MiB;
  * at least the wasm stack).

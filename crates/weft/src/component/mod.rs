@@ -107,7 +107,7 @@ pub use instance::{ComponentExportIndex, Instance, InstanceExportLookup};
 pub use instance_pre::InstancePre;
 pub use linker::{Linker, LinkerInstance};
 pub use resource_table::{ResourceTable, ResourceTableError};
-pub use resources::{Resource, ResourceAny, ResourceType};
+pub use resources::{Resource, ResourceAny, ResourceDynamic, ResourceType};
 #[doc(hidden)]
 pub use typed::__internal;
 pub use typed::{ComponentNamedList, ComponentType, Lift, Lower, TypedFunc};

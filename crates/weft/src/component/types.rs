@@ -502,6 +502,18 @@ impl ComponentFunc {
     }
 }
 
+/// The public type of a core item of a component's module type.
+fn core_extern_type(engine: &crate::Engine, t: &env::CoreItemType) -> crate::ExternType {
+    use crate::{ExternType, FuncType, GlobalType, MemoryType, TableType, TagType};
+    match t {
+        env::CoreItemType::Func(f) => ExternType::Func(FuncType::from_wasm(engine, f)),
+        env::CoreItemType::Table(t) => ExternType::Table(TableType::from_wasm(engine, t)),
+        env::CoreItemType::Memory(m) => ExternType::Memory(MemoryType::from_wasm(m)),
+        env::CoreItemType::Global(g) => ExternType::Global(GlobalType::from_wasm(engine, g)),
+        env::CoreItemType::Tag(f) => ExternType::Tag(TagType::new(FuncType::from_wasm(engine, f))),
+    }
+}
+
 /// A core module type, as a component imports or exports it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Module(Handle<env::TypeModuleIndex>);
@@ -521,6 +533,30 @@ impl Module {
     pub fn exports(&self) -> impl ExactSizeIterator<Item = &str> + '_ {
         let exports: &[(String, env::CoreItemType)] = self.module().map(|m| &m.exports[..]).unwrap_or(&[]);
         exports.iter().map(|(n, _)| n.as_str())
+    }
+
+    /// The module's imports with their types: module name, name and type,
+    /// in order (Wasmtime 48's `ModuleType::imports` gives these).
+    pub fn import_types<'a>(
+        &'a self,
+        engine: &'a crate::Engine,
+    ) -> impl ExactSizeIterator<Item = (&'a str, &'a str, crate::ExternType)> + 'a {
+        let imports: &[(String, String, env::CoreItemType)] = self.module().map(|m| &m.imports[..]).unwrap_or(&[]);
+        imports
+            .iter()
+            .map(move |(m, n, t)| (m.as_str(), n.as_str(), core_extern_type(engine, t)))
+    }
+
+    /// The module's exports with their types, in order (Wasmtime 48's
+    /// `ModuleType::exports` gives these).
+    pub fn export_types<'a>(
+        &'a self,
+        engine: &'a crate::Engine,
+    ) -> impl ExactSizeIterator<Item = (&'a str, crate::ExternType)> + 'a {
+        let exports: &[(String, env::CoreItemType)] = self.module().map(|m| &m.exports[..]).unwrap_or(&[]);
+        exports
+            .iter()
+            .map(move |(n, t)| (n.as_str(), core_extern_type(engine, t)))
     }
 }
 
