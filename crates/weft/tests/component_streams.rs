@@ -352,6 +352,30 @@ fn direct_bytes_reach_the_guest() -> weft::Result<()> {
     Ok(())
 }
 
+/// `bytes::Bytes` and `BytesMut` are producers (as in Wasmtime 48): their
+/// bytes reach the guest in order, whatever its chunk size, and a stream
+/// nothing read gives its producer back.
+#[test]
+fn bytes_and_bytes_mut_are_producers() -> weft::Result<()> {
+    let (mut store, instance) = setup();
+    let sum8: TypedFunc<(StreamReader<u8>, u32), (u32,)> = instance.get_typed_func(&mut store, "sum8")?;
+    let data: Vec<u8> = (0..200u32).map(|i| (i * 7 + 3) as u8).collect();
+    let total: u32 = data.iter().map(|b| u32::from(*b)).sum();
+    for chunk in [1u32, 7, 64, 500] {
+        let reader = StreamReader::new(&mut store, bytes::Bytes::from(data.clone()))?;
+        assert_eq!(sum8.call(&mut store, (reader, chunk))?, (total,));
+        let reader = StreamReader::new(&mut store, bytes::BytesMut::from(&data[..]))?;
+        assert_eq!(block_on(sum8.call_async(&mut store, (reader, chunk)))?, (total,));
+    }
+    let reader = StreamReader::new(&mut store, bytes::Bytes::new())?;
+    assert_eq!(sum8.call(&mut store, (reader, 4))?, (0,));
+    let reader = StreamReader::new(&mut store, bytes::Bytes::from_static(b"abc"))?;
+    let back: bytes::Bytes = reader.try_into(&mut store).expect("the Bytes");
+    assert_eq!(&back[..], b"abc");
+    finish(&mut store);
+    Ok(())
+}
+
 #[test]
 fn a_guest_that_drops_the_stream_early_ends_the_producer() -> weft::Result<()> {
     let (mut store, instance) = setup();

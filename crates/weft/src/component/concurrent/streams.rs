@@ -444,3 +444,90 @@ impl<T: Send + Sync + 'static, D> StreamProducer<D> for std::iter::Empty<T> {
         Poll::Ready(Ok(StreamResult::Dropped))
     }
 }
+
+/// Writes as much of `bytes` as the reader takes straight into its
+/// memory; how many bytes that was.
+fn write_direct<D>(
+    destination: Destination<'_, u8, super::buffers::VecBuffer<u8>>,
+    store: StoreContextMut<'_, D>,
+    bytes: &[u8],
+) -> usize {
+    let mut direct = destination.as_direct(store, bytes.len());
+    let room = direct.remaining();
+    let n = room.len().min(bytes.len());
+    room[..n].copy_from_slice(&bytes[..n]);
+    direct.mark_written(n);
+    n
+}
+
+/// Converts a boxed producer into `ty` when it is one.
+fn convert_into<P: Unpin + 'static>(me: Pin<Box<P>>, ty: TypeId) -> Result<Box<dyn Any>, Pin<Box<P>>> {
+    if ty == TypeId::of::<P>() {
+        let me: Box<P> = Pin::into_inner(me);
+        Ok(me)
+    } else {
+        Err(me)
+    }
+}
+
+/// The bytes, written straight into the reader's memory as it reads (as
+/// Wasmtime's producer for `bytes::Bytes`).
+impl<D> StreamProducer<D> for bytes::Bytes {
+    type Item = u8;
+    type Buffer = super::buffers::VecBuffer<u8>;
+
+    fn poll_produce<'a>(
+        self: Pin<&mut Self>,
+        _cx: &mut Context<'_>,
+        store: StoreContextMut<'a, D>,
+        destination: Destination<'a, u8, Self::Buffer>,
+        _finish: bool,
+    ) -> Poll<crate::Result<StreamResult>> {
+        let me = self.get_mut();
+        if me.is_empty() {
+            return Poll::Ready(Ok(StreamResult::Dropped));
+        }
+        let n = write_direct(destination, store, me);
+        let _ = me.split_to(n);
+        Poll::Ready(Ok(if me.is_empty() {
+            StreamResult::Dropped
+        } else {
+            StreamResult::Completed
+        }))
+    }
+
+    fn try_into(me: Pin<Box<Self>>, ty: TypeId) -> Result<Box<dyn Any>, Pin<Box<Self>>> {
+        convert_into(me, ty)
+    }
+}
+
+/// The bytes, written straight into the reader's memory as it reads (as
+/// Wasmtime's producer for `bytes::BytesMut`).
+impl<D> StreamProducer<D> for bytes::BytesMut {
+    type Item = u8;
+    type Buffer = super::buffers::VecBuffer<u8>;
+
+    fn poll_produce<'a>(
+        self: Pin<&mut Self>,
+        _cx: &mut Context<'_>,
+        store: StoreContextMut<'a, D>,
+        destination: Destination<'a, u8, Self::Buffer>,
+        _finish: bool,
+    ) -> Poll<crate::Result<StreamResult>> {
+        let me = self.get_mut();
+        if me.is_empty() {
+            return Poll::Ready(Ok(StreamResult::Dropped));
+        }
+        let n = write_direct(destination, store, me);
+        let _ = me.split_to(n);
+        Poll::Ready(Ok(if me.is_empty() {
+            StreamResult::Dropped
+        } else {
+            StreamResult::Completed
+        }))
+    }
+
+    fn try_into(me: Pin<Box<Self>>, ty: TypeId) -> Result<Box<dyn Any>, Pin<Box<Self>>> {
+        convert_into(me, ty)
+    }
+}
