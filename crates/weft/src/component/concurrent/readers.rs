@@ -12,17 +12,21 @@
 //! mismatch is an error, never a wrong value).
 
 use super::accessor::AsAccessor;
-use super::drivers::{FutureConsumerDriver, FutureProducerDriver, StreamConsumerDriver, StreamProducerDriver};
-use super::host::check_concurrency_support;
+use super::drivers::{
+    FutureConsumerDriver, FutureProducerDriver, HostPipe, StreamConsumerDriver, StreamProducerDriver,
+};
+use super::host::{self, check_concurrency_support};
 use super::host_streams;
 use super::streams::{FutureConsumer, FutureProducer, StreamConsumer, StreamProducer};
 use crate::component::async_values::{AsyncHandle, HostHold};
 use crate::component::typed::{expected, wrong_val, InstanceType};
 use crate::component::{trap, ComponentType, ErrorContextAny, FutureAny, InterfaceType, Lift, Lower, StreamAny, Val};
+use crate::store::StoreInner;
 use crate::{AsContextMut, StoreContextMut};
 use std::any::TypeId;
 use std::marker::PhantomData;
 use std::sync::Arc;
+use std::task::Poll;
 use weft_environ::component::DefinedType;
 use weft_tasks::EntryId;
 
@@ -109,6 +113,45 @@ fn pipe_hold<D: 'static>(
     host_streams::start_driver(store, end, driver)
 }
 
+/// Pipes the stream of the readable end `end` (taken from `hold`), which a
+/// host producer writes, into `consumer`: both ends are dropped, and a
+/// host task moves the items from one to the other ([`HostPipe`]).
+fn pipe_host_to_host<T: 'static, C: StreamConsumer<D, Item = T>, D: 'static>(
+    hold: &HostHold,
+    store: &mut StoreContextMut<'_, D>,
+    end: EntryId,
+    consumer: C,
+) -> crate::Result<()> {
+    let driver = match host_streams::take_peer_driver(store, end) {
+        Ok(Some(driver)) => driver,
+        Ok(None) => {
+            host_streams::put_back(hold, end);
+            crate::bail!("unsupported: piping a stream into a host consumer from inside its own producer");
+        }
+        Err(e) => {
+            host_streams::put_back(hold, end);
+            return Err(e);
+        }
+    };
+    host_streams::release(store, end)?;
+    let pipe = driver
+        .into_feed()
+        .and_then(|feed| HostPipe::<T, C, D>::new(feed, consumer));
+    let Some(mut pipe) = pipe else {
+        crate::bail!("internal error: the stream's writer is not a producer of its items");
+    };
+    let future = Box::pin(std::future::poll_fn(move |cx| {
+        weft_fiber::with_lent_store::<StoreInner<D>, _>(|inner| pipe.poll(cx, &mut StoreContextMut(inner)))
+            .unwrap_or_else(|| {
+                Poll::Ready(Err(crate::format_err!(
+                    "internal error: a host-to-host stream pipe without its store"
+                )))
+            })
+            .map(|r| r.map(|()| Vec::new()))
+    }));
+    host::start_task(store, future).map(drop)
+}
+
 /// The readable end of a stream of `T`s, held by the host (as Wasmtime's
 /// `StreamReader`).
 pub struct StreamReader<T> {
@@ -140,8 +183,11 @@ impl<T> StreamReader<T> {
     }
 
     /// Reads the stream with `consumer`: it is polled whenever the writer
-    /// (a guest) writes. The reader is consumed; when the consumer returns
-    /// `Dropped` or fails, or the writer drops its end, the stream ends.
+    /// (a guest) writes, or, when the host made the stream with a
+    /// producer, whenever the producer has items (a host task moves them
+    /// from one to the other). The reader is consumed; when the consumer
+    /// returns `Dropped` or fails, or the writer drops its end (the
+    /// producer is done and its items taken), the stream ends.
     pub fn pipe<S: AsContextMut>(
         self,
         mut store: S,
@@ -151,7 +197,12 @@ impl<T> StreamReader<T> {
         T: 'static,
     {
         let mut store = store.as_context_mut();
-        pipe_hold(&self.hold, &mut store, Box::new(StreamConsumerDriver::new(consumer)))
+        check_concurrency_support(&store)?;
+        let end = host_streams::take(&self.hold, store.0.opaque().id())?;
+        if host_streams::peer_is_driven(&store, end) {
+            return pipe_host_to_host::<T, _, _>(&self.hold, &mut store, end, consumer);
+        }
+        host_streams::start_driver(&mut store, end, Box::new(StreamConsumerDriver::new(consumer)))
     }
 
     /// The producer the stream was made with, as a `V`, when it is one (its
