@@ -585,6 +585,9 @@ enum Op {
     FutureOut { inst: usize, value: u32, out: Out },
     /// A host stream (or future) made and closed or dropped unused.
     Unused { future: bool, close: bool },
+    /// A host producer piped into a host consumer (or, unless `out` is a
+    /// `Pipe`, its reader closed or dropped).
+    HostPipe { stream: StreamIn, out: Out },
 }
 
 fn gen_stream_in(rng: &mut Source<'_>) -> StreamIn {
@@ -661,6 +664,10 @@ fn gen_op(rng: &mut Source<'_>) -> Op {
             wide: rng.chance(50),
             n: rng.below(48) as u32,
             plan: rng.plan(0),
+            out: gen_out(rng),
+        },
+        11 if rng.chance(40) => Op::HostPipe {
+            stream: gen_stream_in(rng),
             out: gen_out(rng),
         },
         11 => Op::FutureOut {
@@ -977,9 +984,10 @@ pub fn fixture() -> Fixture {
     }
 }
 
-/// A host consumer of a guest's stream or future, checked at the end of
-/// the sequence.
+/// A host consumer of a guest's stream or future (or of a host
+/// producer's stream), checked at the end of the sequence.
 struct Piped {
+    /// The writer's instance (2: the host).
     inst: usize,
     /// The items the guest writes (1 for a future).
     n: u32,
@@ -1176,6 +1184,12 @@ pub fn run_sequence(f: &Fixture, seed: u64, mut rng: Source<'_>) -> Result<(), S
                     }
                     Ok(Vec::new())
                 }
+                Op::HostPipe { stream, out } => {
+                    if let Some(p) = host_pipe(&mut store, stream, *out).map_err(|e| format!("{e:#}"))? {
+                        piped.push(p);
+                    }
+                    Ok(Vec::new())
+                }
                 Op::Unused { future, close } => {
                     unused(&mut store, *future, *close).map_err(|e| format!("an unused reader: {e:#}"))?;
                     Ok(Vec::new())
@@ -1249,6 +1263,20 @@ fn drain(store: &mut Store<()>, turns: usize) -> Result<(), String> {
     }))
     .ok_or("the drain did not finish")?
     .map_err(|e| format!("the drain failed: {e:#}"))
+}
+
+/// Pipes a host producer into a host consumer (when `out` is a `Pipe`;
+/// otherwise the reader is closed or dropped). The consumer to check.
+fn host_pipe(store: &mut Store<()>, s: &StreamIn, out: Out) -> weft::Result<Option<Piped>> {
+    let log = Arc::new(Mutex::new(Log::default()));
+    if s.wide {
+        let reader = stream_reader::<u32>(store.as_context_mut(), s)?;
+        stream_out(store, reader, out, &log)?;
+    } else {
+        let reader = stream_reader::<u8>(store.as_context_mut(), s)?;
+        stream_out(store, reader, out, &log)?;
+    }
+    Ok(matches!(out, Out::Pipe { .. }).then_some(Piped { inst: 2, n: s.n, log }))
 }
 
 /// A host stream or future made, then closed or dropped unused.
