@@ -961,6 +961,31 @@ fn host_producers_pipe_into_host_consumers() -> weft::Result<()> {
     Ok(())
 }
 
+/// A host future producer piped into a host consumer: the value gets
+/// there, whether the producer waits first or not, and the state is empty.
+#[test]
+fn host_future_producers_pipe_into_host_consumers() -> weft::Result<()> {
+    let (mut store, _instance) = setup();
+    for yields in [0, 3] {
+        let value = Arc::new(Mutex::new(None));
+        let reader = FutureReader::new(&mut store, async move {
+            for _ in 0..yields {
+                yield_once().await;
+            }
+            Ok::<_, weft::Error>(40 + yields)
+        })?;
+        reader.pipe(&mut store, TakeFuture { value: value.clone() })?;
+        block_on(store.run_concurrent(async |_| {
+            while value.lock().unwrap().is_none() {
+                yield_once().await;
+            }
+        }))?;
+        assert_eq!(*value.lock().unwrap(), Some(40 + yields));
+    }
+    finish(&mut store);
+    Ok(())
+}
+
 /// Collects bytes (at most 100 per poll), through a buffer or directly;
 /// records the end of the stream when dropped.
 struct ByteSink {

@@ -305,8 +305,16 @@ impl<P> FutureProducerDriver<P> {
 
 impl<P: FutureProducer<D>, D: 'static> Driver<D> for FutureProducerDriver<P>
 where
-    P::Item: Lower,
+    P::Item: Lower + Send + Sync + 'static,
 {
+    fn into_feed(self: Box<Self>) -> Option<Box<dyn Any + Send>> {
+        let feed: Box<dyn HostFeed<P::Item, D>> = Box::new(ValueFeed {
+            producer: Some(self.producer),
+            value: None,
+        });
+        Some(Box::new(feed))
+    }
+
     fn poll(
         &mut self,
         cx: &mut Context<'_>,
@@ -514,5 +522,77 @@ impl<T: 'static, C: StreamConsumer<D, Item = T>, D: 'static> HostPipe<T, C, D> {
                 }
             }
         }
+    }
+}
+
+/// A [`FutureProducer`] feeding a host consumer: its value, once made.
+struct ValueFeed<P: FutureProducer<D>, D> {
+    /// `None` once it made its value (or none).
+    producer: Option<Pin<Box<P>>>,
+    value: Option<P::Item>,
+}
+
+impl<P, D> HostFeed<P::Item, D> for ValueFeed<P, D>
+where
+    P: FutureProducer<D>,
+    P::Item: Send + Sync + 'static,
+    D: 'static,
+{
+    fn poll_feed(&mut self, cx: &mut Context<'_>, store: StoreContextMut<'_, D>) -> Poll<crate::Result<bool>> {
+        let Some(producer) = self.producer.as_mut() else {
+            return Poll::Ready(Ok(true));
+        };
+        match producer.as_mut().poll_produce(cx, store, false) {
+            Poll::Pending => Poll::Pending,
+            Poll::Ready(Err(e)) => Poll::Ready(Err(e)),
+            Poll::Ready(Ok(value)) => {
+                self.producer = None;
+                self.value = value;
+                Poll::Ready(Ok(true))
+            }
+        }
+    }
+
+    fn offered(&mut self) -> &mut dyn WriteBuffer<P::Item> {
+        &mut self.value
+    }
+}
+
+/// A host future producer piped into a host consumer: the producer's
+/// value, once made, goes to the consumer (which is dropped unpolled when
+/// the producer made none, as when a guest writer drops its end).
+pub(crate) struct HostFuturePipe<T, C, D> {
+    feed: Box<dyn HostFeed<T, D>>,
+    consumer: Pin<Box<C>>,
+    made: bool,
+}
+
+impl<T: 'static, C: FutureConsumer<D, Item = T>, D: 'static> HostFuturePipe<T, C, D> {
+    /// The pipe from a producer's driver (its `into_feed`) into `consumer`;
+    /// `None` when the driver is not a producer's of a `T`.
+    pub(crate) fn new(feed: Box<dyn Any + Send>, consumer: C) -> Option<Self> {
+        let feed = feed.downcast::<Box<dyn HostFeed<T, D>>>().ok()?;
+        Some(HostFuturePipe {
+            feed: *feed,
+            consumer: Box::pin(consumer),
+            made: false,
+        })
+    }
+
+    /// Moves the value; `Ready` when the pipe is done.
+    pub(crate) fn poll(&mut self, cx: &mut Context<'_>, store: &mut StoreContextMut<'_, D>) -> Poll<crate::Result<()>> {
+        if !self.made {
+            match self.feed.poll_feed(cx, store.as_context_mut()) {
+                Poll::Pending => return Poll::Pending,
+                Poll::Ready(Err(e)) => return Poll::Ready(Err(e)),
+                Poll::Ready(Ok(_)) => self.made = true,
+            }
+            if self.feed.offered().remaining().is_empty() {
+                return Poll::Ready(Ok(()));
+            }
+        }
+        self.consumer
+            .as_mut()
+            .poll_consume(cx, store.as_context_mut(), Source::host(self.feed.offered()), false)
     }
 }
