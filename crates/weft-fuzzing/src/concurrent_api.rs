@@ -588,6 +588,9 @@ enum Op {
     /// A host producer piped into a host consumer (or, unless `out` is a
     /// `Pipe`, its reader closed or dropped).
     HostPipe { stream: StreamIn, out: Out },
+    /// A host future producer (yielding `yields` times first) piped into
+    /// a host consumer.
+    HostFuturePipe { value: u32, yields: u32, pace: u64 },
 }
 
 fn gen_stream_in(rng: &mut Source<'_>) -> StreamIn {
@@ -665,6 +668,11 @@ fn gen_op(rng: &mut Source<'_>) -> Op {
             n: rng.below(48) as u32,
             plan: rng.plan(0),
             out: gen_out(rng),
+        },
+        11 if rng.chance(15) => Op::HostFuturePipe {
+            value: rng.below(1 << 20) as u32,
+            yields: rng.below(3) as u32,
+            pace: rng.pattern(30),
         },
         11 if rng.chance(40) => Op::HostPipe {
             stream: gen_stream_in(rng),
@@ -1188,6 +1196,27 @@ pub fn run_sequence(f: &Fixture, seed: u64, mut rng: Source<'_>) -> Result<(), S
                     if let Some(p) = host_pipe(&mut store, stream, *out).map_err(|e| format!("{e:#}"))? {
                         piped.push(p);
                     }
+                    Ok(Vec::new())
+                }
+                Op::HostFuturePipe { value, yields, pace } => {
+                    let (value, yields) = (*value, *yields);
+                    let log = Arc::new(Mutex::new(Log::default()));
+                    let mut piped_into = || -> weft::Result<()> {
+                        let reader = FutureReader::new(&mut store, async move {
+                            for _ in 0..yields {
+                                yield_once().await;
+                            }
+                            Ok::<_, weft::Error>(value)
+                        })?;
+                        let consumer = ValueConsumer {
+                            expect: value,
+                            pace: Pace::new(*pace),
+                            log: log.clone(),
+                        };
+                        reader.pipe(&mut store, consumer)
+                    };
+                    piped_into().map_err(|e| format!("a host future pipe: {e:#}"))?;
+                    piped.push(Piped { inst: 2, n: 1, log });
                     Ok(Vec::new())
                 }
                 Op::Unused { future, close } => {
