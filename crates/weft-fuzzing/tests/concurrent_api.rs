@@ -31,7 +31,8 @@ fn random_api_sequences_keep_every_guarantee() {
     }
     let counts = outcome_counts();
     eprintln!(
-        "{count} sequences in {:.1} s: {counts:?} calls completed, failed, host panics, calls dropped",
+        "{count} sequences in {:.1} s: {counts:?} calls completed, failed, host panics, calls dropped, \
+         stream items and future values to guests, to host consumers",
         start.elapsed().as_secs_f64()
     );
     if count >= 1000 {

@@ -379,6 +379,69 @@ fn spawned_tasks_run_and_can_be_aborted() -> weft::Result<()> {
     Ok(())
 }
 
+/// Waits until its flag is set: registers its waker once and is woken
+/// exactly once (by [`WakeThenPanic`]).
+struct WaitFlag(Arc<std::sync::atomic::AtomicBool>, Arc<std::sync::Mutex<Option<Waker>>>);
+
+impl AccessorTask<Host> for WaitFlag {
+    async fn run(self, _: &Accessor<Host>) -> weft::Result<()> {
+        std::future::poll_fn(|cx| {
+            if self.0.load(Ordering::SeqCst) {
+                return Poll::Ready(());
+            }
+            *self.1.lock().unwrap() = Some(cx.waker().clone());
+            Poll::Pending
+        })
+        .await;
+        Ok(())
+    }
+}
+
+/// Wakes itself, then sets the flag and wakes the [`WaitFlag`] (so both
+/// are woken for the same turn, itself first), then panics when polled.
+struct WakeThenPanic(Arc<std::sync::atomic::AtomicBool>, Arc<std::sync::Mutex<Option<Waker>>>);
+
+impl AccessorTask<Host> for WakeThenPanic {
+    async fn run(self, _: &Accessor<Host>) -> weft::Result<()> {
+        let mut first = true;
+        std::future::poll_fn(|cx| {
+            if !first {
+                panic!("the spawned task's own panic");
+            }
+            first = false;
+            cx.waker().wake_by_ref();
+            self.0.store(true, Ordering::SeqCst);
+            if let Some(w) = self.1.lock().unwrap().take() {
+                w.wake();
+            }
+            Poll::<()>::Pending
+        })
+        .await;
+        Ok(())
+    }
+}
+
+/// A host task's panic unwinds through a turn of the event loop: the
+/// tasks woken for the same turn and not polled yet stay woken (they were
+/// once lost, and what waited on them hung).
+#[test]
+fn a_panic_in_a_host_task_loses_no_wake_up() -> weft::Result<()> {
+    let (mut store, _instance) = setup(0);
+    let flag = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let waker = Arc::new(std::sync::Mutex::new(None));
+    let waiting = store.spawn(WaitFlag(flag.clone(), waker.clone()))?;
+    store.spawn(WakeThenPanic(flag, waker))?;
+    let panicked = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        block_on(store.run_concurrent(async |_| loop {
+            yield_once().await;
+        }))
+    }));
+    assert!(panicked.is_err());
+    block_on(store.run_concurrent(async |_| waiting.await))?;
+    store.assert_concurrent_state_empty();
+    Ok(())
+}
+
 #[test]
 fn the_accessor_is_refused_outside_the_event_loop() {
     let accessor_outside = std::sync::Mutex::new(None::<Accessor<Host>>);

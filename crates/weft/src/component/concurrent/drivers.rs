@@ -2,11 +2,12 @@
 //! its producer or consumer and the copies the guest at the other end
 //! makes (see `host_streams`).
 
-use super::buffers::WriteBuffer;
+use super::buffers::{VecBuffer, WriteBuffer};
 use super::copy::{elem_of, plain_size, store_elems};
 use super::host_streams::{advance, peer, Driver};
 use super::streams::{
-    Destination, FutureConsumer, FutureProducer, GuestBuffer, Source, StreamConsumer, StreamProducer, StreamResult,
+    Destination, FutureConsumer, FutureProducer, GuestBuffer, HostScratch, Source, StreamConsumer, StreamProducer,
+    StreamResult,
 };
 use crate::component::{Lower, Val};
 use crate::{AsContextMut, StoreContextMut};
@@ -159,7 +160,7 @@ impl<P: StreamProducer<D>, D> StreamProducerDriver<P, D> {
 impl<P, D> Driver<D> for StreamProducerDriver<P, D>
 where
     P: StreamProducer<D>,
-    P::Item: Lower,
+    P::Item: Lower + Send + Sync + 'static,
     D: 'static,
 {
     fn poll(
@@ -169,6 +170,15 @@ where
         end: EntryId,
     ) -> Poll<crate::Result<()>> {
         flip(self.step(cx, &mut store, end))
+    }
+
+    fn into_feed(self: Box<Self>) -> Option<Box<dyn Any + Send>> {
+        let feed: Box<dyn HostFeed<P::Item, D>> = Box::new(ProducerFeed {
+            driver: *self,
+            direct: VecBuffer::default(),
+            scratch: HostScratch::default(),
+        });
+        Some(Box::new(feed))
     }
 
     fn try_into_any(&mut self, ty: TypeId) -> Option<Box<dyn Any>> {
@@ -295,8 +305,16 @@ impl<P> FutureProducerDriver<P> {
 
 impl<P: FutureProducer<D>, D: 'static> Driver<D> for FutureProducerDriver<P>
 where
-    P::Item: Lower,
+    P::Item: Lower + Send + Sync + 'static,
 {
+    fn into_feed(self: Box<Self>) -> Option<Box<dyn Any + Send>> {
+        let feed: Box<dyn HostFeed<P::Item, D>> = Box::new(ValueFeed {
+            producer: Some(self.producer),
+            value: None,
+        });
+        Some(Box::new(feed))
+    }
+
     fn poll(
         &mut self,
         cx: &mut Context<'_>,
@@ -373,5 +391,208 @@ impl<C: FutureConsumer<D>, D: 'static> Driver<D> for FutureConsumerDriver<C> {
         end: EntryId,
     ) -> Poll<crate::Result<()>> {
         flip(self.step(cx, &mut store, end))
+    }
+}
+
+/// A host producer's side of a pipe into a host consumer: makes items and
+/// offers them (see [`HostPipe`]).
+pub(crate) trait HostFeed<T, D>: Send {
+    /// Polls the producer for more items (only when none are offered);
+    /// `Ready(true)` once it is done.
+    fn poll_feed(&mut self, cx: &mut Context<'_>, store: StoreContextMut<'_, D>) -> Poll<crate::Result<bool>>;
+
+    /// The items offered, in order (empty when there are none).
+    fn offered(&mut self) -> &mut dyn WriteBuffer<T>;
+}
+
+/// A [`StreamProducerDriver`] feeding a host consumer: the producer's
+/// buffer, and the bytes it wrote directly (into `scratch`, then moved to
+/// `direct`, offered first).
+struct ProducerFeed<P: StreamProducer<D>, D> {
+    driver: StreamProducerDriver<P, D>,
+    direct: VecBuffer<P::Item>,
+    scratch: HostScratch,
+}
+
+impl<P, D> HostFeed<P::Item, D> for ProducerFeed<P, D>
+where
+    P: StreamProducer<D>,
+    P::Item: Send + Sync + 'static,
+    D: 'static,
+{
+    fn poll_feed(&mut self, cx: &mut Context<'_>, store: StoreContextMut<'_, D>) -> Poll<crate::Result<bool>> {
+        let Some(producer) = self.driver.producer.as_mut() else {
+            return Poll::Ready(Ok(true));
+        };
+        self.scratch.written = 0;
+        let polled = producer.as_mut().poll_produce(
+            cx,
+            store,
+            Destination::host(&mut self.driver.buffer, &mut self.scratch),
+            false,
+        );
+        if self.scratch.written > 0 {
+            // Written as bytes: the items are bytes.
+            let bytes: Vec<u8> = self.scratch.bytes.drain(..self.scratch.written).collect();
+            if let Some(direct) = (&mut self.direct as &mut dyn Any).downcast_mut::<VecBuffer<u8>>() {
+                *direct = bytes.into();
+            }
+        }
+        match polled {
+            Poll::Pending => Poll::Pending,
+            Poll::Ready(Err(e)) => Poll::Ready(Err(e)),
+            Poll::Ready(Ok(StreamResult::Dropped)) => {
+                self.driver.producer = None;
+                Poll::Ready(Ok(true))
+            }
+            Poll::Ready(Ok(_)) => Poll::Ready(Ok(false)),
+        }
+    }
+
+    fn offered(&mut self) -> &mut dyn WriteBuffer<P::Item> {
+        if self.direct.remaining().is_empty() {
+            &mut self.driver.buffer
+        } else {
+            &mut self.direct
+        }
+    }
+}
+
+/// A host producer piped into a host consumer: a host task moves the
+/// producer's items to the consumer, with no guest and no task-table
+/// entries in between. It ends when the consumer returns `Dropped` (the
+/// producer is dropped) or the producer is done and its items are taken
+/// (the consumer is dropped, as when a guest writer drops its end).
+pub(crate) struct HostPipe<T, C, D> {
+    feed: Box<dyn HostFeed<T, D>>,
+    consumer: Pin<Box<C>>,
+    done: bool,
+}
+
+impl<T: 'static, C: StreamConsumer<D, Item = T>, D: 'static> HostPipe<T, C, D> {
+    /// The pipe from a producer's driver (its `into_feed`) into `consumer`;
+    /// `None` when the driver is not a producer's of `T`s.
+    pub(crate) fn new(feed: Box<dyn Any + Send>, consumer: C) -> Option<Self> {
+        let feed = feed.downcast::<Box<dyn HostFeed<T, D>>>().ok()?;
+        Some(HostPipe {
+            feed: *feed,
+            consumer: Box::pin(consumer),
+            done: false,
+        })
+    }
+
+    /// Moves what it can; `Ready` when the pipe is done.
+    pub(crate) fn poll(&mut self, cx: &mut Context<'_>, store: &mut StoreContextMut<'_, D>) -> Poll<crate::Result<()>> {
+        loop {
+            let offered = self.feed.offered().remaining().len();
+            if offered > 0 {
+                let polled = self.consumer.as_mut().poll_consume(
+                    cx,
+                    store.as_context_mut(),
+                    Source::host(self.feed.offered()),
+                    false,
+                );
+                match polled {
+                    Poll::Pending => return Poll::Pending,
+                    Poll::Ready(Err(e)) => return Poll::Ready(Err(e)),
+                    Poll::Ready(Ok(StreamResult::Dropped)) => return Poll::Ready(Ok(())),
+                    Poll::Ready(Ok(_)) => {
+                        if self.feed.offered().remaining().len() == offered {
+                            // It took nothing: the executor's turn first.
+                            cx.waker().wake_by_ref();
+                            return Poll::Pending;
+                        }
+                    }
+                }
+                continue;
+            }
+            if self.done {
+                return Poll::Ready(Ok(()));
+            }
+            match self.feed.poll_feed(cx, store.as_context_mut()) {
+                Poll::Pending => return Poll::Pending,
+                Poll::Ready(Err(e)) => return Poll::Ready(Err(e)),
+                Poll::Ready(Ok(done)) => {
+                    self.done = done;
+                    if !done && self.feed.offered().remaining().is_empty() {
+                        // It made nothing: the executor's turn first.
+                        cx.waker().wake_by_ref();
+                        return Poll::Pending;
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// A [`FutureProducer`] feeding a host consumer: its value, once made.
+struct ValueFeed<P: FutureProducer<D>, D> {
+    /// `None` once it made its value (or none).
+    producer: Option<Pin<Box<P>>>,
+    value: Option<P::Item>,
+}
+
+impl<P, D> HostFeed<P::Item, D> for ValueFeed<P, D>
+where
+    P: FutureProducer<D>,
+    P::Item: Send + Sync + 'static,
+    D: 'static,
+{
+    fn poll_feed(&mut self, cx: &mut Context<'_>, store: StoreContextMut<'_, D>) -> Poll<crate::Result<bool>> {
+        let Some(producer) = self.producer.as_mut() else {
+            return Poll::Ready(Ok(true));
+        };
+        match producer.as_mut().poll_produce(cx, store, false) {
+            Poll::Pending => Poll::Pending,
+            Poll::Ready(Err(e)) => Poll::Ready(Err(e)),
+            Poll::Ready(Ok(value)) => {
+                self.producer = None;
+                self.value = value;
+                Poll::Ready(Ok(true))
+            }
+        }
+    }
+
+    fn offered(&mut self) -> &mut dyn WriteBuffer<P::Item> {
+        &mut self.value
+    }
+}
+
+/// A host future producer piped into a host consumer: the producer's
+/// value, once made, goes to the consumer (which is dropped unpolled when
+/// the producer made none, as when a guest writer drops its end).
+pub(crate) struct HostFuturePipe<T, C, D> {
+    feed: Box<dyn HostFeed<T, D>>,
+    consumer: Pin<Box<C>>,
+    made: bool,
+}
+
+impl<T: 'static, C: FutureConsumer<D, Item = T>, D: 'static> HostFuturePipe<T, C, D> {
+    /// The pipe from a producer's driver (its `into_feed`) into `consumer`;
+    /// `None` when the driver is not a producer's of a `T`.
+    pub(crate) fn new(feed: Box<dyn Any + Send>, consumer: C) -> Option<Self> {
+        let feed = feed.downcast::<Box<dyn HostFeed<T, D>>>().ok()?;
+        Some(HostFuturePipe {
+            feed: *feed,
+            consumer: Box::pin(consumer),
+            made: false,
+        })
+    }
+
+    /// Moves the value; `Ready` when the pipe is done.
+    pub(crate) fn poll(&mut self, cx: &mut Context<'_>, store: &mut StoreContextMut<'_, D>) -> Poll<crate::Result<()>> {
+        if !self.made {
+            match self.feed.poll_feed(cx, store.as_context_mut()) {
+                Poll::Pending => return Poll::Pending,
+                Poll::Ready(Err(e)) => return Poll::Ready(Err(e)),
+                Poll::Ready(Ok(_)) => self.made = true,
+            }
+            if self.feed.offered().remaining().is_empty() {
+                return Poll::Ready(Ok(()));
+            }
+        }
+        self.consumer
+            .as_mut()
+            .poll_consume(cx, store.as_context_mut(), Source::host(self.feed.offered()), false)
     }
 }

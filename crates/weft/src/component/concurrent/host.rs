@@ -168,6 +168,33 @@ impl ReadyQueue {
     }
 }
 
+/// Host tasks taken off the ready queue for one turn. Those not polled
+/// when it is dropped (the turn failed, or a host function's panic
+/// unwinds through it) go back on the queue: they stay woken, or their
+/// wake-ups would be lost and what waits on them would hang.
+struct Woken {
+    ids: Vec<u64>,
+    queue: Arc<ReadyQueue>,
+}
+
+impl Woken {
+    /// Takes the woken tasks of `queue`.
+    fn take(queue: &Arc<ReadyQueue>) -> Woken {
+        Woken {
+            ids: queue.take(),
+            queue: queue.clone(),
+        }
+    }
+}
+
+impl Drop for Woken {
+    fn drop(&mut self) {
+        for id in self.ids.drain(..) {
+            self.queue.push(id);
+        }
+    }
+}
+
 /// The waker of one host task.
 struct TaskWaker {
     id: u64,
@@ -599,11 +626,12 @@ fn resume_routed<T: 'static>(store: &mut StoreContextMut<'_, T>, t: weft_tasks::
 /// time between the ready threads and the host tasks woken before the
 /// turn began.
 fn step_seeded<T: 'static>(store: &mut StoreContextMut<'_, T>) -> crate::Result<bool> {
-    let mut woken = host(store).queue.take();
+    // Tasks not polled when this returns or unwinds stay woken.
+    let mut woken = Woken::take(&host(store).queue);
     let mut progress = false;
     loop {
         let threads = sched::next_runnable(store);
-        let choices = usize::from(threads.is_some()) + woken.len();
+        let choices = usize::from(threads.is_some()) + woken.ids.len();
         if choices == 0 {
             return Ok(progress || super::calls::fail_stranded(store));
         }
@@ -613,20 +641,13 @@ fn step_seeded<T: 'static>(store: &mut StoreContextMut<'_, T>) -> crate::Result<
             (Some(t), 0) => {
                 resume_routed(store, t)?;
                 if store.components().sched.yielded {
-                    // The executor's turn first (the woken host tasks stay
-                    // woken).
-                    let queue = host(store).queue.clone();
-                    woken.into_iter().for_each(|id| queue.push(id));
+                    // The executor's turn first.
                     return Ok(true);
                 }
             }
             (t, k) => {
-                let id = woken.swap_remove(k - usize::from(t.is_some()));
-                if let Err(e) = poll_task(store, id) {
-                    let queue = host(store).queue.clone();
-                    woken.into_iter().for_each(|id| queue.push(id));
-                    return Err(e);
-                }
+                let id = woken.ids.swap_remove(k - usize::from(t.is_some()));
+                poll_task(store, id)?;
             }
         }
     }
@@ -635,17 +656,11 @@ fn step_seeded<T: 'static>(store: &mut StoreContextMut<'_, T>) -> crate::Result<
 /// Polls the host tasks that were woken; whether there were any.
 pub(crate) fn poll_woken<T: 'static>(store: &mut StoreContextMut<'_, T>) -> crate::Result<bool> {
     let mut progress = false;
-    let mut ids = host(store).queue.take().into_iter();
-    while let Some(id) = ids.next() {
-        match poll_task(store, id) {
-            Ok(polled) => progress |= polled,
-            Err(e) => {
-                // The others stay woken for the next turn.
-                let queue = host(store).queue.clone();
-                ids.for_each(|id| queue.push(id));
-                return Err(e);
-            }
-        }
+    // On an error or a panic, the others stay woken for the next turn.
+    let mut woken = Woken::take(&host(store).queue);
+    woken.ids.reverse();
+    while let Some(id) = woken.ids.pop() {
+        progress |= poll_task(store, id)?;
     }
     Ok(progress)
 }

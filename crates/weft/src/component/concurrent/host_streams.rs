@@ -45,6 +45,13 @@ pub(crate) trait Driver<T: 'static>: Send {
     fn try_into_any(&mut self, _ty: TypeId) -> Option<Box<dyn Any>> {
         None
     }
+
+    /// A producer's driver as the feed of a host-to-host pipe: a
+    /// `Box<dyn HostFeed<Item, T>>` (see `drivers`), or `None` for other
+    /// drivers.
+    fn into_feed(self: Box<Self>) -> Option<Box<dyn Any + Send>> {
+        None
+    }
 }
 
 /// The boxed driver of a store whose data is `T` (kept as `dyn Any`, since
@@ -382,6 +389,40 @@ pub(crate) fn peer<T>(store: &StoreContextMut<'_, T>, end: EntryId) -> crate::Re
 /// Completes the other end's waiting copy after `n` elements moved.
 pub(crate) fn advance<T>(store: &mut StoreContextMut<'_, T>, end: EntryId, n: u32) -> crate::Result<()> {
     store.components_mut().tasks.host_advance(end, n).map_err(trap)
+}
+
+/// Takes the driver of the other end of `end` out of the store, if the
+/// host drives it and it is not being polled: its end and host task go
+/// (the driver itself is not dropped). Used to pipe a host producer into a
+/// host consumer.
+pub(crate) fn take_peer_driver<T: 'static>(
+    store: &mut StoreContextMut<'_, T>,
+    end: EntryId,
+) -> crate::Result<Option<BoxedDriver<T>>> {
+    let components = store.components_mut();
+    let shared = components.tasks.end_shared(end).map_err(trap)?;
+    let Some(peer) = components
+        .host_streams
+        .drivers
+        .iter()
+        .find(|(e, s)| **e != end && s.shared == shared)
+        .map(|(e, _)| *e)
+    else {
+        return Ok(None);
+    };
+    let Some(slot) = components.host_streams.drivers.get_mut(&peer) else {
+        return Ok(None);
+    };
+    if !slot.state.as_ref().is_some_and(|s| s.is::<BoxedDriver<T>>()) {
+        return Ok(None);
+    }
+    let task = slot.task;
+    let Some(Ok(driver)) = slot.state.take().map(|s| s.downcast::<BoxedDriver<T>>()) else {
+        return Ok(None);
+    };
+    host::drop_task(store, task);
+    finish(store, peer)?;
+    Ok(Some(*driver))
 }
 
 /// Takes the driver of the other end of `end` out of the store, if the

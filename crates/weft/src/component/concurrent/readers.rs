@@ -12,17 +12,21 @@
 //! mismatch is an error, never a wrong value).
 
 use super::accessor::AsAccessor;
-use super::drivers::{FutureConsumerDriver, FutureProducerDriver, StreamConsumerDriver, StreamProducerDriver};
-use super::host::check_concurrency_support;
+use super::drivers::{
+    FutureConsumerDriver, FutureProducerDriver, HostFuturePipe, HostPipe, StreamConsumerDriver, StreamProducerDriver,
+};
+use super::host::{self, check_concurrency_support};
 use super::host_streams;
 use super::streams::{FutureConsumer, FutureProducer, StreamConsumer, StreamProducer};
 use crate::component::async_values::{AsyncHandle, HostHold};
 use crate::component::typed::{expected, wrong_val, InstanceType};
 use crate::component::{trap, ComponentType, ErrorContextAny, FutureAny, InterfaceType, Lift, Lower, StreamAny, Val};
+use crate::store::StoreInner;
 use crate::{AsContextMut, StoreContextMut};
 use std::any::TypeId;
 use std::marker::PhantomData;
 use std::sync::Arc;
+use std::task::{Context, Poll};
 use weft_environ::component::DefinedType;
 use weft_tasks::EntryId;
 
@@ -94,19 +98,46 @@ fn new_host_copyable<D: 'static, T: 'static>(
     Ok(hold)
 }
 
-/// Takes the readable end out of `hold` to give it to a consumer's driver.
-fn pipe_hold<D: 'static>(
+/// Takes the driver of the host producer writing the stream or future
+/// of the readable end `end` (taken from `hold`) out of the store, to pipe
+/// it into a host consumer: both ends are dropped. The producer as a
+/// `drivers::HostFeed`.
+fn take_host_feed<D: 'static>(
     hold: &HostHold,
     store: &mut StoreContextMut<'_, D>,
-    driver: Box<dyn host_streams::Driver<D>>,
+    end: EntryId,
+) -> crate::Result<Option<Box<dyn std::any::Any + Send>>> {
+    let driver = match host_streams::take_peer_driver(store, end) {
+        Ok(Some(driver)) => driver,
+        Ok(None) => {
+            host_streams::put_back(hold, end);
+            crate::bail!("unsupported: piping a stream or future into a host consumer from inside its own producer");
+        }
+        Err(e) => {
+            host_streams::put_back(hold, end);
+            return Err(e);
+        }
+    };
+    host_streams::release(store, end)?;
+    Ok(driver.into_feed())
+}
+
+/// Starts a host task that polls `poll` (a host-to-host pipe) with the
+/// store the event loop lends until it is done.
+fn start_pipe_task<D: 'static>(
+    store: &mut StoreContextMut<'_, D>,
+    mut poll: impl FnMut(&mut Context<'_>, &mut StoreContextMut<'_, D>) -> Poll<crate::Result<()>> + Send + 'static,
 ) -> crate::Result<()> {
-    check_concurrency_support(store)?;
-    let end = host_streams::take(hold, store.0.opaque().id())?;
-    if host_streams::peer_is_driven(store, end) {
-        host_streams::put_back(hold, end);
-        crate::bail!("unsupported: piping a stream or future the host produces into a host consumer");
-    }
-    host_streams::start_driver(store, end, driver)
+    let future = Box::pin(std::future::poll_fn(move |cx| {
+        weft_fiber::with_lent_store::<StoreInner<D>, _>(|inner| poll(cx, &mut StoreContextMut(inner)))
+            .unwrap_or_else(|| {
+                Poll::Ready(Err(crate::format_err!(
+                    "internal error: a host-to-host pipe without its store"
+                )))
+            })
+            .map(|r| r.map(|()| Vec::new()))
+    }));
+    host::start_task(store, future).map(drop)
 }
 
 /// The readable end of a stream of `T`s, held by the host (as Wasmtime's
@@ -140,8 +171,11 @@ impl<T> StreamReader<T> {
     }
 
     /// Reads the stream with `consumer`: it is polled whenever the writer
-    /// (a guest) writes. The reader is consumed; when the consumer returns
-    /// `Dropped` or fails, or the writer drops its end, the stream ends.
+    /// (a guest) writes, or, when the host made the stream with a
+    /// producer, whenever the producer has items (a host task moves them
+    /// from one to the other). The reader is consumed; when the consumer
+    /// returns `Dropped` or fails, or the writer drops its end (the
+    /// producer is done and its items taken), the stream ends.
     pub fn pipe<S: AsContextMut>(
         self,
         mut store: S,
@@ -151,7 +185,18 @@ impl<T> StreamReader<T> {
         T: 'static,
     {
         let mut store = store.as_context_mut();
-        pipe_hold(&self.hold, &mut store, Box::new(StreamConsumerDriver::new(consumer)))
+        check_concurrency_support(&store)?;
+        let end = host_streams::take(&self.hold, store.0.opaque().id())?;
+        if !host_streams::peer_is_driven(&store, end) {
+            return host_streams::start_driver(&mut store, end, Box::new(StreamConsumerDriver::new(consumer)));
+        }
+        let Some(feed) = take_host_feed(&self.hold, &mut store, end)? else {
+            crate::bail!("internal error: the stream's writer is not a producer of its items");
+        };
+        let Some(mut pipe) = HostPipe::<T, _, S::Data>::new(feed, consumer) else {
+            crate::bail!("internal error: the stream's producer makes items of another type");
+        };
+        start_pipe_task(&mut store, move |cx, store| pipe.poll(cx, store))
     }
 
     /// The producer the stream was made with, as a `V`, when it is one (its
@@ -261,7 +306,8 @@ impl<T> FutureReader<T> {
     }
 
     /// Reads the future with `consumer`, polled once the writer (a guest)
-    /// writes the value.
+    /// writes the value, or, when the host made the future with a
+    /// producer, once the producer has it.
     pub fn pipe<S: AsContextMut>(
         self,
         mut store: S,
@@ -271,7 +317,18 @@ impl<T> FutureReader<T> {
         T: Lift + 'static,
     {
         let mut store = store.as_context_mut();
-        pipe_hold(&self.hold, &mut store, Box::new(FutureConsumerDriver::new(consumer)))
+        check_concurrency_support(&store)?;
+        let end = host_streams::take(&self.hold, store.0.opaque().id())?;
+        if !host_streams::peer_is_driven(&store, end) {
+            return host_streams::start_driver(&mut store, end, Box::new(FutureConsumerDriver::new(consumer)));
+        }
+        let Some(feed) = take_host_feed(&self.hold, &mut store, end)? else {
+            crate::bail!("internal error: the future's writer is not a producer of its value");
+        };
+        let Some(mut pipe) = HostFuturePipe::<T, _, S::Data>::new(feed, consumer) else {
+            crate::bail!("internal error: the future's producer makes a value of another type");
+        };
+        start_pipe_task(&mut store, move |cx, store| pipe.poll(cx, store))
     }
 
     /// Drops the readable end now; nothing happens if it was closed or

@@ -174,15 +174,49 @@ impl GuestBuffer {
 /// `Destination`).
 pub struct Destination<'a, T, B> {
     buffer: &'a mut B,
-    guest: &'a mut GuestBuffer,
+    reader: Reader<'a>,
     _marker: PhantomData<fn() -> T>,
+}
+
+/// Who reads what a producer makes: a guest (its buffer), or a host
+/// consumer the producer is piped into (bytes written directly go to a
+/// scratch buffer first).
+enum Reader<'a> {
+    Guest(&'a mut GuestBuffer),
+    Host(&'a mut HostScratch),
+}
+
+impl Reader<'_> {
+    fn reborrow(&mut self) -> Reader<'_> {
+        match self {
+            Reader::Guest(g) => Reader::Guest(g),
+            Reader::Host(h) => Reader::Host(h),
+        }
+    }
+}
+
+/// The bytes a producer piped into a host consumer wrote directly
+/// ([`Destination::as_direct`]): the first `written` of `bytes`.
+#[derive(Default)]
+pub(crate) struct HostScratch {
+    pub(crate) bytes: Vec<u8>,
+    pub(crate) written: usize,
 }
 
 impl<'a, T, B> Destination<'a, T, B> {
     pub(crate) fn new(buffer: &'a mut B, guest: &'a mut GuestBuffer) -> Self {
         Destination {
             buffer,
-            guest,
+            reader: Reader::Guest(guest),
+            _marker: PhantomData,
+        }
+    }
+
+    /// A destination read by a host consumer.
+    pub(crate) fn host(buffer: &'a mut B, scratch: &'a mut HostScratch) -> Self {
+        Destination {
+            buffer,
+            reader: Reader::Host(scratch),
             _marker: PhantomData,
         }
     }
@@ -201,31 +235,37 @@ impl<'a, T, B> Destination<'a, T, B> {
         *self.buffer = buffer;
     }
 
-    /// How many more items the reader takes now (its buffer's room beyond
-    /// what was written directly); `None` would mean a reader of unknown
-    /// capacity (the host), which Weft does not have.
+    /// How many more items the reader takes now (a guest's buffer's room
+    /// beyond what was written directly); `None` for a reader of unknown
+    /// capacity (a host consumer the stream is piped into).
     pub fn remaining(&self, _store: impl AsContextMut) -> Option<usize> {
-        Some(self.guest.left() as usize)
+        match &self.reader {
+            Reader::Guest(g) => Some(g.left() as usize),
+            Reader::Host(_) => None,
+        }
     }
 
     /// A shorter borrow of this destination.
     pub fn reborrow(&mut self) -> Destination<'_, T, B> {
         Destination {
             buffer: self.buffer,
-            guest: self.guest,
+            reader: self.reader.reborrow(),
             _marker: PhantomData,
         }
     }
 }
 
 impl<'a, B> Destination<'a, u8, B> {
-    /// The reader's memory, to write bytes into directly.
-    /// `_capacity` is what a host reader would get (Weft's readers are
-    /// guests, whose buffers say).
-    pub fn as_direct<D>(self, store: StoreContextMut<'a, D>, _capacity: usize) -> DirectDestination<'a, D> {
+    /// The reader's memory, to write bytes into directly: a guest's
+    /// buffer, or for a host consumer `capacity` bytes of scratch space.
+    pub fn as_direct<D>(mut self, store: StoreContextMut<'a, D>, capacity: usize) -> DirectDestination<'a, D> {
+        if let Reader::Host(h) = &mut self.reader {
+            h.bytes.truncate(h.written);
+            h.bytes.resize(h.written + capacity, 0);
+        }
         DirectDestination {
             store,
-            guest: self.guest,
+            reader: self.reader,
         }
     }
 }
@@ -236,25 +276,33 @@ impl<'a, B> Destination<'a, u8, B> {
 /// [`std::io::Write`].
 pub struct DirectDestination<'a, D: 'static> {
     store: StoreContextMut<'a, D>,
-    guest: &'a mut GuestBuffer,
+    reader: Reader<'a>,
 }
 
 impl<D: 'static> DirectDestination<'_, D> {
     /// The reader's bytes not written yet (empty when the stream's
     /// elements are not `u8`s).
     pub fn remaining(&mut self) -> &mut [u8] {
-        match self.guest.direct_range(&self.store) {
-            Some((memory, range)) => memory.data_mut(&mut self.store).get_mut(range).unwrap_or_default(),
-            None => &mut [],
+        match &mut self.reader {
+            Reader::Guest(guest) => match guest.direct_range(&self.store) {
+                Some((memory, range)) => memory.data_mut(&mut self.store).get_mut(range).unwrap_or_default(),
+                None => &mut [],
+            },
+            Reader::Host(h) => h.bytes.get_mut(h.written..).unwrap_or_default(),
         }
     }
 
     /// Records that the first `count` bytes of
     /// [`DirectDestination::remaining`] were written (at most its length).
     pub fn mark_written(&mut self, count: usize) {
-        let count = u32::try_from(count).unwrap_or(u32::MAX).min(self.guest.left());
-        if self.guest.direct_range(&self.store).is_some() {
-            self.guest.moved += count;
+        match &mut self.reader {
+            Reader::Guest(guest) => {
+                let count = u32::try_from(count).unwrap_or(u32::MAX).min(guest.left());
+                if guest.direct_range(&self.store).is_some() {
+                    guest.moved += count;
+                }
+            }
+            Reader::Host(h) => h.written += count.min(h.bytes.len() - h.written),
         }
     }
 }
@@ -276,23 +324,37 @@ impl<D: 'static> std::io::Write for DirectDestination<'_, D> {
 /// The items a guest writes, for a [`StreamConsumer`] or
 /// [`FutureConsumer`] to read (as Wasmtime's `Source`).
 pub struct Source<'a, T> {
-    guest: &'a mut GuestBuffer,
-    _marker: PhantomData<fn() -> T>,
+    writer: Writer<'a, T>,
+}
+
+/// Who wrote what a consumer reads: a guest (its buffer), or a host
+/// producer piped into the consumer (its buffer).
+enum Writer<'a, T> {
+    Guest(&'a mut GuestBuffer),
+    Host(&'a mut dyn WriteBuffer<T>),
 }
 
 impl<'a, T> Source<'a, T> {
     pub(crate) fn new(guest: &'a mut GuestBuffer) -> Self {
         Source {
-            guest,
-            _marker: PhantomData,
+            writer: Writer::Guest(guest),
+        }
+    }
+
+    /// The items of a host producer's buffer.
+    pub(crate) fn host(buffer: &'a mut dyn WriteBuffer<T>) -> Self {
+        Source {
+            writer: Writer::Host(buffer),
         }
     }
 
     /// A shorter borrow of this source.
     pub fn reborrow(&mut self) -> Source<'_, T> {
         Source {
-            guest: self.guest,
-            _marker: PhantomData,
+            writer: match &mut self.writer {
+                Writer::Guest(g) => Writer::Guest(g),
+                Writer::Host(h) => Writer::Host(&mut **h),
+            },
         }
     }
 
@@ -304,19 +366,27 @@ impl<'a, T> Source<'a, T> {
         B: ReadBuffer<T>,
     {
         let mut store = store.as_context_mut();
-        if store.0.opaque().id() != self.guest.store {
+        let guest = match &mut self.writer {
+            Writer::Guest(g) => &mut **g,
+            Writer::Host(input) => {
+                let n = buffer.remaining_capacity().min(input.remaining().len());
+                buffer.move_from(&mut **input, n);
+                return Ok(());
+            }
+        };
+        if store.0.opaque().id() != guest.store {
             crate::bail!("the stream or future belongs to another store");
         }
         let n = u32::try_from(buffer.remaining_capacity())
             .unwrap_or(u32::MAX)
-            .min(self.guest.left());
+            .min(guest.left());
         if n == 0 {
             return Ok(());
         }
-        let (_, size, _) = elem_of(&store, self.guest.cx)?;
-        let at = self.guest.ptr.wrapping_add(self.guest.moved.wrapping_mul(size));
-        let vals = load_elems(&mut store, self.guest.cx, at, n)?;
-        self.guest.moved += n;
+        let (_, size, _) = elem_of(&store, guest.cx)?;
+        let at = guest.ptr.wrapping_add(guest.moved.wrapping_mul(size));
+        let vals = load_elems(&mut store, guest.cx, at, n)?;
+        guest.moved += n;
         let items = vals
             .into_iter()
             .map(|v| T::lift(&mut store, v))
@@ -326,17 +396,24 @@ impl<'a, T> Source<'a, T> {
     }
 
     /// How many items the writer still offers.
-    pub fn remaining(&self, _store: impl AsContextMut) -> usize {
-        self.guest.left() as usize
+    pub fn remaining(&self, _store: impl AsContextMut) -> usize
+    where
+        T: 'static,
+    {
+        match &self.writer {
+            Writer::Guest(g) => g.left() as usize,
+            Writer::Host(h) => h.remaining().len(),
+        }
     }
 }
 
 impl<'a> Source<'a, u8> {
-    /// The writer's memory, to read bytes from directly.
+    /// The writer's memory (or a host producer's buffer), to read bytes
+    /// from directly.
     pub fn as_direct<D>(self, store: StoreContextMut<'a, D>) -> DirectSource<'a, D> {
         DirectSource {
             store,
-            guest: self.guest,
+            writer: self.writer,
         }
     }
 }
@@ -346,25 +423,36 @@ impl<'a> Source<'a, u8> {
 /// [`DirectSource::mark_read`], or use it as an [`std::io::Read`].
 pub struct DirectSource<'a, D: 'static> {
     store: StoreContextMut<'a, D>,
-    guest: &'a mut GuestBuffer,
+    writer: Writer<'a, u8>,
 }
 
 impl<D: 'static> DirectSource<'_, D> {
     /// The writer's bytes not read yet (empty when the stream's elements
     /// are not `u8`s).
     pub fn remaining(&mut self) -> &[u8] {
-        match self.guest.direct_range(&self.store) {
-            Some((memory, range)) => memory.data(&self.store).get(range).unwrap_or_default(),
-            None => &[],
+        match &mut self.writer {
+            Writer::Guest(guest) => match guest.direct_range(&self.store) {
+                Some((memory, range)) => memory.data(&self.store).get(range).unwrap_or_default(),
+                None => &[],
+            },
+            Writer::Host(h) => h.remaining(),
         }
     }
 
     /// Records that the first `count` bytes of [`DirectSource::remaining`]
     /// were read (at most its length).
     pub fn mark_read(&mut self, count: usize) {
-        let count = u32::try_from(count).unwrap_or(u32::MAX).min(self.guest.left());
-        if self.guest.direct_range(&self.store).is_some() {
-            self.guest.moved += count;
+        match &mut self.writer {
+            Writer::Guest(guest) => {
+                let count = u32::try_from(count).unwrap_or(u32::MAX).min(guest.left());
+                if guest.direct_range(&self.store).is_some() {
+                    guest.moved += count;
+                }
+            }
+            Writer::Host(h) => {
+                let count = count.min(h.remaining().len());
+                h.skip(count);
+            }
         }
     }
 }
@@ -442,5 +530,92 @@ impl<T: Send + Sync + 'static, D> StreamProducer<D> for std::iter::Empty<T> {
         _finish: bool,
     ) -> Poll<crate::Result<StreamResult>> {
         Poll::Ready(Ok(StreamResult::Dropped))
+    }
+}
+
+/// Writes as much of `bytes` as the reader takes straight into its
+/// memory; how many bytes that was.
+fn write_direct<D>(
+    destination: Destination<'_, u8, super::buffers::VecBuffer<u8>>,
+    store: StoreContextMut<'_, D>,
+    bytes: &[u8],
+) -> usize {
+    let mut direct = destination.as_direct(store, bytes.len());
+    let room = direct.remaining();
+    let n = room.len().min(bytes.len());
+    room[..n].copy_from_slice(&bytes[..n]);
+    direct.mark_written(n);
+    n
+}
+
+/// Converts a boxed producer into `ty` when it is one.
+fn convert_into<P: Unpin + 'static>(me: Pin<Box<P>>, ty: TypeId) -> Result<Box<dyn Any>, Pin<Box<P>>> {
+    if ty == TypeId::of::<P>() {
+        let me: Box<P> = Pin::into_inner(me);
+        Ok(me)
+    } else {
+        Err(me)
+    }
+}
+
+/// The bytes, written straight into the reader's memory as it reads (as
+/// Wasmtime's producer for `bytes::Bytes`).
+impl<D> StreamProducer<D> for bytes::Bytes {
+    type Item = u8;
+    type Buffer = super::buffers::VecBuffer<u8>;
+
+    fn poll_produce<'a>(
+        self: Pin<&mut Self>,
+        _cx: &mut Context<'_>,
+        store: StoreContextMut<'a, D>,
+        destination: Destination<'a, u8, Self::Buffer>,
+        _finish: bool,
+    ) -> Poll<crate::Result<StreamResult>> {
+        let me = self.get_mut();
+        if me.is_empty() {
+            return Poll::Ready(Ok(StreamResult::Dropped));
+        }
+        let n = write_direct(destination, store, me);
+        let _ = me.split_to(n);
+        Poll::Ready(Ok(if me.is_empty() {
+            StreamResult::Dropped
+        } else {
+            StreamResult::Completed
+        }))
+    }
+
+    fn try_into(me: Pin<Box<Self>>, ty: TypeId) -> Result<Box<dyn Any>, Pin<Box<Self>>> {
+        convert_into(me, ty)
+    }
+}
+
+/// The bytes, written straight into the reader's memory as it reads (as
+/// Wasmtime's producer for `bytes::BytesMut`).
+impl<D> StreamProducer<D> for bytes::BytesMut {
+    type Item = u8;
+    type Buffer = super::buffers::VecBuffer<u8>;
+
+    fn poll_produce<'a>(
+        self: Pin<&mut Self>,
+        _cx: &mut Context<'_>,
+        store: StoreContextMut<'a, D>,
+        destination: Destination<'a, u8, Self::Buffer>,
+        _finish: bool,
+    ) -> Poll<crate::Result<StreamResult>> {
+        let me = self.get_mut();
+        if me.is_empty() {
+            return Poll::Ready(Ok(StreamResult::Dropped));
+        }
+        let n = write_direct(destination, store, me);
+        let _ = me.split_to(n);
+        Poll::Ready(Ok(if me.is_empty() {
+            StreamResult::Dropped
+        } else {
+            StreamResult::Completed
+        }))
+    }
+
+    fn try_into(me: Pin<Box<Self>>, ty: TypeId) -> Result<Box<dyn Any>, Pin<Box<Self>>> {
+        convert_into(me, ty)
     }
 }
