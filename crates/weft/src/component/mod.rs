@@ -105,10 +105,11 @@ pub use instance::{ComponentExportIndex, Instance, InstanceExportLookup};
 pub use instance_pre::InstancePre;
 pub use linker::{Linker, LinkerInstance};
 pub use resource_table::{ResourceTable, ResourceTableError};
-pub use resources::{Resource, ResourceAny, ResourceType};
+pub use resources::{Resource, ResourceAny};
 #[doc(hidden)]
 pub use typed::__internal;
 pub use typed::{ComponentNamedList, ComponentType, Lift, Lower, TypedFunc};
+pub use types::ResourceType;
 pub use weft_component_macro::{flags, ComponentType, Lift, Lower};
 
 pub use flat::{
