@@ -466,7 +466,21 @@ fn run_wast_files(files: &[PathBuf]) -> ExitCode {
     };
     let (mut passed, mut failed) = (0usize, 0usize);
     for file in files {
-        let result = panic::catch_unwind(AssertUnwindSafe(|| run_wast_file(&engine, file)))
+        // A script that predates some proposals gets an engine without them.
+        let own;
+        let engine = if weft_wast::predates_proposals(file) {
+            own = match Engine::new(&weft_wast::spec_config_for(file)) {
+                Ok(own) => own,
+                Err(err) => {
+                    eprintln!("Error: {err:#}");
+                    return ExitCode::FAILURE;
+                }
+            };
+            &own
+        } else {
+            &engine
+        };
+        let result = panic::catch_unwind(AssertUnwindSafe(|| run_wast_file(engine, file)))
             .unwrap_or_else(|_| Err(anyhow!("the script runner panicked")));
         match result {
             Ok(()) => {

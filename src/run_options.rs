@@ -49,10 +49,14 @@ pub enum Proposal {
     ExtendedConst,
     FunctionReferences,
     Exceptions,
+    WideArithmetic,
+    CustomPageSizes,
+    LegacyExceptions,
+    Threads,
 }
 
 impl Proposal {
-    const ALL: [(&'static str, Proposal); 9] = [
+    const ALL: [(&'static str, Proposal); 13] = [
         ("simd", Proposal::Simd),
         ("relaxed-simd", Proposal::RelaxedSimd),
         ("relaxed-simd-deterministic", Proposal::RelaxedSimdDeterministic),
@@ -62,6 +66,10 @@ impl Proposal {
         ("extended-const", Proposal::ExtendedConst),
         ("function-references", Proposal::FunctionReferences),
         ("exceptions", Proposal::Exceptions),
+        ("wide-arithmetic", Proposal::WideArithmetic),
+        ("custom-page-sizes", Proposal::CustomPageSizes),
+        ("legacy-exceptions", Proposal::LegacyExceptions),
+        ("threads", Proposal::Threads),
     ];
 
     fn named(name: &str) -> Option<Proposal> {
@@ -79,6 +87,10 @@ impl Proposal {
             Proposal::ExtendedConst => config.wasm_extended_const(enable),
             Proposal::FunctionReferences => config.wasm_function_references(enable),
             Proposal::Exceptions => config.wasm_exceptions(enable),
+            Proposal::WideArithmetic => config.wasm_wide_arithmetic(enable),
+            Proposal::CustomPageSizes => config.wasm_custom_page_sizes(enable),
+            Proposal::LegacyExceptions => config.wasm_legacy_exceptions(enable),
+            Proposal::Threads => config.wasm_threads(enable),
         };
     }
 }
@@ -93,7 +105,7 @@ pub struct WasiSwitches {
 /// The `-W` switches `weft run` understands, for `--help` and errors.
 pub const WASM_SWITCHES: &str = "unknown-imports-default[=y|n], unknown-imports-trap[=y|n], max-wasm-stack=N, \
      fuel=N, timeout=DURATION, and the proposals simd, relaxed-simd, relaxed-simd-deterministic, tail-call, \
-     multi-memory, memory64, extended-const, function-references, exceptions[=y|n]";
+     multi-memory, memory64, extended-const, function-references, exceptions, wide-arithmetic, custom-page-sizes, legacy-exceptions, threads[=y|n]";
 /// The `-S` switches `weft run` understands.
 pub const WASI_SWITCHES: &str = "cli[=y], preview1[=y], inherit-env[=y|n], tcplisten=ADDR";
 

@@ -3,8 +3,9 @@
 //! table64, extended constant expressions and typed function references) of
 //! the WebAssembly spec testsuite (see `shared/wasm-testsuite-scopes.md`)
 //! through `weft_wast::WastContext`, one test per file: scope 1 at the top
-//! level, scope 2 in the module `scope2`, and the exception-handling files
-//! of scope 3 in `scope3_exceptions`.
+//! level, scope 2 in the module `scope2`, the exception-handling files of
+//! scope 3 in `scope3_exceptions`, and the files of scope 4 outside
+//! custom descriptors in `scope4`.
 //!
 //! The suite is read from `$WEFT_TESTSUITE` if set, else from
 //! `../shared/wasm-testsuite` beside the repository. When the suite or a file
@@ -280,5 +281,28 @@ mod scope3_exceptions {
         throw => "throw.wast",
         throw_ref => "throw_ref.wast",
         try_table => "try_table.wast",
+    }
+}
+
+/// Scope 4 but custom descriptors: legacy exception handling, threads,
+/// wide arithmetic and custom page sizes.
+mod scope4 {
+    use super::SUITE;
+
+    spec_tests! {
+        threads_atomic => "proposals/threads/atomic.wast",
+        threads_exports => "proposals/threads/exports.wast",
+        threads_imports => "proposals/threads/imports.wast",
+        threads_memory => "proposals/threads/memory.wast",
+        legacy_rethrow => "legacy/rethrow.wast",
+        legacy_throw => "legacy/throw.wast",
+        legacy_try_catch => "legacy/try_catch.wast",
+        legacy_try_delegate => "legacy/try_delegate.wast",
+        wide_arithmetic => "proposals/wide-arithmetic/wide-arithmetic.wast",
+        custom_page_sizes_binary => "proposals/custom-page-sizes/binary.wast",
+        custom_page_sizes_invalid => "proposals/custom-page-sizes/custom-page-sizes-invalid.wast",
+        custom_page_sizes => "proposals/custom-page-sizes/custom-page-sizes.wast",
+        custom_page_sizes_memory_max => "proposals/custom-page-sizes/memory_max.wast",
+        custom_page_sizes_memory_max_i64 => "proposals/custom-page-sizes/memory_max_i64.wast",
     }
 }

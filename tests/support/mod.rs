@@ -59,7 +59,7 @@ impl Suite {
             .name(file.to_string())
             .stack_size(SCRIPT_THREAD_STACK)
             .spawn(move || -> anyhow::Result<()> {
-                let engine = Engine::new(&weft_wast::spec_config())?;
+                let engine = Engine::new(&weft_wast::spec_config_for(&script))?;
                 let store = Store::new(&engine, ());
                 let mut context = WastContext::new(store);
                 context.register_spectest()?;

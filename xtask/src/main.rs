@@ -1,12 +1,14 @@
 //! Project tasks, run as `cargo xtask TASK`.
 //!
-//! `cargo xtask bench [--quick] [--rounds N] [--only SUBSTRING]` builds the
+//! `cargo xtask bench [--quick] [--rounds N] [--only SUBSTRING]
+//! [--compare REPORT.json]` builds the
 //! benchmark harness (benches/harness: Weft and Wasmtime, release mode) and
 //! runs every benchmark in a fresh process per engine, alternating Weft and
 //! Wasmtime round after round. It prints a table of medians with their
 //! spread and the Weft/Wasmtime ratio, writes `target/bench/report.json` and
 //! `target/bench/report.svg`, and ends with the geometric mean ratio of each
-//! group.
+//! group; with `--compare`, also each row's change against an earlier
+//! report.
 //!
 //! `cargo xtask c-api install --prefix DIR [--release]` installs the C API
 //! (headers, `libweft.so` and `libweft.a`, `weft.pc`, the CMake package).
@@ -15,6 +17,7 @@
 //! each other in a loop without a comment at the import saying why.
 
 mod capi;
+mod compare;
 mod cycles;
 mod report;
 mod stats;
@@ -26,7 +29,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
 use std::time::Instant;
 
-const USAGE: &str = "usage: cargo xtask bench [--quick] [--rounds N] [--only SUBSTRING]
+const USAGE: &str = "usage: cargo xtask bench [--quick] [--rounds N] [--only SUBSTRING] [--compare REPORT.json]
 
   --quick        a reduced set (a few sightglass programs, every call figure
                  including the component rows (cm-*),
@@ -34,6 +37,8 @@ const USAGE: &str = "usage: cargo xtask bench [--quick] [--rounds N] [--only SUB
                  once the harness is built
   --rounds N     processes per engine and benchmark (default 5, quick 2)
   --only S       only the benchmarks whose name contains S
+  --compare R    also print each row's change against the report R of an
+                 earlier run (a target/bench/report.json, copied aside)
 
 The sightglass programs are read from ../shared/sightglass (or $WEFT_SIGHTGLASS).";
 
@@ -288,16 +293,27 @@ fn bench(args: &[String]) -> Result<(), String> {
     let mut quick = false;
     let mut rounds = None;
     let mut only = None;
+    let mut compare_with = None;
     let mut it = args.iter();
     while let Some(a) = it.next() {
         match a.as_str() {
             "--quick" => quick = true,
             "--rounds" => rounds = Some(it.next().and_then(|n| n.parse::<usize>().ok()).ok_or(USAGE)?),
             "--only" => only = Some(it.next().ok_or(USAGE)?.clone()),
+            "--compare" => compare_with = Some(PathBuf::from(it.next().ok_or(USAGE)?)),
             _ => return Err(USAGE.into()),
         }
     }
     let rounds = rounds.unwrap_or(if quick { 2 } else { 5 }).max(1);
+    // The earlier report is read first, so that a bad one fails at once.
+    let earlier = match &compare_with {
+        Some(path) => {
+            let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+            let rows = compare::earlier_rows(&text).map_err(|e| format!("{}: {e}", path.display()))?;
+            Some((path.display().to_string(), rows))
+        }
+        None => None,
+    };
     let root = root();
     let sg_dir = sightglass_dir(&root);
     let programs = sightglass_programs(&sg_dir)?;
@@ -390,6 +406,9 @@ fn bench(args: &[String]) -> Result<(), String> {
             per_kib(&r.weft),
             per_kib(&r.wasmtime)
         ));
+    }
+    if let Some((from, rows_then)) = &earlier {
+        text.push_str(&compare::table(&rows, rows_then, from));
     }
     println!("{text}");
     let mode = if quick { "quick" } else { "full" };

@@ -30,6 +30,7 @@
 #ifndef WEFT_H
 #define WEFT_H
 
+#include <wasi.h>
 #include <wasm.h>
 #include <weft/conf.h>
 
@@ -42,6 +43,8 @@
 /// The patch version.
 #define WEFT_VERSION_PATCH 0
 
+#include <weft/async.h>
+#include <weft/component.h>
 #include <weft/config.h>
 #include <weft/engine.h>
 #include <weft/error.h>

@@ -98,6 +98,12 @@ pub extern "C" fn weft_engine_is_pulley(_engine: Option<&wasm_engine_t>) -> bool
     false
 }
 
+/// Async support: always on in Weft (as `weft::Config::async_support`,
+/// deprecated there), so this changes nothing; accepted for programs
+/// written for Wasmtime versions that had it.
+#[no_mangle]
+pub extern "C" fn weft_config_async_support_set(_config: Option<&mut wasm_config_t>, _enable: bool) {}
+
 /// Declares a boolean setter of `Config`.
 macro_rules! bool_setter {
     ($(($cname:ident, $method:ident, $doc:literal)),* $(,)?) => {$(
@@ -201,6 +207,21 @@ bool_setter!(
         wasm_component_model_async_stackful,
         "Stackful async lifts of the component model."
     ),
+    (
+        weft_config_wasm_threads_set,
+        wasm_threads,
+        "The threads proposal: shared memories (within one store) and atomics."
+    ),
+    (
+        weft_config_wasm_wide_arithmetic_set,
+        wasm_wide_arithmetic,
+        "The wide arithmetic proposal."
+    ),
+    (
+        weft_config_wasm_custom_page_sizes_set,
+        wasm_custom_page_sizes,
+        "The custom page sizes proposal: memories of 1-byte pages."
+    ),
 );
 
 /// `wasm_config_t` setters Weft accepts but that change nothing: Weft has
@@ -219,12 +240,8 @@ ignored_bool_setter!(
         "DWARF for native debuggers: not produced by Weft; ignored."
     ),
     (
-        weft_config_wasm_threads_set,
-        "The threads proposal: not supported by Weft; ignored."
-    ),
-    (
         weft_config_shared_memory_set,
-        "Shared memories: not supported by Weft; ignored."
+        "Wasmtime's `SharedMemory` (across stores): not supported by Weft yet; ignored."
     ),
     (
         weft_config_wasm_gc_set,
@@ -235,16 +252,8 @@ ignored_bool_setter!(
         "GC support: not supported by Weft; ignored."
     ),
     (
-        weft_config_wasm_wide_arithmetic_set,
-        "Wide arithmetic: not supported by Weft; ignored."
-    ),
-    (
         weft_config_wasm_branch_hinting_set,
         "Branch hints: always accepted by Weft; ignored."
-    ),
-    (
-        weft_config_wasm_custom_page_sizes_set,
-        "Custom page sizes: not supported by Weft; ignored."
     ),
     (
         weft_config_wasm_stack_switching_set,

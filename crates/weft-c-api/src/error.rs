@@ -106,8 +106,8 @@ pub extern "C" fn weft_error_exit_status(error: Option<&weft_error_t>, status: O
 }
 
 /// The exit status of a WASI `proc_exit` error.
-pub(crate) fn exit_status(_error: &anyhow::Error) -> Option<c_int> {
-    None
+pub(crate) fn exit_status(error: &anyhow::Error) -> Option<c_int> {
+    error.downcast_ref::<weft_wasi::I32Exit>().map(|e| e.0)
 }
 
 /// The wasm backtrace of the error, if it has one (else an empty vector).

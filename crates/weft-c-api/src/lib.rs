@@ -36,6 +36,8 @@
     reason = "the C API's type names (wasm_func_t, ...) are part of its ABI"
 )]
 
+pub mod async_;
+pub mod component;
 pub mod config;
 pub mod error;
 pub mod extern_;
@@ -48,6 +50,7 @@ pub mod trap;
 pub mod types;
 pub mod val;
 pub mod vec;
+pub mod wasi;
 pub mod wat;
 pub mod weft_api;
 

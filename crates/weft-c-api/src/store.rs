@@ -45,7 +45,20 @@ pub struct StoreData {
     pub(crate) externref_ids: HashMap<usize, u32>,
     /// The limits of `weft_store_limiter`.
     pub(crate) limits: Limits,
+    /// The component instances handed to C as
+    /// `weft_component_instance_t` (whose private field is an index here).
+    pub(crate) component_instances: Vec<weft::component::Instance>,
+    /// The component functions handed to C as `weft_component_func_t`.
+    pub(crate) component_funcs: Vec<weft::component::Func>,
+    /// The WASI context of `weft_context_set_wasi`.
+    pub(crate) wasi: Option<weft_wasi::WasiP1Ctx>,
 }
+
+// SAFETY: the C API's contract: a store, with its data, is used by one
+// thread at a time (as in Wasmtime's C API, whose store data is `Send` on
+// the same terms); Weft needs `Send` data only for async calls, which the
+// host polls from the thread that uses the store.
+unsafe impl Send for StoreData {}
 
 impl Drop for StoreData {
     fn drop(&mut self) {
@@ -104,6 +117,9 @@ impl StoreShared {
                     externrefs: Vec::new(),
                     externref_ids: HashMap::new(),
                     limits: Limits::default(),
+                    component_instances: Vec::new(),
+                    component_funcs: Vec::new(),
+                    wasi: None,
                 },
             )),
             current: Cell::new(Current::Store),

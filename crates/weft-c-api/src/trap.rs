@@ -182,6 +182,7 @@ fn trap_code(t: Trap) -> Option<u8> {
         Trap::UnreachableCodeReached => 9,
         Trap::Interrupt => 10,
         Trap::OutOfFuel => 11,
+        Trap::AtomicWaitNonSharedMemory => 12,
         Trap::NullReference => 13,
         Trap::InvalidChar => 25,
         Trap::StringOutOfBounds => 30,

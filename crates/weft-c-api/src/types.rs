@@ -571,8 +571,8 @@ pub extern "C" fn wasm_memorytype_limits(ty: Option<&wasm_memorytype_t>) -> *con
     }
 }
 
-/// A new memory type with 64-bit limits (`weft/memory.h`). Shared memories
-/// and custom page sizes are not supported.
+/// A new memory type with 64-bit limits (`weft/memory.h`): shared (with a
+/// maximum) and with pages of 1 or 65536 bytes as the builder checks.
 #[no_mangle]
 pub extern "C" fn weft_memorytype_new(
     min: u64,
@@ -584,23 +584,14 @@ pub extern "C" fn weft_memorytype_new(
     ret: Option<&mut MaybeUninit<Option<Box<wasm_memorytype_t>>>>,
 ) -> Option<Box<weft_error_t>> {
     catch_err(|| {
-        if shared {
-            anyhow::bail!("shared memories are not supported by weft");
-        }
-        if page_size_log2 != 16 {
-            anyhow::bail!("custom page sizes are not supported by weft");
-        }
         let max = max_present.then_some(max);
-        let ty = if is_64 {
-            MemoryType::new64(min, max)
-        } else {
-            let min32 = u32::try_from(min).map_err(|_| anyhow::anyhow!("minimum does not fit a 32-bit memory"))?;
-            let max32 = max
-                .map(u32::try_from)
-                .transpose()
-                .map_err(|_| anyhow::anyhow!("maximum does not fit a 32-bit memory"))?;
-            MemoryType::new(min32, max32)
-        };
+        let ty = weft::MemoryTypeBuilder::new()
+            .min(min)
+            .max(max)
+            .memory64(is_64)
+            .shared(shared)
+            .page_size_log2(page_size_log2)
+            .build()?;
         let ret = ret.ok_or_else(|| crate::null_error("ret"))?;
         ret.write(Some(Box::new(wasm_externtype_t {
             which: CExternType::Memory(CMemoryType {

@@ -259,6 +259,9 @@ c_tests!(
     weft_core,
     weft_interrupt,
     weft_externref,
+    weft_component,
+    weft_async,
+    weft_wasi,
     threads,
 );
 
@@ -296,6 +299,57 @@ fn cpp_headers() {
     let run = Command::new(&exe).output().expect("run the C++ program");
     assert!(run.status.success());
     assert_eq!(String::from_utf8_lossy(&run.stdout), "C++: 42\n");
+}
+
+/// `weft.hh`, the C++ API: `tests/c/weft_hh.cc` builds as C++17 against
+/// the headers and `libweft`, runs in the scratch folder, and prints
+/// `tests/c/weft_hh.out` (where a C++ compiler, `$CXX` or `c++`, is
+/// installed; under `CI` one must be).
+#[test]
+fn weft_hh() {
+    let cxx = std::env::var("CXX").unwrap_or_else(|_| "c++".to_string());
+    if !Command::new(&cxx)
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success())
+    {
+        if std::env::var_os("CI").is_some() {
+            panic!("no C++ compiler (`{cxx}`) found, and CI is set");
+        }
+        eprintln!("note: no C++ compiler (`{cxx}`) found; the weft.hh test is skipped");
+        return;
+    }
+    let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let dir = scratch();
+    let lib = lib_dir();
+    let exe = dir.join("weft_hh");
+    let out = Command::new(&cxx)
+        .args(["-std=c++17", "-Wall", "-Wextra", "-Werror", "-g"])
+        .arg("-I")
+        .arg(manifest.join("include"))
+        .arg(manifest.join("tests/c/weft_hh.cc"))
+        .arg("-o")
+        .arg(&exe)
+        .arg("-L")
+        .arg(&lib)
+        .arg(format!("-Wl,-rpath,{}", lib.display()))
+        .args(["-lweft", "-lpthread", "-ldl", "-lm"])
+        .output()
+        .expect("run the C++ compiler");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let run = Command::new(&exe)
+        .current_dir(&dir)
+        .output()
+        .expect("run the C++ program");
+    let stdout = String::from_utf8_lossy(&run.stdout);
+    assert!(
+        run.status.success(),
+        "weft_hh failed ({}):\nstdout:\n{stdout}\nstderr:\n{}",
+        run.status,
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let expected = std::fs::read_to_string(manifest.join("tests/c/weft_hh.out")).unwrap();
+    assert_eq!(stdout, expected, "output of weft_hh");
 }
 
 /// Every function and type of the headers has a Doxygen comment (`wasm.h`'s

@@ -1,6 +1,6 @@
-//! Derive macros `ComponentType`, `Lift` and `Lower`, and the `flags!`
-//! macro, for weft's typed component API (`weft::component`), as Wasmtime's
-//! `wasmtime-component-macro`. Use them through `weft::component`; the
+//! Derive macros `ComponentType`, `Lift` and `Lower`, the `flags!` macro
+//! and `bindgen!`, for weft's typed component API (`weft::component`), as
+//! Wasmtime's `wasmtime-component-macro`. Use them through `weft::component`; the
 //! generated code refers to `weft::component::__internal`.
 //!
 //! * `#[component(record)]` on a struct with named fields: a `record` whose
@@ -14,6 +14,8 @@
 //! types are not supported.
 
 #![deny(missing_docs)]
+
+mod bindgen;
 
 use proc_macro::TokenStream;
 use proc_macro2::{Span, TokenStream as TokenStream2};
@@ -286,6 +288,35 @@ fn expand_derive(input: &DeriveInput, which: Trait) -> syn::Result<TokenStream2>
             }
         }
     })
+}
+
+/// Generates Rust bindings for a WIT world, as Wasmtime 48's
+/// `component::bindgen!`: a struct per world (`instantiate`,
+/// `instantiate_async`, `new`, `add_to_linker`, `{World}Pre`,
+/// `{World}Indices`), a `Host` trait per imported interface (and `HostFoo`
+/// per resource) with `add_to_linker`, a `Guest` struct per exported
+/// interface with `call_*` methods, and Rust types for the WIT types.
+///
+/// Forms: `bindgen!()`, `bindgen!("world")`, `bindgen!(in "path")`,
+/// `bindgen!("world" in "path")` and `bindgen!({ option: value, ... })` with
+/// the options `world`, `path`, `inline`, `imports`, `exports`
+/// (`async | store | trappable` flags per function or `default`),
+/// `trappable_error_type`, `with`, `additional_derives`, `ownership`
+/// (`Owning`), `require_store_data_send`, `wasmtime_crate`, `anyhow`,
+/// `skip_mut_forwarding_impls` and `stringify`. Paths are relative to the
+/// crate's `Cargo.toml`; an error in the WIT is a compile error naming its
+/// file and line. `with` maps imported interfaces (by interface, package
+/// or namespace) and resources; `@unstable` features become `LinkOptions`.
+/// Not supported yet: `ownership: Borrowing`, `interfaces`,
+/// `named_imports`, `include_component_type` (errors); the `tracing` and
+/// `verbose_tracing` flags are accepted and add no tracing.
+#[proc_macro]
+pub fn bindgen(input: TokenStream) -> TokenStream {
+    let dir = std::env::var("CARGO_MANIFEST_DIR").unwrap_or_default();
+    match bindgen::expand(input.into(), std::path::Path::new(&dir)) {
+        Ok(t) => t.into(),
+        Err(e) => e.to_compile_error().into(),
+    }
 }
 
 /// The input of `flags!`: `Name { #[component(name = "...")] const FLAG; ... }`.

@@ -34,6 +34,17 @@ enum FrameKind {
     /// A `try_table`: `dispatch` is the block that throw points inside it
     /// jump to (none when it has no `catch` clause).
     TryTable { dispatch: Option<Block> },
+    /// A legacy `try` (see `ops_exceptions.rs`): throw points of its body
+    /// jump to `dispatch`; `next` is the block where the test of the next
+    /// `catch` clause goes (none after `catch_all`); `in_catch` once the
+    /// first clause started (its handlers then no longer apply); `caught`
+    /// holds the exception a clause caught, for `rethrow`.
+    LegacyTry {
+        dispatch: Block,
+        next: Option<Block>,
+        in_catch: bool,
+        caught: Variable,
+    },
 }
 
 /// One entry of the control stack.
@@ -332,11 +343,24 @@ impl FuncTranslator<'_, '_> {
     }
 
     /// Where an exception thrown here goes: the dispatch block of the
-    /// innermost `try_table` with catch clauses, or the propagate block.
+    /// innermost `try_table` with catch clauses or legacy `try` in its
+    /// body, or the propagate block.
     pub(crate) fn handler_block(&mut self) -> Block {
-        for frame in self.frames.iter().rev() {
-            if let FrameKind::TryTable { dispatch: Some(d) } = frame.kind {
-                return d;
+        self.handler_block_within(self.frames.len())
+    }
+
+    /// [`FuncTranslator::handler_block`] as seen from inside the first
+    /// `frames` frames only (for `delegate`).
+    pub(crate) fn handler_block_within(&mut self, frames: usize) -> Block {
+        for frame in self.frames[..frames.min(self.frames.len())].iter().rev() {
+            match frame.kind {
+                FrameKind::TryTable { dispatch: Some(d) } => return d,
+                FrameKind::LegacyTry {
+                    dispatch,
+                    in_catch: false,
+                    ..
+                } => return dispatch,
+                _ => {}
             }
         }
         self.propagate_block()
@@ -442,6 +466,32 @@ impl FuncTranslator<'_, '_> {
                     exit_reached: false,
                 });
             }
+            Operator::Try { blockty } => {
+                let (params, results) = self.block_type(blockty)?;
+                let dest = self.new_block_with_params(&results);
+                let dispatch = self.b.create_block();
+                self.b.set_cold_block(dispatch);
+                let caught = self.b.declare_var(cranelift_codegen::ir::types::I64);
+                let zero = self.b.ins().iconst(cranelift_codegen::ir::types::I64, 0);
+                self.b.def_var(caught, zero);
+                self.frames.push(ControlFrame {
+                    kind: FrameKind::LegacyTry {
+                        dispatch,
+                        next: Some(dispatch),
+                        in_catch: false,
+                        caught,
+                    },
+                    dest,
+                    num_params: params.len(),
+                    num_results: results.len(),
+                    base: self.stack.len() - params.len(),
+                    exit_reached: false,
+                });
+            }
+            Operator::Catch { tag_index } => self.translate_legacy_catch(Some(tag_index))?,
+            Operator::CatchAll => self.translate_legacy_catch(None)?,
+            Operator::Delegate { relative_depth } => self.translate_delegate(relative_depth)?,
+            Operator::Rethrow { relative_depth } => self.translate_rethrow(relative_depth)?,
             Operator::Else => self.translate_else()?,
             Operator::End => self.translate_end(),
             Operator::Br { relative_depth } => {
@@ -513,7 +563,8 @@ impl FuncTranslator<'_, '_> {
                     || self.translate_simd_arith(&op)?
                     || self.translate_simd_memory(&op)?
                     || self.translate_relaxed_simd(&op)?
-                    || self.translate_exceptions(&op)?;
+                    || self.translate_exceptions(&op)?
+                    || self.translate_atomics(&op)?;
                 if !done {
                     bail!("unsupported operator: {op:?}");
                 }
@@ -526,12 +577,21 @@ impl FuncTranslator<'_, '_> {
     /// is followed, to find the `else` or `end` that makes code reachable.
     fn translate_unreachable_operator(&mut self, op: Operator<'_>) -> Result<()> {
         match op {
-            Operator::Block { .. } | Operator::Loop { .. } | Operator::If { .. } | Operator::TryTable { .. } => {
-                self.unreachable_depth += 1
-            }
+            Operator::Block { .. }
+            | Operator::Loop { .. }
+            | Operator::If { .. }
+            | Operator::TryTable { .. }
+            | Operator::Try { .. } => self.unreachable_depth += 1,
             Operator::Else if self.unreachable_depth == 0 => self.translate_else()?,
+            Operator::Catch { tag_index } if self.unreachable_depth == 0 => {
+                self.translate_legacy_catch(Some(tag_index))?
+            }
+            Operator::CatchAll if self.unreachable_depth == 0 => self.translate_legacy_catch(None)?,
+            Operator::Delegate { relative_depth } if self.unreachable_depth == 0 => {
+                self.translate_delegate(relative_depth)?
+            }
             Operator::End if self.unreachable_depth == 0 => self.translate_end(),
-            Operator::End => self.unreachable_depth -= 1,
+            Operator::End | Operator::Delegate { .. } => self.unreachable_depth -= 1,
             _ => {}
         }
         Ok(())
@@ -595,6 +655,23 @@ impl FuncTranslator<'_, '_> {
             }
             FrameKind::Loop { header } => self.b.seal_block(*header),
             FrameKind::TryTable { dispatch: Some(d) } => self.b.seal_block(*d),
+            FrameKind::LegacyTry {
+                dispatch,
+                next,
+                in_catch,
+                ..
+            } => {
+                if !*in_catch {
+                    self.b.seal_block(*dispatch);
+                }
+                // An exception no clause caught goes on to the enclosing
+                // handler.
+                if let Some(test) = *next {
+                    self.b.switch_to_block(test);
+                    let outer = self.handler_block();
+                    self.jump(outer, &[]);
+                }
+            }
             _ => {}
         }
         self.stack.truncate(frame.base);
@@ -713,4 +790,123 @@ impl FuncTranslator<'_, '_> {
 
 pub(crate) fn block_args(values: &[Value]) -> Vec<BlockArg> {
     values.iter().map(|v| BlockArg::Value(*v)).collect()
+}
+
+/// The legacy exception handling instructions (see `ops_exceptions.rs`).
+impl FuncTranslator<'_, '_> {
+    /// `catch tag` (`Some`) or `catch_all` (`None`) of the innermost legacy
+    /// `try`: ends its body or previous clause, and starts the clause with
+    /// the test of its tag in the dispatch chain and the payload on the
+    /// stack.
+    fn translate_legacy_catch(&mut self, tag: Option<u32>) -> Result<()> {
+        let frame = self
+            .frames
+            .last()
+            .ok_or_else(|| anyhow!("`catch` outside of a `try`"))?;
+        let FrameKind::LegacyTry {
+            dispatch,
+            next,
+            in_catch,
+            caught,
+        } = frame.kind
+        else {
+            bail!("`catch` outside of a `try`");
+        };
+        let (dest, base, num_results) = (frame.dest, frame.base, frame.num_results);
+        if self.reachable {
+            let results = self.peekn(num_results);
+            self.jump(dest, &results);
+            if let Some(f) = self.frames.last_mut() {
+                f.exit_reached = true;
+            }
+        }
+        if !in_catch {
+            // Every throw point of the body is known now.
+            self.b.seal_block(dispatch);
+        }
+        let Some(test) = next else {
+            bail!("`catch` after `catch_all`");
+        };
+        self.b.switch_to_block(test);
+        let next = tag.map(|tag| self.test_pending_tag(tag));
+        let exn = self.take_pending_exception();
+        self.b.def_var(caught, exn);
+        let payload = self.catch_exception(tag, exn, true)?;
+        if let Some(f) = self.frames.last_mut() {
+            f.kind = FrameKind::LegacyTry {
+                dispatch,
+                next,
+                in_catch: true,
+                caught,
+            };
+        }
+        self.stack.truncate(base);
+        self.stack.extend(payload);
+        self.reachable = true;
+        Ok(())
+    }
+
+    /// `delegate label`: ends the innermost legacy `try` (which has no
+    /// clause), its body's exceptions going to the handler of `label`
+    /// (counted from outside the `try`).
+    fn translate_delegate(&mut self, relative_depth: u32) -> Result<()> {
+        let frame = self
+            .frames
+            .last()
+            .ok_or_else(|| anyhow!("`delegate` outside of a `try`"))?;
+        let FrameKind::LegacyTry {
+            dispatch,
+            in_catch: false,
+            ..
+        } = frame.kind
+        else {
+            bail!("`delegate` outside of a `try` body");
+        };
+        let (dest, num_results) = (frame.dest, frame.num_results);
+        if self.reachable {
+            let results = self.peekn(num_results);
+            self.jump(dest, &results);
+            if let Some(f) = self.frames.last_mut() {
+                f.exit_reached = true;
+            }
+            self.reachable = false;
+        }
+        // The frames up to the label's, inclusive; the `try` is the last.
+        let outer = self
+            .frames
+            .len()
+            .checked_sub(1 + relative_depth as usize)
+            .ok_or_else(|| anyhow!("`delegate` label {relative_depth} out of range"))?;
+        let target = self.handler_block_within(outer);
+        self.b.seal_block(dispatch);
+        self.b.switch_to_block(dispatch);
+        self.jump(target, &[]);
+        if let Some(f) = self.frames.last_mut() {
+            f.kind = FrameKind::Block;
+        }
+        self.translate_end();
+        Ok(())
+    }
+
+    /// `rethrow label`: throws again the exception that the clause of the
+    /// legacy `try` at `label` caught.
+    fn translate_rethrow(&mut self, relative_depth: u32) -> Result<()> {
+        let index = self
+            .frames
+            .len()
+            .checked_sub(1 + relative_depth as usize)
+            .ok_or_else(|| anyhow!("`rethrow` label {relative_depth} out of range"))?;
+        let FrameKind::LegacyTry {
+            caught, in_catch: true, ..
+        } = self.frames[index].kind
+        else {
+            bail!("`rethrow` of a label that is not a `catch` clause");
+        };
+        let exn = self.b.use_var(caught);
+        self.call_builtin(weft_environ::BuiltinFunction::ThrowRef, &[exn])?;
+        let handler = self.handler_block();
+        self.jump(handler, &[]);
+        self.reachable = false;
+        Ok(())
+    }
 }

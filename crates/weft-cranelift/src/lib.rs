@@ -48,6 +48,7 @@ mod compiler;
 mod func_translator;
 mod interrupts;
 mod link;
+mod ops_atomics;
 mod ops_exceptions;
 mod ops_func_refs;
 mod ops_memory;

@@ -18,6 +18,15 @@
 //! payload and branches to the clause's label; otherwise it jumps to the
 //! handler of the enclosing `try_table`.
 //!
+//! A legacy `try` (`try` ... `catch`/`catch_all` ... `end`, or `try` ...
+//! `delegate`) works the same way: throw points of its body jump to its
+//! dispatch block, which each `catch` clause extends with the test of its
+//! tag as the clause is reached (the clause's body follows its test); an
+//! exception no clause takes goes on to the enclosing handler, and
+//! `delegate` sends every exception of the body to the handler of the
+//! label it names. A clause keeps the exception it caught, for
+//! `rethrow`. Inside a clause the `try`'s own handlers no longer apply.
+//!
 //! An exception nobody catches returns to the host-to-wasm trampoline,
 //! which traps with `Trap::UncaughtException`; the runtime turns that into
 //! an error. A host function between the thrower and a would-be catcher
@@ -131,6 +140,43 @@ impl FuncTranslator<'_, '_> {
         self.b.ins().return_(&zeros);
     }
 
+    /// Emits the test of a handler of `tag` in the current block (a dispatch
+    /// block): branches to a new block when the pending exception has the
+    /// tag, which becomes the current block; returns the block to go on
+    /// testing in when it has not.
+    pub(crate) fn test_pending_tag(&mut self, tag: u32) -> Block {
+        let store = self.store_context();
+        let offset = self.offsets.vmctx_tag(tag) as i32;
+        let want = self.b.ins().load(types::I64, vmctx_readonly(), self.vmctx, offset);
+        let have = self
+            .b
+            .ins()
+            .load(types::I64, trusted(), store, vmstore::PENDING_EXN_TAG as i32);
+        let same = self
+            .b
+            .ins()
+            .icmp(cranelift_codegen::ir::condcodes::IntCC::Equal, want, have);
+        let matched = self.b.create_block();
+        let next = self.b.create_block();
+        self.b.ins().brif(same, matched, &[], next, &[]);
+        self.b.seal_block(matched);
+        self.b.seal_block(next);
+        self.b.switch_to_block(matched);
+        next
+    }
+
+    /// Takes the pending exception: clears it and returns it.
+    pub(crate) fn take_pending_exception(&mut self) -> Value {
+        let store = self.store_context();
+        let exn = self
+            .b
+            .ins()
+            .load(types::I64, trusted(), store, vmstore::PENDING_EXN as i32);
+        let zero = self.b.ins().iconst(types::I64, 0);
+        self.b.ins().store(trusted(), zero, store, vmstore::PENDING_EXN as i32);
+        exn
+    }
+
     /// Emits the dispatch block of a `try_table` with `catches` (labels
     /// relative to the frames enclosing the `try_table`, which is not on the
     /// control stack yet). The current block must be filled.
@@ -139,7 +185,6 @@ impl FuncTranslator<'_, '_> {
         let dispatch = self.b.create_block();
         self.b.set_cold_block(dispatch);
         self.b.switch_to_block(dispatch);
-        let store = self.store_context();
         for catch in catches {
             let (tag, label, with_ref) = match *catch {
                 Catch::One { tag, label } => (Some(tag), label, false),
@@ -147,34 +192,8 @@ impl FuncTranslator<'_, '_> {
                 Catch::All { label } => (None, label, false),
                 Catch::AllRef { label } => (None, label, true),
             };
-            let next = match tag {
-                Some(tag) => {
-                    let offset = self.offsets.vmctx_tag(tag) as i32;
-                    let want = self.b.ins().load(types::I64, vmctx_readonly(), self.vmctx, offset);
-                    let have = self
-                        .b
-                        .ins()
-                        .load(types::I64, trusted(), store, vmstore::PENDING_EXN_TAG as i32);
-                    let same = self
-                        .b
-                        .ins()
-                        .icmp(cranelift_codegen::ir::condcodes::IntCC::Equal, want, have);
-                    let matched = self.b.create_block();
-                    let next = self.b.create_block();
-                    self.b.ins().brif(same, matched, &[], next, &[]);
-                    self.b.seal_block(matched);
-                    self.b.seal_block(next);
-                    self.b.switch_to_block(matched);
-                    Some(next)
-                }
-                None => None,
-            };
-            let exn = self
-                .b
-                .ins()
-                .load(types::I64, trusted(), store, vmstore::PENDING_EXN as i32);
-            let zero = self.b.ins().iconst(types::I64, 0);
-            self.b.ins().store(trusted(), zero, store, vmstore::PENDING_EXN as i32);
+            let next = tag.map(|tag| self.test_pending_tag(tag));
+            let exn = self.take_pending_exception();
             let mut args = self.catch_exception(tag, exn, with_ref)?;
             if with_ref {
                 args.push(exn);
@@ -192,7 +211,7 @@ impl FuncTranslator<'_, '_> {
 
     /// Calls the `ExnCatch` builtin for a handler of `tag` (`None`: a
     /// `catch_all`) and loads the payload.
-    fn catch_exception(&mut self, tag: Option<u32>, exn: Value, keep: bool) -> Result<Vec<Value>> {
+    pub(crate) fn catch_exception(&mut self, tag: Option<u32>, exn: Value, keep: bool) -> Result<Vec<Value>> {
         let tys = match tag {
             Some(tag) => self.tag_param_types(tag)?,
             None => Vec::new(),

@@ -11,12 +11,9 @@ use cranelift_frontend::FunctionBuilder;
 use wasmparser::{MemArg, MemArgTarget, Operator};
 use weft_environ::{vmmemory, BuiltinFunction, Trap};
 
-/// `log2` of the wasm page size.
-const PAGE_SIZE_LOG2: i64 = 16;
-
 impl FuncTranslator<'_, '_> {
     /// Loads the pointer to the `VMMemoryDefinition` of memory `mem`.
-    fn memory_def(&mut self, mem: u32) -> Result<Value> {
+    pub(crate) fn memory_def(&mut self, mem: u32) -> Result<Value> {
         self.check_memory(mem)?;
         let offset = self.offsets.vmctx_memory(mem) as i32;
         Ok(self.b.ins().load(I64, vmctx_readonly(), self.vmctx, offset))
@@ -25,15 +22,18 @@ impl FuncTranslator<'_, '_> {
     /// Checks that memory `mem` exists; returns whether it is a 64-bit
     /// memory.
     fn check_memory(&self, mem: u32) -> Result<bool> {
-        let memory = self
-            .module
-            .memories
-            .get(mem as usize)
-            .ok_or_else(|| anyhow!("memory {mem} out of range"))?;
-        Ok(memory.memory64)
+        Ok(self.memory_decl(mem)?.memory64)
     }
 
-    fn vmmemory_flags(&self) -> MemFlagsData {
+    /// The declaration of memory `mem`.
+    pub(crate) fn memory_decl(&self, mem: u32) -> Result<&weft_environ::Memory> {
+        self.module
+            .memories
+            .get(mem as usize)
+            .ok_or_else(|| anyhow!("memory {mem} out of range"))
+    }
+
+    pub(crate) fn vmmemory_flags(&self) -> MemFlagsData {
         trusted().with_alias_region(Some(self.regions.vmmemory))
     }
 
@@ -51,7 +51,9 @@ impl FuncTranslator<'_, '_> {
     /// For a 32-bit memory the address is `base + uextend(index)`: the
     /// 4 GiB guard region after the reservation makes bounds checks
     /// unnecessary. A 64-bit memory's index space is far larger than any
-    /// guard region, so the access is checked against the current length;
+    /// guard region, and a memory of 1-byte pages may end inside a host
+    /// page (the rest of which is accessible), so those accesses are
+    /// checked against the current length;
     /// an out-of-bounds access gets the address 0 (chosen with
     /// `select_spectre_guard`, so that not even a speculated access
     /// leaves the memory), which faults and traps with
@@ -65,7 +67,8 @@ impl FuncTranslator<'_, '_> {
             bail!("atomic memory accesses are not supported");
         }
         let index = self.pop();
-        let memory64 = self.check_memory(mem)?;
+        let decl = self.memory_decl(mem)?;
+        let (memory64, small_pages) = (decl.memory64, decl.page_size_log2 < weft_environ::WASM_PAGE_SIZE_LOG2);
         let def = self.memory_def(mem)?;
         // The base of a memory never moves: it is a fixed reservation whose
         // accessible part only grows. So its load may be hoisted and shared
@@ -75,6 +78,9 @@ impl FuncTranslator<'_, '_> {
             return Ok((self.bounds_checked_addr(def, base, index, memarg.offset, size), 0));
         }
         let index = self.b.ins().uextend(I64, index);
+        if small_pages {
+            return Ok((self.bounds_checked_addr(def, base, index, memarg.offset, size), 0));
+        }
         let addr = self.b.ins().iadd(base, index);
         match i32::try_from(memarg.offset) {
             Ok(offset) => Ok((addr, offset)),
@@ -180,11 +186,12 @@ impl FuncTranslator<'_, '_> {
                 b.ins().istore32(f, v, a, o);
             })?,
             O::MemorySize { mem } => {
-                let memory64 = self.check_memory(*mem)?;
+                let decl = self.memory_decl(*mem)?;
+                let (memory64, page_size_log2) = (decl.memory64, decl.page_size_log2);
                 let def = self.memory_def(*mem)?;
                 let flags = self.vmmemory_flags();
                 let length = self.b.ins().load(I64, flags, def, vmmemory::CURRENT_LENGTH as i32);
-                let pages = self.b.ins().ushr_imm_u(length, PAGE_SIZE_LOG2);
+                let pages = self.b.ins().ushr_imm_u(length, i64::from(page_size_log2));
                 let pages = if memory64 {
                     pages
                 } else {

@@ -22,6 +22,29 @@ impl FuncTranslator<'_, '_> {
         self.push(v);
     }
 
+    /// `i64.add128`/`sub128`: `(lo1, hi1, lo2, hi2)` to `(lo, hi)` of the
+    /// 128-bit operation `f`.
+    fn wide_128(&mut self, f: impl FnOnce(&mut Self, Value, Value) -> Value) {
+        let (lo2, hi2) = self.pop2();
+        let (lo1, hi1) = self.pop2();
+        let a = self.b.ins().iconcat(lo1, hi1);
+        let b = self.b.ins().iconcat(lo2, hi2);
+        let v = f(self, a, b);
+        let (lo, hi) = self.b.ins().isplit(v);
+        self.push(lo);
+        self.push(hi);
+    }
+
+    /// `i64.mul_wide_s`/`_u`: `(a, b)` to the low and high halves of the
+    /// 128-bit product, the high half by `high`.
+    fn mul_wide(&mut self, high: impl FnOnce(&mut Self, Value, Value) -> Value) {
+        let (a, b) = self.pop2();
+        let lo = self.b.ins().imul(a, b);
+        let hi = high(self, a, b);
+        self.push(lo);
+        self.push(hi);
+    }
+
     fn icmp(&mut self, cc: IntCC) {
         let (a, b) = self.pop2();
         let c = self.b.ins().icmp(cc, a, b);
@@ -114,6 +137,12 @@ impl FuncTranslator<'_, '_> {
             O::I32Ctz | O::I64Ctz => self.unop(|s, a| s.b.ins().ctz(a)),
             O::I32Popcnt | O::I64Popcnt => self.unop(|s, a| s.b.ins().popcnt(a)),
             O::I32Add | O::I64Add => self.binop(|s, a, b| s.b.ins().iadd(a, b)),
+            // Wide arithmetic: 128-bit sums and differences of two `i64`
+            // pairs (low half first), and full 64×64 products.
+            O::I64Add128 => self.wide_128(|s, a, b| s.b.ins().iadd(a, b)),
+            O::I64Sub128 => self.wide_128(|s, a, b| s.b.ins().isub(a, b)),
+            O::I64MulWideS => self.mul_wide(|s, a, b| s.b.ins().smulhi(a, b)),
+            O::I64MulWideU => self.mul_wide(|s, a, b| s.b.ins().umulhi(a, b)),
             O::I32Sub | O::I64Sub => self.binop(|s, a, b| s.b.ins().isub(a, b)),
             O::I32Mul | O::I64Mul => self.binop(|s, a, b| s.b.ins().imul(a, b)),
             // `sdiv` traps with INTEGER_DIVISION_BY_ZERO and, for MIN / -1,

@@ -96,7 +96,24 @@ builtins! {
     /// without it, the exception is freed if no `exnref` to it was ever
     /// made, so that a throw-and-catch loop needs no memory.
     ExnCatch(Vmctx, Pointer, Pointer, I32) -> [];
+    /// `memory.atomic.wait32`: (vmctx, memory, effective address (aligned),
+    /// expected, timeout in ns or negative for none) -> 0 woken, 1 not
+    /// equal, 2 timed out, or [`ATOMIC_OUT_OF_BOUNDS`] /
+    /// [`ATOMIC_WAIT_NOT_SHARED`], on which compiled code traps.
+    MemoryAtomicWait32(Vmctx, I32, I64, I32, I64) -> [I32];
+    /// `memory.atomic.wait64`: as `MemoryAtomicWait32` with an `i64`.
+    MemoryAtomicWait64(Vmctx, I32, I64, I64, I64) -> [I32];
+    /// `memory.atomic.notify`: (vmctx, memory, effective address (aligned),
+    /// count) -> the number of waiters woken, or [`ATOMIC_OUT_OF_BOUNDS`].
+    MemoryAtomicNotify(Vmctx, I32, I64, I32) -> [I32];
 }
+
+/// What the atomic wait and notify builtins return for an address out of
+/// bounds (compiled code traps with `MemoryOutOfBounds`).
+pub const ATOMIC_OUT_OF_BOUNDS: u32 = u32::MAX;
+/// What the atomic wait builtins return for a memory that is not shared
+/// (compiled code traps with `AtomicWaitNonSharedMemory`).
+pub const ATOMIC_WAIT_NOT_SHARED: u32 = u32::MAX - 1;
 
 impl BuiltinFunction {
     /// The position of this builtin in the builtins array.

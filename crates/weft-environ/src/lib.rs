@@ -34,7 +34,7 @@ mod trap;
 mod types;
 mod vmoffsets;
 
-pub use builtins::{BuiltinFunction, BuiltinType, GROW_ERROR};
+pub use builtins::{BuiltinFunction, BuiltinType, ATOMIC_OUT_OF_BOUNDS, ATOMIC_WAIT_NOT_SHARED, GROW_ERROR};
 pub use compiled::{CompiledModule, FunctionLoc};
 pub use error::TranslateError;
 pub use module::*;
@@ -67,7 +67,9 @@ pub struct Tunables {
 /// (SIMD included) plus the WebAssembly 3.0 proposals that need no garbage
 /// collector: relaxed SIMD, tail calls, multi-memory, memory64 and table64,
 /// extended constant expressions, typed function references and exception
-/// handling.
+/// handling; and wide arithmetic, custom page sizes, legacy exception
+/// handling and threads, which runtimes leave off by default
+/// ([`default_off_features`]).
 pub fn supported_features() -> wasmparser::WasmFeatures {
     use wasmparser::WasmFeatures as F;
     F::WASM2
@@ -78,4 +80,18 @@ pub fn supported_features() -> wasmparser::WasmFeatures {
         .union(F::EXTENDED_CONST)
         .union(F::FUNCTION_REFERENCES)
         .union(F::EXCEPTIONS)
+        .union(F::WIDE_ARITHMETIC)
+        .union(F::CUSTOM_PAGE_SIZES)
+        .union(F::LEGACY_EXCEPTIONS)
+        .union(F::THREADS)
+}
+
+/// The supported features that are off unless asked for, as in Wasmtime:
+/// wide arithmetic, custom page sizes and legacy exception handling.
+pub fn default_off_features() -> wasmparser::WasmFeatures {
+    use wasmparser::WasmFeatures as F;
+    F::WIDE_ARITHMETIC
+        .union(F::CUSTOM_PAGE_SIZES)
+        .union(F::LEGACY_EXCEPTIONS)
+        .union(F::THREADS)
 }

@@ -40,7 +40,7 @@ pub fn translate_module(wasm: &[u8], features: WasmFeatures) -> Result<ModuleTra
 /// Fills [`Module::func_may_throw`] for code generation, when exceptions
 /// are enabled (without them nothing can throw and the field stays empty).
 pub(crate) fn analyze_throws(translation: &mut ModuleTranslation<'_>, features: WasmFeatures) {
-    if features.contains(WasmFeatures::EXCEPTIONS) {
+    if features.intersects(WasmFeatures::EXCEPTIONS | WasmFeatures::LEGACY_EXCEPTIONS) {
         translation.module.func_may_throw = may_throw(&translation.module, &translation.function_bodies);
     }
 }
@@ -134,7 +134,7 @@ fn may_throw(module: &Module, bodies: &[FunctionBody<'_>]) -> Vec<bool> {
         };
         while !reader.eof() {
             match reader.read() {
-                Ok(O::Throw { .. } | O::ThrowRef)
+                Ok(O::Throw { .. } | O::ThrowRef | O::Rethrow { .. })
                 | Ok(O::CallIndirect { .. } | O::CallRef { .. })
                 | Ok(O::ReturnCallIndirect { .. } | O::ReturnCallRef { .. })
                 | Err(_) => may[i] = true,
@@ -406,14 +406,21 @@ pub(crate) fn convert_table(t: wasmparser::TableType) -> Result<Table, String> {
 }
 
 pub(crate) fn convert_memory(m: wasmparser::MemoryType) -> Result<Memory, String> {
-    if m.page_size_log2.is_some_and(|p| p != 16) {
-        return Err("custom page sizes are not supported".to_string());
-    }
+    let page_size_log2 = match m.page_size_log2 {
+        None | Some(16) => crate::WASM_PAGE_SIZE_LOG2,
+        Some(0) => 0,
+        Some(p) => {
+            return Err(format!(
+                "a page size of 2^{p} bytes is not supported (only 1 and 65536)"
+            ))
+        }
+    };
     Ok(Memory {
         minimum: m.initial,
         maximum: m.maximum,
         memory64: m.memory64,
         shared: m.shared,
+        page_size_log2,
     })
 }
 

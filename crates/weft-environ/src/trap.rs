@@ -55,6 +55,8 @@ pub enum Trap {
     /// A string's contents are outside its memory (raised by a component's
     /// fused adapter).
     StringOutOfBounds,
+    /// `memory.atomic.wait32`/`wait64` on a memory that is not shared.
+    AtomicWaitNonSharedMemory,
 }
 
 impl Trap {
@@ -80,6 +82,7 @@ impl Trap {
         Trap::InvalidChar,
         Trap::ListOutOfBounds,
         Trap::StringOutOfBounds,
+        Trap::AtomicWaitNonSharedMemory,
     ];
 
     /// The trap of number `code`, as given by `self as u8`.
@@ -110,6 +113,7 @@ impl Trap {
             Trap::InvalidChar => "invalid `char` bit pattern",
             Trap::ListOutOfBounds => "list content out-of-bounds",
             Trap::StringOutOfBounds => "string content out-of-bounds",
+            Trap::AtomicWaitNonSharedMemory => "atomic wait on non-shared memory",
         }
     }
 }

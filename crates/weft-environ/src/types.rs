@@ -274,10 +274,23 @@ pub struct Memory {
     pub memory64: bool,
     /// Whether the memory is shared between threads.
     pub shared: bool,
+    /// `log2` of the page size in bytes: 16 (64 KiB pages), or 0 (1-byte
+    /// pages, the custom page sizes proposal).
+    pub page_size_log2: u8,
+}
+
+impl Memory {
+    /// The page size in bytes.
+    pub fn page_size(&self) -> u64 {
+        1 << self.page_size_log2
+    }
 }
 
 /// The size of a WebAssembly page in bytes.
 pub const WASM_PAGE_SIZE: u64 = 65536;
+
+/// `log2` of [`WASM_PAGE_SIZE`].
+pub const WASM_PAGE_SIZE_LOG2: u8 = 16;
 
 /// A global declaration.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

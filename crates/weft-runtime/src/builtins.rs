@@ -25,10 +25,13 @@ pub(crate) static BUILTINS: Builtins = Builtins([
     throw as *const (),
     throw_ref as *const (),
     exn_catch as *const (),
+    memory_atomic_wait32 as *const (),
+    memory_atomic_wait64 as *const (),
+    memory_atomic_notify as *const (),
 ]);
 
 /// The addresses of the builtins.
-pub(crate) struct Builtins(pub(crate) [*const (); 17]);
+pub(crate) struct Builtins(pub(crate) [*const (); 20]);
 
 // SAFETY: function addresses are immutable and valid on every thread.
 unsafe impl Sync for Builtins {}
@@ -49,6 +52,44 @@ fn range(start: u64, len: u64, size: usize) -> Option<std::ops::Range<usize>> {
     Some(start as usize..end as usize)
 }
 
+/// `memory.atomic.wait32` and `wait64`: `expected` is the value of `size`
+/// bytes, the address is aligned (compiled code checked it).
+fn memory_atomic_wait(vmctx: *mut u8, memory: u32, addr: u64, expected: u64, size: usize, timeout: i64) -> u32 {
+    let instance = instance(vmctx);
+    let Some(mem) = instance.memory(memory) else {
+        return weft_environ::ATOMIC_OUT_OF_BOUNDS;
+    };
+    if range(addr, size as u64, mem.byte_size()).is_none() {
+        return weft_environ::ATOMIC_OUT_OF_BOUNDS;
+    }
+    let Some(spot) = mem.parking_spot() else {
+        return weft_environ::ATOMIC_WAIT_NOT_SHARED;
+    };
+    let timeout = u64::try_from(timeout).ok().map(std::time::Duration::from_nanos);
+    let current = || mem.atomic_load(addr, size) == Some(expected);
+    spot.wait(addr, current, timeout) as u32
+}
+
+extern "C" fn memory_atomic_wait32(vmctx: *mut u8, memory: u32, addr: u64, expected: u32, timeout: i64) -> u32 {
+    memory_atomic_wait(vmctx, memory, addr, u64::from(expected), 4, timeout)
+}
+
+extern "C" fn memory_atomic_wait64(vmctx: *mut u8, memory: u32, addr: u64, expected: u64, timeout: i64) -> u32 {
+    memory_atomic_wait(vmctx, memory, addr, expected, 8, timeout)
+}
+
+extern "C" fn memory_atomic_notify(vmctx: *mut u8, memory: u32, addr: u64, count: u32) -> u32 {
+    let instance = instance(vmctx);
+    let Some(mem) = instance.memory(memory) else {
+        return weft_environ::ATOMIC_OUT_OF_BOUNDS;
+    };
+    if range(addr, 4, mem.byte_size()).is_none() {
+        return weft_environ::ATOMIC_OUT_OF_BOUNDS;
+    }
+    // A memory that is not shared has no waiters.
+    mem.parking_spot().map_or(0, |spot| spot.notify(addr, count))
+}
+
 /// The result of `memory.grow` and `table.grow` builtins when the store's
 /// handler failed: compiled code traps with `HostError`.
 pub const GROW_ERROR: u64 = weft_environ::GROW_ERROR;
@@ -58,7 +99,7 @@ extern "C" fn memory_grow(vmctx: *mut u8, memory: u32, delta: u64) -> u64 {
     let Some(mem) = instance.memory(memory) else {
         return u64::MAX;
     };
-    let page = weft_environ::WASM_PAGE_SIZE;
+    let page = mem.page_size();
     let current = mem.byte_size();
     let desired = (mem.pages().saturating_add(delta)).saturating_mul(page);
     let maximum = mem.declared_maximum().map(|m| m.saturating_mul(page) as usize);

@@ -7,14 +7,25 @@
 //! every access against the current length instead.
 
 use crate::memory_image::MemoryImage;
-use crate::mmap::Mmap;
-use weft_environ::WASM_PAGE_SIZE;
+use crate::mmap::{page_size, Mmap};
+use crate::parking::ParkingSpot;
 
 /// Bytes of address space reserved for every 32-bit memory, guard included.
 pub const MEMORY_RESERVATION: usize = 8 << 30;
 
-/// The largest number of pages of a 32-bit memory.
+/// The largest number of 64 KiB pages of a 32-bit memory.
 pub const MAX_PAGES_32: u64 = 1 << 16;
+
+/// The largest number of pages of size `2^page_size_log2` of a memory: 4 GiB
+/// of 64 KiB pages, or 4 GiB less one byte of 1-byte pages (the custom page
+/// sizes proposal's limit).
+pub fn max_pages(page_size_log2: u8) -> u64 {
+    if page_size_log2 >= 16 {
+        MAX_PAGES_32
+    } else {
+        (1u64 << 32) - 1
+    }
+}
 
 /// What compiled code reads: `{ base, current_length }`.
 #[repr(C)]
@@ -34,6 +45,9 @@ pub struct LinearMemory {
     maximum_pages: u64,
     memory64: bool,
     declared_maximum: Option<u64>,
+    page_size_log2: u8,
+    /// The waiters of a shared memory (none for one that is not shared).
+    parking: Option<Box<ParkingSpot>>,
 }
 
 // SAFETY: the definition only points into our own mapping.
@@ -43,9 +57,10 @@ unsafe impl Sync for LinearMemory {}
 
 impl LinearMemory {
     /// A memory of `minimum` pages that may grow to `maximum` pages (at most
-    /// 4 GiB), indexed with `i64` when `memory64` is set.
-    pub fn new(minimum: u64, maximum: Option<u64>, memory64: bool) -> anyhow::Result<LinearMemory> {
-        Ok(Self::with_image(minimum, maximum, memory64, None)?.0)
+    /// 4 GiB), indexed with `i64` when `memory64` is set, its pages
+    /// `2^page_size_log2` bytes (16 or 0).
+    pub fn new(minimum: u64, maximum: Option<u64>, memory64: bool, page_size_log2: u8) -> anyhow::Result<LinearMemory> {
+        Ok(Self::with_image(minimum, maximum, memory64, page_size_log2, None)?.0)
     }
 
     /// A memory as [`LinearMemory::new`] makes, whose initial contents are
@@ -56,15 +71,20 @@ impl LinearMemory {
         minimum: u64,
         maximum: Option<u64>,
         memory64: bool,
+        page_size_log2: u8,
         image: Option<&MemoryImage>,
     ) -> anyhow::Result<(LinearMemory, bool)> {
-        let maximum_pages = maximum.unwrap_or(MAX_PAGES_32).min(MAX_PAGES_32);
+        if page_size_log2 != 0 && page_size_log2 != 16 {
+            anyhow::bail!("a page size of 2^{page_size_log2} bytes is not supported (only 1 and 65536)");
+        }
+        let limit = max_pages(page_size_log2);
+        let maximum_pages = maximum.unwrap_or(limit).min(limit);
         if minimum > maximum_pages {
             anyhow::bail!("memory minimum size of {minimum} pages exceeds the limit of {maximum_pages} pages");
         }
         let mut mmap = Mmap::reserve(MEMORY_RESERVATION)
             .map_err(|e| anyhow::anyhow!("failed to reserve address space for a linear memory: {e}"))?;
-        let len = (minimum * WASM_PAGE_SIZE) as usize;
+        let len = (minimum << page_size_log2) as usize;
         mmap.make_accessible(0, len)
             .map_err(|e| anyhow::anyhow!("failed to commit {len} bytes of linear memory: {e}"))?;
         let mapped = image.is_some_and(|image| image.map_at(mmap.as_ptr(), len).is_ok());
@@ -78,6 +98,8 @@ impl LinearMemory {
             maximum_pages,
             memory64,
             declared_maximum: maximum,
+            page_size_log2,
+            parking: None,
         };
         Ok((memory, mapped))
     }
@@ -87,9 +109,58 @@ impl LinearMemory {
         self.memory64
     }
 
+    /// Makes the memory a shared one (the threads proposal): atomic waits
+    /// on it sleep instead of trapping. Shared memories are used by one
+    /// store only so far.
+    pub fn set_shared(&mut self) {
+        if self.parking.is_none() {
+            self.parking = Some(Box::default());
+        }
+    }
+
+    /// Whether the memory is shared.
+    pub fn is_shared(&self) -> bool {
+        self.parking.is_some()
+    }
+
+    /// The waiters of a shared memory.
+    pub(crate) fn parking_spot(&self) -> Option<&ParkingSpot> {
+        self.parking.as_deref()
+    }
+
+    /// The little-endian value of the `size` bytes (4 or 8) at `addr`, read
+    /// atomically; `None` when out of bounds or misaligned.
+    pub(crate) fn atomic_load(&self, addr: u64, size: usize) -> Option<u64> {
+        let end = addr.checked_add(size as u64)?;
+        if end > self.definition.current_length as u64 || !addr.is_multiple_of(size as u64) {
+            return None;
+        }
+        // SAFETY: `[addr, addr + size)` lies inside the accessible part of
+        // the memory (checked above) and is aligned to `size`; wasm reads
+        // and writes it with atomic or plain accesses of its own.
+        unsafe {
+            let p = self.definition.base.add(addr as usize);
+            Some(match size {
+                4 => u64::from((*p.cast::<std::sync::atomic::AtomicU32>()).load(std::sync::atomic::Ordering::SeqCst)),
+                8 => (*p.cast::<std::sync::atomic::AtomicU64>()).load(std::sync::atomic::Ordering::SeqCst),
+                _ => return None,
+            })
+        }
+    }
+
     /// The size in pages.
     pub fn pages(&self) -> u64 {
-        self.definition.current_length as u64 / WASM_PAGE_SIZE
+        self.definition.current_length as u64 >> self.page_size_log2
+    }
+
+    /// `log2` of the page size in bytes (16, or 0 for 1-byte pages).
+    pub fn page_size_log2(&self) -> u8 {
+        self.page_size_log2
+    }
+
+    /// The page size in bytes.
+    pub fn page_size(&self) -> u64 {
+        1 << self.page_size_log2
     }
 
     /// The size in bytes.
@@ -116,8 +187,11 @@ impl LinearMemory {
             return None;
         }
         let old_len = self.definition.current_length;
-        let new_len = (new * WASM_PAGE_SIZE) as usize;
-        self.mmap.make_accessible(old_len, new_len - old_len).ok()?;
+        let new_len = (new << self.page_size_log2) as usize;
+        // With 1-byte pages the old end may fall inside a host page, which
+        // is accessible already: protection changes start at its page.
+        let start = old_len / page_size() * page_size();
+        self.mmap.make_accessible(start, new_len - start).ok()?;
         self.definition.current_length = new_len;
         Some(old)
     }

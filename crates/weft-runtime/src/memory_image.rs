@@ -63,7 +63,8 @@ impl MemoryImage {
         (module.num_imported_memories..module.memories.len() as u32)
             .map(|m| {
                 let memory = &module.memories[m as usize];
-                if memory.memory64 || memory.shared {
+                // Images map whole 64 KiB pages.
+                if memory.memory64 || memory.shared || memory.page_size_log2 != weft_environ::WASM_PAGE_SIZE_LOG2 {
                     return None;
                 }
                 let segments = constant_segments(module, m)?;

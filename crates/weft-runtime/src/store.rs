@@ -310,11 +310,12 @@ impl StoreObjects {
             .iter()
             .enumerate()
         {
-            if m.shared {
-                anyhow::bail!("shared memories are not supported");
-            }
             let image = memory_images.get(i).and_then(Option::as_ref);
-            let (memory, from_image) = LinearMemory::with_image(m.minimum, m.maximum, m.memory64, image)?;
+            let (mut memory, from_image) =
+                LinearMemory::with_image(m.minimum, m.maximum, m.memory64, m.page_size_log2, image)?;
+            if m.shared {
+                memory.set_shared();
+            }
             memories.push(self.add_memory(memory));
             instance.memory_from_image.push(from_image);
         }

@@ -39,13 +39,15 @@ pub struct Config {
 impl Default for Config {
     /// The default configuration: every proposal Weft supports is enabled,
     /// as in Wasmtime (whose Cranelift default is the WebAssembly 3.0
-    /// feature set, memory64 included).
+    /// feature set, memory64 included), except those Wasmtime also leaves
+    /// off (wide arithmetic, custom page sizes, legacy exceptions,
+    /// threads).
     fn default() -> Self {
         Config {
             max_wasm_stack: 512 * 1024,
             opt_level: OptLevel::Speed,
             parallel_compilation: cfg!(feature = "parallel-compilation"),
-            features: weft_environ::supported_features(),
+            features: weft_environ::supported_features().difference(weft_environ::default_off_features()),
             tunables: weft_environ::Tunables::default(),
             async_stack_size: 2 << 20,
             component_features: default_component_features(),
@@ -297,13 +299,34 @@ impl Config {
         /// Enables the exception handling proposal: tags, `throw`,
         /// `throw_ref`, `try_table` and `exnref` (default on).
         wasm_exceptions => EXCEPTIONS;
+        /// Enables the wide arithmetic proposal: `i64.add128`,
+        /// `i64.sub128`, `i64.mul_wide_s` and `i64.mul_wide_u` (default
+        /// off, as in Wasmtime).
+        wasm_wide_arithmetic => WIDE_ARITHMETIC;
+        /// Enables the custom page sizes proposal: memories of 1-byte pages
+        /// (`(pagesize 1)`, [`crate::MemoryTypeBuilder::page_size_log2`];
+        /// default off, as in Wasmtime).
+        wasm_custom_page_sizes => CUSTOM_PAGE_SIZES;
+        /// Enables the legacy exception handling instructions: `try`,
+        /// `catch`, `catch_all`, `rethrow` and `delegate` (default off, as in
+        /// Wasmtime).
+        wasm_legacy_exceptions => LEGACY_EXCEPTIONS;
+        /// Enables the threads proposal: shared memories, atomic
+        /// instructions, `memory.atomic.wait32`/`wait64`/`notify` and
+        /// `atomic.fence` (default off, as in Wasmtime). A shared memory
+        /// serves the instances of one store for now: Wasmtime's
+        /// `SharedMemory`, which crosses stores and threads, is not there
+        /// yet.
+        wasm_threads => THREADS;
     }
 
     /// The tunables code is compiled with: the configured ones, plus whether
     /// exception handling is enabled.
     pub(crate) fn compile_tunables(&self) -> weft_environ::Tunables {
         let mut tunables = self.tunables;
-        tunables.exceptions = self.features.contains(wasmparser::WasmFeatures::EXCEPTIONS);
+        tunables.exceptions = self
+            .features
+            .intersects(wasmparser::WasmFeatures::EXCEPTIONS | wasmparser::WasmFeatures::LEGACY_EXCEPTIONS);
         tunables
     }
 

@@ -131,8 +131,12 @@ impl Memory {
     /// A new memory of type `ty` in the store.
     pub fn new(mut store: impl AsContextMut, ty: MemoryType) -> crate::Result<Memory> {
         let store = store.as_context_mut().0.opaque_mut();
-        if ty.is_shared() {
-            crate::bail!("shared memories are not supported");
+        let features = store.engine.config().features;
+        if ty.is_shared() && !features.contains(wasmparser::WasmFeatures::THREADS) {
+            crate::bail!("shared memories need the threads proposal (`Config::wasm_threads`)");
+        }
+        if ty.is_shared() && ty.maximum().is_none() {
+            crate::bail!("a shared memory must have a maximum size");
         }
         if ty.is_64()
             && !store
@@ -143,7 +147,21 @@ impl Memory {
         {
             crate::bail!("64-bit memories need the memory64 proposal (`Config::wasm_memory64`)");
         }
-        let memory = LinearMemory::new(ty.minimum(), ty.maximum(), ty.is_64())?;
+        if ty.page_size_log2() != weft_environ::WASM_PAGE_SIZE_LOG2
+            && !store
+                .engine
+                .config()
+                .features
+                .contains(wasmparser::WasmFeatures::CUSTOM_PAGE_SIZES)
+        {
+            crate::bail!(
+                "memories with 1-byte pages need the custom page sizes proposal (`Config::wasm_custom_page_sizes`)"
+            );
+        }
+        let mut memory = LinearMemory::new(ty.minimum(), ty.maximum(), ty.is_64(), ty.page_size_log2())?;
+        if ty.is_shared() {
+            memory.set_shared();
+        }
         let id = store.objects.add_memory(memory);
         store.memory_types.insert(id.0, ty);
         Ok(Memory { store: store.id(), id })
@@ -220,6 +238,21 @@ impl Memory {
         self.mem(store.0.opaque()).map(|m| m.pages()).unwrap_or(0)
     }
 
+    /// The size of this memory's pages in bytes (65536, or 1 with the custom
+    /// page sizes proposal).
+    pub fn page_size(&self, store: impl AsContext) -> u64 {
+        let store = store.as_context();
+        self.mem(store.0.opaque())
+            .map_or(weft_environ::WASM_PAGE_SIZE, |m| m.page_size())
+    }
+
+    /// `log2` of [`Memory::page_size`].
+    pub fn page_size_log2(&self, store: impl AsContext) -> u8 {
+        let store = store.as_context();
+        self.mem(store.0.opaque())
+            .map_or(weft_environ::WASM_PAGE_SIZE_LOG2, |m| m.page_size_log2())
+    }
+
     /// Grows by `delta` pages and returns the old size in pages. Fails when
     /// the memory would exceed its maximum or the store's resource limiter
     /// refuses.
@@ -228,7 +261,7 @@ impl Memory {
         store.opaque.check(self.store, "memory")?;
         let mem = store.opaque.objects.memory(self.id);
         let (old, max) = (mem.pages(), mem.maximum_pages());
-        let page = weft_environ::WASM_PAGE_SIZE;
+        let page = mem.page_size();
         let desired = old.saturating_add(delta).saturating_mul(page).min(usize::MAX as u64) as usize;
         let maximum = mem.declared_maximum().map(|m| m.saturating_mul(page) as usize);
         if !store.may_grow(crate::limits::Growth::Memory, mem.byte_size(), desired, maximum)? {

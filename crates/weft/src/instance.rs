@@ -217,8 +217,9 @@ fn check_import(store: &StoreOpaque, module: &Module, expected: &EntityType, act
         (EntityType::Memory(m), Extern::Memory(actual_m)) => {
             let have = store.memory_type(actual_m.id);
             let declared_max = store.memory_types.get(&actual_m.id.0).and_then(|t| t.maximum());
-            if m.shared
+            if have.is_shared() != m.shared
                 || have.is_64() != m.memory64
+                || have.page_size_log2() != m.page_size_log2
                 || !limits_match(have.minimum(), declared_max, m.minimum, m.maximum)
             {
                 return mismatch(format!("memory of type `{have}`"));
@@ -279,8 +280,8 @@ fn check_limits<T: 'static>(store: &mut StoreInner<T>, env: &weft_environ::Modul
             objects.num_memories() + defined_memories
         );
     }
-    let page = weft_environ::WASM_PAGE_SIZE;
     for m in &env.memories[env.num_imported_memories as usize..] {
+        let page = m.page_size();
         let desired = m.minimum.saturating_mul(page).min(usize::MAX as u64) as usize;
         let maximum = m
             .maximum

@@ -87,8 +87,8 @@ pub use module::Module;
 pub use store::{AsContext, AsContextMut, Caller, Store, StoreContext, StoreContextMut};
 pub use trap::{FrameInfo, ThrownException, Trap, WasmBacktrace};
 pub use types::{
-    ExportType, ExternType, FuncType, GlobalType, HeapType, ImportType, MemoryType, Mutability, RefType, TableType,
-    TagType, ValType,
+    ExportType, ExternType, FuncType, GlobalType, HeapType, ImportType, MemoryType, MemoryTypeBuilder, Mutability,
+    RefType, TableType, TagType, ValType,
 };
 pub use values::{ExnRef, ExternRef, GcHeapOutOfMemory, Ref, Rooted, Val, V128};
 

@@ -201,8 +201,7 @@ impl StoreOpaque {
     pub(crate) fn memory_type(&self, id: weft_runtime::MemoryId) -> MemoryType {
         let size = self.objects.memory(id).pages();
         match self.memory_types.get(&id.0) {
-            Some(t) if t.is_64() => MemoryType::new64(size, t.maximum()),
-            Some(t) => MemoryType::new(size as u32, t.maximum().map(|m| m as u32)),
+            Some(t) => t.with_minimum(size),
             None => MemoryType::new(size as u32, None),
         }
     }

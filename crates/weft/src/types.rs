@@ -550,6 +550,7 @@ pub struct MemoryType {
     maximum: Option<u64>,
     memory64: bool,
     shared: bool,
+    page_size_log2: u8,
 }
 
 impl MemoryType {
@@ -560,6 +561,7 @@ impl MemoryType {
             maximum: maximum.map(Into::into),
             memory64: false,
             shared: false,
+            page_size_log2: weft_environ::WASM_PAGE_SIZE_LOG2,
         }
     }
     /// A 64-bit memory (indexed with `i64`) with the given limits in pages.
@@ -569,6 +571,25 @@ impl MemoryType {
             maximum,
             memory64: true,
             shared: false,
+            page_size_log2: weft_environ::WASM_PAGE_SIZE_LOG2,
+        }
+    }
+    /// A shared 32-bit memory (the threads proposal) with the given limits
+    /// in pages; shared memories have a maximum.
+    pub fn shared(minimum: u32, maximum: u32) -> MemoryType {
+        MemoryType {
+            minimum: minimum.into(),
+            maximum: Some(maximum.into()),
+            memory64: false,
+            shared: true,
+            page_size_log2: weft_environ::WASM_PAGE_SIZE_LOG2,
+        }
+    }
+    /// This type with the minimum `minimum` (the current size of a memory).
+    pub(crate) fn with_minimum(&self, minimum: u64) -> MemoryType {
+        MemoryType {
+            minimum,
+            ..self.clone()
         }
     }
     /// The minimum size in pages.
@@ -587,9 +608,14 @@ impl MemoryType {
     pub fn is_shared(&self) -> bool {
         self.shared
     }
-    /// The size of a page in bytes.
+    /// The size of a page in bytes: 65536, or 1 with the custom page sizes
+    /// proposal.
     pub fn page_size(&self) -> u64 {
-        weft_environ::WASM_PAGE_SIZE
+        1 << self.page_size_log2
+    }
+    /// `log2` of the page size in bytes (16, or 0).
+    pub fn page_size_log2(&self) -> u8 {
+        self.page_size_log2
     }
     pub(crate) fn from_wasm(m: &weft_environ::Memory) -> Self {
         MemoryType {
@@ -597,6 +623,7 @@ impl MemoryType {
             maximum: m.maximum,
             memory64: m.memory64,
             shared: m.shared,
+            page_size_log2: m.page_size_log2,
         }
     }
 }
@@ -608,7 +635,93 @@ impl fmt::Display for MemoryType {
         if let Some(m) = self.maximum {
             write!(f, " {m}")?;
         }
+        if self.shared {
+            f.write_str(" shared")?;
+        }
+        if self.page_size_log2 != weft_environ::WASM_PAGE_SIZE_LOG2 {
+            write!(f, " (pagesize {})", self.page_size())?;
+        }
         f.write_str(")")
+    }
+}
+
+/// A builder of [`MemoryType`]s, as Wasmtime's: limits, index type,
+/// sharing and page size, checked by [`MemoryTypeBuilder::build`].
+#[derive(Debug, Clone)]
+pub struct MemoryTypeBuilder {
+    ty: MemoryType,
+}
+
+impl Default for MemoryTypeBuilder {
+    fn default() -> Self {
+        MemoryTypeBuilder {
+            ty: MemoryType::new(0, None),
+        }
+    }
+}
+
+impl MemoryTypeBuilder {
+    /// A builder of a 32-bit memory of 0 pages of 64 KiB, unbounded.
+    pub fn new() -> MemoryTypeBuilder {
+        MemoryTypeBuilder::default()
+    }
+    /// The minimum size in pages.
+    pub fn min(&mut self, minimum: u64) -> &mut Self {
+        self.ty.minimum = minimum;
+        self
+    }
+    /// The maximum size in pages, if any.
+    pub fn max(&mut self, maximum: Option<u64>) -> &mut Self {
+        self.ty.maximum = maximum;
+        self
+    }
+    /// Whether the memory is indexed with `i64`.
+    pub fn memory64(&mut self, memory64: bool) -> &mut Self {
+        self.ty.memory64 = memory64;
+        self
+    }
+    /// Whether the memory is shared between threads.
+    pub fn shared(&mut self, shared: bool) -> &mut Self {
+        self.ty.shared = shared;
+        self
+    }
+    /// `log2` of the page size in bytes: 16 (the default) or 0.
+    pub fn page_size_log2(&mut self, page_size_log2: u8) -> &mut Self {
+        self.ty.page_size_log2 = page_size_log2;
+        self
+    }
+    /// The type, or an error naming what is wrong: a page size other than
+    /// 1 or 65536 bytes, a maximum below the minimum, or limits past what
+    /// the index type can address.
+    pub fn build(&self) -> crate::Result<MemoryType> {
+        let ty = &self.ty;
+        if ty.page_size_log2 != 0 && ty.page_size_log2 != weft_environ::WASM_PAGE_SIZE_LOG2 {
+            crate::bail!(
+                "invalid page size of 2^{} bytes: only 1 and 65536 are supported",
+                ty.page_size_log2
+            );
+        }
+        if ty.shared && ty.maximum.is_none() {
+            crate::bail!("a shared memory must have a maximum size");
+        }
+        if ty.maximum.is_some_and(|m| m < ty.minimum) {
+            crate::bail!(
+                "memory maximum of {:?} pages is below its minimum of {}",
+                ty.maximum,
+                ty.minimum
+            );
+        }
+        // The most pages the index type can address.
+        let index_bits: u32 = if ty.memory64 { 64 } else { 32 };
+        let limit = if ty.page_size_log2 == 0 {
+            u64::MAX >> (64 - index_bits)
+        } else {
+            1u64 << (index_bits - u32::from(ty.page_size_log2))
+        };
+        if ty.minimum > limit || ty.maximum.is_some_and(|m| m > limit) {
+            crate::bail!("memory size must be at most {limit} pages");
+        }
+        Ok(ty.clone())
     }
 }
 

@@ -1779,3 +1779,125 @@ fn runtime_raised_traps_poison_the_instance() -> weft::Result<()> {
     assert_eq!(out[0], Val::U32(7));
     Ok(())
 }
+
+/// Run-time host resource types (`ResourceType::host_dynamic`, as the C
+/// API's `weft_component_resource_type_new_host`): resources of one payload
+/// go in and out and are dropped through their destructor; those of another
+/// payload are refused. `func_new_with_func_type` hands the host function
+/// its type, and `Func::ty` gives it to the embedder.
+#[test]
+fn dynamic_host_resources_and_typed_dynamic_functions() -> weft::Result<()> {
+    use std::sync::atomic::{AtomicU32, Ordering};
+    use std::sync::Arc;
+    use weft::component::{ResourceDynamic, ResourceType};
+
+    let engine = Engine::default();
+    let c = component(
+        &engine,
+        r#"(component
+            (import "thing" (type $t (sub resource)))
+            (import "describe" (func $describe (param "a" u32) (param "b" string) (result u32)))
+            (core func $drop (canon resource.drop $t))
+            (core module $libc (memory (export "memory") 1))
+            (core instance $libc (instantiate $libc))
+            (core func $d (canon lower (func $describe) (memory (core memory $libc "memory"))))
+            (core module $m
+                (import "" "drop" (func $drop (param i32)))
+                (import "" "describe" (func $describe (param i32 i32 i32) (result i32)))
+                (func (export "id") (param i32) (result i32) (local.get 0))
+                (func (export "desc") (param i32) (result i32)
+                    (call $describe (local.get 0) (i32.const 0) (i32.const 0)))
+                (func (export "consume") (param i32) (call $drop (local.get 0))))
+            (core instance $i (instantiate $m (with "" (instance
+                (export "drop" (func $drop)) (export "describe" (func $d))))))
+            (func (export "id") (param "x" (own $t)) (result (own $t)) (canon lift (core func $i "id")))
+            (func (export "desc") (param "x" u32) (result u32) (canon lift (core func $i "desc")))
+            (func (export "consume") (param "x" (own $t)) (canon lift (core func $i "consume"))))"#,
+    );
+    let dropped = Arc::new(AtomicU32::new(0));
+    let mut linker = Linker::<()>::new(&engine);
+    let d = dropped.clone();
+    linker
+        .root()
+        .resource("thing", ResourceType::host_dynamic(7), move |_, rep| {
+            d.store(rep, Ordering::SeqCst);
+            Ok(())
+        })?;
+    linker
+        .root()
+        .func_new_with_func_type("describe", |_, ty, args, results| {
+            let names: Vec<&str> = ty.params().map(|(n, _)| n).collect();
+            assert_eq!(names, ["a", "b"]);
+            assert_eq!(ty.results().count(), 1);
+            results[0] = args[0].clone();
+            Ok(())
+        })?;
+    let mut store = Store::new(&engine, ());
+    let instance = linker.instantiate(&mut store, &c)?;
+
+    assert_eq!(call_export(&mut store, &instance, "desc", &[Val::U32(9)])?, Val::U32(9));
+
+    let id = instance.get_func(&mut store, "id").expect("id");
+    let ty = id.ty(&store).expect("a function of this store");
+    assert_eq!(ty.params().count(), 1);
+    assert_eq!(ty.results().count(), 1);
+    assert!(id.ty(Store::new(&engine, ())).is_none());
+
+    let any = ResourceDynamic::new_own(42, 7).try_into_resource_any(&mut store)?;
+    assert_eq!(any.ty(), ResourceType::host_dynamic(7));
+    assert_ne!(any.ty(), ResourceType::host_dynamic(8));
+    let back = call_export(&mut store, &instance, "id", &[Val::Resource(any)])?;
+    let Val::Resource(back) = back else {
+        panic!("not a resource: {back:?}")
+    };
+    let host = ResourceDynamic::try_from_resource_any(back, &mut store)?;
+    assert_eq!((host.rep(), host.ty(), host.owned()), (42, 7, true));
+
+    let any = host.try_into_resource_any(&mut store)?;
+    let consume = instance.get_func(&mut store, "consume").expect("consume");
+    consume.call(&mut store, &[Val::Resource(any)], &mut [])?;
+    assert_eq!(dropped.load(Ordering::SeqCst), 42);
+
+    // A resource of another payload is not a `thing`.
+    let other = ResourceDynamic::new_own(1, 8).try_into_resource_any(&mut store)?;
+    let err = call_export(&mut store, &instance, "id", &[Val::Resource(other)]).unwrap_err();
+    assert!(
+        format!("{err:#}").contains("wrong type") || format!("{err:#}").contains("resource"),
+        "{err:#}"
+    );
+    // A borrow converts back without leaving the host table.
+    let b = ResourceDynamic::new_borrow(5, 7).try_into_resource_any(&mut store)?;
+    assert!(!b.owned());
+    assert_eq!(ResourceDynamic::try_from_resource_any(b, &mut store)?.rep(), 5);
+    Ok(())
+}
+
+/// The import and export types of a core module a component imports.
+#[test]
+fn module_type_import_and_export_types() {
+    use weft::component::types::ComponentItem;
+    let engine = Engine::default();
+    let c = component(
+        &engine,
+        r#"(component
+            (import "plugin" (core module
+                (import "env" "log" (func (param i32)))
+                (export "f" (func (result i32)))
+                (export "mem" (memory 1)))))"#,
+    );
+    let ty = c.component_type();
+    let Some(ComponentItem::Module(m)) = ty.get_import(&engine, "plugin") else {
+        panic!("no module import");
+    };
+    let imports: Vec<_> = m.import_types(&engine).collect();
+    assert_eq!(imports.len(), 1);
+    assert_eq!((imports[0].0, imports[0].1), ("env", "log"));
+    let weft::ExternType::Func(f) = &imports[0].2 else {
+        panic!("not a function")
+    };
+    assert_eq!(f.params().len(), 1);
+    let exports: Vec<_> = m.export_types(&engine).collect();
+    assert_eq!(exports.len(), 2);
+    assert!(matches!(exports[0], ("f", weft::ExternType::Func(_))));
+    assert!(matches!(exports[1], ("mem", weft::ExternType::Memory(_))));
+}

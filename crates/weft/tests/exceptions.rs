@@ -512,3 +512,73 @@ fn exceptions_propagate_through_chains_of_direct_calls() {
     assert_eq!(run.call(&mut store, 2).unwrap(), 101);
     assert_eq!(run.call(&mut store, 3).unwrap(), -1);
 }
+
+/// The legacy exception handling instructions are off by default (as in
+/// Wasmtime) and, switched on, catch by tag, catch all, rethrow what a
+/// clause caught and delegate to an outer `try`.
+#[test]
+fn legacy_exceptions_catch_rethrow_and_delegate() -> weft::Result<()> {
+    let wat = r#"(module
+        (tag $e (param i32))
+        (tag $other)
+        (func $throw (param i32) (throw $e (local.get 0)))
+        ;; Catches $e and returns its payload plus one.
+        (func (export "catch") (param i32) (result i32)
+            try (result i32)
+                local.get 0
+                call $throw
+                i32.const 0
+            catch $e
+                i32.const 1
+                i32.add
+            end)
+        ;; A clause that rethrows: the outer try catches it with catch_all.
+        (func (export "rethrow") (result i32)
+            try (result i32)
+                try
+                    i32.const 5
+                    call $throw
+                catch $e
+                    drop
+                    rethrow 0
+                end
+                i32.const 0
+            catch_all
+                i32.const 7
+            end)
+        ;; The inner try delegates to the outer one, skipping the inner
+        ;; block's handlers.
+        (func (export "delegate") (result i32)
+            try $outer (result i32)
+                try
+                    throw $other
+                delegate $outer
+                i32.const 0
+            catch $other
+                i32.const 9
+            end)
+        ;; Nothing catches $other here: it leaves the function.
+        (func (export "uncaught") (result i32)
+            try (result i32)
+                throw $other
+            catch $e
+            end))"#;
+    let err = Module::new(&Engine::default(), wat).unwrap_err();
+    assert!(format!("{err:#}").contains("legacy_exceptions"), "{err:#}");
+
+    let mut config = Config::new();
+    config.wasm_legacy_exceptions(true);
+    let engine = Engine::new(&config)?;
+    let module = Module::new(&engine, wat)?;
+    let mut store = Store::new(&engine, ());
+    let instance = Instance::new(&mut store, &module, &[])?;
+    let catch = instance.get_typed_func::<i32, i32>(&mut store, "catch")?;
+    assert_eq!(catch.call(&mut store, 41)?, 42);
+    let rethrow = instance.get_typed_func::<(), i32>(&mut store, "rethrow")?;
+    assert_eq!(rethrow.call(&mut store, ())?, 7);
+    let delegate = instance.get_typed_func::<(), i32>(&mut store, "delegate")?;
+    assert_eq!(delegate.call(&mut store, ())?, 9);
+    let uncaught = instance.get_typed_func::<(), i32>(&mut store, "uncaught")?;
+    assert!(uncaught.call(&mut store, ()).is_err());
+    Ok(())
+}

@@ -361,3 +361,168 @@ fn recursion_groups_of_function_types() {
     // Groups with anything but final function types stay unsupported.
     assert!(Module::new(&engine, r#"(module (rec (type (struct)) (type (func))))"#).is_err());
 }
+
+/// Wide arithmetic is off by default (as in Wasmtime) and, switched on,
+/// computes 128-bit sums, differences and full products.
+#[test]
+fn wide_arithmetic_is_a_switch_off_by_default() -> Result<()> {
+    let wat = r#"(module
+        (func (export "add") (param i64 i64 i64 i64) (result i64 i64)
+            (i64.add128 (local.get 0) (local.get 1) (local.get 2) (local.get 3)))
+        (func (export "sub") (param i64 i64 i64 i64) (result i64 i64)
+            (i64.sub128 (local.get 0) (local.get 1) (local.get 2) (local.get 3)))
+        (func (export "mul_s") (param i64 i64) (result i64 i64)
+            (i64.mul_wide_s (local.get 0) (local.get 1)))
+        (func (export "mul_u") (param i64 i64) (result i64 i64)
+            (i64.mul_wide_u (local.get 0) (local.get 1))))"#;
+    let err = Module::new(&Engine::default(), wat).unwrap_err();
+    assert!(format!("{err:#}").contains("wide arithmetic"), "{err:#}");
+
+    let engine = engine_with(|c| {
+        c.wasm_wide_arithmetic(true);
+    });
+    let module = Module::new(&engine, wat)?;
+    let mut store = Store::new(&engine, ());
+    let instance = Instance::new(&mut store, &module, &[])?;
+    let add = instance.get_typed_func::<(i64, i64, i64, i64), (i64, i64)>(&mut store, "add")?;
+    let sub = instance.get_typed_func::<(i64, i64, i64, i64), (i64, i64)>(&mut store, "sub")?;
+    let mul_s = instance.get_typed_func::<(i64, i64), (i64, i64)>(&mut store, "mul_s")?;
+    let mul_u = instance.get_typed_func::<(i64, i64), (i64, i64)>(&mut store, "mul_u")?;
+    // The carry crosses into the high half, and the borrow out of it.
+    assert_eq!(add.call(&mut store, (-1, 0, 1, 0))?, (0, 1));
+    assert_eq!(sub.call(&mut store, (0, 1, 1, 0))?, (-1, 0));
+    // (2^64 - 1)^2 = 2^128 - 2^65 + 1 unsigned; (-1)·(-1) = 1 signed.
+    assert_eq!(mul_u.call(&mut store, (-1, -1))?, (1, -2));
+    assert_eq!(mul_s.call(&mut store, (-1, -1))?, (1, 0));
+    assert_eq!(mul_s.call(&mut store, (i64::MIN, 2))?, (0, -1));
+    Ok(())
+}
+
+/// Memories of 1-byte pages (custom page sizes, off by default): every
+/// access past the length traps, even inside the host page that holds the
+/// last byte; `memory.grow` and `memory.size` count bytes; import types
+/// must agree on the page size; the builder checks its limits.
+#[test]
+fn custom_page_sizes_count_single_bytes() -> Result<()> {
+    let wat = r#"(module
+        (memory (export "mem") 10 20 (pagesize 1))
+        (func (export "load") (param i32) (result i32) (i32.load (local.get 0)))
+        (func (export "grow") (param i32) (result i32) (memory.grow (local.get 0)))
+        (func (export "size") (result i32) (memory.size)))"#;
+    let err = Module::new(&Engine::default(), wat).unwrap_err();
+    assert!(format!("{err:#}").contains("custom page sizes"), "{err:#}");
+
+    let engine = engine_with(|c| {
+        c.wasm_custom_page_sizes(true);
+    });
+    let module = Module::new(&engine, wat)?;
+    let mut store = Store::new(&engine, ());
+    let instance = Instance::new(&mut store, &module, &[])?;
+    let load = instance.get_typed_func::<i32, i32>(&mut store, "load")?;
+    let grow = instance.get_typed_func::<i32, i32>(&mut store, "grow")?;
+    let size = instance.get_typed_func::<(), i32>(&mut store, "size")?;
+    let mem = instance.get_memory(&mut store, "mem").unwrap();
+    assert_eq!((mem.page_size(&store), mem.page_size_log2(&store)), (1, 0));
+    assert_eq!(mem.data_size(&store), 10);
+    mem.data_mut(&mut store)[6..10].copy_from_slice(&7u32.to_le_bytes());
+    assert_eq!(load.call(&mut store, 6)?, 7);
+    let trap = load.call(&mut store, 7).unwrap_err();
+    assert_eq!(trap.downcast_ref::<Trap>(), Some(&Trap::MemoryOutOfBounds));
+    assert_eq!(grow.call(&mut store, 1)?, 10);
+    assert_eq!(size.call(&mut store, ())?, 11);
+    assert_eq!(load.call(&mut store, 7)?, 0);
+    assert_eq!(grow.call(&mut store, 10)?, -1, "past the maximum of 20 bytes");
+    assert_eq!(mem.ty(&store).to_string(), "(memory 11 20 (pagesize 1))");
+
+    // A host memory of 1-byte pages satisfies such an import, and one of
+    // 64 KiB pages does not.
+    let importer = Module::new(&engine, r#"(module (import "" "m" (memory 1 (pagesize 1))))"#)?;
+    let small = Memory::new(&mut store, MemoryTypeBuilder::new().min(4).page_size_log2(0).build()?)?;
+    Instance::new(&mut store, &importer, &[small.into()])?;
+    let big = Memory::new(&mut store, MemoryType::new(1, None))?;
+    let err = Instance::new(&mut store, &importer, &[big.into()]).unwrap_err();
+    assert!(format!("{err:#}").contains("incompatible import type"), "{err:#}");
+
+    assert!(MemoryTypeBuilder::new().page_size_log2(3).build().is_err());
+    assert!(MemoryTypeBuilder::new().min(1 << 32).page_size_log2(0).build().is_err());
+    assert!(MemoryTypeBuilder::new().min(65537).build().is_err());
+    assert!(MemoryTypeBuilder::new().min(65536).build().is_ok());
+    let default_engine = Engine::default();
+    let mut other = Store::new(&default_engine, ());
+    assert!(Memory::new(&mut other, MemoryTypeBuilder::new().page_size_log2(0).build()?).is_err());
+    Ok(())
+}
+
+/// Threads (off by default): atomic read-modify-writes and compare-
+/// exchanges of every width, alignment traps, and waits on a shared memory
+/// that time out or see another value; a wait on a memory that is not
+/// shared traps.
+#[test]
+fn threads_atomics_and_waits() -> Result<()> {
+    let wat = r#"(module
+        (memory (export "mem") 1 1 shared)
+        (func (export "add8") (param i32 i32) (result i32)
+            (i32.atomic.rmw8.add_u (local.get 0) (local.get 1)))
+        (func (export "cmpxchg") (param i32 i64 i64) (result i64)
+            (i64.atomic.rmw.cmpxchg (local.get 0) (local.get 1) (local.get 2)))
+        (func (export "load") (param i32) (result i64) (i64.atomic.load (local.get 0)))
+        (func (export "wait") (param i32 i32 i64) (result i32)
+            (memory.atomic.wait32 (local.get 0) (local.get 1) (local.get 2)))
+        (func (export "notify") (param i32 i32) (result i32)
+            (memory.atomic.notify (local.get 0) (local.get 1)))
+        (func (export "fence") (atomic.fence)))"#;
+    let err = Module::new(&Engine::default(), wat).unwrap_err();
+    assert!(format!("{err:#}").contains("threads"), "{err:#}");
+
+    let engine = engine_with(|c| {
+        c.wasm_threads(true);
+    });
+    let module = Module::new(&engine, wat)?;
+    let mut store = Store::new(&engine, ());
+    let instance = Instance::new(&mut store, &module, &[])?;
+    let add8 = instance.get_typed_func::<(i32, i32), i32>(&mut store, "add8")?;
+    let cmpxchg = instance.get_typed_func::<(i32, i64, i64), i64>(&mut store, "cmpxchg")?;
+    let load = instance.get_typed_func::<i32, i64>(&mut store, "load")?;
+    let wait = instance.get_typed_func::<(i32, i32, i64), i32>(&mut store, "wait")?;
+    let notify = instance.get_typed_func::<(i32, i32), i32>(&mut store, "notify")?;
+    instance
+        .get_typed_func::<(), ()>(&mut store, "fence")?
+        .call(&mut store, ())?;
+
+    // An 8-bit add wraps within its byte and returns the old value.
+    assert_eq!(add8.call(&mut store, (8, 0xff))?, 0);
+    assert_eq!(add8.call(&mut store, (8, 2))?, 0xff);
+    assert_eq!(load.call(&mut store, 8)?, 1);
+    assert_eq!(cmpxchg.call(&mut store, (8, 5, 9))?, 1, "no exchange on a mismatch");
+    assert_eq!(cmpxchg.call(&mut store, (8, 1, 9))?, 1);
+    assert_eq!(load.call(&mut store, 8)?, 9);
+    let trap = load.call(&mut store, 4).unwrap_err();
+    assert_eq!(trap.downcast_ref::<Trap>(), Some(&Trap::HeapMisaligned));
+    let trap = load.call(&mut store, 65536).unwrap_err();
+    assert_eq!(trap.downcast_ref::<Trap>(), Some(&Trap::MemoryOutOfBounds));
+
+    // Nobody else can notify in this store: the waits see another value
+    // (1) or time out (2); a notify finds no waiter.
+    assert_eq!(wait.call(&mut store, (0, 1, -1))?, 1);
+    assert_eq!(wait.call(&mut store, (0, 0, 1_000))?, 2);
+    assert_eq!(notify.call(&mut store, (0, 10))?, 0);
+
+    // The type says shared, and so does its text.
+    let mem = instance.get_memory(&mut store, "mem").unwrap();
+    assert_eq!(mem.ty(&store).to_string(), "(memory 1 1 shared)");
+
+    // A wait on a memory that is not shared traps.
+    let unshared = Module::new(
+        &engine,
+        r#"(module (memory 1)
+            (func (export "wait") (result i32)
+                (memory.atomic.wait32 (i32.const 0) (i32.const 0) (i64.const 0))))"#,
+    )?;
+    let instance = Instance::new(&mut store, &unshared, &[])?;
+    let trap = instance
+        .get_typed_func::<(), i32>(&mut store, "wait")?
+        .call(&mut store, ())
+        .unwrap_err();
+    assert_eq!(trap.downcast_ref::<Trap>(), Some(&Trap::AtomicWaitNonSharedMemory));
+    Ok(())
+}

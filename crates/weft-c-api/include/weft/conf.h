@@ -19,4 +19,9 @@
 /// Any compiler: module compilation and validation.
 #define WEFT_FEATURE_COMPILER
 
+/// The component model: `weft/component.h`.
+#define WEFT_FEATURE_COMPONENT_MODEL
+/// The component model's async functions (`weft_component_func_call_async`, ...).
+#define WEFT_FEATURE_COMPONENT_MODEL_ASYNC
+
 #endif // WEFT_CONF_H

@@ -94,12 +94,14 @@ WEFT_CONFIG_PROP(void, consume_fuel, bool)
 WEFT_CONFIG_PROP(void, epoch_interruption, bool)
 /**
  * \fn void weft_config_wasm_threads_set(wasm_config_t *, bool)
- * \brief The threads proposal. Not supported by Weft; ignored.
+ * \brief The threads proposal: shared memories (serving the instances of
+ * one store) and atomics. Default false.
  */
 WEFT_CONFIG_PROP(void, wasm_threads, bool)
 /**
  * \fn void weft_config_shared_memory_set(wasm_config_t *, bool)
- * \brief Shared memories. Not supported by Weft; ignored.
+ * \brief Shared memories across stores (Wasmtime's `SharedMemory`). Not
+ * supported by Weft yet; ignored.
  */
 WEFT_CONFIG_PROP(void, shared_memory, bool)
 /**
@@ -164,7 +166,7 @@ WEFT_CONFIG_PROP(void, wasm_multi_memory, bool)
 WEFT_CONFIG_PROP(void, wasm_memory64, bool)
 /**
  * \fn void weft_config_wasm_wide_arithmetic_set(wasm_config_t *, bool)
- * \brief The wide-arithmetic proposal. Not supported by Weft; ignored.
+ * \brief The wide-arithmetic proposal. Default false.
  */
 WEFT_CONFIG_PROP(void, wasm_wide_arithmetic, bool)
 /**
@@ -179,7 +181,7 @@ WEFT_CONFIG_PROP(void, wasm_branch_hinting, bool)
 WEFT_CONFIG_PROP(void, wasm_exceptions, bool)
 /**
  * \fn void weft_config_wasm_custom_page_sizes_set(wasm_config_t *, bool)
- * \brief Custom page sizes. Not supported by Weft; ignored.
+ * \brief Custom page sizes: memories of 1-byte pages. Default false.
  */
 WEFT_CONFIG_PROP(void, wasm_custom_page_sizes, bool)
 /**
@@ -268,6 +270,14 @@ WEFT_CONFIG_PROP(void, wasm_component_model_async_stackful, bool)
  * wasm traps with #WEFT_TRAP_CODE_STACK_OVERFLOW.
  */
 WEFT_CONFIG_PROP(void, max_wasm_stack, size_t)
+
+/**
+ * \fn void weft_config_async_support_set(wasm_config_t *, bool)
+ * \brief Async support (the functions of weft/async.h): always available
+ * in Weft, so this changes nothing; accepted for programs written for
+ * Wasmtime versions that had it.
+ */
+WEFT_CONFIG_PROP(void, async_support, bool)
 
 /**
  * \fn void weft_config_async_stack_size_set(wasm_config_t *, size_t)

@@ -79,8 +79,9 @@ WASM_API_EXTERN weft_error_t *weft_linker_define_func_unchecked(weft_linker_t *l
                                                                 void (*finalizer)(void *));
 
 /**
- * \brief Defines WASI preview1. Weft's C API has no WASI yet: this always
- * returns an error saying so.
+ * \brief Defines WASI preview1 (`wasi_snapshot_preview1`), which uses the
+ * WASI context of the calling store (#weft_context_set_wasi; a store
+ * without one gets an empty context).
  */
 WASM_API_EXTERN weft_error_t *weft_linker_define_wasi(weft_linker_t *linker);
 

@@ -18,8 +18,8 @@ extern "C" {
 
 /**
  * \brief A new memory type, in `ret`: `min` and `max` in pages, `is_64` for
- * memory64. Weft supports neither shared memories nor custom page sizes
- * (`page_size_log2` must be 16): asking for them is an error.
+ * memory64, `shared` for a shared memory (it needs a maximum), and
+ * `page_size_log2` 16 or 0 (1-byte pages); other values are an error.
  */
 WASM_API_EXTERN weft_error_t *weft_memorytype_new(uint64_t min, bool max_present, uint64_t max, bool is_64,
                                                   bool shared, uint8_t page_size_log2, wasm_memorytype_t **ret);

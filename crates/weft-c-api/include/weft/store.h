@@ -7,6 +7,7 @@
 #ifndef WEFT_STORE_H
 #define WEFT_STORE_H
 
+#include <wasi.h>
 #include <wasm.h>
 #include <weft/error.h>
 
@@ -62,6 +63,12 @@ WASM_API_EXTERN void *weft_context_get_data(const weft_context_t *context);
  * the store is deleted.
  */
 WASM_API_EXTERN void weft_context_set_data(weft_context_t *context, void *data);
+
+/**
+ * \brief Gives the store the WASI context configured by `wasi` (taken, even
+ * on error), for the functions #weft_linker_define_wasi defines.
+ */
+WASM_API_EXTERN weft_error_t *weft_context_set_wasi(weft_context_t *context, wasi_config_t *wasi);
 
 /// \brief Garbage collection: Weft has no GC heap, so this does nothing.
 WASM_API_EXTERN weft_error_t *weft_context_gc(weft_context_t *context);

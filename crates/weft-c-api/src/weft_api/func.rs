@@ -19,6 +19,13 @@ pub struct weft_caller_t {
     store: *const StoreShared,
 }
 
+impl weft_caller_t {
+    /// The caller of a host function running in `store`.
+    pub(crate) fn new(store: &StoreShared) -> weft_caller_t {
+        weft_caller_t { store }
+    }
+}
+
 /// `weft_func_callback_t`.
 pub type weft_func_callback_t = Option<
     unsafe extern "C" fn(

@@ -23,15 +23,32 @@ pub struct weft_linker_t {
     pub(crate) linker: Linker<StoreData>,
     /// The names defined, to find a module's unknown imports.
     defined: HashSet<(String, String)>,
+    /// Whether `weft_linker_define_wasi` defined WASI preview1.
+    wasi: bool,
 }
 
 impl weft_linker_t {
-    fn note(&mut self, module: &str, name: &str) {
+    pub(crate) fn note(&mut self, module: &str, name: &str) {
         self.defined.insert((module.to_string(), name.to_string()));
     }
 
+    /// Fails, naming the first, if an import of `module` is not defined.
+    pub(crate) fn check_imports(&self, module: &weft::Module) -> anyhow::Result<()> {
+        for import in module.imports() {
+            if !self.is_defined(import.module(), import.name()) {
+                anyhow::bail!(
+                    "unknown import: `{}::{}` has not been defined",
+                    import.module(),
+                    import.name()
+                );
+            }
+        }
+        Ok(())
+    }
+
     fn is_defined(&self, module: &str, name: &str) -> bool {
-        self.defined.contains(&(module.to_string(), name.to_string()))
+        (self.wasi && module == "wasi_snapshot_preview1")
+            || self.defined.contains(&(module.to_string(), name.to_string()))
     }
 }
 
@@ -44,6 +61,7 @@ pub extern "C" fn weft_linker_new(engine: Option<&wasm_engine_t>) -> Option<Box<
             Some(Box::new(weft_linker_t {
                 linker: Linker::new(&engine?.engine),
                 defined: HashSet::new(),
+                wasi: false,
             }))
         },
     )
@@ -224,10 +242,20 @@ pub unsafe extern "C" fn weft_linker_define_func_unchecked(
     })
 }
 
-/// WASI preview1 in the linker: not in Weft's C API yet; always an error.
+/// Defines WASI preview1 (`wasi_snapshot_preview1`), using the WASI
+/// context of the store that calls it (`weft_context_set_wasi`; a store
+/// without one gets an empty context).
 #[no_mangle]
-pub extern "C" fn weft_linker_define_wasi(_linker: Option<&mut weft_linker_t>) -> Option<Box<weft_error_t>> {
-    catch_err(|| Err(anyhow::anyhow!("WASI is not available in weft's C API yet")))
+pub extern "C" fn weft_linker_define_wasi(linker: Option<&mut weft_linker_t>) -> Option<Box<weft_error_t>> {
+    catch_err(|| {
+        let l = linker.ok_or_else(|| crate::null_error("linker"))?;
+        weft_wasi::p1::add_to_linker_sync(&mut l.linker, |d: &mut StoreData| {
+            d.wasi
+                .get_or_insert_with(|| weft_wasi::WasiCtxBuilder::new().build_p1())
+        })?;
+        l.wasi = true;
+        Ok(())
+    })
 }
 
 /// Defines every export of `instance` under the module name `name`.
@@ -281,15 +309,7 @@ pub extern "C" fn weft_linker_instantiate(
     let r = crate::guard_result(|| {
         let linker = linker.ok_or_else(|| crate::null_error("linker"))?;
         let module = module.ok_or_else(|| crate::null_error("module"))?;
-        for import in module.module.imports() {
-            if !linker.is_defined(import.module(), import.name()) {
-                anyhow::bail!(
-                    "unknown import: `{}::{}` has not been defined",
-                    import.module(),
-                    import.name()
-                );
-            }
-        }
+        linker.check_imports(&module.module)?;
         // SAFETY: the only context in use here.
         let mut cx = unsafe { s.ctx() };
         Ok(linker.linker.instantiate(&mut cx, &module.module))

@@ -10,6 +10,7 @@
 //! it is used with and the index against the table, so an object of another
 //! store is an error, never undefined behaviour.
 
+pub mod async_calls;
 pub mod externref;
 pub mod externs;
 pub mod func;

@@ -104,7 +104,7 @@ pub(crate) fn drop_handle<T: 'static>(
             r
         }
         ResourceKind::Static { .. } => Ok(()),
-        ResourceKind::Host(_) => {
+        ResourceKind::Host(_) | ResourceKind::HostDynamic(_) => {
             let dtor = store.components().host_dtors.get(&h.ty).cloned();
             match dtor.as_ref().and_then(|d| d.downcast_ref::<HostDtor<T>>()) {
                 Some(dtor) => dtor(store.as_context_mut(), h.rep),
@@ -657,6 +657,13 @@ impl Func {
         opaque.check(self.store, "component function").ok()?;
         let f = opaque.components.funcs.get(self.index as usize)?;
         Some(super::types::ComponentFunc::new(&f.types, f.ty))
+    }
+
+    /// The function's type (Wasmtime 48's `Func::ty`), or `None` for a
+    /// function of another store than `store` (where Wasmtime panics).
+    pub fn ty(&self, store: impl crate::AsContext) -> Option<super::types::ComponentFunc> {
+        let store = store.as_context();
+        self.component_func(&store)
     }
 
     /// The parameters' names and types, in order (none for a function of

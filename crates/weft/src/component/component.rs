@@ -25,7 +25,7 @@ pub(crate) struct ComponentInner {
     pub(crate) export_types: Arc<[(String, env::ItemType)]>,
     /// The compiled core modules, by `StaticModuleIndex`.
     pub(crate) modules: Vec<Module>,
-    /// The fused adapter of each synchronous component-to-component
+    /// The fused adapter of each component-to-component
     /// `Lower` step, by step index.
     pub(crate) adapters: std::collections::HashMap<usize, Module>,
 }
@@ -92,7 +92,7 @@ impl Component {
     }
 
     /// How many component-to-component calls of this component go through
-    /// a fused adapter: every synchronous one (async ones are not fused).
+    /// a fused adapter: every one.
     #[doc(hidden)]
     pub fn fused_adapters(&self) -> usize {
         self.inner.adapters.len()
@@ -185,14 +185,12 @@ fn compile_adapters(
         let Some(fty) = types.func(*ty) else {
             crate::bail!("the plan names function type {} that does not exist", ty.0);
         };
-        // Async calls between components are not fused.
-        if !super::adapter::fused(types, fty, caller, callee) {
-            continue;
-        }
         let side = |o: &env::CanonicalOptions| Side {
             encoding: o.string_encoding,
             memory: o.memory.is_some(),
             realloc: o.realloc.is_some(),
+            is_async: o.is_async,
+            callback: o.callback.is_some(),
         };
         let sides = Sides {
             post_return: callee.post_return.is_some(),

@@ -266,7 +266,7 @@ pub(crate) fn implemented_by(
                     .get(resource as usize)
                     .is_some_and(|d| d.component_instance == to.component_instance)
         }
-        ResourceKind::Host(_) | ResourceKind::Static { .. } => false,
+        ResourceKind::Host(_) | ResourceKind::HostDynamic(_) | ResourceKind::Static { .. } => false,
     })
 }
 

@@ -362,6 +362,7 @@ fn run_step<T: 'static>(
                     core_func,
                     options: callee_options,
                 },
+            ty,
             options,
             ..
         } if inner.adapters.contains_key(&step_index) => {
@@ -371,25 +372,23 @@ fn run_step<T: 'static>(
                 t.lifted.get(lifted.0 as usize).copied().ok_or_else(|| {
                     crate::format_err!("the plan lowers lifted function {} before lifting it", lifted.0)
                 })?;
-            let func = fused_call(store, component, t, step_index, (lifted, *core_func), &caller, &callee)?;
+            let func = fused_call(
+                store,
+                component,
+                t,
+                (step_index, *ty),
+                (lifted, *core_func),
+                &caller,
+                &callee,
+            )?;
             t.items.push(Extern::Func(func));
         }
         Step::Lower {
             callee, ty, options, ..
         } => {
-            // Synchronous component-to-component calls all have a fused
-            // adapter (above); only async ones are called from Rust.
-            if let (
-                LowerCallee::Lifted {
-                    options: callee_options,
-                    ..
-                },
-                Some(fty),
-            ) = (callee, inner.types.func(*ty))
-            {
-                if super::adapter::fused(&inner.types, fty, options, callee_options) {
-                    crate::bail!("no fused adapter for the component-to-component call of step {step_index}");
-                }
+            // Component-to-component calls all have a fused adapter (above).
+            if let LowerCallee::Lifted { .. } = callee {
+                crate::bail!("no fused adapter for the component-to-component call of step {step_index}");
             }
             let options = resolve_options(t, instance_index, options)?;
             let target = match callee {
@@ -574,7 +573,7 @@ fn fused_call<T: 'static>(
     store: &mut StoreContextMut<'_, T>,
     component: &Component,
     t: &InstantiationItems,
-    step_index: usize,
+    (step_index, ty): (usize, TypeFuncIndex),
     (lifted, core_func): (u32, CoreItemIndex),
     caller_options: &Options,
     callee_options: &Options,
@@ -582,8 +581,15 @@ fn fused_call<T: 'static>(
     let Some(module) = component.inner.adapters.get(&step_index) else {
         crate::bail!("no fused adapter for step {step_index}");
     };
-    let core = t.item(core_func)?;
-    super::adapter::instantiate(store, module, core, lifted, caller_options, callee_options)
+    let call = super::adapter::AdapterCall {
+        lifted,
+        callee_core: t.item(core_func)?,
+        types: &component.inner.types,
+        ty,
+        caller: caller_options,
+        callee: callee_options,
+    };
+    super::adapter::instantiate(store, module, call)
 }
 
 /// What a lowered function calls.
@@ -659,8 +665,9 @@ fn lowered_func<T: 'static>(
         #[cfg(feature = "component-model-async")]
         if let Callee::Lifted(index) = &callee {
             if super::concurrent::is_async_typed(&store, *index) {
-                let r =
-                    super::concurrent::call_lowered(&mut store, &types, ty, &options, *index, params, results, scope);
+                let r = super::concurrent::call_lowered(
+                    &mut store, &types, ty, &options, *index, params, results, scope, None,
+                );
                 let exited = exit_call(&mut store, scope, false);
                 return r.and(exited);
             }

@@ -209,6 +209,24 @@ impl<T: 'static> LinkerInstance<'_, T> {
         self.insert(name, Definition::Func(func, None))
     }
 
+    /// Defines `name` as a host function taking and returning dynamic
+    /// [`Val`]s, like [`LinkerInstance::func_new`], which is also given
+    /// the type of the import it is called as (the parameter and result
+    /// types, as the C API's host functions receive them). (Wasmtime 48's
+    /// `func_new` passes the type; Weft's keeps its shorter signature and
+    /// offers this one beside it.)
+    pub fn func_new_with_func_type(
+        &mut self,
+        name: &str,
+        func: impl Fn(StoreContextMut<'_, T>, &super::types::ComponentFunc, &[Val], &mut [Val]) -> crate::Result<()>
+            + Send
+            + Sync
+            + 'static,
+    ) -> crate::Result<()> {
+        let func: HostFunc<T> = Arc::new(move |store, ty, args, results| func(store, ty, args, results));
+        self.insert(name, Definition::Func(func, None))
+    }
+
     /// Defines `name` as a host function of the component function type
     /// `ty` (a type of some component, e.g. from
     /// [`Component::component_type`](super::Component::component_type)),

@@ -70,6 +70,7 @@ pub(crate) mod concurrent;
 mod flat;
 mod func_wrap;
 mod handles;
+mod has_data;
 mod instance;
 mod instance_pre;
 mod linker;
@@ -98,18 +99,24 @@ pub use component::Component;
 pub use concurrent::{
     Access, Accessor, AccessorTask, AsAccessor, Destination, DirectDestination, DirectSource, ErrorContext,
     FuncCallConcurrent, FutureConsumer, FutureProducer, FutureReader, GuardedFutureReader, GuardedStreamReader,
-    GuestTaskId, HasData, HasSelf, JoinHandle, ReadBuffer, Source, StreamConsumer, StreamProducer, StreamReader,
-    StreamResult, TaskGroupHook, TaskGroupId, TypedFuncCallConcurrent, VecBuffer, WriteBuffer,
+    GuestTaskId, JoinHandle, ReadBuffer, Source, StreamConsumer, StreamProducer, StreamReader, StreamResult,
+    TaskGroupHook, TaskGroupId, TypedFuncCallConcurrent, VecBuffer, WriteBuffer,
 };
+pub use has_data::{HasData, HasSelf};
 pub use instance::{ComponentExportIndex, Instance, InstanceExportLookup};
 pub use instance_pre::InstancePre;
 pub use linker::{Linker, LinkerInstance};
 pub use resource_table::{ResourceTable, ResourceTableError};
-pub use resources::{Resource, ResourceAny};
+pub use resources::{Resource, ResourceAny, ResourceDynamic};
 #[doc(hidden)]
 pub use typed::__internal;
 pub use typed::{ComponentNamedList, ComponentType, Lift, Lower, TypedFunc};
 pub use types::ResourceType;
+/// Generates Rust bindings for a WIT world (see the macro crate's
+/// documentation); the generated `instantiate_async` needs the `async`
+/// feature, async and concurrent imports `component-model-async`.
+#[cfg(feature = "async")]
+pub use weft_component_macro::bindgen;
 pub use weft_component_macro::{flags, ComponentType, Lift, Lower};
 
 pub use flat::{

@@ -14,7 +14,7 @@
 use super::call::drop_host_resource;
 use super::handles::unresolved;
 use super::trap;
-use super::types::ResourceType;
+use super::types::{ResourceKind, ResourceType};
 use std::marker::PhantomData;
 use weft_slab::Slab;
 
@@ -304,6 +304,84 @@ impl<T: 'static> Resource<T> {
             rep: h.rep,
             own: h.own,
             _marker: PhantomData,
+        })
+    }
+}
+
+/// A resource of a run-time host type ([`ResourceType::host_dynamic`]):
+/// its representation, the payload naming its type, and whether it is an
+/// `own` handle. The dynamic counterpart of [`Resource`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct ResourceDynamic {
+    rep: u32,
+    ty: u32,
+    own: bool,
+}
+
+impl ResourceDynamic {
+    /// An owned resource of type `ty` with representation `rep`.
+    pub fn new_own(rep: u32, ty: u32) -> ResourceDynamic {
+        ResourceDynamic { rep, ty, own: true }
+    }
+
+    /// A borrowed resource of type `ty` with representation `rep`.
+    pub fn new_borrow(rep: u32, ty: u32) -> ResourceDynamic {
+        ResourceDynamic { rep, ty, own: false }
+    }
+
+    /// The representation.
+    pub fn rep(&self) -> u32 {
+        self.rep
+    }
+
+    /// The payload of its type ([`ResourceType::host_dynamic`]).
+    pub fn ty(&self) -> u32 {
+        self.ty
+    }
+
+    /// Whether this is an `own` handle (else a `borrow`).
+    pub fn owned(&self) -> bool {
+        self.own
+    }
+
+    /// This resource as a [`ResourceAny`] in `store`'s host table.
+    pub fn try_into_resource_any(self, mut store: impl crate::AsContextMut) -> crate::Result<ResourceAny> {
+        let mut store = store.as_context_mut();
+        let id = store.0.opaque().id();
+        let ty = ResourceType::host_dynamic(self.ty);
+        let index = store.components_mut().host_handles.add(Handle {
+            ty,
+            rep: self.rep,
+            own: self.own,
+            borrow_scope: None,
+            num_lends: 0,
+        })?;
+        Ok(ResourceAny {
+            store: id,
+            index,
+            ty,
+            own: self.own,
+        })
+    }
+
+    /// The resource held by `resource`, taken out of `store`'s host table
+    /// (for an `own`); fails when it is not of a run-time host type.
+    pub fn try_from_resource_any(resource: ResourceAny, mut store: impl crate::AsContextMut) -> crate::Result<Self> {
+        let mut store = store.as_context_mut();
+        store.0.opaque().check(resource.store, "resource")?;
+        let ResourceKind::HostDynamic(ty) = resource.ty.0 else {
+            crate::bail!("the resource is not of a run-time host resource type (ResourceType::host_dynamic)");
+        };
+        let table = &mut store.components_mut().host_handles;
+        let h = if resource.own {
+            table.remove(resource.index)?
+        } else {
+            *table.get(resource.index)?
+        };
+        Ok(ResourceDynamic {
+            rep: h.rep,
+            ty,
+            own: h.own,
         })
     }
 }

@@ -714,6 +714,17 @@ pub mod __internal {
     use anyhow::{anyhow, Context as _};
     use weft_environ::component::DefinedType;
 
+    /// `func` as a [`super::TypedFunc`] without a type check, for code that
+    /// `bindgen!` generates (which checked the type when it loaded the
+    /// export). Safe: a call whose values do not match the function's type
+    /// fails with an error, as [`super::Func::call`] does.
+    pub fn typed_func_unchecked<P, R>(func: super::super::Func) -> super::TypedFunc<P, R> {
+        super::TypedFunc {
+            func,
+            _marker: std::marker::PhantomData,
+        }
+    }
+
     /// A type check function of a field or payload.
     pub type Typecheck = for<'a> fn(&InterfaceType, &InstanceType<'a>) -> Result<()>;
 

@@ -501,6 +501,18 @@ impl ComponentFunc {
     }
 }
 
+/// The public type of a core item of a component's module type.
+fn core_extern_type(engine: &crate::Engine, t: &env::CoreItemType) -> crate::ExternType {
+    use crate::{ExternType, FuncType, GlobalType, MemoryType, TableType, TagType};
+    match t {
+        env::CoreItemType::Func(f) => ExternType::Func(FuncType::from_wasm(engine, f)),
+        env::CoreItemType::Table(t) => ExternType::Table(TableType::from_wasm(engine, t)),
+        env::CoreItemType::Memory(m) => ExternType::Memory(MemoryType::from_wasm(m)),
+        env::CoreItemType::Global(g) => ExternType::Global(GlobalType::from_wasm(engine, g)),
+        env::CoreItemType::Tag(f) => ExternType::Tag(TagType::new(FuncType::from_wasm(engine, f))),
+    }
+}
+
 /// A core module type, as a component imports or exports it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Module(Handle<env::TypeModuleIndex>);
@@ -520,6 +532,30 @@ impl Module {
     pub fn exports(&self) -> impl ExactSizeIterator<Item = &str> + '_ {
         let exports: &[(String, env::CoreItemType)] = self.module().map(|m| &m.exports[..]).unwrap_or(&[]);
         exports.iter().map(|(n, _)| n.as_str())
+    }
+
+    /// The module's imports with their types: module name, name and type,
+    /// in order (Wasmtime 48's `ModuleType::imports` gives these).
+    pub fn import_types<'a>(
+        &'a self,
+        engine: &'a crate::Engine,
+    ) -> impl ExactSizeIterator<Item = (&'a str, &'a str, crate::ExternType)> + 'a {
+        let imports: &[(String, String, env::CoreItemType)] = self.module().map(|m| &m.imports[..]).unwrap_or(&[]);
+        imports
+            .iter()
+            .map(move |(m, n, t)| (m.as_str(), n.as_str(), core_extern_type(engine, t)))
+    }
+
+    /// The module's exports with their types, in order (Wasmtime 48's
+    /// `ModuleType::exports` gives these).
+    pub fn export_types<'a>(
+        &'a self,
+        engine: &'a crate::Engine,
+    ) -> impl ExactSizeIterator<Item = (&'a str, crate::ExternType)> + 'a {
+        let exports: &[(String, env::CoreItemType)] = self.module().map(|m| &m.exports[..]).unwrap_or(&[]);
+        exports
+            .iter()
+            .map(move |(n, t)| (n.as_str(), core_extern_type(engine, t)))
     }
 }
 
@@ -694,6 +730,9 @@ pub struct ResourceType(pub(crate) ResourceKind);
 pub(crate) enum ResourceKind {
     /// A resource the host defines with a Rust type.
     Host(std::any::TypeId),
+    /// A resource the host defines at run time, named by a number
+    /// ([`ResourceType::host_dynamic`]).
+    HostDynamic(u32),
     /// Resource `resource` defined by the component instance `instance` of
     /// the store `store`.
     Guest {
@@ -714,8 +753,17 @@ impl ResourceType {
         ResourceType(ResourceKind::Host(std::any::TypeId::of::<T>()))
     }
 
+    /// The resource type of the host named by `payload`, for hosts that
+    /// define their resource types at run time (as the C API does): types
+    /// with different payloads differ, and differ from every
+    /// [`ResourceType::host`] type. [`ResourceDynamic`](super::ResourceDynamic)
+    /// values have it.
+    pub fn host_dynamic(payload: u32) -> ResourceType {
+        ResourceType(ResourceKind::HostDynamic(payload))
+    }
+
     pub(crate) fn is_host(self) -> bool {
-        matches!(self.0, ResourceKind::Host(_))
+        matches!(self.0, ResourceKind::Host(_) | ResourceKind::HostDynamic(_))
     }
 
     /// What kind of resource this is, in trap messages.

@@ -6,8 +6,11 @@
 //! against its host built-ins (the imports named by this module's
 //! constants).
 //!
-//! Every synchronous component-to-component call has one. The adapter
-//! exports one function with the caller's lowered core signature. It calls
+//! Every component-to-component call has one. That of a call of an `async`
+//! function type is described in `async_call.rs`: the runtime schedules the
+//! callee's task, and the adapter's `start` and `return` functions move the
+//! arguments and the result when it starts and when it returns. That of a
+//! synchronous call exports one function with the caller's lowered core signature. It calls
 //! `enter` (a host built-in that checks the caller's `may_leave`, checks
 //! and clears the callee's `may_enter` and opens the call's resource
 //! scope), moves every argument from the caller to the callee, calls the
@@ -43,14 +46,16 @@
 //! (invalid UTF-8 and unpaired UTF-16 surrogates trap), and stores it with
 //! the destination's `realloc` exactly as `store_string` of CanonicalABI.md
 //! does (its allocations, shrinking reallocations and the tagged length of
-//! `latin1+utf16`). `error-context` values cannot cross yet: the adapter
-//! fails with an `unsupported` error when it meets one.
+//! `latin1+utf16`). Stream and future readable ends move, and error
+//! contexts are shared, through one host built-in per direction over the
+//! two instances' task tables (`lift_async_value`, then `lower_handle`).
 //!
 //! Every check that fails branches to a call of the `trap` built-in with
 //! an [`AdapterTrap`] code, which raises the trap of that check with
 //! Wasmtime's message (`Trap::UnalignedPointer`, ...); the checks that pass
 //! call nothing.
 
+mod async_call;
 mod translate;
 mod trap;
 mod wasm;
@@ -58,7 +63,7 @@ mod wasm;
 pub use trap::AdapterTrap;
 
 use crate::component::abi::{self, AbiOptions, Context, Despecialized, FlatType, PtrType};
-use crate::component::{CanonicalOptions, ComponentTypes, FuncType, InterfaceType, StringEncoding};
+use crate::component::{ComponentTypes, FuncType, InterfaceType, StringEncoding};
 use translate::{AdapterFuncBuilder, CopyDirection, Place};
 use wasm::val_type;
 use wasm_encoder::{
@@ -101,14 +106,43 @@ pub const OWN_TO_CALLER: &str = "resource-transfer-own-to-caller";
 /// for the call: `(resource type: i32, handle: i32, scope: i32) ->
 /// (handle: i32)`.
 pub const BORROW_TO_CALLEE: &str = "resource-transfer-borrow";
-/// The built-in called for values that cannot cross yet (`error-context`,
-/// `borrow` results): fails with `unsupported`.
+/// The built-in that moves a stream or future's readable end, or shares an
+/// error context, from the caller's table to the callee's: `(kind: i32,
+/// type: i32, handle: i32) -> (handle: i32)`, the kind one of
+/// [`ASYNC_STREAM`], [`ASYNC_FUTURE`] and [`ASYNC_ERROR_CONTEXT`], the type
+/// the index of the stream or future type (`u32::MAX` for an error
+/// context).
+pub const ASYNC_TO_CALLEE: &str = "async-value-to-callee";
+/// The built-in that moves a stream or future end, or shares an error
+/// context, from the callee's table to the caller's.
+pub const ASYNC_TO_CALLER: &str = "async-value-to-caller";
+/// The kind of a moved stream end.
+pub const ASYNC_STREAM: u32 = 0;
+/// The kind of a moved future end.
+pub const ASYNC_FUTURE: u32 = 1;
+/// The kind of a shared error context.
+pub const ASYNC_ERROR_CONTEXT: u32 = 2;
+/// The built-in called for values that cannot cross (`borrow` results,
+/// which validation rejects): fails with `unsupported`.
 pub const UNSUPPORTED: &str = "unsupported";
 /// The built-in every failed check calls with an [`AdapterTrap`] code:
 /// `(code: i32) -> ()`.
 pub const TRAP: &str = "trap";
 /// The adapter's export: a function of the caller's lowered signature.
 pub const ADAPTER: &str = "adapter";
+/// The built-in an `async` call's adapter passes the caller's core
+/// arguments to: it starts the callee's task and returns the status of an
+/// `async` lower, or waits and returns the flat result of a synchronous
+/// one. Its type is the caller's lowered signature.
+pub const START_CALL: &str = "start-call";
+/// The export of an `async` call's adapter that the runtime calls when the
+/// callee's task starts: `(caller's core arguments..., scope: i32) ->
+/// (callee's core arguments...)`.
+pub const START: &str = "start";
+/// The export of an `async` call's adapter that the runtime calls when the
+/// callee returns: `(callee's flat result or pointer..., caller's core
+/// arguments...) -> (flat result of a synchronous lower)`.
+pub const RETURN: &str = "return";
 
 const PTR: PtrType = PtrType::I32;
 const I32: ValType = ValType::I32;
@@ -122,6 +156,10 @@ pub struct Side {
     pub memory: bool,
     /// Whether there is a `realloc`.
     pub realloc: bool,
+    /// The `async` option.
+    pub is_async: bool,
+    /// Whether there is a `callback` (an `async` lift's).
+    pub callback: bool,
 }
 
 /// What the canonical options of the two sides provide.
@@ -142,7 +180,8 @@ struct Needs {
     lists: bool,
     own: bool,
     borrow: bool,
-    error_context: bool,
+    /// Streams, futures or error contexts.
+    async_values: bool,
     /// `char`s or variants, whose translation checks them.
     checked: bool,
 }
@@ -158,7 +197,7 @@ fn scan(types: &ComponentTypes, ty: InterfaceType, n: &mut Needs, depth: u32) {
             I::Char => n.checked = true,
             I::Own(_) => n.own = true,
             I::Borrow(_) => n.borrow = true,
-            I::ErrorContext => n.error_context = true,
+            I::ErrorContext | I::Defined(_) => n.async_values = true,
             _ => {}
         },
         Despecialized::Record(fields) => fields.iter().for_each(|t| scan(types, *t, n, depth + 1)),
@@ -184,7 +223,7 @@ fn flat_len(types: &ComponentTypes, ty: InterfaceType, cap: usize, depth: u32) -
     }
     match abi::despecialize(types, ty) {
         Despecialized::Other(I::String) => 2,
-        Despecialized::Other(I::Defined(_)) => 0,
+        // Everything else, stream and future handles too, is one value.
         Despecialized::Other(_) => 1,
         Despecialized::List(_, None) => 2,
         Despecialized::List(t, Some(n)) => (n as usize)
@@ -223,14 +262,10 @@ fn tuple_layout(types: &ComponentTypes, tys: &[InterfaceType]) -> (u32, u32) {
     (align, abi::align_to(offset, align))
 }
 
-/// Whether a call of type `ty` lowered with `caller` options from a
-/// function lifted with `callee` options goes through a fused adapter:
-/// when it is synchronous on both sides (the async ABI is not fused).
-pub fn fused(types: &ComponentTypes, ty: &FuncType, caller: &CanonicalOptions, callee: &CanonicalOptions) -> bool {
-    !ty.is_async
-        && !caller.is_async
-        && !callee.is_async
-        && !ty.param_types().chain(ty.result).any(|t| types.contains_async_value(t))
+/// Whether the adapter of a call of type `ty` between `sides` is that of an
+/// `async` call (exporting [`START`] and [`RETURN`]).
+pub fn is_async_call(ty: &FuncType, sides: &Sides) -> bool {
+    ty.is_async || sides.caller.is_async || sides.callee.is_async
 }
 
 /// A function index allocator for imports, in order.
@@ -252,12 +287,12 @@ impl Imports {
 }
 
 /// The binary of the adapter for calls of type `ty` between two sides with
-/// the options `sides`, or an error saying why there can be none (an
-/// `async` function type, options lacking a memory or `realloc` the values
-/// need, or a type nested too deeply).
+/// the options `sides`, or an error saying why there can be none (options
+/// lacking a memory or `realloc` the values need, or a type nested too
+/// deeply).
 pub fn adapter_module(types: &ComponentTypes, ty: &FuncType, sides: Sides) -> Result<Vec<u8>, String> {
-    if ty.is_async {
-        return Err("unsupported: fused adapters of async functions".into());
+    if is_async_call(ty, &sides) {
+        return async_call::async_adapter_module(types, ty, sides);
     }
     let param_tys: Vec<InterfaceType> = ty.param_types().collect();
     let (mut p, mut r) = (Needs::default(), Needs::default());
@@ -334,7 +369,9 @@ pub fn adapter_module(types: &ComponentTypes, ty: &FuncType, sides: Sides) -> Re
     let own_to_callee = imports.func_if(p.own, OWN_TO_CALLEE, 9);
     let own_to_caller = imports.func_if(r.own, OWN_TO_CALLER, 9);
     let borrow_to_callee = imports.func_if(p.borrow, BORROW_TO_CALLEE, 10);
-    let unsupported = imports.func_if(p.error_context || r.error_context || r.borrow, UNSUPPORTED, 1);
+    let async_to_callee = imports.func_if(p.async_values, ASYNC_TO_CALLEE, 10);
+    let async_to_caller = imports.func_if(r.async_values, ASYNC_TO_CALLER, 10);
+    let unsupported = imports.func_if(r.borrow, UNSUPPORTED, 1);
     let traps = needs_memory || p.checked || r.checked;
     let trap = imports.func_if(traps, TRAP, 7);
     let num_imported = imports.next;
@@ -362,6 +399,7 @@ pub fn adapter_module(types: &ComponentTypes, ty: &FuncType, sides: Sides) -> Re
         transcode: transcode_to_callee,
         own: own_to_callee,
         borrow: borrow_to_callee,
+        async_value: async_to_callee,
         unsupported,
     };
     let to_caller = CopyDirection {
@@ -374,6 +412,7 @@ pub fn adapter_module(types: &ComponentTypes, ty: &FuncType, sides: Sides) -> Re
         transcode: transcode_to_caller,
         own: own_to_caller,
         borrow: None,
+        async_value: async_to_caller,
         unsupported,
     };
 

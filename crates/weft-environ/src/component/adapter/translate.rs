@@ -4,10 +4,13 @@
 //! it from one side and lowering it into the other would, with the same
 //! checks and traps.
 
+// Import loop kept on purpose: the kinds of async values an adapter passes
+// to its built-ins are defined in mod.rs, beside the built-ins' imports.
 use super::trap::AdapterTrap;
 use super::wasm::{self, coerce_lift, coerce_lower, Body};
+use super::{ASYNC_ERROR_CONTEXT, ASYNC_FUTURE, ASYNC_STREAM};
 use crate::component::abi::{self, Despecialized, FlatType, PtrType, MAX_LIST_BYTE_LENGTH};
-use crate::component::{ComponentTypes, InterfaceType, StringEncoding};
+use crate::component::{ComponentTypes, DefinedType, InterfaceType, StringEncoding};
 use wasm_encoder::{BlockType, Instruction as W, ValType};
 
 const PTR: PtrType = PtrType::I32;
@@ -70,6 +73,8 @@ pub(super) struct CopyDirection {
     /// The built-ins moving `own` and lending `borrow` handles.
     pub(super) own: Option<u32>,
     pub(super) borrow: Option<u32>,
+    /// The built-in moving stream and future ends and error contexts.
+    pub(super) async_value: Option<u32>,
     /// The built-in that fails with "unsupported".
     pub(super) unsupported: Option<u32>,
 }
@@ -252,7 +257,27 @@ impl<'a> AdapterFuncBuilder<'a> {
                     }
                     None => self.unsupported(dir),
                 },
-                I::ErrorContext | I::Defined(_) => self.unsupported(dir),
+                I::ErrorContext | I::Defined(_) => {
+                    let (kind, tag) = match t {
+                        I::Defined(d) => match self.types.defined(d) {
+                            Some(DefinedType::Stream(_)) => (ASYNC_STREAM, d.0),
+                            Some(DefinedType::Future(_)) => (ASYNC_FUTURE, d.0),
+                            _ => return Err("internal error: a defined type left by despecialization".into()),
+                        },
+                        _ => (ASYNC_ERROR_CONTEXT, u32::MAX),
+                    };
+                    let f = dir
+                        .async_value
+                        .ok_or_else(|| missing("the stream and future built-in"))?;
+                    self.scalar(src, dst, 4, FlatType::I32, |g| {
+                        let h = g.tmp_i32;
+                        g.b.i(W::LocalSet(h));
+                        g.b.i(W::I32Const(kind as i32));
+                        g.b.i(W::I32Const(tag as i32));
+                        g.b.i(W::LocalGet(h));
+                        g.b.i(W::Call(f));
+                    })
+                }
             },
             Despecialized::Record(fields) => self.translate_record(&fields, src, dst, dir, depth),
             Despecialized::Flags(n) => self.flags(n, src, dst),

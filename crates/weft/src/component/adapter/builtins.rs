@@ -13,11 +13,11 @@ use crate::component::store::{ComponentInstanceRef, Options};
 use crate::component::{trap, LiftContext, LowerContext};
 use crate::{AsContextMut, Extern, Func, Module, StoreContextMut, Val, ValType};
 use weft_environ::component::adapter::{
-    AdapterTrap, ADAPTER, BORROW_TO_CALLEE, CALLEE, CALLEE_MEMORY, CALLEE_REALLOC, CALLER_MEMORY, CALLER_REALLOC,
-    ENTER, EXIT, OWN_TO_CALLEE, OWN_TO_CALLER, POST_RETURN, TRANSCODE_TO_CALLEE, TRANSCODE_TO_CALLER, TRAP,
-    UNSUPPORTED,
+    AdapterTrap, ADAPTER, ASYNC_TO_CALLEE, ASYNC_TO_CALLER, BORROW_TO_CALLEE, CALLEE, CALLEE_MEMORY, CALLEE_REALLOC,
+    CALLER_MEMORY, CALLER_REALLOC, ENTER, EXIT, OWN_TO_CALLEE, OWN_TO_CALLER, POST_RETURN, START_CALL,
+    TRANSCODE_TO_CALLEE, TRANSCODE_TO_CALLER, TRAP, UNSUPPORTED,
 };
-use weft_environ::component::{ComponentTypes, TypeResourceIndex};
+use weft_environ::component::{ComponentTypes, TypeFuncIndex, TypeResourceIndex};
 
 fn arg(params: &[Val], i: usize) -> crate::Result<u32> {
     match params.get(i) {
@@ -70,18 +70,40 @@ fn without_leaving<T: 'static>(
     }))
 }
 
-/// An instance of the adapter `module` wired to the callee's core function
-/// `callee_core` (of the lifted function `lifted`), the two sides' options
-/// and the built-ins; returns its exported function.
+/// What an adapter's instance is made for: the call's lifted function (its
+/// store index and core function), the lowered function type and its
+/// types, and the two sides' options.
+pub(crate) struct AdapterCall<'a> {
+    pub(crate) lifted: u32,
+    pub(crate) callee_core: Extern,
+    pub(crate) types: &'a std::sync::Arc<ComponentTypes>,
+    pub(crate) ty: TypeFuncIndex,
+    pub(crate) caller: &'a Options,
+    pub(crate) callee: &'a Options,
+}
+
+/// An instance of the adapter `module` wired to the call's callee, the two
+/// sides' options and the built-ins; returns its exported function.
 pub(crate) fn instantiate<T: 'static>(
     store: &mut StoreContextMut<'_, T>,
     module: &Module,
-    callee_core: Extern,
-    lifted: u32,
-    caller: &Options,
-    callee: &Options,
+    call: AdapterCall<'_>,
 ) -> crate::Result<Func> {
+    let AdapterCall {
+        lifted,
+        callee_core,
+        types,
+        ty: func_ty,
+        caller,
+        callee,
+    } = call;
     let engine = store.engine().clone();
+    // An `async` call's `start-call` reaches the instance's `start` and
+    // `return` exports through this, set once the instance exists.
+    #[cfg(feature = "component-model-async")]
+    let exports = std::sync::Arc::new(std::sync::OnceLock::<crate::component::concurrent::AsyncAdapter>::new());
+    #[cfg(not(feature = "component-model-async"))]
+    let exports = ();
     let i32s = |n| std::iter::repeat_n(ValType::I32, n);
     let ty = |params: usize, results: usize| crate::FuncType::new(&engine, i32s(params), i32s(results));
     let mut externs = Vec::new();
@@ -94,12 +116,15 @@ pub(crate) fn instantiate<T: 'static>(
             }
             CALLER_MEMORY | CALLEE_MEMORY => {
                 let options = if name == CALLEE_MEMORY { callee } else { caller };
-                match options.memory {
-                    Some(m) => externs.push(Extern::Memory(m)),
-                    None => crate::bail!("the fused adapter expects a memory"),
-                }
+                let memory = match options.memory {
+                    Some(m) => m,
+                    // A side without a memory: its values never use one.
+                    None => crate::Memory::new(&mut *store, crate::MemoryType::new(0, Some(0)))?,
+                };
+                externs.push(Extern::Memory(memory));
                 continue;
             }
+            START_CALL => start_call(store, import.ty(), lifted, types, func_ty, caller, exports.clone())?,
             POST_RETURN | CALLER_REALLOC | CALLEE_REALLOC => {
                 let (f, flags) = match name {
                     POST_RETURN => (callee.post_return, callee.flags),
@@ -182,8 +207,22 @@ pub(crate) fn instantiate<T: 'static>(
                     Ok(())
                 })
             }
+            ASYNC_TO_CALLEE | ASYNC_TO_CALLER => {
+                let (from, to) = if name == ASYNC_TO_CALLEE {
+                    (caller.flags, callee.flags)
+                } else {
+                    (callee.flags, caller.flags)
+                };
+                Func::new(&mut *store, ty(3, 1), move |mut c, params, results| {
+                    let mut store = c.as_context_mut();
+                    let (kind, tag, index) = (arg(params, 0)?, arg(params, 1)?, arg(params, 2)?);
+                    let index = transfer_async_value(&mut store, from, to, kind, tag, index)?;
+                    set(results, 0, index);
+                    Ok(())
+                })
+            }
             UNSUPPORTED => Func::new(&mut *store, ty(0, 0), |_, _, _| {
-                crate::bail!("unsupported: error-context values cannot cross between components yet")
+                crate::bail!("unsupported: a `borrow` result cannot cross between components")
             }),
             TRAP => Func::new(&mut *store, ty(1, 0), |_, params, _| {
                 let code = arg(params, 0)?;
@@ -197,9 +236,110 @@ pub(crate) fn instantiate<T: 'static>(
         externs.push(Extern::Func(f));
     }
     let instance = crate::Instance::new(&mut *store, module, &externs)?;
-    instance
-        .get_func(&mut *store, ADAPTER)
-        .ok_or_else(|| crate::format_err!("the fused adapter has no `{ADAPTER}` export"))
+    let export = |store: &mut StoreContextMut<'_, T>, name: &str| {
+        instance
+            .get_func(&mut *store, name)
+            .ok_or_else(|| crate::format_err!("the fused adapter has no `{name}` export"))
+    };
+    #[cfg(feature = "component-model-async")]
+    if instance
+        .get_func(&mut *store, weft_environ::component::adapter::START)
+        .is_some()
+    {
+        use weft_environ::component::adapter::{RETURN, START};
+        let adapter = crate::component::concurrent::AsyncAdapter {
+            start: export(store, START)?,
+            ret: export(store, RETURN)?,
+        };
+        let _ = exports.set(adapter);
+    }
+    export(store, ADAPTER)
+}
+
+/// The `start-call` built-in of an `async` call's adapter (of the caller's
+/// lowered type `ty`): the checks of `canon lower`, then the subtask and
+/// the callee's task, whose arguments and result the adapter's `start` and
+/// `return` move (set in `exports` once the adapter is instantiated).
+#[cfg(feature = "component-model-async")]
+#[allow(clippy::too_many_arguments, reason = "the call's parts, taken apart once")]
+fn start_call<T: 'static>(
+    store: &mut StoreContextMut<'_, T>,
+    import: crate::ExternType,
+    lifted: u32,
+    types: &std::sync::Arc<ComponentTypes>,
+    ty: TypeFuncIndex,
+    caller: &Options,
+    exports: std::sync::Arc<std::sync::OnceLock<crate::component::concurrent::AsyncAdapter>>,
+) -> crate::Result<Func> {
+    let crate::ExternType::Func(core_ty) = import else {
+        crate::bail!("the fused adapter's `{START_CALL}` is not a function");
+    };
+    let (types, caller) = (types.clone(), caller.clone());
+    Ok(Func::new(&mut *store, core_ty, move |mut c, params, results| {
+        let mut store = c.as_context_mut();
+        let Some(adapter) = exports.get().copied() else {
+            crate::bail!("internal error: the fused adapter's exports are not set");
+        };
+        if !store.components().flags(caller.flags)?.may_leave {
+            return Err(trap("cannot leave component instance"));
+        }
+        let to = crate::component::call::lifted_func(&store, lifted)?.options.flags;
+        store.components().check_enter(caller.flags, to)?;
+        let scope = enter_call(&mut store);
+        let r = crate::component::concurrent::call_lowered(
+            &mut store,
+            &types,
+            ty,
+            &caller,
+            lifted,
+            params,
+            results,
+            scope,
+            Some(adapter),
+        );
+        let exited = exit_call(&mut store, scope, false);
+        r.and(exited)
+    }))
+}
+
+#[cfg(not(feature = "component-model-async"))]
+#[allow(clippy::too_many_arguments, reason = "the call's parts, taken apart once")]
+fn start_call<T: 'static>(
+    _: &mut StoreContextMut<'_, T>,
+    _: crate::ExternType,
+    _: u32,
+    _: &std::sync::Arc<ComponentTypes>,
+    _: TypeFuncIndex,
+    _: &Options,
+    _: (),
+) -> crate::Result<Func> {
+    crate::bail!("unsupported: calls of `async` functions between components need the `component-model-async` feature")
+}
+
+/// Moves the stream or future end, or shares the error context, `index` of
+/// `from` (of the adapter's `kind` and type `tag`) to a new handle of `to`.
+#[cfg(feature = "component-model-async")]
+fn transfer_async_value<T>(
+    store: &mut StoreContextMut<'_, T>,
+    from: ComponentInstanceRef,
+    to: ComponentInstanceRef,
+    kind: u32,
+    tag: u32,
+    index: u32,
+) -> crate::Result<u32> {
+    crate::component::concurrent::transfer_async_value(store.components_mut(), from, to, kind, tag, index)
+}
+
+#[cfg(not(feature = "component-model-async"))]
+fn transfer_async_value<T>(
+    _: &mut StoreContextMut<'_, T>,
+    _: ComponentInstanceRef,
+    _: ComponentInstanceRef,
+    _: u32,
+    _: u32,
+    _: u32,
+) -> crate::Result<u32> {
+    crate::bail!("unsupported: streams, futures and error contexts need the `component-model-async` feature")
 }
 
 /// Moves the `own` handle `index` of resource type `r` from the table of

@@ -8,5 +8,5 @@ mod builtins;
 #[cfg(test)]
 mod tests;
 
-pub(crate) use builtins::instantiate;
-pub(crate) use weft_environ::component::adapter::{adapter_module, fused, Side, Sides};
+pub(crate) use builtins::{instantiate, AdapterCall};
+pub(crate) use weft_environ::component::adapter::{adapter_module, Side, Sides};

@@ -21,6 +21,8 @@ fn accepts(bytes: &[u8]) -> bool {
         encoding: StringEncoding::Utf8,
         memory: true,
         realloc: true,
+        is_async: false,
+        callback: false,
     };
     let sides = Sides {
         post_return: false,

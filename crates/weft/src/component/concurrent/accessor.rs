@@ -13,6 +13,7 @@
 
 // `super::host` (spawning, the idle check) is reached by path: the
 // accessor and the event loop that lends it the store are one mechanism.
+pub use crate::component::has_data::{HasData, HasSelf};
 use crate::store::StoreInner;
 use crate::{AsContext, AsContextMut, StoreContext, StoreContextMut};
 use std::future::Future;
@@ -20,23 +21,6 @@ use std::marker::PhantomData;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll, Waker};
-
-/// Names the part of a store's data that host code reaches through an
-/// [`Accessor`] (as Wasmtime's `HasData`): [`HasSelf<T>`] for all of it, or
-/// a type of the embedder's for a projection (`Data<'a>` is what the
-/// accessor's getter returns).
-pub trait HasData: 'static {
-    /// What the getter returns for a borrow of the store's data.
-    type Data<'a>;
-}
-
-/// [`HasData`] for the whole of the store's data `T`: `Data<'a>` is
-/// `&'a mut T`.
-pub struct HasSelf<T: ?Sized>(PhantomData<T>);
-
-impl<T: ?Sized + 'static> HasData for HasSelf<T> {
-    type Data<'a> = &'a mut T;
-}
 
 /// The getter of [`HasSelf`].
 fn whole<T>(data: &mut T) -> &mut T {

@@ -540,6 +540,9 @@ fn task_return<T: 'static>(
     if (options.memory.is_some() && options.memory != f.options.memory) || options.encoding != f.options.encoding {
         return Err(trap("invalid `task.return` signature and/or options for current task"));
     }
+    if super::calls::has_adapter(store, cur.task) {
+        return super::calls::task_return_through_adapter(store, cur.task, args);
+    }
     let tys: Vec<InterfaceType> = result.into_iter().collect();
     let mut vals = {
         let cx = LiftContext {

@@ -50,6 +50,9 @@ pub(crate) struct TaskData {
     /// Whether the host dropped its call or took its answer (a trap of the
     /// task then reaches nobody).
     pub(crate) abandoned: bool,
+    /// The flat result a fused adapter's `return` made for a caller that
+    /// lowered the call synchronously, until it takes it.
+    core_result: Option<Vec<crate::Val>>,
 }
 
 /// The caller of a task.
@@ -72,6 +75,49 @@ struct GuestCaller {
     params: Vec<crate::Val>,
     /// The call's resource scope.
     scope: usize,
+    /// The fused adapter moving the arguments and the result, for a call
+    /// between two components (else the host lifts and lowers them).
+    adapter: Option<AsyncAdapter>,
+}
+
+/// The `start` and `return` functions of the instance of a fused adapter of
+/// an `async` call between two components (`weft_environ`'s
+/// `adapter::START` and `adapter::RETURN`): they move the call's arguments
+/// when the callee's task starts and its result when it returns.
+#[derive(Clone, Copy)]
+pub(crate) struct AsyncAdapter {
+    /// `(caller's core arguments..., scope) -> callee's core arguments`.
+    pub(crate) start: crate::Func,
+    /// `(callee's flat result..., caller's core arguments...) -> flat
+    /// result of a synchronous lower`.
+    pub(crate) ret: crate::Func,
+}
+
+/// A task's arguments when it starts: lifted values (the host lowers them
+/// into the callee), or the callee's core arguments a fused adapter made.
+enum StartArgs {
+    Lifted(Vec<Val>),
+    Core(Vec<crate::Val>),
+}
+
+/// Room for the results of the core function `f` (numbers only).
+fn result_slots<T>(store: &StoreContextMut<'_, T>, f: &crate::Func) -> crate::Result<Vec<crate::Val>> {
+    f.ty(store)
+        .results()
+        .map(|t| crate::Val::default_for_ty(&t))
+        .collect::<Option<Vec<_>>>()
+        .ok_or_else(|| crate::format_err!("internal error: a core function of a component call returns a reference"))
+}
+
+/// Calls the adapter function `f` with `args`: its results.
+fn call_adapter<T: 'static>(
+    store: &mut StoreContextMut<'_, T>,
+    f: &crate::Func,
+    args: &[crate::Val],
+) -> crate::Result<Vec<crate::Val>> {
+    let mut out = result_slots(store, f)?;
+    f.call(&mut *store, args, &mut out)?;
+    Ok(out)
 }
 
 /// The task table of the component instance `flags`.
@@ -237,6 +283,7 @@ fn new_task<T>(
         parent,
         error: None,
         abandoned: false,
+        core_result: None,
     };
     components.sched.task_data.insert(task, data);
     Ok((task, thread))
@@ -446,12 +493,11 @@ fn implicit_thread<T: 'static>(
     let tasks = &mut store.components_mut().tasks;
     tasks.take_exclusive(task).map_err(trap)?;
     let f = lifted_func(store, index)?;
-    let args = on_start(store, task)?;
     let scope = enter_call(store);
     if let Some(d) = store.components_mut().sched.task_data.get_mut(&task) {
         d.scope = Some(scope);
     }
-    let r = run_core(store, &f, task, thread, &args, scope);
+    let r = on_start(store, task, scope).and_then(|args| run_core(store, &f, task, thread, args, scope));
     let exited = exit_call(store, scope, false);
     r.and(exited)
 }
@@ -461,16 +507,23 @@ fn run_core<T: 'static>(
     f: &crate::component::store::LiftedFunc,
     task: EntryId,
     thread: ThreadId,
-    args: &[Val],
+    args: StartArgs,
     scope: usize,
 ) -> crate::Result<()> {
-    let (core_args, mut core_results) = lower_call_args(store, f, args, scope)?;
+    let (core_args, mut core_results) = match args {
+        StartArgs::Lifted(args) => lower_call_args(store, f, &args, scope)?,
+        StartArgs::Core(core_args) => (core_args, result_slots(store, &f.core)?),
+    };
     let called = f.core.call(&mut *store, &core_args, &mut core_results);
     let called = trap_on_throw(store, called);
     poison_on_trap(store, f.options.flags, called)?;
     if !f.options.is_async {
-        let lifted = lift_call_results(store, f, &core_results, scope)?;
-        resolve(store, task, Some(lifted))?;
+        if has_adapter(store, task) {
+            resolve_through_adapter(store, task, core_results.clone())?;
+        } else {
+            let lifted = lift_call_results(store, f, &core_results, scope)?;
+            resolve(store, task, Some(lifted))?;
+        }
         let r = post_return(store, f, &core_results);
         return poison_on_trap(store, f.options.flags, r);
     }
@@ -530,17 +583,27 @@ fn poison<T>(store: &mut StoreContextMut<'_, T>, flags: ComponentInstanceRef, e:
 }
 
 /// `OnStart`: the task's arguments, from its caller (lifted from a guest
-/// caller's memory, its handles moved out of the caller's instance); the
-/// caller's subtask is told the task started.
-fn on_start<T: 'static>(store: &mut StoreContextMut<'_, T>, task: EntryId) -> crate::Result<Vec<Val>> {
+/// caller's memory, its handles moved out of the caller's instance, or
+/// moved by the call's fused adapter into the callee's core arguments,
+/// its borrows lent for the callee's call `scope`); the caller's subtask
+/// is told the task started.
+fn on_start<T: 'static>(store: &mut StoreContextMut<'_, T>, task: EntryId, scope: usize) -> crate::Result<StartArgs> {
     let components = store.components_mut();
     components.tasks.task_start(task).map_err(trap)?;
     let Some(data) = components.sched.task_data.get_mut(&task) else {
         crate::bail!("internal error: task data not found");
     };
     let g = match &mut data.caller {
-        Caller::Host(args) => return Ok(args.take().unwrap_or_default()),
-        Caller::Guest(g) => (g.types.clone(), g.ty, g.options.clone(), g.params.clone(), g.scope),
+        Caller::Host(args) => return Ok(StartArgs::Lifted(args.take().unwrap_or_default())),
+        Caller::Guest(g) => {
+            if let Some(adapter) = &g.adapter {
+                let start = adapter.start;
+                let mut args = g.params.clone();
+                args.push(crate::Val::I32(scope as i32));
+                return call_adapter(store, &start, &args).map(StartArgs::Core);
+            }
+            (g.types.clone(), g.ty, g.options.clone(), g.params.clone(), g.scope)
+        }
     };
     let (types, ty, options, params, scope) = g;
     let Some(fty) = types.func(ty) else {
@@ -553,7 +616,112 @@ fn on_start<T: 'static>(store: &mut StoreContextMut<'_, T>, task: EntryId) -> cr
     };
     let param_tys: Vec<InterfaceType> = fty.param_types().collect();
     lift_resources(store, &types, &param_tys, &mut args, options.flags, scope)?;
-    Ok(args)
+    Ok(StartArgs::Lifted(args))
+}
+
+/// Whether `task` was called through a fused adapter.
+pub(crate) fn has_adapter<T>(store: &StoreContextMut<'_, T>, task: EntryId) -> bool {
+    matches!(
+        store.components().sched.task_data.get(&task).map(|d| &d.caller),
+        Some(Caller::Guest(g)) if g.adapter.is_some()
+    )
+}
+
+/// `task.return` of `task`, called through a fused adapter, with the core
+/// arguments `raw` (the flat result, or the pointer to it).
+pub(crate) fn task_return_through_adapter<T: 'static>(
+    store: &mut StoreContextMut<'_, T>,
+    task: EntryId,
+    raw: &[u64],
+) -> crate::Result<()> {
+    let ret = match store.components().sched.task_data.get(&task).map(|d| &d.caller) {
+        Some(Caller::Guest(g)) => g.adapter.as_ref().map(|a| a.ret),
+        _ => None,
+    };
+    let Some(ret) = ret else {
+        crate::bail!("internal error: the task has no fused adapter");
+    };
+    use weft_environ::component::abi::FlatType;
+    let ty = ret.ty(&*store);
+    let mut result = Vec::with_capacity(raw.len());
+    for (t, v) in ty.params().zip(raw) {
+        let flat = match t {
+            crate::ValType::I32 => FlatType::I32,
+            crate::ValType::I64 => FlatType::I64,
+            crate::ValType::F32 => FlatType::F32,
+            crate::ValType::F64 => FlatType::F64,
+            _ => crate::bail!("internal error: a fused adapter takes a reference"),
+        };
+        result.push(crate::component::call::flat_to_core(flat, *v));
+    }
+    if result.len() != raw.len() {
+        crate::bail!("internal error: `task.return` does not match its fused adapter");
+    }
+    resolve_through_adapter(store, task, result)
+}
+
+/// Resolves `task`, called through a fused adapter, with the callee's flat
+/// result `result` (`task.return`'s core arguments, or a synchronous
+/// lift's core results): the adapter's `return` moves it to the caller at
+/// once (`OnResolve`), through its return pointer or as the flat result a
+/// synchronous caller takes when it resumes.
+pub(crate) fn resolve_through_adapter<T: 'static>(
+    store: &mut StoreContextMut<'_, T>,
+    task: EntryId,
+    result: Vec<crate::Val>,
+) -> crate::Result<()> {
+    check_resolvable(store, task)?;
+    let (ret, params) = match store.components().sched.task_data.get(&task).map(|d| &d.caller) {
+        Some(Caller::Guest(g)) => match &g.adapter {
+            Some(a) => (a.ret, g.params.clone()),
+            None => crate::bail!("internal error: the task has no fused adapter"),
+        },
+        _ => crate::bail!("internal error: the task has no fused adapter"),
+    };
+    let mut args = result;
+    args.extend(params);
+    let out = call_adapter(store, &ret, &args)?;
+    finish_resolve(store, task, Some(Vec::new()), Some(out))
+}
+
+/// Traps when `task` resolved already, or when its callee still holds a
+/// borrow it was lent (it gives every one back before it returns).
+fn check_resolvable<T>(store: &mut StoreContextMut<'_, T>, task: EntryId) -> crate::Result<()> {
+    let tasks = &mut store.components_mut().tasks;
+    if tasks.task(task).map_err(trap)?.resolved() {
+        return Err(trap(
+            "`task.return` or `task.cancel` called more than once for current task",
+        ));
+    }
+    if let Some(scope) = store.components().sched.task_data.get(&task).and_then(|d| d.scope) {
+        crate::component::call::check_borrows_returned(store, scope)?;
+    }
+    Ok(())
+}
+
+/// Marks `task` returned (`result` given) or cancelled, keeps its result
+/// (and a synchronous lower's flat result `core_result`) for its caller and
+/// wakes the host's call waiting for it.
+fn finish_resolve<T>(
+    store: &mut StoreContextMut<'_, T>,
+    task: EntryId,
+    result: Option<Vec<Val>>,
+    core_result: Option<Vec<crate::Val>>,
+) -> crate::Result<()> {
+    let tasks = &mut store.components_mut().tasks;
+    match &result {
+        Some(_) => tasks.task_return(task),
+        None => tasks.task_cancel(task),
+    }
+    .map_err(trap)?;
+    if let Some(d) = store.components_mut().sched.task_data.get_mut(&task) {
+        d.result = result;
+        d.core_result = core_result;
+        if let Some(w) = d.waker.take() {
+            w.wake();
+        }
+    }
+    Ok(())
 }
 
 /// Resolves `task` with its result (`task.return`, or the return of a
@@ -565,16 +733,7 @@ pub(crate) fn resolve<T: 'static>(
     task: EntryId,
     result: Option<Vec<Val>>,
 ) -> crate::Result<()> {
-    let tasks = &mut store.components_mut().tasks;
-    if tasks.task(task).map_err(trap)?.resolved() {
-        return Err(trap(
-            "`task.return` or `task.cancel` called more than once for current task",
-        ));
-    }
-    // The callee gives back every borrow it was lent before it returns.
-    if let Some(scope) = store.components().sched.task_data.get(&task).and_then(|d| d.scope) {
-        crate::component::call::check_borrows_returned(store, scope)?;
-    }
+    check_resolvable(store, task)?;
     let guest = match store.components().sched.task_data.get(&task).map(|d| &d.caller) {
         Some(Caller::Guest(g)) if g.options.is_async => {
             Some((g.types.clone(), g.ty, g.options.clone(), g.params.clone()))
@@ -593,19 +752,7 @@ pub(crate) fn resolve<T: 'static>(
         };
         lower_async_results(store, &types, fty, &options, retptr, vals)?;
     }
-    let tasks = &mut store.components_mut().tasks;
-    match &result {
-        Some(_) => tasks.task_return(task),
-        None => tasks.task_cancel(task),
-    }
-    .map_err(trap)?;
-    if let Some(d) = store.components_mut().sched.task_data.get_mut(&task) {
-        d.result = result;
-        if let Some(w) = d.waker.take() {
-            w.wake();
-        }
-    }
-    Ok(())
+    finish_resolve(store, task, result, None)
 }
 
 /// Writes the core result of an `async` lower whose subtask is in
@@ -650,6 +797,7 @@ pub(crate) fn call_lowered<T: 'static>(
     params: &[crate::Val],
     results: &mut [crate::Val],
     scope: usize,
+    adapter: Option<AsyncAdapter>,
 ) -> crate::Result<()> {
     let f = lifted_func(store, callee)?;
     if !options.is_async {
@@ -667,6 +815,7 @@ pub(crate) fn call_lowered<T: 'static>(
         options: options.clone(),
         params: params.to_vec(),
         scope,
+        adapter,
     };
     let task = match start_task(store, callee, Caller::Guest(Box::new(guest)), Some(subtask), None) {
         Ok(t) => t,
@@ -696,6 +845,12 @@ pub(crate) fn call_lowered<T: 'static>(
     let tasks = &mut store.components_mut().tasks;
     let _ = tasks.deliver_resolve(subtask);
     let out = take_result(store, task);
+    let core_out = store
+        .components_mut()
+        .sched
+        .task_data
+        .get_mut(&task)
+        .and_then(|d| d.core_result.take());
     let released = store.components_mut().tasks.release(subtask).map_err(trap);
     collect(store);
     waited?;
@@ -703,6 +858,13 @@ pub(crate) fn call_lowered<T: 'static>(
     let Some(mut out) = out else {
         return Err(trap("the synchronous call was cancelled"));
     };
+    if let Some(core_out) = core_out {
+        // The fused adapter moved the result already.
+        for (r, v) in results.iter_mut().zip(core_out) {
+            *r = v;
+        }
+        return Ok(());
+    }
     let Some(fty) = types.func(ty) else {
         crate::bail!("function type {} not found", ty.0);
     };

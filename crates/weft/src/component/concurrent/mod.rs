@@ -59,7 +59,7 @@ mod streams;
 mod values;
 
 #[cfg(feature = "component-model-async")]
-pub use accessor::{Access, Accessor, AccessorTask, AsAccessor, HasData, HasSelf, JoinHandle};
+pub use accessor::{Access, Accessor, AccessorTask, AsAccessor, JoinHandle};
 #[cfg(feature = "component-model-async")]
 pub use buffers::{ReadBuffer, VecBuffer, WriteBuffer};
 #[cfg(feature = "component-model-async")]
@@ -67,7 +67,9 @@ pub(in crate::component) use builtins::builtin;
 #[cfg(feature = "component-model-async")]
 pub use call_concurrent::{FuncCallConcurrent, GuestTaskId, TypedFuncCallConcurrent};
 #[cfg(feature = "component-model-async")]
-pub(crate) use calls::{call_async_typed, call_lowered, enter_task, exit_innermost_task, exit_task, is_async_typed};
+pub(crate) use calls::{
+    call_async_typed, call_lowered, enter_task, exit_innermost_task, exit_task, is_async_typed, AsyncAdapter,
+};
 #[cfg(feature = "component-model-async")]
 pub(crate) use hooks::around_call;
 #[cfg(feature = "component-model-async")]
@@ -86,7 +88,7 @@ pub use streams::{
     StreamProducer, StreamResult,
 };
 #[cfg(feature = "component-model-async")]
-pub(crate) use values::{lift_async_value, lower_async_value};
+pub(crate) use values::{lift_async_value, lower_async_value, transfer_async_value};
 
 /// The core function of a canonical built-in called by the component
 /// instance `at`.

@@ -84,3 +84,38 @@ pub(crate) fn lower_async_value(
         }
     }
 }
+
+/// Moves the stream or future readable end `index` of `from` (`kind` is
+/// one of the adapter's `ASYNC_*` kinds, `tag` its type) to a new handle of
+/// `to`, or shares the error context `index`, for a fused adapter: the new
+/// index in `to`.
+pub(crate) fn transfer_async_value(
+    components: &mut ComponentStore,
+    from: ComponentInstanceRef,
+    to: ComponentInstanceRef,
+    kind: u32,
+    tag: u32,
+    index: u32,
+) -> crate::Result<u32> {
+    use weft_environ::component::adapter::{ASYNC_ERROR_CONTEXT, ASYNC_FUTURE, ASYNC_STREAM};
+    let from = components.task_table(from)?;
+    let to = components.task_table(to)?;
+    let tasks = &mut components.tasks;
+    let id = match kind {
+        ASYNC_STREAM => tasks.lift_end(from, index, Kind::ReadableStream, tag),
+        ASYNC_FUTURE => tasks.lift_end(from, index, Kind::ReadableFuture, tag),
+        ASYNC_ERROR_CONTEXT => tasks.lift_error_context(from, index),
+        _ => crate::bail!("internal error: unknown kind {kind} of a fused adapter's value"),
+    }
+    .map_err(trap)?;
+    tasks.lower_handle(to, id, tag).map_err(|e| {
+        // The value reaches nobody: an end is dropped, a shared error
+        // context released.
+        let _ = if tasks.is_end(id) {
+            tasks.drop_host_end(id)
+        } else {
+            tasks.release(id)
+        };
+        trap(e)
+    })
+}
