@@ -9,9 +9,10 @@
 //! imports it provides are WASI preview1; `run_options` parses the
 //! `-W`/`-S` switches and builds the WASI context.
 
-// No `unsafe` code but the one call of `Module::deserialize_file`, whose
+// No `unsafe` code but the one call of `Module::deserialize`, whose
 // contract `--allow-precompiled` hands to the user (see `load_module`).
 #![deny(unsafe_code)]
+#![deny(clippy::undocumented_unsafe_blocks)]
 
 use std::panic::{self, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
@@ -272,12 +273,13 @@ fn load_module(engine: &Engine, path: &Path, allow_precompiled: bool) -> Result<
                 path.display()
             );
         }
-        // SAFETY (the contract of `deserialize`): the user vouched for the
-        // file with `--allow-precompiled`, as with `wasmtime run`.
         #[allow(
             unsafe_code,
             reason = "--allow-precompiled opts in to the unsafe Module::deserialize"
         )]
+        // SAFETY: `deserialize` trusts its bytes to be a module Weft
+        // precompiled; the user vouched for the file with
+        // `--allow-precompiled`, as with `wasmtime run`.
         let module = unsafe { Module::deserialize(engine, &bytes) };
         return module.with_context(|| format!("failed to load `{}`", path.display()));
     }

@@ -16,7 +16,7 @@ pub const USAGE: &str = "usage: cargo xtask c-api install --prefix DIR [--releas
 const VERSION: &str = "0.1.0";
 
 /// Runs `c-api ARGS`.
-pub fn run(args: &[String]) -> Result<(), String> {
+pub fn run(root: &Path, args: &[String]) -> Result<(), String> {
     let mut prefix = None;
     let mut release = false;
     let mut it = args.iter();
@@ -37,14 +37,13 @@ pub fn run(args: &[String]) -> Result<(), String> {
     } else {
         std::env::current_dir().map_err(|e| e.to_string())?.join(prefix)
     };
-    install(&prefix, release)
+    install(root, &prefix, release)
 }
 
-fn install(prefix: &Path, release: bool) -> Result<(), String> {
-    let root = crate::root();
+fn install(root: &Path, prefix: &Path, release: bool) -> Result<(), String> {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_string());
     let mut build = Command::new(&cargo);
-    build.args(["build", "-p", "weft-c-api", "--lib"]).current_dir(&root);
+    build.args(["build", "-p", "weft-c-api", "--lib"]).current_dir(root);
     if release {
         build.arg("--release");
     }
@@ -53,7 +52,7 @@ fn install(prefix: &Path, release: bool) -> Result<(), String> {
         return Err("building libweft failed".to_string());
     }
     let profile = if release { "release" } else { "debug" };
-    let lib_dir = target_dir(&cargo, &root)?.join(profile);
+    let lib_dir = target_dir(&cargo, root)?.join(profile);
 
     let include = prefix.join("include");
     let lib = prefix.join("lib");

@@ -12,9 +12,13 @@
 //!
 //! `cargo xtask c-api install --prefix DIR [--release]` installs the C API
 //! (headers, `libweft.so` and `libweft.a`, `weft.pc`, the CMake package).
+//!
+//! `cargo xtask import-cycles [--all]` fails when files of one crate import
+//! each other in a loop without a comment at the import saying why.
 
 mod capi;
 mod compare;
+mod cycles;
 mod report;
 mod stats;
 
@@ -54,8 +58,9 @@ fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let result = match args.first().map(String::as_str) {
         Some("bench") => bench(&args[1..]),
-        Some("c-api") => capi::run(&args[1..]),
-        _ => Err(format!("{USAGE}\n\n{}", capi::USAGE)),
+        Some("c-api") => capi::run(&root(), &args[1..]),
+        Some("import-cycles") => cycles::run(&root(), &args[1..]),
+        _ => Err(format!("{USAGE}\n\n{}\n\n{}", capi::USAGE, cycles::USAGE)),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -1,6 +1,8 @@
 //! `weft/error.h`: `weft_error_t`.
 
-use crate::trap::frames_of;
+// Import loop kept on purpose: an error's trace is the frames of a trap
+// (trap.rs), and traps convert to and from errors.
+use crate::trap::{frames_of, wasm_frame_vec_t};
 use crate::vec::{name_from_str, wasm_name_t, write_out};
 use crate::{guard, guard_result};
 use std::ffi::{c_char, c_int, CStr};
@@ -110,10 +112,7 @@ pub(crate) fn exit_status(error: &anyhow::Error) -> Option<c_int> {
 
 /// The wasm backtrace of the error, if it has one (else an empty vector).
 #[no_mangle]
-pub extern "C" fn weft_error_wasm_trace(
-    error: Option<&weft_error_t>,
-    out: Option<&mut MaybeUninit<crate::trap::wasm_frame_vec_t>>,
-) {
+pub extern "C" fn weft_error_wasm_trace(error: Option<&weft_error_t>, out: Option<&mut MaybeUninit<wasm_frame_vec_t>>) {
     guard(
         || (),
         || {

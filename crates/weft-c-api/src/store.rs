@@ -10,6 +10,10 @@
 use crate::config::wasm_engine_t;
 use crate::error::{catch_err, weft_error_t};
 use crate::guard;
+// Import loop kept on purpose: a store owns the host information of its
+// objects (ref.rs) and the environments of its host functions (func.rs),
+// which reach their store.
+use crate::func::HostEnv;
 use crate::r#ref::{Entity, HostInfo};
 use std::cell::{Cell, UnsafeCell};
 use std::collections::HashMap;
@@ -443,7 +447,7 @@ pub extern "C" fn weft_store_epoch_deadline_callback(
     guard(
         || (),
         || {
-            let env = crate::func::HostEnv::new(data, finalizer);
+            let env = HostEnv::new(data, finalizer);
             let Some(s) = store else { return };
             let Some(func) = func else { return };
             let this = crate::AssertSendSync(Rc::downgrade(&s.store));

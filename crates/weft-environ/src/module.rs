@@ -108,7 +108,7 @@ pub enum DataKind {
     Passive,
 }
 
-/// A data segment.
+/// A data segment: its bytes, and where an active one is copied.
 #[derive(Debug, Clone)]
 pub struct DataSegment {
     /// Active or passive.

@@ -60,14 +60,14 @@ pub enum ApiCall {
     GetTable {
         /// Which export.
         export: u16,
-        /// The index.
+        /// The element index (possibly out of bounds).
         index: u32,
     },
     /// Set a table element (possibly out of bounds, possibly ill-typed).
     SetTable {
         /// Which export.
         export: u16,
-        /// The index.
+        /// The element index (possibly out of bounds).
         index: u32,
         /// Which reference to store.
         value: u8,
@@ -76,7 +76,7 @@ pub enum ApiCall {
     AccessMemory {
         /// Which export.
         export: u16,
-        /// The offset.
+        /// The first byte (possibly out of bounds).
         offset: u32,
         /// The length.
         len: u16,
@@ -95,12 +95,12 @@ pub enum ApiCall {
     IncrementEpoch,
     /// Set the store's fuel (refused unless the engine consumes fuel).
     SetFuel {
-        /// The fuel.
+        /// The fuel to set.
         fuel: u32,
     },
     /// Set the store's epoch deadline, in ticks after the current epoch.
     SetEpochDeadline {
-        /// The ticks.
+        /// Epoch ticks from now.
         ticks: u8,
     },
 }

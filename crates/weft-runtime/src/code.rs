@@ -39,6 +39,7 @@ unsafe impl Send for CodeMemory {}
 unsafe impl Sync for CodeMemory {}
 
 impl CodeMemory {
+    #[doc(hidden)]
     /// Maps `code` as executable and registers its trap table (sorted by
     /// offset; unsorted input is sorted here).
     pub fn new(code: &[u8], mut traps: Vec<(u32, Trap)>) -> anyhow::Result<CodeMemory> {
@@ -70,6 +71,7 @@ impl CodeMemory {
         })
     }
 
+    #[doc(hidden)]
     /// The address of the code at `offset`.
     pub fn ptr_at(&self, offset: u32) -> CodePtr {
         CodePtr(self.alloc.as_ptr::<u8>() as usize + (offset as usize).min(self.len))

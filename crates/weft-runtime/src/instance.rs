@@ -88,6 +88,7 @@ impl Instance {
         self.write(self.offsets.vmctx_instance(), me);
     }
 
+    #[doc(hidden)]
     /// The function reference of function `index`.
     pub fn func_ref(&self, index: u32) -> FuncRefPtr {
         FuncRefPtr(self.read::<usize>(self.offsets.vmctx_func_ref(index)) as *const VMFuncRef)

@@ -10,17 +10,34 @@
 //! It never parses wasm and never generates code. Each `unsafe` block says
 //! why it is sound. Layouts follow `weft_environ::VMOffsets` exactly.
 //!
-//! **Internal to Weft.** This crate is not published: its API is the
-//! facade's (`weft`) and no one else's. Some of its safe functions rely on
-//! contracts that only the facade keeps: [`invoke`] runs code that
-//! `trampoline` and `callee` point to, [`FuncRefPtr::from_word`] trusts a
-//! word that came from a table or global of the store, [`CodeMemory::new`]
-//! makes the bytes it is given executable and [`CodeMemory::ptr_at`] hands
-//! out pointers into them, and `StoreObjects::add_host_func` trusts the
-//! signature it is given. The facade (`#![deny(unsafe_code)]`) upholds them
-//! for every value its public API lets through, so no safe path leads from
-//! `weft`'s public API to undefined behaviour; code outside Weft must not
-//! call these functions.
+//! **Internal to Weft.** This crate is not published (`publish = false`)
+//! and its API is the facade's (`weft`) and no one else's. Some of its
+//! safe functions rely on contracts that only the facade keeps; they are
+//! `#[doc(hidden)]`, and code outside Weft must not call them:
+//!
+//! - `invoke` runs the code that `trampoline` and `callee` point to;
+//! - `FuncRefPtr::from_word` trusts a word that came from a table or global
+//!   of the store, and `FuncRefPtr::store_index` and `FuncRefPtr::type_id`
+//!   read through the reference, which must belong to a live store;
+//! - `Instance::func_ref` trusts that `index` is a function of the instance;
+//! - `CodeMemory::new` makes the bytes it is given executable, and
+//!   `CodeMemory::ptr_at` hands out pointers into them;
+//! - `StoreObjects::add_host_func` trusts its type, trampoline and store
+//!   type, `StoreObjects::instantiate` the type ids, code pointers and
+//!   imports it is given, and `StoreObjects::set_interrupt_handler` that
+//!   its `S` is the store type given to `invoke`;
+//! - `StoreObjects::add_global` and `StoreObjects::global_set`, and
+//!   `Table::new`, `Table::set`, `Table::grow` and `Table::elements_mut`,
+//!   store raw words that compiled code reads as references;
+//! - `replace_call_state` and `StackState::swap` install the chain of calls
+//!   and the stack fields that the trap handler follows, and the
+//!   `stack_limit` and `last_wasm_*` fields of `VMStoreContext` are the
+//!   frame pointers that backtraces walk.
+//!
+//! The facade (`#![deny(unsafe_code)]`) upholds these contracts for every
+//! value its public API lets through, so no safe path leads from `weft`'s
+//! public API to undefined behaviour. (The alternative, making them
+//! `unsafe fn`, would need `unsafe` blocks in the facade.)
 
 #![deny(missing_docs)]
 #![deny(clippy::undocumented_unsafe_blocks)]
@@ -88,6 +105,7 @@ pub trait VMStore: 'static {
     }
 }
 
+#[doc(hidden)]
 /// Calls the function `callee` through the array-call `trampoline` of its
 /// type, with `values` holding the arguments and receiving the results.
 ///

@@ -37,7 +37,7 @@ pub struct VMMemoryDefinition {
     pub current_length: usize,
 }
 
-/// A linear memory.
+/// A linear memory: its reservation (with guard pages) and its size.
 #[derive(Debug)]
 pub struct LinearMemory {
     mmap: Mmap,

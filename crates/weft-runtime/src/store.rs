@@ -101,7 +101,7 @@ impl StoreObjects {
         self.ctx.fuel_consumed.set(value);
     }
 
-    /// The epoch deadline.
+    /// The epoch at which compiled code calls the interrupt handler.
     pub fn epoch_deadline(&self) -> u64 {
         self.ctx.epoch_deadline.get()
     }
@@ -111,6 +111,7 @@ impl StoreObjects {
         self.ctx.epoch_deadline.set(deadline);
     }
 
+    #[doc(hidden)]
     /// Installs the function the `OutOfFuel` and `NewEpoch` builtins call,
     /// with the store (`S`, the type given to [`crate::invoke`]). An `Err`
     /// stops the wasm call with that error.
@@ -136,7 +137,7 @@ impl StoreObjects {
         self.memories.push(Box::new(memory));
         MemoryId(self.memories.len() - 1)
     }
-    /// A memory.
+    /// The memory `id` (which this store gave out).
     pub fn memory(&self, id: MemoryId) -> &LinearMemory {
         &self.memories[id.0]
     }
@@ -149,7 +150,7 @@ impl StoreObjects {
         self.tables.push(Box::new(table));
         TableId(self.tables.len() - 1)
     }
-    /// A table.
+    /// The table `id` (which this store gave out).
     pub fn table(&self, id: TableId) -> &Table {
         &self.tables[id.0]
     }
@@ -157,6 +158,7 @@ impl StoreObjects {
     pub fn table_mut(&mut self, id: TableId) -> &mut Table {
         &mut self.tables[id.0]
     }
+    #[doc(hidden)]
     /// Adds a global with its initial value.
     pub fn add_global(&mut self, value: ValRaw) -> GlobalId {
         self.globals.push(Box::new(UnsafeCell::new(value)));
@@ -167,6 +169,7 @@ impl StoreObjects {
         // SAFETY: no compiled code runs while the store is borrowed here.
         unsafe { *self.globals[id.0].get() }
     }
+    #[doc(hidden)]
     /// Sets the value of a global.
     pub fn global_set(&mut self, id: GlobalId, value: ValRaw) {
         *self.globals[id.0].get_mut() = value;
@@ -207,6 +210,7 @@ impl StoreObjects {
         &self.instances[id.0]
     }
 
+    #[doc(hidden)]
     /// Adds a host function of canonical type `type_id`, reached from wasm
     /// through `trampoline` (a wasm-to-host trampoline of its type). `S` is
     /// the type that [`crate::invoke`] is called with for this store.
@@ -235,6 +239,7 @@ impl StoreObjects {
         ptr
     }
 
+    #[doc(hidden)]
     /// Creates an instance of `module`: allocates its defined memories,
     /// tables and globals and fills in its vmctx. Call
     /// [`StoreObjects::initialize`] next.

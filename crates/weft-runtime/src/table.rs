@@ -17,7 +17,7 @@ pub struct VMTableDefinition {
     pub current_elements: usize,
 }
 
-/// A table.
+/// A table: its elements as the words compiled code reads, and its limits.
 #[derive(Debug)]
 pub struct Table {
     elements: Vec<usize>,
@@ -33,6 +33,7 @@ unsafe impl Send for Table {}
 unsafe impl Sync for Table {}
 
 impl Table {
+    #[doc(hidden)]
     /// A table of `minimum` elements set to `init`.
     pub fn new(element_type: WasmRefType, minimum: u64, maximum: Option<u64>, init: usize) -> anyhow::Result<Table> {
         let declared_maximum = maximum;
@@ -79,6 +80,7 @@ impl Table {
         self.elements.get(usize::try_from(index).ok()?).copied()
     }
 
+    #[doc(hidden)]
     /// Sets the element at `index`; `false` when out of bounds.
     pub fn set(&mut self, index: u64, value: usize) -> bool {
         match usize::try_from(index).ok().and_then(|i| self.elements.get_mut(i)) {
@@ -95,11 +97,13 @@ impl Table {
         &self.elements
     }
 
+    #[doc(hidden)]
     /// The elements, writable.
     pub fn elements_mut(&mut self) -> &mut [usize] {
         &mut self.elements
     }
 
+    #[doc(hidden)]
     /// Grows by `delta` elements set to `init`; returns the old size, or
     /// `None` when the table cannot grow that far.
     pub fn grow(&mut self, delta: u64, init: usize) -> Option<u64> {

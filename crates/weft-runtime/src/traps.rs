@@ -31,14 +31,14 @@ pub enum UnwindReason {
     /// A trap of compiled code, with the program counters of the wasm frames
     /// (innermost first).
     Trap {
-        /// The trap.
+        /// What trapped (its trap code).
         trap: Trap,
         /// Program counters of the wasm frames, innermost first.
         pcs: Vec<usize>,
     },
     /// A host function failed; the error and the wasm frames below it.
     HostError {
-        /// The error.
+        /// The error the host function returned.
         error: anyhow::Error,
         /// Program counters of the wasm frames, innermost first.
         pcs: Vec<usize>,
@@ -264,6 +264,7 @@ pub fn current_call_state() -> CallState {
     CallState(CURRENT.with(|c| c.get()))
 }
 
+#[doc(hidden)]
 /// Installs `state` as this thread's chain and returns the previous one.
 pub fn replace_call_state(state: CallState) -> CallState {
     CallState(CURRENT.with(|c| c.replace(state.0)))
@@ -314,6 +315,7 @@ unsafe impl Send for StorePtr {}
 unsafe impl Sync for StorePtr {}
 
 impl StackState {
+    #[doc(hidden)]
     /// Exchanges this state with the current one of this thread and `ctx`.
     pub fn swap(&mut self, ctx: &crate::VMStoreContext) {
         let call = self.call.unwrap_or(CallState(std::ptr::null()));

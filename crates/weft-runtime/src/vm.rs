@@ -125,6 +125,7 @@ impl FuncRefPtr {
         self.0 as usize
     }
 
+    #[doc(hidden)]
     /// The reference stored as `word` in a table or global of the same store
     /// (`None` for null).
     pub fn from_word(word: usize) -> Option<FuncRefPtr> {
@@ -135,6 +136,7 @@ impl FuncRefPtr {
         }
     }
 
+    #[doc(hidden)]
     /// The store's handle of the function.
     pub fn store_index(self) -> u32 {
         // SAFETY: function reference words of a store always point to live
@@ -142,6 +144,7 @@ impl FuncRefPtr {
         unsafe { (*self.0).store_index }
     }
 
+    #[doc(hidden)]
     /// The canonical type id of the function.
     pub fn type_id(self) -> u32 {
         // SAFETY: as in `store_index`.
@@ -153,16 +156,20 @@ impl FuncRefPtr {
 #[repr(C)]
 #[derive(Debug)]
 pub struct VMStoreContext {
+    #[doc(hidden)]
     /// Lowest stack address wasm may use; 0 while no wasm runs.
     pub stack_limit: Cell<usize>,
     /// Fuel consumed, negative while fuel remains.
     pub fuel_consumed: Cell<i64>,
-    /// Epoch deadline.
+    /// The epoch at which compiled code calls the interrupt handler.
     pub epoch_deadline: Cell<u64>,
+    #[doc(hidden)]
     /// Frame pointer of the last wasm-to-host trampoline.
     pub last_wasm_exit_fp: Cell<usize>,
+    #[doc(hidden)]
     /// Return address of the last wasm-to-host call.
     pub last_wasm_exit_pc: Cell<usize>,
+    #[doc(hidden)]
     /// Frame pointer of the entry trampoline.
     pub last_wasm_entry_fp: Cell<usize>,
     /// The store running wasm now (type-erased).

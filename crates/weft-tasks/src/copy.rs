@@ -149,7 +149,7 @@ impl EndState {
 /// What a started copy did at once.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct CopyStart {
-    /// The end.
+    /// The end that started the copy.
     pub end: EntryId,
     /// Elements to move now, if the other side was waiting.
     pub transfer: Option<Transfer>,

@@ -1,5 +1,10 @@
 //! The store-wide table of entries and the per-instance handle tables.
 
+// Import loop kept on purpose: the state of each kind of entry is defined
+// beside its rules (task.rs, copy.rs), which are methods of `Tasks` over
+// this table, so that each kind's data and rules are read together.
+use crate::copy::{EndState, SharedState};
+use crate::task::{SubtaskState, TaskState};
 use std::fmt;
 use weft_slab::Slab;
 
@@ -89,7 +94,7 @@ pub enum TaskError {
     NoHandle(u32),
     /// The handle is of another kind than the operation needs.
     WrongKind {
-        /// The index.
+        /// The handle index that was given.
         index: u32,
         /// What the operation needs.
         expected: &'static str,
@@ -202,21 +207,18 @@ pub(crate) struct WaitableState {
     pub(crate) index: u32,
 }
 
-// The state of each kind of entry is defined beside its rules (task.rs,
-// copy.rs), which are methods of `Tasks` over this table: table.rs names
-// their states here and they use the table, a loop between the three files
-// kept on purpose so that each kind's data and rules are read together.
+/// The state of an entry, by kind.
 #[derive(Debug, Clone)]
 pub(crate) enum State {
-    Task(crate::task::TaskState),
-    Subtask(crate::task::SubtaskState),
+    Task(TaskState),
+    Subtask(SubtaskState),
     WaitableSet {
         /// The joined waitables, in the order they joined.
         members: Vec<EntryId>,
         num_waiting: u32,
     },
-    Shared(crate::copy::SharedState),
-    End(crate::copy::EndState),
+    Shared(SharedState),
+    End(EndState),
     ErrorContext {
         message: String,
     },

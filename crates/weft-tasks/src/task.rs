@@ -102,7 +102,7 @@ pub enum WaitFor {
     /// An event in a waitable set; with `not_exclusive`, also no exclusive
     /// thread in the instance (a callback's `WAIT`).
     Set {
-        /// The set.
+        /// The waitable set waited on.
         set: EntryId,
         /// Also wait for the instance to have no exclusive thread.
         not_exclusive: bool,

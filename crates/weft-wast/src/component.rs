@@ -26,6 +26,8 @@ use weft::component::types::ComponentItem;
 use weft::component::{Component, ComponentExportIndex, Instance, Linker, LinkerInstance, Val};
 use weft::Trap;
 
+// Import loop kept on purpose: this file is the component half of the
+// runner (lib.rs), which calls it for component commands.
 use crate::{error_summary, locate, WastContext};
 
 /// The component part of a [`WastContext`]: the component linker and the

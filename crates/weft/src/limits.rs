@@ -1,5 +1,9 @@
 //! Resource limiters: the host decides whether memories and tables may grow.
 
+// Import loop kept on purpose: an async limiter waits on the fiber of the
+// async call that grows (async_support.rs), whose calls may grow memories.
+#[cfg(feature = "async")]
+use crate::async_support;
 use crate::store::{Store, StoreInner};
 
 /// Decides whether the memories and tables of a store may grow, as
@@ -135,7 +139,7 @@ impl<T: 'static> StoreInner<T> {
                     Growth::Memory => l.memory_growing(current, desired, maximum),
                     Growth::Table => l.table_growing(current, desired, maximum),
                 };
-                crate::async_support::block_on(&cx, entry, future.as_mut())?
+                async_support::block_on(&cx, entry, future.as_mut())?
             }
         }
     }

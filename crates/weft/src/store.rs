@@ -1,15 +1,20 @@
 //! Stores and their contexts.
 
-// store.rs and the files of the objects a store owns (func.rs, values.rs,
-// externals.rs, instance.rs, the StoreInner methods of limits.rs,
-// interrupts.rs and async_support.rs, and component/store.rs) import each
-// other on purpose, as Wasmtime's store does: the store holds their data
-// and each of them takes a store in its API. Breaking the loop would split
-// each object's code between two files.
+// Import loop kept on purpose: the store holds the data of the objects it
+// owns (func.rs, values.rs, externals.rs, instance.rs, the state of
+// limits.rs, interrupts.rs, call_hook.rs and async_support.rs, and
+// component/store.rs) and each of them takes a store in its API, as
+// Wasmtime's store does; breaking the loop would split each object's code
+// between two files.
+#[cfg(feature = "async")]
+use crate::async_support;
+#[cfg(feature = "component-model")]
+use crate::component;
 use crate::func::FuncData;
-use crate::trap::TrapExt;
-use crate::types::{GlobalType, MemoryType, TableType, ValType};
+use crate::trap::{FrameInfo, TrapExt};
+use crate::types::{FuncType, GlobalType, MemoryType, Mutability, RefType, TableType, TagType, ValType};
 use crate::values::{ExnRef, ExternRef, Rooted};
+use crate::{call_hook, interrupts, limits, CallHook, Extern, ThrownException};
 use crate::{Engine, Func, Instance, Module, Trap, WasmBacktrace};
 use std::any::Any;
 use std::collections::HashMap;
@@ -44,7 +49,7 @@ impl<T: 'static> Drop for Store<T> {
         // unwind first, while the store they use is still whole.
         #[cfg(feature = "component-model-async")]
         if let Some(inner) = self.inner.as_mut() {
-            crate::component::concurrent::cancel_all(inner);
+            component::concurrent::cancel_all(inner);
         }
     }
 }
@@ -52,11 +57,11 @@ impl<T: 'static> Drop for Store<T> {
 /// The store proper: the untyped part and the host's data.
 pub struct StoreInner<T: 'static> {
     pub(crate) opaque: StoreOpaque,
-    pub(crate) fuel: crate::interrupts::FuelState,
-    pub(crate) epoch_behavior: crate::interrupts::EpochBehavior<T>,
-    pub(crate) limiter: Option<crate::limits::Limiter<T>>,
+    pub(crate) fuel: interrupts::FuelState,
+    pub(crate) epoch_behavior: interrupts::EpochBehavior<T>,
+    pub(crate) limiter: Option<limits::Limiter<T>>,
     /// The embedder's call hook (`Store::call_hook`).
-    pub(crate) call_hooks: crate::call_hook::CallHooks<T>,
+    pub(crate) call_hooks: call_hook::CallHooks<T>,
     pub(crate) data: T,
 }
 
@@ -67,9 +72,9 @@ impl<T: 'static> VMStore for StoreInner<T> {
 
     fn host_call_hook(&mut self, entering: bool) -> anyhow::Result<()> {
         self.call_hook(if entering {
-            crate::CallHook::CallingHost
+            CallHook::CallingHost
         } else {
-            crate::CallHook::ReturningFromHost
+            CallHook::ReturningFromHost
         })
     }
 }
@@ -92,16 +97,16 @@ pub struct StoreOpaque {
     pub(crate) table_types: HashMap<usize, TableType>,
     pub(crate) memory_types: HashMap<usize, MemoryType>,
     /// The types of the store's tags, by tag index.
-    pub(crate) tag_types: HashMap<usize, crate::TagType>,
+    pub(crate) tag_types: HashMap<usize, TagType>,
     /// The last exception that escaped wasm (an exnref word), until the
     /// host takes it.
     pub(crate) pending_exception: Option<usize>,
     externrefs: Vec<Box<dyn Any + Send + Sync>>,
     #[cfg(feature = "async")]
-    pub(crate) async_state: Option<crate::async_support::AsyncState>,
+    pub(crate) async_state: Option<async_support::AsyncState>,
     /// Lifted functions and component instances.
     #[cfg(feature = "component-model")]
-    pub(crate) components: crate::component::store::ComponentStore,
+    pub(crate) components: component::store::ComponentStore,
 }
 
 impl StoreOpaque {
@@ -153,7 +158,7 @@ impl StoreOpaque {
         for &pc in pcs {
             for inst in &self.instances {
                 if let Some((index, offset, start)) = inst.module.frame_at_pc(pc) {
-                    frames.push(crate::trap::FrameInfo::new(&inst.module, index, offset, start));
+                    frames.push(FrameInfo::new(&inst.module, index, offset, start));
                     break;
                 }
             }
@@ -175,7 +180,7 @@ impl StoreOpaque {
                     error.context(self.backtrace(&pcs))
                 }
             }
-            UnwindReason::UncaughtException { tag, .. } => crate::Error::new(crate::ThrownException { tag }),
+            UnwindReason::UncaughtException { tag, .. } => crate::Error::new(ThrownException { tag }),
             UnwindReason::Panic(payload) => std::panic::resume_unwind(payload),
         }
     }
@@ -187,7 +192,7 @@ impl StoreOpaque {
         match self.table_types.get(&id.0) {
             Some(t) if t.is_64() => TableType::new64(t.element().clone(), size, t.maximum()),
             Some(t) => TableType::new(t.element().clone(), size as u32, t.maximum().map(|m| m as u32)),
-            None => TableType::new(crate::RefType::FUNCREF, size as u32, None),
+            None => TableType::new(RefType::FUNCREF, size as u32, None),
         }
     }
 
@@ -210,10 +215,10 @@ impl StoreOpaque {
         })
     }
 
-    pub(crate) fn tag_type(&self, id: weft_runtime::TagId) -> crate::TagType {
+    pub(crate) fn tag_type(&self, id: weft_runtime::TagId) -> TagType {
         match self.tag_types.get(&id.0) {
             Some(t) => t.clone(),
-            None => crate::TagType::new(crate::FuncType::new(&self.engine, [], [])),
+            None => TagType::new(FuncType::new(&self.engine, [], [])),
         }
     }
 
@@ -221,7 +226,7 @@ impl StoreOpaque {
         self.global_types
             .get(&id.0)
             .cloned()
-            .unwrap_or_else(|| GlobalType::new(ValType::I32, crate::Mutability::Const))
+            .unwrap_or_else(|| GlobalType::new(ValType::I32, Mutability::Const))
     }
 }
 
@@ -231,7 +236,7 @@ impl<T: 'static> StoreInner<T> {
         // A thread of a component-model task yields to the store's event
         // loop, which yields to the executor in turn.
         #[cfg(feature = "component-model-async")]
-        if let Some(r) = crate::component::concurrent::yield_thread(self) {
+        if let Some(r) = component::concurrent::yield_thread(self) {
             return r;
         }
         #[cfg(feature = "async")]
@@ -256,7 +261,7 @@ impl<T: 'static> StoreInner<T> {
         values: &mut [ValRaw],
     ) -> crate::Result<()> {
         let max = self.opaque.engine.inner.config.max_wasm_stack;
-        self.call_hook(crate::CallHook::CallingWasm)?;
+        self.call_hook(CallHook::CallingWasm)?;
         let r = match weft_runtime::invoke(self, callee, trampoline, values, max) {
             Ok(()) => Ok(()),
             Err(reason) => {
@@ -266,7 +271,7 @@ impl<T: 'static> StoreInner<T> {
                 Err(self.opaque.unwind_to_error(reason))
             }
         };
-        let left = self.call_hook(crate::CallHook::ReturningFromWasm);
+        let left = self.call_hook(CallHook::ReturningFromWasm);
         r.and(left)
     }
 }
@@ -277,7 +282,7 @@ impl<T: 'static> Store<T> {
         let mut objects = StoreObjects::new();
         objects.set_epoch_counter(engine.inner.epoch.clone());
         objects.set_epoch_deadline(0);
-        objects.set_interrupt_handler::<StoreInner<T>>(crate::interrupts::handle_interrupt::<T>);
+        objects.set_interrupt_handler::<StoreInner<T>>(interrupts::handle_interrupt::<T>);
         Store {
             inner: Some(Box::new(StoreInner {
                 opaque: StoreOpaque {
@@ -298,7 +303,7 @@ impl<T: 'static> Store<T> {
                     components: Default::default(),
                 },
                 fuel: Default::default(),
-                epoch_behavior: crate::interrupts::EpochBehavior::Trap,
+                epoch_behavior: interrupts::EpochBehavior::Trap,
                 limiter: None,
                 call_hooks: Default::default(),
                 data,
@@ -333,7 +338,7 @@ impl<T: 'static> Store<T> {
     /// Consumes the store and returns its data.
     pub fn into_data(mut self) -> T {
         #[cfg(feature = "component-model-async")]
-        crate::component::concurrent::cancel_all(self.inner_mut());
+        component::concurrent::cancel_all(self.inner_mut());
         match self.inner.take() {
             Some(inner) => inner.data,
             None => unreachable!("a store is only taken apart by `into_data`, which consumes it"),
@@ -347,7 +352,7 @@ impl<T: 'static> Store<T> {
     /// the store is dropped, so there is nothing to collect.
     pub fn gc(&mut self) {}
     /// Takes the exception that last escaped wasm (the call that returned a
-    /// [`crate::ThrownException`] error), if it was not taken yet.
+    /// [`ThrownException`] error), if it was not taken yet.
     pub fn take_pending_exception(&mut self) -> Option<Rooted<ExnRef>> {
         self.inner_mut().opaque.take_pending_exception()
     }
@@ -383,7 +388,7 @@ impl<'a, T: 'static> StoreContext<'a, T> {
     pub fn data(&self) -> &'a T {
         &self.0.data
     }
-    /// The engine.
+    /// The engine the store was made with.
     pub fn engine(&self) -> &'a Engine {
         &self.0.opaque.engine
     }
@@ -398,7 +403,7 @@ impl<'a, T: 'static> StoreContextMut<'a, T> {
     pub fn data_mut(&mut self) -> &mut T {
         &mut self.0.data
     }
-    /// The engine.
+    /// The engine the store was made with.
     pub fn engine(&self) -> &Engine {
         &self.0.opaque.engine
     }
@@ -414,12 +419,12 @@ impl<'a, T: 'static> StoreContextMut<'a, T> {
 impl<T: 'static> StoreContextMut<'_, T> {
     /// The store's component-model state: lifted functions, component
     /// instances, handle tables (and, with the async ABI, tasks).
-    pub(crate) fn components(&self) -> &crate::component::store::ComponentStore {
+    pub(crate) fn components(&self) -> &component::store::ComponentStore {
         &self.0.opaque.components
     }
 
     /// The store's component-model state, writable.
-    pub(crate) fn components_mut(&mut self) -> &mut crate::component::store::ComponentStore {
+    pub(crate) fn components_mut(&mut self) -> &mut component::store::ComponentStore {
         &mut self.0.opaque.components
     }
 }
@@ -535,13 +540,13 @@ impl<'a, T: 'static> Caller<'a, T> {
     pub fn data_mut(&mut self) -> &mut T {
         &mut self.store.0.data
     }
-    /// The engine.
+    /// The engine the store was made with.
     pub fn engine(&self) -> &Engine {
         &self.store.0.opaque.engine
     }
     /// The export `name` of the calling instance, if the caller is an
     /// instance and has such an export.
-    pub fn get_export(&mut self, name: &str) -> Option<crate::Extern> {
+    pub fn get_export(&mut self, name: &str) -> Option<Extern> {
         let caller = self.caller?;
         caller.get_export(&mut self.store, name)
     }

@@ -139,7 +139,7 @@ impl RefType {
     pub fn is_nullable(&self) -> bool {
         self.nullable
     }
-    /// The heap type.
+    /// The type of the values it refers to (without nullability).
     pub fn heap_type(&self) -> &HeapType {
         &self.heap_type
     }

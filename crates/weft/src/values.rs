@@ -2,7 +2,9 @@
 
 use crate::store::{AsContext, AsContextMut, StoreId, StoreOpaque};
 use crate::types::{HeapType, RefType, ValType};
-use crate::Func;
+// Import loop kept on purpose: a `Val` holds a `Func` or an exception's
+// `Tag`, and functions and externals take and give `Val`s.
+use crate::{Func, Tag};
 use std::any::Any;
 use std::marker::PhantomData;
 use weft_runtime::{FuncRefPtr, ValRaw};
@@ -494,7 +496,7 @@ pub struct ExnRef {
 
 impl Rooted<ExnRef> {
     /// The tag the exception was thrown with.
-    pub fn tag(&self, store: impl AsContext) -> crate::Result<crate::Tag> {
+    pub fn tag(&self, store: impl AsContext) -> crate::Result<Tag> {
         let store = store.as_context();
         let opaque = store.0.opaque();
         opaque.check(self.store, "exception reference")?;
@@ -502,7 +504,7 @@ impl Rooted<ExnRef> {
             .objects
             .exception(self.index + 1)
             .ok_or_else(|| crate::format_err!("no such exception in the store"))?;
-        Ok(crate::Tag {
+        Ok(Tag {
             store: self.store,
             id: tag,
         })

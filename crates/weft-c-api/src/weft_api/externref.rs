@@ -6,6 +6,8 @@
 //! and unrooting are no-ops, and the host data's finalizer runs when the
 //! store is deleted.
 
+// Import loop kept on purpose: `weft_val_t` (val.rs) carries extern
+// references, which are a kind of `weft_gcref_t`.
 use super::val::weft_gcref_t;
 use crate::func::HostEnv;
 use crate::guard;

@@ -1,6 +1,8 @@
 //! `weft/instance.h`.
 
 use super::func::split_error;
+// Import loop kept on purpose: a `weft_instance_pre_t` keeps the linker that
+// resolved its imports, and the linker's functions make instances.
 use super::linker::weft_linker_t;
 use super::module::weft_module_t;
 use super::val::{extern_of, extern_to_weft, weft_extern_t, weft_instance_t};

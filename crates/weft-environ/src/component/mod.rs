@@ -42,23 +42,12 @@ mod parse;
 pub mod plan;
 pub mod types;
 
+pub use parse::StaticModule;
 pub use plan::*;
 pub use types::*;
 
 use crate::error::TranslateError;
-use crate::translate::ModuleTranslation;
 use wasmparser::{Validator, WasmFeatures};
-
-/// A core module found in a component's bytes.
-pub struct StaticModule<'a> {
-    /// The module's translation. Offsets in it (function bodies, errors)
-    /// are relative to `bytes`.
-    pub translation: ModuleTranslation<'a>,
-    /// The module's bytes, borrowed from the component's.
-    pub bytes: &'a [u8],
-    /// Where `bytes` starts in the component's bytes.
-    pub offset: u64,
-}
 
 /// A translated component: its core modules, its plan and its types.
 pub struct ComponentTranslation<'a> {

@@ -3,13 +3,23 @@
 //! and the static core modules found anywhere in it.
 
 use super::plan::StaticModuleIndex;
-use super::StaticModule;
 use crate::error::TranslateError;
-use crate::translate::{translate_module, translate_module_trusting_bodies};
+use crate::translate::{translate_module, translate_module_trusting_bodies, ModuleTranslation};
 use wasmparser::{
     CanonicalFunction, ComponentAlias, ComponentExport, ComponentImport, ComponentInstance, ComponentType, CoreType,
     Encoding, Instance, Parser, Payload, WasmFeatures,
 };
+
+/// A core module found in a component's bytes.
+pub struct StaticModule<'a> {
+    /// The module's translation. Offsets in it (function bodies, errors)
+    /// are relative to `bytes`.
+    pub translation: ModuleTranslation<'a>,
+    /// The module's bytes, borrowed from the component's.
+    pub bytes: &'a [u8],
+    /// Where `bytes` starts in the component's bytes.
+    pub offset: u64,
+}
 
 /// A component found in the bytes (the root or a nested one).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

@@ -143,7 +143,7 @@ pub enum Step {
     InstantiateModule {
         /// The new instance (the length of the instance table).
         instance: CoreInstanceIndex,
-        /// The module.
+        /// The module to instantiate: static, or an import of the component.
         module: ModuleRef,
         /// One core item per import of the module, in the module's import
         /// order (for an imported module, the order of its module type).
@@ -155,7 +155,7 @@ pub enum Step {
     AliasExport {
         /// The new item.
         item: CoreItemIndex,
-        /// The instance.
+        /// The core instance whose export it is.
         instance: CoreInstanceIndex,
         /// The export's name.
         name: String,
@@ -186,7 +186,7 @@ pub enum Step {
         core_func: CoreItemIndex,
         /// The component function type.
         ty: TypeFuncIndex,
-        /// The options.
+        /// The canonical options of the lift (memory, realloc, encoding, post-return).
         options: CanonicalOptions,
     },
     /// Defines a resource type: the runtime makes a fresh type for it at
@@ -208,7 +208,7 @@ pub enum Step {
     ResourceNew {
         /// The new core function.
         item: CoreItemIndex,
-        /// The resource.
+        /// The resource type of the handles it makes.
         resource: TypeResourceIndex,
         /// The calling component instance (its handle table).
         instance: ComponentInstanceIndex,
@@ -217,7 +217,7 @@ pub enum Step {
     ResourceDrop {
         /// The new core function.
         item: CoreItemIndex,
-        /// The resource.
+        /// The resource type of the handles it drops.
         resource: TypeResourceIndex,
         /// The calling component instance (its handle table).
         instance: ComponentInstanceIndex,
@@ -236,7 +236,7 @@ pub enum Step {
     ResourceRep {
         /// The new core function.
         item: CoreItemIndex,
-        /// The resource.
+        /// The resource type of the handles whose representation it reads.
         resource: TypeResourceIndex,
         /// The calling component instance (its handle table).
         instance: ComponentInstanceIndex,
@@ -447,7 +447,7 @@ pub struct Import {
 /// of export names through nested instances.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct RuntimeImport {
-    /// The import.
+    /// The component import it starts from.
     pub import: ImportIndex,
     /// Export names, outermost first (empty: the import itself).
     pub path: Box<[String]>,

@@ -1,10 +1,14 @@
 //! Calls across the component boundary: into a lifted function (from the
 //! host or from another component) and out of a lowered one (to the host).
 
+// Import loop kept on purpose: a call into a lifted function runs as a
+// task of the event loop (concurrent/), whose tasks and hooks make calls.
+use super::concurrent;
 use super::handles::{enter_call, exit_call, lift_resources, lower_resources};
 use super::linker::HostDtor;
-use super::resources::{Handle, ResourceKind};
+use super::resources::Handle;
 use super::store::{ComponentInstanceRef, LiftedFunc, Options};
+use super::types::ResourceKind;
 use super::{lift_flat_values, lower_flat_values, LiftContext, LowerContext, LowerMemory, Val};
 use crate::{AsContextMut, StoreContextMut};
 use weft_environ::component::abi::{self, AbiOptions, Context, FlatType, MAX_FLAT_PARAMS, MAX_FLAT_RESULTS};
@@ -399,7 +403,7 @@ pub(crate) fn call_lifted<T: 'static>(
     results: &mut [Val],
 ) -> crate::Result<()> {
     #[cfg(feature = "component-model-async")]
-    return super::concurrent::around_call(store, |store| call_lifted_checked(store, index, args, results));
+    return concurrent::around_call(store, |store| call_lifted_checked(store, index, args, results));
     #[cfg(not(feature = "component-model-async"))]
     call_lifted_checked(store, index, args, results)
 }
@@ -428,13 +432,13 @@ fn call_lifted_checked<T: 'static>(
     check_call(store, &f, results.len())?;
     #[cfg(feature = "component-model-async")]
     if f.types.func(f.ty).is_some_and(|t| t.is_async) {
-        return super::concurrent::call_async_typed(store, index, args, results);
+        return concurrent::call_async_typed(store, index, args, results);
     }
     let scope = enter_call(store);
-    let r = match super::concurrent::enter_task(store, index) {
+    let r = match concurrent::enter_task(store, index) {
         Ok(depth) => {
             let r = call_lifted_in(store, &f, args, results, scope);
-            r.and(super::concurrent::exit_task(store, depth))
+            r.and(concurrent::exit_task(store, depth))
         }
         Err(e) => Err(e),
     };

@@ -1,6 +1,8 @@
 //! [`LinkerInstance::func_wrap`]: host functions with typed parameters and
 //! results, type checked against the component's imports at instantiation.
 
+// Import loop kept on purpose: this file is the `func_wrap` part of the
+// linker (`LinkerInstance`), split off by size.
 use super::linker::{Definition, TypeCheck};
 use super::typed::{typecheck_func, ComponentNamedList, InstanceType, Lift, Lower};
 use super::types::ComponentFunc;

@@ -8,9 +8,10 @@
 //! into the destination table (`lower_own`, `lower_borrow`), and record
 //! the lends and borrows of the call so that its end can check them.
 
-use super::resources::{Handle, ResourceAny, ResourceKind, ResourceType};
+use super::resources::{Handle, ResourceAny};
 use super::store::{ComponentInstanceRef, ComponentStore};
 use super::trap;
+use super::types::{ResourceKind, ResourceType};
 use super::Val;
 use crate::StoreContextMut;
 use weft_environ::component::{ComponentTypes, DefinedType, InterfaceType, TypeResourceIndex};

@@ -13,11 +13,15 @@ use super::call::{
     lower_sync_results,
 };
 use super::handles::{enter_call, exit_call, lift_resources};
+// Import loop kept on purpose: instantiation resolves a component's imports
+// against the linker's definitions, and the linker's `instantiate` makes an
+// `Instance`.
 use super::linker::{Definition, HostFunc};
-use super::resources::{Handle, HandleTable, ResourceKind, ResourceType};
+use super::resources::{Handle, HandleTable};
 use super::store::{
     ComponentInstanceData, ComponentInstanceRef, DefinedResource, ExportItem, Flags, LiftedFunc, Options,
 };
+use super::types::{ResourceKind, ResourceType};
 use super::{Component, Val};
 use crate::{AsContextMut, Extern, StoreContextMut, ValType};
 use std::any::Any;

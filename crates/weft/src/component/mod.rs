@@ -107,10 +107,11 @@ pub use instance::{ComponentExportIndex, Instance, InstanceExportLookup};
 pub use instance_pre::InstancePre;
 pub use linker::{Linker, LinkerInstance};
 pub use resource_table::{ResourceTable, ResourceTableError};
-pub use resources::{Resource, ResourceAny, ResourceDynamic, ResourceType};
+pub use resources::{Resource, ResourceAny, ResourceDynamic};
 #[doc(hidden)]
 pub use typed::__internal;
 pub use typed::{ComponentNamedList, ComponentType, Lift, Lower, TypedFunc};
+pub use types::ResourceType;
 /// Generates Rust bindings for a WIT world (see the macro crate's
 /// documentation); the generated `instantiate_async` needs the `async`
 /// feature, async and concurrent imports `component-model-async`.

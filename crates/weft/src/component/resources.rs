@@ -7,68 +7,19 @@
 //! is lent out, a borrow left at the end of a call) is a trap. The host has
 //! one table per store for the `own` and `borrow` values it holds.
 
+// Import loop kept on purpose: `ResourceAny::resource_drop` and
+// `ResourceAny`s made before they have a type reach the store's handle
+// tables (handles.rs) and the destructor call (call.rs), which move
+// `ResourceAny`s.
+use super::call::drop_host_resource;
+use super::handles::unresolved;
 use super::trap;
-use std::any::TypeId;
+use super::types::{ResourceKind, ResourceType};
 use std::marker::PhantomData;
 use weft_slab::Slab;
 
 /// The largest index of a handle table (`Table.MAX_LENGTH`).
 const MAX_HANDLES: u32 = (1 << 28) - 1;
-
-/// The runtime identity of a resource type: a host type, or a resource
-/// defined by one instantiation of a component. Equality is identity, not
-/// structure.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub struct ResourceType(pub(crate) ResourceKind);
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub(crate) enum ResourceKind {
-    /// A resource the host defines with a Rust type.
-    Host(TypeId),
-    /// A resource the host defines at run time, named by a number
-    /// ([`ResourceType::host_dynamic`]).
-    HostDynamic(u32),
-    /// Resource `resource` defined by the component instance `instance` of
-    /// the store `store`.
-    Guest {
-        store: crate::store::StoreId,
-        instance: u32,
-        resource: u32,
-    },
-    /// Resource `index` of the component type registry of the engine at
-    /// address `engine`: the type of a compiled component, before
-    /// instantiation.
-    Static { engine: usize, index: u32 },
-}
-
-impl ResourceType {
-    /// The resource type of the host type `T`: [`Resource<T>`] values have
-    /// it.
-    pub fn host<T: 'static>() -> ResourceType {
-        ResourceType(ResourceKind::Host(TypeId::of::<T>()))
-    }
-
-    /// The resource type of the host named by `payload`, for hosts that
-    /// define their resource types at run time (as the C API does): types
-    /// with different payloads differ, and differ from every
-    /// [`ResourceType::host`] type. [`ResourceDynamic`] values have it.
-    pub fn host_dynamic(payload: u32) -> ResourceType {
-        ResourceType(ResourceKind::HostDynamic(payload))
-    }
-
-    fn is_host(self) -> bool {
-        matches!(self.0, ResourceKind::Host(_) | ResourceKind::HostDynamic(_))
-    }
-
-    /// What kind of resource this is, in trap messages.
-    fn kind_name(self) -> &'static str {
-        if self.is_host() {
-            "host resource"
-        } else {
-            "guest-defined resource"
-        }
-    }
-}
 
 /// One element of a handle table (`ResourceHandle`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -236,7 +187,7 @@ impl ResourceAny {
         ResourceAny {
             store: crate::store::StoreId::NONE,
             index,
-            ty: super::handles::unresolved(),
+            ty: unresolved(),
             own,
         }
     }
@@ -256,7 +207,7 @@ impl ResourceAny {
     pub fn resource_drop(self, mut store: impl crate::AsContextMut) -> crate::Result<()> {
         let mut store = store.as_context_mut();
         store.0.opaque().check(self.store, "resource")?;
-        super::call::drop_host_resource(&mut store, self)
+        drop_host_resource(&mut store, self)
     }
 }
 

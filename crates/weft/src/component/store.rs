@@ -1,7 +1,13 @@
 //! What a store keeps of the component instances in it.
 
-use super::resources::{HandleTable, Handles, ResourceType};
-use super::{Component, StringEncoding};
+// Import loop kept on purpose: the component state of a store holds the
+// data of the component objects (instances, lifted functions, handle
+// tables, tasks), whose code takes a store, as `crate::store` does.
+#[cfg(feature = "component-model-async")]
+use super::concurrent::{HostStreams, Sched};
+use super::resources::{HandleTable, Handles};
+use super::types::{ResourceType, TypeSpace};
+use super::{trap, Component, StringEncoding};
 use std::any::Any;
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -28,14 +34,14 @@ pub(crate) struct ComponentStore {
     /// The threads on fibers, the running threads and what each task's
     /// caller waits for.
     #[cfg(feature = "component-model-async")]
-    pub(crate) sched: super::concurrent::Sched,
+    pub(crate) sched: Sched,
     /// Set when an instance trapped since the event loop last failed the
     /// host calls that this strands.
     pub(crate) newly_trapped: bool,
     /// The references the host holds in `tasks` (streams, futures, error
     /// contexts) and the drivers of host streams and futures.
     #[cfg(feature = "component-model-async")]
-    pub(crate) host_streams: super::concurrent::HostStreams,
+    pub(crate) host_streams: HostStreams,
 }
 
 /// The calls in progress, by a scope index that stays put while the call
@@ -179,7 +185,7 @@ impl Default for Flags {
 pub(crate) struct LiftedFunc {
     pub(crate) core: crate::Func,
     pub(crate) ty: TypeFuncIndex,
-    pub(crate) types: Arc<super::types::TypeSpace>,
+    pub(crate) types: Arc<TypeSpace>,
     pub(crate) options: Options,
 }
 
@@ -237,7 +243,7 @@ impl ComponentStore {
         };
         let (a, b) = (caller.component_instance, callee.component_instance);
         if is_ancestor(a, b) || is_ancestor(b, a) {
-            return Err(super::trap("cannot enter component instance"));
+            return Err(trap("cannot enter component instance"));
         }
         Ok(())
     }

@@ -11,7 +11,6 @@
 //! the comparison is one integer compare. Types that name resources are
 //! equal only within one component (resources are identities).
 
-use super::resources::{ResourceKind, ResourceType};
 use std::sync::Arc;
 use weft_environ::component::{self as env, ComponentTypes, DefinedType, InterfaceType};
 use weft_types::component::RegisteredTypes;
@@ -717,5 +716,62 @@ impl Component {
     /// The type of the export `name`.
     pub fn get_export(&self, engine: &crate::Engine, name: &str) -> Option<ComponentItem> {
         self.exports(engine).find(|(n, _)| *n == name).map(|(_, t)| t)
+    }
+}
+
+/// The runtime identity of a resource type: a host type, or a resource
+/// defined by one instantiation of a component. Equality is identity, not
+/// structure.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct ResourceType(pub(crate) ResourceKind);
+
+/// What a [`ResourceType`] identifies.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(crate) enum ResourceKind {
+    /// A resource the host defines with a Rust type.
+    Host(std::any::TypeId),
+    /// A resource the host defines at run time, named by a number
+    /// ([`ResourceType::host_dynamic`]).
+    HostDynamic(u32),
+    /// Resource `resource` defined by the component instance `instance` of
+    /// the store `store`.
+    Guest {
+        store: crate::store::StoreId,
+        instance: u32,
+        resource: u32,
+    },
+    /// Resource `index` of the component type registry of the engine at
+    /// address `engine`: the type of a compiled component, before
+    /// instantiation.
+    Static { engine: usize, index: u32 },
+}
+
+impl ResourceType {
+    /// The resource type of the host type `T`: [`Resource<T>`](super::Resource)
+    /// values have it.
+    pub fn host<T: 'static>() -> ResourceType {
+        ResourceType(ResourceKind::Host(std::any::TypeId::of::<T>()))
+    }
+
+    /// The resource type of the host named by `payload`, for hosts that
+    /// define their resource types at run time (as the C API does): types
+    /// with different payloads differ, and differ from every
+    /// [`ResourceType::host`] type. [`ResourceDynamic`](super::ResourceDynamic)
+    /// values have it.
+    pub fn host_dynamic(payload: u32) -> ResourceType {
+        ResourceType(ResourceKind::HostDynamic(payload))
+    }
+
+    pub(crate) fn is_host(self) -> bool {
+        matches!(self.0, ResourceKind::Host(_) | ResourceKind::HostDynamic(_))
+    }
+
+    /// What kind of resource this is, in trap messages.
+    pub(crate) fn kind_name(self) -> &'static str {
+        if self.is_host() {
+            "host resource"
+        } else {
+            "guest-defined resource"
+        }
     }
 }

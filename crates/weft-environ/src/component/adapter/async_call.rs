@@ -24,6 +24,8 @@
 
 use super::translate::{AdapterFuncBuilder, CopyDirection, Place};
 use super::wasm::{self, val_type};
+// Import loop kept on purpose: this is the async kind of the adapters of
+// mod.rs (whose adapter_module picks it), with their imports and layout.
 use super::{flat_len, scan, tuple_layout, AdapterTrap, Imports, Needs, Sides, PTR};
 use super::{
     ADAPTER, ASYNC_TO_CALLEE, ASYNC_TO_CALLER, BORROW_TO_CALLEE, CALLEE_MEMORY, CALLEE_REALLOC, CALLER_MEMORY,

@@ -4,8 +4,11 @@
 //! it from one side and lowering it into the other would, with the same
 //! checks and traps.
 
+// Import loop kept on purpose: the kinds of async values an adapter passes
+// to its built-ins are defined in mod.rs, beside the built-ins' imports.
 use super::trap::AdapterTrap;
 use super::wasm::{self, coerce_lift, coerce_lower, Body};
+use super::{ASYNC_ERROR_CONTEXT, ASYNC_FUTURE, ASYNC_STREAM};
 use crate::component::abi::{self, Despecialized, FlatType, PtrType, MAX_LIST_BYTE_LENGTH};
 use crate::component::{ComponentTypes, DefinedType, InterfaceType, StringEncoding};
 use wasm_encoder::{BlockType, Instruction as W, ValType};
@@ -257,11 +260,11 @@ impl<'a> AdapterFuncBuilder<'a> {
                 I::ErrorContext | I::Defined(_) => {
                     let (kind, tag) = match t {
                         I::Defined(d) => match self.types.defined(d) {
-                            Some(DefinedType::Stream(_)) => (super::ASYNC_STREAM, d.0),
-                            Some(DefinedType::Future(_)) => (super::ASYNC_FUTURE, d.0),
+                            Some(DefinedType::Stream(_)) => (ASYNC_STREAM, d.0),
+                            Some(DefinedType::Future(_)) => (ASYNC_FUTURE, d.0),
                             _ => return Err("internal error: a defined type left by despecialization".into()),
                         },
-                        _ => (super::ASYNC_ERROR_CONTEXT, u32::MAX),
+                        _ => (ASYNC_ERROR_CONTEXT, u32::MAX),
                     };
                     let f = dir
                         .async_value

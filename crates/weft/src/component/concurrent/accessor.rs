@@ -174,7 +174,7 @@ impl<'a, T: 'static, D: HasData + ?Sized> Access<'a, T, D> {
         (self.get)(self.store.data_mut())
     }
 
-    /// The getter.
+    /// The function that projects the store's data to `D`'s view.
     pub fn getter(&self) -> fn(&mut T) -> D::Data<'_> {
         self.get
     }

@@ -109,7 +109,7 @@ pub(in crate::component) fn builtin<T: 'static>(
             check_may_leave(&store, at)?;
         }
         let args = params.iter().map(core_to_flat).collect::<crate::Result<Vec<u64>>>()?;
-        let result = run(&mut store, &types, at, &builtin, &resolved, &args)?;
+        let result = run_builtin(&mut store, &types, at, &builtin, &resolved, &args)?;
         if let (Some(r), Some(t), Some(v)) = (results.first_mut(), result_ty, result) {
             *r = flat_to_core(t, v);
         }
@@ -169,7 +169,9 @@ fn end_kind(builtin: &Builtin) -> Kind {
     }
 }
 
-fn run<T: 'static>(
+/// Runs the async ABI built-in `builtin` of the instance `at` with its
+/// flat `args`; returns its flat result, if it has one.
+fn run_builtin<T: 'static>(
     store: &mut StoreContextMut<'_, T>,
     types: &Arc<ComponentTypes>,
     at: ComponentInstanceRef,

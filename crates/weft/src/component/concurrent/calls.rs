@@ -7,6 +7,7 @@
 // loop split by size (threads in sched.rs, tasks in calls.rs, host tasks in
 // host.rs, built-ins and copies); a resumed thread runs calls that wait in
 // the loop, so each part calls the others.
+use super::hooks;
 use super::sched::{self, Running};
 use crate::component::call::{
     core_to_flat, lift_args_from_core, lift_async_args, lift_call_results, lifted_func, lower_async_results,
@@ -40,7 +41,7 @@ pub(crate) struct TaskData {
     /// The host's call future waiting for the result (`call_concurrent`).
     pub(crate) waker: Option<std::task::Waker>,
     /// The task group it belongs to (when a hook is installed).
-    pub(crate) group: Option<super::hooks::TaskGroupId>,
+    pub(crate) group: Option<hooks::TaskGroupId>,
     /// The task of its guest caller (none for the host's calls).
     parent: Option<EntryId>,
     /// The trap that ended it or one of its subtasks' tasks, for the
@@ -252,7 +253,7 @@ fn new_task<T>(
     // group from its starter (`set_group`).
     let (group, parent) = match caller {
         Caller::Guest(_) => (
-            super::hooks::current_group(store),
+            hooks::current_group(store),
             store.components().sched.current().map(|r| r.task),
         ),
         Caller::Host(_) => (None, None),
@@ -355,7 +356,7 @@ pub(crate) fn start_host_call<T: 'static>(
     store: &mut StoreContextMut<'_, T>,
     index: u32,
     args: &[Val],
-    group: Option<super::hooks::TaskGroupId>,
+    group: Option<hooks::TaskGroupId>,
 ) -> crate::Result<EntryId> {
     start_task(store, index, Caller::Host(Some(args.to_vec())), None, group)
 }
@@ -408,7 +409,7 @@ fn start_task<T: 'static>(
     index: u32,
     caller: Caller,
     subtask: Option<EntryId>,
-    group: Option<super::hooks::TaskGroupId>,
+    group: Option<hooks::TaskGroupId>,
 ) -> crate::Result<EntryId> {
     let (task, thread) = new_task(store, index, true, caller, subtask)?;
     if group.is_some() {

@@ -9,6 +9,7 @@
 // host.rs, built-ins and copies); a resumed thread runs calls that wait in
 // the loop, so each part calls the others.
 use super::builtins::{wait_for_event, BLOCKED};
+use super::host_streams;
 use crate::component::call::lowering;
 use crate::component::handles::{lift_resources, lower_resources};
 use crate::component::load_store::{self, align_of, load, size_of};
@@ -122,7 +123,7 @@ pub(crate) fn start<T: 'static>(
     if let Some(t) = started.transfer {
         transfer(store, t)?;
     }
-    super::host_streams::copy_started(store, started.end);
+    host_streams::copy_started(store, started.end);
     finish(store, started.end, is_async)
 }
 

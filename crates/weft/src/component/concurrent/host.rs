@@ -18,6 +18,7 @@
 use super::accessor::{Accessor, AccessorTask, HasData, JoinHandle, JoinState};
 use super::id_map::IdMap;
 use super::sched;
+use super::{calls, hooks, host_streams};
 use crate::component::call::{lift_args_from_core, lift_async_args, lower_async_results, lower_sync_results};
 use crate::component::handles::lift_resources;
 use crate::component::lock;
@@ -101,7 +102,7 @@ impl HostTasks {
     }
 }
 
-/// A host task.
+/// A host task: a future the event loop polls (a concurrent host call or a spawned task).
 struct HostTask {
     /// `None` while it is being polled (further up this stack).
     future: Option<HostFuture>,
@@ -121,7 +122,7 @@ pub(crate) struct HostCall {
     /// The caller's subtask (this task holds one reference).
     subtask: EntryId,
     /// The caller's task group.
-    group: Option<super::hooks::TaskGroupId>,
+    group: Option<hooks::TaskGroupId>,
     /// The caller's task and instance, which a failed call traps.
     caller: Option<(EntryId, crate::component::store::ComponentInstanceRef)>,
     /// Where the results go when the caller lowered the call `async`.
@@ -309,7 +310,7 @@ fn abort_call<T>(store: &mut StoreContextMut<'_, T>, id: u64, e: crate::Error) -
         let _ = store.components_mut().tasks.release(call.subtask);
         caller = call.caller.map(|(_, flags)| flags);
     }
-    super::hooks::abort_instance(store, caller, e)
+    hooks::abort_instance(store, caller, e)
 }
 
 /// Polls the host task `id` once, if it is pending and not being polled
@@ -335,7 +336,7 @@ fn poll_task<T: 'static>(store: &mut StoreContextMut<'_, T>, id: u64) -> crate::
     };
     let waker = task.waker.clone();
     if let Some(g) = group {
-        if let Err(e) = super::hooks::enter(store, g) {
+        if let Err(e) = hooks::enter(store, g) {
             drop(future);
             return Err(abort_call(store, id, e));
         }
@@ -345,7 +346,7 @@ fn poll_task<T: 'static>(store: &mut StoreContextMut<'_, T>, id: u64) -> crate::
         std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| future.as_mut().poll(&mut cx)))
     });
     if let Some(g) = group {
-        if let Err(e) = super::hooks::exit(store, g) {
+        if let Err(e) = hooks::exit(store, g) {
             drop(future);
             return Err(abort_call(store, id, e));
         }
@@ -414,7 +415,7 @@ fn end_task<T: 'static>(
         return Err(e);
     };
     let _ = crate::component::call::poison_instance(store, flags);
-    super::calls::route_trap(store, task, e);
+    calls::route_trap(store, task, e);
     released
 }
 
@@ -501,7 +502,7 @@ pub(crate) fn call_host<T: 'static>(
     let param_tys: Vec<InterfaceType> = fty.param_types().collect();
     lift_resources(store, types, &param_tys, &mut args, options.flags, scope)?;
     let future = func(store, args, usize::from(fty.result.is_some()))?;
-    let caller_inst = super::calls::task_instance(store, options.flags)?;
+    let caller_inst = calls::task_instance(store, options.flags)?;
     let tasks = &mut store.components_mut().tasks;
     let subtask = tasks.new_subtask();
     tasks.resolve_subtask(subtask, SubtaskStatus::Started).map_err(trap)?;
@@ -513,7 +514,7 @@ pub(crate) fn call_host<T: 'static>(
         options: options.clone(),
         retptr,
     });
-    let group = super::hooks::current_group(store);
+    let group = hooks::current_group(store);
     let caller = store.components().sched.current().map(|r| (r.task, options.flags));
     let call = HostCall {
         subtask,
@@ -547,7 +548,7 @@ fn finish_host_call<T: 'static>(
     let tasks = &mut store.components_mut().tasks;
     let status = tasks.subtask_state(subtask).map_err(trap)?.status;
     if options.is_async {
-        return super::calls::async_lower_result(tasks, caller_inst, subtask, status, results);
+        return calls::async_lower_result(tasks, caller_inst, subtask, status, results);
     }
     if !status.resolved() {
         sched::wait_until(store, WaitFor::Resolved(subtask), false)?;
@@ -566,7 +567,7 @@ fn finish_host_call<T: 'static>(
 /// host-held streams, futures and error contexts, dropped since the store
 /// last ran.
 pub(crate) fn release_dropped<T: 'static>(store: &mut StoreContextMut<'_, T>) {
-    super::host_streams::release_dropped(store);
+    host_streams::release_dropped(store);
     let dropped = std::mem::take(&mut *lock(&host(store).dropped));
     if dropped.is_empty() {
         return;
@@ -578,7 +579,7 @@ pub(crate) fn release_dropped<T: 'static>(store: &mut StoreContextMut<'_, T>) {
         }
         let _ = components.tasks.release(task);
     }
-    super::calls::collect(store);
+    calls::collect(store);
 }
 
 /// One turn of the event loop: runs the guest threads that are ready and
@@ -586,7 +587,7 @@ pub(crate) fn release_dropped<T: 'static>(store: &mut StoreContextMut<'_, T>) {
 /// happened.
 pub(crate) fn step<T: 'static>(store: &mut StoreContextMut<'_, T>) -> crate::Result<bool> {
     release_dropped(store);
-    if std::mem::take(&mut store.components_mut().newly_trapped) && super::calls::fail_stranded(store) {
+    if std::mem::take(&mut store.components_mut().newly_trapped) && calls::fail_stranded(store) {
         return Ok(true);
     }
     if sched::schedule(store).is_some() {
@@ -604,7 +605,7 @@ pub(crate) fn step<T: 'static>(store: &mut StoreContextMut<'_, T>) -> crate::Res
     if poll_woken(store)? || progress {
         return Ok(true);
     }
-    Ok(super::calls::fail_stranded(store))
+    Ok(calls::fail_stranded(store))
 }
 
 /// Resumes the ready thread `t` for the event loop: a trap goes to the
@@ -615,7 +616,7 @@ fn resume_routed<T: 'static>(store: &mut StoreContextMut<'_, T>, t: weft_tasks::
     match (sched::resume(store, t, false), task) {
         (Ok(()), _) => Ok(()),
         (Err(e), Ok(task)) if crate::component::is_trap(&e) => {
-            super::calls::route_trap(store, task, e);
+            calls::route_trap(store, task, e);
             Ok(())
         }
         (Err(e), _) => Err(e),
@@ -633,7 +634,7 @@ fn step_seeded<T: 'static>(store: &mut StoreContextMut<'_, T>) -> crate::Result<
         let threads = sched::next_runnable(store);
         let choices = usize::from(threads.is_some()) + woken.ids.len();
         if choices == 0 {
-            return Ok(progress || super::calls::fail_stranded(store));
+            return Ok(progress || calls::fail_stranded(store));
         }
         progress = true;
         let k = sched::schedule(store).map_or(0, |s| s.pick(choices));

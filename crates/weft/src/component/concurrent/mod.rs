@@ -18,6 +18,8 @@
 //!   consumers, their buffers, and the host's readable ends);
 //!   `host_streams` and `drivers` run them against the guest's copies.
 
+// Import loop kept on purpose: instantiation (instance.rs) makes the async
+// ABI's built-ins here, from the items of the instance being made.
 #[cfg(not(feature = "component-model-async"))]
 use super::{instance::InstantiationItems, store::ComponentInstanceRef, Component};
 #[cfg(not(feature = "component-model-async"))]

@@ -8,6 +8,7 @@
 // the loop, so each part calls the others.
 use super::calls::TaskData;
 use super::id_map::IdMap;
+use super::{copy, hooks, host};
 use crate::component::trap;
 use crate::store::StoreInner;
 use crate::StoreContextMut;
@@ -54,15 +55,15 @@ pub(crate) struct Sched {
     /// The error a fiber's body ended with, for its resumer.
     failure: Option<crate::Error>,
     /// The options of the copy built-ins, by the index their buffers carry.
-    pub(crate) copy_cx: Vec<super::copy::CopyCx>,
+    pub(crate) copy_cx: Vec<copy::CopyCx>,
     /// The host tasks and the ready queue of the event loop.
-    pub(crate) host: super::host::HostTasks,
+    pub(crate) host: host::HostTasks,
     /// The seeded pick of replayable scheduling, once made.
     schedule: Option<Schedule>,
     /// The store's own schedule seed, over the engine's.
     pub(crate) seed_override: Option<Option<u64>>,
     /// The embedder's task group hook.
-    pub(crate) hooks: super::hooks::Hooks,
+    pub(crate) hooks: hooks::Hooks,
     /// Set when a thread yielded to the executor (a fuel or epoch yield):
     /// the event loop gives the executor a turn.
     pub(crate) yielded: bool,
@@ -277,14 +278,14 @@ pub(crate) fn resume<T: 'static>(
 
 fn resume_one<T: 'static>(store: &mut StoreContextMut<'_, T>, thread: ThreadId, cancelled: bool) -> crate::Result<()> {
     let task = store.components().tasks.thread(thread).map_err(trap)?.task;
-    let Some(group) = super::hooks::group_of(store, task) else {
+    let Some(group) = hooks::group_of(store, task) else {
         return resume_fiber(store, thread, task, cancelled);
     };
-    if let Err(e) = super::hooks::enter(store, group) {
-        return Err(super::hooks::abort(store, task, e));
+    if let Err(e) = hooks::enter(store, group) {
+        return Err(hooks::abort(store, task, e));
     }
     let r = resume_fiber(store, thread, task, cancelled);
-    let exited = super::hooks::exit(store, group).map_err(|e| super::hooks::abort(store, task, e));
+    let exited = hooks::exit(store, group).map_err(|e| hooks::abort(store, task, e));
     r.and(exited)
 }
 
@@ -420,8 +421,8 @@ pub(crate) fn block<T: 'static>(store: &mut StoreContextMut<'_, T>) -> crate::Re
             }
             // A host task may end the wait.
             None if store.components().sched.host.len() > 0 => {
-                let woken = super::host::poll_woken(store);
-                if let Err(e) = woken.and_then(|polled| if polled { Ok(()) } else { super::host::sleep(store) }) {
+                let woken = host::poll_woken(store);
+                if let Err(e) = woken.and_then(|polled| if polled { Ok(()) } else { host::sleep(store) }) {
                     break Err(e);
                 }
             }
@@ -530,7 +531,7 @@ pub(crate) fn run_until<T: 'static>(
         if done(store) {
             return Ok(());
         }
-        if super::host::step(store)? {
+        if host::step(store)? {
             // A thread that yielded gives the executor a turn, when the
             // call is async.
             if std::mem::take(&mut store.components_mut().sched.yielded) && store.0.opaque().async_state.is_some() {
@@ -539,7 +540,7 @@ pub(crate) fn run_until<T: 'static>(
             continue;
         }
         if store.components().sched.host.len() > 0 {
-            super::host::sleep(store)?;
+            host::sleep(store)?;
             continue;
         }
         let waits = store.components().tasks.describe_waits();

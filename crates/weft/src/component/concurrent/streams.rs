@@ -40,7 +40,7 @@ pub enum StreamResult {
 /// The producer of the items of a stream the host writes (as Wasmtime's
 /// `StreamProducer`), for a store whose data is `D`.
 pub trait StreamProducer<D>: Send + 'static {
-    /// The items.
+    /// The type of the elements it produces.
     type Item;
     /// Where it puts items for the reader.
     type Buffer: WriteBuffer<Self::Item> + Default;
@@ -68,7 +68,7 @@ pub trait StreamProducer<D>: Send + 'static {
 /// The consumer of the items of a stream the host reads (as Wasmtime's
 /// `StreamConsumer`), for a store whose data is `D`.
 pub trait StreamConsumer<D>: Send + 'static {
-    /// The items.
+    /// The type of the elements it consumes.
     type Item;
 
     /// Consumes items of the writer: [`Source::read`] moves them into a
