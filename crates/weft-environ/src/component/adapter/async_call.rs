@@ -22,21 +22,16 @@
 //!
 //! The moves are the same translation as every other adapter's.
 
-use super::translate::{AdapterFuncBuilder, CopyDirection, Place};
+use super::translate::AdapterFuncBuilder;
 use super::wasm::{self, val_type};
 // Import loop kept on purpose: this is the async kind of the adapters of
-// mod.rs (whose adapter_module picks it), with their imports and layout.
-use super::{flat_len, scan, tuple_layout, AdapterTrap, Imports, Needs, Sides, PTR};
-use super::{
-    ADAPTER, ASYNC_TO_CALLEE, ASYNC_TO_CALLER, BORROW_TO_CALLEE, CALLEE_MEMORY, CALLEE_REALLOC, CALLER_MEMORY,
-    CALLER_REALLOC, OWN_TO_CALLEE, OWN_TO_CALLER, RETURN, START, START_CALL, TRANSCODE_TO_CALLEE, TRANSCODE_TO_CALLER,
-    TRAP, UNSUPPORTED,
-};
+// mod.rs (whose adapter_module picks it), with their imports and moves.
+use super::{flat_len, import_moves, move_params, move_result, scan, Imports, MoveNeeds, Moves, Needs, Sides, PTR};
+use super::{ADAPTER, RETURN, START, START_CALL};
 use crate::component::abi::{self, AbiOptions, Context, FlatType};
 use crate::component::{ComponentTypes, FuncType, InterfaceType, StringEncoding};
 use wasm_encoder::{
-    CodeSection, EntityType, ExportKind, ExportSection, FunctionSection, Instruction as W, Module as Encoder,
-    TypeSection, ValType,
+    CodeSection, ExportKind, ExportSection, FunctionSection, Instruction as W, Module as Encoder, TypeSection, ValType,
 };
 
 const I32: ValType = ValType::I32;
@@ -123,9 +118,8 @@ pub(super) fn async_adapter_module(types: &ComponentTypes, ty: &FuncType, sides:
     };
 
     // Types: 0 the adapter and `start-call` (the caller's lowered
-    // signature), 1 `() -> ()`, 2 start, 3 return, 4 realloc, 5 UTF-8
-    // validation, 6 unused, 7 trap, 8 transcode, 9 own, 10 borrow and
-    // async values.
+    // signature), 1 `() -> ()`, 2 start, 3 return, then the built-ins'
+    // (`builtin_types`).
     let mut start_params = lower_params.clone();
     start_params.push(I32);
     let mut return_params = callee_result_vals.clone();
@@ -135,75 +129,26 @@ pub(super) fn async_adapter_module(types: &ComponentTypes, ty: &FuncType, sides:
     type_section.ty().function([], []);
     type_section.ty().function(start_params, lift_params.clone());
     type_section.ty().function(return_params, caller_flat_result.clone());
-    type_section.ty().function([I32, I32, I32, I32], [I32]);
-    type_section.ty().function([I32, I32], []);
-    type_section.ty().function([], [I32]);
-    type_section.ty().function([I32], []);
-    type_section.ty().function([I32, I32], [I32, I32]);
-    type_section.ty().function([I32, I32], [I32]);
-    type_section.ty().function([I32, I32, I32], [I32]);
+    super::builtin_types(&mut type_section);
 
     let mut imports = Imports {
         section: wasm_encoder::ImportSection::new(),
         next: 0,
     };
     let start_call = imports.func(START_CALL, 0);
-    let callee_realloc = imports.func_if(callee_realloc, CALLEE_REALLOC, 4);
-    let caller_realloc = imports.func_if(caller_realloc, CALLER_REALLOC, 4);
-    let transcode_to_callee = imports.func_if(p.strings && !utf8, TRANSCODE_TO_CALLEE, 8);
-    let transcode_to_caller = imports.func_if(r.strings && !utf8, TRANSCODE_TO_CALLER, 8);
-    let own_to_callee = imports.func_if(p.own, OWN_TO_CALLEE, 9);
-    let own_to_caller = imports.func_if(r.own, OWN_TO_CALLER, 9);
-    let borrow_to_callee = imports.func_if(p.borrow, BORROW_TO_CALLEE, 10);
-    let async_to_callee = imports.func_if(p.async_values, ASYNC_TO_CALLEE, 10);
-    let async_to_caller = imports.func_if(r.async_values, ASYNC_TO_CALLER, 10);
-    let unsupported = imports.func_if(r.borrow, UNSUPPORTED, 1);
-    let traps = needs_memory || p.checked || r.checked;
-    let trap = imports.func_if(traps, TRAP, 7);
-    let num_imported = imports.next;
-    let mut imports = imports.section;
-    if needs_memory {
-        // Both are imported so that the caller's is memory 0 and the
-        // callee's memory 1; the runtime passes an empty memory for a side
-        // that has none (its values never touch it).
-        let memory = EntityType::Memory(wasm_encoder::MemoryType {
-            minimum: 0,
-            maximum: None,
-            memory64: false,
-            shared: false,
-            page_size_log2: None,
-        });
-        imports.import("", CALLER_MEMORY, memory);
-        imports.import("", CALLEE_MEMORY, memory);
-    }
+    let need = MoveNeeds {
+        callee_realloc,
+        caller_realloc,
+        memory: needs_memory,
+        validators,
+    };
     // Functions: the adapter, start, return, then the two validators.
-    let validate = [num_imported + 3, num_imported + 4];
-    let to_callee = CopyDirection {
-        from_mem: 0,
-        to_mem: 1,
-        from_enc: sides.caller.encoding,
-        to_enc: sides.callee.encoding,
-        realloc: callee_realloc,
-        validate: validators.then_some(validate[0]),
-        transcode: transcode_to_callee,
-        own: own_to_callee,
-        borrow: borrow_to_callee,
-        async_value: async_to_callee,
-        unsupported,
-    };
-    let to_caller = CopyDirection {
-        from_mem: 1,
-        to_mem: 0,
-        from_enc: sides.callee.encoding,
-        to_enc: sides.caller.encoding,
-        realloc: caller_realloc,
-        validate: validators.then_some(validate[1]),
-        transcode: transcode_to_caller,
-        own: own_to_caller,
-        borrow: None,
-        async_value: async_to_caller,
-        unsupported,
-    };
+    let (imports, num_imported, moves) = import_moves(imports, (&p, &r), &sides, &need, 3);
+    let Moves {
+        to_callee,
+        to_caller,
+        trap,
+    } = moves;
     let n = lower_params.len() as u32;
 
     // The adapter: every argument to `start-call`, its results returned.
@@ -219,49 +164,12 @@ pub(super) fn async_adapter_module(types: &ComponentTypes, ty: &FuncType, sides:
     let mut g = AdapterFuncBuilder::new(types, n + 1, trap);
     g.b.i(W::LocalGet(n));
     g.b.i(W::LocalSet(g.scope));
-    let params_tuple = tuple_layout(types, &param_tys);
-    let src = if caller_params_spill {
-        g.b.check_align(0, params_tuple.0);
-        g.b.check_range_const(0, params_tuple.1, 0, AdapterTrap::MemoryOutOfBounds);
-        Place::Mem {
-            mem: 0,
-            addr: 0,
-            offset: 0,
-        }
-    } else {
-        let flat: Vec<FlatType> = param_tys
-            .iter()
-            .flat_map(|t| abi::flatten_type(types, *t, PTR))
-            .collect();
-        Place::Flat(flat.iter().enumerate().map(|(i, t)| (i as u32, *t)).collect())
-    };
-    let (dst, callee_args) = if callee_params_spill {
-        let realloc = callee_realloc.ok_or("internal error: no callee realloc")?;
-        let ptr = g.b.local(I32);
-        g.b.i(W::I32Const(0));
-        g.b.i(W::I32Const(0));
-        g.b.i(W::I32Const(params_tuple.0 as i32));
-        g.b.i(W::I32Const(params_tuple.1 as i32));
-        g.b.i(W::Call(realloc));
-        g.b.i(W::LocalSet(ptr));
-        g.b.check_align(ptr, params_tuple.0);
-        g.b.check_range_const(ptr, params_tuple.1, 1, AdapterTrap::MemoryOutOfBounds);
-        let place = Place::Mem {
-            mem: 1,
-            addr: ptr,
-            offset: 0,
-        };
-        (place, vec![ptr])
-    } else {
-        let locals = g.flat_locals(&lift.params);
-        let args = locals.iter().map(|(l, _)| *l).collect();
-        (Place::Flat(locals), args)
-    };
-    let srcs = g.fields(&param_tys, &src)?;
-    let dsts = g.fields(&param_tys, &dst)?;
-    for ((t, s), d) in param_tys.iter().zip(&srcs).zip(&dsts) {
-        g.translate(*t, s, d, &to_callee, 0)?;
-    }
+    let callee_args = move_params(
+        &mut g,
+        &param_tys,
+        (caller_params_spill, callee_params_spill),
+        &to_callee,
+    )?;
     for a in callee_args {
         g.b.i(W::LocalGet(a));
     }
@@ -273,37 +181,21 @@ pub(super) fn async_adapter_module(types: &ComponentTypes, ty: &FuncType, sides:
     let mut g = AdapterFuncBuilder::new(types, k + n, trap);
     let mut caller_results = Vec::new();
     if let Some(t) = ty.result {
-        let align = abi::alignment(types, t, PTR);
-        let size = abi::elem_size(types, t, PTR);
-        let src = if callee_result_spill {
-            g.b.check_align(0, align);
-            g.b.check_range_const(0, size, 1, AdapterTrap::MemoryOutOfBounds);
-            Place::Mem {
-                mem: 1,
-                addr: 0,
-                offset: 0,
-            }
+        let flat = callee_result.iter().enumerate().map(|(i, t)| (i as u32, *t)).collect();
+        let from_ptr = callee_result_spill.then_some(0);
+        let retptr = if caller_retptr {
+            Some((k + n).checked_sub(1).ok_or("internal error: no return pointer")?)
         } else {
-            Place::Flat(callee_result.iter().enumerate().map(|(i, t)| (i as u32, *t)).collect())
+            None
         };
-        let dst = if caller_retptr {
-            let retptr = (k + n).checked_sub(1).ok_or("internal error: no return pointer")?;
-            g.b.check_align(retptr, align);
-            g.b.check_range_const(retptr, size, 0, AdapterTrap::MemoryOutOfBounds);
-            Place::Mem {
-                mem: 0,
-                addr: retptr,
-                offset: 0,
-            }
-        } else if sides.caller.is_async {
-            // A result of no flat values: nothing to write.
-            Place::Flat(Vec::new())
+        // An `async` lower without a return pointer has a result of no flat
+        // values: nothing to write.
+        let to_flat = if sides.caller.is_async {
+            &[][..]
         } else {
-            let locals = g.flat_locals(&lower.results);
-            caller_results = locals.iter().map(|(l, _)| *l).collect();
-            Place::Flat(locals)
+            &lower.results[..]
         };
-        g.translate(t, &src, &dst, &to_caller, 0)?;
+        caller_results = move_result(&mut g, t, (flat, from_ptr), (retptr, to_flat), &to_caller)?;
     }
     for l in caller_results {
         g.b.i(W::LocalGet(l));

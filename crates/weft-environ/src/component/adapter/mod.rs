@@ -286,6 +286,223 @@ impl Imports {
     }
 }
 
+/// Adds the types 4 to 10 of every adapter module, those of the built-ins
+/// and helpers: 4 `realloc`, 5 UTF-8 validation, 6 `() -> i32` (`enter`),
+/// 7 `(i32) -> ()` (`exit`, `trap`), 8 transcoding, 9 `own` moves, 10
+/// `borrow` lends and async value moves. Types 0 to 3 are the module's own.
+fn builtin_types(section: &mut TypeSection) {
+    section.ty().function([I32, I32, I32, I32], [I32]);
+    section.ty().function([I32, I32], []);
+    section.ty().function([], [I32]);
+    section.ty().function([I32], []);
+    section.ty().function([I32, I32], [I32, I32]);
+    section.ty().function([I32, I32], [I32]);
+    section.ty().function([I32, I32, I32], [I32]);
+}
+
+/// What moving the values of a call needs beyond the values' own contents
+/// ([`Needs`]).
+struct MoveNeeds {
+    callee_realloc: bool,
+    caller_realloc: bool,
+    memory: bool,
+    /// Both sides are UTF-8 and strings cross: validated in wasm.
+    validators: bool,
+}
+
+/// The two directions of a call's values, with the built-ins they call.
+struct Moves {
+    to_callee: CopyDirection,
+    to_caller: CopyDirection,
+    trap: Option<u32>,
+}
+
+/// Imports the built-ins that moving the parameters (`p`) and the result
+/// (`r`) between `sides` calls, then the two memories when values need
+/// them; the UTF-8 validators are the module's functions
+/// `first_validator` and the next, counted from the functions it defines.
+fn import_moves(
+    imports: Imports,
+    (p, r): (&Needs, &Needs),
+    sides: &Sides,
+    need: &MoveNeeds,
+    first_validator: u32,
+) -> (ImportSection, u32, Moves) {
+    let mut imports = imports;
+    let utf8 = sides.caller.encoding == StringEncoding::Utf8 && sides.callee.encoding == StringEncoding::Utf8;
+    let callee_realloc = imports.func_if(need.callee_realloc, CALLEE_REALLOC, 4);
+    let caller_realloc = imports.func_if(need.caller_realloc, CALLER_REALLOC, 4);
+    let transcode_to_callee = imports.func_if(p.strings && !utf8, TRANSCODE_TO_CALLEE, 8);
+    let transcode_to_caller = imports.func_if(r.strings && !utf8, TRANSCODE_TO_CALLER, 8);
+    let own_to_callee = imports.func_if(p.own, OWN_TO_CALLEE, 9);
+    let own_to_caller = imports.func_if(r.own, OWN_TO_CALLER, 9);
+    let borrow_to_callee = imports.func_if(p.borrow, BORROW_TO_CALLEE, 10);
+    let async_to_callee = imports.func_if(p.async_values, ASYNC_TO_CALLEE, 10);
+    let async_to_caller = imports.func_if(r.async_values, ASYNC_TO_CALLER, 10);
+    let unsupported = imports.func_if(r.borrow, UNSUPPORTED, 1);
+    let traps = need.memory || p.checked || r.checked;
+    let trap = imports.func_if(traps, TRAP, 7);
+    let num_imported = imports.next;
+    let mut section = imports.section;
+    if need.memory {
+        // Both are imported so that the caller's is memory 0 and the
+        // callee's memory 1; the runtime passes an empty memory for a side
+        // that has none (its values never touch it).
+        let memory = EntityType::Memory(wasm_encoder::MemoryType {
+            minimum: 0,
+            maximum: None,
+            memory64: false,
+            shared: false,
+            page_size_log2: None,
+        });
+        section.import("", CALLER_MEMORY, memory);
+        section.import("", CALLEE_MEMORY, memory);
+    }
+    let validate = [num_imported + first_validator, num_imported + first_validator + 1];
+    let to_callee = CopyDirection {
+        from_mem: 0,
+        to_mem: 1,
+        from_enc: sides.caller.encoding,
+        to_enc: sides.callee.encoding,
+        realloc: callee_realloc,
+        validate: need.validators.then_some(validate[0]),
+        transcode: transcode_to_callee,
+        own: own_to_callee,
+        borrow: borrow_to_callee,
+        async_value: async_to_callee,
+        unsupported,
+    };
+    let to_caller = CopyDirection {
+        from_mem: 1,
+        to_mem: 0,
+        from_enc: sides.callee.encoding,
+        to_enc: sides.caller.encoding,
+        realloc: caller_realloc,
+        validate: need.validators.then_some(validate[1]),
+        transcode: transcode_to_caller,
+        own: own_to_caller,
+        borrow: None,
+        async_value: async_to_caller,
+        unsupported,
+    };
+    let moves = Moves {
+        to_callee,
+        to_caller,
+        trap,
+    };
+    (section, num_imported, moves)
+}
+
+/// Emits the move of the parameters `param_tys`: from the caller's flat
+/// values (locals from 0) or, when `from_tuple`, the tuple local 0 points
+/// to, to the callee's flat values or, when `to_tuple`, a tuple allocated
+/// with its `realloc`. Returns the locals holding the callee's arguments.
+fn move_params(
+    g: &mut AdapterFuncBuilder<'_>,
+    param_tys: &[InterfaceType],
+    (from_tuple, to_tuple): (bool, bool),
+    dir: &CopyDirection,
+) -> Result<Vec<u32>, String> {
+    let types = g.types;
+    // Flattened only when one side passes them flat (then at most 16
+    // values: a fixed-length list may flatten to billions).
+    let flat: Vec<FlatType> = if from_tuple && to_tuple {
+        Vec::new()
+    } else {
+        param_tys
+            .iter()
+            .flat_map(|t| abi::flatten_type(types, *t, PTR))
+            .collect()
+    };
+    let tuple = tuple_layout(types, param_tys);
+    let src = if from_tuple {
+        g.b.check_align(0, tuple.0);
+        g.b.check_range_const(0, tuple.1, 0, AdapterTrap::MemoryOutOfBounds);
+        Place::Mem {
+            mem: 0,
+            addr: 0,
+            offset: 0,
+        }
+    } else {
+        Place::Flat(flat.iter().enumerate().map(|(i, t)| (i as u32, *t)).collect())
+    };
+    let (dst, args) = if to_tuple {
+        let realloc = dir.realloc.ok_or("internal error: no callee realloc")?;
+        let ptr = g.b.local(I32);
+        g.b.i(W::I32Const(0));
+        g.b.i(W::I32Const(0));
+        g.b.i(W::I32Const(tuple.0 as i32));
+        g.b.i(W::I32Const(tuple.1 as i32));
+        g.b.i(W::Call(realloc));
+        g.b.i(W::LocalSet(ptr));
+        g.b.check_align(ptr, tuple.0);
+        g.b.check_range_const(ptr, tuple.1, 1, AdapterTrap::MemoryOutOfBounds);
+        let place = Place::Mem {
+            mem: 1,
+            addr: ptr,
+            offset: 0,
+        };
+        (place, vec![ptr])
+    } else {
+        let locals = g.flat_locals(&flat);
+        let args = locals.iter().map(|(l, _)| *l).collect();
+        (Place::Flat(locals), args)
+    };
+    let srcs = g.fields(param_tys, &src)?;
+    let dsts = g.fields(param_tys, &dst)?;
+    for ((t, s), d) in param_tys.iter().zip(&srcs).zip(&dsts) {
+        g.translate(*t, s, d, dir, 0)?;
+    }
+    Ok(args)
+}
+
+/// Emits the move of a result of type `t` to the caller: from the callee's
+/// flat values `flat` or, when `from_ptr` is given, the memory 1 it points
+/// to (checked), to the memory 0 local `retptr` points to (checked) or, when
+/// it is `None`, to new locals of the flat types `to_flat`, returned.
+fn move_result(
+    g: &mut AdapterFuncBuilder<'_>,
+    t: InterfaceType,
+    (flat, from_ptr): (Vec<(u32, FlatType)>, Option<u32>),
+    (retptr, to_flat): (Option<u32>, &[FlatType]),
+    dir: &CopyDirection,
+) -> Result<Vec<u32>, String> {
+    let types = g.types;
+    let align = abi::alignment(types, t, PTR);
+    let size = abi::elem_size(types, t, PTR);
+    let src = match from_ptr {
+        Some(ptr) => {
+            g.b.check_align(ptr, align);
+            g.b.check_range_const(ptr, size, 1, AdapterTrap::MemoryOutOfBounds);
+            Place::Mem {
+                mem: 1,
+                addr: ptr,
+                offset: 0,
+            }
+        }
+        None => Place::Flat(flat),
+    };
+    let mut results = Vec::new();
+    let dst = match retptr {
+        Some(retptr) => {
+            g.b.check_align(retptr, align);
+            g.b.check_range_const(retptr, size, 0, AdapterTrap::MemoryOutOfBounds);
+            Place::Mem {
+                mem: 0,
+                addr: retptr,
+                offset: 0,
+            }
+        }
+        None => {
+            let locals = g.flat_locals(to_flat);
+            results = locals.iter().map(|(l, _)| *l).collect();
+            Place::Flat(locals)
+        }
+    };
+    g.translate(t, &src, &dst, dir, 0)?;
+    Ok(results)
+}
+
 /// The binary of the adapter for calls of type `ty` between two sides with
 /// the options `sides`, or an error saying why there can be none (options
 /// lacking a memory or `realloc` the values need, or a type nested too
@@ -312,15 +529,6 @@ pub fn adapter_module(types: &ComponentTypes, ty: &FuncType, sides: Sides) -> Re
     let results_spill = ty
         .result
         .is_some_and(|t| flat_len(types, t, abi::MAX_FLAT_RESULTS, 0) > abi::MAX_FLAT_RESULTS);
-    // Flattened only when they are passed flat (at most 16 values).
-    let flat_params: Vec<FlatType> = if params_spill {
-        Vec::new()
-    } else {
-        param_tys
-            .iter()
-            .flat_map(|t| abi::flatten_type(types, *t, PTR))
-            .collect()
-    };
 
     let needs_memory = p.strings || p.lists || r.strings || r.lists || params_spill || results_spill;
     let callee_realloc = p.strings || p.lists || params_spill;
@@ -346,13 +554,7 @@ pub fn adapter_module(types: &ComponentTypes, ty: &FuncType, sides: Sides) -> Re
     type_section.ty().function([], []);
     type_section.ty().function(lift_results.clone(), []);
     type_section.ty().function(lift_params.clone(), lift_results.clone());
-    type_section.ty().function([I32, I32, I32, I32], [I32]);
-    type_section.ty().function([I32, I32], []);
-    type_section.ty().function([], [I32]);
-    type_section.ty().function([I32], []);
-    type_section.ty().function([I32, I32], [I32, I32]);
-    type_section.ty().function([I32, I32], [I32]);
-    type_section.ty().function([I32, I32, I32], [I32]);
+    builtin_types(&mut type_section);
 
     let mut imports = Imports {
         section: ImportSection::new(),
@@ -362,59 +564,19 @@ pub fn adapter_module(types: &ComponentTypes, ty: &FuncType, sides: Sides) -> Re
     let enter = imports.func(ENTER, 6);
     let exit = imports.func(EXIT, 7);
     let post_return = imports.func_if(sides.post_return, POST_RETURN, 2);
-    let callee_realloc = imports.func_if(callee_realloc, CALLEE_REALLOC, 4);
-    let caller_realloc = imports.func_if(caller_realloc, CALLER_REALLOC, 4);
-    let transcode_to_callee = imports.func_if(p.strings && !utf8, TRANSCODE_TO_CALLEE, 8);
-    let transcode_to_caller = imports.func_if(r.strings && !utf8, TRANSCODE_TO_CALLER, 8);
-    let own_to_callee = imports.func_if(p.own, OWN_TO_CALLEE, 9);
-    let own_to_caller = imports.func_if(r.own, OWN_TO_CALLER, 9);
-    let borrow_to_callee = imports.func_if(p.borrow, BORROW_TO_CALLEE, 10);
-    let async_to_callee = imports.func_if(p.async_values, ASYNC_TO_CALLEE, 10);
-    let async_to_caller = imports.func_if(r.async_values, ASYNC_TO_CALLER, 10);
-    let unsupported = imports.func_if(r.borrow, UNSUPPORTED, 1);
-    let traps = needs_memory || p.checked || r.checked;
-    let trap = imports.func_if(traps, TRAP, 7);
-    let num_imported = imports.next;
-    let mut imports = imports.section;
-    if needs_memory {
-        let memory = EntityType::Memory(wasm_encoder::MemoryType {
-            minimum: 0,
-            maximum: None,
-            memory64: false,
-            shared: false,
-            page_size_log2: None,
-        });
-        imports.import("", CALLER_MEMORY, memory);
-        imports.import("", CALLEE_MEMORY, memory);
-    }
-    let validate = [num_imported + 1, num_imported + 2];
-
-    let to_callee = CopyDirection {
-        from_mem: 0,
-        to_mem: 1,
-        from_enc: sides.caller.encoding,
-        to_enc: sides.callee.encoding,
-        realloc: callee_realloc,
-        validate: validators.then_some(validate[0]),
-        transcode: transcode_to_callee,
-        own: own_to_callee,
-        borrow: borrow_to_callee,
-        async_value: async_to_callee,
-        unsupported,
+    let need = MoveNeeds {
+        callee_realloc,
+        caller_realloc,
+        memory: needs_memory,
+        validators,
     };
-    let to_caller = CopyDirection {
-        from_mem: 1,
-        to_mem: 0,
-        from_enc: sides.callee.encoding,
-        to_enc: sides.caller.encoding,
-        realloc: caller_realloc,
-        validate: validators.then_some(validate[1]),
-        transcode: transcode_to_caller,
-        own: own_to_caller,
-        borrow: None,
-        async_value: async_to_caller,
-        unsupported,
-    };
+    // Functions: the adapter, then the two validators.
+    let (imports, num_imported, moves) = import_moves(imports, (&p, &r), &sides, &need, 1);
+    let Moves {
+        to_callee,
+        to_caller,
+        trap,
+    } = moves;
 
     let n = lower_params.len() as u32;
     let mut g = AdapterFuncBuilder::new(types, n, trap);
@@ -423,45 +585,7 @@ pub fn adapter_module(types: &ComponentTypes, ty: &FuncType, sides: Sides) -> Re
 
     // Parameters: from the caller's flat values or the tuple it points to,
     // to the callee's flat values or a tuple allocated in its memory.
-    let params_tuple = tuple_layout(types, &param_tys);
-    let src = if params_spill {
-        g.b.check_align(0, params_tuple.0);
-        g.b.check_range_const(0, params_tuple.1, 0, AdapterTrap::MemoryOutOfBounds);
-        Place::Mem {
-            mem: 0,
-            addr: 0,
-            offset: 0,
-        }
-    } else {
-        Place::Flat(flat_params.iter().enumerate().map(|(i, t)| (i as u32, *t)).collect())
-    };
-    let (dst, callee_args) = if params_spill {
-        let realloc = callee_realloc.ok_or("internal error: no callee realloc")?;
-        let ptr = g.b.local(I32);
-        g.b.i(W::I32Const(0));
-        g.b.i(W::I32Const(0));
-        g.b.i(W::I32Const(params_tuple.0 as i32));
-        g.b.i(W::I32Const(params_tuple.1 as i32));
-        g.b.i(W::Call(realloc));
-        g.b.i(W::LocalSet(ptr));
-        g.b.check_align(ptr, params_tuple.0);
-        g.b.check_range_const(ptr, params_tuple.1, 1, AdapterTrap::MemoryOutOfBounds);
-        let place = Place::Mem {
-            mem: 1,
-            addr: ptr,
-            offset: 0,
-        };
-        (place, vec![ptr])
-    } else {
-        let locals = g.flat_locals(&flat_params);
-        let args = locals.iter().map(|(l, _)| *l).collect();
-        (Place::Flat(locals), args)
-    };
-    let srcs = g.fields(&param_tys, &src)?;
-    let dsts = g.fields(&param_tys, &dst)?;
-    for ((t, s), d) in param_tys.iter().zip(&srcs).zip(&dsts) {
-        g.translate(*t, s, d, &to_callee, 0)?;
-    }
+    let callee_args = move_params(&mut g, &param_tys, (params_spill, params_spill), &to_callee)?;
     for a in callee_args {
         g.b.i(W::LocalGet(a));
     }
@@ -475,35 +599,17 @@ pub fn adapter_module(types: &ComponentTypes, ty: &FuncType, sides: Sides) -> Re
     }
     let mut caller_results = Vec::new();
     if let Some(t) = ty.result {
-        let align = abi::alignment(types, t, PTR);
-        let size = abi::elem_size(types, t, PTR);
-        let src = if results_spill {
-            let (ret, _) = *raw.first().ok_or("internal error: no return area")?;
-            g.b.check_align(ret, align);
-            g.b.check_range_const(ret, size, 1, AdapterTrap::MemoryOutOfBounds);
-            Place::Mem {
-                mem: 1,
-                addr: ret,
-                offset: 0,
-            }
+        let from_ptr = if results_spill {
+            Some(raw.first().ok_or("internal error: no return area")?.0)
         } else {
-            Place::Flat(raw.clone())
+            None
         };
-        let dst = if results_spill {
-            let retptr = n.checked_sub(1).ok_or("internal error: no return pointer")?;
-            g.b.check_align(retptr, align);
-            g.b.check_range_const(retptr, size, 0, AdapterTrap::MemoryOutOfBounds);
-            Place::Mem {
-                mem: 0,
-                addr: retptr,
-                offset: 0,
-            }
+        let retptr = if results_spill {
+            Some(n.checked_sub(1).ok_or("internal error: no return pointer")?)
         } else {
-            let locals = g.flat_locals(&lower.results);
-            caller_results = locals.iter().map(|(l, _)| *l).collect();
-            Place::Flat(locals)
+            None
         };
-        g.translate(t, &src, &dst, &to_caller, 0)?;
+        caller_results = move_result(&mut g, t, (raw.clone(), from_ptr), (retptr, &lower.results), &to_caller)?;
     }
     if let Some(post_return) = post_return {
         for (l, _) in &raw {
