@@ -548,6 +548,26 @@ fn write_direct<D>(
     n
 }
 
+/// One turn of a `Bytes` or `BytesMut` producer: as many of its bytes as
+/// the reader has room for, written straight into its memory; the stream
+/// ends with the last of them.
+fn produce_bytes<D, B: bytes::Buf + std::ops::Deref<Target = [u8]>>(
+    me: &mut B,
+    store: StoreContextMut<'_, D>,
+    destination: Destination<'_, u8, super::buffers::VecBuffer<u8>>,
+) -> Poll<crate::Result<StreamResult>> {
+    if me.is_empty() {
+        return Poll::Ready(Ok(StreamResult::Dropped));
+    }
+    let n = write_direct(destination, store, me);
+    me.advance(n);
+    Poll::Ready(Ok(if me.is_empty() {
+        StreamResult::Dropped
+    } else {
+        StreamResult::Completed
+    }))
+}
+
 /// Converts a boxed producer into `ty` when it is one.
 fn convert_into<P: Unpin + 'static>(me: Pin<Box<P>>, ty: TypeId) -> Result<Box<dyn Any>, Pin<Box<P>>> {
     if ty == TypeId::of::<P>() {
@@ -571,17 +591,7 @@ impl<D> StreamProducer<D> for bytes::Bytes {
         destination: Destination<'a, u8, Self::Buffer>,
         _finish: bool,
     ) -> Poll<crate::Result<StreamResult>> {
-        let me = self.get_mut();
-        if me.is_empty() {
-            return Poll::Ready(Ok(StreamResult::Dropped));
-        }
-        let n = write_direct(destination, store, me);
-        let _ = me.split_to(n);
-        Poll::Ready(Ok(if me.is_empty() {
-            StreamResult::Dropped
-        } else {
-            StreamResult::Completed
-        }))
+        produce_bytes(self.get_mut(), store, destination)
     }
 
     fn try_into(me: Pin<Box<Self>>, ty: TypeId) -> Result<Box<dyn Any>, Pin<Box<Self>>> {
@@ -602,17 +612,7 @@ impl<D> StreamProducer<D> for bytes::BytesMut {
         destination: Destination<'a, u8, Self::Buffer>,
         _finish: bool,
     ) -> Poll<crate::Result<StreamResult>> {
-        let me = self.get_mut();
-        if me.is_empty() {
-            return Poll::Ready(Ok(StreamResult::Dropped));
-        }
-        let n = write_direct(destination, store, me);
-        let _ = me.split_to(n);
-        Poll::Ready(Ok(if me.is_empty() {
-            StreamResult::Dropped
-        } else {
-            StreamResult::Completed
-        }))
+        produce_bytes(self.get_mut(), store, destination)
     }
 
     fn try_into(me: Pin<Box<Self>>, ty: TypeId) -> Result<Box<dyn Any>, Pin<Box<Self>>> {
