@@ -76,6 +76,13 @@ pub enum CopyState {
     Done,
 }
 
+impl CopyState {
+    /// A copy is in progress (perhaps being cancelled).
+    fn is_waiting(self) -> bool {
+        matches!(self, CopyState::Copying | CopyState::Cancelling)
+    }
+}
+
 #[derive(Debug, Clone)]
 pub(crate) struct SharedState {
     pub(crate) is_stream: bool,
@@ -418,6 +425,35 @@ impl Tasks {
         ty: u32,
         is_async: bool,
     ) -> Result<EntryId, TaskError> {
+        self.cancel_copy_with(inst, index, kind, ty, is_async, false)
+    }
+
+    /// [`Tasks::cancel_copy`] of a copy whose other end is held by the
+    /// host and served by a producer or consumer the runtime drives: the
+    /// copy, if it still waits, stays waiting, now cancelling
+    /// ([`PeerCopy::Waiting`]'s `cancelling`), for the host to finish it
+    /// with what it moved ([`Tasks::host_advance`]) or with nothing
+    /// ([`Tasks::host_cancelled`]).
+    pub fn cancel_copy_deferred(
+        &mut self,
+        inst: InstanceId,
+        index: u32,
+        kind: Kind,
+        ty: u32,
+        is_async: bool,
+    ) -> Result<EntryId, TaskError> {
+        self.cancel_copy_with(inst, index, kind, ty, is_async, true)
+    }
+
+    fn cancel_copy_with(
+        &mut self,
+        inst: InstanceId,
+        index: u32,
+        kind: Kind,
+        ty: u32,
+        is_async: bool,
+        defer: bool,
+    ) -> Result<EntryId, TaskError> {
         let id = self.check_end(inst, index, kind, ty)?;
         let e = self.end(id)?;
         if e.copy != CopyState::Copying || e.waitable.has_sync_waiter {
@@ -428,7 +464,7 @@ impl Tasks {
         }
         let shared = e.shared;
         self.end_mut(id)?.copy = CopyState::Cancelling;
-        if !self.has_pending_event(id) {
+        if !defer && !self.has_pending_event(id) {
             let s = self.shared_mut(shared)?;
             if s.pending.is_some_and(|(p, _)| p == id) {
                 s.pending = None;

@@ -7,7 +7,7 @@
 
 use super::{CopyState, EndState, SharedState};
 use crate::table::{Pending, State, Tasks, WaitableState};
-use crate::{EntryId, Kind, TaskError, COPY_COMPLETED, COPY_DROPPED};
+use crate::{EntryId, Kind, TaskError, COPY_CANCELLED, COPY_COMPLETED, COPY_DROPPED};
 
 /// What the other end of a host-held end is doing.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -25,6 +25,10 @@ pub enum PeerCopy {
         ptr: u32,
         /// The elements left in the buffer.
         remain: u32,
+        /// The copy is being cancelled
+        /// ([`Tasks::cancel_copy_deferred`]): the host should finish it
+        /// as soon as it can, with what it has.
+        cancelling: bool,
     },
     /// The other end was dropped.
     Dropped,
@@ -100,7 +104,7 @@ impl Tasks {
             return Ok(PeerCopy::Idle);
         };
         let e = self.end(peer)?;
-        if e.copy != CopyState::Copying || e.waitable.pending.is_some() {
+        if !e.copy.is_waiting() || e.waitable.pending.is_some() {
             return Ok(PeerCopy::Idle);
         }
         let Some(buf) = e.buffer else {
@@ -110,6 +114,7 @@ impl Tasks {
             cx: buf.cx,
             ptr: buf.at(),
             remain: buf.remain(),
+            cancelling: e.copy == CopyState::Cancelling,
         })
     }
 
@@ -122,18 +127,8 @@ impl Tasks {
             let e = self.end(end)?;
             (e.shared, e.is_stream)
         };
-        let peer = match &self.entry(shared)?.state {
-            State::Shared(s) => match s.pending {
-                Some((p, _)) if p != end && !s.dropped => p,
-                _ => return Err(TaskError::Stale),
-            },
-            _ => return Err(TaskError::Stale),
-        };
-        let e = self.end_mut(peer)?;
-        if e.copy != CopyState::Copying || e.waitable.pending.is_some() {
-            return Err(TaskError::Stale);
-        }
-        let Some(buf) = e.buffer.as_mut() else {
+        let peer = self.host_waiting_peer(end)?;
+        let Some(buf) = self.end_mut(peer)?.buffer.as_mut() else {
             return Err(TaskError::Stale);
         };
         if n > buf.remain() || (!is_stream && n != 1) {
@@ -159,6 +154,41 @@ impl Tasks {
                 },
             )
         }
+    }
+
+    /// Finishes the other end's waiting copy, which is being cancelled
+    /// ([`PeerCopy::Waiting`]'s `cancelling`), with nothing moved by the
+    /// host in this poll: its event is pending, `CANCELLED` (a stream's
+    /// with the count moved before).
+    pub fn host_cancelled(&mut self, end: EntryId) -> Result<(), TaskError> {
+        let peer = self.host_waiting_peer(end)?;
+        if self.end(peer)?.copy != CopyState::Cancelling {
+            return Err(TaskError::Trap("the host cancelled a copy the guest did not cancel"));
+        }
+        self.set_pending(
+            peer,
+            Pending::Copy {
+                result: COPY_CANCELLED,
+                reclaim: true,
+            },
+        )
+    }
+
+    /// The other end of the host-held `end`, whose copy waits for the host.
+    fn host_waiting_peer(&self, end: EntryId) -> Result<EntryId, TaskError> {
+        let shared = self.end(end)?.shared;
+        let peer = match &self.entry(shared)?.state {
+            State::Shared(s) => match s.pending {
+                Some((p, _)) if p != end && !s.dropped => p,
+                _ => return Err(TaskError::Stale),
+            },
+            _ => return Err(TaskError::Stale),
+        };
+        let e = self.end(peer)?;
+        if !e.copy.is_waiting() || e.waitable.pending.is_some() || e.buffer.is_none() {
+            return Err(TaskError::Stale);
+        }
+        Ok(peer)
     }
 
     /// Drops the host-held `end` (it has no handle and no copy of its

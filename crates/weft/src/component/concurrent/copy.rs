@@ -123,7 +123,9 @@ pub(crate) fn start<T: 'static>(
     if let Some(t) = started.transfer {
         transfer(store, t)?;
     }
-    host_streams::copy_started(store, started.end);
+    if !store.components().tasks.has_pending_event(started.end) {
+        host_streams::poll_peer_now(store, started.end);
+    }
     finish(store, started.end, is_async)
 }
 
@@ -136,8 +138,19 @@ pub(crate) fn cancel<T: 'static>(
     ty: u32,
     is_async: bool,
 ) -> crate::Result<u32> {
+    // A host producer or consumer at the other end finishes the copy
+    // itself, polled with `finish` set.
+    let driven = host_streams::driven_shared(store, inst, index).is_some();
     let tasks = &mut store.components_mut().tasks;
-    let end = tasks.cancel_copy(inst, index, kind, ty, is_async).map_err(trap)?;
+    let end = if driven {
+        tasks.cancel_copy_deferred(inst, index, kind, ty, is_async)
+    } else {
+        tasks.cancel_copy(inst, index, kind, ty, is_async)
+    }
+    .map_err(trap)?;
+    if driven && !store.components().tasks.has_pending_event(end) {
+        host_streams::poll_peer_now(store, end);
+    }
     finish(store, end, is_async)
 }
 

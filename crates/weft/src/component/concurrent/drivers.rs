@@ -4,7 +4,7 @@
 
 use super::buffers::{VecBuffer, WriteBuffer};
 use super::copy::{elem_of, plain_size, store_elems};
-use super::host_streams::{advance, peer, Driver};
+use super::host_streams::{advance, cancelled, peer, Driver};
 use super::streams::{
     Destination, FutureConsumer, FutureProducer, GuestBuffer, HostScratch, Source, StreamConsumer, StreamProducer,
     StreamResult,
@@ -22,12 +22,18 @@ fn waiting<D>(store: &StoreContextMut<'_, D>, end: EntryId) -> crate::Result<Res
     Ok(match peer(store, end)? {
         PeerCopy::Dropped => Err(true),
         PeerCopy::Idle => Err(false),
-        PeerCopy::Waiting { cx, ptr, remain } => Ok(GuestBuffer {
+        PeerCopy::Waiting {
+            cx,
+            ptr,
+            remain,
+            cancelling,
+        } => Ok(GuestBuffer {
             store: store.0.opaque().id(),
             cx,
             ptr,
             remain,
             moved: 0,
+            cancelling,
         }),
     })
 }
@@ -126,11 +132,12 @@ impl<P: StreamProducer<D>, D> StreamProducerDriver<P, D> {
                 // finishes `DROPPED`.
                 return Ok(Poll::Ready(()));
             };
+            let finish = guest.cancelling;
             let polled = producer.as_mut().poll_produce(
                 cx,
                 store.as_context_mut(),
                 Destination::new(&mut self.buffer, &mut guest),
-                false,
+                finish,
             );
             let result = match polled {
                 Poll::Ready(Err(e)) => return Err(e),
@@ -225,10 +232,11 @@ impl<C> StreamConsumerDriver<C> {
                 Err(true) => return Ok(Poll::Ready(())),
                 Err(false) => return Ok(Poll::Pending),
             };
+            let finish = guest.cancelling;
             let polled =
                 self.consumer
                     .as_mut()
-                    .poll_consume(cx, store.as_context_mut(), Source::new(&mut guest), false);
+                    .poll_consume(cx, store.as_context_mut(), Source::new(&mut guest), finish);
             match polled {
                 Poll::Ready(Err(e)) => return Err(e),
                 Poll::Ready(Ok(StreamResult::Dropped)) => {
@@ -289,12 +297,22 @@ impl<P> FutureProducerDriver<P> {
             Err(true) => return Ok(Poll::Ready(())),
             Err(false) => return Ok(Poll::Pending),
         };
-        match self.producer.as_mut().poll_produce(cx, store.as_context_mut(), false) {
+        match self
+            .producer
+            .as_mut()
+            .poll_produce(cx, store.as_context_mut(), guest.cancelling)
+        {
             Poll::Ready(Ok(Some(value))) => {
                 let val = value.lower(store)?;
                 store_elems(store, guest.cx, guest.ptr, vec![val])?;
                 advance(store, end, 1)?;
                 Ok(Poll::Ready(()))
+            }
+            // Cancelled: the read finishes `CANCELLED`, and the producer
+            // stays for the next one.
+            Poll::Ready(Ok(None)) if guest.cancelling => {
+                cancelled(store, end)?;
+                Ok(Poll::Pending)
             }
             Poll::Ready(Ok(None)) => Ok(Poll::Ready(())),
             Poll::Ready(Err(e)) => Err(e),
@@ -359,6 +377,7 @@ impl<C> FutureConsumerDriver<C> {
                 ptr: 0,
                 remain: 0,
                 moved: 0,
+                cancelling: false,
             }
         } else {
             match waiting(store, end)? {
@@ -367,10 +386,17 @@ impl<C> FutureConsumerDriver<C> {
                 Err(false) => return Ok(Poll::Pending),
             }
         };
+        let finish = guest.cancelling;
         let polled = self
             .consumer
             .as_mut()
-            .poll_consume(cx, store.as_context_mut(), Source::new(&mut guest), false);
+            .poll_consume(cx, store.as_context_mut(), Source::new(&mut guest), finish);
+        if !self.taken && finish && guest.moved == 0 && matches!(polled, Poll::Ready(Ok(()))) {
+            // Cancelled before it took the value: the write finishes
+            // `CANCELLED`, and the consumer stays for the next one.
+            cancelled(store, end)?;
+            return Ok(Poll::Pending);
+        }
         if !self.taken && (guest.moved > 0 || polled.is_ready()) {
             // The value is the consumer's (read or not): the write is done.
             self.taken = true;

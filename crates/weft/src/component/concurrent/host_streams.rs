@@ -68,6 +68,10 @@ struct DriverSlot {
     state: Option<Box<dyn Any + Send>>,
     /// The host task's waker, once it was polled.
     waker: Option<Waker>,
+    /// How the driver ended when a built-in polled it
+    /// ([`poll_peer_now`]): its result, or its panic, for the host task
+    /// to report.
+    outcome: Option<std::thread::Result<crate::Result<()>>>,
 }
 
 /// The host's references and drivers (see the module documentation).
@@ -236,6 +240,7 @@ pub(crate) fn start_driver<T: 'static>(
             task,
             state: Some(Box::new(driver)),
             waker: None,
+            outcome: None,
         },
     );
     Ok(())
@@ -265,6 +270,13 @@ fn poll_driver<T: 'static>(
         return Poll::Ready(Ok(Vec::new()));
     };
     slot.waker = Some(cx.waker().clone());
+    if let Some(outcome) = slot.outcome.take() {
+        let finished = finish(store, end);
+        return match outcome {
+            Ok(result) => Poll::Ready(result.and(finished).map(|()| Vec::new())),
+            Err(panic) => std::panic::resume_unwind(panic),
+        };
+    }
     let Some(state) = slot.state.take() else {
         return Poll::Pending;
     };
@@ -342,22 +354,69 @@ pub(crate) fn peer_dropped<T: 'static>(store: &mut StoreContextMut<'_, T>, share
     result
 }
 
-/// A copy started on `end`, a guest's end: wakes the driver of the other
-/// end, if the host drives it.
-pub(crate) fn copy_started<T>(store: &mut StoreContextMut<'_, T>, end: EntryId) {
-    let components = store.components();
+/// A copy started or is being cancelled on `end`, a guest's end: when the
+/// host drives the other end, its driver is polled now (as Wasmtime polls
+/// a producer when a read starts), so what the producer or consumer has at
+/// hand completes the copy before the guest goes on, without a turn of
+/// the event loop. How the driver ends (its result, an error, a panic) is
+/// kept for its host task, which reports it when the event loop next
+/// polls it, exactly as if the loop had polled the driver itself. A
+/// driver being polled further up the stack is woken instead.
+pub(crate) fn poll_peer_now<T: 'static>(store: &mut StoreContextMut<'_, T>, end: EntryId) {
+    let components = store.components_mut();
     if components.host_streams.drivers.is_empty() {
         return;
     }
     let Ok(shared) = components.tasks.end_shared(end) else {
         return;
     };
-    for (e, slot) in &components.host_streams.drivers {
-        if *e != end && slot.shared == shared {
-            if let Some(w) = &slot.waker {
+    let Some((&peer, slot)) = components
+        .host_streams
+        .drivers
+        .iter_mut()
+        .find(|(e, s)| **e != end && s.shared == shared)
+    else {
+        return;
+    };
+    let waker = slot.waker.clone();
+    let driver = match slot.state.take().map(|s| s.downcast::<BoxedDriver<T>>()) {
+        Some(Ok(driver)) => driver,
+        other => {
+            // Being polled (or of another store type, which cannot be):
+            // its host task looks again.
+            if let Some(Err(state)) = other {
+                slot.state = Some(state);
+            }
+            if let Some(w) = &waker {
                 w.wake_by_ref();
             }
+            return;
         }
+    };
+    let mut driver = driver;
+    // A driver whose host task was never polled has no waker yet; its
+    // task is queued, and its first poll gives the producer the real one.
+    let waker = waker.unwrap_or_else(|| Waker::noop().clone());
+    let mut cx = Context::from_waker(&waker);
+    let polled = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        driver.poll(&mut cx, store.as_context_mut(), peer)
+    }));
+    let outcome = match polled {
+        Ok(Poll::Pending) => {
+            if let Some(slot) = store.components_mut().host_streams.drivers.get_mut(&peer) {
+                slot.state = Some(driver);
+            }
+            return;
+        }
+        Ok(Poll::Ready(result)) => Ok(result),
+        Err(panic) => Err(panic),
+    };
+    // The producer or consumer is done: it goes now (its `Drop` runs here,
+    // outside the slot's borrow), and its host task reports the outcome.
+    drop(driver);
+    if let Some(slot) = store.components_mut().host_streams.drivers.get_mut(&peer) {
+        slot.outcome = Some(outcome);
+        waker.wake_by_ref();
     }
 }
 
@@ -389,6 +448,12 @@ pub(crate) fn peer<T>(store: &StoreContextMut<'_, T>, end: EntryId) -> crate::Re
 /// Completes the other end's waiting copy after `n` elements moved.
 pub(crate) fn advance<T>(store: &mut StoreContextMut<'_, T>, end: EntryId, n: u32) -> crate::Result<()> {
     store.components_mut().tasks.host_advance(end, n).map_err(trap)
+}
+
+/// Finishes the other end's cancelling copy with nothing moved in this
+/// poll (`CANCELLED`).
+pub(crate) fn cancelled<T>(store: &mut StoreContextMut<'_, T>, end: EntryId) -> crate::Result<()> {
+    store.components_mut().tasks.host_cancelled(end).map_err(trap)
 }
 
 /// Takes the driver of the other end of `end` out of the store, if the

@@ -6,13 +6,20 @@
 //!
 //! The runtime polls a producer when a guest reads from the stream (the
 //! destination is the guest's buffer) and a consumer when a guest writes to
-//! it (the source is the guest's buffer). Items a producer leaves in its
-//! buffer beyond what the read takes are delivered to the next reads
-//! before it is polled again.
+//! it (the source is the guest's buffer): first within the built-in that
+//! starts the copy, so a producer with items at hand completes the read
+//! before the guest goes on, then from the event loop whenever its waker
+//! is woken. Items a producer leaves in its buffer beyond what the read
+//! takes are delivered to the next reads before it is polled again.
 //!
-//! Weft polls with `finish` false: a guest's cancellation of its copy
-//! completes at once (with the items moved so far), so a producer or
-//! consumer is never asked to wind up a copy.
+//! When the guest cancels a copy a producer or consumer has not finished,
+//! the runtime polls it at once with `finish` set: it should then finish
+//! with what it has (`StreamResult::Cancelled` with nothing moved, a
+//! future producer's `Ok(None)`, a future consumer's `Ok(())` without
+//! taking the value), and the guest's cancellation returns `CANCELLED`
+//! (with the count moved). A producer or consumer that returns `Pending`
+//! even then keeps the cancellation waiting (`BLOCKED`, or a synchronous
+//! cancellation's wait) until it finishes.
 
 use super::buffers::{ReadBuffer, WriteBuffer};
 use super::copy::{elem_of, load_elems};
@@ -89,8 +96,11 @@ pub trait FutureProducer<D>: Send + 'static {
     /// The value.
     type Item;
 
-    /// The value, once there is one; `None` drops the host's end without a
-    /// value (the reader's read finishes `DROPPED`).
+    /// The value, once there is one. With `finish` set (the guest cancels
+    /// its read), `None` says the read was cancelled before the value was
+    /// ready: the read finishes `CANCELLED` and the producer is polled
+    /// again for the next read. Without it, `None` drops the host's end
+    /// without a value (the read finishes `DROPPED`).
     fn poll_produce(
         self: Pin<&mut Self>,
         cx: &mut Context<'_>,
@@ -110,9 +120,14 @@ where
         self: Pin<&mut Self>,
         cx: &mut Context<'_>,
         _store: StoreContextMut<D>,
-        _finish: bool,
+        finish: bool,
     ) -> Poll<crate::Result<Option<T>>> {
-        self.poll(cx).map(|r| r.map(Some).map_err(Into::into))
+        match self.poll(cx) {
+            Poll::Ready(r) => Poll::Ready(r.map(Some).map_err(Into::into)),
+            // Cancelled by the reader: the future stays for its next read.
+            Poll::Pending if finish => Poll::Ready(Ok(None)),
+            Poll::Pending => Poll::Pending,
+        }
     }
 }
 
@@ -145,6 +160,9 @@ pub(crate) struct GuestBuffer {
     pub(crate) remain: u32,
     /// The elements moved during this poll.
     pub(crate) moved: u32,
+    /// The guest is cancelling the copy: the producer or consumer is
+    /// polled with `finish` set.
+    pub(crate) cancelling: bool,
 }
 
 impl GuestBuffer {
