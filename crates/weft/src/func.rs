@@ -238,6 +238,54 @@ pub(crate) fn host_closure_dynamic<T: 'static>(
     )
 }
 
+/// A host function of the store whose parameters and results are numbers
+/// (`i32`, `i64`, `f32`, `f64`), seen by `func` as their bits zero-extended
+/// to 64 (as the canonical ABI's flat values), with at most one result:
+/// the component model's built-ins, called without making a [`Val`] of
+/// each argument.
+#[cfg(feature = "component-model")]
+pub(crate) fn new_flat_host<T: 'static>(
+    store: &mut StoreInner<T>,
+    ty: FuncType,
+    func: impl Fn(StoreContextMut<'_, T>, &[u64]) -> crate::Result<Option<u64>> + Send + Sync + 'static,
+) -> Func {
+    let params: Box<[ValType]> = ty.params().collect();
+    let result = ty.results().next();
+    let host: HostClosure<T> = Arc::new(
+        move |store: &mut StoreInner<T>, _caller: HostCaller, values: &mut [ValRaw]| {
+            let mut inline = [0u64; INLINE_VALUES];
+            let mut spilled = Vec::new();
+            let args = if params.len() <= INLINE_VALUES {
+                &mut inline[..params.len()]
+            } else {
+                spilled.resize(params.len(), 0);
+                &mut spilled[..]
+            };
+            for ((slot, raw), t) in args.iter_mut().zip(values.iter()).zip(params.iter()) {
+                *slot = match t {
+                    ValType::I32 => u64::from(raw.get_i32() as u32),
+                    ValType::I64 => raw.get_i64() as u64,
+                    ValType::F32 => u64::from(raw.get_f32()),
+                    ValType::F64 => raw.get_f64(),
+                    _ => crate::bail!("a built-in of the canonical ABI takes numbers only"),
+                };
+            }
+            let out = func(StoreContextMut(&mut *store), args)?;
+            if let (Some(t), Some(v), Some(slot)) = (&result, out, values.first_mut()) {
+                *slot = match t {
+                    ValType::I32 => ValRaw::i32(v as u32 as i32),
+                    ValType::I64 => ValRaw::i64(v as i64),
+                    ValType::F32 => ValRaw::f32(v as u32),
+                    ValType::F64 => ValRaw::f64(v),
+                    _ => crate::bail!("a built-in of the canonical ABI returns numbers only"),
+                };
+            }
+            Ok(())
+        },
+    );
+    new_host(store, ty, host)
+}
+
 /// A function with statically known parameter and result types.
 pub struct TypedFunc<Params, Results> {
     func: Func,

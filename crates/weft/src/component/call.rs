@@ -466,27 +466,20 @@ pub(crate) fn lower_call_args<T: 'static>(
     scope: usize,
 ) -> crate::Result<(Vec<crate::Val>, Vec<crate::Val>)> {
     let types = &*f.types;
-    let ty = types
-        .func(f.ty)
-        .ok_or_else(|| crate::format_err!("component function type not found"))?;
-    let param_tys: Vec<InterfaceType> = ty.param_types().collect();
+    let sig = &*f.sig;
+    let param_tys = &sig.params[..];
     if args.len() != param_tys.len() {
         crate::bail!("expected {} arguments, got {}", param_tys.len(), args.len());
     }
     let flags = f.options.flags;
-    let abi_options = AbiOptions {
-        is_async: f.options.is_async,
-        callback: f.options.callback.is_some(),
-        ..AbiOptions::default()
-    };
-    let flat_ty = abi::flatten_functype(types, ty, abi_options, Context::Lift);
+    let flat_ty = &sig.flat;
     // Only values that may hold handles are copied to move them.
     let moved;
-    let args = if holds_no_handles(&param_tys) {
+    let args = if sig.params_plain {
         args
     } else {
         let mut owned = args.to_vec();
-        lower_resources(store, types, &param_tys, &mut owned, flags, Some(scope))?;
+        lower_resources(store, types, param_tys, &mut owned, flags, Some(scope))?;
         moved = owned;
         &moved[..]
     };
@@ -503,7 +496,7 @@ pub(crate) fn lower_call_args<T: 'static>(
             memory: &mut memory,
             encoding: f.options.encoding,
         };
-        lower_flat_values(&mut cx, MAX_FLAT_PARAMS, args, &param_tys, None)?
+        lower_flat_values(&mut cx, MAX_FLAT_PARAMS, args, param_tys, None)?
     };
     if flat_args.len() != flat_ty.params.len() {
         crate::bail!("the lowered arguments do not match the core signature");
@@ -516,6 +509,30 @@ pub(crate) fn lower_call_args<T: 'static>(
         .collect();
     let core_results: Vec<crate::Val> = flat_ty.results.iter().map(|t| flat_to_core(*t, 0)).collect();
     Ok((core_args, core_results))
+}
+
+/// The signature facts of a function lifted with `options` from type `ty`
+/// of `types`, for [`LiftedFunc::sig`].
+pub(crate) fn lift_sig(
+    types: &ComponentTypes,
+    ty: weft_environ::component::TypeFuncIndex,
+    options: &crate::component::store::Options,
+) -> crate::Result<crate::component::store::LiftSig> {
+    let func = types
+        .func(ty)
+        .ok_or_else(|| crate::format_err!("component function type not found"))?;
+    let abi_options = AbiOptions {
+        is_async: options.is_async,
+        callback: options.callback.is_some(),
+        ..AbiOptions::default()
+    };
+    let params: Box<[InterfaceType]> = func.param_types().collect();
+    Ok(crate::component::store::LiftSig {
+        flat: abi::flatten_functype(types, func, abi_options, Context::Lift),
+        params_plain: holds_no_handles(&params),
+        result_plain: holds_no_handles(func.result.as_slice()),
+        params,
+    })
 }
 
 /// The results of a synchronous lift's core function, lifted with its
@@ -545,7 +562,7 @@ pub(crate) fn lift_call_results<T: 'static>(
         lift_flat_values(&cx, MAX_FLAT_RESULTS, result_tys, &flat_results)?
     };
     check_borrows_returned(store, scope)?;
-    if !holds_no_handles(result_tys) {
+    if !f.sig.result_plain {
         lift_resources(store, types, result_tys, &mut v, f.options.flags, scope)?;
     }
     Ok(v)

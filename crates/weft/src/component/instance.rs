@@ -346,12 +346,14 @@ fn run_step<T: 'static>(
                 _ => crate::bail!("`canon lift` of a core item that is not a function"),
             };
             let options = resolve_options(t, instance_index, options)?;
+            let sig = crate::component::call::lift_sig(&inner.type_space, *ty, &options)?;
             let funcs = &mut store.components_mut().funcs;
             funcs.push(LiftedFunc {
                 core,
                 ty: *ty,
                 types: inner.type_space.clone(),
                 options,
+                sig: Arc::new(sig),
             });
             t.lifted.push((funcs.len() - 1) as u32);
         }

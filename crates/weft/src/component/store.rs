@@ -187,6 +187,22 @@ pub(crate) struct LiftedFunc {
     pub(crate) ty: TypeFuncIndex,
     pub(crate) types: Arc<TypeSpace>,
     pub(crate) options: Options,
+    /// What each call needs of its type, worked out when it was lifted.
+    pub(crate) sig: Arc<LiftSig>,
+}
+
+/// The parts of a lifted function's type every call uses: its core
+/// signature under its options, its parameter types, and whether any value
+/// may hold a handle (calls move handles only then).
+pub(crate) struct LiftSig {
+    /// The core signature (`flatten_functype` with the lift's options).
+    pub(crate) flat: weft_environ::component::abi::FlatFuncType,
+    /// The parameters' types.
+    pub(crate) params: Box<[weft_environ::component::InterfaceType]>,
+    /// Whether no parameter may hold a handle.
+    pub(crate) params_plain: bool,
+    /// Whether the result may not hold a handle.
+    pub(crate) result_plain: bool,
 }
 
 /// An export of a component instance.

@@ -13,11 +13,11 @@
 use super::calls::{resolve, task_instance};
 use super::copy::{self, CopyCx};
 use super::sched::{self, check_may_block, current};
-use crate::component::call::{check_may_leave, core_to_flat, flat_to_core};
+use crate::component::call::check_may_leave;
 use crate::component::instance::{resolve_options, InstantiationItems};
 use crate::component::store::{ComponentInstanceRef, Options};
 use crate::component::{lift_flat_values, trap, Component, InterfaceType, LiftContext, Val};
-use crate::{AsContextMut, Extern, StoreContextMut, ValType};
+use crate::{Extern, StoreContextMut, ValType};
 use std::sync::Arc;
 use weft_environ::component::abi::{FlatType, MAX_FLAT_PARAMS};
 use weft_environ::component::{Builtin, ComponentTypes};
@@ -98,22 +98,15 @@ pub(in crate::component) fn builtin<T: 'static>(
         copy_cx,
         table,
     };
-    let result_ty = results.first().copied();
     let builtin = builtin.clone();
-    Ok(crate::Func::new(&mut *store, ty, move |mut caller, params, results| {
-        let mut store = caller.as_context_mut();
+    Ok(crate::func::new_flat_host(store.0, ty, move |mut store, args| {
         if !matches!(
             builtin,
             Builtin::BackpressureInc | Builtin::BackpressureDec | Builtin::ContextGet(_) | Builtin::ContextSet(_)
         ) {
             check_may_leave(&store, at)?;
         }
-        let args = params.iter().map(core_to_flat).collect::<crate::Result<Vec<u64>>>()?;
-        let result = run_builtin(&mut store, &types, at, &builtin, &resolved, &args)?;
-        if let (Some(r), Some(t), Some(v)) = (results.first_mut(), result_ty, result) {
-            *r = flat_to_core(t, v);
-        }
-        Ok(())
+        run_builtin(&mut store, &types, at, &builtin, &resolved, args)
     }))
 }
 
