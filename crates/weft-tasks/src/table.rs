@@ -397,6 +397,13 @@ impl Tasks {
         std::mem::take(&mut self.freed_tasks)
     }
 
+    /// One task freed since the last call, as [`Tasks::take_freed_tasks`]
+    /// gives them all, keeping the list's room for the next ones (no
+    /// allocation per task on a hot path).
+    pub fn pop_freed_task(&mut self) -> Option<EntryId> {
+        self.freed_tasks.pop()
+    }
+
     /// The kind of the entry at `id`, if it is live.
     pub fn kind_of(&self, id: EntryId) -> Option<Kind> {
         self.entries.get(id.0).map(|e| e.state.kind())

@@ -402,6 +402,41 @@ pub(crate) fn call_lifted<T: 'static>(
     args: &[Val],
     results: &mut [Val],
 ) -> crate::Result<()> {
+    call_lifted_with(store, index, HostArgs::Vals(args), HostResults::Vals(results))
+}
+
+/// The arguments of a call from the host: component values, or the flat
+/// core values of parameters that are all integers or `bool`s, as
+/// `TypedFunc::call` passes them when
+/// [`LiftSig::scalars`](crate::component::store::LiftSig::scalars) holds.
+pub(crate) enum HostArgs<'a> {
+    Vals(&'a [Val]),
+    Flat(&'a [u64]),
+}
+
+/// Where a call from the host puts its results: as component values, or as
+/// their flat core values (see [`HostArgs`]).
+pub(crate) enum HostResults<'a> {
+    Vals(&'a mut [Val]),
+    Flat(&'a mut [u64]),
+}
+
+impl HostResults<'_> {
+    fn len(&self) -> usize {
+        match self {
+            HostResults::Vals(r) => r.len(),
+            HostResults::Flat(r) => r.len(),
+        }
+    }
+}
+
+/// [`call_lifted`] with its arguments and results in either form.
+fn call_lifted_with<T: 'static>(
+    store: &mut StoreContextMut<'_, T>,
+    index: u32,
+    args: HostArgs<'_>,
+    results: HostResults<'_>,
+) -> crate::Result<()> {
     #[cfg(feature = "component-model-async")]
     return concurrent::around_call(store, |store| call_lifted_checked(store, index, args, results));
     #[cfg(not(feature = "component-model-async"))]
@@ -425,13 +460,16 @@ pub(crate) fn check_call<T>(store: &StoreContextMut<'_, T>, f: &LiftedFunc, resu
 fn call_lifted_checked<T: 'static>(
     store: &mut StoreContextMut<'_, T>,
     index: u32,
-    args: &[Val],
-    results: &mut [Val],
+    args: HostArgs<'_>,
+    results: HostResults<'_>,
 ) -> crate::Result<()> {
     let f = lifted_func(store, index)?;
     check_call(store, &f, results.len())?;
     #[cfg(feature = "component-model-async")]
     if f.types.func(f.ty).is_some_and(|t| t.is_async) {
+        let (HostArgs::Vals(args), HostResults::Vals(results)) = (args, results) else {
+            crate::bail!("internal error: flat values for a call of an `async` function");
+        };
         return concurrent::call_async_typed(store, index, args, results);
     }
     let scope = enter_call(store);
@@ -527,13 +565,33 @@ pub(crate) fn lift_sig(
         ..AbiOptions::default()
     };
     let params: Box<[InterfaceType]> = func.param_types().collect();
+    let flat = abi::flatten_functype(types, func, abi_options, Context::Lift);
+    let scalar = |t: &InterfaceType| {
+        use InterfaceType as I;
+        matches!(
+            t,
+            I::Bool | I::S8 | I::U8 | I::S16 | I::U16 | I::S32 | I::U32 | I::S64 | I::U64
+        )
+    };
+    let scalars = !func.is_async
+        && !options.is_async
+        && params.iter().all(scalar)
+        && func.result.iter().all(scalar)
+        && flat.params.len() == params.len()
+        && params.len() <= MAX_SCALARS
+        && flat.results.len() == usize::from(func.result.is_some());
     Ok(crate::component::store::LiftSig {
-        flat: abi::flatten_functype(types, func, abi_options, Context::Lift),
+        flat,
         params_plain: holds_no_handles(&params),
         result_plain: holds_no_handles(func.result.as_slice()),
         params,
+        scalars,
     })
 }
+
+/// The most parameters `TypedFunc::call`'s fast path passes as flat values
+/// ([`LiftSig::scalars`](crate::component::store::LiftSig::scalars)).
+pub(crate) const MAX_SCALARS: usize = MAX_FLAT_PARAMS;
 
 /// The results of a synchronous lift's core function, lifted with its
 /// options; traps if the callee kept a borrow, and moves the results'
@@ -598,12 +656,28 @@ pub(crate) fn post_return<T: 'static>(
 fn call_lifted_in<T: 'static>(
     store: &mut StoreContextMut<'_, T>,
     f: &LiftedFunc,
-    args: &[Val],
-    results: &mut [Val],
+    args: HostArgs<'_>,
+    results: HostResults<'_>,
     scope: usize,
 ) -> crate::Result<()> {
     let flags = f.options.flags;
-    let (core_args, mut core_results) = lower_call_args(store, f, args, scope)?;
+    let (core_args, mut core_results) = match args {
+        HostArgs::Vals(args) => lower_call_args(store, f, args, scope)?,
+        HostArgs::Flat(args) => {
+            if !f.sig.scalars || args.len() != f.sig.flat.params.len() {
+                crate::bail!("internal error: flat arguments for a function that takes others");
+            }
+            let flat = &f.sig.flat;
+            let core_args = flat
+                .params
+                .iter()
+                .zip(args)
+                .map(|(t, v)| flat_to_core(*t, *v))
+                .collect();
+            let core_results = flat.results.iter().map(|t| flat_to_core(*t, 0)).collect();
+            (core_args, core_results)
+        }
+    };
     set_may_enter(store, flags, false)?;
     let called = f.core.call(&mut *store, &core_args, &mut core_results);
     let called = super::trap_on_throw(store, called);
@@ -617,7 +691,11 @@ fn call_lifted_in<T: 'static>(
         }
         return Err(e);
     }
-    let lifted = match lift_call_results(store, f, &core_results, scope) {
+    let lifted = match &results {
+        HostResults::Vals(_) => lift_call_results(store, f, &core_results, scope),
+        HostResults::Flat(_) => check_borrows_returned(store, scope).map(|()| Vec::new()),
+    };
+    let lifted = match lifted {
         Ok(v) => v,
         Err(e) => {
             set_may_enter(store, flags, true)?;
@@ -633,8 +711,17 @@ fn call_lifted_in<T: 'static>(
         return Err(e);
     }
     set_may_enter(store, flags, true)?;
-    for (r, v) in results.iter_mut().zip(lifted) {
-        *r = v;
+    match results {
+        HostResults::Vals(results) => {
+            for (r, v) in results.iter_mut().zip(lifted) {
+                *r = v;
+            }
+        }
+        HostResults::Flat(results) => {
+            for (r, v) in results.iter_mut().zip(&core_results) {
+                *r = core_to_flat(v)?;
+            }
+        }
     }
     Ok(())
 }
@@ -666,6 +753,30 @@ impl Func {
     /// that programs written for Wasmtime compile.
     pub fn post_return(&self, _store: impl crate::AsContextMut) -> crate::Result<()> {
         Ok(())
+    }
+
+    /// `TypedFunc::call`'s fast path: calls with the flat values `args` of
+    /// integer and `bool` parameters, writing the flat result to
+    /// `results`, when the function allows it
+    /// ([`LiftSig::scalars`](crate::component::store::LiftSig::scalars));
+    /// the count of flat results written, or `None` (nothing done) when it
+    /// does not.
+    pub(crate) fn call_scalars<T: 'static>(
+        &self,
+        store: &mut crate::StoreContextMut<'_, T>,
+        args: &[u64],
+        results: &mut [u64],
+    ) -> crate::Result<Option<usize>> {
+        store.0.opaque().check(self.store, "component function")?;
+        let n = match store.components().funcs.get(self.index as usize) {
+            Some(f) if f.sig.scalars && f.sig.flat.params.len() == args.len() => f.sig.flat.results.len(),
+            _ => return Ok(None),
+        };
+        let Some(results) = results.get_mut(..n) else {
+            return Ok(None);
+        };
+        call_lifted_with(store, self.index, HostArgs::Flat(args), HostResults::Flat(results))?;
+        Ok(Some(n))
     }
 
     /// The function's type, or `None` for a function of another store.

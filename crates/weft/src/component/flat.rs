@@ -321,8 +321,9 @@ pub fn lower_flat_values(
             tys.len()
         ));
     }
-    if total_flat_count(cx.types, tys) <= max_flat {
-        let mut out = Vec::new();
+    let count = total_flat_count(cx.types, tys);
+    if count <= max_flat {
+        let mut out = Vec::with_capacity(count);
         for (v, t) in vals.iter().zip(tys) {
             lower(cx, v, *t, &mut out)?;
         }

@@ -203,6 +203,11 @@ pub(crate) struct LiftSig {
     pub(crate) params_plain: bool,
     /// Whether the result may not hold a handle.
     pub(crate) result_plain: bool,
+    /// Whether a synchronous call may pass the flat values of its
+    /// parameters and result as the core arguments and result as they are
+    /// (a synchronous lift whose parameters and result are integers or
+    /// `bool`s, each one core value): `TypedFunc::call`'s fast path.
+    pub(crate) scalars: bool,
 }
 
 /// An export of a component instance.

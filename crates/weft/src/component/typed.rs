@@ -46,6 +46,16 @@ pub trait Lift: ComponentType + Sized {
     /// Converts `val` to `Self`. `store` holds the resources that `val`
     /// refers to. Fails when `val` is not of this type.
     fn lift<U: 'static>(store: &mut StoreContextMut<'_, U>, val: Val) -> Result<Self>;
+
+    /// `Self` from the flat core values at the start of `flat` when it is
+    /// an integer or `bool` (or a tuple of them), with the count used;
+    /// `None` for other types. Typed calls whose results are all such
+    /// scalars take them from the core results directly.
+    #[doc(hidden)]
+    fn lift_scalars(flat: &[u64]) -> Option<(Self, usize)> {
+        let _ = flat;
+        None
+    }
 }
 
 /// A Rust type whose values can be turned into component values.
@@ -67,10 +77,82 @@ pub trait Lower: ComponentType {
         let _ = (items, out);
         false
     }
+
+    /// Writes the flat core values of `self` to the start of `out` when it
+    /// is an integer or `bool` (or a tuple of them), and returns their
+    /// count; `None` (and nothing meaningful written) for other types or
+    /// when `out` is too short. Typed calls whose parameters are all such
+    /// scalars pass them as the core arguments directly.
+    #[doc(hidden)]
+    fn lower_scalars(&self, out: &mut [u64]) -> Option<usize> {
+        let _ = out;
+        None
+    }
 }
 
-/// The `store_plain` of an integer type (`plain`), or nothing (`other`).
+/// `lower_scalars` and `lift_scalars` of the integer types and `bool`: the
+/// canonical ABI's flat `i32` (zero- or sign-extended from the narrow
+/// types) or `i64`, kept as bits in a `u64`; lifted by truncation, as
+/// `lift_flat_unsigned`/`lift_flat_signed` do.
+macro_rules! scalars {
+    ($($t:ty => |$v:ident| $lower:expr, |$b:ident| $lift:expr;)*) => {$(
+        impl ScalarFlat for $t {
+            fn to_flat(&self) -> u64 {
+                let $v = *self;
+                $lower
+            }
+
+            fn from_flat($b: u64) -> Self {
+                $lift
+            }
+        }
+    )*};
+}
+
+/// A type whose values are one flat core value (see [`scalars!`]).
+trait ScalarFlat: Sized {
+    fn to_flat(&self) -> u64;
+    fn from_flat(bits: u64) -> Self;
+}
+
+scalars! {
+    bool => |v| u64::from(v), |b| b as u32 != 0;
+    u8 => |v| u64::from(v), |b| b as u8;
+    u16 => |v| u64::from(v), |b| b as u16;
+    u32 => |v| u64::from(v), |b| b as u32;
+    u64 => |v| v, |b| b;
+    i8 => |v| u64::from(v as i32 as u32), |b| b as u8 as i8;
+    i16 => |v| u64::from(v as i32 as u32), |b| b as u16 as i16;
+    i32 => |v| u64::from(v as u32), |b| b as u32 as i32;
+    i64 => |v| v as u64, |b| b as i64;
+}
+
+/// The `lower_scalars` of a type of one flat value (`plain` integers and
+/// `flat` bool), or nothing (`other`).
+macro_rules! lower_scalars {
+    (other) => {};
+    ($kind:ident) => {
+        fn lower_scalars(&self, out: &mut [u64]) -> Option<usize> {
+            *out.first_mut()? = ScalarFlat::to_flat(self);
+            Some(1)
+        }
+    };
+}
+
+/// The `lift_scalars` of a type of one flat value, as [`lower_scalars!`].
+macro_rules! lift_scalars {
+    (other) => {};
+    ($kind:ident) => {
+        fn lift_scalars(flat: &[u64]) -> Option<(Self, usize)> {
+            Some((ScalarFlat::from_flat(*flat.first()?), 1))
+        }
+    };
+}
+
+/// The `store_plain` of an integer type (`plain`), or nothing (`other`,
+/// `flat`).
 macro_rules! store_plain {
+    (flat $t:ty) => {};
     (plain $t:ty) => {
         fn store_plain(items: &[Self], out: &mut [u8]) -> bool {
             const SIZE: usize = std::mem::size_of::<$t>();
@@ -181,6 +263,8 @@ macro_rules! primitives {
                     other => Err(wrong_val($name, &other)),
                 }
             }
+
+            lift_scalars!($kind);
         }
 
         impl Lower for $t {
@@ -189,12 +273,13 @@ macro_rules! primitives {
             }
 
             store_plain!($kind $t);
+            lower_scalars!($kind);
         }
     )*};
 }
 
 primitives! {
-    bool => Bool, Bool, "bool", other;
+    bool => Bool, Bool, "bool", flat;
     i8 => S8, S8, "s8", plain;
     u8 => U8, U8, "u8", plain;
     i16 => S16, S16, "s16", plain;
@@ -255,6 +340,10 @@ impl<T: ComponentType + ?Sized> ComponentType for &T {
 impl<T: Lower + ?Sized> Lower for &T {
     fn lower<U: 'static>(&self, store: &mut StoreContextMut<'_, U>) -> Result<Val> {
         T::lower(self, store)
+    }
+
+    fn lower_scalars(&self, out: &mut [u64]) -> Option<usize> {
+        T::lower_scalars(self, out)
     }
 }
 
@@ -513,12 +602,32 @@ macro_rules! tuples {
                 let mut vals = tuple_vals(val, $n)?.into_iter();
                 Ok(($($t::lift(store, next(&mut vals)?)?,)*))
             }
+
+            #[allow(unused_mut, unused_variables, clippy::unused_unit, reason = "the macro expands for every arity, zero included")]
+            fn lift_scalars(flat: &[u64]) -> Option<(Self, usize)> {
+                let mut used = 0;
+                Some((
+                    ($({
+                        let (v, n) = $t::lift_scalars(flat.get(used..)?)?;
+                        used += n;
+                        v
+                    },)*),
+                    used,
+                ))
+            }
         }
 
         impl<$($t: Lower),*> Lower for ($($t,)*) {
             #[allow(unused_variables, reason = "the macro expands for every arity, zero included")]
             fn lower<U: 'static>(&self, store: &mut StoreContextMut<'_, U>) -> Result<Val> {
                 Ok(Val::Tuple(vec![$(self.$i.lower(store)?),*]))
+            }
+
+            #[allow(unused_mut, unused_variables, reason = "the macro expands for every arity, zero included")]
+            fn lower_scalars(&self, out: &mut [u64]) -> Option<usize> {
+                let mut used = 0;
+                $(used += self.$i.lower_scalars(out.get_mut(used..)?)?;)*
+                Some(used)
             }
         }
     )*};
@@ -633,6 +742,20 @@ where
     /// callee's instance may not be entered, or when the call traps.
     pub fn call(&self, mut store: impl AsContextMut, params: Params) -> Result<Results> {
         let mut store = store.as_context_mut();
+        // Integer and `bool` parameters and results are the core values
+        // themselves: no component value is made of them.
+        let mut flat = [0u64; crate::component::call::MAX_SCALARS];
+        if Results::lift_scalars(&flat).is_some() {
+            if let Some(n) = params.lower_scalars(&mut flat) {
+                let mut out = [0u64; 1];
+                if let Some(k) = self.func.call_scalars(&mut store, &flat[..n], &mut out)? {
+                    return match Results::lift_scalars(&out[..k]) {
+                        Some((results, used)) if used == k => Ok(results),
+                        _ => Err(anyhow!("type mismatch: the results do not match the function's")),
+                    };
+                }
+            }
+        }
         let args = tuple_vals(params.lower(&mut store)?, Params::LEN)?;
         let mut results = vec![Val::Bool(false); Results::LEN];
         self.func.call(&mut store, &args, &mut results)?;

@@ -222,7 +222,7 @@ pub(crate) fn call_stack<T>(store: &StoreContextMut<'_, T>) -> Vec<EntryId> {
 /// are given out again: `new_task` calls this first).
 pub(crate) fn collect<T>(store: &mut StoreContextMut<'_, T>) {
     let components = store.components_mut();
-    for task in components.tasks.take_freed_tasks() {
+    while let Some(task) = components.tasks.pop_freed_task() {
         components.sched.task_data.remove(&task);
     }
 }
