@@ -71,6 +71,7 @@ pub fn spec_config() -> weft::Config {
         .wasm_custom_page_sizes(true)
         .wasm_legacy_exceptions(true)
         .wasm_threads(true)
+        .wasm_gc(true)
         .wasm_component_model(true)
         .wasm_component_model_async(true)
         .wasm_component_model_more_async_builtins(true)
@@ -98,6 +99,7 @@ pub fn spec_config_for(path: &Path) -> weft::Config {
             .wasm_multi_memory(false)
             .wasm_reference_types(false)
             .wasm_function_references(false)
+            .wasm_gc(false)
             .wasm_exceptions(false)
             .wasm_legacy_exceptions(false);
     }

@@ -363,6 +363,9 @@ pub(crate) fn instantiate<T: 'static>(
         globals: &globals,
         tags: &tags,
     };
+    for (type_id, info) in &module.inner.gc_types {
+        opaque.objects.context().register_gc_type(*type_id, info.clone());
+    }
     let id = opaque.objects.instantiate(
         &env,
         &module.inner.raw_type_ids,
