@@ -286,18 +286,28 @@ mod scope3_exceptions {
 }
 
 /// Scope 3, garbage collection: the files that pass so far (the others
-/// need GC operators in constant expressions, `any.convert_extern`,
-/// host values of GC references or subtype checks in `call_indirect`).
+/// need host values of GC references, or subtype checks in
+/// `call_indirect`).
 mod scope3_gc {
     use super::SUITE;
 
     spec_tests! {
+        array_copy => "array_copy.wast",
+        array_fill => "array_fill.wast",
+        array_init_data => "array_init_data.wast",
+        array_init_elem => "array_init_elem.wast",
+        br_on_cast => "br_on_cast.wast",
+        br_on_cast_fail => "br_on_cast_fail.wast",
         data => "data.wast",
         elem => "elem.wast",
         exports => "exports.wast",
         imports => "imports.wast",
         instance => "instance.wast",
+        ref_cast => "ref_cast.wast",
         ref_eq => "ref_eq.wast",
+        ref_test => "ref_test.wast",
+        table_init => "table_init.wast",
+        table_init64 => "table_init64.wast",
         type_canon => "type-canon.wast",
         type_equivalence => "type-equivalence.wast",
         type_rec => "type-rec.wast",

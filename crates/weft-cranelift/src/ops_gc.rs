@@ -19,8 +19,8 @@ use cranelift_codegen::ir::{InstBuilder, MemFlagsData, Type, Value};
 use wasmparser::Operator;
 use weft_environ::{
     array_layout, struct_layout, vmfuncref, vmstore, BuiltinFunction, GcArrayLayout, Trap, WasmArrayType, WasmHeapType,
-    WasmRefType, WasmStorageType, WasmStructType, WasmValType, GC_ARRAY_LENGTH_OFFSET, GC_OUT_OF_BOUNDS,
-    GC_OUT_OF_MEMORY, GC_TEST_ARRAY, GC_TEST_CONCRETE, GC_TEST_STRUCT,
+    WasmRefType, WasmStorageType, WasmStructType, WasmValType, GC_ARRAY_LENGTH_OFFSET, GC_EXTERN_BOX_TYPE,
+    GC_HEADER_TYPE_OFFSET, GC_OUT_OF_BOUNDS, GC_OUT_OF_MEMORY, GC_TEST_ARRAY, GC_TEST_CONCRETE, GC_TEST_STRUCT,
 };
 
 /// How a field is read: plain, or a packed field sign- or zero-extended.
@@ -199,7 +199,22 @@ impl FuncTranslator<'_, '_> {
         self.b.switch_to_block(non_null);
         use WasmHeapType as H;
         let result = match ty.heap_type {
-            H::Any | H::Eq | H::Func | H::Extern | H::Exn => self.i32_const(1),
+            H::Any | H::Func | H::Extern | H::Exn => self.i32_const(1),
+            H::Eq => {
+                // Everything of `any` but the boxes of host references.
+                let object = self.b.create_block();
+                let w = self.b.ins().ireduce(I32, r);
+                let tag = self.b.ins().band_imm_u(w, 1);
+                let one = self.i32_const(1);
+                self.b.ins().brif(tag, done, &block_args(&[one]), object, &[]);
+                self.b.seal_block(object);
+                self.b.switch_to_block(object);
+                let addr = self.gc_object_addr(r);
+                let ty = self.b.ins().load(I32, trusted(), addr, GC_HEADER_TYPE_OFFSET as i32);
+                let boxed = self.b.ins().icmp_imm_u(IntCC::Equal, ty, i64::from(GC_EXTERN_BOX_TYPE));
+                let eq = self.b.ins().bxor_imm_u(boxed, 1);
+                self.b.ins().uextend(I32, eq)
+            }
             H::None | H::NoFunc | H::NoExtern | H::NoExn => self.i32_const(0),
             H::I31 => {
                 let w = self.b.ins().ireduce(I32, r);
@@ -288,6 +303,22 @@ impl FuncTranslator<'_, '_> {
                     self.b.ins().ushr_imm_u(w, 1)
                 };
                 self.push(v);
+            }
+            O::AnyConvertExtern => {
+                let e = self.pop();
+                let r = self
+                    .call_builtin(BuiltinFunction::GcAnyConvertExtern, &[e])?
+                    .ok_or_else(|| anyhow!("GcAnyConvertExtern returns a word"))?;
+                let oom = self.b.ins().icmp_imm_u(IntCC::Equal, r, GC_OUT_OF_MEMORY as i64);
+                self.b.ins().trapnz(oom, trap_to_code(Trap::AllocationTooLarge));
+                self.push(r);
+            }
+            O::ExternConvertAny => {
+                let a = self.pop();
+                let e = self
+                    .call_builtin(BuiltinFunction::GcExternConvertAny, &[a])?
+                    .ok_or_else(|| anyhow!("GcExternConvertAny returns a word"))?;
+                self.push(e);
             }
             O::RefEq => {
                 let b = self.pop();

@@ -130,7 +130,22 @@ builtins! {
     /// `i31ref`), what to test (see [`GC_TEST_STRUCT`]), module type
     /// index for concrete types) -> 1 when the object is of that type.
     GcRefTest(Vmctx, I32, I32, I32) -> [I32];
+    /// `any.convert_extern`: (vmctx, externref word) -> the anyref heap
+    /// word (a host reference is boxed in a GC object), or
+    /// [`GC_OUT_OF_MEMORY`].
+    GcAnyConvertExtern(Vmctx, Pointer) -> [I64];
+    /// `extern.convert_any`: (vmctx, anyref heap word) -> the externref
+    /// word (a boxed host reference is unboxed).
+    GcExternConvertAny(Vmctx, I32) -> [Pointer];
 }
+
+/// The type id in the header of the GC objects that box a host reference
+/// (`any.convert_extern`); no registered type has it.
+pub const GC_EXTERN_BOX_TYPE: u32 = u32::MAX;
+
+/// The bit set in an externref word that holds an anyref heap word (in its
+/// low 32 bits), made by `extern.convert_any`.
+pub const EXTERN_HOLDS_ANY: u64 = 1 << 63;
 
 /// What `GcArrayNewSegment` returns for a segment range out of bounds
 /// (compiled code traps with `MemoryOutOfBounds` for data,

@@ -86,6 +86,22 @@ pub enum ConstOp {
     I64Sub,
     /// `i64.mul`.
     I64Mul,
+    /// `ref.i31` (the GC proposal).
+    RefI31,
+    /// `struct.new` of a module type.
+    StructNew(u32),
+    /// `struct.new_default` of a module type.
+    StructNewDefault(u32),
+    /// `array.new` of a module type.
+    ArrayNew(u32),
+    /// `array.new_default` of a module type.
+    ArrayNewDefault(u32),
+    /// `array.new_fixed` of a module type, with its number of elements.
+    ArrayNewFixed(u32, u32),
+    /// `any.convert_extern`.
+    AnyConvertExtern,
+    /// `extern.convert_any`.
+    ExternConvertAny,
 }
 
 /// A constant expression, evaluated at instantiation.

@@ -581,6 +581,17 @@ fn convert_const_expr(expr: &wasmparser::ConstExpr<'_>) -> Result<ConstExpr, Tra
             O::I64Add => ConstOp::I64Add,
             O::I64Sub => ConstOp::I64Sub,
             O::I64Mul => ConstOp::I64Mul,
+            O::RefI31 => ConstOp::RefI31,
+            O::StructNew { struct_type_index } => ConstOp::StructNew(struct_type_index),
+            O::StructNewDefault { struct_type_index } => ConstOp::StructNewDefault(struct_type_index),
+            O::ArrayNew { array_type_index } => ConstOp::ArrayNew(array_type_index),
+            O::ArrayNewDefault { array_type_index } => ConstOp::ArrayNewDefault(array_type_index),
+            O::ArrayNewFixed {
+                array_type_index,
+                array_size,
+            } => ConstOp::ArrayNewFixed(array_type_index, array_size),
+            O::AnyConvertExtern => ConstOp::AnyConvertExtern,
+            O::ExternConvertAny => ConstOp::ExternConvertAny,
             O::End => continue,
             other => {
                 return Err(unsupported(

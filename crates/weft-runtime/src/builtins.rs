@@ -33,10 +33,12 @@ pub(crate) static BUILTINS: Builtins = Builtins([
     crate::builtins_gc::gc_array_new_segment as *const (),
     crate::builtins_gc::gc_array_init_segment as *const (),
     crate::builtins_gc::gc_ref_test as *const (),
+    crate::builtins_gc::gc_any_convert_extern as *const (),
+    crate::builtins_gc::gc_extern_convert_any as *const (),
 ]);
 
 /// The addresses of the builtins.
-pub(crate) struct Builtins(pub(crate) [*const (); 25]);
+pub(crate) struct Builtins(pub(crate) [*const (); 27]);
 
 // SAFETY: function addresses are immutable and valid on every thread.
 unsafe impl Sync for Builtins {}

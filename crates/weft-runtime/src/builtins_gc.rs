@@ -2,8 +2,13 @@
 //! and the casts that need an object's type (see `crate::gc`).
 
 use crate::builtins::{instance, store_context};
+use crate::gc::GcHeap;
 use crate::instance::Instance;
-use weft_environ::{array_layout, CompositeKind, GcArrayLayout, GC_OUT_OF_BOUNDS, GC_OUT_OF_MEMORY};
+use crate::vm::{VMStoreContext, ValRaw};
+use weft_environ::{
+    array_layout, struct_layout, CompositeKind, ConstOp, GcArrayLayout, Trap, WasmStorageType, WasmValType,
+    EXTERN_HOLDS_ANY, GC_EXTERN_BOX_TYPE, GC_OUT_OF_BOUNDS, GC_OUT_OF_MEMORY,
+};
 
 /// The engine type id of module type `index` of `instance`.
 fn engine_type_id(instance: &Instance, index: u32) -> Option<u32> {
@@ -197,4 +202,175 @@ pub(crate) extern "C" fn gc_ref_test(vmctx: *mut u8, word: u32, test: u32, ty: u
         }
     };
     u32::from(matched)
+}
+
+/// `any.convert_extern` of the externref word `e`: null stays null, an
+/// anyref made external comes back, and a host reference is boxed in a new
+/// GC object.
+fn any_convert_extern(ctx: &VMStoreContext, e: usize) -> Result<u32, Trap> {
+    let e = e as u64;
+    if e == 0 {
+        return Ok(0);
+    }
+    if e & EXTERN_HOLDS_ANY != 0 {
+        return Ok(e as u32);
+    }
+    let word = ctx
+        .gc_alloc(GC_EXTERN_BOX_TYPE, 16)
+        .map_err(|_| Trap::AllocationTooLarge)?;
+    ctx.with_gc_heap(|heap| {
+        if let Some(bytes) = heap.object_bytes_mut(word, 8, 8) {
+            bytes.copy_from_slice(&e.to_le_bytes());
+        }
+    });
+    Ok(word)
+}
+
+/// `extern.convert_any` of the anyref heap word `a`: a boxed host reference
+/// is unboxed, any other non-null reference is tagged with
+/// [`EXTERN_HOLDS_ANY`].
+fn extern_convert_any(ctx: &VMStoreContext, a: u32) -> usize {
+    if a == 0 {
+        return 0;
+    }
+    let boxed = ctx.with_gc_heap(|heap| match heap.header(a) {
+        Some((GC_EXTERN_BOX_TYPE, _)) => heap
+            .object_bytes(a, 8, 8)
+            .and_then(|b| b.try_into().ok())
+            .map(u64::from_le_bytes),
+        _ => None,
+    });
+    match boxed.flatten() {
+        Some(e) => e as usize,
+        None => (u64::from(a) | EXTERN_HOLDS_ANY) as usize,
+    }
+}
+
+pub(crate) extern "C" fn gc_any_convert_extern(vmctx: *mut u8, e: usize) -> u64 {
+    let ctx = store_context(instance(vmctx));
+    any_convert_extern(ctx, e).map_or(GC_OUT_OF_MEMORY, u64::from)
+}
+
+pub(crate) extern "C" fn gc_extern_convert_any(vmctx: *mut u8, a: u32) -> usize {
+    extern_convert_any(store_context(instance(vmctx)), a)
+}
+
+/// The bytes of `value` as a field of storage type `ty`.
+fn field_bytes(ty: WasmStorageType, value: ValRaw) -> Vec<u8> {
+    match ty {
+        WasmStorageType::I8 => vec![value.get_i32() as u8],
+        WasmStorageType::I16 => (value.get_i32() as u16).to_le_bytes().to_vec(),
+        WasmStorageType::Val(v) => match v {
+            WasmValType::I32 => value.get_i32().to_le_bytes().to_vec(),
+            WasmValType::I64 => value.get_i64().to_le_bytes().to_vec(),
+            WasmValType::F32 => value.get_f32().to_le_bytes().to_vec(),
+            WasmValType::F64 => value.get_f64().to_le_bytes().to_vec(),
+            WasmValType::V128 => value.get_v128().to_le_bytes().to_vec(),
+            v if v.is_gc_ref() => (value.get_word() as u32).to_le_bytes().to_vec(),
+            WasmValType::Ref(_) => (value.get_word() as u64).to_le_bytes().to_vec(),
+        },
+    }
+}
+
+/// Allocates an object of module type `ty` of `instance` with `size`
+/// bytes and writes `fields` (offset, storage type, value) into it.
+fn alloc_with(instance: &Instance, ty: u32, size: u64, init: impl FnOnce(&mut GcHeap, u32)) -> Result<u32, Trap> {
+    let id = engine_type_id(instance, ty).ok_or(Trap::AllocationTooLarge)?;
+    let ctx = store_context(instance);
+    let word = ctx.gc_alloc(id, size).map_err(|_| Trap::AllocationTooLarge)?;
+    ctx.with_gc_heap(|heap| init(heap, word));
+    Ok(word)
+}
+
+fn write_field(heap: &mut GcHeap, word: u32, offset: u32, ty: WasmStorageType, value: ValRaw) {
+    let bytes = field_bytes(ty, value);
+    if let Some(dst) = heap.object_bytes_mut(word, offset, bytes.len() as u32) {
+        dst.copy_from_slice(&bytes);
+    }
+}
+
+/// Evaluates an operator of the GC proposal in a constant expression,
+/// popping its operands from `stack` (validation keeps them there).
+pub(crate) fn eval_gc_const(instance: &Instance, op: &ConstOp, stack: &mut Vec<ValRaw>) -> Result<ValRaw, Trap> {
+    fn pop(stack: &mut Vec<ValRaw>) -> ValRaw {
+        stack.pop().unwrap_or_default()
+    }
+    let word = match *op {
+        ConstOp::RefI31 => crate::gc::i31_word(pop(stack).get_i32()),
+        ConstOp::AnyConvertExtern => any_convert_extern(store_context(instance), pop(stack).get_word())?,
+        ConstOp::ExternConvertAny => {
+            let a = pop(stack).get_word() as u32;
+            return Ok(ValRaw::word(extern_convert_any(store_context(instance), a)));
+        }
+        ConstOp::StructNew(ty) | ConstOp::StructNewDefault(ty) => {
+            let st = instance
+                .module
+                .sub_types
+                .get(ty as usize)
+                .and_then(|t| t.as_struct())
+                .ok_or(Trap::AllocationTooLarge)?;
+            let layout = struct_layout(st);
+            let values = if matches!(op, ConstOp::StructNew(_)) {
+                let at = stack.len().saturating_sub(st.fields.len());
+                stack.split_off(at)
+            } else {
+                Vec::new()
+            };
+            alloc_with(instance, ty, u64::from(layout.size), |heap, word| {
+                for ((field, offset), value) in st.fields.iter().zip(layout.field_offsets.iter()).zip(values) {
+                    write_field(heap, word, *offset, field.element_type, value);
+                }
+            })?
+        }
+        ConstOp::ArrayNew(ty) | ConstOp::ArrayNewDefault(ty) | ConstOp::ArrayNewFixed(ty, _) => {
+            let at = instance
+                .module
+                .sub_types
+                .get(ty as usize)
+                .and_then(|t| t.as_array())
+                .copied()
+                .ok_or(Trap::AllocationTooLarge)?;
+            let layout = array_layout(&at);
+            let values: Vec<ValRaw> = match *op {
+                ConstOp::ArrayNewFixed(_, n) => {
+                    let from = stack.len().saturating_sub(n as usize);
+                    stack.split_off(from)
+                }
+                ConstOp::ArrayNew(_) => {
+                    let len = pop(stack).get_i32() as u32;
+                    let init = field_bytes(at.0.element_type, pop(stack));
+                    let size = layout.size_for_len(len).ok_or(Trap::AllocationTooLarge)?;
+                    let word = alloc_with(instance, ty, u64::from(size), |heap, word| {
+                        heap.set_array_len(word, len);
+                        let bytes = len as usize * init.len();
+                        if let Some(dst) = heap.object_bytes_mut(word, layout.elems_offset, bytes as u32) {
+                            for chunk in dst.chunks_exact_mut(init.len()) {
+                                chunk.copy_from_slice(&init);
+                            }
+                        }
+                    })?;
+                    return Ok(ValRaw::word(word as usize));
+                }
+                _ => {
+                    let len = pop(stack).get_i32() as u32;
+                    let size = layout.size_for_len(len).ok_or(Trap::AllocationTooLarge)?;
+                    let word = alloc_with(instance, ty, u64::from(size), |heap, word| {
+                        heap.set_array_len(word, len)
+                    })?;
+                    return Ok(ValRaw::word(word as usize));
+                }
+            };
+            let len = u32::try_from(values.len()).map_err(|_| Trap::AllocationTooLarge)?;
+            let size = layout.size_for_len(len).ok_or(Trap::AllocationTooLarge)?;
+            alloc_with(instance, ty, u64::from(size), |heap, word| {
+                heap.set_array_len(word, len);
+                for (i, value) in values.into_iter().enumerate() {
+                    let offset = layout.elems_offset + i as u32 * layout.elem_size;
+                    write_field(heap, word, offset, at.0.element_type, value);
+                }
+            })?
+        }
+        _ => return Err(Trap::UnreachableCodeReached),
+    };
+    Ok(ValRaw::word(word as usize))
 }

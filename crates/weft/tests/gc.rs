@@ -327,3 +327,48 @@ fn equal_recursion_groups_of_two_modules_are_one_type() -> Result<()> {
     assert_eq!(read.call(&mut store, ())?, (0, 42, 2));
     Ok(())
 }
+
+#[test]
+fn constant_expressions_and_extern_conversions() -> Result<()> {
+    let engine = gc_engine();
+    let m = module(
+        &engine,
+        r#"(module
+            (type $pair (struct (field i32) (field (ref i31))))
+            (type $arr (array i16))
+            (global $p (ref $pair) (struct.new $pair (i32.const 7) (ref.i31 (i32.const -3))))
+            (global $a (ref $arr) (array.new $arr (i32.const 0x1_2345) (i32.const 3)))
+            (global $f (ref $arr) (array.new_fixed $arr 2 (i32.const 1) (i32.const 2)))
+            (global $e externref (extern.convert_any (ref.i31 (i32.const 9))))
+            (func (export "consts") (result i32 i32 i32 i32 i32 i32)
+                (struct.get $pair 0 (global.get $p))
+                (i31.get_s (struct.get $pair 1 (global.get $p)))
+                (array.len (global.get $a))
+                (array.get_u $arr (global.get $a) (i32.const 2))
+                (array.get_u $arr (global.get $f) (i32.const 1))
+                (i31.get_u (ref.cast (ref i31) (any.convert_extern (global.get $e)))))
+            ;; A host reference made internal is no eqref, and comes back
+            ;; out unchanged.
+            (func (export "round_trip") (param externref) (result externref i32 i32)
+                (extern.convert_any (any.convert_extern (local.get 0)))
+                (ref.test (ref eq) (any.convert_extern (local.get 0)))
+                (ref.test (ref any) (any.convert_extern (local.get 0)))))"#,
+    );
+    let mut store = Store::new(&engine, ());
+    let instance = Instance::new(&mut store, &m, &[])?;
+    let consts = instance.get_typed_func::<(), (i32, i32, i32, i32, i32, i32)>(&mut store, "consts")?;
+    assert_eq!(consts.call(&mut store, ())?, (7, -3, 3, 0x2345, 2, 9));
+    let round_trip = instance.get_func(&mut store, "round_trip").unwrap();
+    let host = ExternRef::new(&mut store, 1234u32)?;
+    let mut results = [Val::I32(0), Val::I32(0), Val::I32(0)];
+    round_trip.call(&mut store, &[Val::ExternRef(Some(host))], &mut results)?;
+    let Val::ExternRef(Some(back)) = &results[0] else {
+        panic!("not an externref: {:?}", results[0]);
+    };
+    assert_eq!(back.data(&store)?.and_then(|d| d.downcast_ref::<u32>()), Some(&1234));
+    assert_eq!((results[1].i32(), results[2].i32()), (Some(0), Some(1)));
+    round_trip.call(&mut store, &[Val::ExternRef(None)], &mut results)?;
+    assert!(matches!(results[0], Val::ExternRef(None)));
+    assert_eq!((results[1].i32(), results[2].i32()), (Some(0), Some(0)));
+    Ok(())
+}
