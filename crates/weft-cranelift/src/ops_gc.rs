@@ -20,7 +20,8 @@ use wasmparser::Operator;
 use weft_environ::{
     array_layout, struct_layout, vmfuncref, vmstore, BuiltinFunction, GcArrayLayout, Trap, WasmArrayType, WasmHeapType,
     WasmRefType, WasmStorageType, WasmStructType, WasmValType, GC_ARRAY_LENGTH_OFFSET, GC_EXTERN_BOX_TYPE,
-    GC_HEADER_TYPE_OFFSET, GC_OUT_OF_BOUNDS, GC_OUT_OF_MEMORY, GC_TEST_ARRAY, GC_TEST_CONCRETE, GC_TEST_STRUCT,
+    GC_HEADER_TYPE_OFFSET, GC_OUT_OF_BOUNDS, GC_OUT_OF_MEMORY, GC_TEST_ARRAY, GC_TEST_CONCRETE, GC_TEST_FUNC_SUBTYPE,
+    GC_TEST_STRUCT,
 };
 
 /// How a field is read: plain, or a packed field sign- or zero-extended.
@@ -224,13 +225,8 @@ impl FuncTranslator<'_, '_> {
                 let weft_environ::EngineOrModuleTypeIndex::Module(index) = index else {
                     bail!("unexpected type index {index:?}");
                 };
-                let expected = self
-                    .b
-                    .ins()
-                    .load(I32, trusted(), self.vmctx, self.offsets.vmctx_type_id(index) as i32);
                 let actual = self.b.ins().load(I32, trusted(), r, vmfuncref::TYPE_ID as i32);
-                let same = self.b.ins().icmp(IntCC::Equal, expected, actual);
-                self.b.ins().uextend(I32, same)
+                self.func_type_matches(actual, index)?
             }
             H::Struct | H::Array | H::ConcreteStruct(_) | H::ConcreteArray(_) => {
                 // An i31ref is no object.
@@ -255,6 +251,38 @@ impl FuncTranslator<'_, '_> {
             }
         };
         self.b.ins().jump(done, &block_args(&[result]));
+        self.b.seal_block(done);
+        self.b.switch_to_block(done);
+        Ok(self.b.block_params(done)[0])
+    }
+
+    /// Whether the function type of engine id `actual` (an `i32`) is module
+    /// type `index` or, when that is not final, one of its declared
+    /// subtypes: an `i32`, 1 or 0. Final types (every type without GC) are
+    /// one compare; the others ask the runtime when the ids differ.
+    pub(crate) fn func_type_matches(&mut self, actual: Value, index: u32) -> Result<Value> {
+        let expected = self
+            .b
+            .ins()
+            .load(I32, trusted(), self.vmctx, self.offsets.vmctx_type_id(index) as i32);
+        let same = self.b.ins().icmp(IntCC::Equal, expected, actual);
+        let same = self.b.ins().uextend(I32, same);
+        let is_final = self.module.sub_types.get(index as usize).is_none_or(|t| t.is_final);
+        if is_final {
+            return Ok(same);
+        }
+        let done = self.b.create_block();
+        self.b.append_block_param(done, I32);
+        let slow = self.b.create_block();
+        self.b.ins().brif(same, done, &block_args(&[same]), slow, &[]);
+        self.b.seal_block(slow);
+        self.b.switch_to_block(slow);
+        let test = self.i32_const(GC_TEST_FUNC_SUBTYPE);
+        let index = self.i32_const(index);
+        let sub = self
+            .call_builtin(BuiltinFunction::GcRefTest, &[actual, test, index])?
+            .ok_or_else(|| anyhow!("GcRefTest returns a result"))?;
+        self.b.ins().jump(done, &block_args(&[sub]));
         self.b.seal_block(done);
         self.b.switch_to_block(done);
         Ok(self.b.block_params(done)[0])

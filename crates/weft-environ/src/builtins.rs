@@ -161,6 +161,10 @@ pub const GC_TEST_ARRAY: u32 = 1;
 /// `GcRefTest`: is the object's type the given concrete type or one of its
 /// declared subtypes?
 pub const GC_TEST_CONCRETE: u32 = 2;
+/// `GcRefTest`: is the function type whose engine id is passed instead of
+/// a heap word the given (non-final) function type or one of its declared
+/// subtypes? (`call_indirect`, `ref.test` of function references.)
+pub const GC_TEST_FUNC_SUBTYPE: u32 = 3;
 
 /// What the atomic wait and notify builtins return for an address out of
 /// bounds (compiled code traps with `MemoryOutOfBounds`).

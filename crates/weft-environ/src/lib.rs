@@ -37,7 +37,8 @@ mod vmoffsets;
 
 pub use builtins::{
     BuiltinFunction, BuiltinType, ATOMIC_OUT_OF_BOUNDS, ATOMIC_WAIT_NOT_SHARED, EXTERN_HOLDS_ANY, GC_EXTERN_BOX_TYPE,
-    GC_OUT_OF_BOUNDS, GC_OUT_OF_MEMORY, GC_TEST_ARRAY, GC_TEST_CONCRETE, GC_TEST_STRUCT, GROW_ERROR,
+    GC_OUT_OF_BOUNDS, GC_OUT_OF_MEMORY, GC_TEST_ARRAY, GC_TEST_CONCRETE, GC_TEST_FUNC_SUBTYPE, GC_TEST_STRUCT,
+    GROW_ERROR,
 };
 pub use compiled::{CompiledModule, FunctionLoc};
 pub use error::TranslateError;

@@ -179,8 +179,13 @@ pub(crate) extern "C" fn gc_array_init_segment(
 pub(crate) extern "C" fn gc_ref_test(vmctx: *mut u8, word: u32, test: u32, ty: u32) -> u32 {
     let instance = instance(vmctx);
     let ctx = store_context(instance);
-    let Some(Some((object_type, _))) = ctx.with_gc_heap(|heap| heap.header(word)) else {
-        return 0;
+    let object_type = if test == weft_environ::GC_TEST_FUNC_SUBTYPE {
+        word
+    } else {
+        match ctx.with_gc_heap(|heap| heap.header(word)) {
+            Some(Some((object_type, _))) => object_type,
+            _ => return 0,
+        }
     };
     let types = ctx.gc_types.borrow();
     let Some(info) = types.get(&object_type) else {
