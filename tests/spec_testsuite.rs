@@ -285,26 +285,33 @@ mod scope3_exceptions {
     }
 }
 
-/// Scope 3, garbage collection: the files that pass so far (the others
-/// need host values of GC references).
+/// Scope 3, garbage collection: structs, arrays, `i31ref`, casts,
+/// subtyping and recursive types, and the core files that use them.
 mod scope3_gc {
     use super::SUITE;
 
     spec_tests! {
+        array => "array.wast",
         array_copy => "array_copy.wast",
         array_fill => "array_fill.wast",
         array_init_data => "array_init_data.wast",
         array_init_elem => "array_init_elem.wast",
+        array_new_data => "array_new_data.wast",
+        array_new_elem => "array_new_elem.wast",
         br_on_cast => "br_on_cast.wast",
         br_on_cast_fail => "br_on_cast_fail.wast",
         data => "data.wast",
         elem => "elem.wast",
         exports => "exports.wast",
+        extern_ => "extern.wast",
+        i31 => "i31.wast",
         imports => "imports.wast",
         instance => "instance.wast",
         ref_cast => "ref_cast.wast",
         ref_eq => "ref_eq.wast",
+        ref_null => "ref_null.wast",
         ref_test => "ref_test.wast",
+        r#struct => "struct.wast",
         table_init => "table_init.wast",
         table_init64 => "table_init64.wast",
         type_canon => "type-canon.wast",

@@ -209,6 +209,20 @@ pub(crate) extern "C" fn gc_ref_test(vmctx: *mut u8, word: u32, test: u32, ty: u
     u32::from(matched)
 }
 
+impl VMStoreContext {
+    /// `any.convert_extern` of the externref word `e` (see
+    /// [`weft_environ::EXTERN_HOLDS_ANY`]): the anyref heap word, or
+    /// `AllocationTooLarge` when the GC heap has no room for a box.
+    pub fn any_convert_extern(&self, e: usize) -> Result<u32, Trap> {
+        any_convert_extern(self, e)
+    }
+
+    /// `extern.convert_any` of the anyref heap word `a`: the externref word.
+    pub fn extern_convert_any(&self, a: u32) -> usize {
+        extern_convert_any(self, a)
+    }
+}
+
 /// `any.convert_extern` of the externref word `e`: null stays null, an
 /// anyref made external comes back, and a host reference is boxed in a new
 /// GC object.

@@ -60,6 +60,7 @@ mod config;
 mod engine;
 mod externals;
 mod func;
+mod gc_refs;
 mod instance;
 mod interrupts;
 mod limits;
@@ -77,6 +78,7 @@ pub use config::{Config, OptLevel};
 pub use engine::{Engine, Precompiled};
 pub use externals::{Extern, Global, Memory, MemoryAccessError, Table, Tag};
 pub use func::{Func, IntoFunc, TypedFunc, WasmParams, WasmResults, WasmRet, WasmTy};
+pub use gc_refs::{AnyRef, I31};
 pub use instance::{Export, Instance};
 pub use interrupts::UpdateDeadline;
 #[cfg(feature = "async")]

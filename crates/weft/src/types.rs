@@ -93,6 +93,11 @@ impl HeapType {
     pub fn is_extern(&self) -> bool {
         matches!(self, HeapType::Extern | HeapType::NoExtern)
     }
+    /// Whether this heap type is of the `any` hierarchy (the GC
+    /// proposal's internal references).
+    pub fn is_any_hierarchy(&self) -> bool {
+        self.to_wasm().is_gc_heap_word()
+    }
     /// Whether this is an exception heap type.
     pub fn is_exn(&self) -> bool {
         matches!(self, HeapType::Exn | HeapType::NoExn)

@@ -372,3 +372,99 @@ fn constant_expressions_and_extern_conversions() -> Result<()> {
     assert_eq!((results[1].i32(), results[2].i32()), (Some(0), Some(0)));
     Ok(())
 }
+
+#[test]
+fn anyrefs_cross_the_host_api() -> Result<()> {
+    let engine = gc_engine();
+    let m = module(
+        &engine,
+        r#"(module
+            (type $s (struct (field i32)))
+            (type $a (array i8))
+            (global (export "g") (mut anyref) (ref.null any))
+            (func (export "make") (param i32) (result anyref)
+                (block $other
+                    (block $array
+                        (block $struct
+                            (br_table $struct $array $other (local.get 0)))
+                        (return (struct.new $s (i32.const 11))))
+                    (return (array.new_default $a (i32.const 2))))
+                (ref.i31 (i32.const -7)))
+            (func (export "field") (param anyref) (result i32)
+                (struct.get $s 0 (ref.cast (ref $s) (local.get 0))))
+            (func (export "i31") (param anyref) (result i32)
+                (i31.get_s (ref.cast (ref i31) (local.get 0)))))"#,
+    );
+    let mut store = Store::new(&engine, ());
+    let instance = Instance::new(&mut store, &m, &[])?;
+    let make = instance.get_func(&mut store, "make").unwrap();
+    let mut out = [Val::I32(0)];
+    let mut made = Vec::new();
+    for i in 0..3 {
+        make.call(&mut store, &[Val::I32(i)], &mut out)?;
+        let Val::AnyRef(Some(r)) = out[0] else {
+            panic!("not an anyref: {:?}", out[0]);
+        };
+        made.push(r);
+    }
+    let (s, a, i) = (made[0], made[1], made[2]);
+    assert!(s.is_struct(&store)? && !s.is_array(&store)? && s.is_eqref(&store)?);
+    assert!(a.is_array(&store)? && !a.is_i31(&store)?);
+    assert_eq!(i.unwrap_i31(&store)?.get_i32(), -7);
+    assert!(s.as_i31(&store)?.is_none());
+
+    // Back into wasm: as arguments and through a global.
+    let f = instance.get_func(&mut store, "field").unwrap();
+    f.call(&mut store, &[Val::AnyRef(Some(s))], &mut out)?;
+    assert_eq!(out[0].i32(), Some(11));
+    let i31 = instance.get_func(&mut store, "i31").unwrap();
+    let host_i31 = AnyRef::from_i31(&mut store, I31::wrapping_i32(1 << 30));
+    i31.call(&mut store, &[Val::AnyRef(Some(host_i31))], &mut out)?;
+    assert_eq!(out[0].i32(), Some(-(1 << 30)));
+    let err = f.call(&mut store, &[Val::AnyRef(Some(a))], &mut out).unwrap_err();
+    assert_eq!(trap_of(err), Trap::CastFailure);
+    let g = instance.get_global(&mut store, "g").unwrap();
+    g.set(&mut store, Val::AnyRef(Some(s)))?;
+    let Val::AnyRef(Some(back)) = g.get(&mut store) else {
+        panic!("the global lost its anyref");
+    };
+    assert!(Rooted::ref_eq(&store, &back, &s)?);
+    // A host reference made internal, and back.
+    let host = ExternRef::new(&mut store, 5u32)?;
+    let inner = AnyRef::convert_extern(&mut store, host)?;
+    assert!(!inner.is_eqref(&store)? && !inner.is_struct(&store)?);
+    let outer = ExternRef::convert_any(&mut store, inner)?;
+    assert_eq!(outer.data(&store)?.and_then(|d| d.downcast_ref::<u32>()), Some(&5));
+    Ok(())
+}
+
+#[test]
+fn i31_values_wrap_and_check() {
+    assert_eq!(I31::new_i32(-1).map(|v| v.get_i32()), Some(-1));
+    assert_eq!(I31::new_i32(1 << 30), None);
+    assert_eq!(I31::new_u32(1 << 31), None);
+    assert_eq!(I31::wrapping_u32(u32::MAX).get_u32(), 0x7fff_ffff);
+    assert_eq!(I31::wrapping_i32(i32::MIN).get_i32(), 0);
+}
+
+#[test]
+fn anyrefs_of_another_store_or_no_object_are_refused() -> Result<()> {
+    let engine = gc_engine();
+    let m = module(
+        &engine,
+        r#"(module (func (export "id") (param anyref) (result anyref) (local.get 0))
+                   (func (export "new") (result anyref) (struct.new_default 0))
+                   (type (struct)))"#,
+    );
+    let mut one = Store::new(&engine, ());
+    let mut two = Store::new(&engine, ());
+    let i1 = Instance::new(&mut one, &m, &[])?;
+    let i2 = Instance::new(&mut two, &m, &[])?;
+    let mut out = [Val::I32(0)];
+    i1.get_func(&mut one, "new").unwrap().call(&mut one, &[], &mut out)?;
+    let from_one = out[0].clone();
+    let id2 = i2.get_func(&mut two, "id").unwrap();
+    let err = id2.call(&mut two, &[from_one], &mut out).unwrap_err();
+    assert!(format!("{err:#}").contains("different store"), "{err:#}");
+    Ok(())
+}
