@@ -74,7 +74,7 @@ mod values;
 
 pub use anyhow::{bail, ensure, format_err, Context};
 pub use call_hook::CallHook;
-pub use config::{Config, OptLevel};
+pub use config::{Collector, Config, OptLevel};
 pub use engine::{Engine, Precompiled};
 pub use externals::{Extern, Global, Memory, MemoryAccessError, Table, Tag};
 pub use func::{Func, IntoFunc, TypedFunc, WasmParams, WasmResults, WasmRet, WasmTy};

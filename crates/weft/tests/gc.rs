@@ -22,6 +22,18 @@ fn trap_of(err: Error) -> Trap {
 }
 
 #[test]
+fn collectors() {
+    let mut config = Config::new();
+    config.wasm_gc(true).collector(Collector::Null);
+    assert!(Engine::new(&config).is_ok());
+    config.collector(Collector::DeferredReferenceCounting);
+    let Err(err) = Engine::new(&config) else {
+        panic!("the deferred reference-counting collector is not there yet");
+    };
+    assert!(format!("{err:#}").contains("collector"), "{err:#}");
+}
+
+#[test]
 fn gc_types_need_the_switch() {
     let wasm = wat::parse_str("(module (type (struct (field i32))))").unwrap();
     let err = Module::new(&Engine::default(), &wasm).unwrap_err();
