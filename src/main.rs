@@ -374,6 +374,8 @@ fn display_result(value: &Val) -> String {
         Val::ExternRef(Some(_)) => "<externref>".to_string(),
         Val::ExnRef(None) => "<null exnref>".to_string(),
         Val::ExnRef(Some(_)) => "<exnref>".to_string(),
+        Val::AnyRef(None) => "<null anyref>".to_string(),
+        Val::AnyRef(Some(_)) => "<anyref>".to_string(),
         Val::V128(v) => format!("0x{:032x}", v.as_u128()),
     }
 }

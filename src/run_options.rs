@@ -53,10 +53,11 @@ pub enum Proposal {
     CustomPageSizes,
     LegacyExceptions,
     Threads,
+    Gc,
 }
 
 impl Proposal {
-    const ALL: [(&'static str, Proposal); 13] = [
+    const ALL: [(&'static str, Proposal); 14] = [
         ("simd", Proposal::Simd),
         ("relaxed-simd", Proposal::RelaxedSimd),
         ("relaxed-simd-deterministic", Proposal::RelaxedSimdDeterministic),
@@ -70,6 +71,7 @@ impl Proposal {
         ("custom-page-sizes", Proposal::CustomPageSizes),
         ("legacy-exceptions", Proposal::LegacyExceptions),
         ("threads", Proposal::Threads),
+        ("gc", Proposal::Gc),
     ];
 
     fn named(name: &str) -> Option<Proposal> {
@@ -91,6 +93,7 @@ impl Proposal {
             Proposal::CustomPageSizes => config.wasm_custom_page_sizes(enable),
             Proposal::LegacyExceptions => config.wasm_legacy_exceptions(enable),
             Proposal::Threads => config.wasm_threads(enable),
+            Proposal::Gc => config.wasm_gc(enable),
         };
     }
 }

@@ -4,8 +4,9 @@
 //! the WebAssembly spec testsuite (see `shared/wasm-testsuite-scopes.md`)
 //! through `weft_wast::WastContext`, one test per file: scope 1 at the top
 //! level, scope 2 in the module `scope2`, the exception-handling files of
-//! scope 3 in `scope3_exceptions`, and the files of scope 4 outside
-//! custom descriptors in `scope4`.
+//! scope 3 in `scope3_exceptions`, the GC files of scope 3 that pass in
+//! `scope3_gc`, and the files of scope 4 outside custom descriptors in
+//! `scope4`.
 //!
 //! The suite is read from `$WEFT_TESTSUITE` if set, else from
 //! `../shared/wasm-testsuite` beside the repository. When the suite or a file
@@ -281,6 +282,42 @@ mod scope3_exceptions {
         throw => "throw.wast",
         throw_ref => "throw_ref.wast",
         try_table => "try_table.wast",
+    }
+}
+
+/// Scope 3, garbage collection: structs, arrays, `i31ref`, casts,
+/// subtyping and recursive types, and the core files that use them.
+mod scope3_gc {
+    use super::SUITE;
+
+    spec_tests! {
+        array => "array.wast",
+        array_copy => "array_copy.wast",
+        array_fill => "array_fill.wast",
+        array_init_data => "array_init_data.wast",
+        array_init_elem => "array_init_elem.wast",
+        array_new_data => "array_new_data.wast",
+        array_new_elem => "array_new_elem.wast",
+        br_on_cast => "br_on_cast.wast",
+        br_on_cast_fail => "br_on_cast_fail.wast",
+        data => "data.wast",
+        elem => "elem.wast",
+        exports => "exports.wast",
+        extern_ => "extern.wast",
+        i31 => "i31.wast",
+        imports => "imports.wast",
+        instance => "instance.wast",
+        ref_cast => "ref_cast.wast",
+        ref_eq => "ref_eq.wast",
+        ref_null => "ref_null.wast",
+        ref_test => "ref_test.wast",
+        r#struct => "struct.wast",
+        table_init => "table_init.wast",
+        table_init64 => "table_init64.wast",
+        type_canon => "type-canon.wast",
+        type_equivalence => "type-equivalence.wast",
+        type_rec => "type-rec.wast",
+        type_subtyping => "type-subtyping.wast",
     }
 }
 

@@ -164,6 +164,7 @@ impl wasm_val_t {
             }
             Val::V128(_) => anyhow::bail!("v128 values have no wasm.h representation"),
             Val::ExnRef(_) => anyhow::bail!("exnref values have no wasm.h representation"),
+            Val::AnyRef(_) => anyhow::bail!("anyref values have no wasm.h representation"),
         })
     }
 }

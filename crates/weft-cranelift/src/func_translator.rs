@@ -564,7 +564,8 @@ impl FuncTranslator<'_, '_> {
                     || self.translate_simd_memory(&op)?
                     || self.translate_relaxed_simd(&op)?
                     || self.translate_exceptions(&op)?
-                    || self.translate_atomics(&op)?;
+                    || self.translate_atomics(&op)?
+                    || self.translate_gc(&op)?;
                 if !done {
                     bail!("unsupported operator: {op:?}");
                 }

@@ -51,6 +51,7 @@ mod link;
 mod ops_atomics;
 mod ops_exceptions;
 mod ops_func_refs;
+mod ops_gc;
 mod ops_memory;
 mod ops_numeric;
 mod ops_relaxed;

@@ -86,6 +86,17 @@ impl FuncTranslator<'_, '_> {
             .b
             .ins()
             .load(I32, trusted_readonly(), func_ref, vmfuncref::TYPE_ID as i32);
+        if self
+            .module
+            .sub_types
+            .get(type_index as usize)
+            .is_some_and(|t| !t.is_final)
+        {
+            // A type that may have subtypes (GC): any subtype matches.
+            let matches = self.func_type_matches(actual, type_index)?;
+            self.b.ins().trapz(matches, trap_to_code(Trap::BadSignature));
+            return Ok(self.load_func_ref_fields(func_ref, false));
+        }
         let expected_offset = self.offsets.vmctx_type_id(type_index) as i32;
         let expected = self.b.ins().load(I32, vmctx_readonly(), self.vmctx, expected_offset);
         let mismatch = self.b.ins().icmp(IntCC::NotEqual, actual, expected);

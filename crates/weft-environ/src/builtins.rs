@@ -106,7 +106,65 @@ builtins! {
     /// `memory.atomic.notify`: (vmctx, memory, effective address (aligned),
     /// count) -> the number of waiters woken, or [`ATOMIC_OUT_OF_BOUNDS`].
     MemoryAtomicNotify(Vmctx, I32, I64, I32) -> [I32];
+    /// GC allocation (`struct.new*`, `array.new*`): (vmctx, module type
+    /// index, size in bytes, header included) -> the new object's heap word
+    /// (every byte after the header zero), or 0 when the GC heap is out of
+    /// memory (compiled code traps with `AllocationTooLarge`).
+    GcAlloc(Vmctx, I32, I64) -> [I32];
+    /// `array.copy`: (vmctx, dst array, dst index, src array, src index,
+    /// len, element size) -> status (non-null arrays; 1 when a range is out
+    /// of bounds, on which compiled code traps with `ArrayOutOfBounds`).
+    GcArrayCopy(Vmctx, I32, I32, I32, I32, I32, I32) -> [I32];
+    /// `array.new_data`/`array.new_elem`: (vmctx, module type index of the
+    /// array, segment index, source offset, length, 0 for data or 1 for
+    /// elements) -> the new array's heap word, or [`GC_OUT_OF_BOUNDS`] /
+    /// [`GC_OUT_OF_MEMORY`].
+    GcArrayNewSegment(Vmctx, I32, I32, I32, I32, I32) -> [I64];
+    /// `array.init_data`/`array.init_elem`: (vmctx, module type index of the
+    /// array, array (non-null), destination index, segment index, source
+    /// offset, length, 0 for data or 1 for elements) -> status (1: the
+    /// array range is out of bounds, 2: the segment range is).
+    GcArrayInitSegment(Vmctx, I32, I32, I32, I32, I32, I32, I32) -> [I32];
+    /// `ref.test`/`ref.cast`/`br_on_cast*` against a struct, array or
+    /// concrete type: (vmctx, heap word of an object (not null, not an
+    /// `i31ref`), what to test (see [`GC_TEST_STRUCT`]), module type
+    /// index for concrete types) -> 1 when the object is of that type.
+    GcRefTest(Vmctx, I32, I32, I32) -> [I32];
+    /// `any.convert_extern`: (vmctx, externref word) -> the anyref heap
+    /// word (a host reference is boxed in a GC object), or
+    /// [`GC_OUT_OF_MEMORY`].
+    GcAnyConvertExtern(Vmctx, Pointer) -> [I64];
+    /// `extern.convert_any`: (vmctx, anyref heap word) -> the externref
+    /// word (a boxed host reference is unboxed).
+    GcExternConvertAny(Vmctx, I32) -> [Pointer];
 }
+
+/// The type id in the header of the GC objects that box a host reference
+/// (`any.convert_extern`); no registered type has it.
+pub const GC_EXTERN_BOX_TYPE: u32 = u32::MAX;
+
+/// The bit set in an externref word that holds an anyref heap word (in its
+/// low 32 bits), made by `extern.convert_any`.
+pub const EXTERN_HOLDS_ANY: u64 = 1 << 63;
+
+/// What `GcArrayNewSegment` returns for a segment range out of bounds
+/// (compiled code traps with `MemoryOutOfBounds` for data,
+/// `TableOutOfBounds` for elements).
+pub const GC_OUT_OF_BOUNDS: u64 = u64::MAX;
+/// What `GcArrayNewSegment` returns when the GC heap is out of memory
+/// (compiled code traps with `AllocationTooLarge`).
+pub const GC_OUT_OF_MEMORY: u64 = u64::MAX - 1;
+/// `GcRefTest`: is the object a struct?
+pub const GC_TEST_STRUCT: u32 = 0;
+/// `GcRefTest`: is the object an array?
+pub const GC_TEST_ARRAY: u32 = 1;
+/// `GcRefTest`: is the object's type the given concrete type or one of its
+/// declared subtypes?
+pub const GC_TEST_CONCRETE: u32 = 2;
+/// `GcRefTest`: is the function type whose engine id is passed instead of
+/// a heap word the given (non-final) function type or one of its declared
+/// subtypes? (`call_indirect`, `ref.test` of function references.)
+pub const GC_TEST_FUNC_SUBTYPE: u32 = 3;
 
 /// What the atomic wait and notify builtins return for an address out of
 /// bounds (compiled code traps with `MemoryOutOfBounds`).

@@ -28,15 +28,21 @@ mod compiled;
 pub mod component;
 mod error;
 mod gc_check;
+mod gc_types;
 mod module;
 mod translate;
 mod trap;
 mod types;
 mod vmoffsets;
 
-pub use builtins::{BuiltinFunction, BuiltinType, ATOMIC_OUT_OF_BOUNDS, ATOMIC_WAIT_NOT_SHARED, GROW_ERROR};
+pub use builtins::{
+    BuiltinFunction, BuiltinType, ATOMIC_OUT_OF_BOUNDS, ATOMIC_WAIT_NOT_SHARED, EXTERN_HOLDS_ANY, GC_EXTERN_BOX_TYPE,
+    GC_OUT_OF_BOUNDS, GC_OUT_OF_MEMORY, GC_TEST_ARRAY, GC_TEST_CONCRETE, GC_TEST_FUNC_SUBTYPE, GC_TEST_STRUCT,
+    GROW_ERROR,
+};
 pub use compiled::{CompiledModule, FunctionLoc};
 pub use error::TranslateError;
+pub use gc_types::*;
 pub use module::*;
 pub use translate::{translate_module, translate_module_trusting_bodies, ModuleTranslation};
 pub use trap::Trap;
@@ -84,6 +90,14 @@ pub fn supported_features() -> wasmparser::WasmFeatures {
         .union(F::CUSTOM_PAGE_SIZES)
         .union(F::LEGACY_EXCEPTIONS)
         .union(F::THREADS)
+}
+
+/// The features that can be enabled although Weft supports them only in
+/// part: the GC proposal (types and part of its instructions; see
+/// `gc_types.rs`). Not in [`supported_features`], so the fuzzers and the
+/// component model do not use them.
+pub fn partial_features() -> wasmparser::WasmFeatures {
+    wasmparser::WasmFeatures::GC
 }
 
 /// The supported features that are off unless asked for, as in Wasmtime:

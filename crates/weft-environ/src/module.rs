@@ -1,5 +1,6 @@
 //! The translated form of a module: everything but the function bodies.
 
+use crate::gc_types::*;
 use crate::types::*;
 use std::collections::HashMap;
 
@@ -85,6 +86,22 @@ pub enum ConstOp {
     I64Sub,
     /// `i64.mul`.
     I64Mul,
+    /// `ref.i31` (the GC proposal).
+    RefI31,
+    /// `struct.new` of a module type.
+    StructNew(u32),
+    /// `struct.new_default` of a module type.
+    StructNewDefault(u32),
+    /// `array.new` of a module type.
+    ArrayNew(u32),
+    /// `array.new_default` of a module type.
+    ArrayNewDefault(u32),
+    /// `array.new_fixed` of a module type, with its number of elements.
+    ArrayNewFixed(u32, u32),
+    /// `any.convert_extern`.
+    AnyConvertExtern,
+    /// `extern.convert_any`.
+    ExternConvertAny,
 }
 
 /// A constant expression, evaluated at instantiation.
@@ -181,6 +198,15 @@ pub struct Module {
     /// groups of final function types without supertypes: such a type is
     /// distinct from every type outside its group, however alike.
     pub rec_groups: Vec<std::ops::Range<u32>>,
+    /// Every type as the GC proposal declares it (a function type, or a
+    /// struct or array type, with `final` and its supertype), by module type
+    /// index. For a struct or array type, [`Module::types`] holds an empty
+    /// function type that nothing reads (validation keeps function
+    /// positions from naming other types).
+    pub sub_types: Vec<WasmSubType>,
+    /// Every recursion group, implicit ones (a single type) included, as
+    /// ranges of type indices, in order.
+    pub all_rec_groups: Vec<std::ops::Range<u32>>,
     /// Imports in order.
     pub imports: Vec<Import>,
     /// Exports in order.
@@ -267,6 +293,49 @@ impl Module {
     /// `defined_index` (see [`Module::func_may_throw`]).
     pub fn may_throw(&self, defined_index: u32) -> bool {
         self.func_may_throw.get(defined_index as usize).copied().unwrap_or(true)
+    }
+
+    /// Whether the module declares a type that only the GC proposal can
+    /// express: a struct or array type, a type that is not final, or one
+    /// with a supertype.
+    pub fn has_gc_types(&self) -> bool {
+        self.sub_types.iter().any(|t| !t.is_plain_func())
+    }
+
+    /// The heap type with its concrete type index (which translation first
+    /// reads as a function type) resolved to the kind of the type it names.
+    pub fn resolve_heap_type(&self, heap: WasmHeapType) -> WasmHeapType {
+        match heap {
+            WasmHeapType::ConcreteFunc(EngineOrModuleTypeIndex::Module(i)) => {
+                match self.sub_types.get(i as usize).map(|t| t.composite.kind()) {
+                    Some(CompositeKind::Struct) => WasmHeapType::ConcreteStruct(EngineOrModuleTypeIndex::Module(i)),
+                    Some(CompositeKind::Array) => WasmHeapType::ConcreteArray(EngineOrModuleTypeIndex::Module(i)),
+                    _ => heap,
+                }
+            }
+            other => other,
+        }
+    }
+
+    /// Converts a reference type of an operator's immediate, its concrete
+    /// type index resolved as [`Module::resolve_heap_type`] does.
+    pub fn convert_ref_type(&self, ty: wasmparser::RefType) -> Result<WasmRefType, String> {
+        let r = crate::types::convert_ref_type(ty)?;
+        Ok(WasmRefType {
+            nullable: r.nullable,
+            heap_type: self.resolve_heap_type(r.heap_type),
+        })
+    }
+
+    /// [`Module::resolve_heap_type`] for a value type.
+    pub fn resolve_val_type(&self, ty: WasmValType) -> WasmValType {
+        match ty {
+            WasmValType::Ref(r) => WasmValType::Ref(WasmRefType {
+                nullable: r.nullable,
+                heap_type: self.resolve_heap_type(r.heap_type),
+            }),
+            other => other,
+        }
     }
 
     /// The export called `name`.

@@ -1,6 +1,7 @@
 //! Validation and translation of a module's bytes into a [`ModuleTranslation`].
 
 use crate::error::TranslateError;
+use crate::gc_types::*;
 use crate::module::*;
 use crate::types::*;
 use wasmparser::{
@@ -66,13 +67,14 @@ fn translate_checked(
     features: WasmFeatures,
     validate_bodies: bool,
 ) -> Result<ModuleTranslation<'_>, TranslateError> {
-    match translate_with(wasm, features, validate_bodies) {
+    match translate_with(wasm, features, validate_bodies, features.contains(WasmFeatures::GC)) {
         Err(e)
             if !features.contains(WasmFeatures::GC)
                 && features.contains(WasmFeatures::FUNCTION_REFERENCES)
                 && crate::gc_check::is_gc_only_construct(wasm, e.offset) =>
         {
-            let translation = translate_with(wasm, features | WasmFeatures::GC, validate_bodies)?;
+            // Validated with GC, but GC types stay rejected.
+            let translation = translate_with(wasm, features | WasmFeatures::GC, validate_bodies, false)?;
             if validate_bodies {
                 for body in &translation.function_bodies {
                     crate::gc_check::check_body(body)?;
@@ -84,10 +86,14 @@ fn translate_checked(
     }
 }
 
+/// `allow_gc`: whether GC types (struct and array types, subtypes) may be
+/// declared (only when the GC proposal is enabled, not when validation
+/// falls back to GC for the constructs of `gc_check.rs`).
 fn translate_with(
     wasm: &[u8],
     features: WasmFeatures,
     validate_bodies: bool,
+    allow_gc: bool,
 ) -> Result<ModuleTranslation<'_>, TranslateError> {
     let mut validator = Validator::new_with_features(features);
     let mut module = Module::default();
@@ -110,9 +116,12 @@ fn translate_with(
                 continue;
             }
         }
-        translate_payload(&mut module, payload)?;
+        translate_payload(&mut module, payload, allow_gc)?;
     }
     let _ = end_offset;
+    if module.has_gc_types() {
+        resolve_module_refs(&mut module);
+    }
     Ok(ModuleTranslation {
         module,
         function_bodies,
@@ -167,45 +176,34 @@ fn payload_end(payload: &Payload<'_>) -> Option<u64> {
     payload.as_section().map(|(_, range)| range.end)
 }
 
-fn translate_payload(module: &mut Module, payload: Payload<'_>) -> Result<(), TranslateError> {
+fn translate_payload(module: &mut Module, payload: Payload<'_>, allow_gc: bool) -> Result<(), TranslateError> {
     match payload {
         Payload::TypeSection(reader) => {
+            let gc = allow_gc;
             for rec_group in reader.into_iter_with_offsets() {
-                let (rec_group_offset, rec_group) = rec_group?;
+                let (offset, rec_group) = rec_group?;
                 let start = module.types.len() as u32;
                 let explicit = rec_group.is_explicit_rec_group();
                 for sub in rec_group.into_types() {
-                    let offset = rec_group_offset;
-                    if !sub.is_final || !sub.supertype_idxs.is_empty() || sub.composite_type.shared {
-                        return Err(unsupported(
-                            "subtypes and shared types need proposals Weft does not support",
-                            offset,
-                        ));
-                    }
-                    let func = match &sub.composite_type.inner {
-                        wasmparser::CompositeInnerType::Func(f) => f,
-                        _ => return Err(unsupported("only function types are supported", offset)),
-                    };
-                    let params = func
-                        .params()
-                        .iter()
-                        .map(|t| convert_val_type(*t))
-                        .collect::<Result<Vec<_>, _>>();
-                    let results = func
-                        .results()
-                        .iter()
-                        .map(|t| convert_val_type(*t))
-                        .collect::<Result<Vec<_>, _>>();
-                    let (params, results) = match (params, results) {
-                        (Ok(p), Ok(r)) => (p, r),
-                        (Err(e), _) | (_, Err(e)) => return Err(unsupported(e, offset)),
-                    };
-                    module.types.push(WasmFuncType::new(params, results));
+                    let sub = convert_sub_type(&sub, gc).map_err(|e| unsupported(e, offset))?;
+                    module.types.push(sub.as_func().cloned().unwrap_or_default());
+                    module.sub_types.push(sub);
                 }
                 let end = module.types.len() as u32;
+                // Concrete references are read as function types; now that
+                // the kinds of the group's types are known, resolve them.
+                for i in start..end {
+                    let resolved = module.sub_types[i as usize].map_index(|i| i);
+                    let resolved = resolve_sub_type(module, &resolved);
+                    if let Some(f) = resolved.as_func() {
+                        module.types[i as usize] = f.clone();
+                    }
+                    module.sub_types[i as usize] = resolved;
+                }
                 if explicit && end - start > 1 {
                     module.rec_groups.push(start..end);
                 }
+                module.all_rec_groups.push(start..end);
             }
         }
         Payload::ImportSection(reader) => {
@@ -396,6 +394,134 @@ fn read_names(module: &mut Module, names: wasmparser::NameSectionReader<'_>) {
     }
 }
 
+/// Resolves the concrete references of tables, globals, element segments
+/// and constant expressions to the kinds of the types they name (read as
+/// function types by the section translators).
+fn resolve_module_refs(module: &mut Module) {
+    let resolve_ref = |m: &Module, r: WasmRefType| WasmRefType {
+        nullable: r.nullable,
+        heap_type: m.resolve_heap_type(r.heap_type),
+    };
+    for i in 0..module.tables.len() {
+        module.tables[i].element = resolve_ref(module, module.tables[i].element);
+    }
+    for i in 0..module.globals.len() {
+        module.globals[i].ty = module.resolve_val_type(module.globals[i].ty);
+    }
+    for i in 0..module.elems.len() {
+        module.elems[i].ty = resolve_ref(module, module.elems[i].ty);
+    }
+    let mut exprs: Vec<ConstExpr> = std::mem::take(&mut module.global_inits);
+    let mut tables = std::mem::take(&mut module.table_inits);
+    let fix = |m: &Module, e: &mut ConstExpr| {
+        for op in e.ops.iter_mut() {
+            if let ConstOp::RefNull(h) = op {
+                *h = m.resolve_heap_type(*h);
+            }
+        }
+    };
+    for e in exprs.iter_mut() {
+        fix(module, e);
+    }
+    for e in tables.iter_mut().flatten() {
+        fix(module, e);
+    }
+    module.global_inits = exprs;
+    module.table_inits = tables;
+}
+
+/// Converts a type of the type section. Without `gc`, only final function
+/// types without supertypes are accepted.
+fn convert_sub_type(sub: &wasmparser::SubType, gc: bool) -> Result<WasmSubType, String> {
+    if sub.composite_type.shared
+        || sub.composite_type.descriptor_idx.is_some()
+        || sub.composite_type.describes_idx.is_some()
+    {
+        return Err("shared types and custom descriptors need proposals Weft does not support".into());
+    }
+    if !gc && (!sub.is_final || !sub.supertype_idxs.is_empty()) {
+        return Err("subtypes need the GC proposal (`Config::wasm_gc`)".into());
+    }
+    let composite = match &sub.composite_type.inner {
+        wasmparser::CompositeInnerType::Func(func) => {
+            let params = func
+                .params()
+                .iter()
+                .map(|t| convert_val_type(*t))
+                .collect::<Result<Vec<_>, _>>()?;
+            let results = func
+                .results()
+                .iter()
+                .map(|t| convert_val_type(*t))
+                .collect::<Result<Vec<_>, _>>()?;
+            WasmCompositeType::Func(WasmFuncType::new(params, results))
+        }
+        wasmparser::CompositeInnerType::Struct(st) if gc => WasmCompositeType::Struct(WasmStructType {
+            fields: st
+                .fields
+                .iter()
+                .map(|f| convert_field_type(*f))
+                .collect::<Result<Vec<_>, _>>()?
+                .into(),
+        }),
+        wasmparser::CompositeInnerType::Array(a) if gc => {
+            WasmCompositeType::Array(WasmArrayType(convert_field_type(a.0)?))
+        }
+        wasmparser::CompositeInnerType::Struct(_) | wasmparser::CompositeInnerType::Array(_) => {
+            return Err("struct and array types need the GC proposal (`Config::wasm_gc`)".into())
+        }
+        wasmparser::CompositeInnerType::Cont(_) => return Err("continuation types are not supported".into()),
+    };
+    let supertype = match sub.supertype_idxs.as_slice() {
+        [] => None,
+        [s] => match s.unpack() {
+            wasmparser::UnpackedIndex::Module(i) => Some(EngineOrModuleTypeIndex::Module(i)),
+            other => return Err(format!("unexpected supertype index {other:?}")),
+        },
+        _ => return Err("a type may have at most one supertype".into()),
+    };
+    Ok(WasmSubType {
+        is_final: sub.is_final,
+        supertype,
+        composite,
+    })
+}
+
+fn convert_field_type(f: wasmparser::FieldType) -> Result<WasmFieldType, String> {
+    Ok(WasmFieldType {
+        element_type: convert_storage_type(f.element_type)?,
+        mutable: f.mutable,
+    })
+}
+
+/// The sub type with the concrete references of its fields, parameters and
+/// results resolved to the kinds of the types they name.
+fn resolve_sub_type(module: &Module, sub: &WasmSubType) -> WasmSubType {
+    let val = |v: WasmValType| module.resolve_val_type(v);
+    let field = |f: &WasmFieldType| WasmFieldType {
+        element_type: match f.element_type {
+            WasmStorageType::Val(v) => WasmStorageType::Val(val(v)),
+            packed => packed,
+        },
+        mutable: f.mutable,
+    };
+    let composite = match &sub.composite {
+        WasmCompositeType::Func(f) => WasmCompositeType::Func(WasmFuncType::new(
+            f.params.iter().map(|t| val(*t)).collect::<Vec<_>>(),
+            f.results.iter().map(|t| val(*t)).collect::<Vec<_>>(),
+        )),
+        WasmCompositeType::Struct(s) => WasmCompositeType::Struct(WasmStructType {
+            fields: s.fields.iter().map(field).collect(),
+        }),
+        WasmCompositeType::Array(a) => WasmCompositeType::Array(WasmArrayType(field(&a.0))),
+    };
+    WasmSubType {
+        is_final: sub.is_final,
+        supertype: sub.supertype,
+        composite,
+    }
+}
+
 pub(crate) fn convert_table(t: wasmparser::TableType) -> Result<Table, String> {
     Ok(Table {
         element: convert_ref_type(t.element_type)?,
@@ -455,6 +581,17 @@ fn convert_const_expr(expr: &wasmparser::ConstExpr<'_>) -> Result<ConstExpr, Tra
             O::I64Add => ConstOp::I64Add,
             O::I64Sub => ConstOp::I64Sub,
             O::I64Mul => ConstOp::I64Mul,
+            O::RefI31 => ConstOp::RefI31,
+            O::StructNew { struct_type_index } => ConstOp::StructNew(struct_type_index),
+            O::StructNewDefault { struct_type_index } => ConstOp::StructNewDefault(struct_type_index),
+            O::ArrayNew { array_type_index } => ConstOp::ArrayNew(array_type_index),
+            O::ArrayNewDefault { array_type_index } => ConstOp::ArrayNewDefault(array_type_index),
+            O::ArrayNewFixed {
+                array_type_index,
+                array_size,
+            } => ConstOp::ArrayNewFixed(array_type_index, array_size),
+            O::AnyConvertExtern => ConstOp::AnyConvertExtern,
+            O::ExternConvertAny => ConstOp::ExternConvertAny,
             O::End => continue,
             other => {
                 return Err(unsupported(

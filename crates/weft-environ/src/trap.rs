@@ -57,6 +57,13 @@ pub enum Trap {
     StringOutOfBounds,
     /// `memory.atomic.wait32`/`wait64` on a memory that is not shared.
     AtomicWaitNonSharedMemory,
+    /// An array access outside the array's bounds (the GC proposal).
+    ArrayOutOfBounds,
+    /// A GC allocation that the GC heap cannot hold (too large, or the heap
+    /// is out of memory).
+    AllocationTooLarge,
+    /// `ref.cast` of a reference that is not of the target type.
+    CastFailure,
 }
 
 impl Trap {
@@ -83,6 +90,9 @@ impl Trap {
         Trap::ListOutOfBounds,
         Trap::StringOutOfBounds,
         Trap::AtomicWaitNonSharedMemory,
+        Trap::ArrayOutOfBounds,
+        Trap::AllocationTooLarge,
+        Trap::CastFailure,
     ];
 
     /// The trap of number `code`, as given by `self as u8`.
@@ -114,6 +124,9 @@ impl Trap {
             Trap::ListOutOfBounds => "list content out-of-bounds",
             Trap::StringOutOfBounds => "string content out-of-bounds",
             Trap::AtomicWaitNonSharedMemory => "atomic wait on non-shared memory",
+            Trap::ArrayOutOfBounds => "out of bounds array access",
+            Trap::AllocationTooLarge => "allocation size too large",
+            Trap::CastFailure => "cast failure",
         }
     }
 }

@@ -41,6 +41,23 @@ pub enum WasmHeapType {
     NoExn,
     /// The functions of one function type: `(ref $t)`.
     ConcreteFunc(EngineOrModuleTypeIndex),
+    /// Any internal (GC) reference: `any` (the GC proposal).
+    Any,
+    /// References that `ref.eq` can compare: `eq`.
+    Eq,
+    /// Unboxed 31-bit integers: `i31`.
+    I31,
+    /// Any struct: `struct`.
+    Struct,
+    /// Any array: `array`.
+    Array,
+    /// The bottom of the `any` hierarchy: `none`.
+    None,
+    /// The structs of one struct type: `(ref $t)` where `$t` is a struct
+    /// type.
+    ConcreteStruct(EngineOrModuleTypeIndex),
+    /// The arrays of one array type: `(ref $t)` where `$t` is an array type.
+    ConcreteArray(EngineOrModuleTypeIndex),
 }
 
 impl WasmHeapType {
@@ -52,30 +69,85 @@ impl WasmHeapType {
         )
     }
 
-    /// Whether `self` is a subtype of `other`. Function types have no
-    /// declared subtypes without the GC proposal, so two concrete types
-    /// match when they are the same (indices of the same space).
-    pub fn matches(self, other: WasmHeapType) -> bool {
+    /// Whether values of this heap type live in the `any` hierarchy (the
+    /// GC proposal's internal references), stored as 32-bit GC heap words.
+    pub fn is_gc_heap_word(self) -> bool {
         use WasmHeapType::*;
-        match (self, other) {
-            (ConcreteFunc(a), ConcreteFunc(b)) => a == b,
-            (ConcreteFunc(_), Func) | (NoFunc, ConcreteFunc(_)) => true,
-            (a, b) => matches!(
-                (a, b),
-                (Func, Func)
-                    | (NoFunc, NoFunc | Func)
-                    | (Extern, Extern)
-                    | (NoExtern, NoExtern | Extern)
-                    | (Exn, Exn)
-                    | (NoExn, NoExn | Exn)
-            ),
+        matches!(
+            self,
+            Any | Eq | I31 | Struct | Array | None | ConcreteStruct(_) | ConcreteArray(_)
+        )
+    }
+
+    /// The top type of the hierarchy this heap type belongs to: `func`,
+    /// `extern`, `exn` or `any`.
+    pub fn top(self) -> WasmHeapType {
+        use WasmHeapType::*;
+        match self {
+            Func | NoFunc | ConcreteFunc(_) => Func,
+            Extern | NoExtern => Extern,
+            Exn | NoExn => Exn,
+            Any | Eq | I31 | Struct | Array | None | ConcreteStruct(_) | ConcreteArray(_) => Any,
         }
+    }
+
+    /// The bottom type of the hierarchy this heap type belongs to.
+    pub fn bottom(self) -> WasmHeapType {
+        match self.top() {
+            WasmHeapType::Func => WasmHeapType::NoFunc,
+            WasmHeapType::Extern => WasmHeapType::NoExtern,
+            WasmHeapType::Exn => WasmHeapType::NoExn,
+            _ => WasmHeapType::None,
+        }
+    }
+
+    /// The concrete type index, if this is a concrete heap type.
+    pub fn concrete_index(self) -> Option<EngineOrModuleTypeIndex> {
+        match self {
+            WasmHeapType::ConcreteFunc(i) | WasmHeapType::ConcreteStruct(i) | WasmHeapType::ConcreteArray(i) => Some(i),
+            _ => Option::None,
+        }
+    }
+
+    /// Whether `self` is a subtype of `other`, concrete types compared by
+    /// `concrete(a, b)` (declared subtyping needs the registry of the types;
+    /// see `weft_types::TypeRegistry::is_subtype`).
+    pub fn matches_with(
+        self,
+        other: WasmHeapType,
+        concrete: &mut impl FnMut(EngineOrModuleTypeIndex, EngineOrModuleTypeIndex) -> bool,
+    ) -> bool {
+        use WasmHeapType::*;
+        if self == other {
+            return true;
+        }
+        match (self, other) {
+            (ConcreteFunc(a), ConcreteFunc(b))
+            | (ConcreteStruct(a), ConcreteStruct(b))
+            | (ConcreteArray(a), ConcreteArray(b)) => concrete(a, b),
+            (ConcreteFunc(_), Func) => true,
+            (ConcreteStruct(_), Struct | Eq | Any) => true,
+            (ConcreteArray(_), Array | Eq | Any) => true,
+            (I31 | Struct | Array, Eq | Any) => true,
+            (Eq, Any) => true,
+            (NoFunc | NoExtern | NoExn | None, b) => self.top() == b.top(),
+            _ => false,
+        }
+    }
+
+    /// Whether `self` is a subtype of `other`. Without the registry of the
+    /// types, two concrete types match when they are the same (indices of
+    /// the same space); see [`WasmHeapType::matches_with`].
+    pub fn matches(self, other: WasmHeapType) -> bool {
+        self.matches_with(other, &mut |a, b| a == b)
     }
 
     /// The heap type with every type index mapped by `f`.
     pub fn map_index(self, f: &mut impl FnMut(EngineOrModuleTypeIndex) -> EngineOrModuleTypeIndex) -> WasmHeapType {
         match self {
             WasmHeapType::ConcreteFunc(i) => WasmHeapType::ConcreteFunc(f(i)),
+            WasmHeapType::ConcreteStruct(i) => WasmHeapType::ConcreteStruct(f(i)),
+            WasmHeapType::ConcreteArray(i) => WasmHeapType::ConcreteArray(f(i)),
             other => other,
         }
     }
@@ -90,10 +162,19 @@ impl fmt::Display for WasmHeapType {
             WasmHeapType::NoExtern => f.write_str("noextern"),
             WasmHeapType::Exn => f.write_str("exn"),
             WasmHeapType::NoExn => f.write_str("noexn"),
-            WasmHeapType::ConcreteFunc(EngineOrModuleTypeIndex::Module(i)) => write!(f, "{i}"),
-            WasmHeapType::ConcreteFunc(EngineOrModuleTypeIndex::Engine(i)) => write!(f, "(engine {i})"),
-            WasmHeapType::ConcreteFunc(EngineOrModuleTypeIndex::RecSelf) => f.write_str("(rec 0)"),
-            WasmHeapType::ConcreteFunc(EngineOrModuleTypeIndex::RecGroup(i)) => write!(f, "(rec {i})"),
+            WasmHeapType::Any => f.write_str("any"),
+            WasmHeapType::Eq => f.write_str("eq"),
+            WasmHeapType::I31 => f.write_str("i31"),
+            WasmHeapType::Struct => f.write_str("struct"),
+            WasmHeapType::Array => f.write_str("array"),
+            WasmHeapType::None => f.write_str("none"),
+            WasmHeapType::ConcreteFunc(i) | WasmHeapType::ConcreteStruct(i) | WasmHeapType::ConcreteArray(i) => match i
+            {
+                EngineOrModuleTypeIndex::Module(i) => write!(f, "{i}"),
+                EngineOrModuleTypeIndex::Engine(i) => write!(f, "(engine {i})"),
+                EngineOrModuleTypeIndex::RecSelf => f.write_str("(rec 0)"),
+                EngineOrModuleTypeIndex::RecGroup(i) => write!(f, "(rec {i})"),
+            },
         }
     }
 }
@@ -136,7 +217,8 @@ impl WasmRefType {
 impl fmt::Display for WasmRefType {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match (self.nullable, self.heap_type) {
-            (true, WasmHeapType::ConcreteFunc(_)) => write!(f, "(ref null {})", self.heap_type),
+            (true, h) if h.concrete_index().is_some() => write!(f, "(ref null {})", self.heap_type),
+            (true, WasmHeapType::None) => f.write_str("nullref"),
             (true, heap) => write!(f, "{heap}ref"),
             (false, heap) => write!(f, "(ref {heap})"),
         }
@@ -178,6 +260,12 @@ impl WasmValType {
             }),
             other => other,
         }
+    }
+
+    /// Whether this is a reference of the `any` hierarchy (a 32-bit GC heap
+    /// word inside GC objects).
+    pub fn is_gc_ref(&self) -> bool {
+        matches!(self, WasmValType::Ref(r) if r.heap_type.is_gc_heap_word())
     }
 
     /// Whether every value of this type has a default (zero or null).
@@ -313,6 +401,15 @@ pub(crate) fn convert_val_type(ty: wasmparser::ValType) -> Result<WasmValType, S
     })
 }
 
+/// Converts a wasmparser storage type (a field's or an array element's).
+pub(crate) fn convert_storage_type(ty: wasmparser::StorageType) -> Result<crate::WasmStorageType, String> {
+    Ok(match ty {
+        wasmparser::StorageType::I8 => crate::WasmStorageType::I8,
+        wasmparser::StorageType::I16 => crate::WasmStorageType::I16,
+        wasmparser::StorageType::Val(v) => crate::WasmStorageType::Val(convert_val_type(v)?),
+    })
+}
+
 /// Converts a wasmparser reference type, rejecting what Weft does not support.
 pub(crate) fn convert_ref_type(ty: wasmparser::RefType) -> Result<WasmRefType, String> {
     use wasmparser::{AbstractHeapType as A, HeapType as H};
@@ -341,6 +438,33 @@ pub(crate) fn convert_ref_type(ty: wasmparser::RefType) -> Result<WasmRefType, S
             shared: false,
             ty: A::NoExn,
         } => WasmHeapType::NoExn,
+        H::Abstract {
+            shared: false,
+            ty: A::Any,
+        } => WasmHeapType::Any,
+        H::Abstract {
+            shared: false,
+            ty: A::Eq,
+        } => WasmHeapType::Eq,
+        H::Abstract {
+            shared: false,
+            ty: A::I31,
+        } => WasmHeapType::I31,
+        H::Abstract {
+            shared: false,
+            ty: A::Struct,
+        } => WasmHeapType::Struct,
+        H::Abstract {
+            shared: false,
+            ty: A::Array,
+        } => WasmHeapType::Array,
+        H::Abstract {
+            shared: false,
+            ty: A::None,
+        } => WasmHeapType::None,
+        // The kind of the type is not known here: the translation resolves
+        // concrete struct and array types afterwards
+        // (`Module::resolve_heap_type`).
         H::Concrete(wasmparser::UnpackedIndex::Module(i)) => {
             WasmHeapType::ConcreteFunc(EngineOrModuleTypeIndex::Module(i))
         }

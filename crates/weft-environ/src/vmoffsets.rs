@@ -98,8 +98,11 @@ pub mod vmstore {
     pub const PENDING_EXN: u32 = 64;
     /// The tag identity (`*const VMTagDefinition`) of the pending exception.
     pub const PENDING_EXN_TAG: u32 = 72;
+    /// The base address of the store's GC heap (heap words are offsets
+    /// from it); null until the store's first GC allocation.
+    pub const GC_HEAP_BASE: u32 = 80;
     /// Size of the part of the store context compiled code reads.
-    pub const SIZE: u32 = 80;
+    pub const SIZE: u32 = 88;
 }
 
 /// Offsets in a host function context, the `vmctx` of a host function's

@@ -98,6 +98,7 @@ fn weft_plain(val: &weft::Val) -> Value {
         // The generators make no exception references; should one appear,
         // it reads as an opaque reference.
         weft::Val::ExnRef(r) => Value::ExternRef(r.map(|_| u32::MAX)),
+        weft::Val::AnyRef(r) => Value::ExternRef(r.map(|_| u32::MAX)),
     }
 }
 
@@ -200,6 +201,7 @@ impl WeftRuntime {
             weft::Val::FuncRef(f) => Value::FuncRef(f.is_some()),
             weft::Val::ExternRef(None) => Value::ExternRef(None),
             weft::Val::ExnRef(r) => weft_plain(&weft::Val::ExnRef(*r)),
+            weft::Val::AnyRef(r) => weft_plain(&weft::Val::AnyRef(*r)),
             weft::Val::ExternRef(Some(r)) => Value::ExternRef(Some(
                 r.data(&self.store)
                     .ok()

@@ -28,17 +28,24 @@ pub(crate) static BUILTINS: Builtins = Builtins([
     memory_atomic_wait32 as *const (),
     memory_atomic_wait64 as *const (),
     memory_atomic_notify as *const (),
+    crate::builtins_gc::gc_alloc as *const (),
+    crate::builtins_gc::gc_array_copy as *const (),
+    crate::builtins_gc::gc_array_new_segment as *const (),
+    crate::builtins_gc::gc_array_init_segment as *const (),
+    crate::builtins_gc::gc_ref_test as *const (),
+    crate::builtins_gc::gc_any_convert_extern as *const (),
+    crate::builtins_gc::gc_extern_convert_any as *const (),
 ]);
 
 /// The addresses of the builtins.
-pub(crate) struct Builtins(pub(crate) [*const (); 20]);
+pub(crate) struct Builtins(pub(crate) [*const (); 27]);
 
 // SAFETY: function addresses are immutable and valid on every thread.
 unsafe impl Sync for Builtins {}
 
 const _: () = assert!(BUILTINS.0.len() == weft_environ::BuiltinFunction::ALL.len());
 
-fn instance<'a>(vmctx: *mut u8) -> &'a mut Instance {
+pub(crate) fn instance<'a>(vmctx: *mut u8) -> &'a mut Instance {
     // SAFETY: builtins are only called by compiled code, which passes its
     // own live vmctx.
     unsafe { Instance::from_vmctx(vmctx) }
@@ -304,7 +311,7 @@ extern "C" fn fma_f64(_vmctx: *mut u8, a: f64, b: f64, c: f64) -> f64 {
     a.mul_add(b, c)
 }
 
-fn store_context<'a>(instance: &Instance) -> &'a VMStoreContext {
+pub(crate) fn store_context<'a>(instance: &Instance) -> &'a VMStoreContext {
     let ptr = instance.read::<usize>(instance.offsets.vmctx_store_context()) as *const VMStoreContext;
     // SAFETY: every vmctx points to its store's context, boxed in the store
     // and alive while the store's instances are.

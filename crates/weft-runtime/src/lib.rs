@@ -43,7 +43,9 @@
 #![deny(clippy::undocumented_unsafe_blocks)]
 
 mod builtins;
+mod builtins_gc;
 mod code;
+pub mod gc;
 mod host;
 mod instance;
 mod memory;

@@ -386,14 +386,14 @@ impl StoreObjects {
         let instance = &mut *self.instances[id.0];
         let module = instance.module.clone();
         for (i, init) in module.global_inits.iter().enumerate() {
-            let value = eval_const(instance, init);
+            let value = eval_const(instance, init)?;
             let index = module.num_imported_globals as usize + i;
             // SAFETY: global pointers point to boxes owned by this store.
             unsafe { *(*instance.globals[index]).get() = value };
         }
         for (i, init) in module.table_inits.iter().enumerate() {
             if let Some(init) = init {
-                let value = eval_const(instance, init).get_word();
+                let value = eval_const(instance, init)?.get_word();
                 let index = module.num_imported_tables + i as u32;
                 if let Some(table) = instance.table_mut(index) {
                     table.elements_mut().fill(value);
@@ -404,7 +404,10 @@ impl StoreObjects {
         for seg in &module.elems {
             let words: Vec<usize> = match &seg.items {
                 ElemItems::Functions(funcs) => funcs.iter().map(|f| instance.func_ref(*f).to_word()).collect(),
-                ElemItems::Expressions(exprs) => exprs.iter().map(|e| eval_const(instance, e).get_word()).collect(),
+                ElemItems::Expressions(exprs) => exprs
+                    .iter()
+                    .map(|e| eval_const(instance, e).map(|v| v.get_word()))
+                    .collect::<Result<_, _>>()?,
             };
             elements.push(words);
         }
@@ -412,7 +415,7 @@ impl StoreObjects {
         for (i, seg) in module.elems.iter().enumerate() {
             match &seg.kind {
                 ElemKind::Active { table, offset } => {
-                    let offset = eval_const(instance, offset);
+                    let offset = eval_const(instance, offset)?;
                     let table64 = module.tables.get(*table as usize).is_some_and(|t| t.table64);
                     let dst = if table64 {
                         offset.get_i64() as u64
@@ -441,7 +444,7 @@ impl StoreObjects {
                     // of this memory, applied in order.
                     continue;
                 }
-                let offset = eval_const(instance, offset);
+                let offset = eval_const(instance, offset)?;
                 let memory64 = module.memories.get(*memory as usize).is_some_and(|m| m.memory64);
                 let dst = if memory64 {
                     offset.get_i64() as u64
@@ -491,8 +494,9 @@ pub struct InstanceImports<'a> {
     pub tags: &'a [TagId],
 }
 
-/// Evaluates a constant expression in the context of an instance.
-fn eval_const(instance: &Instance, expr: &ConstExpr) -> ValRaw {
+/// Evaluates a constant expression in the context of an instance. Only the
+/// GC proposal's allocations can fail (the GC heap is out of memory).
+fn eval_const(instance: &Instance, expr: &ConstExpr) -> Result<ValRaw, Trap> {
     let mut stack: Vec<ValRaw> = Vec::with_capacity(2);
     for op in &expr.ops {
         let v = match *op {
@@ -522,8 +526,16 @@ fn eval_const(instance: &Instance, expr: &ConstExpr) -> ValRaw {
                     _ => a.wrapping_mul(b),
                 })
             }
+            ConstOp::RefI31
+            | ConstOp::StructNew(_)
+            | ConstOp::StructNewDefault(_)
+            | ConstOp::ArrayNew(_)
+            | ConstOp::ArrayNewDefault(_)
+            | ConstOp::ArrayNewFixed(..)
+            | ConstOp::AnyConvertExtern
+            | ConstOp::ExternConvertAny => crate::builtins_gc::eval_gc_const(instance, op, &mut stack)?,
         };
         stack.push(v);
     }
-    stack.pop().unwrap_or_default()
+    Ok(stack.pop().unwrap_or_default())
 }

@@ -180,6 +180,8 @@ pub struct VMStoreContext {
     pub(crate) pending_exn: Cell<usize>,
     /// The tag identity (`*const VMTagDefinition`) of the pending exception.
     pub(crate) pending_exn_tag: Cell<usize>,
+    /// The base of `gc_heap`'s reservation, null while it has none.
+    pub(crate) gc_heap_base: Cell<*mut u8>,
     /// Called by the `OutOfFuel` and `NewEpoch` builtins (not read by
     /// compiled code).
     pub(crate) interrupt: Cell<Option<InterruptHandler>>,
@@ -187,6 +189,13 @@ pub struct VMStoreContext {
     /// exnref word `n` is `exceptions[n - 1]`. They live as long as the
     /// store, like its other objects.
     pub(crate) exceptions: RefCell<Vec<ExnObject>>,
+    /// The store's GC heap, made at its first allocation (not read by
+    /// compiled code, which uses `gc_heap_base`).
+    pub(crate) gc_heap: RefCell<Option<crate::gc::GcHeap>>,
+    /// The most bytes the GC heap may use.
+    pub(crate) gc_heap_limit: Cell<u64>,
+    /// The GC types of the store's modules by engine id, for casts.
+    pub(crate) gc_types: RefCell<std::collections::HashMap<u32, crate::gc::GcTypeInfo>>,
 }
 
 /// A thrown exception: its tag and payload.
@@ -275,6 +284,8 @@ const _: () = assert!(std::mem::offset_of!(VMStoreContext, epoch_ptr) == weft_en
 const _: () = assert!(std::mem::offset_of!(VMStoreContext, pending_exn) == weft_environ::vmstore::PENDING_EXN as usize);
 const _: () =
     assert!(std::mem::offset_of!(VMStoreContext, pending_exn_tag) == weft_environ::vmstore::PENDING_EXN_TAG as usize);
+const _: () =
+    assert!(std::mem::offset_of!(VMStoreContext, gc_heap_base) == weft_environ::vmstore::GC_HEAP_BASE as usize);
 const _: () = assert!(std::mem::offset_of!(VMStoreContext, interrupt) >= weft_environ::vmstore::SIZE as usize);
 const _: () = assert!(std::mem::size_of::<VMFuncRef>() == weft_environ::vmfuncref::SIZE as usize);
 
@@ -291,13 +302,57 @@ impl Default for VMStoreContext {
             epoch_ptr: Cell::new(&NO_EPOCH),
             pending_exn: Cell::new(0),
             pending_exn_tag: Cell::new(0),
+            gc_heap_base: Cell::new(std::ptr::null_mut()),
             interrupt: Cell::new(None),
             exceptions: RefCell::new(Vec::new()),
+            gc_heap: RefCell::new(None),
+            gc_heap_limit: Cell::new(crate::gc::DEFAULT_GC_HEAP_LIMIT),
+            gc_types: RefCell::new(std::collections::HashMap::new()),
         }
     }
 }
 
 impl VMStoreContext {
+    /// Allocates a GC object of `size` bytes of type `type_id` in the
+    /// store's GC heap, making the heap first if there is none, and returns
+    /// its heap word.
+    pub fn gc_alloc(&self, type_id: u32, size: u64) -> Result<u32, crate::gc::GcHeapOutOfMemory> {
+        let mut slot = self.gc_heap.borrow_mut();
+        let limit = self.gc_heap_limit.get();
+        let failed = crate::gc::GcHeapOutOfMemory {
+            requested: size,
+            used: 0,
+            limit,
+        };
+        if slot.is_none() {
+            let made = crate::gc::GcHeap::new(limit).map_err(|_| failed)?;
+            self.gc_heap_base.set(made.base());
+            *slot = Some(made);
+        }
+        let Some(heap) = slot.as_mut() else {
+            return Err(failed);
+        };
+        heap.alloc(type_id, size)
+    }
+
+    /// Records the kind and supertype display of the GC type `id` (an
+    /// engine id), which the store's casts read. The facade records every
+    /// type of a module with GC types before instantiating it.
+    pub fn register_gc_type(&self, id: u32, info: crate::gc::GcTypeInfo) {
+        self.gc_types.borrow_mut().entry(id).or_insert(info);
+    }
+
+    /// Runs `f` on the store's GC heap, if it has one.
+    pub fn with_gc_heap<R>(&self, f: impl FnOnce(&mut crate::gc::GcHeap) -> R) -> Option<R> {
+        self.gc_heap.borrow_mut().as_mut().map(f)
+    }
+
+    /// Sets the most bytes the store's GC heap may use (before its first
+    /// allocation; a heap already made keeps its limit).
+    pub fn set_gc_heap_limit(&self, limit: u64) {
+        self.gc_heap_limit.set(limit);
+    }
+
     /// The store index of the tag of exception `exn` (an exnref word).
     pub(crate) fn exception_tag_index(&self, exn: usize) -> Option<u32> {
         let exceptions = self.exceptions.borrow();

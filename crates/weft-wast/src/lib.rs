@@ -71,6 +71,7 @@ pub fn spec_config() -> weft::Config {
         .wasm_custom_page_sizes(true)
         .wasm_legacy_exceptions(true)
         .wasm_threads(true)
+        .wasm_gc(true)
         .wasm_component_model(true)
         .wasm_component_model_async(true)
         .wasm_component_model_more_async_builtins(true)
@@ -98,6 +99,7 @@ pub fn spec_config_for(path: &Path) -> weft::Config {
             .wasm_multi_memory(false)
             .wasm_reference_types(false)
             .wasm_function_references(false)
+            .wasm_gc(false)
             .wasm_exceptions(false)
             .wasm_legacy_exceptions(false);
     }
@@ -206,6 +208,7 @@ enum RefFamily {
     Func,
     Extern,
     Exn,
+    Any,
 }
 
 impl<T: 'static> WastContext<T> {
@@ -682,16 +685,20 @@ impl<T: 'static> WastContext<T> {
                 Some(RefFamily::Func) => Val::FuncRef(None),
                 Some(RefFamily::Extern) => Val::ExternRef(None),
                 Some(RefFamily::Exn) => Val::ExnRef(None),
+                Some(RefFamily::Any) => Val::AnyRef(None),
                 None => bail!("null references of this heap type are not supported"),
             },
             WastArgCore::RefExtern(n) => Val::ExternRef(Some(ExternRef::new(&mut self.store, *n)?)),
-            WastArgCore::RefHost(_) => bail!("`ref.host` arguments (anyref) are not supported"),
+            WastArgCore::RefHost(n) => {
+                let host = ExternRef::new(&mut self.store, *n)?;
+                Val::AnyRef(Some(weft::AnyRef::convert_extern(&mut self.store, host)?))
+            }
         })
     }
 
     /// Compares the values returned by an `assert_return` action with the
     /// expected ones.
-    fn check_results(&self, actual: &[Val], expected: &[WastRet<'_>]) -> Result<()> {
+    fn check_results(&mut self, actual: &[Val], expected: &[WastRet<'_>]) -> Result<()> {
         if actual.len() != expected.len() {
             bail!(
                 "expected {} result(s) {}, got {} result(s) {}",
@@ -723,7 +730,7 @@ impl<T: 'static> WastContext<T> {
 
     /// Whether `value` matches the expected result. `Err` for expectations
     /// this runner does not support.
-    fn matches(&self, value: &Val, expected: &WastRetCore<'_>) -> Result<bool> {
+    fn matches(&mut self, value: &Val, expected: &WastRetCore<'_>) -> Result<bool> {
         Ok(match (expected, value) {
             (WastRetCore::I32(e), Val::I32(a)) => e == a,
             (WastRetCore::I64(e), Val::I64(a)) => e == a,
@@ -747,6 +754,28 @@ impl<T: 'static> WastContext<T> {
                 }
             },
             (WastRetCore::RefFunc(_), Val::FuncRef(Some(_))) => true,
+            (WastRetCore::RefNull(heap), Val::AnyRef(None)) => {
+                heap.as_ref().is_none_or(|h| heap_family(h) == Some(RefFamily::Any))
+            }
+            (WastRetCore::RefAny, Val::AnyRef(Some(_))) => true,
+            (WastRetCore::RefEq, Val::AnyRef(Some(a))) => a.is_eqref(&self.store)?,
+            (WastRetCore::RefI31, Val::AnyRef(Some(a))) => a.is_i31(&self.store)?,
+            (WastRetCore::RefStruct, Val::AnyRef(Some(a))) => a.is_struct(&self.store)?,
+            (WastRetCore::RefArray, Val::AnyRef(Some(a))) => a.is_array(&self.store)?,
+            (WastRetCore::RefHost(n), Val::AnyRef(Some(a))) => {
+                let host = ExternRef::convert_any(&mut self.store, *a)?;
+                let data = host.data(&self.store).ok().flatten();
+                data.and_then(|d| d.downcast_ref::<u32>()) == Some(n)
+            }
+            (
+                WastRetCore::RefAny
+                | WastRetCore::RefEq
+                | WastRetCore::RefI31
+                | WastRetCore::RefStruct
+                | WastRetCore::RefArray
+                | WastRetCore::RefHost(_),
+                _,
+            ) => false,
             (WastRetCore::Either(alternatives), _) => {
                 for alternative in alternatives {
                     if self.matches(value, alternative)? {
@@ -755,16 +784,9 @@ impl<T: 'static> WastContext<T> {
                 }
                 false
             }
-            (
-                WastRetCore::RefHost(_)
-                | WastRetCore::RefAny
-                | WastRetCore::RefEq
-                | WastRetCore::RefArray
-                | WastRetCore::RefStruct
-                | WastRetCore::RefI31
-                | WastRetCore::RefI31Shared,
-                _,
-            ) => bail!("GC reference results ({}) are not supported", fmt_ret(expected)),
+            (WastRetCore::RefI31Shared, _) => {
+                bail!("shared GC reference results ({}) are not supported", fmt_ret(expected))
+            }
             _ => false,
         })
     }
@@ -845,6 +867,16 @@ fn heap_family(heap: &HeapType<'_>) -> Option<RefFamily> {
             shared: false,
             ty: AbstractHeapType::Exn | AbstractHeapType::NoExn,
         } => Some(RefFamily::Exn),
+        HeapType::Abstract {
+            shared: false,
+            ty:
+                AbstractHeapType::Any
+                | AbstractHeapType::Eq
+                | AbstractHeapType::I31
+                | AbstractHeapType::Struct
+                | AbstractHeapType::Array
+                | AbstractHeapType::None,
+        } => Some(RefFamily::Any),
         _ => None,
     }
 }
@@ -934,6 +966,8 @@ fn fmt_val(value: &Val) -> String {
         Val::ExternRef(Some(_)) => "ref.extern".to_string(),
         Val::ExnRef(None) => "ref.null exn".to_string(),
         Val::ExnRef(Some(_)) => "ref.exn".to_string(),
+        Val::AnyRef(None) => "ref.null any".to_string(),
+        Val::AnyRef(Some(_)) => "ref.any".to_string(),
         Val::V128(v) => format!("v128:0x{:032x}", v.as_u128()),
     }
 }

@@ -8,6 +8,7 @@ use crate::types::{ExternType, GlobalType, MemoryType, TableType};
 use crate::{Func, Module, Trap};
 use weft_environ::{EntityIndex, EntityType};
 use weft_runtime::{FuncRefPtr, InstanceImports};
+use weft_types::VMSharedTypeIndex;
 
 /// An instance of a module in a store.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -179,7 +180,19 @@ fn check_import(store: &StoreOpaque, module: &Module, expected: &EntityType, act
         (EntityType::Function(i), Extern::Func(f)) => {
             let want = module.inner.raw_type_ids.get(*i as usize).copied();
             let data = f.data(store).ok()?;
-            if Some(data.func_ref.type_id()) != want {
+            let have = data.func_ref.type_id();
+            // With GC, a function of a declared subtype matches too.
+            let subtype = || {
+                want.is_some_and(|w| {
+                    module
+                        .inner
+                        .engine
+                        .inner
+                        .types
+                        .is_subtype(VMSharedTypeIndex(have), VMSharedTypeIndex(w))
+                })
+            };
+            if Some(have) != want && !subtype() {
                 return mismatch(format!("function of type `{}`", data.ty));
             }
             None
@@ -363,6 +376,9 @@ pub(crate) fn instantiate<T: 'static>(
         globals: &globals,
         tags: &tags,
     };
+    for (type_id, info) in &module.inner.gc_types {
+        opaque.objects.context().register_gc_type(*type_id, info.clone());
+    }
     let id = opaque.objects.instantiate(
         &env,
         &module.inner.raw_type_ids,

@@ -60,6 +60,7 @@ mod config;
 mod engine;
 mod externals;
 mod func;
+mod gc_refs;
 mod instance;
 mod interrupts;
 mod limits;
@@ -73,10 +74,11 @@ mod values;
 
 pub use anyhow::{bail, ensure, format_err, Context};
 pub use call_hook::CallHook;
-pub use config::{Config, OptLevel};
+pub use config::{Collector, Config, OptLevel};
 pub use engine::{Engine, Precompiled};
 pub use externals::{Extern, Global, Memory, MemoryAccessError, Table, Tag};
 pub use func::{Func, IntoFunc, TypedFunc, WasmParams, WasmResults, WasmRet, WasmTy};
+pub use gc_refs::{AnyRef, I31};
 pub use instance::{Export, Instance};
 pub use interrupts::UpdateDeadline;
 #[cfg(feature = "async")]

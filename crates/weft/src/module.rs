@@ -5,7 +5,7 @@ use crate::Engine;
 use std::path::Path;
 use std::sync::{Arc, OnceLock};
 use weft_environ::{
-    CompiledModule, EngineOrModuleTypeIndex, FunctionLoc, ModuleTranslation, WasmFuncType, WasmValType,
+    CompiledModule, EngineOrModuleTypeIndex, FunctionLoc, ModuleTranslation, WasmFuncType, WasmSubType, WasmValType,
 };
 use weft_runtime::{CodeMemory, CodePtr, MemoryImage};
 use weft_types::VMSharedTypeIndex;
@@ -36,6 +36,10 @@ pub(crate) struct ModuleInner {
     /// Canonical id of each module type.
     pub(crate) type_ids: Vec<VMSharedTypeIndex>,
     pub(crate) raw_type_ids: Vec<u32>,
+    /// The kind and supertype display of each type, by engine id, when the
+    /// module has GC types (registered in each store it is instantiated in,
+    /// for casts).
+    pub(crate) gc_types: Vec<(u32, weft_runtime::gc::GcTypeInfo)>,
     /// Copy-on-write images of the defined memories' initial contents, made
     /// with the module (see `weft_runtime::MemoryImage`).
     pub(crate) memory_images: OnceLock<Vec<Option<MemoryImage>>>,
@@ -228,6 +232,24 @@ impl Module {
         // before it (or, recursively, to itself).
         let mut type_ids: Vec<VMSharedTypeIndex> = Vec::with_capacity(env.types.len());
         let mut groups = env.rec_groups.iter().peekable();
+        if env.has_gc_types() {
+            // GC types: every group (implicit ones too) is registered as a
+            // whole with its `final` flags and supertypes.
+            for group in &env.all_rec_groups {
+                let members: Vec<WasmSubType> = env.sub_types[group.start as usize..group.end as usize]
+                    .iter()
+                    .map(|ty| {
+                        ty.map_index(|index| match index {
+                            EngineOrModuleTypeIndex::Module(j) if group.contains(&j) => {
+                                EngineOrModuleTypeIndex::RecGroup(j - group.start)
+                            }
+                            other => canonical_index(&type_ids, other, None),
+                        })
+                    })
+                    .collect();
+                type_ids.extend(engine.inner.types.register_sub_group(&members));
+            }
+        }
         while type_ids.len() < env.types.len() {
             let i = type_ids.len();
             match groups.next_if(|g| g.start as usize == i) {
@@ -254,6 +276,23 @@ impl Module {
             }
         }
         let raw_type_ids = type_ids.iter().map(|t| t.0).collect();
+        // What the casts of a store need to know of the module's GC types.
+        let gc_types = if env.has_gc_types() {
+            type_ids
+                .iter()
+                .zip(&env.sub_types)
+                .map(|(id, ty)| {
+                    let display = engine.inner.types.supertypes(*id).unwrap_or_default();
+                    let info = weft_runtime::gc::GcTypeInfo {
+                        kind: ty.composite.kind(),
+                        display: display.iter().map(|t| t.0).collect(),
+                    };
+                    (id.0, info)
+                })
+                .collect()
+        } else {
+            Vec::new()
+        };
         let module = Module {
             inner: Arc::new(ModuleInner {
                 engine: engine.clone(),
@@ -266,6 +305,7 @@ impl Module {
                 array_trampolines,
                 type_ids,
                 raw_type_ids,
+                gc_types,
                 memory_images: OnceLock::new(),
                 binary: binary.into(),
                 func_types: OnceLock::new(),

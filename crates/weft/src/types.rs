@@ -23,6 +23,20 @@ pub enum HeapType {
     NoExn,
     /// The functions of one function type: `(ref $t)`.
     ConcreteFunc(FuncType),
+    /// `any`: any internal reference (the GC proposal).
+    Any,
+    /// `eq`: references `ref.eq` compares.
+    Eq,
+    /// `i31`: unboxed 31-bit integers.
+    I31,
+    /// `struct`: any struct. (Concrete struct types are seen as `struct`
+    /// until the host API has `StructType`.)
+    Struct,
+    /// `array`: any array. (Concrete array types are seen as `array` until
+    /// the host API has `ArrayType`.)
+    Array,
+    /// `none`: the bottom of the `any` hierarchy.
+    None,
 }
 
 impl HeapType {
@@ -44,6 +58,12 @@ impl HeapType {
                 }
             }
             WasmHeapType::ConcreteFunc(_) => HeapType::Func,
+            WasmHeapType::Any => HeapType::Any,
+            WasmHeapType::Eq => HeapType::Eq,
+            WasmHeapType::I31 => HeapType::I31,
+            WasmHeapType::Struct | WasmHeapType::ConcreteStruct(_) => HeapType::Struct,
+            WasmHeapType::Array | WasmHeapType::ConcreteArray(_) => HeapType::Array,
+            WasmHeapType::None => HeapType::None,
         }
     }
     pub(crate) fn to_wasm(&self) -> WasmHeapType {
@@ -57,6 +77,12 @@ impl HeapType {
             HeapType::ConcreteFunc(ty) => {
                 WasmHeapType::ConcreteFunc(EngineOrModuleTypeIndex::Engine(ty.registered.index.0))
             }
+            HeapType::Any => WasmHeapType::Any,
+            HeapType::Eq => WasmHeapType::Eq,
+            HeapType::I31 => WasmHeapType::I31,
+            HeapType::Struct => WasmHeapType::Struct,
+            HeapType::Array => WasmHeapType::Array,
+            HeapType::None => WasmHeapType::None,
         }
     }
     /// Whether this is a function heap type.
@@ -66,6 +92,11 @@ impl HeapType {
     /// Whether this is an extern heap type.
     pub fn is_extern(&self) -> bool {
         matches!(self, HeapType::Extern | HeapType::NoExtern)
+    }
+    /// Whether this heap type is of the `any` hierarchy (the GC
+    /// proposal's internal references).
+    pub fn is_any_hierarchy(&self) -> bool {
+        self.to_wasm().is_gc_heap_word()
     }
     /// Whether this is an exception heap type.
     pub fn is_exn(&self) -> bool {
@@ -98,6 +129,12 @@ impl fmt::Display for HeapType {
             HeapType::Exn => f.write_str("exn"),
             HeapType::NoExn => f.write_str("noexn"),
             HeapType::ConcreteFunc(ty) => ty.fmt(f),
+            HeapType::Any => f.write_str("any"),
+            HeapType::Eq => f.write_str("eq"),
+            HeapType::I31 => f.write_str("i31"),
+            HeapType::Struct => f.write_str("struct"),
+            HeapType::Array => f.write_str("array"),
+            HeapType::None => f.write_str("none"),
         }
     }
 }

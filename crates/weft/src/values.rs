@@ -1,5 +1,6 @@
 //! Values, references and host references.
 
+use crate::gc_refs::{AnyRef, GcWord};
 use crate::store::{AsContext, AsContextMut, StoreId, StoreOpaque};
 use crate::types::{HeapType, RefType, ValType};
 // Import loop kept on purpose: a `Val` holds a `Func` or an exception's
@@ -28,6 +29,9 @@ pub enum Val {
     ExternRef(Option<Rooted<ExternRef>>),
     /// An `exnref`: a rooted caught exception, or `None` for null.
     ExnRef(Option<Rooted<ExnRef>>),
+    /// An `anyref` (the GC proposal): a struct, an array, an `i31ref` or an
+    /// internalized host reference, or `None` for null.
+    AnyRef(Option<Rooted<AnyRef>>),
 }
 
 /// A 128-bit vector value.
@@ -95,6 +99,7 @@ impl From<Ref> for Val {
             Ref::Func(f) => Val::FuncRef(f),
             Ref::Extern(e) => Val::ExternRef(e),
             Ref::Exn(e) => Val::ExnRef(e),
+            Ref::Any(a) => Val::AnyRef(a),
         }
     }
 }
@@ -147,6 +152,8 @@ impl Val {
             Val::ExternRef(None) => ValType::NULLEXTERNREF,
             Val::ExnRef(Some(_)) => ValType::Ref(RefType::new(false, HeapType::Exn)),
             Val::ExnRef(None) => ValType::Ref(RefType::new(true, HeapType::NoExn)),
+            Val::AnyRef(Some(_)) => ValType::Ref(RefType::new(false, HeapType::Any)),
+            Val::AnyRef(None) => ValType::Ref(RefType::new(true, HeapType::None)),
         }
     }
     /// Whether the value is of type `ty`.
@@ -179,8 +186,31 @@ impl Val {
                 matches!(ty.heap_type(), HeapType::Exn)
             }
             Val::ExnRef(None) => ty.is_nullable() && ty.heap_type().is_exn(),
+            Val::AnyRef(None) => ty.is_nullable() && ty.heap_type().is_any_hierarchy(),
+            Val::AnyRef(Some(a)) => {
+                let word = store.gc_word(a)?;
+                match (ty.heap_type(), word) {
+                    (HeapType::Any, _) => true,
+                    (HeapType::Eq, GcWord::I31(_)) | (HeapType::I31, GcWord::I31(_)) => true,
+                    (HeapType::Eq, GcWord::Object(t)) => t != weft_environ::GC_EXTERN_BOX_TYPE,
+                    (HeapType::Struct, GcWord::Object(t)) => {
+                        store.gc_kind(t) == Some(weft_environ::CompositeKind::Struct)
+                    }
+                    (HeapType::Array, GcWord::Object(t)) => {
+                        store.gc_kind(t) == Some(weft_environ::CompositeKind::Array)
+                    }
+                    _ => false,
+                }
+            }
             _ => false,
         })
+    }
+    /// The `anyref`, if this is one.
+    pub fn any_ref(&self) -> Option<Option<&Rooted<AnyRef>>> {
+        match self {
+            Val::AnyRef(a) => Some(a.as_ref()),
+            _ => None,
+        }
     }
     /// The `i32`, if this is one.
     pub fn i32(&self) -> Option<i32> {
@@ -244,6 +274,7 @@ impl Val {
             Val::FuncRef(f) => Some(Ref::Func(f)),
             Val::ExternRef(e) => Some(Ref::Extern(e)),
             Val::ExnRef(e) => Some(Ref::Exn(e)),
+            Val::AnyRef(a) => Some(Ref::Any(a)),
             _ => None,
         }
     }
@@ -257,7 +288,7 @@ impl Val {
             (Val::F32(v), ValType::F32) => ValRaw::f32(*v),
             (Val::F64(v), ValType::F64) => ValRaw::f64(*v),
             (Val::V128(v), ValType::V128) => ValRaw::v128(v.0),
-            (Val::FuncRef(_) | Val::ExternRef(_) | Val::ExnRef(_), ValType::Ref(r)) => {
+            (Val::FuncRef(_) | Val::ExternRef(_) | Val::ExnRef(_) | Val::AnyRef(_), ValType::Ref(r)) => {
                 if !self.ref_matches(store, r)? {
                     crate::bail!("type mismatch: expected {ty}, found {}", describe(store, self));
                 }
@@ -265,6 +296,9 @@ impl Val {
                     Val::FuncRef(Some(f)) => ValRaw::word(store.func_ref(f)?.to_word()),
                     Val::ExternRef(Some(e)) => ValRaw::word(store.externref_word(e)?),
                     Val::ExnRef(Some(e)) => ValRaw::word(e.index + 1),
+                    // Checked by `ref_matches`: an i31ref or an object of
+                    // the store's heap.
+                    Val::AnyRef(Some(a)) => ValRaw::word(a.index),
                     _ => ValRaw::word(0),
                 }
             }
@@ -306,6 +340,8 @@ pub enum Ref {
     Extern(Option<Rooted<ExternRef>>),
     /// An `exnref`: a rooted caught exception, or `None` for null.
     Exn(Option<Rooted<ExnRef>>),
+    /// An `anyref` (the GC proposal).
+    Any(Option<Rooted<AnyRef>>),
 }
 
 impl From<Func> for Ref {
@@ -336,13 +372,18 @@ impl Ref {
             Ref::Func(None)
         } else if heap_type.is_exn() {
             Ref::Exn(None)
+        } else if heap_type.is_any_hierarchy() {
+            Ref::Any(None)
         } else {
             Ref::Extern(None)
         }
     }
     /// Whether this is null.
     pub fn is_null(&self) -> bool {
-        matches!(self, Ref::Func(None) | Ref::Extern(None) | Ref::Exn(None))
+        matches!(
+            self,
+            Ref::Func(None) | Ref::Extern(None) | Ref::Exn(None) | Ref::Any(None)
+        )
     }
     /// Whether this is not null.
     pub fn is_non_null(&self) -> bool {
@@ -381,6 +422,12 @@ impl Ref {
             Ref::Exn((word != 0).then(|| Rooted {
                 store: store.id(),
                 index: word - 1,
+                _marker: PhantomData,
+            }))
+        } else if heap_type.is_any_hierarchy() {
+            Ref::Any((word != 0).then(|| Rooted {
+                store: store.id(),
+                index: word,
                 _marker: PhantomData,
             }))
         } else if word == 0 {
@@ -477,6 +524,18 @@ impl Rooted<ExternRef> {
 impl From<Option<Func>> for Val {
     fn from(v: Option<Func>) -> Val {
         Val::FuncRef(v)
+    }
+}
+
+impl From<Rooted<AnyRef>> for Val {
+    fn from(v: Rooted<AnyRef>) -> Val {
+        Val::AnyRef(Some(v))
+    }
+}
+
+impl From<Option<Rooted<AnyRef>>> for Val {
+    fn from(v: Option<Rooted<AnyRef>>) -> Val {
+        Val::AnyRef(v)
     }
 }
 

@@ -415,6 +415,7 @@ pub(crate) fn val_from_weft(
             },
         },
         Val::ExnRef(Some(_)) => anyhow::bail!("non-null exnref values are not supported by weft's C API yet"),
+        Val::AnyRef(_) => anyhow::bail!("anyref values are not supported by weft's C API yet"),
     })
 }
 
@@ -478,7 +479,7 @@ pub(crate) fn raw_from_weft(
         Val::F32(b) => raw.f32 = f32::from_bits(*b),
         Val::F64(b) => raw.f64 = f64::from_bits(*b),
         Val::V128(x) => raw.v128 = x.as_u128().to_le_bytes(),
-        Val::FuncRef(None) | Val::ExternRef(None) | Val::ExnRef(None) => {}
+        Val::FuncRef(None) | Val::ExternRef(None) | Val::ExnRef(None) | Val::AnyRef(None) => {}
         Val::FuncRef(Some(f)) => {
             raw.funcref = (func_handle(store, cx, *f).private as usize + 1) as *mut c_void;
         }

@@ -1,0 +1,170 @@
+//! Host values of the GC proposal's references: [`AnyRef`] and [`I31`], as
+//! in Wasmtime 48 (a subset: no `StructRef`/`ArrayRef` accessors yet).
+//!
+//! A `Rooted<AnyRef>` holds the reference's 32-bit heap word (see
+//! `weft_runtime::gc`). The store's collector never frees an object, so
+//! every handle stays valid while its store lives; a word that is not an
+//! `i31ref` or an object of the store's heap is refused wherever a handle
+//! is used.
+
+use crate::store::{AsContext, AsContextMut, StoreOpaque};
+use crate::values::{ExternRef, Rooted};
+use std::marker::PhantomData;
+use weft_environ::{CompositeKind, GC_EXTERN_BOX_TYPE};
+use weft_types::VMSharedTypeIndex;
+
+/// A reference of the `any` hierarchy: a struct, an array, an `i31ref`, or a
+/// host reference made internal (`any.convert_extern`).
+#[derive(Debug)]
+pub struct AnyRef {
+    _private: (),
+}
+
+/// An unboxed 31-bit integer, the value of an `i31ref`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct I31(u32);
+
+impl I31 {
+    /// The `i31` of `value`, if it fits in 31 signed bits.
+    pub fn new_i32(value: i32) -> Option<I31> {
+        ((value << 1) >> 1 == value).then(|| I31::wrapping_i32(value))
+    }
+    /// The `i31` of `value`, if it fits in 31 unsigned bits.
+    pub fn new_u32(value: u32) -> Option<I31> {
+        (value >> 31 == 0).then_some(I31(value))
+    }
+    /// The `i31` of `value` with its top bit dropped.
+    pub fn wrapping_i32(value: i32) -> I31 {
+        I31((value as u32) & 0x7fff_ffff)
+    }
+    /// The `i31` of `value` with its top bit dropped.
+    pub fn wrapping_u32(value: u32) -> I31 {
+        I31(value & 0x7fff_ffff)
+    }
+    /// The value, sign-extended.
+    pub fn get_i32(&self) -> i32 {
+        ((self.0 << 1) as i32) >> 1
+    }
+    /// The value, zero-extended.
+    pub fn get_u32(&self) -> u32 {
+        self.0
+    }
+}
+
+/// What a heap word is, as far as the host API cares.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum GcWord {
+    I31(I31),
+    /// An object: its engine type id.
+    Object(u32),
+}
+
+impl StoreOpaque {
+    /// Classifies the heap word of `r`, failing if `r` is of another store
+    /// or names no object of this store's GC heap.
+    pub(crate) fn gc_word(&self, r: &Rooted<AnyRef>) -> crate::Result<GcWord> {
+        self.check(r.store, "anyref")?;
+        let word = u32::try_from(r.index).map_err(|_| crate::format_err!("anyref to no object of the store"))?;
+        if weft_runtime::gc::is_i31(word) {
+            return Ok(GcWord::I31(I31(weft_runtime::gc::i31_get_u(word))));
+        }
+        match self.objects.context().with_gc_heap(|heap| heap.header(word)) {
+            Some(Some((ty, _))) => Ok(GcWord::Object(ty)),
+            _ => crate::bail!("anyref to no object of the store's GC heap"),
+        }
+    }
+
+    /// The kind of the GC type `id` (struct or array), if it is one.
+    pub(crate) fn gc_kind(&self, id: u32) -> Option<CompositeKind> {
+        self.engine
+            .inner
+            .types
+            .lookup_sub(VMSharedTypeIndex(id))
+            .map(|t| t.composite.kind())
+    }
+
+    fn any_handle(&self, word: u32) -> Rooted<AnyRef> {
+        Rooted {
+            store: self.id(),
+            index: word as usize,
+            _marker: PhantomData,
+        }
+    }
+}
+
+impl AnyRef {
+    /// The `i31ref` of `value`.
+    pub fn from_i31(store: impl AsContextMut, value: I31) -> Rooted<AnyRef> {
+        let mut store = store;
+        let store = store.as_context_mut();
+        store.0.opaque().any_handle(weft_runtime::gc::i31_word(value.get_i32()))
+    }
+
+    /// `any.convert_extern`: the host reference as an internal one (boxed
+    /// in the store's GC heap).
+    pub fn convert_extern(mut store: impl AsContextMut, e: Rooted<ExternRef>) -> crate::Result<Rooted<AnyRef>> {
+        let store = store.as_context_mut();
+        let opaque = store.0.opaque();
+        let word = opaque.externref_word(&e)?;
+        let any = opaque.objects.context().any_convert_extern(word)?;
+        Ok(opaque.any_handle(any))
+    }
+}
+
+impl ExternRef {
+    /// `extern.convert_any`: the internal reference as an external one.
+    pub fn convert_any(mut store: impl AsContextMut, a: Rooted<AnyRef>) -> crate::Result<Rooted<ExternRef>> {
+        let store = store.as_context_mut();
+        let opaque = store.0.opaque();
+        opaque.gc_word(&a)?;
+        let word = opaque.objects.context().extern_convert_any(a.index as u32);
+        Ok(Rooted {
+            store: opaque.id(),
+            index: word.wrapping_sub(1),
+            _marker: PhantomData,
+        })
+    }
+}
+
+impl Rooted<AnyRef> {
+    /// Whether this is an `i31ref`.
+    pub fn is_i31(&self, store: impl AsContext) -> crate::Result<bool> {
+        Ok(matches!(store.as_context().0.opaque().gc_word(self)?, GcWord::I31(_)))
+    }
+    /// The `i31`, if this is an `i31ref`.
+    pub fn as_i31(&self, store: impl AsContext) -> crate::Result<Option<I31>> {
+        Ok(match store.as_context().0.opaque().gc_word(self)? {
+            GcWord::I31(v) => Some(v),
+            GcWord::Object(_) => None,
+        })
+    }
+    /// The `i31`; an error if this is not an `i31ref`.
+    pub fn unwrap_i31(&self, store: impl AsContext) -> crate::Result<I31> {
+        self.as_i31(store)?
+            .ok_or_else(|| crate::format_err!("the anyref is not an i31ref"))
+    }
+    /// Whether this is a struct.
+    pub fn is_struct(&self, store: impl AsContext) -> crate::Result<bool> {
+        self.is_kind(store, CompositeKind::Struct)
+    }
+    /// Whether this is an array.
+    pub fn is_array(&self, store: impl AsContext) -> crate::Result<bool> {
+        self.is_kind(store, CompositeKind::Array)
+    }
+    /// Whether this is an `eqref`: anything but a host reference made
+    /// internal.
+    pub fn is_eqref(&self, store: impl AsContext) -> crate::Result<bool> {
+        Ok(match store.as_context().0.opaque().gc_word(self)? {
+            GcWord::I31(_) => true,
+            GcWord::Object(ty) => ty != GC_EXTERN_BOX_TYPE,
+        })
+    }
+    fn is_kind(&self, store: impl AsContext, kind: CompositeKind) -> crate::Result<bool> {
+        let store = store.as_context();
+        let opaque = store.0.opaque();
+        Ok(match opaque.gc_word(self)? {
+            GcWord::Object(ty) => opaque.gc_kind(ty) == Some(kind),
+            GcWord::I31(_) => false,
+        })
+    }
+}
