@@ -40,8 +40,8 @@ use wast::parser::{self, ParseBuffer};
 use wast::token::{Id, F32, F64};
 use wast::{QuoteWat, Wast, WastArg, WastDirective, WastExecute, WastInvoke, WastRet, Wat};
 use weft::{
-    ExternRef, Global, GlobalType, Instance, Linker, Memory, MemoryType, Module, Mutability, Ref, RefType, Store,
-    Table, TableType, Trap, Val, ValType, V128,
+    ExternRef, Global, GlobalType, Instance, Linker, Memory, MemoryType, Module, Mutability, Ref, RefType,
+    SharedMemory, Store, Table, TableType, Trap, Val, ValType, V128,
 };
 
 /// How many failure lines the `Display` of [`WastFailures`] prints before
@@ -284,7 +284,7 @@ impl<T: 'static> WastContext<T> {
 
         let memory = Memory::new(&mut self.store, MemoryType::new(1, Some(2)))?;
         self.linker.define(&self.store, "spectest", "memory", memory)?;
-        let shared = Memory::new(&mut self.store, MemoryType::shared(1, 2))?;
+        let shared = SharedMemory::new(self.store.engine(), MemoryType::shared(1, 2))?;
         self.linker.define(&self.store, "spectest", "shared_memory", shared)?;
         Ok(())
     }
