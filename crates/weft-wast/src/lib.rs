@@ -27,6 +27,7 @@
 mod component;
 mod host;
 mod legacy;
+mod threads;
 
 use std::collections::HashMap;
 use std::fmt;
@@ -132,6 +133,9 @@ pub struct WastContext<T: 'static> {
     /// The component linker, and the components and component instances
     /// named so far.
     components: component::ComponentState<T>,
+    /// In a `thread`'s context: the exports of the instance its
+    /// `(shared (module $m))` names, by the module's name, for `register`.
+    shared_modules: HashMap<String, Vec<(String, weft::Extern)>>,
 }
 
 /// One directive of a script that did not behave as the script expects.
@@ -225,6 +229,7 @@ impl<T: 'static> WastContext<T> {
             definitions: HashMap::new(),
             last_definition: None,
             components,
+            shared_modules: HashMap::new(),
         }
     }
 
@@ -323,23 +328,7 @@ impl<T: 'static> WastContext<T> {
 
         let directives = script.directives.len();
         let mut failures = Vec::new();
-        for directive in script.directives {
-            let (line, column) = directive.span().linecol_in(text);
-            let name = directive_name(&directive);
-            let outcome = panic::catch_unwind(AssertUnwindSafe(|| self.run_directive(directive, text)));
-            let message = match outcome {
-                Ok(Ok(())) => continue,
-                Ok(Err(err)) => one_line(&err),
-                Err(payload) => format!("panicked: {}", panic_message(payload.as_ref())),
-            };
-            failures.push(DirectiveFailure {
-                file: filename.to_string(),
-                line: line + 1,
-                column: column + 1,
-                directive: name,
-                message,
-            });
-        }
+        self.run_directives(script.directives, filename, text, &mut failures);
 
         // Whatever the script left running, every reference of the store's
         // task table must be held by something live.
@@ -362,6 +351,60 @@ impl<T: 'static> WastContext<T> {
             }
             .into())
         }
+    }
+
+    /// Runs `directives` in order, adding those that fail to `failures`.
+    /// A `thread` directive runs its own directives on a new OS thread, in
+    /// a store of its own (see [`WastContext::spawn_thread`]); `wait` joins
+    /// it and adds its failures. Threads not waited for are joined at the
+    /// end.
+    fn run_directives(
+        &mut self,
+        directives: Vec<WastDirective<'_>>,
+        filename: &str,
+        text: &str,
+        failures: &mut Vec<DirectiveFailure>,
+    ) {
+        std::thread::scope(|scope| {
+            let mut running: HashMap<String, threads::Child<'_>> = HashMap::new();
+            for directive in directives {
+                let (line, column) = directive.span().linecol_in(text);
+                let name = directive_name(&directive);
+                let outcome = match directive {
+                    WastDirective::Thread(thread) => {
+                        let child_name = thread.name.name().to_string();
+                        self.spawn_thread(scope, thread, filename, text).map(|child| {
+                            running.insert(child_name, child);
+                        })
+                    }
+                    WastDirective::Wait { thread, .. } => match running.remove(thread.name()) {
+                        Some(child) => child.join(failures),
+                        None => Err(anyhow!("no running thread named `${}`", thread.name())),
+                    },
+                    directive => panic::catch_unwind(AssertUnwindSafe(|| self.run_directive(directive, text)))
+                        .unwrap_or_else(|payload| Err(anyhow!("panicked: {}", panic_message(payload.as_ref())))),
+                };
+                let Err(err) = outcome else { continue };
+                failures.push(DirectiveFailure {
+                    file: filename.to_string(),
+                    line: line + 1,
+                    column: column + 1,
+                    directive: name,
+                    message: one_line(&err),
+                });
+            }
+            for (name, child) in running {
+                if let Err(err) = child.join(failures) {
+                    failures.push(DirectiveFailure {
+                        file: filename.to_string(),
+                        line: 0,
+                        column: 0,
+                        directive: "end of script",
+                        message: format!("thread `${name}` (never waited for): {}", one_line(&err)),
+                    });
+                }
+            }
+        });
     }
 
     /// Carries out one directive; `Err` means it did not behave as expected.
@@ -441,6 +484,12 @@ impl<T: 'static> WastContext<T> {
             }
 
             WastDirective::Register { name, module, .. } => {
+                if let Some(exports) = module.and_then(|id| self.shared_modules.get(id.name())) {
+                    for (field, item) in exports.clone() {
+                        self.linker.define(&self.store, name, &field, item)?;
+                    }
+                    return Ok(());
+                }
                 let instance = self.instance_named(module)?;
                 self.linker
                     .instance(&mut self.store, name, instance)
@@ -565,7 +614,7 @@ impl<T: 'static> WastContext<T> {
                 bail!("stack switching (suspensions) is not supported by weft")
             }
             WastDirective::Thread(_) | WastDirective::Wait { .. } => {
-                bail!("threads are not supported by weft")
+                bail!("`thread` and `wait` are run by the script's directive loop")
             }
         }
     }
