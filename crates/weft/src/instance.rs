@@ -243,11 +243,11 @@ fn check_import(store: &StoreOpaque, module: &Module, expected: &EntityType, act
             None
         }
         (EntityType::Memory(m), Extern::SharedMemory(actual_m)) => {
-            let have = actual_m.ty();
+            let have = actual_m.current_ty();
             if !m.shared
                 || have.is_64() != m.memory64
                 || have.page_size_log2() != m.page_size_log2
-                || !limits_match(have.minimum(), actual_m.declared_ty().maximum(), m.minimum, m.maximum)
+                || !limits_match(have.minimum(), have.maximum(), m.minimum, m.maximum)
             {
                 return mismatch(format!("memory of type `{have}`"));
             }

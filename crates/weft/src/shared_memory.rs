@@ -90,15 +90,15 @@ impl SharedMemory {
         &self.engine
     }
 
-    /// The declared type (the maximum it was made with), with the current
-    /// size as minimum.
+    /// The type the memory was made with (as in Wasmtime, its minimum is
+    /// the initial size, not the current one: see [`SharedMemory::size`]).
     pub fn ty(&self) -> MemoryType {
-        self.ty.with_minimum(self.size())
+        self.ty.clone()
     }
 
-    /// The type as declared, with its initial minimum.
-    pub(crate) fn declared_ty(&self) -> &MemoryType {
-        &self.ty
+    /// The type with the current size as minimum, as imports are matched.
+    pub(crate) fn current_ty(&self) -> MemoryType {
+        self.ty.with_minimum(self.size())
     }
 
     /// The size in pages.

@@ -218,7 +218,7 @@ impl StoreOpaque {
         }
         let linear = weft_runtime::LinearMemory::from_shared(memory.runtime().clone());
         let id = self.objects.add_memory(linear);
-        self.memory_types.insert(id.0, memory.declared_ty().clone());
+        self.memory_types.insert(id.0, memory.ty());
         self.shared_memories.insert(identity, id);
         id
     }

@@ -135,7 +135,7 @@ fn growth_is_seen_by_every_store_and_the_host() -> Result<()> {
     assert_eq!(memory.size(), 3);
     assert_eq!(memory.data_size(), 3 * 65536);
     assert_eq!(memory.data().len(), 3 * 65536);
-    assert_eq!(memory.ty().minimum(), 3);
+    assert_eq!(memory.ty().minimum(), 1, "the type it was made with, as in Wasmtime");
     // The new page is usable from the other store, on another thread too.
     store_a.call(&mut a, (2 * 65536 + 8, 5))?;
     assert_eq!(load_b.call(&mut b, 2 * 65536 + 8)?, 5);

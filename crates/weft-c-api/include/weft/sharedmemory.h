@@ -41,8 +41,8 @@ WASM_API_EXTERN void weft_sharedmemory_delete(weft_sharedmemory_t *memory);
 /// owns it.
 WASM_API_EXTERN weft_sharedmemory_t *weft_sharedmemory_clone(const weft_sharedmemory_t *memory);
 
-/// \brief The memory's type, with its current size as minimum; the caller
-/// owns it.
+/// \brief The type the memory was made with (its minimum is the initial
+/// size: see #weft_sharedmemory_size); the caller owns it.
 WASM_API_EXTERN wasm_memorytype_t *weft_sharedmemory_type(const weft_sharedmemory_t *memory);
 
 /**

@@ -55,7 +55,7 @@ pub extern "C" fn weft_sharedmemory_clone(memory: Option<&weft_sharedmemory_t>) 
     )
 }
 
-/// The memory's type, with its current size as minimum; the caller owns it.
+/// The type the memory was made with; the caller owns it.
 #[no_mangle]
 pub extern "C" fn weft_sharedmemory_type(memory: Option<&weft_sharedmemory_t>) -> Option<Box<wasm_memorytype_t>> {
     guard(
