@@ -4,6 +4,8 @@
 //! script's instance `$m` (in its linker as `m`, and to `register`), whose
 //! shared memories it then shares with the script. `wait` joins the thread.
 
+// Import loop kept on purpose: this file is the `thread` half of the
+// runner's directive loop (lib.rs), which runs a thread's directives with it.
 use crate::{DirectiveFailure, WastContext};
 use anyhow::{anyhow, Result};
 use std::thread::{Scope, ScopedJoinHandle};
