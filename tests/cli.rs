@@ -268,6 +268,53 @@ fn wast_failing_script() {
     assert!(!out.contains("fail.wast:4:"), "{out}");
 }
 
+/// Two script threads hand a turn back and forth through the script's
+/// shared memory with `memory.atomic.wait32` and `notify`: only threads
+/// that really run at the same time finish it.
+const THREADS_WAST: &str = r#"
+(module $Mem (memory (export "m") 1 1 shared))
+(thread $ping (shared (module $Mem))
+  (module
+    (memory (import "Mem" "m") 1 1 shared)
+    (func (export "play") (param $me i32) (param $n i32)
+      (loop $turn
+        (block $mine
+          (loop $sleep
+            (br_if $mine (i32.eq (i32.atomic.load (i32.const 0)) (local.get $me)))
+            (drop (memory.atomic.wait32 (i32.const 0) (i32.sub (i32.const 1) (local.get $me)) (i64.const -1)))
+            (br $sleep)))
+        (i32.atomic.store (i32.const 0) (i32.sub (i32.const 1) (local.get $me)))
+        (drop (memory.atomic.notify (i32.const 0) (i32.const 1)))
+        (br_if $turn (local.tee $n (i32.sub (local.get $n) (i32.const 1)))))))
+  (register "player")
+  (invoke "play" (i32.const 0) (i32.const 100)))
+(thread $pong (shared (module $Mem))
+  (module
+    (memory (import "Mem" "m") 1 1 shared)
+    (func (export "play") (param $me i32) (param $n i32)
+      (loop $turn
+        (block $mine
+          (loop $sleep
+            (br_if $mine (i32.eq (i32.atomic.load (i32.const 0)) (local.get $me)))
+            (drop (memory.atomic.wait32 (i32.const 0) (i32.sub (i32.const 1) (local.get $me)) (i64.const -1)))
+            (br $sleep)))
+        (i32.atomic.store (i32.const 0) (i32.sub (i32.const 1) (local.get $me)))
+        (drop (memory.atomic.notify (i32.const 0) (i32.const 1)))
+        (br_if $turn (local.tee $n (i32.sub (local.get $n) (i32.const 1)))))))
+  (invoke "play" (i32.const 1) (i32.const 100)))
+(wait $ping)
+(wait $pong)
+"#;
+
+#[test]
+fn wast_threads_run_on_os_threads() {
+    let dir = temp_dir("wast-threads");
+    let script = write(&dir, "threads.wast", THREADS_WAST);
+    let output = weft(&["wast", script.to_str().expect("utf-8 temp path")]);
+    assert!(output.status.success(), "{output:?}");
+    assert_eq!(stdout(&output).lines().last(), Some("1 passed, 0 failed"), "{output:?}");
+}
+
 #[test]
 fn wast_unparsable_script_fails_cleanly() {
     let dir = temp_dir("wast-bad");

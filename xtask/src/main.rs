@@ -209,6 +209,20 @@ fn benches(sightglass: &[PathBuf], quick: bool) -> Vec<Bench> {
         reps: if quick { 5 } else { 11 },
         metrics: vec![("per_grow", "memory")],
     });
+    for (bench, name) in [
+        (
+            "atomics-counter",
+            "atomics: i32.atomic.rmw.add on one counter, 2 threads",
+        ),
+        ("atomics-pingpong", "atomics: wait/notify hand-off between 2 threads"),
+    ] {
+        out.push(Bench {
+            name: name.into(),
+            args: vec![bench.into()],
+            reps: if quick { 5 } else { 11 },
+            metrics: vec![("per_op", "atomics")],
+        });
+    }
     out.push(Bench {
         name: "instantiate, 1 MiB data segment".into(),
         args: vec!["instantiate-data".into(), (1 << 20).to_string()],

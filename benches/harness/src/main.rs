@@ -7,6 +7,7 @@
 //!   BENCH   sightglass PATH.wasm       compile, deserialize, instantiate (first, again), execute
 //!           call-empty | call-empty-untyped | call-args8 | call-args8-untyped
 //!           call-host | call-host-args8 | memory-grow
+//!           atomics-counter | atomics-pingpong
 //!           async-call-empty | async-call-host
 //!           cm-call | cm-call-untyped | cm-call-async | cm-call-async-untyped
 //!           cm-call-concurrent | cm-call-concurrent-untyped
@@ -285,6 +286,91 @@ macro_rules! engine {
                 Ok(())
             }
 
+            const ATOMICS: &str = r#"(module
+                (import "env" "mem" (memory 1 1 shared))
+                ;; Adds 1 to the counter at 64, $n times.
+                (func (export "count") (param $n i32)
+                    (loop $l
+                        (drop (i32.atomic.rmw.add (i32.const 64) (i32.const 1)))
+                        (br_if $l (local.tee $n (i32.sub (local.get $n) (i32.const 1))))))
+                ;; Player $me (0 or 1) takes $n turns: it sleeps until the
+                ;; turn word at 0 is $me, then hands it to the other and
+                ;; wakes them.
+                (func (export "play") (param $me i32) (param $n i32)
+                    (local $other i32)
+                    (local.set $other (i32.sub (i32.const 1) (local.get $me)))
+                    (loop $turn
+                        (block $mine
+                            (loop $sleep
+                                (br_if $mine (i32.eq (i32.atomic.load (i32.const 0)) (local.get $me)))
+                                (drop (memory.atomic.wait32 (i32.const 0) (local.get $other) (i64.const -1)))
+                                (br $sleep)))
+                        (i32.atomic.store (i32.const 0) (local.get $other))
+                        (drop (memory.atomic.notify (i32.const 0) (i32.const 1)))
+                        (br_if $turn (local.tee $n (i32.sub (local.get $n) (i32.const 1)))))))"#;
+
+            /// Two threads, each with its own store and an instance
+            /// importing one shared memory: `atomics-counter` increments
+            /// one counter from both (contended), `atomics-pingpong` hands
+            /// a turn back and forth with wait and notify. The time per
+            /// increment or per hand-off, from both threads' start to both
+            /// ends.
+            pub fn atomics(bench: &str, reps: usize) -> anyhow::Result<()> {
+                use std::sync::{Arc, Barrier};
+                use $rt::{MemoryType, SharedMemory, WaitResult};
+                let mut config = Config::new();
+                config.wasm_threads(true);
+                config.shared_memory(true);
+                let engine = Engine::new(&config).map_err(anyhow::Error::from)?;
+                let module = Module::new(&engine, ATOMICS)?;
+                let ops: i32 = match bench {
+                    "atomics-counter" => 1_000_000,
+                    "atomics-pingpong" => 20_000,
+                    _ => anyhow::bail!("unknown benchmark `{bench}`"),
+                };
+                // A first round warms up, untimed.
+                for rep in 0..=reps {
+                    let memory = SharedMemory::new(&engine, MemoryType::shared(1, 1))?;
+                    let start = Arc::new(Barrier::new(3));
+                    let threads: Vec<_> = (0..2)
+                        .map(|me| {
+                            let (module, memory, start) = (module.clone(), memory.clone(), start.clone());
+                            let bench = bench.to_string();
+                            std::thread::spawn(move || -> anyhow::Result<()> {
+                                let mut store = Store::new(module.engine(), ());
+                                let instance = Instance::new(&mut store, &module, &[memory.into()])?;
+                                if bench == "atomics-counter" {
+                                    let count = instance.get_typed_func::<i32, ()>(&mut store, "count")?;
+                                    start.wait();
+                                    count.call(&mut store, ops)?;
+                                } else {
+                                    let play = instance.get_typed_func::<(i32, i32), ()>(&mut store, "play")?;
+                                    start.wait();
+                                    play.call(&mut store, (me, ops))?;
+                                }
+                                Ok(())
+                            })
+                        })
+                        .collect();
+                    start.wait();
+                    let began = Instant::now();
+                    for t in threads {
+                        t.join().map_err(|_| anyhow::anyhow!("a benchmark thread panicked"))??;
+                    }
+                    let elapsed = began.elapsed();
+                    if bench == "atomics-counter" {
+                        // A wait that does not time out only if the counter
+                        // holds something else: no increment was lost.
+                        let seen = memory.atomic_wait32(64, 2 * ops as u32, Some(Duration::ZERO));
+                        anyhow::ensure!(matches!(seen, Ok(WaitResult::TimedOut)), "increments were lost");
+                    }
+                    if rep > 0 {
+                        sample_per_op("per_op", elapsed, 2 * ops as u64);
+                    }
+                }
+                Ok(())
+            }
+
             pub fn compile_synthetic(funcs: usize, reps: usize) -> anyhow::Result<()> {
                 let bytes = inputs::synthetic_module(funcs);
                 println!("size {}", bytes.len());
@@ -388,6 +474,7 @@ fn run() -> anyhow::Result<()> {
             match bench.as_str() {
                 "sightglass" => $m::sightglass(Path::new(arg.unwrap_or_default()), reps),
                 "memory-grow" => $m::memory_grow(reps),
+                b if b.starts_with("atomics-") => $m::atomics(b, reps),
                 "compile-synthetic" => $m::compile_synthetic(number()?, reps),
                 "instantiate-data" => $m::instantiate_data(number()?, reps),
                 b if b.starts_with("async-") => $m::async_calls(b, reps),

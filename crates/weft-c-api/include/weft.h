@@ -56,6 +56,7 @@
 #include <weft/linker.h>
 #include <weft/memory.h>
 #include <weft/module.h>
+#include <weft/sharedmemory.h>
 #include <weft/store.h>
 #include <weft/table.h>
 #include <weft/tag.h>

@@ -210,7 +210,7 @@ bool_setter!(
     (
         weft_config_wasm_threads_set,
         wasm_threads,
-        "The threads proposal: shared memories (within one store) and atomics."
+        "The threads proposal: shared memories (across stores and threads) and atomics."
     ),
     (
         weft_config_wasm_wide_arithmetic_set,
@@ -241,7 +241,7 @@ ignored_bool_setter!(
     ),
     (
         weft_config_shared_memory_set,
-        "Wasmtime's `SharedMemory` (across stores): not supported by Weft yet; ignored."
+        "Accepted and ignored: shared memories come with the threads proposal."
     ),
     (
         weft_config_wasm_gc_set,

@@ -125,6 +125,8 @@ pub(crate) fn from_extern(e: weft::Extern) -> Option<Entity> {
         weft::Extern::Table(t) => Entity::Table(t),
         weft::Extern::Memory(m) => Entity::Memory(m),
         weft::Extern::Tag(t) => Entity::Tag(t),
+        // `wasm.h` has no shared memories.
+        weft::Extern::SharedMemory(_) => return None,
     })
 }
 

@@ -629,7 +629,7 @@ pub extern "C" fn weft_memorytype_is64(ty: Option<&wasm_memorytype_t>) -> bool {
     ty.and_then(|t| t.memory()).is_some_and(|m| m.ty.is_64())
 }
 
-/// Whether the memory is shared (never in Weft).
+/// Whether the memory is shared.
 #[no_mangle]
 pub extern "C" fn weft_memorytype_isshared(ty: Option<&wasm_memorytype_t>) -> bool {
     ty.and_then(|t| t.memory()).is_some_and(|m| m.ty.is_shared())

@@ -127,13 +127,15 @@ extern "C" fn memory_grow(vmctx: *mut u8, memory: u32, delta: u64) -> u64 {
 }
 
 extern "C" fn memory_fill(vmctx: *mut u8, memory: u32, dst: u64, value: u32, len: u64) -> u32 {
-    let Some(mem) = instance(vmctx).memory_mut(memory) else {
+    let Some(mem) = instance(vmctx).memory(memory) else {
         return 1;
     };
-    let data = mem.data_mut();
-    match range(dst, len, data.len()) {
+    match range(dst, len, mem.byte_size()) {
         Some(r) => {
-            data[r].fill(value as u8);
+            // SAFETY: the range is inside the accessible memory. Raw writes,
+            // not a `&mut [u8]`: a shared memory may be in use by other
+            // threads.
+            unsafe { std::ptr::write_bytes(mem.base().add(r.start), value as u8, r.len()) };
             0
         }
         None => 1,
@@ -163,17 +165,19 @@ extern "C" fn memory_init(vmctx: *mut u8, memory: u32, data: u32, dst: u64, src:
         (Some(seg), Some(false)) => &seg.data,
         _ => &[],
     };
-    let Some(mem) = instance.memory_mut(memory) else {
+    let Some(mem) = instance.memory(memory) else {
         return 1;
     };
-    let mem = mem.data_mut();
     let (Some(dr), Some(sr)) = (
-        range(dst, len as u64, mem.len()),
+        range(dst, len as u64, mem.byte_size()),
         range(src as u64, len as u64, bytes.len()),
     ) else {
         return 1;
     };
-    mem[dr].copy_from_slice(&bytes[sr]);
+    // SAFETY: the destination is inside the accessible memory and the
+    // source inside the segment, which is not wasm memory; raw writes as in
+    // `memory_fill`.
+    unsafe { std::ptr::copy_nonoverlapping(bytes[sr].as_ptr(), mem.base().add(dr.start), dr.len()) };
     0
 }
 

@@ -5,7 +5,7 @@ use crate::builtins::BUILTINS;
 use crate::code::CodePtr;
 use crate::host::{HostFn, HostFuncContextHeader};
 use crate::instance::Instance;
-use crate::memory::LinearMemory;
+use crate::memory::{LinearMemory, SharedLinearMemory};
 use crate::memory_image::MemoryImage;
 use crate::table::Table;
 use crate::vm::{FuncRefPtr, InterruptFn, InterruptHandler, VMFuncRef, VMStoreContext, VMTagDefinition, ValRaw};
@@ -310,12 +310,15 @@ impl StoreObjects {
             .iter()
             .enumerate()
         {
-            let image = memory_images.get(i).and_then(Option::as_ref);
-            let (mut memory, from_image) =
-                LinearMemory::with_image(m.minimum, m.maximum, m.memory64, m.page_size_log2, image)?;
-            if m.shared {
-                memory.set_shared();
-            }
+            let (memory, from_image) = if m.shared {
+                // Shared memories get their data segments copied: an image
+                // would be mapped over memory other threads may use.
+                let shared = SharedLinearMemory::new(m.minimum, m.maximum, m.memory64, m.page_size_log2)?;
+                (LinearMemory::from_shared(shared), false)
+            } else {
+                let image = memory_images.get(i).and_then(Option::as_ref);
+                LinearMemory::with_image(m.minimum, m.maximum, m.memory64, m.page_size_log2, image)?
+            };
             memories.push(self.add_memory(memory));
             instance.memory_from_image.push(from_image);
         }
@@ -455,11 +458,13 @@ impl StoreObjects {
                 let Some(mem) = instance.memory_mut(*memory) else {
                     return Err(Trap::MemoryOutOfBounds);
                 };
-                let data = mem.data_mut();
-                match dst.checked_add(seg.data.len()).filter(|e| *e <= data.len()) {
-                    Some(end) => data[dst..end].copy_from_slice(&seg.data),
-                    None => return Err(Trap::MemoryOutOfBounds),
+                if dst.checked_add(seg.data.len()).is_none_or(|end| end > mem.byte_size()) {
+                    return Err(Trap::MemoryOutOfBounds);
                 }
+                // SAFETY: `[dst, dst + len)` is inside the accessible memory
+                // (checked above). Raw writes, not a `&mut [u8]`: a shared
+                // memory may be in use by other threads.
+                unsafe { std::ptr::copy_nonoverlapping(seg.data.as_ptr(), mem.base().add(dst), seg.data.len()) };
             }
         }
         Ok(())

@@ -27,6 +27,7 @@
 mod component;
 mod host;
 mod legacy;
+mod threads;
 
 use std::collections::HashMap;
 use std::fmt;
@@ -40,8 +41,8 @@ use wast::parser::{self, ParseBuffer};
 use wast::token::{Id, F32, F64};
 use wast::{QuoteWat, Wast, WastArg, WastDirective, WastExecute, WastInvoke, WastRet, Wat};
 use weft::{
-    ExternRef, Global, GlobalType, Instance, Linker, Memory, MemoryType, Module, Mutability, Ref, RefType, Store,
-    Table, TableType, Trap, Val, ValType, V128,
+    ExternRef, Global, GlobalType, Instance, Linker, Memory, MemoryType, Module, Mutability, Ref, RefType,
+    SharedMemory, Store, Table, TableType, Trap, Val, ValType, V128,
 };
 
 /// How many failure lines the `Display` of [`WastFailures`] prints before
@@ -134,6 +135,9 @@ pub struct WastContext<T: 'static> {
     /// The component linker, and the components and component instances
     /// named so far.
     components: component::ComponentState<T>,
+    /// In a `thread`'s context: the exports of the instance its
+    /// `(shared (module $m))` names, by the module's name, for `register`.
+    shared_modules: HashMap<String, Vec<(String, weft::Extern)>>,
 }
 
 /// One directive of a script that did not behave as the script expects.
@@ -228,6 +232,7 @@ impl<T: 'static> WastContext<T> {
             definitions: HashMap::new(),
             last_definition: None,
             components,
+            shared_modules: HashMap::new(),
         }
     }
 
@@ -287,7 +292,7 @@ impl<T: 'static> WastContext<T> {
 
         let memory = Memory::new(&mut self.store, MemoryType::new(1, Some(2)))?;
         self.linker.define(&self.store, "spectest", "memory", memory)?;
-        let shared = Memory::new(&mut self.store, MemoryType::shared(1, 2))?;
+        let shared = SharedMemory::new(self.store.engine(), MemoryType::shared(1, 2))?;
         self.linker.define(&self.store, "spectest", "shared_memory", shared)?;
         Ok(())
     }
@@ -326,23 +331,7 @@ impl<T: 'static> WastContext<T> {
 
         let directives = script.directives.len();
         let mut failures = Vec::new();
-        for directive in script.directives {
-            let (line, column) = directive.span().linecol_in(text);
-            let name = directive_name(&directive);
-            let outcome = panic::catch_unwind(AssertUnwindSafe(|| self.run_directive(directive, text)));
-            let message = match outcome {
-                Ok(Ok(())) => continue,
-                Ok(Err(err)) => one_line(&err),
-                Err(payload) => format!("panicked: {}", panic_message(payload.as_ref())),
-            };
-            failures.push(DirectiveFailure {
-                file: filename.to_string(),
-                line: line + 1,
-                column: column + 1,
-                directive: name,
-                message,
-            });
-        }
+        self.run_directives(script.directives, filename, text, &mut failures);
 
         // Whatever the script left running, every reference of the store's
         // task table must be held by something live.
@@ -365,6 +354,60 @@ impl<T: 'static> WastContext<T> {
             }
             .into())
         }
+    }
+
+    /// Runs `directives` in order, adding those that fail to `failures`.
+    /// A `thread` directive runs its own directives on a new OS thread, in
+    /// a store of its own (see [`WastContext::spawn_thread`]); `wait` joins
+    /// it and adds its failures. Threads not waited for are joined at the
+    /// end.
+    fn run_directives(
+        &mut self,
+        directives: Vec<WastDirective<'_>>,
+        filename: &str,
+        text: &str,
+        failures: &mut Vec<DirectiveFailure>,
+    ) {
+        std::thread::scope(|scope| {
+            let mut running: HashMap<String, threads::Child<'_>> = HashMap::new();
+            for directive in directives {
+                let (line, column) = directive.span().linecol_in(text);
+                let name = directive_name(&directive);
+                let outcome = match directive {
+                    WastDirective::Thread(thread) => {
+                        let child_name = thread.name.name().to_string();
+                        self.spawn_thread(scope, thread, filename, text).map(|child| {
+                            running.insert(child_name, child);
+                        })
+                    }
+                    WastDirective::Wait { thread, .. } => match running.remove(thread.name()) {
+                        Some(child) => child.join(failures),
+                        None => Err(anyhow!("no running thread named `${}`", thread.name())),
+                    },
+                    directive => panic::catch_unwind(AssertUnwindSafe(|| self.run_directive(directive, text)))
+                        .unwrap_or_else(|payload| Err(anyhow!("panicked: {}", panic_message(payload.as_ref())))),
+                };
+                let Err(err) = outcome else { continue };
+                failures.push(DirectiveFailure {
+                    file: filename.to_string(),
+                    line: line + 1,
+                    column: column + 1,
+                    directive: name,
+                    message: one_line(&err),
+                });
+            }
+            for (name, child) in running {
+                if let Err(err) = child.join(failures) {
+                    failures.push(DirectiveFailure {
+                        file: filename.to_string(),
+                        line: 0,
+                        column: 0,
+                        directive: "end of script",
+                        message: format!("thread `${name}` (never waited for): {}", one_line(&err)),
+                    });
+                }
+            }
+        });
     }
 
     /// Carries out one directive; `Err` means it did not behave as expected.
@@ -444,6 +487,12 @@ impl<T: 'static> WastContext<T> {
             }
 
             WastDirective::Register { name, module, .. } => {
+                if let Some(exports) = module.and_then(|id| self.shared_modules.get(id.name())) {
+                    for (field, item) in exports.clone() {
+                        self.linker.define(&self.store, name, &field, item)?;
+                    }
+                    return Ok(());
+                }
                 let instance = self.instance_named(module)?;
                 self.linker
                     .instance(&mut self.store, name, instance)
@@ -568,7 +617,7 @@ impl<T: 'static> WastContext<T> {
                 bail!("stack switching (suspensions) is not supported by weft")
             }
             WastDirective::Thread(_) | WastDirective::Wait { .. } => {
-                bail!("threads are not supported by weft")
+                bail!("`thread` and `wait` are run by the script's directive loop")
             }
         }
     }

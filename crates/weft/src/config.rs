@@ -144,6 +144,16 @@ impl Config {
         self
     }
 
+    /// Wasmtime's switch for creating shared memories
+    /// ([`crate::SharedMemory`], and shared memories defined by modules),
+    /// which Wasmtime leaves off by default while its threads proposal is on.
+    /// In Weft the threads proposal itself is off by default
+    /// ([`Config::wasm_threads`]) and alone decides whether shared memories
+    /// may be made, so this switch is accepted and changes nothing.
+    pub fn shared_memory(&mut self, _enable: bool) -> &mut Self {
+        self
+    }
+
     /// Does nothing: as in Wasmtime 48, async calls (`Func::call_async`
     /// and friends) and async host functions are always available (with the
     /// `async` feature). Kept so that programs written for older Wasmtimes

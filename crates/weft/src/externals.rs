@@ -3,7 +3,7 @@
 use crate::store::{AsContext, AsContextMut, StoreId, StoreOpaque};
 use crate::types::{ExternType, GlobalType, MemoryType, Mutability, TableType, TagType};
 use crate::values::{Ref, Val};
-use crate::Func;
+use crate::{Func, SharedMemory};
 use weft_runtime::{GlobalId, LinearMemory, MemoryId, TableId, TagId};
 
 /// Something an instance can import or export.
@@ -19,6 +19,9 @@ pub enum Extern {
     Memory(Memory),
     /// An exception tag of a store, whose identity tells exceptions apart.
     Tag(Tag),
+    /// A linear memory shared between threads, of an engine rather than of
+    /// a store.
+    SharedMemory(SharedMemory),
 }
 
 impl Extern {
@@ -57,6 +60,13 @@ impl Extern {
             _ => None,
         }
     }
+    /// The shared memory, if this is one.
+    pub fn into_shared_memory(self) -> Option<SharedMemory> {
+        match self {
+            Extern::SharedMemory(m) => Some(m),
+            _ => None,
+        }
+    }
     /// The type of the item (function, global, table, memory or tag type).
     pub fn ty(&self, store: impl AsContext) -> ExternType {
         let store = store.as_context();
@@ -66,15 +76,19 @@ impl Extern {
             Extern::Table(t) => ExternType::Table(t.ty(&store)),
             Extern::Memory(m) => ExternType::Memory(m.ty(&store)),
             Extern::Tag(t) => ExternType::Tag(t.ty(&store)),
+            Extern::SharedMemory(m) => ExternType::Memory(m.ty()),
         }
     }
-    pub(crate) fn store_id(&self) -> StoreId {
+    /// The store the item belongs to (`None` for a shared memory, which
+    /// belongs to an engine).
+    pub(crate) fn store_id(&self) -> Option<StoreId> {
         match self {
-            Extern::Func(f) => f.store,
-            Extern::Global(g) => g.store,
-            Extern::Table(t) => t.store,
-            Extern::Memory(m) => m.store,
-            Extern::Tag(t) => t.store,
+            Extern::Func(f) => Some(f.store),
+            Extern::Global(g) => Some(g.store),
+            Extern::Table(t) => Some(t.store),
+            Extern::Memory(m) => Some(m.store),
+            Extern::Tag(t) => Some(t.store),
+            Extern::SharedMemory(_) => None,
         }
     }
 }
@@ -104,6 +118,11 @@ impl From<Memory> for Extern {
         Extern::Memory(m)
     }
 }
+impl From<SharedMemory> for Extern {
+    fn from(m: SharedMemory) -> Extern {
+        Extern::SharedMemory(m)
+    }
+}
 
 /// A linear memory of a store.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -131,37 +150,11 @@ impl Memory {
     /// A new memory of type `ty` in the store.
     pub fn new(mut store: impl AsContextMut, ty: MemoryType) -> crate::Result<Memory> {
         let store = store.as_context_mut().0.opaque_mut();
-        let features = store.engine.config().features;
-        if ty.is_shared() && !features.contains(wasmparser::WasmFeatures::THREADS) {
-            crate::bail!("shared memories need the threads proposal (`Config::wasm_threads`)");
-        }
-        if ty.is_shared() && ty.maximum().is_none() {
-            crate::bail!("a shared memory must have a maximum size");
-        }
-        if ty.is_64()
-            && !store
-                .engine
-                .config()
-                .features
-                .contains(wasmparser::WasmFeatures::MEMORY64)
-        {
-            crate::bail!("64-bit memories need the memory64 proposal (`Config::wasm_memory64`)");
-        }
-        if ty.page_size_log2() != weft_environ::WASM_PAGE_SIZE_LOG2
-            && !store
-                .engine
-                .config()
-                .features
-                .contains(wasmparser::WasmFeatures::CUSTOM_PAGE_SIZES)
-        {
-            crate::bail!(
-                "memories with 1-byte pages need the custom page sizes proposal (`Config::wasm_custom_page_sizes`)"
-            );
-        }
-        let mut memory = LinearMemory::new(ty.minimum(), ty.maximum(), ty.is_64(), ty.page_size_log2())?;
         if ty.is_shared() {
-            memory.set_shared();
+            crate::bail!("shared memories must be created through `SharedMemory`");
         }
+        crate::shared_memory::check_memory_type(&store.engine, &ty)?;
+        let memory = LinearMemory::new(ty.minimum(), ty.maximum(), ty.is_64(), ty.page_size_log2())?;
         let id = store.objects.add_memory(memory);
         store.memory_types.insert(id.0, ty);
         Ok(Memory { store: store.id(), id })

@@ -5,7 +5,7 @@ use crate::func::{FuncData, TypedFunc, WasmParams, WasmResults};
 use crate::store::{AsContextMut, InstanceData, StoreId, StoreInner, StoreOpaque};
 use crate::trap::TrapExt;
 use crate::types::{ExternType, GlobalType, MemoryType, TableType};
-use crate::{Func, Module, Trap};
+use crate::{Func, Module, SharedMemory, Trap};
 use weft_environ::{EntityIndex, EntityType};
 use weft_runtime::{FuncRefPtr, InstanceImports};
 use weft_types::VMSharedTypeIndex;
@@ -40,6 +40,10 @@ impl<'instance> Export<'instance> {
     /// The memory, if it is one.
     pub fn into_memory(self) -> Option<Memory> {
         self.definition.into_memory()
+    }
+    /// The shared memory, if it is one.
+    pub fn into_shared_memory(self) -> Option<SharedMemory> {
+        self.definition.into_shared_memory()
     }
     /// The table, if it is one.
     pub fn into_table(self) -> Option<Table> {
@@ -81,10 +85,17 @@ impl Instance {
         let entities = store.objects.instance_entities(data.id);
         match index {
             EntityIndex::Function(i) => Extern::Func(Func::from_store_index(self.store, data.funcs[i as usize])),
-            EntityIndex::Memory(i) => Extern::Memory(Memory {
-                store: self.store,
-                id: entities.memories[i as usize],
-            }),
+            EntityIndex::Memory(i) => {
+                let id = entities.memories[i as usize];
+                match store.objects.memory(id).shared() {
+                    Some(shared) => {
+                        let ty = store.memory_types.get(&id.0).cloned();
+                        let ty = ty.unwrap_or_else(|| store.memory_type(id));
+                        Extern::SharedMemory(SharedMemory::from_runtime(&store.engine, shared.clone(), ty))
+                    }
+                    None => Extern::Memory(Memory { store: self.store, id }),
+                }
+            }
             EntityIndex::Table(i) => Extern::Table(Table {
                 store: self.store,
                 id: entities.tables[i as usize],
@@ -141,6 +152,11 @@ impl Instance {
     /// The exported memory `name`, if any.
     pub fn get_memory(&self, store: impl AsContextMut, name: &str) -> Option<Memory> {
         self.get_export(store, name)?.into_memory()
+    }
+
+    /// The exported shared memory `name`, if any.
+    pub fn get_shared_memory(&self, store: impl AsContextMut, name: &str) -> Option<SharedMemory> {
+        self.get_export(store, name)?.into_shared_memory()
     }
 
     /// The exported table `name`, if any.
@@ -239,6 +255,17 @@ fn check_import(store: &StoreOpaque, module: &Module, expected: &EntityType, act
             }
             None
         }
+        (EntityType::Memory(m), Extern::SharedMemory(actual_m)) => {
+            let have = actual_m.current_ty();
+            if !m.shared
+                || have.is_64() != m.memory64
+                || have.page_size_log2() != m.page_size_log2
+                || !limits_match(have.minimum(), have.maximum(), m.minimum, m.maximum)
+            {
+                return mismatch(format!("memory of type `{have}`"));
+            }
+            None
+        }
         (EntityType::Tag(i), Extern::Tag(actual_t)) => {
             let want = module.inner.raw_type_ids.get(*i as usize).copied();
             if Some(store.objects.tag_type_id(actual_t.id)) != want {
@@ -252,7 +279,7 @@ fn check_import(store: &StoreOpaque, module: &Module, expected: &EntityType, act
                 Extern::Func(_) => "function",
                 Extern::Global(_) => "global",
                 Extern::Table(_) => "table",
-                Extern::Memory(_) => "memory",
+                Extern::Memory(_) | Extern::SharedMemory(_) => "memory",
             };
             mismatch(kind.to_string())
         }
@@ -334,7 +361,7 @@ pub(crate) fn instantiate<T: 'static>(
     let mut globals = Vec::new();
     let mut tags = Vec::new();
     for (import, actual) in env.imports.iter().zip(imports) {
-        if actual.store_id() != opaque.id() {
+        if actual.store_id().is_some_and(|id| id != opaque.id()) {
             crate::bail!(
                 "import `{}::{}` belongs to a different store",
                 import.module,
@@ -363,6 +390,16 @@ pub(crate) fn instantiate<T: 'static>(
             }
             Extern::Table(t) => tables.push(t.id),
             Extern::Memory(m) => memories.push(m.id),
+            Extern::SharedMemory(m) => {
+                if !crate::Engine::same(m.engine(), &opaque.engine) {
+                    crate::bail!(
+                        "shared memory imported as `{}::{}` belongs to a different engine",
+                        import.module,
+                        import.field
+                    );
+                }
+                memories.push(opaque.import_shared_memory(m));
+            }
             Extern::Global(g) => globals.push(g.id),
             Extern::Tag(t) => tags.push(t.id),
         }
@@ -427,6 +464,9 @@ pub(crate) fn instantiate<T: 'static>(
         .skip(env.num_imported_memories as usize)
     {
         opaque.memory_types.insert(m.0, MemoryType::from_wasm(&env.memories[i]));
+        if let Some(shared) = opaque.objects.memory(*m).shared() {
+            opaque.shared_memories.insert(shared.identity(), *m);
+        }
     }
     for (i, t) in entities.tags.iter().enumerate().skip(env.num_imported_tags as usize) {
         let ty = crate::TagType::new(module.func_type(env.tags[i]));

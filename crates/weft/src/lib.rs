@@ -67,6 +67,7 @@ mod limits;
 mod linker;
 mod module;
 mod serialize;
+mod shared_memory;
 mod store;
 mod trap;
 mod types;
@@ -86,6 +87,7 @@ pub use limits::ResourceLimiterAsync;
 pub use limits::{ResourceLimiter, DEFAULT_INSTANCE_LIMIT, DEFAULT_MEMORY_LIMIT, DEFAULT_TABLE_LIMIT};
 pub use linker::Linker;
 pub use module::Module;
+pub use shared_memory::{SharedMemory, WaitResult};
 pub use store::{AsContext, AsContextMut, Caller, Store, StoreContext, StoreContextMut};
 pub use trap::{FrameInfo, ThrownException, Trap, WasmBacktrace};
 pub use types::{

@@ -96,6 +96,9 @@ pub struct StoreOpaque {
     pub(crate) global_types: HashMap<usize, GlobalType>,
     pub(crate) table_types: HashMap<usize, TableType>,
     pub(crate) memory_types: HashMap<usize, MemoryType>,
+    /// The store's memory of each shared memory it holds, by the shared
+    /// memory's identity (kept valid by the store's own handle).
+    pub(crate) shared_memories: HashMap<usize, weft_runtime::MemoryId>,
     /// The types of the store's tags, by tag index.
     pub(crate) tag_types: HashMap<usize, TagType>,
     /// The last exception that escaped wasm (an exnref word), until the
@@ -206,6 +209,20 @@ impl StoreOpaque {
         }
     }
 
+    /// The store's memory for the shared memory `memory`, added on its
+    /// first import into this store.
+    pub(crate) fn import_shared_memory(&mut self, memory: &crate::SharedMemory) -> weft_runtime::MemoryId {
+        let identity = memory.runtime().identity();
+        if let Some(id) = self.shared_memories.get(&identity) {
+            return *id;
+        }
+        let linear = weft_runtime::LinearMemory::from_shared(memory.runtime().clone());
+        let id = self.objects.add_memory(linear);
+        self.memory_types.insert(id.0, memory.ty());
+        self.shared_memories.insert(identity, id);
+        id
+    }
+
     fn take_pending_exception(&mut self) -> Option<Rooted<ExnRef>> {
         let exn = self.pending_exception.take()?;
         Some(Rooted {
@@ -294,6 +311,7 @@ impl<T: 'static> Store<T> {
                     global_types: HashMap::new(),
                     table_types: HashMap::new(),
                     memory_types: HashMap::new(),
+                    shared_memories: HashMap::new(),
                     tag_types: HashMap::new(),
                     pending_exception: None,
                     externrefs: Vec::new(),

@@ -508,8 +508,9 @@ fn threads_atomics_and_waits() -> Result<()> {
     assert_eq!(notify.call(&mut store, (0, 10))?, 0);
 
     // The type says shared, and so does its text.
-    let mem = instance.get_memory(&mut store, "mem").unwrap();
-    assert_eq!(mem.ty(&store).to_string(), "(memory 1 1 shared)");
+    assert!(instance.get_memory(&mut store, "mem").is_none());
+    let mem = instance.get_shared_memory(&mut store, "mem").unwrap();
+    assert_eq!(mem.ty().to_string(), "(memory 1 1 shared)");
 
     // A wait on a memory that is not shared traps.
     let unshared = Module::new(

@@ -94,14 +94,14 @@ WEFT_CONFIG_PROP(void, consume_fuel, bool)
 WEFT_CONFIG_PROP(void, epoch_interruption, bool)
 /**
  * \fn void weft_config_wasm_threads_set(wasm_config_t *, bool)
- * \brief The threads proposal: shared memories (serving the instances of
- * one store) and atomics. Default false.
+ * \brief The threads proposal: shared memories (shared between stores and
+ * threads, see weft/sharedmemory.h) and atomics. Default false.
  */
 WEFT_CONFIG_PROP(void, wasm_threads, bool)
 /**
  * \fn void weft_config_shared_memory_set(wasm_config_t *, bool)
- * \brief Shared memories across stores (Wasmtime's `SharedMemory`). Not
- * supported by Weft yet; ignored.
+ * \brief Accepted and ignored: shared memories (weft/sharedmemory.h) come
+ * with the threads proposal (#weft_config_wasm_threads_set).
  */
 WEFT_CONFIG_PROP(void, shared_memory, bool)
 /**

@@ -84,12 +84,12 @@ typedef uint8_t weft_extern_kind_t;
 #define WEFT_EXTERN_TABLE 2
 /// A memory.
 #define WEFT_EXTERN_MEMORY 3
-/// A shared memory (never produced by Weft).
+/// A shared memory (see weft/sharedmemory.h).
 #define WEFT_EXTERN_SHAREDMEMORY 4
 /// A tag.
 #define WEFT_EXTERN_TAG 5
 
-/// \brief A shared memory (Weft makes none).
+/// \brief A shared memory (see weft/sharedmemory.h).
 typedef struct weft_sharedmemory weft_sharedmemory_t;
 
 /// \brief The object of a #weft_extern_t.
@@ -102,7 +102,7 @@ typedef union weft_extern_union {
   weft_table_t table;
   /// #WEFT_EXTERN_MEMORY
   weft_memory_t memory;
-  /// #WEFT_EXTERN_SHAREDMEMORY
+  /// #WEFT_EXTERN_SHAREDMEMORY: owned by the extern when Weft returns it
   struct weft_sharedmemory *sharedmemory;
   /// #WEFT_EXTERN_TAG
   weft_tag_t tag;

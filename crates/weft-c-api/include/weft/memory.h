@@ -33,7 +33,7 @@ WASM_API_EXTERN bool weft_memorytype_maximum(const wasm_memorytype_t *ty, uint64
 /// \brief Whether the memory type is 64-bit.
 WASM_API_EXTERN bool weft_memorytype_is64(const wasm_memorytype_t *ty);
 
-/// \brief Whether the memory type is shared (never in Weft).
+/// \brief Whether the memory type is shared.
 WASM_API_EXTERN bool weft_memorytype_isshared(const wasm_memorytype_t *ty);
 
 /// \brief The page size in bytes (65536).

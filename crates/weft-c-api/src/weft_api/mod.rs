@@ -17,6 +17,7 @@ pub mod func;
 pub mod instance;
 pub mod linker;
 pub mod module;
+pub mod sharedmemory;
 pub mod val;
 
 use crate::r#ref::Entity;

@@ -1,6 +1,7 @@
 //! `weft/val.h` and `weft/extern.h`: the plain-value handles of store
 //! objects, `weft_extern_t`, `weft_val_t` and `weft_val_raw_t`.
 
+use super::sharedmemory::weft_sharedmemory_t;
 use super::{entity_at, handle_of};
 use crate::guard;
 use crate::r#ref::Entity;
@@ -80,8 +81,8 @@ pub union weft_extern_union_t {
     pub table: weft_table_t,
     /// `WEFT_EXTERN_MEMORY`.
     pub memory: weft_memory_t,
-    /// `WEFT_EXTERN_SHAREDMEMORY` (never made by Weft).
-    pub sharedmemory: *mut c_void,
+    /// `WEFT_EXTERN_SHAREDMEMORY`: owned when Weft returns the extern.
+    pub sharedmemory: *mut weft_sharedmemory_t,
     /// `WEFT_EXTERN_TAG`.
     pub tag: weft_tag_t,
 }
@@ -284,6 +285,12 @@ pub(crate) fn extern_of(
                 tag: table_handle(store, cx, Entity::Tag(t)),
             },
         },
+        weft::Extern::SharedMemory(memory) => weft_extern_t {
+            kind: WEFT_EXTERN_SHAREDMEMORY,
+            of: weft_extern_union_t {
+                sharedmemory: Box::into_raw(Box::new(weft_sharedmemory_t { memory })),
+            },
+        },
     })
 }
 
@@ -293,6 +300,15 @@ pub(crate) fn extern_to_weft(
     cx: &StoreContextMut<'_, StoreData>,
     e: &weft_extern_t,
 ) -> anyhow::Result<weft::Extern> {
+    if e.kind == WEFT_EXTERN_SHAREDMEMORY {
+        // SAFETY: the union field read is the one `kind` names.
+        let ptr = unsafe { e.of.sharedmemory };
+        // SAFETY: a non-null shared memory pointer of an extern comes from
+        // `weft_sharedmemory_new`/`_clone` or from an extern Weft returned,
+        // and is live until deleted (the header's contract).
+        let memory = unsafe { ptr.as_ref() }.ok_or_else(|| crate::null_error("shared memory"))?;
+        return Ok(weft::Extern::SharedMemory(memory.memory.clone()));
+    }
     // SAFETY: the union field read is the one `kind` names.
     let (store_id, index) = unsafe {
         match e.kind {
@@ -508,9 +524,29 @@ pub extern "C" fn weft_val_clone(src: Option<&weft_val_t>, dst: Option<&mut std:
     )
 }
 
-/// Releases an extern (only shared memories own anything; Weft makes none).
+/// Releases an extern (only shared memories own anything: their handle is
+/// released and the pointer set to NULL).
 #[no_mangle]
-pub extern "C" fn weft_extern_delete(_val: Option<&mut weft_extern_t>) {}
+pub extern "C" fn weft_extern_delete(val: Option<&mut weft_extern_t>) {
+    guard(
+        || (),
+        || {
+            let Some(val) = val else { return };
+            if val.kind != WEFT_EXTERN_SHAREDMEMORY {
+                return;
+            }
+            // SAFETY: the union field read is the one `kind` names.
+            let ptr = unsafe { val.of.sharedmemory };
+            if !ptr.is_null() {
+                // SAFETY: an extern's shared memory pointer is an owned
+                // `Box` (the header's contract), released once: the field
+                // is cleared below.
+                drop(unsafe { Box::from_raw(ptr) });
+            }
+            val.of.sharedmemory = std::ptr::null_mut();
+        },
+    )
+}
 
 /// The type of an extern.
 #[no_mangle]
