@@ -167,12 +167,43 @@ impl<T: 'static> Linker<T> {
         super::instance::instantiate(store, component, imports)
     }
 
+    /// The definition of an import named `name`: the definition of that
+    /// name, or else, when the name ends in a semver version
+    /// (`wasi:cli/environment@0.2.3`), the definition of the same name with
+    /// the highest compatible version (as Wasmtime: the same major version,
+    /// and for `0.x` the same minor, neither with a pre-release).
+    fn lookup(&self, name: &str) -> Option<&Definition<T>> {
+        if let Some(def) = self.root.get(name) {
+            return Some(def);
+        }
+        let (base, version) = split_version(name)?;
+        let key = version.compatibility_key()?;
+        let mut best: Option<(Version, &Definition<T>)> = None;
+        // Every versioned name with this base sorts from `base@` on.
+        let start = format!("{base}@");
+        for (defined, def) in self.root.range(start.clone()..) {
+            if !defined.starts_with(&start) {
+                break;
+            }
+            let Some((b, v)) = split_version(defined) else {
+                continue;
+            };
+            if b != base || v.compatibility_key() != Some(key) {
+                continue;
+            }
+            if best.as_ref().is_none_or(|(bv, _)| v > *bv) {
+                best = Some((v, def));
+            }
+        }
+        best.map(|(_, def)| def)
+    }
+
     /// The definition of each import of `component`, in order.
     pub(super) fn resolve_imports(&self, component: &Component) -> crate::Result<Vec<Definition<T>>> {
         let plan = &component.inner.plan;
         let mut out = Vec::with_capacity(plan.imports.len());
         for import in &plan.imports {
-            let def = self.root.get(&import.name).ok_or_else(|| {
+            let def = self.lookup(&import.name).ok_or_else(|| {
                 crate::format_err!("component imports `{}`, but the linker does not define it", import.name)
             })?;
             out.push(def.clone());
@@ -300,5 +331,143 @@ impl<T: 'static> LinkerInstance<'_, T> {
                 other.describe()
             ),
         }
+    }
+}
+
+/// A semver version `major.minor.patch` (with a pre-release or build
+/// part, which makes it match only itself).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+struct Version {
+    major: u64,
+    minor: u64,
+    patch: u64,
+    /// Whether it has a pre-release or build part.
+    extra: bool,
+}
+
+impl Version {
+    /// Versions with the same key are compatible: the major version, and
+    /// for `0.x` the minor too. `0.0.x` and pre-releases have none.
+    fn compatibility_key(&self) -> Option<(u64, u64)> {
+        if self.extra {
+            return None;
+        }
+        match (self.major, self.minor) {
+            (0, 0) => None,
+            (0, minor) => Some((0, minor)),
+            (major, _) => Some((major, 0)),
+        }
+    }
+}
+
+/// Splits `name@1.2.3` into `name` and its version; `None` when the name
+/// has no `@` or what follows is not a semver version.
+fn split_version(name: &str) -> Option<(&str, Version)> {
+    let (base, version) = name.rsplit_once('@')?;
+    let (core, extra) = match version.find(['-', '+']) {
+        Some(i) => (&version[..i], true),
+        None => (version, false),
+    };
+    let mut parts = core.split('.');
+    let mut num = || -> Option<u64> {
+        let p = parts.next()?;
+        if p.is_empty() || (p.len() > 1 && p.starts_with('0')) || !p.bytes().all(|b| b.is_ascii_digit()) {
+            return None;
+        }
+        p.parse().ok()
+    };
+    let v = Version {
+        major: num()?,
+        minor: num()?,
+        patch: num()?,
+        extra,
+    };
+    if parts.next().is_some() {
+        return None;
+    }
+    Some((base, v))
+}
+
+#[cfg(test)]
+mod semver_tests {
+    use super::*;
+    use crate::component::Component;
+    use crate::{Engine, Store};
+
+    #[test]
+    fn versions_parse() {
+        let (base, v) = split_version("wasi:cli/environment@0.2.3").unwrap();
+        assert_eq!(base, "wasi:cli/environment");
+        assert_eq!((v.major, v.minor, v.patch, v.extra), (0, 2, 3, false));
+        assert!(split_version("wasi:cli/environment").is_none());
+        assert!(split_version("a@1.2").is_none());
+        assert!(split_version("a@1.02.3").is_none());
+        assert!(split_version("a@1.2.3.4").is_none());
+        assert!(split_version("a@1.2.3-rc1").unwrap().1.extra);
+    }
+
+    /// A component importing `iface@{version}` with one function `f`
+    /// returning a `u32`, exported as `run`.
+    fn importer(engine: &Engine, name: &str) -> crate::Result<Component> {
+        let text = format!(
+            r#"(component
+                (import "{name}" (instance $i (export "f" (func (result u32)))))
+                (alias export $i "f" (func $f))
+                (core func $fl (canon lower (func $f)))
+                (core module $m (import "" "f" (func $f (result i32)))
+                    (func (export "run") (result i32) (call $f)))
+                (core instance $mi (instantiate $m (with "" (instance (export "f" (func $fl))))))
+                (func (export "run") (result u32) (canon lift (core func $mi "run"))))"#
+        );
+        Component::new(engine, wat::parse_str(text)?)
+    }
+
+    fn run(linker: &Linker<()>, component: &Component) -> crate::Result<u32> {
+        let mut store = Store::new(linker.engine(), ());
+        let instance = linker.instantiate(&mut store, component)?;
+        let f = instance.get_typed_func::<(), (u32,)>(&mut store, "run")?;
+        Ok(f.call(&mut store, ())?.0)
+    }
+
+    #[test]
+    fn imports_link_to_the_highest_compatible_version() -> crate::Result<()> {
+        let engine = Engine::default();
+        let mut linker = Linker::<()>::new(&engine);
+        for (version, value) in [
+            ("0.2.1", 1u32),
+            ("0.2.12", 12),
+            ("0.2.9", 9),
+            ("0.3.0", 30),
+            ("1.4.0", 140),
+            ("1.2.0", 120),
+        ] {
+            linker
+                .instance(&format!("wasi:cli/environment@{version}"))?
+                .func_wrap("f", move |_, ()| Ok((value,)))?;
+        }
+        linker
+            .instance("wasi:cli/environment@0.2.13-rc")?
+            .func_wrap("f", |_, ()| Ok((99u32,)))?;
+        // An exact match wins; otherwise the highest patch of 0.2 (a newer
+        // import than defined links too: the types are still checked).
+        assert_eq!(run(&linker, &importer(&engine, "wasi:cli/environment@0.2.9")?)?, 9);
+        assert_eq!(run(&linker, &importer(&engine, "wasi:cli/environment@0.2.3")?)?, 12);
+        assert_eq!(run(&linker, &importer(&engine, "wasi:cli/environment@0.2.20")?)?, 12);
+        assert_eq!(run(&linker, &importer(&engine, "wasi:cli/environment@0.3.1")?)?, 30);
+        // For 1.x, any minor of the same major.
+        assert_eq!(run(&linker, &importer(&engine, "wasi:cli/environment@1.0.0")?)?, 140);
+        // Other minors of 0.x, other majors, pre-releases and unversioned
+        // names do not match.
+        for name in [
+            "wasi:cli/environment@0.1.0",
+            "wasi:cli/environment@2.0.0",
+            "wasi:cli/environment@0.2.3-rc",
+            "wasi:cli/environment",
+            "wasi:cli/other@0.2.3",
+        ] {
+            let err = run(&linker, &importer(&engine, name)?).unwrap_err();
+            assert!(format!("{err}").contains("does not define it"), "{name}: {err}");
+        }
+        Ok(())
     }
 }
