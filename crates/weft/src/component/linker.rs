@@ -334,6 +334,26 @@ impl<T: 'static> LinkerInstance<'_, T> {
     }
 }
 
+/// The index in `names` of the name that `name` matches by semver
+/// compatibility (the same base, a compatible version, the highest such
+/// version first), for lookups of exports by a name with another patch
+/// release than the component's (`wasi:cli/run@0.2.12` finds
+/// `wasi:cli/run@0.2.3`). Exact matches are the caller's to try first.
+pub(crate) fn semver_match<'a>(name: &str, names: impl Iterator<Item = &'a str>) -> Option<usize> {
+    let (base, version) = split_version(name)?;
+    let key = version.compatibility_key()?;
+    let mut best: Option<(Version, usize)> = None;
+    for (i, n) in names.enumerate() {
+        let Some((b, v)) = split_version(n) else {
+            continue;
+        };
+        if b == base && v.compatibility_key() == Some(key) && best.as_ref().is_none_or(|(bv, _)| v > *bv) {
+            best = Some((v, i));
+        }
+    }
+    best.map(|(_, i)| i)
+}
+
 /// A semver version `major.minor.patch` (with a pre-release or build
 /// part, which makes it match only itself).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -404,6 +424,10 @@ mod semver_tests {
         assert!(split_version("a@1.02.3").is_none());
         assert!(split_version("a@1.2.3.4").is_none());
         assert!(split_version("a@1.2.3-rc1").unwrap().1.extra);
+        let names = ["a:b/run@0.2.3", "a:b/run@0.3.0", "a:b/run@0.2.1", "a:b/other@0.2.9"];
+        assert_eq!(semver_match("a:b/run@0.2.12", names.into_iter()), Some(0));
+        assert_eq!(semver_match("a:b/run@0.3.5", names.into_iter()), Some(1));
+        assert_eq!(semver_match("a:b/run@1.0.0", names.into_iter()), None);
     }
 
     /// A component importing `iface@{version}` with one function `f`
