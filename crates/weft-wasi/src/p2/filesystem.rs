@@ -132,7 +132,8 @@ pub enum Descriptor {
 }
 
 /// The host value of `wasi:filesystem/types.directory-entry-stream`: the
-/// entries of a directory, listed when it was opened.
+/// entries of a directory (in the host's order, without `.` and `..`),
+/// listed when it was opened.
 pub struct ReaddirIterator(std::vec::IntoIter<FsResult<DirectoryEntry>>);
 
 impl Iterator for ReaddirIterator {
@@ -548,13 +549,6 @@ impl types::HostDescriptor for WasiCtxView<'_> {
             })();
             entries.push(item);
         }
-        // A stable order, whatever the host's.
-        entries.sort_by(|a, b| match (a, b) {
-            (Ok(a), Ok(b)) => a.name.cmp(&b.name),
-            (Ok(_), Err(_)) => std::cmp::Ordering::Less,
-            (Err(_), Ok(_)) => std::cmp::Ordering::Greater,
-            _ => std::cmp::Ordering::Equal,
-        });
         Ok(self.table.push(ReaddirIterator(entries.into_iter()))?)
     }
     fn sync(&mut self, self_: Resource<Descriptor>) -> FsResult<()> {
