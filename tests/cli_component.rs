@@ -4,8 +4,11 @@
 //! (`run` returning `err` or `exit(err)` is 1, a trap is 134 with its
 //! message and wasm backtrace).
 
-#[path = "../crates/weft-wasi/tests/p2_guest/mod.rs"]
-mod p2_guest;
+/// The guests of weft-wasi's tests.
+#[allow(dead_code, reason = "the CLI tests use a part of the guests")]
+mod p2_guest {
+    include!("../crates/weft-wasi/tests/p2_guest/mod.rs");
+}
 
 use std::path::PathBuf;
 use std::process::{Command, Output};

@@ -54,21 +54,75 @@ pub use self::io::{
     subscribe, DynInputStream, DynOutputStream, DynPollable, InputStream, IoError, OutputStream, Pollable, Readiness,
     StreamError, StreamResult,
 };
-pub(crate) use self::random::SplitMix;
 pub use self::random::DEFAULT_MAX_SIZE;
-pub(crate) use self::sockets::{AddrCheck, SocketsCtx};
 pub use self::sockets::{
-    IncomingDatagramStream, Network, OutgoingDatagramStream, ResolveAddressStream, SocketAddrUse, SocketError,
-    SocketResult, TcpSocket, UdpSocket,
+    IncomingDatagramStream, Network, OutgoingDatagramStream, ResolveAddressStream, SocketError, SocketResult,
+    TcpSocket, UdpSocket,
 };
 pub use weft::component::{ResourceTable, ResourceTableError};
 
 /// A random seed from the operating system.
 pub(crate) fn random_seed() -> u128 {
-    u128::from_le_bytes(random::os_random::<16>())
+    u128::from_le_bytes(os_random::<16>())
+}
+
+/// The insecure generator: SplitMix64, seeded from the operating system.
+#[derive(Debug, Clone)]
+pub(crate) struct SplitMix(pub(crate) u64);
+
+impl SplitMix {
+    pub(crate) fn next_u64(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+}
+
+/// Random bytes from the operating system.
+fn os_random<const N: usize>() -> [u8; N] {
+    let mut b = [0u8; N];
+    // Without an OS generator the bytes stay as they are; that only weakens
+    // the insecure generator's seed.
+    let _ = getrandom::fill(&mut b);
+    b
+}
+
+/// What an address is used for, as the context's check of socket
+/// addresses sees it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SocketAddrUse {
+    /// Binding a TCP socket.
+    TcpBind,
+    /// Connecting a TCP socket.
+    TcpConnect,
+    /// Accepting a connection from this peer.
+    TcpAccept,
+    /// Binding a UDP socket.
+    UdpBind,
+    /// Connecting a UDP socket, or sending a datagram.
+    UdpSend,
+    /// Receiving a datagram from this peer.
+    UdpReceive,
+}
+
+/// The context's check of the addresses sockets use: `true` allows.
+pub(crate) type AddrCheck = Arc<dyn Fn(std::net::SocketAddr, SocketAddrUse) -> bool + Send + Sync>;
+
+/// What the guest may do with sockets (nothing by default).
+#[derive(Clone, Default)]
+pub(crate) struct SocketsCtx {
+    pub(crate) allow_tcp: bool,
+    pub(crate) allow_udp: bool,
+    pub(crate) allow_ip_name_lookup: bool,
+    pub(crate) addr_check: Option<AddrCheck>,
 }
 
 use crate::stdio::{StdinStream, StdoutStream};
+// Import loop kept on purpose: `WasiCtx::builder()` returns the builder
+// that builds it (as Wasmtime's), and the builder makes the context.
+use crate::WasiCtxBuilder;
 use std::sync::{Arc, Mutex};
 use weft::component::{HasData, Linker};
 
@@ -84,10 +138,10 @@ pub struct WasiCtx {
     pub(crate) preopens: Vec<(Descriptor, String)>,
     pub(crate) wall_clock: Box<dyn HostWallClock>,
     pub(crate) monotonic_clock: Box<dyn HostMonotonicClock>,
-    pub(crate) insecure_random: random::SplitMix,
+    pub(crate) insecure_random: SplitMix,
     pub(crate) insecure_random_seed: u128,
     pub(crate) max_random_size: u64,
-    pub(crate) sockets: sockets::SocketsCtx,
+    pub(crate) sockets: SocketsCtx,
 }
 
 impl std::fmt::Debug for WasiCtx {
@@ -102,8 +156,8 @@ impl std::fmt::Debug for WasiCtx {
 
 impl WasiCtx {
     /// A builder of a context (see [`crate::WasiCtxBuilder`]).
-    pub fn builder() -> crate::WasiCtxBuilder {
-        crate::WasiCtxBuilder::new()
+    pub fn builder() -> WasiCtxBuilder {
+        WasiCtxBuilder::new()
     }
 
     /// The arguments the guest sees.

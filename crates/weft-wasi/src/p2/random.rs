@@ -8,29 +8,6 @@ use super::WasiCtxView;
 /// Wasmtime's `DEFAULT_MAX_SIZE`).
 pub const DEFAULT_MAX_SIZE: u64 = 64 << 20;
 
-/// The insecure generator: SplitMix64, seeded from the operating system.
-#[derive(Debug, Clone)]
-pub(crate) struct SplitMix(pub(crate) u64);
-
-impl SplitMix {
-    pub(crate) fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-}
-
-/// Random bytes from the operating system.
-pub(crate) fn os_random<const N: usize>() -> [u8; N] {
-    let mut b = [0u8; N];
-    // Without an OS generator the bytes stay as they are; that only weakens
-    // the insecure generator's seed.
-    let _ = getrandom::fill(&mut b);
-    b
-}
-
 fn check_len(ctx: &super::WasiCtx, len: u64) -> anyhow::Result<usize> {
     if len > ctx.max_random_size {
         anyhow::bail!(

@@ -21,7 +21,7 @@ use super::io::{
     subscribe, DynInputStream, DynOutputStream, DynPollable, InputStream, IoError, OutputStream, Pollable, Readiness,
     StreamError, StreamResult,
 };
-use super::{TrappableError, WasiCtxView};
+use super::{SocketAddrUse, SocketsCtx, TrappableError, WasiCtxView};
 use bytes::Bytes;
 use socket2::{Domain, SockAddr, SockRef, Socket, Type};
 use std::io;
@@ -81,35 +81,6 @@ fn error_code(e: &io::Error) -> ErrorCode {
 
 fn fail<T>(code: ErrorCode) -> SocketResult<T> {
     Err(code.into())
-}
-
-/// What an address is used for, as the context's check sees it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum SocketAddrUse {
-    /// Binding a TCP socket.
-    TcpBind,
-    /// Connecting a TCP socket.
-    TcpConnect,
-    /// Accepting a connection from this peer.
-    TcpAccept,
-    /// Binding a UDP socket.
-    UdpBind,
-    /// Connecting a UDP socket, or sending a datagram.
-    UdpSend,
-    /// Receiving a datagram from this peer.
-    UdpReceive,
-}
-
-/// The context's check of the addresses sockets use: `true` allows.
-pub(crate) type AddrCheck = Arc<dyn Fn(SocketAddr, SocketAddrUse) -> bool + Send + Sync>;
-
-/// What the guest may do with sockets (nothing by default).
-#[derive(Clone, Default)]
-pub(crate) struct SocketsCtx {
-    pub(crate) allow_tcp: bool,
-    pub(crate) allow_udp: bool,
-    pub(crate) allow_ip_name_lookup: bool,
-    pub(crate) addr_check: Option<AddrCheck>,
 }
 
 impl SocketsCtx {

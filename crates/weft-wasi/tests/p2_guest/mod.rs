@@ -1,17 +1,15 @@
-//! WASI 0.2 command components for the tests, written in WAT: one
-//! component that imports the WASI interfaces the tests use (under a
-//! chosen 0.2.x version) and exports `wasi:cli/run`, around a core module
-//! whose `$main` (returning 0 for `ok`, 1 for `err`) is each test's own.
-//!
-//! The core module sees each lowered WASI function under module `w`, the
-//! memory and `realloc` of a small "libc" instance, and helpers:
-//! `$print`/`$eprint` (pointer, length), `$print_u32`, `$str` (pointer and
-//! length of a NUL-terminated data string). Addresses 0..1024 are scratch
-//! (return areas), data strings live from 2048, and `realloc` hands out
-//! memory from 65536.
-
-#![allow(dead_code, reason = "each test binary uses a part of the helpers")]
-
+// WASI 0.2 command components for the tests, written in WAT: one
+// component that imports the WASI interfaces the tests use (under a
+// chosen 0.2.x version) and exports `wasi:cli/run`, around a core module
+// whose `$main` (returning 0 for `ok`, 1 for `err`) is each test's own.
+//
+// The core module sees each lowered WASI function under module `w`, the
+// memory and `realloc` of a small "libc" instance, and helpers:
+// `$print`/`$eprint` (pointer, length), `$puts` (a NUL-terminated data
+// string), `$print_u32`, `$print_code` (the name of a filesystem error
+// code) and `$nl`. Addresses 0..1024 are scratch (return areas), data
+// strings live from 2048, error-code names from 4096, and `realloc` hands
+// out memory from 65536.
 /// The `error-code` cases of `wasi:filesystem/types`, in order.
 pub const ERROR_CODES: &[&str] = &[
     "access",

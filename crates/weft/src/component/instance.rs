@@ -80,7 +80,7 @@ impl Instance {
         let i = exports
             .iter()
             .position(|(n, _)| n == name)
-            .or_else(|| super::linker::semver_match(name, exports.iter().map(|(n, _)| n.as_str())))?;
+            .or_else(|| super::semver::semver_match(name, exports.iter().map(|(n, _)| n.as_str())))?;
         path.push(i);
         Some(ComponentExportIndex {
             store: self.store,

@@ -719,7 +719,7 @@ impl Component {
             return Some(t);
         }
         // A name with another compatible patch release (as Wasmtime).
-        let i = super::linker::semver_match(name, self.exports(engine).map(|(n, _)| n))?;
+        let i = super::semver::semver_match(name, self.exports(engine).map(|(n, _)| n))?;
         self.exports(engine).nth(i).map(|(_, t)| t)
     }
 }
