@@ -424,10 +424,12 @@ impl tcp::HostTcpSocket for WasiCtxView<'_> {
         self_: Resource<TcpSocket>,
     ) -> SocketResult<(Resource<DynInputStream>, Resource<DynOutputStream>)> {
         let s = self.tcp(&self_)?;
-        let TcpState::Connecting(result) = std::mem::replace(&mut s.state, TcpState::Closed) else {
+        if !matches!(s.state, TcpState::Connecting(_)) {
             return fail(ErrorCode::NotInProgress);
-        };
-        result?;
+        }
+        if let TcpState::Connecting(Err(e)) = std::mem::replace(&mut s.state, TcpState::Closed) {
+            return fail(e);
+        }
         s.state = TcpState::Connected;
         s.socket.set_nonblocking(true)?;
         let socket = s.socket.clone();
