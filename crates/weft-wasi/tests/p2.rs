@@ -258,3 +258,44 @@ fn a_read_only_preopen_refuses_writes() -> weft::Result<()> {
     assert!(!world.sandbox.join("out.txt").exists());
     Ok(())
 }
+
+/// The async flavour: `add_to_linker_async`, `Command::instantiate_async`
+/// and `call_run(..).await`, polled on this thread.
+#[cfg(feature = "async")]
+#[test]
+fn the_async_command_runs_the_same_guest() -> weft::Result<()> {
+    use std::future::Future;
+    use std::task::{Context, Poll, Waker};
+
+    fn block_on<F: Future>(fut: F) -> F::Output {
+        let mut cx = Context::from_waker(Waker::noop());
+        let mut fut = std::pin::pin!(fut);
+        loop {
+            if let Poll::Ready(v) = fut.as_mut().poll(&mut cx) {
+                return v;
+            }
+            std::thread::yield_now();
+        }
+    }
+
+    let engine = Engine::default();
+    let component = Component::new(&engine, wat::parse_str(p2_guest::component("0.2.3", p2_guest::HELLO))?)?;
+    let mut linker = Linker::<State>::new(&engine);
+    weft_wasi::p2::add_to_linker_async(&mut linker)?;
+    let stdout = MemoryOutputPipe::new(1 << 20);
+    let ctx = WasiCtxBuilder::new().arg("async").stdout(stdout.clone()).build();
+    let mut store = Store::new(
+        &engine,
+        State {
+            ctx,
+            table: ResourceTable::new(),
+        },
+    );
+    let result = block_on(async {
+        let command = weft_wasi::p2::bindings::Command::instantiate_async(&mut store, &component, &linker).await?;
+        command.wasi_cli_run().call_run(&mut store).await
+    })?;
+    assert_eq!(result, Ok(()));
+    assert_eq!(stdout.contents(), b"hello from a component\nasync\n");
+    Ok(())
+}

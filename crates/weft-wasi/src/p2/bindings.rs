@@ -4,48 +4,89 @@
 //! `wasi:io/streams`, `wasi:filesystem/types` and `wasi:sockets/network`
 //! trappable.
 //!
-//! The functions are synchronous: a host call that waits (a blocking read,
-//! `poll`) blocks the calling thread, in the sync and the async linker
-//! alike. [`sync`] names the same bindings under Wasmtime's path for its
-//! synchronous flavour.
+//! The host functions are synchronous: a host call that waits (a blocking
+//! read, `poll`) blocks the calling thread, in the sync and the async
+//! linker alike. As in Wasmtime, [`Command`] (with the default `async`
+//! feature) calls `wasi:cli/run` with `call_run(..).await` in a store of an
+//! async engine, and [`sync::Command`] calls it synchronously; both share
+//! the import interfaces of [`wasi`].
 
-weft::component::bindgen!({
-    path: [
-        "../../../shared/wasi-wit/p2/io.wit",
-        "../../../shared/wasi-wit/p2/clocks.wit",
-        "../../../shared/wasi-wit/p2/random.wit",
-        "../../../shared/wasi-wit/p2/filesystem.wit",
-        "../../../shared/wasi-wit/p2/sockets.wit",
-        "../../../shared/wasi-wit/p2/cli.wit",
-    ],
-    world: "wasi:cli/command",
-    imports: { default: trappable },
-    trappable_error_type: {
-        "wasi:io/streams.stream-error" => crate::p2::StreamError,
-        "wasi:filesystem/types.error-code" => crate::p2::FsError,
-        "wasi:sockets/network.error-code" => crate::p2::SocketError,
-    },
-    with: {
-        "wasi:io/poll.pollable": crate::p2::DynPollable,
-        "wasi:io/streams.input-stream": crate::p2::DynInputStream,
-        "wasi:io/streams.output-stream": crate::p2::DynOutputStream,
-        "wasi:io/error.error": crate::p2::IoError,
-        "wasi:filesystem/types.descriptor": crate::p2::Descriptor,
-        "wasi:filesystem/types.directory-entry-stream": crate::p2::ReaddirIterator,
-        "wasi:cli/terminal-input.terminal-input": crate::p2::TerminalInput,
-        "wasi:cli/terminal-output.terminal-output": crate::p2::TerminalOutput,
-        "wasi:sockets/network.network": crate::p2::Network,
-        "wasi:sockets/tcp.tcp-socket": crate::p2::TcpSocket,
-        "wasi:sockets/udp.udp-socket": crate::p2::UdpSocket,
-        "wasi:sockets/udp.incoming-datagram-stream": crate::p2::IncomingDatagramStream,
-        "wasi:sockets/udp.outgoing-datagram-stream": crate::p2::OutgoingDatagramStream,
-        "wasi:sockets/ip-name-lookup.resolve-address-stream": crate::p2::ResolveAddressStream,
-    },
-});
-
-/// The same bindings under the path of Wasmtime's synchronous flavour
-/// (`wasmtime_wasi::p2::bindings::sync`).
-pub mod sync {
-    pub use super::wasi;
-    pub use super::{Command, CommandIndices, CommandPre, LinkOptions};
+mod generated {
+    weft::component::bindgen!({
+        path: [
+            "../../../shared/wasi-wit/p2/io.wit",
+            "../../../shared/wasi-wit/p2/clocks.wit",
+            "../../../shared/wasi-wit/p2/random.wit",
+            "../../../shared/wasi-wit/p2/filesystem.wit",
+            "../../../shared/wasi-wit/p2/sockets.wit",
+            "../../../shared/wasi-wit/p2/cli.wit",
+        ],
+        world: "wasi:cli/command",
+        imports: { default: trappable },
+        trappable_error_type: {
+            "wasi:io/streams.stream-error" => crate::p2::StreamError,
+            "wasi:filesystem/types.error-code" => crate::p2::FsError,
+            "wasi:sockets/network.error-code" => crate::p2::SocketError,
+        },
+        with: {
+            "wasi:io/poll.pollable": crate::p2::DynPollable,
+            "wasi:io/streams.input-stream": crate::p2::DynInputStream,
+            "wasi:io/streams.output-stream": crate::p2::DynOutputStream,
+            "wasi:io/error.error": crate::p2::IoError,
+            "wasi:filesystem/types.descriptor": crate::p2::Descriptor,
+            "wasi:filesystem/types.directory-entry-stream": crate::p2::ReaddirIterator,
+            "wasi:cli/terminal-input.terminal-input": crate::p2::TerminalInput,
+            "wasi:cli/terminal-output.terminal-output": crate::p2::TerminalOutput,
+            "wasi:sockets/network.network": crate::p2::Network,
+            "wasi:sockets/tcp.tcp-socket": crate::p2::TcpSocket,
+            "wasi:sockets/udp.udp-socket": crate::p2::UdpSocket,
+            "wasi:sockets/udp.incoming-datagram-stream": crate::p2::IncomingDatagramStream,
+            "wasi:sockets/udp.outgoing-datagram-stream": crate::p2::OutgoingDatagramStream,
+            "wasi:sockets/ip-name-lookup.resolve-address-stream": crate::p2::ResolveAddressStream,
+        },
+    });
 }
+
+pub use generated::{wasi, LinkOptions};
+
+/// The `wasi:cli/command` world with a synchronous `call_run`
+/// (Wasmtime's `wasmtime_wasi::p2::bindings::sync`).
+pub mod sync {
+    pub use super::generated::{exports, wasi, Command, CommandIndices, CommandPre, LinkOptions};
+}
+
+#[cfg(feature = "async")]
+mod generated_async {
+    weft::component::bindgen!({
+        path: [
+            "../../../shared/wasi-wit/p2/io.wit",
+            "../../../shared/wasi-wit/p2/clocks.wit",
+            "../../../shared/wasi-wit/p2/random.wit",
+            "../../../shared/wasi-wit/p2/filesystem.wit",
+            "../../../shared/wasi-wit/p2/sockets.wit",
+            "../../../shared/wasi-wit/p2/cli.wit",
+        ],
+        world: "wasi:cli/command",
+        exports: { default: async },
+        with: {
+            "wasi:io": super::generated::wasi::io,
+            "wasi:clocks": super::generated::wasi::clocks,
+            "wasi:random": super::generated::wasi::random,
+            "wasi:filesystem": super::generated::wasi::filesystem,
+            "wasi:sockets": super::generated::wasi::sockets,
+            "wasi:cli/environment": super::generated::wasi::cli::environment,
+            "wasi:cli/exit": super::generated::wasi::cli::exit,
+            "wasi:cli/stdin": super::generated::wasi::cli::stdin,
+            "wasi:cli/stdout": super::generated::wasi::cli::stdout,
+            "wasi:cli/stderr": super::generated::wasi::cli::stderr,
+            "wasi:cli/terminal-input": super::generated::wasi::cli::terminal_input,
+            "wasi:cli/terminal-output": super::generated::wasi::cli::terminal_output,
+            "wasi:cli/terminal-stdin": super::generated::wasi::cli::terminal_stdin,
+            "wasi:cli/terminal-stdout": super::generated::wasi::cli::terminal_stdout,
+            "wasi:cli/terminal-stderr": super::generated::wasi::cli::terminal_stderr,
+        },
+    });
+}
+
+#[cfg(feature = "async")]
+pub use generated_async::{exports, Command, CommandIndices, CommandPre};
