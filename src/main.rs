@@ -341,7 +341,10 @@ fn run_component(
     let component = weft::component::Component::new(engine, binary)
         .with_context(|| format!("failed to compile `{}`", path.display()))
         .map_err(RunError::Setup)?;
-    let ctx = run_options::build_wasi(path, &args.args, &args.dirs, &args.envs, wasi_switches)
+    // argv[0] is the file's name without its directory, as `wasmtime run`
+    // gives a component (it leaks no host path).
+    let program = Path::new(path.file_name().unwrap_or(path.as_os_str()));
+    let ctx = run_options::build_wasi(program, &args.args, &args.dirs, &args.envs, wasi_switches)
         .map_err(RunError::Setup)?
         .build();
     let mut store = Store::new(
