@@ -299,3 +299,43 @@ fn the_async_command_runs_the_same_guest() -> weft::Result<()> {
     assert_eq!(stdout.contents(), b"hello from a component\nasync\n");
     Ok(())
 }
+
+/// Times a guest cannot mean are errors, not panics: a nanosecond count
+/// of a second or more is `invalid`, a time past what the host can hold is
+/// `overflow`; a real time is set.
+#[test]
+fn set_times_checks_the_guests_times() -> weft::Result<()> {
+    use weft_wasi::p2::bindings::wasi::clocks::wall_clock::Datetime;
+    use weft_wasi::p2::bindings::wasi::filesystem::preopens::Host as _;
+    use weft_wasi::p2::bindings::wasi::filesystem::types::{ErrorCode, HostDescriptor as _, NewTimestamp, PathFlags};
+    use weft_wasi::{DirPerms, FilePerms};
+    let world = World::new();
+    let mut ctx = WasiCtxBuilder::new()
+        .preopened_dir(&world.sandbox, ".", DirPerms::all(), FilePerms::all())?
+        .build();
+    let mut table = ResourceTable::new();
+    let mut v = WasiCtxView {
+        ctx: &mut ctx,
+        table: &mut table,
+    };
+    let (dir, _) = v.get_directories()?.remove(0);
+    let set = |v: &mut WasiCtxView<'_>, seconds: u64, nanoseconds: u32| {
+        v.set_times_at(
+            dir,
+            PathFlags::empty(),
+            "in.txt".to_string(),
+            NewTimestamp::NoChange,
+            NewTimestamp::Timestamp(Datetime { seconds, nanoseconds }),
+        )
+        .map_err(|e| e.downcast().expect("an error code"))
+    };
+    assert_eq!(set(&mut v, 1, 1_000_000_000), Err(ErrorCode::Invalid));
+    assert_eq!(set(&mut v, u64::MAX, 999_999_999), Err(ErrorCode::Overflow));
+    assert_eq!(set(&mut v, 1_000_000_000, 5), Ok(()));
+    let modified = std::fs::metadata(world.sandbox.join("in.txt"))?.modified()?;
+    assert_eq!(
+        modified.duration_since(std::time::UNIX_EPOCH)?,
+        std::time::Duration::new(1_000_000_000, 5)
+    );
+    Ok(())
+}

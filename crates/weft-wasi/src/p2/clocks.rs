@@ -100,7 +100,9 @@ impl monotonic_clock::Host for WasiCtxView<'_> {
     }
     fn subscribe_instant(&mut self, when: u64) -> anyhow::Result<Resource<DynPollable>> {
         let now = self.ctx.monotonic_clock.now();
-        let deadline = Instant::now() + Duration::from_nanos(when.saturating_sub(now));
+        let deadline = Instant::now()
+            .checked_add(Duration::from_nanos(when.saturating_sub(now)))
+            .unwrap_or_else(|| Instant::now() + Duration::from_secs(u32::MAX.into()));
         Ok(self.table.push(DynPollable::deadline(deadline))?)
     }
     fn subscribe_duration(&mut self, when: u64) -> anyhow::Result<Resource<DynPollable>> {

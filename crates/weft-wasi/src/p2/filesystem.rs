@@ -274,15 +274,23 @@ impl Stat {
     }
 }
 
-fn time_spec(t: NewTimestamp) -> Option<crate::filestat::TimeSpec> {
+/// The time a guest asks to set; a time the host cannot represent is
+/// `overflow`, a nanosecond count of a second or more is `invalid`.
+fn time_spec(t: NewTimestamp) -> FsResult<Option<crate::filestat::TimeSpec>> {
     use crate::filestat::TimeSpec;
-    match t {
+    Ok(match t {
         NewTimestamp::NoChange => None,
         NewTimestamp::Now => Some(TimeSpec::Now),
-        NewTimestamp::Timestamp(d) => Some(TimeSpec::At(
-            std::time::SystemTime::UNIX_EPOCH + std::time::Duration::new(d.seconds, d.nanoseconds),
-        )),
-    }
+        NewTimestamp::Timestamp(d) => {
+            if d.nanoseconds >= 1_000_000_000 {
+                return fail(ErrorCode::Invalid);
+            }
+            let at = std::time::SystemTime::UNIX_EPOCH
+                .checked_add(std::time::Duration::new(d.seconds, d.nanoseconds))
+                .ok_or_else(|| FsError::from(ErrorCode::Overflow))?;
+            Some(TimeSpec::At(at))
+        }
+    })
 }
 
 /// A file read from `pos` on (`read-via-stream`).
@@ -496,7 +504,10 @@ impl types::HostDescriptor for WasiCtxView<'_> {
         data_access_timestamp: NewTimestamp,
         data_modification_timestamp: NewTimestamp,
     ) -> FsResult<()> {
-        let (a, m) = (time_spec(data_access_timestamp), time_spec(data_modification_timestamp));
+        let (a, m) = (
+            time_spec(data_access_timestamp)?,
+            time_spec(data_modification_timestamp)?,
+        );
         match self.descriptor(&self_)? {
             Descriptor::File(f) => {
                 if !f.open_mode.contains(OpenMode::WRITE) {
@@ -592,8 +603,8 @@ impl types::HostDescriptor for WasiCtxView<'_> {
         data_modification_timestamp: NewTimestamp,
     ) -> FsResult<()> {
         let d = self.dir_mutate(&self_)?;
-        let a = time_spec(data_access_timestamp).map(|t| t.for_path());
-        let m = time_spec(data_modification_timestamp).map(|t| t.for_path());
+        let a = time_spec(data_access_timestamp)?.map(|t| t.for_path());
+        let m = time_spec(data_modification_timestamp)?.map(|t| t.for_path());
         if path_flags.contains(PathFlags::SYMLINK_FOLLOW) {
             d.dir.set_times(path, a, m)?;
         } else {
