@@ -221,10 +221,20 @@ fn run_module(args: &RunArgs) -> Result<(), RunError> {
     let mut config = Config::new();
     run_options::configure(&mut config, &wasm_switches);
     let engine = Engine::new(&config).map_err(RunError::Setup)?;
-    let module = load_module(&engine, path, args.allow_precompiled).map_err(RunError::Setup)?;
+    let bytes = std::fs::read(path)
+        .with_context(|| format!("failed to read `{}`", path.display()))
+        .map_err(RunError::Setup)?;
+    if let Some(binary) = component_binary(&bytes) {
+        let binary = binary
+            .with_context(|| format!("failed to parse `{}`", path.display()))
+            .map_err(RunError::Setup)?;
+        return run_component(args, &engine, &binary, &wasm_switches, &wasi_switches);
+    }
+    let module = load_module(&engine, path, &bytes, args.allow_precompiled).map_err(RunError::Setup)?;
 
-    let wasi =
-        run_options::build_wasi(path, &args.args, &args.dirs, &args.envs, &wasi_switches).map_err(RunError::Setup)?;
+    let wasi = run_options::build_wasi(path, &args.args, &args.dirs, &args.envs, &wasi_switches)
+        .map_err(RunError::Setup)?
+        .build_p1();
     let mut store = Store::new(&engine, wasi);
     run_options::arm_limits(&engine, &mut store, &wasm_switches).map_err(RunError::Setup)?;
     let mut linker: Linker<WasiP1Ctx> = Linker::new(&engine);
@@ -263,10 +273,104 @@ fn run_module(args: &RunArgs) -> Result<(), RunError> {
     }
 }
 
-/// Reads and compiles a module, text or binary.
-fn load_module(engine: &Engine, path: &Path, allow_precompiled: bool) -> Result<Module> {
-    let bytes = std::fs::read(path).with_context(|| format!("failed to read `{}`", path.display()))?;
-    if engine.detect_precompiled(&bytes).is_some() {
+/// The binary of a component, when `bytes` is one: a binary whose header
+/// says component (version 0x0d, layer 1), or text that starts with
+/// `(component`. `None` for anything else (a module, or not wasm at all).
+fn component_binary(bytes: &[u8]) -> Option<Result<Vec<u8>>> {
+    if bytes.starts_with(b"\0asm") {
+        return (bytes.get(6..8) == Some(&[1, 0])).then(|| Ok(bytes.to_vec()));
+    }
+    let text = std::str::from_utf8(bytes).ok()?;
+    if !starts_with_component(text) {
+        return None;
+    }
+    Some(wat::parse_str(text).map_err(anyhow::Error::from))
+}
+
+/// Whether WAT `text` is a component: its first form, after whitespace
+/// and comments, is `(component`.
+fn starts_with_component(text: &str) -> bool {
+    let mut rest = text;
+    loop {
+        rest = rest.trim_start();
+        if let Some(after) = rest.strip_prefix(";;") {
+            rest = after.split_once('\n').map_or("", |(_, r)| r);
+        } else if let Some(after) = rest.strip_prefix("(;") {
+            rest = after.split_once(";)").map_or("", |(_, r)| r);
+        } else {
+            break;
+        }
+    }
+    rest.strip_prefix("(component")
+        .is_some_and(|r| r.starts_with(|c: char| c.is_whitespace() || c == ')' || c == '$' || c == ';'))
+}
+
+/// The store data of a component run: the WASI 0.2 context and the table
+/// of the guest's resources.
+struct ComponentState {
+    ctx: weft_wasi::p2::WasiCtx,
+    table: weft::component::ResourceTable,
+}
+
+impl weft_wasi::p2::WasiView for ComponentState {
+    fn ctx(&mut self) -> weft_wasi::p2::WasiCtxView<'_> {
+        weft_wasi::p2::WasiCtxView {
+            ctx: &mut self.ctx,
+            table: &mut self.table,
+        }
+    }
+}
+
+/// Runs a WASI 0.2 command component: instantiates it with every
+/// `wasi:cli/command` import and calls its `wasi:cli/run` export. `run`
+/// returning `err` is exit status 1, as with `wasmtime run`.
+fn run_component(
+    args: &RunArgs,
+    engine: &Engine,
+    binary: &[u8],
+    wasm_switches: &run_options::WasmSwitches,
+    wasi_switches: &run_options::WasiSwitches,
+) -> Result<(), RunError> {
+    let path = &args.module;
+    if args.invoke.is_some() {
+        return Err(RunError::Setup(anyhow!(
+            "`--invoke` is not supported for components yet (`{}` is a component)",
+            path.display()
+        )));
+    }
+    let component = weft::component::Component::new(engine, binary)
+        .with_context(|| format!("failed to compile `{}`", path.display()))
+        .map_err(RunError::Setup)?;
+    // argv[0] is the file's name without its directory, as `wasmtime run`
+    // gives a component (it leaks no host path).
+    let program = Path::new(path.file_name().unwrap_or(path.as_os_str()));
+    let ctx = run_options::build_wasi(program, &args.args, &args.dirs, &args.envs, wasi_switches)
+        .map_err(RunError::Setup)?
+        .build();
+    let mut store = Store::new(
+        engine,
+        ComponentState {
+            ctx,
+            table: weft::component::ResourceTable::new(),
+        },
+    );
+    run_options::arm_limits(engine, &mut store, wasm_switches).map_err(RunError::Setup)?;
+    let mut linker = weft::component::Linker::new(engine);
+    weft_wasi::p2::add_to_linker_sync(&mut linker).map_err(RunError::Setup)?;
+    let command = weft_wasi::p2::bindings::sync::Command::instantiate(&mut store, &component, &linker)
+        .with_context(|| format!("failed to instantiate `{}`", path.display()))
+        .map_err(RunError::Exec)?;
+    match command.wasi_cli_run().call_run(&mut store) {
+        Ok(Ok(())) => Ok(()),
+        Ok(Err(())) => Err(RunError::Exec(anyhow::Error::new(I32Exit(1)))),
+        Err(err) if err.downcast_ref::<I32Exit>().is_some() => Err(RunError::Exec(err)),
+        Err(err) => Err(RunError::Exec(err.context("failed to invoke `run` function"))),
+    }
+}
+
+/// Compiles a module, text or binary (`bytes`, read from `path`).
+fn load_module(engine: &Engine, path: &Path, bytes: &[u8], allow_precompiled: bool) -> Result<Module> {
+    if engine.detect_precompiled(bytes).is_some() {
         if !allow_precompiled {
             bail!(
                 "`{}` is a precompiled module: running it needs `--allow-precompiled`",
@@ -280,10 +384,10 @@ fn load_module(engine: &Engine, path: &Path, allow_precompiled: bool) -> Result<
         // SAFETY: `deserialize` trusts its bytes to be a module Weft
         // precompiled; the user vouched for the file with
         // `--allow-precompiled`, as with `wasmtime run`.
-        let module = unsafe { Module::deserialize(engine, &bytes) };
+        let module = unsafe { Module::deserialize(engine, bytes) };
         return module.with_context(|| format!("failed to load `{}`", path.display()));
     }
-    Module::new(engine, &bytes).with_context(|| format!("failed to compile `{}`", path.display()))
+    Module::new(engine, bytes).with_context(|| format!("failed to compile `{}`", path.display()))
 }
 
 /// The function `weft run` calls without `--invoke`: `_start`, else the

@@ -103,6 +103,14 @@ impl Proposal {
 pub struct WasiSwitches {
     pub inherit_env: bool,
     pub tcplisten: Vec<String>,
+    /// WASI 0.2 sockets may reach every address.
+    pub inherit_network: bool,
+    /// WASI 0.2 guests may resolve host names.
+    pub allow_ip_name_lookup: bool,
+    /// WASI 0.2 guests may use TCP.
+    pub tcp: bool,
+    /// WASI 0.2 guests may use UDP.
+    pub udp: bool,
 }
 
 /// The `-W` switches `weft run` understands, for `--help` and errors.
@@ -110,7 +118,8 @@ pub const WASM_SWITCHES: &str = "unknown-imports-default[=y|n], unknown-imports-
      fuel=N, timeout=DURATION, and the proposals simd, relaxed-simd, relaxed-simd-deterministic, tail-call, \
      multi-memory, memory64, extended-const, function-references, exceptions, wide-arithmetic, custom-page-sizes, legacy-exceptions, threads[=y|n]";
 /// The `-S` switches `weft run` understands.
-pub const WASI_SWITCHES: &str = "cli[=y], preview1[=y], inherit-env[=y|n], tcplisten=ADDR";
+pub const WASI_SWITCHES: &str = "cli[=y], preview1[=y], inherit-env[=y|n], tcplisten=ADDR, \
+     and for components inherit-network[=y|n], allow-ip-name-lookup[=y|n], tcp[=y|n], udp[=y|n]";
 
 fn parse_bool(name: &str, value: Option<&str>) -> Result<bool> {
     match value {
@@ -179,6 +188,10 @@ pub fn parse_wasi_switches(values: &[String]) -> Result<WasiSwitches> {
                 }
             }
             "inherit-env" => out.inherit_env = parse_bool(name, value)?,
+            "inherit-network" => out.inherit_network = parse_bool(name, value)?,
+            "allow-ip-name-lookup" => out.allow_ip_name_lookup = parse_bool(name, value)?,
+            "tcp" => out.tcp = parse_bool(name, value)?,
+            "udp" => out.udp = parse_bool(name, value)?,
             "tcplisten" => out.tcplisten.push(
                 value
                     .ok_or_else(|| anyhow!("`-S tcplisten` needs an address"))?
@@ -226,7 +239,7 @@ pub fn configure(config: &mut Config, switches: &WasmSwitches) {
 /// Gives the store its fuel, and arms the timeout: a thread that advances
 /// the engine's epoch once the time is up, so the guest traps at its next
 /// function entry or loop header.
-pub fn arm_limits(engine: &Engine, store: &mut Store<WasiP1Ctx>, switches: &WasmSwitches) -> Result<()> {
+pub fn arm_limits<T>(engine: &Engine, store: &mut Store<T>, switches: &WasmSwitches) -> Result<()> {
     if let Some(fuel) = switches.fuel {
         store.set_fuel(fuel)?;
     }
@@ -246,14 +259,15 @@ pub fn arm_limits(engine: &Engine, store: &mut Store<WasiP1Ctx>, switches: &Wasm
 
 /// The guest's WASI context: the host's stdio, `argv` = the module's path
 /// and `args`, the `--env` variables, the `--dir` directories (with every
-/// permission) and the `-S tcplisten` sockets.
+/// permission), the `-S tcplisten` sockets (preview1) and what WASI 0.2
+/// sockets may do.
 pub fn build_wasi(
     module: &Path,
     args: &[String],
     dirs: &[String],
     envs: &[String],
     switches: &WasiSwitches,
-) -> Result<WasiP1Ctx> {
+) -> Result<WasiCtxBuilder> {
     let mut builder = WasiCtxBuilder::new();
     builder.inherit_stdio().arg(module.to_string_lossy()).args(args);
     if switches.inherit_env {
@@ -278,7 +292,14 @@ pub fn build_wasi(
         let listener = std::net::TcpListener::bind(addr).with_context(|| format!("failed to listen on `{addr}`"))?;
         builder.preopened_socket(listener);
     }
-    Ok(builder.build_p1())
+    builder
+        .allow_tcp(switches.tcp)
+        .allow_udp(switches.udp)
+        .allow_ip_name_lookup(switches.allow_ip_name_lookup);
+    if switches.inherit_network {
+        builder.inherit_network();
+    }
+    Ok(builder)
 }
 
 /// Gives every function import of `module` that `linker` does not define a

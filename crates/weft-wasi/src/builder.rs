@@ -90,6 +90,15 @@ pub struct WasiCtxBuilder {
     args: Vec<String>,
     env: Vec<(String, String)>,
     preopens: Vec<Preopen>,
+    initial_cwd: Option<String>,
+    insecure_random_seed: Option<u128>,
+    max_random_size: u64,
+    allow_tcp: bool,
+    allow_udp: bool,
+    allow_ip_name_lookup: bool,
+    inherit_network: bool,
+    #[cfg(feature = "p2")]
+    socket_addr_check: Option<crate::p2::AddrCheck>,
 }
 
 impl Default for WasiCtxBuilder {
@@ -101,6 +110,15 @@ impl Default for WasiCtxBuilder {
             args: Vec::new(),
             env: Vec::new(),
             preopens: Vec::new(),
+            initial_cwd: None,
+            insecure_random_seed: None,
+            max_random_size: 64 << 20,
+            allow_tcp: false,
+            allow_udp: false,
+            allow_ip_name_lookup: false,
+            inherit_network: false,
+            #[cfg(feature = "p2")]
+            socket_addr_check: None,
         }
     }
 }
@@ -234,6 +252,119 @@ impl WasiCtxBuilder {
     pub fn preopened_stream(&mut self, stream: TcpStream) -> &mut Self {
         self.preopens.push(Preopen::Stream(stream));
         self
+    }
+
+    /// The directory a WASI 0.2 guest's `initial-cwd` reports (none by
+    /// default).
+    pub fn initial_cwd(&mut self, path: impl AsRef<str>) -> &mut Self {
+        self.initial_cwd = Some(path.as_ref().to_string());
+        self
+    }
+
+    /// The value of WASI 0.2's `insecure-seed` (random by default).
+    pub fn insecure_random_seed(&mut self, seed: u128) -> &mut Self {
+        self.insecure_random_seed = Some(seed);
+        self
+    }
+
+    /// The most random bytes one WASI 0.2 call may ask for (64 MiB by
+    /// default); asking for more traps.
+    pub fn max_random_size(&mut self, max_size: u64) -> &mut Self {
+        self.max_random_size = max_size;
+        self
+    }
+
+    /// Lets a WASI 0.2 guest use TCP (denied by default).
+    pub fn allow_tcp(&mut self, enable: bool) -> &mut Self {
+        self.allow_tcp = enable;
+        self
+    }
+
+    /// Lets a WASI 0.2 guest use UDP (denied by default).
+    pub fn allow_udp(&mut self, enable: bool) -> &mut Self {
+        self.allow_udp = enable;
+        self
+    }
+
+    /// Lets a WASI 0.2 guest resolve host names (denied by default).
+    pub fn allow_ip_name_lookup(&mut self, enable: bool) -> &mut Self {
+        self.allow_ip_name_lookup = enable;
+        self
+    }
+
+    /// Lets a WASI 0.2 guest's sockets reach every address (by default
+    /// none); TCP and UDP must still be allowed. Replaces a
+    /// [`WasiCtxBuilder::socket_addr_check`].
+    pub fn inherit_network(&mut self) -> &mut Self {
+        self.inherit_network = true;
+        #[cfg(feature = "p2")]
+        {
+            self.socket_addr_check = None;
+        }
+        self
+    }
+
+    /// Decides which addresses a WASI 0.2 guest's sockets may bind,
+    /// connect or send to, and accept or receive from: `check` returns
+    /// `true` to allow (by default every address is refused). Replaces
+    /// [`WasiCtxBuilder::inherit_network`].
+    ///
+    /// ```
+    /// use weft_wasi::WasiCtxBuilder;
+    /// // Loopback only.
+    /// WasiCtxBuilder::new().allow_tcp(true).socket_addr_check(|addr, _use| addr.ip().is_loopback());
+    /// ```
+    #[cfg(feature = "p2")]
+    pub fn socket_addr_check<F>(&mut self, check: F) -> &mut Self
+    where
+        F: Fn(std::net::SocketAddr, crate::p2::SocketAddrUse) -> bool + Send + Sync + 'static,
+    {
+        self.inherit_network = false;
+        self.socket_addr_check = Some(std::sync::Arc::new(check));
+        self
+    }
+
+    /// The WASI 0.2 context (for components). The builder is left as a new
+    /// one. Preopened sockets are preview1's and are not given to it.
+    #[cfg(feature = "p2")]
+    pub fn build(&mut self) -> crate::p2::WasiCtx {
+        use std::sync::{Arc, Mutex};
+        let b = std::mem::take(self);
+        let preopens = b
+            .preopens
+            .into_iter()
+            .filter_map(|p| match p {
+                Preopen::Dir(dir, name, dir_perms, file_perms) => Some((
+                    crate::p2::Descriptor::Dir(crate::p2::Dir::preopen(dir, dir_perms, file_perms)),
+                    name,
+                )),
+                Preopen::Listener(_) | Preopen::Stream(_) => None,
+            })
+            .collect();
+        let seed = crate::p2::random_seed();
+        crate::p2::WasiCtx {
+            args: b.args,
+            env: b.env,
+            initial_cwd: b.initial_cwd,
+            stdin: Arc::new(Mutex::new(b.stdin)),
+            stdout: Arc::new(Mutex::new(b.stdout)),
+            stderr: Arc::new(Mutex::new(b.stderr)),
+            preopens,
+            wall_clock: Box::new(crate::p2::WallClock::new()),
+            monotonic_clock: Box::new(crate::p2::MonotonicClock::new()),
+            insecure_random: crate::p2::SplitMix(seed as u64),
+            insecure_random_seed: b.insecure_random_seed.unwrap_or(seed),
+            max_random_size: b.max_random_size,
+            sockets: crate::p2::SocketsCtx {
+                allow_tcp: b.allow_tcp,
+                allow_udp: b.allow_udp,
+                allow_ip_name_lookup: b.allow_ip_name_lookup,
+                addr_check: match (b.inherit_network, b.socket_addr_check) {
+                    (true, _) => Some(std::sync::Arc::new(|_, _| true)),
+                    (false, check) => check,
+                },
+            },
+        }
     }
 
     /// The context. The builder is left as a new one.

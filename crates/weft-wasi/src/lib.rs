@@ -47,6 +47,8 @@ mod errno;
 mod fd;
 mod filestat;
 mod memory;
+#[cfg(feature = "p2")]
+pub mod p2;
 mod path;
 mod poll;
 pub mod preview1;
@@ -60,12 +62,16 @@ mod types;
 pub use builder::{DirPerms, FilePerms, WasiCtxBuilder};
 pub use ctx::WasiP1Ctx;
 pub use errno::Errno;
+#[cfg(feature = "p2")]
+pub use p2::{WasiCtx, WasiCtxView, WasiView};
 pub use preview1 as p1;
 pub use proc::I32Exit;
 pub use stdio::{
     stderr, stdin, stdout, ClosedInputStream, InputFile, MemoryInputPipe, MemoryOutputPipe, OutputFile,
     SinkOutputStream, Stderr, Stdin, StdinStream, Stdout, StdoutStream,
 };
+#[cfg(feature = "p2")]
+pub use weft::component::{ResourceTable, ResourceTableError};
 
 /// In-memory pipes, under the module path Wasmtime gives them.
 pub mod pipe {

@@ -77,7 +77,10 @@ impl Instance {
                 path.push(i);
             }
         }
-        let i = exports.iter().position(|(n, _)| n == name)?;
+        let i = exports
+            .iter()
+            .position(|(n, _)| n == name)
+            .or_else(|| super::semver::semver_match(name, exports.iter().map(|(n, _)| n.as_str())))?;
         path.push(i);
         Some(ComponentExportIndex {
             store: self.store,

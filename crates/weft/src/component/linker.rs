@@ -1,5 +1,6 @@
 //! `Linker`: host definitions by name, for instantiating components.
 
+use super::semver::{split_version, Version};
 use super::{Component, Instance, ResourceType, Val};
 use crate::{AsContextMut, Engine, StoreContextMut};
 use std::collections::BTreeMap;
@@ -167,12 +168,43 @@ impl<T: 'static> Linker<T> {
         super::instance::instantiate(store, component, imports)
     }
 
+    /// The definition of an import named `name`: the definition of that
+    /// name, or else, when the name ends in a semver version
+    /// (`wasi:cli/environment@0.2.3`), the definition of the same name with
+    /// the highest compatible version (as Wasmtime: the same major version,
+    /// and for `0.x` the same minor, neither with a pre-release).
+    fn lookup(&self, name: &str) -> Option<&Definition<T>> {
+        if let Some(def) = self.root.get(name) {
+            return Some(def);
+        }
+        let (base, version) = split_version(name)?;
+        let key = version.compatibility_key()?;
+        let mut best: Option<(Version, &Definition<T>)> = None;
+        // Every versioned name with this base sorts from `base@` on.
+        let start = format!("{base}@");
+        for (defined, def) in self.root.range(start.clone()..) {
+            if !defined.starts_with(&start) {
+                break;
+            }
+            let Some((b, v)) = split_version(defined) else {
+                continue;
+            };
+            if b != base || v.compatibility_key() != Some(key) {
+                continue;
+            }
+            if best.as_ref().is_none_or(|(bv, _)| v > *bv) {
+                best = Some((v, def));
+            }
+        }
+        best.map(|(_, def)| def)
+    }
+
     /// The definition of each import of `component`, in order.
     pub(super) fn resolve_imports(&self, component: &Component) -> crate::Result<Vec<Definition<T>>> {
         let plan = &component.inner.plan;
         let mut out = Vec::with_capacity(plan.imports.len());
         for import in &plan.imports {
-            let def = self.root.get(&import.name).ok_or_else(|| {
+            let def = self.lookup(&import.name).ok_or_else(|| {
                 crate::format_err!("component imports `{}`, but the linker does not define it", import.name)
             })?;
             out.push(def.clone());
@@ -300,5 +332,94 @@ impl<T: 'static> LinkerInstance<'_, T> {
                 other.describe()
             ),
         }
+    }
+}
+
+#[cfg(test)]
+mod semver_tests {
+    use super::super::semver::{semver_match, split_version};
+    use super::*;
+    use crate::component::Component;
+    use crate::{Engine, Store};
+
+    #[test]
+    fn versions_parse() {
+        let (base, v) = split_version("wasi:cli/environment@0.2.3").unwrap();
+        assert_eq!(base, "wasi:cli/environment");
+        assert_eq!((v.major, v.minor, v.patch, v.extra), (0, 2, 3, false));
+        assert!(split_version("wasi:cli/environment").is_none());
+        assert!(split_version("a@1.2").is_none());
+        assert!(split_version("a@1.02.3").is_none());
+        assert!(split_version("a@1.2.3.4").is_none());
+        assert!(split_version("a@1.2.3-rc1").unwrap().1.extra);
+        let names = ["a:b/run@0.2.3", "a:b/run@0.3.0", "a:b/run@0.2.1", "a:b/other@0.2.9"];
+        assert_eq!(semver_match("a:b/run@0.2.12", names.into_iter()), Some(0));
+        assert_eq!(semver_match("a:b/run@0.3.5", names.into_iter()), Some(1));
+        assert_eq!(semver_match("a:b/run@1.0.0", names.into_iter()), None);
+    }
+
+    /// A component importing `iface@{version}` with one function `f`
+    /// returning a `u32`, exported as `run`.
+    fn importer(engine: &Engine, name: &str) -> crate::Result<Component> {
+        let text = format!(
+            r#"(component
+                (import "{name}" (instance $i (export "f" (func (result u32)))))
+                (alias export $i "f" (func $f))
+                (core func $fl (canon lower (func $f)))
+                (core module $m (import "" "f" (func $f (result i32)))
+                    (func (export "run") (result i32) (call $f)))
+                (core instance $mi (instantiate $m (with "" (instance (export "f" (func $fl))))))
+                (func (export "run") (result u32) (canon lift (core func $mi "run"))))"#
+        );
+        Component::new(engine, wat::parse_str(text)?)
+    }
+
+    fn run(linker: &Linker<()>, component: &Component) -> crate::Result<u32> {
+        let mut store = Store::new(linker.engine(), ());
+        let instance = linker.instantiate(&mut store, component)?;
+        let f = instance.get_typed_func::<(), (u32,)>(&mut store, "run")?;
+        Ok(f.call(&mut store, ())?.0)
+    }
+
+    #[test]
+    fn imports_link_to_the_highest_compatible_version() -> crate::Result<()> {
+        let engine = Engine::default();
+        let mut linker = Linker::<()>::new(&engine);
+        for (version, value) in [
+            ("0.2.1", 1u32),
+            ("0.2.12", 12),
+            ("0.2.9", 9),
+            ("0.3.0", 30),
+            ("1.4.0", 140),
+            ("1.2.0", 120),
+        ] {
+            linker
+                .instance(&format!("wasi:cli/environment@{version}"))?
+                .func_wrap("f", move |_, ()| Ok((value,)))?;
+        }
+        linker
+            .instance("wasi:cli/environment@0.2.13-rc")?
+            .func_wrap("f", |_, ()| Ok((99u32,)))?;
+        // An exact match wins; otherwise the highest patch of 0.2 (a newer
+        // import than defined links too: the types are still checked).
+        assert_eq!(run(&linker, &importer(&engine, "wasi:cli/environment@0.2.9")?)?, 9);
+        assert_eq!(run(&linker, &importer(&engine, "wasi:cli/environment@0.2.3")?)?, 12);
+        assert_eq!(run(&linker, &importer(&engine, "wasi:cli/environment@0.2.20")?)?, 12);
+        assert_eq!(run(&linker, &importer(&engine, "wasi:cli/environment@0.3.1")?)?, 30);
+        // For 1.x, any minor of the same major.
+        assert_eq!(run(&linker, &importer(&engine, "wasi:cli/environment@1.0.0")?)?, 140);
+        // Other minors of 0.x, other majors, pre-releases and unversioned
+        // names do not match.
+        for name in [
+            "wasi:cli/environment@0.1.0",
+            "wasi:cli/environment@2.0.0",
+            "wasi:cli/environment@0.2.3-rc",
+            "wasi:cli/environment",
+            "wasi:cli/other@0.2.3",
+        ] {
+            let err = run(&linker, &importer(&engine, name)?).unwrap_err();
+            assert!(format!("{err}").contains("does not define it"), "{name}: {err}");
+        }
+        Ok(())
     }
 }

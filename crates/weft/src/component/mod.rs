@@ -80,6 +80,7 @@ mod linker_wast;
 mod load_store;
 mod resource_table;
 mod resources;
+mod semver;
 // `store` (the component state of a store) and the files whose objects it
 // holds (instances, lifted functions, resources and handle tables, tasks)
 // import each other on purpose, as `crate::store` and the core objects do

@@ -715,7 +715,12 @@ impl Component {
 
     /// The type of the export `name`.
     pub fn get_export(&self, engine: &crate::Engine, name: &str) -> Option<ComponentItem> {
-        self.exports(engine).find(|(n, _)| *n == name).map(|(_, t)| t)
+        if let Some((_, t)) = self.exports(engine).find(|(n, _)| *n == name) {
+            return Some(t);
+        }
+        // A name with another compatible patch release (as Wasmtime).
+        let i = super::semver::semver_match(name, self.exports(engine).map(|(n, _)| n))?;
+        self.exports(engine).nth(i).map(|(_, t)| t)
     }
 }
 

@@ -1,0 +1,811 @@
+//! `wasi:filesystem`: descriptors, directory listings and preopens.
+//!
+//! The sandbox is preview1's: every path is resolved by `cap-std` inside
+//! the handle of a directory descriptor (never by code of ours), so `..`
+//! above it, absolute paths and symlinks leading out are refused
+//! (`not-permitted`), and renames and hard links need both ends inside.
+//! Host I/O errors become error codes through preview1's errno mapping.
+
+use super::bindings::wasi::clocks::wall_clock::Datetime;
+use super::bindings::wasi::filesystem::{preopens, types};
+use super::io::{
+    DynInputStream, DynOutputStream, InputStream, IoError, OutputStream, Pollable, Readiness, StreamError, StreamResult,
+};
+use super::{TrappableError, WasiCtxView};
+use crate::builder::{DirPerms, FilePerms};
+use crate::errno::Errno;
+use bytes::Bytes;
+use cap_fs_ext::{DirExt, FollowSymlinks, OpenOptionsFollowExt, OpenOptionsMaybeDirExt};
+use std::os::unix::fs::FileExt;
+use std::sync::Arc;
+use types::{
+    Advice, DescriptorFlags, DescriptorStat, DescriptorType, DirectoryEntry, ErrorCode, Filesize, MetadataHashValue,
+    NewTimestamp, OpenFlags, PathFlags,
+};
+use weft::component::{Resource, ResourceTableError};
+
+/// The error of a `wasi:filesystem` function: an error code for the guest
+/// or a trap.
+pub type FsError = TrappableError<ErrorCode>;
+/// The result of a `wasi:filesystem` function.
+pub type FsResult<T> = Result<T, FsError>;
+
+impl From<std::io::Error> for FsError {
+    fn from(e: std::io::Error) -> FsError {
+        error_code(Errno::from(&e)).into()
+    }
+}
+
+impl From<ResourceTableError> for FsError {
+    fn from(e: ResourceTableError) -> FsError {
+        FsError::trap(e)
+    }
+}
+
+/// How a descriptor was opened: for reading, writing, or both.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct OpenMode {
+    read: bool,
+    write: bool,
+}
+
+impl OpenMode {
+    /// Open for reading.
+    pub const READ: OpenMode = OpenMode {
+        read: true,
+        write: false,
+    };
+    /// Open for writing.
+    pub const WRITE: OpenMode = OpenMode {
+        read: false,
+        write: true,
+    };
+
+    /// Whether every mode of `other` is in `self`.
+    pub const fn contains(self, other: OpenMode) -> bool {
+        (self.read || !other.read) && (self.write || !other.write)
+    }
+}
+
+impl std::ops::BitOr for OpenMode {
+    type Output = OpenMode;
+    fn bitor(self, o: OpenMode) -> OpenMode {
+        OpenMode {
+            read: self.read || o.read,
+            write: self.write || o.write,
+        }
+    }
+}
+
+/// An open file.
+#[derive(Clone)]
+pub struct File {
+    pub(crate) file: Arc<std::fs::File>,
+    pub(crate) perms: FilePerms,
+    pub(crate) open_mode: OpenMode,
+}
+
+impl File {
+    /// What the guest may do with the file.
+    pub fn perms(&self) -> FilePerms {
+        self.perms
+    }
+
+    /// Whether it was opened for reading, writing or both.
+    pub fn open_mode(&self) -> OpenMode {
+        self.open_mode
+    }
+}
+
+/// An open directory: every path below it is resolved inside `dir`.
+#[derive(Clone)]
+pub struct Dir {
+    pub(crate) dir: Arc<cap_std::fs::Dir>,
+    pub(crate) perms: DirPerms,
+    pub(crate) file_perms: FilePerms,
+    pub(crate) open_mode: OpenMode,
+}
+
+impl Dir {
+    /// The descriptor of a preopened directory.
+    pub(crate) fn preopen(dir: cap_std::fs::Dir, perms: DirPerms, file_perms: FilePerms) -> Dir {
+        let mut open_mode = OpenMode::READ;
+        if perms.contains(DirPerms::MUTATE) {
+            open_mode = open_mode | OpenMode::WRITE;
+        }
+        Dir {
+            dir: Arc::new(dir),
+            perms,
+            file_perms,
+            open_mode,
+        }
+    }
+}
+
+/// The host value of `wasi:filesystem/types.descriptor`.
+#[derive(Clone)]
+pub enum Descriptor {
+    /// A file.
+    File(File),
+    /// A directory.
+    Dir(Dir),
+}
+
+/// The host value of `wasi:filesystem/types.directory-entry-stream`: the
+/// entries of a directory (in the host's order, without `.` and `..`),
+/// listed when it was opened.
+pub struct ReaddirIterator(std::vec::IntoIter<FsResult<DirectoryEntry>>);
+
+impl Iterator for ReaddirIterator {
+    type Item = FsResult<DirectoryEntry>;
+    fn next(&mut self) -> Option<Self::Item> {
+        self.0.next()
+    }
+}
+
+/// The WASI 0.2 error code of a preview1 errno.
+pub(crate) fn error_code(e: Errno) -> ErrorCode {
+    use ErrorCode as C;
+    match e {
+        Errno::Acces => C::Access,
+        Errno::Again => C::WouldBlock,
+        Errno::Already => C::Already,
+        Errno::Badf => C::BadDescriptor,
+        Errno::Busy => C::Busy,
+        Errno::Deadlk => C::Deadlock,
+        Errno::Dquot => C::Quota,
+        Errno::Exist => C::Exist,
+        Errno::Fbig => C::FileTooLarge,
+        Errno::Ilseq => C::IllegalByteSequence,
+        Errno::Inprogress => C::InProgress,
+        Errno::Intr => C::Interrupted,
+        Errno::Inval => C::Invalid,
+        Errno::Isdir => C::IsDirectory,
+        Errno::Loop => C::Loop,
+        Errno::Mlink => C::TooManyLinks,
+        Errno::Msgsize => C::MessageSize,
+        Errno::Nametoolong => C::NameTooLong,
+        Errno::Nodev => C::NoDevice,
+        Errno::Noent => C::NoEntry,
+        Errno::Nolck => C::NoLock,
+        Errno::Nomem => C::InsufficientMemory,
+        Errno::Nospc => C::InsufficientSpace,
+        Errno::Nosys | Errno::Notsup => C::Unsupported,
+        Errno::Notdir => C::NotDirectory,
+        Errno::Notempty => C::NotEmpty,
+        Errno::Notrecoverable => C::NotRecoverable,
+        Errno::Notty => C::NoTty,
+        Errno::Nxio => C::NoSuchDevice,
+        Errno::Overflow => C::Overflow,
+        Errno::Perm => C::NotPermitted,
+        Errno::Pipe => C::Pipe,
+        Errno::Rofs => C::ReadOnly,
+        Errno::Spipe => C::InvalidSeek,
+        Errno::Txtbsy => C::TextFileBusy,
+        Errno::Xdev => C::CrossDevice,
+        _ => C::Io,
+    }
+}
+
+fn fail<T>(code: ErrorCode) -> FsResult<T> {
+    Err(code.into())
+}
+
+/// What `stat` reports, from either kind of metadata.
+struct Stat {
+    ty: DescriptorType,
+    nlink: u64,
+    size: u64,
+    dev: u64,
+    ino: u64,
+    atime: (i64, i64),
+    mtime: (i64, i64),
+    ctime: (i64, i64),
+}
+
+fn descriptor_type(t: &cap_std::fs::FileType) -> DescriptorType {
+    use cap_std::fs::FileTypeExt;
+    if t.is_dir() {
+        DescriptorType::Directory
+    } else if t.is_file() {
+        DescriptorType::RegularFile
+    } else if t.is_symlink() {
+        DescriptorType::SymbolicLink
+    } else if t.is_block_device() {
+        DescriptorType::BlockDevice
+    } else if t.is_char_device() {
+        DescriptorType::CharacterDevice
+    } else if t.is_fifo() {
+        DescriptorType::Fifo
+    } else if t.is_socket() {
+        DescriptorType::Socket
+    } else {
+        DescriptorType::Unknown
+    }
+}
+
+impl Stat {
+    fn of(m: &cap_std::fs::Metadata) -> Stat {
+        use cap_std::fs::MetadataExt;
+        Stat {
+            ty: descriptor_type(&m.file_type()),
+            nlink: m.nlink(),
+            size: m.len(),
+            dev: m.dev(),
+            ino: m.ino(),
+            atime: (m.atime(), m.atime_nsec()),
+            mtime: (m.mtime(), m.mtime_nsec()),
+            ctime: (m.ctime(), m.ctime_nsec()),
+        }
+    }
+
+    fn of_file(f: &std::fs::File) -> std::io::Result<Stat> {
+        Ok(Stat::of(&cap_std::fs::Metadata::from_file(f)?))
+    }
+
+    fn to_wit(&self) -> DescriptorStat {
+        let dt = |(s, ns): (i64, i64)| -> Option<Datetime> {
+            Some(Datetime {
+                seconds: u64::try_from(s).ok()?,
+                nanoseconds: u32::try_from(ns).ok()?,
+            })
+        };
+        DescriptorStat {
+            type_: self.ty,
+            link_count: self.nlink,
+            size: self.size,
+            data_access_timestamp: dt(self.atime),
+            data_modification_timestamp: dt(self.mtime),
+            status_change_timestamp: dt(self.ctime),
+        }
+    }
+
+    fn hash(&self) -> MetadataHashValue {
+        use std::hash::{Hash, Hasher};
+        let h = |salt: u8| {
+            let mut s = std::collections::hash_map::DefaultHasher::new();
+            (salt, self.dev, self.ino).hash(&mut s);
+            s.finish()
+        };
+        MetadataHashValue {
+            lower: h(0),
+            upper: h(1),
+        }
+    }
+}
+
+/// The time a guest asks to set; a time the host cannot represent is
+/// `overflow`, a nanosecond count of a second or more is `invalid`.
+fn time_spec(t: NewTimestamp) -> FsResult<Option<crate::filestat::TimeSpec>> {
+    use crate::filestat::TimeSpec;
+    Ok(match t {
+        NewTimestamp::NoChange => None,
+        NewTimestamp::Now => Some(TimeSpec::Now),
+        NewTimestamp::Timestamp(d) => {
+            if d.nanoseconds >= 1_000_000_000 {
+                return fail(ErrorCode::Invalid);
+            }
+            let at = std::time::SystemTime::UNIX_EPOCH
+                .checked_add(std::time::Duration::new(d.seconds, d.nanoseconds))
+                .ok_or_else(|| FsError::from(ErrorCode::Overflow))?;
+            Some(TimeSpec::At(at))
+        }
+    })
+}
+
+/// A file read from `pos` on (`read-via-stream`).
+struct FileInputStream {
+    file: Arc<std::fs::File>,
+    pos: u64,
+}
+
+impl Pollable for FileInputStream {
+    fn readiness(&mut self) -> Readiness {
+        Readiness::Ready
+    }
+}
+
+impl InputStream for FileInputStream {
+    fn read(&mut self, size: usize) -> StreamResult<Bytes> {
+        let mut buf = vec![0; size];
+        let n = self
+            .file
+            .read_at(&mut buf, self.pos)
+            .map_err(|e| StreamError::LastOperationFailed(e.into()))?;
+        if n == 0 && size > 0 {
+            return Err(StreamError::Closed);
+        }
+        buf.truncate(n);
+        self.pos += n as u64;
+        Ok(buf.into())
+    }
+}
+
+/// How many bytes a file stream accepts in one write.
+const FILE_BUDGET: usize = 1 << 20;
+
+/// A file written at `pos`, or appended to (`write-via-stream`,
+/// `append-via-stream`).
+struct FileOutputStream {
+    file: Arc<std::fs::File>,
+    pos: Option<u64>,
+}
+
+impl Pollable for FileOutputStream {
+    fn readiness(&mut self) -> Readiness {
+        Readiness::Ready
+    }
+}
+
+impl OutputStream for FileOutputStream {
+    fn write(&mut self, bytes: Bytes) -> StreamResult<()> {
+        if bytes.len() > FILE_BUDGET {
+            return Err(StreamError::trap("write of more bytes than `check-write` allowed"));
+        }
+        let fail = |e: std::io::Error| StreamError::LastOperationFailed(e.into());
+        let at = match self.pos {
+            Some(p) => p,
+            None => self.file.metadata().map_err(fail)?.len(),
+        };
+        self.file.write_all_at(&bytes, at).map_err(fail)?;
+        if let Some(p) = &mut self.pos {
+            *p += bytes.len() as u64;
+        }
+        Ok(())
+    }
+    fn flush(&mut self) -> StreamResult<()> {
+        Ok(())
+    }
+    fn check_write(&mut self) -> StreamResult<usize> {
+        Ok(FILE_BUDGET)
+    }
+}
+
+impl WasiCtxView<'_> {
+    fn descriptor(&self, d: &Resource<Descriptor>) -> FsResult<&Descriptor> {
+        Ok(self.table.get(d)?)
+    }
+
+    fn file(&self, d: &Resource<Descriptor>) -> FsResult<&File> {
+        match self.descriptor(d)? {
+            Descriptor::File(f) => Ok(f),
+            Descriptor::Dir(_) => fail(ErrorCode::IsDirectory),
+        }
+    }
+
+    fn dir(&self, d: &Resource<Descriptor>) -> FsResult<&Dir> {
+        match self.descriptor(d)? {
+            Descriptor::Dir(d) => Ok(d),
+            Descriptor::File(_) => fail(ErrorCode::NotDirectory),
+        }
+    }
+
+    /// The directory `d`, which may be read (list, open, stat).
+    fn dir_read(&self, d: &Resource<Descriptor>) -> FsResult<&Dir> {
+        let dir = self.dir(d)?;
+        if !dir.perms.contains(DirPerms::READ) {
+            return fail(ErrorCode::NotPermitted);
+        }
+        Ok(dir)
+    }
+
+    /// The directory `d`, whose entries may be changed.
+    fn dir_mutate(&self, d: &Resource<Descriptor>) -> FsResult<&Dir> {
+        let dir = self.dir(d)?;
+        if !dir.perms.contains(DirPerms::MUTATE) || !dir.open_mode.contains(OpenMode::WRITE) {
+            return fail(ErrorCode::NotPermitted);
+        }
+        Ok(dir)
+    }
+
+    /// The file `d`, open for `mode`.
+    fn file_mode(&self, d: &Resource<Descriptor>, mode: OpenMode) -> FsResult<&File> {
+        let f = self.file(d)?;
+        if !f.open_mode.contains(mode) {
+            return fail(ErrorCode::BadDescriptor);
+        }
+        Ok(f)
+    }
+}
+
+impl types::Host for WasiCtxView<'_> {
+    fn convert_error_code(&mut self, err: FsError) -> anyhow::Result<ErrorCode> {
+        err.downcast()
+    }
+    fn filesystem_error_code(&mut self, err: Resource<IoError>) -> anyhow::Result<Option<ErrorCode>> {
+        let err = self.table.get(&err)?;
+        if let Some(e) = err.downcast_ref::<std::io::Error>() {
+            return Ok(Some(error_code(Errno::from(e))));
+        }
+        Ok(err.downcast_ref::<ErrorCode>().copied())
+    }
+}
+
+impl types::HostDescriptor for WasiCtxView<'_> {
+    fn read_via_stream(&mut self, self_: Resource<Descriptor>, offset: Filesize) -> FsResult<Resource<DynInputStream>> {
+        let f = self.file_mode(&self_, OpenMode::READ)?;
+        let s: DynInputStream = Box::new(FileInputStream {
+            file: f.file.clone(),
+            pos: offset,
+        });
+        Ok(self.table.push(s)?)
+    }
+    fn write_via_stream(
+        &mut self,
+        self_: Resource<Descriptor>,
+        offset: Filesize,
+    ) -> FsResult<Resource<DynOutputStream>> {
+        let f = self.file_mode(&self_, OpenMode::WRITE)?;
+        let s: DynOutputStream = Box::new(FileOutputStream {
+            file: f.file.clone(),
+            pos: Some(offset),
+        });
+        Ok(self.table.push(s)?)
+    }
+    fn append_via_stream(&mut self, self_: Resource<Descriptor>) -> FsResult<Resource<DynOutputStream>> {
+        let f = self.file_mode(&self_, OpenMode::WRITE)?;
+        let s: DynOutputStream = Box::new(FileOutputStream {
+            file: f.file.clone(),
+            pos: None,
+        });
+        Ok(self.table.push(s)?)
+    }
+    fn advise(
+        &mut self,
+        self_: Resource<Descriptor>,
+        _offset: Filesize,
+        _length: Filesize,
+        _advice: Advice,
+    ) -> FsResult<()> {
+        // Advice is a hint; the file must exist.
+        self.file(&self_)?;
+        Ok(())
+    }
+    fn sync_data(&mut self, self_: Resource<Descriptor>) -> FsResult<()> {
+        match self.descriptor(&self_)? {
+            Descriptor::File(f) => f.file.sync_data()?,
+            Descriptor::Dir(d) => d.dir.open(".")?.sync_data()?,
+        }
+        Ok(())
+    }
+    fn get_flags(&mut self, self_: Resource<Descriptor>) -> FsResult<DescriptorFlags> {
+        let mut flags = DescriptorFlags::empty();
+        match self.descriptor(&self_)? {
+            Descriptor::File(f) => {
+                if f.open_mode.contains(OpenMode::READ) {
+                    flags |= DescriptorFlags::READ;
+                }
+                if f.open_mode.contains(OpenMode::WRITE) {
+                    flags |= DescriptorFlags::WRITE;
+                }
+            }
+            Descriptor::Dir(d) => {
+                flags |= DescriptorFlags::READ;
+                if d.open_mode.contains(OpenMode::WRITE) {
+                    flags |= DescriptorFlags::MUTATE_DIRECTORY;
+                }
+            }
+        }
+        Ok(flags)
+    }
+    fn get_type(&mut self, self_: Resource<Descriptor>) -> FsResult<DescriptorType> {
+        Ok(match self.descriptor(&self_)? {
+            Descriptor::File(f) => Stat::of_file(&f.file)?.ty,
+            Descriptor::Dir(_) => DescriptorType::Directory,
+        })
+    }
+    fn set_size(&mut self, self_: Resource<Descriptor>, size: Filesize) -> FsResult<()> {
+        self.file_mode(&self_, OpenMode::WRITE)?.file.set_len(size)?;
+        Ok(())
+    }
+    fn set_times(
+        &mut self,
+        self_: Resource<Descriptor>,
+        data_access_timestamp: NewTimestamp,
+        data_modification_timestamp: NewTimestamp,
+    ) -> FsResult<()> {
+        let (a, m) = (
+            time_spec(data_access_timestamp)?,
+            time_spec(data_modification_timestamp)?,
+        );
+        match self.descriptor(&self_)? {
+            Descriptor::File(f) => {
+                if !f.open_mode.contains(OpenMode::WRITE) {
+                    return fail(ErrorCode::NotPermitted);
+                }
+                use fs_set_times::SetTimes;
+                f.file.set_times(a.map(|t| t.for_file()), m.map(|t| t.for_file()))?;
+            }
+            Descriptor::Dir(_) => {
+                let d = self.dir_mutate(&self_)?;
+                d.dir.set_times(".", a.map(|t| t.for_path()), m.map(|t| t.for_path()))?;
+            }
+        }
+        Ok(())
+    }
+    fn read(&mut self, self_: Resource<Descriptor>, length: Filesize, offset: Filesize) -> FsResult<(Vec<u8>, bool)> {
+        let f = self.file_mode(&self_, OpenMode::READ)?;
+        let len = length.min(1 << 20) as usize;
+        let mut buf = vec![0; len];
+        let mut got = 0;
+        while got < len {
+            match f.file.read_at(&mut buf[got..], offset.saturating_add(got as u64))? {
+                0 => break,
+                n => got += n,
+            }
+        }
+        buf.truncate(got);
+        let eof = got < len || (len > 0 && got == 0);
+        Ok((buf, eof))
+    }
+    fn write(&mut self, self_: Resource<Descriptor>, buffer: Vec<u8>, offset: Filesize) -> FsResult<Filesize> {
+        let f = self.file_mode(&self_, OpenMode::WRITE)?;
+        let n = f.file.write_at(&buffer, offset)?;
+        Ok(n as u64)
+    }
+    fn read_directory(&mut self, self_: Resource<Descriptor>) -> FsResult<Resource<ReaddirIterator>> {
+        let d = self.dir_read(&self_)?;
+        let mut entries = Vec::new();
+        for entry in d.dir.entries()? {
+            let item = (|| -> FsResult<DirectoryEntry> {
+                let entry = entry?;
+                let name = entry
+                    .file_name()
+                    .into_string()
+                    .map_err(|_| FsError::from(ErrorCode::IllegalByteSequence))?;
+                Ok(DirectoryEntry {
+                    type_: descriptor_type(&entry.file_type()?),
+                    name,
+                })
+            })();
+            entries.push(item);
+        }
+        Ok(self.table.push(ReaddirIterator(entries.into_iter()))?)
+    }
+    fn sync(&mut self, self_: Resource<Descriptor>) -> FsResult<()> {
+        match self.descriptor(&self_)? {
+            Descriptor::File(f) => f.file.sync_all()?,
+            Descriptor::Dir(d) => d.dir.open(".")?.sync_all()?,
+        }
+        Ok(())
+    }
+    fn create_directory_at(&mut self, self_: Resource<Descriptor>, path: String) -> FsResult<()> {
+        self.dir_mutate(&self_)?.dir.create_dir(path)?;
+        Ok(())
+    }
+    fn stat(&mut self, self_: Resource<Descriptor>) -> FsResult<DescriptorStat> {
+        let stat = match self.descriptor(&self_)? {
+            Descriptor::File(f) => Stat::of_file(&f.file)?,
+            Descriptor::Dir(d) => Stat::of(&d.dir.dir_metadata()?),
+        };
+        Ok(stat.to_wit())
+    }
+    fn stat_at(
+        &mut self,
+        self_: Resource<Descriptor>,
+        path_flags: PathFlags,
+        path: String,
+    ) -> FsResult<DescriptorStat> {
+        let d = self.dir_read(&self_)?;
+        let m = if path_flags.contains(PathFlags::SYMLINK_FOLLOW) {
+            d.dir.metadata(path)?
+        } else {
+            d.dir.symlink_metadata(path)?
+        };
+        Ok(Stat::of(&m).to_wit())
+    }
+    fn set_times_at(
+        &mut self,
+        self_: Resource<Descriptor>,
+        path_flags: PathFlags,
+        path: String,
+        data_access_timestamp: NewTimestamp,
+        data_modification_timestamp: NewTimestamp,
+    ) -> FsResult<()> {
+        let d = self.dir_mutate(&self_)?;
+        let a = time_spec(data_access_timestamp)?.map(|t| t.for_path());
+        let m = time_spec(data_modification_timestamp)?.map(|t| t.for_path());
+        if path_flags.contains(PathFlags::SYMLINK_FOLLOW) {
+            d.dir.set_times(path, a, m)?;
+        } else {
+            d.dir.set_symlink_times(path, a, m)?;
+        }
+        Ok(())
+    }
+    fn link_at(
+        &mut self,
+        self_: Resource<Descriptor>,
+        old_path_flags: PathFlags,
+        old_path: String,
+        new_descriptor: Resource<Descriptor>,
+        new_path: String,
+    ) -> FsResult<()> {
+        if old_path_flags.contains(PathFlags::SYMLINK_FOLLOW) {
+            return fail(ErrorCode::Invalid);
+        }
+        let from = self.dir_mutate(&self_)?.dir.clone();
+        let to = self.dir_mutate(&new_descriptor)?;
+        from.hard_link(old_path, &to.dir, new_path)?;
+        Ok(())
+    }
+    fn open_at(
+        &mut self,
+        self_: Resource<Descriptor>,
+        path_flags: PathFlags,
+        path: String,
+        open_flags: OpenFlags,
+        flags: DescriptorFlags,
+    ) -> FsResult<Resource<Descriptor>> {
+        let d = self.dir_read(&self_)?;
+        let create = open_flags.contains(OpenFlags::CREATE);
+        let truncate = open_flags.contains(OpenFlags::TRUNCATE);
+        let write = flags.contains(DescriptorFlags::WRITE);
+        if create && !d.perms.contains(DirPerms::MUTATE) {
+            return fail(ErrorCode::NotPermitted);
+        }
+        if (write || truncate) && !d.file_perms.contains(FilePerms::WRITE) {
+            return fail(ErrorCode::NotPermitted);
+        }
+        if flags.contains(DescriptorFlags::MUTATE_DIRECTORY) && !d.perms.contains(DirPerms::MUTATE) {
+            return fail(ErrorCode::NotPermitted);
+        }
+        if flags.contains(DescriptorFlags::READ) && !d.file_perms.contains(FilePerms::READ) {
+            return fail(ErrorCode::NotPermitted);
+        }
+        let follow = if path_flags.contains(PathFlags::SYMLINK_FOLLOW) {
+            FollowSymlinks::Yes
+        } else {
+            FollowSymlinks::No
+        };
+        let child_dir = |dir: cap_std::fs::Dir| {
+            let mut open_mode = OpenMode::READ;
+            if flags.contains(DescriptorFlags::MUTATE_DIRECTORY) {
+                open_mode = open_mode | OpenMode::WRITE;
+            }
+            Descriptor::Dir(Dir {
+                dir: Arc::new(dir),
+                perms: d.perms,
+                file_perms: d.file_perms,
+                open_mode,
+            })
+        };
+        let desc = if open_flags.contains(OpenFlags::DIRECTORY) {
+            if create || truncate || write {
+                return fail(if write {
+                    ErrorCode::IsDirectory
+                } else {
+                    ErrorCode::Invalid
+                });
+            }
+            let opened = match follow {
+                FollowSymlinks::Yes => d.dir.open_dir(&path)?,
+                FollowSymlinks::No => d.dir.open_dir_nofollow(&path)?,
+            };
+            child_dir(opened)
+        } else {
+            let mut opts = cap_std::fs::OpenOptions::new();
+            let file_write = write || truncate;
+            opts.read(!file_write || flags.contains(DescriptorFlags::READ))
+                .write(file_write)
+                .follow(follow)
+                .maybe_dir(true);
+            if create {
+                if open_flags.contains(OpenFlags::EXCLUSIVE) {
+                    opts.create_new(true);
+                } else {
+                    opts.create(true);
+                }
+            }
+            if truncate {
+                opts.truncate(true);
+            }
+            let file = d.dir.open_with(&path, &opts)?;
+            if file.metadata()?.is_dir() {
+                if file_write {
+                    return fail(ErrorCode::IsDirectory);
+                }
+                child_dir(cap_std::fs::Dir::from_std_file(file.into_std()))
+            } else {
+                let mut open_mode = OpenMode::default();
+                if flags.contains(DescriptorFlags::READ) {
+                    open_mode = open_mode | OpenMode::READ;
+                }
+                if write {
+                    open_mode = open_mode | OpenMode::WRITE;
+                }
+                Descriptor::File(File {
+                    file: Arc::new(file.into_std()),
+                    perms: d.file_perms,
+                    open_mode,
+                })
+            }
+        };
+        Ok(self.table.push(desc)?)
+    }
+    fn readlink_at(&mut self, self_: Resource<Descriptor>, path: String) -> FsResult<String> {
+        let target = self.dir_read(&self_)?.dir.read_link(path)?;
+        target
+            .into_os_string()
+            .into_string()
+            .map_err(|_| ErrorCode::IllegalByteSequence.into())
+    }
+    fn remove_directory_at(&mut self, self_: Resource<Descriptor>, path: String) -> FsResult<()> {
+        self.dir_mutate(&self_)?.dir.remove_dir(path)?;
+        Ok(())
+    }
+    fn rename_at(
+        &mut self,
+        self_: Resource<Descriptor>,
+        old_path: String,
+        new_descriptor: Resource<Descriptor>,
+        new_path: String,
+    ) -> FsResult<()> {
+        let from = self.dir_mutate(&self_)?.dir.clone();
+        let to = self.dir_mutate(&new_descriptor)?;
+        from.rename(old_path, &to.dir, new_path)?;
+        Ok(())
+    }
+    fn symlink_at(&mut self, self_: Resource<Descriptor>, old_path: String, new_path: String) -> FsResult<()> {
+        self.dir_mutate(&self_)?.dir.symlink(old_path, new_path)?;
+        Ok(())
+    }
+    fn unlink_file_at(&mut self, self_: Resource<Descriptor>, path: String) -> FsResult<()> {
+        self.dir_mutate(&self_)?.dir.remove_file(path)?;
+        Ok(())
+    }
+    fn is_same_object(&mut self, self_: Resource<Descriptor>, other: Resource<Descriptor>) -> anyhow::Result<bool> {
+        let stat = |v: &Self, d: &Resource<Descriptor>| -> anyhow::Result<(u64, u64)> {
+            let s = match v.table.get(d)? {
+                Descriptor::File(f) => Stat::of_file(&f.file)?,
+                Descriptor::Dir(d) => Stat::of(&d.dir.dir_metadata()?),
+            };
+            Ok((s.dev, s.ino))
+        };
+        Ok(stat(self, &self_)? == stat(self, &other)?)
+    }
+    fn metadata_hash(&mut self, self_: Resource<Descriptor>) -> FsResult<MetadataHashValue> {
+        let stat = match self.descriptor(&self_)? {
+            Descriptor::File(f) => Stat::of_file(&f.file)?,
+            Descriptor::Dir(d) => Stat::of(&d.dir.dir_metadata()?),
+        };
+        Ok(stat.hash())
+    }
+    fn metadata_hash_at(
+        &mut self,
+        self_: Resource<Descriptor>,
+        path_flags: PathFlags,
+        path: String,
+    ) -> FsResult<MetadataHashValue> {
+        let d = self.dir_read(&self_)?;
+        let m = if path_flags.contains(PathFlags::SYMLINK_FOLLOW) {
+            d.dir.metadata(path)?
+        } else {
+            d.dir.symlink_metadata(path)?
+        };
+        Ok(Stat::of(&m).hash())
+    }
+    fn drop(&mut self, rep: Resource<Descriptor>) -> anyhow::Result<()> {
+        self.table.delete(rep)?;
+        Ok(())
+    }
+}
+
+impl types::HostDirectoryEntryStream for WasiCtxView<'_> {
+    fn read_directory_entry(&mut self, self_: Resource<ReaddirIterator>) -> FsResult<Option<DirectoryEntry>> {
+        self.table.get_mut(&self_)?.next().transpose()
+    }
+    fn drop(&mut self, rep: Resource<ReaddirIterator>) -> anyhow::Result<()> {
+        self.table.delete(rep)?;
+        Ok(())
+    }
+}
+
+impl preopens::Host for WasiCtxView<'_> {
+    fn get_directories(&mut self) -> anyhow::Result<Vec<(Resource<Descriptor>, String)>> {
+        let mut out = Vec::new();
+        for (d, name) in &self.ctx.preopens {
+            out.push((self.table.push(d.clone())?, name.clone()));
+        }
+        Ok(out)
+    }
+}

@@ -1,0 +1,986 @@
+//! `wasi:sockets`: TCP, UDP and name lookup, with what the context allows.
+//!
+//! Nothing is allowed by default: TCP, UDP and name lookup must each be
+//! switched on ([`crate::WasiCtxBuilder::allow_tcp`], `allow_udp`,
+//! `allow_ip_name_lookup`), and every address a socket binds, connects,
+//! sends to, or accepts or receives from must pass the context's check
+//! ([`crate::WasiCtxBuilder::socket_addr_check`], or `inherit_network`
+//! for every address). A refused address is `access-denied` (an accepted
+//! connection or a received datagram from one is dropped).
+//!
+//! Sockets are the host's own (made with `socket2`); reads, accepts and
+//! receives never block, and `connect` completes in `start-connect`.
+
+use super::bindings::wasi::sockets::network::{
+    ErrorCode, IpAddress, IpAddressFamily, IpSocketAddress, Ipv4SocketAddress, Ipv6SocketAddress,
+};
+use super::bindings::wasi::sockets::{
+    instance_network, ip_name_lookup, network, tcp, tcp_create_socket, udp, udp_create_socket,
+};
+use super::io::{
+    subscribe, DynInputStream, DynOutputStream, DynPollable, InputStream, IoError, OutputStream, Pollable, Readiness,
+    StreamError, StreamResult,
+};
+use super::{SocketAddrUse, SocketsCtx, TrappableError, WasiCtxView};
+use bytes::Bytes;
+use socket2::{Domain, SockAddr, SockRef, Socket, Type};
+use std::io;
+use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr, SocketAddrV4, SocketAddrV6};
+use std::sync::Arc;
+use std::time::Duration;
+use weft::component::{Resource, ResourceTableError};
+
+/// The error of a `wasi:sockets` function: an error code for the guest or
+/// a trap.
+pub type SocketError = TrappableError<ErrorCode>;
+/// The result of a `wasi:sockets` function.
+pub type SocketResult<T> = Result<T, SocketError>;
+
+impl From<io::Error> for SocketError {
+    fn from(e: io::Error) -> SocketError {
+        error_code(&e).into()
+    }
+}
+
+impl From<ResourceTableError> for SocketError {
+    fn from(e: ResourceTableError) -> SocketError {
+        SocketError::trap(e)
+    }
+}
+
+/// The error code of a host socket error.
+fn error_code(e: &io::Error) -> ErrorCode {
+    use rustix::io::Errno as E;
+    if let Some(errno) = E::from_io_error(e) {
+        return match errno {
+            E::ACCESS | E::PERM => ErrorCode::AccessDenied,
+            E::ADDRINUSE => ErrorCode::AddressInUse,
+            E::ADDRNOTAVAIL => ErrorCode::AddressNotBindable,
+            E::CONNREFUSED => ErrorCode::ConnectionRefused,
+            E::CONNRESET | E::PIPE => ErrorCode::ConnectionReset,
+            E::CONNABORTED => ErrorCode::ConnectionAborted,
+            E::HOSTUNREACH | E::NETUNREACH | E::NETDOWN => ErrorCode::RemoteUnreachable,
+            E::INVAL | E::AFNOSUPPORT => ErrorCode::InvalidArgument,
+            E::AGAIN | E::INPROGRESS => ErrorCode::WouldBlock,
+            E::TIMEDOUT => ErrorCode::Timeout,
+            E::NOMEM | E::NOBUFS => ErrorCode::OutOfMemory,
+            E::MSGSIZE => ErrorCode::DatagramTooLarge,
+            E::OPNOTSUPP | E::NOPROTOOPT => ErrorCode::NotSupported,
+            E::MFILE | E::NFILE => ErrorCode::NewSocketLimit,
+            E::ISCONN | E::ALREADY | E::NOTCONN => ErrorCode::InvalidState,
+            _ => ErrorCode::Unknown,
+        };
+    }
+    match e.kind() {
+        io::ErrorKind::PermissionDenied => ErrorCode::AccessDenied,
+        io::ErrorKind::WouldBlock => ErrorCode::WouldBlock,
+        io::ErrorKind::InvalidInput => ErrorCode::InvalidArgument,
+        _ => ErrorCode::Unknown,
+    }
+}
+
+fn fail<T>(code: ErrorCode) -> SocketResult<T> {
+    Err(code.into())
+}
+
+impl SocketsCtx {
+    fn check(&self, addr: SocketAddr, what: SocketAddrUse) -> SocketResult<()> {
+        match &self.addr_check {
+            Some(check) if check(addr, what) => Ok(()),
+            _ => fail(ErrorCode::AccessDenied),
+        }
+    }
+
+    fn allows(&self, addr: SocketAddr, what: SocketAddrUse) -> bool {
+        self.addr_check.as_ref().is_some_and(|check| check(addr, what))
+    }
+}
+
+/// The host value of `wasi:sockets/network.network`: what its sockets may
+/// do (the context's permissions when it was handed out).
+pub struct Network {
+    ctx: SocketsCtx,
+}
+
+impl std::fmt::Debug for Network {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Network").finish_non_exhaustive()
+    }
+}
+
+fn to_std(addr: IpSocketAddress) -> SocketAddr {
+    match addr {
+        IpSocketAddress::Ipv4(a) => {
+            let (x, y, z, w) = a.address;
+            SocketAddr::V4(SocketAddrV4::new(Ipv4Addr::new(x, y, z, w), a.port))
+        }
+        IpSocketAddress::Ipv6(a) => {
+            let (b0, b1, b2, b3, b4, b5, b6, b7) = a.address;
+            SocketAddr::V6(SocketAddrV6::new(
+                Ipv6Addr::new(b0, b1, b2, b3, b4, b5, b6, b7),
+                a.port,
+                a.flow_info,
+                a.scope_id,
+            ))
+        }
+    }
+}
+
+fn from_std(addr: SocketAddr) -> IpSocketAddress {
+    match addr {
+        SocketAddr::V4(a) => {
+            let [x, y, z, w] = a.ip().octets();
+            IpSocketAddress::Ipv4(Ipv4SocketAddress {
+                port: a.port(),
+                address: (x, y, z, w),
+            })
+        }
+        SocketAddr::V6(a) => {
+            let s = a.ip().segments();
+            IpSocketAddress::Ipv6(Ipv6SocketAddress {
+                port: a.port(),
+                flow_info: a.flowinfo(),
+                address: (s[0], s[1], s[2], s[3], s[4], s[5], s[6], s[7]),
+                scope_id: a.scope_id(),
+            })
+        }
+    }
+}
+
+fn ip_from_std(ip: IpAddr) -> IpAddress {
+    match ip {
+        IpAddr::V4(v) => {
+            let [x, y, z, w] = v.octets();
+            IpAddress::Ipv4((x, y, z, w))
+        }
+        IpAddr::V6(v) => {
+            let s = v.segments();
+            IpAddress::Ipv6((s[0], s[1], s[2], s[3], s[4], s[5], s[6], s[7]))
+        }
+    }
+}
+
+fn family_of(addr: &SocketAddr) -> IpAddressFamily {
+    match addr {
+        SocketAddr::V4(_) => IpAddressFamily::Ipv4,
+        SocketAddr::V6(_) => IpAddressFamily::Ipv6,
+    }
+}
+
+fn domain(family: IpAddressFamily) -> Domain {
+    match family {
+        IpAddressFamily::Ipv4 => Domain::IPV4,
+        IpAddressFamily::Ipv6 => Domain::IPV6,
+    }
+}
+
+/// The address of a socket, as std's type.
+fn std_addr(a: io::Result<SockAddr>) -> SocketResult<SocketAddr> {
+    a?.as_socket().ok_or_else(|| ErrorCode::InvalidState.into())
+}
+
+/// Checks that `addr` is of the socket's family and is not a wildcard or
+/// broadcast destination where one makes no sense.
+fn check_family(family: IpAddressFamily, addr: &SocketAddr) -> SocketResult<()> {
+    if family_of(addr) != family {
+        return fail(ErrorCode::InvalidArgument);
+    }
+    Ok(())
+}
+
+/// Whether `fd` is ready for `flags` now.
+fn fd_ready(sock: &impl std::os::fd::AsFd, flags: rustix::event::PollFlags) -> bool {
+    let fd = sock.as_fd();
+    let mut fds = [rustix::event::PollFd::new(&fd, flags)];
+    matches!(
+        rustix::event::poll(&mut fds, Some(&rustix::time::Timespec { tv_sec: 0, tv_nsec: 0 })),
+        Ok(n) if n > 0
+    )
+}
+
+fn readable(sock: &impl std::os::fd::AsFd) -> bool {
+    fd_ready(sock, rustix::event::PollFlags::IN)
+}
+
+fn writable(sock: &impl std::os::fd::AsFd) -> bool {
+    fd_ready(sock, rustix::event::PollFlags::OUT)
+}
+
+enum TcpState {
+    Default,
+    BindStarted,
+    Bound,
+    ListenStarted,
+    Listening,
+    Connecting(Result<(), ErrorCode>),
+    Connected,
+    Closed,
+}
+
+/// The host value of `wasi:sockets/tcp.tcp-socket`.
+pub struct TcpSocket {
+    socket: Arc<Socket>,
+    family: IpAddressFamily,
+    state: TcpState,
+    backlog: i32,
+    ctx: SocketsCtx,
+}
+
+impl std::fmt::Debug for TcpSocket {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TcpSocket")
+            .field("family", &self.family)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Pollable for TcpSocket {
+    fn readiness(&mut self) -> Readiness {
+        match self.state {
+            TcpState::Listening if !readable(&self.socket) => Readiness::Later,
+            _ => Readiness::Ready,
+        }
+    }
+}
+
+/// The stream a guest reads from a connected TCP socket.
+struct TcpReader(Arc<Socket>);
+
+impl Pollable for TcpReader {
+    fn readiness(&mut self) -> Readiness {
+        if readable(&self.0) {
+            Readiness::Ready
+        } else {
+            Readiness::Later
+        }
+    }
+}
+
+impl InputStream for TcpReader {
+    fn read(&mut self, size: usize) -> StreamResult<Bytes> {
+        if size == 0 || !readable(&self.0) {
+            return Ok(Bytes::new());
+        }
+        let mut buf = vec![0; size];
+        match io::Read::read(&mut &*self.0, &mut buf) {
+            Ok(0) => Err(StreamError::Closed),
+            Ok(n) => {
+                buf.truncate(n);
+                Ok(buf.into())
+            }
+            Err(e) if e.kind() == io::ErrorKind::WouldBlock || e.kind() == io::ErrorKind::Interrupted => {
+                Ok(Bytes::new())
+            }
+            Err(e) => Err(StreamError::LastOperationFailed(e.into())),
+        }
+    }
+}
+
+/// How many bytes a TCP stream accepts in one write when it is writable.
+const TCP_BUDGET: usize = 64 * 1024;
+
+/// The stream a guest writes to a connected TCP socket.
+struct TcpWriter(Arc<Socket>);
+
+impl Pollable for TcpWriter {
+    fn readiness(&mut self) -> Readiness {
+        if writable(&self.0) {
+            Readiness::Ready
+        } else {
+            Readiness::Later
+        }
+    }
+}
+
+impl OutputStream for TcpWriter {
+    fn write(&mut self, bytes: Bytes) -> StreamResult<()> {
+        if bytes.len() > TCP_BUDGET {
+            return Err(StreamError::trap("write of more bytes than `check-write` allowed"));
+        }
+        io::Write::write_all(&mut &*self.0, &bytes).map_err(|e| StreamError::LastOperationFailed(e.into()))
+    }
+    fn flush(&mut self) -> StreamResult<()> {
+        Ok(())
+    }
+    fn check_write(&mut self) -> StreamResult<usize> {
+        Ok(if writable(&self.0) { TCP_BUDGET } else { 0 })
+    }
+}
+
+fn streams(
+    view: &mut WasiCtxView<'_>,
+    socket: &Arc<Socket>,
+) -> SocketResult<(Resource<DynInputStream>, Resource<DynOutputStream>)> {
+    let input: DynInputStream = Box::new(TcpReader(socket.clone()));
+    let output: DynOutputStream = Box::new(TcpWriter(socket.clone()));
+    Ok((view.table.push(input)?, view.table.push(output)?))
+}
+
+impl network::Host for WasiCtxView<'_> {
+    fn convert_error_code(&mut self, err: SocketError) -> anyhow::Result<ErrorCode> {
+        err.downcast()
+    }
+    fn network_error_code(&mut self, err: Resource<IoError>) -> anyhow::Result<Option<ErrorCode>> {
+        let err = self.table.get(&err)?;
+        Ok(err.downcast_ref::<io::Error>().map(error_code))
+    }
+}
+
+impl network::HostNetwork for WasiCtxView<'_> {
+    fn drop(&mut self, rep: Resource<Network>) -> anyhow::Result<()> {
+        self.table.delete(rep)?;
+        Ok(())
+    }
+}
+
+impl instance_network::Host for WasiCtxView<'_> {
+    fn instance_network(&mut self) -> anyhow::Result<Resource<Network>> {
+        let ctx = self.ctx.sockets.clone();
+        Ok(self.table.push(Network { ctx })?)
+    }
+}
+
+impl tcp_create_socket::Host for WasiCtxView<'_> {
+    fn create_tcp_socket(&mut self, address_family: IpAddressFamily) -> SocketResult<Resource<TcpSocket>> {
+        if !self.ctx.sockets.allow_tcp {
+            return fail(ErrorCode::AccessDenied);
+        }
+        let socket = Socket::new(domain(address_family), Type::STREAM, None)?;
+        if address_family == IpAddressFamily::Ipv6 {
+            socket.set_only_v6(true)?;
+        }
+        let s = TcpSocket {
+            socket: Arc::new(socket),
+            family: address_family,
+            state: TcpState::Default,
+            backlog: 128,
+            ctx: self.ctx.sockets.clone(),
+        };
+        Ok(self.table.push(s)?)
+    }
+}
+
+impl tcp::Host for WasiCtxView<'_> {}
+
+impl WasiCtxView<'_> {
+    fn tcp(&mut self, s: &Resource<TcpSocket>) -> SocketResult<&mut TcpSocket> {
+        Ok(self.table.get_mut(s)?)
+    }
+}
+
+impl tcp::HostTcpSocket for WasiCtxView<'_> {
+    fn start_bind(
+        &mut self,
+        self_: Resource<TcpSocket>,
+        network: Resource<Network>,
+        local_address: IpSocketAddress,
+    ) -> SocketResult<()> {
+        let net = self.table.get(&network)?.ctx.clone();
+        let s = self.tcp(&self_)?;
+        if !matches!(s.state, TcpState::Default) {
+            return fail(ErrorCode::InvalidState);
+        }
+        let addr = to_std(local_address);
+        check_family(s.family, &addr)?;
+        net.check(addr, SocketAddrUse::TcpBind)?;
+        s.socket.set_reuse_address(true)?;
+        s.socket.bind(&addr.into())?;
+        s.state = TcpState::BindStarted;
+        Ok(())
+    }
+    fn finish_bind(&mut self, self_: Resource<TcpSocket>) -> SocketResult<()> {
+        let s = self.tcp(&self_)?;
+        match s.state {
+            TcpState::BindStarted => {
+                s.state = TcpState::Bound;
+                Ok(())
+            }
+            _ => fail(ErrorCode::NotInProgress),
+        }
+    }
+    fn start_connect(
+        &mut self,
+        self_: Resource<TcpSocket>,
+        network: Resource<Network>,
+        remote_address: IpSocketAddress,
+    ) -> SocketResult<()> {
+        let net = self.table.get(&network)?.ctx.clone();
+        let s = self.tcp(&self_)?;
+        if !matches!(s.state, TcpState::Default | TcpState::Bound) {
+            return fail(ErrorCode::InvalidState);
+        }
+        let addr = to_std(remote_address);
+        check_family(s.family, &addr)?;
+        if addr.ip().is_unspecified() || addr.port() == 0 {
+            return fail(ErrorCode::InvalidArgument);
+        }
+        net.check(addr, SocketAddrUse::TcpConnect)?;
+        let result = s.socket.connect(&addr.into()).map_err(|e| error_code(&e));
+        s.state = TcpState::Connecting(result);
+        Ok(())
+    }
+    fn finish_connect(
+        &mut self,
+        self_: Resource<TcpSocket>,
+    ) -> SocketResult<(Resource<DynInputStream>, Resource<DynOutputStream>)> {
+        let s = self.tcp(&self_)?;
+        if !matches!(s.state, TcpState::Connecting(_)) {
+            return fail(ErrorCode::NotInProgress);
+        }
+        if let TcpState::Connecting(Err(e)) = std::mem::replace(&mut s.state, TcpState::Closed) {
+            return fail(e);
+        }
+        s.state = TcpState::Connected;
+        s.socket.set_nonblocking(true)?;
+        let socket = s.socket.clone();
+        streams(self, &socket)
+    }
+    fn start_listen(&mut self, self_: Resource<TcpSocket>) -> SocketResult<()> {
+        let s = self.tcp(&self_)?;
+        if !matches!(s.state, TcpState::Bound) {
+            return fail(ErrorCode::InvalidState);
+        }
+        s.socket.listen(s.backlog)?;
+        s.socket.set_nonblocking(true)?;
+        s.state = TcpState::ListenStarted;
+        Ok(())
+    }
+    fn finish_listen(&mut self, self_: Resource<TcpSocket>) -> SocketResult<()> {
+        let s = self.tcp(&self_)?;
+        match s.state {
+            TcpState::ListenStarted => {
+                s.state = TcpState::Listening;
+                Ok(())
+            }
+            _ => fail(ErrorCode::NotInProgress),
+        }
+    }
+    fn accept(
+        &mut self,
+        self_: Resource<TcpSocket>,
+    ) -> SocketResult<(Resource<TcpSocket>, Resource<DynInputStream>, Resource<DynOutputStream>)> {
+        let s = self.tcp(&self_)?;
+        if !matches!(s.state, TcpState::Listening) {
+            return fail(ErrorCode::InvalidState);
+        }
+        let (family, ctx) = (s.family, s.ctx.clone());
+        let socket = loop {
+            let (conn, peer) = s.socket.accept()?;
+            // A connection from a refused peer is dropped.
+            match peer.as_socket() {
+                Some(peer) if ctx.allows(peer, SocketAddrUse::TcpAccept) => break conn,
+                _ => continue,
+            }
+        };
+        socket.set_nonblocking(true)?;
+        let socket = Arc::new(socket);
+        let (input, output) = streams(self, &socket)?;
+        let accepted = TcpSocket {
+            socket,
+            family,
+            state: TcpState::Connected,
+            backlog: 128,
+            ctx,
+        };
+        Ok((self.table.push(accepted)?, input, output))
+    }
+    fn local_address(&mut self, self_: Resource<TcpSocket>) -> SocketResult<IpSocketAddress> {
+        let s = self.tcp(&self_)?;
+        if matches!(s.state, TcpState::Default | TcpState::BindStarted) {
+            return fail(ErrorCode::InvalidState);
+        }
+        Ok(from_std(std_addr(s.socket.local_addr())?))
+    }
+    fn remote_address(&mut self, self_: Resource<TcpSocket>) -> SocketResult<IpSocketAddress> {
+        let s = self.tcp(&self_)?;
+        if !matches!(s.state, TcpState::Connected) {
+            return fail(ErrorCode::InvalidState);
+        }
+        Ok(from_std(std_addr(s.socket.peer_addr())?))
+    }
+    fn is_listening(&mut self, self_: Resource<TcpSocket>) -> anyhow::Result<bool> {
+        Ok(matches!(self.table.get(&self_)?.state, TcpState::Listening))
+    }
+    fn address_family(&mut self, self_: Resource<TcpSocket>) -> anyhow::Result<IpAddressFamily> {
+        Ok(self.table.get(&self_)?.family)
+    }
+    fn set_listen_backlog_size(&mut self, self_: Resource<TcpSocket>, value: u64) -> SocketResult<()> {
+        let s = self.tcp(&self_)?;
+        if value == 0 {
+            return fail(ErrorCode::InvalidArgument);
+        }
+        s.backlog = i32::try_from(value).unwrap_or(i32::MAX);
+        match s.state {
+            TcpState::Default | TcpState::BindStarted | TcpState::Bound => Ok(()),
+            TcpState::Listening | TcpState::ListenStarted => Ok(s.socket.listen(s.backlog)?),
+            _ => fail(ErrorCode::InvalidState),
+        }
+    }
+    fn keep_alive_enabled(&mut self, self_: Resource<TcpSocket>) -> SocketResult<bool> {
+        Ok(self.tcp(&self_)?.socket.keepalive()?)
+    }
+    fn set_keep_alive_enabled(&mut self, self_: Resource<TcpSocket>, value: bool) -> SocketResult<()> {
+        Ok(self.tcp(&self_)?.socket.set_keepalive(value)?)
+    }
+    fn keep_alive_idle_time(&mut self, self_: Resource<TcpSocket>) -> SocketResult<u64> {
+        Ok(self.tcp(&self_)?.socket.tcp_keepalive_time()?.as_nanos() as u64)
+    }
+    fn set_keep_alive_idle_time(&mut self, self_: Resource<TcpSocket>, value: u64) -> SocketResult<()> {
+        let d = keepalive_duration(value)?;
+        let params = socket2::TcpKeepalive::new().with_time(d);
+        Ok(self.tcp(&self_)?.socket.set_tcp_keepalive(&params)?)
+    }
+    fn keep_alive_interval(&mut self, self_: Resource<TcpSocket>) -> SocketResult<u64> {
+        Ok(self.tcp(&self_)?.socket.tcp_keepalive_interval()?.as_nanos() as u64)
+    }
+    fn set_keep_alive_interval(&mut self, self_: Resource<TcpSocket>, value: u64) -> SocketResult<()> {
+        let d = keepalive_duration(value)?;
+        let params = socket2::TcpKeepalive::new().with_interval(d);
+        Ok(self.tcp(&self_)?.socket.set_tcp_keepalive(&params)?)
+    }
+    fn keep_alive_count(&mut self, self_: Resource<TcpSocket>) -> SocketResult<u32> {
+        Ok(self.tcp(&self_)?.socket.tcp_keepalive_retries()?)
+    }
+    fn set_keep_alive_count(&mut self, self_: Resource<TcpSocket>, value: u32) -> SocketResult<()> {
+        if value == 0 {
+            return fail(ErrorCode::InvalidArgument);
+        }
+        let params = socket2::TcpKeepalive::new().with_retries(value);
+        Ok(self.tcp(&self_)?.socket.set_tcp_keepalive(&params)?)
+    }
+    fn hop_limit(&mut self, self_: Resource<TcpSocket>) -> SocketResult<u8> {
+        let s = self.tcp(&self_)?;
+        hop_limit(&s.socket, s.family)
+    }
+    fn set_hop_limit(&mut self, self_: Resource<TcpSocket>, value: u8) -> SocketResult<()> {
+        let s = self.tcp(&self_)?;
+        set_hop_limit(&s.socket, s.family, value)
+    }
+    fn receive_buffer_size(&mut self, self_: Resource<TcpSocket>) -> SocketResult<u64> {
+        Ok(self.tcp(&self_)?.socket.recv_buffer_size()? as u64)
+    }
+    fn set_receive_buffer_size(&mut self, self_: Resource<TcpSocket>, value: u64) -> SocketResult<()> {
+        Ok(self.tcp(&self_)?.socket.set_recv_buffer_size(buffer_size(value)?)?)
+    }
+    fn send_buffer_size(&mut self, self_: Resource<TcpSocket>) -> SocketResult<u64> {
+        Ok(self.tcp(&self_)?.socket.send_buffer_size()? as u64)
+    }
+    fn set_send_buffer_size(&mut self, self_: Resource<TcpSocket>, value: u64) -> SocketResult<()> {
+        Ok(self.tcp(&self_)?.socket.set_send_buffer_size(buffer_size(value)?)?)
+    }
+    fn subscribe(&mut self, self_: Resource<TcpSocket>) -> anyhow::Result<Resource<DynPollable>> {
+        subscribe(self.table, self_)
+    }
+    fn shutdown(&mut self, self_: Resource<TcpSocket>, shutdown_type: tcp::ShutdownType) -> SocketResult<()> {
+        let s = self.tcp(&self_)?;
+        if !matches!(s.state, TcpState::Connected) {
+            return fail(ErrorCode::InvalidState);
+        }
+        let how = match shutdown_type {
+            tcp::ShutdownType::Receive => std::net::Shutdown::Read,
+            tcp::ShutdownType::Send => std::net::Shutdown::Write,
+            tcp::ShutdownType::Both => std::net::Shutdown::Both,
+        };
+        Ok(s.socket.shutdown(how)?)
+    }
+    fn drop(&mut self, rep: Resource<TcpSocket>) -> anyhow::Result<()> {
+        self.table.delete(rep)?;
+        Ok(())
+    }
+}
+
+fn keepalive_duration(nanos: u64) -> SocketResult<Duration> {
+    if nanos == 0 {
+        return fail(ErrorCode::InvalidArgument);
+    }
+    // The kernel counts whole seconds: round up.
+    Ok(Duration::from_secs(nanos.div_ceil(1_000_000_000).min(i32::MAX as u64)))
+}
+
+fn buffer_size(value: u64) -> SocketResult<usize> {
+    if value == 0 {
+        return fail(ErrorCode::InvalidArgument);
+    }
+    Ok(usize::try_from(value).unwrap_or(usize::MAX).min(i32::MAX as usize))
+}
+
+fn hop_limit(socket: &Socket, family: IpAddressFamily) -> SocketResult<u8> {
+    let v = match family {
+        IpAddressFamily::Ipv4 => socket.ttl_v4()?,
+        IpAddressFamily::Ipv6 => socket.unicast_hops_v6()?,
+    };
+    Ok(v.min(255) as u8)
+}
+
+fn set_hop_limit(socket: &Socket, family: IpAddressFamily, value: u8) -> SocketResult<()> {
+    if value == 0 {
+        return fail(ErrorCode::InvalidArgument);
+    }
+    match family {
+        IpAddressFamily::Ipv4 => socket.set_ttl_v4(value.into())?,
+        IpAddressFamily::Ipv6 => socket.set_unicast_hops_v6(value.into())?,
+    }
+    Ok(())
+}
+
+/// The host value of `wasi:sockets/udp.udp-socket`.
+pub struct UdpSocket {
+    socket: Arc<std::net::UdpSocket>,
+    family: IpAddressFamily,
+    bound: bool,
+    bind_started: bool,
+    remote: Option<SocketAddr>,
+    ctx: SocketsCtx,
+}
+
+impl std::fmt::Debug for UdpSocket {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("UdpSocket")
+            .field("family", &self.family)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Pollable for UdpSocket {
+    fn readiness(&mut self) -> Readiness {
+        Readiness::Ready
+    }
+}
+
+/// The host value of `wasi:sockets/udp.incoming-datagram-stream`.
+pub struct IncomingDatagramStream {
+    socket: Arc<std::net::UdpSocket>,
+    remote: Option<SocketAddr>,
+    ctx: SocketsCtx,
+}
+
+impl std::fmt::Debug for IncomingDatagramStream {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("IncomingDatagramStream").finish_non_exhaustive()
+    }
+}
+
+impl Pollable for IncomingDatagramStream {
+    fn readiness(&mut self) -> Readiness {
+        if readable(&self.socket) {
+            Readiness::Ready
+        } else {
+            Readiness::Later
+        }
+    }
+}
+
+/// How many datagrams `check-send` allows at once.
+const UDP_PERMITS: u64 = 16;
+/// The largest datagram received.
+const MAX_DATAGRAM: usize = 65536;
+
+/// The host value of `wasi:sockets/udp.outgoing-datagram-stream`.
+pub struct OutgoingDatagramStream {
+    socket: Arc<std::net::UdpSocket>,
+    family: IpAddressFamily,
+    remote: Option<SocketAddr>,
+    permits: u64,
+    ctx: SocketsCtx,
+}
+
+impl std::fmt::Debug for OutgoingDatagramStream {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("OutgoingDatagramStream").finish_non_exhaustive()
+    }
+}
+
+impl Pollable for OutgoingDatagramStream {
+    fn readiness(&mut self) -> Readiness {
+        if writable(&self.socket) {
+            Readiness::Ready
+        } else {
+            Readiness::Later
+        }
+    }
+}
+
+impl udp_create_socket::Host for WasiCtxView<'_> {
+    fn create_udp_socket(&mut self, address_family: IpAddressFamily) -> SocketResult<Resource<UdpSocket>> {
+        if !self.ctx.sockets.allow_udp {
+            return fail(ErrorCode::AccessDenied);
+        }
+        let socket = Socket::new(domain(address_family), Type::DGRAM, None)?;
+        if address_family == IpAddressFamily::Ipv6 {
+            socket.set_only_v6(true)?;
+        }
+        socket.set_nonblocking(true)?;
+        let socket: std::net::UdpSocket = socket.into();
+        let s = UdpSocket {
+            socket: Arc::new(socket),
+            family: address_family,
+            bound: false,
+            bind_started: false,
+            remote: None,
+            ctx: self.ctx.sockets.clone(),
+        };
+        Ok(self.table.push(s)?)
+    }
+}
+
+impl udp::Host for WasiCtxView<'_> {}
+
+impl udp::HostUdpSocket for WasiCtxView<'_> {
+    fn start_bind(
+        &mut self,
+        self_: Resource<UdpSocket>,
+        network: Resource<Network>,
+        local_address: IpSocketAddress,
+    ) -> SocketResult<()> {
+        let net = self.table.get(&network)?.ctx.clone();
+        let s = self.table.get_mut(&self_)?;
+        if s.bound || s.bind_started {
+            return fail(ErrorCode::InvalidState);
+        }
+        let addr = to_std(local_address);
+        check_family(s.family, &addr)?;
+        net.check(addr, SocketAddrUse::UdpBind)?;
+        SockRef::from(&*s.socket).bind(&addr.into())?;
+        s.bind_started = true;
+        Ok(())
+    }
+    fn finish_bind(&mut self, self_: Resource<UdpSocket>) -> SocketResult<()> {
+        let s = self.table.get_mut(&self_)?;
+        if !s.bind_started {
+            return fail(ErrorCode::NotInProgress);
+        }
+        s.bind_started = false;
+        s.bound = true;
+        Ok(())
+    }
+    fn stream(
+        &mut self,
+        self_: Resource<UdpSocket>,
+        remote_address: Option<IpSocketAddress>,
+    ) -> SocketResult<(Resource<IncomingDatagramStream>, Resource<OutgoingDatagramStream>)> {
+        let s = self.table.get_mut(&self_)?;
+        if !s.bound {
+            return fail(ErrorCode::InvalidState);
+        }
+        let remote = match remote_address {
+            Some(a) => {
+                let addr = to_std(a);
+                check_family(s.family, &addr)?;
+                if addr.ip().is_unspecified() || addr.port() == 0 {
+                    return fail(ErrorCode::InvalidArgument);
+                }
+                s.ctx.check(addr, SocketAddrUse::UdpSend)?;
+                s.socket.connect(addr)?;
+                Some(addr)
+            }
+            None => None,
+        };
+        s.remote = remote;
+        let incoming = IncomingDatagramStream {
+            socket: s.socket.clone(),
+            remote,
+            ctx: s.ctx.clone(),
+        };
+        let outgoing = OutgoingDatagramStream {
+            socket: s.socket.clone(),
+            family: s.family,
+            remote,
+            permits: 0,
+            ctx: s.ctx.clone(),
+        };
+        Ok((self.table.push(incoming)?, self.table.push(outgoing)?))
+    }
+    fn local_address(&mut self, self_: Resource<UdpSocket>) -> SocketResult<IpSocketAddress> {
+        let s = self.table.get(&self_)?;
+        if !s.bound {
+            return fail(ErrorCode::InvalidState);
+        }
+        Ok(from_std(std_addr(SockRef::from(&*s.socket).local_addr())?))
+    }
+    fn remote_address(&mut self, self_: Resource<UdpSocket>) -> SocketResult<IpSocketAddress> {
+        match self.table.get(&self_)?.remote {
+            Some(a) => Ok(from_std(a)),
+            None => fail(ErrorCode::InvalidState),
+        }
+    }
+    fn address_family(&mut self, self_: Resource<UdpSocket>) -> anyhow::Result<IpAddressFamily> {
+        Ok(self.table.get(&self_)?.family)
+    }
+    fn unicast_hop_limit(&mut self, self_: Resource<UdpSocket>) -> SocketResult<u8> {
+        let s = self.table.get(&self_)?;
+        hop_limit(&SockRef::from(&*s.socket), s.family)
+    }
+    fn set_unicast_hop_limit(&mut self, self_: Resource<UdpSocket>, value: u8) -> SocketResult<()> {
+        let s = self.table.get(&self_)?;
+        set_hop_limit(&SockRef::from(&*s.socket), s.family, value)
+    }
+    fn receive_buffer_size(&mut self, self_: Resource<UdpSocket>) -> SocketResult<u64> {
+        Ok(SockRef::from(&*self.table.get(&self_)?.socket).recv_buffer_size()? as u64)
+    }
+    fn set_receive_buffer_size(&mut self, self_: Resource<UdpSocket>, value: u64) -> SocketResult<()> {
+        Ok(SockRef::from(&*self.table.get(&self_)?.socket).set_recv_buffer_size(buffer_size(value)?)?)
+    }
+    fn send_buffer_size(&mut self, self_: Resource<UdpSocket>) -> SocketResult<u64> {
+        Ok(SockRef::from(&*self.table.get(&self_)?.socket).send_buffer_size()? as u64)
+    }
+    fn set_send_buffer_size(&mut self, self_: Resource<UdpSocket>, value: u64) -> SocketResult<()> {
+        Ok(SockRef::from(&*self.table.get(&self_)?.socket).set_send_buffer_size(buffer_size(value)?)?)
+    }
+    fn subscribe(&mut self, self_: Resource<UdpSocket>) -> anyhow::Result<Resource<DynPollable>> {
+        subscribe(self.table, self_)
+    }
+    fn drop(&mut self, rep: Resource<UdpSocket>) -> anyhow::Result<()> {
+        self.table.delete(rep)?;
+        Ok(())
+    }
+}
+
+impl udp::HostIncomingDatagramStream for WasiCtxView<'_> {
+    fn receive(
+        &mut self,
+        self_: Resource<IncomingDatagramStream>,
+        max_results: u64,
+    ) -> SocketResult<Vec<udp::IncomingDatagram>> {
+        let s = self.table.get(&self_)?;
+        let mut out = Vec::new();
+        while (out.len() as u64) < max_results {
+            let mut buf = vec![0u8; MAX_DATAGRAM];
+            let (n, from) = match s.socket.recv_from(&mut buf) {
+                Ok(r) => r,
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => break,
+                Err(e) if out.is_empty() => return Err(e.into()),
+                Err(_) => break,
+            };
+            if s.remote.is_some_and(|r| r != from) || !s.ctx.allows(from, SocketAddrUse::UdpReceive) {
+                continue;
+            }
+            buf.truncate(n);
+            let data = buf;
+            out.push(udp::IncomingDatagram {
+                data,
+                remote_address: from_std(from),
+            });
+        }
+        Ok(out)
+    }
+    fn subscribe(&mut self, self_: Resource<IncomingDatagramStream>) -> anyhow::Result<Resource<DynPollable>> {
+        subscribe(self.table, self_)
+    }
+    fn drop(&mut self, rep: Resource<IncomingDatagramStream>) -> anyhow::Result<()> {
+        self.table.delete(rep)?;
+        Ok(())
+    }
+}
+
+impl udp::HostOutgoingDatagramStream for WasiCtxView<'_> {
+    fn check_send(&mut self, self_: Resource<OutgoingDatagramStream>) -> SocketResult<u64> {
+        let s = self.table.get_mut(&self_)?;
+        s.permits = if writable(&s.socket) { UDP_PERMITS } else { 0 };
+        Ok(s.permits)
+    }
+    fn send(
+        &mut self,
+        self_: Resource<OutgoingDatagramStream>,
+        datagrams: Vec<udp::OutgoingDatagram>,
+    ) -> SocketResult<u64> {
+        let s = self.table.get_mut(&self_)?;
+        if datagrams.len() as u64 > s.permits {
+            return Err(SocketError::trap(anyhow::anyhow!(
+                "send of more datagrams than `check-send` allowed"
+            )));
+        }
+        s.permits -= datagrams.len() as u64;
+        let mut sent = 0;
+        for d in datagrams {
+            let to = match (d.remote_address.map(to_std), s.remote) {
+                (Some(a), Some(r)) if a != r => return fail(ErrorCode::InvalidArgument),
+                (Some(a), _) => a,
+                (None, Some(r)) => r,
+                (None, None) => return fail(ErrorCode::InvalidArgument),
+            };
+            check_family(s.family, &to)?;
+            s.ctx.check(to, SocketAddrUse::UdpSend)?;
+            let r = if s.remote.is_some() {
+                s.socket.send(&d.data)
+            } else {
+                s.socket.send_to(&d.data, to)
+            };
+            match r {
+                Ok(_) => sent += 1,
+                Err(e) if sent == 0 => return Err(e.into()),
+                Err(_) => break,
+            }
+        }
+        Ok(sent)
+    }
+    fn subscribe(&mut self, self_: Resource<OutgoingDatagramStream>) -> anyhow::Result<Resource<DynPollable>> {
+        subscribe(self.table, self_)
+    }
+    fn drop(&mut self, rep: Resource<OutgoingDatagramStream>) -> anyhow::Result<()> {
+        self.table.delete(rep)?;
+        Ok(())
+    }
+}
+
+/// The host value of `wasi:sockets/ip-name-lookup.resolve-address-stream`:
+/// the addresses a name resolved to.
+#[derive(Debug)]
+pub struct ResolveAddressStream {
+    addresses: std::vec::IntoIter<IpAddr>,
+}
+
+impl Pollable for ResolveAddressStream {
+    fn readiness(&mut self) -> Readiness {
+        Readiness::Ready
+    }
+}
+
+impl ip_name_lookup::Host for WasiCtxView<'_> {
+    fn resolve_addresses(
+        &mut self,
+        network: Resource<Network>,
+        name: String,
+    ) -> SocketResult<Resource<ResolveAddressStream>> {
+        let net = self.table.get(&network)?;
+        if !net.ctx.allow_ip_name_lookup {
+            return fail(ErrorCode::AccessDenied);
+        }
+        let host = name
+            .strip_prefix('[')
+            .and_then(|n| n.strip_suffix(']'))
+            .unwrap_or(&name);
+        let addresses: Vec<IpAddr> = match host.parse::<IpAddr>() {
+            Ok(ip) => vec![ip],
+            Err(_) => {
+                if host.is_empty() || host.contains(|c: char| c == ':' || c.is_whitespace() || c == '/') {
+                    return fail(ErrorCode::InvalidArgument);
+                }
+                let mut seen = Vec::new();
+                let found = std::net::ToSocketAddrs::to_socket_addrs(&(host, 0))
+                    .map_err(|_| SocketError::from(ErrorCode::NameUnresolvable))?;
+                for a in found {
+                    if !seen.contains(&a.ip()) {
+                        seen.push(a.ip());
+                    }
+                }
+                seen
+            }
+        };
+        Ok(self.table.push(ResolveAddressStream {
+            addresses: addresses.into_iter(),
+        })?)
+    }
+}
+
+impl ip_name_lookup::HostResolveAddressStream for WasiCtxView<'_> {
+    fn resolve_next_address(&mut self, self_: Resource<ResolveAddressStream>) -> SocketResult<Option<IpAddress>> {
+        Ok(self.table.get_mut(&self_)?.addresses.next().map(ip_from_std))
+    }
+    fn subscribe(&mut self, self_: Resource<ResolveAddressStream>) -> anyhow::Result<Resource<DynPollable>> {
+        subscribe(self.table, self_)
+    }
+    fn drop(&mut self, rep: Resource<ResolveAddressStream>) -> anyhow::Result<()> {
+        self.table.delete(rep)?;
+        Ok(())
+    }
+}
