@@ -7,7 +7,7 @@
 //! code that only knows functions; a [`WasmSubType`] wraps every type of a
 //! module, function types included, with what the GC proposal adds.
 
-use crate::types::{EngineOrModuleTypeIndex, WasmFuncType, WasmValType};
+use crate::types::{convert_val_type, EngineOrModuleTypeIndex, WasmFuncType, WasmValType};
 use std::fmt;
 
 /// The type of a field or array element: a value type, or a packed integer
@@ -417,4 +417,13 @@ mod tests {
         assert_eq!(longs.size_for_len(2), Some(32));
         assert_eq!(longs.size_for_len(u32::MAX), None);
     }
+}
+
+/// Converts a wasmparser storage type (a field's or an array element's).
+pub(crate) fn convert_storage_type(ty: wasmparser::StorageType) -> Result<WasmStorageType, String> {
+    Ok(match ty {
+        wasmparser::StorageType::I8 => WasmStorageType::I8,
+        wasmparser::StorageType::I16 => WasmStorageType::I16,
+        wasmparser::StorageType::Val(v) => WasmStorageType::Val(convert_val_type(v)?),
+    })
 }

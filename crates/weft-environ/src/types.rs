@@ -401,15 +401,6 @@ pub(crate) fn convert_val_type(ty: wasmparser::ValType) -> Result<WasmValType, S
     })
 }
 
-/// Converts a wasmparser storage type (a field's or an array element's).
-pub(crate) fn convert_storage_type(ty: wasmparser::StorageType) -> Result<crate::WasmStorageType, String> {
-    Ok(match ty {
-        wasmparser::StorageType::I8 => crate::WasmStorageType::I8,
-        wasmparser::StorageType::I16 => crate::WasmStorageType::I16,
-        wasmparser::StorageType::Val(v) => crate::WasmStorageType::Val(convert_val_type(v)?),
-    })
-}
-
 /// Converts a wasmparser reference type, rejecting what Weft does not support.
 pub(crate) fn convert_ref_type(ty: wasmparser::RefType) -> Result<WasmRefType, String> {
     use wasmparser::{AbstractHeapType as A, HeapType as H};

@@ -1,6 +1,9 @@
 //! The builtins of the GC proposal: allocation, the bulk array operations
 //! and the casts that need an object's type (see `crate::gc`).
 
+// Import loop kept on purpose: the table of builtins (builtins.rs) lists
+// every builtin compiled code calls, these included, and these reach their
+// instance and store through the same helpers as the others.
 use crate::builtins::{instance, store_context};
 use crate::gc::GcHeap;
 use crate::instance::Instance;

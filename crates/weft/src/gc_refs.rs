@@ -8,6 +8,9 @@
 //! is used.
 
 use crate::store::{AsContext, AsContextMut, StoreOpaque};
+// Import loop kept on purpose: a `Val` (values.rs) holds an `AnyRef`, and
+// an `AnyRef` lives in a `Rooted` handle and converts to and from an
+// `ExternRef`, as in Wasmtime, where all of them share one module.
 use crate::values::{ExternRef, Rooted};
 use std::marker::PhantomData;
 use weft_environ::{CompositeKind, GC_EXTERN_BOX_TYPE};
