@@ -373,6 +373,15 @@ pub fn array_layout(ty: &WasmArrayType) -> GcArrayLayout {
     }
 }
 
+/// Converts a wasmparser storage type (a field's or an array element's).
+pub(crate) fn convert_storage_type(ty: wasmparser::StorageType) -> Result<WasmStorageType, String> {
+    Ok(match ty {
+        wasmparser::StorageType::I8 => WasmStorageType::I8,
+        wasmparser::StorageType::I16 => WasmStorageType::I16,
+        wasmparser::StorageType::Val(v) => WasmStorageType::Val(convert_val_type(v)?),
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -417,13 +426,4 @@ mod tests {
         assert_eq!(longs.size_for_len(2), Some(32));
         assert_eq!(longs.size_for_len(u32::MAX), None);
     }
-}
-
-/// Converts a wasmparser storage type (a field's or an array element's).
-pub(crate) fn convert_storage_type(ty: wasmparser::StorageType) -> Result<WasmStorageType, String> {
-    Ok(match ty {
-        wasmparser::StorageType::I8 => WasmStorageType::I8,
-        wasmparser::StorageType::I16 => WasmStorageType::I16,
-        wasmparser::StorageType::Val(v) => WasmStorageType::Val(convert_val_type(v)?),
-    })
 }
