@@ -85,8 +85,20 @@ impl<T: 'static> Store<T> {
 
 impl<T: 'static> StoreInner<T> {
     /// Tells the hook of `kind`, recording an opening transition or closing
-    /// the innermost one.
+    /// the innermost one. Inlined at every host call and return, so a store
+    /// without a hook pays one test.
+    #[inline]
     pub(crate) fn call_hook(&mut self, kind: CallHook) -> crate::Result<()> {
+        if self.call_hooks.hook.is_none() {
+            return Ok(());
+        }
+        self.call_hook_installed(kind)
+    }
+
+    /// [`StoreInner::call_hook`] when a hook is installed.
+    #[cold]
+    #[inline(never)]
+    fn call_hook_installed(&mut self, kind: CallHook) -> crate::Result<()> {
         let Some(mut hook) = self.call_hooks.hook.take() else {
             return Ok(());
         };

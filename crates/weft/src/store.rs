@@ -70,6 +70,7 @@ impl<T: 'static> VMStore for StoreInner<T> {
         &self.opaque.objects
     }
 
+    #[inline]
     fn host_call_hook(&mut self, entering: bool) -> anyhow::Result<()> {
         self.call_hook(if entering {
             CallHook::CallingHost
