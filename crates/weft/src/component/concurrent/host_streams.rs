@@ -71,7 +71,7 @@ struct DriverSlot {
     /// How the driver ended when a built-in polled it
     /// ([`poll_peer_now`]): its result, or its panic, for the host task
     /// to report.
-    outcome: Option<std::thread::Result<crate::Result<()>>>,
+    outcome: Option<Outcome>,
 }
 
 /// The host's references and drivers (see the module documentation).
@@ -110,6 +110,15 @@ impl HostStreams {
             .collect();
         lines.sort();
         lines.concat()
+    }
+
+    /// The end a driver drives on the other side of `end`, of the stream
+    /// or future `shared`, if the host drives one.
+    fn driven_peer(&self, shared: EntryId, end: EntryId) -> Option<EntryId> {
+        self.drivers
+            .iter()
+            .find(|(e, s)| **e != end && s.shared == shared)
+            .map(|(e, _)| *e)
     }
 
     fn hold(&mut self, id: EntryId) {
@@ -151,11 +160,7 @@ pub(crate) fn peer_is_driven<T>(store: &StoreContextMut<'_, T>, end: EntryId) ->
     let Ok(shared) = components.tasks.end_shared(end) else {
         return false;
     };
-    components
-        .host_streams
-        .drivers
-        .iter()
-        .any(|(e, s)| *e != end && s.shared == shared)
+    components.host_streams.driven_peer(shared, end).is_some()
 }
 
 /// Takes the reference out of `hold` (of the store `store`) for the
@@ -271,16 +276,12 @@ fn poll_driver<T: 'static>(
     };
     slot.waker = Some(cx.waker().clone());
     if let Some(outcome) = slot.outcome.take() {
-        let finished = finish(store, end);
-        return match outcome {
-            Ok(result) => Poll::Ready(result.and(finished).map(|()| Vec::new())),
-            Err(panic) => std::panic::resume_unwind(panic),
-        };
+        return report(store, end, outcome);
     }
     let Some(state) = slot.state.take() else {
         return Poll::Pending;
     };
-    let mut driver = match state.downcast::<BoxedDriver<T>>() {
+    let driver = match state.downcast::<BoxedDriver<T>>() {
         Ok(d) => d,
         Err(_) => {
             return Poll::Ready(Err(crate::format_err!(
@@ -288,26 +289,54 @@ fn poll_driver<T: 'static>(
             )))
         }
     };
+    match poll_taken(store, end, driver, cx) {
+        None => Poll::Pending,
+        Some(outcome) => report(store, end, outcome),
+    }
+}
+
+/// How a driver ended: its result, or its panic.
+type Outcome = std::thread::Result<crate::Result<()>>;
+
+/// Polls `driver`, taken out of the slot of `end`, catching a panic: back
+/// in its slot while it is pending (`None`); dropped, with how it ended,
+/// once it is done.
+fn poll_taken<T: 'static>(
+    store: &mut StoreContextMut<'_, T>,
+    end: EntryId,
+    mut driver: Box<BoxedDriver<T>>,
+    cx: &mut Context<'_>,
+) -> Option<Outcome> {
     let polled = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         driver.poll(cx, store.as_context_mut(), end)
     }));
-    match polled {
+    let outcome = match polled {
         Ok(Poll::Pending) => {
             if let Some(slot) = store.components_mut().host_streams.drivers.get_mut(&end) {
                 slot.state = Some(driver);
             }
-            Poll::Pending
+            return None;
         }
-        Ok(Poll::Ready(result)) => {
-            drop(driver);
-            let finished = finish(store, end);
-            Poll::Ready(result.and(finished).map(|()| Vec::new()))
-        }
-        Err(panic) => {
-            drop(driver);
-            let _ = finish(store, end);
-            std::panic::resume_unwind(panic)
-        }
+        Ok(Poll::Ready(result)) => Ok(result),
+        Err(panic) => Err(panic),
+    };
+    // The producer or consumer goes now (its `Drop` runs here, outside
+    // the slot's borrow).
+    drop(driver);
+    Some(outcome)
+}
+
+/// The host task's answer for the driver of `end`, which ended with
+/// `outcome`: its end is dropped, and a panic goes on.
+fn report<T: 'static>(
+    store: &mut StoreContextMut<'_, T>,
+    end: EntryId,
+    outcome: Outcome,
+) -> Poll<crate::Result<Vec<crate::component::Val>>> {
+    let finished = finish(store, end);
+    match outcome {
+        Ok(result) => Poll::Ready(result.and(finished).map(|()| Vec::new())),
+        Err(panic) => std::panic::resume_unwind(panic),
     }
 }
 
@@ -370,11 +399,10 @@ pub(crate) fn poll_peer_now<T: 'static>(store: &mut StoreContextMut<'_, T>, end:
     let Ok(shared) = components.tasks.end_shared(end) else {
         return;
     };
-    let Some((&peer, slot)) = components
-        .host_streams
-        .drivers
-        .iter_mut()
-        .find(|(e, s)| **e != end && s.shared == shared)
+    let hs = &mut components.host_streams;
+    let Some((peer, slot)) = hs
+        .driven_peer(shared, end)
+        .and_then(|peer| Some((peer, hs.drivers.get_mut(&peer)?)))
     else {
         return;
     };
@@ -393,30 +421,16 @@ pub(crate) fn poll_peer_now<T: 'static>(store: &mut StoreContextMut<'_, T>, end:
             return;
         }
     };
-    let mut driver = driver;
     // A driver whose host task was never polled has no waker yet; its
     // task is queued, and its first poll gives the producer the real one.
     let waker = waker.unwrap_or_else(|| Waker::noop().clone());
     let mut cx = Context::from_waker(&waker);
-    let polled = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        driver.poll(&mut cx, store.as_context_mut(), peer)
-    }));
-    let outcome = match polled {
-        Ok(Poll::Pending) => {
-            if let Some(slot) = store.components_mut().host_streams.drivers.get_mut(&peer) {
-                slot.state = Some(driver);
-            }
-            return;
+    // Done: its host task reports how it ended.
+    if let Some(outcome) = poll_taken(store, peer, driver, &mut cx) {
+        if let Some(slot) = store.components_mut().host_streams.drivers.get_mut(&peer) {
+            slot.outcome = Some(outcome);
+            waker.wake_by_ref();
         }
-        Ok(Poll::Ready(result)) => Ok(result),
-        Err(panic) => Err(panic),
-    };
-    // The producer or consumer is done: it goes now (its `Drop` runs here,
-    // outside the slot's borrow), and its host task reports the outcome.
-    drop(driver);
-    if let Some(slot) = store.components_mut().host_streams.drivers.get_mut(&peer) {
-        slot.outcome = Some(outcome);
-        waker.wake_by_ref();
     }
 }
 
@@ -466,13 +480,7 @@ pub(crate) fn take_peer_driver<T: 'static>(
 ) -> crate::Result<Option<BoxedDriver<T>>> {
     let components = store.components_mut();
     let shared = components.tasks.end_shared(end).map_err(trap)?;
-    let Some(peer) = components
-        .host_streams
-        .drivers
-        .iter()
-        .find(|(e, s)| **e != end && s.shared == shared)
-        .map(|(e, _)| *e)
-    else {
+    let Some(peer) = components.host_streams.driven_peer(shared, end) else {
         return Ok(None);
     };
     let Some(slot) = components.host_streams.drivers.get_mut(&peer) else {
@@ -500,13 +508,7 @@ pub(crate) fn try_take_peer_producer<T: 'static>(
 ) -> crate::Result<Option<Box<dyn Any>>> {
     let components = store.components_mut();
     let shared = components.tasks.end_shared(end).map_err(trap)?;
-    let Some(peer) = components
-        .host_streams
-        .drivers
-        .iter()
-        .find(|(e, s)| **e != end && s.shared == shared)
-        .map(|(e, _)| *e)
-    else {
+    let Some(peer) = components.host_streams.driven_peer(shared, end) else {
         return Ok(None);
     };
     let Some(slot) = components.host_streams.drivers.get_mut(&peer) else {
