@@ -15,7 +15,18 @@ enum Resume {
     Cancel,
 }
 
-type StoreSuspend = Suspend<Resume, (), ()>;
+/// Why the fiber switched back to its resumer without returning.
+enum Yielded {
+    /// Its job suspended (`Suspender::suspend`).
+    Suspended,
+    /// Its job returned: the fiber waits, idle, for another one.
+    Idle,
+}
+
+type StoreSuspend = Suspend<Resume, Yielded, ()>;
+
+/// A body a fiber runs (see [`StoreFiber::reuse`]).
+type Job<S> = Box<dyn FnOnce(&mut S, Suspender) + Send>;
 
 /// What a [`StoreFiber`] shares with the [`Suspender`]s of its body.
 struct Shared {
@@ -27,6 +38,10 @@ struct Shared {
     cancelled: Cell<bool>,
     /// The store lent by the `resume` that started the body (type-erased).
     store: Cell<*mut ()>,
+    /// Whether the fiber finished its job and waits for another: it may
+    /// then be given one ([`StoreFiber::reuse`]) or dropped without a
+    /// store.
+    idle: Cell<bool>,
 }
 
 /// A fiber whose body gets a `&mut S` and lends it back whenever it
@@ -39,11 +54,23 @@ struct Shared {
 /// call [`StoreFiber::cancel`] first. Dropping it anyway leaks its stack
 /// rather than free memory its frames still use.
 pub struct StoreFiber<S: 'static> {
-    fiber: Option<Fiber<'static, Resume, (), ()>>,
+    fiber: Option<Fiber<'static, Resume, Yielded, ()>>,
     shared: Arc<Shared>,
+    /// The next body to run, until the fiber starts it.
+    job: Arc<JobSlot<S>>,
     pool: Arc<FiberPool>,
     _store: std::marker::PhantomData<fn(&mut S)>,
 }
+
+/// The body a [`StoreFiber`] runs next, shared with the fiber's loop.
+struct JobSlot<S>(Cell<Option<Job<S>>>);
+
+// SAFETY: the slot is filled by the owner of the `StoreFiber` (which holds
+// `&mut self`) and emptied by the fiber's loop, which only runs inside that
+// owner's `resume`: never both at once. The job itself is `Send`.
+unsafe impl<S> Sync for JobSlot<S> {}
+// SAFETY: as for `Sync`.
+unsafe impl<S> Send for JobSlot<S> {}
 
 // SAFETY: the fiber runs only inside `resume` and `cancel`, on the thread
 // calling them, which holds `&mut self`; its body is `Send`, and its stack
@@ -118,7 +145,7 @@ impl Suspender {
         // SAFETY: `suspend` points at the `Suspend` of this fiber's body,
         // which is running now on this very stack (checked above: this
         // fiber is the innermost one resumed on this thread and is running).
-        let resumed = crate::lent::switching(|| unsafe { (*ptr).suspend(()) });
+        let resumed = crate::lent::switching(|| unsafe { (*ptr).suspend(Yielded::Suspended) });
         self.shared.running.set(true);
         match resumed {
             Resume::Run => Ok(()),
@@ -153,27 +180,41 @@ impl<S: 'static> StoreFiber<S> {
             running: Cell::new(false),
             cancelled: Cell::new(false),
             store: Cell::new(std::ptr::null_mut()),
+            idle: Cell::new(false),
         });
+        let job: Arc<JobSlot<S>> = Arc::new(JobSlot(Cell::new(Some(Box::new(body)))));
         let suspender = Suspender { shared: shared.clone() };
+        let slot = job.clone();
         let stack = pool.take()?;
+        // The fiber runs one job after another: when a job returns it waits,
+        // idle, until it is given the next one or dropped.
         let fiber_body = move |first: Resume, suspend: &mut StoreSuspend| {
-            if let Resume::Cancel = first {
-                return;
+            let mut how = first;
+            loop {
+                let Resume::Run = how else {
+                    return;
+                };
+                let Some(job) = slot.0.take() else {
+                    return;
+                };
+                suspender.shared.suspend.set(suspend);
+                let store = suspender.shared.store.get().cast::<S>();
+                // SAFETY: `resume` stored its `&mut S` right before starting
+                // the job and lends it for as long as the job runs; whenever
+                // the job suspends it lends the store back
+                // (`Suspender::suspend`), and the fiber is only resumed by
+                // code holding that same store.
+                let store = unsafe { &mut *store };
+                job(store, suspender.clone());
+                suspender.shared.idle.set(true);
+                how = suspend.suspend(Yielded::Idle);
             }
-            suspender.shared.suspend.set(suspend);
-            let store = suspender.shared.store.get().cast::<S>();
-            // SAFETY: `resume` stored its `&mut S` right before starting the
-            // body and lends it for as long as the body runs; whenever the
-            // body suspends it lends the store back (`Suspender::suspend`),
-            // and the fiber is only resumed by code holding that same store.
-            let store = unsafe { &mut *store };
-            body(store, suspender.clone());
-            suspender.shared.suspend.set(std::ptr::null_mut());
         };
         match Fiber::new(stack, fiber_body) {
             Ok(fiber) => Ok(StoreFiber {
                 fiber: Some(fiber),
                 shared,
+                job,
                 pool: pool.clone(),
                 _store: std::marker::PhantomData,
             }),
@@ -182,6 +223,26 @@ impl<S: 'static> StoreFiber<S> {
                 Err(anyhow::anyhow!("failed to create a fiber: {e}"))
             }
         }
+    }
+
+    /// Gives a fiber whose body returned a new `body` to run, on the same
+    /// stack, from its next [`StoreFiber::resume`] (with that call's
+    /// store): cheaper than a new fiber. A fiber that did not finish its
+    /// body normally (it is running, suspended, cancelled, or its body
+    /// panicked) cannot be reused: `body` is given back.
+    #[allow(clippy::type_complexity, reason = "the boxed body itself")]
+    pub fn reuse(
+        &mut self,
+        body: Box<dyn FnOnce(&mut S, Suspender) + Send>,
+    ) -> Result<(), Box<dyn FnOnce(&mut S, Suspender) + Send>> {
+        let alive = self.fiber.as_ref().is_some_and(|f| !f.done());
+        if !alive || !self.shared.idle.get() || self.shared.cancelled.get() {
+            return Err(body);
+        }
+        self.shared.idle.set(false);
+        self.shared.store.set(std::ptr::null_mut());
+        self.job.0.set(Some(body));
+        Ok(())
     }
 
     /// The handle through which the body suspends the fiber.
@@ -193,7 +254,7 @@ impl<S: 'static> StoreFiber<S> {
 
     /// Whether the body has returned.
     pub fn is_done(&self) -> bool {
-        self.fiber.as_ref().is_none_or(|f| f.done())
+        self.shared.idle.get() || self.fiber.as_ref().is_none_or(|f| f.done())
     }
 
     /// Whether the fiber is running now.
@@ -212,6 +273,9 @@ impl<S: 'static> StoreFiber<S> {
         let Some(fiber) = self.fiber.as_ref() else {
             return true;
         };
+        if self.shared.idle.get() {
+            return true;
+        }
         if fiber.done() || self.shared.running.get() {
             return fiber.done();
         }
@@ -227,7 +291,8 @@ impl<S: 'static> StoreFiber<S> {
                 self.finish();
                 true
             }
-            Ok(Err(())) => false,
+            Ok(Err(Yielded::Idle)) => true,
+            Ok(Err(Yielded::Suspended)) => false,
             Err(panic) => {
                 self.finish();
                 resume_unwind(panic)
@@ -265,11 +330,12 @@ impl<S: 'static> StoreFiber<S> {
 
 impl<S: 'static> Drop for StoreFiber<S> {
     fn drop(&mut self) {
-        // A fiber that never started returns at once when resumed to be
-        // cancelled; a suspended one cannot unwind without its store, so
-        // `finish` leaks it (see the type's docs).
+        // A fiber that never started, or that is idle between bodies,
+        // returns at once when resumed to be cancelled; a suspended one
+        // cannot unwind without its store, so `finish` leaks it (see the
+        // type's docs).
         if let Some(fiber) = self.fiber.as_ref() {
-            if !fiber.done() && self.shared.suspend.get().is_null() {
+            if !fiber.done() && (self.shared.suspend.get().is_null() || self.shared.idle.get()) {
                 let _ = crate::lent::switching(|| catch_unwind(AssertUnwindSafe(|| fiber.resume(Resume::Cancel))));
             }
         }

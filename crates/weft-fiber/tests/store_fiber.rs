@@ -115,3 +115,63 @@ fn an_async_wait_under_a_store_fiber_fails_safely() {
         Poll::Pending => panic!("the inner wait suspended the outer fiber"),
     }
 }
+
+/// A fiber whose body returned runs another body on the same stack, and a
+/// fiber that was cancelled is not reused.
+#[test]
+fn a_finished_fiber_runs_the_next_body() {
+    let pool = Arc::new(FiberPool::new(1 << 20));
+    let mut store = Store::default();
+    let mut f = StoreFiber::new(&pool, |s: &mut Store, suspender| {
+        s.log.push("first");
+        suspender.suspend(s).unwrap();
+        s.log.push("first again");
+    })
+    .unwrap();
+    // Not finished yet: no new body.
+    assert!(f.reuse(Box::new(|_: &mut Store, _| {})).is_err());
+    assert!(!f.resume(&mut store));
+    assert!(f.resume(&mut store));
+    assert!(f.is_done());
+    assert_eq!(pool.stacks_in_use(), 1);
+    f.reuse(Box::new(|s: &mut Store, suspender| {
+        s.log.push("second");
+        suspender.suspend(s).unwrap();
+        s.log.push("second again");
+    }))
+    .unwrap_or_else(|_| panic!("a finished fiber takes a new body"));
+    assert!(!f.is_done());
+    assert!(!f.resume(&mut store));
+    assert!(f.resume(&mut store));
+    // Still one stack: the second body ran on the first one's.
+    assert_eq!(pool.stacks_in_use(), 1);
+    f.reuse(Box::new(|s: &mut Store, suspender| {
+        s.log.push("third");
+        let _ = suspender.suspend(s);
+    }))
+    .unwrap_or_else(|_| panic!("a finished fiber takes a new body"));
+    assert!(!f.resume(&mut store));
+    assert!(f.cancel(&mut store));
+    assert!(
+        f.reuse(Box::new(|_: &mut Store, _| {})).is_err(),
+        "a cancelled fiber is not reused"
+    );
+    assert_eq!(store.log, ["first", "first again", "second", "second again", "third"]);
+    // An idle fiber is dropped without a store, its stack given back.
+    drop(f);
+    assert_eq!(pool.stacks_in_use(), 0);
+}
+
+/// A body that panics ends its fiber: the panic reaches the resumer, and
+/// the fiber takes no other body.
+#[test]
+fn a_fiber_whose_body_panicked_is_not_reused() {
+    let pool = Arc::new(FiberPool::new(1 << 20));
+    let mut store = Store::default();
+    let mut f = StoreFiber::new(&pool, |_: &mut Store, _| panic!("body failed")).unwrap();
+    let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f.resume(&mut store)));
+    assert!(r.is_err());
+    assert!(f.reuse(Box::new(|_: &mut Store, _| {})).is_err());
+    drop(f);
+    assert_eq!(pool.stacks_in_use(), 0);
+}

@@ -17,6 +17,9 @@ use weft_fiber::{StoreFiber, Suspender};
 use weft_runtime::StackState;
 use weft_tasks::{EntryId, Event, ThreadId, WaitFor};
 
+/// How many idle fibers a store keeps for its next threads.
+const MAX_IDLE_FIBERS: usize = 4;
+
 /// A thread that runs on a fiber.
 struct ThreadFiber {
     /// The `StoreFiber<StoreInner<T>>` (for the store's `T`); `None` while
@@ -46,6 +49,10 @@ pub(crate) struct Sched {
     /// of the built-ins.
     pub(crate) running: Vec<Running>,
     fibers: IdMap<ThreadId, ThreadFiber>,
+    /// Fibers whose thread returned, kept to run the next threads (each a
+    /// `StoreFiber<StoreInner<T>>`, idle): a new fiber costs more than a
+    /// reused one.
+    idle: Vec<Box<dyn Any + Send>>,
     /// What the facade keeps of each task (its function, its caller).
     pub(crate) task_data: IdMap<EntryId, TaskData>,
     /// Whether the thread being resumed is resumed to be cancelled.
@@ -231,18 +238,33 @@ pub(crate) fn spawn<T: 'static>(
     thread: ThreadId,
     body: impl FnOnce(&mut StoreContextMut<'_, T>) -> crate::Result<()> + Send + 'static,
 ) -> crate::Result<()> {
-    let pool = store.0.opaque().engine.inner.fiber_pool.clone();
-    let fiber = StoreFiber::<StoreInner<T>>::new(&pool, move |inner, _suspender| {
+    let job: Box<dyn FnOnce(&mut StoreInner<T>, Suspender) + Send> = Box::new(move |inner, _suspender| {
         let mut store = StoreContextMut(inner);
         if let Err(e) = body(&mut store) {
             store.components_mut().sched.failure = Some(e);
         }
-    })?;
+    });
+    // An idle fiber of this store takes the body, else a new one.
+    let mut job = job;
+    let fiber = loop {
+        let Some(idle) = store.components_mut().sched.idle.pop() else {
+            let pool = store.0.opaque().engine.inner.fiber_pool.clone();
+            break Box::new(StoreFiber::<StoreInner<T>>::new(&pool, job)?);
+        };
+        // Idle fibers that cannot be reused are dropped (they hold no
+        // frames).
+        if let Ok(mut idle) = idle.downcast::<StoreFiber<StoreInner<T>>>() {
+            match idle.reuse(job) {
+                Ok(()) => break idle,
+                Err(back) => job = back,
+            }
+        }
+    };
     let suspender = fiber.suspender();
     store.components_mut().sched.fibers.insert(
         thread,
         ThreadFiber {
-            fiber: Some(Box::new(fiber)),
+            fiber: Some(fiber),
             stack: StackState::default(),
             suspender,
             hooks: Vec::new(),
@@ -343,6 +365,9 @@ fn resume_fiber<T: 'static>(
     };
     if done {
         components.sched.fibers.remove(&thread);
+        if components.sched.idle.len() < MAX_IDLE_FIBERS {
+            components.sched.idle.push(fiber);
+        }
     } else if let Some(run) = components.sched.fibers.get_mut(&thread) {
         run.fiber = Some(fiber);
         run.stack = stack;
@@ -554,6 +579,8 @@ pub(crate) fn run_until<T: 'static>(
 /// Unwinds every suspended fiber (the store is going away): each wait
 /// fails, the threads' wasm frames unwind, and their stacks are returned.
 pub(crate) fn cancel_all<T: 'static>(store: &mut StoreInner<T>) {
+    // Idle fibers hold no frames: they end without the store.
+    store.opaque.components.sched.idle.clear();
     loop {
         let sched = &mut store.opaque.components.sched;
         let Some(thread) = sched.fibers.keys().next().copied() else {
