@@ -484,6 +484,15 @@ fn call_lifted_checked<T: 'static>(
     r.and(exited)
 }
 
+/// The lifted function at store index `index`, borrowed.
+pub(crate) fn lifted_ref<'a, T>(store: &'a StoreContextMut<'_, T>, index: u32) -> crate::Result<&'a LiftedFunc> {
+    store
+        .components()
+        .funcs
+        .get(index as usize)
+        .ok_or_else(|| crate::format_err!("component function not found in store"))
+}
+
 /// The lifted function at store index `index`.
 pub(crate) fn lifted_func<T>(store: &StoreContextMut<'_, T>, index: u32) -> crate::Result<LiftedFunc> {
     store

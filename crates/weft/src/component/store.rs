@@ -79,14 +79,20 @@ impl CallScopes {
 
     /// Ends scope `i` and the scopes made after it on its stack (left by a
     /// call that a panic unwound), innermost first.
-    pub(crate) fn end(&mut self, i: usize) -> Vec<CallScope> {
+    pub(crate) fn end(&mut self, i: usize) -> impl Iterator<Item = CallScope> {
+        // The usual case, with nothing to allocate: the scope is the newest.
+        if self.order.last() == Some(&i) {
+            self.order.pop();
+            let call = u32::try_from(i).ok().and_then(|i| self.slots.remove(i)).map(|(c, _)| c);
+            return call.into_iter().chain(Vec::new());
+        }
+        let mut ended = Vec::new();
         let Some(stack) = self.stack_of(i) else {
-            return Vec::new();
+            return None.into_iter().chain(ended);
         };
         let Some(at) = self.order.iter().position(|x| *x == i) else {
-            return Vec::new();
+            return None.into_iter().chain(ended);
         };
-        let mut ended = Vec::new();
         let mut k = self.order.len();
         while k > at {
             k -= 1;
@@ -98,7 +104,7 @@ impl CallScopes {
                 }
             }
         }
-        ended
+        None.into_iter().chain(ended)
     }
 
     /// The stack scope `i` was made on.

@@ -508,12 +508,9 @@ fn task_return<T: 'static>(
     args: &[u64],
 ) -> crate::Result<()> {
     let cur = current(store, "task.return")?;
-    let f = store
-        .components()
-        .funcs
-        .get(cur.func as usize)
-        .cloned()
-        .ok_or_else(|| crate::format_err!("component function not found in store"))?;
+    let Some(f) = store.components().funcs.get(cur.func as usize) else {
+        crate::bail!("component function not found in store");
+    };
     if !f.options.is_async {
         return Err(trap("`task.return` called by a function lifted without `async`"));
     }
@@ -524,27 +521,28 @@ fn task_return<T: 'static>(
     if !std::ptr::eq::<ComponentTypes>(&**f.types, &**types) || task_result != result {
         return Err(trap("invalid `task.return` signature and/or options for current task"));
     }
+    let (lift_memory, lift_encoding) = (f.options.memory, f.options.encoding);
     let Some(options) = &resolved.options else {
         crate::bail!("`task.return` has no options");
     };
     // A `task.return` without a `memory` matches any lift (the reference
     // tests return nothing through one from a lift that has a memory for
     // its parameters); with one, it must be the lift's.
-    if (options.memory.is_some() && options.memory != f.options.memory) || options.encoding != f.options.encoding {
+    if (options.memory.is_some() && options.memory != lift_memory) || options.encoding != lift_encoding {
         return Err(trap("invalid `task.return` signature and/or options for current task"));
     }
     if super::calls::has_adapter(store, cur.task) {
         return super::calls::task_return_through_adapter(store, cur.task, args);
     }
-    let tys: Vec<InterfaceType> = result.into_iter().collect();
+    let tys = result.as_ref().map_or(&[][..], std::slice::from_ref);
     let mut vals = {
         let cx = LiftContext {
             types,
             memory: options.memory.map_or(&[][..], |m| m.data(&*store)),
             encoding: options.encoding,
         };
-        lift_flat_values(&cx, MAX_FLAT_PARAMS, &tys, args)?
+        lift_flat_values(&cx, MAX_FLAT_PARAMS, tys, args)?
     };
-    crate::component::handles::lift_resources(store, types, &tys, &mut vals, at, usize::MAX)?;
+    crate::component::handles::lift_resources(store, types, tys, &mut vals, at, usize::MAX)?;
     resolve(store, cur.task, Some(vals))
 }

@@ -8,7 +8,7 @@
 
 use super::accessor::AsAccessor;
 use super::{calls, host};
-use crate::component::call::{check_call, lifted_func};
+use crate::component::call::{check_call, lifted_ref};
 use crate::component::typed::tuple_vals;
 use crate::component::{trap, ComponentNamedList, Func, Lift, Lower, TypedFunc, Val};
 use crate::{AsContextMut, StoreContextMut};
@@ -87,7 +87,7 @@ impl PendingCall {
     fn start<T: Send + 'static>(
         func: Func,
         store: &mut StoreContextMut<'_, T>,
-        params: &[Val],
+        params: Vec<Val>,
         results: usize,
     ) -> crate::Result<PendingCall> {
         store.0.opaque().check(func.store, "component function")?;
@@ -97,7 +97,7 @@ impl PendingCall {
         if !calls::is_async_typed(store, func.index) {
             // `call` makes the group of a synchronous call itself.
             let mut out = vec![Val::Bool(false); results];
-            func.call(&mut *store, params, &mut out)?;
+            func.call(&mut *store, &params, &mut out)?;
             return Ok(PendingCall {
                 func,
                 hold: TaskHold { task: None, dropped },
@@ -106,7 +106,7 @@ impl PendingCall {
                 group: None,
             });
         }
-        check_call(store, &lifted_func(store, func.index)?, results)?;
+        check_call(store, lifted_ref(store, func.index)?, results)?;
         let group = super::hooks::start(store)?;
         let task = calls::start_host_call(store, func.index, params, group)?;
         Ok(PendingCall {
@@ -214,7 +214,7 @@ impl Func {
         params: &'a [Val],
         results: &'a mut [Val],
     ) -> crate::Result<FuncCallConcurrent<'a, T>> {
-        let call = PendingCall::start(self, &mut store.as_context_mut(), params, results.len())?;
+        let call = PendingCall::start(self, &mut store.as_context_mut(), params.to_vec(), results.len())?;
         Ok(FuncCallConcurrent {
             call,
             results,
@@ -280,7 +280,7 @@ where
     {
         let mut store = store.as_context_mut();
         let args = tuple_vals(params.lower(&mut store)?, Params::LEN)?;
-        let call = PendingCall::start(*self.func(), &mut store, &args, Return::LEN)?;
+        let call = PendingCall::start(*self.func(), &mut store, args, Return::LEN)?;
         Ok(TypedFuncCallConcurrent {
             call,
             _marker: PhantomData,

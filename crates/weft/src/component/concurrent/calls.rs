@@ -10,8 +10,8 @@
 use super::hooks;
 use super::sched::{self, Running};
 use crate::component::call::{
-    core_to_flat, lift_args_from_core, lift_async_args, lift_call_results, lifted_func, lower_async_results,
-    lower_call_args, lower_sync_results, post_return,
+    core_to_flat, lift_args_from_core, lift_async_args, lift_call_results, lifted_func, lifted_ref,
+    lower_async_results, lower_call_args, lower_sync_results, post_return,
 };
 use crate::component::handles::{enter_call, exit_call, lift_resources};
 use crate::component::store::{ComponentInstanceRef, Options};
@@ -258,19 +258,16 @@ fn new_task<T>(
         ),
         Caller::Host(_) => (None, None),
     };
-    let f = lifted_func(store, func)?;
-    let inst = task_instance(store, f.options.flags)?;
+    let (flags, is_async, callback) = {
+        let f = lifted_ref(store, func)?;
+        (f.options.flags, f.options.is_async, f.options.callback.is_some())
+    };
+    let inst = task_instance(store, flags)?;
     collect(store);
     let components = store.components_mut();
     let tasks = &mut components.tasks;
     let task = tasks
-        .new_task(
-            inst,
-            async_type,
-            f.options.is_async,
-            f.options.callback.is_some(),
-            subtask,
-        )
+        .new_task(inst, async_type, is_async, callback, subtask)
         .map_err(trap)?;
     let thread = tasks.new_thread(task, true).map_err(trap)?;
     let data = TaskData {
@@ -355,10 +352,10 @@ pub(crate) fn call_async_typed<T: 'static>(
 pub(crate) fn start_host_call<T: 'static>(
     store: &mut StoreContextMut<'_, T>,
     index: u32,
-    args: &[Val],
+    args: Vec<Val>,
     group: Option<hooks::TaskGroupId>,
 ) -> crate::Result<EntryId> {
-    start_task(store, index, Caller::Host(Some(args.to_vec())), None, group)
+    start_task(store, index, Caller::Host(Some(args)), None, group)
 }
 
 /// Whether the host's call `task` has its answer ([`answer_host_call`]:

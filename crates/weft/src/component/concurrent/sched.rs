@@ -7,7 +7,7 @@
 // host.rs, built-ins and copies); a resumed thread runs calls that wait in
 // the loop, so each part calls the others.
 use super::calls::TaskData;
-use super::id_map::IdMap;
+use super::id_map::DenseMap;
 use super::{copy, hooks, host};
 use crate::component::trap;
 use crate::store::StoreInner;
@@ -48,13 +48,13 @@ pub(crate) struct Sched {
     /// The running threads, innermost last: the last is the current thread
     /// of the built-ins.
     pub(crate) running: Vec<Running>,
-    fibers: IdMap<ThreadId, ThreadFiber>,
+    fibers: DenseMap<ThreadId, ThreadFiber>,
     /// Fibers whose thread returned, kept to run the next threads (each a
     /// `StoreFiber<StoreInner<T>>`, idle): a new fiber costs more than a
     /// reused one.
     idle: Vec<Box<dyn Any + Send>>,
     /// What the facade keeps of each task (its function, its caller).
-    pub(crate) task_data: IdMap<EntryId, TaskData>,
+    pub(crate) task_data: DenseMap<EntryId, TaskData>,
     /// Whether the thread being resumed is resumed to be cancelled.
     resumed_cancelled: bool,
     /// The thread a suspending thread asks its resumer to run next.
