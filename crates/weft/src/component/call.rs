@@ -582,12 +582,11 @@ pub(crate) fn lift_sig(
             I::Bool | I::S8 | I::U8 | I::S16 | I::U16 | I::S32 | I::U32 | I::S64 | I::U64
         )
     };
+    let params_scalar = params.iter().all(scalar) && flat.params.len() == params.len() && params.len() <= MAX_SCALARS;
     let scalars = !func.is_async
         && !options.is_async
-        && params.iter().all(scalar)
+        && params_scalar
         && func.result.iter().all(scalar)
-        && flat.params.len() == params.len()
-        && params.len() <= MAX_SCALARS
         && flat.results.len() == usize::from(func.result.is_some());
     Ok(crate::component::store::LiftSig {
         flat,
@@ -595,6 +594,7 @@ pub(crate) fn lift_sig(
         result_plain: holds_no_handles(func.result.as_slice()),
         params,
         scalars,
+        params_scalar,
     })
 }
 

@@ -214,6 +214,10 @@ pub(crate) struct LiftSig {
     /// (a synchronous lift whose parameters and result are integers or
     /// `bool`s, each one core value): `TypedFunc::call`'s fast path.
     pub(crate) scalars: bool,
+    /// Whether every parameter is an integer or `bool`, each one core
+    /// value (whatever the lift's options): the host's calls of an `async`
+    /// function pass them flat.
+    pub(crate) params_scalar: bool,
 }
 
 /// An export of a component instance.

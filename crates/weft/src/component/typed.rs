@@ -127,6 +127,42 @@ scalars! {
     i64 => |v| v as u64, |b| b as i64;
 }
 
+/// The flat value of `v` when it is a value of the scalar type `t` (an
+/// integer or `bool`), as `lower_scalars` makes it.
+pub(crate) fn val_to_flat(v: &Val, t: &InterfaceType) -> Option<u64> {
+    use InterfaceType as I;
+    Some(match (t, v) {
+        (I::Bool, Val::Bool(x)) => x.to_flat(),
+        (I::U8, Val::U8(x)) => x.to_flat(),
+        (I::U16, Val::U16(x)) => x.to_flat(),
+        (I::U32, Val::U32(x)) => x.to_flat(),
+        (I::U64, Val::U64(x)) => x.to_flat(),
+        (I::S8, Val::S8(x)) => x.to_flat(),
+        (I::S16, Val::S16(x)) => x.to_flat(),
+        (I::S32, Val::S32(x)) => x.to_flat(),
+        (I::S64, Val::S64(x)) => x.to_flat(),
+        _ => return None,
+    })
+}
+
+/// The value of the scalar type `t` whose flat value is `bits`, lifted as
+/// `lift_scalars` lifts it; `None` for other types.
+pub(crate) fn flat_to_val(t: &InterfaceType, bits: u64) -> Option<Val> {
+    use InterfaceType as I;
+    Some(match t {
+        I::Bool => Val::Bool(ScalarFlat::from_flat(bits)),
+        I::U8 => Val::U8(ScalarFlat::from_flat(bits)),
+        I::U16 => Val::U16(ScalarFlat::from_flat(bits)),
+        I::U32 => Val::U32(ScalarFlat::from_flat(bits)),
+        I::U64 => Val::U64(ScalarFlat::from_flat(bits)),
+        I::S8 => Val::S8(ScalarFlat::from_flat(bits)),
+        I::S16 => Val::S16(ScalarFlat::from_flat(bits)),
+        I::S32 => Val::S32(ScalarFlat::from_flat(bits)),
+        I::S64 => Val::S64(ScalarFlat::from_flat(bits)),
+        _ => return None,
+    })
+}
+
 /// The `lower_scalars` of a type of one flat value (`plain` integers and
 /// `flat` bool), or nothing (`other`).
 macro_rules! lower_scalars {

@@ -534,6 +534,20 @@ fn task_return<T: 'static>(
     if super::calls::has_adapter(store, cur.task) {
         return super::calls::task_return_through_adapter(store, cur.task, args);
     }
+    // An integer or `bool` result (or none) for the host stays flat: the
+    // host lifts it as it takes it.
+    let flat = match &result {
+        None => Some(None),
+        Some(t) => args
+            .first()
+            .filter(|bits| crate::component::typed::flat_to_val(t, **bits).is_some())
+            .map(|bits| Some(*bits)),
+    };
+    if let Some(flat) = flat {
+        if super::calls::resolve_flat_for_host(store, cur.task, flat)? {
+            return Ok(());
+        }
+    }
     let tys = result.as_ref().map_or(&[][..], std::slice::from_ref);
     let mut vals = {
         let cx = LiftContext {

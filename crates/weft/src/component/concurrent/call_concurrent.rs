@@ -7,6 +7,7 @@
 //! it runs, so no drop needs the store and none leaks.
 
 use super::accessor::AsAccessor;
+use super::calls::{HostCallArgs, TaskResult};
 use super::{calls, host};
 use crate::component::call::{check_call, lifted_ref};
 use crate::component::typed::tuple_vals;
@@ -77,7 +78,7 @@ struct PendingCall {
     hold: TaskHold,
     /// The results of a call that finished when it started (a function of
     /// a synchronous type runs to its end at once).
-    done: Option<Vec<Val>>,
+    done: Option<TaskResult>,
     id: GuestTaskId,
     /// The call's task group (when a hook is installed).
     group: Option<super::hooks::TaskGroupId>,
@@ -87,7 +88,7 @@ impl PendingCall {
     fn start<T: Send + 'static>(
         func: Func,
         store: &mut StoreContextMut<'_, T>,
-        params: Vec<Val>,
+        params: HostCallArgs,
         results: usize,
     ) -> crate::Result<PendingCall> {
         store.0.opaque().check(func.store, "component function")?;
@@ -96,12 +97,16 @@ impl PendingCall {
         let dropped = store.components().sched.host.dropped.clone();
         if !calls::is_async_typed(store, func.index) {
             // `call` makes the group of a synchronous call itself.
+            let params = match params {
+                HostCallArgs::Vals(v) => v,
+                HostCallArgs::Flat(_) => crate::bail!("internal error: flat arguments for a synchronous function"),
+            };
             let mut out = vec![Val::Bool(false); results];
             func.call(&mut *store, &params, &mut out)?;
             return Ok(PendingCall {
                 func,
                 hold: TaskHold { task: None, dropped },
-                done: Some(out),
+                done: Some(TaskResult::Vals(out)),
                 id: GuestTaskId(0),
                 group: None,
             });
@@ -121,8 +126,9 @@ impl PendingCall {
         })
     }
 
-    /// Waits, through `accessor`, for the call's results.
-    async fn finish<A: AsAccessor>(mut self, accessor: A) -> crate::Result<Vec<Val>> {
+    /// Waits, through `accessor`, for the call's results (flat when they
+    /// were returned so, see [`TaskResult::Flat`]).
+    async fn finish<A: AsAccessor>(mut self, accessor: A) -> crate::Result<TaskResult> {
         if let Some(done) = self.done.take() {
             return Ok(done);
         }
@@ -214,7 +220,9 @@ impl Func {
         params: &'a [Val],
         results: &'a mut [Val],
     ) -> crate::Result<FuncCallConcurrent<'a, T>> {
-        let call = PendingCall::start(self, &mut store.as_context_mut(), params.to_vec(), results.len())?;
+        let mut store = store.as_context_mut();
+        let args = calls::host_call_args(&store, self.index, params);
+        let call = PendingCall::start(self, &mut store, args, results.len())?;
         Ok(FuncCallConcurrent {
             call,
             results,
@@ -236,7 +244,12 @@ impl Func {
             crate::bail!("the call was started by another function");
         }
         let FuncCallConcurrent { call, results, .. } = call;
+        let accessor = accessor.as_accessor();
         let vals = call.finish(accessor).await?;
+        let vals = accessor.try_with(|mut access| {
+            let store = access.as_context_mut();
+            vals.into_vals(crate::component::call::lifted_ref(&store, self.index)?)
+        })??;
         if vals.len() != results.len() {
             crate::bail!("expected {} results, got {}", vals.len(), results.len());
         }
@@ -279,7 +292,14 @@ where
         Return: 'static,
     {
         let mut store = store.as_context_mut();
-        let args = tuple_vals(params.lower(&mut store)?, Params::LEN)?;
+        // Integer and `bool` parameters go as their flat values.
+        let mut flat = [0u64; crate::component::call::MAX_SCALARS];
+        let args = match params.lower_scalars(&mut flat) {
+            Some(len) if calls::takes_flat_args(&store, self.func().index, len) => {
+                HostCallArgs::Flat(calls::FlatArgs { len, vals: flat })
+            }
+            _ => HostCallArgs::Vals(tuple_vals(params.lower(&mut store)?, Params::LEN)?),
+        };
         let call = PendingCall::start(*self.func(), &mut store, args, Return::LEN)?;
         Ok(TypedFuncCallConcurrent {
             call,
@@ -304,7 +324,20 @@ where
             crate::bail!("the call was started by another function");
         }
         let accessor_ref = accessor.as_accessor().clone();
-        let vals = call.call.finish(&accessor_ref).await?;
-        accessor_ref.try_with(|mut access| Return::lift(&mut access.as_context_mut(), Val::Tuple(vals)))?
+        let result = call.call.finish(&accessor_ref).await?;
+        // A flat result is lifted here, with no component value made.
+        if let TaskResult::Flat(flat) = &result {
+            if let Some((r, used)) = Return::lift_scalars(flat.as_slice()) {
+                if used == flat.iter().len() {
+                    return Ok(r);
+                }
+            }
+        }
+        let index = self.func().index;
+        accessor_ref.try_with(|mut access| {
+            let mut store = access.as_context_mut();
+            let vals = result.into_vals(crate::component::call::lifted_ref(&store, index)?)?;
+            Return::lift(&mut store, Val::Tuple(vals))
+        })?
     }
 }

@@ -10,7 +10,7 @@
 use super::hooks;
 use super::sched::{self, Running};
 use crate::component::call::{
-    core_to_flat, lift_args_from_core, lift_async_args, lift_call_results, lifted_func, lifted_ref,
+    core_to_flat, flat_to_core, lift_args_from_core, lift_async_args, lift_call_results, lifted_func, lifted_ref,
     lower_async_results, lower_call_args, lower_sync_results, post_return,
 };
 use crate::component::handles::{enter_call, exit_call, lift_resources};
@@ -35,7 +35,7 @@ pub(crate) struct TaskData {
     /// Who called it.
     caller: Caller,
     /// The values it returned, until its caller takes them.
-    result: Option<Vec<Val>>,
+    result: Option<TaskResult>,
     /// The resource scope of its call (its borrows), once started.
     scope: Option<usize>,
     /// The host's call future waiting for the result (`call_concurrent`).
@@ -59,7 +59,7 @@ pub(crate) struct TaskData {
 enum Caller {
     /// The host (or a synchronous call on the caller's stack): the
     /// arguments, until the task starts.
-    Host(Option<Vec<Val>>),
+    Host(Option<HostCallArgs>),
     /// A guest, through a lowered function.
     Guest(Box<GuestCaller>),
 }
@@ -94,10 +94,96 @@ pub(crate) struct AsyncAdapter {
 }
 
 /// A task's arguments when it starts: lifted values (the host lowers them
-/// into the callee), or the callee's core arguments a fused adapter made.
+/// into the callee), the host's flat values of scalar parameters, or the
+/// callee's core arguments a fused adapter made.
 enum StartArgs {
     Lifted(Vec<Val>),
+    Flat(FlatArgs),
     Core(Vec<crate::Val>),
+}
+
+/// The arguments of the host's call of an `async`-typed function.
+pub(crate) enum HostCallArgs {
+    /// Component values, lowered when the task starts.
+    Vals(Vec<Val>),
+    /// The flat values of parameters that are all integers or `bool`s
+    /// (see [`host_call_args`]): the core arguments as they are.
+    Flat(FlatArgs),
+}
+
+/// Flat values of scalar parameters, one per parameter.
+#[derive(Clone, Copy)]
+pub(crate) struct FlatArgs {
+    pub(crate) len: usize,
+    pub(crate) vals: [u64; crate::component::call::MAX_SCALARS],
+}
+
+/// What a task returned, as its caller takes it.
+pub(crate) enum TaskResult {
+    /// Lifted values.
+    Vals(Vec<Val>),
+    /// The flat value of a result that is an integer or `bool` (or none),
+    /// kept as it is for a host caller, which lifts it itself.
+    Flat(Option<u64>),
+}
+
+impl TaskResult {
+    /// The result as component values, for the lifted function `f` that
+    /// returned it.
+    pub(crate) fn into_vals(self, f: &crate::component::store::LiftedFunc) -> crate::Result<Vec<Val>> {
+        match self {
+            TaskResult::Vals(v) => Ok(v),
+            TaskResult::Flat(None) => Ok(Vec::new()),
+            TaskResult::Flat(Some(bits)) => {
+                let ty = f.types.func(f.ty).and_then(|t| t.result);
+                match ty.and_then(|t| crate::component::typed::flat_to_val(&t, bits)) {
+                    Some(v) => Ok(vec![v]),
+                    None => crate::bail!("internal error: a flat result of a function whose result is not a scalar"),
+                }
+            }
+        }
+    }
+}
+
+/// The host's arguments `params` for a call of the lifted function
+/// `index`: flat values when the function is `async`-typed and every
+/// parameter is an integer or `bool` given as such (no component value
+/// is lowered when the task starts), else the values themselves.
+pub(crate) fn host_call_args<T>(store: &StoreContextMut<'_, T>, index: u32, params: &[Val]) -> HostCallArgs {
+    if let Some(f) = store.components().funcs.get(index as usize) {
+        if f.sig.params_scalar && params.len() == f.sig.params.len() && is_async_typed(store, index) {
+            let mut flat = FlatArgs {
+                len: params.len(),
+                vals: [0; crate::component::call::MAX_SCALARS],
+            };
+            let converted = params
+                .iter()
+                .zip(&f.sig.params[..])
+                .zip(&mut flat.vals)
+                .all(|((v, t), out)| match crate::component::typed::val_to_flat(v, t) {
+                    Some(bits) => {
+                        *out = bits;
+                        true
+                    }
+                    None => false,
+                });
+            if converted {
+                return HostCallArgs::Flat(flat);
+            }
+        }
+    }
+    HostCallArgs::Vals(params.to_vec())
+}
+
+/// Whether the host may pass `n` flat values to the lifted function
+/// `index` ([`HostCallArgs::Flat`]).
+pub(crate) fn takes_flat_args<T>(store: &StoreContextMut<'_, T>, index: u32, n: usize) -> bool {
+    store
+        .components()
+        .funcs
+        .get(index as usize)
+        .is_some_and(|f| f.sig.params_scalar && f.sig.params.len() == n)
+        && is_async_typed(store, index)
 }
 
 /// Room for the results of the core function `f` (numbers only).
@@ -140,7 +226,7 @@ pub(crate) fn is_async_typed<T>(store: &StoreContextMut<'_, T>, index: u32) -> b
 }
 
 /// The values `task` returned, taken for its caller.
-fn take_result<T>(store: &mut StoreContextMut<'_, T>, task: EntryId) -> Option<Vec<Val>> {
+fn take_result<T>(store: &mut StoreContextMut<'_, T>, task: EntryId) -> Option<TaskResult> {
     let data = store.components_mut().sched.task_data.get_mut(&task)?;
     data.result.take()
 }
@@ -324,7 +410,8 @@ pub(crate) fn call_async_typed<T: 'static>(
     args: &[Val],
     results: &mut [Val],
 ) -> crate::Result<()> {
-    let task = start_task(store, index, Caller::Host(Some(args.to_vec())), None, None)?;
+    let args = HostCallArgs::Vals(args.to_vec());
+    let task = start_task(store, index, Caller::Host(Some(args)), None, None)?;
     // A host function's panic goes on to the caller, after the task's
     // reference is given back.
     let driven = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
@@ -340,6 +427,7 @@ pub(crate) fn call_async_typed<T: 'static>(
     let Some(result) = answer? else {
         return Err(trap("the call was cancelled"));
     };
+    let result = result.into_vals(lifted_ref(store, index)?)?;
     for (r, v) in results.iter_mut().zip(result) {
         *r = v;
     }
@@ -352,7 +440,7 @@ pub(crate) fn call_async_typed<T: 'static>(
 pub(crate) fn start_host_call<T: 'static>(
     store: &mut StoreContextMut<'_, T>,
     index: u32,
-    args: Vec<Val>,
+    args: HostCallArgs,
     group: Option<hooks::TaskGroupId>,
 ) -> crate::Result<EntryId> {
     start_task(store, index, Caller::Host(Some(args)), None, group)
@@ -365,7 +453,7 @@ pub(crate) fn poll_host_call<T>(
     store: &mut StoreContextMut<'_, T>,
     task: EntryId,
     waker: &std::task::Waker,
-) -> std::task::Poll<crate::Result<Option<Vec<Val>>>> {
+) -> std::task::Poll<crate::Result<Option<TaskResult>>> {
     let components = store.components_mut();
     let answered = match components.tasks.task(task) {
         Ok(t) => t.resolved() || components.sched.task_data.get(&task).is_some_and(|d| d.error.is_some()),
@@ -384,7 +472,7 @@ pub(crate) fn poll_host_call<T>(
 /// routed to it, else the task's results (`None` when it was cancelled).
 /// The host's reference is released, and a later trap of the task reaches
 /// nobody.
-fn answer_host_call<T>(store: &mut StoreContextMut<'_, T>, task: EntryId) -> crate::Result<Option<Vec<Val>>> {
+fn answer_host_call<T>(store: &mut StoreContextMut<'_, T>, task: EntryId) -> crate::Result<Option<TaskResult>> {
     let error = store.components_mut().sched.task_data.get_mut(&task).and_then(|d| {
         d.abandoned = true;
         d.error.take()
@@ -509,6 +597,20 @@ fn run_core<T: 'static>(
 ) -> crate::Result<()> {
     let (core_args, mut core_results) = match args {
         StartArgs::Lifted(args) => lower_call_args(store, f, &args, scope)?,
+        StartArgs::Flat(args) => {
+            let flat = &f.sig.flat;
+            let Some(vals) = args.vals.get(..args.len).filter(|v| v.len() == flat.params.len()) else {
+                crate::bail!("internal error: flat arguments for a function that takes others");
+            };
+            let core_args: Vec<crate::Val> = flat
+                .params
+                .iter()
+                .zip(vals)
+                .map(|(t, v)| flat_to_core(*t, *v))
+                .collect();
+            let core_results: Vec<crate::Val> = flat.results.iter().map(|t| flat_to_core(*t, 0)).collect();
+            (core_args, core_results)
+        }
         StartArgs::Core(core_args) => (core_args, result_slots(store, &f.core)?),
     };
     let called = f.core.call(&mut *store, &core_args, &mut core_results);
@@ -591,7 +693,13 @@ fn on_start<T: 'static>(store: &mut StoreContextMut<'_, T>, task: EntryId, scope
         crate::bail!("internal error: task data not found");
     };
     let g = match &mut data.caller {
-        Caller::Host(args) => return Ok(StartArgs::Lifted(args.take().unwrap_or_default())),
+        Caller::Host(args) => {
+            return Ok(match args.take() {
+                Some(HostCallArgs::Vals(v)) => StartArgs::Lifted(v),
+                Some(HostCallArgs::Flat(f)) => StartArgs::Flat(f),
+                None => StartArgs::Lifted(Vec::new()),
+            })
+        }
         Caller::Guest(g) => {
             if let Some(adapter) = &g.adapter {
                 let start = adapter.start;
@@ -678,7 +786,7 @@ pub(crate) fn resolve_through_adapter<T: 'static>(
     let mut args = result;
     args.extend(params);
     let out = call_adapter(store, &ret, &args)?;
-    finish_resolve(store, task, Some(Vec::new()), Some(out))
+    finish_resolve(store, task, Some(TaskResult::Vals(Vec::new())), Some(out))
 }
 
 /// Traps when `task` resolved already, or when its callee still holds a
@@ -702,7 +810,7 @@ fn check_resolvable<T>(store: &mut StoreContextMut<'_, T>, task: EntryId) -> cra
 fn finish_resolve<T>(
     store: &mut StoreContextMut<'_, T>,
     task: EntryId,
-    result: Option<Vec<Val>>,
+    result: Option<TaskResult>,
     core_result: Option<Vec<crate::Val>>,
 ) -> crate::Result<()> {
     let tasks = &mut store.components_mut().tasks;
@@ -749,7 +857,28 @@ pub(crate) fn resolve<T: 'static>(
         };
         lower_async_results(store, &types, fty, &options, retptr, vals)?;
     }
-    finish_resolve(store, task, result, None)
+    finish_resolve(store, task, result.map(TaskResult::Vals), None)
+}
+
+/// `task.return` of a scalar result (or none), given as its flat value,
+/// when the task's caller is the host: kept flat for the host to lift
+/// ([`TaskResult::Flat`]). `false` (nothing done) for a guest caller,
+/// whose result is lifted and lowered as usual.
+pub(crate) fn resolve_flat_for_host<T>(
+    store: &mut StoreContextMut<'_, T>,
+    task: EntryId,
+    flat: Option<u64>,
+) -> crate::Result<bool> {
+    let for_host = matches!(
+        store.components().sched.task_data.get(&task).map(|d| &d.caller),
+        Some(Caller::Host(_))
+    );
+    if !for_host {
+        return Ok(false);
+    }
+    check_resolvable(store, task)?;
+    finish_resolve(store, task, Some(TaskResult::Flat(flat)), None)?;
+    Ok(true)
 }
 
 /// Writes the core result of an `async` lower whose subtask is in
@@ -852,9 +981,10 @@ pub(crate) fn call_lowered<T: 'static>(
     collect(store);
     waited?;
     released?;
-    let Some(mut out) = out else {
+    let Some(out) = out else {
         return Err(trap("the synchronous call was cancelled"));
     };
+    let mut out = out.into_vals(&f)?;
     if let Some(core_out) = core_out {
         // The fused adapter moved the result already.
         for (r, v) in results.iter_mut().zip(core_out) {
