@@ -548,7 +548,7 @@ fn task_return<T: 'static>(
             return Ok(());
         }
     }
-    let tys = result.as_ref().map_or(&[][..], std::slice::from_ref);
+    let tys = result.as_slice();
     let mut vals = {
         let cx = LiftContext {
             types,

@@ -17,6 +17,9 @@ use weft_fiber::{StoreFiber, Suspender};
 use weft_runtime::StackState;
 use weft_tasks::{EntryId, Event, ThreadId, WaitFor};
 
+/// The body of a thread, as its fiber runs it.
+type ThreadBody<T> = Box<dyn FnOnce(&mut StoreInner<T>, Suspender) + Send>;
+
 /// How many idle fibers a store keeps for its next threads.
 const MAX_IDLE_FIBERS: usize = 4;
 
@@ -238,7 +241,7 @@ pub(crate) fn spawn<T: 'static>(
     thread: ThreadId,
     body: impl FnOnce(&mut StoreContextMut<'_, T>) -> crate::Result<()> + Send + 'static,
 ) -> crate::Result<()> {
-    let job: Box<dyn FnOnce(&mut StoreInner<T>, Suspender) + Send> = Box::new(move |inner, _suspender| {
+    let job: ThreadBody<T> = Box::new(move |inner, _suspender| {
         let mut store = StoreContextMut(inner);
         if let Err(e) = body(&mut store) {
             store.components_mut().sched.failure = Some(e);
