@@ -213,6 +213,38 @@ pub(crate) fn flat_to_core(t: FlatType, slot: u64) -> crate::Val {
     }
 }
 
+/// Calls `core`, the core function of a lifted function whose core
+/// signature is `sig`, with the flat values `args` of its parameters,
+/// through raw values on the stack (no core value is made): the flat
+/// value of its first result, if it has one.
+pub(crate) fn call_core_flat<T: 'static>(
+    store: &mut StoreContextMut<'_, T>,
+    core: &crate::Func,
+    sig: &weft_environ::component::abi::FlatFuncType,
+    args: &[u64],
+) -> crate::Result<Option<u64>> {
+    let n = sig.params.len().max(sig.results.len()).max(1);
+    let mut raw = [weft_runtime::ValRaw::default(); MAX_FLAT_PARAMS + 1];
+    let (Some(values), true) = (raw.get_mut(..n), args.len() == sig.params.len()) else {
+        crate::bail!("internal error: the flat arguments do not match the core signature");
+    };
+    for ((slot, t), v) in values.iter_mut().zip(&sig.params).zip(args) {
+        *slot = match t {
+            FlatType::I32 => weft_runtime::ValRaw::i32(*v as u32 as i32),
+            FlatType::I64 => weft_runtime::ValRaw::i64(*v as i64),
+            FlatType::F32 => weft_runtime::ValRaw::f32(*v as u32),
+            FlatType::F64 => weft_runtime::ValRaw::f64(*v),
+        };
+    }
+    core.call_raw(store.0, values)?;
+    Ok(sig.results.first().map(|t| match t {
+        FlatType::I32 => u64::from(values[0].get_i32() as u32),
+        FlatType::I64 => values[0].get_i64() as u64,
+        FlatType::F32 => u64::from(values[0].get_f32()),
+        FlatType::F64 => values[0].get_f64(),
+    }))
+}
+
 /// The flat slot of a core number (its bits, zero-extended to 64); any
 /// other value is an error.
 pub(crate) fn core_to_flat(v: &crate::Val) -> crate::Result<u64> {

@@ -10,8 +10,8 @@
 use super::hooks;
 use super::sched::{self, Running};
 use crate::component::call::{
-    core_to_flat, flat_to_core, lift_args_from_core, lift_async_args, lift_call_results, lifted_func, lifted_ref,
-    lower_async_results, lower_call_args, lower_sync_results, post_return,
+    call_core_flat, core_to_flat, flat_to_core, lift_args_from_core, lift_async_args, lift_call_results, lifted_func,
+    lifted_ref, lower_async_results, lower_call_args, lower_sync_results, post_return,
 };
 use crate::component::handles::{enter_call, exit_call, lift_resources};
 use crate::component::store::{ComponentInstanceRef, Options};
@@ -595,6 +595,19 @@ fn run_core<T: 'static>(
     args: StartArgs,
     scope: usize,
 ) -> crate::Result<()> {
+    if let (StartArgs::Flat(args), true) = (&args, f.options.is_async) {
+        // The host's scalars go to the core function as they are.
+        let mut first = None;
+        let called = args
+            .vals
+            .get(..args.len)
+            .ok_or_else(|| crate::format_err!("internal error: too many flat arguments"))
+            .and_then(|vals| call_core_flat(store, &f.core, &f.sig.flat, vals))
+            .map(|r| first = r);
+        let called = trap_on_throw(store, called);
+        poison_on_trap(store, f.options.flags, called)?;
+        return run_callbacks(store, f, thread, first.unwrap_or(0) as u32);
+    }
     let (core_args, mut core_results) = match args {
         StartArgs::Lifted(args) => lower_call_args(store, f, &args, scope)?,
         StartArgs::Flat(args) => {
@@ -626,11 +639,27 @@ fn run_core<T: 'static>(
         let r = post_return(store, f, &core_results);
         return poison_on_trap(store, f.options.flags, r);
     }
+    let packed = core_results.first().map(core_to_flat).transpose()?.unwrap_or(0) as u32;
+    run_callbacks(store, f, thread, packed)
+}
+
+/// The callback loop of a task lifted `async` with a `callback`, after its
+/// core function returned `packed` (`canon_lift`'s tail): waits as each
+/// code says and calls the callback with the event, until `EXIT`. A
+/// stackful lift (no callback) is done.
+fn run_callbacks<T: 'static>(
+    store: &mut StoreContextMut<'_, T>,
+    f: &crate::component::store::LiftedFunc,
+    thread: ThreadId,
+    mut packed: u32,
+) -> crate::Result<()> {
     let Some(callback) = f.options.callback else {
         return Ok(());
     };
+    if packed & 0xf == CALLBACK_EXIT {
+        return Ok(());
+    }
     let inst = task_instance(store, f.options.flags)?;
-    let mut packed = core_results.first().map(core_to_flat).transpose()?.unwrap_or(0) as u32;
     loop {
         let (code, si) = (packed & 0xf, packed >> 4);
         if code == CALLBACK_EXIT {
