@@ -8,6 +8,9 @@ use crate::task::{SubtaskState, TaskState};
 use std::fmt;
 use weft_slab::Slab;
 
+/// How many emptied thread lists [`Tasks`] keeps for new tasks.
+const MAX_SPARE_THREAD_LISTS: usize = 64;
+
 /// An entry of [`Tasks`]: stable for the entry's life, reused once freed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct EntryId(pub(crate) u32);
@@ -302,6 +305,9 @@ pub struct Tasks {
     pub(crate) waiting: Vec<crate::task::ThreadId>,
     /// Tasks freed since the runtime last asked ([`Tasks::take_freed_tasks`]).
     freed_tasks: Vec<EntryId>,
+    /// The emptied thread lists of freed tasks, for the next tasks (a task
+    /// then makes no allocation for its list).
+    pub(crate) spare_thread_lists: Vec<Vec<crate::task::ThreadId>>,
 }
 
 impl Tasks {
@@ -379,9 +385,13 @@ impl Tasks {
                     self.leave_set(set, id)?;
                 }
             }
-            State::Task(task) => {
+            State::Task(mut task) => {
                 held.extend(task.subtask);
                 self.freed_tasks.push(id);
+                if self.spare_thread_lists.len() < MAX_SPARE_THREAD_LISTS {
+                    task.threads.clear();
+                    self.spare_thread_lists.push(std::mem::take(&mut task.threads));
+                }
             }
             _ => {}
         }

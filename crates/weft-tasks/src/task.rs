@@ -165,13 +165,14 @@ impl Tasks {
         if let Some(s) = subtask {
             self.acquire(s)?;
         }
+        let threads = self.spare_thread_lists.pop().unwrap_or_default();
         Ok(self.new_entry(State::Task(TaskState {
             instance,
             async_type,
             is_async,
             callback,
             phase: TaskPhase::Initial,
-            threads: Vec::new(),
+            threads,
             implicit: None,
             subtask,
         })))

@@ -293,7 +293,7 @@ where
     {
         let mut store = store.as_context_mut();
         // Integer and `bool` parameters go as their flat values.
-        let mut flat = [0u64; crate::component::call::MAX_SCALARS];
+        let mut flat = [0u64; calls::MAX_HOST_FLAT_ARGS];
         let args = match params.lower_scalars(&mut flat) {
             Some(len) if calls::takes_flat_args(&store, self.func().index, len) => {
                 HostCallArgs::Flat(calls::FlatArgs { len, vals: flat })

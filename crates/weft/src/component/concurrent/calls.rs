@@ -115,8 +115,13 @@ pub(crate) enum HostCallArgs {
 #[derive(Clone, Copy)]
 pub(crate) struct FlatArgs {
     pub(crate) len: usize,
-    pub(crate) vals: [u64; crate::component::call::MAX_SCALARS],
+    pub(crate) vals: [u64; MAX_HOST_FLAT_ARGS],
 }
+
+/// The most parameters the host passes flat ([`HostCallArgs::Flat`]): a
+/// task keeps them until it starts, so they are kept few (calls with more
+/// pass component values).
+pub(crate) const MAX_HOST_FLAT_ARGS: usize = 4;
 
 /// What a task returned, as its caller takes it.
 pub(crate) enum TaskResult {
@@ -151,10 +156,14 @@ impl TaskResult {
 /// is lowered when the task starts), else the values themselves.
 pub(crate) fn host_call_args<T>(store: &StoreContextMut<'_, T>, index: u32, params: &[Val]) -> HostCallArgs {
     if let Some(f) = store.components().funcs.get(index as usize) {
-        if f.sig.params_scalar && params.len() == f.sig.params.len() && is_async_typed(store, index) {
+        if f.sig.params_scalar
+            && params.len() == f.sig.params.len()
+            && params.len() <= MAX_HOST_FLAT_ARGS
+            && is_async_typed(store, index)
+        {
             let mut flat = FlatArgs {
                 len: params.len(),
-                vals: [0; crate::component::call::MAX_SCALARS],
+                vals: [0; MAX_HOST_FLAT_ARGS],
             };
             let converted = params
                 .iter()
@@ -182,7 +191,7 @@ pub(crate) fn takes_flat_args<T>(store: &StoreContextMut<'_, T>, index: u32, n: 
         .components()
         .funcs
         .get(index as usize)
-        .is_some_and(|f| f.sig.params_scalar && f.sig.params.len() == n)
+        .is_some_and(|f| f.sig.params_scalar && f.sig.params.len() == n && n <= MAX_HOST_FLAT_ARGS)
         && is_async_typed(store, index)
 }
 
