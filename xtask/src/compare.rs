@@ -292,6 +292,7 @@ mod tests {
             size: None,
             weft: Summary::of(&[w, w, w]),
             wasmtime: Some(s),
+            peak: None,
         };
         let json = crate::report::json(&[row(50.0)], &[("mode", "quick".into())]);
         let earlier = earlier_rows(&json).unwrap();

@@ -383,13 +383,20 @@ fn bench(args: &[String]) -> Result<(), String> {
     let mut rows = Vec::new();
     for (b, [weft, wasmtime]) in benches.iter().zip(&results) {
         for &(metric, group) in &b.metrics {
-            let summary = |o: &Output| o.samples.get(metric).and_then(|s| Summary::of(s));
+            let summary = |o: &Output, m: &str| o.samples.get(m).and_then(|s| Summary::of(s));
+            // A step measured for its peak memory too (`METRIC_peak`).
+            let peak_metric = format!("{metric}_peak");
+            let peak = report::Peak {
+                weft: summary(weft, &peak_metric),
+                wasmtime: summary(wasmtime, &peak_metric),
+            };
             rows.push(Row {
                 group: group.to_string(),
                 name: b.name.clone(),
                 size: weft.size.or(wasmtime.size),
-                weft: summary(weft),
-                wasmtime: summary(wasmtime),
+                weft: summary(weft, metric),
+                wasmtime: summary(wasmtime, metric),
+                peak: (peak.weft.is_some() || peak.wasmtime.is_some()).then_some(peak),
             });
         }
     }

@@ -14,6 +14,26 @@ pub struct Row {
     pub size: Option<u64>,
     pub weft: Option<Summary>,
     pub wasmtime: Option<Summary>,
+    /// The peak memory of the step in bytes (compilation and
+    /// instantiation rows), on each engine.
+    pub peak: Option<Peak>,
+}
+
+/// The resident memory a step added at its peak, in bytes, on each engine.
+#[derive(Clone, Copy, Debug)]
+pub struct Peak {
+    pub weft: Option<Summary>,
+    pub wasmtime: Option<Summary>,
+}
+
+impl Peak {
+    /// Weft's median peak over Wasmtime's.
+    pub fn ratio(&self) -> Option<f64> {
+        match (&self.weft, &self.wasmtime) {
+            (Some(a), Some(b)) if b.median > 0.0 => Some(a.median / b.median),
+            _ => None,
+        }
+    }
 }
 
 impl Row {
@@ -24,6 +44,29 @@ impl Row {
             _ => None,
         }
     }
+}
+
+/// The groups with peak memory figures, each with the geometric mean of
+/// its rows' peak ratios.
+pub fn peak_geomeans(rows: &[Row]) -> Vec<(String, Option<f64>, usize)> {
+    let mut groups: Vec<String> = Vec::new();
+    for r in rows.iter().filter(|r| r.peak.is_some()) {
+        if !groups.contains(&r.group) {
+            groups.push(r.group.clone());
+        }
+    }
+    groups
+        .into_iter()
+        .map(|g| {
+            let ratios: Vec<f64> = rows
+                .iter()
+                .filter(|r| r.group == g)
+                .filter_map(|r| r.peak.and_then(|p| p.ratio()))
+                .collect();
+            let n = ratios.len();
+            (g, geomean(&ratios), n)
+        })
+        .collect()
 }
 
 /// The groups in order of first appearance, each with the geometric mean of
@@ -65,6 +108,21 @@ fn fmt_cell(s: &Option<Summary>) -> String {
     }
 }
 
+/// Bytes in a readable unit.
+pub fn fmt_bytes(b: f64) -> String {
+    if b >= (1u64 << 30) as f64 {
+        format!("{:.2} GiB", b / (1u64 << 30) as f64)
+    } else if b >= (1 << 20) as f64 {
+        format!("{:.1} MiB", b / (1 << 20) as f64)
+    } else {
+        format!("{:.0} KiB", b / 1024.0)
+    }
+}
+
+fn fmt_peak(s: &Option<Summary>) -> String {
+    s.map(|s| fmt_bytes(s.median)).unwrap_or_else(|| "-".to_string())
+}
+
 fn fmt_ratio(r: Option<f64>) -> String {
     r.map(|r| format!("{r:.2}x")).unwrap_or_else(|| "-".to_string())
 }
@@ -88,14 +146,23 @@ pub fn table(rows: &[Row]) -> String {
         if group != Some(&r.group) {
             group = Some(&r.group);
             let _ = writeln!(out, "\n## {}", r.group);
-            let _ = writeln!(
+            let _ = write!(
                 out,
                 "{:<w$}  {:>10}  {:>20}  {:>20}  {:>7}",
                 "benchmark", "size", "weft", "wasmtime", "ratio"
             );
+            // Steps with peak memory figures get three more columns.
+            if rows.iter().any(|x| x.group == r.group && x.peak.is_some()) {
+                let _ = write!(
+                    out,
+                    "  {:>11}  {:>13}  {:>9}",
+                    "weft peak", "wasmtime peak", "mem ratio"
+                );
+            }
+            out.push('\n');
         }
         let size = r.size.map(fmt_size).unwrap_or_default();
-        let _ = writeln!(
+        let _ = write!(
             out,
             "{:<w$}  {:>10}  {:>20}  {:>20}  {:>7}",
             r.name,
@@ -104,6 +171,16 @@ pub fn table(rows: &[Row]) -> String {
             fmt_cell(&r.wasmtime),
             fmt_ratio(r.ratio())
         );
+        if let Some(p) = &r.peak {
+            let _ = write!(
+                out,
+                "  {:>11}  {:>13}  {:>9}",
+                fmt_peak(&p.weft),
+                fmt_peak(&p.wasmtime),
+                fmt_ratio(p.ratio())
+            );
+        }
+        out.push('\n');
     }
     let _ = writeln!(
         out,
@@ -111,6 +188,16 @@ pub fn table(rows: &[Row]) -> String {
     );
     for (g, m, n) in group_geomeans(rows) {
         let _ = writeln!(out, "{g:<32} {:>7}   ({n} rows)", fmt_ratio(m));
+    }
+    let peaks = peak_geomeans(rows);
+    if !peaks.is_empty() {
+        let _ = writeln!(
+            out,
+            "\n## geometric mean of Weft/Wasmtime peak memory per group (below 1.00x: Weft uses less)"
+        );
+        for (g, m, n) in peaks {
+            let _ = writeln!(out, "{g:<32} {:>7}   ({n} rows)", fmt_ratio(m));
+        }
     }
     out
 }
@@ -166,8 +253,20 @@ pub fn json(rows: &[Row], meta: &[(&str, String)]) -> String {
     let rows_json: Vec<String> = rows
         .iter()
         .map(|r| {
+            let peak = match &r.peak {
+                None => String::new(),
+                Some(p) => {
+                    let median = |s: &Option<Summary>| s.map(|s| json_num(s.median)).unwrap_or_else(|| "null".into());
+                    format!(
+                        ", \"weft_peak_bytes\": {}, \"wasmtime_peak_bytes\": {}, \"peak_ratio\": {}",
+                        median(&p.weft),
+                        median(&p.wasmtime),
+                        p.ratio().map(json_num).unwrap_or_else(|| "null".into())
+                    )
+                }
+            };
             format!(
-                "    {{\"group\": {}, \"name\": {}, \"size_bytes\": {}, \"weft\": {}, \"wasmtime\": {}, \"ratio\": {}}}",
+                "    {{\"group\": {}, \"name\": {}, \"size_bytes\": {}, \"weft\": {}, \"wasmtime\": {}, \"ratio\": {}{peak}}}",
                 json_str(&r.group),
                 json_str(&r.name),
                 r.size.map(|s| s.to_string()).unwrap_or_else(|| "null".into()),
@@ -307,6 +406,7 @@ mod tests {
                 size: None,
                 weft: summary(2.0),
                 wasmtime: summary(4.0),
+                peak: None,
             },
             Row {
                 group: "calls".into(),
@@ -314,6 +414,10 @@ mod tests {
                 size: Some(1 << 20),
                 weft: summary(8.0),
                 wasmtime: summary(4.0),
+                peak: Some(Peak {
+                    weft: summary(3.0 * 1048576.0),
+                    wasmtime: summary(4.0 * 1048576.0),
+                }),
             },
             Row {
                 group: "other".into(),
@@ -321,6 +425,7 @@ mod tests {
                 size: None,
                 weft: None,
                 wasmtime: summary(4.0),
+                peak: None,
             },
         ]
     }
@@ -343,6 +448,10 @@ mod tests {
         assert!(t.contains("0.50x") && t.contains("2.00x") && t.contains("failed") && t.contains("1 MiB"));
         let j = json(&rows, &[("mode", "quick \"x\"".into())]);
         assert!(j.contains("\"ratio\": 0.5") && j.contains("\"weft\": null") && j.contains("quick \\\"x\\\""));
+        // The peak memory columns, their JSON fields and their geometric mean.
+        assert!(t.contains("weft peak") && t.contains("3.0 MiB") && t.contains("4.0 MiB") && t.contains("0.75x"));
+        assert!(t.contains("peak memory per group"));
+        assert!(j.contains("\"weft_peak_bytes\": 3145728") && j.contains("\"peak_ratio\": 0.75"));
         let s = svg(&rows, "t");
         assert!(s.starts_with("<svg") && s.trim_end().ends_with("</svg>"));
         assert!(s.contains("a&lt;b") && !s.contains("a<b"));

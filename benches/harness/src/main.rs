@@ -17,7 +17,10 @@
 //! ```
 //!
 //! Each sample is printed as `sample METRIC NANOSECONDS` (per operation for
-//! the call benchmarks), and facts about the input as `size BYTES`. The same
+//! the call benchmarks), and facts about the input as `size BYTES`. The
+//! compile and instantiate steps also print `sample compile_peak BYTES` and
+//! `sample instantiate_peak BYTES`: how far the process's resident memory
+//! peaked above its size before the step (once per process). The same
 //! code is compiled twice, once against each crate (`engine!` below): Weft's
 //! API is Wasmtime's, so only the WASI set-up differs.
 
@@ -43,6 +46,31 @@ fn block_on<F: Future>(f: F) -> F::Output {
 
 fn sample(metric: &str, d: Duration) {
     println!("sample {metric} {}", d.as_nanos());
+}
+
+/// Resident memory figures of this process from `/proc/self/status`, in
+/// bytes: `field` is `VmRSS` (now) or `VmHWM` (the peak).
+fn resident(field: &str) -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with(field))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib * 1024)
+}
+
+/// Runs `f` and prints how far the process's resident memory peaked above
+/// what it was before, as the sample `METRIC_peak` (bytes). The peak is
+/// reset first (`/proc/self/clear_refs`); where it cannot be, or on other
+/// systems, nothing is printed. Only the first measurement of a process is
+/// meaningful (freed memory stays resident for the next), so callers
+/// measure once per process.
+fn peak_of<R>(metric: &str, f: impl FnOnce() -> R) -> R {
+    let reset = std::fs::write("/proc/self/clear_refs", "5").is_ok();
+    let before = resident("VmRSS");
+    let r = f();
+    if let (true, Some(before), Some(peak)) = (reset, before, resident("VmHWM")) {
+        println!("sample {metric}_peak {}", peak.saturating_sub(before));
+    }
+    r
 }
 
 fn sample_per_op(metric: &str, d: Duration, ops: u64) {
@@ -105,9 +133,13 @@ macro_rules! engine {
                 linker.func_wrap("bench", "end", |mut c: Caller<'_, Ctx>| {
                     c.data_mut().end = Some(Instant::now());
                 })?;
-                for _ in 0..reps {
+                for rep in 0..reps {
                     let start = Instant::now();
-                    let module = Module::new(&engine, &bytes)?;
+                    let module = if rep == 0 {
+                        peak_of("compile", || Module::new(&engine, &bytes))?
+                    } else {
+                        Module::new(&engine, &bytes)?
+                    };
                     sample("compile", start.elapsed());
 
                     let serialized = module.serialize()?;
@@ -127,7 +159,11 @@ macro_rules! engine {
                         let host = Host { wasi: $make_wasi(dir)?, start: None, end: None };
                         let mut store = Store::new(&engine, host);
                         let start = Instant::now();
-                        let instance = linker.instantiate(&mut store, &module)?;
+                        let instance = if rep == 0 && run == 0 {
+                            peak_of("instantiate", || linker.instantiate(&mut store, &module))?
+                        } else {
+                            linker.instantiate(&mut store, &module)?
+                        };
                         if run == 0 {
                             sample("instantiate", start.elapsed());
                         }
@@ -375,9 +411,13 @@ macro_rules! engine {
                 let bytes = inputs::synthetic_module(funcs);
                 println!("size {}", bytes.len());
                 let engine = engine(false)?;
-                for _ in 0..reps {
+                for rep in 0..reps {
                     let start = Instant::now();
-                    let module = Module::new(&engine, &bytes)?;
+                    let module = if rep == 0 {
+                        peak_of("compile", || Module::new(&engine, &bytes))?
+                    } else {
+                        Module::new(&engine, &bytes)?
+                    };
                     sample("compile", start.elapsed());
 
                     let serialized = module.serialize()?;
@@ -401,10 +441,14 @@ macro_rules! engine {
                     let mut store = Store::new(&engine, ());
                     Instance::new(&mut store, &module, &[])?;
                 }
-                for _ in 0..reps {
+                for rep in 0..reps {
                     let mut store = Store::new(&engine, ());
                     let start = Instant::now();
-                    let instance = Instance::new(&mut store, &module, &[])?;
+                    let instance = if rep == 0 {
+                        peak_of("instantiate", || Instance::new(&mut store, &module, &[]))?
+                    } else {
+                        Instance::new(&mut store, &module, &[])?
+                    };
                     sample("instantiate", start.elapsed());
                     // The segment really is there.
                     let memory = instance.get_memory(&mut store, "memory").unwrap();
