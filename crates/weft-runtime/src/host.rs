@@ -27,40 +27,91 @@ pub(crate) struct HostFuncContextHeader<S: 'static> {
     pub(crate) func: Arc<HostFn<S>>,
 }
 
-/// Called by a wasm-to-host trampoline: runs the host closure of the
-/// `HostFuncContext<S>` at `host_vmctx` and returns 1, or records its error or
-/// panic and returns 0 so that compiled code traps once the shim has returned.
-pub(crate) extern "C" fn host_shim<S: crate::VMStore>(
-    host_vmctx: *mut u8,
-    caller_vmctx: *mut u8,
-    values: *mut ValRaw,
-    len: usize,
-) -> u8 {
+/// A host function's closure with the shim compiled code enters it
+/// through: [`HostFunc::new`] pairs a closure with a shim made for its own
+/// type, which calls it directly (no dynamic call, the closure inlined).
+pub struct HostFunc<S: 'static> {
+    func: Arc<HostFn<S>>,
+    /// The shim for `func`'s concrete type (`typed_shim::<S, F>`).
+    shim: usize,
+}
+
+impl<S: 'static> Clone for HostFunc<S> {
+    fn clone(&self) -> Self {
+        HostFunc {
+            func: self.func.clone(),
+            shim: self.shim,
+        }
+    }
+}
+
+impl<S: crate::VMStore> HostFunc<S> {
+    /// The host function running `f`.
+    pub fn new<F>(f: F) -> HostFunc<S>
+    where
+        F: Fn(&mut S, HostCaller, &mut [ValRaw]) -> anyhow::Result<()> + Send + Sync + 'static,
+    {
+        HostFunc {
+            func: Arc::new(f),
+            shim: typed_shim::<S, F> as *const () as usize,
+        }
+    }
+}
+
+impl<S: 'static> HostFunc<S> {
+    /// Calls the closure from the host (not through compiled code).
+    pub fn call(&self, store: &mut S, caller: HostCaller, values: &mut [ValRaw]) -> anyhow::Result<()> {
+        (self.func)(store, caller, values)
+    }
+
+    pub(crate) fn parts(&self) -> (usize, Arc<HostFn<S>>) {
+        (self.shim, self.func.clone())
+    }
+}
+
+/// The shim of a host function whose closure is an `F` (made by
+/// [`HostFunc::new`], which is the only place that pairs the two).
+extern "C" fn typed_shim<S, F>(host_vmctx: *mut u8, caller_vmctx: *mut u8, values: *mut ValRaw, len: usize) -> u8
+where
+    S: crate::VMStore,
+    F: Fn(&mut S, HostCaller, &mut [ValRaw]) -> anyhow::Result<()> + Send + Sync + 'static,
+{
     // SAFETY: the trampoline passes the host context it was reached through
-    // (laid out as `HostFuncContext<S>`, created by `add_host_func::<S>`), the
-    // live vmctx of the calling wasm instance, and a values array of `len`
-    // slots on its own stack. The store pointer was set by `invoke::<S>` for
-    // the duration of the outermost call into this store's wasm.
-    let outcome = unsafe {
+    // (laid out as `HostFuncContextHeader<S>`, made by `add_host_func` from a
+    // `HostFunc<S>` whose shim is this one, so its closure is an `F` behind
+    // the `Arc`), the live vmctx of the calling wasm instance, and a values
+    // array of `len` slots on its own stack. The store pointer was set by
+    // `invoke::<S>` for the duration of the outermost call into this store's
+    // wasm. The closure lives in the `Arc` that the store keeps until it is
+    // dropped, which cannot happen while one of its host functions runs.
+    let (store, host_caller, values, func) = unsafe {
         let ctx = &*host_vmctx.cast::<HostFuncContextHeader<S>>();
         let caller = Instance::from_vmctx(caller_vmctx);
         let store_ctx = &*(*(caller_vmctx.add(8) as *const *const VMStoreContext));
         let store = &mut *store_ctx.store_ptr.get().cast::<S>();
         let values = std::slice::from_raw_parts_mut(values, len);
-        // The closure lives in the `Arc` that the store keeps until it is
-        // dropped, which cannot happen while one of its host functions runs,
-        // so a pointer to it stays valid without touching the reference count.
-        let func: *const HostFn<S> = std::sync::Arc::as_ptr(&ctx.func);
+        let func = &*Arc::as_ptr(&ctx.func).cast::<F>();
         let host_caller = HostCaller {
             instance: caller.store_index,
         };
-        catch_unwind(AssertUnwindSafe(|| {
-            store.host_call_hook(true)?;
-            let r = (*func)(store, host_caller, values);
-            let left = store.host_call_hook(false);
-            r.and(left)
-        }))
+        (store, host_caller, values, func)
     };
+    let outcome = catch_unwind(AssertUnwindSafe(|| {
+        store.host_call_hook(true)?;
+        let r = func(store, host_caller, values);
+        let left = store.host_call_hook(false);
+        r.and(left)
+    }));
+    match outcome {
+        Ok(Ok(())) => 1,
+        other => host_failed(other),
+    }
+}
+
+/// Records a host function's error or panic for the trap that follows.
+#[cold]
+#[inline(never)]
+fn host_failed(outcome: std::thread::Result<anyhow::Result<()>>) -> u8 {
     match outcome {
         Ok(Ok(())) => 1,
         Ok(Err(error)) => {

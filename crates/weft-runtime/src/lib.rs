@@ -58,7 +58,7 @@ mod traps;
 mod vm;
 
 pub use code::{is_wasm_pc, CodeMemory, CodePtr};
-pub use host::{HostCaller, HostFn};
+pub use host::{HostCaller, HostFn, HostFunc};
 pub use instance::Instance;
 pub use memory::{max_pages, LinearMemory, SharedAccessError, SharedLinearMemory, MAX_PAGES_32, MEMORY_RESERVATION};
 pub use memory_image::MemoryImage;

@@ -3,7 +3,7 @@
 
 use crate::builtins::BUILTINS;
 use crate::code::CodePtr;
-use crate::host::{HostFn, HostFuncContextHeader};
+use crate::host::{HostFunc, HostFuncContextHeader};
 use crate::instance::Instance;
 use crate::memory::{LinearMemory, SharedLinearMemory};
 use crate::memory_image::MemoryImage;
@@ -219,10 +219,11 @@ impl StoreObjects {
         type_id: u32,
         trampoline: CodePtr,
         store_index: u32,
-        func: Arc<HostFn<S>>,
+        func: &HostFunc<S>,
     ) -> FuncRefPtr {
+        let (shim, func) = func.parts();
         let mut ctx = Box::new(HostFuncContextHeader::<S> {
-            shim: crate::host::host_shim::<S> as *const () as usize,
+            shim,
             func_ref: VMFuncRef {
                 code: trampoline.0,
                 vmctx: std::ptr::null_mut(),

@@ -8,10 +8,9 @@ use crate::values::Val;
 use crate::{AsContextMut, Extern, Func, Instance, Linker, Module, TypedFunc, WasmResults};
 use std::future::Future;
 use std::pin::Pin;
-use std::sync::Arc;
 use std::task::{Context, Poll};
 use weft_fiber::AsyncCx;
-use weft_runtime::{CallState, HostCaller, HostFn, ValRaw};
+use weft_runtime::{CallState, HostCaller, ValRaw};
 
 /// What a store knows about the async call it is running.
 pub(crate) struct AsyncState {
@@ -203,14 +202,14 @@ impl Func {
 fn wrap_async_host<T: Send + 'static, P, R, F>(
     engine: &crate::Engine,
     func: F,
-) -> (FuncType, Arc<HostFn<StoreInner<T>>>)
+) -> (FuncType, crate::func::HostClosure<T>)
 where
     F: for<'a> Fn(Caller<'a, T>, P) -> Box<dyn Future<Output = R> + Send + 'a> + Send + Sync + 'static,
     P: WasmParams + 'static,
     R: WasmRet + 'static,
 {
     let ty = FuncType::new(engine, P::types(), R::Ok::types());
-    let host = Arc::new(
+    let host = weft_runtime::HostFunc::new(
         move |store: &mut StoreInner<T>, caller: HostCaller, values: &mut [ValRaw]| {
             let (cx, entry) = store.opaque.async_parts()?;
             let params = P::load(&store.opaque, values);
@@ -229,14 +228,14 @@ where
     (ty, host)
 }
 
-fn new_async_host<T: Send + 'static, F>(ty: FuncType, func: F) -> Arc<HostFn<StoreInner<T>>>
+fn new_async_host<T: Send + 'static, F>(ty: FuncType, func: F) -> crate::func::HostClosure<T>
 where
     F: for<'a> Fn(Caller<'a, T>, &'a [Val], &'a mut [Val]) -> Box<dyn Future<Output = crate::Result<()>> + Send + 'a>
         + Send
         + Sync
         + 'static,
 {
-    Arc::new(
+    weft_runtime::HostFunc::new(
         move |store: &mut StoreInner<T>, caller: HostCaller, values: &mut [ValRaw]| {
             let (cx, entry) = store.opaque.async_parts()?;
             let params: Vec<Val> = ty

@@ -6,7 +6,7 @@ use crate::values::{ExternRef, Rooted, Val, V128};
 use std::any::Any;
 use std::marker::PhantomData;
 use std::sync::Arc;
-use weft_runtime::{CodePtr, FuncRefPtr, HostCaller, HostFn, ValRaw};
+use weft_runtime::{CodePtr, FuncRefPtr, HostCaller, ValRaw};
 
 /// A function of a store: a wasm function of an instance or a host function.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -23,11 +23,11 @@ pub(crate) struct FuncData {
     pub(crate) ty: Arc<FuncType>,
     /// The array-call trampoline of a wasm function.
     pub(crate) trampoline: Option<CodePtr>,
-    /// The closure of a host function (`Arc<HostFn<StoreInner<T>>>`).
+    /// The closure of a host function (a `HostClosure<T>`).
     pub(crate) host: Option<Arc<dyn Any + Send + Sync>>,
 }
 
-type HostClosure<T> = Arc<HostFn<StoreInner<T>>>;
+pub(crate) type HostClosure<T> = weft_runtime::HostFunc<StoreInner<T>>;
 
 /// Calls with at most this many parameters or results pass their values in
 /// a buffer on the stack.
@@ -124,7 +124,7 @@ impl Func {
                 .clone()
                 .downcast::<HostClosure<T>>()
                 .map_err(|_| crate::format_err!("host function belongs to a store of another type"))?;
-            return host(store, HostCaller { instance: u32::MAX }, values);
+            return host.call(store, HostCaller { instance: u32::MAX }, values);
         }
         let func_ref = data.func_ref;
         let trampoline = data
@@ -190,7 +190,7 @@ pub(crate) fn new_host_with<T: 'static>(
     let func_ref = store
         .opaque
         .objects
-        .add_host_func::<StoreInner<T>>(type_id.0, trampoline, index, host.clone());
+        .add_host_func::<StoreInner<T>>(type_id.0, trampoline, index, &host);
     store.opaque.funcs.push(FuncData {
         func_ref,
         ty,
@@ -208,7 +208,7 @@ pub(crate) fn host_closure_dynamic<T: 'static>(
     ty: FuncType,
     func: impl Fn(Caller<'_, T>, &[Val], &mut [Val]) -> crate::Result<()> + Send + Sync + 'static,
 ) -> HostClosure<T> {
-    Arc::new(
+    weft_runtime::HostFunc::new(
         move |store: &mut StoreInner<T>, caller: HostCaller, values: &mut [ValRaw]| {
             let params: Vec<Val> = ty
                 .params()
@@ -251,7 +251,7 @@ pub(crate) fn new_flat_host<T: 'static>(
 ) -> Func {
     let params: Box<[ValType]> = ty.params().collect();
     let result = ty.results().next();
-    let host: HostClosure<T> = Arc::new(
+    let host: HostClosure<T> = weft_runtime::HostFunc::new(
         move |store: &mut StoreInner<T>, _caller: HostCaller, values: &mut [ValRaw]| {
             let mut inline = [0u64; INLINE_VALUES];
             let mut spilled = Vec::new();
@@ -501,7 +501,7 @@ impl<T: WasmParams> WasmRet for crate::Result<T> {
 /// Closures that can become host functions (see [`Func::wrap`]).
 pub trait IntoFunc<T: 'static, Params, Results>: Send + Sync + 'static {
     #[doc(hidden)]
-    fn into_func(self, engine: &crate::Engine) -> (FuncType, Arc<HostFn<StoreInner<T>>>);
+    fn into_func(self, engine: &crate::Engine) -> (FuncType, HostClosure<T>);
 }
 
 macro_rules! into_func {
@@ -511,10 +511,19 @@ macro_rules! into_func {
             Func_: Fn($($t),*) -> R + Send + Sync + 'static,
             R: WasmRet,
         {
-            fn into_func(self, engine: &crate::Engine) -> (FuncType, Arc<HostFn<StoreInner<T>>>) {
+            fn into_func(self, engine: &crate::Engine) -> (FuncType, HostClosure<T>) {
                 let ty = FuncType::new(engine, vec![$($t::valtype()),*], R::Ok::types());
-                let host = Arc::new(move |store: &mut StoreInner<T>, _caller: HostCaller, values: &mut [ValRaw]| {
-                    $(#[allow(non_snake_case, reason = "the type parameters double as variable names")] let $t = $t::from_raw(&store.opaque, values[$i]);)*
+                let host = weft_runtime::HostFunc::new(move |store: &mut StoreInner<T>, _caller: HostCaller, values: &mut [ValRaw]| {
+                    // One length check for all the arguments.
+                    #[allow(
+                        non_snake_case,
+                        irrefutable_let_patterns,
+                        reason = "the type parameters double as variable names; with none the pattern always matches"
+                    )]
+                    let [$($t,)* ..] = &*values else {
+                        crate::bail!("internal error: too few values for a host function's arguments");
+                    };
+                    $(#[allow(non_snake_case, reason = "the type parameters double as variable names")] let $t = $t::from_raw(&store.opaque, *$t);)*
                     let r = self($($t),*).into_result()?;
                     r.store(&store.opaque, values)
                 });
@@ -527,10 +536,19 @@ macro_rules! into_func {
             Func_: Fn(Caller<'_, T>, $($t),*) -> R + Send + Sync + 'static,
             R: WasmRet,
         {
-            fn into_func(self, engine: &crate::Engine) -> (FuncType, Arc<HostFn<StoreInner<T>>>) {
+            fn into_func(self, engine: &crate::Engine) -> (FuncType, HostClosure<T>) {
                 let ty = FuncType::new(engine, vec![$($t::valtype()),*], R::Ok::types());
-                let host = Arc::new(move |store: &mut StoreInner<T>, caller: HostCaller, values: &mut [ValRaw]| {
-                    $(#[allow(non_snake_case, reason = "the type parameters double as variable names")] let $t = $t::from_raw(&store.opaque, values[$i]);)*
+                let host = weft_runtime::HostFunc::new(move |store: &mut StoreInner<T>, caller: HostCaller, values: &mut [ValRaw]| {
+                    // One length check for all the arguments.
+                    #[allow(
+                        non_snake_case,
+                        irrefutable_let_patterns,
+                        reason = "the type parameters double as variable names; with none the pattern always matches"
+                    )]
+                    let [$($t,)* ..] = &*values else {
+                        crate::bail!("internal error: too few values for a host function's arguments");
+                    };
+                    $(#[allow(non_snake_case, reason = "the type parameters double as variable names")] let $t = $t::from_raw(&store.opaque, *$t);)*
                     let caller_instance = store.opaque.instance_by_runtime_index(caller.instance);
                     let r = self(Caller { store: StoreContextMut(&mut *store), caller: caller_instance }, $($t),*).into_result()?;
                     r.store(&store.opaque, values)

@@ -9,7 +9,6 @@ use crate::values::Val;
 use crate::{Engine, Func, Instance, Module};
 use std::collections::HashMap;
 use std::sync::{Arc, OnceLock};
-use weft_runtime::HostFn;
 
 /// Resolves the imports of modules by `module::name`, as Wasmtime's
 /// `Linker`.
@@ -24,7 +23,11 @@ enum Definition<T: 'static> {
     Extern(Extern),
     /// A host function: its type (shared by every store it is made in),
     /// its closure, and its wasm-to-host trampoline once looked up.
-    HostFunc(Arc<FuncType>, Arc<HostFn<StoreInner<T>>>, Arc<OnceLock<HostTrampoline>>),
+    HostFunc(
+        Arc<FuncType>,
+        crate::func::HostClosure<T>,
+        Arc<OnceLock<HostTrampoline>>,
+    ),
 }
 
 impl<T: 'static> Clone for Definition<T> {
@@ -110,7 +113,7 @@ impl<T: 'static> Linker<T> {
         module: &str,
         name: &str,
         ty: FuncType,
-        host: Arc<HostFn<StoreInner<T>>>,
+        host: crate::func::HostClosure<T>,
     ) -> crate::Result<&mut Self> {
         self.insert(
             module,
