@@ -117,7 +117,7 @@ impl types::HostFields for WasiHttpCtxView<'_> {
         for (name, value) in entries {
             map.append(self.hooks, name, value)?;
         }
-        Ok(self.table.push(map).map_err(HeaderError::trap)?)
+        self.table.push(map).map_err(HeaderError::trap)
     }
 
     fn get(&mut self, self_: Resource<Fields>, name: String) -> anyhow::Result<Vec<Vec<u8>>> {
@@ -644,6 +644,6 @@ impl outgoing_handler::Host for WasiHttpCtxView<'_> {
             .body(req.body.unwrap_or_else(empty_body))
             .map_err(super::http_request_error)?;
         let fut = self.hooks.send_request(request, options)?;
-        Ok(self.table.push(fut).map_err(HttpError::trap)?)
+        self.table.push(fut).map_err(HttpError::trap)
     }
 }
