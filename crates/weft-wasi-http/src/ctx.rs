@@ -1,11 +1,27 @@
 //! The context, the view and the hooks of `wasi:http`.
 
-use crate::p2::body::HyperOutgoingBody;
-use crate::p2::types::HostFutureIncomingResponse;
-use crate::p2::{bindings::http::types::ErrorCode, HttpResult};
-use crate::{RequestOptions, DEFAULT_FORBIDDEN_HEADERS};
+use crate::p2::bindings::http::types::ErrorCode;
+use crate::p2::body::{HyperOutgoingBody, DEFAULT_OUTGOING_BODY_BUFFER_SIZE};
+use crate::p2::error::HttpResult;
+use crate::p2::future::HostFutureIncomingResponse;
+use crate::RequestOptions;
 use http::header::HeaderName;
 use weft::component::{HasData, ResourceTable};
+
+/// The headers no guest may set, and that are taken off incoming
+/// requests before the guest sees them: they belong to the connection,
+/// not to the message.
+pub const DEFAULT_FORBIDDEN_HEADERS: [HeaderName; 9] = [
+    http::header::CONNECTION,
+    HeaderName::from_static("keep-alive"),
+    http::header::PROXY_AUTHENTICATE,
+    http::header::PROXY_AUTHORIZATION,
+    HeaderName::from_static("proxy-connection"),
+    http::header::TRANSFER_ENCODING,
+    http::header::UPGRADE,
+    http::header::HOST,
+    HeaderName::from_static("http2-settings"),
+];
 
 /// The `wasi:http` state of one store (Wasmtime's `WasiHttpCtx`).
 #[derive(Debug, Clone)]
@@ -67,7 +83,7 @@ pub trait WasiHttpHooks: Send {
     /// the other side has not taken yet (default 1 MiB); past this, the
     /// body's output stream reports no room to write.
     fn p2_outgoing_body_buffer_size(&mut self) -> usize {
-        crate::p2::DEFAULT_OUTGOING_BODY_BUFFER_SIZE
+        DEFAULT_OUTGOING_BODY_BUFFER_SIZE
     }
 }
 

@@ -1,22 +1,9 @@
 //! `FieldMap`: the headers and trailers behind a `fields` resource.
 
-use crate::WasiHttpHooks;
+use crate::ctx::WasiHttpHooks;
+use crate::p2::bindings::http::types::HeaderError as WitHeaderError;
+use crate::p2::error::HeaderError;
 use http::header::{HeaderMap, HeaderName, HeaderValue};
-
-/// The headers no guest may set, and that are taken off incoming
-/// requests before the guest sees them: they belong to the connection,
-/// not to the message.
-pub const DEFAULT_FORBIDDEN_HEADERS: [HeaderName; 9] = [
-    http::header::CONNECTION,
-    HeaderName::from_static("keep-alive"),
-    http::header::PROXY_AUTHENTICATE,
-    http::header::PROXY_AUTHORIZATION,
-    HeaderName::from_static("proxy-connection"),
-    http::header::TRANSFER_ENCODING,
-    http::header::UPGRADE,
-    http::header::HOST,
-    HeaderName::from_static("http2-settings"),
-];
 
 /// Why a change of a [`FieldMap`] was refused.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -183,5 +170,17 @@ impl FieldMap {
 impl From<FieldMap> for HeaderMap {
     fn from(f: FieldMap) -> HeaderMap {
         f.map
+    }
+}
+
+impl From<FieldMapError> for HeaderError {
+    fn from(e: FieldMapError) -> HeaderError {
+        use FieldMapError as F;
+        use WitHeaderError as H;
+        match e {
+            F::Immutable => H::Immutable.into(),
+            F::Forbidden => H::Forbidden.into(),
+            F::InvalidHeaderName | F::InvalidHeaderValue | F::TotalSizeTooBig => H::InvalidSyntax.into(),
+        }
     }
 }

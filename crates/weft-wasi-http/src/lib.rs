@@ -62,8 +62,10 @@ mod field_map;
 pub mod p2;
 mod send;
 
-pub use ctx::{default_hooks, WasiHttp, WasiHttpCtx, WasiHttpCtxView, WasiHttpHooks, WasiHttpView};
-pub use field_map::{FieldMap, FieldMapError, DEFAULT_FORBIDDEN_HEADERS};
+pub use ctx::{
+    default_hooks, WasiHttp, WasiHttpCtx, WasiHttpCtxView, WasiHttpHooks, WasiHttpView, DEFAULT_FORBIDDEN_HEADERS,
+};
+pub use field_map::{FieldMap, FieldMapError};
 pub use send::default_send_request;
 pub use weft::component::ResourceTable;
 

@@ -20,6 +20,10 @@ use std::task::{Context, Poll, Wake, Waker};
 use tokio::sync::mpsc;
 use weft_wasi::p2::{InputStream, OutputStream, Pollable, Readiness, StreamError, StreamResult};
 
+/// How many bytes an outgoing body buffers by default before its stream
+/// reports no room to write: 1 MiB.
+pub const DEFAULT_OUTGOING_BODY_BUFFER_SIZE: usize = 1024 * 1024;
+
 /// The body of an incoming request or response.
 pub type HyperIncomingBody = UnsyncBoxBody<Bytes, ErrorCode>;
 /// The body of an outgoing request or response.

@@ -2,14 +2,17 @@
 
 use super::bindings::http::outgoing_handler;
 use super::bindings::http::types::{self, ErrorCode, Method, Scheme};
-use super::body::{HostFutureTrailers, HostIncomingBody, HostOutgoingBody, StreamContext};
+use super::body::{HostFutureTrailers, HostIncomingBody, HostOutgoingBody, HyperOutgoingBody, StreamContext};
+use super::error::{http_request_error, HeaderError, HeaderResult, HttpError, HttpResult};
+use super::types::incoming_body;
 use super::types::{
     empty_body, HostFutureIncomingResponse, HostIncomingRequest, HostIncomingResponse, HostOutgoingRequest,
     HostOutgoingResponse, HostResponseOutparam,
 };
-use super::{HeaderError, HeaderResult, HttpError, HttpResult};
 use crate::{FieldMap, RequestOptions, WasiHttpCtxView};
+use bytes::Bytes;
 use http::header::{HeaderName, HeaderValue};
+use http_body::Body;
 use std::time::Duration;
 use weft::component::Resource;
 use weft_wasi::p2::{DynInputStream, DynOutputStream, DynPollable, IoError};
@@ -633,7 +636,7 @@ impl outgoing_handler::Host for WasiHttpCtxView<'_> {
             .authority(authority.as_str())
             .path_and_query(req.path_with_query.as_deref().unwrap_or("/"))
             .build()
-            .map_err(super::http_request_error)?;
+            .map_err(http_request_error)?;
         let mut builder = http::Request::builder().method(method).uri(uri);
         if let Some(h) = builder.headers_mut() {
             *h = req.headers.into();
@@ -642,8 +645,65 @@ impl outgoing_handler::Host for WasiHttpCtxView<'_> {
         }
         let request = builder
             .body(req.body.unwrap_or_else(empty_body))
-            .map_err(super::http_request_error)?;
+            .map_err(http_request_error)?;
         let fut = self.hooks.send_request(request, options)?;
         self.table.push(fut).map_err(HttpError::trap)
+    }
+}
+
+impl WasiHttpCtxView<'_> {
+    /// Puts `req` (received with `scheme`) in the table as an
+    /// `incoming-request` for the guest. Its authority is the URI's, or
+    /// else the `host` header's; the headers the hooks forbid are taken
+    /// off.
+    pub fn new_incoming_request<B>(
+        &mut self,
+        scheme: Scheme,
+        req: hyper::Request<B>,
+    ) -> anyhow::Result<Resource<HostIncomingRequest>>
+    where
+        B: Body<Data = Bytes> + Send + 'static,
+        B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
+    {
+        let (parts, body) = req.into_parts();
+        let authority = match parts.uri.authority() {
+            Some(a) => a.to_string(),
+            None => match parts.headers.get(http::header::HOST).and_then(|h| h.to_str().ok()) {
+                Some(h) => h.to_string(),
+                None => anyhow::bail!("invalid HTTP request missing authority in URI and host header"),
+            },
+        };
+        let headers = FieldMap::new_immutable(self.hooks, parts.headers);
+        let request = HostIncomingRequest {
+            method: parts.method,
+            uri: parts.uri,
+            scheme,
+            authority,
+            headers,
+            body: Some(HostIncomingBody::new(incoming_body(body))),
+        };
+        Ok(self.table.push(request)?)
+    }
+
+    /// Puts a `response-outparam` in the table whose response (or error)
+    /// is sent on `result`. A receiver that has gone is no error.
+    pub fn new_response_outparam(
+        &mut self,
+        result: tokio::sync::oneshot::Sender<Result<hyper::Response<HyperOutgoingBody>, ErrorCode>>,
+    ) -> anyhow::Result<Resource<HostResponseOutparam>> {
+        self.new_response_outparam_from_callback(move |r| {
+            let _ = result.send(r);
+        })
+    }
+
+    /// Puts a `response-outparam` in the table whose response (or error)
+    /// is given to `callback`.
+    pub fn new_response_outparam_from_callback(
+        &mut self,
+        callback: impl FnOnce(Result<hyper::Response<HyperOutgoingBody>, ErrorCode>) + Send + Sync + 'static,
+    ) -> anyhow::Result<Resource<HostResponseOutparam>> {
+        Ok(self.table.push(HostResponseOutparam {
+            send: Box::new(callback),
+        })?)
     }
 }

@@ -3,73 +3,19 @@
 
 pub mod bindings;
 pub mod body;
+pub(crate) mod error;
+pub(crate) mod future;
 mod host;
 pub mod types;
 
+pub use body::DEFAULT_OUTGOING_BODY_BUFFER_SIZE;
+pub use error::{
+    http_request_error, hyper_request_error, hyper_response_error, HeaderError, HeaderResult, HttpError, HttpResult,
+};
+
 use crate::{WasiHttp, WasiHttpCtxView, WasiHttpView};
-use bindings::http::types::ErrorCode;
 use weft::component::Linker;
-use weft_wasi::p2::{HasWasi, TrappableError, WasiCtxView, WasiView};
-
-/// How many bytes an outgoing body buffers by default before its stream
-/// reports no room to write: 1 MiB.
-pub const DEFAULT_OUTGOING_BODY_BUFFER_SIZE: usize = 1024 * 1024;
-
-/// An `error-code` for the guest, or a trap.
-pub type HttpError = TrappableError<ErrorCode>;
-/// The result of a host function that may fail with an `error-code`.
-pub type HttpResult<T, E = HttpError> = Result<T, E>;
-/// A `header-error` for the guest, or a trap.
-pub type HeaderError = TrappableError<bindings::http::types::HeaderError>;
-/// The result of a host function that may fail with a `header-error`.
-pub type HeaderResult<T, E = HeaderError> = Result<T, E>;
-
-impl From<crate::FieldMapError> for HeaderError {
-    fn from(e: crate::FieldMapError) -> HeaderError {
-        use crate::FieldMapError as F;
-        use bindings::http::types::HeaderError as H;
-        match e {
-            F::Immutable => H::Immutable.into(),
-            F::Forbidden => H::Forbidden.into(),
-            F::InvalidHeaderName | F::InvalidHeaderValue | F::TotalSizeTooBig => H::InvalidSyntax.into(),
-        }
-    }
-}
-
-/// The `error-code` of an `http::Error` met while building a request.
-pub fn http_request_error(err: http::Error) -> ErrorCode {
-    if err.is::<http::uri::InvalidUri>() || err.is::<http::uri::InvalidUriParts>() {
-        return ErrorCode::HttpRequestUriInvalid;
-    }
-    ErrorCode::InternalError(Some(err.to_string()))
-}
-
-/// The `error-code` of a `hyper::Error` met while sending a request.
-pub fn hyper_request_error(err: hyper::Error) -> ErrorCode {
-    hyper_error(&err)
-}
-
-/// The `error-code` of a `hyper::Error` met while receiving a response
-/// (or an incoming request's body).
-pub fn hyper_response_error(err: hyper::Error) -> ErrorCode {
-    if err.is_timeout() {
-        return ErrorCode::HttpResponseTimeout;
-    }
-    hyper_error(&err)
-}
-
-fn hyper_error(err: &hyper::Error) -> ErrorCode {
-    if let Some(code) = std::error::Error::source(err).and_then(|e| e.downcast_ref::<ErrorCode>()) {
-        return code.clone();
-    }
-    if err.is_incomplete_message() || err.is_closed() {
-        return ErrorCode::ConnectionTerminated;
-    }
-    if err.is_parse() {
-        return ErrorCode::HttpProtocolError;
-    }
-    ErrorCode::InternalError(Some(err.to_string()))
-}
+use weft_wasi::p2::{HasWasi, WasiCtxView, WasiView};
 
 fn http_getter<T: WasiHttpView>(t: &mut T) -> WasiHttpCtxView<'_> {
     t.http()
