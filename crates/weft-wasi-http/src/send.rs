@@ -28,12 +28,22 @@ pub async fn default_send_request(
     options: Option<RequestOptions>,
 ) -> Result<http::Response<HyperIncomingBody>, ErrorCode> {
     let options = options.unwrap_or_default();
-    let uri = request.uri();
+    let uri = request.uri().clone();
     if uri.scheme() != Some(&http::uri::Scheme::HTTP) {
         return Err(ErrorCode::HttpProtocolError);
     }
     let host = uri.host().ok_or(ErrorCode::HttpRequestUriInvalid)?.to_string();
     let port = uri.port_u16().unwrap_or(80);
+    let authority = uri.authority().ok_or(ErrorCode::HttpRequestUriInvalid)?.clone();
+    // On a direct connection the request target is the origin form (the
+    // path and query); the authority goes in the `host` header.
+    let mut request = request;
+    let path = uri.path_and_query().map_or("/", |p| p.as_str());
+    *request.uri_mut() = path.parse().map_err(|_| ErrorCode::HttpRequestUriInvalid)?;
+    if !request.headers().contains_key(http::header::HOST) {
+        let value = http::HeaderValue::from_str(authority.as_str()).map_err(|_| ErrorCode::HttpRequestUriInvalid)?;
+        request.headers_mut().insert(http::header::HOST, value);
+    }
     let stream = with_timeout(
         options.connect_timeout,
         ErrorCode::ConnectionTimeout,
