@@ -209,6 +209,17 @@ fn serve_answers_a_trap_with_500_and_logs_it() {
 }
 
 #[test]
+fn serve_answers_an_error_code_with_500_and_logs_it() {
+    let server = Server::start("error-code", proxy_guest::ERROR_CODE_ANSWER, &[]);
+    runtime().block_on(async {
+        let resp = request(server.addr, "GET", "/err", &[], b"").await;
+        assert_eq!(resp.status, 500);
+    });
+    let log = server.stderr_with("InternalError");
+    assert!(log.contains("GET /err") && log.contains("error code"), "{log}");
+}
+
+#[test]
 fn serve_refuses_outgoing_requests() {
     let server = Server::start("outgoing", proxy_guest::OUTGOING, &[]);
     runtime().block_on(async {

@@ -173,6 +173,21 @@ fn a_trap_is_the_calls_error_and_no_response() -> weft::Result<()> {
 }
 
 #[test]
+fn an_error_code_answer_reaches_the_host() -> weft::Result<()> {
+    let engine = Engine::default();
+    let pre = pre(&engine, "0.2.12", common::ERROR_CODE_ANSWER)?;
+    let (result, response) = handle(&pre, State::new(), get("http://localhost/"))?;
+    result?;
+    match response {
+        Some(Err(ErrorCode::InternalError(None))) => Ok(()),
+        other => panic!(
+            "expected internal-error(none), got {:?}",
+            other.map(|r| r.map(|(s, _, _)| s))
+        ),
+    }
+}
+
+#[test]
 fn outgoing_requests_are_denied_by_default_and_sent_when_allowed() -> weft::Result<()> {
     let engine = Engine::default();
     let pre = pre(&engine, "0.2.12", common::OUTGOING)?;

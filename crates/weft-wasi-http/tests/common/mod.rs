@@ -88,6 +88,14 @@ pub const TRAP: &str = r#"
       unreachable)
 "#;
 
+/// Answers with the error code `internal-error(none)` instead of a
+/// response.
+pub const ERROR_CODE_ANSWER: &str = r#"
+    (func $handle (param $req i32) (param $out i32)
+      (call $outparam-set (local.get $out) (i32.const 1) (i32.const 38)
+        (i32.const 0) (i64.const 0) (i32.const 0) (i32.const 0) (i32.const 0) (i32.const 0)))
+"#;
+
 /// Sends a request to `example.com` with `wasi:http/outgoing-handler`:
 /// answers 403 `denied` when it is refused with `HTTP-request-denied`,
 /// 502 `refused otherwise` for another error, and 200 `sent` when the
