@@ -25,6 +25,7 @@ use weft_wasi::{I32Exit, WasiP1Ctx};
 use weft_wast::{WastContext, WastFailures};
 
 mod run_options;
+mod serve;
 
 /// Exit status for a wasm trap, as `wasmtime run` uses (the status of an
 /// abort on Unix).
@@ -68,6 +69,10 @@ enum Command {
     /// that `weft run --allow-precompiled` runs without compiling. The
     /// output only runs with this version of weft on this kind of CPU.
     Compile(CompileArgs),
+    /// Serve a `wasi:http/proxy` component over HTTP, as `wasmtime serve`
+    /// does: one instance per request, requests handled concurrently; a
+    /// guest that traps or does not answer gets a 500.
+    Serve(serve::ServeArgs),
 }
 
 #[derive(Args, Debug)]
@@ -155,6 +160,7 @@ fn main() -> ExitCode {
     match cli.command {
         Command::Run(args) => run_command(&args),
         Command::Wast(args) => wast_command(args.files),
+        Command::Serve(args) => serve::serve_command(&args),
         Command::Compile(args) => match compile_command(&args) {
             Ok(()) => ExitCode::SUCCESS,
             Err(err) => {

@@ -1,0 +1,83 @@
+//! `wasi:http` 0.2 for Weft components, shaped as Wasmtime 48's
+//! `wasmtime_wasi_http`: the `wasi:http/proxy` world on `hyper`.
+//!
+//! A store's data implements [`WasiHttpView`] (lending a [`WasiHttpCtx`],
+//! the [`ResourceTable`] it shares with `weft_wasi::p2`, and the embedder's
+//! [`WasiHttpHooks`]) and `weft_wasi::p2::WasiView`;
+//! [`p2::add_to_linker_async`] (or [`p2::add_to_linker_sync`]) links the
+//! proxy world's imports. For each request the host makes an
+//! `incoming-request` with [`WasiHttpCtxView::new_incoming_request`] and a
+//! `response-outparam` with [`WasiHttpCtxView::new_response_outparam`],
+//! then calls the guest's `wasi:http/incoming-handler.handle`; the response
+//! arrives on the oneshot channel as a `hyper::Response` whose body streams
+//! what the guest writes.
+//!
+//! Outgoing requests (`wasi:http/outgoing-handler.handle`) go through
+//! [`WasiHttpHooks::send_request`], which refuses them
+//! (`error-code.HTTP-request-denied`) unless the embedder's hooks send
+//! them, for instance with [`default_send_request`].
+//!
+//! ```no_run
+//! use weft::component::{Component, Linker, ResourceTable};
+//! use weft::{Engine, Store};
+//! use weft_wasi::p2::{WasiCtx, WasiCtxView, WasiView};
+//! use weft_wasi_http::p2::bindings::sync::ProxyPre;
+//! use weft_wasi_http::p2::bindings::http::types::Scheme;
+//! use weft_wasi_http::{WasiHttpCtx, WasiHttpCtxView, WasiHttpView};
+//!
+//! struct State { wasi: WasiCtx, http: WasiHttpCtx, table: ResourceTable }
+//! impl WasiView for State {
+//!     fn ctx(&mut self) -> WasiCtxView<'_> { WasiCtxView { ctx: &mut self.wasi, table: &mut self.table } }
+//! }
+//! impl WasiHttpView for State {
+//!     fn http(&mut self) -> WasiHttpCtxView<'_> {
+//!         WasiHttpCtxView { ctx: &mut self.http, table: &mut self.table, hooks: Default::default() }
+//!     }
+//! }
+//!
+//! # fn main() -> anyhow::Result<()> {
+//! let engine = Engine::default();
+//! let component = Component::from_file(&engine, "proxy.wasm")?;
+//! let mut linker = Linker::<State>::new(&engine);
+//! weft_wasi_http::p2::add_to_linker_sync(&mut linker)?;
+//! let pre = ProxyPre::new(linker.instantiate_pre(&component)?)?;
+//! let state = State { wasi: WasiCtx::builder().build(), http: WasiHttpCtx::new(), table: ResourceTable::new() };
+//! let mut store = Store::new(&engine, state);
+//! let request = hyper::Request::get("http://localhost/").body(http_body_util::Empty::<bytes::Bytes>::new())?;
+//! let (tx, rx) = tokio::sync::oneshot::channel();
+//! let req = store.data_mut().http().new_incoming_request(Scheme::Http, request)?;
+//! let out = store.data_mut().http().new_response_outparam(tx)?;
+//! let proxy = pre.instantiate(&mut store)?;
+//! proxy.wasi_http_incoming_handler().call_handle(&mut store, req, out)?;
+//! let response = rx.blocking_recv()??;
+//! println!("{}", response.status());
+//! # Ok(())
+//! # }
+//! ```
+
+#![deny(missing_docs)]
+
+mod ctx;
+mod field_map;
+pub mod p2;
+mod send;
+
+pub use ctx::{
+    default_hooks, WasiHttp, WasiHttpCtx, WasiHttpCtxView, WasiHttpHooks, WasiHttpView, DEFAULT_FORBIDDEN_HEADERS,
+};
+pub use field_map::{FieldMap, FieldMapError};
+pub use send::default_send_request;
+pub use weft::component::ResourceTable;
+
+use std::time::Duration;
+
+/// The timeouts of an outgoing request (`wasi:http/types.request-options`).
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct RequestOptions {
+    /// How long to wait for the connection to be made.
+    pub connect_timeout: Option<Duration>,
+    /// How long to wait for the first byte of the response.
+    pub first_byte_timeout: Option<Duration>,
+    /// How long to wait between two bytes of the response.
+    pub between_bytes_timeout: Option<Duration>,
+}

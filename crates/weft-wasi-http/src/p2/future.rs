@@ -1,0 +1,60 @@
+//! `HostFutureIncomingResponse`: the response an outgoing request will
+//! get.
+
+use super::bindings::http::types::ErrorCode;
+use super::body::{poll_once, HyperIncomingBody};
+use std::future::Future;
+use std::pin::Pin;
+use std::task::Poll;
+
+/// The response an outgoing request will get.
+pub type FutureIncomingResponseHandle =
+    Pin<Box<dyn Future<Output = Result<http::Response<HyperIncomingBody>, ErrorCode>> + Send>>;
+
+/// The host value of `wasi:http/types.future-incoming-response`.
+pub enum HostFutureIncomingResponse {
+    /// The response has not come yet.
+    Pending(FutureIncomingResponseHandle),
+    /// The response (or the request's error) is there.
+    Ready(Result<http::Response<HyperIncomingBody>, ErrorCode>),
+    /// The guest took it.
+    Consumed,
+}
+
+impl HostFutureIncomingResponse {
+    /// A response that comes when `fut` ends. `fut` is polled from the
+    /// guest's thread without a tokio context: anything that needs the
+    /// runtime (a hyper connection) must be spawned on it, with `fut`
+    /// awaiting the task's join handle.
+    pub fn pending(
+        fut: impl Future<Output = Result<http::Response<HyperIncomingBody>, ErrorCode>> + Send + 'static,
+    ) -> HostFutureIncomingResponse {
+        HostFutureIncomingResponse::Pending(Box::pin(fut))
+    }
+
+    /// A response that is there already.
+    pub fn ready(result: Result<http::Response<HyperIncomingBody>, ErrorCode>) -> HostFutureIncomingResponse {
+        HostFutureIncomingResponse::Ready(result)
+    }
+
+    /// Whether the response (or its error) has come.
+    pub fn is_ready(&mut self) -> bool {
+        if let HostFutureIncomingResponse::Pending(fut) = self {
+            match poll_once(fut) {
+                Poll::Ready(r) => *self = HostFutureIncomingResponse::Ready(r),
+                Poll::Pending => return false,
+            }
+        }
+        true
+    }
+}
+
+impl weft_wasi::p2::Pollable for HostFutureIncomingResponse {
+    fn readiness(&mut self) -> weft_wasi::p2::Readiness {
+        if self.is_ready() {
+            weft_wasi::p2::Readiness::Ready
+        } else {
+            weft_wasi::p2::Readiness::Later
+        }
+    }
+}

@@ -1,0 +1,67 @@
+//! `wasi:http` 0.2 (`wasi:http/proxy@0.2.x`), shaped as Wasmtime 48's
+//! `wasmtime_wasi_http::p2`.
+
+pub mod bindings;
+pub mod body;
+pub(crate) mod error;
+pub(crate) mod future;
+mod host;
+pub mod types;
+
+pub use body::DEFAULT_OUTGOING_BODY_BUFFER_SIZE;
+pub use error::{
+    http_request_error, hyper_request_error, hyper_response_error, HeaderError, HeaderResult, HttpError, HttpResult,
+};
+
+use crate::{WasiHttp, WasiHttpCtxView, WasiHttpView};
+use weft::component::Linker;
+use weft_wasi::p2::{HasWasi, WasiCtxView, WasiView};
+
+fn http_getter<T: WasiHttpView>(t: &mut T) -> WasiHttpCtxView<'_> {
+    t.http()
+}
+
+fn wasi_getter<T: WasiView>(t: &mut T) -> WasiCtxView<'_> {
+    t.ctx()
+}
+
+/// Adds every import of the `wasi:http/proxy` world to `linker`: the
+/// `wasi:io`, `wasi:clocks`, `wasi:random` and `wasi:cli` standard-stream
+/// interfaces of `weft_wasi::p2` and `wasi:http`'s `types` and
+/// `outgoing-handler`. For components that import the rest of
+/// `wasi:cli/command` too, use `weft_wasi::p2::add_to_linker_async` and
+/// [`add_only_http_to_linker_async`] instead.
+pub fn add_to_linker_async<T: WasiHttpView + WasiView + 'static>(linker: &mut Linker<T>) -> anyhow::Result<()> {
+    add_to_linker_sync(linker)
+}
+
+/// [`add_to_linker_async`] for components instantiated and called with
+/// the synchronous API.
+pub fn add_to_linker_sync<T: WasiHttpView + WasiView + 'static>(linker: &mut Linker<T>) -> anyhow::Result<()> {
+    use weft_wasi::p2::bindings::wasi::*;
+    let get: fn(&mut T) -> WasiCtxView<'_> = wasi_getter::<T>;
+    io::error::add_to_linker::<T, HasWasi>(linker, get)?;
+    io::poll::add_to_linker::<T, HasWasi>(linker, get)?;
+    io::streams::add_to_linker::<T, HasWasi>(linker, get)?;
+    clocks::wall_clock::add_to_linker::<T, HasWasi>(linker, get)?;
+    clocks::monotonic_clock::add_to_linker::<T, HasWasi>(linker, get)?;
+    random::random::add_to_linker::<T, HasWasi>(linker, get)?;
+    cli::stdin::add_to_linker::<T, HasWasi>(linker, get)?;
+    cli::stdout::add_to_linker::<T, HasWasi>(linker, get)?;
+    cli::stderr::add_to_linker::<T, HasWasi>(linker, get)?;
+    add_only_http_to_linker_sync(linker)
+}
+
+/// Adds only `wasi:http/types` and `wasi:http/outgoing-handler` to
+/// `linker` (the rest comes from `weft_wasi::p2::add_to_linker_async`).
+pub fn add_only_http_to_linker_async<T: WasiHttpView + 'static>(linker: &mut Linker<T>) -> anyhow::Result<()> {
+    add_only_http_to_linker_sync(linker)
+}
+
+/// [`add_only_http_to_linker_async`] for the synchronous API.
+pub fn add_only_http_to_linker_sync<T: WasiHttpView + 'static>(linker: &mut Linker<T>) -> anyhow::Result<()> {
+    let get: fn(&mut T) -> WasiHttpCtxView<'_> = http_getter::<T>;
+    bindings::http::types::add_to_linker::<T, WasiHttp>(linker, &(&bindings::LinkOptions::default()).into(), get)?;
+    bindings::http::outgoing_handler::add_to_linker::<T, WasiHttp>(linker, get)?;
+    Ok(())
+}

@@ -1,0 +1,252 @@
+//! The `wasi:http/proxy` world in process: proxy components written in WAT
+//! (see `common`) handle requests made on the host through
+//! `new_incoming_request`/`new_response_outparam`, with `ProxyPre` and
+//! the synchronous and async bindings.
+
+#[allow(dead_code, reason = "each test binary uses a part of the guests")]
+mod common;
+
+use bytes::Bytes;
+use http_body_util::{BodyExt, Full};
+use weft::component::{Component, Linker, ResourceTable};
+use weft::{Engine, Store};
+use weft_wasi::p2::{WasiCtx, WasiCtxView, WasiView};
+use weft_wasi_http::p2::bindings::http::types::{ErrorCode, Scheme};
+use weft_wasi_http::p2::bindings::sync::ProxyPre;
+use weft_wasi_http::p2::body::HyperOutgoingBody;
+use weft_wasi_http::p2::types::HostFutureIncomingResponse;
+use weft_wasi_http::p2::HttpResult;
+use weft_wasi_http::{RequestOptions, WasiHttpCtx, WasiHttpCtxView, WasiHttpHooks, WasiHttpView};
+
+/// Hooks that answer every outgoing request with 200 and no body.
+struct AllowAll;
+
+impl WasiHttpHooks for AllowAll {
+    fn send_request(
+        &mut self,
+        request: http::Request<HyperOutgoingBody>,
+        _options: Option<RequestOptions>,
+    ) -> HttpResult<HostFutureIncomingResponse> {
+        assert_eq!(request.uri().to_string(), "https://example.com/");
+        assert_eq!(request.headers()[http::header::HOST], "example.com");
+        let body = http_body_util::Empty::<Bytes>::new()
+            .map_err(|never| match never {})
+            .boxed_unsync();
+        Ok(HostFutureIncomingResponse::ready(Ok(http::Response::new(body))))
+    }
+}
+
+struct State {
+    wasi: WasiCtx,
+    http: WasiHttpCtx,
+    table: ResourceTable,
+    allow: bool,
+    allow_all: AllowAll,
+}
+
+impl State {
+    fn new() -> State {
+        State {
+            wasi: WasiCtx::builder().build(),
+            http: WasiHttpCtx::new(),
+            table: ResourceTable::new(),
+            allow: false,
+            allow_all: AllowAll,
+        }
+    }
+}
+
+impl WasiView for State {
+    fn ctx(&mut self) -> WasiCtxView<'_> {
+        WasiCtxView {
+            ctx: &mut self.wasi,
+            table: &mut self.table,
+        }
+    }
+}
+
+impl WasiHttpView for State {
+    fn http(&mut self) -> WasiHttpCtxView<'_> {
+        WasiHttpCtxView {
+            ctx: &mut self.http,
+            table: &mut self.table,
+            hooks: if self.allow {
+                &mut self.allow_all
+            } else {
+                Default::default()
+            },
+        }
+    }
+}
+
+fn pre(engine: &Engine, version: &str, guest: &str) -> weft::Result<ProxyPre<State>> {
+    let component = Component::new(engine, wat::parse_str(common::proxy(version, guest))?)?;
+    let mut linker = Linker::<State>::new(engine);
+    weft_wasi_http::p2::add_to_linker_sync(&mut linker)?;
+    ProxyPre::new(linker.instantiate_pre(&component)?)
+}
+
+/// What a handled request gave: the call's result, then the response
+/// (status, headers, body) if the guest set one.
+type Handled = (
+    weft::Result<()>,
+    Option<Result<(http::StatusCode, http::HeaderMap, Vec<u8>), ErrorCode>>,
+);
+
+fn handle(pre: &ProxyPre<State>, state: State, req: http::Request<Full<Bytes>>) -> weft::Result<Handled> {
+    let mut store = Store::new(pre.engine(), state);
+    let (tx, rx) = tokio::sync::oneshot::channel();
+    let req = store.data_mut().http().new_incoming_request(Scheme::Http, req)?;
+    let out = store.data_mut().http().new_response_outparam(tx)?;
+    let proxy = pre.instantiate(&mut store)?;
+    let result = proxy.wasi_http_incoming_handler().call_handle(&mut store, req, out);
+    // A guest that did not answer leaves the outparam (and its sender) in
+    // the store's table.
+    drop(store);
+    let rt = tokio::runtime::Builder::new_current_thread().build()?;
+    let response = match rx.blocking_recv() {
+        Err(_) => None,
+        Ok(Err(code)) => Some(Err(code)),
+        Ok(Ok(resp)) => {
+            let (parts, body) = resp.into_parts();
+            let body = rt.block_on(body.collect()).map_err(|e| anyhow::anyhow!("body: {e}"))?;
+            Some(Ok((parts.status, parts.headers, body.to_bytes().to_vec())))
+        }
+    };
+    Ok((result, response))
+}
+
+fn get(uri: &str) -> http::Request<Full<Bytes>> {
+    http::Request::get(uri).body(Full::new(Bytes::new())).unwrap()
+}
+
+#[test]
+fn a_fixed_answer() -> weft::Result<()> {
+    let engine = Engine::default();
+    let pre = pre(&engine, "0.2.12", common::FIXED)?;
+    for _ in 0..3 {
+        let (result, response) = handle(&pre, State::new(), get("http://localhost/"))?;
+        result?;
+        let (status, headers, body) = response.expect("a response").expect("no error code");
+        assert_eq!(status, 200);
+        assert_eq!(headers["content-type"], "text/plain");
+        assert_eq!(body, common::FIXED_BODY.as_bytes());
+    }
+    Ok(())
+}
+
+#[test]
+fn the_echo_gives_back_headers_path_and_body() -> weft::Result<()> {
+    let engine = Engine::default();
+    // Imports of an older patch release link to the 0.2.12 definitions.
+    let pre = pre(&engine, "0.2.3", common::ECHO)?;
+    let body: Vec<u8> = (0..100_000u32).map(|i| (i % 251) as u8).collect();
+    let req = http::Request::post("http://example.org/some/path?q=1")
+        .header("x-custom", "a")
+        .header("x-custom", "b")
+        .header("content-length", body.len().to_string())
+        // Forbidden headers never reach the guest.
+        .header("connection", "keep-alive")
+        .body(Full::new(Bytes::from(body.clone())))?;
+    let (result, response) = handle(&pre, State::new(), req)?;
+    result?;
+    let (status, headers, got) = response.expect("a response").expect("no error code");
+    assert_eq!(status, 200);
+    let custom: Vec<_> = headers.get_all("x-custom").iter().collect();
+    assert_eq!(custom, ["a", "b"]);
+    assert_eq!(headers["x-path"], "/some/path?q=1");
+    assert_eq!(headers["content-length"], body.len().to_string());
+    assert!(headers.get("connection").is_none());
+    assert_eq!(got, body);
+    Ok(())
+}
+
+#[test]
+fn a_trap_is_the_calls_error_and_no_response() -> weft::Result<()> {
+    let engine = Engine::default();
+    let pre = pre(&engine, "0.2.12", common::TRAP)?;
+    let (result, response) = handle(&pre, State::new(), get("http://localhost/"))?;
+    let err = result.expect_err("the guest traps");
+    assert!(format!("{err:?}").contains("unreachable"), "{err:?}");
+    assert!(response.is_none());
+    Ok(())
+}
+
+#[test]
+fn an_error_code_answer_reaches_the_host() -> weft::Result<()> {
+    let engine = Engine::default();
+    let pre = pre(&engine, "0.2.12", common::ERROR_CODE_ANSWER)?;
+    let (result, response) = handle(&pre, State::new(), get("http://localhost/"))?;
+    result?;
+    match response {
+        Some(Err(ErrorCode::InternalError(None))) => Ok(()),
+        other => panic!(
+            "expected internal-error(none), got {:?}",
+            other.map(|r| r.map(|(s, _, _)| s))
+        ),
+    }
+}
+
+#[test]
+fn outgoing_requests_are_denied_by_default_and_sent_when_allowed() -> weft::Result<()> {
+    let engine = Engine::default();
+    let pre = pre(&engine, "0.2.12", common::OUTGOING)?;
+    let (result, response) = handle(&pre, State::new(), get("http://localhost/"))?;
+    result?;
+    let (status, _, body) = response.expect("a response").expect("no error code");
+    assert_eq!((status.as_u16(), &body[..]), (403, &b"denied\n"[..]));
+
+    let mut state = State::new();
+    state.allow = true;
+    let (result, response) = handle(&pre, state, get("http://localhost/"))?;
+    result?;
+    let (status, _, body) = response.expect("a response").expect("no error code");
+    assert_eq!((status.as_u16(), &body[..]), (200, &b"sent\n"[..]));
+    Ok(())
+}
+
+#[test]
+fn a_request_without_authority_is_refused() -> weft::Result<()> {
+    let engine = Engine::default();
+    let mut store = Store::new(&engine, State::new());
+    let req = http::Request::get("/no-host").body(Full::new(Bytes::new()))?;
+    let err = store
+        .data_mut()
+        .http()
+        .new_incoming_request(Scheme::Http, req)
+        .expect_err("no authority");
+    assert!(err.to_string().contains("missing authority"), "{err}");
+    Ok(())
+}
+
+/// The async flavour: `add_to_linker_async`, `ProxyPre::instantiate_async`
+/// and `call_handle(..).await` on a tokio runtime.
+#[cfg(feature = "async")]
+#[test]
+fn the_async_proxy_answers_on_tokio() -> weft::Result<()> {
+    let engine = Engine::default();
+    let component = Component::new(&engine, wat::parse_str(common::proxy("0.2.12", common::FIXED))?)?;
+    let mut linker = Linker::<State>::new(&engine);
+    weft_wasi_http::p2::add_to_linker_async(&mut linker)?;
+    let pre = weft_wasi_http::p2::bindings::ProxyPre::new(linker.instantiate_pre(&component)?)?;
+    let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).build()?;
+    rt.block_on(async {
+        let mut store = Store::new(&engine, State::new());
+        let (tx, rx) = tokio::sync::oneshot::channel();
+        let req = store
+            .data_mut()
+            .http()
+            .new_incoming_request(Scheme::Http, get("http://localhost/"))?;
+        let out = store.data_mut().http().new_response_outparam(tx)?;
+        let proxy = pre.instantiate_async(&mut store).await?;
+        proxy
+            .wasi_http_incoming_handler()
+            .call_handle(&mut store, req, out)
+            .await?;
+        let resp = rx.await?.map_err(|e| anyhow::anyhow!("{e}"))?;
+        assert_eq!(resp.status(), 200);
+        let body = resp.into_body().collect().await.map_err(|e| anyhow::anyhow!("{e}"))?;
+        assert_eq!(body.to_bytes(), common::FIXED_BODY.as_bytes());
+        Ok(())
+    })
+}

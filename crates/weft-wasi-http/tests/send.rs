@@ -1,0 +1,68 @@
+//! `default_send_request` against a small HTTP/1 server on loopback: the
+//! request arrives with its method, path, headers and body, and the
+//! response's status, headers and body come back; a refused connection is
+//! `connection-refused` and an `https` URI is refused (no TLS).
+
+use bytes::Bytes;
+use http_body_util::{BodyExt, Full};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use weft_wasi_http::default_send_request;
+use weft_wasi_http::p2::bindings::http::types::ErrorCode;
+use weft_wasi_http::p2::body::HyperOutgoingBody;
+
+fn body(data: &'static [u8]) -> HyperOutgoingBody {
+    Full::new(Bytes::from_static(data))
+        .map_err(|never| match never {})
+        .boxed_unsync()
+}
+
+#[test]
+fn a_request_goes_out_and_its_response_comes_back() {
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    rt.block_on(async {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        let server = tokio::spawn(async move {
+            let (mut s, _) = listener.accept().await.unwrap();
+            let mut got = Vec::new();
+            let mut buf = [0u8; 4096];
+            // The head and the 5-byte body.
+            while !(got.windows(4).any(|w| w == b"\r\n\r\n") && got.ends_with(b"hello")) {
+                let n = s.read(&mut buf).await.unwrap();
+                assert!(n > 0, "the request ended early: {:?}", String::from_utf8_lossy(&got));
+                got.extend_from_slice(&buf[..n]);
+            }
+            s.write_all(b"HTTP/1.1 201 Created\r\nx-answer: 42\r\ncontent-length: 6\r\n\r\nworld!")
+                .await
+                .unwrap();
+            String::from_utf8(got).unwrap()
+        });
+        let req = http::Request::post(format!("http://{addr}/path?q"))
+            .header("host", addr.to_string())
+            .header("x-test", "yes")
+            .header("content-length", "5")
+            .body(body(b"hello"))
+            .unwrap();
+        let resp = default_send_request(req, None).await.expect("the request is sent");
+        assert_eq!(resp.status(), 201);
+        assert_eq!(resp.headers()["x-answer"], "42");
+        let got = resp.into_body().collect().await.expect("the body").to_bytes();
+        assert_eq!(got, "world!");
+        let request = server.await.unwrap();
+        assert!(request.starts_with("POST /path?q HTTP/1.1\r\n"), "{request}");
+        assert!(request.to_ascii_lowercase().contains("x-test: yes"), "{request}");
+
+        // Nobody listens there any more.
+        let req = http::Request::get(format!("http://{addr}/")).body(body(b"")).unwrap();
+        let err = default_send_request(req, None).await.expect_err("refused");
+        assert!(matches!(err, ErrorCode::ConnectionRefused), "{err:?}");
+
+        let req = http::Request::get("https://localhost/").body(body(b"")).unwrap();
+        let err = default_send_request(req, None).await.expect_err("no TLS");
+        assert!(matches!(err, ErrorCode::HttpProtocolError), "{err:?}");
+    });
+}

@@ -1,0 +1,298 @@
+//! `weft serve` on `wasi:http/proxy` components (the WAT guests of
+//! weft-wasi-http's tests, written to files as text): real HTTP/1.1
+//! requests over loopback to a server on a free port, 1,000 of them at
+//! once, a trapping guest answered with 500, outgoing requests refused,
+//! and the `-S` switches.
+
+/// The guests of weft-wasi-http's tests.
+#[allow(dead_code, reason = "the CLI tests use a part of the guests")]
+mod proxy_guest {
+    include!("../crates/weft-wasi-http/tests/common/mod.rs");
+}
+
+use std::io::{BufRead, BufReader};
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+fn temp_dir(test: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("weft-cli-serve-{}-{test}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("create temp dir");
+    dir
+}
+
+/// A running `weft serve`, killed when dropped.
+struct Server {
+    child: Child,
+    addr: SocketAddr,
+    stderr: Arc<Mutex<String>>,
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl Server {
+    /// Starts `weft serve` on a free loopback port with the component of
+    /// `guest` and the extra arguments `args`.
+    fn start(test: &str, guest: &str, args: &[&str]) -> Server {
+        let dir = temp_dir(test);
+        let file = dir.join("proxy.wat");
+        std::fs::write(&file, proxy_guest::proxy("0.2.3", guest)).expect("write the component");
+        let mut child = Command::new(env!("CARGO_BIN_EXE_weft"))
+            .arg("serve")
+            .args(["--addr", "127.0.0.1:0"])
+            .args(args)
+            .arg(&file)
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("start weft serve");
+        let mut lines = BufReader::new(child.stderr.take().expect("stderr"));
+        let mut first = String::new();
+        lines.read_line(&mut first).expect("read stderr");
+        let addr = first
+            .trim()
+            .strip_prefix("Serving HTTP on http://")
+            .and_then(|a| a.strip_suffix('/'))
+            .unwrap_or_else(|| panic!("unexpected first line of weft serve: {first:?}"))
+            .parse()
+            .expect("a socket address");
+        let stderr = Arc::new(Mutex::new(String::new()));
+        let sink = stderr.clone();
+        std::thread::spawn(move || {
+            for line in lines.lines().map_while(Result::ok) {
+                let mut s = sink.lock().unwrap();
+                s.push_str(&line);
+                s.push('\n');
+            }
+        });
+        Server { child, addr, stderr }
+    }
+
+    /// What the server printed on stderr after its first line, once it
+    /// contains `needle` (or after 10 seconds).
+    fn stderr_with(&self, needle: &str) -> String {
+        let deadline = Instant::now() + Duration::from_secs(10);
+        loop {
+            let s = self.stderr.lock().unwrap().clone();
+            if s.contains(needle) || Instant::now() > deadline {
+                return s;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+}
+
+/// A response: status, headers (names in lower case), body.
+struct Response {
+    status: u16,
+    headers: Vec<(String, String)>,
+    body: Vec<u8>,
+}
+
+impl Response {
+    fn header(&self, name: &str) -> Vec<&str> {
+        self.headers
+            .iter()
+            .filter(|(n, _)| n == name)
+            .map(|(_, v)| v.as_str())
+            .collect()
+    }
+}
+
+/// The body of a chunked response.
+fn dechunk(mut data: &[u8]) -> Vec<u8> {
+    let mut out = Vec::new();
+    loop {
+        let line_end = data.windows(2).position(|w| w == b"\r\n").expect("chunk size line");
+        let size_text = std::str::from_utf8(&data[..line_end]).expect("chunk size");
+        let size = usize::from_str_radix(size_text.split(';').next().unwrap().trim(), 16).expect("hex size");
+        data = &data[line_end + 2..];
+        if size == 0 {
+            return out;
+        }
+        out.extend_from_slice(&data[..size]);
+        data = &data[size + 2..];
+    }
+}
+
+/// Sends one HTTP/1.1 request on a new connection (`Connection: close`)
+/// and reads the whole response.
+async fn request(addr: SocketAddr, method: &str, path: &str, headers: &[(&str, &str)], body: &[u8]) -> Response {
+    let mut stream = tokio::net::TcpStream::connect(addr).await.expect("connect");
+    let mut head = format!("{method} {path} HTTP/1.1\r\nhost: {addr}\r\nconnection: close\r\n");
+    for (n, v) in headers {
+        head.push_str(&format!("{n}: {v}\r\n"));
+    }
+    if !body.is_empty() {
+        head.push_str(&format!("content-length: {}\r\n", body.len()));
+    }
+    head.push_str("\r\n");
+    stream.write_all(head.as_bytes()).await.expect("write request");
+    stream.write_all(body).await.expect("write body");
+    let mut raw = Vec::new();
+    stream.read_to_end(&mut raw).await.expect("read response");
+    let split = raw
+        .windows(4)
+        .position(|w| w == b"\r\n\r\n")
+        .expect("end of the response head");
+    let head = String::from_utf8_lossy(&raw[..split]).into_owned();
+    let mut lines = head.split("\r\n");
+    let status = lines.next().unwrap().split(' ').nth(1).unwrap().parse().unwrap();
+    let headers: Vec<(String, String)> = lines
+        .filter_map(|l| l.split_once(':'))
+        .map(|(n, v)| (n.trim().to_ascii_lowercase(), v.trim().to_string()))
+        .collect();
+    let rest = &raw[split + 4..];
+    let chunked = headers
+        .iter()
+        .any(|(n, v)| n == "transfer-encoding" && v.contains("chunked"));
+    let body = if chunked { dechunk(rest) } else { rest.to_vec() };
+    Response { status, headers, body }
+}
+
+fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .expect("tokio runtime")
+}
+
+#[test]
+fn serve_answers_with_the_guests_response() {
+    let server = Server::start("fixed", proxy_guest::FIXED, &[]);
+    runtime().block_on(async {
+        for _ in 0..3 {
+            let resp = request(server.addr, "GET", "/", &[], b"").await;
+            assert_eq!(resp.status, 200);
+            assert_eq!(resp.header("content-type"), ["text/plain"]);
+            assert_eq!(resp.body, proxy_guest::FIXED_BODY.as_bytes());
+        }
+    });
+}
+
+#[test]
+fn serve_echoes_headers_path_and_a_large_body() {
+    let server = Server::start("echo", proxy_guest::ECHO, &[]);
+    let body: Vec<u8> = (0..300_000u32).map(|i| (i % 253) as u8).collect();
+    runtime().block_on(async {
+        let resp = request(server.addr, "POST", "/echo?x=y", &[("x-custom", "one")], &body).await;
+        assert_eq!(resp.status, 200);
+        assert_eq!(resp.header("x-custom"), ["one"]);
+        assert_eq!(resp.header("x-path"), ["/echo?x=y"]);
+        assert_eq!(resp.body.len(), body.len());
+        assert!(resp.body == body, "the echoed body differs");
+    });
+}
+
+#[test]
+fn serve_answers_a_trap_with_500_and_logs_it() {
+    let server = Server::start("trap", proxy_guest::TRAP, &[]);
+    runtime().block_on(async {
+        let resp = request(server.addr, "GET", "/boom", &[], b"").await;
+        assert_eq!(resp.status, 500);
+        // The server goes on serving.
+        let resp = request(server.addr, "GET", "/again", &[], b"").await;
+        assert_eq!(resp.status, 500);
+    });
+    let log = server.stderr_with("unreachable");
+    assert!(log.contains("GET /boom") && log.contains("unreachable"), "{log}");
+}
+
+#[test]
+fn serve_answers_an_error_code_with_500_and_logs_it() {
+    let server = Server::start("error-code", proxy_guest::ERROR_CODE_ANSWER, &[]);
+    runtime().block_on(async {
+        let resp = request(server.addr, "GET", "/err", &[], b"").await;
+        assert_eq!(resp.status, 500);
+    });
+    let log = server.stderr_with("InternalError");
+    assert!(log.contains("GET /err") && log.contains("error code"), "{log}");
+}
+
+#[test]
+fn serve_refuses_outgoing_requests() {
+    let server = Server::start("outgoing", proxy_guest::OUTGOING, &[]);
+    runtime().block_on(async {
+        let resp = request(server.addr, "GET", "/", &[], b"").await;
+        assert_eq!((resp.status, &resp.body[..]), (403, &b"denied\n"[..]));
+    });
+}
+
+/// 1,000 requests at once, each on its own connection: every one is
+/// answered, none is lost. Prints the requests per second.
+#[test]
+fn serve_answers_1000_concurrent_requests() {
+    let server = Server::start("concurrent", proxy_guest::FIXED, &[]);
+    let addr = server.addr;
+    let rt = runtime();
+    let start = Instant::now();
+    let ok = rt.block_on(async move {
+        let tasks: Vec<_> = (0..1000)
+            .map(|i| tokio::spawn(async move { request(addr, "GET", &format!("/{i}"), &[], b"").await }))
+            .collect();
+        let mut ok = 0;
+        for t in tasks {
+            let resp = t.await.expect("request task");
+            assert_eq!(resp.status, 200);
+            assert_eq!(resp.body, proxy_guest::FIXED_BODY.as_bytes());
+            ok += 1;
+        }
+        ok
+    });
+    let elapsed = start.elapsed();
+    assert_eq!(ok, 1000);
+    eprintln!(
+        "weft serve: 1000 concurrent requests in {:.3} s ({:.0} requests/s)",
+        elapsed.as_secs_f64(),
+        1000.0 / elapsed.as_secs_f64()
+    );
+}
+
+#[test]
+fn serve_with_cli_links_the_command_world_too() {
+    let server = Server::start("cli", proxy_guest::FIXED, &["-S", "cli", "--env", "A=b"]);
+    runtime().block_on(async {
+        let resp = request(server.addr, "GET", "/", &[], b"").await;
+        assert_eq!(resp.status, 200);
+    });
+}
+
+#[test]
+fn serve_refuses_http_n_and_unknown_switches() {
+    let dir = temp_dir("switches");
+    let file = dir.join("proxy.wat");
+    std::fs::write(&file, proxy_guest::proxy("0.2.3", proxy_guest::FIXED)).unwrap();
+    for (switch, message) in [
+        ("http=n", "wasi-http is required for the serve command"),
+        ("nope", "unsupported `-S nope`"),
+    ] {
+        let out = Command::new(env!("CARGO_BIN_EXE_weft"))
+            .args(["serve", "--addr", "127.0.0.1:0", "-S", switch])
+            .arg(&file)
+            .output()
+            .expect("run weft serve");
+        assert_eq!(out.status.code(), Some(1));
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(message), "{err}");
+    }
+    // Not a proxy: a component without the incoming-handler export.
+    let empty = dir.join("empty.wat");
+    std::fs::write(&empty, "(component)").unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_weft"))
+        .args(["serve", "--addr", "127.0.0.1:0"])
+        .arg(&empty)
+        .output()
+        .expect("run weft serve");
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("wasi:http/proxy"));
+}
