@@ -213,6 +213,24 @@ pub(crate) fn flat_to_core(t: FlatType, slot: u64) -> crate::Val {
     }
 }
 
+/// The core arguments of a call of `f` whose parameters are given as the
+/// flat values `args` (one per core parameter), and its core results'
+/// slots, zeroed.
+pub(crate) fn flat_core_args(f: &LiftedFunc, args: &[u64]) -> crate::Result<(Vec<crate::Val>, Vec<crate::Val>)> {
+    let flat = &f.sig.flat;
+    if args.len() != flat.params.len() {
+        crate::bail!("internal error: flat arguments for a function that takes others");
+    }
+    let core_args = flat
+        .params
+        .iter()
+        .zip(args)
+        .map(|(t, v)| flat_to_core(*t, *v))
+        .collect();
+    let core_results = flat.results.iter().map(|t| flat_to_core(*t, 0)).collect();
+    Ok((core_args, core_results))
+}
+
 /// Calls `core`, the core function of a lifted function whose core
 /// signature is `sig`, with the flat values `args` of its parameters,
 /// through raw values on the stack (no core value is made): the flat
@@ -705,18 +723,10 @@ fn call_lifted_in<T: 'static>(
     let (core_args, mut core_results) = match args {
         HostArgs::Vals(args) => lower_call_args(store, f, args, scope)?,
         HostArgs::Flat(args) => {
-            if !f.sig.scalars || args.len() != f.sig.flat.params.len() {
+            if !f.sig.scalars {
                 crate::bail!("internal error: flat arguments for a function that takes others");
             }
-            let flat = &f.sig.flat;
-            let core_args = flat
-                .params
-                .iter()
-                .zip(args)
-                .map(|(t, v)| flat_to_core(*t, *v))
-                .collect();
-            let core_results = flat.results.iter().map(|t| flat_to_core(*t, 0)).collect();
-            (core_args, core_results)
+            flat_core_args(f, args)?
         }
     };
     set_may_enter(store, flags, false)?;

@@ -10,7 +10,7 @@
 use super::hooks;
 use super::sched::{self, Running};
 use crate::component::call::{
-    call_core_flat, core_to_flat, flat_to_core, lift_args_from_core, lift_async_args, lift_call_results, lifted_func,
+    call_core_flat, core_to_flat, flat_core_args, lift_args_from_core, lift_async_args, lift_call_results, lifted_func,
     lifted_ref, lower_async_results, lower_call_args, lower_sync_results, post_return,
 };
 use crate::component::handles::{enter_call, exit_call, lift_resources};
@@ -619,20 +619,7 @@ fn run_core<T: 'static>(
     }
     let (core_args, mut core_results) = match args {
         StartArgs::Lifted(args) => lower_call_args(store, f, &args, scope)?,
-        StartArgs::Flat(args) => {
-            let flat = &f.sig.flat;
-            let Some(vals) = args.vals.get(..args.len).filter(|v| v.len() == flat.params.len()) else {
-                crate::bail!("internal error: flat arguments for a function that takes others");
-            };
-            let core_args: Vec<crate::Val> = flat
-                .params
-                .iter()
-                .zip(vals)
-                .map(|(t, v)| flat_to_core(*t, *v))
-                .collect();
-            let core_results: Vec<crate::Val> = flat.results.iter().map(|t| flat_to_core(*t, 0)).collect();
-            (core_args, core_results)
-        }
+        StartArgs::Flat(args) => flat_core_args(f, args.vals.get(..args.len).unwrap_or(&[]))?,
         StartArgs::Core(core_args) => (core_args, result_slots(store, &f.core)?),
     };
     let called = f.core.call(&mut *store, &core_args, &mut core_results);
