@@ -243,7 +243,7 @@ pub(crate) fn host_closure_dynamic<T: 'static>(
 /// to 64 (as the canonical ABI's flat values), with at most one result:
 /// the component model's built-ins, called without making a [`Val`] of
 /// each argument.
-#[cfg(feature = "component-model")]
+#[cfg(feature = "component-model-async")]
 pub(crate) fn new_flat_host<T: 'static>(
     store: &mut StoreInner<T>,
     ty: FuncType,

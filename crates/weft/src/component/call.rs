@@ -231,6 +231,7 @@ pub(crate) fn flat_core_args(f: &LiftedFunc, args: &[u64]) -> crate::Result<(Vec
     Ok((core_args, core_results))
 }
 
+#[cfg(feature = "component-model-async")]
 /// Calls `core`, the core function of a lifted function whose core
 /// signature is `sig`, with the flat values `args` of its parameters,
 /// through raw values on the stack (no core value is made): the flat
@@ -535,6 +536,7 @@ fn call_lifted_checked<T: 'static>(
 }
 
 /// The lifted function at store index `index`, borrowed.
+#[cfg(feature = "component-model-async")]
 pub(crate) fn lifted_ref<'a, T>(store: &'a StoreContextMut<'_, T>, index: u32) -> crate::Result<&'a LiftedFunc> {
     store
         .components()

@@ -44,9 +44,9 @@ impl Component {
     /// Compiles a component from its binary or, with the `wat` feature,
     /// its text format.
     pub fn new(engine: &Engine, bytes: impl AsRef<[u8]>) -> crate::Result<Component> {
-        let bytes = bytes.as_ref();
+        let bytes = std::borrow::Cow::Borrowed(bytes.as_ref());
         #[cfg(feature = "wat")]
-        let bytes = wat::parse_bytes(bytes)?;
+        let bytes = wat::parse_bytes(&bytes)?;
         Component::from_binary(engine, &bytes)
     }
 

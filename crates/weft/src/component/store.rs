@@ -217,6 +217,10 @@ pub(crate) struct LiftSig {
     /// Whether every parameter is an integer or `bool`, each one core
     /// value (whatever the lift's options): the host's calls of an `async`
     /// function pass them flat.
+    #[cfg_attr(
+        not(feature = "component-model-async"),
+        allow(dead_code, reason = "read by the async calls only")
+    )]
     pub(crate) params_scalar: bool,
 }
 

@@ -129,6 +129,7 @@ scalars! {
 
 /// The flat value of `v` when it is a value of the scalar type `t` (an
 /// integer or `bool`), as `lower_scalars` makes it.
+#[cfg(feature = "component-model-async")]
 pub(crate) fn val_to_flat(v: &Val, t: &InterfaceType) -> Option<u64> {
     use InterfaceType as I;
     Some(match (t, v) {
@@ -147,6 +148,7 @@ pub(crate) fn val_to_flat(v: &Val, t: &InterfaceType) -> Option<u64> {
 
 /// The value of the scalar type `t` whose flat value is `bits`, lifted as
 /// `lift_scalars` lifts it; `None` for other types.
+#[cfg(feature = "component-model-async")]
 pub(crate) fn flat_to_val(t: &InterfaceType, bits: u64) -> Option<Val> {
     use InterfaceType as I;
     Some(match t {

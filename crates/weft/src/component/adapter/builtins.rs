@@ -124,7 +124,7 @@ pub(crate) fn instantiate<T: 'static>(
                 externs.push(Extern::Memory(memory));
                 continue;
             }
-            START_CALL => start_call(store, import.ty(), lifted, types, func_ty, caller, exports.clone())?,
+            START_CALL => start_call(store, import.ty(), lifted, types, func_ty, caller, &exports)?,
             POST_RETURN | CALLER_REALLOC | CALLEE_REALLOC => {
                 let (f, flags) = match name {
                     POST_RETURN => (callee.post_return, callee.flags),
@@ -269,12 +269,12 @@ fn start_call<T: 'static>(
     types: &std::sync::Arc<ComponentTypes>,
     ty: TypeFuncIndex,
     caller: &Options,
-    exports: std::sync::Arc<std::sync::OnceLock<crate::component::concurrent::AsyncAdapter>>,
+    exports: &std::sync::Arc<std::sync::OnceLock<crate::component::concurrent::AsyncAdapter>>,
 ) -> crate::Result<Func> {
     let crate::ExternType::Func(core_ty) = import else {
         crate::bail!("the fused adapter's `{START_CALL}` is not a function");
     };
-    let (types, caller) = (types.clone(), caller.clone());
+    let (types, caller, exports) = (types.clone(), caller.clone(), exports.clone());
     Ok(Func::new(&mut *store, core_ty, move |mut c, params, results| {
         let mut store = c.as_context_mut();
         let Some(adapter) = exports.get().copied() else {
@@ -311,7 +311,7 @@ fn start_call<T: 'static>(
     _: &std::sync::Arc<ComponentTypes>,
     _: TypeFuncIndex,
     _: &Options,
-    _: (),
+    _: &(),
 ) -> crate::Result<Func> {
     crate::bail!("unsupported: calls of `async` functions between components need the `component-model-async` feature")
 }
