@@ -504,6 +504,22 @@ pub trait IntoFunc<T: 'static, Params, Results>: Send + Sync + 'static {
     fn into_func(self, engine: &crate::Engine) -> (FuncType, HostClosure<T>);
 }
 
+/// Binds each argument of a host function, named after its type
+/// parameter, from the values array, with one length check for all.
+macro_rules! load_args {
+    ($store:ident, $values:ident; $($t:ident),*) => {
+        #[allow(
+            non_snake_case,
+            irrefutable_let_patterns,
+            reason = "the type parameters double as variable names; with none the pattern always matches"
+        )]
+        let [$($t,)* ..] = &*$values else {
+            crate::bail!("internal error: too few values for a host function's arguments");
+        };
+        $(#[allow(non_snake_case, reason = "the type parameters double as variable names")] let $t = $t::from_raw(&$store.opaque, *$t);)*
+    };
+}
+
 macro_rules! into_func {
     ($(($($t:ident $i:tt),*);)*) => {$(
         impl<T: 'static, Func_, R, $($t: WasmTy),*> IntoFunc<T, ($($t,)*), R> for Func_
@@ -514,16 +530,7 @@ macro_rules! into_func {
             fn into_func(self, engine: &crate::Engine) -> (FuncType, HostClosure<T>) {
                 let ty = FuncType::new(engine, vec![$($t::valtype()),*], R::Ok::types());
                 let host = weft_runtime::HostFunc::new(move |store: &mut StoreInner<T>, _caller: HostCaller, values: &mut [ValRaw]| {
-                    // One length check for all the arguments.
-                    #[allow(
-                        non_snake_case,
-                        irrefutable_let_patterns,
-                        reason = "the type parameters double as variable names; with none the pattern always matches"
-                    )]
-                    let [$($t,)* ..] = &*values else {
-                        crate::bail!("internal error: too few values for a host function's arguments");
-                    };
-                    $(#[allow(non_snake_case, reason = "the type parameters double as variable names")] let $t = $t::from_raw(&store.opaque, *$t);)*
+                    load_args!(store, values; $($t),*);
                     let r = self($($t),*).into_result()?;
                     r.store(&store.opaque, values)
                 });
@@ -539,16 +546,7 @@ macro_rules! into_func {
             fn into_func(self, engine: &crate::Engine) -> (FuncType, HostClosure<T>) {
                 let ty = FuncType::new(engine, vec![$($t::valtype()),*], R::Ok::types());
                 let host = weft_runtime::HostFunc::new(move |store: &mut StoreInner<T>, caller: HostCaller, values: &mut [ValRaw]| {
-                    // One length check for all the arguments.
-                    #[allow(
-                        non_snake_case,
-                        irrefutable_let_patterns,
-                        reason = "the type parameters double as variable names; with none the pattern always matches"
-                    )]
-                    let [$($t,)* ..] = &*values else {
-                        crate::bail!("internal error: too few values for a host function's arguments");
-                    };
-                    $(#[allow(non_snake_case, reason = "the type parameters double as variable names")] let $t = $t::from_raw(&store.opaque, *$t);)*
+                    load_args!(store, values; $($t),*);
                     let caller_instance = store.opaque.instance_by_runtime_index(caller.instance);
                     let r = self(Caller { store: StoreContextMut(&mut *store), caller: caller_instance }, $($t),*).into_result()?;
                     r.store(&store.opaque, values)
