@@ -263,6 +263,7 @@ c_tests!(
     weft_sharedmemory,
     weft_async,
     weft_wasi,
+    weft_wasip2,
     threads,
 );
 
