@@ -264,6 +264,7 @@ c_tests!(
     weft_async,
     weft_wasi,
     weft_wasip2,
+    weft_stack_creator,
     threads,
 );
 

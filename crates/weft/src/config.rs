@@ -1,5 +1,10 @@
 //! Engine configuration.
 
+#[cfg(feature = "async")]
+mod stack;
+#[cfg(feature = "async")]
+pub use stack::{StackCreator, StackMemory};
+
 /// How much Cranelift optimizes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 #[non_exhaustive]
@@ -36,6 +41,9 @@ pub struct Config {
     pub(crate) concurrency_schedule_seed: Option<u64>,
     /// The garbage collector of GC objects (`Config::collector`).
     pub(crate) collector: Collector,
+    /// The maker of async stacks (`Config::with_custom_stack`).
+    #[cfg(feature = "async")]
+    pub(crate) stack_creator: Option<stack::CustomStacks>,
 }
 
 /// Which garbage collector manages a store's GC objects (the GC proposal's
@@ -72,6 +80,8 @@ impl Default for Config {
             concurrency_support: cfg!(feature = "component-model-async"),
             concurrency_schedule_seed: None,
             collector: Collector::Auto,
+            #[cfg(feature = "async")]
+            stack_creator: None,
         }
     }
 }

@@ -85,7 +85,10 @@ impl Engine {
                 host_trampolines: Mutex::new(HashMap::new()),
                 epoch: Arc::new(AtomicU64::new(0)),
                 #[cfg(feature = "async")]
-                fiber_pool: std::sync::Arc::new(weft_fiber::FiberPool::new(config.async_stack_size)),
+                fiber_pool: std::sync::Arc::new(weft_fiber::FiberPool::with_creator(
+                    config.async_stack_size,
+                    config.stack_creator.as_ref().map(|c| c.0.clone()),
+                )),
             }),
         }
     }

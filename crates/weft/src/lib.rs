@@ -76,6 +76,8 @@ mod values;
 pub use anyhow::{bail, ensure, format_err, Context};
 pub use call_hook::CallHook;
 pub use config::{Collector, Config, OptLevel};
+#[cfg(feature = "async")]
+pub use config::{StackCreator, StackMemory};
 pub use engine::{Engine, Precompiled};
 pub use externals::{Extern, Global, Memory, MemoryAccessError, Table, Tag};
 pub use func::{Func, IntoFunc, TypedFunc, WasmParams, WasmResults, WasmRet, WasmTy};
