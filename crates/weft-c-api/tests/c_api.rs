@@ -265,6 +265,8 @@ c_tests!(
     weft_wasi,
     weft_wasip2,
     weft_stack_creator,
+    weft_memory_creator,
+    weft_pooling,
     threads,
 );
 

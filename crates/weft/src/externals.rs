@@ -154,7 +154,9 @@ impl Memory {
             crate::bail!("shared memories must be created through `SharedMemory`");
         }
         crate::shared_memory::check_memory_type(&store.engine, &ty)?;
-        let memory = LinearMemory::new(ty.minimum(), ty.maximum(), ty.is_64(), ty.page_size_log2())?;
+        let memory = store
+            .objects
+            .new_memory(ty.minimum(), ty.maximum(), ty.is_64(), ty.page_size_log2())?;
         let id = store.objects.add_memory(memory);
         store.memory_types.insert(id.0, ty);
         Ok(Memory { store: store.id(), id })

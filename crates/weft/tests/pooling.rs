@@ -1,0 +1,128 @@
+//! The pooling allocator: limits enforced with errors naming them, memory
+//! slots reserved once and reused after a store drops, and reset between
+//! uses.
+
+use weft::*;
+
+fn engine(f: impl FnOnce(&mut PoolingAllocationConfig)) -> Result<Engine> {
+    let mut pool = PoolingAllocationConfig::new();
+    f(&mut pool);
+    let mut config = Config::new();
+    config.allocation_strategy(pool);
+    Engine::new(&config)
+}
+
+const MODULE: &str = r#"(module
+  (memory (export "mem") 1)
+  (table 1 funcref)
+  (func (export "peek") (param i32) (result i32) (i32.load8_u (local.get 0)))
+  (func (export "poke") (param i32 i32) (i32.store8 (local.get 0) (local.get 1)))
+  (func (export "grow") (param i32) (result i32) (memory.grow (local.get 0))))"#;
+
+fn instance(engine: &Engine, module: &Module) -> Result<(Store<()>, Instance)> {
+    let mut store = Store::new(engine, ());
+    let instance = Instance::new(&mut store, module, &[])?;
+    Ok((store, instance))
+}
+
+#[test]
+fn totals_are_enforced_and_given_back_when_stores_drop() -> Result<()> {
+    let engine = engine(|p| {
+        p.total_core_instances(2).total_memories(2).total_tables(2);
+    })?;
+    let module = Module::new(&engine, wat::parse_str(MODULE)?)?;
+    let a = instance(&engine, &module)?;
+    let b = instance(&engine, &module)?;
+    let err = instance(&engine, &module).err().expect("a third instance is refused");
+    assert!(format!("{err:#}").contains("total_core_instances"), "{err:#}");
+    drop(a);
+    // The first store's instance, memory and table are back in the pool.
+    let c = instance(&engine, &module)?;
+    drop((b, c));
+
+    // Memories made by the host count too.
+    let engine = self::engine(|p| {
+        p.total_memories(1);
+    })?;
+    let mut store = Store::new(&engine, ());
+    Memory::new(&mut store, MemoryType::new(1, None))?;
+    let err = Memory::new(&mut store, MemoryType::new(1, None)).unwrap_err();
+    assert!(format!("{err:#}").contains("total_memories"), "{err:#}");
+    drop(store);
+    let mut store = Store::new(&engine, ());
+    Memory::new(&mut store, MemoryType::new(1, None))?;
+    Ok(())
+}
+
+#[test]
+fn per_module_limits_are_enforced() -> Result<()> {
+    let engine = engine(|p| {
+        p.max_memory_size(2 << 16).table_elements(5);
+    })?;
+    let two_memories = wat::parse_str("(module (memory 1) (memory 1))")?;
+    let m = Module::new(&engine, two_memories)?;
+    let err = instance(&engine, &m).err().unwrap();
+    assert!(format!("{err:#}").contains("max_memories_per_module"), "{err:#}");
+    let m = Module::new(&engine, wat::parse_str("(module (table 1 funcref) (table 1 funcref))")?)?;
+    let err = instance(&engine, &m).err().unwrap();
+    assert!(format!("{err:#}").contains("max_tables_per_module"), "{err:#}");
+    let m = Module::new(&engine, wat::parse_str("(module (memory 3))")?)?;
+    let err = instance(&engine, &m).err().unwrap();
+    assert!(format!("{err:#}").contains("max_memory_size"), "{err:#}");
+    let m = Module::new(&engine, wat::parse_str("(module (table 6 funcref))")?)?;
+    let err = instance(&engine, &m).err().unwrap();
+    assert!(format!("{err:#}").contains("table_elements"), "{err:#}");
+
+    // Growth stops at the limits.
+    let module = Module::new(&engine, wat::parse_str(MODULE)?)?;
+    let (mut store, inst) = instance(&engine, &module)?;
+    let grow = inst.get_typed_func::<i32, i32>(&mut store, "grow")?;
+    assert_eq!(grow.call(&mut store, 1)?, 1);
+    assert_eq!(grow.call(&mut store, 1)?, -1);
+    let mem = inst.get_memory(&mut store, "mem").unwrap();
+    assert!(mem.grow(&mut store, 1).is_err());
+    Ok(())
+}
+
+#[test]
+fn slots_are_reused_and_reset() -> Result<()> {
+    let engine = engine(|p| {
+        p.total_memories(1);
+    })?;
+    let module = Module::new(&engine, wat::parse_str(MODULE)?)?;
+    let (mut store, inst) = instance(&engine, &module)?;
+    let poke = inst.get_typed_func::<(i32, i32), ()>(&mut store, "poke")?;
+    let grow = inst.get_typed_func::<i32, i32>(&mut store, "grow")?;
+    poke.call(&mut store, (100, 42))?;
+    assert_eq!(grow.call(&mut store, 1)?, 1);
+    poke.call(&mut store, (70000, 43))?;
+    let base = inst.get_memory(&mut store, "mem").unwrap().data_ptr(&store) as usize;
+    drop(store);
+
+    // The same slot, zeroed, back to one page.
+    let (mut store, inst) = instance(&engine, &module)?;
+    let mem = inst.get_memory(&mut store, "mem").unwrap();
+    assert_eq!(mem.data_ptr(&store) as usize, base, "the slot is reused");
+    assert_eq!(mem.data_size(&store), 65536);
+    let peek = inst.get_typed_func::<i32, i32>(&mut store, "peek")?;
+    assert_eq!(peek.call(&mut store, 100)?, 0, "the slot was reset");
+    let trap = peek.call(&mut store, 70000).unwrap_err();
+    assert_eq!(trap.downcast_ref::<Trap>(), Some(&Trap::MemoryOutOfBounds));
+    let grow = inst.get_typed_func::<i32, i32>(&mut store, "grow")?;
+    assert_eq!(grow.call(&mut store, 1)?, 1);
+    assert_eq!(peek.call(&mut store, 70000)?, 0, "grown pages were reset too");
+    Ok(())
+}
+
+#[test]
+fn on_demand_is_the_default() -> Result<()> {
+    let engine = Engine::default();
+    let module = Module::new(&engine, wat::parse_str(MODULE)?)?;
+    let stores = (0..3).map(|_| instance(&engine, &module)).collect::<Result<Vec<_>>>()?;
+    assert_eq!(stores.len(), 3);
+    let mut config = Config::new();
+    config.allocation_strategy(InstanceAllocationStrategy::OnDemand);
+    config.allocation_strategy(InstanceAllocationStrategy::pooling());
+    Engine::new(&config)?;
+    Ok(())
+}
