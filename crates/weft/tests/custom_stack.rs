@@ -162,7 +162,9 @@ fn bad_stacks_are_errors() -> Result<()> {
         skew: 16,
         ..Counting::default()
     });
-    let err = setup(creator.clone()).err().expect("a misaligned stack is refused");
+    let Err(err) = setup(creator.clone()) else {
+        panic!("a misaligned stack is refused")
+    };
     assert!(format!("{err:#}").contains("not aligned"), "{err:#}");
     assert_eq!(creator.freed.load(Ordering::SeqCst), 1);
 
@@ -170,7 +172,9 @@ fn bad_stacks_are_errors() -> Result<()> {
         fail: true,
         ..Counting::default()
     });
-    let err = setup(creator).err().expect("a failing creator fails the call");
+    let Err(err) = setup(creator) else {
+        panic!("a failing creator fails the call")
+    };
     assert!(format!("{err:#}").contains("no stacks today"), "{err:#}");
     Ok(())
 }

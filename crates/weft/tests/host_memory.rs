@@ -51,11 +51,15 @@ impl Drop for HeapMemory {
     }
 }
 
+/// What a creator was asked: the type's minimum in pages, then the minimum,
+/// maximum, reservation and guard in bytes.
+type Asked = (u64, usize, Option<usize>, Option<usize>, usize);
+
 /// A creator that remembers what it was asked and where its memories are.
 #[derive(Default)]
 struct Creator {
     made: AtomicUsize,
-    asked: Mutex<Vec<(u64, usize, Option<usize>, Option<usize>, usize)>>,
+    asked: Mutex<Vec<Asked>>,
     bases: Mutex<Vec<usize>>,
     fail: bool,
 }

@@ -33,7 +33,9 @@ fn totals_are_enforced_and_given_back_when_stores_drop() -> Result<()> {
     let module = Module::new(&engine, wat::parse_str(MODULE)?)?;
     let a = instance(&engine, &module)?;
     let b = instance(&engine, &module)?;
-    let err = instance(&engine, &module).err().expect("a third instance is refused");
+    let Err(err) = instance(&engine, &module) else {
+        panic!("a third instance is refused")
+    };
     assert!(format!("{err:#}").contains("total_core_instances"), "{err:#}");
     drop(a);
     // The first store's instance, memory and table are back in the pool.
@@ -61,16 +63,24 @@ fn per_module_limits_are_enforced() -> Result<()> {
     })?;
     let two_memories = wat::parse_str("(module (memory 1) (memory 1))")?;
     let m = Module::new(&engine, two_memories)?;
-    let err = instance(&engine, &m).err().unwrap();
+    let Err(err) = instance(&engine, &m) else {
+        panic!("refused")
+    };
     assert!(format!("{err:#}").contains("max_memories_per_module"), "{err:#}");
     let m = Module::new(&engine, wat::parse_str("(module (table 1 funcref) (table 1 funcref))")?)?;
-    let err = instance(&engine, &m).err().unwrap();
+    let Err(err) = instance(&engine, &m) else {
+        panic!("refused")
+    };
     assert!(format!("{err:#}").contains("max_tables_per_module"), "{err:#}");
     let m = Module::new(&engine, wat::parse_str("(module (memory 3))")?)?;
-    let err = instance(&engine, &m).err().unwrap();
+    let Err(err) = instance(&engine, &m) else {
+        panic!("refused")
+    };
     assert!(format!("{err:#}").contains("max_memory_size"), "{err:#}");
     let m = Module::new(&engine, wat::parse_str("(module (table 6 funcref))")?)?;
-    let err = instance(&engine, &m).err().unwrap();
+    let Err(err) = instance(&engine, &m) else {
+        panic!("refused")
+    };
     assert!(format!("{err:#}").contains("table_elements"), "{err:#}");
 
     // Growth stops at the limits.
