@@ -1314,11 +1314,11 @@ public:
       return Error(e);
     return Instance(out);
   }
-  /// WASI 0.2 (not available yet: an error).
+  /// WASI 0.2 (the store's context is set with `Store::Context::set_wasi`).
   Result<std::monostate> add_wasip2() { return done(weft_component_linker_add_wasip2(ptr.get())); }
   /// `wasi:http` (not available yet: an error).
   Result<std::monostate> add_wasi_http() { return done(weft_component_linker_add_wasi_http(ptr.get())); }
-  /// WASI 0.2, async (not available yet: an error).
+  /// WASI 0.2, for async instantiation and calls.
   Result<std::monostate> add_wasip2_async() { return done(weft_component_linker_add_wasip2_async(ptr.get())); }
   /// `wasi:http`, async (not available yet: an error).
   Result<std::monostate> add_wasi_http_async() { return done(weft_component_linker_add_wasi_http_async(ptr.get())); }
