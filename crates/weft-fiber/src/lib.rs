@@ -63,6 +63,9 @@ pub struct FiberPool {
     free: Mutex<Vec<FiberStack>>,
     in_use: AtomicUsize,
     creator: Option<Arc<dyn StackCreator>>,
+    /// The most stacks lent at once (the pooling allocator's
+    /// `total_stacks`).
+    max_in_use: usize,
 }
 
 impl fmt::Debug for FiberPool {
@@ -87,6 +90,17 @@ impl FiberPool {
             free: Mutex::new(Vec::new()),
             in_use: AtomicUsize::new(0),
             creator: None,
+            max_in_use: usize::MAX,
+        }
+    }
+
+    /// The same pool lending at most `max` stacks at once: a fiber started
+    /// past that fails with an error naming the pooling allocator's
+    /// `total_stacks` limit.
+    pub fn with_max_stacks(self, max: usize) -> FiberPool {
+        FiberPool {
+            max_in_use: max,
+            ..self
         }
     }
 
@@ -115,19 +129,28 @@ impl FiberPool {
     }
 
     fn take(&self) -> anyhow::Result<FiberStack> {
-        if let Some(creator) = &self.creator {
-            let stack = custom_stack::new_stack(&**creator, self.stack_size)?;
-            self.in_use.fetch_add(1, Ordering::SeqCst);
-            return Ok(stack);
-        }
-        let pooled = self.free.lock().unwrap_or_else(|e| e.into_inner()).pop();
-        let stack = match pooled {
-            Some(stack) => stack,
-            None => FiberStack::new(self.stack_size, false)
-                .map_err(|e| anyhow::anyhow!("failed to allocate a fiber stack of {} bytes: {e}", self.stack_size))?,
+        let max = self.max_in_use;
+        self.in_use
+            .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| (n < max).then_some(n + 1))
+            .map_err(|n| {
+                anyhow::anyhow!(
+                    "the pooling allocator's limit `total_stacks` ({max}) is reached: {n} async stacks in use"
+                )
+            })?;
+        let stack = if let Some(creator) = &self.creator {
+            custom_stack::new_stack(&**creator, self.stack_size)
+        } else {
+            let pooled = self.free.lock().unwrap_or_else(|e| e.into_inner()).pop();
+            match pooled {
+                Some(stack) => Ok(stack),
+                None => FiberStack::new(self.stack_size, false)
+                    .map_err(|e| anyhow::anyhow!("failed to allocate a fiber stack of {} bytes: {e}", self.stack_size)),
+            }
         };
-        self.in_use.fetch_add(1, Ordering::SeqCst);
-        Ok(stack)
+        if stack.is_err() {
+            self.in_use.fetch_sub(1, Ordering::SeqCst);
+        }
+        stack
     }
 
     fn give_back(&self, stack: FiberStack) {

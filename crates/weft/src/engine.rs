@@ -88,10 +88,13 @@ impl Engine {
                 epoch: Arc::new(AtomicU64::new(0)),
                 instance_pool: config.instance_pool(),
                 #[cfg(feature = "async")]
-                fiber_pool: std::sync::Arc::new(weft_fiber::FiberPool::with_creator(
-                    config.async_stack_size,
-                    config.stack_creator.as_ref().map(|c| c.0.clone()),
-                )),
+                fiber_pool: std::sync::Arc::new(
+                    weft_fiber::FiberPool::with_creator(
+                        config.async_stack_size,
+                        config.stack_creator.as_ref().map(|c| c.0.clone()),
+                    )
+                    .with_max_stacks(config.max_async_stacks()),
+                ),
             }),
         }
     }

@@ -136,3 +136,40 @@ fn on_demand_is_the_default() -> Result<()> {
     Engine::new(&config)?;
     Ok(())
 }
+
+/// Polls `future` to completion on this thread.
+#[cfg(feature = "async")]
+fn block_on<F: std::future::Future>(future: F) -> F::Output {
+    use std::task::{Context, Poll, Waker};
+    let mut future = std::pin::pin!(future);
+    let mut cx = Context::from_waker(Waker::noop());
+    loop {
+        if let Poll::Ready(v) = future.as_mut().poll(&mut cx) {
+            return v;
+        }
+    }
+}
+
+#[cfg(feature = "async")]
+#[test]
+fn total_stacks_limits_async_calls() -> Result<()> {
+    let engine = engine(|p| {
+        p.total_stacks(1);
+    })?;
+    let module = Module::new(&engine, wat::parse_str(MODULE)?)?;
+    let mut store = Store::new(&engine, ());
+    let inst = block_on(Instance::new_async(&mut store, &module, &[]))?;
+    assert_eq!(engine.async_stacks_in_use(), 0);
+    assert!(inst.get_memory(&mut store, "mem").is_some());
+
+    let engine = self::engine(|p| {
+        p.total_stacks(0);
+    })?;
+    let module = Module::new(&engine, wat::parse_str(MODULE)?)?;
+    let mut store = Store::new(&engine, ());
+    let Err(err) = block_on(Instance::new_async(&mut store, &module, &[])) else {
+        panic!("no stack is left for the instantiation")
+    };
+    assert!(format!("{err:#}").contains("total_stacks"), "{err:#}");
+    Ok(())
+}

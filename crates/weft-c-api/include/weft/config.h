@@ -507,7 +507,7 @@ WEFT_POOLING_ALLOCATION_CONFIG_PROP(total_tables, uint32_t)
 
 /**
  * \fn void weft_pooling_allocation_config_total_stacks_set(weft_pooling_allocation_config_t *, uint32_t)
- * \brief Async stacks (default 1000; accepted, not enforced yet).
+ * \brief Async stacks lent at once (default 1000): an async call started past it fails.
  */
 WEFT_POOLING_ALLOCATION_CONFIG_PROP(total_stacks, uint32_t)
 

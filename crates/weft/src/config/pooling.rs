@@ -13,11 +13,13 @@
 //!
 //! Enforced: `total_core_instances`, `total_memories`, `total_tables`,
 //! `max_memories_per_module`, `max_tables_per_module`, `max_memory_size`
-//! (initial size and growth), `table_elements` (initial size and growth)
-//! and `max_core_instance_size`. Accepted and kept, with no effect in
-//! Weft: the `*_keep_resident`, `decommit_batch_size` and
-//! `max_unused_warm_slots` tunings (a slot is always reset when it is given
-//! back), the component limits, `total_stacks` and `total_gc_heaps`.
+//! (initial size and growth), `table_elements` (initial size and growth),
+//! `max_core_instance_size` and `total_stacks` (async stacks lent at once).
+//! Accepted and kept, with no effect in Weft: the `*_keep_resident`,
+//! `decommit_batch_size` and `max_unused_warm_slots` tunings (a slot is
+//! always reset when it is given back), the component limits and
+//! `total_gc_heaps`. Tables the host makes with `Table::new` are not taken
+//! from the pool (memories made with `Memory::new` are).
 
 use super::Config;
 use std::sync::Arc;
@@ -127,7 +129,8 @@ impl PoolingAllocationConfig {
         total_memories: u32;
         /// Tables of instances live at once (default 1000).
         total_tables: u32;
-        /// Async stacks (default 1000). Accepted; not enforced by Weft yet.
+        /// Async stacks lent at once (default 1000): an async call started
+        /// past it fails.
         total_stacks: u32;
         /// Core instances live at once in all the engine's stores (default
         /// 1000).
@@ -196,6 +199,16 @@ impl Config {
     pub fn allocation_strategy(&mut self, strategy: impl Into<InstanceAllocationStrategy>) -> &mut Self {
         self.allocation_strategy = strategy.into();
         self
+    }
+
+    /// The most async stacks lent at once: `total_stacks` with the pooling
+    /// strategy.
+    #[cfg(feature = "async")]
+    pub(crate) fn max_async_stacks(&self) -> usize {
+        match &self.allocation_strategy {
+            InstanceAllocationStrategy::OnDemand => usize::MAX,
+            InstanceAllocationStrategy::Pooling(p) => p.total_stacks as usize,
+        }
     }
 
     /// The engine's pool, for the pooling strategy.
