@@ -40,6 +40,10 @@ static const char *COMPONENT = R"((component
 
 int main() {
   Config config;
+  PoolAllocationConfig pool;
+  pool.total_memories(8);
+  pool.total_core_instances(8);
+  config.pooling_allocation_strategy(pool);
   config.consume_fuel(true);
   Engine engine(std::move(config));
   Engine engine2 = engine;
