@@ -14,6 +14,7 @@ fn engine(f: impl FnOnce(&mut PoolingAllocationConfig)) -> Result<Engine> {
 
 const MODULE: &str = r#"(module
   (memory (export "mem") 1)
+  (data (i32.const 200) "\2a")
   (table 1 funcref)
   (func (export "peek") (param i32) (result i32) (i32.load8_u (local.get 0)))
   (func (export "poke") (param i32 i32) (i32.store8 (local.get 0) (local.get 1)))
@@ -104,6 +105,7 @@ fn slots_are_reused_and_reset() -> Result<()> {
     let poke = inst.get_typed_func::<(i32, i32), ()>(&mut store, "poke")?;
     let grow = inst.get_typed_func::<i32, i32>(&mut store, "grow")?;
     poke.call(&mut store, (100, 42))?;
+    poke.call(&mut store, (200, 7))?;
     assert_eq!(grow.call(&mut store, 1)?, 1);
     poke.call(&mut store, (70000, 43))?;
     let base = inst.get_memory(&mut store, "mem").unwrap().data_ptr(&store) as usize;
@@ -116,6 +118,7 @@ fn slots_are_reused_and_reset() -> Result<()> {
     assert_eq!(mem.data_size(&store), 65536);
     let peek = inst.get_typed_func::<i32, i32>(&mut store, "peek")?;
     assert_eq!(peek.call(&mut store, 100)?, 0, "the slot was reset");
+    assert_eq!(peek.call(&mut store, 200)?, 42, "the data segment is there again");
     let trap = peek.call(&mut store, 70000).unwrap_err();
     assert_eq!(trap.downcast_ref::<Trap>(), Some(&Trap::MemoryOutOfBounds));
     let grow = inst.get_typed_func::<i32, i32>(&mut store, "grow")?;
