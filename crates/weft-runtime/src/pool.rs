@@ -22,7 +22,7 @@ pub struct PoolLimits {
     /// Linear memories (defined by instances or made by the host) live at
     /// once.
     pub total_memories: u32,
-    /// Tables live at once.
+    /// Tables (defined by instances or made by the host) live at once.
     pub total_tables: u32,
     /// Memories one module may define.
     pub max_memories_per_module: u32,
@@ -180,6 +180,11 @@ impl InstancePool {
             return Err(e);
         }
         Ok(())
+    }
+
+    /// Takes `n` tables (given back with [`InstancePool::release`]).
+    pub(crate) fn take_tables(&self, n: u32) -> anyhow::Result<()> {
+        self.take(Counted::Tables, n)
     }
 
     /// Gives back `instances` instances and `tables` tables.

@@ -112,6 +112,37 @@ impl StoreObjects {
         self.memory_creator = creator;
     }
 
+    /// A new table of the store made by the host: with a pool, one of the
+    /// pool's tables, capped at its `table_elements`.
+    pub fn new_table(
+        &mut self,
+        element: weft_environ::WasmRefType,
+        minimum: u64,
+        maximum: Option<u64>,
+        init: usize,
+    ) -> anyhow::Result<Table> {
+        let Some(pool) = self.pool.clone() else {
+            return Table::new(element, minimum, maximum, init);
+        };
+        let cap = pool.limits().table_elements as u64;
+        if minimum > cap {
+            anyhow::bail!(
+                "a table of {minimum} elements is past the pooling allocator's limit `table_elements` ({cap})"
+            );
+        }
+        pool.take_tables(1)?;
+        match Table::new(element, minimum, Some(maximum.map_or(cap, |m| m.min(cap))), init) {
+            Ok(table) => {
+                self.pool_tables += 1;
+                Ok(table)
+            }
+            Err(e) => {
+                pool.release(0, 1);
+                Err(e)
+            }
+        }
+    }
+
     /// A new non-shared memory of the store: in memory of its creator if it
     /// has one, else its own reservation.
     pub fn new_memory(

@@ -310,7 +310,9 @@ impl Table {
     pub fn new(mut store: impl AsContextMut, ty: TableType, init: Ref) -> crate::Result<Table> {
         let store = store.as_context_mut().0.opaque_mut();
         let word = init.to_word(store, ty.element())?;
-        let table = weft_runtime::Table::new(ty.element().to_wasm(), ty.minimum(), ty.maximum(), word)?;
+        let table = store
+            .objects
+            .new_table(ty.element().to_wasm(), ty.minimum(), ty.maximum(), word)?;
         let id = store.objects.add_table(table);
         store.table_types.insert(id.0, ty);
         Ok(Table { store: store.id(), id })

@@ -54,6 +54,26 @@ fn totals_are_enforced_and_given_back_when_stores_drop() -> Result<()> {
     drop(store);
     let mut store = Store::new(&engine, ());
     Memory::new(&mut store, MemoryType::new(1, None))?;
+
+    // And tables.
+    let engine = self::engine(|p| {
+        p.total_tables(1).table_elements(4);
+    })?;
+    let mut store = Store::new(&engine, ());
+    let ty = TableType::new(RefType::FUNCREF, 1, None);
+    let t = Table::new(&mut store, ty.clone(), Ref::Func(None))?;
+    assert!(t.grow(&mut store, 3, Ref::Func(None)).is_ok());
+    assert!(
+        t.grow(&mut store, 1, Ref::Func(None)).is_err(),
+        "table_elements caps growth"
+    );
+    let err = Table::new(&mut store, ty, Ref::Func(None)).unwrap_err();
+    assert!(format!("{err:#}").contains("total_tables"), "{err:#}");
+    drop(store);
+    let mut store = Store::new(&engine, ());
+    let err = Table::new(&mut store, TableType::new(RefType::FUNCREF, 5, None), Ref::Func(None)).unwrap_err();
+    assert!(format!("{err:#}").contains("table_elements"), "{err:#}");
+    Table::new(&mut store, TableType::new(RefType::FUNCREF, 2, None), Ref::Func(None))?;
     Ok(())
 }
 

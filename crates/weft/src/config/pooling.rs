@@ -18,8 +18,8 @@
 //! Accepted and kept, with no effect in Weft: the `*_keep_resident`,
 //! `decommit_batch_size` and `max_unused_warm_slots` tunings (a slot is
 //! always reset when it is given back), the component limits and
-//! `total_gc_heaps`. Tables the host makes with `Table::new` are not taken
-//! from the pool (memories made with `Memory::new` are).
+//! `total_gc_heaps`. Memories and tables the host makes (`Memory::new`,
+//! `Table::new`) are taken from the pool too.
 
 use super::Config;
 use std::sync::Arc;
@@ -127,7 +127,8 @@ impl PoolingAllocationConfig {
         /// Linear memories live at once in all the engine's stores, and the
         /// most memory slots the pool reserves (default 1000).
         total_memories: u32;
-        /// Tables of instances live at once (default 1000).
+        /// Tables live at once, of instances or made by the host (default
+        /// 1000).
         total_tables: u32;
         /// Async stacks lent at once (default 1000): an async call started
         /// past it fails.
