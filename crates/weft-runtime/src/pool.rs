@@ -34,11 +34,14 @@ pub struct PoolLimits {
     pub table_elements: usize,
     /// The most bytes of an instance's `VMContext`.
     pub max_core_instance_size: usize,
+    /// Component instances live at once in all stores of the engine.
+    pub total_component_instances: u32,
 }
 
 /// What a pool counts.
 #[derive(Debug, Clone, Copy)]
 enum Counted {
+    ComponentInstances,
     Instances,
     Memories,
     Tables,
@@ -48,6 +51,7 @@ enum Counted {
 #[derive(Debug)]
 pub struct InstancePool {
     limits: PoolLimits,
+    component_instances: AtomicU32,
     instances: AtomicU32,
     memories: AtomicU32,
     tables: AtomicU32,
@@ -62,6 +66,7 @@ impl InstancePool {
     pub fn new(limits: PoolLimits) -> Arc<InstancePool> {
         Arc::new(InstancePool {
             limits,
+            component_instances: AtomicU32::new(0),
             instances: AtomicU32::new(0),
             memories: AtomicU32::new(0),
             tables: AtomicU32::new(0),
@@ -94,6 +99,11 @@ impl InstancePool {
 
     fn counter(&self, what: Counted) -> (&AtomicU32, u32, &'static str) {
         match what {
+            Counted::ComponentInstances => (
+                &self.component_instances,
+                self.limits.total_component_instances,
+                "total_component_instances",
+            ),
             Counted::Instances => (
                 &self.instances,
                 self.limits.total_core_instances,
@@ -185,6 +195,17 @@ impl InstancePool {
     /// Takes `n` tables (given back with [`InstancePool::release`]).
     pub(crate) fn take_tables(&self, n: u32) -> anyhow::Result<()> {
         self.take(Counted::Tables, n)
+    }
+
+    /// Takes one component instance (given back with
+    /// [`InstancePool::release_component_instances`]).
+    pub(crate) fn take_component_instance(&self) -> anyhow::Result<()> {
+        self.take(Counted::ComponentInstances, 1)
+    }
+
+    /// Gives back `n` component instances.
+    pub(crate) fn release_component_instances(&self, n: u32) {
+        self.give_back(Counted::ComponentInstances, n);
     }
 
     /// Gives back `instances` instances and `tables` tables.

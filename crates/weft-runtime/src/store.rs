@@ -56,6 +56,7 @@ pub struct StoreObjects {
     pool: Option<Arc<crate::InstancePool>>,
     pool_instances: u32,
     pool_tables: u32,
+    pool_component_instances: u32,
 }
 
 impl Drop for StoreObjects {
@@ -63,6 +64,7 @@ impl Drop for StoreObjects {
         // The memories give their slots back as they drop.
         if let Some(pool) = &self.pool {
             pool.release(self.pool_instances, self.pool_tables);
+            pool.release_component_instances(self.pool_component_instances);
         }
     }
 }
@@ -97,6 +99,7 @@ impl StoreObjects {
             pool: None,
             pool_instances: 0,
             pool_tables: 0,
+            pool_component_instances: 0,
         }
     }
 
@@ -110,6 +113,16 @@ impl StoreObjects {
     /// provides, from now on.
     pub fn set_memory_creator(&mut self, creator: Option<Arc<dyn crate::HostMemoryCreator>>) {
         self.memory_creator = creator;
+    }
+
+    /// Takes a component instance of the pool, if the store has one (given
+    /// back when the store drops).
+    pub fn take_component_instance(&mut self) -> anyhow::Result<()> {
+        if let Some(pool) = &self.pool {
+            pool.take_component_instance()?;
+            self.pool_component_instances += 1;
+        }
+        Ok(())
     }
 
     /// A new table of the store made by the host: with a pool, one of the

@@ -196,3 +196,22 @@ fn total_stacks_limits_async_calls() -> Result<()> {
     assert!(format!("{err:#}").contains("total_stacks"), "{err:#}");
     Ok(())
 }
+
+#[cfg(feature = "component-model")]
+#[test]
+fn total_component_instances_is_enforced() -> Result<()> {
+    use weft::component::{Component, Linker};
+    let engine = engine(|p| {
+        p.total_component_instances(1);
+    })?;
+    let component = Component::new(&engine, wat::parse_str("(component)")?)?;
+    let linker = Linker::<()>::new(&engine);
+    let mut store = Store::new(&engine, ());
+    linker.instantiate(&mut store, &component)?;
+    let err = linker.instantiate(&mut store, &component).unwrap_err();
+    assert!(format!("{err:#}").contains("total_component_instances"), "{err:#}");
+    drop(store);
+    let mut store = Store::new(&engine, ());
+    linker.instantiate(&mut store, &component)?;
+    Ok(())
+}

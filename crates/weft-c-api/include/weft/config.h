@@ -465,7 +465,7 @@ WEFT_POOLING_ALLOCATION_CONFIG_PROP(table_keep_resident, size_t)
 
 /**
  * \fn void weft_pooling_allocation_config_total_component_instances_set(weft_pooling_allocation_config_t *, uint32_t)
- * \brief Component instances live at once (default 1000; accepted, not enforced by Weft yet).
+ * \brief Component instances live at once in all the engine's stores (default 1000).
  */
 WEFT_POOLING_ALLOCATION_CONFIG_PROP(total_component_instances, uint32_t)
 

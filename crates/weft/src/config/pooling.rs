@@ -14,10 +14,11 @@
 //! Enforced: `total_core_instances`, `total_memories`, `total_tables`,
 //! `max_memories_per_module`, `max_tables_per_module`, `max_memory_size`
 //! (initial size and growth), `table_elements` (initial size and growth),
-//! `max_core_instance_size` and `total_stacks` (async stacks lent at once).
+//! `max_core_instance_size`, `total_stacks` (async stacks lent at once) and
+//! `total_component_instances`.
 //! Accepted and kept, with no effect in Weft: the `*_keep_resident`,
 //! `decommit_batch_size` and `max_unused_warm_slots` tunings (a slot is
-//! always reset when it is given back), the component limits and
+//! always reset when it is given back), the per-component limits and
 //! `total_gc_heaps`. Memories and tables the host makes (`Memory::new`,
 //! `Table::new`) are taken from the pool too.
 
@@ -109,8 +110,8 @@ impl PoolingAllocationConfig {
         linear_memory_keep_resident: usize;
         /// Bytes of a table kept resident (default 0). Accepted; no effect.
         table_keep_resident: usize;
-        /// Component instances live at once (default 1000). Accepted; not
-        /// enforced by Weft yet.
+        /// Component instances live at once in all the engine's stores
+        /// (default 1000).
         total_component_instances: u32;
         /// The most bytes of a component instance's state (default 1 MiB).
         /// Accepted; not enforced by Weft yet.
@@ -165,6 +166,7 @@ impl PoolingAllocationConfig {
             max_memory_size: self.max_memory_size,
             table_elements: self.table_elements,
             max_core_instance_size: self.max_core_instance_size,
+            total_component_instances: self.total_component_instances,
         }
     }
 }
