@@ -1,9 +1,11 @@
 /**
  * \file wasi.h
  *
- * \brief WASI preview1 configurations: the arguments, environment,
- * standard streams and preopened directories of a guest, given to a store
- * with #weft_context_set_wasi and linked with #weft_linker_define_wasi.
+ * \brief WASI configurations: the arguments, environment, standard
+ * streams, preopened directories and network access of a guest, given to a
+ * store with #weft_context_set_wasi. One configuration serves both WASI
+ * preview1 (core modules, #weft_linker_define_wasi) and WASI 0.2
+ * (components, #weft_component_linker_add_wasip2).
  */
 
 #ifndef WASI_H
@@ -37,10 +39,18 @@ typedef size_t wasi_file_perms;
  */
 WASI_API_EXTERN wasi_config_t *wasi_config_new(void);
 
-/// \brief Network access (Weft's WASI preview1 opens no sockets: accepted and ignored).
+/**
+ * \brief Lets a WASI 0.2 guest's sockets bind, connect and send to every
+ * address (by default every address is refused). WASI preview1 opens no
+ * sockets.
+ */
 WASI_API_EXTERN void wasi_config_inherit_network(wasi_config_t *config);
 
-/// \brief Name lookups (Weft's WASI preview1 has none: accepted and ignored).
+/**
+ * \brief Whether a WASI 0.2 guest may resolve host names
+ * (`wasi:sockets/ip-name-lookup`; by default not). WASI preview1 has no
+ * name lookups.
+ */
 WASI_API_EXTERN void wasi_config_allow_ip_name_lookup(wasi_config_t *config, bool enable);
 
 /// \brief The guest's arguments (copied); false if one is not UTF-8.

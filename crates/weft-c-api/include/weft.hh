@@ -202,6 +202,61 @@ inline Result<std::vector<uint8_t>> wat2wasm(std::string_view wat) {
 }
 
 /// An engine configuration.
+/// The limits of the pooling allocator (see `weft/config.h`).
+class PoolAllocationConfig {
+  friend class Config;
+  struct Deleter {
+    void operator()(weft_pooling_allocation_config_t *c) const { weft_pooling_allocation_config_delete(c); }
+  };
+  std::unique_ptr<weft_pooling_allocation_config_t, Deleter> ptr;
+
+public:
+  /// The default limits.
+  PoolAllocationConfig() : ptr(weft_pooling_allocation_config_new()) {}
+  /// Sets `max_unused_warm_slots` (see #weft_pooling_allocation_config_max_unused_warm_slots_set).
+  void max_unused_warm_slots(uint32_t value) { weft_pooling_allocation_config_max_unused_warm_slots_set(ptr.get(), value); }
+  /// Sets `decommit_batch_size` (see #weft_pooling_allocation_config_decommit_batch_size_set).
+  void decommit_batch_size(size_t value) { weft_pooling_allocation_config_decommit_batch_size_set(ptr.get(), value); }
+  /// Sets `async_stack_keep_resident` (see #weft_pooling_allocation_config_async_stack_keep_resident_set).
+  void async_stack_keep_resident(size_t value) { weft_pooling_allocation_config_async_stack_keep_resident_set(ptr.get(), value); }
+  /// Sets `linear_memory_keep_resident` (see #weft_pooling_allocation_config_linear_memory_keep_resident_set).
+  void linear_memory_keep_resident(size_t value) { weft_pooling_allocation_config_linear_memory_keep_resident_set(ptr.get(), value); }
+  /// Sets `table_keep_resident` (see #weft_pooling_allocation_config_table_keep_resident_set).
+  void table_keep_resident(size_t value) { weft_pooling_allocation_config_table_keep_resident_set(ptr.get(), value); }
+  /// Sets `total_component_instances` (see #weft_pooling_allocation_config_total_component_instances_set).
+  void total_component_instances(uint32_t value) { weft_pooling_allocation_config_total_component_instances_set(ptr.get(), value); }
+  /// Sets `max_component_instance_size` (see #weft_pooling_allocation_config_max_component_instance_size_set).
+  void max_component_instance_size(size_t value) { weft_pooling_allocation_config_max_component_instance_size_set(ptr.get(), value); }
+  /// Sets `max_core_instances_per_component` (see #weft_pooling_allocation_config_max_core_instances_per_component_set).
+  void max_core_instances_per_component(uint32_t value) { weft_pooling_allocation_config_max_core_instances_per_component_set(ptr.get(), value); }
+  /// Sets `max_memories_per_component` (see #weft_pooling_allocation_config_max_memories_per_component_set).
+  void max_memories_per_component(uint32_t value) { weft_pooling_allocation_config_max_memories_per_component_set(ptr.get(), value); }
+  /// Sets `max_tables_per_component` (see #weft_pooling_allocation_config_max_tables_per_component_set).
+  void max_tables_per_component(uint32_t value) { weft_pooling_allocation_config_max_tables_per_component_set(ptr.get(), value); }
+  /// Sets `total_memories` (see #weft_pooling_allocation_config_total_memories_set).
+  void total_memories(uint32_t value) { weft_pooling_allocation_config_total_memories_set(ptr.get(), value); }
+  /// Sets `total_tables` (see #weft_pooling_allocation_config_total_tables_set).
+  void total_tables(uint32_t value) { weft_pooling_allocation_config_total_tables_set(ptr.get(), value); }
+  /// Sets `total_stacks` (see #weft_pooling_allocation_config_total_stacks_set).
+  void total_stacks(uint32_t value) { weft_pooling_allocation_config_total_stacks_set(ptr.get(), value); }
+  /// Sets `total_core_instances` (see #weft_pooling_allocation_config_total_core_instances_set).
+  void total_core_instances(uint32_t value) { weft_pooling_allocation_config_total_core_instances_set(ptr.get(), value); }
+  /// Sets `max_core_instance_size` (see #weft_pooling_allocation_config_max_core_instance_size_set).
+  void max_core_instance_size(size_t value) { weft_pooling_allocation_config_max_core_instance_size_set(ptr.get(), value); }
+  /// Sets `max_tables_per_module` (see #weft_pooling_allocation_config_max_tables_per_module_set).
+  void max_tables_per_module(uint32_t value) { weft_pooling_allocation_config_max_tables_per_module_set(ptr.get(), value); }
+  /// Sets `table_elements` (see #weft_pooling_allocation_config_table_elements_set).
+  void table_elements(size_t value) { weft_pooling_allocation_config_table_elements_set(ptr.get(), value); }
+  /// Sets `max_memories_per_module` (see #weft_pooling_allocation_config_max_memories_per_module_set).
+  void max_memories_per_module(uint32_t value) { weft_pooling_allocation_config_max_memories_per_module_set(ptr.get(), value); }
+  /// Sets `max_memory_size` (see #weft_pooling_allocation_config_max_memory_size_set).
+  void max_memory_size(size_t value) { weft_pooling_allocation_config_max_memory_size_set(ptr.get(), value); }
+  /// Sets `total_gc_heaps` (see #weft_pooling_allocation_config_total_gc_heaps_set).
+  void total_gc_heaps(uint32_t value) { weft_pooling_allocation_config_total_gc_heaps_set(ptr.get(), value); }
+  /// The C object.
+  weft_pooling_allocation_config_t *capi() const { return ptr.get(); }
+};
+
 class Config {
   friend class Engine;
   struct Deleter {
@@ -228,6 +283,10 @@ public:
   void wasm_component_model(bool enable) { weft_config_wasm_component_model_set(ptr.get(), enable); }
   /// The component model's async ABI.
   void wasm_component_model_async(bool enable) { weft_config_wasm_component_model_async_set(ptr.get(), enable); }
+  /// Allocates from a pool with the limits `config` (copied).
+  void pooling_allocation_strategy(const PoolAllocationConfig &config) {
+    weft_pooling_allocation_strategy_set(ptr.get(), config.ptr.get());
+  }
   /// The C object.
   wasm_config_t *capi() const { return ptr.get(); }
 };
@@ -1314,11 +1373,11 @@ public:
       return Error(e);
     return Instance(out);
   }
-  /// WASI 0.2 (not available yet: an error).
+  /// WASI 0.2 (the store's context is set with `Store::Context::set_wasi`).
   Result<std::monostate> add_wasip2() { return done(weft_component_linker_add_wasip2(ptr.get())); }
   /// `wasi:http` (not available yet: an error).
   Result<std::monostate> add_wasi_http() { return done(weft_component_linker_add_wasi_http(ptr.get())); }
-  /// WASI 0.2, async (not available yet: an error).
+  /// WASI 0.2, for async instantiation and calls.
   Result<std::monostate> add_wasip2_async() { return done(weft_component_linker_add_wasip2_async(ptr.get())); }
   /// `wasi:http`, async (not available yet: an error).
   Result<std::monostate> add_wasi_http_async() { return done(weft_component_linker_add_wasi_http_async(ptr.get())); }

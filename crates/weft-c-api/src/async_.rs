@@ -124,3 +124,123 @@ impl Drop for Continuation {
         }
     }
 }
+
+/// `weft_stack_memory_get_callback_t`.
+pub type weft_stack_memory_get_callback_t = Option<unsafe extern "C" fn(*mut c_void, *mut usize) -> *mut u8>;
+
+/// `weft_stack_memory_t`: a stack the host made.
+#[repr(C)]
+pub struct weft_stack_memory_t {
+    env: *mut c_void,
+    get_stack_memory: weft_stack_memory_get_callback_t,
+    finalizer: Finalizer,
+}
+
+/// `weft_new_stack_memory_callback_t`.
+pub type weft_new_stack_memory_callback_t =
+    Option<unsafe extern "C" fn(*mut c_void, usize, bool, *mut weft_stack_memory_t) -> Option<Box<weft_error_t>>>;
+
+/// `weft_stack_creator_t`: the host's maker of stacks.
+#[repr(C)]
+pub struct weft_stack_creator_t {
+    env: *mut c_void,
+    new_stack: weft_new_stack_memory_callback_t,
+    finalizer: Finalizer,
+}
+
+/// A host stack as weft's `StackMemory`: its top and length, asked once.
+struct HostStack {
+    top: *mut u8,
+    len: usize,
+    /// Finalizes the host's `env` (and so frees the memory) when dropped.
+    _env: crate::func::HostEnv,
+}
+
+// SAFETY: the C API's contract: the host's stack memory and its finalizer
+// may be used from any thread (the callbacks must be thread-safe).
+unsafe impl Send for HostStack {}
+// SAFETY: as for `Send`; the value is only read.
+unsafe impl Sync for HostStack {}
+
+// SAFETY: the host's contract (`weft/async.h`): `top - len .. top` is memory
+// it made for this stack, valid until the finalizer runs, which is when this
+// value is dropped; weft-fiber checks alignment and size before use.
+unsafe impl weft::StackMemory for HostStack {
+    fn top(&self) -> *mut u8 {
+        self.top
+    }
+    fn range(&self) -> std::ops::Range<usize> {
+        self.top as usize - self.len..self.top as usize
+    }
+    fn guard_range(&self) -> std::ops::Range<*mut u8> {
+        // The host reports no guard pages: an empty range below the stack.
+        let bottom = self.top.wrapping_sub(self.len);
+        bottom..bottom
+    }
+}
+
+/// The host's stack creator as weft's `StackCreator`.
+struct HostStackCreator {
+    new_stack: unsafe extern "C" fn(*mut c_void, usize, bool, *mut weft_stack_memory_t) -> Option<Box<weft_error_t>>,
+    env: crate::func::HostEnv,
+}
+
+// SAFETY: the host's contract: each stack it returns is `size` bytes or
+// more of memory it owns until the stack's finalizer runs; `HostStack`
+// checks the top and length it reports are consistent, and weft-fiber
+// checks alignment and size.
+unsafe impl weft::StackCreator for HostStackCreator {
+    fn new_stack(&self, size: usize, zeroed: bool) -> anyhow::Result<Box<dyn weft::StackMemory>> {
+        let mut out = weft_stack_memory_t {
+            env: std::ptr::null_mut(),
+            get_stack_memory: None,
+            finalizer: None,
+        };
+        // SAFETY: the host's callback with its data and a writable
+        // out-parameter.
+        if let Some(e) = unsafe { (self.new_stack)(self.env.data(), size, zeroed, &mut out) } {
+            return Err(e.error.context("the host's stack creator failed"));
+        }
+        let env = crate::func::HostEnv::new(out.env, out.finalizer);
+        let get = out
+            .get_stack_memory
+            .ok_or_else(|| anyhow::anyhow!("the host's stack creator gave a stack without get_stack_memory"))?;
+        let mut len = 0usize;
+        // SAFETY: the host's callback with its data and a writable length.
+        let top = unsafe { get(env.data(), &mut len) };
+        if top.is_null() || len == 0 || (top as usize) < len {
+            anyhow::bail!("the host's stack creator gave an empty or invalid stack (top {top:p}, length {len})");
+        }
+        Ok(Box::new(HostStack { top, len, _env: env }))
+    }
+}
+
+/// Makes the stacks of async calls with the host's `creator` (copied; its
+/// `env` is finalized with the configuration's engines).
+///
+/// # Safety
+///
+/// `creator` is null or points to a valid `weft_stack_creator_t`.
+#[no_mangle]
+pub unsafe extern "C" fn weft_config_host_stack_creator_set(
+    config: Option<&mut crate::config::wasm_config_t>,
+    creator: *const weft_stack_creator_t,
+) {
+    guard(
+        || (),
+        || {
+            if creator.is_null() {
+                return;
+            }
+            // SAFETY: the caller's contract.
+            let c = unsafe { &*creator };
+            let env = crate::func::HostEnv::new(c.env, c.finalizer);
+            let (Some(config), Some(new_stack)) = (config, c.new_stack) else {
+                return;
+            };
+            config
+                .config
+                .with_custom_stack(std::sync::Arc::new(HostStackCreator { new_stack, env }));
+        },
+    )
+}

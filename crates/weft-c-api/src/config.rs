@@ -2,8 +2,9 @@
 //! `weft/engine.h`.
 
 use crate::error::{err_ptr, weft_error_t};
+use crate::func::HostEnv;
 use crate::guard;
-use std::ffi::{c_char, CStr};
+use std::ffi::{c_char, c_void, CStr};
 use weft::{Config, Engine, OptLevel};
 
 /// `wasm_config_t`: an engine configuration.
@@ -414,4 +415,259 @@ pub unsafe extern "C" fn weft_config_target_set(
             Err(anyhow::anyhow!("weft compiles for the host only, not for `{t}`"))
         }
     }))
+}
+
+/// `weft_memory_get_callback_t`: the base, size and capacity of a host
+/// memory.
+pub type weft_memory_get_callback_t = Option<unsafe extern "C" fn(*mut c_void, *mut usize, *mut usize) -> *mut u8>;
+
+/// `weft_memory_grow_callback_t`: grows a host memory to a new size.
+pub type weft_memory_grow_callback_t = Option<unsafe extern "C" fn(*mut c_void, usize) -> Option<Box<weft_error_t>>>;
+
+/// `weft_linear_memory_t`: a memory the host made.
+#[repr(C)]
+pub struct weft_linear_memory_t {
+    env: *mut c_void,
+    get_memory: weft_memory_get_callback_t,
+    grow_memory: weft_memory_grow_callback_t,
+    finalizer: crate::store::Finalizer,
+}
+
+/// `weft_new_memory_callback_t`.
+pub type weft_new_memory_callback_t = Option<
+    unsafe extern "C" fn(
+        *mut c_void,
+        *const crate::types::wasm_memorytype_t,
+        usize,
+        usize,
+        usize,
+        usize,
+        *mut weft_linear_memory_t,
+    ) -> Option<Box<weft_error_t>>,
+>;
+
+/// `weft_memory_creator_t`: the host's maker of memories.
+#[repr(C)]
+pub struct weft_memory_creator_t {
+    env: *mut c_void,
+    new_memory: weft_new_memory_callback_t,
+    finalizer: crate::store::Finalizer,
+}
+
+/// A host memory as weft's `LinearMemory`.
+struct HostLinearMemory {
+    get: unsafe extern "C" fn(*mut c_void, *mut usize, *mut usize) -> *mut u8,
+    grow: unsafe extern "C" fn(*mut c_void, usize) -> Option<Box<weft_error_t>>,
+    env: HostEnv,
+}
+
+impl HostLinearMemory {
+    /// The base, size and capacity the host reports.
+    fn get(&self) -> (*mut u8, usize, usize) {
+        let (mut size, mut capacity) = (0usize, 0usize);
+        // SAFETY: the host's callback with its data and two writable sizes.
+        let base = unsafe { (self.get)(self.env.data(), &mut size, &mut capacity) };
+        (base, size, capacity)
+    }
+}
+
+// SAFETY: the host's contract (`weft/config.h`): `get_memory`'s base and
+// size describe memory it owns until the finalizer runs (when this value is
+// dropped), readable and writable from any thread; `grow_memory` zeroes the
+// new bytes; and the base never moves within the reservation asked.
+unsafe impl weft::LinearMemory for HostLinearMemory {
+    fn byte_size(&self) -> usize {
+        self.get().1
+    }
+    fn byte_capacity(&self) -> usize {
+        self.get().2
+    }
+    fn grow_to(&mut self, new_size: usize) -> anyhow::Result<()> {
+        // SAFETY: the host's callback with its data.
+        match unsafe { (self.grow)(self.env.data(), new_size) } {
+            Some(e) => Err(e
+                .error
+                .context(format!("the host failed to grow its memory to {new_size} bytes"))),
+            None => Ok(()),
+        }
+    }
+    fn as_ptr(&self) -> *mut u8 {
+        self.get().0
+    }
+}
+
+/// The host's memory creator as weft's `MemoryCreator`.
+struct HostMemoryCreator {
+    new_memory: unsafe extern "C" fn(
+        *mut c_void,
+        *const crate::types::wasm_memorytype_t,
+        usize,
+        usize,
+        usize,
+        usize,
+        *mut weft_linear_memory_t,
+    ) -> Option<Box<weft_error_t>>,
+    env: HostEnv,
+}
+
+// SAFETY: the host's contract (`weft/config.h`): each memory it makes
+// reserves `reserved_size_in_bytes` and never moves within it.
+unsafe impl weft::MemoryCreator for HostMemoryCreator {
+    fn new_memory(
+        &self,
+        ty: weft::MemoryType,
+        minimum: usize,
+        maximum: Option<usize>,
+        reserved_size_in_bytes: Option<usize>,
+        guard_size_in_bytes: usize,
+    ) -> Result<Box<dyn weft::LinearMemory>, String> {
+        let cty = crate::types::wasm_externtype_t::new(&weft::ExternType::Memory(ty));
+        let mut out = weft_linear_memory_t {
+            env: std::ptr::null_mut(),
+            get_memory: None,
+            grow_memory: None,
+            finalizer: None,
+        };
+        // SAFETY: the host's callback with its data, a type valid for the
+        // call, and a writable out-parameter.
+        let err = unsafe {
+            (self.new_memory)(
+                self.env.data(),
+                &cty,
+                minimum,
+                maximum.unwrap_or(usize::MAX),
+                reserved_size_in_bytes.unwrap_or(0),
+                guard_size_in_bytes,
+                &mut out,
+            )
+        };
+        if let Some(e) = err {
+            return Err(format!("the host's memory creator failed: {:#}", e.error));
+        }
+        let env = HostEnv::new(out.env, out.finalizer);
+        let (Some(get), Some(grow)) = (out.get_memory, out.grow_memory) else {
+            return Err("the host's memory creator gave a memory without get_memory or grow_memory".to_string());
+        };
+        Ok(Box::new(HostLinearMemory { get, grow, env }))
+    }
+}
+
+/// Makes the engine's linear memories in memory the host's `creator` makes
+/// (copied; its `env` is finalized with the configuration's engines).
+///
+/// # Safety
+///
+/// `creator` is null or points to a valid `weft_memory_creator_t`.
+#[no_mangle]
+pub unsafe extern "C" fn weft_config_host_memory_creator_set(
+    config: Option<&mut wasm_config_t>,
+    creator: *const weft_memory_creator_t,
+) {
+    guard(
+        || (),
+        || {
+            if creator.is_null() {
+                return;
+            }
+            // SAFETY: the caller's contract.
+            let c = unsafe { &*creator };
+            let env = HostEnv::new(c.env, c.finalizer);
+            let (Some(config), Some(new_memory)) = (config, c.new_memory) else {
+                return;
+            };
+            config
+                .config
+                .with_host_memory(std::sync::Arc::new(HostMemoryCreator { new_memory, env }));
+        },
+    )
+}
+
+/// `weft_pooling_allocation_config_t`: the limits of a pooling allocator.
+pub struct weft_pooling_allocation_config_t {
+    config: weft::PoolingAllocationConfig,
+}
+
+/// New limits, with Wasmtime's defaults.
+#[no_mangle]
+pub extern "C" fn weft_pooling_allocation_config_new() -> Option<Box<weft_pooling_allocation_config_t>> {
+    guard(
+        || None,
+        || {
+            Some(Box::new(weft_pooling_allocation_config_t {
+                config: weft::PoolingAllocationConfig::new(),
+            }))
+        },
+    )
+}
+
+/// Deletes limits.
+#[no_mangle]
+pub extern "C" fn weft_pooling_allocation_config_delete(config: Option<Box<weft_pooling_allocation_config_t>>) {
+    guard(|| (), || drop(config))
+}
+
+macro_rules! pooling_props {
+    ($($fn_name:ident => $method:ident: $ty:ty;)*) => {$(
+        #[doc = concat!("Sets `", stringify!($method), "` of the pooling allocator's limits.")]
+        #[no_mangle]
+        pub extern "C" fn $fn_name(config: Option<&mut weft_pooling_allocation_config_t>, value: $ty) {
+            guard(
+                || (),
+                || {
+                    if let Some(c) = config {
+                        c.config.$method(value);
+                    }
+                },
+            )
+        }
+    )*};
+}
+
+pooling_props! {
+    weft_pooling_allocation_config_max_unused_warm_slots_set => max_unused_warm_slots: u32;
+    weft_pooling_allocation_config_decommit_batch_size_set => decommit_batch_size: usize;
+    weft_pooling_allocation_config_async_stack_keep_resident_set => async_stack_keep_resident: usize;
+    weft_pooling_allocation_config_linear_memory_keep_resident_set => linear_memory_keep_resident: usize;
+    weft_pooling_allocation_config_table_keep_resident_set => table_keep_resident: usize;
+    weft_pooling_allocation_config_total_component_instances_set => total_component_instances: u32;
+    weft_pooling_allocation_config_max_component_instance_size_set => max_component_instance_size: usize;
+    weft_pooling_allocation_config_max_core_instances_per_component_set => max_core_instances_per_component: u32;
+    weft_pooling_allocation_config_max_memories_per_component_set => max_memories_per_component: u32;
+    weft_pooling_allocation_config_max_tables_per_component_set => max_tables_per_component: u32;
+    weft_pooling_allocation_config_total_memories_set => total_memories: u32;
+    weft_pooling_allocation_config_total_tables_set => total_tables: u32;
+    weft_pooling_allocation_config_total_stacks_set => total_stacks: u32;
+    weft_pooling_allocation_config_total_core_instances_set => total_core_instances: u32;
+    weft_pooling_allocation_config_max_core_instance_size_set => max_core_instance_size: usize;
+    weft_pooling_allocation_config_max_tables_per_module_set => max_tables_per_module: u32;
+    weft_pooling_allocation_config_table_elements_set => table_elements: usize;
+    weft_pooling_allocation_config_max_memories_per_module_set => max_memories_per_module: u32;
+    weft_pooling_allocation_config_max_memory_size_set => max_memory_size: usize;
+    weft_pooling_allocation_config_total_gc_heaps_set => total_gc_heaps: u32;
+}
+
+/// Makes the engine allocate from a pool with `pc`'s limits (copied, not
+/// taken).
+#[no_mangle]
+pub extern "C" fn weft_pooling_allocation_strategy_set(
+    config: Option<&mut wasm_config_t>,
+    pc: Option<&weft_pooling_allocation_config_t>,
+) {
+    guard(
+        || (),
+        || {
+            if let (Some(c), Some(pc)) = (config, pc) {
+                c.config.allocation_strategy(pc.config.clone());
+            }
+        },
+    )
+}
+
+/// `weft_pooling_allocation_strategy_set` under the name the issue gives it.
+#[no_mangle]
+pub extern "C" fn weft_config_pooling_allocation_strategy_set(
+    config: Option<&mut wasm_config_t>,
+    pc: Option<&weft_pooling_allocation_config_t>,
+) {
+    weft_pooling_allocation_strategy_set(config, pc)
 }

@@ -50,8 +50,34 @@ pub struct StoreData {
     pub(crate) component_instances: Vec<weft::component::Instance>,
     /// The component functions handed to C as `weft_component_func_t`.
     pub(crate) component_funcs: Vec<weft::component::Func>,
-    /// The WASI context of `weft_context_set_wasi`.
+    /// The WASI preview1 context of `weft_context_set_wasi`.
     pub(crate) wasi: Option<weft_wasi::WasiP1Ctx>,
+    /// The WASI 0.2 context of `weft_context_set_wasi`, with the table of
+    /// the guest's WASI resources.
+    pub(crate) wasip2: Option<WasiP2>,
+}
+
+/// A store's WASI 0.2 state.
+pub(crate) struct WasiP2 {
+    pub(crate) ctx: weft_wasi::p2::WasiCtx,
+    pub(crate) table: weft::component::ResourceTable,
+}
+
+impl weft_wasi::p2::WasiView for StoreData {
+    /// The context of `weft_context_set_wasi`; a store without one gives
+    /// the guest an empty context (no arguments, no environment, closed
+    /// stdin, stdout and stderr thrown away, no directories), as WASI
+    /// preview1 does.
+    fn ctx(&mut self) -> weft_wasi::p2::WasiCtxView<'_> {
+        let p2 = self.wasip2.get_or_insert_with(|| WasiP2 {
+            ctx: weft_wasi::WasiCtxBuilder::new().build(),
+            table: weft::component::ResourceTable::new(),
+        });
+        weft_wasi::p2::WasiCtxView {
+            ctx: &mut p2.ctx,
+            table: &mut p2.table,
+        }
+    }
 }
 
 // SAFETY: the C API's contract: a store, with its data, is used by one
@@ -120,6 +146,7 @@ impl StoreShared {
                     component_instances: Vec::new(),
                     component_funcs: Vec::new(),
                     wasi: None,
+                    wasip2: None,
                 },
             )),
             current: Cell::new(Current::Store),

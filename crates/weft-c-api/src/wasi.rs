@@ -1,6 +1,12 @@
-//! `wasi.h`: WASI preview1 configurations (`wasi_config_t`), given to a
-//! store with `weft_context_set_wasi` and linked with
-//! `weft_linker_define_wasi`, over `weft-wasi`.
+//! `wasi.h`: WASI configurations (`wasi_config_t`), given to a store with
+//! `weft_context_set_wasi`, over `weft-wasi`.
+//!
+//! A configuration is kept as plain settings (the standard streams as
+//! files, bytes or callbacks that can be shared), and the store builds
+//! from it both contexts a guest may use: WASI preview1's, for the
+//! functions `weft_linker_define_wasi` defines, and WASI 0.2's, for those
+//! of `weft_component_linker_add_wasip2`. Only the one the guest links to
+//! is ever used; the other is never read from or written to.
 
 use crate::error::{catch_err, weft_error_t};
 use crate::func::HostEnv;
@@ -9,18 +15,34 @@ use crate::store::{weft_context_t, Finalizer};
 use crate::vec::wasm_byte_vec_t;
 use std::ffi::{c_char, c_uchar, c_void, CStr};
 use std::io;
+use std::sync::{Arc, Mutex};
 use weft_wasi::{DirPerms, FilePerms, WasiCtxBuilder};
 
 /// Where a standard stream of the guest goes (or comes from).
 enum Stream {
     /// The host process's own stream.
     Inherit,
-    /// A file.
+    /// A file (each context gets its own handle of the same open file).
     File(std::fs::File),
     /// Bytes (stdin only).
     Bytes(Vec<u8>),
-    /// A host callback (stdout and stderr only).
-    Custom(CustomOutput),
+    /// A host callback (stdout and stderr only), shared by the contexts
+    /// built from the configuration: its finalizer runs once, when the last
+    /// of them is dropped.
+    Custom(Arc<Mutex<CustomOutput>>),
+}
+
+/// The shared output of a host callback, as a stream of a context.
+struct SharedOutput(Arc<Mutex<CustomOutput>>);
+
+impl weft_wasi::StdoutStream for SharedOutput {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        let mut out = self
+            .0
+            .lock()
+            .map_err(|_| io::Error::other("the WASI output callback panicked earlier"))?;
+        out.write(buf)
+    }
 }
 
 /// `wasi_config_t`: the arguments, environment, standard streams and
@@ -35,6 +57,8 @@ pub struct wasi_config_t {
     stdout: Option<Stream>,
     stderr: Option<Stream>,
     preopens: Vec<(String, String, bool)>,
+    inherit_network: bool,
+    allow_ip_name_lookup: bool,
 }
 
 /// The callback of `wasi_config_set_stdout_custom`.
@@ -46,7 +70,8 @@ struct CustomOutput {
     env: HostEnv,
 }
 
-impl weft_wasi::StdoutStream for CustomOutput {
+impl CustomOutput {
+    /// Calls the host with `buf`.
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
         // SAFETY: the host's callback with its data and `buf.len()` bytes.
         let n = unsafe { (self.callback)(self.env.data(), buf.as_ptr(), buf.len()) };
@@ -274,7 +299,7 @@ pub extern "C" fn wasi_config_set_stdout_custom(
             let (Some(c), Some(callback)) = (config, callback) else {
                 return;
             };
-            c.stdout = Some(Stream::Custom(CustomOutput { callback, env }));
+            c.stdout = Some(Stream::Custom(Arc::new(Mutex::new(CustomOutput { callback, env }))));
         },
     )
 }
@@ -325,7 +350,7 @@ pub extern "C" fn wasi_config_set_stderr_custom(
             let (Some(c), Some(callback)) = (config, callback) else {
                 return;
             };
-            c.stderr = Some(Stream::Custom(CustomOutput { callback, env }));
+            c.stderr = Some(Stream::Custom(Arc::new(Mutex::new(CustomOutput { callback, env }))));
         },
     )
 }
@@ -361,77 +386,121 @@ pub unsafe extern "C" fn wasi_config_preopen_dir(
     )
 }
 
-/// Network access: Weft's WASI preview1 has no sockets to open; accepted
-/// and ignored.
+/// Lets a WASI 0.2 guest's sockets bind, connect and send to every
+/// address (by default none). WASI preview1 opens no sockets.
 #[no_mangle]
-pub extern "C" fn wasi_config_inherit_network(_config: Option<&mut wasi_config_t>) {}
-
-/// Name lookups: Weft's WASI preview1 has none; accepted and ignored.
-#[no_mangle]
-pub extern "C" fn wasi_config_allow_ip_name_lookup(_config: Option<&mut wasi_config_t>, _enable: bool) {}
-
-/// The WASI context of `config`.
-fn build(config: wasi_config_t) -> anyhow::Result<weft_wasi::WasiP1Ctx> {
-    let mut b = WasiCtxBuilder::new();
-    if config.inherit_args {
-        b.inherit_args();
-    } else {
-        b.args(&config.args);
+pub extern "C" fn wasi_config_inherit_network(config: Option<&mut wasi_config_t>) {
+    if let Some(c) = config {
+        c.inherit_network = true;
     }
-    if config.inherit_env {
-        b.inherit_env();
-    } else {
-        b.envs(&config.env);
-    }
-    match config.stdin {
-        Some(Stream::Inherit) => {
-            b.inherit_stdin();
-        }
-        Some(Stream::File(f)) => {
-            b.stdin(weft_wasi::InputFile::new(f));
-        }
-        Some(Stream::Bytes(bytes)) => {
-            b.stdin(weft_wasi::MemoryInputPipe::new(bytes));
-        }
-        _ => {}
-    }
-    match config.stdout {
-        Some(Stream::Inherit) => {
-            b.inherit_stdout();
-        }
-        Some(Stream::File(f)) => {
-            b.stdout(weft_wasi::OutputFile::new(f));
-        }
-        Some(Stream::Custom(c)) => {
-            b.stdout(c);
-        }
-        _ => {}
-    }
-    match config.stderr {
-        Some(Stream::Inherit) => {
-            b.inherit_stderr();
-        }
-        Some(Stream::File(f)) => {
-            b.stderr(weft_wasi::OutputFile::new(f));
-        }
-        Some(Stream::Custom(c)) => {
-            b.stderr(c);
-        }
-        _ => {}
-    }
-    for (host, guest, mutable) in config.preopens {
-        let (d, f) = if mutable {
-            (DirPerms::all(), FilePerms::all())
-        } else {
-            (DirPerms::READ, FilePerms::READ)
-        };
-        b.preopened_dir(&host, &guest, d, f)?;
-    }
-    Ok(b.build_p1())
 }
 
-/// Gives the store the WASI context of `wasi` (taken), for the functions
-/// `weft_linker_define_wasi` defines.
+/// Lets a WASI 0.2 guest look up host names (`wasi:sockets/ip-name-lookup`;
+/// by default not). WASI preview1 has no name lookups.
+#[no_mangle]
+pub extern "C" fn wasi_config_allow_ip_name_lookup(config: Option<&mut wasi_config_t>, enable: bool) {
+    if let Some(c) = config {
+        c.allow_ip_name_lookup = enable;
+    }
+}
+
+/// The contexts of a store built from one configuration: WASI preview1's
+/// and WASI 0.2's.
+pub(crate) struct WasiContexts {
+    pub(crate) p1: weft_wasi::WasiP1Ctx,
+    pub(crate) p2: weft_wasi::p2::WasiCtx,
+}
+
+impl wasi_config_t {
+    /// A builder holding these settings, with its own handles of the
+    /// configuration's files.
+    fn builder(&self) -> anyhow::Result<WasiCtxBuilder> {
+        let mut b = WasiCtxBuilder::new();
+        if self.inherit_args {
+            b.inherit_args();
+        } else {
+            b.args(&self.args);
+        }
+        if self.inherit_env {
+            b.inherit_env();
+        } else {
+            b.envs(&self.env);
+        }
+        let dup = |f: &std::fs::File, which: &str| {
+            f.try_clone()
+                .map_err(|e| anyhow::anyhow!("wasi_config_t: duplicating the {which} file failed: {e}"))
+        };
+        match &self.stdin {
+            Some(Stream::Inherit) => {
+                b.inherit_stdin();
+            }
+            Some(Stream::File(f)) => {
+                b.stdin(weft_wasi::InputFile::new(dup(f, "stdin")?));
+            }
+            Some(Stream::Bytes(bytes)) => {
+                b.stdin(weft_wasi::MemoryInputPipe::new(bytes.clone()));
+            }
+            _ => {}
+        }
+        for (stream, which) in [(&self.stdout, "stdout"), (&self.stderr, "stderr")] {
+            let out: Box<dyn weft_wasi::StdoutStream> = match stream {
+                Some(Stream::Inherit) if which == "stdout" => Box::new(weft_wasi::stdout()),
+                Some(Stream::Inherit) => Box::new(weft_wasi::stderr()),
+                Some(Stream::File(f)) => Box::new(weft_wasi::OutputFile::new(dup(f, which)?)),
+                Some(Stream::Custom(c)) => Box::new(SharedOutput(c.clone())),
+                _ => continue,
+            };
+            if which == "stdout" {
+                b.stdout(BoxedOutput(out));
+            } else {
+                b.stderr(BoxedOutput(out));
+            }
+        }
+        for (host, guest, mutable) in &self.preopens {
+            let (d, f) = if *mutable {
+                (DirPerms::all(), FilePerms::all())
+            } else {
+                (DirPerms::READ, FilePerms::READ)
+            };
+            b.preopened_dir(host, guest, d, f)?;
+        }
+        // As Wasmtime's: TCP and UDP are allowed, and every address is
+        // refused unless the network is inherited.
+        b.allow_tcp(true).allow_udp(true);
+        b.allow_ip_name_lookup(self.allow_ip_name_lookup);
+        if self.inherit_network {
+            b.inherit_network();
+        }
+        Ok(b)
+    }
+
+    /// Both contexts of these settings.
+    fn build(&self) -> anyhow::Result<WasiContexts> {
+        Ok(WasiContexts {
+            p1: self.builder()?.build_p1(),
+            p2: self.builder()?.build(),
+        })
+    }
+}
+
+/// A boxed output stream, as a stream.
+struct BoxedOutput(Box<dyn weft_wasi::StdoutStream>);
+
+impl weft_wasi::StdoutStream for BoxedOutput {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.0.write(buf)
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        self.0.flush()
+    }
+    fn is_terminal(&self) -> bool {
+        self.0.is_terminal()
+    }
+}
+
+/// Gives the store the WASI contexts of `wasi` (taken, even on error): the
+/// preview1 context of the functions `weft_linker_define_wasi` defines and
+/// the WASI 0.2 context of those of `weft_component_linker_add_wasip2`.
 #[no_mangle]
 pub extern "C" fn weft_context_set_wasi(
     context: Option<&weft_context_t>,
@@ -440,9 +509,15 @@ pub extern "C" fn weft_context_set_wasi(
     catch_err(|| {
         let c = context.ok_or_else(|| crate::null_error("context"))?;
         let wasi = wasi.ok_or_else(|| crate::null_error("wasi"))?;
-        let ctx = build(*wasi)?;
+        let WasiContexts { p1, p2 } = wasi.build()?;
         // SAFETY: a context used only inside this function.
-        unsafe { c.ctx() }.data_mut().wasi = Some(ctx);
+        let mut cx = unsafe { c.ctx() };
+        let data = cx.data_mut();
+        data.wasi = Some(p1);
+        data.wasip2 = Some(crate::store::WasiP2 {
+            ctx: p2,
+            table: weft::component::ResourceTable::new(),
+        });
         Ok(())
     })
 }

@@ -263,6 +263,10 @@ c_tests!(
     weft_sharedmemory,
     weft_async,
     weft_wasi,
+    weft_wasip2,
+    weft_stack_creator,
+    weft_memory_creator,
+    weft_pooling,
     threads,
 );
 

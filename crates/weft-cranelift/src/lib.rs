@@ -24,7 +24,9 @@
 //!   and the wasm results as results.
 //! * A `v128` is an `i8x16` wherever it is stored or passed; operators
 //!   bitcast it to the lane type they need.
-//! * Linear memories have a 4 GiB reservation plus a 4 GiB guard region:
+//! * Linear memories have a 4 GiB reservation plus a 4 GiB guard region
+//!   (unless `Tunables::explicit_bounds_checks`: memories in memory the
+//!   embedder provides, all of whose accesses are checked as 64-bit ones):
 //!   accesses to 32-bit memories are not bounds-checked, an out-of-bounds
 //!   access faults and the fault's pc is found in the trap table as
 //!   [`weft_environ::Trap::MemoryOutOfBounds`]. Accesses to 64-bit memories

@@ -52,8 +52,9 @@ impl FuncTranslator<'_, '_> {
     /// 4 GiB guard region after the reservation makes bounds checks
     /// unnecessary. A 64-bit memory's index space is far larger than any
     /// guard region, and a memory of 1-byte pages may end inside a host
-    /// page (the rest of which is accessible), so those accesses are
-    /// checked against the current length;
+    /// page (the rest of which is accessible), and a memory the embedder
+    /// provides has no guard region (`Tunables::explicit_bounds_checks`),
+    /// so those accesses are checked against the current length;
     /// an out-of-bounds access gets the address 0 (chosen with
     /// `select_spectre_guard`, so that not even a speculated access
     /// leaves the memory), which faults and traps with
@@ -78,7 +79,7 @@ impl FuncTranslator<'_, '_> {
             return Ok((self.bounds_checked_addr(def, base, index, memarg.offset, size), 0));
         }
         let index = self.b.ins().uextend(I64, index);
-        if small_pages {
+        if small_pages || self.tunables.explicit_bounds_checks {
             return Ok((self.bounds_checked_addr(def, base, index, memarg.offset, size), 0));
         }
         let addr = self.b.ins().iadd(base, index);

@@ -67,6 +67,11 @@ pub struct Tunables {
     /// the store's pending exception (see `vmstore::PENDING_EXN`). Without
     /// it no module may use tags, so no exception can ever be pending.
     pub exceptions: bool,
+    /// Every access to a linear memory is checked against its current
+    /// length, 32-bit memories of 64 KiB pages included: their memory may
+    /// come from the embedder (`Config::with_host_memory`), without the
+    /// guard region that otherwise makes those checks unnecessary.
+    pub explicit_bounds_checks: bool,
 }
 
 /// The features of WebAssembly that Weft can compile today: WebAssembly 2.0

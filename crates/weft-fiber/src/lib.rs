@@ -27,8 +27,10 @@ use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll};
 use wasmtime_fiber::{Fiber, FiberStack, Suspend};
 
+mod custom_stack;
 mod lent;
 mod store_fiber;
+pub use custom_stack::{StackCreator, StackMemory};
 pub use lent::{is_store_lent, lend_store, with_lent_store};
 pub use store_fiber::{StoreFiber, SuspendError, Suspender};
 
@@ -52,10 +54,18 @@ fn is_innermost(id: *const ()) -> bool {
 }
 
 /// A pool of fiber stacks of one size.
+///
+/// With a [`StackCreator`], every stack is asked of the creator when a
+/// fiber starts and dropped (given back to the creator's memory) when the
+/// fiber ends: the embedder who brings stacks does its own pooling.
 pub struct FiberPool {
     stack_size: usize,
     free: Mutex<Vec<FiberStack>>,
     in_use: AtomicUsize,
+    creator: Option<Arc<dyn StackCreator>>,
+    /// The most stacks lent at once (the pooling allocator's
+    /// `total_stacks`).
+    max_in_use: usize,
 }
 
 impl fmt::Debug for FiberPool {
@@ -64,6 +74,7 @@ impl fmt::Debug for FiberPool {
             .field("stack_size", &self.stack_size)
             .field("in_use", &self.stacks_in_use())
             .field("pooled", &self.stacks_pooled())
+            .field("custom", &self.creator.is_some())
             .finish()
     }
 }
@@ -78,6 +89,27 @@ impl FiberPool {
             stack_size,
             free: Mutex::new(Vec::new()),
             in_use: AtomicUsize::new(0),
+            creator: None,
+            max_in_use: usize::MAX,
+        }
+    }
+
+    /// The same pool lending at most `max` stacks at once: a fiber started
+    /// past that fails with an error naming the pooling allocator's
+    /// `total_stacks` limit.
+    pub fn with_max_stacks(self, max: usize) -> FiberPool {
+        FiberPool {
+            max_in_use: max,
+            ..self
+        }
+    }
+
+    /// A pool of stacks of `stack_size` bytes, each made by `creator`
+    /// (mmapped by the pool itself when `None`).
+    pub fn with_creator(stack_size: usize, creator: Option<Arc<dyn StackCreator>>) -> FiberPool {
+        FiberPool {
+            creator,
+            ..FiberPool::new(stack_size)
         }
     }
 
@@ -97,18 +129,36 @@ impl FiberPool {
     }
 
     fn take(&self) -> anyhow::Result<FiberStack> {
-        let pooled = self.free.lock().unwrap_or_else(|e| e.into_inner()).pop();
-        let stack = match pooled {
-            Some(stack) => stack,
-            None => FiberStack::new(self.stack_size, false)
-                .map_err(|e| anyhow::anyhow!("failed to allocate a fiber stack of {} bytes: {e}", self.stack_size))?,
+        let max = self.max_in_use;
+        self.in_use
+            .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| (n < max).then_some(n + 1))
+            .map_err(|n| {
+                anyhow::anyhow!(
+                    "the pooling allocator's limit `total_stacks` ({max}) is reached: {n} async stacks in use"
+                )
+            })?;
+        let stack = if let Some(creator) = &self.creator {
+            custom_stack::new_stack(&**creator, self.stack_size)
+        } else {
+            let pooled = self.free.lock().unwrap_or_else(|e| e.into_inner()).pop();
+            match pooled {
+                Some(stack) => Ok(stack),
+                None => FiberStack::new(self.stack_size, false)
+                    .map_err(|e| anyhow::anyhow!("failed to allocate a fiber stack of {} bytes: {e}", self.stack_size)),
+            }
         };
-        self.in_use.fetch_add(1, Ordering::SeqCst);
-        Ok(stack)
+        if stack.is_err() {
+            self.in_use.fetch_sub(1, Ordering::SeqCst);
+        }
+        stack
     }
 
     fn give_back(&self, stack: FiberStack) {
         self.in_use.fetch_sub(1, Ordering::SeqCst);
+        if self.creator.is_some() {
+            // The creator's memory: dropping it gives it back.
+            return;
+        }
         let mut free = self.free.lock().unwrap_or_else(|e| e.into_inner());
         if free.len() < MAX_POOLED {
             free.push(stack);

@@ -52,6 +52,7 @@ mod memory;
 mod memory_image;
 mod mmap;
 mod parking;
+mod pool;
 mod store;
 mod table;
 mod traps;
@@ -60,9 +61,13 @@ mod vm;
 pub use code::{is_wasm_pc, CodeMemory, CodePtr};
 pub use host::{HostCaller, HostFn, HostFunc};
 pub use instance::Instance;
-pub use memory::{max_pages, LinearMemory, SharedAccessError, SharedLinearMemory, MAX_PAGES_32, MEMORY_RESERVATION};
+pub use memory::{
+    max_pages, HostLinearMemory, HostMemoryCreator, HostMemorySpec, LinearMemory, SharedAccessError,
+    SharedLinearMemory, MAX_PAGES_32, MEMORY_RESERVATION,
+};
 pub use memory_image::MemoryImage;
 pub use parking::WaitResult;
+pub use pool::{InstancePool, PoolLimits};
 pub use store::{GlobalId, InstanceEntities, InstanceId, InstanceImports, MemoryId, StoreObjects, TableId, TagId};
 pub use table::{Table, MAX_TABLE_ELEMENTS};
 pub use traps::{current_call_state, init_signal_handlers, replace_call_state, CallState, StackState, UnwindReason};

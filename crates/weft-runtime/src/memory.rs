@@ -127,10 +127,87 @@ enum Storage {
         definition: Box<VMMemoryDefinition>,
     },
     Shared(SharedLinearMemory),
+    /// A slot of a pooling allocator: a reservation like `Owned`'s, given
+    /// back to the pool (reset) when the memory is dropped.
+    Pooled {
+        slot: crate::pool::PoolSlot,
+        definition: Box<VMMemoryDefinition>,
+    },
+    /// Memory an embedder's [`HostMemoryCreator`] made.
+    Host {
+        memory: HostMemory,
+        definition: Box<VMMemoryDefinition>,
+    },
+}
+
+/// Memory an embedder provides for a linear memory (Wasmtime's
+/// `LinearMemory`), made by a [`HostMemoryCreator`].
+///
+/// # Safety
+///
+/// The implementer guarantees that `as_ptr() .. as_ptr() + byte_size()` is
+/// memory readable and writable by any thread, owned by this value and used
+/// by nothing but it (and the wasm it is given to) while it lives; that
+/// `grow_to(n)`, when it succeeds, makes `byte_size()` at least `n` with the
+/// bytes past the old size zeroed; and that `as_ptr()` never changes as
+/// long as `byte_size()` stays within the reservation the memory was made
+/// with ([`HostMemorySpec::reserved_size_in_bytes`]): compiled code keeps the
+/// base of a memory across calls.
+pub unsafe trait HostLinearMemory: Send + Sync + 'static {
+    /// The accessible size in bytes.
+    fn byte_size(&self) -> usize;
+    /// The size the memory may grow to without moving.
+    fn byte_capacity(&self) -> usize;
+    /// Grows the accessible size to `new_size` bytes (zeroing the new
+    /// bytes), or fails.
+    fn grow_to(&mut self, new_size: usize) -> anyhow::Result<()>;
+    /// The first byte of the memory.
+    fn as_ptr(&self) -> *mut u8;
+}
+
+/// What a [`HostMemoryCreator`] is asked for.
+#[derive(Debug, Clone, Copy)]
+pub struct HostMemorySpec {
+    /// The memory's minimum (initial) size, in pages.
+    pub minimum_pages: u64,
+    /// Its declared maximum, in pages.
+    pub maximum_pages: Option<u64>,
+    /// Whether it is indexed with `i64`.
+    pub memory64: bool,
+    /// `log2` of its page size in bytes.
+    pub page_size_log2: u8,
+    /// The initial size in bytes.
+    pub minimum_bytes: usize,
+    /// The most bytes it may grow to (`None`: no limit but Weft's 4 GiB).
+    pub maximum_bytes: Option<usize>,
+    /// The bytes the memory must reserve, and never move within: the most
+    /// it may ever grow to.
+    pub reserved_size_in_bytes: Option<usize>,
+    /// The inaccessible bytes that must follow the reservation: always 0
+    /// (code compiled for host memories checks every access's bounds).
+    pub guard_size_in_bytes: usize,
+}
+
+/// Makes the memory of linear memories in memory the embedder provides
+/// (behind Wasmtime's `MemoryCreator`).
+pub trait HostMemoryCreator: Send + Sync {
+    /// A memory as `spec` describes.
+    fn new_memory(&self, spec: &HostMemorySpec) -> anyhow::Result<Box<dyn HostLinearMemory>>;
+}
+
+/// A boxed [`HostLinearMemory`].
+struct HostMemory(Box<dyn HostLinearMemory>);
+
+impl std::fmt::Debug for HostMemory {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("HostMemory")
+            .field("byte_size", &self.0.byte_size())
+            .finish_non_exhaustive()
+    }
 }
 
 // SAFETY: the definition only points into our own mapping (or into the
-// shared memory, which is `Send + Sync` itself).
+// shared memory, or the host memory, which are `Send + Sync` themselves).
 unsafe impl Send for LinearMemory {}
 // SAFETY: as for `Send`; mutation of an owned memory requires `&mut self`.
 unsafe impl Sync for LinearMemory {}
@@ -165,6 +242,95 @@ impl LinearMemory {
         Ok((LinearMemory { shape, storage }, mapped))
     }
 
+    /// A memory of `minimum` pages that may grow to `maximum` pages (as
+    /// [`LinearMemory::new`] takes them) in memory `creator` makes. Code
+    /// using it must check the bounds of every access (the engine compiles
+    /// so when it has a creator): it has no guard region.
+    pub fn from_host(
+        creator: &dyn HostMemoryCreator,
+        minimum: u64,
+        maximum: Option<u64>,
+        memory64: bool,
+        page_size_log2: u8,
+    ) -> anyhow::Result<LinearMemory> {
+        let shape = Shape::new(minimum, maximum, memory64, page_size_log2)?;
+        let minimum_bytes = usize::try_from(minimum << page_size_log2)?;
+        let most = usize::try_from(shape.maximum_pages << page_size_log2)?;
+        let spec = HostMemorySpec {
+            minimum_pages: minimum,
+            maximum_pages: maximum,
+            memory64,
+            page_size_log2,
+            minimum_bytes,
+            maximum_bytes: maximum.map(|_| most),
+            reserved_size_in_bytes: Some(most),
+            guard_size_in_bytes: 0,
+        };
+        let memory = creator.new_memory(&spec).map_err(|e| {
+            e.context(format!(
+                "the host memory creator failed to make a memory of {minimum_bytes} bytes"
+            ))
+        })?;
+        let (base, len) = (memory.as_ptr(), memory.byte_size());
+        if base.is_null() {
+            anyhow::bail!("the host memory creator gave a memory at address 0");
+        }
+        if len != minimum_bytes {
+            anyhow::bail!("the host memory creator gave a memory of {len} bytes where {minimum_bytes} were asked");
+        }
+        let definition = Box::new(VMMemoryDefinition {
+            base,
+            current_length: len,
+        });
+        Ok(LinearMemory {
+            shape,
+            storage: Storage::Host {
+                memory: HostMemory(memory),
+                definition,
+            },
+        })
+    }
+
+    /// A memory as [`LinearMemory::with_image`] makes, in a slot of `pool`
+    /// (which limits its size to the pool's `max_memory_size`).
+    pub(crate) fn from_pool(
+        pool: &Arc<crate::InstancePool>,
+        minimum: u64,
+        maximum: Option<u64>,
+        memory64: bool,
+        page_size_log2: u8,
+        image: Option<&MemoryImage>,
+    ) -> anyhow::Result<(LinearMemory, bool)> {
+        let mut shape = Shape::new(minimum, maximum, memory64, page_size_log2)?;
+        let mut slot = pool.take_memory_slot()?;
+        let limit = slot.max_memory_size() as u64 >> page_size_log2;
+        if minimum > limit {
+            anyhow::bail!(
+                "a memory of {minimum} pages is past the pooling allocator's limit `max_memory_size` ({} bytes)",
+                slot.max_memory_size()
+            );
+        }
+        shape.maximum_pages = shape.maximum_pages.min(limit);
+        let len = (minimum << page_size_log2) as usize;
+        let mmap = slot
+            .mmap()
+            .ok_or_else(|| anyhow::anyhow!("a pooled memory slot without its reservation"))?;
+        mmap.make_accessible(0, len)
+            .map_err(|e| anyhow::anyhow!("failed to commit {len} bytes of a pooled linear memory: {e}"))?;
+        let mapped = image.is_some_and(|image| image.map_at(mmap.as_ptr(), len).is_ok());
+        let definition = Box::new(VMMemoryDefinition {
+            base: mmap.as_ptr(),
+            current_length: len,
+        });
+        Ok((
+            LinearMemory {
+                shape,
+                storage: Storage::Pooled { slot, definition },
+            },
+            mapped,
+        ))
+    }
+
     /// A store's handle of the shared memory `shared`.
     pub fn from_shared(shared: SharedLinearMemory) -> LinearMemory {
         LinearMemory {
@@ -187,7 +353,7 @@ impl LinearMemory {
     pub fn shared(&self) -> Option<&SharedLinearMemory> {
         match &self.storage {
             Storage::Shared(s) => Some(s),
-            Storage::Owned { .. } => None,
+            Storage::Owned { .. } | Storage::Pooled { .. } | Storage::Host { .. } => None,
         }
     }
 
@@ -220,7 +386,9 @@ impl LinearMemory {
     /// The size in bytes.
     pub fn byte_size(&self) -> usize {
         match &self.storage {
-            Storage::Owned { definition, .. } => definition.current_length,
+            Storage::Owned { definition, .. }
+            | Storage::Pooled { definition, .. }
+            | Storage::Host { definition, .. } => definition.current_length,
             Storage::Shared(s) => s.byte_size(),
         }
     }
@@ -245,6 +413,31 @@ impl LinearMemory {
                 Some(old)
             }
             Storage::Shared(s) => s.grow(delta),
+            Storage::Pooled { slot, definition } => {
+                let (old, new_len) = self.shape.grow(slot.mmap()?, definition.current_length, delta)?;
+                definition.current_length = new_len;
+                Some(old)
+            }
+            Storage::Host { memory, definition } => {
+                let old_len = definition.current_length;
+                let old = old_len as u64 >> self.shape.page_size_log2;
+                let new = old.checked_add(delta)?;
+                if new > self.shape.maximum_pages {
+                    return None;
+                }
+                let new_len = usize::try_from(new << self.shape.page_size_log2).ok()?;
+                if new_len != old_len {
+                    memory.0.grow_to(new_len).ok()?;
+                    if memory.0.byte_size() < new_len {
+                        return None;
+                    }
+                }
+                // The base stays put within the reservation (the trait's
+                // contract); re-read it all the same.
+                definition.base = memory.0.as_ptr();
+                definition.current_length = new_len;
+                Some(old)
+            }
         }
     }
 
@@ -254,8 +447,9 @@ impl LinearMemory {
     pub fn data(&self) -> &[u8] {
         // SAFETY: `[base, base + byte_size)` is mapped read-write and owned
         // by this memory (or kept alive by its shared handle, and never
-        // unmapped or shrunk while it lives); the borrow of `self` keeps it
-        // alive.
+        // unmapped or shrunk while it lives, or a host memory's, whose
+        // `HostLinearMemory` contract says the same); the borrow of `self`
+        // keeps it alive.
         unsafe { std::slice::from_raw_parts(self.base(), self.byte_size()) }
     }
 
@@ -269,7 +463,9 @@ impl LinearMemory {
     /// The first byte of the memory.
     pub fn base(&self) -> *mut u8 {
         match &self.storage {
-            Storage::Owned { definition, .. } => definition.base,
+            Storage::Owned { definition, .. }
+            | Storage::Pooled { definition, .. }
+            | Storage::Host { definition, .. } => definition.base,
             Storage::Shared(s) => s.0.definition.base,
         }
     }
@@ -277,7 +473,9 @@ impl LinearMemory {
     /// The address of the definition read by compiled code.
     pub(crate) fn definition_ptr(&mut self) -> *mut VMMemoryDefinition {
         match &mut self.storage {
-            Storage::Owned { definition, .. } => &mut **definition,
+            Storage::Owned { definition, .. }
+            | Storage::Pooled { definition, .. }
+            | Storage::Host { definition, .. } => &mut **definition,
             // The shared definition has the same layout; compiled code only
             // reads it (the length with a plain load, which is how an
             // atomic word is read on the targets Weft supports).

@@ -74,6 +74,30 @@ impl Mmap {
         Ok(())
     }
 
+    /// Replaces the whole mapping with fresh inaccessible anonymous memory
+    /// at the same address: every page written, and anything mapped over
+    /// it, is dropped, so that the mapping reads as zeros once made
+    /// accessible again.
+    pub fn reset(&mut self) -> io::Result<()> {
+        // SAFETY: `MAP_FIXED` over exactly our own mapping, which nothing
+        // else uses now (`&mut self`): it replaces our pages and no one
+        // else's.
+        let ptr = unsafe {
+            libc::mmap(
+                self.ptr.as_ptr().cast(),
+                self.len,
+                libc::PROT_NONE,
+                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_NORESERVE | libc::MAP_FIXED,
+                -1,
+                0,
+            )
+        };
+        if ptr == libc::MAP_FAILED {
+            return Err(io::Error::last_os_error());
+        }
+        Ok(())
+    }
+
     /// The first byte of the mapping.
     pub fn as_ptr(&self) -> *mut u8 {
         self.ptr.as_ptr()

@@ -48,6 +48,25 @@ pub struct StoreObjects {
     host_func_refs: Vec<FuncRefPtr>,
     instance_entities: Vec<InstanceEntities>,
     epoch: Option<Arc<AtomicU64>>,
+    /// The maker of the store's (non-shared) memories, if the embedder
+    /// provides their memory.
+    memory_creator: Option<Arc<dyn crate::HostMemoryCreator>>,
+    /// The pooling allocator's pool of the engine, if it has one, and the
+    /// instances and tables this store holds of it.
+    pool: Option<Arc<crate::InstancePool>>,
+    pool_instances: u32,
+    pool_tables: u32,
+    pool_component_instances: u32,
+}
+
+impl Drop for StoreObjects {
+    fn drop(&mut self) {
+        // The memories give their slots back as they drop.
+        if let Some(pool) = &self.pool {
+            pool.release(self.pool_instances, self.pool_tables);
+            pool.release_component_instances(self.pool_component_instances);
+        }
+    }
 }
 
 // SAFETY: everything inside is owned by this value; raw pointers only point
@@ -76,6 +95,82 @@ impl StoreObjects {
             host_func_refs: Vec::new(),
             instance_entities: Vec::new(),
             epoch: None,
+            memory_creator: None,
+            pool: None,
+            pool_instances: 0,
+            pool_tables: 0,
+            pool_component_instances: 0,
+        }
+    }
+
+    /// Allocates the store's instances, memories and tables from `pool`
+    /// (the engine's pooling allocator) from now on.
+    pub fn set_instance_pool(&mut self, pool: Option<Arc<crate::InstancePool>>) {
+        self.pool = pool;
+    }
+
+    /// Makes the store's memories (but shared ones) in memory `creator`
+    /// provides, from now on.
+    pub fn set_memory_creator(&mut self, creator: Option<Arc<dyn crate::HostMemoryCreator>>) {
+        self.memory_creator = creator;
+    }
+
+    /// Takes a component instance of the pool, if the store has one (given
+    /// back when the store drops).
+    pub fn take_component_instance(&mut self) -> anyhow::Result<()> {
+        if let Some(pool) = &self.pool {
+            pool.take_component_instance()?;
+            self.pool_component_instances += 1;
+        }
+        Ok(())
+    }
+
+    /// A new table of the store made by the host: with a pool, one of the
+    /// pool's tables, capped at its `table_elements`.
+    pub fn new_table(
+        &mut self,
+        element: weft_environ::WasmRefType,
+        minimum: u64,
+        maximum: Option<u64>,
+        init: usize,
+    ) -> anyhow::Result<Table> {
+        let Some(pool) = self.pool.clone() else {
+            return Table::new(element, minimum, maximum, init);
+        };
+        let cap = pool.limits().table_elements as u64;
+        if minimum > cap {
+            anyhow::bail!(
+                "a table of {minimum} elements is past the pooling allocator's limit `table_elements` ({cap})"
+            );
+        }
+        pool.take_tables(1)?;
+        match Table::new(element, minimum, Some(maximum.map_or(cap, |m| m.min(cap))), init) {
+            Ok(table) => {
+                self.pool_tables += 1;
+                Ok(table)
+            }
+            Err(e) => {
+                pool.release(0, 1);
+                Err(e)
+            }
+        }
+    }
+
+    /// A new non-shared memory of the store: in memory of its creator if it
+    /// has one, else its own reservation.
+    pub fn new_memory(
+        &self,
+        minimum: u64,
+        maximum: Option<u64>,
+        memory64: bool,
+        page_size_log2: u8,
+    ) -> anyhow::Result<LinearMemory> {
+        match (&self.memory_creator, &self.pool) {
+            (Some(c), _) => LinearMemory::from_host(&**c, minimum, maximum, memory64, page_size_log2),
+            (None, Some(pool)) => {
+                Ok(LinearMemory::from_pool(pool, minimum, maximum, memory64, page_size_log2, None)?.0)
+            }
+            (None, None) => LinearMemory::new(minimum, maximum, memory64, page_size_log2),
         }
     }
 
@@ -276,6 +371,13 @@ impl StoreObjects {
                 && imports.tags.len() == module.num_imported_tags as usize,
             "imports do not match the module"
         );
+        if let Some(pool) = &self.pool {
+            pool.check_module(module, offsets.size() as usize)?;
+            let tables = module.tables.len() as u32 - module.num_imported_tables;
+            pool.take_instance(tables)?;
+            self.pool_instances += 1;
+            self.pool_tables += tables;
+        }
         let mut instance = Instance::new(module.clone(), offsets, store_index)?;
         instance.init_header(&*self.ctx, BUILTINS.0.as_ptr().cast());
         for (i, id) in type_ids.iter().enumerate() {
@@ -316,6 +418,13 @@ impl StoreObjects {
                 // would be mapped over memory other threads may use.
                 let shared = SharedLinearMemory::new(m.minimum, m.maximum, m.memory64, m.page_size_log2)?;
                 (LinearMemory::from_shared(shared), false)
+            } else if let Some(creator) = &self.memory_creator {
+                // Host memory: the data segments are copied into it.
+                let memory = LinearMemory::from_host(&**creator, m.minimum, m.maximum, m.memory64, m.page_size_log2)?;
+                (memory, false)
+            } else if let Some(pool) = &self.pool {
+                let image = memory_images.get(i).and_then(Option::as_ref);
+                LinearMemory::from_pool(pool, m.minimum, m.maximum, m.memory64, m.page_size_log2, image)?
             } else {
                 let image = memory_images.get(i).and_then(Option::as_ref);
                 LinearMemory::with_image(m.minimum, m.maximum, m.memory64, m.page_size_log2, image)?
@@ -336,7 +445,15 @@ impl StoreObjects {
             tables.push(*id);
         }
         for t in &module.tables[module.num_imported_tables as usize..] {
-            tables.push(self.add_table(Table::new(t.element, t.minimum, t.maximum, 0)?));
+            // A pool caps every table at its `table_elements`.
+            let maximum = match &self.pool {
+                Some(pool) => {
+                    let cap = pool.limits().table_elements as u64;
+                    Some(t.maximum.map_or(cap, |m| m.min(cap)))
+                }
+                None => t.maximum,
+            };
+            tables.push(self.add_table(Table::new(t.element, t.minimum, maximum, 0)?));
         }
         for (i, id) in tables.iter().enumerate() {
             let table: *mut Table = &mut *self.tables[id.0];

@@ -1,5 +1,15 @@
 //! Engine configuration.
 
+mod host_memory;
+mod pooling;
+pub use pooling::{InstanceAllocationStrategy, PoolingAllocationConfig};
+#[cfg(feature = "async")]
+mod stack;
+pub use host_memory::{LinearMemory, MemoryCreator};
+#[cfg(feature = "async")]
+pub use stack::{StackCreator, StackMemory};
+use std::sync::Arc;
+
 /// How much Cranelift optimizes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 #[non_exhaustive]
@@ -36,6 +46,13 @@ pub struct Config {
     pub(crate) concurrency_schedule_seed: Option<u64>,
     /// The garbage collector of GC objects (`Config::collector`).
     pub(crate) collector: Collector,
+    /// How instances are allocated (`Config::allocation_strategy`).
+    pub(crate) allocation_strategy: InstanceAllocationStrategy,
+    /// The maker of linear memories' memory (`Config::with_host_memory`).
+    pub(crate) host_memory: Option<host_memory::HostMemory>,
+    /// The maker of async stacks (`Config::with_custom_stack`).
+    #[cfg(feature = "async")]
+    pub(crate) stack_creator: Option<stack::CustomStacks>,
 }
 
 /// Which garbage collector manages a store's GC objects (the GC proposal's
@@ -72,6 +89,10 @@ impl Default for Config {
             concurrency_support: cfg!(feature = "component-model-async"),
             concurrency_schedule_seed: None,
             collector: Collector::Auto,
+            allocation_strategy: InstanceAllocationStrategy::OnDemand,
+            host_memory: None,
+            #[cfg(feature = "async")]
+            stack_creator: None,
         }
     }
 }
@@ -370,7 +391,16 @@ impl Config {
         tunables.exceptions = self
             .features
             .intersects(wasmparser::WasmFeatures::EXCEPTIONS | wasmparser::WasmFeatures::LEGACY_EXCEPTIONS);
+        tunables.explicit_bounds_checks = self.host_memory.is_some();
         tunables
+    }
+
+    /// The maker of the memory of the engine's stores' memories, if the
+    /// embedder provides it.
+    pub(crate) fn memory_creator(&self) -> Option<Arc<dyn weft_runtime::HostMemoryCreator>> {
+        self.host_memory
+            .clone()
+            .map(|h| Arc::new(h) as Arc<dyn weft_runtime::HostMemoryCreator>)
     }
 
     /// Checks that the enabled proposals can work together.

@@ -37,6 +37,8 @@ pub(crate) struct EngineInner {
     pub(crate) epoch: Arc<AtomicU64>,
     #[cfg(feature = "async")]
     pub(crate) fiber_pool: std::sync::Arc<weft_fiber::FiberPool>,
+    /// The pooling allocator's pool (`Config::allocation_strategy`).
+    pub(crate) instance_pool: Option<Arc<weft_runtime::InstancePool>>,
 }
 
 impl std::fmt::Debug for Engine {
@@ -84,8 +86,15 @@ impl Engine {
                 component_types: Default::default(),
                 host_trampolines: Mutex::new(HashMap::new()),
                 epoch: Arc::new(AtomicU64::new(0)),
+                instance_pool: config.instance_pool(),
                 #[cfg(feature = "async")]
-                fiber_pool: std::sync::Arc::new(weft_fiber::FiberPool::new(config.async_stack_size)),
+                fiber_pool: std::sync::Arc::new(
+                    weft_fiber::FiberPool::with_creator(
+                        config.async_stack_size,
+                        config.stack_creator.as_ref().map(|c| c.0.clone()),
+                    )
+                    .with_max_stacks(config.max_async_stacks()),
+                ),
             }),
         }
     }

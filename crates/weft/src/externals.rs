@@ -154,7 +154,9 @@ impl Memory {
             crate::bail!("shared memories must be created through `SharedMemory`");
         }
         crate::shared_memory::check_memory_type(&store.engine, &ty)?;
-        let memory = LinearMemory::new(ty.minimum(), ty.maximum(), ty.is_64(), ty.page_size_log2())?;
+        let memory = store
+            .objects
+            .new_memory(ty.minimum(), ty.maximum(), ty.is_64(), ty.page_size_log2())?;
         let id = store.objects.add_memory(memory);
         store.memory_types.insert(id.0, ty);
         Ok(Memory { store: store.id(), id })
@@ -308,7 +310,9 @@ impl Table {
     pub fn new(mut store: impl AsContextMut, ty: TableType, init: Ref) -> crate::Result<Table> {
         let store = store.as_context_mut().0.opaque_mut();
         let word = init.to_word(store, ty.element())?;
-        let table = weft_runtime::Table::new(ty.element().to_wasm(), ty.minimum(), ty.maximum(), word)?;
+        let table = store
+            .objects
+            .new_table(ty.element().to_wasm(), ty.minimum(), ty.maximum(), word)?;
         let id = store.objects.add_table(table);
         store.table_types.insert(id.0, ty);
         Ok(Table { store: store.id(), id })

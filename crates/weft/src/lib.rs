@@ -47,7 +47,8 @@
 
 // No `unsafe` code: the only items allowed past this lint are the
 // declarations of `Module::deserialize` and `Module::deserialize_file`, whose
-// contract (trusted bytes) is unsafe while their bodies are not.
+// contract (trusted bytes) is unsafe while their bodies are not, and of the
+// unsafe trait `MemoryCreator` (its memories are trusted by compiled code).
 #![deny(unsafe_code)]
 #![deny(missing_docs)]
 
@@ -75,7 +76,11 @@ mod values;
 
 pub use anyhow::{bail, ensure, format_err, Context};
 pub use call_hook::CallHook;
-pub use config::{Collector, Config, OptLevel};
+pub use config::{
+    Collector, Config, InstanceAllocationStrategy, LinearMemory, MemoryCreator, OptLevel, PoolingAllocationConfig,
+};
+#[cfg(feature = "async")]
+pub use config::{StackCreator, StackMemory};
 pub use engine::{Engine, Precompiled};
 pub use externals::{Extern, Global, Memory, MemoryAccessError, Table, Tag};
 pub use func::{Func, IntoFunc, TypedFunc, WasmParams, WasmResults, WasmRet, WasmTy};

@@ -299,6 +299,8 @@ impl<T: 'static> Store<T> {
     pub fn new(engine: &Engine, data: T) -> Store<T> {
         let mut objects = StoreObjects::new();
         objects.set_epoch_counter(engine.inner.epoch.clone());
+        objects.set_memory_creator(engine.inner.config.memory_creator());
+        objects.set_instance_pool(engine.inner.instance_pool.clone());
         objects.set_epoch_deadline(0);
         objects.set_interrupt_handler::<StoreInner<T>>(interrupts::handle_interrupt::<T>);
         Store {

@@ -107,6 +107,51 @@ WASM_API_EXTERN weft_call_future_t *weft_instance_pre_instantiate_async(const we
                                                                         wasm_trap_t **trap_ret,
                                                                         weft_error_t **error_ret);
 
+/**
+ * \brief Gives the stack memory of a #weft_stack_memory_t: returns the top
+ * of the stack (its highest address, page-aligned) and sets `*out_len` to
+ * its usable length (guard pages excluded, a multiple of the page size).
+ */
+typedef uint8_t *(*weft_stack_memory_get_callback_t)(void *env, size_t *out_len);
+
+/// \brief A stack made by a #weft_stack_creator_t (owned by Weft once given).
+typedef struct {
+  /// The data passed to `get_stack_memory`.
+  void *env;
+  /// Gives the stack's top and length; its memory stays valid until `finalizer` runs.
+  weft_stack_memory_get_callback_t get_stack_memory;
+  /// Called once when the stack is no longer used (frees `env` and the memory; may be NULL).
+  void (*finalizer)(void *);
+} weft_stack_memory_t;
+
+/**
+ * \brief Makes a stack of at least `size` usable bytes (zeroed if
+ * `zeroed`) in `*stack_ret`, or returns an error. Called from whichever
+ * thread starts an async call, so it must be thread-safe.
+ */
+typedef weft_error_t *(*weft_new_stack_memory_callback_t)(void *env, size_t size, bool zeroed,
+                                                         weft_stack_memory_t *stack_ret);
+
+/// \brief A maker of the stacks async calls run on.
+typedef struct {
+  /// The data passed to `new_stack`.
+  void *env;
+  /// Makes a stack.
+  weft_new_stack_memory_callback_t new_stack;
+  /// Called once when the engines using the creator are gone (may be NULL).
+  void (*finalizer)(void *);
+} weft_stack_creator_t;
+
+/**
+ * \brief Makes the stacks of async calls with `creator` (the struct is
+ * copied; its `env` is owned by the configuration from now on): each async
+ * call asks it for a stack of #weft_config_async_stack_size_set bytes when
+ * it starts and gives the stack back (its finalizer) when it ends. A stack
+ * that is not page-aligned, is smaller than asked or is empty makes the
+ * call fail with an error saying so.
+ */
+WASM_API_EXTERN void weft_config_host_stack_creator_set(wasm_config_t *config, weft_stack_creator_t *creator);
+
 #ifdef __cplusplus
 } // extern "C"
 #endif

@@ -346,6 +346,223 @@ WASM_API_EXTERN void weft_config_cranelift_flag_enable(wasm_config_t *, const ch
 /// \brief Sets a Cranelift flag. Ignored by Weft.
 WASM_API_EXTERN void weft_config_cranelift_flag_set(wasm_config_t *, const char *key, const char *value);
 
+/**
+ * \brief Gives the base of a host memory, and sets `*byte_size` to its
+ * accessible size and `*byte_capacity` to the size it may grow to without
+ * moving.
+ */
+typedef uint8_t *(*weft_memory_get_callback_t)(void *env, size_t *byte_size, size_t *byte_capacity);
+
+/**
+ * \brief Grows a host memory to `new_size` bytes (the new bytes zeroed), or
+ * returns an error (the wasm `memory.grow` then returns -1).
+ */
+typedef weft_error_t *(*weft_memory_grow_callback_t)(void *env, size_t new_size);
+
+/**
+ * \brief A linear memory's memory, made by a #weft_memory_creator_t (owned
+ * by Weft once given).
+ *
+ * Its base and size (from `get_memory`) must stay readable and writable
+ * until `finalizer` runs, and the base must never move while the memory
+ * grows within the reservation it was made with.
+ */
+typedef struct weft_linear_memory {
+  /// The data passed to the callbacks.
+  void *env;
+  /// Gives the base, size and capacity.
+  weft_memory_get_callback_t get_memory;
+  /// Grows the memory.
+  weft_memory_grow_callback_t grow_memory;
+  /// Frees `env` and the memory when the linear memory is dropped (may be NULL).
+  void (*finalizer)(void *);
+} weft_linear_memory_t;
+
+/**
+ * \brief Makes the memory of a linear memory of type `ty` (borrowed for the
+ * call): `minimum` bytes accessible, growing to at most `maximum` bytes
+ * (`SIZE_MAX`: no maximum), reserving `reserved_size_in_bytes` bytes
+ * (0: none asked) it never moves within, followed by `guard_size_in_bytes`
+ * inaccessible bytes (Weft asks for none, and checks every access's
+ * bounds). Fills `*memory_ret` or returns an error. Must be thread-safe.
+ */
+typedef weft_error_t *(*weft_new_memory_callback_t)(void *env, const wasm_memorytype_t *ty, size_t minimum,
+                                                    size_t maximum, size_t reserved_size_in_bytes,
+                                                    size_t guard_size_in_bytes, weft_linear_memory_t *memory_ret);
+
+/// \brief A maker of linear memories' memory.
+typedef struct weft_memory_creator {
+  /// The data passed to `new_memory`.
+  void *env;
+  /// Makes a memory.
+  weft_new_memory_callback_t new_memory;
+  /// Called once when the engines using the creator are gone (may be NULL).
+  void (*finalizer)(void *);
+} weft_memory_creator_t;
+
+/**
+ * \brief Makes every non-shared linear memory of the engine's stores in
+ * memory `creator` makes (the struct is copied; its `env` is owned by the
+ * configuration from now on). Code the engine compiles then checks the
+ * bounds of every memory access.
+ */
+WASM_API_EXTERN void weft_config_host_memory_creator_set(wasm_config_t *, weft_memory_creator_t *);
+
+/**
+ * \brief The limits of the pooling allocator (owned by the caller; delete
+ * with #weft_pooling_allocation_config_delete).
+ *
+ * With the pooling strategy an engine keeps one pool for all its stores:
+ * each linear memory takes a slot (a reservation made once and reused after
+ * the store holding it is deleted, reset to zeros in between), and core
+ * instances, memories and tables are counted against the pool's totals;
+ * going past a limit fails the instantiation with an error naming it.
+ */
+typedef struct weft_pooling_allocation_config_t weft_pooling_allocation_config_t;
+
+/// \brief New limits, with Wasmtime's defaults.
+WASM_API_EXTERN weft_pooling_allocation_config_t *weft_pooling_allocation_config_new(void);
+
+/// \brief Deletes limits.
+WASM_API_EXTERN void weft_pooling_allocation_config_delete(weft_pooling_allocation_config_t *);
+
+/**
+ * \def WEFT_POOLING_ALLOCATION_CONFIG_PROP(name, ty)
+ * \brief Declares `weft_pooling_allocation_config_<name>_set`.
+ */
+#define WEFT_POOLING_ALLOCATION_CONFIG_PROP(name, ty)                                                                 \
+  WASM_API_EXTERN void weft_pooling_allocation_config_##name##_set(weft_pooling_allocation_config_t *, ty);
+
+/**
+ * \fn void weft_pooling_allocation_config_max_unused_warm_slots_set(weft_pooling_allocation_config_t *, uint32_t)
+ * \brief Unused memory slots kept warm (default 100; accepted, Weft resets every slot given back).
+ */
+WEFT_POOLING_ALLOCATION_CONFIG_PROP(max_unused_warm_slots, uint32_t)
+
+/**
+ * \fn void weft_pooling_allocation_config_decommit_batch_size_set(weft_pooling_allocation_config_t *, size_t)
+ * \brief Slots decommitted together (default 1; accepted, no effect).
+ */
+WEFT_POOLING_ALLOCATION_CONFIG_PROP(decommit_batch_size, size_t)
+
+/**
+ * \fn void weft_pooling_allocation_config_async_stack_keep_resident_set(weft_pooling_allocation_config_t *, size_t)
+ * \brief Bytes of an async stack kept resident (default 0; accepted, no effect).
+ */
+WEFT_POOLING_ALLOCATION_CONFIG_PROP(async_stack_keep_resident, size_t)
+
+/**
+ * \fn void weft_pooling_allocation_config_linear_memory_keep_resident_set(weft_pooling_allocation_config_t *, size_t)
+ * \brief Bytes of a memory slot kept resident (default 0; accepted, no effect).
+ */
+WEFT_POOLING_ALLOCATION_CONFIG_PROP(linear_memory_keep_resident, size_t)
+
+/**
+ * \fn void weft_pooling_allocation_config_table_keep_resident_set(weft_pooling_allocation_config_t *, size_t)
+ * \brief Bytes of a table kept resident (default 0; accepted, no effect).
+ */
+WEFT_POOLING_ALLOCATION_CONFIG_PROP(table_keep_resident, size_t)
+
+/**
+ * \fn void weft_pooling_allocation_config_total_component_instances_set(weft_pooling_allocation_config_t *, uint32_t)
+ * \brief Component instances live at once in all the engine's stores (default 1000).
+ */
+WEFT_POOLING_ALLOCATION_CONFIG_PROP(total_component_instances, uint32_t)
+
+/**
+ * \fn void weft_pooling_allocation_config_max_component_instance_size_set(weft_pooling_allocation_config_t *, size_t)
+ * \brief The most bytes of a component instance's state (default 1 MiB; accepted, not enforced yet).
+ */
+WEFT_POOLING_ALLOCATION_CONFIG_PROP(max_component_instance_size, size_t)
+
+/**
+ * \fn void weft_pooling_allocation_config_max_core_instances_per_component_set(weft_pooling_allocation_config_t *, uint32_t)
+ * \brief Core instances of one component (default unlimited; accepted, not enforced yet).
+ */
+WEFT_POOLING_ALLOCATION_CONFIG_PROP(max_core_instances_per_component, uint32_t)
+
+/**
+ * \fn void weft_pooling_allocation_config_max_memories_per_component_set(weft_pooling_allocation_config_t *, uint32_t)
+ * \brief Memories of one component (default unlimited; accepted, not enforced yet).
+ */
+WEFT_POOLING_ALLOCATION_CONFIG_PROP(max_memories_per_component, uint32_t)
+
+/**
+ * \fn void weft_pooling_allocation_config_max_tables_per_component_set(weft_pooling_allocation_config_t *, uint32_t)
+ * \brief Tables of one component (default unlimited; accepted, not enforced yet).
+ */
+WEFT_POOLING_ALLOCATION_CONFIG_PROP(max_tables_per_component, uint32_t)
+
+/**
+ * \fn void weft_pooling_allocation_config_total_memories_set(weft_pooling_allocation_config_t *, uint32_t)
+ * \brief Linear memories live at once in all the engine's stores, and the most memory slots reserved (default 1000).
+ */
+WEFT_POOLING_ALLOCATION_CONFIG_PROP(total_memories, uint32_t)
+
+/**
+ * \fn void weft_pooling_allocation_config_total_tables_set(weft_pooling_allocation_config_t *, uint32_t)
+ * \brief Tables of instances live at once (default 1000).
+ */
+WEFT_POOLING_ALLOCATION_CONFIG_PROP(total_tables, uint32_t)
+
+/**
+ * \fn void weft_pooling_allocation_config_total_stacks_set(weft_pooling_allocation_config_t *, uint32_t)
+ * \brief Async stacks lent at once (default 1000): an async call started past it fails.
+ */
+WEFT_POOLING_ALLOCATION_CONFIG_PROP(total_stacks, uint32_t)
+
+/**
+ * \fn void weft_pooling_allocation_config_total_core_instances_set(weft_pooling_allocation_config_t *, uint32_t)
+ * \brief Core instances live at once in all the engine's stores (default 1000).
+ */
+WEFT_POOLING_ALLOCATION_CONFIG_PROP(total_core_instances, uint32_t)
+
+/**
+ * \fn void weft_pooling_allocation_config_max_core_instance_size_set(weft_pooling_allocation_config_t *, size_t)
+ * \brief The most bytes of a core instance's state (default 1 MiB).
+ */
+WEFT_POOLING_ALLOCATION_CONFIG_PROP(max_core_instance_size, size_t)
+
+/**
+ * \fn void weft_pooling_allocation_config_max_tables_per_module_set(weft_pooling_allocation_config_t *, uint32_t)
+ * \brief Tables one module may define (default 1).
+ */
+WEFT_POOLING_ALLOCATION_CONFIG_PROP(max_tables_per_module, uint32_t)
+
+/**
+ * \fn void weft_pooling_allocation_config_table_elements_set(weft_pooling_allocation_config_t *, size_t)
+ * \brief The most elements of a table, initially and by growing (default 20000).
+ */
+WEFT_POOLING_ALLOCATION_CONFIG_PROP(table_elements, size_t)
+
+/**
+ * \fn void weft_pooling_allocation_config_max_memories_per_module_set(weft_pooling_allocation_config_t *, uint32_t)
+ * \brief Memories one module may define (default 1).
+ */
+WEFT_POOLING_ALLOCATION_CONFIG_PROP(max_memories_per_module, uint32_t)
+
+/**
+ * \fn void weft_pooling_allocation_config_max_memory_size_set(weft_pooling_allocation_config_t *, size_t)
+ * \brief The most bytes of a linear memory, initially and by growing (default 4 GiB).
+ */
+WEFT_POOLING_ALLOCATION_CONFIG_PROP(max_memory_size, size_t)
+
+/**
+ * \fn void weft_pooling_allocation_config_total_gc_heaps_set(weft_pooling_allocation_config_t *, uint32_t)
+ * \brief GC heaps (default 1000; accepted, Weft's GC heaps are not pooled).
+ */
+WEFT_POOLING_ALLOCATION_CONFIG_PROP(total_gc_heaps, uint32_t)
+
+/**
+ * \brief Makes the engine allocate instances, memories and tables from a
+ * pool with the limits `pc` (copied, not taken).
+ */
+WASM_API_EXTERN void weft_pooling_allocation_strategy_set(wasm_config_t *, const weft_pooling_allocation_config_t *pc);
+
+/// \brief #weft_pooling_allocation_strategy_set under the name issue 16 gives it.
+WASM_API_EXTERN void weft_config_pooling_allocation_strategy_set(wasm_config_t *,
+                                                                 const weft_pooling_allocation_config_t *pc);
+
 #ifdef __cplusplus
 } // extern "C"
 #endif

@@ -40,9 +40,8 @@ WASM_API_EXTERN void weft_error_delete(weft_error_t *error);
 WASM_API_EXTERN void weft_error_message(const weft_error_t *error, wasm_name_t *message);
 
 /**
- * \brief Whether the error is a WASI exit; if so writes its status.
- *
- * Weft's C API has no WASI yet, so this is always false for now.
+ * \brief Whether the error is a WASI exit (preview1's `proc_exit`, or WASI
+ * 0.2's `wasi:cli/exit`); if so writes its status.
  */
 WASM_API_EXTERN bool weft_error_exit_status(const weft_error_t *, int *status);
 

@@ -65,8 +65,11 @@ WASM_API_EXTERN void *weft_context_get_data(const weft_context_t *context);
 WASM_API_EXTERN void weft_context_set_data(weft_context_t *context, void *data);
 
 /**
- * \brief Gives the store the WASI context configured by `wasi` (taken, even
- * on error), for the functions #weft_linker_define_wasi defines.
+ * \brief Gives the store the WASI contexts configured by `wasi` (taken, even
+ * on error): WASI preview1's, for the functions #weft_linker_define_wasi
+ * defines, and WASI 0.2's, for those of #weft_component_linker_add_wasip2.
+ * Fails if a preopened directory or a standard stream's file cannot be
+ * opened again.
  */
 WASM_API_EXTERN weft_error_t *weft_context_set_wasi(weft_context_t *context, wasi_config_t *wasi);
 

@@ -187,18 +187,20 @@ pub extern "C" fn weft_component_linker_delete(linker: Option<Box<weft_component
     guard(|| (), || drop(linker))
 }
 
-fn no_wasi(what: &str) -> anyhow::Result<()> {
-    anyhow::bail!("{what} is not available in Weft's C API yet: Weft has no WASI 0.2 host implementation to link")
+fn no_wasi_http(what: &str) -> anyhow::Result<()> {
+    anyhow::bail!("{what} is not available in Weft's C API yet: Weft has no wasi:http host implementation to link")
 }
 
-/// Adds WASI 0.2 (not available yet: returns an error saying so).
+/// Adds every import of WASI 0.2's `wasi:cli/command` world, served by the
+/// WASI 0.2 context of the calling store (`weft_context_set_wasi`; a store
+/// without one gives the guest an empty context).
 #[no_mangle]
 pub extern "C" fn weft_component_linker_add_wasip2(
     linker: Option<&mut weft_component_linker_t>,
 ) -> Option<Box<weft_error_t>> {
     catch_err(|| {
-        linker.ok_or_else(|| crate::null_error("linker"))?;
-        no_wasi("weft_component_linker_add_wasip2")
+        let l = linker.ok_or_else(|| crate::null_error("linker"))?;
+        weft_wasi::p2::add_to_linker_sync(&mut l.linker)
     })
 }
 
@@ -209,18 +211,20 @@ pub extern "C" fn weft_component_linker_add_wasi_http(
 ) -> Option<Box<weft_error_t>> {
     catch_err(|| {
         linker.ok_or_else(|| crate::null_error("linker"))?;
-        no_wasi("weft_component_linker_add_wasi_http")
+        no_wasi_http("weft_component_linker_add_wasi_http")
     })
 }
 
-/// Adds WASI 0.2 with async bindings (not available yet: an error).
+/// Adds WASI 0.2 for guests called asynchronously
+/// (`weft_component_func_call_async`, `weft_component_linker_instantiate_async`),
+/// as `weft_component_linker_add_wasip2` does for synchronous calls.
 #[no_mangle]
 pub extern "C" fn weft_component_linker_add_wasip2_async(
     linker: Option<&mut weft_component_linker_t>,
 ) -> Option<Box<weft_error_t>> {
     catch_err(|| {
-        linker.ok_or_else(|| crate::null_error("linker"))?;
-        no_wasi("weft_component_linker_add_wasip2_async")
+        let l = linker.ok_or_else(|| crate::null_error("linker"))?;
+        weft_wasi::p2::add_to_linker_async(&mut l.linker)
     })
 }
 
@@ -231,7 +235,7 @@ pub extern "C" fn weft_component_linker_add_wasi_http_async(
 ) -> Option<Box<weft_error_t>> {
     catch_err(|| {
         linker.ok_or_else(|| crate::null_error("linker"))?;
-        no_wasi("weft_component_linker_add_wasi_http_async")
+        no_wasi_http("weft_component_linker_add_wasi_http_async")
     })
 }
 

@@ -40,6 +40,10 @@ static const char *COMPONENT = R"((component
 
 int main() {
   Config config;
+  PoolAllocationConfig pool;
+  pool.total_memories(8);
+  pool.total_core_instances(8);
+  config.pooling_allocation_strategy(pool);
   config.consume_fuel(true);
   Engine engine(std::move(config));
   Engine engine2 = engine;
@@ -144,7 +148,8 @@ int main() {
   std::cout << "option: " << opt.get_option()->get_string() << "\n";
   auto ser = comp.serialize().unwrap();
   component::Component back = component::Component::deserialize(engine, ser).unwrap();
-  std::cout << "wasip2: " << clinker.add_wasip2().err().message() << "\n";
+  std::cout << "wasip2 added: " << bool(clinker.add_wasip2()) << "\n";
+  std::cout << "wasi:http: " << clinker.add_wasi_http().err().message() << "\n";
   std::cout << "done\n";
   return 0;
 }

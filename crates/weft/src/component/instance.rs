@@ -258,6 +258,8 @@ pub(crate) fn instantiate<T: 'static>(
     component: &Component,
     imports: Vec<Definition<T>>,
 ) -> crate::Result<Instance> {
+    // The pooling allocator's `total_component_instances`.
+    store.0.opaque_mut().objects.take_component_instance()?;
     let inner = &component.inner;
     let plan = &inner.plan;
     let instance_index = store.components().instances.len() as u32;

@@ -88,13 +88,25 @@ WASM_API_EXTERN weft_call_future_t *weft_component_linker_instantiate_async(cons
 WASM_API_EXTERN weft_error_t *weft_component_linker_define_unknown_imports_as_traps(weft_component_linker_t *linker,
                                                                                     const weft_component_t *component);
 
-/// \brief Adds WASI 0.2. Not available yet: returns an error saying so.
+/**
+ * \brief Adds every import of WASI 0.2's `wasi:cli/command` world (any
+ * 0.2.x release), for synchronous instantiation and calls.
+ *
+ * The functions use the WASI context of the store that calls them, given by
+ * #weft_context_set_wasi (a store without one gives the guest no arguments,
+ * no environment, a closed stdin, discarded stdout and stderr and no
+ * directories).
+ */
 WASM_API_EXTERN weft_error_t *weft_component_linker_add_wasip2(weft_component_linker_t *linker);
 
 /// \brief Adds `wasi:http`. Not available yet: returns an error saying so.
 WASM_API_EXTERN weft_error_t *weft_component_linker_add_wasi_http(weft_component_linker_t *linker);
 
-/// \brief Adds WASI 0.2 with async bindings. Not available yet: returns an error saying so.
+/**
+ * \brief Adds WASI 0.2 as #weft_component_linker_add_wasip2 does, for
+ * components instantiated with #weft_component_linker_instantiate_async and
+ * called with #weft_component_func_call_async.
+ */
 WASM_API_EXTERN weft_error_t *weft_component_linker_add_wasip2_async(weft_component_linker_t *linker);
 
 /// \brief Adds `wasi:http` with async bindings. Not available yet: returns an error saying so.
