@@ -14,6 +14,9 @@ use weft_types::{TypeRegistry, VMSharedTypeIndex};
 pub enum Precompiled {
     /// Made by [`Engine::precompile_module`] or [`crate::Module::serialize`].
     Module,
+    /// Made by `Engine::precompile_component` or `Component::serialize`
+    /// (the `component-model` feature).
+    Component,
 }
 
 /// A compilation environment shared by modules and stores. Cheap to clone;
@@ -93,7 +96,7 @@ impl Engine {
     /// What kind of precompiled artifact `bytes` are, or `None` when they
     /// are not Weft's precompiled output (a `.wasm` or `.wat` module, say).
     pub fn detect_precompiled(&self, bytes: &[u8]) -> Option<Precompiled> {
-        crate::serialize::is_precompiled(bytes).then_some(Precompiled::Module)
+        crate::serialize::detect(bytes)
     }
 
     /// Compiles `bytes` (binary, or text with the `wat` feature) into the
@@ -105,6 +108,14 @@ impl Engine {
         let translation = weft_environ::translate_module(bytes, self.inner.config.features)?;
         let compiled = self.compile_module(&translation)?;
         Ok(crate::serialize::write(&self.inner.config, bytes, &compiled))
+    }
+
+    /// Compiles the component in `bytes` (binary, or text with the `wat`
+    /// feature) into the precompiled form that
+    /// [`crate::component::Component::deserialize`] reads.
+    #[cfg(feature = "component-model")]
+    pub fn precompile_component(&self, bytes: &[u8]) -> crate::Result<Vec<u8>> {
+        crate::component::Component::new(self, bytes)?.serialize()
     }
 
     /// Compiles every function of `translation`, and the host trampolines
