@@ -9,8 +9,9 @@
 //! imports it provides are WASI preview1; `run_options` parses the
 //! `-W`/`-S` switches and builds the WASI context.
 
-// No `unsafe` code but the one call of `Module::deserialize`, whose
-// contract `--allow-precompiled` hands to the user (see `load_module`).
+// No `unsafe` code but the calls of `Module::deserialize` and
+// `Component::deserialize`, whose contract `--allow-precompiled` hands to
+// the user (see `load_module` and `load_precompiled_component`).
 #![deny(unsafe_code)]
 #![deny(clippy::undocumented_unsafe_blocks)]
 
@@ -20,7 +21,7 @@ use std::process::ExitCode;
 
 use anyhow::{anyhow, bail, Context as _, Result};
 use clap::{Args, Parser, Subcommand};
-use weft::{Config, Engine, Func, Instance, Linker, Module, Store, Trap, Val, ValType};
+use weft::{Config, Engine, Func, Instance, Linker, Module, Precompiled, Store, Trap, Val, ValType};
 use weft_wasi::{I32Exit, WasiP1Ctx};
 use weft_wast::{WastContext, WastFailures};
 
@@ -64,20 +65,22 @@ enum Command {
     /// for each script and ends with `N passed, M failed`. Exit status 1
     /// when any script failed.
     Wast(WastArgs),
-    /// Compile a WebAssembly module ahead of time into a precompiled module
-    /// that `weft run --allow-precompiled` runs without compiling. The
-    /// output only runs with this version of weft on this kind of CPU.
+    /// Compile a WebAssembly module or component ahead of time into a
+    /// precompiled module or component that `weft run --allow-precompiled`
+    /// runs without compiling. The output only runs with this version of
+    /// weft on this kind of CPU.
     Compile(CompileArgs),
 }
 
 #[derive(Args, Debug)]
 struct CompileArgs {
-    /// Where to write the precompiled module (default: FILE with the
+    /// Where to write the precompiled output (default: FILE with the
     /// extension `.cwasm`).
     #[arg(short = 'o', long = "output", value_name = "OUT")]
     output: Option<PathBuf>,
 
-    /// The module to compile: a binary `.wasm` or a text `.wat` file.
+    /// The module or component to compile: a binary `.wasm` or a text
+    /// `.wat` file.
     #[arg(value_name = "FILE")]
     module: PathBuf,
 }
@@ -125,7 +128,8 @@ struct RunArgs {
     #[arg(long, value_name = "DURATION", value_parser = run_options::parse_duration)]
     wasm_timeout: Option<std::time::Duration>,
 
-    /// Allow FILE to be a precompiled module (from `weft compile`), which
+    /// Allow FILE to be a precompiled module or component (from `weft
+    /// compile`), which
     /// is then loaded without compiling. Precompiled code is trusted: pass
     /// this only for files you made and nobody else can change. Without it
     /// a precompiled FILE is refused.
@@ -170,9 +174,14 @@ fn compile_command(args: &CompileArgs) -> Result<()> {
     let path = &args.module;
     let bytes = std::fs::read(path).with_context(|| format!("failed to read `{}`", path.display()))?;
     let engine = Engine::new(&Config::new())?;
-    let compiled = engine
-        .precompile_module(&bytes)
-        .with_context(|| format!("failed to compile `{}`", path.display()))?;
+    let compiled = match component_binary(&bytes) {
+        Some(binary) => binary
+            .and_then(|binary| engine.precompile_component(&binary))
+            .with_context(|| format!("failed to compile `{}`", path.display()))?,
+        None => engine
+            .precompile_module(&bytes)
+            .with_context(|| format!("failed to compile `{}`", path.display()))?,
+    };
     let output = args.output.clone().unwrap_or_else(|| path.with_extension("cwasm"));
     std::fs::write(&output, compiled).with_context(|| format!("failed to write `{}`", output.display()))?;
     Ok(())
@@ -224,11 +233,19 @@ fn run_module(args: &RunArgs) -> Result<(), RunError> {
     let bytes = std::fs::read(path)
         .with_context(|| format!("failed to read `{}`", path.display()))
         .map_err(RunError::Setup)?;
+    if engine.detect_precompiled(&bytes) == Some(Precompiled::Component) {
+        let component =
+            load_precompiled_component(&engine, path, &bytes, args.allow_precompiled).map_err(RunError::Setup)?;
+        return run_component(args, &engine, &component, &wasm_switches, &wasi_switches);
+    }
     if let Some(binary) = component_binary(&bytes) {
         let binary = binary
             .with_context(|| format!("failed to parse `{}`", path.display()))
             .map_err(RunError::Setup)?;
-        return run_component(args, &engine, &binary, &wasm_switches, &wasi_switches);
+        let component = weft::component::Component::new(&engine, binary)
+            .with_context(|| format!("failed to compile `{}`", path.display()))
+            .map_err(RunError::Setup)?;
+        return run_component(args, &engine, &component, &wasm_switches, &wasi_switches);
     }
     let module = load_module(&engine, path, &bytes, args.allow_precompiled).map_err(RunError::Setup)?;
 
@@ -327,7 +344,7 @@ impl weft_wasi::p2::WasiView for ComponentState {
 fn run_component(
     args: &RunArgs,
     engine: &Engine,
-    binary: &[u8],
+    component: &weft::component::Component,
     wasm_switches: &run_options::WasmSwitches,
     wasi_switches: &run_options::WasiSwitches,
 ) -> Result<(), RunError> {
@@ -338,9 +355,6 @@ fn run_component(
             path.display()
         )));
     }
-    let component = weft::component::Component::new(engine, binary)
-        .with_context(|| format!("failed to compile `{}`", path.display()))
-        .map_err(RunError::Setup)?;
     // argv[0] is the file's name without its directory, as `wasmtime run`
     // gives a component (it leaks no host path).
     let program = Path::new(path.file_name().unwrap_or(path.as_os_str()));
@@ -357,7 +371,7 @@ fn run_component(
     run_options::arm_limits(engine, &mut store, wasm_switches).map_err(RunError::Setup)?;
     let mut linker = weft::component::Linker::new(engine);
     weft_wasi::p2::add_to_linker_sync(&mut linker).map_err(RunError::Setup)?;
-    let command = weft_wasi::p2::bindings::sync::Command::instantiate(&mut store, &component, &linker)
+    let command = weft_wasi::p2::bindings::sync::Command::instantiate(&mut store, component, &linker)
         .with_context(|| format!("failed to instantiate `{}`", path.display()))
         .map_err(RunError::Exec)?;
     match command.wasi_cli_run().call_run(&mut store) {
@@ -366,6 +380,31 @@ fn run_component(
         Err(err) if err.downcast_ref::<I32Exit>().is_some() => Err(RunError::Exec(err)),
         Err(err) => Err(RunError::Exec(err.context("failed to invoke `run` function"))),
     }
+}
+
+/// Loads the precompiled component `bytes` (read from `path`), refused
+/// without `--allow-precompiled`.
+fn load_precompiled_component(
+    engine: &Engine,
+    path: &Path,
+    bytes: &[u8],
+    allow_precompiled: bool,
+) -> Result<weft::component::Component> {
+    if !allow_precompiled {
+        bail!(
+            "`{}` is a precompiled component: running it needs `--allow-precompiled`",
+            path.display()
+        );
+    }
+    #[allow(
+        unsafe_code,
+        reason = "--allow-precompiled opts in to the unsafe Component::deserialize"
+    )]
+    // SAFETY: `deserialize` trusts its bytes to be a component Weft
+    // precompiled; the user vouched for the file with
+    // `--allow-precompiled`, as with `wasmtime run`.
+    let component = unsafe { weft::component::Component::deserialize(engine, bytes) };
+    component.with_context(|| format!("failed to load `{}`", path.display()))
 }
 
 /// Compiles a module, text or binary (`bytes`, read from `path`).

@@ -118,3 +118,72 @@ fn invoke_is_refused_for_components() {
     assert_eq!(out.status.code(), Some(1), "{out:?}");
     assert!(text(&out.stderr).contains("not supported for components"), "{out:?}");
 }
+
+#[test]
+fn a_compiled_component_runs_as_the_wasm_does() {
+    let dir = temp_dir("compile");
+    let wasm = component_file(&dir, "hello", p2_guest::HELLO);
+    let cwasm = dir.join("hello.cwasm");
+    let out = weft(&["compile", &wasm]);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    assert!(cwasm.is_file());
+    let cwasm = cwasm.to_str().unwrap();
+    let from_wasm = weft(&["run", "--env", "A=b", &wasm, "x", "--y"]);
+    let from_cwasm = weft(&["run", "--allow-precompiled", "--env", "A=b", cwasm, "x", "--y"]);
+    assert_eq!(from_cwasm.status.code(), Some(0), "{from_cwasm:?}");
+    // Only argv[0], the file's name, differs.
+    assert_eq!(
+        text(&from_cwasm.stdout),
+        text(&from_wasm.stdout).replace("hello.wasm", "hello.cwasm")
+    );
+    assert_eq!(
+        text(&from_cwasm.stdout),
+        "hello from a component\nhello.cwasm\nx\n--y\nA=b\n"
+    );
+
+    // A trap in precompiled code: status 134, message and backtrace.
+    let trap = component_file(&dir, "trap", p2_guest::TRAP);
+    let out = weft(&["compile", &trap, "-o", dir.join("trap.bin").to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let out = weft(&["run", "--allow-precompiled", dir.join("trap.bin").to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(134), "{out:?}");
+    assert_eq!(text(&out.stdout), "about to trap\n");
+    let err = text(&out.stderr);
+    assert!(err.contains("unreachable") && err.contains("wasm backtrace"), "{err}");
+
+    // A component given as text compiles too.
+    let wat = dir.join("text.wat");
+    std::fs::write(&wat, p2_guest::component("0.2.12", p2_guest::HELLO)).unwrap();
+    let out = weft(&["compile", wat.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let out = weft(&["run", "--allow-precompiled", dir.join("text.cwasm").to_str().unwrap()]);
+    assert_eq!(text(&out.stdout), "hello from a component\ntext.cwasm\n", "{out:?}");
+}
+
+#[test]
+fn a_compiled_component_is_refused_without_allow_precompiled() {
+    let dir = temp_dir("refuse");
+    let wasm = component_file(&dir, "hello", p2_guest::HELLO);
+    let out = weft(&["compile", &wasm]);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let cwasm = dir.join("hello.cwasm");
+    let out = weft(&["run", cwasm.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    assert!(text(&out.stdout).is_empty(), "{out:?}");
+    let err = text(&out.stderr);
+    assert!(
+        err.contains("is a precompiled component: running it needs `--allow-precompiled`"),
+        "{err}"
+    );
+    // Compiled for another configuration (fuel changes the code): refused
+    // with the reason.
+    let out = weft(&[
+        "run",
+        "--allow-precompiled",
+        "--fuel",
+        "1000000",
+        cwasm.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    assert!(text(&out.stderr).contains("another engine configuration"), "{out:?}");
+}
