@@ -26,6 +26,7 @@ use weft_wasi::{I32Exit, WasiP1Ctx};
 use weft_wast::{WastContext, WastFailures};
 
 mod run_options;
+mod wave;
 
 /// Exit status for a wasm trap, as `wasmtime run` uses (the status of an
 /// abort on Unix).
@@ -88,6 +89,11 @@ struct CompileArgs {
 #[derive(Args, Debug)]
 struct RunArgs {
     /// Call the exported function NAME and print its results, one per line.
+    /// For a component, a call in WAVE syntax, as `wasmtime run` takes it:
+    /// `--invoke 'add(1, 2)'`, `'greet("you")'`,
+    /// `'set({name: "a", mode: some(fast)})'`; the function is a root
+    /// export, `ns:pkg/iface.func@1.0.0`, or a bare name found in one
+    /// exported instance. The result is printed in WAVE (`()` for none).
     #[arg(long, value_name = "NAME")]
     invoke: Option<String>,
 
@@ -349,12 +355,15 @@ fn run_component(
     wasi_switches: &run_options::WasiSwitches,
 ) -> Result<(), RunError> {
     let path = &args.module;
-    if args.invoke.is_some() {
-        return Err(RunError::Setup(anyhow!(
-            "`--invoke` is not supported for components yet (`{}` is a component)",
-            path.display()
-        )));
-    }
+    // The call's syntax is checked before anything runs.
+    let call = match &args.invoke {
+        Some(text) => Some(
+            wave::parse_call(text)
+                .with_context(|| format!("failed to parse the call `{text}` (WAVE syntax, e.g. `add(1, 2)`)"))
+                .map_err(RunError::Setup)?,
+        ),
+        None => None,
+    };
     // argv[0] is the file's name without its directory, as `wasmtime run`
     // gives a component (it leaks no host path).
     let program = Path::new(path.file_name().unwrap_or(path.as_os_str()));
@@ -371,6 +380,9 @@ fn run_component(
     run_options::arm_limits(engine, &mut store, wasm_switches).map_err(RunError::Setup)?;
     let mut linker = weft::component::Linker::new(engine);
     weft_wasi::p2::add_to_linker_sync(&mut linker).map_err(RunError::Setup)?;
+    if let Some(call) = call {
+        return invoke_component(&mut store, &linker, component, path, &call);
+    }
     let command = weft_wasi::p2::bindings::sync::Command::instantiate(&mut store, component, &linker)
         .with_context(|| format!("failed to instantiate `{}`", path.display()))
         .map_err(RunError::Exec)?;
@@ -379,6 +391,109 @@ fn run_component(
         Ok(Err(())) => Err(RunError::Exec(anyhow::Error::new(I32Exit(1)))),
         Err(err) if err.downcast_ref::<I32Exit>().is_some() => Err(RunError::Exec(err)),
         Err(err) => Err(RunError::Exec(err.context("failed to invoke `run` function"))),
+    }
+}
+
+/// `--invoke` of a component: instantiates it, finds the exported function
+/// (see `find_export`),
+/// converts the call's arguments by its parameter types and prints its
+/// result in WAVE (`()` when it has none), as `wasmtime run` does.
+fn invoke_component(
+    store: &mut Store<ComponentState>,
+    linker: &weft::component::Linker<ComponentState>,
+    component: &weft::component::Component,
+    path: &Path,
+    call: &wave::Call,
+) -> Result<(), RunError> {
+    let instance = linker
+        .instantiate(&mut *store, component)
+        .with_context(|| format!("failed to instantiate `{}`", path.display()))
+        .map_err(RunError::Exec)?;
+    let (iface, name) = find_export(component, &call.name)
+        .with_context(|| format!("in component `{}`", path.display()))
+        .map_err(RunError::Setup)?;
+    let index = match &iface {
+        Some(iface) => instance
+            .get_export_index(&mut *store, None, iface)
+            .and_then(|i| instance.get_export_index(&mut *store, Some(&i), &name)),
+        None => instance.get_export_index(&mut *store, None, &name),
+    };
+    let func = index.and_then(|i| instance.get_func(&mut *store, &i)).ok_or_else(|| {
+        RunError::Setup(anyhow!(
+            "component `{}` has no exported function named `{}`",
+            path.display(),
+            call.name
+        ))
+    })?;
+    let ty = func
+        .ty(&*store)
+        .ok_or_else(|| RunError::Setup(anyhow!("the type of `{}` is unknown", call.name)))?;
+    let params: Vec<(String, weft::component::types::Type)> = ty.params().map(|(n, t)| (n.to_string(), t)).collect();
+    let args = call
+        .args(&params)
+        .with_context(|| format!("invalid arguments for `{}`", call.name))
+        .map_err(RunError::Setup)?;
+    let mut results = vec![weft::component::Val::Bool(false); ty.results().len()];
+    func.call(&mut *store, &args, &mut results)
+        .with_context(|| format!("failed to invoke `{}`", call.name))
+        .map_err(RunError::Exec)?;
+    if results.is_empty() {
+        println!("()");
+    }
+    for value in &results {
+        println!("{}", wave::to_string(value));
+    }
+    Ok(())
+}
+
+/// The exported function `name` of `component`, as `wasmtime run --invoke`
+/// finds it: a function exported by the root; `ns:pkg/iface.func` or
+/// `ns:pkg/iface.func@1.2.3`, the function `func` of the exported instance
+/// `ns:pkg/iface` (`ns:pkg/iface@1.2.3`); or a bare `func`, searched for in
+/// every exported instance, which must find one. Gives the instance's
+/// name, if any, and the function's.
+fn find_export(component: &weft::component::Component, name: &str) -> Result<(Option<String>, String)> {
+    use weft::component::types::ComponentItem;
+    let ty = component.component_type();
+    let engine = component.engine();
+    let exports: Vec<(String, ComponentItem)> = ty.exports(engine).map(|(n, t)| (n.to_string(), t)).collect();
+    let has_func = |item: &ComponentItem, func: &str| match item {
+        ComponentItem::ComponentInstance(i) => matches!(i.get_export(func), Some(ComponentItem::ComponentFunc(_))),
+        _ => false,
+    };
+    if exports
+        .iter()
+        .any(|(n, t)| n == name && matches!(t, ComponentItem::ComponentFunc(_)))
+    {
+        return Ok((None, name.to_string()));
+    }
+    if let Some((package, rest)) = name.rsplit_once('/') {
+        let Some((iface, func)) = rest.split_once('.') else {
+            bail!("no exported function named `{name}` (write `ns:pkg/interface.function`)");
+        };
+        let (func, version) = match func.split_once('@') {
+            Some((func, version)) => (func, format!("@{version}")),
+            None => (func, String::new()),
+        };
+        let instance = format!("{package}/{iface}{version}");
+        return match exports.iter().find(|(n, _)| *n == instance) {
+            Some((_, item)) if has_func(item, func) => Ok((Some(instance), func.to_string())),
+            Some(_) => bail!("the exported instance `{instance}` has no function named `{func}`"),
+            None => bail!("no exported instance named `{instance}`"),
+        };
+    }
+    let found: Vec<&str> = exports
+        .iter()
+        .filter(|(_, t)| has_func(t, name))
+        .map(|(n, _)| n.as_str())
+        .collect();
+    match found[..] {
+        [instance] => Ok((Some(instance.to_string()), name.to_string())),
+        [] => bail!("no exported function named `{name}`"),
+        _ => bail!(
+            "the function name `{name}` is ambiguous: it is exported by {}",
+            found.iter().map(|i| format!("`{i}`")).collect::<Vec<_>>().join(" and ")
+        ),
     }
 }
 
