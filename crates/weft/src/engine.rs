@@ -96,7 +96,10 @@ impl Engine {
     /// What kind of precompiled artifact `bytes` are, or `None` when they
     /// are not Weft's precompiled output (a `.wasm` or `.wat` module, say).
     pub fn detect_precompiled(&self, bytes: &[u8]) -> Option<Precompiled> {
-        crate::serialize::detect(bytes)
+        match crate::serialize::detect(bytes)? {
+            crate::serialize::Kind::Module => Some(Precompiled::Module),
+            crate::serialize::Kind::Component => Some(Precompiled::Component),
+        }
     }
 
     /// Compiles `bytes` (binary, or text with the `wat` feature) into the
@@ -108,14 +111,6 @@ impl Engine {
         let translation = weft_environ::translate_module(bytes, self.inner.config.features)?;
         let compiled = self.compile_module(&translation)?;
         Ok(crate::serialize::write(&self.inner.config, bytes, &compiled))
-    }
-
-    /// Compiles the component in `bytes` (binary, or text with the `wat`
-    /// feature) into the precompiled form that
-    /// [`crate::component::Component::deserialize`] reads.
-    #[cfg(feature = "component-model")]
-    pub fn precompile_component(&self, bytes: &[u8]) -> crate::Result<Vec<u8>> {
-        crate::component::Component::new(self, bytes)?.serialize()
     }
 
     /// Compiles every function of `translation`, and the host trampolines

@@ -22,12 +22,21 @@ const FORMAT: u32 = 4;
 /// from the other by its first bytes.
 pub(crate) const COMPONENT_MAGIC: &[u8] = b"\0weft-ccomp";
 
+/// The kinds of precompiled output (`crate::Precompiled` is the public
+/// face of this).
+pub(crate) enum Kind {
+    /// A module's.
+    Module,
+    /// A component's.
+    Component,
+}
+
 /// What precompiled Weft output `bytes` hold, by their first bytes.
-pub(crate) fn detect(bytes: &[u8]) -> Option<crate::Precompiled> {
+pub(crate) fn detect(bytes: &[u8]) -> Option<Kind> {
     if bytes.starts_with(MAGIC) {
-        Some(crate::Precompiled::Module)
+        Some(Kind::Module)
     } else if bytes.starts_with(COMPONENT_MAGIC) {
-        Some(crate::Precompiled::Component)
+        Some(Kind::Component)
     } else {
         None
     }
@@ -187,10 +196,10 @@ impl<'a> Reader<'a> {
         let head = self.bytes.get(..magic.len());
         if head != Some(magic) {
             match detect(self.bytes) {
-                Some(crate::Precompiled::Module) => {
+                Some(Kind::Module) => {
                     crate::bail!("this is a precompiled core module, not a {what}: load it with `Module::deserialize`")
                 }
-                Some(crate::Precompiled::Component) => {
+                Some(Kind::Component) => {
                     crate::bail!("this is a precompiled component, not a {what}: load it with `Component::deserialize`")
                 }
                 None if magic.len() > self.bytes.len() && magic.starts_with(self.bytes) => {

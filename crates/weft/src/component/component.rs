@@ -91,57 +91,6 @@ impl Component {
         })
     }
 
-    /// The component in precompiled form: the compiled code of each of its
-    /// core modules and fused adapters, and its translation (plan and
-    /// types), for [`Component::deserialize`] by an engine of the same Weft
-    /// version and configuration on the same kind of CPU (as
-    /// [`Engine::precompile_component`] makes it).
-    pub fn serialize(&self) -> crate::Result<Vec<u8>> {
-        super::serialize::write(self)
-    }
-
-    /// A component from the bytes of [`Component::serialize`] or
-    /// [`Engine::precompile_component`], without translating or compiling
-    /// anything: the plan and types are read as written and each core
-    /// module's code is mapped as written (as [`Module::deserialize`]
-    /// does). Fails with a clear error when the bytes are a precompiled
-    /// core module rather than a component, are truncated, or were made by
-    /// another Weft version, for another CPU or with another engine
-    /// configuration.
-    ///
-    /// # Safety
-    ///
-    /// As for [`Module::deserialize`]: the bytes are trusted to be Weft's
-    /// output, made by `serialize` or `precompile_component` and kept where
-    /// no one else can change them. The checks above catch accidents, not
-    /// malice; altered bytes can make the mapped code do anything the
-    /// process may do. (This function itself uses no `unsafe` code: the
-    /// contract is what is unsafe.)
-    #[allow(
-        unsafe_code,
-        reason = "Component::deserialize is unsafe, as in Wasmtime: it trusts the bytes to be Weft's output"
-    )]
-    pub unsafe fn deserialize(engine: &Engine, bytes: impl AsRef<[u8]>) -> crate::Result<Component> {
-        super::serialize::read(engine, bytes.as_ref())
-    }
-
-    /// [`Component::deserialize`] of the contents of the file at `path`.
-    ///
-    /// # Safety
-    ///
-    /// As for [`Component::deserialize`]: the file must have been written
-    /// by Weft and kept where no one else can change it.
-    #[allow(
-        unsafe_code,
-        reason = "Component::deserialize_file is unsafe, as in Wasmtime: it trusts the file to be Weft's output"
-    )]
-    pub unsafe fn deserialize_file(engine: &Engine, path: impl AsRef<Path>) -> crate::Result<Component> {
-        let path = path.as_ref();
-        let bytes = std::fs::read(path).map_err(|e| crate::format_err!("failed to read `{}`: {e}", path.display()))?;
-        super::serialize::read(engine, &bytes)
-            .map_err(|e| e.context(format!("failed to load the precompiled component `{}`", path.display())))
-    }
-
     /// How many component-to-component calls of this component go through
     /// a fused adapter: every one.
     #[doc(hidden)]
