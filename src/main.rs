@@ -9,8 +9,9 @@
 //! imports it provides are WASI preview1; `run_options` parses the
 //! `-W`/`-S` switches and builds the WASI context.
 
-// No `unsafe` code but the one call of `Module::deserialize`, whose
-// contract `--allow-precompiled` hands to the user (see `load_module`).
+// No `unsafe` code but the calls of `Module::deserialize` and
+// `Component::deserialize`, whose contract `--allow-precompiled` hands to
+// the user (see `load_module` and `load_precompiled_component`).
 #![deny(unsafe_code)]
 #![deny(clippy::undocumented_unsafe_blocks)]
 
@@ -20,12 +21,13 @@ use std::process::ExitCode;
 
 use anyhow::{anyhow, bail, Context as _, Result};
 use clap::{Args, Parser, Subcommand};
-use weft::{Config, Engine, Func, Instance, Linker, Module, Store, Trap, Val, ValType};
+use weft::{Config, Engine, Func, Instance, Linker, Module, Precompiled, Store, Trap, Val, ValType};
 use weft_wasi::{I32Exit, WasiP1Ctx};
 use weft_wast::{WastContext, WastFailures};
 
 mod run_options;
 mod serve;
+mod wave;
 
 /// Exit status for a wasm trap, as `wasmtime run` uses (the status of an
 /// abort on Unix).
@@ -65,9 +67,10 @@ enum Command {
     /// for each script and ends with `N passed, M failed`. Exit status 1
     /// when any script failed.
     Wast(WastArgs),
-    /// Compile a WebAssembly module ahead of time into a precompiled module
-    /// that `weft run --allow-precompiled` runs without compiling. The
-    /// output only runs with this version of weft on this kind of CPU.
+    /// Compile a WebAssembly module or component ahead of time into a
+    /// precompiled module or component that `weft run --allow-precompiled`
+    /// runs without compiling. The output only runs with this version of
+    /// weft on this kind of CPU.
     Compile(CompileArgs),
     /// Serve a `wasi:http/proxy` component over HTTP, as `wasmtime serve`
     /// does: one instance per request, requests handled concurrently; a
@@ -77,12 +80,13 @@ enum Command {
 
 #[derive(Args, Debug)]
 struct CompileArgs {
-    /// Where to write the precompiled module (default: FILE with the
+    /// Where to write the precompiled output (default: FILE with the
     /// extension `.cwasm`).
     #[arg(short = 'o', long = "output", value_name = "OUT")]
     output: Option<PathBuf>,
 
-    /// The module to compile: a binary `.wasm` or a text `.wat` file.
+    /// The module or component to compile: a binary `.wasm` or a text
+    /// `.wat` file.
     #[arg(value_name = "FILE")]
     module: PathBuf,
 }
@@ -90,6 +94,11 @@ struct CompileArgs {
 #[derive(Args, Debug)]
 struct RunArgs {
     /// Call the exported function NAME and print its results, one per line.
+    /// For a component, a call in WAVE syntax, as `wasmtime run` takes it:
+    /// `--invoke 'add(1, 2)'`, `'greet("you")'`,
+    /// `'set({name: "a", mode: some(fast)})'`; the function is a root
+    /// export, `ns:pkg/iface.func@1.0.0`, or a bare name found in one
+    /// exported instance. The result is printed in WAVE (`()` for none).
     #[arg(long, value_name = "NAME")]
     invoke: Option<String>,
 
@@ -130,7 +139,8 @@ struct RunArgs {
     #[arg(long, value_name = "DURATION", value_parser = run_options::parse_duration)]
     wasm_timeout: Option<std::time::Duration>,
 
-    /// Allow FILE to be a precompiled module (from `weft compile`), which
+    /// Allow FILE to be a precompiled module or component (from `weft
+    /// compile`), which
     /// is then loaded without compiling. Precompiled code is trusted: pass
     /// this only for files you made and nobody else can change. Without it
     /// a precompiled FILE is refused.
@@ -176,9 +186,14 @@ fn compile_command(args: &CompileArgs) -> Result<()> {
     let path = &args.module;
     let bytes = std::fs::read(path).with_context(|| format!("failed to read `{}`", path.display()))?;
     let engine = Engine::new(&Config::new())?;
-    let compiled = engine
-        .precompile_module(&bytes)
-        .with_context(|| format!("failed to compile `{}`", path.display()))?;
+    let compiled = match component_binary(&bytes) {
+        Some(binary) => binary
+            .and_then(|binary| engine.precompile_component(&binary))
+            .with_context(|| format!("failed to compile `{}`", path.display()))?,
+        None => engine
+            .precompile_module(&bytes)
+            .with_context(|| format!("failed to compile `{}`", path.display()))?,
+    };
     let output = args.output.clone().unwrap_or_else(|| path.with_extension("cwasm"));
     std::fs::write(&output, compiled).with_context(|| format!("failed to write `{}`", output.display()))?;
     Ok(())
@@ -230,11 +245,19 @@ fn run_module(args: &RunArgs) -> Result<(), RunError> {
     let bytes = std::fs::read(path)
         .with_context(|| format!("failed to read `{}`", path.display()))
         .map_err(RunError::Setup)?;
+    if engine.detect_precompiled(&bytes) == Some(Precompiled::Component) {
+        let component =
+            load_precompiled_component(&engine, path, &bytes, args.allow_precompiled).map_err(RunError::Setup)?;
+        return run_component(args, &engine, &component, &wasm_switches, &wasi_switches);
+    }
     if let Some(binary) = component_binary(&bytes) {
         let binary = binary
             .with_context(|| format!("failed to parse `{}`", path.display()))
             .map_err(RunError::Setup)?;
-        return run_component(args, &engine, &binary, &wasm_switches, &wasi_switches);
+        let component = weft::component::Component::new(&engine, binary)
+            .with_context(|| format!("failed to compile `{}`", path.display()))
+            .map_err(RunError::Setup)?;
+        return run_component(args, &engine, &component, &wasm_switches, &wasi_switches);
     }
     let module = load_module(&engine, path, &bytes, args.allow_precompiled).map_err(RunError::Setup)?;
 
@@ -333,20 +356,20 @@ impl weft_wasi::p2::WasiView for ComponentState {
 fn run_component(
     args: &RunArgs,
     engine: &Engine,
-    binary: &[u8],
+    component: &weft::component::Component,
     wasm_switches: &run_options::WasmSwitches,
     wasi_switches: &run_options::WasiSwitches,
 ) -> Result<(), RunError> {
     let path = &args.module;
-    if args.invoke.is_some() {
-        return Err(RunError::Setup(anyhow!(
-            "`--invoke` is not supported for components yet (`{}` is a component)",
-            path.display()
-        )));
-    }
-    let component = weft::component::Component::new(engine, binary)
-        .with_context(|| format!("failed to compile `{}`", path.display()))
-        .map_err(RunError::Setup)?;
+    // The call's syntax is checked before anything runs.
+    let call = match &args.invoke {
+        Some(text) => Some(
+            wave::parse_call(text)
+                .with_context(|| format!("failed to parse the call `{text}` (WAVE syntax, e.g. `add(1, 2)`)"))
+                .map_err(RunError::Setup)?,
+        ),
+        None => None,
+    };
     // argv[0] is the file's name without its directory, as `wasmtime run`
     // gives a component (it leaks no host path).
     let program = Path::new(path.file_name().unwrap_or(path.as_os_str()));
@@ -363,7 +386,10 @@ fn run_component(
     run_options::arm_limits(engine, &mut store, wasm_switches).map_err(RunError::Setup)?;
     let mut linker = weft::component::Linker::new(engine);
     weft_wasi::p2::add_to_linker_sync(&mut linker).map_err(RunError::Setup)?;
-    let command = weft_wasi::p2::bindings::sync::Command::instantiate(&mut store, &component, &linker)
+    if let Some(call) = call {
+        return invoke_component(&mut store, &linker, component, path, &call);
+    }
+    let command = weft_wasi::p2::bindings::sync::Command::instantiate(&mut store, component, &linker)
         .with_context(|| format!("failed to instantiate `{}`", path.display()))
         .map_err(RunError::Exec)?;
     match command.wasi_cli_run().call_run(&mut store) {
@@ -372,6 +398,134 @@ fn run_component(
         Err(err) if err.downcast_ref::<I32Exit>().is_some() => Err(RunError::Exec(err)),
         Err(err) => Err(RunError::Exec(err.context("failed to invoke `run` function"))),
     }
+}
+
+/// `--invoke` of a component: instantiates it, finds the exported function
+/// (see `find_export`),
+/// converts the call's arguments by its parameter types and prints its
+/// result in WAVE (`()` when it has none), as `wasmtime run` does.
+fn invoke_component(
+    store: &mut Store<ComponentState>,
+    linker: &weft::component::Linker<ComponentState>,
+    component: &weft::component::Component,
+    path: &Path,
+    call: &wave::Call,
+) -> Result<(), RunError> {
+    let instance = linker
+        .instantiate(&mut *store, component)
+        .with_context(|| format!("failed to instantiate `{}`", path.display()))
+        .map_err(RunError::Exec)?;
+    let (iface, name) = find_export(component, &call.name)
+        .with_context(|| format!("in component `{}`", path.display()))
+        .map_err(RunError::Setup)?;
+    let index = match &iface {
+        Some(iface) => instance
+            .get_export_index(&mut *store, None, iface)
+            .and_then(|i| instance.get_export_index(&mut *store, Some(&i), &name)),
+        None => instance.get_export_index(&mut *store, None, &name),
+    };
+    let func = index.and_then(|i| instance.get_func(&mut *store, &i)).ok_or_else(|| {
+        RunError::Setup(anyhow!(
+            "component `{}` has no exported function named `{}`",
+            path.display(),
+            call.name
+        ))
+    })?;
+    let ty = func
+        .ty(&*store)
+        .ok_or_else(|| RunError::Setup(anyhow!("the type of `{}` is unknown", call.name)))?;
+    let params: Vec<(String, weft::component::types::Type)> = ty.params().map(|(n, t)| (n.to_string(), t)).collect();
+    let args = call
+        .args(&params)
+        .with_context(|| format!("invalid arguments for `{}`", call.name))
+        .map_err(RunError::Setup)?;
+    let mut results = vec![weft::component::Val::Bool(false); ty.results().len()];
+    func.call(&mut *store, &args, &mut results)
+        .with_context(|| format!("failed to invoke `{}`", call.name))
+        .map_err(RunError::Exec)?;
+    if results.is_empty() {
+        println!("()");
+    }
+    for value in &results {
+        println!("{}", wave::to_string(value));
+    }
+    Ok(())
+}
+
+/// The exported function `name` of `component`, as `wasmtime run --invoke`
+/// finds it: a function exported by the root; `ns:pkg/iface.func` or
+/// `ns:pkg/iface.func@1.2.3`, the function `func` of the exported instance
+/// `ns:pkg/iface` (`ns:pkg/iface@1.2.3`); or a bare `func`, searched for in
+/// every exported instance, which must find one. Gives the instance's
+/// name, if any, and the function's.
+fn find_export(component: &weft::component::Component, name: &str) -> Result<(Option<String>, String)> {
+    use weft::component::types::ComponentItem;
+    let ty = component.component_type();
+    let engine = component.engine();
+    let exports: Vec<(String, ComponentItem)> = ty.exports(engine).map(|(n, t)| (n.to_string(), t)).collect();
+    let has_func = |item: &ComponentItem, func: &str| match item {
+        ComponentItem::ComponentInstance(i) => matches!(i.get_export(func), Some(ComponentItem::ComponentFunc(_))),
+        _ => false,
+    };
+    if exports
+        .iter()
+        .any(|(n, t)| n == name && matches!(t, ComponentItem::ComponentFunc(_)))
+    {
+        return Ok((None, name.to_string()));
+    }
+    if let Some((package, rest)) = name.rsplit_once('/') {
+        let Some((iface, func)) = rest.split_once('.') else {
+            bail!("no exported function named `{name}` (write `ns:pkg/interface.function`)");
+        };
+        let (func, version) = match func.split_once('@') {
+            Some((func, version)) => (func, format!("@{version}")),
+            None => (func, String::new()),
+        };
+        let instance = format!("{package}/{iface}{version}");
+        return match exports.iter().find(|(n, _)| *n == instance) {
+            Some((_, item)) if has_func(item, func) => Ok((Some(instance), func.to_string())),
+            Some(_) => bail!("the exported instance `{instance}` has no function named `{func}`"),
+            None => bail!("no exported instance named `{instance}`"),
+        };
+    }
+    let found: Vec<&str> = exports
+        .iter()
+        .filter(|(_, t)| has_func(t, name))
+        .map(|(n, _)| n.as_str())
+        .collect();
+    match found[..] {
+        [instance] => Ok((Some(instance.to_string()), name.to_string())),
+        [] => bail!("no exported function named `{name}`"),
+        _ => bail!(
+            "the function name `{name}` is ambiguous: it is exported by {}",
+            found.iter().map(|i| format!("`{i}`")).collect::<Vec<_>>().join(" and ")
+        ),
+    }
+}
+
+/// Loads the precompiled component `bytes` (read from `path`), refused
+/// without `--allow-precompiled`.
+fn load_precompiled_component(
+    engine: &Engine,
+    path: &Path,
+    bytes: &[u8],
+    allow_precompiled: bool,
+) -> Result<weft::component::Component> {
+    if !allow_precompiled {
+        bail!(
+            "`{}` is a precompiled component: running it needs `--allow-precompiled`",
+            path.display()
+        );
+    }
+    #[allow(
+        unsafe_code,
+        reason = "--allow-precompiled opts in to the unsafe Component::deserialize"
+    )]
+    // SAFETY: `deserialize` trusts its bytes to be a component Weft
+    // precompiled; the user vouched for the file with
+    // `--allow-precompiled`, as with `wasmtime run`.
+    let component = unsafe { weft::component::Component::deserialize(engine, bytes) };
+    component.with_context(|| format!("failed to load `{}`", path.display()))
 }
 
 /// Compiles a module, text or binary (`bytes`, read from `path`).

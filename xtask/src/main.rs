@@ -204,6 +204,12 @@ fn benches(sightglass: &[PathBuf], quick: bool) -> Vec<Bench> {
         metrics: vec![("per_batch", "component streams and futures")],
     });
     out.push(Bench {
+        name: "WASI 0.2 command start-up (instantiate + empty wasi:cli/run)".into(),
+        args: vec!["wasi-p2-start".into()],
+        reps: if quick { 20 } else { 50 },
+        metrics: vec![("start", "WASI 0.2")],
+    });
+    out.push(Bench {
         name: "memory.grow by one page".into(),
         args: vec!["memory-grow".into()],
         reps: if quick { 5 } else { 11 },

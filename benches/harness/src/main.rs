@@ -12,6 +12,7 @@
 //!           cm-call | cm-call-untyped | cm-call-async | cm-call-async-untyped
 //!           cm-call-concurrent | cm-call-concurrent-untyped
 //!           cm-stream-host | cm-stream-guest | cm-futures   (components.rs)
+//!           wasi-p2-start                a WASI 0.2 command's start-up (wasi_p2.rs)
 //!           compile-synthetic NFUNCS     compile a generated module of NFUNCS functions
 //!           instantiate-data BYTES       instantiate a module with one BYTES-long data segment
 //! ```
@@ -31,6 +32,7 @@ use std::time::{Duration, Instant};
 
 mod components;
 mod inputs;
+mod wasi_p2;
 
 /// Runs a future whose host functions never really wait: polls it with a
 /// no-op waker until it is ready.
@@ -524,6 +526,13 @@ fn run() -> anyhow::Result<()> {
                 b if b.starts_with("async-") => $m::async_calls(b, reps),
                 b => $m::calls(b, reps),
             }
+        };
+    }
+    if bench == "wasi-p2-start" {
+        return match engine.as_str() {
+            "weft" => wasi_p2::weft_p2::run(reps),
+            "wasmtime" => wasi_p2::wasmtime_p2::run(reps),
+            e => anyhow::bail!("unknown engine `{e}` (weft or wasmtime)"),
         };
     }
     if bench.starts_with("cm-") {

@@ -6,6 +6,7 @@ use std::collections::HashMap;
 
 /// An index into one of a module's index spaces.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "component-model", derive(serde::Serialize, serde::Deserialize))]
 pub enum EntityIndex {
     /// A function index (imports first).
     Function(u32),

@@ -14,6 +14,9 @@ use weft_types::{TypeRegistry, VMSharedTypeIndex};
 pub enum Precompiled {
     /// Made by [`Engine::precompile_module`] or [`crate::Module::serialize`].
     Module,
+    /// Made by `Engine::precompile_component` or `Component::serialize`
+    /// (the `component-model` feature).
+    Component,
 }
 
 /// A compilation environment shared by modules and stores. Cheap to clone;
@@ -102,7 +105,10 @@ impl Engine {
     /// What kind of precompiled artifact `bytes` are, or `None` when they
     /// are not Weft's precompiled output (a `.wasm` or `.wat` module, say).
     pub fn detect_precompiled(&self, bytes: &[u8]) -> Option<Precompiled> {
-        crate::serialize::is_precompiled(bytes).then_some(Precompiled::Module)
+        match crate::serialize::detect(bytes)? {
+            crate::serialize::Kind::Module => Some(Precompiled::Module),
+            crate::serialize::Kind::Component => Some(Precompiled::Component),
+        }
     }
 
     /// Compiles `bytes` (binary, or text with the `wat` feature) into the

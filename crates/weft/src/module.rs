@@ -188,6 +188,20 @@ impl Module {
         Module::from_compiled(engine, translation, wasm, compiled)
     }
 
+    /// A module from the bytes of [`Module::serialize`], its binary
+    /// translated with `features` (those it was compiled with: a component's
+    /// core modules are translated with the component's features).
+    #[cfg(feature = "component-model")]
+    pub(crate) fn from_precompiled(
+        engine: &Engine,
+        bytes: &[u8],
+        features: wasmparser::WasmFeatures,
+    ) -> crate::Result<Module> {
+        let (wasm, compiled) = crate::serialize::read(&engine.inner.config, bytes)?;
+        let translation = weft_environ::translate_module_trusting_bodies(wasm, features)?;
+        Module::from_compiled(engine, translation, wasm, compiled)
+    }
+
     pub(crate) fn compile_translation(
         engine: &Engine,
         translation: ModuleTranslation<'_>,

@@ -17,10 +17,29 @@ use weft_environ::{CompiledModule, FunctionLoc, Trap};
 
 const MAGIC: &[u8] = b"\0weft-cwasm";
 const FORMAT: u32 = 4;
+/// The magic of a precompiled component (`crate::component::Component::serialize`),
+/// as long as [`MAGIC`] and differing from it, so that each kind is told
+/// from the other by its first bytes.
+pub(crate) const COMPONENT_MAGIC: &[u8] = b"\0weft-ccomp";
 
-/// Whether `bytes` start as precompiled Weft output.
-pub(crate) fn is_precompiled(bytes: &[u8]) -> bool {
-    bytes.starts_with(MAGIC)
+/// The kinds of precompiled output (`crate::Precompiled` is the public
+/// face of this).
+pub(crate) enum Kind {
+    /// A module's.
+    Module,
+    /// A component's.
+    Component,
+}
+
+/// What precompiled Weft output `bytes` hold, by their first bytes.
+pub(crate) fn detect(bytes: &[u8]) -> Option<Kind> {
+    if bytes.starts_with(MAGIC) {
+        Some(Kind::Module)
+    } else if bytes.starts_with(COMPONENT_MAGIC) {
+        Some(Kind::Component)
+    } else {
+        None
+    }
 }
 
 /// The host's architecture and the CPU features code generation may use.
@@ -71,28 +90,35 @@ fn cpu() -> String {
 }
 
 /// What of the engine's configuration changes the generated code.
-fn config(c: &Config) -> String {
+pub(crate) fn config(c: &Config) -> String {
     format!("{:?} {:?} {:?}", c.opt_level, c.features, c.compile_tunables())
 }
 
-fn put_u32(out: &mut Vec<u8>, v: u32) {
+pub(crate) fn put_u32(out: &mut Vec<u8>, v: u32) {
     out.extend_from_slice(&v.to_le_bytes());
 }
 
-fn put_bytes(out: &mut Vec<u8>, b: &[u8]) {
+pub(crate) fn put_bytes(out: &mut Vec<u8>, b: &[u8]) {
     out.extend_from_slice(&(b.len() as u64).to_le_bytes());
     out.extend_from_slice(b);
+}
+
+/// Writes the header of precompiled output: `magic`, `format`, the Weft
+/// version, the CPU and `config_key` (what of the engine's configuration
+/// the output depends on).
+pub(crate) fn write_header(out: &mut Vec<u8>, magic: &[u8], format: u32, config_key: &str) {
+    out.extend_from_slice(magic);
+    put_u32(out, format);
+    put_bytes(out, env!("CARGO_PKG_VERSION").as_bytes());
+    put_bytes(out, cpu().as_bytes());
+    put_bytes(out, config_key.as_bytes());
 }
 
 /// The precompiled form, for an engine configured as `config`, of a module
 /// of binary `wasm` whose code is `parts`.
 pub(crate) fn write(config: &Config, wasm: &[u8], parts: &CompiledModule<'_>) -> Vec<u8> {
     let mut out = Vec::with_capacity(wasm.len() + parts.code.len() + 256);
-    out.extend_from_slice(MAGIC);
-    put_u32(&mut out, FORMAT);
-    put_bytes(&mut out, env!("CARGO_PKG_VERSION").as_bytes());
-    put_bytes(&mut out, cpu().as_bytes());
-    put_bytes(&mut out, self::config(config).as_bytes());
+    write_header(&mut out, MAGIC, FORMAT, &self::config(config));
     put_bytes(&mut out, wasm);
     put_bytes(&mut out, &parts.code);
     put_u32(&mut out, parts.funcs.len() as u32);
@@ -117,27 +143,30 @@ pub(crate) fn write(config: &Config, wasm: &[u8], parts: &CompiledModule<'_>) ->
     out
 }
 
-struct Reader<'a> {
-    bytes: &'a [u8],
+/// Reads precompiled output; `what` names it in errors (`module`,
+/// `component`).
+pub(crate) struct Reader<'a> {
+    pub(crate) bytes: &'a [u8],
+    pub(crate) what: &'static str,
 }
 
 impl<'a> Reader<'a> {
-    fn take(&mut self, n: usize) -> crate::Result<&'a [u8]> {
+    pub(crate) fn take(&mut self, n: usize) -> crate::Result<&'a [u8]> {
         if n > self.bytes.len() {
-            crate::bail!("the precompiled module is truncated");
+            crate::bail!("the precompiled {} is truncated", self.what);
         }
         let (head, rest) = self.bytes.split_at(n);
         self.bytes = rest;
         Ok(head)
     }
-    fn u32(&mut self) -> crate::Result<u32> {
+    pub(crate) fn u32(&mut self) -> crate::Result<u32> {
         let b = self.take(4)?;
         Ok(u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
     }
-    fn u8(&mut self) -> crate::Result<u8> {
+    pub(crate) fn u8(&mut self) -> crate::Result<u8> {
         Ok(self.take(1)?[0])
     }
-    fn bytes(&mut self) -> crate::Result<&'a [u8]> {
+    pub(crate) fn bytes(&mut self) -> crate::Result<&'a [u8]> {
         let b = self.take(8)?;
         let mut len = [0; 8];
         len.copy_from_slice(b);
@@ -145,16 +174,72 @@ impl<'a> Reader<'a> {
         self.take(len)
     }
     fn string(&mut self) -> crate::Result<&'a str> {
-        std::str::from_utf8(self.bytes()?).map_err(|_| crate::format_err!("the precompiled module is corrupt"))
+        let what = self.what;
+        std::str::from_utf8(self.bytes()?).map_err(|_| crate::format_err!("the precompiled {what} is corrupt"))
     }
     /// A count of items of at least `item` bytes each, checked against what
     /// is left so that a corrupt count cannot make us allocate much.
-    fn count(&mut self, item: usize) -> crate::Result<usize> {
+    pub(crate) fn count(&mut self, item: usize) -> crate::Result<usize> {
         let n = self.u32()? as usize;
         if n.saturating_mul(item) > self.bytes.len() {
-            crate::bail!("the precompiled module is truncated");
+            crate::bail!("the precompiled {} is truncated", self.what);
         }
         Ok(n)
+    }
+
+    /// Reads and checks the header [`write_header`] wrote with `magic`,
+    /// `format` and `config_key`: fails with an error that says what
+    /// differs (the kind of output, the Weft version, the CPU or the engine
+    /// configuration).
+    pub(crate) fn header(&mut self, magic: &[u8], format: u32, config_key: &str) -> crate::Result<()> {
+        let what = self.what;
+        let head = self.bytes.get(..magic.len());
+        if head != Some(magic) {
+            match detect(self.bytes) {
+                Some(Kind::Module) => {
+                    crate::bail!("this is a precompiled core module, not a {what}: load it with `Module::deserialize`")
+                }
+                Some(Kind::Component) => {
+                    crate::bail!("this is a precompiled component, not a {what}: load it with `Component::deserialize`")
+                }
+                None if magic.len() > self.bytes.len() && magic.starts_with(self.bytes) => {
+                    crate::bail!("the precompiled {what} is truncated")
+                }
+                None if what == "module" => {
+                    crate::bail!("not a precompiled Weft module (see `weft compile` and `Module::serialize`)")
+                }
+                None => {
+                    crate::bail!("not a {what} precompiled by Weft (see `weft compile` and `Component::serialize`)")
+                }
+            }
+        }
+        self.take(magic.len())?;
+        let their_format = self.u32()?;
+        if their_format != format {
+            crate::bail!("the precompiled {what} has format {their_format}; this Weft reads format {format}");
+        }
+        let version = self.string()?;
+        if version != env!("CARGO_PKG_VERSION") {
+            crate::bail!(
+                "the {what} was precompiled by Weft {version}, but this is Weft {}: compile it again",
+                env!("CARGO_PKG_VERSION")
+            );
+        }
+        let their_cpu = self.string()?;
+        let our_cpu = cpu();
+        if their_cpu != our_cpu {
+            crate::bail!(
+                "the {what} was precompiled for the CPU `{their_cpu}`, but this host is `{our_cpu}`: compile it again"
+            );
+        }
+        let their_config = self.string()?;
+        if their_config != config_key {
+            crate::bail!(
+                "the {what} was precompiled for another engine configuration (`{their_config}`), \
+                 but this engine has `{config_key}`: compile it again"
+            );
+        }
+        Ok(())
     }
 }
 
@@ -163,36 +248,8 @@ impl<'a> Reader<'a> {
 /// made by another Weft version, for another CPU, or with another engine
 /// configuration.
 pub(crate) fn read<'a>(config: &Config, bytes: &'a [u8]) -> crate::Result<(&'a [u8], CompiledModule<'a>)> {
-    let mut r = Reader { bytes };
-    if r.take(MAGIC.len()).ok() != Some(MAGIC) {
-        crate::bail!("not a precompiled Weft module (see `weft compile` and `Module::serialize`)");
-    }
-    let format = r.u32()?;
-    if format != FORMAT {
-        crate::bail!("the precompiled module has format {format}; this Weft reads format {FORMAT}");
-    }
-    let version = r.string()?;
-    if version != env!("CARGO_PKG_VERSION") {
-        crate::bail!(
-            "the module was precompiled by Weft {version}, but this is Weft {}: compile it again",
-            env!("CARGO_PKG_VERSION")
-        );
-    }
-    let their_cpu = r.string()?;
-    let our_cpu = cpu();
-    if their_cpu != our_cpu {
-        crate::bail!(
-            "the module was precompiled for the CPU `{their_cpu}`, but this host is `{our_cpu}`: compile it again"
-        );
-    }
-    let their_config = r.string()?;
-    let our_config = self::config(config);
-    if their_config != our_config {
-        crate::bail!(
-            "the module was precompiled for another engine configuration (`{their_config}`), \
-             but this engine has `{our_config}`: compile it again"
-        );
-    }
+    let mut r = Reader { bytes, what: "module" };
+    r.header(MAGIC, FORMAT, &self::config(config))?;
     let wasm = r.bytes()?;
     let code = r.bytes()?;
     let n = r.count(8)?;

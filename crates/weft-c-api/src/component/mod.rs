@@ -20,18 +20,15 @@ use crate::vec::{wasm_byte_vec_t, CVec};
 use crate::weft_api::str_arg;
 use std::ffi::{c_char, CStr};
 use std::mem::MaybeUninit;
-use std::sync::Arc;
 use types::{weft_component_func_type_t, weft_component_type_t};
 use val::{from_val, to_val, weft_component_val_t};
 use weft::component::types::ComponentItem;
 use weft::component::{Component, ComponentExportIndex, Func, Instance, Val};
 use weft::StoreContextMut;
 
-/// `weft_component_t`: a compiled component, with the binary it was
-/// compiled from (what `weft_component_serialize` writes).
+/// `weft_component_t`: a compiled component.
 pub struct weft_component_t {
     pub(crate) component: Component,
-    pub(crate) binary: Arc<[u8]>,
 }
 
 /// `weft_component_export_index_t`: an export, named by the path of export
@@ -71,16 +68,10 @@ pub struct weft_component_func_t {
     pub private2: u32,
 }
 
-/// The first bytes of the output of `weft_component_serialize`.
-const SERIALIZED_MAGIC: &[u8] = b"\0weft-component-binary\x01";
-
 /// The compiled component of `bytes` (binary or text).
 fn compile(engine: &wasm_engine_t, bytes: &[u8]) -> anyhow::Result<Box<weft_component_t>> {
     let component = Component::new(&engine.engine, bytes)?;
-    Ok(Box::new(weft_component_t {
-        component,
-        binary: Arc::from(bytes),
-    }))
+    Ok(Box::new(weft_component_t { component }))
 }
 
 /// # Safety
@@ -119,7 +110,8 @@ pub unsafe extern "C" fn weft_component_new(
     })
 }
 
-/// The component in the form `weft_component_deserialize` reads.
+/// The component in the form `weft_component_deserialize` reads
+/// (`Component::serialize`: its compiled code and translation).
 #[no_mangle]
 pub extern "C" fn weft_component_serialize(
     component: Option<&weft_component_t>,
@@ -128,25 +120,31 @@ pub extern "C" fn weft_component_serialize(
     catch_err(|| {
         let c = component.ok_or_else(|| crate::null_error("component"))?;
         let ret = ret.ok_or_else(|| crate::null_error("ret"))?;
-        let mut bytes = SERIALIZED_MAGIC.to_vec();
-        bytes.extend_from_slice(&c.binary);
-        ret.write(CVec::from_vec(bytes));
+        ret.write(CVec::from_vec(c.component.serialize()?));
         Ok(())
     })
 }
 
-fn deserialize(engine: &wasm_engine_t, bytes: &[u8]) -> anyhow::Result<Box<weft_component_t>> {
-    let binary = bytes
-        .strip_prefix(SERIALIZED_MAGIC)
-        .ok_or_else(|| anyhow::anyhow!("the bytes are not a component serialized by weft_component_serialize"))?;
-    compile(engine, binary)
+/// # Safety
+///
+/// `bytes` were written by `weft_component_serialize` (or
+/// `Component::serialize`) and not changed since: their code is mapped and
+/// run as written (the contract of `Component::deserialize`, which the C
+/// caller takes on, as with Wasmtime's `wasmtime_component_deserialize`).
+unsafe fn deserialize(engine: &wasm_engine_t, bytes: &[u8]) -> anyhow::Result<Box<weft_component_t>> {
+    // SAFETY: the caller's contract, passed on.
+    let component = unsafe { Component::deserialize(&engine.engine, bytes) }?;
+    Ok(Box::new(weft_component_t { component }))
 }
 
-/// Reads a component written by `weft_component_serialize`.
+/// Reads a component written by `weft_component_serialize`, without
+/// compiling it.
 ///
 /// # Safety
 ///
-/// `buf` points to `len` readable bytes.
+/// `buf` points to `len` readable bytes, written by
+/// `weft_component_serialize` and not changed since (their code is run as
+/// written).
 #[no_mangle]
 pub unsafe extern "C" fn weft_component_deserialize(
     engine: Option<&wasm_engine_t>,
@@ -159,16 +157,20 @@ pub unsafe extern "C" fn weft_component_deserialize(
         let out = component_out.ok_or_else(|| crate::null_error("component_out"))?;
         // SAFETY: the caller's contract.
         let bytes = unsafe { bytes_arg(buf, len) }?;
-        out.write(deserialize(engine, bytes)?);
+        // SAFETY: the caller's contract: the bytes are Weft's output.
+        out.write(unsafe { deserialize(engine, bytes) }?);
         Ok(())
     })
 }
 
-/// Reads a component written by `weft_component_serialize` from a file.
+/// Reads a component written by `weft_component_serialize` from a file,
+/// without compiling it.
 ///
 /// # Safety
 ///
-/// `path` is a NUL-terminated string.
+/// `path` is a NUL-terminated string naming a file written by
+/// `weft_component_serialize` and not changed since (its code is run as
+/// written).
 #[no_mangle]
 pub unsafe extern "C" fn weft_component_deserialize_file(
     engine: Option<&wasm_engine_t>,
@@ -185,8 +187,9 @@ pub unsafe extern "C" fn weft_component_deserialize_file(
         let path = unsafe { CStr::from_ptr(path) }
             .to_str()
             .map_err(|_| anyhow::anyhow!("input was not valid utf-8"))?;
-        let bytes = std::fs::read(path).map_err(|e| anyhow::anyhow!("failed to read `{path}`: {e}"))?;
-        out.write(deserialize(engine, &bytes)?);
+        // SAFETY: the caller's contract: the file is Weft's output.
+        let component = unsafe { Component::deserialize_file(&engine.engine, path) }?;
+        out.write(Box::new(weft_component_t { component }));
         Ok(())
     })
 }
@@ -197,7 +200,6 @@ pub extern "C" fn weft_component_clone(component: Option<&weft_component_t>) -> 
     let c = component?;
     Some(Box::new(weft_component_t {
         component: c.component.clone(),
-        binary: c.binary.clone(),
     }))
 }
 

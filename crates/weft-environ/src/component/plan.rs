@@ -31,7 +31,7 @@ use crate::{EntityIndex, WasmValType};
 macro_rules! indices {
     ($($(#[$doc:meta])* $name:ident;)*) => {$(
         $(#[$doc])*
-        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default, serde::Serialize, serde::Deserialize)]
         pub struct $name(pub u32);
     )*};
 }
@@ -58,7 +58,7 @@ indices! {
 }
 
 /// The kind of a core item.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub enum CoreItemKind {
     /// A function.
     Func,
@@ -73,7 +73,7 @@ pub enum CoreItemKind {
 }
 
 /// The `string-encoding` canonical option.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, serde::Serialize, serde::Deserialize)]
 pub enum StringEncoding {
     /// `string-encoding=utf8` (the default): lengths count bytes.
     #[default]
@@ -89,7 +89,7 @@ pub enum StringEncoding {
 
 /// The canonical options of a `canon lift` or `canon lower`, with every
 /// core item resolved to a [`CoreItemIndex`].
-#[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Default, serde::Serialize, serde::Deserialize)]
 pub struct CanonicalOptions {
     /// The component instance that lifts or lowers.
     pub instance: ComponentInstanceIndex,
@@ -109,7 +109,7 @@ pub struct CanonicalOptions {
 }
 
 /// The core module a [`Step::InstantiateModule`] instantiates.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub enum ModuleRef {
     /// A module found in the component's bytes.
     Static(StaticModuleIndex),
@@ -118,7 +118,7 @@ pub enum ModuleRef {
 }
 
 /// What a [`Step::Lower`] lowers.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub enum LowerCallee {
     /// A function the host supplies through the root's imports: the runtime
     /// lowers in Rust behind a compiled trampoline.
@@ -137,7 +137,7 @@ pub enum LowerCallee {
 }
 
 /// One step of the instantiation of a component, executed in order.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub enum Step {
     /// Instantiates a core module, pushing a core instance.
     InstantiateModule {
@@ -246,7 +246,7 @@ pub enum Step {
 /// A canonical built-in of the async ABI (and of threads), as a core
 /// function a runtime provides. Each names the types and options it needs;
 /// [`Builtin::signature`] is its core function type.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub enum Builtin {
     /// `task.return`: lifts the current task's result from its core
     /// arguments, with `options` (only `memory` and `string-encoding`).
@@ -435,7 +435,7 @@ impl Builtin {
 }
 
 /// An import of the root component.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub struct Import {
     /// The import's name.
     pub name: String,
@@ -445,7 +445,7 @@ pub struct Import {
 
 /// An item reached through an import of the root: the import, then a path
 /// of export names through nested instances.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub struct RuntimeImport {
     /// The component import it starts from.
     pub import: ImportIndex,
@@ -454,7 +454,7 @@ pub struct RuntimeImport {
 }
 
 /// A resource type reached through the root's imports.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub struct ImportedResource {
     /// Where the embedder's resource type is found.
     pub at: RuntimeImport,
@@ -463,7 +463,7 @@ pub struct ImportedResource {
 }
 
 /// An export of the root component (or of an instance it exports).
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub enum Export {
     /// A lifted function.
     LiftedFunction {
@@ -491,7 +491,7 @@ pub enum Export {
 
 /// The translated root component: imports, the instantiation plan and
 /// exports.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
 pub struct Component {
     /// The imports of the root, in order.
     pub imports: Vec<Import>,

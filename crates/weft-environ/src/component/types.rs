@@ -24,7 +24,7 @@ use std::hash::Hash;
 macro_rules! indices {
     ($($(#[$doc:meta])* $name:ident;)*) => {$(
         $(#[$doc])*
-        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
         pub struct $name(pub u32);
     )*};
 }
@@ -53,7 +53,7 @@ indices! {
 }
 
 /// A component value type.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub enum InterfaceType {
     /// `bool`.
     Bool,
@@ -92,7 +92,7 @@ pub enum InterfaceType {
 }
 
 /// A named field of a record.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub struct Field {
     /// The field's label.
     pub name: String,
@@ -101,7 +101,7 @@ pub struct Field {
 }
 
 /// A case of a variant.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub struct Case {
     /// The case's label.
     pub name: String,
@@ -110,7 +110,7 @@ pub struct Case {
 }
 
 /// A value type with structure, interned in [`ComponentTypes`].
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub enum DefinedType {
     /// `record`: named fields, in order.
     Record(Box<[Field]>),
@@ -200,7 +200,7 @@ impl DefinedType {
 }
 
 /// A component function type.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub struct FuncType {
     /// Whether the function is `async`.
     pub is_async: bool,
@@ -218,7 +218,7 @@ impl FuncType {
 }
 
 /// What a type index of a component denotes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub enum AnyType {
     /// A value type.
     Value(InterfaceType),
@@ -233,7 +233,7 @@ pub enum AnyType {
 }
 
 /// The type of an import or export of a component or instance.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub enum ItemType {
     /// A core module.
     Module(TypeModuleIndex),
@@ -251,7 +251,7 @@ pub enum ItemType {
 }
 
 /// An instance type: its exports, in declaration order.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Default, serde::Serialize, serde::Deserialize)]
 pub struct InstanceType {
     /// Exports by name, in order.
     pub exports: Box<[(String, ItemType)]>,
@@ -265,7 +265,7 @@ impl InstanceType {
 }
 
 /// A component type: its imports and exports, in declaration order.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Default, serde::Serialize, serde::Deserialize)]
 pub struct ComponentType {
     /// Imports by name, in order.
     pub imports: Box<[(String, ItemType)]>,
@@ -274,7 +274,7 @@ pub struct ComponentType {
 }
 
 /// The type of a core item, as found in a core module type.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub enum CoreItemType {
     /// A function.
     Func(WasmFuncType),
@@ -289,7 +289,7 @@ pub enum CoreItemType {
 }
 
 /// A core module type: imports and exports, in order.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Default, serde::Serialize, serde::Deserialize)]
 pub struct ModuleType {
     /// Imports as (module, name, type).
     pub imports: Box<[(String, String, CoreItemType)]>,
@@ -298,7 +298,7 @@ pub struct ModuleType {
 }
 
 /// The identity of a resource type.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub enum ResourceType {
     /// A resource that reaches the root component through its imports.
     Imported(ImportedResourceIndex),
@@ -327,6 +327,21 @@ impl<T> Default for Interner<T> {
     }
 }
 
+/// Only the items are written: the map is made again when read.
+impl<T: serde::Serialize> serde::Serialize for Interner<T> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        self.items.serialize(serializer)
+    }
+}
+
+impl<'de, T: serde::Deserialize<'de> + Clone + Eq + Hash> serde::Deserialize<'de> for Interner<T> {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let items = Vec::<T>::deserialize(deserializer)?;
+        let map = items.iter().enumerate().map(|(i, t)| (t.clone(), i as u32)).collect();
+        Ok(Interner { items, map })
+    }
+}
+
 impl<T: Clone + Eq + Hash> Interner<T> {
     fn intern(&mut self, item: T) -> u32 {
         if let Some(&i) = self.map.get(&item) {
@@ -348,7 +363,7 @@ impl<T: Clone + Eq + Hash> Interner<T> {
 /// Lookups take an index and return `None` for an index of another
 /// registry that is out of range here; indices produced by this registry
 /// are always valid in it.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
 pub struct ComponentTypes {
     defined: Interner<DefinedType>,
     funcs: Interner<FuncType>,

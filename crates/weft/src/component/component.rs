@@ -129,7 +129,7 @@ impl Component {
 /// `supported_component_features` other than the component model itself),
 /// and the component model and its async, threading and error-context
 /// extensions as the `Config::wasm_component_model*` switches set them.
-fn component_features(config: &crate::Config) -> wasmparser::WasmFeatures {
+pub(crate) fn component_features(config: &crate::Config) -> wasmparser::WasmFeatures {
     let always = env::supported_component_features().difference(wasmparser::WasmFeatures::COMPONENT_MODEL);
     config.features | always | config.component_features
 }

@@ -81,6 +81,7 @@ mod load_store;
 mod resource_table;
 mod resources;
 mod semver;
+mod serialize;
 // `store` (the component state of a store) and the files whose objects it
 // holds (instances, lifted functions, resources and handle tables, tasks)
 // import each other on purpose, as `crate::store` and the core objects do
