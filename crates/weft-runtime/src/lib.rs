@@ -46,6 +46,7 @@ mod builtins;
 mod builtins_gc;
 mod code;
 pub mod gc;
+mod gc_roots;
 mod host;
 mod instance;
 mod memory;
@@ -136,6 +137,13 @@ pub fn invoke<S: VMStore>(
         ctx.stack_limit.set(here.saturating_sub(max_wasm_stack));
     }
     let prev_exit = (ctx.last_wasm_exit_fp.get(), ctx.last_wasm_exit_pc.get());
+    // A call from a host function that wasm called: the collector walks the
+    // outer wasm frames from that exit.
+    let nested = prev_exit.0 != 0;
+    if nested {
+        ctx.push_outer_exit(prev_exit);
+        ctx.last_wasm_exit_fp.set(0);
+    }
     // SAFETY: `callee` points to a live `VMFuncRef` of this store.
     let (code, vmctx) = unsafe { ((*callee.0).code, (*callee.0).vmctx) };
     // SAFETY: `trampoline` is compiled code with this signature.
@@ -156,6 +164,9 @@ pub fn invoke<S: VMStore>(
     };
     ctx.stack_limit.set(prev_limit);
     ctx.store_ptr.set(prev_store);
+    if nested {
+        ctx.pop_outer_exit();
+    }
     ctx.last_wasm_exit_fp.set(prev_exit.0);
     ctx.last_wasm_exit_pc.set(prev_exit.1);
     result

@@ -147,7 +147,11 @@ impl StoreObjects {
     }
     /// Adds a table.
     pub fn add_table(&mut self, table: Table) -> TableId {
-        self.tables.push(Box::new(table));
+        let table = Box::new(table);
+        if table.element_type().heap_type.top() != weft_environ::WasmHeapType::Func {
+            self.ctx.register_table_root(&*table);
+        }
+        self.tables.push(table);
         TableId(self.tables.len() - 1)
     }
     /// The table `id` (which this store gave out).
@@ -161,7 +165,9 @@ impl StoreObjects {
     #[doc(hidden)]
     /// Adds a global with its initial value.
     pub fn add_global(&mut self, value: ValRaw) -> GlobalId {
-        self.globals.push(Box::new(UnsafeCell::new(value)));
+        let global = Box::new(UnsafeCell::new(value));
+        self.ctx.register_global_root(&*global);
+        self.globals.push(global);
         GlobalId(self.globals.len() - 1)
     }
     /// The value of a global.

@@ -210,6 +210,25 @@ pub(crate) fn host_closure_dynamic<T: 'static>(
 ) -> HostClosure<T> {
     Arc::new(
         move |store: &mut StoreInner<T>, caller: HostCaller, values: &mut [ValRaw]| {
+            // The call is a root scope of its own: the handles of its
+            // reference parameters stop rooting when it returns.
+            let depth = store.opaque.objects.context().host_roots_depth();
+            let r = dynamic_host_call(&ty, &func, store, caller, values);
+            store.opaque.objects.context().truncate_host_roots(depth);
+            r
+        },
+    )
+}
+
+fn dynamic_host_call<T: 'static>(
+    ty: &FuncType,
+    func: &impl Fn(Caller<'_, T>, &[Val], &mut [Val]) -> crate::Result<()>,
+    store: &mut StoreInner<T>,
+    caller: HostCaller,
+    values: &mut [ValRaw],
+) -> crate::Result<()> {
+    {
+        {
             let params: Vec<Val> = ty
                 .params()
                 .enumerate()
@@ -234,8 +253,8 @@ pub(crate) fn host_closure_dynamic<T: 'static>(
                     .map_err(|e| e.context(format!("result {i} of a host function")))?;
             }
             Ok(())
-        },
-    )
+        }
+    }
 }
 
 /// A host function of the store whose parameters and results are numbers
@@ -513,10 +532,15 @@ macro_rules! into_func {
         {
             fn into_func(self, engine: &crate::Engine) -> (FuncType, Arc<HostFn<StoreInner<T>>>) {
                 let ty = FuncType::new(engine, vec![$($t::valtype()),*], R::Ok::types());
+                let has_refs = ty.params().any(|p| matches!(p, ValType::Ref(_)));
                 let host = Arc::new(move |store: &mut StoreInner<T>, _caller: HostCaller, values: &mut [ValRaw]| {
+                    let depth = has_refs.then(|| store.opaque.objects.context().host_roots_depth());
                     $(#[allow(non_snake_case, reason = "the type parameters double as variable names")] let $t = $t::from_raw(&store.opaque, values[$i]);)*
-                    let r = self($($t),*).into_result()?;
-                    r.store(&store.opaque, values)
+                    let r = self($($t),*).into_result();
+                    if let Some(depth) = depth {
+                        store.opaque.objects.context().truncate_host_roots(depth);
+                    }
+                    r?.store(&store.opaque, values)
                 });
                 (ty, host)
             }
@@ -529,11 +553,16 @@ macro_rules! into_func {
         {
             fn into_func(self, engine: &crate::Engine) -> (FuncType, Arc<HostFn<StoreInner<T>>>) {
                 let ty = FuncType::new(engine, vec![$($t::valtype()),*], R::Ok::types());
+                let has_refs = ty.params().any(|p| matches!(p, ValType::Ref(_)));
                 let host = Arc::new(move |store: &mut StoreInner<T>, caller: HostCaller, values: &mut [ValRaw]| {
+                    let depth = has_refs.then(|| store.opaque.objects.context().host_roots_depth());
                     $(#[allow(non_snake_case, reason = "the type parameters double as variable names")] let $t = $t::from_raw(&store.opaque, values[$i]);)*
                     let caller_instance = store.opaque.instance_by_runtime_index(caller.instance);
-                    let r = self(Caller { store: StoreContextMut(&mut *store), caller: caller_instance }, $($t),*).into_result()?;
-                    r.store(&store.opaque, values)
+                    let r = self(Caller { store: StoreContextMut(&mut *store), caller: caller_instance }, $($t),*).into_result();
+                    if let Some(depth) = depth {
+                        store.opaque.objects.context().truncate_host_roots(depth);
+                    }
+                    r?.store(&store.opaque, values)
                 });
                 (ty, host)
             }

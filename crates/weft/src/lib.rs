@@ -79,7 +79,7 @@ pub use config::{Collector, Config, OptLevel};
 pub use engine::{Engine, Precompiled};
 pub use externals::{Extern, Global, Memory, MemoryAccessError, Table, Tag};
 pub use func::{Func, IntoFunc, TypedFunc, WasmParams, WasmResults, WasmRet, WasmTy};
-pub use gc_refs::{AnyRef, I31};
+pub use gc_refs::{AnyRef, RootScope, I31};
 pub use instance::{Export, Instance};
 pub use interrupts::UpdateDeadline;
 #[cfg(feature = "async")]

@@ -283,10 +283,7 @@ impl Module {
                 .zip(&env.sub_types)
                 .map(|(id, ty)| {
                     let display = engine.inner.types.supertypes(*id).unwrap_or_default();
-                    let info = weft_runtime::gc::GcTypeInfo {
-                        kind: ty.composite.kind(),
-                        display: display.iter().map(|t| t.0).collect(),
-                    };
+                    let info = weft_runtime::gc::GcTypeInfo::new(ty, display.iter().map(|t| t.0).collect());
                     (id.0, info)
                 })
                 .collect()
