@@ -41,6 +41,9 @@ pub(crate) struct GcRoots {
     globals: RefCell<Vec<*const UnsafeCell<ValRaw>>>,
     /// Every table of the store holding extern or GC references.
     tables: RefCell<Vec<*const Table>>,
+    /// Every instance of the store (their element segments hold
+    /// references).
+    instances: RefCell<Vec<*const crate::instance::Instance>>,
     /// The exit frame pointer and pc of each wasm activation below the
     /// current one that called out to the host, which called wasm again.
     outer_exits: RefCell<Vec<(usize, usize)>>,
@@ -86,7 +89,7 @@ impl VMStoreContext {
                 Err(_) => {}
             }
         }
-        if !self.gc_roots.collecting.get() && !self.wasm_active() {
+        if !self.gc_roots.collecting.get() {
             self.collect_garbage();
         }
         self.with_gc_heap(|heap| {
@@ -106,12 +109,18 @@ impl VMStoreContext {
     /// dropped). Returns what the heap's collection did (nothing without a
     /// heap).
     ///
-    /// Nothing is collected while wasm frames are on the stack (from a host
-    /// function, or an allocation of compiled code): compiled code has no
-    /// stack maps yet, so the collector could not see their references.
+    /// With wasm frames on the stack, the collector reads their references
+    /// from the stack maps of their calls, starting from the exit that the
+    /// wasm-to-host and collecting-builtin trampolines record. When wasm
+    /// runs but no exit is recorded (host code reached another way, such
+    /// as an epoch callback), the frames cannot be walked and nothing is
+    /// collected.
     pub fn collect_garbage(&self) -> GcStats {
         let roots = &self.gc_roots;
-        if self.wasm_active() || roots.collecting.replace(true) {
+        if self.wasm_active() && self.last_wasm_exit_fp.get() == 0 {
+            return GcStats::default();
+        }
+        if roots.collecting.replace(true) {
             return GcStats::default();
         }
         let mut words = Vec::new();
@@ -128,6 +137,13 @@ impl VMStoreContext {
             // SAFETY: as for globals: tables are boxed by the store.
             let table = unsafe { &**t };
             words.extend(table.elements().iter().map(|w| *w as u64));
+        }
+        for i in roots.instances.borrow().iter() {
+            // SAFETY: as for globals: instances are boxed by the store.
+            let instance = unsafe { &**i };
+            for seg in &instance.elements {
+                words.extend(seg.iter().map(|w| *w as u64));
+            }
         }
         for exn in self.exceptions.borrow().iter() {
             words.extend(exn.values.iter().map(|v| v.get_word() as u64));
@@ -176,6 +192,10 @@ impl VMStoreContext {
 
     /// Reads the roots of the wasm frames on this thread's stack (every
     /// activation of this store), through the stack maps of their calls.
+    ///
+    /// Each activation starts at an exit (the frame pointer of the
+    /// trampoline wasm called and its return address); the walk follows
+    /// frame pointers while return addresses lie in compiled code.
     fn stack_roots(&self, out: &mut Vec<u64>) {
         let mut exits = vec![(self.last_wasm_exit_fp.get(), self.last_wasm_exit_pc.get())];
         exits.extend(self.gc_roots.outer_exits.borrow().iter().rev().copied());
@@ -306,6 +326,20 @@ impl VMStoreContext {
         self.gc_roots.globals.borrow_mut().push(global);
     }
 
+    pub(crate) fn register_instance_root(&self, instance: *const crate::instance::Instance) {
+        self.gc_roots.instances.borrow_mut().push(instance);
+    }
+
+    /// Keeps collections from running until the guard is dropped (while
+    /// the runtime holds references in no root, as when it initializes an
+    /// instance); allocations grow the heap instead.
+    pub(crate) fn inhibit_gc(&self) -> InhibitGc<'_> {
+        InhibitGc {
+            ctx: self,
+            was: self.gc_roots.collecting.replace(true),
+        }
+    }
+
     pub(crate) fn register_table_root(&self, table: *const Table) {
         self.gc_roots.tables.borrow_mut().push(table);
     }
@@ -318,5 +352,17 @@ impl VMStoreContext {
     /// Forgets the exit recorded by the matching `push_outer_exit`.
     pub(crate) fn pop_outer_exit(&self) {
         self.gc_roots.outer_exits.borrow_mut().pop();
+    }
+}
+
+/// See [`VMStoreContext::inhibit_gc`].
+pub(crate) struct InhibitGc<'a> {
+    ctx: &'a VMStoreContext,
+    was: bool,
+}
+
+impl Drop for InhibitGc<'_> {
+    fn drop(&mut self) {
+        self.ctx.gc_roots.collecting.set(self.was);
     }
 }

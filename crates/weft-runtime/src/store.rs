@@ -371,6 +371,7 @@ impl StoreObjects {
         for (i, id) in tags.iter().enumerate() {
             instance.write(offsets.vmctx_tag(i as u32), self.tag_ptr(*id) as usize);
         }
+        self.ctx.register_instance_root(&*instance);
         self.instances.push(instance);
         let id = InstanceId(self.instances.len() - 1);
         self.instance_entities.push(InstanceEntities {
@@ -392,6 +393,8 @@ impl StoreObjects {
     /// element segments, then data segments, as the spec orders them. An
     /// out-of-bounds segment traps, leaving earlier segments applied.
     pub fn initialize(&mut self, id: InstanceId) -> Result<(), Trap> {
+        // The values being computed are in no root the collector sees.
+        let _no_gc = self.ctx.inhibit_gc();
         let instance = &mut *self.instances[id.0];
         let module = instance.module.clone();
         for (i, init) in module.global_inits.iter().enumerate() {

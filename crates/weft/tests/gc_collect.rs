@@ -61,7 +61,21 @@ const RING: &str = r#"(module
     (func (export "sum_any") (param $r anyref) (param $n i32) (result i64)
         (call $sum (ref.cast (ref null $node) (local.get $r)) (local.get $n)))
     (func (export "make") (param $n i32) (result anyref)
-        (call $ring (local.get $n))))"#;
+        (call $ring (local.get $n)))
+    ;; Builds $rounds rings of $n nodes, dropping each, while a first ring
+    ;; stays in a local and the latest one on the operand stack; returns
+    ;; the sums of both (checked by the host).
+    (func (export "churn") (param $rounds i32) (param $n i32) (result i64 i64)
+        (local $kept (ref null $node))
+        (local.set $kept (call $ring (i32.const 100)))
+        (call $ring (local.get $n))
+        (block $done (loop $l
+            (br_if $done (i32.eqz (local.get $rounds)))
+            (drop (call $ring (local.get $n)))
+            (local.set $rounds (i32.sub (local.get $rounds) (i32.const 1)))
+            (br $l)))
+        (call $sum (local.get $n))
+        (call $sum (local.get $kept) (i32.const 100))))"#;
 
 /// Rings of 1,000 structs rebuilt 1,000 times (a million structs, each
 /// ring a cycle) with a collection after each: the heap's live bytes and
@@ -85,6 +99,25 @@ fn a_ring_rebuilt_in_a_loop_runs_in_bounded_memory() -> Result<()> {
     assert!(peak_capacity <= 1 << 20, "capacity grew to {peak_capacity}");
     let (_, _, collections) = store.gc_heap_stats().unwrap();
     assert!(collections >= 1000);
+    Ok(())
+}
+
+/// The same churn inside one call: collections start from allocations in
+/// wasm, whose frames' references (a local, an operand) survive them, and
+/// the heap stays bounded.
+#[test]
+fn allocation_pressure_collects_and_wasm_frames_keep_their_references() -> Result<()> {
+    let engine = gc_engine();
+    let m = module(&engine, RING);
+    let mut store = Store::new(&engine, ());
+    let instance = Instance::new(&mut store, &m, &[])?;
+    let churn = instance.get_typed_func::<(i32, i32), (i64, i64)>(&mut store, "churn")?;
+    let (latest, kept) = churn.call(&mut store, (1000, 1000))?;
+    assert_eq!(latest, (0..1000).sum::<i64>());
+    assert_eq!(kept, (0..100).sum::<i64>());
+    let (_, capacity, collections) = store.gc_heap_stats().unwrap();
+    assert!(collections >= 10, "only {collections} collections");
+    assert!(capacity <= 1 << 20, "capacity grew to {capacity}");
     Ok(())
 }
 
