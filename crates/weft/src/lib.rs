@@ -60,6 +60,7 @@ mod config;
 mod engine;
 mod externals;
 mod func;
+mod gc_objects;
 mod gc_refs;
 mod instance;
 mod interrupts;
@@ -79,6 +80,9 @@ pub use config::{Collector, Config, OptLevel};
 pub use engine::{Engine, Precompiled};
 pub use externals::{Extern, Global, Memory, MemoryAccessError, Table, Tag};
 pub use func::{Func, IntoFunc, TypedFunc, WasmParams, WasmResults, WasmRet, WasmTy};
+pub use gc_objects::{
+    ArrayRef, ArrayRefPre, ArrayType, EqRef, FieldType, StorageType, StructRef, StructRefPre, StructType,
+};
 pub use gc_refs::{AnyRef, RootScope, I31};
 pub use instance::{Export, Instance};
 pub use interrupts::UpdateDeadline;
