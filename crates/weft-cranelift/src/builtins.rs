@@ -1,21 +1,12 @@
 //! Calls from compiled code to the runtime's builtin functions.
 
 use crate::func_translator::FuncTranslator;
-use crate::types::{trap_to_code, vmctx_readonly};
+use crate::types::{builtin_type, trap_to_code, vmctx_readonly};
 use anyhow::{bail, Result};
 use cranelift_codegen::ir::condcodes::IntCC;
-use cranelift_codegen::ir::types::{F32, F64, I32, I64};
-use cranelift_codegen::ir::{AbiParam, InstBuilder, Signature, Type, Value};
+use cranelift_codegen::ir::types::{I32, I64};
+use cranelift_codegen::ir::{AbiParam, InstBuilder, Signature, Value};
 use weft_environ::{BuiltinFunction, BuiltinType, Trap};
-
-pub(crate) fn builtin_type(ty: BuiltinType) -> Type {
-    match ty {
-        BuiltinType::Vmctx | BuiltinType::Pointer | BuiltinType::I64 => I64,
-        BuiltinType::I32 => I32,
-        BuiltinType::F32 => F32,
-        BuiltinType::F64 => F64,
-    }
-}
 
 impl FuncTranslator<'_, '_> {
     /// Calls `builtin` with the function's vmctx followed by `args`. `i32`

@@ -948,3 +948,18 @@ impl FuncTranslator<'_, '_> {
         Ok(())
     }
 }
+
+impl FuncTranslator<'_, '_> {
+    /// Declares every `i64` value on the operand stack not declared yet as
+    /// needing a stack map (after each operator of a function that has
+    /// stack maps).
+    /// (See `gc_stack_maps.rs`.)
+    pub(crate) fn declare_stack_refs(&mut self) {
+        for i in (0..self.stack.len()).rev() {
+            let v = self.stack[i];
+            if self.b.func.dfg.value_type(v) == types::I64 && self.stack_map_values.insert(v) {
+                self.b.declare_value_needs_stack_map(v);
+            }
+        }
+    }
+}

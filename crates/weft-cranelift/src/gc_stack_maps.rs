@@ -16,7 +16,6 @@
 //! address in the store context, as the wasm-to-host trampolines do, so
 //! the collector can walk the wasm frames from there.
 
-use crate::func_translator::FuncTranslator;
 use crate::types::trusted;
 use anyhow::Result;
 use cranelift_codegen::ir::types::I64;
@@ -132,20 +131,6 @@ pub(crate) fn needs_stack_maps(module: &Module, ty_index: u32, body: &FunctionBo
     Ok(false)
 }
 
-impl FuncTranslator<'_, '_> {
-    /// Declares every `i64` value on the operand stack not declared yet as
-    /// needing a stack map (after each operator of a function that has
-    /// stack maps).
-    pub(crate) fn declare_stack_refs(&mut self) {
-        for i in (0..self.stack.len()).rev() {
-            let v = self.stack[i];
-            if self.b.func.dfg.value_type(v) == I64 && self.stack_map_values.insert(v) {
-                self.b.declare_value_needs_stack_map(v);
-            }
-        }
-    }
-}
-
 /// The trampoline of `builtin` (one of [`COLLECTING_BUILTINS`]): the
 /// builtin's signature; records its frame pointer and return address as the
 /// store's exit, then calls the builtin from the vmctx's builtins array.
@@ -160,13 +145,13 @@ pub(crate) fn build_builtin_trampoline(
         builtin
             .params()
             .iter()
-            .map(|p| AbiParam::new(crate::builtins::builtin_type(*p))),
+            .map(|p| AbiParam::new(crate::types::builtin_type(*p))),
     );
     sig.returns.extend(
         builtin
             .results()
             .iter()
-            .map(|r| AbiParam::new(crate::builtins::builtin_type(*r))),
+            .map(|r| AbiParam::new(crate::types::builtin_type(*r))),
     );
     let mut func = Function::with_name_signature(UserFuncName::default(), sig.clone());
     let mut b = FunctionBuilder::new(&mut func, fctx);

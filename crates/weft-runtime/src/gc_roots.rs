@@ -12,53 +12,11 @@
 //! happens to look like one only keeps that object alive a little longer.
 
 use crate::gc::{GcHeap, GcHeapOutOfMemory, GcStats};
+use crate::gc_root_set::ExternData;
 use crate::table::Table;
 use crate::vm::{VMStoreContext, ValRaw};
 use std::any::Any;
-use std::cell::{Cell, RefCell, UnsafeCell};
-
-/// Host data of an extern reference.
-pub type ExternData = Box<dyn Any + Send + Sync>;
-
-/// A store's extern references: slot `i` is extern reference word `i + 1`.
-#[derive(Default)]
-struct ExternRefs {
-    slots: Vec<Option<ExternData>>,
-    free: Vec<usize>,
-}
-
-/// What the collector of a store finds roots in, besides the stack.
-#[derive(Default)]
-pub(crate) struct GcRoots {
-    /// Extern references (freed by collections; only touched through
-    /// `&VMStoreContext` by code that never keeps a reference across a
-    /// collection, see `externref`).
-    externs: UnsafeCell<ExternRefs>,
-    /// Reference words the host holds (`Rooted` handles): a LIFO list that
-    /// root scopes truncate.
-    host: RefCell<Vec<u64>>,
-    /// Every global of the store (boxed by the store, never moved).
-    globals: RefCell<Vec<*const UnsafeCell<ValRaw>>>,
-    /// Every table of the store holding extern or GC references.
-    tables: RefCell<Vec<*const Table>>,
-    /// Every instance of the store (their element segments hold
-    /// references).
-    instances: RefCell<Vec<*const crate::instance::Instance>>,
-    /// The exit frame pointer and pc of each wasm activation below the
-    /// current one that called out to the host, which called wasm again.
-    outer_exits: RefCell<Vec<(usize, usize)>>,
-    /// Whether a collection is running (allocations made meanwhile, by
-    /// destructors of host data, must not start another).
-    collecting: Cell<bool>,
-}
-
-impl std::fmt::Debug for GcRoots {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("GcRoots")
-            .field("host", &self.host.borrow().len())
-            .finish_non_exhaustive()
-    }
-}
+use std::cell::UnsafeCell;
 
 impl VMStoreContext {
     /// Allocates a GC object of `size` bytes of type `type_id` in the
@@ -128,20 +86,21 @@ impl VMStoreContext {
         words.extend(roots.host.borrow().iter().copied());
         for g in roots.globals.borrow().iter() {
             // SAFETY: globals are boxed by the store that owns this context
-            // and live as long as it; no wasm runs on this thread while the
-            // collector reads them (it runs inside a call from wasm or from
-            // the host, never beside one).
-            words.push(unsafe { (*(**g).get()).get_word() as u64 });
+            // and live as long as it (a `ValRaw`: 16 bytes, the value
+            // little-endian at offset 0, 16-byte aligned); no wasm runs on
+            // this thread while the collector reads them (it runs inside a
+            // call from wasm or from the host, never beside one).
+            words.push(unsafe { g.read() });
         }
         for t in roots.tables.borrow().iter() {
             // SAFETY: as for globals: tables are boxed by the store.
             let table = unsafe { &**t };
             words.extend(table.elements().iter().map(|w| *w as u64));
         }
-        for i in roots.instances.borrow().iter() {
-            // SAFETY: as for globals: instances are boxed by the store.
-            let instance = unsafe { &**i };
-            for seg in &instance.elements {
+        for e in roots.elements.borrow().iter() {
+            // SAFETY: as for globals: the segments are a field of an
+            // instance boxed by the store.
+            for seg in unsafe { &**e } {
                 words.extend(seg.iter().map(|w| *w as u64));
             }
         }
@@ -323,11 +282,13 @@ impl VMStoreContext {
     }
 
     pub(crate) fn register_global_root(&self, global: *const UnsafeCell<ValRaw>) {
-        self.gc_roots.globals.borrow_mut().push(global);
+        self.gc_roots.globals.borrow_mut().push(global.cast::<u64>());
     }
 
-    pub(crate) fn register_instance_root(&self, instance: *const crate::instance::Instance) {
-        self.gc_roots.instances.borrow_mut().push(instance);
+    /// Roots the element segments of an instance (a field of the boxed
+    /// instance, so its address is stable).
+    pub(crate) fn register_elements_root(&self, elements: *const Vec<Vec<usize>>) {
+        self.gc_roots.elements.borrow_mut().push(elements);
     }
 
     /// Keeps collections from running until the guard is dropped (while

@@ -46,6 +46,7 @@ mod builtins;
 mod builtins_gc;
 mod code;
 pub mod gc;
+mod gc_root_set;
 mod gc_roots;
 mod host;
 mod instance;

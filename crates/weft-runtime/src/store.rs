@@ -371,7 +371,7 @@ impl StoreObjects {
         for (i, id) in tags.iter().enumerate() {
             instance.write(offsets.vmctx_tag(i as u32), self.tag_ptr(*id) as usize);
         }
-        self.ctx.register_instance_root(&*instance);
+        self.ctx.register_elements_root(&instance.elements);
         self.instances.push(instance);
         let id = InstanceId(self.instances.len() - 1);
         self.instance_entities.push(InstanceEntities {

@@ -198,7 +198,7 @@ pub struct VMStoreContext {
     pub(crate) gc_types: RefCell<std::collections::HashMap<u32, crate::gc::GcTypeInfo>>,
     /// What the collector finds roots in and frees besides the heap (see
     /// `gc_roots.rs`).
-    pub(crate) gc_roots: crate::gc_roots::GcRoots,
+    pub(crate) gc_roots: crate::gc_root_set::GcRoots,
 }
 
 /// A thrown exception: its tag and payload.
@@ -311,7 +311,7 @@ impl Default for VMStoreContext {
             gc_heap: RefCell::new(None),
             gc_heap_limit: Cell::new(crate::gc::DEFAULT_GC_HEAP_LIMIT),
             gc_types: RefCell::new(std::collections::HashMap::new()),
-            gc_roots: crate::gc_roots::GcRoots::default(),
+            gc_roots: crate::gc_root_set::GcRoots::default(),
         }
     }
 }
