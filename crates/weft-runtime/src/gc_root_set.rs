@@ -26,6 +26,9 @@ pub(crate) struct GcRoots {
     /// Reference words the host holds (`Rooted` handles): a LIFO list that
     /// root scopes truncate.
     pub(crate) host: RefCell<Vec<u64>>,
+    /// Reference words of the host's owned handles (`OwnedRooted`), each
+    /// rooted while its liveness token has a strong reference.
+    pub(crate) owned: RefCell<Vec<(std::sync::Weak<()>, u64)>>,
     /// The first 8 bytes of every global of the store (boxed by the
     /// store, never moved).
     pub(crate) globals: RefCell<Vec<*const u64>>,

@@ -84,6 +84,11 @@ impl VMStoreContext {
         let mut words = Vec::new();
         self.stack_roots(&mut words);
         words.extend(roots.host.borrow().iter().copied());
+        {
+            let mut owned = roots.owned.borrow_mut();
+            owned.retain(|(alive, _)| alive.strong_count() > 0);
+            words.extend(owned.iter().map(|(_, w)| *w));
+        }
         for g in roots.globals.borrow().iter() {
             // SAFETY: globals are boxed by the store that owns this context
             // and live as long as it (a `ValRaw`: 16 bytes, the value
@@ -263,6 +268,20 @@ impl VMStoreContext {
         if word != 0 {
             self.gc_roots.host.borrow_mut().push(word);
         }
+    }
+
+    /// Roots reference word `word` for as long as the returned token (or a
+    /// clone of it) lives.
+    pub fn push_owned_root(&self, word: u64) -> std::sync::Arc<()> {
+        let token = std::sync::Arc::new(());
+        let mut owned = self.gc_roots.owned.borrow_mut();
+        // Forget dropped handles now and then, so the list stays as long as
+        // the handles alive.
+        if owned.len() >= 64 && owned.len().is_power_of_two() {
+            owned.retain(|(alive, _)| alive.strong_count() > 0);
+        }
+        owned.push((std::sync::Arc::downgrade(&token), word));
+        token
     }
 
     /// The depth of the host's root list, to truncate back to.

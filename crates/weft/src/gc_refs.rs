@@ -253,3 +253,70 @@ impl<C: AsContextMut> Drop for RootScope<C> {
             .truncate_host_roots(depth);
     }
 }
+
+/// A handle that roots its object until it is dropped, whatever the root
+/// scopes (Wasmtime's `OwnedRooted`). Clones share the root.
+pub struct OwnedRooted<T> {
+    store: crate::store::StoreId,
+    index: usize,
+    _liveness: std::sync::Arc<()>,
+    _marker: PhantomData<fn() -> T>,
+}
+
+impl<T> Clone for OwnedRooted<T> {
+    fn clone(&self) -> Self {
+        OwnedRooted {
+            store: self.store,
+            index: self.index,
+            _liveness: self._liveness.clone(),
+            _marker: PhantomData,
+        }
+    }
+}
+
+impl<T> std::fmt::Debug for OwnedRooted<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("OwnedRooted").field("index", &self.index).finish()
+    }
+}
+
+/// The reference word a handle of `T` stands for (see `Ref::from_word`):
+/// extern references keep their index, GC references their heap word.
+fn root_word<T: 'static>(index: usize) -> u64 {
+    if std::any::TypeId::of::<T>() == std::any::TypeId::of::<ExternRef>() {
+        index as u64 + 1
+    } else {
+        index as u64
+    }
+}
+
+impl<T: 'static> Rooted<T> {
+    /// An owned handle to the same object, rooting it until dropped.
+    pub fn to_owned_rooted(&self, mut store: impl AsContextMut) -> crate::Result<OwnedRooted<T>> {
+        let store = store.as_context_mut();
+        let opaque = store.0.opaque();
+        opaque.check(self.store, "rooted reference")?;
+        let token = opaque.objects.context().push_owned_root(root_word::<T>(self.index));
+        Ok(OwnedRooted {
+            store: self.store,
+            index: self.index,
+            _liveness: token,
+            _marker: PhantomData,
+        })
+    }
+}
+
+impl<T: 'static> OwnedRooted<T> {
+    /// A handle in the current root scope to the same object.
+    pub fn to_rooted(&self, mut store: impl AsContextMut) -> crate::Result<Rooted<T>> {
+        let store = store.as_context_mut();
+        let opaque = store.0.opaque();
+        opaque.check(self.store, "owned rooted reference")?;
+        opaque.objects.context().push_host_root(root_word::<T>(self.index));
+        Ok(Rooted {
+            store: self.store,
+            index: self.index,
+            _marker: PhantomData,
+        })
+    }
+}

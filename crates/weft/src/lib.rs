@@ -83,7 +83,7 @@ pub use func::{Func, IntoFunc, TypedFunc, WasmParams, WasmResults, WasmRet, Wasm
 pub use gc_objects::{
     ArrayRef, ArrayRefPre, ArrayType, EqRef, FieldType, StorageType, StructRef, StructRefPre, StructType,
 };
-pub use gc_refs::{AnyRef, RootScope, I31};
+pub use gc_refs::{AnyRef, OwnedRooted, RootScope, I31};
 pub use instance::{Export, Instance};
 pub use interrupts::UpdateDeadline;
 #[cfg(feature = "async")]

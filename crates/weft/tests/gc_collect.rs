@@ -236,3 +236,50 @@ fn gc_frees_unreachable_externrefs_and_drops_their_data() -> Result<()> {
     assert_eq!(store.live_externrefs(), 0);
     Ok(())
 }
+
+#[test]
+fn owned_handles_root_until_dropped() -> Result<()> {
+    let engine = gc_engine();
+    let m = module(&engine, RING);
+    let mut store = Store::new(&engine, ());
+    let instance = Instance::new(&mut store, &m, &[])?;
+    let make = instance.get_func(&mut store, "make").unwrap();
+    let drops = Arc::new(AtomicUsize::new(0));
+    let (owned, owned_extern) = {
+        let mut scope = RootScope::new(&mut store);
+        let mut out = [Val::I32(0)];
+        make.call(&mut scope, &[Val::I32(10)], &mut out)?;
+        let Val::AnyRef(Some(held)) = out[0] else {
+            panic!("make returns a struct")
+        };
+        let e = ExternRef::new(&mut scope, Counted(drops.clone()))?;
+        (held.to_owned_rooted(&mut scope)?, e.to_owned_rooted(&mut scope)?)
+    };
+    store.gc(None)?;
+    assert_eq!(
+        store.gc_heap_stats().unwrap().0,
+        10 * 24,
+        "the owned handle roots its ring"
+    );
+    assert_eq!(drops.load(Ordering::SeqCst), 0);
+    let again = owned.to_rooted(&mut store)?;
+    assert!(again.is_struct(&store)?);
+    let copy = owned.clone();
+    drop(owned);
+    store.gc(None)?;
+    assert_eq!(store.gc_heap_stats().unwrap().0, 10 * 24, "a clone still roots it");
+    drop(copy);
+    drop(owned_extern);
+    {
+        // `again` was made in the store's own scope: end it with a scope
+        // of its own to test the owned roots alone.
+        let mut scope = RootScope::new(&mut store);
+        scope.as_context_mut().gc(None)?;
+    }
+    assert_eq!(
+        drops.load(Ordering::SeqCst),
+        1,
+        "the extern reference goes with its owned handle"
+    );
+    Ok(())
+}
