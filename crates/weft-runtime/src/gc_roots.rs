@@ -50,16 +50,56 @@ impl VMStoreContext {
         if !self.gc_roots.collecting.get() {
             self.collect_garbage();
         }
-        self.with_gc_heap(|heap| {
-            if let Ok(word) = heap.alloc(type_id, size) {
-                return Ok(word);
+        let grow = self.with_gc_heap(|heap| match heap.alloc(type_id, size) {
+            Ok(word) => Err(Ok(word)),
+            // Still no room: grow to fit, at least doubling, within the
+            // limit.
+            Err(e) => {
+                let want = heap.capacity().saturating_mul(2).max(heap.used().saturating_add(size));
+                let want = want.min(heap.limit());
+                if want <= heap.capacity() {
+                    Err(Err(e))
+                } else {
+                    Ok((heap.capacity(), want))
+                }
             }
-            // Still no room: grow to fit, at least doubling.
-            let want = heap.capacity().saturating_mul(2).max(heap.used().saturating_add(size));
-            heap.grow_capacity(want);
+        });
+        let (current, desired) = match grow {
+            Some(Ok(sizes)) => sizes,
+            Some(Err(done)) => return done,
+            None => return Err(failed),
+        };
+        if !self.may_grow_gc_heap(current, desired) {
+            return Err(GcHeapOutOfMemory {
+                requested: size,
+                used: current,
+                limit,
+            });
+        }
+        self.with_gc_heap(|heap| {
+            heap.grow_capacity(desired);
             heap.alloc(type_id, size)
         })
         .unwrap_or(Err(failed))
+    }
+
+    /// Asks the store (its `ResourceLimiter`'s `memory_growing`, as
+    /// Wasmtime does for GC heaps) whether the heap may grow from
+    /// `current` to `desired` bytes. Without wasm running there is no
+    /// store to ask, and the heap grows up to its limit.
+    fn may_grow_gc_heap(&self, current: u64, desired: u64) -> bool {
+        let store = self.store_ptr.get();
+        match self.interrupt.get() {
+            Some(h) if !store.is_null() => {
+                let why = crate::vm::Interrupt::MemoryGrowing {
+                    current: current as usize,
+                    desired: desired as usize,
+                    maximum: Some(self.gc_heap_limit.get() as usize),
+                };
+                (h.shim)(store, h.handler, why) == crate::vm::Answer::Proceed
+            }
+            _ => true,
+        }
     }
 
     /// Collects the store's garbage: every GC object and extern reference
@@ -118,16 +158,7 @@ impl VMStoreContext {
         let stats = {
             let mut heap = self.gc_heap.borrow_mut();
             match heap.as_mut() {
-                Some(heap) => {
-                    let stats = heap.collect(&types, words.iter().copied(), &mut extern_marks);
-                    // A heap still more than half full after a collection
-                    // grows, so that collections stay rare.
-                    if stats.live_bytes.saturating_mul(2) > heap.capacity() {
-                        let doubled = heap.capacity().saturating_mul(2);
-                        heap.grow_capacity(doubled);
-                    }
-                    stats
-                }
+                Some(heap) => heap.collect(&types, words.iter().copied(), &mut extern_marks),
                 None => {
                     for w in &words {
                         if w & weft_environ::EXTERN_HOLDS_ANY == 0 {
@@ -145,6 +176,18 @@ impl VMStoreContext {
         // Host data is dropped last, when the collector's borrows are
         // released: its destructor may use the store context.
         drop(dead);
+        // A heap still more than half full after a collection grows (if
+        // the store allows), so that collections stay rare.
+        let grow = self.with_gc_heap(|heap| {
+            let desired = heap.capacity().saturating_mul(2).min(heap.limit());
+            (stats.live_bytes.saturating_mul(2) > heap.capacity() && desired > heap.capacity())
+                .then_some((heap.capacity(), desired))
+        });
+        if let Some(Some((current, desired))) = grow {
+            if self.may_grow_gc_heap(current, desired) {
+                self.with_gc_heap(|heap| heap.grow_capacity(desired));
+            }
+        }
         roots.collecting.set(false);
         stats
     }

@@ -283,3 +283,69 @@ fn owned_handles_root_until_dropped() -> Result<()> {
     );
     Ok(())
 }
+
+/// Records the GC heap's growth requests and refuses past a size.
+struct Limiter {
+    max: usize,
+    asked: Vec<(usize, usize)>,
+}
+
+impl ResourceLimiter for Limiter {
+    fn memory_growing(&mut self, current: usize, desired: usize, _maximum: Option<usize>) -> Result<bool> {
+        self.asked.push((current, desired));
+        Ok(desired <= self.max)
+    }
+    fn table_growing(&mut self, _current: usize, _desired: usize, _maximum: Option<usize>) -> Result<bool> {
+        Ok(true)
+    }
+}
+
+/// Heap growth asks the store's `ResourceLimiter` (`memory_growing`, as in
+/// Wasmtime); refused, the allocation traps and the store stays usable.
+#[test]
+fn heap_growth_asks_the_resource_limiter() -> Result<()> {
+    let engine = gc_engine();
+    let m = module(
+        &engine,
+        r#"(module
+            (type $node (struct (field (ref null $node)) (field i64)))
+            (global $keep (mut (ref null $node)) (ref.null $node))
+            (func (export "grow") (param $n i32)
+                (block $done (loop $l
+                    (br_if $done (i32.eqz (local.get $n)))
+                    (global.set $keep (struct.new $node (global.get $keep) (i64.const 1)))
+                    (local.set $n (i32.sub (local.get $n) (i32.const 1)))
+                    (br $l))))
+            (func (export "clear") (global.set $keep (ref.null $node))))"#,
+    );
+    let mut store = Store::new(
+        &engine,
+        Limiter {
+            max: 1 << 19,
+            asked: Vec::new(),
+        },
+    );
+    store.limiter(|l| l as &mut dyn ResourceLimiter);
+    let instance = Instance::new(&mut store, &m, &[])?;
+    let grow = instance.get_typed_func::<i32, ()>(&mut store, "grow")?;
+    // 100,000 reachable nodes of 24 bytes do not fit in 512 KiB.
+    let err = grow.call(&mut store, 100_000).unwrap_err();
+    assert_eq!(err.downcast_ref::<Trap>(), Some(&Trap::AllocationTooLarge), "{err:#}");
+    // Allowed from 256 KiB to 512 KiB, then refused (after the collection
+    // that could not free anything, and for the allocation itself).
+    let asked = &store.data().asked;
+    assert_eq!(asked[0], (1 << 18, 1 << 19));
+    assert!(
+        asked.len() >= 2 && asked[1..].iter().all(|a| *a == (1 << 19, 1 << 20)),
+        "{asked:?}"
+    );
+    let (_, capacity, _) = store.gc_heap_stats().unwrap();
+    assert_eq!(capacity, 1 << 19);
+    // Freed, the same work fits again.
+    instance
+        .get_typed_func::<(), ()>(&mut store, "clear")?
+        .call(&mut store, ())?;
+    store.gc(None)?;
+    grow.call(&mut store, 10_000)?;
+    Ok(())
+}
