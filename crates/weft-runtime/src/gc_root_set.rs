@@ -42,6 +42,8 @@ pub(crate) struct GcRoots {
     /// Whether a collection is running (allocations made meanwhile, by
     /// destructors of host data, must not start another).
     pub(crate) collecting: Cell<bool>,
+    /// The store uses the null collector: nothing is ever collected.
+    pub(crate) null_collector: Cell<bool>,
 }
 
 impl std::fmt::Debug for GcRoots {

@@ -115,7 +115,7 @@ impl VMStoreContext {
     /// collected.
     pub fn collect_garbage(&self) -> GcStats {
         let roots = &self.gc_roots;
-        if self.wasm_active() && self.last_wasm_exit_fp.get() == 0 {
+        if roots.null_collector.get() || (self.wasm_active() && self.last_wasm_exit_fp.get() == 0) {
             return GcStats::default();
         }
         if roots.collecting.replace(true) {
@@ -190,6 +190,13 @@ impl VMStoreContext {
         }
         roots.collecting.set(false);
         stats
+    }
+
+    /// Makes the store's collector the null one (Wasmtime's
+    /// `Collector::Null`): nothing is collected, the heap grows to its
+    /// limit and allocation then traps.
+    pub fn set_null_collector(&self) {
+        self.gc_roots.null_collector.set(true);
     }
 
     /// Whether wasm runs on this store (its frames are on the stack).

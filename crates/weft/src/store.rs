@@ -302,6 +302,9 @@ impl<T: 'static> Store<T> {
         objects.set_epoch_counter(engine.inner.epoch.clone());
         objects.set_epoch_deadline(0);
         objects.set_interrupt_handler::<StoreInner<T>>(interrupts::handle_interrupt::<T>);
+        if engine.inner.config.collector == crate::Collector::Null {
+            objects.context().set_null_collector();
+        }
         Store {
             inner: Some(Box::new(StoreInner {
                 opaque: StoreOpaque {

@@ -349,3 +349,24 @@ fn heap_growth_asks_the_resource_limiter() -> Result<()> {
     grow.call(&mut store, 10_000)?;
     Ok(())
 }
+
+/// With `Collector::Null` nothing is freed: the same churn fills the heap
+/// to its limit, where allocation traps instead.
+#[test]
+fn the_null_collector_frees_nothing() -> Result<()> {
+    let mut config = Config::new();
+    config.wasm_gc(true).collector(Collector::Null);
+    let engine = Engine::new(&config)?;
+    let m = module(&engine, RING);
+    let mut store = Store::new(&engine, ());
+    let instance = Instance::new(&mut store, &m, &[])?;
+    let build = instance.get_typed_func::<i32, ()>(&mut store, "build")?;
+    for _ in 0..10 {
+        build.call(&mut store, 1000)?;
+        store.gc(None)?;
+    }
+    let (live, _, collections) = store.gc_heap_stats().unwrap();
+    assert_eq!(live, 10 * 1000 * 24);
+    assert_eq!(collections, 0);
+    Ok(())
+}
