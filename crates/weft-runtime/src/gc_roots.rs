@@ -111,11 +111,13 @@ impl VMStoreContext {
     /// from the stack maps of their calls, starting from the exit that the
     /// wasm-to-host and collecting-builtin trampolines record. When wasm
     /// runs but no exit is recorded (host code reached another way, such
-    /// as an epoch callback), the frames cannot be walked and nothing is
-    /// collected.
+    /// as an epoch callback), for the current activation or one below it,
+    /// the frames cannot be walked and nothing is collected.
     pub fn collect_garbage(&self) -> GcStats {
         let roots = &self.gc_roots;
-        if roots.null_collector.get() || (self.wasm_active() && self.last_wasm_exit_fp.get() == 0) {
+        let unwalkable = (self.wasm_active() && self.last_wasm_exit_fp.get() == 0)
+            || roots.outer_exits.borrow().iter().any(|(fp, _)| *fp == 0);
+        if roots.null_collector.get() || unwalkable {
             return GcStats::default();
         }
         if roots.collecting.replace(true) {

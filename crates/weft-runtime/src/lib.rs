@@ -138,9 +138,11 @@ pub fn invoke<S: VMStore>(
         ctx.stack_limit.set(here.saturating_sub(max_wasm_stack));
     }
     let prev_exit = (ctx.last_wasm_exit_fp.get(), ctx.last_wasm_exit_pc.get());
-    // A call from a host function that wasm called: the collector walks the
-    // outer wasm frames from that exit.
-    let nested = prev_exit.0 != 0;
+    // A call made while wasm runs (from a host function that wasm called):
+    // the collector walks the outer wasm frames from that exit. An exit of
+    // 0 (host code reached without a trampoline) tells the collector that
+    // frames it cannot walk are below.
+    let nested = prev_limit != 0;
     if nested {
         ctx.push_outer_exit(prev_exit);
         ctx.last_wasm_exit_fp.set(0);
