@@ -403,7 +403,7 @@ pub extern "C" fn weft_context_gc(context: Option<&weft_context_t>) -> Option<Bo
     catch_err(|| {
         let c = context.ok_or_else(|| crate::null_error("context"))?;
         // SAFETY: a context used only inside this function.
-        unsafe { c.ctx() }.gc();
+        unsafe { c.ctx() }.gc(None)?;
         Ok(())
     })
 }

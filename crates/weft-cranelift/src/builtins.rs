@@ -1,21 +1,12 @@
 //! Calls from compiled code to the runtime's builtin functions.
 
 use crate::func_translator::FuncTranslator;
-use crate::types::{trap_to_code, vmctx_readonly};
+use crate::types::{builtin_type, trap_to_code, vmctx_readonly};
 use anyhow::{bail, Result};
 use cranelift_codegen::ir::condcodes::IntCC;
-use cranelift_codegen::ir::types::{F32, F64, I32, I64};
-use cranelift_codegen::ir::{AbiParam, InstBuilder, Signature, Type, Value};
+use cranelift_codegen::ir::types::{I32, I64};
+use cranelift_codegen::ir::{AbiParam, InstBuilder, Signature, Value};
 use weft_environ::{BuiltinFunction, BuiltinType, Trap};
-
-fn builtin_type(ty: BuiltinType) -> Type {
-    match ty {
-        BuiltinType::Vmctx | BuiltinType::Pointer | BuiltinType::I64 => I64,
-        BuiltinType::I32 => I32,
-        BuiltinType::F32 => F32,
-        BuiltinType::F64 => F64,
-    }
-}
 
 impl FuncTranslator<'_, '_> {
     /// Calls `builtin` with the function's vmctx followed by `args`. `i32`
@@ -50,11 +41,24 @@ impl FuncTranslator<'_, '_> {
             };
             call_args.push(arg);
         }
-        let offset = self.offsets.vmctx_builtins() as i32;
-        let array = self.b.ins().load(I64, vmctx_readonly(), self.vmctx, offset);
-        let slot = i32::try_from(builtin.index() * 8)?;
-        let callee = self.b.ins().load(I64, vmctx_readonly(), array, slot);
-        let inst = self.b.ins().call_indirect(sig, callee, &call_args);
+        let inst = match crate::gc_stack_maps::COLLECTING_BUILTINS
+            .iter()
+            .position(|b| *b == builtin)
+        {
+            // A builtin that may collect goes through its trampoline, which
+            // records where the wasm frames start.
+            Some(i) => {
+                let f = self.builtin_trampoline_ref(i as u32, sig);
+                self.b.ins().call(f, &call_args)
+            }
+            None => {
+                let offset = self.offsets.vmctx_builtins() as i32;
+                let array = self.b.ins().load(I64, vmctx_readonly(), self.vmctx, offset);
+                let slot = i32::try_from(builtin.index() * 8)?;
+                let callee = self.b.ins().load(I64, vmctx_readonly(), array, slot);
+                self.b.ins().call_indirect(sig, callee, &call_args)
+            }
+        };
         Ok(self.b.inst_results(inst).first().copied())
     }
 

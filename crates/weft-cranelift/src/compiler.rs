@@ -176,7 +176,30 @@ impl Compiler {
             .iter()
             .map(|ty| self.compile_array_trampoline(ty))
             .collect::<Result<Vec<_>>>()?;
-        crate::link::link(funcs, trampolines)
+        let calls_collecting_builtins = funcs.iter().any(|f| {
+            f.relocs
+                .iter()
+                .any(|r| r.target >= crate::link::BUILTIN_TRAMPOLINE_BASE)
+        });
+        let builtin_trampolines = if calls_collecting_builtins {
+            crate::gc_stack_maps::COLLECTING_BUILTINS
+                .iter()
+                .map(|b| {
+                    let mut fctx = FunctionBuilderContext::new();
+                    let func = crate::gc_stack_maps::build_builtin_trampoline(
+                        *b,
+                        self.isa.default_call_conv(),
+                        self.isa.frontend_config(),
+                        &mut fctx,
+                    )?;
+                    self.compile_clif(func)
+                        .with_context(|| format!("failed to compile the trampoline of builtin {b:?}"))
+                })
+                .collect::<Result<Vec<_>>>()?
+        } else {
+            Vec::new()
+        };
+        crate::link::link_with_builtins(funcs, trampolines, builtin_trampolines)
     }
 
     /// Compiles the wasm-to-host trampoline of function type `ty`: a function
@@ -244,10 +267,11 @@ impl Compiler {
             let target = match &r.target {
                 FinalizedRelocTarget::ExternalName(ExternalName::User(name)) => {
                     let name = &ctx.func.params.user_named_funcs()[*name];
-                    if name.namespace != 0 {
-                        bail!("relocation against unknown namespace {}", name.namespace);
+                    match name.namespace {
+                        0 => name.index,
+                        1 => crate::link::BUILTIN_TRAMPOLINE_BASE + name.index,
+                        other => bail!("relocation against unknown namespace {other}"),
                     }
-                    name.index
                 }
                 other => bail!("unsupported relocation target {other:?} ({:?})", r.kind),
             };
@@ -269,12 +293,18 @@ impl Compiler {
             .filter(|l| !l.loc.is_default() && l.start < l.end)
             .map(|l| (l.start, l.loc.bits()))
             .collect();
+        let stack_maps = buffer
+            .user_stack_maps()
+            .iter()
+            .map(|(offset, _, map)| (*offset, map.entries().map(|(_, slot)| slot).collect()))
+            .collect();
         Ok(CompiledFunction {
             code: buffer.data().to_vec(),
             alignment: buffer.alignment,
             relocs,
             traps,
             address_map,
+            stack_maps,
         })
     }
 }

@@ -103,6 +103,10 @@ pub(crate) struct FuncTranslator<'m, 'b> {
     pub(crate) propagate: Option<Block>,
     /// The types of the function's results.
     pub(crate) result_types: Vec<Type>,
+    /// Whether the function has stack maps (see `gc_stack_maps.rs`).
+    gc_stack_maps: bool,
+    /// The values declared as needing a stack map.
+    pub(crate) stack_map_values: std::collections::HashSet<Value>,
 }
 
 /// Translates the body of a defined function into `func`, whose signature
@@ -185,10 +189,15 @@ pub(crate) fn translate_function<'m>(
         pending_fuel: 0,
         propagate: None,
         result_types: Vec::new(),
+        gc_stack_maps: crate::gc_stack_maps::needs_stack_maps(module, ty_index, body)?,
+        stack_map_values: std::collections::HashSet::new(),
     };
 
     for (i, p) in ty.params.iter().enumerate() {
         let var = t.b.declare_var(clif_type(*p)?);
+        if t.gc_stack_maps && crate::gc_stack_maps::is_traced(module, *p) {
+            t.b.declare_var_needs_stack_map(var);
+        }
         t.b.def_var(var, params[i + 2]);
         t.locals.push(var);
     }
@@ -218,6 +227,9 @@ pub(crate) fn translate_function<'m>(
         t.b.set_srcloc(SourceLoc::new(u32::try_from(offset)?));
         t.translate_operator(op)
             .with_context(|| format!("at offset 0x{offset:x}"))?;
+        if t.gc_stack_maps {
+            t.declare_stack_refs();
+        }
     }
     if !t.frames.is_empty() {
         bail!("function body ends before its last `end`");
@@ -232,8 +244,9 @@ impl FuncTranslator<'_, '_> {
         let mut zeros: HashMap<Type, Value> = HashMap::new();
         let mut reader = body.get_locals_reader()?;
         for _ in 0..reader.get_count() {
-            let (count, ty) = reader.read()?;
-            let ty = clif_type_of(ty)?;
+            let (count, wasm_ty) = reader.read()?;
+            let ty = clif_type_of(wasm_ty)?;
+            let traced = self.gc_stack_maps && crate::gc_stack_maps::is_traced_local(self.module, wasm_ty);
             let zero = match zeros.get(&ty) {
                 Some(z) => *z,
                 None => {
@@ -244,6 +257,9 @@ impl FuncTranslator<'_, '_> {
             };
             for _ in 0..count {
                 let var = self.b.declare_var(ty);
+                if traced {
+                    self.b.declare_var_needs_stack_map(var);
+                }
                 self.b.def_var(var, zero);
                 self.locals.push(var);
             }
@@ -709,6 +725,27 @@ impl FuncTranslator<'_, '_> {
         Ok(sig)
     }
 
+    /// The function reference of the trampoline of the `index`th of
+    /// `gc_stack_maps::COLLECTING_BUILTINS` (namespace 1).
+    pub(crate) fn builtin_trampoline_ref(&mut self, index: u32, sig: SigRef) -> FuncRef {
+        let key = u32::MAX - index;
+        if let Some(f) = self.direct_funcs.get(&key) {
+            return *f;
+        }
+        let name = self
+            .b
+            .func
+            .declare_imported_user_function(UserExternalName::new(1, index));
+        let f = self.b.import_function(ExtFuncData {
+            name: ExternalName::user(name),
+            signature: sig,
+            colocated: true,
+            patchable: false,
+        });
+        self.direct_funcs.insert(key, f);
+        f
+    }
+
     pub(crate) fn direct_func_ref(&mut self, defined_index: u32, sig: SigRef) -> FuncRef {
         if let Some(f) = self.direct_funcs.get(&defined_index) {
             return *f;
@@ -909,5 +946,20 @@ impl FuncTranslator<'_, '_> {
         self.jump(handler, &[]);
         self.reachable = false;
         Ok(())
+    }
+}
+
+impl FuncTranslator<'_, '_> {
+    /// Declares every `i64` value on the operand stack not declared yet as
+    /// needing a stack map (after each operator of a function that has
+    /// stack maps).
+    /// (See `gc_stack_maps.rs`.)
+    pub(crate) fn declare_stack_refs(&mut self) {
+        for i in (0..self.stack.len()).rev() {
+            let v = self.stack[i];
+            if self.b.func.dfg.value_type(v) == types::I64 && self.stack_map_values.insert(v) {
+                self.b.declare_value_needs_stack_map(v);
+            }
+        }
     }
 }

@@ -48,6 +48,7 @@
 mod builtins;
 mod compiler;
 mod func_translator;
+mod gc_stack_maps;
 mod interrupts;
 mod link;
 mod ops_atomics;

@@ -26,6 +26,10 @@ pub struct CompiledFunction {
     pub(crate) relocs: Vec<Relocation>,
     pub(crate) traps: Vec<(u32, Trap)>,
     pub(crate) address_map: Vec<(u32, u32)>,
+    /// The stack map of each call that has one: the offset of its return
+    /// address, and the offsets from the stack pointer at the call of the
+    /// slots holding references.
+    pub(crate) stack_maps: Vec<(u32, Box<[u32]>)>,
 }
 
 impl CompiledFunction {
@@ -54,11 +58,26 @@ fn append(code: &mut Vec<u8>, f: &CompiledFunction) -> Result<FunctionLoc> {
     Ok(FunctionLoc { offset, len })
 }
 
+/// Relocation targets from here on name the trampoline of the collecting
+/// builtin at `target - BUILTIN_TRAMPOLINE_BASE` (see `gc_stack_maps.rs`).
+pub(crate) const BUILTIN_TRAMPOLINE_BASE: u32 = 1 << 31;
+
 /// Lays out `funcs` then `trampolines` and applies the relocations of all of
 /// them.
+#[cfg(test)]
 pub(crate) fn link(
     funcs: Vec<CompiledFunction>,
     trampolines: Vec<CompiledFunction>,
+) -> Result<CompiledModule<'static>> {
+    link_with_builtins(funcs, trampolines, Vec::new())
+}
+
+/// [`link`], with the trampolines of the collecting builtins laid out after
+/// the others.
+pub(crate) fn link_with_builtins(
+    funcs: Vec<CompiledFunction>,
+    trampolines: Vec<CompiledFunction>,
+    builtin_trampolines: Vec<CompiledFunction>,
 ) -> Result<CompiledModule<'static>> {
     let mut module = CompiledModule::default();
     let mut code = Vec::new();
@@ -72,6 +91,11 @@ pub(crate) fn link(
         module
             .address_map
             .extend(f.address_map.iter().map(|(off, wasm)| (loc.offset + off, *wasm)));
+        module.stack_maps.extend(
+            f.stack_maps
+                .iter()
+                .map(|(off, slots)| (loc.offset + off, slots.clone())),
+        );
     }
     for t in &trampolines {
         let loc = append(&mut code, t)?;
@@ -81,16 +105,25 @@ pub(crate) fn link(
             .traps
             .extend(t.traps.iter().map(|(off, trap)| (loc.offset + off, *trap)));
     }
+    let mut builtin_locs = Vec::with_capacity(builtin_trampolines.len());
+    for t in &builtin_trampolines {
+        builtin_locs.push(append(&mut code, t)?);
+    }
     let all = funcs
         .iter()
         .zip(&module.funcs)
         .chain(trampolines.iter().zip(&trampoline_locs));
     for (f, loc) in all {
         for r in &f.relocs {
-            let target = module
-                .funcs
-                .get(r.target as usize)
-                .ok_or_else(|| anyhow!("call to unknown defined function {}", r.target))?;
+            let target = match r.target.checked_sub(BUILTIN_TRAMPOLINE_BASE) {
+                Some(i) => builtin_locs
+                    .get(i as usize)
+                    .ok_or_else(|| anyhow!("call to unknown builtin trampoline {i}"))?,
+                None => module
+                    .funcs
+                    .get(r.target as usize)
+                    .ok_or_else(|| anyhow!("call to unknown defined function {}", r.target))?,
+            };
             apply(&mut code, loc.offset + r.offset, target.offset, r)?;
         }
     }

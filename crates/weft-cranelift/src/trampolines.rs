@@ -10,7 +10,7 @@ use weft_environ::{vmhostctx, vmstore, Trap, VMOffsets, WasmFuncType, VALRAW_SIZ
 
 /// Offsets of the fixed part of every `VMContext` (the same for all
 /// modules).
-fn fixed_offsets() -> VMOffsets {
+pub(crate) fn fixed_offsets() -> VMOffsets {
     VMOffsets {
         num_types: 0,
         num_funcs: 0,
@@ -127,6 +127,10 @@ pub(crate) fn build_wasm_to_host_trampoline(
         .ins()
         .call_indirect(shim_sig, shim, &[callee_vmctx, caller_vmctx, values, len]);
     let ok = b.inst_results(call)[0];
+    // The exit is over: a collection from elsewhere must not walk this
+    // frame any more.
+    let zero = b.ins().iconst(I64, 0);
+    b.ins().store(trusted(), zero, store, vmstore::LAST_WASM_EXIT_FP as i32);
     b.ins().trapz(ok, trap_to_code(Trap::HostError));
 
     let mut results = Vec::with_capacity(result_types.len());

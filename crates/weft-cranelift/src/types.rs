@@ -3,7 +3,7 @@
 use anyhow::Result;
 use cranelift_codegen::ir::{types, AbiParam, ArgumentPurpose, Endianness, MemFlagsData, Signature, TrapCode, Type};
 use cranelift_codegen::isa::CallConv;
-use weft_environ::{Trap, WasmFuncType, WasmValType};
+use weft_environ::{BuiltinType, Trap, WasmFuncType, WasmValType};
 
 /// The Cranelift type of a wasm value type. References are `i64`; a `v128`
 /// is `i8x16` wherever it is stored or passed (locals, block parameters,
@@ -89,6 +89,16 @@ pub(crate) fn vmctx_readonly() -> MemFlagsData {
 /// be deduplicated but not hoisted above the check.
 pub(crate) fn trusted_readonly() -> MemFlagsData {
     trusted().with_readonly()
+}
+
+/// The Cranelift type of a builtin's parameter or result.
+pub(crate) fn builtin_type(ty: BuiltinType) -> Type {
+    match ty {
+        BuiltinType::Vmctx | BuiltinType::Pointer | BuiltinType::I64 => types::I64,
+        BuiltinType::I32 => types::I32,
+        BuiltinType::F32 => types::F32,
+        BuiltinType::F64 => types::F64,
+    }
 }
 
 #[cfg(test)]

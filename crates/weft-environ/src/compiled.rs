@@ -38,4 +38,9 @@ pub struct CompiledModule<'a> {
     /// operator at that byte offset of the module's binary. Prologues,
     /// epilogues and trampolines have no entry. For backtraces only.
     pub address_map: Vec<(u32, u32)>,
+    /// The stack maps of the calls of functions that hold references the
+    /// collector traces, sorted by code offset: the offset of each call's
+    /// return address, with the offsets (from the stack pointer at the
+    /// call) of the 8-byte slots holding those references.
+    pub stack_maps: Vec<(u32, Box<[u32]>)>,
 }

@@ -19,6 +19,10 @@ struct CodeInfo {
     end: usize,
     /// Sorted by offset.
     traps: Vec<(u32, Trap)>,
+    /// The stack maps of the calls that may collect: the offset of each
+    /// call's return address, sorted, with the offsets from the stack
+    /// pointer at the call of the 8-byte slots holding references.
+    stack_maps: Vec<(u32, Box<[u32]>)>,
 }
 
 /// Code ranges by their start address.
@@ -42,7 +46,19 @@ impl CodeMemory {
     #[doc(hidden)]
     /// Maps `code` as executable and registers its trap table (sorted by
     /// offset; unsorted input is sorted here).
-    pub fn new(code: &[u8], mut traps: Vec<(u32, Trap)>) -> anyhow::Result<CodeMemory> {
+    pub fn new(code: &[u8], traps: Vec<(u32, Trap)>) -> anyhow::Result<CodeMemory> {
+        Self::new_with_stack_maps(code, traps, Vec::new())
+    }
+
+    #[doc(hidden)]
+    /// [`CodeMemory::new`] with the stack maps of the code's calls (see
+    /// `weft_environ::CompiledModule::stack_maps`; unsorted input is sorted
+    /// here).
+    pub fn new_with_stack_maps(
+        code: &[u8],
+        mut traps: Vec<(u32, Trap)>,
+        mut stack_maps: Vec<(u32, Box<[u32]>)>,
+    ) -> anyhow::Result<CodeMemory> {
         let mut alloc = region::alloc(code.len().max(1), region::Protection::READ_WRITE)
             .map_err(|e| anyhow::anyhow!("failed to map code memory: {e}"))?;
         let base = alloc.as_mut_ptr::<u8>();
@@ -54,11 +70,13 @@ impl CodeMemory {
         unsafe { region::protect(base, alloc.len(), region::Protection::READ_EXECUTE) }
             .map_err(|e| anyhow::anyhow!("failed to make code executable: {e}"))?;
         traps.sort_by_key(|t| t.0);
+        stack_maps.sort_by_key(|t| t.0);
         let start = base as usize;
         let info = Arc::new(CodeInfo {
             start,
             end: start + code.len(),
             traps,
+            stack_maps,
         });
         REGISTRY
             .write()
@@ -93,6 +111,29 @@ impl CodeMemory {
     /// The trap table, sorted by code offset.
     pub fn traps(&self) -> &[(u32, Trap)] {
         &self.info.traps
+    }
+
+    /// The stack maps, sorted by code offset.
+    pub fn stack_maps(&self) -> &[(u32, Box<[u32]>)] {
+        &self.info.stack_maps
+    }
+}
+
+/// Calls `f` with each stack-pointer offset of the stack map of the call
+/// returning to `pc`, if `pc` is in registered code and has one.
+pub(crate) fn for_each_stack_slot(pc: usize, mut f: impl FnMut(u32)) {
+    let registry = REGISTRY.read().unwrap_or_else(|e| e.into_inner());
+    let Some((_, info)) = registry.range(..=pc).next_back() else {
+        return;
+    };
+    if pc >= info.end {
+        return;
+    }
+    let offset = (pc - info.start) as u32;
+    if let Ok(i) = info.stack_maps.binary_search_by_key(&offset, |t| t.0) {
+        for slot in info.stack_maps[i].1.iter() {
+            f(*slot);
+        }
     }
 }
 

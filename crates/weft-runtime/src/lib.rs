@@ -46,6 +46,8 @@ mod builtins;
 mod builtins_gc;
 mod code;
 pub mod gc;
+mod gc_root_set;
+mod gc_roots;
 mod host;
 mod instance;
 mod memory;
@@ -141,6 +143,15 @@ pub fn invoke<S: VMStore>(
         ctx.stack_limit.set(here.saturating_sub(max_wasm_stack));
     }
     let prev_exit = (ctx.last_wasm_exit_fp.get(), ctx.last_wasm_exit_pc.get());
+    // A call made while wasm runs (from a host function that wasm called):
+    // the collector walks the outer wasm frames from that exit. An exit of
+    // 0 (host code reached without a trampoline) tells the collector that
+    // frames it cannot walk are below.
+    let nested = prev_limit != 0;
+    if nested {
+        ctx.push_outer_exit(prev_exit);
+        ctx.last_wasm_exit_fp.set(0);
+    }
     // SAFETY: `callee` points to a live `VMFuncRef` of this store.
     let (code, vmctx) = unsafe { ((*callee.0).code, (*callee.0).vmctx) };
     // SAFETY: `trampoline` is compiled code with this signature.
@@ -161,6 +172,9 @@ pub fn invoke<S: VMStore>(
     };
     ctx.stack_limit.set(prev_limit);
     ctx.store_ptr.set(prev_store);
+    if nested {
+        ctx.pop_outer_exit();
+    }
     ctx.last_wasm_exit_fp.set(prev_exit.0);
     ctx.last_wasm_exit_pc.set(prev_exit.1);
     result

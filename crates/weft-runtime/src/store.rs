@@ -242,7 +242,11 @@ impl StoreObjects {
     }
     /// Adds a table.
     pub fn add_table(&mut self, table: Table) -> TableId {
-        self.tables.push(Box::new(table));
+        let table = Box::new(table);
+        if table.element_type().heap_type.top() != weft_environ::WasmHeapType::Func {
+            self.ctx.register_table_root(&*table);
+        }
+        self.tables.push(table);
         TableId(self.tables.len() - 1)
     }
     /// The table `id` (which this store gave out).
@@ -256,7 +260,9 @@ impl StoreObjects {
     #[doc(hidden)]
     /// Adds a global with its initial value.
     pub fn add_global(&mut self, value: ValRaw) -> GlobalId {
-        self.globals.push(Box::new(UnsafeCell::new(value)));
+        let global = Box::new(UnsafeCell::new(value));
+        self.ctx.register_global_root(&*global);
+        self.globals.push(global);
         GlobalId(self.globals.len() - 1)
     }
     /// The value of a global.
@@ -483,6 +489,7 @@ impl StoreObjects {
         for (i, id) in tags.iter().enumerate() {
             instance.write(offsets.vmctx_tag(i as u32), self.tag_ptr(*id) as usize);
         }
+        self.ctx.register_elements_root(&instance.elements);
         self.instances.push(instance);
         let id = InstanceId(self.instances.len() - 1);
         self.instance_entities.push(InstanceEntities {
@@ -504,6 +511,8 @@ impl StoreObjects {
     /// element segments, then data segments, as the spec orders them. An
     /// out-of-bounds segment traps, leaving earlier segments applied.
     pub fn initialize(&mut self, id: InstanceId) -> Result<(), Trap> {
+        // The values being computed are in no root the collector sees.
+        let _no_gc = self.ctx.inhibit_gc();
         let instance = &mut *self.instances[id.0];
         let module = instance.module.clone();
         for (i, init) in module.global_inits.iter().enumerate() {

@@ -196,6 +196,9 @@ pub struct VMStoreContext {
     pub(crate) gc_heap_limit: Cell<u64>,
     /// The GC types of the store's modules by engine id, for casts.
     pub(crate) gc_types: RefCell<std::collections::HashMap<u32, crate::gc::GcTypeInfo>>,
+    /// What the collector finds roots in and frees besides the heap (see
+    /// `gc_roots.rs`).
+    pub(crate) gc_roots: crate::gc_root_set::GcRoots,
 }
 
 /// A thrown exception: its tag and payload.
@@ -308,33 +311,12 @@ impl Default for VMStoreContext {
             gc_heap: RefCell::new(None),
             gc_heap_limit: Cell::new(crate::gc::DEFAULT_GC_HEAP_LIMIT),
             gc_types: RefCell::new(std::collections::HashMap::new()),
+            gc_roots: crate::gc_root_set::GcRoots::default(),
         }
     }
 }
 
 impl VMStoreContext {
-    /// Allocates a GC object of `size` bytes of type `type_id` in the
-    /// store's GC heap, making the heap first if there is none, and returns
-    /// its heap word.
-    pub fn gc_alloc(&self, type_id: u32, size: u64) -> Result<u32, crate::gc::GcHeapOutOfMemory> {
-        let mut slot = self.gc_heap.borrow_mut();
-        let limit = self.gc_heap_limit.get();
-        let failed = crate::gc::GcHeapOutOfMemory {
-            requested: size,
-            used: 0,
-            limit,
-        };
-        if slot.is_none() {
-            let made = crate::gc::GcHeap::new(limit).map_err(|_| failed)?;
-            self.gc_heap_base.set(made.base());
-            *slot = Some(made);
-        }
-        let Some(heap) = slot.as_mut() else {
-            return Err(failed);
-        };
-        heap.alloc(type_id, size)
-    }
-
     /// Records the kind and supertype display of the GC type `id` (an
     /// engine id), which the store's casts read. The facade records every
     /// type of a module with GC types before instantiating it.

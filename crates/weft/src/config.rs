@@ -60,14 +60,15 @@ pub struct Config {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 #[non_exhaustive]
 pub enum Collector {
-    /// The engine's choice: Weft's only collector, `Null`.
+    /// The engine's choice: Weft's tracing (mark-sweep) collector.
     #[default]
     Auto,
-    /// Wasmtime's deferred reference-counting collector: not in Weft yet
-    /// (`Engine::new` fails with it).
+    /// Wasmtime's deferred reference-counting collector. Weft's tracing
+    /// collector stands in for it (it frees what reference counting
+    /// frees, and cycles too).
     DeferredReferenceCounting,
     /// Objects are never freed; an allocation past the GC heap's limit
-    /// traps.
+    /// traps. `Store::gc` does nothing.
     Null,
 }
 
@@ -321,7 +322,7 @@ impl Config {
     }
 
     /// The garbage collector of GC objects (default [`Collector::Auto`]:
-    /// the null collector, the only one Weft has so far).
+    /// the tracing collector).
     pub fn collector(&mut self, collector: Collector) -> &mut Self {
         self.collector = collector;
         self
@@ -424,9 +425,6 @@ impl Config {
         }
         if self.features.contains(F::EXCEPTIONS) && !self.features.contains(F::REFERENCE_TYPES) {
             crate::bail!("cannot disable the reference types proposal but enable the exceptions proposal");
-        }
-        if self.collector == Collector::DeferredReferenceCounting {
-            crate::bail!("the deferred reference-counting collector is not supported (use `Collector::Null`)");
         }
         if self.features.contains(F::GC) && !self.features.contains(F::FUNCTION_REFERENCES) {
             crate::bail!("cannot disable the function references proposal but enable the GC proposal");

@@ -210,32 +210,49 @@ pub(crate) fn host_closure_dynamic<T: 'static>(
 ) -> HostClosure<T> {
     weft_runtime::HostFunc::new(
         move |store: &mut StoreInner<T>, caller: HostCaller, values: &mut [ValRaw]| {
-            let params: Vec<Val> = ty
-                .params()
-                .enumerate()
-                .map(|(i, t)| Val::from_raw(&store.opaque, values[i], &t))
-                .collect();
-            let mut results: Vec<Val> = ty
-                .results()
-                .map(|t| Val::default_for_ty(&t).unwrap_or(Val::I32(0)))
-                .collect();
-            let caller_instance = store.opaque.instance_by_runtime_index(caller.instance);
-            func(
-                Caller {
-                    store: StoreContextMut(&mut *store),
-                    caller: caller_instance,
-                },
-                &params,
-                &mut results,
-            )?;
-            for (i, (r, t)) in results.iter().zip(ty.results()).enumerate() {
-                values[i] = r
-                    .to_raw(&store.opaque, &t)
-                    .map_err(|e| e.context(format!("result {i} of a host function")))?;
-            }
-            Ok(())
+            // The call is a root scope of its own: the handles of its
+            // reference parameters stop rooting when it returns.
+            let depth = store.opaque.objects.context().host_roots_depth();
+            let r = dynamic_host_call(&ty, &func, store, caller, values);
+            store.opaque.objects.context().truncate_host_roots(depth);
+            r
         },
     )
+}
+
+/// Calls the `Func::new` closure `func` of type `ty` with the raw
+/// arguments in `values`, and writes its results back there.
+fn dynamic_host_call<T: 'static>(
+    ty: &FuncType,
+    func: &impl Fn(Caller<'_, T>, &[Val], &mut [Val]) -> crate::Result<()>,
+    store: &mut StoreInner<T>,
+    caller: HostCaller,
+    values: &mut [ValRaw],
+) -> crate::Result<()> {
+    let params: Vec<Val> = ty
+        .params()
+        .enumerate()
+        .map(|(i, t)| Val::from_raw(&store.opaque, values[i], &t))
+        .collect();
+    let mut results: Vec<Val> = ty
+        .results()
+        .map(|t| Val::default_for_ty(&t).unwrap_or(Val::I32(0)))
+        .collect();
+    let caller_instance = store.opaque.instance_by_runtime_index(caller.instance);
+    func(
+        Caller {
+            store: StoreContextMut(&mut *store),
+            caller: caller_instance,
+        },
+        &params,
+        &mut results,
+    )?;
+    for (i, (r, t)) in results.iter().zip(ty.results()).enumerate() {
+        values[i] = r
+            .to_raw(&store.opaque, &t)
+            .map_err(|e| e.context(format!("result {i} of a host function")))?;
+    }
+    Ok(())
 }
 
 /// A host function of the store whose parameters and results are numbers
@@ -529,10 +546,15 @@ macro_rules! into_func {
         {
             fn into_func(self, engine: &crate::Engine) -> (FuncType, HostClosure<T>) {
                 let ty = FuncType::new(engine, vec![$($t::valtype()),*], R::Ok::types());
+                let has_refs = ty.params().any(|p| matches!(p, ValType::Ref(_)));
                 let host = weft_runtime::HostFunc::new(move |store: &mut StoreInner<T>, _caller: HostCaller, values: &mut [ValRaw]| {
+                    let depth = has_refs.then(|| store.opaque.objects.context().host_roots_depth());
                     load_args!(store, values; $($t),*);
-                    let r = self($($t),*).into_result()?;
-                    r.store(&store.opaque, values)
+                    let r = self($($t),*).into_result();
+                    if let Some(depth) = depth {
+                        store.opaque.objects.context().truncate_host_roots(depth);
+                    }
+                    r?.store(&store.opaque, values)
                 });
                 (ty, host)
             }
@@ -545,11 +567,16 @@ macro_rules! into_func {
         {
             fn into_func(self, engine: &crate::Engine) -> (FuncType, HostClosure<T>) {
                 let ty = FuncType::new(engine, vec![$($t::valtype()),*], R::Ok::types());
+                let has_refs = ty.params().any(|p| matches!(p, ValType::Ref(_)));
                 let host = weft_runtime::HostFunc::new(move |store: &mut StoreInner<T>, caller: HostCaller, values: &mut [ValRaw]| {
+                    let depth = has_refs.then(|| store.opaque.objects.context().host_roots_depth());
                     load_args!(store, values; $($t),*);
                     let caller_instance = store.opaque.instance_by_runtime_index(caller.instance);
-                    let r = self(Caller { store: StoreContextMut(&mut *store), caller: caller_instance }, $($t),*).into_result()?;
-                    r.store(&store.opaque, values)
+                    let r = self(Caller { store: StoreContextMut(&mut *store), caller: caller_instance }, $($t),*).into_result();
+                    if let Some(depth) = depth {
+                        store.opaque.objects.context().truncate_host_roots(depth);
+                    }
+                    r?.store(&store.opaque, values)
                 });
                 (ty, host)
             }

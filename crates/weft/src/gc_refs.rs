@@ -1,11 +1,13 @@
 //! Host values of the GC proposal's references: [`AnyRef`] and [`I31`], as
-//! in Wasmtime 48 (a subset: no `StructRef`/`ArrayRef` accessors yet).
+//! in Wasmtime 48 (a subset: no `StructRef`/`ArrayRef` accessors yet), the
+//! host's roots ([`RootScope`]) and `Store::gc`.
 //!
 //! A `Rooted<AnyRef>` holds the reference's 32-bit heap word (see
-//! `weft_runtime::gc`). The store's collector never frees an object, so
-//! every handle stays valid while its store lives; a word that is not an
-//! `i31ref` or an object of the store's heap is refused wherever a handle
-//! is used.
+//! `weft_runtime::gc`); making one also pushes the word on the store's list
+//! of host roots, which a [`RootScope`] truncates when it ends. A word that
+//! is not an `i31ref` or a live object of the store's heap (a handle used
+//! after its scope ended and its object was collected) is refused wherever
+//! a handle is used.
 
 use crate::store::{AsContext, AsContextMut, StoreOpaque};
 // Import loop kept on purpose: a `Val` (values.rs) holds an `AnyRef`, and
@@ -87,6 +89,7 @@ impl StoreOpaque {
     }
 
     fn any_handle(&self, word: u32) -> Rooted<AnyRef> {
+        self.objects.context().push_host_root(u64::from(word));
         Rooted {
             store: self.id(),
             index: word as usize,
@@ -121,6 +124,7 @@ impl ExternRef {
         let opaque = store.0.opaque();
         opaque.gc_word(&a)?;
         let word = opaque.objects.context().extern_convert_any(a.index as u32);
+        opaque.objects.context().push_host_root(word as u64);
         Ok(Rooted {
             store: opaque.id(),
             index: word.wrapping_sub(1),
@@ -168,6 +172,151 @@ impl Rooted<AnyRef> {
         Ok(match opaque.gc_word(self)? {
             GcWord::Object(ty) => opaque.gc_kind(ty) == Some(kind),
             GcWord::I31(_) => false,
+        })
+    }
+}
+
+impl StoreOpaque {
+    /// `Store::gc`: collects, then makes room for the allocation `why`
+    /// failed for.
+    pub(crate) fn gc(&mut self, why: Option<&crate::GcHeapOutOfMemory<()>>) -> crate::Result<()> {
+        let ctx = self.objects.context();
+        ctx.collect_garbage();
+        if let Some(why) = why {
+            ctx.with_gc_heap(|heap| {
+                let want = heap.used().saturating_add(why.bytes_needed());
+                heap.grow_capacity(want);
+            });
+        }
+        Ok(())
+    }
+}
+
+impl<T: 'static> crate::Store<T> {
+    #[doc(hidden)]
+    /// The GC heap's bytes in live (or not yet collected) objects, its
+    /// capacity and its number of collections; `None` before its first
+    /// allocation. (Not in Wasmtime's API: for tests and measurements.)
+    pub fn gc_heap_stats(&self) -> Option<(u64, u64, u64)> {
+        self.as_context().0.opaque().objects.context().gc_heap_stats()
+    }
+
+    #[doc(hidden)]
+    /// The number of live extern references of the store.
+    pub fn live_externrefs(&self) -> usize {
+        self.as_context().0.opaque().objects.context().live_externrefs()
+    }
+}
+
+/// A scope for the host's GC roots: every [`Rooted`] handle made through it
+/// (or while it lives) stops rooting its object when the scope is dropped,
+/// as in Wasmtime.
+pub struct RootScope<C: AsContextMut> {
+    store: C,
+    depth: usize,
+}
+
+impl<C: AsContextMut> RootScope<C> {
+    /// A new scope over `store`.
+    pub fn new(mut store: C) -> RootScope<C> {
+        let depth = store.as_context_mut().0.opaque().objects.context().host_roots_depth();
+        RootScope { store, depth }
+    }
+    /// Makes room for `additional` roots (a hint).
+    pub fn reserve(&mut self, additional: usize) {
+        let _ = additional;
+    }
+}
+
+impl<C: AsContextMut> AsContext for RootScope<C> {
+    type Data = C::Data;
+    fn as_context(&self) -> crate::StoreContext<'_, Self::Data> {
+        self.store.as_context()
+    }
+}
+
+impl<C: AsContextMut> AsContextMut for RootScope<C> {
+    fn as_context_mut(&mut self) -> crate::StoreContextMut<'_, Self::Data> {
+        self.store.as_context_mut()
+    }
+}
+
+impl<C: AsContextMut> Drop for RootScope<C> {
+    fn drop(&mut self) {
+        let depth = self.depth;
+        self.store
+            .as_context_mut()
+            .0
+            .opaque()
+            .objects
+            .context()
+            .truncate_host_roots(depth);
+    }
+}
+
+/// A handle that roots its object until it is dropped, whatever the root
+/// scopes (Wasmtime's `OwnedRooted`). Clones share the root.
+pub struct OwnedRooted<T> {
+    store: crate::store::StoreId,
+    index: usize,
+    _liveness: std::sync::Arc<()>,
+    _marker: PhantomData<fn() -> T>,
+}
+
+impl<T> Clone for OwnedRooted<T> {
+    fn clone(&self) -> Self {
+        OwnedRooted {
+            store: self.store,
+            index: self.index,
+            _liveness: self._liveness.clone(),
+            _marker: PhantomData,
+        }
+    }
+}
+
+impl<T> std::fmt::Debug for OwnedRooted<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("OwnedRooted").field("index", &self.index).finish()
+    }
+}
+
+/// The reference word a handle of `T` stands for (see `Ref::from_word`):
+/// extern references keep their index, GC references their heap word.
+fn root_word<T: 'static>(index: usize) -> u64 {
+    if std::any::TypeId::of::<T>() == std::any::TypeId::of::<ExternRef>() {
+        index as u64 + 1
+    } else {
+        index as u64
+    }
+}
+
+impl<T: 'static> Rooted<T> {
+    /// An owned handle to the same object, rooting it until dropped.
+    pub fn to_owned_rooted(&self, mut store: impl AsContextMut) -> crate::Result<OwnedRooted<T>> {
+        let store = store.as_context_mut();
+        let opaque = store.0.opaque();
+        opaque.check(self.store, "rooted reference")?;
+        let token = opaque.objects.context().push_owned_root(root_word::<T>(self.index));
+        Ok(OwnedRooted {
+            store: self.store,
+            index: self.index,
+            _liveness: token,
+            _marker: PhantomData,
+        })
+    }
+}
+
+impl<T: 'static> OwnedRooted<T> {
+    /// A handle in the current root scope to the same object.
+    pub fn to_rooted(&self, mut store: impl AsContextMut) -> crate::Result<Rooted<T>> {
+        let store = store.as_context_mut();
+        let opaque = store.0.opaque();
+        opaque.check(self.store, "owned rooted reference")?;
+        opaque.objects.context().push_host_root(root_word::<T>(self.index));
+        Ok(Rooted {
+            store: self.store,
+            index: self.index,
+            _marker: PhantomData,
         })
     }
 }

@@ -61,6 +61,7 @@ mod config;
 mod engine;
 mod externals;
 mod func;
+mod gc_objects;
 mod gc_refs;
 mod instance;
 mod interrupts;
@@ -84,7 +85,10 @@ pub use config::{StackCreator, StackMemory};
 pub use engine::{Engine, Precompiled};
 pub use externals::{Extern, Global, Memory, MemoryAccessError, Table, Tag};
 pub use func::{Func, IntoFunc, TypedFunc, WasmParams, WasmResults, WasmRet, WasmTy};
-pub use gc_refs::{AnyRef, I31};
+pub use gc_objects::{
+    ArrayRef, ArrayRefPre, ArrayType, EqRef, FieldType, StorageType, StructRef, StructRefPre, StructType,
+};
+pub use gc_refs::{AnyRef, OwnedRooted, RootScope, I31};
 pub use instance::{Export, Instance};
 pub use interrupts::UpdateDeadline;
 #[cfg(feature = "async")]

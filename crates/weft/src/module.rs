@@ -135,6 +135,7 @@ impl Module {
                 .collect(),
             traps: inner.code.traps().to_vec(),
             address_map: inner.address_map.clone(),
+            stack_maps: inner.code.stack_maps().to_vec(),
         };
         Ok(crate::serialize::write(
             &inner.engine.inner.config,
@@ -224,7 +225,7 @@ impl Module {
         {
             crate::bail!("the compiled code does not match the module");
         }
-        let code = CodeMemory::new(&compiled.code, compiled.traps)?;
+        let code = CodeMemory::new_with_stack_maps(&compiled.code, compiled.traps, compiled.stack_maps)?;
         let func_code = compiled.funcs.iter().map(|loc| code.ptr_at(loc.offset)).collect();
         let func_ranges = compiled
             .funcs
@@ -297,10 +298,7 @@ impl Module {
                 .zip(&env.sub_types)
                 .map(|(id, ty)| {
                     let display = engine.inner.types.supertypes(*id).unwrap_or_default();
-                    let info = weft_runtime::gc::GcTypeInfo {
-                        kind: ty.composite.kind(),
-                        display: display.iter().map(|t| t.0).collect(),
-                    };
+                    let info = weft_runtime::gc::GcTypeInfo::new(ty, display.iter().map(|t| t.0).collect());
                     (id.0, info)
                 })
                 .collect()

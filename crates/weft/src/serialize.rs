@@ -16,7 +16,7 @@ use crate::Config;
 use weft_environ::{CompiledModule, FunctionLoc, Trap};
 
 const MAGIC: &[u8] = b"\0weft-cwasm";
-const FORMAT: u32 = 4;
+const FORMAT: u32 = 5;
 /// The magic of a precompiled component (`crate::component::Component::serialize`),
 /// as long as [`MAGIC`] and differing from it, so that each kind is told
 /// from the other by its first bytes.
@@ -139,6 +139,14 @@ pub(crate) fn write(config: &Config, wasm: &[u8], parts: &CompiledModule<'_>) ->
     for (code, wasm) in &parts.address_map {
         put_u32(&mut out, *code);
         put_u32(&mut out, *wasm);
+    }
+    put_u32(&mut out, parts.stack_maps.len() as u32);
+    for (code, slots) in &parts.stack_maps {
+        put_u32(&mut out, *code);
+        put_u32(&mut out, slots.len() as u32);
+        for slot in slots.iter() {
+            put_u32(&mut out, *slot);
+        }
     }
     out
 }
@@ -282,6 +290,22 @@ pub(crate) fn read<'a>(config: &Config, bytes: &'a [u8]) -> crate::Result<(&'a [
     for _ in 0..n {
         address_map.push((r.u32()?, r.u32()?));
     }
+    let n = r.count(8)?;
+    let mut stack_maps = Vec::with_capacity(n);
+    for _ in 0..n {
+        let offset = r.u32()?;
+        let k = r.count(4)?;
+        let mut slots = Vec::with_capacity(k);
+        for _ in 0..k {
+            let slot = r.u32()?;
+            // Frames are far smaller than this; a larger offset is corrupt.
+            if slot >= 1 << 24 || slot % 8 != 0 {
+                crate::bail!("the precompiled module is corrupt (stack map slot {slot})");
+            }
+            slots.push(slot);
+        }
+        stack_maps.push((offset, slots.into_boxed_slice()));
+    }
     if !r.bytes.is_empty() {
         crate::bail!("the precompiled module has trailing bytes");
     }
@@ -292,6 +316,7 @@ pub(crate) fn read<'a>(config: &Config, bytes: &'a [u8]) -> crate::Result<(&'a [
         || !traps.iter().all(|(o, _)| in_code(*o, 0))
         || !address_map.iter().all(|(o, _)| in_code(*o, 0))
         || !address_map.windows(2).all(|w| w[0].0 <= w[1].0)
+        || !stack_maps.iter().all(|(o, _)| in_code(*o, 0))
     {
         crate::bail!("the precompiled module is corrupt (code offsets out of range)");
     }
@@ -303,6 +328,7 @@ pub(crate) fn read<'a>(config: &Config, bytes: &'a [u8]) -> crate::Result<(&'a [
             array_trampolines: trampolines,
             traps,
             address_map,
+            stack_maps,
         },
     ))
 }

@@ -105,7 +105,6 @@ pub struct StoreOpaque {
     /// The last exception that escaped wasm (an exnref word), until the
     /// host takes it.
     pub(crate) pending_exception: Option<usize>,
-    externrefs: Vec<Box<dyn Any + Send + Sync>>,
     #[cfg(feature = "async")]
     pub(crate) async_state: Option<async_support::AsyncState>,
     /// Lifted functions and component instances.
@@ -134,13 +133,13 @@ impl StoreOpaque {
             .ok_or_else(|| crate::format_err!("function not found in store"))
     }
 
-    pub(crate) fn new_externref(&mut self, value: Box<dyn Any + Send + Sync>) -> Rooted<ExternRef> {
-        self.externrefs.push(value);
-        Rooted {
+    pub(crate) fn new_externref(&mut self, value: Box<dyn Any + Send + Sync>) -> crate::Result<Rooted<ExternRef>> {
+        let word = self.objects.context().new_externref(value);
+        Ok(Rooted {
             store: self.id,
-            index: self.externrefs.len() - 1,
+            index: word - 1,
             _marker: std::marker::PhantomData,
-        }
+        })
     }
 
     pub(crate) fn externref_word(&self, e: &Rooted<ExternRef>) -> crate::Result<usize> {
@@ -150,10 +149,12 @@ impl StoreOpaque {
 
     pub(crate) fn externref_data(&self, e: &Rooted<ExternRef>) -> crate::Result<&(dyn Any + Send + Sync)> {
         self.check(e.store, "externref")?;
-        self.externrefs
-            .get(e.index)
-            .map(|b| &**b)
-            .ok_or_else(|| crate::format_err!("externref not found in store"))
+        self.objects
+            .context()
+            .externref(e.index.wrapping_add(1))
+            .ok_or_else(|| {
+                crate::format_err!("externref not found in store (its root scope ended and it was collected)")
+            })
     }
 
     /// The backtrace of wasm frames at `pcs`.
@@ -303,6 +304,9 @@ impl<T: 'static> Store<T> {
         objects.set_instance_pool(engine.inner.instance_pool.clone());
         objects.set_epoch_deadline(0);
         objects.set_interrupt_handler::<StoreInner<T>>(interrupts::handle_interrupt::<T>);
+        if engine.inner.config.collector == crate::Collector::Null {
+            objects.context().set_null_collector();
+        }
         Store {
             inner: Some(Box::new(StoreInner {
                 opaque: StoreOpaque {
@@ -317,7 +321,6 @@ impl<T: 'static> Store<T> {
                     shared_memories: HashMap::new(),
                     tag_types: HashMap::new(),
                     pending_exception: None,
-                    externrefs: Vec::new(),
                     #[cfg(feature = "async")]
                     async_state: None,
                     #[cfg(feature = "component-model")]
@@ -369,9 +372,19 @@ impl<T: 'static> Store<T> {
     pub fn engine(&self) -> &Engine {
         &self.inner().opaque.engine
     }
-    /// Runs a garbage collection. Weft keeps every `ExternRef` alive until
-    /// the store is dropped, so there is nothing to collect.
-    pub fn gc(&mut self) {}
+    /// Runs a garbage collection: frees every GC object and extern
+    /// reference no root reaches (see [`Rooted`]). With `why`, the error of
+    /// an allocation that failed, the heap is also made large enough for
+    /// it, within its limit.
+    pub fn gc(&mut self, why: Option<&crate::GcHeapOutOfMemory<()>>) -> crate::Result<()> {
+        self.inner_mut().opaque.gc(why)
+    }
+    /// [`Store::gc`], for async stores (the collection itself does not
+    /// yield).
+    #[cfg(feature = "async")]
+    pub async fn gc_async(&mut self, why: Option<&crate::GcHeapOutOfMemory<()>>) -> crate::Result<()> {
+        self.gc(why)
+    }
     /// Takes the exception that last escaped wasm (the call that returned a
     /// [`ThrownException`] error), if it was not taken yet.
     pub fn take_pending_exception(&mut self) -> Option<Rooted<ExnRef>> {
@@ -429,7 +442,14 @@ impl<'a, T: 'static> StoreContextMut<'a, T> {
         &self.0.opaque.engine
     }
     /// See [`Store::gc`].
-    pub fn gc(&mut self) {}
+    pub fn gc(&mut self, why: Option<&crate::GcHeapOutOfMemory<()>>) -> crate::Result<()> {
+        self.0.opaque.gc(why)
+    }
+    /// See [`Store::gc_async`].
+    #[cfg(feature = "async")]
+    pub async fn gc_async(&mut self, why: Option<&crate::GcHeapOutOfMemory<()>>) -> crate::Result<()> {
+        self.gc(why)
+    }
     /// See [`Store::take_pending_exception`].
     pub fn take_pending_exception(&mut self) -> Option<Rooted<ExnRef>> {
         self.0.opaque.take_pending_exception()
@@ -572,7 +592,9 @@ impl<'a, T: 'static> Caller<'a, T> {
         caller.get_export(&mut self.store, name)
     }
     /// See [`Store::gc`].
-    pub fn gc(&mut self) {}
+    pub fn gc(&mut self, why: Option<&crate::GcHeapOutOfMemory<()>>) -> crate::Result<()> {
+        self.store.0.opaque.gc(why)
+    }
 }
 
 impl<T: 'static> AsContext for Caller<'_, T> {

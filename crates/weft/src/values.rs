@@ -425,6 +425,7 @@ impl Ref {
                 _marker: PhantomData,
             }))
         } else if heap_type.is_any_hierarchy() {
+            store.objects.context().push_host_root(word as u64);
             Ref::Any((word != 0).then(|| Rooted {
                 store: store.id(),
                 index: word,
@@ -433,6 +434,7 @@ impl Ref {
         } else if word == 0 {
             Ref::Extern(None)
         } else {
+            store.objects.context().push_host_root(word as u64);
             Ref::Extern(Some(Rooted {
                 store: store.id(),
                 index: word - 1,
@@ -450,8 +452,12 @@ pub struct ExternRef {
 
 /// A rooted handle to a garbage-collected object of a store.
 ///
-/// Weft keeps every `ExternRef` of a store alive until the store is dropped,
-/// so a `Rooted` never dangles while its store lives.
+/// A handle roots its object until the innermost [`RootScope`] it was made
+/// in ends (the store itself is the outermost scope; each call of a host
+/// function from wasm is a scope of its own). Using a handle after its
+/// scope ended is an error when the collector has freed its object since.
+///
+/// [`RootScope`]: crate::RootScope
 pub struct Rooted<T> {
     pub(crate) store: StoreId,
     pub(crate) index: usize,
@@ -482,12 +488,36 @@ impl<T> Rooted<T> {
 #[derive(Debug)]
 pub struct GcHeapOutOfMemory<T> {
     value: T,
+    bytes_needed: u64,
 }
 
 impl<T> GcHeapOutOfMemory<T> {
+    /// The error for `value`, whose allocation needed `bytes_needed` bytes.
+    pub fn new(value: T, bytes_needed: u64) -> Self {
+        GcHeapOutOfMemory { value, bytes_needed }
+    }
+    /// The value that could not be allocated.
+    pub fn inner(&self) -> &T {
+        &self.value
+    }
     /// Takes back the value that could not be allocated.
     pub fn into_inner(self) -> T {
         self.value
+    }
+    /// The bytes the allocation needed.
+    pub fn bytes_needed(&self) -> u64 {
+        self.bytes_needed
+    }
+    /// Takes back the value, leaving the error without it (for
+    /// [`Store::gc`](crate::Store::gc)).
+    pub fn take_inner(self) -> (T, GcHeapOutOfMemory<()>) {
+        (
+            self.value,
+            GcHeapOutOfMemory {
+                value: (),
+                bytes_needed: self.bytes_needed,
+            },
+        )
     }
 }
 
@@ -506,7 +536,7 @@ impl ExternRef {
         value: T,
     ) -> crate::Result<Rooted<ExternRef>> {
         let store = store.as_context_mut().0.opaque_mut();
-        Ok(store.new_externref(Box::new(value)))
+        store.new_externref(Box::new(value))
     }
 }
 

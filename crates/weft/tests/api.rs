@@ -259,7 +259,7 @@ fn externrefs_round_trip() -> Result<()> {
     let data = back.data(&store)?.unwrap();
     assert_eq!(data.downcast_ref::<String>().map(String::as_str), Some("hello"));
     assert!(id.call(&mut store, None)?.is_none());
-    store.gc();
+    store.gc(None).unwrap();
     Ok(())
 }
 

@@ -193,6 +193,6 @@ fn externref() -> Result<()> {
     let ret = func.call(&mut store, Some(externref))?;
     assert!(ret.is_some());
     assert!(Rooted::ref_eq(&store, ret.as_ref().unwrap(), &externref)?);
-    store.gc();
+    store.gc(None).unwrap();
     Ok(())
 }
