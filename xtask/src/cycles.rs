@@ -111,6 +111,14 @@ fn crate_roots(root: &Path) -> Result<Vec<PathBuf>, String> {
 }
 
 /// A source file with its comments and literals blanked out.
+/// Where the file of a module declared `mod name;` is.
+enum ModFile {
+    /// `name.rs` or `name/mod.rs` beside this base path (`dir/name`).
+    Base(PathBuf),
+    /// The file a `#[path]` attribute names.
+    Named(PathBuf),
+}
+
 struct SourceFile {
     path: PathBuf,
     /// The code, with every byte of comments, strings and character
@@ -122,6 +130,9 @@ struct SourceFile {
     has_code: Vec<bool>,
     /// The lines covered by `use` items and attributes (0-based).
     use_lines: Vec<bool>,
+    /// The file named by a `#[path = "..."]` attribute, by its line
+    /// (0-based).
+    path_attrs: BTreeMap<usize, String>,
 }
 
 impl SourceFile {
@@ -144,12 +155,27 @@ impl SourceFile {
                 comments[line].push(text.as_bytes()[i] as char);
             }
         }
+        let path_attrs = text
+            .split('\n')
+            .enumerate()
+            .filter_map(|(l, t)| {
+                let rest = t
+                    .trim()
+                    .strip_prefix("#[path")?
+                    .trim_start()
+                    .strip_prefix('=')?
+                    .trim_start();
+                let rest = rest.strip_prefix('"')?;
+                Some((l, rest[..rest.find('"')?].to_string()))
+            })
+            .collect();
         Ok(SourceFile {
             path: path.to_path_buf(),
             code,
             comments,
             has_code,
             use_lines: vec![false; lines],
+            path_attrs,
         })
     }
 
@@ -499,7 +525,16 @@ impl Crate {
                             i += 3;
                             continue;
                         }
-                        external.push((child, cur_dir.join(name)));
+                        // `#[path = "..."]` right above names the file,
+                        // relative to this file's folder.
+                        let attr = (i > 0 && toks[i - 1].0 == Tok::Punct(b']'))
+                            .then(|| self.files[file].path_attrs.get(&toks[i - 1].1))
+                            .flatten();
+                        let base = match attr {
+                            Some(p) => ModFile::Named(path.parent().unwrap_or(Path::new(".")).join(p)),
+                            None => ModFile::Base(cur_dir.join(name)),
+                        };
+                        external.push((child, base));
                         i += 2;
                     }
                 }
@@ -565,6 +600,14 @@ impl Crate {
             i += 1;
         }
         for (child, base) in external {
+            let base = match base {
+                ModFile::Named(named) => {
+                    // A file named by `#[path]` owns its folder, as `mod.rs`.
+                    self.read_file(&named, child, true)?;
+                    continue;
+                }
+                ModFile::Base(base) => base,
+            };
             let flat = base.with_extension("rs");
             let nested = base.join("mod.rs");
             if flat.is_file() {

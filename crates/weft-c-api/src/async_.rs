@@ -10,7 +10,7 @@
 
 use crate::error::weft_error_t;
 use crate::guard;
-use crate::store::Finalizer;
+use crate::host_env::Finalizer;
 use std::ffi::c_void;
 use std::future::Future;
 use std::pin::Pin;
@@ -153,7 +153,7 @@ struct HostStack {
     top: *mut u8,
     len: usize,
     /// Finalizes the host's `env` (and so frees the memory) when dropped.
-    _env: crate::func::HostEnv,
+    _env: crate::host_env::HostEnv,
 }
 
 // SAFETY: the C API's contract: the host's stack memory and its finalizer
@@ -182,7 +182,7 @@ unsafe impl weft::StackMemory for HostStack {
 /// The host's stack creator as weft's `StackCreator`.
 struct HostStackCreator {
     new_stack: unsafe extern "C" fn(*mut c_void, usize, bool, *mut weft_stack_memory_t) -> Option<Box<weft_error_t>>,
-    env: crate::func::HostEnv,
+    env: crate::host_env::HostEnv,
 }
 
 // SAFETY: the host's contract: each stack it returns is `size` bytes or
@@ -201,7 +201,7 @@ unsafe impl weft::StackCreator for HostStackCreator {
         if let Some(e) = unsafe { (self.new_stack)(self.env.data(), size, zeroed, &mut out) } {
             return Err(e.error.context("the host's stack creator failed"));
         }
-        let env = crate::func::HostEnv::new(out.env, out.finalizer);
+        let env = crate::host_env::HostEnv::new(out.env, out.finalizer);
         let get = out
             .get_stack_memory
             .ok_or_else(|| anyhow::anyhow!("the host's stack creator gave a stack without get_stack_memory"))?;
@@ -234,7 +234,7 @@ pub unsafe extern "C" fn weft_config_host_stack_creator_set(
             }
             // SAFETY: the caller's contract.
             let c = unsafe { &*creator };
-            let env = crate::func::HostEnv::new(c.env, c.finalizer);
+            let env = crate::host_env::HostEnv::new(c.env, c.finalizer);
             let (Some(config), Some(new_stack)) = (config, c.new_stack) else {
                 return;
             };

@@ -2,8 +2,8 @@
 //! `weft/engine.h`.
 
 use crate::error::{err_ptr, weft_error_t};
-use crate::func::HostEnv;
 use crate::guard;
+use crate::host_env::HostEnv;
 use std::ffi::{c_char, c_void, CStr};
 use weft::{Config, Engine, OptLevel};
 
@@ -430,7 +430,7 @@ pub struct weft_linear_memory_t {
     env: *mut c_void,
     get_memory: weft_memory_get_callback_t,
     grow_memory: weft_memory_grow_callback_t,
-    finalizer: crate::store::Finalizer,
+    finalizer: crate::host_env::Finalizer,
 }
 
 /// `weft_new_memory_callback_t`.
@@ -451,7 +451,7 @@ pub type weft_new_memory_callback_t = Option<
 pub struct weft_memory_creator_t {
     env: *mut c_void,
     new_memory: weft_new_memory_callback_t,
-    finalizer: crate::store::Finalizer,
+    finalizer: crate::host_env::Finalizer,
 }
 
 /// A host memory as weft's `LinearMemory`.

@@ -2,50 +2,15 @@
 //! `wasm_func_call` and the function's type.
 
 use crate::guard;
+use crate::host_env::{Finalizer, HostEnv};
 use crate::r#ref::{wasm_func_t, wasm_ref_t, wasm_trap_t, Entity, RefKind};
-use crate::store::{shared_of, wasm_store_t, CallerScope, Finalizer, StoreData, StoreShared};
+use crate::store::{shared_of, wasm_store_t, CallerScope, StoreData, StoreShared};
 use crate::types::{wasm_externtype_t, wasm_functype_t, CExternType, CFuncType};
 use crate::val::{wasm_val_t, wasm_val_vec_t};
 use crate::vec::CVec;
 use std::ffi::c_void;
 use std::rc::Rc;
 use weft::{Caller, Func, Val};
-
-/// Host data with its finalizer, run when the host function (or callback)
-/// holding it is dropped with its store.
-pub struct HostEnv {
-    data: *mut c_void,
-    finalizer: Finalizer,
-}
-
-// SAFETY: the C API's contract: host data given with a function is the
-// host's responsibility to make usable from wherever the store is used (as in
-// Wasmtime's C API); Weft only passes the pointer back.
-unsafe impl Send for HostEnv {}
-// SAFETY: as for `Send`.
-unsafe impl Sync for HostEnv {}
-
-impl HostEnv {
-    /// Host data `data`, finalized with `finalizer`.
-    pub(crate) fn new(data: *mut c_void, finalizer: Finalizer) -> HostEnv {
-        HostEnv { data, finalizer }
-    }
-
-    /// The data pointer.
-    pub(crate) fn data(&self) -> *mut c_void {
-        self.data
-    }
-}
-
-impl Drop for HostEnv {
-    fn drop(&mut self) {
-        if let Some(f) = self.finalizer {
-            // SAFETY: the finalizer the host gave for this data; it runs
-            // once, when the function holding it is dropped.
-            unsafe { f(self.data) }
-        }
-    }
-}
 
 /// `wasm_func_callback_t`.
 pub type wasm_func_callback_t =

@@ -42,6 +42,7 @@ pub mod config;
 pub mod error;
 pub mod extern_;
 pub mod func;
+mod host_env;
 pub mod instance;
 pub mod module;
 pub mod r#ref;

@@ -12,7 +12,8 @@
 //! modules, traps and foreign objects in their shared part.
 
 use crate::guard;
-use crate::store::{Finalizer, StoreShared};
+use crate::host_env::Finalizer;
+use crate::store::StoreShared;
 use std::cell::RefCell;
 use std::ffi::c_void;
 use std::rc::{Rc, Weak};
@@ -303,7 +304,7 @@ macro_rules! declare_ref {
         pub extern "C" fn $set_hi_fin(
             r: Option<&$crate::r#ref::wasm_ref_t>,
             info: *mut std::ffi::c_void,
-            finalizer: $crate::store::Finalizer,
+            finalizer: $crate::host_env::Finalizer,
         ) {
             $crate::guard(|| (), || {
                 if let Some(r) = r {

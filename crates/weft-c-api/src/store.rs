@@ -13,7 +13,7 @@ use crate::guard;
 // Import loop kept on purpose: a store owns the host information of its
 // objects (ref.rs) and the environments of its host functions (func.rs),
 // which reach their store.
-use crate::func::HostEnv;
+use crate::host_env::HostEnv;
 use crate::r#ref::{Entity, HostInfo};
 use std::cell::{Cell, UnsafeCell};
 use std::collections::HashMap;
@@ -21,8 +21,7 @@ use std::ffi::c_void;
 use std::rc::{Rc, Weak};
 use weft::{AsContextMut, Caller, Store, StoreContextMut};
 
-/// A C finalizer of host data.
-pub type Finalizer = Option<unsafe extern "C" fn(*mut c_void)>;
+use crate::host_env::Finalizer;
 
 /// The data of a C store (`T` of its `weft::Store<T>`).
 pub struct StoreData {

@@ -9,9 +9,10 @@
 //! is ever used; the other is never read from or written to.
 
 use crate::error::{catch_err, weft_error_t};
-use crate::func::HostEnv;
 use crate::guard;
-use crate::store::{weft_context_t, Finalizer};
+use crate::host_env::Finalizer;
+use crate::host_env::HostEnv;
+use crate::store::weft_context_t;
 use crate::vec::wasm_byte_vec_t;
 use std::ffi::{c_char, c_uchar, c_void, CStr};
 use std::io;

@@ -13,15 +13,13 @@
 //! store they run in.
 
 use crate::memory_image::MemoryImage;
+pub use crate::mmap::MEMORY_RESERVATION;
 use crate::mmap::{page_size, Mmap};
 use crate::parking::{ParkingSpot, WaitResult};
 use std::cell::UnsafeCell;
 use std::sync::atomic::{AtomicU32, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
-
-/// Bytes of address space reserved for every 32-bit memory, guard included.
-pub const MEMORY_RESERVATION: usize = 8 << 30;
 
 /// The largest number of 64 KiB pages of a 32-bit memory.
 pub const MAX_PAGES_32: u64 = 1 << 16;

@@ -3,6 +3,10 @@
 use std::io;
 use std::ptr::NonNull;
 
+/// Bytes of address space reserved for every 32-bit memory, guard included
+/// (a linear memory's and a pooling allocator slot's reservation).
+pub const MEMORY_RESERVATION: usize = 8 << 30;
+
 /// A mapping of anonymous memory owned by this value; unmapped on drop.
 #[derive(Debug)]
 pub struct Mmap {

@@ -8,8 +8,7 @@
 //! written and any memory image mapped in), so the next memory in it starts
 //! zeroed, whatever the last one did.
 
-use crate::mmap::Mmap;
-use crate::MEMORY_RESERVATION;
+use crate::mmap::{Mmap, MEMORY_RESERVATION};
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use weft_environ::Module;

@@ -9,9 +9,10 @@
 // Import loop kept on purpose: `weft_val_t` (val.rs) carries extern
 // references, which are a kind of `weft_gcref_t`.
 use super::val::weft_gcref_t;
-use crate::func::HostEnv;
 use crate::guard;
-use crate::store::{Finalizer, StoreData, StoreShared};
+use crate::host_env::Finalizer;
+use crate::host_env::HostEnv;
+use crate::store::{StoreData, StoreShared};
 use std::ffi::c_void;
 use std::mem::MaybeUninit;
 use weft::{ExternRef, Rooted, StoreContextMut};

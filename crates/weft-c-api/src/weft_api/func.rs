@@ -5,10 +5,11 @@ use super::val::{
     weft_func_t, weft_val_raw_t, weft_val_t,
 };
 use crate::error::weft_error_t;
-use crate::func::{trap_into_error, HostEnv};
+use crate::func::trap_into_error;
 use crate::guard;
+use crate::host_env::{Finalizer, HostEnv};
 use crate::r#ref::{wasm_ref_t, wasm_trap_t};
-use crate::store::{shared_of, CallerScope, Finalizer, StoreData, StoreShared};
+use crate::store::{shared_of, CallerScope, StoreData, StoreShared};
 use crate::types::{wasm_externtype_t, wasm_functype_t, CExternType, CFuncType};
 use std::ffi::{c_char, c_void};
 use std::mem::MaybeUninit;

@@ -22,6 +22,7 @@
 //! `ok` or `error` type of a [`Result`] (`result<_, E>` is
 //! `Result<(), E>`).
 
+use super::flat::ScalarFlat;
 use super::types::TypeSpace;
 use super::ResourceType;
 use super::{ComponentTypes, Func, Instance, InstanceExportLookup, InterfaceType, Resource, ResourceAny, Val};
@@ -88,81 +89,6 @@ pub trait Lower: ComponentType {
         let _ = out;
         None
     }
-}
-
-/// `lower_scalars` and `lift_scalars` of the integer types and `bool`: the
-/// canonical ABI's flat `i32` (zero- or sign-extended from the narrow
-/// types) or `i64`, kept as bits in a `u64`; lifted by truncation, as
-/// `lift_flat_unsigned`/`lift_flat_signed` do.
-macro_rules! scalars {
-    ($($t:ty => |$v:ident| $lower:expr, |$b:ident| $lift:expr;)*) => {$(
-        impl ScalarFlat for $t {
-            fn to_flat(&self) -> u64 {
-                let $v = *self;
-                $lower
-            }
-
-            fn from_flat($b: u64) -> Self {
-                $lift
-            }
-        }
-    )*};
-}
-
-/// A type whose values are one flat core value (see [`scalars!`]).
-trait ScalarFlat: Sized {
-    fn to_flat(&self) -> u64;
-    fn from_flat(bits: u64) -> Self;
-}
-
-scalars! {
-    bool => |v| u64::from(v), |b| b as u32 != 0;
-    u8 => |v| u64::from(v), |b| b as u8;
-    u16 => |v| u64::from(v), |b| b as u16;
-    u32 => |v| u64::from(v), |b| b as u32;
-    u64 => |v| v, |b| b;
-    i8 => |v| u64::from(v as i32 as u32), |b| b as u8 as i8;
-    i16 => |v| u64::from(v as i32 as u32), |b| b as u16 as i16;
-    i32 => |v| u64::from(v as u32), |b| b as u32 as i32;
-    i64 => |v| v as u64, |b| b as i64;
-}
-
-/// The flat value of `v` when it is a value of the scalar type `t` (an
-/// integer or `bool`), as `lower_scalars` makes it.
-#[cfg(feature = "component-model-async")]
-pub(crate) fn val_to_flat(v: &Val, t: &InterfaceType) -> Option<u64> {
-    use InterfaceType as I;
-    Some(match (t, v) {
-        (I::Bool, Val::Bool(x)) => x.to_flat(),
-        (I::U8, Val::U8(x)) => x.to_flat(),
-        (I::U16, Val::U16(x)) => x.to_flat(),
-        (I::U32, Val::U32(x)) => x.to_flat(),
-        (I::U64, Val::U64(x)) => x.to_flat(),
-        (I::S8, Val::S8(x)) => x.to_flat(),
-        (I::S16, Val::S16(x)) => x.to_flat(),
-        (I::S32, Val::S32(x)) => x.to_flat(),
-        (I::S64, Val::S64(x)) => x.to_flat(),
-        _ => return None,
-    })
-}
-
-/// The value of the scalar type `t` whose flat value is `bits`, lifted as
-/// `lift_scalars` lifts it; `None` for other types.
-#[cfg(feature = "component-model-async")]
-pub(crate) fn flat_to_val(t: &InterfaceType, bits: u64) -> Option<Val> {
-    use InterfaceType as I;
-    Some(match t {
-        I::Bool => Val::Bool(ScalarFlat::from_flat(bits)),
-        I::U8 => Val::U8(ScalarFlat::from_flat(bits)),
-        I::U16 => Val::U16(ScalarFlat::from_flat(bits)),
-        I::U32 => Val::U32(ScalarFlat::from_flat(bits)),
-        I::U64 => Val::U64(ScalarFlat::from_flat(bits)),
-        I::S8 => Val::S8(ScalarFlat::from_flat(bits)),
-        I::S16 => Val::S16(ScalarFlat::from_flat(bits)),
-        I::S32 => Val::S32(ScalarFlat::from_flat(bits)),
-        I::S64 => Val::S64(ScalarFlat::from_flat(bits)),
-        _ => return None,
-    })
 }
 
 /// The `lower_scalars` of a type of one flat value (`plain` integers and

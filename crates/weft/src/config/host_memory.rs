@@ -7,7 +7,11 @@
 //! each memory is asked to reserve the most it may ever grow to, so that
 //! its base never moves.
 
+// An import loop by design: this file adds `Config::with_host_memory` to the
+// `Config` that holds what it configures.
 use super::Config;
+// An import loop by design: a memory creator is shown the memory's
+// `MemoryType`, whose file reaches the engine and its `Config`.
 use crate::types::{MemoryType, MemoryTypeBuilder};
 use std::sync::Arc;
 pub use weft_runtime::HostLinearMemory as LinearMemory;

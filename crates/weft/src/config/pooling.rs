@@ -22,6 +22,8 @@
 //! `total_gc_heaps`. Memories and tables the host makes (`Memory::new`,
 //! `Table::new`) are taken from the pool too.
 
+// An import loop by design: this file adds `Config::allocation_strategy` to the
+// `Config` that holds what it configures.
 use super::Config;
 use std::sync::Arc;
 

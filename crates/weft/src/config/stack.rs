@@ -1,6 +1,8 @@
 //! Custom fiber stacks: `Config::with_custom_stack`, over weft-fiber's
 //! [`StackCreator`] and [`StackMemory`].
 
+// An import loop by design: this file adds `Config::with_custom_stack` to the
+// `Config` that holds what it configures.
 use super::Config;
 use std::sync::Arc;
 pub use weft_fiber::{StackCreator, StackMemory};

@@ -540,7 +540,7 @@ fn task_return<T: 'static>(
         None => Some(None),
         Some(t) => args
             .first()
-            .filter(|bits| crate::component::typed::flat_to_val(t, **bits).is_some())
+            .filter(|bits| crate::component::flat::flat_to_val(t, **bits).is_some())
             .map(|bits| Some(*bits)),
     };
     if let Some(flat) = flat {

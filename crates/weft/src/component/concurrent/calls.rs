@@ -141,7 +141,7 @@ impl TaskResult {
             TaskResult::Flat(None) => Ok(Vec::new()),
             TaskResult::Flat(Some(bits)) => {
                 let ty = f.types.func(f.ty).and_then(|t| t.result);
-                match ty.and_then(|t| crate::component::typed::flat_to_val(&t, bits)) {
+                match ty.and_then(|t| crate::component::flat::flat_to_val(&t, bits)) {
                     Some(v) => Ok(vec![v]),
                     None => crate::bail!("internal error: a flat result of a function whose result is not a scalar"),
                 }
@@ -169,7 +169,7 @@ pub(crate) fn host_call_args<T>(store: &StoreContextMut<'_, T>, index: u32, para
                 .iter()
                 .zip(&f.sig.params[..])
                 .zip(&mut flat.vals)
-                .all(|((v, t), out)| match crate::component::typed::val_to_flat(v, t) {
+                .all(|((v, t), out)| match crate::component::flat::val_to_flat(v, t) {
                     Some(bits) => {
                         *out = bits;
                         true
