@@ -387,6 +387,8 @@ public:
     void set_epoch_deadline(uint64_t ticks) { weft_context_set_epoch_deadline(ptr, ticks); }
     /// Gives the store a WASI context.
     Result<std::monostate> set_wasi(WasiConfig config);
+    /// Gives the store a `wasi:http` context (after `set_wasi`).
+    void set_wasi_http() { weft_context_set_wasi_http(ptr); }
     /// The C object.
     weft_context_t *capi() const { return ptr; }
   };
@@ -1375,11 +1377,11 @@ public:
   }
   /// WASI 0.2 (the store's context is set with `Store::Context::set_wasi`).
   Result<std::monostate> add_wasip2() { return done(weft_component_linker_add_wasip2(ptr.get())); }
-  /// `wasi:http` (not available yet: an error).
+  /// `wasi:http/types` and `wasi:http/outgoing-handler` (after `add_wasip2`).
   Result<std::monostate> add_wasi_http() { return done(weft_component_linker_add_wasi_http(ptr.get())); }
   /// WASI 0.2, for async instantiation and calls.
   Result<std::monostate> add_wasip2_async() { return done(weft_component_linker_add_wasip2_async(ptr.get())); }
-  /// `wasi:http`, async (not available yet: an error).
+  /// `wasi:http`, for async calls (after `add_wasip2_async`).
   Result<std::monostate> add_wasi_http_async() { return done(weft_component_linker_add_wasi_http_async(ptr.get())); }
 };
 

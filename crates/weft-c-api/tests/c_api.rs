@@ -264,6 +264,7 @@ c_tests!(
     weft_async,
     weft_wasi,
     weft_wasip2,
+    weft_wasi_http,
     weft_stack_creator,
     weft_memory_creator,
     weft_pooling,
