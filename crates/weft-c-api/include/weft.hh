@@ -1016,7 +1016,7 @@ public:
     std::vector<uint8_t> bytes = wasm.ok();
     return compile(engine, Span<const uint8_t>(bytes));
   }
-  /// The serialized component.
+  /// The precompiled component (its compiled code and translation).
   Result<std::vector<uint8_t>> serialize() const {
     wasm_byte_vec_t out;
     if (weft_error_t *e = weft_component_serialize(ptr.get(), &out))
@@ -1025,7 +1025,7 @@ public:
     wasm_byte_vec_delete(&out);
     return v;
   }
-  /// A component from `serialize`'s output.
+  /// A component from `serialize`'s output, loaded without compiling (trusted input only).
   static Result<Component> deserialize(Engine &engine, Span<const uint8_t> bytes) {
     weft_component_t *c = nullptr;
     if (weft_error_t *e = weft_component_deserialize(engine.capi(), bytes.data(), bytes.size(), &c))

@@ -260,6 +260,7 @@ c_tests!(
     weft_interrupt,
     weft_externref,
     weft_component,
+    weft_component_serialize,
     weft_sharedmemory,
     weft_async,
     weft_wasi,
