@@ -16,7 +16,8 @@
  * `WasiConfig`, `wat2wasm`) and the component model's (`Component`,
  * `ExportIndex`, `Instance`, `Func`, `Val`, `Linker`, `LinkerInstance`,
  * `ResourceType`, `ResourceHost`, `ResourceAny`). Wasmtime's GC reference
- * classes are not offered (Weft has no GC heap), nor typed `TypedFunc`.
+ * classes are not offered (use the C functions of `weft/anyref.h` and the
+ * other GC headers), nor typed `TypedFunc`.
  */
 
 #ifndef WEFT_HH

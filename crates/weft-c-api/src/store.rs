@@ -57,6 +57,14 @@ pub struct StoreData {
     /// The `wasi:http` context of `weft_context_set_wasi_http` (its
     /// resources live in the WASI 0.2 table of `wasip2`).
     pub(crate) wasi_http: Option<weft_wasi_http::WasiHttpCtx>,
+    /// The roots of the raw `anyref` values given to C
+    /// (`weft_anyref_to_raw`, raw values of unchecked calls): a raw value
+    /// is an index here plus one, kept until the store is deleted.
+    pub(crate) anyref_raws: Vec<(weft::Rooted<weft::AnyRef>, weft::OwnedRooted<weft::AnyRef>)>,
+    /// The exceptions handed to C as `weft_exnref_t` (whose private field
+    /// is an index here plus one); Weft keeps exceptions as long as their
+    /// store.
+    pub(crate) exnrefs: Vec<weft::Rooted<weft::ExnRef>>,
 }
 
 /// A store's WASI 0.2 state.
@@ -182,6 +190,8 @@ impl StoreShared {
                     wasi: None,
                     wasip2: None,
                     wasi_http: None,
+                    anyref_raws: Vec::new(),
+                    exnrefs: Vec::new(),
                 },
             )),
             current: Cell::new(Current::Store),
@@ -432,7 +442,7 @@ pub extern "C" fn weft_context_set_data(context: Option<&weft_context_t>, data: 
     )
 }
 
-/// Garbage collection: Weft has no GC heap; succeeds.
+/// Collects the store's GC heap (objects no root reaches).
 #[no_mangle]
 pub extern "C" fn weft_context_gc(context: Option<&weft_context_t>) -> Option<Box<weft_error_t>> {
     catch_err(|| {

@@ -266,6 +266,7 @@ c_tests!(
     weft_wasi,
     weft_wasip2,
     weft_wasi_http,
+    weft_gc,
     weft_stack_creator,
     weft_memory_creator,
     weft_pooling,

@@ -84,7 +84,7 @@ WASM_API_EXTERN weft_error_t *weft_context_set_wasi(weft_context_t *context, was
  */
 WASM_API_EXTERN void weft_context_set_wasi_http(weft_context_t *context);
 
-/// \brief Garbage collection: Weft has no GC heap, so this does nothing.
+/// \brief Collects the store's GC heap: frees the objects no root (wasm, or a reference C has not unrooted) reaches.
 WASM_API_EXTERN weft_error_t *weft_context_gc(weft_context_t *context);
 
 /**

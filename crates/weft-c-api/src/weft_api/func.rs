@@ -64,7 +64,7 @@ pub(crate) fn checked_closure(
     move |mut caller, params, results| {
         let store = shared_of(&caller).ok_or_else(|| anyhow::anyhow!("store is gone"))?;
         let _scope = CallerScope::enter(&store, &mut caller);
-        let args = {
+        let mut args = {
             // SAFETY: the only context in use; the caller is not used
             // directly while the scope lives.
             let mut cx = unsafe { store.ctx() };
@@ -93,15 +93,30 @@ pub(crate) fn checked_closure(
                 out.len(),
             )
         };
+        // The arguments are lent to the callback: their GC roots are
+        // released now (the callback clones what it keeps).
+        for a in &mut args {
+            super::val::weft_val_unroot(Some(a));
+        }
         if let Some(trap) = trap {
             return Err(trap_into_error(*trap));
         }
         // SAFETY: the only context in use.
-        let cx = unsafe { store.ctx() };
-        for (slot, v) in results.iter_mut().zip(&out) {
-            *slot = val_to_weft(&store, &cx, v)?;
+        let mut cx = unsafe { store.ctx() };
+        // The results are given to Weft: an `anyref`'s root is moved into
+        // the host call's root scope (alive until wasm has the value).
+        let mut r = Ok(());
+        for (slot, v) in results.iter_mut().zip(&mut out) {
+            if r.is_err() {
+                super::val::weft_val_unroot(Some(v));
+                continue;
+            }
+            match super::val::val_taken_to_weft(&store, &mut cx, v) {
+                Ok(val) => *slot = val,
+                Err(e) => r = Err(e),
+            }
         }
-        Ok(())
+        r
     }
 }
 
