@@ -292,6 +292,10 @@ pub unsafe extern "C" fn weft_func_call(
         // SAFETY: the only context in use here (host functions called by
         // `call` go through their caller).
         let mut cx = unsafe { store.ctx() };
+        // A root scope for the call: the GC references of the results are
+        // rooted here only until `val_from_weft` gives C its own roots.
+        let mut scope = weft::RootScope::new(&mut cx);
+        let mut cx = weft::AsContextMut::as_context_mut(&mut scope);
         let f = func_of(store, &cx, func)?;
         let params = args
             .iter()
