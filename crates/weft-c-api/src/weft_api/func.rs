@@ -350,6 +350,10 @@ pub unsafe extern "C" fn weft_func_call_unchecked(
         let func = func.ok_or_else(|| crate::null_error("func"))?;
         // SAFETY: the only context in use here.
         let mut cx = unsafe { store.ctx() };
+        // A root scope for the call (see `weft_func_call`): raw results
+        // keep their objects in the store's raw table instead.
+        let mut scope = weft::RootScope::new(&mut cx);
+        let mut cx = weft::AsContextMut::as_context_mut(&mut scope);
         let f = func_of(store, &cx, func)?;
         let ty = f.ty(&cx);
         let needed = ty.params().len().max(ty.results().len());
