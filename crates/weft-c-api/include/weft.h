@@ -43,11 +43,15 @@
 /// The patch version.
 #define WEFT_VERSION_PATCH 0
 
+#include <weft/anyref.h>
+#include <weft/arrayref.h>
 #include <weft/async.h>
 #include <weft/component.h>
 #include <weft/config.h>
 #include <weft/engine.h>
+#include <weft/eqref.h>
 #include <weft/error.h>
+#include <weft/exnref.h>
 #include <weft/extern.h>
 #include <weft/externref.h>
 #include <weft/func.h>
@@ -58,9 +62,14 @@
 #include <weft/module.h>
 #include <weft/sharedmemory.h>
 #include <weft/store.h>
+#include <weft/structref.h>
 #include <weft/table.h>
 #include <weft/tag.h>
 #include <weft/trap.h>
+#include <weft/types/arrayref.h>
+#include <weft/types/exnref.h>
+#include <weft/types/structref.h>
+#include <weft/types/val.h>
 #include <weft/val.h>
 #include <weft/wat.h>
 

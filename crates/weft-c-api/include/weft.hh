@@ -16,7 +16,8 @@
  * `WasiConfig`, `wat2wasm`) and the component model's (`Component`,
  * `ExportIndex`, `Instance`, `Func`, `Val`, `Linker`, `LinkerInstance`,
  * `ResourceType`, `ResourceHost`, `ResourceAny`). Wasmtime's GC reference
- * classes are not offered (Weft has no GC heap), nor typed `TypedFunc`.
+ * classes are not offered (use the C functions of `weft/anyref.h` and the
+ * other GC headers), nor typed `TypedFunc`.
  */
 
 #ifndef WEFT_HH
@@ -387,6 +388,8 @@ public:
     void set_epoch_deadline(uint64_t ticks) { weft_context_set_epoch_deadline(ptr, ticks); }
     /// Gives the store a WASI context.
     Result<std::monostate> set_wasi(WasiConfig config);
+    /// Gives the store a `wasi:http` context (after `set_wasi`).
+    void set_wasi_http() { weft_context_set_wasi_http(ptr); }
     /// The C object.
     weft_context_t *capi() const { return ptr; }
   };
@@ -1014,7 +1017,7 @@ public:
     std::vector<uint8_t> bytes = wasm.ok();
     return compile(engine, Span<const uint8_t>(bytes));
   }
-  /// The serialized component.
+  /// The precompiled component (its compiled code and translation).
   Result<std::vector<uint8_t>> serialize() const {
     wasm_byte_vec_t out;
     if (weft_error_t *e = weft_component_serialize(ptr.get(), &out))
@@ -1023,7 +1026,7 @@ public:
     wasm_byte_vec_delete(&out);
     return v;
   }
-  /// A component from `serialize`'s output.
+  /// A component from `serialize`'s output, loaded without compiling (trusted input only).
   static Result<Component> deserialize(Engine &engine, Span<const uint8_t> bytes) {
     weft_component_t *c = nullptr;
     if (weft_error_t *e = weft_component_deserialize(engine.capi(), bytes.data(), bytes.size(), &c))
@@ -1375,11 +1378,11 @@ public:
   }
   /// WASI 0.2 (the store's context is set with `Store::Context::set_wasi`).
   Result<std::monostate> add_wasip2() { return done(weft_component_linker_add_wasip2(ptr.get())); }
-  /// `wasi:http` (not available yet: an error).
+  /// `wasi:http/types` and `wasi:http/outgoing-handler` (after `add_wasip2`).
   Result<std::monostate> add_wasi_http() { return done(weft_component_linker_add_wasi_http(ptr.get())); }
   /// WASI 0.2, for async instantiation and calls.
   Result<std::monostate> add_wasip2_async() { return done(weft_component_linker_add_wasip2_async(ptr.get())); }
-  /// `wasi:http`, async (not available yet: an error).
+  /// `wasi:http`, for async calls (after `add_wasip2_async`).
   Result<std::monostate> add_wasi_http_async() { return done(weft_component_linker_add_wasi_http_async(ptr.get())); }
 };
 

@@ -209,6 +209,11 @@ bool_setter!(
         "Stackful async lifts of the component model."
     ),
     (
+        weft_config_wasm_gc_set,
+        wasm_gc,
+        "The GC proposal: struct and array types, `i31ref` and the `any` hierarchy."
+    ),
+    (
         weft_config_wasm_threads_set,
         wasm_threads,
         "The threads proposal: shared memories (across stores and threads) and atomics."
@@ -245,12 +250,8 @@ ignored_bool_setter!(
         "Accepted and ignored: shared memories come with the threads proposal."
     ),
     (
-        weft_config_wasm_gc_set,
-        "The GC proposal: not supported by Weft; ignored."
-    ),
-    (
         weft_config_gc_support_set,
-        "GC support: not supported by Weft; ignored."
+        "GC support at run time: always there in Weft (each store's GC heap is made on first use); ignored."
     ),
     (
         weft_config_wasm_branch_hinting_set,

@@ -54,6 +54,17 @@ pub struct StoreData {
     /// The WASI 0.2 context of `weft_context_set_wasi`, with the table of
     /// the guest's WASI resources.
     pub(crate) wasip2: Option<WasiP2>,
+    /// The `wasi:http` context of `weft_context_set_wasi_http` (its
+    /// resources live in the WASI 0.2 table of `wasip2`).
+    pub(crate) wasi_http: Option<weft_wasi_http::WasiHttpCtx>,
+    /// The roots of the raw `anyref` values given to C
+    /// (`weft_anyref_to_raw`, raw values of unchecked calls): a raw value
+    /// is an index here plus one, kept until the store is deleted.
+    pub(crate) anyref_raws: Vec<(weft::Rooted<weft::AnyRef>, weft::OwnedRooted<weft::AnyRef>)>,
+    /// The exceptions handed to C as `weft_exnref_t` (whose private field
+    /// is an index here plus one); Weft keeps exceptions as long as their
+    /// store.
+    pub(crate) exnrefs: Vec<weft::Rooted<weft::ExnRef>>,
 }
 
 /// A store's WASI 0.2 state.
@@ -62,19 +73,51 @@ pub(crate) struct WasiP2 {
     pub(crate) table: weft::component::ResourceTable,
 }
 
-impl weft_wasi::p2::WasiView for StoreData {
-    /// The context of `weft_context_set_wasi`; a store without one gives
-    /// the guest an empty context (no arguments, no environment, closed
-    /// stdin, stdout and stderr thrown away, no directories), as WASI
-    /// preview1 does.
-    fn ctx(&mut self) -> weft_wasi::p2::WasiCtxView<'_> {
-        let p2 = self.wasip2.get_or_insert_with(|| WasiP2 {
+impl StoreData {
+    /// The WASI 0.2 state of `weft_context_set_wasi`; a store without one
+    /// gets an empty context (no arguments, no environment, closed stdin,
+    /// stdout and stderr thrown away, no directories), as WASI preview1
+    /// does.
+    fn wasip2_or_default(&mut self) -> &mut WasiP2 {
+        self.wasip2.get_or_insert_with(WasiP2::empty)
+    }
+}
+
+impl WasiP2 {
+    /// An empty context and table.
+    fn empty() -> WasiP2 {
+        WasiP2 {
             ctx: weft_wasi::WasiCtxBuilder::new().build(),
             table: weft::component::ResourceTable::new(),
-        });
+        }
+    }
+}
+
+impl weft_wasi::p2::WasiView for StoreData {
+    /// The context of `weft_context_set_wasi`, or an empty one (see
+    /// `wasip2_or_default`).
+    fn ctx(&mut self) -> weft_wasi::p2::WasiCtxView<'_> {
+        let p2 = self.wasip2_or_default();
         weft_wasi::p2::WasiCtxView {
             ctx: &mut p2.ctx,
             table: &mut p2.table,
+        }
+    }
+}
+
+impl weft_wasi_http::WasiHttpView for StoreData {
+    /// The context of `weft_context_set_wasi_http` (a store without one
+    /// gets a default context, as Wasmtime's `WasiHttpCtx::new()`), the
+    /// WASI 0.2 resource table shared with `wasi:io` (body streams are its
+    /// streams), and the default hooks: outgoing requests are refused with
+    /// `HTTP-request-denied`, as the C API offers no way to send them.
+    fn http(&mut self) -> weft_wasi_http::WasiHttpCtxView<'_> {
+        let p2 = self.wasip2.get_or_insert_with(WasiP2::empty);
+        let ctx = self.wasi_http.get_or_insert_with(weft_wasi_http::WasiHttpCtx::new);
+        weft_wasi_http::WasiHttpCtxView {
+            ctx,
+            table: &mut p2.table,
+            hooks: Default::default(),
         }
     }
 }
@@ -146,6 +189,9 @@ impl StoreShared {
                     component_funcs: Vec::new(),
                     wasi: None,
                     wasip2: None,
+                    wasi_http: None,
+                    anyref_raws: Vec::new(),
+                    exnrefs: Vec::new(),
                 },
             )),
             current: Cell::new(Current::Store),
@@ -396,7 +442,7 @@ pub extern "C" fn weft_context_set_data(context: Option<&weft_context_t>, data: 
     )
 }
 
-/// Garbage collection: Weft has no GC heap; succeeds.
+/// Collects the store's GC heap (objects no root reaches).
 #[no_mangle]
 pub extern "C" fn weft_context_gc(context: Option<&weft_context_t>) -> Option<Box<weft_error_t>> {
     catch_err(|| {

@@ -522,3 +522,23 @@ pub extern "C" fn weft_context_set_wasi(
         Ok(())
     })
 }
+
+/// Gives the store a new `wasi:http` context (Wasmtime's
+/// `wasmtime_context_set_wasi_http`), for the functions
+/// `weft_component_linker_add_wasi_http` (and `_async`) define. Its
+/// resources live in the WASI 0.2 table of `weft_context_set_wasi`, so call
+/// it after that one (a store with no WASI context gets an empty one).
+/// Outgoing requests are refused with `HTTP-request-denied`. A null
+/// `context` does nothing (the function has no way to report it).
+#[no_mangle]
+pub extern "C" fn weft_context_set_wasi_http(context: Option<&weft_context_t>) {
+    guard(
+        || (),
+        || {
+            let Some(c) = context else { return };
+            // SAFETY: a context used only inside this function.
+            let mut cx = unsafe { c.ctx() };
+            cx.data_mut().wasi_http = Some(weft_wasi_http::WasiHttpCtx::new());
+        },
+    )
+}

@@ -121,12 +121,15 @@ WEFT_CONFIG_PROP(void, wasm_reference_types, bool)
 WEFT_CONFIG_PROP(void, wasm_function_references, bool)
 /**
  * \fn void weft_config_wasm_gc_set(wasm_config_t *, bool)
- * \brief The GC proposal. Not supported by Weft; ignored.
+ * \brief The GC proposal: struct and array types, `i31ref` and the `any`
+ * hierarchy (default off). See `weft/anyref.h`, `weft/structref.h` and
+ * `weft/arrayref.h` for its references from C.
  */
 WEFT_CONFIG_PROP(void, wasm_gc, bool)
 /**
  * \fn void weft_config_gc_support_set(wasm_config_t *, bool)
- * \brief Support for GC types at run time. Not supported by Weft; ignored.
+ * \brief Support for GC types at run time: always there in Weft (a store's
+ * GC heap is made on first use); ignored.
  */
 WEFT_CONFIG_PROP(void, gc_support, bool)
 /**

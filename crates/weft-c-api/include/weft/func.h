@@ -27,10 +27,12 @@ typedef struct weft_caller weft_caller_t;
 /**
  * \brief A host function's callback.
  *
- * `args` holds `nargs` values of the function's parameter types. The
- * callback writes `nresults` values of the result types to `results` (a
- * value of another type makes the call fail) and returns NULL, or returns
- * a trap, whose ownership passes to Weft, to fail the call.
+ * `args` holds `nargs` values of the function's parameter types, lent for
+ * the call (clone an `anyref` to keep it). The callback writes `nresults`
+ * values of the result types to `results` (a value of another type makes
+ * the call fail; an `anyref` written there is given to Weft, which unroots
+ * it) and returns NULL, or returns a trap, whose ownership passes to Weft,
+ * to fail the call.
  */
 typedef wasm_trap_t *(*weft_func_callback_t)(void *env, weft_caller_t *caller, const weft_val_t *args, size_t nargs,
                                              weft_val_t *results, size_t nresults);

@@ -73,7 +73,18 @@ WASM_API_EXTERN void weft_context_set_data(weft_context_t *context, void *data);
  */
 WASM_API_EXTERN weft_error_t *weft_context_set_wasi(weft_context_t *context, wasi_config_t *wasi);
 
-/// \brief Garbage collection: Weft has no GC heap, so this does nothing.
+/**
+ * \brief Gives the store a new `wasi:http` context, for the functions
+ * #weft_component_linker_add_wasi_http (and `_async`) define. Call it after
+ * #weft_context_set_wasi and before instantiating: `wasi:http`'s resources
+ * live in the store's WASI 0.2 resource table. Outgoing requests
+ * (`wasi:http/outgoing-handler`) are refused with `HTTP-request-denied`.
+ * A store without this call gets a default context when the guest first
+ * uses `wasi:http`. Does nothing if `context` is NULL.
+ */
+WASM_API_EXTERN void weft_context_set_wasi_http(weft_context_t *context);
+
+/// \brief Collects the store's GC heap: frees the objects no root (wasm, or a reference C has not unrooted) reaches.
 WASM_API_EXTERN weft_error_t *weft_context_gc(weft_context_t *context);
 
 /**

@@ -30,9 +30,9 @@ typedef uint8_t weft_valkind_t;
 #define WEFT_FUNCREF 5
 /// `externref` (see `weft/externref.h`)
 #define WEFT_EXTERNREF 6
-/// `anyref` (not supported by Weft)
+/// `anyref` (see `weft/anyref.h`)
 #define WEFT_ANYREF 7
-/// `exnref` (only null ones in Weft's C API for now)
+/// `exnref` (see `weft/exnref.h`)
 #define WEFT_EXNREF 8
 
 /// \brief A `v128`, as 16 little-endian bytes.
@@ -41,9 +41,12 @@ typedef uint8_t weft_v128[16];
 /**
  * \brief A GC reference: `store_id` 0 is null.
  *
- * Extern references are made by #weft_externref_new; `anyref` and
- * `exnref` values are only null in Weft's C API for now. None needs
- * unrooting: Weft keeps references until their store is deleted.
+ * A non-null `anyref` (and #weft_eqref_t, #weft_structref_t,
+ * #weft_arrayref_t, which share its layout) is a root owned by the caller:
+ * release it with #weft_anyref_unroot (or the `_unroot` of its kind, or
+ * #weft_val_unroot), even after its store is deleted. Extern references
+ * (#weft_externref_new) and exception references live as long as their
+ * store; unrooting them does nothing.
  */
 typedef struct weft_anyref {
   /// The id of the store (0: null).
@@ -60,6 +63,12 @@ typedef struct weft_anyref {
 typedef struct weft_anyref weft_externref_t;
 /// \brief An `exnref` (same layout as #weft_anyref_t).
 typedef struct weft_anyref weft_exnref_t;
+/// \brief An `eqref` (same layout and rooting as #weft_anyref_t).
+typedef struct weft_anyref weft_eqref_t;
+/// \brief A `structref` (same layout and rooting as #weft_anyref_t).
+typedef struct weft_anyref weft_structref_t;
+/// \brief An `arrayref` (same layout and rooting as #weft_anyref_t).
+typedef struct weft_anyref weft_arrayref_t;
 
 /// \brief The payload of a #weft_val_t.
 typedef union weft_valunion {
@@ -87,7 +96,7 @@ typedef union weft_valunion {
  * \brief A typed value.
  *
  * Functions taking one do not take ownership; values returned are the
- * caller's (release them with #weft_val_unroot, a no-op for Weft's values).
+ * caller's (release them with #weft_val_unroot: an `anyref` holds a root).
  */
 typedef struct weft_val {
   /// The kind (`WEFT_I32`, ...).
@@ -111,11 +120,11 @@ typedef union weft_val_raw {
   float64_t f64;
   /// `v128`
   weft_v128 v128;
-  /// `anyref`: 0 is null (the only value Weft's C API has for now).
+  /// `anyref`: 0 is null, else a value of #weft_anyref_to_raw.
   uint32_t anyref;
   /// `externref`: 0 is null, else a value of #weft_externref_to_raw.
   uint32_t externref;
-  /// `exnref`: 0 is null (the only value Weft's C API has for now).
+  /// `exnref`: 0 is null, else a value of #weft_exnref_to_raw.
   uint32_t exnref;
   /// `funcref`: NULL, or a value of #weft_func_to_raw.
   void *funcref;
@@ -127,10 +136,10 @@ static inline void weft_funcref_set_null(weft_func_t *func) { func->store_id = 0
 /// \brief Whether `func` is a null funcref.
 static inline bool weft_funcref_is_null(const weft_func_t *func) { return func->store_id == 0; }
 
-/// \brief Releases the GC roots of `val` (none in Weft's C API).
+/// \brief Releases the GC root of `val` (an `anyref`'s; nothing for other kinds). `val` is undefined afterwards.
 WASM_API_EXTERN void weft_val_unroot(weft_val_t *val);
 
-/// \brief Copies `src` to `dst`.
+/// \brief Copies `src` to `dst`, with a new root for an `anyref` (unroot `dst` later).
 WASM_API_EXTERN void weft_val_clone(const weft_val_t *src, weft_val_t *dst);
 
 #ifdef __cplusplus

@@ -188,10 +188,6 @@ pub extern "C" fn weft_component_linker_delete(linker: Option<Box<weft_component
     guard(|| (), || drop(linker))
 }
 
-fn no_wasi_http(what: &str) -> anyhow::Result<()> {
-    anyhow::bail!("{what} is not available in Weft's C API yet: Weft has no wasi:http host implementation to link")
-}
-
 /// Adds every import of WASI 0.2's `wasi:cli/command` world, served by the
 /// WASI 0.2 context of the calling store (`weft_context_set_wasi`; a store
 /// without one gives the guest an empty context).
@@ -205,14 +201,17 @@ pub extern "C" fn weft_component_linker_add_wasip2(
     })
 }
 
-/// Adds `wasi:http` (not available yet: returns an error saying so).
+/// Adds `wasi:http/types` and `wasi:http/outgoing-handler`, served by the
+/// calling store's `wasi:http` context (`weft_context_set_wasi_http`) over
+/// its WASI 0.2 table; WASI 0.2 itself comes from
+/// `weft_component_linker_add_wasip2`.
 #[no_mangle]
 pub extern "C" fn weft_component_linker_add_wasi_http(
     linker: Option<&mut weft_component_linker_t>,
 ) -> Option<Box<weft_error_t>> {
     catch_err(|| {
-        linker.ok_or_else(|| crate::null_error("linker"))?;
-        no_wasi_http("weft_component_linker_add_wasi_http")
+        let l = linker.ok_or_else(|| crate::null_error("linker"))?;
+        weft_wasi_http::p2::add_only_http_to_linker_sync(&mut l.linker)
     })
 }
 
@@ -229,14 +228,15 @@ pub extern "C" fn weft_component_linker_add_wasip2_async(
     })
 }
 
-/// Adds `wasi:http` with async bindings (not available yet: an error).
+/// Adds `wasi:http` for guests called asynchronously, as
+/// `weft_component_linker_add_wasi_http` does for synchronous calls.
 #[no_mangle]
 pub extern "C" fn weft_component_linker_add_wasi_http_async(
     linker: Option<&mut weft_component_linker_t>,
 ) -> Option<Box<weft_error_t>> {
     catch_err(|| {
-        linker.ok_or_else(|| crate::null_error("linker"))?;
-        no_wasi_http("weft_component_linker_add_wasi_http_async")
+        let l = linker.ok_or_else(|| crate::null_error("linker"))?;
+        weft_wasi_http::p2::add_only_http_to_linker_async(&mut l.linker)
     })
 }
 

@@ -99,6 +99,10 @@ pub extern "C" fn weft_global_get(
             };
             // SAFETY: the only context in use in this function.
             let mut cx = unsafe { store.ctx() };
+            // A root scope: GC references read here are rooted only until
+            // C has its own roots for them.
+            let mut scope = weft::RootScope::new(&mut cx);
+            let mut cx = weft::AsContextMut::as_context_mut(&mut scope);
             let Ok(g) = global_of(store, &cx, g) else { return };
             let v = g.get(&mut cx);
             if let Ok(v) = val_from_weft(store, &mut cx, &v) {
@@ -183,6 +187,10 @@ pub extern "C" fn weft_table_get(
             };
             // SAFETY: the only context in use in this function.
             let mut cx = unsafe { store.ctx() };
+            // A root scope: GC references read here are rooted only until
+            // C has its own roots for them.
+            let mut scope = weft::RootScope::new(&mut cx);
+            let mut cx = weft::AsContextMut::as_context_mut(&mut scope);
             let Ok(t) = table_of(store, &cx, t) else { return false };
             let Some(r) = t.get(&cx, index) else { return false };
             match val_from_weft(store, &mut cx, &r.into()) {

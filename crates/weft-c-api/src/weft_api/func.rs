@@ -64,7 +64,7 @@ pub(crate) fn checked_closure(
     move |mut caller, params, results| {
         let store = shared_of(&caller).ok_or_else(|| anyhow::anyhow!("store is gone"))?;
         let _scope = CallerScope::enter(&store, &mut caller);
-        let args = {
+        let mut args = {
             // SAFETY: the only context in use; the caller is not used
             // directly while the scope lives.
             let mut cx = unsafe { store.ctx() };
@@ -93,15 +93,30 @@ pub(crate) fn checked_closure(
                 out.len(),
             )
         };
+        // The arguments are lent to the callback: their GC roots are
+        // released now (the callback clones what it keeps).
+        for a in &mut args {
+            super::val::weft_val_unroot(Some(a));
+        }
         if let Some(trap) = trap {
             return Err(trap_into_error(*trap));
         }
         // SAFETY: the only context in use.
-        let cx = unsafe { store.ctx() };
-        for (slot, v) in results.iter_mut().zip(&out) {
-            *slot = val_to_weft(&store, &cx, v)?;
+        let mut cx = unsafe { store.ctx() };
+        // The results are given to Weft: an `anyref`'s root is moved into
+        // the host call's root scope (alive until wasm has the value).
+        let mut r = Ok(());
+        for (slot, v) in results.iter_mut().zip(&mut out) {
+            if r.is_err() {
+                super::val::weft_val_unroot(Some(v));
+                continue;
+            }
+            match super::val::val_taken_to_weft(&store, &mut cx, v) {
+                Ok(val) => *slot = val,
+                Err(e) => r = Err(e),
+            }
         }
-        Ok(())
+        r
     }
 }
 
@@ -277,6 +292,10 @@ pub unsafe extern "C" fn weft_func_call(
         // SAFETY: the only context in use here (host functions called by
         // `call` go through their caller).
         let mut cx = unsafe { store.ctx() };
+        // A root scope for the call: the GC references of the results are
+        // rooted here only until `val_from_weft` gives C its own roots.
+        let mut scope = weft::RootScope::new(&mut cx);
+        let mut cx = weft::AsContextMut::as_context_mut(&mut scope);
         let f = func_of(store, &cx, func)?;
         let params = args
             .iter()
@@ -331,6 +350,10 @@ pub unsafe extern "C" fn weft_func_call_unchecked(
         let func = func.ok_or_else(|| crate::null_error("func"))?;
         // SAFETY: the only context in use here.
         let mut cx = unsafe { store.ctx() };
+        // A root scope for the call (see `weft_func_call`): raw results
+        // keep their objects in the store's raw table instead.
+        let mut scope = weft::RootScope::new(&mut cx);
+        let mut cx = weft::AsContextMut::as_context_mut(&mut scope);
         let f = func_of(store, &cx, func)?;
         let ty = f.ty(&cx);
         let needed = ty.params().len().max(ty.results().len());

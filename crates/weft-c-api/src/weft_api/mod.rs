@@ -14,6 +14,8 @@ pub mod async_calls;
 pub mod externref;
 pub mod externs;
 pub mod func;
+pub mod gc;
+pub mod gc_types;
 pub mod instance;
 pub mod linker;
 pub mod module;

@@ -169,7 +169,7 @@ pub union weft_val_raw_t {
     pub f64: f64,
     /// `v128`, little-endian.
     pub v128: [u8; 16],
-    /// A GC reference (`anyref` and `exnref`: only null, 0, for now).
+    /// An `anyref` or `exnref`: 0 for null, else a value of `weft_anyref_to_raw`/`weft_exnref_to_raw`.
     pub anyref: u32,
     /// An `externref`: 0 for null, else a value of `weft_externref_to_raw`.
     pub externref: u32,
@@ -357,18 +357,29 @@ pub(crate) fn val_to_weft(
                 }
             }
             WEFT_EXTERNREF => Val::ExternRef(super::externref::externref_of(store, cx, &v.of.gcref)?),
-            WEFT_ANYREF | WEFT_EXNREF => {
-                if v.of.gcref.store_id != 0 {
-                    anyhow::bail!("non-null GC references are not supported by weft's C API yet");
-                }
-                match v.kind {
-                    WEFT_EXNREF => Val::ExnRef(None),
-                    _ => anyhow::bail!("anyref is not supported by weft"),
-                }
-            }
+            WEFT_ANYREF => Val::AnyRef(super::gc::anyref_of(store, &v.of.gcref)?),
+            WEFT_EXNREF => Val::ExnRef(super::gc::exnref_of(store, cx, &v.of.gcref)?),
             k => anyhow::bail!("unknown value kind {k}"),
         }
     })
+}
+
+/// The Weft value of a C value whose GC root is given to Weft: an
+/// `anyref`'s root moves into the current root scope (the C handle is
+/// unrooted); other values as `val_to_weft`.
+pub(crate) fn val_taken_to_weft(
+    store: &StoreShared,
+    cx: &mut StoreContextMut<'_, StoreData>,
+    v: &mut weft_val_t,
+) -> anyhow::Result<Val> {
+    if v.kind != WEFT_ANYREF {
+        return val_to_weft(store, cx, v);
+    }
+    // SAFETY: the union field read is the one `kind` names.
+    let h = unsafe { &mut v.of.gcref };
+    let r = super::gc::anyref_into_scope(store, cx, h);
+    super::gc::unroot_handle(h);
+    Ok(Val::AnyRef(r?))
 }
 
 /// The C value of a Weft value.
@@ -430,8 +441,21 @@ pub(crate) fn val_from_weft(
                 gcref: super::externref::externref_handle(store, cx, *r)?,
             },
         },
-        Val::ExnRef(Some(_)) => anyhow::bail!("non-null exnref values are not supported by weft's C API yet"),
-        Val::AnyRef(_) => anyhow::bail!("anyref values are not supported by weft's C API yet"),
+        Val::ExnRef(Some(e)) => weft_val_t {
+            kind: WEFT_EXNREF,
+            of: weft_valunion_t {
+                gcref: super::gc::exnref_handle(store, cx, *e)?,
+            },
+        },
+        Val::AnyRef(a) => weft_val_t {
+            kind: WEFT_ANYREF,
+            of: weft_valunion_t {
+                gcref: match a {
+                    Some(a) => super::gc::anyref_handle(store, cx, *a)?,
+                    None => NULL_GCREF,
+                },
+            },
+        },
     })
 }
 
@@ -461,10 +485,20 @@ pub(crate) fn raw_to_weft(
                 Val::ExternRef(super::externref::externref_of(store, cx, &h)?)
             }
             ValType::Ref(r) if r.heap_type().is_exn() => {
-                if raw.anyref != 0 {
-                    anyhow::bail!("non-null GC references are not supported by weft's C API yet");
-                }
-                Val::ExnRef(None)
+                let h = weft_gcref_t {
+                    store_id: if raw.anyref == 0 { 0 } else { store.id() },
+                    private1: raw.anyref,
+                    ..NULL_GCREF
+                };
+                Val::ExnRef(super::gc::exnref_of(store, cx, &h)?)
+            }
+            ValType::Ref(r) if r.heap_type().is_any_hierarchy() => {
+                let mut h = super::gc::anyref_from_raw(store, raw.anyref)?;
+                let v = super::gc::anyref_of(store, &h)?;
+                // The raw table keeps the object alive: the handle made
+                // for the lookup is not needed.
+                super::gc::unroot_handle(&mut h);
+                Val::AnyRef(v)
             }
             ValType::Ref(_) => {
                 let p = raw.funcref as usize;
@@ -502,23 +536,46 @@ pub(crate) fn raw_from_weft(
         Val::ExternRef(Some(r)) => {
             raw.externref = super::externref::externref_handle(store, cx, *r)?.private1;
         }
-        _ => anyhow::bail!("non-null GC references are not supported by weft's C API yet"),
+        Val::ExnRef(Some(e)) => {
+            raw.anyref = super::gc::exnref_handle(store, cx, *e)?.private1;
+        }
+        Val::AnyRef(Some(a)) => {
+            raw.anyref = super::gc::anyref_to_raw(cx, *a)?;
+        }
     }
     Ok(raw)
 }
 
-/// Releases the GC roots of a value: Weft's C API has none to release.
+/// Releases the GC root of a value (an `anyref`'s; extern and exception
+/// references live as long as their store and need none).
 #[no_mangle]
-pub extern "C" fn weft_val_unroot(_val: Option<&mut weft_val_t>) {}
+pub extern "C" fn weft_val_unroot(val: Option<&mut weft_val_t>) {
+    guard(
+        || (),
+        || {
+            if let Some(v) = val {
+                if v.kind == WEFT_ANYREF {
+                    // SAFETY: the union field read is the one `kind` names.
+                    super::gc::unroot_handle(unsafe { &mut v.of.gcref });
+                }
+            }
+        },
+    )
+}
 
-/// Copies `src` to `dst` (no GC roots to take in Weft's C API).
+/// Copies `src` to `dst`, with a new root for an `anyref`.
 #[no_mangle]
 pub extern "C" fn weft_val_clone(src: Option<&weft_val_t>, dst: Option<&mut std::mem::MaybeUninit<weft_val_t>>) {
     guard(
         || (),
         || {
             if let (Some(s), Some(d)) = (src, dst) {
-                d.write(*s);
+                let mut v = *s;
+                if v.kind == WEFT_ANYREF {
+                    // SAFETY: the union field read is the one `kind` names.
+                    v.of.gcref = super::gc::clone_handle(unsafe { &s.of.gcref });
+                }
+                d.write(v);
             }
         },
     )

@@ -149,7 +149,8 @@ int main() {
   auto ser = comp.serialize().unwrap();
   component::Component back = component::Component::deserialize(engine, ser).unwrap();
   std::cout << "wasip2 added: " << bool(clinker.add_wasip2()) << "\n";
-  std::cout << "wasi:http: " << clinker.add_wasi_http().err().message() << "\n";
+  std::cout << "wasi:http added: " << bool(clinker.add_wasi_http()) << "\n";
+  cx.set_wasi_http();
   std::cout << "done\n";
   return 0;
 }

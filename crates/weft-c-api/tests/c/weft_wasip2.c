@@ -119,7 +119,6 @@ int main(void) {
 
   weft_component_linker_t *linker = weft_component_linker_new(engine);
   check_ok(weft_component_linker_add_wasip2(linker), "add_wasip2");
-  check(error_contains(weft_component_linker_add_wasi_http(linker), "wasi:http"));
   check(error_contains(weft_component_linker_add_wasip2(NULL), "linker"));
 
   const char *argv[] = {"prog", "two words", "wörld"};
@@ -148,7 +147,6 @@ int main(void) {
   // Async, to a file.
   weft_component_linker_t *alinker = weft_component_linker_new(engine);
   check_ok(weft_component_linker_add_wasip2_async(alinker), "add_wasip2_async");
-  check(error_contains(weft_component_linker_add_wasi_http_async(alinker), "wasi:http"));
   wasi = config(2, argv, 1, names, values);
   check(wasi_config_set_stdout_file(wasi, "wasip2_stdout.txt"));
   ok = run_async(engine, alinker, component, wasi);

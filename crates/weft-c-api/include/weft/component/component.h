@@ -29,17 +29,31 @@ WASM_API_EXTERN weft_error_t *weft_component_new(const wasm_engine_t *engine, co
                                                  weft_component_t **component_out);
 
 /**
- * \brief Writes the component in the form #weft_component_deserialize
- * reads to `*ret` (Weft keeps the component's binary, recompiled when read
- * back).
+ * \brief Writes the component's precompiled form to `*ret` (caller-owned):
+ * the compiled code of its core modules and adapters and its translation,
+ * which #weft_component_deserialize loads without compiling, in an engine
+ * of the same Weft version and configuration on the same kind of CPU.
  */
 WASM_API_EXTERN weft_error_t *weft_component_serialize(const weft_component_t *component, wasm_byte_vec_t *ret);
 
-/// \brief Reads a component written by #weft_component_serialize.
+/**
+ * \brief Loads a component written by #weft_component_serialize (or
+ * `weft compile`) from the `len` bytes at `buf`, without compiling it.
+ * Fails, saying why, if the bytes are not a precompiled component (a core
+ * module's, a component binary, truncated) or were made by another Weft
+ * version, for another CPU or by an engine configured otherwise.
+ *
+ * The bytes are trusted: their machine code is mapped and run as written.
+ * Pass only bytes Weft wrote and nobody else could change (as with
+ * Wasmtime's `wasmtime_component_deserialize`).
+ */
 WASM_API_EXTERN weft_error_t *weft_component_deserialize(const wasm_engine_t *engine, const uint8_t *buf, size_t len,
                                                          weft_component_t **component_out);
 
-/// \brief Reads a component written by #weft_component_serialize from the file `path`.
+/**
+ * \brief #weft_component_deserialize of the contents of the file `path`
+ * (a NUL-terminated UTF-8 string); the same trust applies to the file.
+ */
 WASM_API_EXTERN weft_error_t *weft_component_deserialize_file(const wasm_engine_t *engine, const char *path,
                                                               weft_component_t **component_out);
 

@@ -99,7 +99,15 @@ WASM_API_EXTERN weft_error_t *weft_component_linker_define_unknown_imports_as_tr
  */
 WASM_API_EXTERN weft_error_t *weft_component_linker_add_wasip2(weft_component_linker_t *linker);
 
-/// \brief Adds `wasi:http`. Not available yet: returns an error saying so.
+/**
+ * \brief Adds `wasi:http/types` and `wasi:http/outgoing-handler` (the
+ * `wasi:http` part of the `wasi:http/proxy` world), for synchronous calls.
+ * Add WASI 0.2 first (#weft_component_linker_add_wasip2): `wasi:http` uses
+ * its `wasi:io` streams. The store's context is that of
+ * #weft_context_set_wasi_http; outgoing requests are refused with
+ * `HTTP-request-denied`. An error if `linker` is NULL or already defines
+ * these names.
+ */
 WASM_API_EXTERN weft_error_t *weft_component_linker_add_wasi_http(weft_component_linker_t *linker);
 
 /**
@@ -109,7 +117,11 @@ WASM_API_EXTERN weft_error_t *weft_component_linker_add_wasi_http(weft_component
  */
 WASM_API_EXTERN weft_error_t *weft_component_linker_add_wasip2_async(weft_component_linker_t *linker);
 
-/// \brief Adds `wasi:http` with async bindings. Not available yet: returns an error saying so.
+/**
+ * \brief Adds `wasi:http` as #weft_component_linker_add_wasi_http does, for
+ * guests instantiated and called asynchronously (after
+ * #weft_component_linker_add_wasip2_async).
+ */
 WASM_API_EXTERN weft_error_t *weft_component_linker_add_wasi_http_async(weft_component_linker_t *linker);
 
 /// \brief Deletes the linker.

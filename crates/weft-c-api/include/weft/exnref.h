@@ -1,0 +1,71 @@
+/**
+ * \file weft/exnref.h
+ *
+ * \brief `exnref`: exceptions thrown by wasm, read from C.
+ *
+ * Weft keeps every exception of a store until the store is deleted, so
+ * cloning and unrooting an #weft_exnref_t do nothing. Not offered (see
+ * `crates/weft-c-api/README.md`): Wasmtime's `wasmtime_exnref_new` and
+ * `wasmtime_context_set_exception`, as Weft has no way yet to make or
+ * throw an exception from the host.
+ */
+
+#ifndef WEFT_EXNREF_H
+#define WEFT_EXNREF_H
+
+#include <wasm.h>
+#include <weft/error.h>
+#include <weft/store.h>
+#include <weft/tag.h>
+#include <weft/types/exnref.h>
+#include <weft/val.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/// \brief Makes `ref` a null reference.
+static inline void weft_exnref_set_null(weft_exnref_t *ref) { ref->store_id = 0; }
+
+/// \brief Whether `ref` is a null reference.
+static inline bool weft_exnref_is_null(const weft_exnref_t *ref) { return ref->store_id == 0; }
+
+/// \brief Copies `ref` to `out` (nothing to root).
+WASM_API_EXTERN void weft_exnref_clone(const weft_exnref_t *ref, weft_exnref_t *out);
+
+/// \brief Releases `ref` (nothing to do in Weft).
+WASM_API_EXTERN void weft_exnref_unroot(weft_exnref_t *ref);
+
+/// \brief The reference of a raw value of #weft_exnref_to_raw in `out` (null for 0 or an unknown value).
+WASM_API_EXTERN void weft_exnref_from_raw(weft_context_t *context, uint32_t raw, weft_exnref_t *out);
+
+/// \brief The raw value of `ref` (0 for null or invalid).
+WASM_API_EXTERN uint32_t weft_exnref_to_raw(weft_context_t *context, const weft_exnref_t *ref);
+
+/// \brief The tag the exception was thrown with, in `*tag_ret`.
+WASM_API_EXTERN weft_error_t *weft_exnref_tag(weft_context_t *store, const weft_exnref_t *exn, weft_tag_t *tag_ret);
+
+/// \brief The number of values of the exception's payload (0 for null).
+WASM_API_EXTERN size_t weft_exnref_field_count(weft_context_t *store, const weft_exnref_t *exn);
+
+/// \brief Value `index` of the exception's payload in `val_ret` (caller-owned); an error if out of bounds.
+WASM_API_EXTERN weft_error_t *weft_exnref_field(weft_context_t *store, const weft_exnref_t *exn, size_t index,
+                                                weft_val_t *val_ret);
+
+/**
+ * \brief Takes the exception that last escaped wasm (the call failed with
+ * an uncaught-exception trap) into `exn_ret`; false if there is none.
+ */
+WASM_API_EXTERN bool weft_context_take_exception(weft_context_t *store, weft_exnref_t *exn_ret);
+
+/// \brief Whether an exception that escaped wasm waits to be taken (false while a host function of the store runs).
+WASM_API_EXTERN bool weft_context_has_exception(weft_context_t *store);
+
+/// \brief The exception's type (caller-owned), or NULL for null.
+WASM_API_EXTERN weft_exn_type_t *weft_exnref_type(weft_context_t *context, const weft_exnref_t *exnref);
+
+#ifdef __cplusplus
+} // extern "C"
+#endif
+
+#endif // WEFT_EXNREF_H
