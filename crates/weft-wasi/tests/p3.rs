@@ -1,0 +1,140 @@
+//! WASI 0.3 for components: command components written in WAT on the
+//! async ABI (see `p3_guest`) run through `p3::add_to_linker` and the
+//! `bindgen!` bindings of `p3::bindings`, their `wasi:cli/run` called
+//! inside `Store::run_concurrent`, with their output read back from memory
+//! pipes.
+
+#![cfg(feature = "p3")]
+
+#[allow(dead_code, reason = "each test binary uses a part of the guests")]
+mod p3_guest;
+
+use p3_guest::Ending;
+use std::future::Future;
+use std::pin::pin;
+use std::task::{Context, Poll, Waker};
+use weft::component::{Component, Linker, ResourceTable};
+use weft::{Engine, Store};
+use weft_wasi::p3::bindings::Command;
+use weft_wasi::p3::{add_to_linker, WasiCtx, WasiCtxView, WasiView};
+use weft_wasi::{I32Exit, MemoryOutputPipe, WasiCtxBuilder};
+
+struct State {
+    ctx: WasiCtx,
+    table: ResourceTable,
+}
+
+impl WasiView for State {
+    fn ctx(&mut self) -> WasiCtxView<'_> {
+        WasiCtxView {
+            ctx: &mut self.ctx,
+            table: &mut self.table,
+        }
+    }
+}
+
+/// Runs `future` on this thread, parking between polls (the host's
+/// waits wake it from helper threads).
+fn block_on<F: Future>(future: F) -> F::Output {
+    struct Unpark(std::thread::Thread);
+    impl std::task::Wake for Unpark {
+        fn wake(self: std::sync::Arc<Self>) {
+            self.0.unpark();
+        }
+    }
+    let waker = Waker::from(std::sync::Arc::new(Unpark(std::thread::current())));
+    let mut cx = Context::from_waker(&waker);
+    let mut future = pin!(future);
+    loop {
+        if let Poll::Ready(v) = future.as_mut().poll(&mut cx) {
+            return v;
+        }
+        std::thread::park_timeout(std::time::Duration::from_millis(50));
+    }
+}
+
+/// What a run gave: `run`'s result (or the error that ended it), stdout
+/// and stderr.
+struct Outcome {
+    result: weft::Result<Result<(), ()>>,
+    stdout: String,
+    stderr: String,
+}
+
+/// Runs the component text `wat` with the context `builder` describes.
+fn run_wat(wat: &str, builder: &mut WasiCtxBuilder) -> weft::Result<Outcome> {
+    let engine = Engine::default();
+    let component = Component::new(&engine, wat::parse_str(wat)?)?;
+    let mut linker = Linker::<State>::new(&engine);
+    add_to_linker(&mut linker)?;
+    let stdout = MemoryOutputPipe::new(1 << 20);
+    let stderr = MemoryOutputPipe::new(1 << 20);
+    let ctx = builder.stdout(stdout.clone()).stderr(stderr.clone()).build();
+    let mut store = Store::new(
+        &engine,
+        State {
+            ctx,
+            table: ResourceTable::new(),
+        },
+    );
+    let result = block_on(async {
+        let command = Command::instantiate_async(&mut store, &component, &linker).await?;
+        store
+            .run_concurrent(async move |store| command.wasi_cli_run().call_run(store).await)
+            .await?
+    });
+    Ok(Outcome {
+        result,
+        stdout: String::from_utf8_lossy(&stdout.contents()).into_owned(),
+        stderr: String::from_utf8_lossy(&stderr.contents()).into_owned(),
+    })
+}
+
+fn run(out: &str, err: &str, ending: Ending) -> weft::Result<Outcome> {
+    run_wat(&p3_guest::component(out, err, ending), &mut WasiCtxBuilder::new())
+}
+
+#[test]
+fn hello_world_writes_to_stdout_through_a_stream() -> weft::Result<()> {
+    let o = run("hello from wasi 0.3\n", "", Ending::Ok)?;
+    assert_eq!(o.result?, Ok(()));
+    assert_eq!(o.stdout, "hello from wasi 0.3\n");
+    assert_eq!(o.stderr, "");
+    Ok(())
+}
+
+#[test]
+fn stdout_and_stderr_are_separate_streams() -> weft::Result<()> {
+    let o = run("to stdout\n", "to stderr\n", Ending::Err)?;
+    assert_eq!(o.result?, Err(()));
+    assert_eq!(o.stdout, "to stdout\n");
+    assert_eq!(o.stderr, "to stderr\n");
+    Ok(())
+}
+
+#[test]
+fn a_long_message_arrives_whole() -> weft::Result<()> {
+    let long: String = (0..3000).map(|i| format!("line {i}\n")).collect();
+    let o = run(&long, "", Ending::Ok)?;
+    assert_eq!(o.result?, Ok(()));
+    assert_eq!(o.stdout, long);
+    Ok(())
+}
+
+#[test]
+fn exit_with_code_ends_the_run_with_its_status() -> weft::Result<()> {
+    let o = run("exiting\n", "", Ending::ExitCode(7))?;
+    let err = o.result.unwrap_err();
+    assert_eq!(err.downcast_ref::<I32Exit>(), Some(&I32Exit(7)), "{err:?}");
+    assert_eq!(o.stdout, "exiting\n");
+    Ok(())
+}
+
+#[test]
+fn a_trap_is_an_error_after_the_output() -> weft::Result<()> {
+    let o = run("about to trap\n", "", Ending::Trap)?;
+    let err = o.result.unwrap_err();
+    assert!(err.downcast_ref::<weft::Trap>().is_some(), "{err:?}");
+    assert_eq!(o.stdout, "about to trap\n");
+    Ok(())
+}
