@@ -449,8 +449,8 @@ fn run_component_p3(
         match result {
             Ok(Ok(())) => Ok(()),
             Ok(Err(())) => Err(RunError::Exec(anyhow::Error::new(I32Exit(1)))),
-            Err(err) if err.downcast_ref::<I32Exit>().is_some() => Err(RunError::Exec(err)),
-            Err(err) => Err(RunError::Exec(err.context("failed to invoke `run` function"))),
+            // Without the context a 0.2 run adds, as `wasmtime run` 49.
+            Err(err) => Err(RunError::Exec(err)),
         }
     })
 }

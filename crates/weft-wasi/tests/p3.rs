@@ -138,3 +138,71 @@ fn a_trap_is_an_error_after_the_output() -> weft::Result<()> {
     assert_eq!(o.stdout, "about to trap\n");
     Ok(())
 }
+
+#[test]
+fn wait_for_waits_in_the_event_loop() -> weft::Result<()> {
+    let start = std::time::Instant::now();
+    let wat = p3_guest::component_after_wait(30_000_000, "after the wait\n", "", Ending::Ok);
+    let o = run_wat(&wat, &mut WasiCtxBuilder::new())?;
+    assert_eq!(o.result?, Ok(()));
+    assert_eq!(o.stdout, "after the wait\n");
+    assert!(
+        start.elapsed() >= std::time::Duration::from_millis(30),
+        "{:?}",
+        start.elapsed()
+    );
+    Ok(())
+}
+
+/// The synchronous host functions of `wasi:cli`, `wasi:clocks` and
+/// `wasi:random` 0.3, called through their `Host` traits.
+#[test]
+fn environment_clocks_and_random() -> weft::Result<()> {
+    use weft_wasi::p3::bindings::wasi::{cli, clocks, random};
+    let mut ctx = WasiCtxBuilder::new().args(&["prog", "a"]).env("K", "V").build();
+    let mut table = ResourceTable::new();
+    let mut view = WasiCtxView {
+        ctx: &mut ctx,
+        table: &mut table,
+    };
+    use cli::environment::Host as _;
+    assert_eq!(view.get_arguments()?, vec!["prog".to_string(), "a".to_string()]);
+    assert_eq!(view.get_environment()?, vec![("K".to_string(), "V".to_string())]);
+    assert_eq!(view.get_initial_cwd()?, None);
+    // Not terminals: memory pipes and the default closed stdin.
+    assert!(cli::terminal_stdin::Host::get_terminal_stdin(&mut view)?.is_none());
+    assert!(cli::terminal_stdout::Host::get_terminal_stdout(&mut view)?.is_none());
+    let err = cli::exit::Host::exit_with_code(&mut view, 3).unwrap_err();
+    assert_eq!(err.downcast_ref::<I32Exit>(), Some(&I32Exit(3)));
+    let err = cli::exit::Host::exit(&mut view, Err(())).unwrap_err();
+    assert_eq!(err.downcast_ref::<I32Exit>(), Some(&I32Exit(1)));
+
+    let a = clocks::monotonic_clock::Host::now(&mut view)?;
+    std::thread::sleep(std::time::Duration::from_millis(2));
+    let b = clocks::monotonic_clock::Host::now(&mut view)?;
+    assert!(b >= a + 2_000_000, "{a} {b}");
+    let now = clocks::system_clock::Host::now(&mut view)?;
+    let host = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH)?;
+    assert!((now.seconds - host.as_secs() as i64).abs() <= 2, "{now:?}");
+    assert!(now.nanoseconds < 1_000_000_000);
+    assert_eq!(clocks::system_clock::Host::get_resolution(&mut view)?, 1);
+
+    assert_eq!(random::random::Host::get_random_bytes(&mut view, 16)?.len(), 16);
+    assert_eq!(random::random::Host::get_random_bytes(&mut view, 0)?.len(), 0);
+    let x = random::insecure::Host::get_insecure_random_bytes(&mut view, 5)?;
+    assert_eq!(x.len(), 5);
+    assert_ne!(
+        random::random::Host::get_random_u64(&mut view)?,
+        random::random::Host::get_random_u64(&mut view)?
+    );
+    // A request above the context's limit is a short read, not a trap.
+    let mut small = WasiCtxBuilder::new().max_random_size(8).build();
+    let mut view = WasiCtxView {
+        ctx: &mut small,
+        table: &mut table,
+    };
+    assert_eq!(random::random::Host::get_random_bytes(&mut view, 1000)?.len(), 8);
+    let (s1, s2) = random::insecure_seed::Host::get_insecure_seed(&mut view)?;
+    assert_ne!((s1, s2), (0, 0));
+    Ok(())
+}

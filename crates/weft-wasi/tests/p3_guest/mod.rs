@@ -28,6 +28,13 @@ fn escape(s: &str) -> String {
 /// The component that writes `out` to stdout and `err` to stderr (each
 /// skipped when empty), then ends as `ending` says.
 pub fn component(out: &str, err: &str, ending: Ending) -> String {
+    component_after_wait(0, out, err, ending)
+}
+
+/// [`component`], first waiting `wait_ns` nanoseconds with
+/// `wasi:clocks/monotonic-clock#wait-for` lowered `async` (its subtask
+/// waited for in the waitable set) when `wait_ns` is not 0.
+pub fn component_after_wait(wait_ns: u64, out: &str, err: &str, ending: Ending) -> String {
     let out_len = out.len();
     let err_len = err.len();
     let out = escape(out);
@@ -52,6 +59,8 @@ pub fn component(out: &str, err: &str, ending: Ending) -> String {
   (import "wasi:cli/stderr@0.3.0" (instance $stderr
     (alias outer 1 $F (type $F'))
     (export "write-via-stream" (func (param "data" (stream u8)) (result $F')))))
+  (import "wasi:clocks/monotonic-clock@0.3.0" (instance $clock
+    (export "wait-for" (func async (param "how-long" u64)))))
   (import "wasi:cli/exit@0.3.0" (instance $exit
     (export "exit-with-code" (func (param "status-code" u8)))))
   (core module $libc (memory (export "mem") 1))
@@ -59,6 +68,8 @@ pub fn component(out: &str, err: &str, ending: Ending) -> String {
   (core func $out_wvs (canon lower (func $stdout "write-via-stream")))
   (core func $err_wvs (canon lower (func $stderr "write-via-stream")))
   (core func $exit_code (canon lower (func $exit "exit-with-code")))
+  (core func $wait_for (canon lower (func $clock "wait-for") async))
+  (core func $subtask_drop (canon subtask.drop))
   (core func $ret (canon task.return (result (result))))
   (core func $snew (canon stream.new $S8))
   (core func $swrite (canon stream.write $S8 async (memory (core memory $libc "mem"))))
@@ -72,6 +83,8 @@ pub fn component(out: &str, err: &str, ending: Ending) -> String {
     (import "" "out-wvs" (func $out_wvs (param i32) (result i32)))
     (import "" "err-wvs" (func $err_wvs (param i32) (result i32)))
     (import "" "exit-code" (func $exit_code (param i32)))
+    (import "" "wait-for" (func $wait_for (param i64) (result i32)))
+    (import "" "subtask.drop" (func $subtask_drop (param i32)))
     (import "" "ret" (func $ret (param i32)))
     (import "" "snew" (func $snew (result i64)))
     (import "" "swrite" (func $swrite (param i32 i32 i32) (result i32)))
@@ -86,7 +99,7 @@ pub fn component(out: &str, err: &str, ending: Ending) -> String {
     (global $left (mut i32) (i32.const 0))
     (global $ws (mut i32) (i32.const 0))
     ;; 0: start stdout, 1: writing, 2: reading the future, 3: the future
-    ;; is read, 4: start stderr, 5: done.
+    ;; is read, 5: done, 6: waiting for `wait-for`.
     (global $phase (mut i32) (i32.const 0))
     (global $stage (mut i32) (i32.const 0))
     (data (i32.const 1024) "{out}")
@@ -154,10 +167,23 @@ pub fn component(out: &str, err: &str, ending: Ending) -> String {
       (if (i32.ne (i32.and (local.get $r) (i32.const 0xf)) (i32.const 0))
         (then (global.set $left (i32.const 0)))))
     (func (export "run") (result i32)
+      (local $r i32)
       (global.set $ws (call $ws_new))
+      (if (i64.ne (i64.const {wait_ns}) (i64.const 0)) (then
+        (local.set $r (call $wait_for (i64.const {wait_ns})))
+        ;; Not RETURNED yet: wait for the subtask.
+        (if (i32.ne (i32.and (local.get $r) (i32.const 0xf)) (i32.const 2)) (then
+          (call $join (i32.shr_u (local.get $r) (i32.const 4)) (global.get $ws))
+          (global.set $phase (i32.const 6))
+          (return (i32.or (i32.const 2) (i32.shl (global.get $ws) (i32.const 4))))))))
       (call $step))
     (func (export "cb") (param $event i32) (param $index i32) (param $payload i32) (result i32)
       (call $join (local.get $index) (i32.const 0))
+      ;; SUBTASK (RETURNED)
+      (if (i32.eq (local.get $event) (i32.const 1)) (then
+        (if (i32.ne (local.get $payload) (i32.const 2)) (then unreachable))
+        (call $subtask_drop (local.get $index))
+        (global.set $phase (i32.const 0))))
       ;; STREAM_WRITE
       (if (i32.eq (local.get $event) (i32.const 3)) (then (call $advance (local.get $payload))))
       ;; FUTURE_READ
@@ -168,6 +194,8 @@ pub fn component(out: &str, err: &str, ending: Ending) -> String {
     (export "out-wvs" (func $out_wvs))
     (export "err-wvs" (func $err_wvs))
     (export "exit-code" (func $exit_code))
+    (export "wait-for" (func $wait_for))
+    (export "subtask.drop" (func $subtask_drop))
     (export "ret" (func $ret))
     (export "snew" (func $snew))
     (export "swrite" (func $swrite))
