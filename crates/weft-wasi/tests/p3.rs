@@ -206,3 +206,74 @@ fn environment_clocks_and_random() -> weft::Result<()> {
     assert_ne!((s1, s2), (0, 0));
     Ok(())
 }
+
+/// A fresh directory for a test's preopen.
+fn sandbox(test: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("weft-wasi-p3-{}-{test}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join("sandbox/sub")).unwrap();
+    dir
+}
+
+#[test]
+fn a_file_is_written_through_a_descriptor_stream() -> weft::Result<()> {
+    let dir = sandbox("write");
+    let wat = p3_guest::file_component("out.txt", "file contents\n", "done\n", Ending::Ok);
+    let o = run_wat(
+        &wat,
+        WasiCtxBuilder::new().preopened_dir(
+            dir.join("sandbox"),
+            "/",
+            weft_wasi::DirPerms::all(),
+            weft_wasi::FilePerms::all(),
+        )?,
+    )?;
+    assert_eq!(o.result?, Ok(()));
+    assert_eq!(o.stderr, "done\n");
+    assert_eq!(std::fs::read_to_string(dir.join("sandbox/out.txt"))?, "file contents\n");
+    Ok(())
+}
+
+#[test]
+fn open_at_outside_the_preopen_is_not_permitted() -> weft::Result<()> {
+    let dir = sandbox("escape");
+    let not_permitted = 100
+        + p3_guest::FS_ERROR_CODES
+            .iter()
+            .position(|c| *c == "not-permitted")
+            .unwrap() as i32;
+    for path in ["../escaped.txt", "/etc/escaped.txt", "sub/../../escaped.txt"] {
+        let wat = p3_guest::file_component(path, "never\n", "", Ending::Ok);
+        let o = run_wat(
+            &wat,
+            WasiCtxBuilder::new().preopened_dir(
+                dir.join("sandbox"),
+                "/",
+                weft_wasi::DirPerms::all(),
+                weft_wasi::FilePerms::all(),
+            )?,
+        )?;
+        let err = o.result.unwrap_err();
+        assert_eq!(
+            err.downcast_ref::<I32Exit>(),
+            Some(&I32Exit(not_permitted)),
+            "{path}: {err:?}"
+        );
+        assert!(!dir.join("escaped.txt").exists(), "{path}");
+    }
+    // A read-only preopen: opening for writing is refused.
+    let wat = p3_guest::file_component("ro.txt", "never\n", "", Ending::Ok);
+    let o = run_wat(
+        &wat,
+        WasiCtxBuilder::new().preopened_dir(
+            dir.join("sandbox"),
+            "/",
+            weft_wasi::DirPerms::READ,
+            weft_wasi::FilePerms::READ,
+        )?,
+    )?;
+    let err = o.result.unwrap_err();
+    assert!(err.downcast_ref::<I32Exit>().is_some_and(|e| e.0 >= 100), "{err:?}");
+    assert!(!dir.join("sandbox/ro.txt").exists());
+    Ok(())
+}

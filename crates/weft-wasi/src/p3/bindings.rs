@@ -2,9 +2,12 @@
 //! `../shared/wasi-wit/p3` (the `wasi:cli/command@0.3.0` world), shaped as
 //! Wasmtime 48's `wasmtime_wasi::p3::bindings`.
 //!
-//! The standard streams' functions (`read-via-stream`, `write-via-stream`)
-//! reach the store (`store`), since they make and take streams and
-//! futures; WIT `async` functions (`wait-for`, `wait-until`) are
+//! The functions that make or take streams and futures (the standard
+//! streams', and a descriptor's `read-via-stream`, `write-via-stream`,
+//! `append-via-stream` and `read-directory`) reach the store (`store`);
+//! a descriptor is WASI 0.2's [`crate::p2::Descriptor`], and
+//! `wasi:filesystem`'s `error-code` is trappable
+//! ([`crate::p3::filesystem::FilesystemError`]); WIT `async` functions (`wait-for`, `wait-until`) are
 //! concurrent; every other import is synchronous and trappable. The
 //! export `wasi:cli/run` is called concurrently (`call_run(&Accessor)`),
 //! inside `Store::run_concurrent`.
@@ -23,12 +26,20 @@ mod generated {
             "wasi:cli/stdin": store | trappable,
             "wasi:cli/stdout": store | trappable,
             "wasi:cli/stderr": store | trappable,
+            "wasi:filesystem/types.[method]descriptor.read-via-stream": store | trappable,
+            "wasi:filesystem/types.[method]descriptor.write-via-stream": store | trappable,
+            "wasi:filesystem/types.[method]descriptor.append-via-stream": store | trappable,
+            "wasi:filesystem/types.[method]descriptor.read-directory": store | trappable,
             default: trappable,
+        },
+        trappable_error_type: {
+            "wasi:filesystem/types.error-code" => crate::p3::filesystem::FilesystemError,
         },
         exports: { default: async | store },
         with: {
             "wasi:cli/terminal-input.terminal-input": crate::p3::TerminalInput,
             "wasi:cli/terminal-output.terminal-output": crate::p3::TerminalOutput,
+            "wasi:filesystem/types.descriptor": crate::p2::Descriptor,
         },
     });
 }

@@ -7,6 +7,7 @@ use super::bindings::wasi::cli::{
     environment, exit, stderr, stdin, stdout, terminal_input, terminal_output, terminal_stderr, terminal_stdin,
     terminal_stdout, types,
 };
+use super::slot::ResultSlot;
 use crate::p2::{HasWasi, TerminalInput, TerminalOutput, WasiCtxView};
 use crate::stdio::{StdinStream, StdoutStream};
 use crate::I32Exit;
@@ -23,55 +24,12 @@ fn lock<T: ?Sized>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|p| p.into_inner())
 }
 
-/// A one-shot slot for the result a stream's future reports: set once by
-/// the stream's producer or consumer (or, with `Ok`, when it is dropped),
-/// read by the future.
-#[derive(Clone, Default)]
-pub(crate) struct ResultSlot(Arc<Mutex<SlotState>>);
-
-#[derive(Default)]
-struct SlotState {
-    result: Option<Result<(), ErrorCode>>,
-    waker: Option<Waker>,
-}
-
-impl ResultSlot {
-    /// Sets the result, unless one is set already, and wakes the future.
-    pub(crate) fn set(&self, result: Result<(), ErrorCode>) {
-        let waker = {
-            let mut s = lock(&self.0);
-            if s.result.is_some() {
-                return;
-            }
-            s.result = Some(result);
-            s.waker.take()
-        };
-        if let Some(w) = waker {
-            w.wake();
-        }
-    }
-
-    /// The future of the result.
-    pub(crate) fn wait(self) -> impl std::future::Future<Output = weft::Result<Result<(), ErrorCode>>> + Send {
-        std::future::poll_fn(move |cx| {
-            let mut s = lock(&self.0);
-            match s.result {
-                Some(r) => Poll::Ready(Ok(r)),
-                None => {
-                    s.waker = Some(cx.waker().clone());
-                    Poll::Pending
-                }
-            }
-        })
-    }
-}
-
 /// Writes what the guest writes to a stream into a standard output
 /// stream; its slot gets `Ok` when the stream ends, `Err(io)` when a
 /// write fails.
 struct OutputConsumer {
     out: Arc<Mutex<Box<dyn StdoutStream>>>,
-    slot: ResultSlot,
+    slot: ResultSlot<ErrorCode>,
 }
 
 impl Drop for OutputConsumer {
@@ -128,7 +86,7 @@ impl<D: 'static> StreamConsumer<D> for OutputConsumer {
 /// slot gets `Ok` at the end of the input, `Err(io)` when a read fails.
 struct InputProducer {
     input: Arc<Mutex<Box<dyn StdinStream>>>,
-    slot: ResultSlot,
+    slot: ResultSlot<ErrorCode>,
     /// A helper thread waits for the host's stdin to be readable.
     waiting: Option<Arc<Mutex<Option<Waker>>>>,
 }
@@ -220,7 +178,7 @@ impl<D: 'static> StreamProducer<D> for InputProducer {
 /// The future of a standard stream's result, for the guest.
 fn result_future<T: 'static>(
     host: &mut Access<'_, T, HasWasi>,
-    slot: ResultSlot,
+    slot: ResultSlot<ErrorCode>,
 ) -> weft::Result<FutureReader<Result<(), ErrorCode>>> {
     FutureReader::new(host, slot.wait())
 }

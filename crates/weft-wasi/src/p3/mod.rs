@@ -8,8 +8,8 @@
 //! implemented so far in a component [`Linker`]: `wasi:cli` (environment,
 //! exit, the standard streams as `stream<u8>`, terminals),
 //! `wasi:clocks` (monotonic and system clocks, `wait-for`/`wait-until`)
-//! and `wasi:random`. `wasi:filesystem` and `wasi:sockets` 0.3 are not
-//! linked yet.
+//! `wasi:random` and `wasi:filesystem` (over WASI 0.2's descriptors, so
+//! the same sandbox). `wasi:sockets` 0.3 is not linked yet.
 //!
 //! The guest's `wasi:cli/run` is an `async` export: call it inside
 //! `Store::run_concurrent`, as with Wasmtime:
@@ -34,7 +34,9 @@
 pub mod bindings;
 mod cli_impl;
 mod clocks_impl;
+mod filesystem_impl;
 mod random_impl;
+mod slot;
 
 use crate::p2::HasWasi;
 pub use crate::p2::{TerminalInput, TerminalOutput, WasiCtx, WasiCtxView, WasiView};
@@ -50,7 +52,7 @@ fn getter<T: WasiView + 'static>() -> fn(&mut T) -> WasiCtxView<'_> {
 }
 
 /// Adds every implemented import of `wasi:cli/command@0.3.0` to `linker`:
-/// `wasi:cli`, `wasi:clocks` and `wasi:random`.
+/// `wasi:cli`, `wasi:clocks`, `wasi:random` and `wasi:filesystem`.
 pub fn add_to_linker<T: WasiView + 'static>(linker: &mut Linker<T>) -> weft::Result<()> {
     add_to_linker_with_options(linker, &bindings::LinkOptions::default())
 }
@@ -64,6 +66,7 @@ pub fn add_to_linker_with_options<T: WasiView + 'static>(
     cli::add_to_linker(linker)?;
     clocks::add_to_linker(linker)?;
     random::add_to_linker(linker)?;
+    filesystem::add_to_linker(linker)?;
     Ok(())
 }
 
@@ -116,6 +119,24 @@ pub mod random {
         random::add_to_linker::<T, HasWasi>(linker, get)?;
         insecure::add_to_linker::<T, HasWasi>(linker, get)?;
         insecure_seed::add_to_linker::<T, HasWasi>(linker, get)?;
+        Ok(())
+    }
+}
+
+/// `wasi:filesystem@0.3.0`.
+pub mod filesystem {
+    use super::{bindings::wasi::filesystem::*, getter, HasWasi, Linker, WasiView};
+
+    /// A `wasi:filesystem` error code for the guest, or a trap.
+    pub type FilesystemError = crate::p2::TrappableError<types::ErrorCode>;
+    /// The result of a `wasi:filesystem` host function.
+    pub type FilesystemResult<T> = Result<T, FilesystemError>;
+
+    /// Adds `wasi:filesystem/{types, preopens}` to `linker`.
+    pub fn add_to_linker<T: WasiView + 'static>(linker: &mut Linker<T>) -> weft::Result<()> {
+        let get = getter::<T>();
+        types::add_to_linker::<T, HasWasi>(linker, get)?;
+        preopens::add_to_linker::<T, HasWasi>(linker, get)?;
         Ok(())
     }
 }
