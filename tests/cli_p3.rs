@@ -82,3 +82,29 @@ fn exit_statuses_are_those_of_a_wasi_0_2_run() {
     assert!(err.contains("unreachable"), "{err}");
     assert!(err.contains("wasm backtrace"), "{err}");
 }
+
+#[test]
+fn a_component_writes_a_file_in_a_dir_given_with_dir() {
+    let dir = temp_dir("file");
+    let sandbox = dir.join("sandbox");
+    std::fs::create_dir_all(&sandbox).unwrap();
+    let binary = wat::parse_str(p3_guest::file_component("out.txt", "through a stream\n", "written\n", Ending::Ok))
+        .expect("valid component text");
+    let wasm = dir.join("file.wasm");
+    std::fs::write(&wasm, binary).unwrap();
+    let out = weft(&[
+        "run",
+        "--dir",
+        &format!("{}::/", sandbox.display()),
+        wasm.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    assert_eq!(text(&out.stderr), "written\n");
+    assert_eq!(
+        std::fs::read_to_string(sandbox.join("out.txt")).unwrap(),
+        "through a stream\n"
+    );
+    // Without a preopen the guest finds none and traps.
+    let out = weft(&["run", wasm.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(134), "{out:?}");
+}

@@ -15,20 +15,27 @@
 //! `Store::run_concurrent`, as with Wasmtime:
 //!
 //! ```no_run
-//! # async fn demo(engine: &weft::Engine, component: &weft::component::Component,
-//! #     mut store: weft::Store<State>) -> weft::Result<()> {
-//! # use weft_wasi::p3::{WasiCtxView, WasiView};
-//! # struct State { ctx: weft_wasi::p3::WasiCtx, table: weft::component::ResourceTable }
-//! # impl WasiView for State {
-//! #     fn ctx(&mut self) -> WasiCtxView<'_> { WasiCtxView { ctx: &mut self.ctx, table: &mut self.table } }
-//! # }
-//! let mut linker = weft::component::Linker::<State>::new(engine);
-//! weft_wasi::p3::add_to_linker(&mut linker)?;
-//! let command = weft_wasi::p3::bindings::Command::instantiate_async(&mut store, component, &linker).await?;
-//! let status: Result<(), ()> = store
-//!     .run_concurrent(async move |store| command.wasi_cli_run().call_run(store).await)
-//!     .await??;
-//! # let _ = status; Ok(()) }
+//! use weft::component::{Component, Linker, ResourceTable};
+//! use weft::{Engine, Store};
+//! use weft_wasi::p3::{WasiCtx, WasiCtxView, WasiView};
+//!
+//! struct State { ctx: WasiCtx, table: ResourceTable }
+//! impl WasiView for State {
+//!     fn ctx(&mut self) -> WasiCtxView<'_> {
+//!         WasiCtxView { ctx: &mut self.ctx, table: &mut self.table }
+//!     }
+//! }
+//!
+//! async fn run(engine: &Engine, component: &Component, mut store: Store<State>) -> weft::Result<()> {
+//!     let mut linker = Linker::<State>::new(engine);
+//!     weft_wasi::p3::add_to_linker(&mut linker)?;
+//!     let command = weft_wasi::p3::bindings::Command::instantiate_async(&mut store, component, &linker).await?;
+//!     let status: Result<(), ()> = store
+//!         .run_concurrent(async move |store| command.wasi_cli_run().call_run(store).await)
+//!         .await??;
+//!     println!("run returned {status:?}");
+//!     Ok(())
+//! }
 //! ```
 
 pub mod bindings;
