@@ -14,7 +14,7 @@ use std::future::Future;
 use std::pin::pin;
 use std::task::{Context, Poll, Waker};
 use weft::component::{Component, Linker, ResourceTable};
-use weft::{Engine, Store};
+use weft::{AsContextMut, Engine, Store};
 use weft_wasi::p3::bindings::Command;
 use weft_wasi::p3::{add_to_linker, WasiCtx, WasiCtxView, WasiView};
 use weft_wasi::{I32Exit, MemoryOutputPipe, WasiCtxBuilder};
@@ -275,5 +275,103 @@ fn open_at_outside_the_preopen_is_not_permitted() -> weft::Result<()> {
     let err = o.result.unwrap_err();
     assert!(err.downcast_ref::<I32Exit>().is_some_and(|e| e.0 >= 100), "{err:?}");
     assert!(!dir.join("sandbox/ro.txt").exists());
+    Ok(())
+}
+
+/// Collects what a stream gives, for the host side of a test.
+struct Collect(std::sync::Arc<std::sync::Mutex<(Vec<u8>, bool)>>);
+
+impl weft::component::StreamConsumer<State> for Collect {
+    type Item = u8;
+
+    fn poll_consume(
+        self: std::pin::Pin<&mut Self>,
+        _cx: &mut Context<'_>,
+        store: weft::StoreContextMut<State>,
+        source: weft::component::Source<'_, u8>,
+        _finish: bool,
+    ) -> Poll<weft::Result<weft::component::StreamResult>> {
+        let mut src = source.as_direct(store);
+        let bytes = src.remaining().to_vec();
+        src.mark_read(bytes.len());
+        self.0.lock().unwrap().0.extend(bytes);
+        Poll::Ready(Ok(weft::component::StreamResult::Completed))
+    }
+}
+
+impl Drop for Collect {
+    fn drop(&mut self) {
+        self.0.lock().unwrap().1 = true;
+    }
+}
+
+/// The result the future of a standard stream gives.
+struct Status(std::sync::Arc<std::sync::Mutex<Option<Result<(), weft_wasi::p3::bindings::wasi::cli::types::ErrorCode>>>>);
+
+impl weft::component::FutureConsumer<State> for Status {
+    type Item = Result<(), weft_wasi::p3::bindings::wasi::cli::types::ErrorCode>;
+
+    fn poll_consume(
+        self: std::pin::Pin<&mut Self>,
+        _cx: &mut Context<'_>,
+        store: weft::StoreContextMut<State>,
+        mut source: weft::component::Source<'_, Self::Item>,
+        _finish: bool,
+    ) -> Poll<weft::Result<()>> {
+        let mut value = None;
+        source.read(store, &mut value)?;
+        *self.0.lock().unwrap() = value;
+        Poll::Ready(Ok(()))
+    }
+}
+
+/// `wasi:cli/stdin#read-via-stream`: the stream gives the context's
+/// stdin to its end, then the future reports success.
+#[test]
+fn stdin_is_read_through_a_stream() -> weft::Result<()> {
+    use weft::component::Access;
+    use weft_wasi::p2::HasWasi;
+    use weft_wasi::p3::bindings::wasi::cli::stdin::HostWithStore;
+    let engine = Engine::default();
+    let input: String = (0..2000).map(|i| format!("input line {i}\n")).collect();
+    let ctx = WasiCtxBuilder::new()
+        .stdin(weft_wasi::MemoryInputPipe::new(input.clone()))
+        .build();
+    let mut store = Store::new(
+        &engine,
+        State {
+            ctx,
+            table: ResourceTable::new(),
+        },
+    );
+    let got = std::sync::Arc::new(std::sync::Mutex::new((Vec::new(), false)));
+    let status = std::sync::Arc::new(std::sync::Mutex::new(None));
+    fn get(s: &mut State) -> WasiCtxView<'_> {
+        s.ctx()
+    }
+    let get: fn(&mut State) -> WasiCtxView<'_> = get;
+    let access = Access::<State, HasWasi>::new(store.as_context_mut(), get);
+    let (stream, future) = <HasWasi as HostWithStore<State>>::read_via_stream(access)?;
+    stream.pipe(&mut store, Collect(got.clone()))?;
+    future.pipe(&mut store, Status(status.clone()))?;
+    let (got2, status2) = (got.clone(), status.clone());
+    block_on(store.run_concurrent(async move |_| {
+        // Lets the event loop run the pipes until both ended.
+        let mut turns = 0u32;
+        std::future::poll_fn(|cx| {
+            turns += 1;
+            if (got2.lock().unwrap().1 && status2.lock().unwrap().is_some()) || turns > 100_000 {
+                Poll::Ready(())
+            } else {
+                cx.waker().wake_by_ref();
+                Poll::Pending
+            }
+        })
+        .await;
+    }))?;
+    let (bytes, ended) = std::mem::take(&mut *got.lock().unwrap());
+    assert!(ended);
+    assert_eq!(String::from_utf8(bytes)?, input);
+    assert_eq!(*status.lock().unwrap(), Some(Ok(())));
     Ok(())
 }
