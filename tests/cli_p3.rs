@@ -88,8 +88,13 @@ fn a_component_writes_a_file_in_a_dir_given_with_dir() {
     let dir = temp_dir("file");
     let sandbox = dir.join("sandbox");
     std::fs::create_dir_all(&sandbox).unwrap();
-    let binary = wat::parse_str(p3_guest::file_component("out.txt", "through a stream\n", "written\n", Ending::Ok))
-        .expect("valid component text");
+    let binary = wat::parse_str(p3_guest::file_component(
+        "out.txt",
+        "through a stream\n",
+        "written\n",
+        Ending::Ok,
+    ))
+    .expect("valid component text");
     let wasm = dir.join("file.wasm");
     std::fs::write(&wasm, binary).unwrap();
     let out = weft(&[

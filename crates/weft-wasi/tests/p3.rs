@@ -305,11 +305,11 @@ impl Drop for Collect {
     }
 }
 
-/// The result the future of a standard stream gives.
-struct Status(std::sync::Arc<std::sync::Mutex<Option<Result<(), weft_wasi::p3::bindings::wasi::cli::types::ErrorCode>>>>);
+/// The value a future gives.
+struct Status<E>(std::sync::Arc<std::sync::Mutex<Option<Result<(), E>>>>);
 
-impl weft::component::FutureConsumer<State> for Status {
-    type Item = Result<(), weft_wasi::p3::bindings::wasi::cli::types::ErrorCode>;
+impl<E: weft::component::Lift + Send + Sync + 'static> weft::component::FutureConsumer<State> for Status<E> {
+    type Item = Result<(), E>;
 
     fn poll_consume(
         self: std::pin::Pin<&mut Self>,
@@ -355,12 +355,24 @@ fn stdin_is_read_through_a_stream() -> weft::Result<()> {
     stream.pipe(&mut store, Collect(got.clone()))?;
     future.pipe(&mut store, Status(status.clone()))?;
     let (got2, status2) = (got.clone(), status.clone());
+    drive(&mut store, move || {
+        got2.lock().unwrap().1 && status2.lock().unwrap().is_some()
+    })?;
+    let (bytes, ended) = std::mem::take(&mut *got.lock().unwrap());
+    assert!(ended);
+    assert_eq!(String::from_utf8(bytes)?, input);
+    assert_eq!(*status.lock().unwrap(), Some(Ok(())));
+    Ok(())
+}
+
+/// Runs the event loop until `done` says the host pipes ended (at most
+/// 100,000 turns).
+fn drive(store: &mut Store<State>, done: impl Fn() -> bool + Send + 'static) -> weft::Result<()> {
     block_on(store.run_concurrent(async move |_| {
-        // Lets the event loop run the pipes until both ended.
         let mut turns = 0u32;
         std::future::poll_fn(|cx| {
             turns += 1;
-            if (got2.lock().unwrap().1 && status2.lock().unwrap().is_some()) || turns > 100_000 {
+            if done() || turns > 100_000 {
                 Poll::Ready(())
             } else {
                 cx.waker().wake_by_ref();
@@ -368,10 +380,138 @@ fn stdin_is_read_through_a_stream() -> weft::Result<()> {
             }
         })
         .await;
-    }))?;
-    let (bytes, ended) = std::mem::take(&mut *got.lock().unwrap());
-    assert!(ended);
-    assert_eq!(String::from_utf8(bytes)?, input);
-    assert_eq!(*status.lock().unwrap(), Some(Ok(())));
+    }))
+}
+
+/// Collects the names a directory stream gives.
+struct Names(std::sync::Arc<std::sync::Mutex<(Vec<String>, bool)>>);
+
+impl weft::component::StreamConsumer<State> for Names {
+    type Item = weft_wasi::p3::bindings::wasi::filesystem::types::DirectoryEntry;
+
+    fn poll_consume(
+        self: std::pin::Pin<&mut Self>,
+        _cx: &mut Context<'_>,
+        store: weft::StoreContextMut<State>,
+        mut source: weft::component::Source<'_, Self::Item>,
+        _finish: bool,
+    ) -> Poll<weft::Result<weft::component::StreamResult>> {
+        let mut entries = Vec::with_capacity(16);
+        source.read(store, &mut entries)?;
+        self.0.lock().unwrap().0.extend(entries.into_iter().map(|e| e.name));
+        Poll::Ready(Ok(weft::component::StreamResult::Completed))
+    }
+}
+
+impl Drop for Names {
+    fn drop(&mut self) {
+        self.0.lock().unwrap().1 = true;
+    }
+}
+
+/// `read-directory` and `read-via-stream` of `wasi:filesystem` 0.3 on
+/// descriptors of a preopen (opened through WASI 0.2's `open-at`: the
+/// two share descriptors), with their futures.
+#[test]
+fn directories_and_files_are_read_through_streams() -> weft::Result<()> {
+    use std::sync::{Arc, Mutex};
+    use weft::component::Access;
+    use weft_wasi::p2::bindings::wasi::filesystem::{preopens::Host as _, types as p2t};
+    use weft_wasi::p2::HasWasi;
+    use weft_wasi::p3::bindings::wasi::filesystem::types::{ErrorCode, HostDescriptorWithStore};
+    let dir = sandbox("read");
+    std::fs::write(dir.join("sandbox/a.txt"), "alpha")?;
+    std::fs::write(dir.join("sandbox/b.txt"), "beta")?;
+    let engine = Engine::default();
+    let ctx = WasiCtxBuilder::new()
+        .preopened_dir(
+            dir.join("sandbox"),
+            "/",
+            weft_wasi::DirPerms::all(),
+            weft_wasi::FilePerms::all(),
+        )?
+        .build();
+    let mut store = Store::new(
+        &engine,
+        State {
+            ctx,
+            table: ResourceTable::new(),
+        },
+    );
+    fn get(s: &mut State) -> WasiCtxView<'_> {
+        s.ctx()
+    }
+    let get: fn(&mut State) -> WasiCtxView<'_> = get;
+    let root = store.data_mut().ctx().get_directories()?.remove(0).0;
+    let file = p2t::HostDescriptor::open_at(
+        &mut store.data_mut().ctx(),
+        weft::component::Resource::new_borrow(root.rep()),
+        p2t::PathFlags::empty(),
+        "a.txt".to_string(),
+        p2t::OpenFlags::empty(),
+        p2t::DescriptorFlags::READ,
+    )
+    .map_err(|e| weft::Error::msg(e.to_string()))?;
+
+    // The directory's entries ("sub" from the sandbox helper).
+    let names = Arc::new(Mutex::new((Vec::new(), false)));
+    let status = Arc::new(Mutex::new(None));
+    let access = Access::<State, HasWasi>::new(store.as_context_mut(), get);
+    let (stream, future) = <HasWasi as HostDescriptorWithStore<State>>::read_directory(
+        access,
+        weft::component::Resource::new_borrow(root.rep()),
+    )?;
+    stream.pipe(&mut store, Names(names.clone()))?;
+    future.pipe(&mut store, Status::<ErrorCode>(status.clone()))?;
+    let (n, s) = (names.clone(), status.clone());
+    drive(&mut store, move || n.lock().unwrap().1 && s.lock().unwrap().is_some())?;
+    let mut got = std::mem::take(&mut names.lock().unwrap().0);
+    got.sort();
+    assert_eq!(got, ["a.txt", "b.txt", "sub"]);
+    assert!(
+        matches!(*status.lock().unwrap(), Some(Ok(()))),
+        "{:?}",
+        status.lock().unwrap()
+    );
+
+    // The file from offset 1.
+    let bytes = Arc::new(Mutex::new((Vec::new(), false)));
+    let status = Arc::new(Mutex::new(None));
+    let access = Access::<State, HasWasi>::new(store.as_context_mut(), get);
+    let (stream, future) = <HasWasi as HostDescriptorWithStore<State>>::read_via_stream(
+        access,
+        weft::component::Resource::new_borrow(file.rep()),
+        1,
+    )?;
+    stream.pipe(&mut store, Collect(bytes.clone()))?;
+    future.pipe(&mut store, Status::<ErrorCode>(status.clone()))?;
+    let (b, s) = (bytes.clone(), status.clone());
+    drive(&mut store, move || b.lock().unwrap().1 && s.lock().unwrap().is_some())?;
+    assert_eq!(bytes.lock().unwrap().0, b"lpha");
+    assert!(
+        matches!(*status.lock().unwrap(), Some(Ok(()))),
+        "{:?}",
+        status.lock().unwrap()
+    );
+
+    // A directory is no file to read: the stream ends, the future fails.
+    let bytes = Arc::new(Mutex::new((Vec::new(), false)));
+    let status = Arc::new(Mutex::new(None));
+    let access = Access::<State, HasWasi>::new(store.as_context_mut(), get);
+    let (stream, future) = <HasWasi as HostDescriptorWithStore<State>>::read_via_stream(
+        access,
+        weft::component::Resource::new_borrow(root.rep()),
+        0,
+    )?;
+    stream.pipe(&mut store, Collect(bytes.clone()))?;
+    future.pipe(&mut store, Status::<ErrorCode>(status.clone()))?;
+    let (b, s) = (bytes.clone(), status.clone());
+    drive(&mut store, move || b.lock().unwrap().1 && s.lock().unwrap().is_some())?;
+    assert!(bytes.lock().unwrap().0.is_empty());
+    assert!(
+        matches!(*status.lock().unwrap(), Some(Err(_))),
+        "{:?}",
+        status.lock().unwrap()
+    );
     Ok(())
 }
