@@ -352,7 +352,9 @@ impl weft_wasi::p2::WasiView for ComponentState {
 
 /// Runs a WASI 0.2 command component: instantiates it with every
 /// `wasi:cli/command` import and calls its `wasi:cli/run` export. `run`
-/// returning `err` is exit status 1, as with `wasmtime run`.
+/// returning `err` is exit status 1, as with `wasmtime run`. A component
+/// that uses WASI 0.3's `wasi:cli` gets the 0.3 imports as well and is run
+/// by `run_component_p3`.
 fn run_component(
     args: &RunArgs,
     engine: &Engine,
@@ -386,8 +388,15 @@ fn run_component(
     run_options::arm_limits(engine, &mut store, wasm_switches).map_err(RunError::Setup)?;
     let mut linker = weft::component::Linker::new(engine);
     weft_wasi::p2::add_to_linker_sync(&mut linker).map_err(RunError::Setup)?;
+    let p3 = uses_wasi_p3(component);
+    if p3 {
+        weft_wasi::p3::add_to_linker(&mut linker).map_err(RunError::Setup)?;
+    }
     if let Some(call) = call {
         return invoke_component(&mut store, &linker, component, path, &call);
+    }
+    if p3 {
+        return run_component_p3(store, &linker, component, path);
     }
     let command = weft_wasi::p2::bindings::sync::Command::instantiate(&mut store, component, &linker)
         .with_context(|| format!("failed to instantiate `{}`", path.display()))
@@ -398,6 +407,52 @@ fn run_component(
         Err(err) if err.downcast_ref::<I32Exit>().is_some() => Err(RunError::Exec(err)),
         Err(err) => Err(RunError::Exec(err.context("failed to invoke `run` function"))),
     }
+}
+
+/// Whether `component` imports or exports a `wasi:cli` interface of WASI
+/// 0.3 (`wasi:cli/*@0.3.x`): `weft run` then runs its `wasi:cli/run@0.3`
+/// export, an `async` function, in the event loop.
+fn uses_wasi_p3(component: &weft::component::Component) -> bool {
+    let ty = component.component_type();
+    let engine = component.engine();
+    let is_p3 = |name: &str| {
+        name.strip_prefix("wasi:cli/")
+            .and_then(|rest| rest.split_once('@'))
+            .is_some_and(|(_, version)| version.starts_with("0.3."))
+    };
+    ty.imports(engine).any(|(n, _)| is_p3(n)) || ty.exports(engine).any(|(n, _)| is_p3(n))
+}
+
+/// Runs a WASI 0.3 command component: instantiates it and calls its
+/// `async` `wasi:cli/run` export inside `Store::run_concurrent`, on a
+/// single-threaded tokio runtime. Exit statuses are those of a WASI 0.2
+/// run.
+fn run_component_p3(
+    mut store: Store<ComponentState>,
+    linker: &weft::component::Linker<ComponentState>,
+    component: &weft::component::Component,
+    path: &Path,
+) -> Result<(), RunError> {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .build()
+        .context("failed to start the event loop's runtime")
+        .map_err(RunError::Setup)?;
+    runtime.block_on(async {
+        let command = weft_wasi::p3::bindings::Command::instantiate_async(&mut store, component, linker)
+            .await
+            .with_context(|| format!("failed to instantiate `{}`", path.display()))
+            .map_err(RunError::Exec)?;
+        let result = store
+            .run_concurrent(async move |store| command.wasi_cli_run().call_run(store).await)
+            .await
+            .and_then(|r| r);
+        match result {
+            Ok(Ok(())) => Ok(()),
+            Ok(Err(())) => Err(RunError::Exec(anyhow::Error::new(I32Exit(1)))),
+            // Without the context a 0.2 run adds, as `wasmtime run` 49.
+            Err(err) => Err(RunError::Exec(err)),
+        }
+    })
 }
 
 /// `--invoke` of a component: instantiates it, finds the exported function

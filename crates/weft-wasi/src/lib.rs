@@ -49,6 +49,8 @@ mod filestat;
 mod memory;
 #[cfg(feature = "p2")]
 pub mod p2;
+#[cfg(feature = "p3")]
+pub mod p3;
 mod path;
 mod poll;
 pub mod preview1;

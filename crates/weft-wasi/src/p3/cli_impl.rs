@@ -1,0 +1,312 @@
+//! `wasi:cli@0.3`: environment, exit, terminals, and the standard streams
+//! as component-model streams, over the context's standard streams (the
+//! same ones WASI 0.2 and preview1 use).
+
+use super::bindings::wasi::cli::types::ErrorCode;
+use super::bindings::wasi::cli::{
+    environment, exit, stderr, stdin, stdout, terminal_input, terminal_output, terminal_stderr, terminal_stdin,
+    terminal_stdout, types,
+};
+use super::slot::ResultSlot;
+use crate::p2::{HasWasi, TerminalInput, TerminalOutput, WasiCtxView};
+use crate::stdio::{StdinStream, StdoutStream};
+use crate::I32Exit;
+use std::pin::Pin;
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::task::{Context, Poll, Waker};
+use weft::component::{
+    Access, Destination, FutureReader, Resource, Source, StreamConsumer, StreamProducer, StreamReader, StreamResult,
+    VecBuffer,
+};
+use weft::StoreContextMut;
+
+fn lock<T: ?Sized>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// Writes what the guest writes to a stream into a standard output
+/// stream; its slot gets `Ok` when the stream ends, `Err(io)` when a
+/// write fails.
+struct OutputConsumer {
+    out: Arc<Mutex<Box<dyn StdoutStream>>>,
+    slot: ResultSlot<ErrorCode>,
+}
+
+impl Drop for OutputConsumer {
+    fn drop(&mut self) {
+        // The stream ended: the writer dropped its end (or the store went).
+        let _ = lock(&self.out).flush();
+        self.slot.set(Ok(()));
+    }
+}
+
+impl<D: 'static> StreamConsumer<D> for OutputConsumer {
+    type Item = u8;
+
+    fn poll_consume(
+        self: Pin<&mut Self>,
+        _cx: &mut Context<'_>,
+        store: StoreContextMut<D>,
+        source: Source<'_, u8>,
+        _finish: bool,
+    ) -> Poll<weft::Result<StreamResult>> {
+        let mut src = source.as_direct(store);
+        let mut out = lock(&self.out);
+        loop {
+            let bytes = src.remaining();
+            if bytes.is_empty() {
+                break;
+            }
+            match out.write(bytes) {
+                Ok(0) => {
+                    drop(out);
+                    self.slot.set(Err(ErrorCode::Pipe));
+                    return Poll::Ready(Ok(StreamResult::Dropped));
+                }
+                Ok(n) => src.mark_read(n),
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e) => {
+                    drop(out);
+                    let code = if e.kind() == std::io::ErrorKind::BrokenPipe {
+                        ErrorCode::Pipe
+                    } else {
+                        ErrorCode::Io
+                    };
+                    self.slot.set(Err(code));
+                    return Poll::Ready(Ok(StreamResult::Dropped));
+                }
+            }
+        }
+        let _ = out.flush();
+        Poll::Ready(Ok(StreamResult::Completed))
+    }
+}
+
+/// Reads the context's standard input for a guest reading a stream; its
+/// slot gets `Ok` at the end of the input, `Err(io)` when a read fails.
+struct InputProducer {
+    input: Arc<Mutex<Box<dyn StdinStream>>>,
+    slot: ResultSlot<ErrorCode>,
+    /// A helper thread waits for the host's stdin to be readable.
+    waiting: Option<Arc<Mutex<Option<Waker>>>>,
+}
+
+impl Drop for InputProducer {
+    fn drop(&mut self) {
+        // The reader dropped the stream: that is success.
+        self.slot.set(Ok(()));
+    }
+}
+
+/// Whether the host's own standard input has bytes (or its end) to read
+/// now.
+fn host_stdin_ready(timeout: Option<&rustix::time::Timespec>) -> bool {
+    use std::os::fd::AsFd;
+    let stdin = std::io::stdin();
+    let fd = stdin.as_fd();
+    let mut fds = [rustix::event::PollFd::new(&fd, rustix::event::PollFlags::IN)];
+    !matches!(rustix::event::poll(&mut fds, timeout), Ok(0))
+}
+
+impl<D: 'static> StreamProducer<D> for InputProducer {
+    type Item = u8;
+    type Buffer = VecBuffer<u8>;
+
+    fn poll_produce<'a>(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        mut store: StoreContextMut<'a, D>,
+        destination: Destination<'a, u8, VecBuffer<u8>>,
+        finish: bool,
+    ) -> Poll<weft::Result<StreamResult>> {
+        // A host reader (a pipe into a host consumer) takes any amount.
+        let room = destination.remaining(&mut store).unwrap_or(4096);
+        if room == 0 {
+            return Poll::Ready(Ok(StreamResult::Completed));
+        }
+        let host = lock(&self.input).host_stdin();
+        if host && !host_stdin_ready(Some(&rustix::time::Timespec { tv_sec: 0, tv_nsec: 0 })) {
+            if finish {
+                return Poll::Ready(Ok(StreamResult::Cancelled));
+            }
+            match &self.waiting {
+                Some(w) => *lock(w) = Some(cx.waker().clone()),
+                None => {
+                    let shared = Arc::new(Mutex::new(Some(cx.waker().clone())));
+                    let for_thread = shared.clone();
+                    let spawned = std::thread::Builder::new()
+                        .name("weft-wasi-stdin".to_string())
+                        .spawn(move || {
+                            host_stdin_ready(None);
+                            if let Some(w) = lock(&for_thread).take() {
+                                w.wake();
+                            }
+                        });
+                    if spawned.is_err() {
+                        // No thread: block for the input instead.
+                        host_stdin_ready(None);
+                        cx.waker().wake_by_ref();
+                    } else {
+                        self.waiting = Some(shared);
+                    }
+                }
+            }
+            return Poll::Pending;
+        }
+        self.waiting = None;
+        let mut dst = destination.as_direct(store, room);
+        let buf = dst.remaining();
+        let read = lock(&self.input).read(buf);
+        match read {
+            Ok(0) => Poll::Ready(Ok(StreamResult::Dropped)),
+            Ok(n) => {
+                dst.mark_written(n);
+                Poll::Ready(Ok(StreamResult::Completed))
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {
+                cx.waker().wake_by_ref();
+                Poll::Pending
+            }
+            Err(_) => {
+                self.slot.set(Err(ErrorCode::Io));
+                Poll::Ready(Ok(StreamResult::Dropped))
+            }
+        }
+    }
+}
+
+/// The future of a standard stream's result, for the guest.
+fn result_future<T: 'static>(
+    host: &mut Access<'_, T, HasWasi>,
+    slot: ResultSlot<ErrorCode>,
+) -> weft::Result<FutureReader<Result<(), ErrorCode>>> {
+    FutureReader::new(host, slot.wait())
+}
+
+impl types::Host for WasiCtxView<'_> {}
+
+impl stdin::Host for WasiCtxView<'_> {}
+
+impl<T: 'static> stdin::HostWithStore<T> for HasWasi {
+    fn read_via_stream(
+        mut host: Access<'_, T, Self>,
+    ) -> weft::Result<(StreamReader<u8>, FutureReader<Result<(), ErrorCode>>)> {
+        let input = host.get().ctx.stdin.clone();
+        let slot = ResultSlot::default();
+        let producer = InputProducer {
+            input,
+            slot: slot.clone(),
+            waiting: None,
+        };
+        let stream = StreamReader::new(&mut host, producer)?;
+        let future = result_future(&mut host, slot)?;
+        Ok((stream, future))
+    }
+}
+
+/// Pipes `data` into `out`, returning the future of the result.
+fn write_via_stream<T: 'static>(
+    host: &mut Access<'_, T, HasWasi>,
+    out: Arc<Mutex<Box<dyn StdoutStream>>>,
+    data: StreamReader<u8>,
+) -> weft::Result<FutureReader<Result<(), ErrorCode>>> {
+    let slot = ResultSlot::default();
+    data.pipe(
+        &mut *host,
+        OutputConsumer {
+            out,
+            slot: slot.clone(),
+        },
+    )?;
+    result_future(host, slot)
+}
+
+impl stdout::Host for WasiCtxView<'_> {}
+
+impl<T: 'static> stdout::HostWithStore<T> for HasWasi {
+    fn write_via_stream(
+        mut host: Access<'_, T, Self>,
+        data: StreamReader<u8>,
+    ) -> weft::Result<FutureReader<Result<(), ErrorCode>>> {
+        let out = host.get().ctx.stdout.clone();
+        write_via_stream(&mut host, out, data)
+    }
+}
+
+impl stderr::Host for WasiCtxView<'_> {}
+
+impl<T: 'static> stderr::HostWithStore<T> for HasWasi {
+    fn write_via_stream(
+        mut host: Access<'_, T, Self>,
+        data: StreamReader<u8>,
+    ) -> weft::Result<FutureReader<Result<(), ErrorCode>>> {
+        let out = host.get().ctx.stderr.clone();
+        write_via_stream(&mut host, out, data)
+    }
+}
+
+impl environment::Host for WasiCtxView<'_> {
+    fn get_environment(&mut self) -> weft::Result<Vec<(String, String)>> {
+        Ok(self.ctx.env.clone())
+    }
+    fn get_arguments(&mut self) -> weft::Result<Vec<String>> {
+        Ok(self.ctx.args.clone())
+    }
+    fn get_initial_cwd(&mut self) -> weft::Result<Option<String>> {
+        Ok(self.ctx.initial_cwd.clone())
+    }
+}
+
+impl exit::Host for WasiCtxView<'_> {
+    fn exit(&mut self, status: Result<(), ()>) -> weft::Result<()> {
+        Err(I32Exit(if status.is_ok() { 0 } else { 1 }).into())
+    }
+    fn exit_with_code(&mut self, status_code: u8) -> weft::Result<()> {
+        Err(I32Exit(status_code.into()).into())
+    }
+}
+
+impl terminal_input::Host for WasiCtxView<'_> {}
+impl terminal_input::HostTerminalInput for WasiCtxView<'_> {
+    fn drop(&mut self, rep: Resource<TerminalInput>) -> weft::Result<()> {
+        self.table.delete(rep)?;
+        Ok(())
+    }
+}
+impl terminal_output::Host for WasiCtxView<'_> {}
+impl terminal_output::HostTerminalOutput for WasiCtxView<'_> {
+    fn drop(&mut self, rep: Resource<TerminalOutput>) -> weft::Result<()> {
+        self.table.delete(rep)?;
+        Ok(())
+    }
+}
+
+impl terminal_stdin::Host for WasiCtxView<'_> {
+    fn get_terminal_stdin(&mut self) -> weft::Result<Option<Resource<TerminalInput>>> {
+        if lock(&self.ctx.stdin).is_terminal() {
+            Ok(Some(self.table.push(TerminalInput)?))
+        } else {
+            Ok(None)
+        }
+    }
+}
+
+impl terminal_stdout::Host for WasiCtxView<'_> {
+    fn get_terminal_stdout(&mut self) -> weft::Result<Option<Resource<TerminalOutput>>> {
+        if lock(&self.ctx.stdout).is_terminal() {
+            Ok(Some(self.table.push(TerminalOutput)?))
+        } else {
+            Ok(None)
+        }
+    }
+}
+
+impl terminal_stderr::Host for WasiCtxView<'_> {
+    fn get_terminal_stderr(&mut self) -> weft::Result<Option<Resource<TerminalOutput>>> {
+        if lock(&self.ctx.stderr).is_terminal() {
+            Ok(Some(self.table.push(TerminalOutput)?))
+        } else {
+            Ok(None)
+        }
+    }
+}

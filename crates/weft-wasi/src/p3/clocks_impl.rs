@@ -1,0 +1,45 @@
+//! `wasi:clocks@0.3`: the monotonic clock with its waits, and the system
+//! clock, over the context's clocks (the ones WASI 0.2 uses).
+
+use super::bindings::wasi::clocks::{monotonic_clock, system_clock, types};
+use crate::p2::{HasWasi, WasiCtxView};
+use crate::sleep::Sleep;
+use std::time::Duration;
+use weft::component::Accessor;
+
+impl types::Host for WasiCtxView<'_> {}
+
+impl monotonic_clock::Host for WasiCtxView<'_> {
+    fn now(&mut self) -> weft::Result<u64> {
+        Ok(self.ctx.monotonic_clock.now())
+    }
+    fn get_resolution(&mut self) -> weft::Result<u64> {
+        Ok(self.ctx.monotonic_clock.resolution())
+    }
+}
+
+impl<T: 'static> monotonic_clock::HostWithStore<T> for HasWasi {
+    async fn wait_until(accessor: &Accessor<T, Self>, when: u64) -> weft::Result<()> {
+        let now = accessor.with(|mut access| access.get().ctx.monotonic_clock.now());
+        Sleep::new(Duration::from_nanos(when.saturating_sub(now))).await;
+        Ok(())
+    }
+    async fn wait_for(_accessor: &Accessor<T, Self>, how_long: u64) -> weft::Result<()> {
+        Sleep::new(Duration::from_nanos(how_long)).await;
+        Ok(())
+    }
+}
+
+impl system_clock::Host for WasiCtxView<'_> {
+    fn now(&mut self) -> weft::Result<system_clock::Instant> {
+        let d = self.ctx.wall_clock.now();
+        Ok(system_clock::Instant {
+            seconds: i64::try_from(d.as_secs()).unwrap_or(i64::MAX),
+            nanoseconds: d.subsec_nanos(),
+        })
+    }
+    fn get_resolution(&mut self) -> weft::Result<u64> {
+        let d = self.ctx.wall_clock.resolution();
+        Ok(u64::try_from(d.as_nanos()).unwrap_or(u64::MAX))
+    }
+}

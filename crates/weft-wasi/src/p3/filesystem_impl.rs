@@ -1,0 +1,686 @@
+//! `wasi:filesystem@0.3` over WASI 0.2's implementation: the same
+//! descriptors (a 0.3 descriptor is a [`crate::p2::Descriptor`] in the
+//! same table), so the same sandbox (every path resolved by `cap-std`
+//! inside a preopen's handle). Each function converts its arguments,
+//! calls the 0.2 function and converts the result; the stream functions
+//! wrap 0.2's file streams and directory listing in component-model
+//! streams, with the future of their result.
+//!
+//! The calls are synchronous: a slow disk blocks the event loop (as the
+//! 0.2 functions block their caller).
+
+use super::bindings::wasi::clocks::system_clock::Instant;
+use super::bindings::wasi::filesystem::preopens;
+use super::bindings::wasi::filesystem::types::{
+    self as t, Advice, DescriptorFlags, DescriptorStat, DescriptorType, DirectoryEntry, ErrorCode, Filesize,
+    MetadataHashValue, NewTimestamp, OpenFlags, PathFlags,
+};
+use super::filesystem::{FilesystemError, FilesystemResult};
+use super::slot::ResultSlot;
+use crate::p2::bindings::wasi::clocks::wall_clock::Datetime;
+use crate::p2::bindings::wasi::filesystem::types::{self as p2t, HostDescriptor as _};
+use crate::p2::{Descriptor, DynInputStream, DynOutputStream, FsError, HasWasi, StreamError, WasiCtxView};
+use std::pin::Pin;
+use std::task::{Context, Poll};
+use weft::component::{
+    Access, Accessor, Destination, FutureReader, Resource, Source, StreamConsumer, StreamProducer, StreamReader,
+    StreamResult, VecBuffer,
+};
+use weft::StoreContextMut;
+
+/// WASI 0.2's error code as 0.3's (0.3 has no `would-block`).
+fn code(c: p2t::ErrorCode) -> ErrorCode {
+    use p2t::ErrorCode as E;
+    match c {
+        E::Access => ErrorCode::Access,
+        E::WouldBlock => ErrorCode::Other(Some("would-block".to_string())),
+        E::Already => ErrorCode::Already,
+        E::BadDescriptor => ErrorCode::BadDescriptor,
+        E::Busy => ErrorCode::Busy,
+        E::Deadlock => ErrorCode::Deadlock,
+        E::Quota => ErrorCode::Quota,
+        E::Exist => ErrorCode::Exist,
+        E::FileTooLarge => ErrorCode::FileTooLarge,
+        E::IllegalByteSequence => ErrorCode::IllegalByteSequence,
+        E::InProgress => ErrorCode::InProgress,
+        E::Interrupted => ErrorCode::Interrupted,
+        E::Invalid => ErrorCode::Invalid,
+        E::Io => ErrorCode::Io,
+        E::IsDirectory => ErrorCode::IsDirectory,
+        E::Loop => ErrorCode::Loop,
+        E::TooManyLinks => ErrorCode::TooManyLinks,
+        E::MessageSize => ErrorCode::MessageSize,
+        E::NameTooLong => ErrorCode::NameTooLong,
+        E::NoDevice => ErrorCode::NoDevice,
+        E::NoEntry => ErrorCode::NoEntry,
+        E::NoLock => ErrorCode::NoLock,
+        E::InsufficientMemory => ErrorCode::InsufficientMemory,
+        E::InsufficientSpace => ErrorCode::InsufficientSpace,
+        E::NotDirectory => ErrorCode::NotDirectory,
+        E::NotEmpty => ErrorCode::NotEmpty,
+        E::NotRecoverable => ErrorCode::NotRecoverable,
+        E::Unsupported => ErrorCode::Unsupported,
+        E::NoTty => ErrorCode::NoTty,
+        E::NoSuchDevice => ErrorCode::NoSuchDevice,
+        E::Overflow => ErrorCode::Overflow,
+        E::NotPermitted => ErrorCode::NotPermitted,
+        E::Pipe => ErrorCode::Pipe,
+        E::ReadOnly => ErrorCode::ReadOnly,
+        E::InvalidSeek => ErrorCode::InvalidSeek,
+        E::TextFileBusy => ErrorCode::TextFileBusy,
+        E::CrossDevice => ErrorCode::CrossDevice,
+    }
+}
+
+/// A 0.2 error (an error code or a trap) as a 0.3 one.
+fn err(e: FsError) -> FilesystemError {
+    match e.downcast() {
+        Ok(c) => FilesystemError::from(code(c)),
+        Err(trap) => FilesystemError::trap(trap),
+    }
+}
+
+fn dtype(d: p2t::DescriptorType) -> DescriptorType {
+    use p2t::DescriptorType as D;
+    match d {
+        D::Unknown => DescriptorType::Other(None),
+        D::BlockDevice => DescriptorType::BlockDevice,
+        D::CharacterDevice => DescriptorType::CharacterDevice,
+        D::Directory => DescriptorType::Directory,
+        D::Fifo => DescriptorType::Fifo,
+        D::SymbolicLink => DescriptorType::SymbolicLink,
+        D::RegularFile => DescriptorType::RegularFile,
+        D::Socket => DescriptorType::Socket,
+    }
+}
+
+fn instant(d: Datetime) -> Instant {
+    Instant {
+        seconds: i64::try_from(d.seconds).unwrap_or(i64::MAX),
+        nanoseconds: d.nanoseconds,
+    }
+}
+
+fn stat(s: p2t::DescriptorStat) -> DescriptorStat {
+    DescriptorStat {
+        type_: dtype(s.type_),
+        link_count: s.link_count,
+        size: s.size,
+        data_access_timestamp: s.data_access_timestamp.map(instant),
+        data_modification_timestamp: s.data_modification_timestamp.map(instant),
+        status_change_timestamp: s.status_change_timestamp.map(instant),
+    }
+}
+
+/// A 0.3 timestamp as 0.2's: a time before 1970 is `invalid`.
+fn timestamp(n: NewTimestamp) -> FilesystemResult<p2t::NewTimestamp> {
+    Ok(match n {
+        NewTimestamp::NoChange => p2t::NewTimestamp::NoChange,
+        NewTimestamp::Now => p2t::NewTimestamp::Now,
+        NewTimestamp::Timestamp(i) => p2t::NewTimestamp::Timestamp(Datetime {
+            seconds: u64::try_from(i.seconds).map_err(|_| FilesystemError::from(ErrorCode::Invalid))?,
+            nanoseconds: i.nanoseconds,
+        }),
+    })
+}
+
+fn path_flags(f: PathFlags) -> p2t::PathFlags {
+    if f.contains(PathFlags::SYMLINK_FOLLOW) {
+        p2t::PathFlags::SYMLINK_FOLLOW
+    } else {
+        p2t::PathFlags::empty()
+    }
+}
+
+fn open_flags(f: OpenFlags) -> p2t::OpenFlags {
+    let mut o = p2t::OpenFlags::empty();
+    for (a, b) in [
+        (OpenFlags::CREATE, p2t::OpenFlags::CREATE),
+        (OpenFlags::DIRECTORY, p2t::OpenFlags::DIRECTORY),
+        (OpenFlags::EXCLUSIVE, p2t::OpenFlags::EXCLUSIVE),
+        (OpenFlags::TRUNCATE, p2t::OpenFlags::TRUNCATE),
+    ] {
+        if f.contains(a) {
+            o |= b;
+        }
+    }
+    o
+}
+
+/// The pairs of equal descriptor flags of 0.3 and 0.2.
+fn flag_pairs() -> [(DescriptorFlags, p2t::DescriptorFlags); 6] {
+    [
+        (DescriptorFlags::READ, p2t::DescriptorFlags::READ),
+        (DescriptorFlags::WRITE, p2t::DescriptorFlags::WRITE),
+        (
+            DescriptorFlags::FILE_INTEGRITY_SYNC,
+            p2t::DescriptorFlags::FILE_INTEGRITY_SYNC,
+        ),
+        (
+            DescriptorFlags::DATA_INTEGRITY_SYNC,
+            p2t::DescriptorFlags::DATA_INTEGRITY_SYNC,
+        ),
+        (
+            DescriptorFlags::REQUESTED_WRITE_SYNC,
+            p2t::DescriptorFlags::REQUESTED_WRITE_SYNC,
+        ),
+        (
+            DescriptorFlags::MUTATE_DIRECTORY,
+            p2t::DescriptorFlags::MUTATE_DIRECTORY,
+        ),
+    ]
+}
+
+fn flags_to_p2(f: DescriptorFlags) -> p2t::DescriptorFlags {
+    let mut o = p2t::DescriptorFlags::empty();
+    for (a, b) in flag_pairs() {
+        if f.contains(a) {
+            o |= b;
+        }
+    }
+    o
+}
+
+fn flags_from_p2(f: p2t::DescriptorFlags) -> DescriptorFlags {
+    let mut o = DescriptorFlags::empty();
+    for (a, b) in flag_pairs() {
+        if f.contains(b) {
+            o |= a;
+        }
+    }
+    o
+}
+
+fn advice(a: Advice) -> p2t::Advice {
+    match a {
+        Advice::Normal => p2t::Advice::Normal,
+        Advice::Sequential => p2t::Advice::Sequential,
+        Advice::Random => p2t::Advice::Random,
+        Advice::WillNeed => p2t::Advice::WillNeed,
+        Advice::DontNeed => p2t::Advice::DontNeed,
+        Advice::NoReuse => p2t::Advice::NoReuse,
+    }
+}
+
+fn hash(h: p2t::MetadataHashValue) -> MetadataHashValue {
+    MetadataHashValue {
+        lower: h.lower,
+        upper: h.upper,
+    }
+}
+
+/// Runs the 0.2 function `f` on the store's WASI view.
+fn with<T: 'static, R>(
+    accessor: &Accessor<T, HasWasi>,
+    f: impl FnOnce(&mut WasiCtxView<'_>) -> Result<R, FsError>,
+) -> FilesystemResult<R> {
+    accessor.with(|mut access| f(&mut access.get())).map_err(err)
+}
+
+/// The error of a 0.2 stream as a 0.3 error code, or `None` at its end.
+fn stream_code(e: StreamError) -> Option<ErrorCode> {
+    match e {
+        StreamError::Closed => None,
+        StreamError::LastOperationFailed(e) => Some(match e.downcast::<std::io::Error>() {
+            Ok(io) => FsError::from(io).downcast().map(code).unwrap_or(ErrorCode::Io),
+            Err(_) => ErrorCode::Io,
+        }),
+        StreamError::Trap(_) => Some(ErrorCode::Io),
+    }
+}
+
+/// Reads a file through WASI 0.2's file stream, for a guest reading a
+/// 0.3 stream.
+struct FileProducer {
+    input: Option<DynInputStream>,
+    slot: ResultSlot<ErrorCode>,
+}
+
+impl Drop for FileProducer {
+    fn drop(&mut self) {
+        self.slot.set(Ok(()));
+    }
+}
+
+impl<D: 'static> StreamProducer<D> for FileProducer {
+    type Item = u8;
+    type Buffer = VecBuffer<u8>;
+
+    fn poll_produce<'a>(
+        mut self: Pin<&mut Self>,
+        _cx: &mut Context<'_>,
+        mut store: StoreContextMut<'a, D>,
+        destination: Destination<'a, u8, VecBuffer<u8>>,
+        _finish: bool,
+    ) -> Poll<weft::Result<StreamResult>> {
+        let room = destination.remaining(&mut store).unwrap_or(64 << 10);
+        if room == 0 {
+            return Poll::Ready(Ok(StreamResult::Completed));
+        }
+        let Some(input) = self.input.as_mut() else {
+            return Poll::Ready(Ok(StreamResult::Dropped));
+        };
+        match input.read(room.min(1 << 20)) {
+            Ok(bytes) if bytes.is_empty() => Poll::Ready(Ok(StreamResult::Dropped)),
+            Ok(bytes) => {
+                // At most the reader's room was read, so it all fits.
+                let mut dst = destination.as_direct(store, bytes.len());
+                std::io::Write::write(&mut dst, &bytes)?;
+                Poll::Ready(Ok(StreamResult::Completed))
+            }
+            Err(e) => {
+                if let Some(c) = stream_code(e) {
+                    self.slot.set(Err(c));
+                }
+                self.input = None;
+                Poll::Ready(Ok(StreamResult::Dropped))
+            }
+        }
+    }
+}
+
+/// Writes what a guest writes to a 0.3 stream through WASI 0.2's file
+/// stream.
+struct FileConsumer {
+    output: DynOutputStream,
+    slot: ResultSlot<ErrorCode>,
+}
+
+impl Drop for FileConsumer {
+    fn drop(&mut self) {
+        self.slot.set(Ok(()));
+    }
+}
+
+impl<D: 'static> StreamConsumer<D> for FileConsumer {
+    type Item = u8;
+
+    fn poll_consume(
+        mut self: Pin<&mut Self>,
+        _cx: &mut Context<'_>,
+        store: StoreContextMut<D>,
+        source: Source<'_, u8>,
+        _finish: bool,
+    ) -> Poll<weft::Result<StreamResult>> {
+        let mut src = source.as_direct(store);
+        let bytes = bytes::Bytes::copy_from_slice(src.remaining());
+        let result = self.output.write(bytes.clone()).and_then(|()| self.output.flush());
+        match result {
+            Ok(()) => {
+                src.mark_read(bytes.len());
+                Poll::Ready(Ok(StreamResult::Completed))
+            }
+            Err(e) => {
+                self.slot.set(Err(stream_code(e).unwrap_or(ErrorCode::Io)));
+                Poll::Ready(Ok(StreamResult::Dropped))
+            }
+        }
+    }
+}
+
+/// Gives a directory's entries to a guest reading a 0.3 stream.
+struct EntryProducer {
+    entries: std::vec::IntoIter<Result<p2t::DirectoryEntry, ErrorCode>>,
+    slot: ResultSlot<ErrorCode>,
+}
+
+impl Drop for EntryProducer {
+    fn drop(&mut self) {
+        self.slot.set(Ok(()));
+    }
+}
+
+impl<D: 'static> StreamProducer<D> for EntryProducer {
+    type Item = DirectoryEntry;
+    type Buffer = VecBuffer<DirectoryEntry>;
+
+    fn poll_produce<'a>(
+        mut self: Pin<&mut Self>,
+        _cx: &mut Context<'_>,
+        mut store: StoreContextMut<'a, D>,
+        mut destination: Destination<'a, DirectoryEntry, VecBuffer<DirectoryEntry>>,
+        _finish: bool,
+    ) -> Poll<weft::Result<StreamResult>> {
+        let room = destination.remaining(&mut store).unwrap_or(64).max(1);
+        let mut out = Vec::new();
+        while out.len() < room {
+            match self.entries.next() {
+                Some(Ok(e)) => out.push(DirectoryEntry {
+                    type_: dtype(e.type_),
+                    name: e.name,
+                }),
+                Some(Err(c)) => {
+                    self.slot.set(Err(c));
+                    self.entries = Vec::new().into_iter();
+                    break;
+                }
+                None => break,
+            }
+        }
+        if out.is_empty() {
+            return Poll::Ready(Ok(StreamResult::Dropped));
+        }
+        destination.set_buffer(VecBuffer::from(out));
+        Poll::Ready(Ok(StreamResult::Completed))
+    }
+}
+
+/// A stream that ends at once, its future failing with `e`.
+fn failed<T: 'static>(
+    host: &mut Access<'_, T, HasWasi>,
+    e: FsError,
+) -> weft::Result<FutureReader<Result<(), ErrorCode>>> {
+    let slot = ResultSlot::default();
+    match err(e).downcast() {
+        Ok(c) => slot.set(Err(c)),
+        Err(trap) => return Err(trap),
+    }
+    FutureReader::new(host, slot.wait())
+}
+
+impl t::Host for WasiCtxView<'_> {
+    fn convert_error_code(&mut self, err: FilesystemError) -> weft::Result<ErrorCode> {
+        err.downcast()
+    }
+}
+
+impl t::HostDescriptor for WasiCtxView<'_> {
+    fn drop(&mut self, rep: Resource<Descriptor>) -> weft::Result<()> {
+        p2t::HostDescriptor::drop(self, rep)
+    }
+}
+
+/// Pipes `data` into the 0.2 output stream `open` makes.
+fn write_stream<T: 'static>(
+    host: &mut Access<'_, T, HasWasi>,
+    data: StreamReader<u8>,
+    open: impl FnOnce(&mut WasiCtxView<'_>) -> Result<Resource<DynOutputStream>, FsError>,
+) -> weft::Result<FutureReader<Result<(), ErrorCode>>> {
+    let opened = {
+        let mut view = host.get();
+        open(&mut view).and_then(|r| Ok(view.table.delete(r)?))
+    };
+    let output = match opened {
+        Ok(o) => o,
+        Err(e) => {
+            let mut data = data;
+            data.close(&mut *host)?;
+            return failed(host, e);
+        }
+    };
+    let slot = ResultSlot::default();
+    data.pipe(
+        &mut *host,
+        FileConsumer {
+            output,
+            slot: slot.clone(),
+        },
+    )?;
+    FutureReader::new(host, slot.wait())
+}
+
+impl<T: 'static> t::HostDescriptorWithStore<T> for HasWasi {
+    fn read_via_stream(
+        mut host: Access<'_, T, Self>,
+        self_: Resource<Descriptor>,
+        offset: Filesize,
+    ) -> weft::Result<(StreamReader<u8>, FutureReader<Result<(), ErrorCode>>)> {
+        let opened = {
+            let mut view = host.get();
+            view.read_via_stream(self_, offset)
+                .and_then(|r| Ok(view.table.delete(r)?))
+        };
+        let slot = ResultSlot::default();
+        let input = match opened {
+            Ok(i) => Some(i),
+            Err(e) => {
+                match err(e).downcast() {
+                    Ok(c) => slot.set(Err(c)),
+                    Err(trap) => return Err(trap),
+                }
+                None
+            }
+        };
+        let stream = StreamReader::new(
+            &mut host,
+            FileProducer {
+                input,
+                slot: slot.clone(),
+            },
+        )?;
+        Ok((stream, FutureReader::new(&mut host, slot.wait())?))
+    }
+
+    fn write_via_stream(
+        mut host: Access<'_, T, Self>,
+        self_: Resource<Descriptor>,
+        data: StreamReader<u8>,
+        offset: Filesize,
+    ) -> weft::Result<FutureReader<Result<(), ErrorCode>>> {
+        write_stream(&mut host, data, |v| v.write_via_stream(self_, offset))
+    }
+
+    fn append_via_stream(
+        mut host: Access<'_, T, Self>,
+        self_: Resource<Descriptor>,
+        data: StreamReader<u8>,
+    ) -> weft::Result<FutureReader<Result<(), ErrorCode>>> {
+        write_stream(&mut host, data, |v| v.append_via_stream(self_))
+    }
+
+    fn read_directory(
+        mut host: Access<'_, T, Self>,
+        self_: Resource<Descriptor>,
+    ) -> weft::Result<(StreamReader<DirectoryEntry>, FutureReader<Result<(), ErrorCode>>)> {
+        let listed = {
+            let mut view = host.get();
+            view.read_directory(self_).and_then(|r| Ok(view.table.delete(r)?))
+        };
+        let slot = ResultSlot::default();
+        let entries = match listed {
+            Ok(it) => it
+                .map(|e| match e {
+                    Ok(e) => Ok(e),
+                    Err(e) => Err(err(e).downcast().unwrap_or(ErrorCode::Io)),
+                })
+                .collect(),
+            Err(e) => {
+                match err(e).downcast() {
+                    Ok(c) => slot.set(Err(c)),
+                    Err(trap) => return Err(trap),
+                }
+                Vec::new()
+            }
+        };
+        let stream = StreamReader::new(
+            &mut host,
+            EntryProducer {
+                entries: entries.into_iter(),
+                slot: slot.clone(),
+            },
+        )?;
+        Ok((stream, FutureReader::new(&mut host, slot.wait())?))
+    }
+
+    async fn advise(
+        accessor: &Accessor<T, Self>,
+        self_: Resource<Descriptor>,
+        offset: Filesize,
+        length: Filesize,
+        a: Advice,
+    ) -> FilesystemResult<()> {
+        with(accessor, |v| v.advise(self_, offset, length, advice(a)))
+    }
+
+    async fn sync_data(accessor: &Accessor<T, Self>, self_: Resource<Descriptor>) -> FilesystemResult<()> {
+        with(accessor, |v| v.sync_data(self_))
+    }
+
+    async fn get_flags(accessor: &Accessor<T, Self>, self_: Resource<Descriptor>) -> FilesystemResult<DescriptorFlags> {
+        with(accessor, |v| v.get_flags(self_)).map(flags_from_p2)
+    }
+
+    async fn get_type(accessor: &Accessor<T, Self>, self_: Resource<Descriptor>) -> FilesystemResult<DescriptorType> {
+        with(accessor, |v| v.get_type(self_)).map(dtype)
+    }
+
+    async fn set_size(
+        accessor: &Accessor<T, Self>,
+        self_: Resource<Descriptor>,
+        size: Filesize,
+    ) -> FilesystemResult<()> {
+        with(accessor, |v| v.set_size(self_, size))
+    }
+
+    async fn set_times(
+        accessor: &Accessor<T, Self>,
+        self_: Resource<Descriptor>,
+        data_access_timestamp: NewTimestamp,
+        data_modification_timestamp: NewTimestamp,
+    ) -> FilesystemResult<()> {
+        let (a, m) = (
+            timestamp(data_access_timestamp)?,
+            timestamp(data_modification_timestamp)?,
+        );
+        with(accessor, |v| v.set_times(self_, a, m))
+    }
+
+    async fn sync(accessor: &Accessor<T, Self>, self_: Resource<Descriptor>) -> FilesystemResult<()> {
+        with(accessor, |v| v.sync(self_))
+    }
+
+    async fn create_directory_at(
+        accessor: &Accessor<T, Self>,
+        self_: Resource<Descriptor>,
+        path: String,
+    ) -> FilesystemResult<()> {
+        with(accessor, |v| v.create_directory_at(self_, path))
+    }
+
+    async fn stat(accessor: &Accessor<T, Self>, self_: Resource<Descriptor>) -> FilesystemResult<DescriptorStat> {
+        with(accessor, |v| v.stat(self_)).map(stat)
+    }
+
+    async fn stat_at(
+        accessor: &Accessor<T, Self>,
+        self_: Resource<Descriptor>,
+        flags: PathFlags,
+        path: String,
+    ) -> FilesystemResult<DescriptorStat> {
+        with(accessor, |v| v.stat_at(self_, path_flags(flags), path)).map(stat)
+    }
+
+    async fn set_times_at(
+        accessor: &Accessor<T, Self>,
+        self_: Resource<Descriptor>,
+        flags: PathFlags,
+        path: String,
+        data_access_timestamp: NewTimestamp,
+        data_modification_timestamp: NewTimestamp,
+    ) -> FilesystemResult<()> {
+        let (a, m) = (
+            timestamp(data_access_timestamp)?,
+            timestamp(data_modification_timestamp)?,
+        );
+        with(accessor, |v| v.set_times_at(self_, path_flags(flags), path, a, m))
+    }
+
+    async fn link_at(
+        accessor: &Accessor<T, Self>,
+        self_: Resource<Descriptor>,
+        old_path_flags: PathFlags,
+        old_path: String,
+        new_descriptor: Resource<Descriptor>,
+        new_path: String,
+    ) -> FilesystemResult<()> {
+        with(accessor, |v| {
+            v.link_at(self_, path_flags(old_path_flags), old_path, new_descriptor, new_path)
+        })
+    }
+
+    async fn open_at(
+        accessor: &Accessor<T, Self>,
+        self_: Resource<Descriptor>,
+        flags: PathFlags,
+        path: String,
+        o: OpenFlags,
+        d: DescriptorFlags,
+    ) -> FilesystemResult<Resource<Descriptor>> {
+        with(accessor, |v| {
+            v.open_at(self_, path_flags(flags), path, open_flags(o), flags_to_p2(d))
+        })
+    }
+
+    async fn readlink_at(
+        accessor: &Accessor<T, Self>,
+        self_: Resource<Descriptor>,
+        path: String,
+    ) -> FilesystemResult<String> {
+        with(accessor, |v| v.readlink_at(self_, path))
+    }
+
+    async fn remove_directory_at(
+        accessor: &Accessor<T, Self>,
+        self_: Resource<Descriptor>,
+        path: String,
+    ) -> FilesystemResult<()> {
+        with(accessor, |v| v.remove_directory_at(self_, path))
+    }
+
+    async fn rename_at(
+        accessor: &Accessor<T, Self>,
+        self_: Resource<Descriptor>,
+        old_path: String,
+        new_descriptor: Resource<Descriptor>,
+        new_path: String,
+    ) -> FilesystemResult<()> {
+        with(accessor, |v| v.rename_at(self_, old_path, new_descriptor, new_path))
+    }
+
+    async fn symlink_at(
+        accessor: &Accessor<T, Self>,
+        self_: Resource<Descriptor>,
+        old_path: String,
+        new_path: String,
+    ) -> FilesystemResult<()> {
+        with(accessor, |v| v.symlink_at(self_, old_path, new_path))
+    }
+
+    async fn unlink_file_at(
+        accessor: &Accessor<T, Self>,
+        self_: Resource<Descriptor>,
+        path: String,
+    ) -> FilesystemResult<()> {
+        with(accessor, |v| v.unlink_file_at(self_, path))
+    }
+
+    async fn is_same_object(
+        accessor: &Accessor<T, Self>,
+        self_: Resource<Descriptor>,
+        other: Resource<Descriptor>,
+    ) -> weft::Result<bool> {
+        accessor.with(|mut access| access.get().is_same_object(self_, other))
+    }
+
+    async fn metadata_hash(
+        accessor: &Accessor<T, Self>,
+        self_: Resource<Descriptor>,
+    ) -> FilesystemResult<MetadataHashValue> {
+        with(accessor, |v| v.metadata_hash(self_)).map(hash)
+    }
+
+    async fn metadata_hash_at(
+        accessor: &Accessor<T, Self>,
+        self_: Resource<Descriptor>,
+        flags: PathFlags,
+        path: String,
+    ) -> FilesystemResult<MetadataHashValue> {
+        with(accessor, |v| v.metadata_hash_at(self_, path_flags(flags), path)).map(hash)
+    }
+}
+
+impl preopens::Host for WasiCtxView<'_> {
+    fn get_directories(&mut self) -> weft::Result<Vec<(Resource<Descriptor>, String)>> {
+        crate::p2::bindings::wasi::filesystem::preopens::Host::get_directories(self)
+    }
+}

@@ -1,0 +1,517 @@
+//! WASI 0.3 for components: command components written in WAT on the
+//! async ABI (see `p3_guest`) run through `p3::add_to_linker` and the
+//! `bindgen!` bindings of `p3::bindings`, their `wasi:cli/run` called
+//! inside `Store::run_concurrent`, with their output read back from memory
+//! pipes.
+
+#![cfg(feature = "p3")]
+
+#[allow(dead_code, reason = "each test binary uses a part of the guests")]
+mod p3_guest;
+
+use p3_guest::Ending;
+use std::future::Future;
+use std::pin::pin;
+use std::task::{Context, Poll, Waker};
+use weft::component::{Component, Linker, ResourceTable};
+use weft::{AsContextMut, Engine, Store};
+use weft_wasi::p3::bindings::Command;
+use weft_wasi::p3::{add_to_linker, WasiCtx, WasiCtxView, WasiView};
+use weft_wasi::{I32Exit, MemoryOutputPipe, WasiCtxBuilder};
+
+struct State {
+    ctx: WasiCtx,
+    table: ResourceTable,
+}
+
+impl WasiView for State {
+    fn ctx(&mut self) -> WasiCtxView<'_> {
+        WasiCtxView {
+            ctx: &mut self.ctx,
+            table: &mut self.table,
+        }
+    }
+}
+
+/// Runs `future` on this thread, parking between polls (the host's
+/// waits wake it from helper threads).
+fn block_on<F: Future>(future: F) -> F::Output {
+    struct Unpark(std::thread::Thread);
+    impl std::task::Wake for Unpark {
+        fn wake(self: std::sync::Arc<Self>) {
+            self.0.unpark();
+        }
+    }
+    let waker = Waker::from(std::sync::Arc::new(Unpark(std::thread::current())));
+    let mut cx = Context::from_waker(&waker);
+    let mut future = pin!(future);
+    loop {
+        if let Poll::Ready(v) = future.as_mut().poll(&mut cx) {
+            return v;
+        }
+        std::thread::park_timeout(std::time::Duration::from_millis(50));
+    }
+}
+
+/// What a run gave: `run`'s result (or the error that ended it), stdout
+/// and stderr.
+struct Outcome {
+    result: weft::Result<Result<(), ()>>,
+    stdout: String,
+    stderr: String,
+}
+
+/// Runs the component text `wat` with the context `builder` describes.
+fn run_wat(wat: &str, builder: &mut WasiCtxBuilder) -> weft::Result<Outcome> {
+    let engine = Engine::default();
+    let component = Component::new(&engine, wat::parse_str(wat)?)?;
+    let mut linker = Linker::<State>::new(&engine);
+    add_to_linker(&mut linker)?;
+    let stdout = MemoryOutputPipe::new(1 << 20);
+    let stderr = MemoryOutputPipe::new(1 << 20);
+    let ctx = builder.stdout(stdout.clone()).stderr(stderr.clone()).build();
+    let mut store = Store::new(
+        &engine,
+        State {
+            ctx,
+            table: ResourceTable::new(),
+        },
+    );
+    let result = block_on(async {
+        let command = Command::instantiate_async(&mut store, &component, &linker).await?;
+        store
+            .run_concurrent(async move |store| command.wasi_cli_run().call_run(store).await)
+            .await?
+    });
+    Ok(Outcome {
+        result,
+        stdout: String::from_utf8_lossy(&stdout.contents()).into_owned(),
+        stderr: String::from_utf8_lossy(&stderr.contents()).into_owned(),
+    })
+}
+
+fn run(out: &str, err: &str, ending: Ending) -> weft::Result<Outcome> {
+    run_wat(&p3_guest::component(out, err, ending), &mut WasiCtxBuilder::new())
+}
+
+#[test]
+fn hello_world_writes_to_stdout_through_a_stream() -> weft::Result<()> {
+    let o = run("hello from wasi 0.3\n", "", Ending::Ok)?;
+    assert_eq!(o.result?, Ok(()));
+    assert_eq!(o.stdout, "hello from wasi 0.3\n");
+    assert_eq!(o.stderr, "");
+    Ok(())
+}
+
+#[test]
+fn stdout_and_stderr_are_separate_streams() -> weft::Result<()> {
+    let o = run("to stdout\n", "to stderr\n", Ending::Err)?;
+    assert_eq!(o.result?, Err(()));
+    assert_eq!(o.stdout, "to stdout\n");
+    assert_eq!(o.stderr, "to stderr\n");
+    Ok(())
+}
+
+#[test]
+fn a_long_message_arrives_whole() -> weft::Result<()> {
+    let long: String = (0..3000).map(|i| format!("line {i}\n")).collect();
+    let o = run(&long, "", Ending::Ok)?;
+    assert_eq!(o.result?, Ok(()));
+    assert_eq!(o.stdout, long);
+    Ok(())
+}
+
+#[test]
+fn exit_with_code_ends_the_run_with_its_status() -> weft::Result<()> {
+    let o = run("exiting\n", "", Ending::ExitCode(7))?;
+    let err = o.result.unwrap_err();
+    assert_eq!(err.downcast_ref::<I32Exit>(), Some(&I32Exit(7)), "{err:?}");
+    assert_eq!(o.stdout, "exiting\n");
+    Ok(())
+}
+
+#[test]
+fn a_trap_is_an_error_after_the_output() -> weft::Result<()> {
+    let o = run("about to trap\n", "", Ending::Trap)?;
+    let err = o.result.unwrap_err();
+    assert!(err.downcast_ref::<weft::Trap>().is_some(), "{err:?}");
+    assert_eq!(o.stdout, "about to trap\n");
+    Ok(())
+}
+
+#[test]
+fn wait_for_waits_in_the_event_loop() -> weft::Result<()> {
+    let start = std::time::Instant::now();
+    let wat = p3_guest::component_after_wait(30_000_000, "after the wait\n", "", Ending::Ok);
+    let o = run_wat(&wat, &mut WasiCtxBuilder::new())?;
+    assert_eq!(o.result?, Ok(()));
+    assert_eq!(o.stdout, "after the wait\n");
+    assert!(
+        start.elapsed() >= std::time::Duration::from_millis(30),
+        "{:?}",
+        start.elapsed()
+    );
+    Ok(())
+}
+
+/// The synchronous host functions of `wasi:cli`, `wasi:clocks` and
+/// `wasi:random` 0.3, called through their `Host` traits.
+#[test]
+fn environment_clocks_and_random() -> weft::Result<()> {
+    use weft_wasi::p3::bindings::wasi::{cli, clocks, random};
+    let mut ctx = WasiCtxBuilder::new().args(&["prog", "a"]).env("K", "V").build();
+    let mut table = ResourceTable::new();
+    let mut view = WasiCtxView {
+        ctx: &mut ctx,
+        table: &mut table,
+    };
+    use cli::environment::Host as _;
+    assert_eq!(view.get_arguments()?, vec!["prog".to_string(), "a".to_string()]);
+    assert_eq!(view.get_environment()?, vec![("K".to_string(), "V".to_string())]);
+    assert_eq!(view.get_initial_cwd()?, None);
+    // Not terminals: memory pipes and the default closed stdin.
+    assert!(cli::terminal_stdin::Host::get_terminal_stdin(&mut view)?.is_none());
+    assert!(cli::terminal_stdout::Host::get_terminal_stdout(&mut view)?.is_none());
+    let err = cli::exit::Host::exit_with_code(&mut view, 3).unwrap_err();
+    assert_eq!(err.downcast_ref::<I32Exit>(), Some(&I32Exit(3)));
+    let err = cli::exit::Host::exit(&mut view, Err(())).unwrap_err();
+    assert_eq!(err.downcast_ref::<I32Exit>(), Some(&I32Exit(1)));
+
+    let a = clocks::monotonic_clock::Host::now(&mut view)?;
+    std::thread::sleep(std::time::Duration::from_millis(2));
+    let b = clocks::monotonic_clock::Host::now(&mut view)?;
+    assert!(b >= a + 2_000_000, "{a} {b}");
+    let now = clocks::system_clock::Host::now(&mut view)?;
+    let host = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH)?;
+    assert!((now.seconds - host.as_secs() as i64).abs() <= 2, "{now:?}");
+    assert!(now.nanoseconds < 1_000_000_000);
+    assert_eq!(clocks::system_clock::Host::get_resolution(&mut view)?, 1);
+
+    assert_eq!(random::random::Host::get_random_bytes(&mut view, 16)?.len(), 16);
+    assert_eq!(random::random::Host::get_random_bytes(&mut view, 0)?.len(), 0);
+    let x = random::insecure::Host::get_insecure_random_bytes(&mut view, 5)?;
+    assert_eq!(x.len(), 5);
+    assert_ne!(
+        random::random::Host::get_random_u64(&mut view)?,
+        random::random::Host::get_random_u64(&mut view)?
+    );
+    // A request above the context's limit is a short read, not a trap.
+    let mut small = WasiCtxBuilder::new().max_random_size(8).build();
+    let mut view = WasiCtxView {
+        ctx: &mut small,
+        table: &mut table,
+    };
+    assert_eq!(random::random::Host::get_random_bytes(&mut view, 1000)?.len(), 8);
+    let (s1, s2) = random::insecure_seed::Host::get_insecure_seed(&mut view)?;
+    assert_ne!((s1, s2), (0, 0));
+    Ok(())
+}
+
+/// A fresh directory for a test's preopen.
+fn sandbox(test: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("weft-wasi-p3-{}-{test}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join("sandbox/sub")).unwrap();
+    dir
+}
+
+#[test]
+fn a_file_is_written_through_a_descriptor_stream() -> weft::Result<()> {
+    let dir = sandbox("write");
+    let wat = p3_guest::file_component("out.txt", "file contents\n", "done\n", Ending::Ok);
+    let o = run_wat(
+        &wat,
+        WasiCtxBuilder::new().preopened_dir(
+            dir.join("sandbox"),
+            "/",
+            weft_wasi::DirPerms::all(),
+            weft_wasi::FilePerms::all(),
+        )?,
+    )?;
+    assert_eq!(o.result?, Ok(()));
+    assert_eq!(o.stderr, "done\n");
+    assert_eq!(std::fs::read_to_string(dir.join("sandbox/out.txt"))?, "file contents\n");
+    Ok(())
+}
+
+#[test]
+fn open_at_outside_the_preopen_is_not_permitted() -> weft::Result<()> {
+    let dir = sandbox("escape");
+    let not_permitted = 100
+        + p3_guest::FS_ERROR_CODES
+            .iter()
+            .position(|c| *c == "not-permitted")
+            .unwrap() as i32;
+    for path in ["../escaped.txt", "/etc/escaped.txt", "sub/../../escaped.txt"] {
+        let wat = p3_guest::file_component(path, "never\n", "", Ending::Ok);
+        let o = run_wat(
+            &wat,
+            WasiCtxBuilder::new().preopened_dir(
+                dir.join("sandbox"),
+                "/",
+                weft_wasi::DirPerms::all(),
+                weft_wasi::FilePerms::all(),
+            )?,
+        )?;
+        let err = o.result.unwrap_err();
+        assert_eq!(
+            err.downcast_ref::<I32Exit>(),
+            Some(&I32Exit(not_permitted)),
+            "{path}: {err:?}"
+        );
+        assert!(!dir.join("escaped.txt").exists(), "{path}");
+    }
+    // A read-only preopen: opening for writing is refused.
+    let wat = p3_guest::file_component("ro.txt", "never\n", "", Ending::Ok);
+    let o = run_wat(
+        &wat,
+        WasiCtxBuilder::new().preopened_dir(
+            dir.join("sandbox"),
+            "/",
+            weft_wasi::DirPerms::READ,
+            weft_wasi::FilePerms::READ,
+        )?,
+    )?;
+    let err = o.result.unwrap_err();
+    assert!(err.downcast_ref::<I32Exit>().is_some_and(|e| e.0 >= 100), "{err:?}");
+    assert!(!dir.join("sandbox/ro.txt").exists());
+    Ok(())
+}
+
+/// Collects what a stream gives, for the host side of a test.
+struct Collect(std::sync::Arc<std::sync::Mutex<(Vec<u8>, bool)>>);
+
+impl weft::component::StreamConsumer<State> for Collect {
+    type Item = u8;
+
+    fn poll_consume(
+        self: std::pin::Pin<&mut Self>,
+        _cx: &mut Context<'_>,
+        store: weft::StoreContextMut<State>,
+        source: weft::component::Source<'_, u8>,
+        _finish: bool,
+    ) -> Poll<weft::Result<weft::component::StreamResult>> {
+        let mut src = source.as_direct(store);
+        let bytes = src.remaining().to_vec();
+        src.mark_read(bytes.len());
+        self.0.lock().unwrap().0.extend(bytes);
+        Poll::Ready(Ok(weft::component::StreamResult::Completed))
+    }
+}
+
+impl Drop for Collect {
+    fn drop(&mut self) {
+        self.0.lock().unwrap().1 = true;
+    }
+}
+
+/// The value a future gives.
+struct Status<E>(std::sync::Arc<std::sync::Mutex<Option<Result<(), E>>>>);
+
+impl<E: weft::component::Lift + Send + Sync + 'static> weft::component::FutureConsumer<State> for Status<E> {
+    type Item = Result<(), E>;
+
+    fn poll_consume(
+        self: std::pin::Pin<&mut Self>,
+        _cx: &mut Context<'_>,
+        store: weft::StoreContextMut<State>,
+        mut source: weft::component::Source<'_, Self::Item>,
+        _finish: bool,
+    ) -> Poll<weft::Result<()>> {
+        let mut value = None;
+        source.read(store, &mut value)?;
+        *self.0.lock().unwrap() = value;
+        Poll::Ready(Ok(()))
+    }
+}
+
+/// `wasi:cli/stdin#read-via-stream`: the stream gives the context's
+/// stdin to its end, then the future reports success.
+#[test]
+fn stdin_is_read_through_a_stream() -> weft::Result<()> {
+    use weft::component::Access;
+    use weft_wasi::p2::HasWasi;
+    use weft_wasi::p3::bindings::wasi::cli::stdin::HostWithStore;
+    let engine = Engine::default();
+    let input: String = (0..2000).map(|i| format!("input line {i}\n")).collect();
+    let ctx = WasiCtxBuilder::new()
+        .stdin(weft_wasi::MemoryInputPipe::new(input.clone()))
+        .build();
+    let mut store = Store::new(
+        &engine,
+        State {
+            ctx,
+            table: ResourceTable::new(),
+        },
+    );
+    let got = std::sync::Arc::new(std::sync::Mutex::new((Vec::new(), false)));
+    let status = std::sync::Arc::new(std::sync::Mutex::new(None));
+    fn get(s: &mut State) -> WasiCtxView<'_> {
+        s.ctx()
+    }
+    let get: fn(&mut State) -> WasiCtxView<'_> = get;
+    let access = Access::<State, HasWasi>::new(store.as_context_mut(), get);
+    let (stream, future) = <HasWasi as HostWithStore<State>>::read_via_stream(access)?;
+    stream.pipe(&mut store, Collect(got.clone()))?;
+    future.pipe(&mut store, Status(status.clone()))?;
+    let (got2, status2) = (got.clone(), status.clone());
+    drive(&mut store, move || {
+        got2.lock().unwrap().1 && status2.lock().unwrap().is_some()
+    })?;
+    let (bytes, ended) = std::mem::take(&mut *got.lock().unwrap());
+    assert!(ended);
+    assert_eq!(String::from_utf8(bytes)?, input);
+    assert_eq!(*status.lock().unwrap(), Some(Ok(())));
+    Ok(())
+}
+
+/// Runs the event loop until `done` says the host pipes ended (at most
+/// 100,000 turns).
+fn drive(store: &mut Store<State>, done: impl Fn() -> bool + Send + 'static) -> weft::Result<()> {
+    block_on(store.run_concurrent(async move |_| {
+        let mut turns = 0u32;
+        std::future::poll_fn(|cx| {
+            turns += 1;
+            if done() || turns > 100_000 {
+                Poll::Ready(())
+            } else {
+                cx.waker().wake_by_ref();
+                Poll::Pending
+            }
+        })
+        .await;
+    }))
+}
+
+/// Collects the names a directory stream gives.
+struct Names(std::sync::Arc<std::sync::Mutex<(Vec<String>, bool)>>);
+
+impl weft::component::StreamConsumer<State> for Names {
+    type Item = weft_wasi::p3::bindings::wasi::filesystem::types::DirectoryEntry;
+
+    fn poll_consume(
+        self: std::pin::Pin<&mut Self>,
+        _cx: &mut Context<'_>,
+        store: weft::StoreContextMut<State>,
+        mut source: weft::component::Source<'_, Self::Item>,
+        _finish: bool,
+    ) -> Poll<weft::Result<weft::component::StreamResult>> {
+        let mut entries = Vec::with_capacity(16);
+        source.read(store, &mut entries)?;
+        self.0.lock().unwrap().0.extend(entries.into_iter().map(|e| e.name));
+        Poll::Ready(Ok(weft::component::StreamResult::Completed))
+    }
+}
+
+impl Drop for Names {
+    fn drop(&mut self) {
+        self.0.lock().unwrap().1 = true;
+    }
+}
+
+/// `read-directory` and `read-via-stream` of `wasi:filesystem` 0.3 on
+/// descriptors of a preopen (opened through WASI 0.2's `open-at`: the
+/// two share descriptors), with their futures.
+#[test]
+fn directories_and_files_are_read_through_streams() -> weft::Result<()> {
+    use std::sync::{Arc, Mutex};
+    use weft::component::Access;
+    use weft_wasi::p2::bindings::wasi::filesystem::{preopens::Host as _, types as p2t};
+    use weft_wasi::p2::HasWasi;
+    use weft_wasi::p3::bindings::wasi::filesystem::types::{ErrorCode, HostDescriptorWithStore};
+    let dir = sandbox("read");
+    std::fs::write(dir.join("sandbox/a.txt"), "alpha")?;
+    std::fs::write(dir.join("sandbox/b.txt"), "beta")?;
+    let engine = Engine::default();
+    let ctx = WasiCtxBuilder::new()
+        .preopened_dir(
+            dir.join("sandbox"),
+            "/",
+            weft_wasi::DirPerms::all(),
+            weft_wasi::FilePerms::all(),
+        )?
+        .build();
+    let mut store = Store::new(
+        &engine,
+        State {
+            ctx,
+            table: ResourceTable::new(),
+        },
+    );
+    fn get(s: &mut State) -> WasiCtxView<'_> {
+        s.ctx()
+    }
+    let get: fn(&mut State) -> WasiCtxView<'_> = get;
+    let root = store.data_mut().ctx().get_directories()?.remove(0).0;
+    let file = p2t::HostDescriptor::open_at(
+        &mut store.data_mut().ctx(),
+        weft::component::Resource::new_borrow(root.rep()),
+        p2t::PathFlags::empty(),
+        "a.txt".to_string(),
+        p2t::OpenFlags::empty(),
+        p2t::DescriptorFlags::READ,
+    )
+    .map_err(|e| weft::Error::msg(e.to_string()))?;
+
+    // The directory's entries ("sub" from the sandbox helper).
+    let names = Arc::new(Mutex::new((Vec::new(), false)));
+    let status = Arc::new(Mutex::new(None));
+    let access = Access::<State, HasWasi>::new(store.as_context_mut(), get);
+    let (stream, future) = <HasWasi as HostDescriptorWithStore<State>>::read_directory(
+        access,
+        weft::component::Resource::new_borrow(root.rep()),
+    )?;
+    stream.pipe(&mut store, Names(names.clone()))?;
+    future.pipe(&mut store, Status::<ErrorCode>(status.clone()))?;
+    let (n, s) = (names.clone(), status.clone());
+    drive(&mut store, move || n.lock().unwrap().1 && s.lock().unwrap().is_some())?;
+    let mut got = std::mem::take(&mut names.lock().unwrap().0);
+    got.sort();
+    assert_eq!(got, ["a.txt", "b.txt", "sub"]);
+    assert!(
+        matches!(*status.lock().unwrap(), Some(Ok(()))),
+        "{:?}",
+        status.lock().unwrap()
+    );
+
+    // The file from offset 1.
+    let bytes = Arc::new(Mutex::new((Vec::new(), false)));
+    let status = Arc::new(Mutex::new(None));
+    let access = Access::<State, HasWasi>::new(store.as_context_mut(), get);
+    let (stream, future) = <HasWasi as HostDescriptorWithStore<State>>::read_via_stream(
+        access,
+        weft::component::Resource::new_borrow(file.rep()),
+        1,
+    )?;
+    stream.pipe(&mut store, Collect(bytes.clone()))?;
+    future.pipe(&mut store, Status::<ErrorCode>(status.clone()))?;
+    let (b, s) = (bytes.clone(), status.clone());
+    drive(&mut store, move || b.lock().unwrap().1 && s.lock().unwrap().is_some())?;
+    assert_eq!(bytes.lock().unwrap().0, b"lpha");
+    assert!(
+        matches!(*status.lock().unwrap(), Some(Ok(()))),
+        "{:?}",
+        status.lock().unwrap()
+    );
+
+    // A directory is no file to read: the stream ends, the future fails.
+    let bytes = Arc::new(Mutex::new((Vec::new(), false)));
+    let status = Arc::new(Mutex::new(None));
+    let access = Access::<State, HasWasi>::new(store.as_context_mut(), get);
+    let (stream, future) = <HasWasi as HostDescriptorWithStore<State>>::read_via_stream(
+        access,
+        weft::component::Resource::new_borrow(root.rep()),
+        0,
+    )?;
+    stream.pipe(&mut store, Collect(bytes.clone()))?;
+    future.pipe(&mut store, Status::<ErrorCode>(status.clone()))?;
+    let (b, s) = (bytes.clone(), status.clone());
+    drive(&mut store, move || b.lock().unwrap().1 && s.lock().unwrap().is_some())?;
+    assert!(bytes.lock().unwrap().0.is_empty());
+    assert!(
+        matches!(*status.lock().unwrap(), Some(Err(_))),
+        "{:?}",
+        status.lock().unwrap()
+    );
+    Ok(())
+}
