@@ -163,10 +163,7 @@ impl FiberPool {
     /// [`LentStack`] drops. A store keeps the stack of its last async call
     /// this way, so that its next call takes nothing from the pool.
     pub fn lend(self: &Arc<Self>) -> anyhow::Result<LentStack> {
-        Ok(LentStack {
-            stack: Some(self.take()?),
-            pool: self.clone(),
-        })
+        Ok(LentStack(Some((self.take()?, self.clone()))))
     }
 
     fn give_back(&self, stack: FiberStack) {
@@ -185,21 +182,20 @@ impl FiberPool {
 /// A stack lent by a [`FiberPool`] ([`FiberPool::lend`]), given back when
 /// dropped. [`on_fiber_lent`] runs a fiber on it, and
 /// [`FiberFuture::take_stack`] hands it back once the fiber is done.
-pub struct LentStack {
-    stack: Option<FiberStack>,
-    pool: Arc<FiberPool>,
-}
+pub struct LentStack(Option<(FiberStack, Arc<FiberPool>)>);
 
 impl fmt::Debug for LentStack {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("LentStack").field("pool", &self.pool).finish()
+        f.debug_struct("LentStack")
+            .field("pool", &self.0.as_ref().map(|(_, pool)| pool))
+            .finish()
     }
 }
 
 impl Drop for LentStack {
     fn drop(&mut self) {
-        if let Some(stack) = self.stack.take() {
-            self.pool.give_back(stack);
+        if let Some((stack, pool)) = self.0.take() {
+            pool.give_back(stack);
         }
     }
 }
@@ -352,6 +348,18 @@ enum Home<'a> {
     Lent(Option<FiberStack>, Option<Arc<FiberPool>>),
 }
 
+impl Home<'_> {
+    /// Forgets the stack that went with this home: its fiber could not be
+    /// made.
+    fn lost(&self) {
+        match self {
+            Home::Pool(pool) => pool.lost_one(),
+            Home::Lent(_, Some(pool)) => pool.lost_one(),
+            Home::Lent(_, None) => {}
+        }
+    }
+}
+
 // SAFETY: the fiber only runs while the future is polled or dropped, on the
 // thread doing so; the closure it runs is `Send`, and so is its result. Its
 // stack moves with it as plain memory.
@@ -386,7 +394,7 @@ pub fn on_fiber<'a, R: 'a>(
     f: impl FnOnce(&AsyncCx) -> R + Send + 'a,
 ) -> anyhow::Result<FiberFuture<'a, R>> {
     let stack = pool.take()?;
-    new_fiber_future(stack, Home::Pool(pool), f).inspect_err(|_| pool.lost_one())
+    new_fiber_future(stack, Home::Pool(pool), f)
 }
 
 /// As [`on_fiber`], on the stack `stack`: the future keeps the stack when
@@ -396,17 +404,15 @@ pub fn on_fiber_lent<'a, R: 'a>(
     mut stack: LentStack,
     f: impl FnOnce(&AsyncCx) -> R + Send + 'a,
 ) -> anyhow::Result<FiberFuture<'a, R>> {
-    let pool = stack.pool.clone();
-    let Some(fiber_stack) = stack.stack.take() else {
+    let Some((fiber_stack, pool)) = stack.0.take() else {
         anyhow::bail!("internal error: a lent stack without its stack");
     };
-    drop(stack);
-    let home = Home::Lent(None, Some(pool.clone()));
-    new_fiber_future(fiber_stack, home, f).inspect_err(|_| pool.lost_one())
+    new_fiber_future(fiber_stack, Home::Lent(None, Some(pool)), f)
 }
 
 /// The future running `f` on a fiber on `stack`, which goes to `home` once
-/// the fiber is done.
+/// the fiber is done (and is forgotten by its pool if the fiber cannot be
+/// made).
 fn new_fiber_future<'a, R: 'a>(
     stack: FiberStack,
     home: Home<'a>,
@@ -439,7 +445,10 @@ fn new_fiber_future<'a, R: 'a>(
             shared,
             home,
         }),
-        Err(e) => Err(anyhow::anyhow!("failed to create a fiber: {e}")),
+        Err(e) => {
+            home.lost();
+            Err(anyhow::anyhow!("failed to create a fiber: {e}"))
+        }
     }
 }
 
@@ -449,10 +458,7 @@ impl<R> FiberFuture<'_, R> {
     /// futures made by [`on_fiber`].
     pub fn take_stack(&mut self) -> Option<LentStack> {
         match &mut self.home {
-            Home::Lent(stack @ Some(_), pool @ Some(_)) => Some(LentStack {
-                stack: stack.take(),
-                pool: pool.take()?,
-            }),
+            Home::Lent(stack @ Some(_), pool @ Some(_)) => Some(LentStack(stack.take().zip(pool.take()))),
             _ => None,
         }
     }
