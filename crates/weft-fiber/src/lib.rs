@@ -163,7 +163,10 @@ impl FiberPool {
     /// [`LentStack`] drops. A store keeps the stack of its last async call
     /// this way, so that its next call takes nothing from the pool.
     pub fn lend(self: &Arc<Self>) -> anyhow::Result<LentStack> {
-        Ok(LentStack(Some((self.take()?, self.clone()))))
+        Ok(LentStack {
+            stack: Some(self.take()?),
+            pool: self.clone(),
+        })
     }
 
     fn give_back(&self, stack: FiberStack) {
@@ -182,20 +185,21 @@ impl FiberPool {
 /// A stack lent by a [`FiberPool`] ([`FiberPool::lend`]), given back when
 /// dropped. [`on_fiber_lent`] runs a fiber on it, and
 /// [`FiberFuture::take_stack`] hands it back once the fiber is done.
-pub struct LentStack(Option<(FiberStack, Arc<FiberPool>)>);
+pub struct LentStack {
+    stack: Option<FiberStack>,
+    pool: Arc<FiberPool>,
+}
 
 impl fmt::Debug for LentStack {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("LentStack")
-            .field("pool", &self.0.as_ref().map(|(_, pool)| pool))
-            .finish()
+        f.debug_struct("LentStack").field("pool", &self.pool).finish()
     }
 }
 
 impl Drop for LentStack {
     fn drop(&mut self) {
-        if let Some((stack, pool)) = self.0.take() {
-            pool.give_back(stack);
+        if let Some(stack) = self.stack.take() {
+            self.pool.give_back(stack);
         }
     }
 }
@@ -348,18 +352,6 @@ enum Home<'a> {
     Lent(Option<FiberStack>, Option<Arc<FiberPool>>),
 }
 
-impl Home<'_> {
-    /// Forgets the stack that went with this home: its fiber could not be
-    /// made.
-    fn lost(&self) {
-        match self {
-            Home::Pool(pool) => pool.lost_one(),
-            Home::Lent(_, Some(pool)) => pool.lost_one(),
-            Home::Lent(_, None) => {}
-        }
-    }
-}
-
 // SAFETY: the fiber only runs while the future is polled or dropped, on the
 // thread doing so; the closure it runs is `Send`, and so is its result. Its
 // stack moves with it as plain memory.
@@ -394,7 +386,7 @@ pub fn on_fiber<'a, R: 'a>(
     f: impl FnOnce(&AsyncCx) -> R + Send + 'a,
 ) -> anyhow::Result<FiberFuture<'a, R>> {
     let stack = pool.take()?;
-    new_fiber_future(stack, Home::Pool(pool), f)
+    new_fiber_future(stack, Home::Pool(pool), f).inspect_err(|_| pool.lost_one())
 }
 
 /// As [`on_fiber`], on the stack `stack`: the future keeps the stack when
@@ -404,15 +396,17 @@ pub fn on_fiber_lent<'a, R: 'a>(
     mut stack: LentStack,
     f: impl FnOnce(&AsyncCx) -> R + Send + 'a,
 ) -> anyhow::Result<FiberFuture<'a, R>> {
-    let Some((fiber_stack, pool)) = stack.0.take() else {
+    let pool = stack.pool.clone();
+    let Some(fiber_stack) = stack.stack.take() else {
         anyhow::bail!("internal error: a lent stack without its stack");
     };
-    new_fiber_future(fiber_stack, Home::Lent(None, Some(pool)), f)
+    drop(stack);
+    let home = Home::Lent(None, Some(pool.clone()));
+    new_fiber_future(fiber_stack, home, f).inspect_err(|_| pool.lost_one())
 }
 
 /// The future running `f` on a fiber on `stack`, which goes to `home` once
-/// the fiber is done (and is forgotten by its pool if the fiber cannot be
-/// made).
+/// the fiber is done.
 fn new_fiber_future<'a, R: 'a>(
     stack: FiberStack,
     home: Home<'a>,
@@ -445,10 +439,7 @@ fn new_fiber_future<'a, R: 'a>(
             shared,
             home,
         }),
-        Err(e) => {
-            home.lost();
-            Err(anyhow::anyhow!("failed to create a fiber: {e}"))
-        }
+        Err(e) => Err(anyhow::anyhow!("failed to create a fiber: {e}")),
     }
 }
 
@@ -458,7 +449,10 @@ impl<R> FiberFuture<'_, R> {
     /// futures made by [`on_fiber`].
     pub fn take_stack(&mut self) -> Option<LentStack> {
         match &mut self.home {
-            Home::Lent(stack @ Some(_), pool @ Some(_)) => Some(LentStack(stack.take().zip(pool.take()))),
+            Home::Lent(stack @ Some(_), pool @ Some(_)) => Some(LentStack {
+                stack: stack.take(),
+                pool: pool.take()?,
+            }),
             _ => None,
         }
     }
