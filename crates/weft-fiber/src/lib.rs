@@ -153,22 +153,6 @@ impl FiberPool {
         stack
     }
 
-    /// Forgets a stack taken with `take` that is gone (its fiber could not
-    /// be made).
-    fn lost_one(&self) {
-        self.in_use.fetch_sub(1, Ordering::SeqCst);
-    }
-
-    /// Lends a stack, counted in [`FiberPool::stacks_in_use`] until the
-    /// [`LentStack`] drops. A store keeps the stack of its last async call
-    /// this way, so that its next call takes nothing from the pool.
-    pub fn lend(self: &Arc<Self>) -> anyhow::Result<LentStack> {
-        Ok(LentStack {
-            stack: Some(self.take()?),
-            pool: self.clone(),
-        })
-    }
-
     fn give_back(&self, stack: FiberStack) {
         self.in_use.fetch_sub(1, Ordering::SeqCst);
         if self.creator.is_some() {
@@ -178,28 +162,6 @@ impl FiberPool {
         let mut free = self.free.lock().unwrap_or_else(|e| e.into_inner());
         if free.len() < MAX_POOLED {
             free.push(stack);
-        }
-    }
-}
-
-/// A stack lent by a [`FiberPool`] ([`FiberPool::lend`]), given back when
-/// dropped. [`on_fiber_lent`] runs a fiber on it, and
-/// [`FiberFuture::take_stack`] hands it back once the fiber is done.
-pub struct LentStack {
-    stack: Option<FiberStack>,
-    pool: Arc<FiberPool>,
-}
-
-impl fmt::Debug for LentStack {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("LentStack").field("pool", &self.pool).finish()
-    }
-}
-
-impl Drop for LentStack {
-    fn drop(&mut self) {
-        if let Some(stack) = self.stack.take() {
-            self.pool.give_back(stack);
         }
     }
 }
@@ -339,17 +301,7 @@ impl AsyncCx {
 pub struct FiberFuture<'a, R> {
     fiber: Option<Fiber<'a, Resume, (), Option<R>>>,
     shared: Arc<Shared>,
-    home: Home<'a>,
-}
-
-/// Where a [`FiberFuture`]'s stack goes when its fiber is done.
-enum Home<'a> {
-    /// Back to this pool.
-    Pool(&'a FiberPool),
-    /// Kept for [`FiberFuture::take_stack`] (the stack, once the fiber is
-    /// done, and the pool that lent it); back to the pool if nobody takes
-    /// it.
-    Lent(Option<FiberStack>, Option<Arc<FiberPool>>),
+    pool: &'a FiberPool,
 }
 
 // SAFETY: the fiber only runs while the future is polled or dropped, on the
@@ -385,33 +337,6 @@ pub fn on_fiber<'a, R: 'a>(
     pool: &'a FiberPool,
     f: impl FnOnce(&AsyncCx) -> R + Send + 'a,
 ) -> anyhow::Result<FiberFuture<'a, R>> {
-    let stack = pool.take()?;
-    new_fiber_future(stack, Home::Pool(pool), f).inspect_err(|_| pool.lost_one())
-}
-
-/// As [`on_fiber`], on the stack `stack`: the future keeps the stack when
-/// its fiber is done, for [`FiberFuture::take_stack`] (and gives it back to
-/// its pool if nobody takes it).
-pub fn on_fiber_lent<'a, R: 'a>(
-    mut stack: LentStack,
-    f: impl FnOnce(&AsyncCx) -> R + Send + 'a,
-) -> anyhow::Result<FiberFuture<'a, R>> {
-    let pool = stack.pool.clone();
-    let Some(fiber_stack) = stack.stack.take() else {
-        anyhow::bail!("internal error: a lent stack without its stack");
-    };
-    drop(stack);
-    let home = Home::Lent(None, Some(pool.clone()));
-    new_fiber_future(fiber_stack, home, f).inspect_err(|_| pool.lost_one())
-}
-
-/// The future running `f` on a fiber on `stack`, which goes to `home` once
-/// the fiber is done.
-fn new_fiber_future<'a, R: 'a>(
-    stack: FiberStack,
-    home: Home<'a>,
-    f: impl FnOnce(&AsyncCx) -> R + Send + 'a,
-) -> anyhow::Result<FiberFuture<'a, R>> {
     #[allow(
         clippy::arc_with_non_send_sync,
         reason = "shared by the future and its fiber, which never run at once (see the Send impls)"
@@ -423,6 +348,7 @@ fn new_fiber_future<'a, R: 'a>(
         cancelled: Cell::new(false),
     });
     let cx = AsyncCx { shared: shared.clone() };
+    let stack = pool.take()?;
     let body = move |first: Resume, suspend: &mut FiberSuspend<R>| -> Option<R> {
         if let Resume::Cancel = first {
             return None;
@@ -437,33 +363,20 @@ fn new_fiber_future<'a, R: 'a>(
         Ok(fiber) => Ok(FiberFuture {
             fiber: Some(fiber),
             shared,
-            home,
+            pool,
         }),
-        Err(e) => Err(anyhow::anyhow!("failed to create a fiber: {e}")),
+        Err(e) => {
+            pool.in_use.fetch_sub(1, Ordering::SeqCst);
+            Err(anyhow::anyhow!("failed to create a fiber: {e}"))
+        }
     }
 }
 
 impl<R> FiberFuture<'_, R> {
-    /// The stack of a future made by [`on_fiber_lent`], once its fiber is
-    /// done (after the future gave its output); `None` before, and for
-    /// futures made by [`on_fiber`].
-    pub fn take_stack(&mut self) -> Option<LentStack> {
-        match &mut self.home {
-            Home::Lent(stack @ Some(_), pool @ Some(_)) => Some(LentStack {
-                stack: stack.take(),
-                pool: pool.take()?,
-            }),
-            _ => None,
-        }
-    }
-
     fn finish(&mut self) {
         if let Some(fiber) = self.fiber.take() {
             if fiber.done() {
-                match &mut self.home {
-                    Home::Pool(pool) => pool.give_back(fiber.into_stack()),
-                    Home::Lent(slot, _) => *slot = Some(fiber.into_stack()),
-                }
+                self.pool.give_back(fiber.into_stack());
             } else {
                 // Cannot happen: callers only finish done fibers. Keep the
                 // stack rather than free memory a suspended fiber uses.
@@ -510,7 +423,8 @@ const MAX_CANCEL_RESUMES: usize = 10_000;
 
 impl<R> Drop for FiberFuture<'_, R> {
     fn drop(&mut self) {
-        if let Some(fiber) = self.fiber.as_ref().filter(|f| !f.done()) {
+        let Some(fiber) = self.fiber.as_ref() else { return };
+        if !fiber.done() {
             self.shared.cancelled.set(true);
             let id = Arc::as_ptr(&self.shared).cast();
             for _ in 0..MAX_CANCEL_RESUMES {
@@ -523,11 +437,5 @@ impl<R> Drop for FiberFuture<'_, R> {
             }
         }
         self.finish();
-        // A stack nobody took goes back to its pool.
-        if let Home::Lent(stack, Some(pool)) = &mut self.home {
-            if let Some(stack) = stack.take() {
-                pool.give_back(stack);
-            }
-        }
     }
 }

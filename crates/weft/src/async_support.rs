@@ -128,39 +128,26 @@ impl<T: 'static> StoreInner<T> {
     }
 }
 
-/// Runs `f` with the store on a fiber: on the stack the store kept from its
-/// last async call, or on one from the engine's pool.
+/// Runs `f` with the store on a fiber of the engine's pool.
 pub(crate) async fn on_fiber<T: Send + 'static, R: Send>(
     store: &mut StoreInner<T>,
     f: impl FnOnce(&mut StoreInner<T>) -> crate::Result<R> + Send,
 ) -> crate::Result<R> {
-    let stack = match store.opaque.fiber_stack.take() {
-        Some(stack) => stack,
-        None => store.opaque.engine.inner.fiber_pool.lend()?,
-    };
-    let inner = &mut *store;
-    let mut future = weft_fiber::on_fiber_lent(stack, move |cx| {
+    let engine = store.opaque.engine.clone();
+    let future = weft_fiber::on_fiber(&engine.inner.fiber_pool, move |cx| {
         let entry = weft_runtime::current_call_state();
-        let hook_depth = inner.call_hook_depth();
-        let prev = inner.opaque.async_state.replace(AsyncState {
+        let hook_depth = store.call_hook_depth();
+        let prev = store.opaque.async_state.replace(AsyncState {
             cx: cx.clone(),
             entry,
             hook_depth,
         });
         // A host panic unwinds through here: put the store back first.
-        let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f(&mut *inner)));
-        inner.opaque.async_state = prev;
+        let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f(&mut *store)));
+        store.opaque.async_state = prev;
         result.unwrap_or_else(|panic| std::panic::resume_unwind(panic))
     })?;
-    let result = (&mut future).await;
-    let stack = future.take_stack();
-    drop(future);
-    // Kept for the next call (a nested call's stack, kept first, goes back
-    // to the pool here).
-    if stack.is_some() {
-        store.opaque.fiber_stack = stack;
-    }
-    result
+    future.await
 }
 
 impl Func {
@@ -347,11 +334,9 @@ impl<T: Send + 'static> Linker<T> {
 }
 
 impl crate::Engine {
-    /// The number of async stacks lent now: to running or suspended async
-    /// calls, and the one each store keeps from its last async call for its
-    /// next (a diagnostic: it returns to zero once every call future has
-    /// completed or been dropped and every store that made async calls has
-    /// been dropped; a store holds at most one between calls).
+    /// The number of async stacks lent to running or suspended async calls
+    /// now (a diagnostic: it returns to zero once every call future has
+    /// completed or been dropped).
     pub fn async_stacks_in_use(&self) -> usize {
         self.inner.fiber_pool.stacks_in_use()
     }

@@ -107,10 +107,6 @@ pub struct StoreOpaque {
     pub(crate) pending_exception: Option<usize>,
     #[cfg(feature = "async")]
     pub(crate) async_state: Option<async_support::AsyncState>,
-    /// The stack of the store's last async call, kept for its next one
-    /// (given back to the engine's pool when the store drops).
-    #[cfg(feature = "async")]
-    pub(crate) fiber_stack: Option<weft_fiber::LentStack>,
     /// Lifted functions and component instances.
     #[cfg(feature = "component-model")]
     pub(crate) components: component::store::ComponentStore,
@@ -327,8 +323,6 @@ impl<T: 'static> Store<T> {
                     pending_exception: None,
                     #[cfg(feature = "async")]
                     async_state: None,
-                    #[cfg(feature = "async")]
-                    fiber_stack: None,
                     #[cfg(feature = "component-model")]
                     components: Default::default(),
                 },

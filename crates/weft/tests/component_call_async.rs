@@ -117,9 +117,8 @@ fn dropped_futures(engine: &Engine, component: &Component) -> weft::Result<()> {
                 // An async-typed task's thread stays in the store (on its
                 // own fiber) when its caller goes: later event loops run
                 // it, and dropping the store unwinds it.
-                // (At most the stack the store keeps for its next call.)
                 if name == "spin" {
-                    assert!(engine.async_stacks_in_use() <= 1, "{name} after {polls} polls");
+                    assert_eq!(engine.async_stacks_in_use(), 0, "{name} after {polls} polls");
                 }
                 store.check_concurrent_state()?;
             }

@@ -182,18 +182,8 @@ fn total_stacks_limits_async_calls() -> Result<()> {
     let module = Module::new(&engine, wat::parse_str(MODULE)?)?;
     let mut store = Store::new(&engine, ());
     let inst = block_on(Instance::new_async(&mut store, &module, &[]))?;
-    assert!(inst.get_memory(&mut store, "mem").is_some());
-    // The store keeps its one stack for its next call, so another store
-    // finds none left until it drops.
-    assert_eq!(engine.async_stacks_in_use(), 1);
-    let mut other = Store::new(&engine, ());
-    let Err(err) = block_on(Instance::new_async(&mut other, &module, &[])) else {
-        panic!("the only stack is kept by the first store")
-    };
-    assert!(format!("{err:#}").contains("total_stacks"), "{err:#}");
-    drop(store);
     assert_eq!(engine.async_stacks_in_use(), 0);
-    block_on(Instance::new_async(&mut other, &module, &[]))?;
+    assert!(inst.get_memory(&mut store, "mem").is_some());
 
     let engine = self::engine(|p| {
         p.total_stacks(0);
