@@ -210,6 +210,12 @@ fn benches(sightglass: &[PathBuf], quick: bool) -> Vec<Bench> {
         metrics: vec![("start", "WASI 0.2")],
     });
     out.push(Bench {
+        name: "wasi:http request round trip in process (store + instance + handle + body)".into(),
+        args: vec!["wasi-http-round-trip".into()],
+        reps: if quick { 20 } else { 50 },
+        metrics: vec![("round_trip", "WASI 0.2")],
+    });
+    out.push(Bench {
         name: "memory.grow by one page".into(),
         args: vec!["memory-grow".into()],
         reps: if quick { 5 } else { 11 },

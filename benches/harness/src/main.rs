@@ -13,6 +13,7 @@
 //!           cm-call-concurrent | cm-call-concurrent-untyped
 //!           cm-stream-host | cm-stream-guest | cm-futures   (components.rs)
 //!           wasi-p2-start                a WASI 0.2 command's start-up (wasi_p2.rs)
+//!           wasi-http-round-trip         a wasi:http request in process (wasi_http.rs)
 //!           compile-synthetic NFUNCS     compile a generated module of NFUNCS functions
 //!           instantiate-data BYTES       instantiate a module with one BYTES-long data segment
 //! ```
@@ -32,6 +33,7 @@ use std::time::{Duration, Instant};
 
 mod components;
 mod inputs;
+mod wasi_http;
 mod wasi_p2;
 
 /// Runs a future whose host functions never really wait: polls it with a
@@ -532,6 +534,13 @@ fn run() -> anyhow::Result<()> {
         return match engine.as_str() {
             "weft" => wasi_p2::weft_p2::run(reps),
             "wasmtime" => wasi_p2::wasmtime_p2::run(reps),
+            e => anyhow::bail!("unknown engine `{e}` (weft or wasmtime)"),
+        };
+    }
+    if bench == "wasi-http-round-trip" {
+        return match engine.as_str() {
+            "weft" => wasi_http::weft_http::run(reps),
+            "wasmtime" => wasi_http::wasmtime_http::run(reps),
             e => anyhow::bail!("unknown engine `{e}` (weft or wasmtime)"),
         };
     }
