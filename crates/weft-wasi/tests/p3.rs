@@ -621,3 +621,29 @@ fn a_connection_is_refused_unless_the_context_allows_it() -> weft::Result<()> {
     assert!(listener.accept().is_err());
     Ok(())
 }
+
+#[test]
+fn a_guest_sends_a_udp_datagram_only_where_allowed() -> weft::Result<()> {
+    let host = std::net::UdpSocket::bind("127.0.0.1:0")?;
+    host.set_read_timeout(Some(std::time::Duration::from_secs(10)))?;
+    let port = host.local_addr()?.port();
+    let mut b = WasiCtxBuilder::new();
+    b.allow_udp(true).socket_addr_check(|addr, _| addr.ip().is_loopback());
+    let o = run_wat(&p3_guest::udp_component(port, "a datagram"), &mut b)?;
+    assert_eq!(o.result?, Ok(()));
+    let mut buf = [0; 64];
+    let (n, _) = host.recv_from(&mut buf)?;
+    assert_eq!(String::from_utf8_lossy(&buf[..n]), "a datagram");
+    // UDP allowed, but no address passes the check: `access-denied` (120).
+    let o = run_wat(
+        &p3_guest::udp_component(port, "never sent"),
+        WasiCtxBuilder::new().allow_udp(true),
+    )?;
+    let err = o.result.unwrap_err();
+    assert_eq!(err.downcast_ref::<I32Exit>(), Some(&I32Exit(120)), "{err:?}");
+    // UDP not allowed: `create` fails (100).
+    let o = run_wat(&p3_guest::udp_component(port, "never sent"), &mut WasiCtxBuilder::new())?;
+    let err = o.result.unwrap_err();
+    assert_eq!(err.downcast_ref::<I32Exit>(), Some(&I32Exit(100)), "{err:?}");
+    Ok(())
+}

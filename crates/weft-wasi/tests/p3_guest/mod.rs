@@ -691,3 +691,118 @@ pub fn tcp_component(mode: TcpMode, msg: &str) -> String {
 "#
     )
 }
+
+/// The component that makes an IPv4 `wasi:sockets/types@0.3.0#udp-socket`
+/// and sends `msg` as one datagram to `127.0.0.1:port` with `send` (lowered
+/// `async`). `run` returns `ok` when it was sent; a failure exits with
+/// `exit-with-code(N + the error code's case)`: N is 100 for `create` and
+/// 120 for `send` (so 120 is `access-denied`).
+pub fn udp_component(port: u16, msg: &str) -> String {
+    let msg_len = msg.len();
+    let msg = escape(msg);
+    format!(
+        r#"(component
+  (import "wasi:sockets/types@0.3.0" (instance $types
+    (export "udp-socket" (type $s (sub resource)))
+    (type $ec (variant (case "access-denied") (case "not-supported") (case "invalid-argument")
+      (case "out-of-memory") (case "timeout") (case "invalid-state") (case "address-not-bindable")
+      (case "address-in-use") (case "remote-unreachable") (case "connection-refused")
+      (case "connection-broken") (case "connection-reset") (case "connection-aborted")
+      (case "datagram-too-large") (case "other" (option string))))
+    (export "error-code" (type $ec' (eq $ec)))
+    (type $fam (enum "ipv4" "ipv6"))
+    (export "ip-address-family" (type $fam' (eq $fam)))
+    (type $v4 (record (field "port" u16) (field "address" (tuple u8 u8 u8 u8))))
+    (export "ipv4-socket-address" (type $v4' (eq $v4)))
+    (type $v6 (record (field "port" u16) (field "flow-info" u32)
+      (field "address" (tuple u16 u16 u16 u16 u16 u16 u16 u16)) (field "scope-id" u32)))
+    (export "ipv6-socket-address" (type $v6' (eq $v6)))
+    (type $sa (variant (case "ipv4" $v4') (case "ipv6" $v6')))
+    (export "ip-socket-address" (type $sa' (eq $sa)))
+    (export "[static]udp-socket.create" (func (param "address-family" $fam') (result (result (own $s) (error $ec')))))
+    (export "[method]udp-socket.send" (func async (param "self" (borrow $s)) (param "data" (list u8))
+      (param "remote-address" (option $sa')) (result (result (error $ec')))))))
+  (import "wasi:cli/exit@0.3.0" (instance $exit
+    (export "exit-with-code" (func (param "status-code" u8)))))
+  (core module $libc
+    (memory (export "mem") 1)
+    (global $next (mut i32) (i32.const 32768))
+    (func (export "realloc") (param i32 i32 i32 i32) (result i32)
+      (local $p i32)
+      (local.set $p (i32.and (i32.add (global.get $next) (i32.const 7)) (i32.const -8)))
+      (global.set $next (i32.add (local.get $p) (local.get 3)))
+      (local.get $p)))
+  (core instance $libc (instantiate $libc))
+  (core func $create (canon lower (func $types "[static]udp-socket.create")
+    (memory (core memory $libc "mem")) (realloc (core func $libc "realloc"))))
+  (core func $send (canon lower (func $types "[method]udp-socket.send") async
+    (memory (core memory $libc "mem")) (realloc (core func $libc "realloc"))))
+  (core func $exit_code (canon lower (func $exit "exit-with-code")))
+  (core func $subtask_drop (canon subtask.drop))
+  (core func $ret (canon task.return (result (result))))
+  (core func $ws_new (canon waitable-set.new))
+  (core func $join (canon waitable.join))
+  (core module $m
+    (import "" "mem" (memory 1))
+    (import "" "create" (func $create (param i32 i32)))
+    (import "" "send" (func $send (param i32 i32) (result i32)))
+    (import "" "exit-code" (func $exit_code (param i32)))
+    (import "" "subtask.drop" (func $subtask_drop (param i32)))
+    (import "" "ret" (func $ret (param i32)))
+    (import "" "ws-new" (func $ws_new (result i32)))
+    (import "" "join" (func $join (param i32 i32)))
+    (global $ws (mut i32) (i32.const 0))
+    (data (i32.const 1024) "{msg}")
+    (func $check (param $base i32)
+      (if (i32.load8_u (i32.const 320)) (then
+        (call $exit_code (i32.add (local.get $base) (i32.load8_u (i32.const 324))))
+        (unreachable))))
+    (func (export "run") (result i32)
+      (local $r i32)
+      (global.set $ws (call $ws_new))
+      (call $create (i32.const 0) (i32.const 320))
+      (call $check (i32.const 100))
+      ;; send's parameters at 256: self, the list (pointer, length), then
+      ;; `some` (at 268) of the address (case 0 at 272, port at 276,
+      ;; 127.0.0.1 at 278).
+      (i32.store (i32.const 256) (i32.load (i32.const 324)))
+      (i32.store (i32.const 260) (i32.const 1024))
+      (i32.store (i32.const 264) (i32.const {msg_len}))
+      (i32.store8 (i32.const 268) (i32.const 1))
+      (i32.store8 (i32.const 272) (i32.const 0))
+      (i32.store16 (i32.const 276) (i32.const {port}))
+      (i32.store8 (i32.const 278) (i32.const 127))
+      (i32.store8 (i32.const 279) (i32.const 0))
+      (i32.store8 (i32.const 280) (i32.const 0))
+      (i32.store8 (i32.const 281) (i32.const 1))
+      (local.set $r (call $send (i32.const 256) (i32.const 320)))
+      (if (i32.ne (i32.and (local.get $r) (i32.const 0xf)) (i32.const 2)) (then
+        (call $join (i32.shr_u (local.get $r) (i32.const 4)) (global.get $ws))
+        (return (i32.or (i32.const 2) (i32.shl (global.get $ws) (i32.const 4))))))
+      (call $check (i32.const 120))
+      (call $ret (i32.const 0))
+      (i32.const 0))
+    (func (export "cb") (param $event i32) (param $index i32) (param $payload i32) (result i32)
+      (if (i32.and (i32.eq (local.get $event) (i32.const 1)) (i32.eq (local.get $payload) (i32.const 2))) (then
+        (call $join (local.get $index) (i32.const 0))
+        (call $subtask_drop (local.get $index))
+        (call $check (i32.const 120))
+        (call $ret (i32.const 0))
+        (return (i32.const 0))))
+      (i32.or (i32.const 2) (i32.shl (global.get $ws) (i32.const 4)))))
+  (core instance $i (instantiate $m (with "" (instance
+    (export "mem" (memory $libc "mem"))
+    (export "create" (func $create))
+    (export "send" (func $send))
+    (export "exit-code" (func $exit_code))
+    (export "subtask.drop" (func $subtask_drop))
+    (export "ret" (func $ret))
+    (export "ws-new" (func $ws_new))
+    (export "join" (func $join))))))
+  (func $run async (result (result))
+    (canon lift (core func $i "run") async (callback (core func $i "cb"))))
+  (instance $run (export "run" (func $run)))
+  (export "wasi:cli/run@0.3.0" (instance $run)))
+"#
+    )
+}
