@@ -495,9 +495,21 @@ fn invoke_component(
         .with_context(|| format!("invalid arguments for `{}`", call.name))
         .map_err(RunError::Setup)?;
     let mut results = vec![weft::component::Val::Bool(false); ty.results().len()];
-    func.call(&mut *store, &args, &mut results)
-        .with_context(|| format!("failed to invoke `{}`", call.name))
-        .map_err(RunError::Exec)?;
+    if ty.async_() {
+        // An `async` export (a WASI 0.3 `run`) is called concurrently, in
+        // the store's event loop.
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .build()
+            .context("failed to start the event loop's runtime")
+            .map_err(RunError::Setup)?;
+        runtime
+            .block_on(store.run_concurrent(async |accessor| func.call_concurrent(accessor, &args, &mut results).await))
+            .and_then(|r| r)
+    } else {
+        func.call(&mut *store, &args, &mut results)
+    }
+    .with_context(|| format!("failed to invoke `{}`", call.name))
+    .map_err(RunError::Exec)?;
     if results.is_empty() {
         println!("()");
     }
@@ -509,7 +521,8 @@ fn invoke_component(
 
 /// The exported function `name` of `component`, as `wasmtime run --invoke`
 /// finds it: a function exported by the root; `ns:pkg/iface.func` or
-/// `ns:pkg/iface.func@1.2.3`, the function `func` of the exported instance
+/// `ns:pkg/iface.func@1.2.3` or `ns:pkg/iface@1.2.3.func`, the function
+/// `func` of the exported instance
 /// `ns:pkg/iface` (`ns:pkg/iface@1.2.3`); or a bare `func`, searched for in
 /// every exported instance, which must find one. Gives the instance's
 /// name, if any, and the function's.
@@ -529,12 +542,23 @@ fn find_export(component: &weft::component::Component, name: &str) -> Result<(Op
         return Ok((None, name.to_string()));
     }
     if let Some((package, rest)) = name.rsplit_once('/') {
-        let Some((iface, func)) = rest.split_once('.') else {
-            bail!("no exported function named `{name}` (write `ns:pkg/interface.function`)");
-        };
-        let (func, version) = match func.split_once('@') {
-            Some((func, version)) => (func, format!("@{version}")),
-            None => (func, String::new()),
+        // `iface@1.2.3.func` (the version's dots are not the separator),
+        // or `iface.func`, `iface.func@1.2.3`.
+        let versioned_iface = rest
+            .split_once('@')
+            .filter(|(iface, _)| !iface.contains('.'))
+            .and_then(|(iface, tail)| tail.rsplit_once('.').map(|(version, func)| (iface, version, func)));
+        let (iface, func, version) = match versioned_iface {
+            Some((iface, version, func)) => (iface, func, format!("@{version}")),
+            None => {
+                let Some((iface, func)) = rest.split_once('.') else {
+                    bail!("no exported function named `{name}` (write `ns:pkg/interface.function`)");
+                };
+                match func.split_once('@') {
+                    Some((func, version)) => (iface, func, format!("@{version}")),
+                    None => (iface, func, String::new()),
+                }
+            }
         };
         let instance = format!("{package}/{iface}{version}");
         return match exports.iter().find(|(n, _)| *n == instance) {

@@ -113,3 +113,24 @@ fn a_component_writes_a_file_in_a_dir_given_with_dir() {
     let out = weft(&["run", wasm.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(134), "{out:?}");
 }
+
+#[test]
+fn invoke_names_the_async_run_with_its_version() {
+    let dir = temp_dir("invoke");
+    let wasm = component_file(&dir, "invoke", "invoked\n", "", Ending::Ok);
+    // The version's dots are not the separator of the function's name.
+    let out = weft(&["run", "--invoke", "wasi:cli/run@0.3.0.run()", &wasm]);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    assert_eq!(text(&out.stdout), "invoked\nok\n");
+    // The version may also follow the function's name.
+    let out = weft(&["run", "--invoke", "wasi:cli/run.run@0.3.0()", &wasm]);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    assert_eq!(text(&out.stdout), "invoked\nok\n");
+    let out = weft(&["run", "--invoke", "wasi:cli/run@0.3.0.nope()", &wasm]);
+    assert_ne!(out.status.code(), Some(0), "{out:?}");
+    let err = text(&out.stderr);
+    assert!(
+        err.contains("the exported instance `wasi:cli/run@0.3.0` has no function named `nope`"),
+        "{err}"
+    );
+}

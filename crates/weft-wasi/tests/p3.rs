@@ -515,3 +515,135 @@ fn directories_and_files_are_read_through_streams() -> weft::Result<()> {
     );
     Ok(())
 }
+
+#[test]
+fn localhost_resolves_to_loopback_when_lookup_is_allowed() -> weft::Result<()> {
+    let o = run_wat(
+        &p3_guest::lookup_component("localhost"),
+        WasiCtxBuilder::new().allow_ip_name_lookup(true),
+    )?;
+    assert_eq!(o.result?, Ok(()));
+    // An address literal resolves to itself, without the resolver.
+    let o = run_wat(
+        &p3_guest::lookup_component("127.0.0.1"),
+        WasiCtxBuilder::new().allow_ip_name_lookup(true),
+    )?;
+    assert_eq!(o.result?, Ok(()));
+    Ok(())
+}
+
+#[test]
+fn name_lookup_is_refused_unless_allowed() -> weft::Result<()> {
+    // The guest exits with 100 + the error's case: 100 is `access-denied`.
+    let o = run_wat(&p3_guest::lookup_component("localhost"), &mut WasiCtxBuilder::new())?;
+    let err = o.result.unwrap_err();
+    assert_eq!(err.downcast_ref::<I32Exit>(), Some(&I32Exit(100)), "{err:?}");
+    // A name that cannot be a host's is `invalid-argument` (101).
+    let o = run_wat(
+        &p3_guest::lookup_component("no such host"),
+        WasiCtxBuilder::new().allow_ip_name_lookup(true),
+    )?;
+    let err = o.result.unwrap_err();
+    assert_eq!(err.downcast_ref::<I32Exit>(), Some(&I32Exit(101)), "{err:?}");
+    Ok(())
+}
+
+/// A context that allows TCP to loopback addresses only.
+fn loopback_tcp() -> WasiCtxBuilder {
+    let mut b = WasiCtxBuilder::new();
+    b.allow_tcp(true).socket_addr_check(|addr, _| addr.ip().is_loopback());
+    b
+}
+
+#[test]
+fn a_guest_connects_to_a_host_listener_and_sends_bytes() -> weft::Result<()> {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0")?;
+    let port = listener.local_addr()?.port();
+    let reader = std::thread::spawn(move || -> std::io::Result<Vec<u8>> {
+        let (mut conn, _) = listener.accept()?;
+        let mut got = Vec::new();
+        std::io::Read::read_to_end(&mut conn, &mut got)?;
+        Ok(got)
+    });
+    let o = run_wat(
+        &p3_guest::tcp_component(p3_guest::TcpMode::Connect(port), "hello over wasi 0.3 tcp"),
+        &mut loopback_tcp(),
+    )?;
+    assert_eq!(o.result?, Ok(()));
+    let got = reader.join().expect("reader thread")?;
+    assert_eq!(String::from_utf8_lossy(&got), "hello over wasi 0.3 tcp");
+    Ok(())
+}
+
+#[test]
+fn a_guest_listens_and_accepts_one_connection() -> weft::Result<()> {
+    // A free loopback port for the guest's listener.
+    let port = std::net::TcpListener::bind("127.0.0.1:0")?.local_addr()?.port();
+    let client = std::thread::spawn(move || -> std::io::Result<Vec<u8>> {
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        let mut conn = loop {
+            match std::net::TcpStream::connect(("127.0.0.1", port)) {
+                Ok(c) => break c,
+                Err(e) if std::time::Instant::now() > deadline => return Err(e),
+                Err(_) => std::thread::sleep(std::time::Duration::from_millis(10)),
+            }
+        };
+        let mut got = Vec::new();
+        std::io::Read::read_to_end(&mut conn, &mut got)?;
+        Ok(got)
+    });
+    let o = run_wat(
+        &p3_guest::tcp_component(p3_guest::TcpMode::Listen(port), "accepted"),
+        &mut loopback_tcp(),
+    )?;
+    assert_eq!(o.result?, Ok(()));
+    let got = client.join().expect("client thread")?;
+    assert_eq!(String::from_utf8_lossy(&got), "accepted");
+    Ok(())
+}
+
+#[test]
+fn a_connection_is_refused_unless_the_context_allows_it() -> weft::Result<()> {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0")?;
+    let port = listener.local_addr()?.port();
+    let guest = p3_guest::tcp_component(p3_guest::TcpMode::Connect(port), "never sent");
+    // TCP allowed, but no address passes the check: `connect` fails with
+    // `access-denied` (the guest exits with 120 + its case, 0).
+    let o = run_wat(&guest, WasiCtxBuilder::new().allow_tcp(true))?;
+    let err = o.result.unwrap_err();
+    assert_eq!(err.downcast_ref::<I32Exit>(), Some(&I32Exit(120)), "{err:?}");
+    // TCP not allowed: `create` fails with `access-denied` (100).
+    let o = run_wat(&guest, &mut WasiCtxBuilder::new())?;
+    let err = o.result.unwrap_err();
+    assert_eq!(err.downcast_ref::<I32Exit>(), Some(&I32Exit(100)), "{err:?}");
+    // Nothing reached the listener.
+    listener.set_nonblocking(true)?;
+    assert!(listener.accept().is_err());
+    Ok(())
+}
+
+#[test]
+fn a_guest_sends_a_udp_datagram_only_where_allowed() -> weft::Result<()> {
+    let host = std::net::UdpSocket::bind("127.0.0.1:0")?;
+    host.set_read_timeout(Some(std::time::Duration::from_secs(10)))?;
+    let port = host.local_addr()?.port();
+    let mut b = WasiCtxBuilder::new();
+    b.allow_udp(true).socket_addr_check(|addr, _| addr.ip().is_loopback());
+    let o = run_wat(&p3_guest::udp_component(port, "a datagram"), &mut b)?;
+    assert_eq!(o.result?, Ok(()));
+    let mut buf = [0; 64];
+    let (n, _) = host.recv_from(&mut buf)?;
+    assert_eq!(String::from_utf8_lossy(&buf[..n]), "a datagram");
+    // UDP allowed, but no address passes the check: `access-denied` (120).
+    let o = run_wat(
+        &p3_guest::udp_component(port, "never sent"),
+        WasiCtxBuilder::new().allow_udp(true),
+    )?;
+    let err = o.result.unwrap_err();
+    assert_eq!(err.downcast_ref::<I32Exit>(), Some(&I32Exit(120)), "{err:?}");
+    // UDP not allowed: `create` fails (100).
+    let o = run_wat(&p3_guest::udp_component(port, "never sent"), &mut WasiCtxBuilder::new())?;
+    let err = o.result.unwrap_err();
+    assert_eq!(err.downcast_ref::<I32Exit>(), Some(&I32Exit(100)), "{err:?}");
+    Ok(())
+}

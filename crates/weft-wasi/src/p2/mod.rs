@@ -45,7 +45,7 @@ mod filesystem;
 mod io;
 pub mod pipe;
 mod random;
-mod sockets;
+pub(crate) mod sockets;
 
 pub use self::cli::{IsATTY, TerminalInput, TerminalOutput};
 pub use self::clocks::{HostMonotonicClock, HostWallClock, MonotonicClock, WallClock};

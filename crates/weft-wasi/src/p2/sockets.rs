@@ -49,7 +49,7 @@ impl From<ResourceTableError> for SocketError {
 }
 
 /// The error code of a host socket error.
-fn error_code(e: &io::Error) -> ErrorCode {
+pub(crate) fn error_code(e: &io::Error) -> ErrorCode {
     use rustix::io::Errno as E;
     if let Some(errno) = E::from_io_error(e) {
         return match errno {
@@ -84,14 +84,14 @@ fn fail<T>(code: ErrorCode) -> SocketResult<T> {
 }
 
 impl SocketsCtx {
-    fn check(&self, addr: SocketAddr, what: SocketAddrUse) -> SocketResult<()> {
+    pub(crate) fn check(&self, addr: SocketAddr, what: SocketAddrUse) -> SocketResult<()> {
         match &self.addr_check {
             Some(check) if check(addr, what) => Ok(()),
             _ => fail(ErrorCode::AccessDenied),
         }
     }
 
-    fn allows(&self, addr: SocketAddr, what: SocketAddrUse) -> bool {
+    pub(crate) fn allows(&self, addr: SocketAddr, what: SocketAddrUse) -> bool {
         self.addr_check.as_ref().is_some_and(|check| check(addr, what))
     }
 }
@@ -167,7 +167,7 @@ fn family_of(addr: &SocketAddr) -> IpAddressFamily {
     }
 }
 
-fn domain(family: IpAddressFamily) -> Domain {
+pub(crate) fn domain(family: IpAddressFamily) -> Domain {
     match family {
         IpAddressFamily::Ipv4 => Domain::IPV4,
         IpAddressFamily::Ipv6 => Domain::IPV6,
@@ -175,13 +175,13 @@ fn domain(family: IpAddressFamily) -> Domain {
 }
 
 /// The address of a socket, as std's type.
-fn std_addr(a: io::Result<SockAddr>) -> SocketResult<SocketAddr> {
+pub(crate) fn std_addr(a: io::Result<SockAddr>) -> SocketResult<SocketAddr> {
     a?.as_socket().ok_or_else(|| ErrorCode::InvalidState.into())
 }
 
 /// Checks that `addr` is of the socket's family and is not a wildcard or
 /// broadcast destination where one makes no sense.
-fn check_family(family: IpAddressFamily, addr: &SocketAddr) -> SocketResult<()> {
+pub(crate) fn check_family(family: IpAddressFamily, addr: &SocketAddr) -> SocketResult<()> {
     if family_of(addr) != family {
         return fail(ErrorCode::InvalidArgument);
     }
@@ -206,7 +206,7 @@ fn writable(sock: &impl std::os::fd::AsFd) -> bool {
     fd_ready(sock, rustix::event::PollFlags::OUT)
 }
 
-enum TcpState {
+pub(crate) enum TcpState {
     Default,
     BindStarted,
     Bound,
@@ -219,11 +219,11 @@ enum TcpState {
 
 /// The host value of `wasi:sockets/tcp.tcp-socket`.
 pub struct TcpSocket {
-    socket: Arc<Socket>,
-    family: IpAddressFamily,
-    state: TcpState,
-    backlog: i32,
-    ctx: SocketsCtx,
+    pub(crate) socket: Arc<Socket>,
+    pub(crate) family: IpAddressFamily,
+    pub(crate) state: TcpState,
+    pub(crate) backlog: i32,
+    pub(crate) ctx: SocketsCtx,
 }
 
 impl std::fmt::Debug for TcpSocket {
@@ -589,7 +589,7 @@ impl tcp::HostTcpSocket for WasiCtxView<'_> {
     }
 }
 
-fn keepalive_duration(nanos: u64) -> SocketResult<Duration> {
+pub(crate) fn keepalive_duration(nanos: u64) -> SocketResult<Duration> {
     if nanos == 0 {
         return fail(ErrorCode::InvalidArgument);
     }
@@ -597,14 +597,14 @@ fn keepalive_duration(nanos: u64) -> SocketResult<Duration> {
     Ok(Duration::from_secs(nanos.div_ceil(1_000_000_000).min(i32::MAX as u64)))
 }
 
-fn buffer_size(value: u64) -> SocketResult<usize> {
+pub(crate) fn buffer_size(value: u64) -> SocketResult<usize> {
     if value == 0 {
         return fail(ErrorCode::InvalidArgument);
     }
     Ok(usize::try_from(value).unwrap_or(usize::MAX).min(i32::MAX as usize))
 }
 
-fn hop_limit(socket: &Socket, family: IpAddressFamily) -> SocketResult<u8> {
+pub(crate) fn hop_limit(socket: &Socket, family: IpAddressFamily) -> SocketResult<u8> {
     let v = match family {
         IpAddressFamily::Ipv4 => socket.ttl_v4()?,
         IpAddressFamily::Ipv6 => socket.unicast_hops_v6()?,
@@ -612,7 +612,7 @@ fn hop_limit(socket: &Socket, family: IpAddressFamily) -> SocketResult<u8> {
     Ok(v.min(255) as u8)
 }
 
-fn set_hop_limit(socket: &Socket, family: IpAddressFamily, value: u8) -> SocketResult<()> {
+pub(crate) fn set_hop_limit(socket: &Socket, family: IpAddressFamily, value: u8) -> SocketResult<()> {
     if value == 0 {
         return fail(ErrorCode::InvalidArgument);
     }
@@ -625,12 +625,12 @@ fn set_hop_limit(socket: &Socket, family: IpAddressFamily, value: u8) -> SocketR
 
 /// The host value of `wasi:sockets/udp.udp-socket`.
 pub struct UdpSocket {
-    socket: Arc<std::net::UdpSocket>,
-    family: IpAddressFamily,
-    bound: bool,
-    bind_started: bool,
-    remote: Option<SocketAddr>,
-    ctx: SocketsCtx,
+    pub(crate) socket: Arc<std::net::UdpSocket>,
+    pub(crate) family: IpAddressFamily,
+    pub(crate) bound: bool,
+    pub(crate) bind_started: bool,
+    pub(crate) remote: Option<SocketAddr>,
+    pub(crate) ctx: SocketsCtx,
 }
 
 impl std::fmt::Debug for UdpSocket {
@@ -935,6 +935,32 @@ impl Pollable for ResolveAddressStream {
     }
 }
 
+/// Resolves `name` (an IP address, bracketed or not, or a host name) to
+/// its addresses, without duplicates: `invalid-argument` for a name that
+/// cannot be a host's, `name-unresolvable` when the resolver finds
+/// nothing. Shared by WASI 0.2's and 0.3's `resolve-addresses`; the
+/// context's permission is the caller's to check.
+pub(crate) fn lookup(name: &str) -> Result<Vec<IpAddr>, ErrorCode> {
+    let host = name.strip_prefix('[').and_then(|n| n.strip_suffix(']')).unwrap_or(name);
+    Ok(match host.parse::<IpAddr>() {
+        Ok(ip) => vec![ip],
+        Err(_) => {
+            if host.is_empty() || host.contains(|c: char| c == ':' || c.is_whitespace() || c == '/') {
+                return Err(ErrorCode::InvalidArgument);
+            }
+            let mut seen = Vec::new();
+            let found =
+                std::net::ToSocketAddrs::to_socket_addrs(&(host, 0)).map_err(|_| ErrorCode::NameUnresolvable)?;
+            for a in found {
+                if !seen.contains(&a.ip()) {
+                    seen.push(a.ip());
+                }
+            }
+            seen
+        }
+    })
+}
+
 impl ip_name_lookup::Host for WasiCtxView<'_> {
     fn resolve_addresses(
         &mut self,
@@ -945,27 +971,7 @@ impl ip_name_lookup::Host for WasiCtxView<'_> {
         if !net.ctx.allow_ip_name_lookup {
             return fail(ErrorCode::AccessDenied);
         }
-        let host = name
-            .strip_prefix('[')
-            .and_then(|n| n.strip_suffix(']'))
-            .unwrap_or(&name);
-        let addresses: Vec<IpAddr> = match host.parse::<IpAddr>() {
-            Ok(ip) => vec![ip],
-            Err(_) => {
-                if host.is_empty() || host.contains(|c: char| c == ':' || c.is_whitespace() || c == '/') {
-                    return fail(ErrorCode::InvalidArgument);
-                }
-                let mut seen = Vec::new();
-                let found = std::net::ToSocketAddrs::to_socket_addrs(&(host, 0))
-                    .map_err(|_| SocketError::from(ErrorCode::NameUnresolvable))?;
-                for a in found {
-                    if !seen.contains(&a.ip()) {
-                        seen.push(a.ip());
-                    }
-                }
-                seen
-            }
-        };
+        let addresses = lookup(&name).map_err(SocketError::from)?;
         Ok(self.table.push(ResolveAddressStream {
             addresses: addresses.into_iter(),
         })?)

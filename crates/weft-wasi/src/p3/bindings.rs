@@ -7,7 +7,10 @@
 //! `append-via-stream` and `read-directory`) reach the store (`store`);
 //! a descriptor is WASI 0.2's [`crate::p2::Descriptor`], and
 //! `wasi:filesystem`'s `error-code` is trappable
-//! ([`crate::p3::filesystem::FilesystemError`]); WIT `async` functions (`wait-for`, `wait-until`) are
+//! ([`crate::p3::filesystem::FilesystemError`]); a `tcp-socket` is WASI
+//! 0.2's [`crate::p2::TcpSocket`] and a `udp-socket` its
+//! [`crate::p2::UdpSocket`] (TCP's `listen`, `send` and `receive` reach the
+//! store); WIT `async` functions (`wait-for`, `wait-until`) are
 //! concurrent; every other import is synchronous and trappable. The
 //! export `wasi:cli/run` is called concurrently (`call_run(&Accessor)`),
 //! inside `Store::run_concurrent`.
@@ -30,6 +33,9 @@ mod generated {
             "wasi:filesystem/types.[method]descriptor.write-via-stream": store | trappable,
             "wasi:filesystem/types.[method]descriptor.append-via-stream": store | trappable,
             "wasi:filesystem/types.[method]descriptor.read-directory": store | trappable,
+            "wasi:sockets/types.[method]tcp-socket.listen": store | trappable,
+            "wasi:sockets/types.[method]tcp-socket.send": store | trappable,
+            "wasi:sockets/types.[method]tcp-socket.receive": store | trappable,
             default: trappable,
         },
         trappable_error_type: {
@@ -40,6 +46,8 @@ mod generated {
             "wasi:cli/terminal-input.terminal-input": crate::p3::TerminalInput,
             "wasi:cli/terminal-output.terminal-output": crate::p3::TerminalOutput,
             "wasi:filesystem/types.descriptor": crate::p2::Descriptor,
+            "wasi:sockets/types.tcp-socket": crate::p2::TcpSocket,
+            "wasi:sockets/types.udp-socket": crate::p2::UdpSocket,
         },
     });
 }

@@ -9,7 +9,9 @@
 //! exit, the standard streams as `stream<u8>`, terminals),
 //! `wasi:clocks` (monotonic and system clocks, `wait-for`/`wait-until`)
 //! `wasi:random` and `wasi:filesystem` (over WASI 0.2's descriptors, so
-//! the same sandbox). `wasi:sockets` 0.3 is not linked yet.
+//! the same sandbox) and `wasi:sockets` (TCP and UDP sockets and name
+//! lookup, over WASI 0.2's sockets and the same context permissions:
+//! nothing allowed by default).
 //!
 //! The guest's `wasi:cli/run` is an `async` export: call it inside
 //! `Store::run_concurrent`, as with Wasmtime:
@@ -44,6 +46,8 @@ mod clocks_impl;
 mod filesystem_impl;
 mod random_impl;
 mod slot;
+mod sockets_impl;
+mod tcp_impl;
 
 use crate::p2::HasWasi;
 pub use crate::p2::{TerminalInput, TerminalOutput, WasiCtx, WasiCtxView, WasiView};
@@ -59,7 +63,8 @@ fn getter<T: WasiView + 'static>() -> fn(&mut T) -> WasiCtxView<'_> {
 }
 
 /// Adds every implemented import of `wasi:cli/command@0.3.0` to `linker`:
-/// `wasi:cli`, `wasi:clocks`, `wasi:random` and `wasi:filesystem`.
+/// `wasi:cli`, `wasi:clocks`, `wasi:random`, `wasi:filesystem` and
+/// `wasi:sockets`.
 pub fn add_to_linker<T: WasiView + 'static>(linker: &mut Linker<T>) -> weft::Result<()> {
     add_to_linker_with_options(linker, &bindings::LinkOptions::default())
 }
@@ -74,6 +79,7 @@ pub fn add_to_linker_with_options<T: WasiView + 'static>(
     clocks::add_to_linker(linker)?;
     random::add_to_linker(linker)?;
     filesystem::add_to_linker(linker)?;
+    sockets::add_to_linker(linker)?;
     Ok(())
 }
 
@@ -144,6 +150,23 @@ pub mod filesystem {
         let get = getter::<T>();
         types::add_to_linker::<T, HasWasi>(linker, get)?;
         preopens::add_to_linker::<T, HasWasi>(linker, get)?;
+        Ok(())
+    }
+}
+
+/// `wasi:sockets@0.3.0`: TCP and UDP sockets and name lookup.
+pub mod sockets {
+    use super::{bindings::wasi::sockets::*, getter, HasWasi, Linker, WasiView};
+
+    /// Adds `wasi:sockets/{types, ip-name-lookup}` to `linker`. Each is
+    /// refused with `access-denied` unless the context allows it
+    /// ([`crate::WasiCtxBuilder::allow_tcp`], `allow_udp`,
+    /// `allow_ip_name_lookup`, and the address check of
+    /// [`crate::WasiCtxBuilder::socket_addr_check`] or `inherit_network`).
+    pub fn add_to_linker<T: WasiView + 'static>(linker: &mut Linker<T>) -> weft::Result<()> {
+        let get = getter::<T>();
+        types::add_to_linker::<T, HasWasi>(linker, get)?;
+        ip_name_lookup::add_to_linker::<T, HasWasi>(linker, get)?;
         Ok(())
     }
 }
