@@ -31,7 +31,7 @@ fn summary(bt: &WasmBacktrace) -> Vec<(u32, Option<String>, Option<String>, bool
 
 fn setup() -> (Store<()>, weft::Instance, Frames) {
     let engine = Engine::default();
-    let module = Module::new(&engine, WAT).unwrap();
+    let module = Module::new(&engine, wat::parse_str(WAT).unwrap()).unwrap();
     let mut store = Store::new(&engine, ());
     let seen: Frames = Arc::default();
     let s = seen.clone();
@@ -93,11 +93,14 @@ fn nested_activations_are_walked() {
     let engine = Engine::default();
     let module = Module::new(
         &engine,
-        r#"(module $n
+        wat::parse_str(
+            r#"(module $n
              (import "host" "capture" (func $capture))
              (import "host" "reenter" (func $reenter))
              (func $deep (export "deep") call $capture)
              (func $top (export "top") call $reenter))"#,
+        )
+        .unwrap(),
     )
     .unwrap();
     let mut store = Store::new(&engine, ());

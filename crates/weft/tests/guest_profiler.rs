@@ -19,7 +19,8 @@ fn samples_from_host_calls_name_the_functions() {
     let engine = Engine::default();
     let module = Module::new(
         &engine,
-        r#"(module $prog
+        wat::parse_str(
+            r#"(module $prog
              (import "host" "tick" (func $tick))
              (func $leaf call $tick)
              (func $work (param i32)
@@ -32,6 +33,8 @@ fn samples_from_host_calls_name_the_functions() {
                  (call $work (local.get $i))
                  (local.set $i (i32.add (local.get $i) (i32.const 1)))
                  (br_if $l (i32.lt_u (local.get $i) (i32.const 20))))))"#,
+        )
+        .unwrap(),
     )
     .unwrap();
     let profiler = Arc::new(Mutex::new(GuestProfiler::new(
