@@ -16,7 +16,7 @@ impl VMStoreContext {
     /// backtraces. An activation whose exit was not recorded (host code
     /// reached without a trampoline, such as an epoch or fuel callback)
     /// cannot be walked and contributes no frame. At most
-    /// [`MAX_BACKTRACE_FRAMES`] frames are given per activation.
+    /// 256 frames (`MAX_BACKTRACE_FRAMES`) are given per activation.
     pub fn wasm_frame_pcs(&self) -> Vec<usize> {
         let mut pcs = Vec::new();
         if !self.wasm_active() {
