@@ -60,6 +60,7 @@
 #include <weft/linker.h>
 #include <weft/memory.h>
 #include <weft/module.h>
+#include <weft/profiling.h>
 #include <weft/sharedmemory.h>
 #include <weft/store.h>
 #include <weft/structref.h>

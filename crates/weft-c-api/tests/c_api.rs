@@ -270,6 +270,7 @@ c_tests!(
     weft_stack_creator,
     weft_memory_creator,
     weft_pooling,
+    weft_profiling,
     threads,
 );
 

@@ -42,6 +42,7 @@
 #![deny(missing_docs)]
 #![deny(clippy::undocumented_unsafe_blocks)]
 
+mod backtrace;
 mod builtins;
 mod builtins_gc;
 mod code;

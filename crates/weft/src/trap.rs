@@ -1,6 +1,6 @@
 //! Traps and wasm backtraces.
 
-use crate::Module;
+use crate::{AsContext, Module};
 use std::fmt;
 
 pub use weft_environ::Trap;
@@ -73,6 +73,28 @@ pub struct WasmBacktrace {
 }
 
 impl WasmBacktrace {
+    /// The wasm frames of `store` on the stack now, innermost first, named
+    /// as trap backtraces name them (function index, module, offsets):
+    /// called from a host function that wasm called, the frames of that
+    /// wasm and of every activation below it; empty when no wasm runs.
+    ///
+    /// Wasmtime returns an empty backtrace here when backtraces are
+    /// disabled in its `Config`; Weft always records them, so this is
+    /// [`WasmBacktrace::force_capture`]. Frames of an activation that
+    /// reached the host without a trampoline (an epoch or fuel callback)
+    /// cannot be walked and are left out.
+    pub fn capture(store: impl AsContext) -> WasmBacktrace {
+        WasmBacktrace::force_capture(store)
+    }
+
+    /// Like [`WasmBacktrace::capture`], whatever the configuration says.
+    pub fn force_capture(store: impl AsContext) -> WasmBacktrace {
+        let ctx = store.as_context();
+        let opaque = &ctx.0.opaque;
+        let pcs = opaque.objects.context().wasm_frame_pcs();
+        opaque.backtrace(&pcs)
+    }
+
     /// The frames, innermost first.
     pub fn frames(&self) -> &[FrameInfo] {
         &self.frames

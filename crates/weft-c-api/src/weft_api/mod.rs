@@ -19,6 +19,7 @@ pub mod gc_types;
 pub mod instance;
 pub mod linker;
 pub mod module;
+pub mod profiling;
 pub mod sharedmemory;
 pub mod val;
 
