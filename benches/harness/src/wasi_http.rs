@@ -32,14 +32,14 @@ fn ready<F: std::future::Future>(fut: F) -> F::Output {
 }
 
 macro_rules! wasi_http_engine {
-    ($name:ident, $rt:ident, $wasi:ident, $http:ident) => {
+    ($name:ident, $rt:ident, $wasi:ident, $http:ident, $err:ty) => {
         pub mod $name {
             use crate::sample;
             use bytes::Bytes;
             use http_body_util::BodyExt;
             use std::time::Instant;
-            use $http::bindings::http::types::Scheme;
-            use $http::bindings::sync::ProxyPre;
+            use $http::p2::bindings::http::types::Scheme;
+            use $http::p2::bindings::sync::ProxyPre;
             use $http::{WasiHttpCtx, WasiHttpCtxView, WasiHttpView};
             use $rt::component::{Component, Linker, ResourceTable};
             use $rt::{Config, Engine, Store};
@@ -79,7 +79,8 @@ macro_rules! wasi_http_engine {
                 };
                 let mut store = Store::new(pre.engine(), state);
                 let (tx, mut rx) = tokio::sync::oneshot::channel();
-                let body = http_body_util::Empty::<Bytes>::new().map_err(|never| match never {});
+                // An empty body whose error type the host takes.
+                let body = http_body_util::Empty::<Bytes>::new().map_err(|never| -> $err { match never {} });
                 let req = http::Request::get("http://localhost/").body(body)?;
                 let req = store.data_mut().http().new_incoming_request(Scheme::Http, req)?;
                 let out = store.data_mut().http().new_response_outparam(tx)?;
@@ -94,7 +95,7 @@ macro_rules! wasi_http_engine {
                 let engine = Engine::new(&Config::new())?;
                 let component = Component::new(&engine, super::proxy())?;
                 let mut linker = Linker::<State>::new(&engine);
-                $http::add_to_linker_sync(&mut linker)?;
+                $http::p2::add_to_linker_sync(&mut linker)?;
                 let pre = ProxyPre::new(linker.instantiate_pre(&component)?)?;
                 // A warm-up request, then the timed ones.
                 for rep in 0..=reps {
@@ -112,5 +113,11 @@ macro_rules! wasi_http_engine {
     };
 }
 
-wasi_http_engine!(weft_http, weft, weft_wasi, weft_wasi_http);
-wasi_http_engine!(wasmtime_http, wasmtime, wasmtime_wasi, wasmtime_wasi_http);
+wasi_http_engine!(weft_http, weft, weft_wasi, weft_wasi_http, std::convert::Infallible);
+wasi_http_engine!(
+    wasmtime_http,
+    wasmtime,
+    wasmtime_wasi,
+    wasmtime_wasi_http,
+    wasmtime_wasi_http::p2::bindings::http::types::ErrorCode
+);

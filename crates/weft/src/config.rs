@@ -371,17 +371,15 @@ impl Config {
         wasm_legacy_exceptions => LEGACY_EXCEPTIONS;
         /// Enables the threads proposal: shared memories, atomic
         /// instructions, `memory.atomic.wait32`/`wait64`/`notify` and
-        /// `atomic.fence` (default off, as in Wasmtime). A shared memory
-        /// serves the instances of one store for now: Wasmtime's
-        /// `SharedMemory`, which crosses stores and threads, is not there
-        /// yet.
+        /// `atomic.fence` (default off, as in Wasmtime). A
+        /// [`SharedMemory`](crate::SharedMemory) is shared by stores on
+        /// several threads.
         wasm_threads => THREADS;
         /// Enables the garbage collection proposal: struct and array types,
         /// subtyping, `i31ref` and the `any`/`eq`/`struct`/`array`/`none`
-        /// hierarchy (default off, as in Wasmtime). Work in progress: types
-        /// are translated, canonicalized and checked, but code that uses
-        /// GC instructions Weft cannot compile yet fails to compile with an
-        /// error naming the instruction.
+        /// hierarchy (default off, as in Wasmtime). Objects live in a GC
+        /// heap per store, collected by the collector
+        /// [`Config::collector`] chooses.
         wasm_gc => GC;
     }
 
