@@ -133,8 +133,8 @@ impl std::ops::AddAssign for Stats {
 /// shows as a disagreement).
 pub fn differential(wasm: &[u8], arg_seed: u64, options: &DiffOptions) -> Result<Stats, Mismatch> {
     if needs_weft_reference(wasm) {
-        let mut weft = WeftRuntime::new(&crate::targets::fuzz_config());
-        let mut config = crate::targets::fuzz_config();
+        let mut weft = WeftRuntime::new(&crate::runtimes::fuzz_config());
+        let mut config = crate::runtimes::fuzz_config();
         config.cranelift_opt_level(weft::OptLevel::None);
         let mut reference = WeftRuntime::new(&config).collecting_before_calls();
         return differential_with(&mut weft, &mut reference, wasm, arg_seed, options);

@@ -627,7 +627,7 @@ mod gc_and_threads_tests {
     #[test]
     fn gc_and_threads_are_generated_and_compile() {
         use wasmparser::WasmFeatures as F;
-        let engine = weft::Engine::new(&crate::targets::fuzz_config()).unwrap();
+        let engine = weft::Engine::new(&crate::runtimes::fuzz_config()).unwrap();
         let options = GenOptions {
             gc: true,
             threads: true,

@@ -150,6 +150,16 @@ fn weft_imports(store: &mut weft::Store<()>, module: &weft::Module) -> weft::Res
     Ok(imports)
 }
 
+/// The configuration of the fuzz targets' engines: Weft's defaults plus the
+/// GC and threads proposals, which the generators use
+/// (`GenOptions::gc`, `GenOptions::threads`). Here, below both the targets
+/// and the differential oracle that use it.
+pub fn fuzz_config() -> weft::Config {
+    let mut config = weft::Config::new();
+    config.wasm_gc(true).wasm_threads(true);
+    config
+}
+
 /// Weft, configured as embedders get it by default.
 pub struct WeftRuntime {
     engine: weft::Engine,

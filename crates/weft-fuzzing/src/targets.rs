@@ -5,6 +5,7 @@
 
 use crate::differential::{differential, DiffOptions};
 use crate::generate::{generate_module_from, GenOptions, Rng};
+pub use crate::runtimes::fuzz_config;
 use arbitrary::Unstructured;
 use weft::{Engine, Extern, Func, Global, Instance, Memory, Module, Ref, Store, Table, Val, ValType};
 
@@ -101,15 +102,6 @@ pub fn dummy_imports(store: &mut Store<()>, module: &Module, trap_in_host: bool)
         });
     }
     Ok(imports)
-}
-
-/// The configuration of the fuzz targets' engines: Weft's defaults plus the
-/// GC and threads proposals, which the generators use
-/// ([`GenOptions::gc`], [`GenOptions::threads`]).
-pub fn fuzz_config() -> weft::Config {
-    let mut config = weft::Config::new();
-    config.wasm_gc(true).wasm_threads(true);
-    config
 }
 
 /// The engine of the `module_new` target: [`fuzz_config`].
