@@ -7,6 +7,6 @@ use std::sync::OnceLock;
 static ENGINE: OnceLock<weft::Engine> = OnceLock::new();
 
 fuzz_target!(|data: &[u8]| {
-    let engine = ENGINE.get_or_init(weft::Engine::default);
+    let engine = ENGINE.get_or_init(weft_fuzzing::targets::module_new_engine);
     weft_fuzzing::targets::module_new_target(engine, data);
 });

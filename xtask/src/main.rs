@@ -44,6 +44,14 @@ The sightglass programs are read from ../shared/sightglass (or $WEFT_SIGHTGLASS)
 
 const ENGINES: [&str; 2] = ["weft", "wasmtime"];
 
+/// The sightglass programs also run with the GC proposal on (rows
+/// `... (wasm_gc on)`), to compare with their rows with it off.
+const GC_ON_PROGRAMS: [&str; 3] = [
+    "shootout/shootout-ackermann.wasm",
+    "quicksort/benchmark.wasm",
+    "blake3-scalar/benchmark.wasm",
+];
+
 /// One benchmark: the harness arguments and how its metrics become rows.
 struct Bench {
     name: String,
@@ -235,6 +243,40 @@ fn benches(sightglass: &[PathBuf], quick: bool) -> Vec<Bench> {
             metrics: vec![("per_op", "atomics")],
         });
     }
+    for (bench, name) in [
+        ("gc-binary-trees", "gc: binary trees, depth 16 (1.3 M structs)"),
+        ("gc-list-churn", "gc: linked list churn, 20 lists of 100,000 cells"),
+    ] {
+        out.push(Bench {
+            name: name.into(),
+            args: vec![bench.into()],
+            reps: if quick { 3 } else { 5 },
+            metrics: vec![("run", "gc")],
+        });
+    }
+    // Core-only code with the GC proposal on (`--gc`): the same programs as
+    // rows of the groups above, to compare with them.
+    for program in GC_ON_PROGRAMS {
+        if let Some(path) = sightglass.iter().find(|p| p.ends_with(program)) {
+            out.push(Bench {
+                name: format!("{} (wasm_gc on)", program.trim_end_matches(".wasm")),
+                args: vec!["sightglass".into(), path.display().to_string(), "--gc".into()],
+                reps: 2,
+                metrics: vec![("execute", "gc on: core execution")],
+            });
+        }
+    }
+    for (bench, name) in [
+        ("call-empty", "empty host-to-wasm call (typed, wasm_gc on)"),
+        ("call-host", "wasm-to-host call (wasm_gc on)"),
+    ] {
+        out.push(Bench {
+            name: name.into(),
+            args: vec![bench.into(), "--gc".into()],
+            reps: if quick { 5 } else { 11 },
+            metrics: vec![("per_call", "gc on: calls")],
+        });
+    }
     out.push(Bench {
         name: "instantiate, 1 MiB data segment".into(),
         args: vec!["instantiate-data".into(), (1 << 20).to_string()],
@@ -299,7 +341,10 @@ fn parse_output(stdout: &str) -> Output {
 }
 
 fn build_harness(root: &Path) -> Result<PathBuf, String> {
-    let target = root.join("target/bench-harness");
+    // Beside the rest of the build when `CARGO_TARGET_DIR` says where.
+    let target = std::env::var_os("CARGO_TARGET_DIR")
+        .map(|t| PathBuf::from(t).join("bench-harness"))
+        .unwrap_or_else(|| root.join("target/bench-harness"));
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
     eprintln!("building the benchmark harness (Weft and Wasmtime, release) ...");
     let status = Command::new(cargo)

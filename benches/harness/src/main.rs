@@ -2,12 +2,13 @@
 //! benchmark on one engine (Weft or Wasmtime) and prints its samples.
 //!
 //! ```text
-//! weft-bench-harness ENGINE BENCH [ARG] [--reps N]
+//! weft-bench-harness ENGINE BENCH [ARG] [--reps N] [--gc]
 //!   ENGINE  weft | wasmtime
 //!   BENCH   sightglass PATH.wasm       compile, deserialize, instantiate (first, again), execute
 //!           call-empty | call-empty-untyped | call-args8 | call-args8-untyped
 //!           call-host | call-host-args8 | memory-grow
 //!           atomics-counter | atomics-pingpong
+//!           gc-binary-trees | gc-list-churn   (WebAssembly GC, allocation-heavy)
 //!           async-call-empty | async-call-host
 //!           cm-call | cm-call-untyped | cm-call-async | cm-call-async-untyped
 //!           cm-call-concurrent | cm-call-concurrent-untyped
@@ -25,9 +26,14 @@
 //! peaked above its size before the step (once per process). The same
 //! code is compiled twice, once against each crate (`engine!` below): Weft's
 //! API is Wasmtime's, so only the WASI set-up differs.
+//!
+//! With `--gc`, the engines of the core benchmarks (sightglass and the
+//! calls) are built with `Config::wasm_gc(true)`: the same rows with the GC
+//! proposal on, to see that core-only code keeps its speed.
 
 use std::future::Future;
 use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::task::{Context, Poll, Waker};
 use std::time::{Duration, Instant};
 
@@ -47,6 +53,9 @@ fn block_on<F: Future>(f: F) -> F::Output {
         }
     }
 }
+
+/// Whether `--gc` was given: core benchmarks run with the GC proposal on.
+static GC_ON: AtomicBool = AtomicBool::new(false);
 
 fn sample(metric: &str, d: Duration) {
     println!("sample {metric} {}", d.as_nanos());
@@ -121,6 +130,10 @@ macro_rules! engine {
                 let mut config = Config::new();
                 #[allow(deprecated, reason = "the same code drives Wasmtime, whose switch is not deprecated in every version")]
                 config.async_support(async_support);
+                if GC_ON.load(Ordering::Relaxed) {
+                    config.wasm_function_references(true);
+                    config.wasm_gc(true);
+                }
                 Engine::new(&config).map_err(anyhow::Error::from)
             }
 
@@ -411,6 +424,36 @@ macro_rules! engine {
                 Ok(())
             }
 
+            /// Builds a GC engine with each crate's default collector.
+            fn gc_engine() -> anyhow::Result<Engine> {
+                let mut config = Config::new();
+                config.wasm_function_references(true);
+                config.wasm_gc(true);
+                Engine::new(&config).map_err(anyhow::Error::from)
+            }
+
+            /// The GC benchmarks (`inputs::GC_BENCHES`): each rep runs the
+            /// program once in a fresh store (after an untimed warm-up
+            /// run) and checks its result.
+            pub fn gc(bench: &str, reps: usize) -> anyhow::Result<()> {
+                let engine = gc_engine()?;
+                let module = Module::new(&engine, inputs::GC_BENCHES)?;
+                let (name, arg1, arg2, expected) = inputs::gc_bench(bench)?;
+                for rep in 0..=reps {
+                    let mut store = Store::new(&engine, ());
+                    let instance = Instance::new(&mut store, &module, &[])?;
+                    let f = instance.get_typed_func::<(i32, i32), i32>(&mut store, name)?;
+                    let start = Instant::now();
+                    let r = f.call(&mut store, (arg1, arg2))?;
+                    let elapsed = start.elapsed();
+                    anyhow::ensure!(r == expected, "`{bench}` returned {r}, not {expected}");
+                    if rep > 0 {
+                        sample("run", elapsed);
+                    }
+                }
+                Ok(())
+            }
+
             pub fn compile_synthetic(funcs: usize, reps: usize) -> anyhow::Result<()> {
                 let bytes = inputs::synthetic_module(funcs);
                 println!("size {}", bytes.len());
@@ -509,8 +552,12 @@ fn run() -> anyhow::Result<()> {
         reps = args.get(i + 1).and_then(|n| n.parse().ok()).unwrap_or(reps);
         args.drain(i..(i + 2).min(args.len()));
     }
+    if let Some(i) = args.iter().position(|a| a == "--gc") {
+        GC_ON.store(true, Ordering::Relaxed);
+        args.remove(i);
+    }
     let [engine, bench, rest @ ..] = args.as_slice() else {
-        anyhow::bail!("usage: weft-bench-harness weft|wasmtime BENCH [ARG] [--reps N]");
+        anyhow::bail!("usage: weft-bench-harness weft|wasmtime BENCH [ARG] [--reps N] [--gc]");
     };
     let arg = rest.first().map(String::as_str);
     let number = || -> anyhow::Result<usize> {
@@ -523,6 +570,7 @@ fn run() -> anyhow::Result<()> {
                 "sightglass" => $m::sightglass(Path::new(arg.unwrap_or_default()), reps),
                 "memory-grow" => $m::memory_grow(reps),
                 b if b.starts_with("atomics-") => $m::atomics(b, reps),
+                b if b.starts_with("gc-") => $m::gc(b, reps),
                 "compile-synthetic" => $m::compile_synthetic(number()?, reps),
                 "instantiate-data" => $m::instantiate_data(number()?, reps),
                 b if b.starts_with("async-") => $m::async_calls(b, reps),

@@ -119,11 +119,7 @@ struct State {
 /// three modules, then the calls.
 pub fn api_calls_target(engine: &Engine, data: &[u8]) {
     let mut u = Unstructured::new(data);
-    let options = GenOptions {
-        imports: true,
-        exceptions: true,
-        ..GenOptions::default()
-    };
+    let options = GenOptions::everything();
     let mut modules = Vec::new();
     for _ in 0..u.int_in_range(1..=3).unwrap_or(1) {
         if let Ok(wasm) = generate_module_from(&mut u, &options) {

@@ -123,13 +123,40 @@ impl std::ops::AddAssign for Stats {
 /// arguments of the calls, so a run is reproducible from the module and
 /// the seed. Weft runs twice, as configured by default and with Cranelift's
 /// optimizations off; the first disagreement is returned.
+///
+/// A module that needs a proposal wasmi lacks (GC, typed function
+/// references or threads, see [`needs_weft_reference`]) runs on two Weft
+/// configurations instead, with the GC and threads proposals on: the
+/// default one, and, as the reference, Cranelift's optimizations off with a
+/// full collection before every call (a collector that frees or moves a
+/// live object, or a value that differs between the two compilations,
+/// shows as a disagreement).
 pub fn differential(wasm: &[u8], arg_seed: u64, options: &DiffOptions) -> Result<Stats, Mismatch> {
+    if needs_weft_reference(wasm) {
+        let mut weft = WeftRuntime::new(&crate::runtimes::fuzz_config());
+        let mut config = crate::runtimes::fuzz_config();
+        config.cranelift_opt_level(weft::OptLevel::None);
+        let mut reference = WeftRuntime::new(&config).collecting_before_calls();
+        return differential_with(&mut weft, &mut reference, wasm, arg_seed, options);
+    }
     let mut wasmi = WasmiRuntime::new();
     let mut weft = WeftRuntime::default();
     let stats = differential_with(&mut weft, &mut wasmi, wasm, arg_seed, options)?;
     let mut weft = WeftRuntime::new(weft::Config::new().cranelift_opt_level(weft::OptLevel::None));
     differential_with(&mut weft, &mut wasmi, wasm, arg_seed, options)?;
     Ok(stats)
+}
+
+/// Whether `wasm` needs a proposal that wasmi, the reference interpreter,
+/// lacks: it does not validate without GC, typed function references and
+/// threads.
+pub fn needs_weft_reference(wasm: &[u8]) -> bool {
+    use wasmparser::WasmFeatures as F;
+    let without = weft_environ::supported_features()
+        .difference(F::GC | F::FUNCTION_REFERENCES | F::THREADS | F::SHARED_EVERYTHING_THREADS);
+    wasmparser::Validator::new_with_features(without)
+        .validate_all(wasm)
+        .is_err()
 }
 
 /// Like [`differential()`], with engines the caller provides (and may reuse).

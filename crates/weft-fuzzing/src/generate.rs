@@ -88,6 +88,31 @@ pub struct GenOptions {
     /// `throw_ref`, `try_table`), by chance. wasmi does not support it, so
     /// only the targets without a reference engine turn it on.
     pub exceptions: bool,
+    /// Whether modules may use the GC proposal (struct and array types,
+    /// subtyping, `i31ref`, casts), by chance. wasmi does not support it:
+    /// the differential target runs such modules on two Weft
+    /// configurations instead (see [`crate::differential::differential`]).
+    /// Engines running them need `Config::wasm_gc`.
+    pub gc: bool,
+    /// Whether modules may use the threads proposal (shared memories,
+    /// atomics, `wait`/`notify`, `atomic.fence`), by chance; like
+    /// [`GenOptions::gc`], not supported by wasmi. Engines running them
+    /// need `Config::wasm_threads`.
+    pub threads: bool,
+}
+
+impl GenOptions {
+    /// The options of the crash targets: everything Weft supports that
+    /// wasm-smith generates, GC and threads included.
+    pub fn everything() -> GenOptions {
+        GenOptions {
+            imports: true,
+            exceptions: true,
+            gc: true,
+            threads: true,
+            ..GenOptions::default()
+        }
+    }
 }
 
 impl Default for GenOptions {
@@ -101,6 +126,8 @@ impl Default for GenOptions {
             imports: true,
             proposals: true,
             exceptions: false,
+            gc: false,
+            threads: false,
         }
     }
 }
@@ -194,6 +221,12 @@ pub fn generate_module_from(u: &mut Unstructured<'_>, options: &GenOptions) -> a
     }
     if options.exceptions {
         config.exceptions_enabled = u.arbitrary()?;
+    }
+    if options.gc {
+        config.gc_enabled = u.arbitrary()?;
+    }
+    if options.threads {
+        config.threads_enabled = u.arbitrary()?;
     }
     let mut module = wasm_smith::Module::new(config, u)?;
     let fuel_global = module
@@ -582,5 +615,42 @@ mod exception_tests {
             with_exceptions >= 10,
             "only {with_exceptions} of 200 modules use exceptions"
         );
+    }
+}
+
+#[cfg(test)]
+mod gc_and_threads_tests {
+    use super::*;
+
+    /// With [`GenOptions::gc`] and [`GenOptions::threads`], some modules use
+    /// each proposal, and Weft (with both on) compiles every module.
+    #[test]
+    fn gc_and_threads_are_generated_and_compile() {
+        use wasmparser::WasmFeatures as F;
+        let engine = weft::Engine::new(&crate::runtimes::fuzz_config()).unwrap();
+        let options = GenOptions {
+            gc: true,
+            threads: true,
+            ..GenOptions::default()
+        };
+        // GC counts as partly supported (`weft_environ::partial_features`).
+        let all = weft_environ::supported_features() | weft_environ::partial_features();
+        let needs = |wasm: &[u8], f: F| {
+            wasmparser::Validator::new_with_features(all.difference(f))
+                .validate_all(wasm)
+                .is_err()
+        };
+        let mut rng = Rng::new(11);
+        let (mut gc, mut threads) = (0, 0);
+        for _ in 0..200 {
+            let Ok(wasm) = generate_module(&rng.bytes(4096), &options) else {
+                continue;
+            };
+            gc += needs(&wasm, F::GC) as u32;
+            threads += needs(&wasm, F::THREADS) as u32;
+            weft::Module::new(&engine, &wasm).expect("weft compiles the generated module");
+        }
+        assert!(gc >= 10, "only {gc} of 200 modules use GC");
+        assert!(threads >= 10, "only {threads} of 200 modules use threads");
     }
 }

@@ -136,6 +136,9 @@ fn weft_imports(store: &mut weft::Store<()>, module: &weft::Module) -> weft::Res
                 let value = weft_plain_val(host_global_value(weft_value_type(ty.content())));
                 weft::Extern::Global(weft::Global::new(&mut *store, ty, value)?)
             }
+            weft::ExternType::Memory(ty) if ty.is_shared() => {
+                weft::Extern::SharedMemory(weft::SharedMemory::new(store.engine(), ty)?)
+            }
             weft::ExternType::Memory(ty) => weft::Extern::Memory(weft::Memory::new(&mut *store, ty)?),
             weft::ExternType::Table(ty) => {
                 let init = weft::Ref::null(ty.element().heap_type());
@@ -147,11 +150,24 @@ fn weft_imports(store: &mut weft::Store<()>, module: &weft::Module) -> weft::Res
     Ok(imports)
 }
 
+/// The configuration of the fuzz targets' engines: Weft's defaults plus the
+/// GC and threads proposals, which the generators use
+/// (`GenOptions::gc`, `GenOptions::threads`). Here, below both the targets
+/// and the differential oracle that use it.
+pub fn fuzz_config() -> weft::Config {
+    let mut config = weft::Config::new();
+    config.wasm_gc(true).wasm_threads(true);
+    config
+}
+
 /// Weft, configured as embedders get it by default.
 pub struct WeftRuntime {
     engine: weft::Engine,
     store: weft::Store<()>,
     instance: Option<weft::Instance>,
+    /// Whether a full collection (`Store::gc`) runs before every call, so
+    /// that GC objects live in globals and tables are traced and kept.
+    collect_before_calls: bool,
 }
 
 impl Default for WeftRuntime {
@@ -173,7 +189,15 @@ impl WeftRuntime {
             engine,
             store,
             instance: None,
+            collect_before_calls: false,
         }
+    }
+
+    /// Makes the runtime run a full collection (`Store::gc`) before every
+    /// call of an export.
+    pub fn collecting_before_calls(mut self) -> WeftRuntime {
+        self.collect_before_calls = true;
+        self
     }
 
     fn val_to_engine(&mut self, value: Value) -> Result<weft::Val, Failure> {
@@ -262,6 +286,11 @@ impl Runtime for WeftRuntime {
             .map(|a| self.val_to_engine(*a))
             .collect::<Result<Vec<_>, _>>()?;
         let mut out: Vec<weft::Val> = results.iter().map(|t| weft_default(*t)).collect();
+        if self.collect_before_calls {
+            self.store
+                .gc(None)
+                .map_err(|e| Failure::Error(format!("Store::gc failed: {e:#}")))?;
+        }
         func.call(&mut self.store, &params, &mut out).map_err(weft_failure)?;
         Ok(out.iter().map(|v| self.val_from_engine(v)).collect())
     }

@@ -5,18 +5,25 @@
 
 use crate::differential::{differential, DiffOptions};
 use crate::generate::{generate_module_from, GenOptions, Rng};
+pub use crate::runtimes::fuzz_config;
 use arbitrary::Unstructured;
 use weft::{Engine, Extern, Func, Global, Instance, Memory, Module, Ref, Store, Table, Val, ValType};
 
 /// `differential`: a generated module must behave the same on Weft and on
-/// wasmi. The first eight bytes seed the arguments.
+/// wasmi (or, for GC and threads modules, on two Weft configurations: see
+/// [`differential`]). The first eight bytes seed the arguments.
 pub fn differential_target(data: &[u8]) {
     if data.len() < 8 {
         return;
     }
     let arg_seed = u64::from_le_bytes(data[..8].try_into().expect("eight bytes"));
     let mut u = Unstructured::new(&data[8..]);
-    let Ok(wasm) = generate_module_from(&mut u, &GenOptions::default()) else {
+    let options = GenOptions {
+        gc: true,
+        threads: true,
+        ..GenOptions::default()
+    };
+    let Ok(wasm) = generate_module_from(&mut u, &options) else {
         return;
     };
     if let Err(mismatch) = differential(&wasm, arg_seed, &DiffOptions::default()) {
@@ -59,8 +66,10 @@ fn weft_args(store: &mut Store<()>, u: &mut Unstructured<'_>, params: &[ValType]
 }
 
 /// Host objects that satisfy every import of `module`: functions that return
-/// zeros (or trap, when `trap_in_host`), and fresh globals, memories and
-/// tables of the imported types.
+/// zeros (or trap, when `trap_in_host`), and fresh globals, memories (shared
+/// ones for shared types) and tables of the imported types. An error when a
+/// global or table of a non-nullable reference type is imported: the host
+/// has no value for it.
 pub fn dummy_imports(store: &mut Store<()>, module: &Module, trap_in_host: bool) -> weft::Result<Vec<Extern>> {
     let mut imports = Vec::new();
     for import in module.imports() {
@@ -81,6 +90,9 @@ pub fn dummy_imports(store: &mut Store<()>, module: &Module, trap_in_host: bool)
                 let init = Val::default_for_ty(ty.content()).unwrap_or(Val::I32(0));
                 Extern::Global(Global::new(&mut *store, ty, init)?)
             }
+            weft::ExternType::Memory(ty) if ty.is_shared() => {
+                Extern::SharedMemory(weft::SharedMemory::new(store.engine(), ty)?)
+            }
             weft::ExternType::Memory(ty) => Extern::Memory(Memory::new(&mut *store, ty)?),
             weft::ExternType::Table(ty) => {
                 let init = Ref::null(ty.element().heap_type());
@@ -92,14 +104,24 @@ pub fn dummy_imports(store: &mut Store<()>, module: &Module, trap_in_host: bool)
     Ok(imports)
 }
 
-/// The engine of the `instantiate_and_call` and `api_calls` targets: fuel
-/// and epoch interruption on, so that inputs draw random deadlines.
+/// The engine of the `module_new` target: [`fuzz_config`].
+///
+/// # Panics
+///
+/// Panics if Weft rejects the configuration.
+pub fn module_new_engine() -> Engine {
+    Engine::new(&fuzz_config()).expect("weft supports the GC and threads proposals")
+}
+
+/// The engine of the `instantiate_and_call` and `api_calls` targets:
+/// [`fuzz_config`] with fuel and epoch interruption on, so that inputs draw
+/// random deadlines.
 ///
 /// # Panics
 ///
 /// Panics if Weft rejects the configuration.
 pub fn interruptible_engine() -> Engine {
-    let mut config = weft::Config::new();
+    let mut config = fuzz_config();
     config.consume_fuel(true).epoch_interruption(true);
     Engine::new(&config).expect("weft supports fuel and epoch interruption")
 }
@@ -115,12 +137,7 @@ pub fn interruptible_engine() -> Engine {
 /// in a global) as well as Weft's own fuel.
 pub fn instantiate_and_call_target(engine: &Engine, data: &[u8]) {
     let mut u = Unstructured::new(data);
-    let options = GenOptions {
-        imports: true,
-        exceptions: true,
-        ..GenOptions::default()
-    };
-    let Ok(wasm) = generate_module_from(&mut u, &options) else {
+    let Ok(wasm) = generate_module_from(&mut u, &GenOptions::everything()) else {
         return;
     };
     let module = Module::new(engine, &wasm).expect("weft compiles every module wasm-smith generates for it");
@@ -128,7 +145,11 @@ pub fn instantiate_and_call_target(engine: &Engine, data: &[u8]) {
     let _ = store.set_fuel(u.int_in_range(0..=200_000).unwrap_or(10_000));
     store.set_epoch_deadline(u.int_in_range(0..=4).unwrap_or(1));
     let trap_in_host = u.ratio(1, 8).unwrap_or(false);
-    let imports = dummy_imports(&mut store, &module, trap_in_host).expect("imports of matching types can be made");
+    // Imports the host cannot make without wasm (a non-nullable reference
+    // global or table) end the input here.
+    let Ok(imports) = dummy_imports(&mut store, &module, trap_in_host) else {
+        return;
+    };
     let Ok(instance) = Instance::new(&mut store, &module, &imports) else {
         return;
     };
@@ -183,7 +204,12 @@ pub fn mutated_module(rng: &mut Rng) -> Vec<u8> {
     }
     let len = rng.below(4096) as usize;
     let data = rng.bytes(len);
-    let Ok(mut bytes) = crate::generate::generate_module(&data, &GenOptions::default()) else {
+    let options = GenOptions {
+        gc: true,
+        threads: true,
+        ..GenOptions::default()
+    };
+    let Ok(mut bytes) = crate::generate::generate_module(&data, &options) else {
         return Vec::new();
     };
     for _ in 0..rng.below(4) {

@@ -9,6 +9,41 @@ use weft_fuzzing::generate::{iteration_case, iteration_seed, GenOptions, Rng};
 use weft_fuzzing::runtimes::{WasmiRuntime, WeftRuntime};
 use weft_fuzzing::targets::{instantiate_and_call_target, interruptible_engine, module_new_target, mutated_module};
 
+/// GC and threads modules per seed in [`differential_gc_and_threads`].
+const GC_MODULES: u64 = 400;
+
+/// Modules that may use GC and threads: those that do run on two Weft
+/// configurations (see `weft_fuzzing::differential`), the rest on Weft and
+/// wasmi as above.
+#[test]
+fn differential_gc_and_threads() {
+    let gen = GenOptions {
+        gc: true,
+        threads: true,
+        ..GenOptions::default()
+    };
+    let options = DiffOptions::default();
+    let mut weft_only = 0;
+    let mut calls = 0;
+    for i in 0..GC_MODULES {
+        let Some((wasm, arg_seed)) = iteration_case(2, i, MAX_INPUT, &gen) else {
+            continue;
+        };
+        weft_only += weft_fuzzing::differential::needs_weft_reference(&wasm) as u64;
+        match weft_fuzzing::differential(&wasm, arg_seed, &options) {
+            Ok(stats) => calls += stats.calls,
+            Err(mismatch) => panic!(
+                "{mismatch}\nreplay and minimize: cargo run -p weft-fuzzing --bin diff -- --gc --seed 2 --start {i} --iterations 1"
+            ),
+        }
+    }
+    assert!(
+        weft_only > GC_MODULES / 5,
+        "only {weft_only} of {GC_MODULES} modules use GC or threads"
+    );
+    assert!(calls > GC_MODULES, "too few calls: {calls}");
+}
+
 /// Modules per seed; with two seeds, the run compares this many times two.
 const MODULES_PER_SEED: u64 = 2000;
 /// The input size the `diff` binary uses by default.
@@ -74,7 +109,7 @@ fn random_input(rng: &mut Rng) -> Vec<u8> {
 
 #[test]
 fn module_new_never_panics() {
-    let engine = weft::Engine::default();
+    let engine = weft_fuzzing::targets::module_new_engine();
     crash_run("module_new", 1000, |d| module_new_target(&engine, d), mutated_module);
 }
 

@@ -48,7 +48,7 @@ fn main() {
     if iterations == u64::MAX && seconds == u64::MAX {
         iterations = 1000;
     }
-    let engine = weft::Engine::default();
+    let engine = weft_fuzzing::targets::module_new_engine();
     let interruptible = interruptible_engine();
     let concurrent = weft_fuzzing::concurrent_api::fixture();
     if target == "concurrent_api" {

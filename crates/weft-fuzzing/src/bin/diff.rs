@@ -3,6 +3,7 @@
 //!
 //! ```text
 //! cargo run --release -p weft-fuzzing --bin diff -- --iterations 100000 --seed 0
+//! cargo run --release -p weft-fuzzing --bin diff -- --iterations 20000 --gc
 //! cargo run --release -p weft-fuzzing --bin diff -- --replay findings/x.wasm --arg-seed 7
 //! ```
 //!
@@ -11,13 +12,18 @@
 //! replays it. A mismatch is minimized and written to `--findings`
 //! (default `fuzz-findings/`) as `.wasm`, `.wat`, `.wast` and `.txt` (with a
 //! one-line reproduction command); the exit status is then 1.
+//!
+//! With `--gc`, modules may also use the GC and threads proposals; those
+//! that do run on two Weft configurations instead of Weft and wasmi (see
+//! `weft_fuzzing::differential`).
 
 use std::path::PathBuf;
 use std::time::Instant;
-use weft_fuzzing::differential::{differential_with, DiffOptions};
+use weft_fuzzing::differential::{differential_with, needs_weft_reference, DiffOptions};
 use weft_fuzzing::findings::{minimize, reproduction_command, write_finding};
 use weft_fuzzing::generate::{iteration_case, GenOptions};
 use weft_fuzzing::runtimes::{WasmiRuntime, WeftRuntime};
+use weft_fuzzing::targets::fuzz_config;
 use weft_fuzzing::Stats;
 
 struct Args {
@@ -32,12 +38,13 @@ struct Args {
     shrink_attempts: u32,
     keep_going: bool,
     verbose: bool,
+    gc: bool,
 }
 
 fn usage() -> ! {
     eprintln!(
         "usage: diff [--iterations N] [--seed S] [--start I] [--findings DIR] [--max-input BYTES]\n\
-         \x20           [--fuel N] [--shrink-attempts N] [--keep-going] [--verbose]\n\
+         \x20           [--fuel N] [--shrink-attempts N] [--keep-going] [--verbose] [--gc]\n\
          \x20      diff --replay FILE.wasm|FILE.wat [--arg-seed N]"
     );
     std::process::exit(2)
@@ -56,6 +63,7 @@ fn parse_args() -> Args {
         shrink_attempts: 2000,
         keep_going: false,
         verbose: false,
+        gc: false,
     };
     let mut it = std::env::args().skip(1);
     while let Some(flag) = it.next() {
@@ -73,6 +81,7 @@ fn parse_args() -> Args {
             "--shrink-attempts" => args.shrink_attempts = number(value()) as u32,
             "--keep-going" => args.keep_going = true,
             "--verbose" => args.verbose = true,
+            "--gc" => args.gc = true,
             _ => usage(),
         }
     }
@@ -100,6 +109,8 @@ fn main() {
 
     let gen = GenOptions {
         fuel: args.fuel,
+        gc: args.gc,
+        threads: args.gc,
         ..GenOptions::default()
     };
     let started = Instant::now();
@@ -108,6 +119,11 @@ fn main() {
     let mut weft_speed = WeftRuntime::default();
     let mut weft_none = WeftRuntime::new(weft::Config::new().cranelift_opt_level(weft::OptLevel::None));
     let mut wasmi = WasmiRuntime::new();
+    // GC and threads modules: Weft against Weft (see `differential`).
+    let mut weft_gc = WeftRuntime::new(&fuzz_config());
+    let mut weft_gc_reference =
+        WeftRuntime::new(fuzz_config().cranelift_opt_level(weft::OptLevel::None)).collecting_before_calls();
+    let mut weft_only = 0u64;
     let mut total = Stats::default();
     let mut mismatches = 0u64;
     let mut last_report = Instant::now();
@@ -115,8 +131,13 @@ fn main() {
         let Some((wasm, arg_seed)) = iteration_case(args.seed, i, args.max_input, &gen) else {
             continue;
         };
-        let weft = if i % 2 == 0 { &mut weft_speed } else { &mut weft_none };
-        let result = differential_with(weft, &mut wasmi, &wasm, arg_seed, &options);
+        let result = if needs_weft_reference(&wasm) {
+            weft_only += 1;
+            differential_with(&mut weft_gc, &mut weft_gc_reference, &wasm, arg_seed, &options)
+        } else {
+            let weft = if i % 2 == 0 { &mut weft_speed } else { &mut weft_none };
+            differential_with(weft, &mut wasmi, &wasm, arg_seed, &options)
+        };
         if args.verbose {
             let info = weft_fuzzing::generate::ModuleInfo::parse(&wasm);
             eprintln!(
@@ -161,7 +182,7 @@ fn main() {
         }
     }
     println!(
-        "diff: seed {} iterations {}..{}: {} mismatches, {total:?}, {:.1}s",
+        "diff: seed {} iterations {}..{}: {} mismatches, {weft_only} modules (GC or threads) on Weft against Weft, {total:?}, {:.1}s",
         args.seed,
         args.start,
         args.start + args.iterations,
