@@ -110,7 +110,6 @@ fn crate_roots(root: &Path) -> Result<Vec<PathBuf>, String> {
     Ok(out)
 }
 
-/// A source file with its comments and literals blanked out.
 /// Where the file of a module declared `mod name;` is.
 enum ModFile {
     /// `name.rs` or `name/mod.rs` beside this base path (`dir/name`).
@@ -119,6 +118,7 @@ enum ModFile {
     Named(PathBuf),
 }
 
+/// A source file with its comments and literals blanked out.
 struct SourceFile {
     path: PathBuf,
     /// The code, with every byte of comments, strings and character
