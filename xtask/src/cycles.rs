@@ -1083,4 +1083,33 @@ mod tests {
         assert_eq!(k.loops(false).len(), 1);
         std::fs::remove_dir_all(&dir).unwrap();
     }
+
+    #[test]
+    fn path_attributes_name_module_files() {
+        let dir = std::env::temp_dir().join(format!("weft-xtask-cycles-path-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        for (path, body) in [
+            (
+                "src/lib.rs",
+                "#[allow(dead_code)]\n#[path = \"../shared/common.rs\"]\nmod common;\nmod b;\n",
+            ),
+            ("shared/common.rs", "use crate::b::B;\npub struct C;\n"),
+            ("src/b.rs", "use crate::common::C;\npub struct B;\n"),
+        ] {
+            let p = dir.join(path);
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(&p, body).unwrap();
+        }
+        let k = Crate::read(&dir.join("src/lib.rs")).unwrap();
+        // The file the attribute names is read, and its loop with b.rs seen.
+        let loops = k.loops(false);
+        assert_eq!(loops.len(), 1, "{loops:?}");
+        let mut names: Vec<_> = loops[0]
+            .iter()
+            .map(|&f| k.files[f].path.strip_prefix(&dir).unwrap().display().to_string())
+            .collect();
+        names.sort();
+        assert_eq!(names, ["src/../shared/common.rs", "src/b.rs"]);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 }
