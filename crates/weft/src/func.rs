@@ -538,7 +538,7 @@ macro_rules! load_args {
 }
 
 macro_rules! into_func {
-    ($(($($t:ident $i:tt),*);)*) => {$(
+    ($(($($t:ident),*);)*) => {$(
         impl<T: 'static, Func_, R, $($t: WasmTy),*> IntoFunc<T, ($($t,)*), R> for Func_
         where
             Func_: Fn($($t),*) -> R + Send + Sync + 'static,
@@ -586,16 +586,16 @@ macro_rules! into_func {
 
 into_func! {
     ();
-    (A 0);
-    (A 0, B 1);
-    (A 0, B 1, C 2);
-    (A 0, B 1, C 2, D 3);
-    (A 0, B 1, C 2, D 3, E 4);
-    (A 0, B 1, C 2, D 3, E 4, F 5);
-    (A 0, B 1, C 2, D 3, E 4, F 5, G 6);
-    (A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7);
-    (A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8);
-    (A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8, J 9);
-    (A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8, J 9, K 10);
-    (A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8, J 9, K 10, L 11);
+    (A);
+    (A, B);
+    (A, B, C);
+    (A, B, C, D);
+    (A, B, C, D, E);
+    (A, B, C, D, E, F);
+    (A, B, C, D, E, F, G);
+    (A, B, C, D, E, F, G, H);
+    (A, B, C, D, E, F, G, H, I);
+    (A, B, C, D, E, F, G, H, I, J);
+    (A, B, C, D, E, F, G, H, I, J, K);
+    (A, B, C, D, E, F, G, H, I, J, K, L);
 }
