@@ -45,8 +45,9 @@ impl Func {
         ty: FuncType,
         func: impl Fn(Caller<'_, T>, &[Val], &mut [Val]) -> crate::Result<()> + Send + Sync + 'static,
     ) -> Func {
+        let ty = Arc::new(ty);
         let host = host_closure_dynamic(ty.clone(), func);
-        new_host(store.as_context_mut().0, ty, host)
+        new_host_with(store.as_context_mut().0, ty, host, None)
     }
 
     /// A host function from a Rust closure whose parameters and results are
@@ -205,7 +206,7 @@ pub(crate) fn new_host_with<T: 'static>(
 
 /// The host closure of a `Func::new` function.
 pub(crate) fn host_closure_dynamic<T: 'static>(
-    ty: FuncType,
+    ty: Arc<FuncType>,
     func: impl Fn(Caller<'_, T>, &[Val], &mut [Val]) -> crate::Result<()> + Send + Sync + 'static,
 ) -> HostClosure<T> {
     weft_runtime::HostFunc::new(

@@ -131,12 +131,9 @@ impl<T: 'static> Linker<T> {
         ty: FuncType,
         func: impl Fn(Caller<'_, T>, &[Val], &mut [Val]) -> crate::Result<()> + Send + Sync + 'static,
     ) -> crate::Result<&mut Self> {
+        let ty = Arc::new(ty);
         let host = crate::func::host_closure_dynamic(ty.clone(), func);
-        self.insert(
-            module,
-            name,
-            Definition::HostFunc(Arc::new(ty), host, Default::default()),
-        )
+        self.insert(module, name, Definition::HostFunc(ty, host, Default::default()))
     }
 
     /// Defines every export of `instance` under `module_name`.

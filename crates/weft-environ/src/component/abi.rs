@@ -11,59 +11,18 @@
 
 use super::types::{ComponentTypes, DefinedType, FuncType, InterfaceType};
 
-/// The most core parameters a synchronous function passes as values.
-pub const MAX_FLAT_PARAMS: usize = 16;
-/// The most core parameters an `async`-lowered function passes as values.
-pub const MAX_FLAT_ASYNC_PARAMS: usize = 4;
-/// The most core results a function returns as values.
-pub const MAX_FLAT_RESULTS: usize = 1;
+use super::layout::flags_words;
+pub use super::layout::{
+    align_to, discriminant_size, flags_alignment, flags_size, join, DefinedAbi, FlatType, Layout, PtrType, ValueAbi,
+    FLAT_KEPT, MAX_FLAT_ASYNC_PARAMS, MAX_FLAT_PARAMS, MAX_FLAT_RESULTS,
+};
+
 /// `MAX_STRING_BYTE_LENGTH`: the longest string, in bytes of its encoding,
 /// that lifting accepts (and lowering of host strings accepts, in UTF-8).
 pub const MAX_STRING_BYTE_LENGTH: u32 = (1 << 28) - 1;
 /// `MAX_LIST_BYTE_LENGTH`: the largest list, in bytes, that lifting accepts.
 /// Lists of zero-sized elements are also limited to this many elements.
 pub const MAX_LIST_BYTE_LENGTH: u32 = (1 << 28) - 1;
-
-/// A core value type of a flattened signature.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum FlatType {
-    /// `i32`.
-    I32,
-    /// `i64`.
-    I64,
-    /// `f32`.
-    F32,
-    /// `f64`.
-    F64,
-}
-
-/// The address type of the memory of the canonical options: the type of
-/// pointers and lengths.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
-pub enum PtrType {
-    /// A 32-bit memory.
-    #[default]
-    I32,
-    /// A 64-bit memory.
-    I64,
-}
-
-impl PtrType {
-    /// `ptr_size`: the size of a pointer in bytes.
-    pub fn size(self) -> u32 {
-        match self {
-            PtrType::I32 => 4,
-            PtrType::I64 => 8,
-        }
-    }
-
-    fn flat(self) -> FlatType {
-        match self {
-            PtrType::I32 => FlatType::I32,
-            PtrType::I64 => FlatType::I64,
-        }
-    }
-}
 
 /// The options of `flatten_functype`: what the canonical options decide.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -141,127 +100,15 @@ pub fn discriminant_type(cases: usize) -> InterfaceType {
     }
 }
 
-/// The size in bytes (and alignment) of the discriminant of a variant with
-/// `cases` cases.
-pub fn discriminant_size(cases: usize) -> u32 {
-    match discriminant_type(cases) {
-        InterfaceType::U8 => 1,
-        InterfaceType::U16 => 2,
-        _ => 4,
-    }
-}
-
-/// `elem_size_flags` (equal to `alignment_flags` up to 32 labels): the size
-/// in bytes of flags with `labels` labels.
-pub fn flags_size(labels: usize) -> u32 {
-    match labels {
-        0 => 0,
-        1..=8 => 1,
-        9..=16 => 2,
-        _ => 4u32.saturating_mul(flags_words(labels)),
-    }
-}
-
-/// The alignment of flags with `labels` labels.
-pub fn flags_alignment(labels: usize) -> u32 {
-    match labels {
-        0..=8 => 1,
-        9..=16 => 2,
-        _ => 4,
-    }
-}
-
-/// The number of `i32`s flags with `labels` labels flatten to.
-fn flags_words(labels: usize) -> u32 {
-    u32::try_from(labels.div_ceil(32)).unwrap_or(u32::MAX)
-}
-
-/// `align_to`: `offset` rounded up to a multiple of `align` (saturating).
-pub fn align_to(offset: u32, align: u32) -> u32 {
-    let align = align.max(1);
-    offset.div_ceil(align).saturating_mul(align)
-}
-
 /// `alignment`: the alignment in bytes of a value of `ty` in memory.
 pub fn alignment(types: &ComponentTypes, ty: InterfaceType, ptr: PtrType) -> u32 {
-    use InterfaceType as T;
-    match despecialize(types, ty) {
-        Despecialized::Other(t) => match t {
-            T::Bool | T::S8 | T::U8 => 1,
-            T::S16 | T::U16 => 2,
-            T::S32 | T::U32 | T::F32 | T::Char | T::ErrorContext | T::Own(_) | T::Borrow(_) => 4,
-            T::S64 | T::U64 | T::F64 => 8,
-            T::String => ptr.size(),
-            // `stream` and `future` handles.
-            T::Defined(_) => 4,
-        },
-        Despecialized::List(t, Some(_)) => alignment(types, t, ptr),
-        Despecialized::List(_, None) => ptr.size(),
-        Despecialized::Record(fields) => alignment_record(types, &fields, ptr),
-        Despecialized::Variant(cases) => alignment_variant(types, &cases, ptr),
-        Despecialized::Flags(n) => flags_alignment(n),
-    }
-}
-
-fn alignment_record(types: &ComponentTypes, fields: &[InterfaceType], ptr: PtrType) -> u32 {
-    fields.iter().map(|t| alignment(types, *t, ptr)).fold(1, u32::max)
-}
-
-fn max_case_alignment(types: &ComponentTypes, cases: &[Option<InterfaceType>], ptr: PtrType) -> u32 {
-    cases
-        .iter()
-        .flatten()
-        .map(|t| alignment(types, *t, ptr))
-        .fold(1, u32::max)
-}
-
-fn alignment_variant(types: &ComponentTypes, cases: &[Option<InterfaceType>], ptr: PtrType) -> u32 {
-    discriminant_size(cases.len()).max(max_case_alignment(types, cases, ptr))
+    types.value_abi(ty).layout(ptr).align
 }
 
 /// `elem_size`: the size in bytes of a value of `ty` stored in memory (as
 /// an element of a list).
 pub fn elem_size(types: &ComponentTypes, ty: InterfaceType, ptr: PtrType) -> u32 {
-    use InterfaceType as T;
-    match despecialize(types, ty) {
-        Despecialized::Other(t) => match t {
-            T::Bool | T::S8 | T::U8 => 1,
-            T::S16 | T::U16 => 2,
-            T::S32 | T::U32 | T::F32 | T::Char | T::ErrorContext | T::Own(_) | T::Borrow(_) => 4,
-            T::S64 | T::U64 | T::F64 => 8,
-            T::String => 2 * ptr.size(),
-            // `stream` and `future` handles.
-            T::Defined(_) => 4,
-        },
-        Despecialized::List(t, Some(n)) => n.saturating_mul(elem_size(types, t, ptr)),
-        Despecialized::List(_, None) => 2 * ptr.size(),
-        Despecialized::Record(fields) => {
-            let mut s = 0u32;
-            for t in &fields {
-                s = align_to(s, alignment(types, *t, ptr)).saturating_add(elem_size(types, *t, ptr));
-            }
-            align_to(s, alignment_record(types, &fields, ptr))
-        }
-        Despecialized::Variant(cases) => {
-            let s = align_to(discriminant_size(cases.len()), max_case_alignment(types, &cases, ptr));
-            let payload = cases
-                .iter()
-                .flatten()
-                .map(|t| elem_size(types, *t, ptr))
-                .fold(0, u32::max);
-            align_to(s.saturating_add(payload), alignment_variant(types, &cases, ptr))
-        }
-        Despecialized::Flags(n) => flags_size(n),
-    }
-}
-
-/// `join`: the core type that can carry both `a` and `b` (bit-cast).
-pub fn join(a: FlatType, b: FlatType) -> FlatType {
-    match (a, b) {
-        _ if a == b => a,
-        (FlatType::I32, FlatType::F32) | (FlatType::F32, FlatType::I32) => FlatType::I32,
-        _ => FlatType::I64,
-    }
+    types.value_abi(ty).layout(ptr).size
 }
 
 /// `flatten_type`: the core values a value of `ty` is passed as.
@@ -276,6 +123,14 @@ pub fn flatten_type(types: &ComponentTypes, ty: InterfaceType, ptr: PtrType) -> 
 fn flatten_into(types: &ComponentTypes, ty: InterfaceType, ptr: PtrType, limit: usize, out: &mut Vec<FlatType>) {
     use InterfaceType as T;
     if out.len() > limit {
+        return;
+    }
+    // The registry keeps the first `FLAT_KEPT` flat types of every type:
+    // all of them, or enough to pass any limit below `FLAT_KEPT`.
+    let abi = types.value_abi(ty);
+    let kept = abi.flat(ptr);
+    if abi.flat_count() <= kept.len() || limit < FLAT_KEPT {
+        out.extend_from_slice(kept);
         return;
     }
     match despecialize(types, ty) {

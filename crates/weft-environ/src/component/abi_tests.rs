@@ -308,3 +308,62 @@ fn streams_and_futures_are_i32_handles() {
     assert_eq!(layout(&types, r), (12, 4));
     assert_eq!(flatten_type(&types, r, PtrType::I32), [I32, I32, I32]);
 }
+
+/// Types whose flattening is longer than the registry keeps of it
+/// ([`FLAT_KEPT`]) still flatten whole, and still spill a signature.
+#[test]
+fn long_flattenings_are_complete() {
+    let mut types = ComponentTypes::new();
+    let fixed = defined(&mut types, DefinedType::FixedLengthList(T::U32, 20));
+    assert_eq!(flatten_type(&types, fixed, PtrType::I32), vec![I32; 20]);
+    assert_eq!(types.value_abi(fixed).flat_count(), 20);
+    assert_eq!(types.value_abi(fixed).flat(PtrType::I32).len(), FLAT_KEPT);
+
+    let rec = record(&mut types, &[fixed, T::F64]);
+    let mut expected = vec![I32; 20];
+    expected.push(F64);
+    assert_eq!(flatten_type(&types, rec, PtrType::I32), expected);
+    assert_eq!(layout(&types, rec), (88, 8));
+
+    // The payloads join position by position: `f64` against `u32` is `i64`.
+    let var = variant(&mut types, &[Some(fixed), Some(T::F64), None]);
+    let mut expected = vec![I32, I64];
+    expected.extend(vec![I32; 19]);
+    assert_eq!(flatten_type(&types, var, PtrType::I32), expected);
+    assert_eq!(types.value_abi(var).flat_count(), 21);
+    assert_eq!(layout(&types, var), (88, 8));
+
+    let sig = flatten_functype(
+        &types,
+        &func(&[fixed], Some(fixed)),
+        AbiOptions::default(),
+        Context::Lower,
+    );
+    assert_eq!(sig.params, [I32, I32]);
+    assert!(sig.results.is_empty());
+
+    // A hundred-thousand-element list keeps a bounded prefix.
+    let huge = defined(&mut types, DefinedType::FixedLengthList(T::U8, 100_000));
+    assert_eq!(types.value_abi(huge).flat_count(), 100_000);
+    assert_eq!(layout(&types, huge), (100_000, 1));
+    let sig = flatten_functype(&types, &func(&[huge], None), AbiOptions::default(), Context::Lift);
+    assert_eq!(sig.params, [I32]);
+}
+
+/// The registry's facts of a record give each field's offset, and those of
+/// a variant the payload's offset, for both pointer sizes.
+#[test]
+fn offsets_of_fields_and_payloads() {
+    let mut types = ComponentTypes::new();
+    let rec = record(&mut types, &[T::U8, T::String, T::U16, T::F64]);
+    let T::Defined(index) = rec else { unreachable!() };
+    let abi = types.defined_abi(index).unwrap();
+    assert_eq!(abi.field_offsets(PtrType::I32), [0, 4, 12, 16]);
+    assert_eq!(abi.field_offsets(PtrType::I64), [0, 8, 24, 32]);
+    let var = variant(&mut types, &[None, Some(T::String)]);
+    let T::Defined(index) = var else { unreachable!() };
+    let abi = types.defined_abi(index).unwrap();
+    assert_eq!(abi.payload_offset(PtrType::I32), 4);
+    assert_eq!(abi.payload_offset(PtrType::I64), 8);
+    assert!(abi.field_offsets(PtrType::I32).is_empty());
+}

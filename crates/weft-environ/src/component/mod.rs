@@ -38,6 +38,7 @@ mod abi_tests;
 pub mod adapter;
 mod convert;
 mod inline;
+mod layout;
 mod parse;
 pub mod plan;
 pub mod types;

@@ -17,6 +17,7 @@
 //! a type (`(export "r" (type (sub resource)))` in an instance or component
 //! type) is [`ResourceType::Abstract`], a variable bound by that type.
 
+use super::layout::{DefinedAbi, FlatType, ValueAbi};
 use crate::{Global, Memory, Table, WasmFuncType};
 use std::collections::HashMap;
 use std::hash::Hash;
@@ -358,6 +359,94 @@ impl<T: Clone + Eq + Hash> Interner<T> {
     }
 }
 
+/// The defined value types of a registry, with the canonical-ABI facts of
+/// each, worked out as it is interned from the facts of its parts (which are
+/// interned before it, having indices below its own). Only the types are
+/// written; the facts are worked out again when they are read.
+#[derive(Debug, Clone, Default)]
+struct DefinedTable {
+    types: Interner<DefinedType>,
+    abi: Vec<DefinedAbi>,
+}
+
+impl serde::Serialize for DefinedTable {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        self.types.serialize(serializer)
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for DefinedTable {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let mut table = DefinedTable {
+            types: Interner::deserialize(deserializer)?,
+            abi: Vec::new(),
+        };
+        table.complete_abi();
+        Ok(table)
+    }
+}
+
+impl DefinedTable {
+    fn intern(&mut self, ty: DefinedType) -> u32 {
+        let index = self.types.intern(ty);
+        self.complete_abi();
+        index
+    }
+
+    /// Works out the facts of the types that have none yet, in order.
+    fn complete_abi(&mut self) {
+        while let Some(def) = self.types.items.get(self.abi.len()) {
+            let abi = self.compute_abi(def);
+            self.abi.push(abi);
+        }
+    }
+
+    fn value_abi(&self, ty: InterfaceType) -> ValueAbi {
+        use InterfaceType as T;
+        match ty {
+            T::Bool | T::S8 | T::U8 => ValueAbi::scalar(1, FlatType::I32),
+            T::S16 | T::U16 => ValueAbi::scalar(2, FlatType::I32),
+            T::S32 | T::U32 | T::Char | T::ErrorContext | T::Own(_) | T::Borrow(_) => {
+                ValueAbi::scalar(4, FlatType::I32)
+            }
+            T::F32 => ValueAbi::scalar(4, FlatType::F32),
+            T::S64 | T::U64 => ValueAbi::scalar(8, FlatType::I64),
+            T::F64 => ValueAbi::scalar(8, FlatType::F64),
+            T::String => ValueAbi::pointer_pair(),
+            // A part not worked out yet (only in a corrupt registry, where a
+            // type names a later one) counts as an empty record.
+            T::Defined(d) => self.abi.get(d.0 as usize).map_or(ValueAbi::EMPTY, |a| a.value),
+        }
+    }
+
+    /// The facts of `def` (`despecialize`d as [`crate::component::abi::despecialize`]
+    /// does), from those of its parts.
+    fn compute_abi(&self, def: &DefinedType) -> DefinedAbi {
+        let record = |fields: &mut dyn Iterator<Item = InterfaceType>| {
+            let fields: Vec<ValueAbi> = fields.map(|t| self.value_abi(t)).collect();
+            let (value, field_offsets) = ValueAbi::record(&fields);
+            DefinedAbi::record(value, field_offsets)
+        };
+        let variant = |cases: &mut dyn Iterator<Item = Option<InterfaceType>>| {
+            let cases: Vec<Option<ValueAbi>> = cases.map(|t| t.map(|t| self.value_abi(t))).collect();
+            let (value, payload_offset) = ValueAbi::variant(&cases);
+            DefinedAbi::variant(value, payload_offset)
+        };
+        match def {
+            DefinedType::Record(fields) => record(&mut fields.iter().map(|f| f.ty)),
+            DefinedType::Tuple(tys) => record(&mut tys.iter().copied()),
+            DefinedType::Variant(cases) => variant(&mut cases.iter().map(|c| c.ty)),
+            DefinedType::Enum(labels) => variant(&mut std::iter::repeat_n(None, labels.len())),
+            DefinedType::Option(t) => variant(&mut [None, Some(*t)].into_iter()),
+            DefinedType::Result { ok, err } => variant(&mut [*ok, *err].into_iter()),
+            DefinedType::List(_) | DefinedType::Map(..) => DefinedAbi::plain(ValueAbi::pointer_pair()),
+            DefinedType::FixedLengthList(t, n) => DefinedAbi::plain(ValueAbi::fixed_list(&self.value_abi(*t), *n)),
+            DefinedType::Flags(labels) => DefinedAbi::plain(ValueAbi::flags(labels.len())),
+            DefinedType::Stream(_) | DefinedType::Future(_) => DefinedAbi::plain(ValueAbi::scalar(4, FlatType::I32)),
+        }
+    }
+}
+
 /// The registry of the component types of one translation.
 ///
 /// Lookups take an index and return `None` for an index of another
@@ -365,7 +454,7 @@ impl<T: Clone + Eq + Hash> Interner<T> {
 /// are always valid in it.
 #[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
 pub struct ComponentTypes {
-    defined: Interner<DefinedType>,
+    defined: DefinedTable,
     funcs: Interner<FuncType>,
     instances: Interner<InstanceType>,
     components: Interner<ComponentType>,
@@ -404,6 +493,19 @@ impl ComponentTypes {
         TypeDefinedIndex(self.defined.intern(ty))
     }
 
+    /// The canonical-ABI facts of values of `ty` (layout and flat types),
+    /// worked out when its type was interned. A type index that is not in
+    /// the registry has the facts of an empty record.
+    pub fn value_abi(&self, ty: InterfaceType) -> ValueAbi {
+        self.defined.value_abi(ty)
+    }
+
+    /// The canonical-ABI facts of the defined type at `index`, with the
+    /// offsets of its fields or payload.
+    pub fn defined_abi(&self, index: TypeDefinedIndex) -> Option<&DefinedAbi> {
+        self.defined.abi.get(index.0 as usize)
+    }
+
     /// Whether values of `ty` hold a stream, a future or an error context
     /// (CanonicalABI.md's `contains_async_value`).
     pub fn contains_async_value(&self, ty: InterfaceType) -> bool {
@@ -420,7 +522,7 @@ impl ComponentTypes {
 
     /// The defined value type at `index`.
     pub fn defined(&self, index: TypeDefinedIndex) -> Option<&DefinedType> {
-        self.defined.get(index.0)
+        self.defined.types.get(index.0)
     }
 
     /// The entry type `tuple<K, V>` of the map type `map<K, V>`: the element
@@ -430,6 +532,7 @@ impl ComponentTypes {
     pub fn map_entry(&self, key: InterfaceType, value: InterfaceType) -> Option<InterfaceType> {
         let tuple = DefinedType::Tuple(Box::new([key, value]));
         self.defined
+            .types
             .map
             .get(&tuple)
             .map(|i| InterfaceType::Defined(TypeDefinedIndex(*i)))
@@ -479,7 +582,7 @@ impl ComponentTypes {
     /// module and resource types, in that order.
     pub fn counts(&self) -> [usize; 6] {
         [
-            self.defined.items.len(),
+            self.defined.types.items.len(),
             self.funcs.items.len(),
             self.instances.items.len(),
             self.components.items.len(),

@@ -170,8 +170,7 @@ fn memory_bytes<'a, T>(store: &'a StoreContextMut<'_, T>, options: &Options) -> 
 
 fn flat_count(types: &ComponentTypes, tys: &[InterfaceType]) -> usize {
     tys.iter()
-        .map(|t| abi::flatten_type(types, *t, abi::PtrType::I32).len())
-        .sum()
+        .fold(0, |n, t| n.saturating_add(types.value_abi(*t).flat_count()))
 }
 
 fn result_types(ty: &FuncType) -> Vec<InterfaceType> {

@@ -2,7 +2,7 @@
 
 use crate::{Engine, Module};
 use std::path::Path;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 use weft_environ::component::{self as env, ComponentTypes};
 
 /// A compiled WebAssembly component: its core modules compiled, its
@@ -28,6 +28,48 @@ pub(crate) struct ComponentInner {
     /// The fused adapter of each component-to-component
     /// `Lower` step, by step index.
     pub(crate) adapters: std::collections::HashMap<usize, Module>,
+    /// The core function of each host `Lower` step, by step index: made on
+    /// the first instantiation and shared by the later ones.
+    pub(crate) lowered: Box<[OnceLock<LoweredCore>]>,
+}
+
+/// What every instance's core function of one `canon lower` of a host
+/// function shares: its core type (registered once with the engine) and
+/// its wasm-to-host trampoline.
+pub(crate) struct LoweredCore {
+    /// The flattened core signature.
+    pub(crate) ty: Arc<crate::FuncType>,
+    /// The trampoline of `ty`, found on first use.
+    pub(crate) trampoline: OnceLock<crate::func::HostTrampoline>,
+}
+
+impl ComponentInner {
+    /// One empty slot per step of `plan`, for [`ComponentInner::lowered`].
+    pub(crate) fn lowered_slots(plan: &env::Component) -> Box<[OnceLock<LoweredCore>]> {
+        plan.steps.iter().map(|_| OnceLock::new()).collect()
+    }
+
+    /// The shared core function of the `Lower` step `step`, made with
+    /// `make` the first time.
+    pub(crate) fn lowered_core(
+        &self,
+        step: usize,
+        make: impl FnOnce() -> crate::Result<crate::FuncType>,
+    ) -> crate::Result<&LoweredCore> {
+        let slot = self
+            .lowered
+            .get(step)
+            .ok_or_else(|| crate::format_err!("the plan has no step {step}"))?;
+        if let Some(core) = slot.get() {
+            return Ok(core);
+        }
+        let core = LoweredCore {
+            ty: Arc::new(make()?),
+            trampoline: OnceLock::new(),
+        };
+        // Another thread may have made it meanwhile: either is the same.
+        Ok(slot.get_or_init(|| core))
+    }
 }
 
 impl std::fmt::Debug for Component {
@@ -81,6 +123,7 @@ impl Component {
         Ok(Component {
             inner: Arc::new(ComponentInner {
                 engine: engine.clone(),
+                lowered: ComponentInner::lowered_slots(&translation.component),
                 plan: translation.component,
                 types,
                 type_space,

@@ -8,7 +8,7 @@ use super::load_store::{
     load_list_from_range, load_map_from_range, load_string_from_range, pack_flags, realloc, record_layout,
     store_fields, store_list_into_range, store_map_into_range, store_string_into_range, unpack_flags,
 };
-use super::val::{make_variant, match_case, variant_cases};
+use super::val::{case_count, case_payload, make_variant, match_case};
 use super::{check_aligned, mismatch, range, ComponentTypes, InterfaceType, LiftContext, LowerContext, Val};
 use crate::Result;
 use weft_environ::component::abi::{
@@ -17,28 +17,9 @@ use weft_environ::component::abi::{
 use weft_environ::component::{DefinedType, FuncType};
 
 /// The number of flat core values of `ty` (`len(flatten_type(ty))`),
-/// saturating, computed without building the list.
+/// saturating, as the registry worked it out.
 pub(crate) fn flat_count(types: &ComponentTypes, ty: InterfaceType) -> usize {
-    use InterfaceType as T;
-    match ty {
-        T::String => 2,
-        T::Defined(index) => match types.defined(index) {
-            None => 0,
-            Some(DefinedType::List(_) | DefinedType::Map(..)) => 2,
-            Some(DefinedType::FixedLengthList(t, n)) => flat_count(types, *t).saturating_mul(*n as usize),
-            Some(DefinedType::Record(fields)) => {
-                fields.iter().fold(0, |n, f| n.saturating_add(flat_count(types, f.ty)))
-            }
-            Some(DefinedType::Tuple(tys)) => tys.iter().fold(0, |n, t| n.saturating_add(flat_count(types, *t))),
-            Some(DefinedType::Flags(labels)) => labels.len().div_ceil(32),
-            Some(def) => {
-                let cases = variant_cases(def).unwrap_or_default();
-                let payload = cases.iter().flatten().map(|t| flat_count(types, *t)).max().unwrap_or(0);
-                payload.saturating_add(1)
-            }
-        },
-        _ => 1,
-    }
+    types.value_abi(ty).flat_count()
 }
 
 /// The flat values being lifted, in order (`CoreValueIter`).
@@ -148,20 +129,19 @@ fn lift(cx: &LiftContext<'_>, ty: InterfaceType, vi: &mut FlatIter<'_>) -> Resul
                 _ => {
                     // `lift_flat_variant`: the payload is read from the
                     // joined payload values, all of which are consumed.
-                    let cases = variant_cases(def).unwrap_or_default();
-                    let index = vi.next_i32()?;
+                    let case = vi.next_i32()?;
                     let payload_values = vi.take(flat_count(cx.types, ty).saturating_sub(1))?;
-                    let Some(case) = cases.get(index as usize) else {
+                    let Some(payload_ty) = case_payload(def, case as usize) else {
                         return Err(super::trap(format_args!(
-                            "discriminant {index} out of range for {} cases",
-                            cases.len()
+                            "discriminant {case} out of range for {} cases",
+                            case_count(def).unwrap_or_default()
                         )));
                     };
-                    let payload = match case {
-                        Some(t) => Some(lift(cx, *t, &mut FlatIter { values: payload_values })?),
+                    let payload = match payload_ty {
+                        Some(t) => Some(lift(cx, t, &mut FlatIter { values: payload_values })?),
                         None => None,
                     };
-                    make_variant(def, index, payload)?
+                    make_variant(def, case, payload)?
                 }
             }
         }

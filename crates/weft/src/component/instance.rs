@@ -256,7 +256,7 @@ impl InstantiationItems {
 pub(crate) fn instantiate<T: 'static>(
     mut store: StoreContextMut<'_, T>,
     component: &Component,
-    imports: Vec<Definition<T>>,
+    imports: &[Definition<T>],
 ) -> crate::Result<Instance> {
     // The pooling allocator's `total_component_instances`.
     store.0.opaque_mut().objects.take_component_instance()?;
@@ -264,8 +264,8 @@ pub(crate) fn instantiate<T: 'static>(
     let plan = &inner.plan;
     let instance_index = store.components().instances.len() as u32;
     let store_id = store.0.opaque().id();
-    let resource_types = resource_types(component, &imports, store_id, instance_index)?;
-    for def in imported_resource_defs(component, &imports)? {
+    let resource_types = resource_types(component, imports, store_id, instance_index)?;
+    for def in imported_resource_defs(component, imports)? {
         if let Definition::Resource(rt, dtor) = def {
             let dtor: Arc<dyn Any + Send + Sync> = Arc::new(dtor.clone());
             store.components_mut().host_dtors.insert(*rt, dtor);
@@ -290,12 +290,12 @@ pub(crate) fn instantiate<T: 'static>(
         lifted: Vec::with_capacity(plan.num_lifted_funcs as usize),
     };
     for (i, step) in plan.steps.iter().enumerate() {
-        run_step(&mut store, component, instance_index, &imports, &mut t, i, step)?;
+        run_step(&mut store, component, instance_index, imports, &mut t, i, step)?;
     }
     let exports = plan
         .exports
         .iter()
-        .map(|(name, e)| Ok((name.clone(), export_item(component, &imports, &t, e)?)))
+        .map(|(name, e)| Ok((name.clone(), export_item(component, imports, &t, e)?)))
         .collect::<crate::Result<Vec<_>>>()?;
     if let Some(data) = store.components_mut().instances.get_mut(instance_index as usize) {
         data.exports = exports;
@@ -411,7 +411,7 @@ fn run_step<T: 'static>(
                     })?)
                 }
             };
-            let func = lowered_func(store, component, *ty, options, target)?;
+            let func = lowered_func(store, component, (step_index, *ty), options, target)?;
             t.items.push(Extern::Func(func));
         }
         Step::DefineResource { dtor, instance, .. } => {
@@ -528,15 +528,28 @@ fn import_at<'a, T>(
     let mut def = imports
         .get(rt.import.0 as usize)
         .ok_or_else(|| crate::format_err!("import `{import_name}` is not defined"))?;
-    let mut path = import_name.to_string();
-    for name in rt.path.iter() {
+    // The path so far, for errors only.
+    let path = |depth: usize| {
+        let mut path = import_name.to_string();
+        for name in rt.path.iter().take(depth) {
+            path = format!("{path}/{name}");
+        }
+        path
+    };
+    for (depth, name) in rt.path.iter().enumerate() {
         def = match def {
             Definition::Instance(map) => map.get(name).ok_or_else(|| {
-                crate::format_err!("component imports `{name}` of instance `{path}`, but the linker does not define it")
+                crate::format_err!(
+                    "component imports `{name}` of instance `{}`, but the linker does not define it",
+                    path(depth)
+                )
             })?,
-            other => crate::bail!("`{path}` is defined as {}, not as an instance", other.describe()),
+            other => crate::bail!(
+                "`{}` is defined as {}, not as an instance",
+                path(depth),
+                other.describe()
+            ),
         };
-        path = format!("{path}/{name}");
     }
     Ok(def)
 }
@@ -622,7 +635,7 @@ fn core_type(t: FlatType) -> ValType {
 fn lowered_func<T: 'static>(
     store: &mut StoreContextMut<'_, T>,
     component: &Component,
-    ty: TypeFuncIndex,
+    (step, ty): (usize, TypeFuncIndex),
     options: Options,
     callee: Callee<T>,
 ) -> crate::Result<crate::Func> {
@@ -630,19 +643,20 @@ fn lowered_func<T: 'static>(
     let func_ty = types
         .func(ty)
         .ok_or_else(|| crate::format_err!("the plan names function type {} that does not exist", ty.0))?;
-    let abi_options = AbiOptions {
-        is_async: options.is_async,
-        ..AbiOptions::default()
-    };
-    let flat = abi::flatten_functype(&types, func_ty, abi_options, Context::Lower);
-    let engine = store.engine().clone();
+    let lowered = component.inner.lowered_core(step, || {
+        let abi_options = AbiOptions {
+            is_async: options.is_async,
+            ..AbiOptions::default()
+        };
+        let flat = abi::flatten_functype(&types, func_ty, abi_options, Context::Lower);
+        Ok(crate::FuncType::new(
+            store.engine(),
+            flat.params.iter().map(|t| core_type(*t)),
+            flat.results.iter().map(|t| core_type(*t)),
+        ))
+    })?;
     let import_ty = super::types::ComponentFunc::new(&component.inner.type_space, ty);
-    let core_ty = crate::FuncType::new(
-        &engine,
-        flat.params.iter().map(|t| core_type(*t)),
-        flat.results.iter().map(|t| core_type(*t)),
-    );
-    let func = crate::Func::new(&mut *store, core_ty, move |mut caller, params, results| {
+    let host = crate::func::host_closure_dynamic(lowered.ty.clone(), move |mut caller, params, results| {
         let mut store = caller.as_context_mut();
         let Some(func_ty) = types.func(ty) else {
             crate::bail!("function type {} not found", ty.0);
@@ -704,7 +718,12 @@ fn lowered_func<T: 'static>(
         let exited = exit_call(&mut store, scope, false);
         r.and(exited)
     });
-    Ok(func)
+    Ok(crate::func::new_host_with(
+        store.0,
+        lowered.ty.clone(),
+        host,
+        Some(&lowered.trampoline),
+    ))
 }
 
 /// A call through a function lowered `async`. The callee runs to

@@ -48,6 +48,6 @@ impl<T: 'static> InstancePre<T> {
         if !Engine::same(self.component.engine(), store.engine()) {
             crate::bail!("the component was compiled for another engine than the store's");
         }
-        super::instance::instantiate(store, &self.component, self.imports.clone())
+        super::instance::instantiate(store, &self.component, &self.imports)
     }
 }

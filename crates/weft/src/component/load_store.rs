@@ -2,13 +2,13 @@
 //! (`CanonicalABI.md`, "Loading" and "Storing"), strings in the three
 //! encodings included.
 
-use super::val::{make_variant, match_case, variant_cases};
+use super::val::{case_count, case_payload, make_variant, match_case};
 use super::{
     add, check_aligned, mismatch, range, range_named, trap, ComponentTypes, InterfaceType, LiftContext, LowerContext,
     StringEncoding, Val, MAX_LIST_BYTE_LENGTH, MAX_STRING_BYTE_LENGTH, UTF16_TAG,
 };
 use crate::Result;
-use weft_environ::component::abi::{align_to, alignment, discriminant_size, elem_size, flags_size, PtrType};
+use weft_environ::component::abi::{align_to, discriminant_size, flags_size, PtrType};
 use weft_environ::component::{DefinedType, TypeDefinedIndex};
 
 const PTR: PtrType = PtrType::I32;
@@ -22,12 +22,24 @@ pub(crate) fn defined(types: &ComponentTypes, index: TypeDefinedIndex) -> Result
 
 /// The alignment of `ty` in a 32-bit memory.
 pub(crate) fn align_of(types: &ComponentTypes, ty: InterfaceType) -> u32 {
-    alignment(types, ty, PTR)
+    types.value_abi(ty).layout(PTR).align
 }
 
 /// The size of `ty` in a 32-bit memory.
 pub(crate) fn size_of(types: &ComponentTypes, ty: InterfaceType) -> u32 {
-    elem_size(types, ty, PTR)
+    types.value_abi(ty).layout(PTR).size
+}
+
+/// The offsets of the fields of the record or tuple type `index` in a
+/// 32-bit memory, as the registry worked them out.
+fn field_offsets(types: &ComponentTypes, index: TypeDefinedIndex) -> &[u32] {
+    types.defined_abi(index).map_or(&[], |abi| abi.field_offsets(PTR))
+}
+
+/// The offset of the payload of the variant-like type `index` from its
+/// start, in a 32-bit memory.
+fn payload_offset(types: &ComponentTypes, index: TypeDefinedIndex) -> u32 {
+    types.defined_abi(index).map_or(0, |abi| abi.payload_offset(PTR))
 }
 
 /// The offsets of the fields of a record of `fields`, with its alignment and
@@ -44,12 +56,6 @@ pub(crate) fn record_layout(types: &ComponentTypes, fields: &[InterfaceType]) ->
         offset = offset.saturating_add(size_of(types, *t));
     }
     (offsets, align, align_to(offset, align))
-}
-
-/// The offset of the payload of a variant with `cases` from its start.
-pub(crate) fn payload_offset(types: &ComponentTypes, cases: &[Option<InterfaceType>]) -> u32 {
-    let max_case_alignment = cases.iter().flatten().map(|t| align_of(types, *t)).fold(1, u32::max);
-    align_to(discriminant_size(cases.len()), max_case_alignment)
 }
 
 fn read<const N: usize>(memory: &[u8], ptr: u32) -> Result<[u8; N]> {
@@ -177,11 +183,14 @@ pub fn load(cx: &LiftContext<'_>, ty: InterfaceType, ptr: u32) -> Result<Val> {
                     Val::List(elems)
                 }
                 DefinedType::Record(fields) => {
-                    let tys: Vec<_> = fields.iter().map(|f| f.ty).collect();
-                    let vals = load_fields(cx, &tys, ptr)?;
+                    let offsets = field_offsets(cx.types, index);
+                    let vals = load_fields_at(cx, fields.iter().map(|f| f.ty), offsets, ptr)?;
                     Val::Record(fields.iter().map(|f| f.name.clone()).zip(vals).collect())
                 }
-                DefinedType::Tuple(tys) => Val::Tuple(load_fields(cx, tys, ptr)?),
+                DefinedType::Tuple(tys) => {
+                    let offsets = field_offsets(cx.types, index);
+                    Val::Tuple(load_fields_at(cx, tys.iter().copied(), offsets, ptr)?)
+                }
                 DefinedType::Flags(labels) => {
                     let r = range(mem.len(), ptr, flags_size(labels.len()))?;
                     unpack_flags(mem.get(r).unwrap_or_default(), labels)
@@ -192,24 +201,20 @@ pub fn load(cx: &LiftContext<'_>, ty: InterfaceType, ptr: u32) -> Result<Val> {
                 | DefinedType::Enum(_)
                 | DefinedType::Option(_)
                 | DefinedType::Result { .. } => {
-                    let cases = variant_cases(def).unwrap_or_default();
-                    let disc_size = discriminant_size(cases.len());
-                    let index = match disc_size {
+                    let cases = case_count(def).unwrap_or_default();
+                    let case = match discriminant_size(cases) {
                         1 => u32::from(read::<1>(mem, ptr)?[0]),
                         2 => u32::from(u16::from_le_bytes(read(mem, ptr)?)),
                         _ => read_u32(mem, ptr)?,
                     };
-                    let Some(case) = cases.get(index as usize) else {
-                        return Err(trap(format_args!(
-                            "discriminant {index} out of range for {} cases",
-                            cases.len()
-                        )));
+                    let Some(payload_ty) = case_payload(def, case as usize) else {
+                        return Err(trap(format_args!("discriminant {case} out of range for {cases} cases")));
                     };
-                    let payload = match case {
-                        Some(t) => Some(load(cx, *t, add(ptr, payload_offset(cx.types, &cases))?)?),
+                    let payload = match payload_ty {
+                        Some(t) => Some(load(cx, t, add(ptr, payload_offset(cx.types, index))?)?),
                         None => None,
                     };
-                    make_variant(def, index, payload)?
+                    make_variant(def, case, payload)?
                 }
             }
         }
@@ -228,10 +233,30 @@ pub(crate) fn check_fixed_length(n: u32) -> Result<()> {
 /// `load_record`: the fields of types `tys` of a record at `ptr`.
 pub(crate) fn load_fields(cx: &LiftContext<'_>, tys: &[InterfaceType], ptr: u32) -> Result<Vec<Val>> {
     let (offsets, _, _) = record_layout(cx.types, tys);
-    tys.iter()
-        .zip(offsets)
-        .map(|(t, o)| load(cx, *t, add(ptr, o)?))
-        .collect()
+    load_fields_at(cx, tys.iter().copied(), &offsets, ptr)
+}
+
+/// The fields of types `tys` at `offsets` from `ptr`.
+fn load_fields_at(
+    cx: &LiftContext<'_>,
+    tys: impl ExactSizeIterator<Item = InterfaceType>,
+    offsets: &[u32],
+    ptr: u32,
+) -> Result<Vec<Val>> {
+    check_offsets(tys.len(), offsets)?;
+    tys.zip(offsets).map(|(t, o)| load(cx, t, add(ptr, *o)?)).collect()
+}
+
+/// Fails unless there is an offset for each of `fields` fields (there is in
+/// a registry whose parts come before the types made of them).
+fn check_offsets(fields: usize, offsets: &[u32]) -> Result<()> {
+    if fields != offsets.len() {
+        return Err(anyhow::anyhow!(
+            "type mismatch: a record of {fields} fields has a layout of {} fields",
+            offsets.len()
+        ));
+    }
+    Ok(())
 }
 
 /// `load_list_from_range`.
@@ -367,25 +392,25 @@ pub fn store(cx: &mut LowerContext<'_>, val: &Val, ty: InterfaceType, ptr: u32) 
     let types = cx.types;
     check_aligned(ptr, align_of(types, ty))?;
     range(cx.memory.memory().len(), ptr, size_of(types, ty))?;
-    let bytes: Vec<u8> = match (ty, val) {
-        (T::Bool, Val::Bool(b)) => vec![u8::from(*b)],
-        (T::S8, Val::S8(v)) => v.to_le_bytes().to_vec(),
-        (T::U8, Val::U8(v)) => v.to_le_bytes().to_vec(),
-        (T::S16, Val::S16(v)) => v.to_le_bytes().to_vec(),
-        (T::U16, Val::U16(v)) => v.to_le_bytes().to_vec(),
-        (T::S32, Val::S32(v)) => v.to_le_bytes().to_vec(),
-        (T::U32, Val::U32(v)) => v.to_le_bytes().to_vec(),
-        (T::S64, Val::S64(v)) => v.to_le_bytes().to_vec(),
-        (T::U64, Val::U64(v)) => v.to_le_bytes().to_vec(),
-        (T::F32, Val::Float32(v)) => canonicalize_f32(*v).to_le_bytes().to_vec(),
-        (T::F64, Val::Float64(v)) => canonicalize_f64(*v).to_le_bytes().to_vec(),
-        (T::Char, Val::Char(c)) => u32::from(*c).to_le_bytes().to_vec(),
+    let (bytes, len) = match (ty, val) {
+        (T::Bool, Val::Bool(b)) => le([u8::from(*b)]),
+        (T::S8, Val::S8(v)) => le(v.to_le_bytes()),
+        (T::U8, Val::U8(v)) => le(v.to_le_bytes()),
+        (T::S16, Val::S16(v)) => le(v.to_le_bytes()),
+        (T::U16, Val::U16(v)) => le(v.to_le_bytes()),
+        (T::S32, Val::S32(v)) => le(v.to_le_bytes()),
+        (T::U32, Val::U32(v)) => le(v.to_le_bytes()),
+        (T::S64, Val::S64(v)) => le(v.to_le_bytes()),
+        (T::U64, Val::U64(v)) => le(v.to_le_bytes()),
+        (T::F32, Val::Float32(v)) => le(canonicalize_f32(*v).to_le_bytes()),
+        (T::F64, Val::Float64(v)) => le(canonicalize_f64(*v).to_le_bytes()),
+        (T::Char, Val::Char(c)) => le(u32::from(*c).to_le_bytes()),
         (T::String, Val::String(s)) => {
             let (begin, units) = store_string_into_range(cx, s)?;
             pair(begin, units)
         }
-        (T::Own(_) | T::Borrow(_), Val::Resource(r)) => r.index.to_le_bytes().to_vec(),
-        (T::ErrorContext, Val::ErrorContext(e)) => e.0.raw_index().to_le_bytes().to_vec(),
+        (T::Own(_) | T::Borrow(_), Val::Resource(r)) => le(r.index.to_le_bytes()),
+        (T::ErrorContext, Val::ErrorContext(e)) => le(e.0.raw_index().to_le_bytes()),
         (T::ErrorContext, _) => return Err(super::mismatch(ty, val)),
         (T::Defined(index), _) => {
             let def = defined(types, index)?;
@@ -415,32 +440,30 @@ pub fn store(cx: &mut LowerContext<'_>, val: &Val, ty: InterfaceType, ptr: u32) 
                     if fields.len() != vals.len() || fields.iter().zip(vals).any(|(f, (n, _))| f.name != *n) {
                         return Err(mismatch(ty, val));
                     }
-                    let tys: Vec<_> = fields.iter().map(|f| f.ty).collect();
-                    let vals: Vec<_> = vals.iter().map(|(_, v)| v).collect();
-                    return store_fields(cx, &vals, &tys, ptr);
+                    let offsets = field_offsets(types, index);
+                    let fields = vals.iter().map(|(_, v)| v).zip(fields.iter().map(|f| f.ty));
+                    return store_fields_at(cx, fields, offsets, ptr);
                 }
                 (DefinedType::Tuple(tys), Val::Tuple(vals)) => {
                     if tys.len() != vals.len() {
                         return Err(mismatch(ty, val));
                     }
-                    let vals: Vec<_> = vals.iter().collect();
-                    return store_fields(cx, &vals, tys, ptr);
+                    let offsets = field_offsets(types, index);
+                    return store_fields_at(cx, vals.iter().zip(tys.iter().copied()), offsets, ptr);
                 }
-                (DefinedType::Flags(labels), _) => pack_flags(ty, val, labels)?,
-                (DefinedType::Stream(_), Val::Stream(e)) => e.0.raw_index().to_le_bytes().to_vec(),
-                (DefinedType::Future(_), Val::Future(e)) => e.0.raw_index().to_le_bytes().to_vec(),
+                (DefinedType::Flags(labels), _) => {
+                    return write(cx.memory.memory(), ptr, &pack_flags(ty, val, labels)?)
+                }
+                (DefinedType::Stream(_), Val::Stream(e)) => le(e.0.raw_index().to_le_bytes()),
+                (DefinedType::Future(_), Val::Future(e)) => le(e.0.raw_index().to_le_bytes()),
                 (DefinedType::Stream(_) | DefinedType::Future(_), _) => return Err(super::mismatch(ty, val)),
                 _ => {
-                    let (index, case_ty, payload) = match_case(ty, def, val)?;
-                    let cases = variant_cases(def).unwrap_or_default();
-                    let disc = match discriminant_size(cases.len()) {
-                        1 => (index as u8).to_le_bytes().to_vec(),
-                        2 => (index as u16).to_le_bytes().to_vec(),
-                        _ => index.to_le_bytes().to_vec(),
-                    };
-                    write(cx.memory.memory(), ptr, &disc)?;
+                    let (case, case_ty, payload) = match_case(ty, def, val)?;
+                    let disc = case.to_le_bytes();
+                    let disc_size = discriminant_size(case_count(def).unwrap_or_default()) as usize;
+                    write(cx.memory.memory(), ptr, disc.get(..disc_size).unwrap_or(&disc))?;
                     if let (Some(t), Some(v)) = (case_ty, payload) {
-                        store(cx, v, t, add(ptr, payload_offset(types, &cases))?)?;
+                        store(cx, v, t, add(ptr, payload_offset(types, index))?)?;
                     }
                     return Ok(());
                 }
@@ -448,20 +471,41 @@ pub fn store(cx: &mut LowerContext<'_>, val: &Val, ty: InterfaceType, ptr: u32) 
         }
         _ => return Err(mismatch(ty, val)),
     };
-    write(cx.memory.memory(), ptr, &bytes)
+    write(cx.memory.memory(), ptr, bytes.get(..len).unwrap_or(&bytes))
 }
 
-fn pair(a: u32, b: u32) -> Vec<u8> {
-    let mut v = a.to_le_bytes().to_vec();
-    v.extend_from_slice(&b.to_le_bytes());
-    v
+/// Little-endian bytes of a scalar, in a buffer of 8 with their count.
+fn le<const N: usize>(bytes: [u8; N]) -> ([u8; 8], usize) {
+    let mut buf = [0; 8];
+    if let Some(dst) = buf.get_mut(..N) {
+        dst.copy_from_slice(&bytes);
+    }
+    (buf, N)
+}
+
+fn pair(a: u32, b: u32) -> ([u8; 8], usize) {
+    let mut buf = [0; 8];
+    buf[..4].copy_from_slice(&a.to_le_bytes());
+    buf[4..].copy_from_slice(&b.to_le_bytes());
+    (buf, 8)
 }
 
 /// `store_record`: the fields `vals` of types `tys` of a record at `ptr`.
 pub(crate) fn store_fields(cx: &mut LowerContext<'_>, vals: &[&Val], tys: &[InterfaceType], ptr: u32) -> Result<()> {
     let (offsets, _, _) = record_layout(cx.types, tys);
-    for ((v, t), o) in vals.iter().zip(tys).zip(offsets) {
-        store(cx, v, *t, add(ptr, o)?)?;
+    store_fields_at(cx, vals.iter().copied().zip(tys.iter().copied()), &offsets, ptr)
+}
+
+/// Stores each field value with its type at its offset from `ptr`.
+fn store_fields_at<'v>(
+    cx: &mut LowerContext<'_>,
+    fields: impl ExactSizeIterator<Item = (&'v Val, InterfaceType)>,
+    offsets: &[u32],
+    ptr: u32,
+) -> Result<()> {
+    check_offsets(fields.len(), offsets)?;
+    for ((v, t), o) in fields.zip(offsets) {
+        store(cx, v, t, add(ptr, *o)?)?;
     }
     Ok(())
 }

@@ -211,6 +211,7 @@ pub(crate) fn read(engine: &Engine, bytes: &[u8]) -> crate::Result<Component> {
     Ok(Component {
         inner: Arc::new(ComponentInner {
             engine: engine.clone(),
+            lowered: ComponentInner::lowered_slots(&meta.plan),
             plan: meta.plan,
             types,
             type_space,

@@ -625,6 +625,29 @@ fn flat_counts_agree_with_flatten_type() {
     }
 }
 
+/// The registry works out each type's layout and flat types when it is
+/// interned; a registry read back from a precompiled component works them
+/// out again, to the same facts.
+#[test]
+fn registry_facts_survive_serialization() {
+    let z = zoo();
+    let bytes = postcard::to_stdvec(&z.types).unwrap();
+    let read: ComponentTypes = postcard::from_bytes(&bytes).unwrap();
+    let [defined, ..] = z.types.counts();
+    assert!(defined > 10, "the zoo has {defined} defined types");
+    for i in 0..defined as u32 {
+        let index = weft_environ::component::TypeDefinedIndex(i);
+        let ty = InterfaceType::Defined(index);
+        assert_eq!(read.value_abi(ty), z.types.value_abi(ty), "{ty:?}");
+        assert_eq!(read.defined_abi(index), z.types.defined_abi(index), "{ty:?}");
+        assert_eq!(
+            read.value_abi(ty).flat_count(),
+            flatten_type(&z.types, ty, PtrType::I32).len(),
+            "{ty:?}"
+        );
+    }
+}
+
 #[test]
 fn mismatched_values_are_errors() {
     use InterfaceType as T;

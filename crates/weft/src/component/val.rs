@@ -105,20 +105,32 @@ impl Val {
     }
 }
 
-/// The payload types of the cases of a variant-like type, or `None` for
-/// another type.
-pub(crate) fn variant_cases(def: &DefinedType) -> Option<Vec<Option<InterfaceType>>> {
+/// The number of cases of the variant-like type `def` (variant, enum,
+/// option or result); `None` for other types.
+pub(crate) fn case_count(def: &DefinedType) -> Option<usize> {
     Some(match def {
-        DefinedType::Variant(cases) => cases.iter().map(|c| c.ty).collect(),
-        DefinedType::Enum(labels) => vec![None; labels.len()],
-        DefinedType::Option(t) => vec![None, Some(*t)],
-        DefinedType::Result { ok, err } => vec![*ok, *err],
+        DefinedType::Variant(cases) => cases.len(),
+        DefinedType::Enum(labels) => labels.len(),
+        DefinedType::Option(_) | DefinedType::Result { .. } => 2,
         _ => return None,
     })
 }
 
+/// The payload type of case `index` of the variant-like type `def`: `None`
+/// when `def` is not variant-like or has no such case, `Some(None)` for a
+/// case without a payload.
+pub(crate) fn case_payload(def: &DefinedType, index: usize) -> Option<Option<InterfaceType>> {
+    match def {
+        DefinedType::Variant(cases) => cases.get(index).map(|c| c.ty),
+        DefinedType::Enum(labels) => (index < labels.len()).then_some(None),
+        DefinedType::Option(t) => [None, Some(*t)].get(index).copied(),
+        DefinedType::Result { ok, err } => [*ok, *err].get(index).copied(),
+        _ => None,
+    }
+}
+
 /// The value of case `index` of the variant-like type `def` with `payload`.
-/// `index` is in range of [`variant_cases`].
+/// `index` is in range of [`case_count`].
 pub(crate) fn make_variant(def: &DefinedType, index: u32, payload: Option<Val>) -> Result<Val> {
     let payload = payload.map(Box::new);
     let label = |labels: &mut dyn Iterator<Item = &String>| {
@@ -144,7 +156,7 @@ pub(crate) fn match_case<'v>(
     def: &DefinedType,
     val: &'v Val,
 ) -> Result<(u32, Option<InterfaceType>, Option<&'v Val>)> {
-    let cases = variant_cases(def).ok_or_else(|| mismatch(ty, val))?;
+    case_count(def).ok_or_else(|| mismatch(ty, val))?;
     let find = |labels: &mut dyn Iterator<Item = &String>, name: &str| {
         labels
             .enumerate()
@@ -163,7 +175,7 @@ pub(crate) fn match_case<'v>(
         (DefinedType::Result { .. }, Val::Result(Err(v))) => (1, v.as_deref()),
         _ => return Err(mismatch(ty, val)),
     };
-    let case_ty = cases.get(index).copied().flatten();
+    let case_ty = case_payload(def, index).flatten();
     if case_ty.is_some() != payload.is_some() {
         return Err(anyhow::anyhow!(
             "type mismatch: the payload of case {index} of {ty:?} is {}",
