@@ -183,8 +183,11 @@ impl Instance {
 
 /// Why an import does not fit, or `None` when it does.
 fn check_import(store: &StoreOpaque, module: &Module, expected: &EntityType, actual: &Extern) -> Option<String> {
-    let expected_ty = module.extern_type(expected);
+    // The expected type as a public type (which registers a function type
+    // with the engine) is made only for an error, or for a global or table.
+    let expected_ty = || module.extern_type(expected);
     let mismatch = |found: String| {
+        let expected_ty = expected_ty();
         Some(format!(
             "expected {} of type `{}`, found {}",
             expected_ty.desc(),
@@ -215,7 +218,7 @@ fn check_import(store: &StoreOpaque, module: &Module, expected: &EntityType, act
         }
         (EntityType::Global(_), Extern::Global(actual_g)) => {
             let have = store.global_type(actual_g.id);
-            let ExternType::Global(want) = &expected_ty else {
+            let ExternType::Global(want) = expected_ty() else {
                 return mismatch("a global of another kind".to_string());
             };
             let ok = have.mutability() == want.mutability()
@@ -232,7 +235,7 @@ fn check_import(store: &StoreOpaque, module: &Module, expected: &EntityType, act
         (EntityType::Table(t), Extern::Table(actual_t)) => {
             let have = store.table_type(actual_t.id);
             let declared_max = store.table_types.get(&actual_t.id.0).and_then(|t| t.maximum());
-            let ExternType::Table(want) = &expected_ty else {
+            let ExternType::Table(want) = expected_ty() else {
                 return mismatch("a table of another kind".to_string());
             };
             let ok = have.element() == want.element()

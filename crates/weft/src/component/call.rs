@@ -173,8 +173,8 @@ fn flat_count(types: &ComponentTypes, tys: &[InterfaceType]) -> usize {
         .fold(0, |n, t| n.saturating_add(types.value_abi(*t).flat_count()))
 }
 
-fn result_types(ty: &FuncType) -> Vec<InterfaceType> {
-    ty.result.into_iter().collect()
+fn result_types(ty: &FuncType) -> &[InterfaceType] {
+    ty.result.as_slice()
 }
 
 /// Whether values of `tys` are scalars or strings, which hold no handles
@@ -286,7 +286,7 @@ pub(crate) fn lift_args_from_core<T>(
     params: &[crate::Val],
 ) -> crate::Result<Vec<Val>> {
     let param_tys: Vec<InterfaceType> = ty.param_types().collect();
-    let spilled_results = flat_count(types, &result_types(ty)) > MAX_FLAT_RESULTS;
+    let spilled_results = flat_count(types, result_types(ty)) > MAX_FLAT_RESULTS;
     let n = params.len() - usize::from(spilled_results && !params.is_empty());
     let flat = params[..n]
         .iter()
@@ -320,15 +320,21 @@ pub(crate) fn lower_results_to_core<T>(
     } else {
         None
     };
-    let flat_ty = abi::flatten_functype(types, ty, AbiOptions::default(), Context::Lower);
+    // The core result types: those of the result's flattening, or none
+    // when it goes to memory.
+    let result_abi = tys.first().map(|t| types.value_abi(*t));
+    let flat_tys = match (out_param, &result_abi) {
+        (None, Some(facts)) => facts.flat(abi::PtrType::I32),
+        _ => &[],
+    };
     let lowered = lowering(store, types, options, |cx| {
-        lower_flat_values(cx, MAX_FLAT_RESULTS, out, &tys, out_param)
+        lower_flat_values(cx, MAX_FLAT_RESULTS, out, tys, out_param)
     });
     let flat = lowered?;
-    if flat.len() != results.len() || flat.len() != flat_ty.results.len() {
+    if flat.len() != results.len() || flat.len() != flat_tys.len() {
         crate::bail!("the lowered results do not match the core signature");
     }
-    for ((r, v), t) in results.iter_mut().zip(flat).zip(&flat_ty.results) {
+    for ((r, v), t) in results.iter_mut().zip(flat).zip(flat_tys) {
         *r = flat_to_core(*t, v);
     }
     Ok(())
@@ -402,7 +408,7 @@ pub(crate) fn lower_sync_results<T>(
     results: &mut [crate::Val],
 ) -> crate::Result<()> {
     let tys = result_types(ty);
-    lower_resources(store, types, &tys, out, options.flags, None)?;
+    lower_resources(store, types, tys, out, options.flags, None)?;
     lower_results_to_core(store, types, ty, options, params, out, results)
 }
 
@@ -418,7 +424,7 @@ pub(crate) fn lower_async_results<T>(
     out: &mut [Val],
 ) -> crate::Result<()> {
     let tys = result_types(ty);
-    lower_resources(store, types, &tys, out, options.flags, None)?;
+    lower_resources(store, types, tys, out, options.flags, None)?;
     match retptr {
         Some(ptr) => store_results_at(store, types, ty, options, ptr, out),
         None => Ok(()),
@@ -437,7 +443,7 @@ pub(crate) fn store_results_at<T>(
 ) -> crate::Result<()> {
     let tys = result_types(ty);
     let stored = lowering(store, types, options, |cx| {
-        lower_flat_values(cx, 0, out, &tys, Some(ptr))
+        lower_flat_values(cx, 0, out, tys, Some(ptr))
     });
     stored.map(drop)
 }

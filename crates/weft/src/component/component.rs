@@ -28,14 +28,15 @@ pub(crate) struct ComponentInner {
     /// The fused adapter of each component-to-component
     /// `Lower` step, by step index.
     pub(crate) adapters: std::collections::HashMap<usize, Module>,
-    /// The core function of each host `Lower` step, by step index: made on
-    /// the first instantiation and shared by the later ones.
+    /// The core function type of each step that makes a host function (a
+    /// `Lower` of a host function, `resource.new`, `.rep`, `.drop`), by step
+    /// index: made on the first instantiation and shared by the later ones.
     pub(crate) lowered: Box<[OnceLock<LoweredCore>]>,
 }
 
-/// What every instance's core function of one `canon lower` of a host
-/// function shares: its core type (registered once with the engine) and
-/// its wasm-to-host trampoline.
+/// What every instance's core function of one step (a `canon lower` of a
+/// host function, or a resource built-in) shares: its core type (registered
+/// once with the engine) and its wasm-to-host trampoline.
 pub(crate) struct LoweredCore {
     /// The flattened core signature.
     pub(crate) ty: Arc<crate::FuncType>,
@@ -49,8 +50,8 @@ impl ComponentInner {
         plan.steps.iter().map(|_| OnceLock::new()).collect()
     }
 
-    /// The shared core function of the `Lower` step `step`, made with
-    /// `make` the first time.
+    /// The shared core function type of the step `step`, made with `make`
+    /// the first time.
     pub(crate) fn lowered_core(
         &self,
         step: usize,

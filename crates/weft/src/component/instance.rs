@@ -433,6 +433,7 @@ fn run_step<T: 'static>(
         Step::ResourceNew { resource, instance, .. } => {
             let f = resource_builtin(
                 store,
+                (component, step_index),
                 instance_index,
                 *instance,
                 *resource,
@@ -448,7 +449,7 @@ fn run_step<T: 'static>(
                     })?;
                     Ok(Some(index))
                 },
-            );
+            )?;
             t.items.push(Extern::Func(f));
         }
         Step::Builtin { builtin, instance, .. } => {
@@ -462,6 +463,7 @@ fn run_step<T: 'static>(
         Step::ResourceRep { resource, instance, .. } => {
             let f = resource_builtin(
                 store,
+                (component, step_index),
                 instance_index,
                 *instance,
                 *resource,
@@ -470,12 +472,13 @@ fn run_step<T: 'static>(
                     let h = store.components_mut().handles(at)?.get_of(index, ty)?;
                     Ok(Some(h.rep))
                 },
-            );
+            )?;
             t.items.push(Extern::Func(f));
         }
         Step::ResourceDrop { resource, instance, .. } => {
             let f = resource_builtin(
                 store,
+                (component, step_index),
                 instance_index,
                 *instance,
                 *resource,
@@ -491,7 +494,7 @@ fn run_step<T: 'static>(
                     drop_handle(store, h, Some(at))?;
                     Ok(None)
                 },
-            );
+            )?;
             t.items.push(Extern::Func(f));
         }
     }
@@ -810,6 +813,7 @@ fn export_item<T>(
 /// and returns the result.
 fn resource_builtin<T: 'static>(
     store: &mut StoreContextMut<'_, T>,
+    (component, step): (&Component, usize),
     instance_index: u32,
     instance: env::ComponentInstanceIndex,
     resource: env::TypeResourceIndex,
@@ -818,14 +822,20 @@ fn resource_builtin<T: 'static>(
         + Send
         + Sync
         + 'static,
-) -> crate::Func {
+) -> crate::Result<crate::Func> {
     let at = ComponentInstanceRef {
         instance: instance_index,
         component_instance: instance.0,
     };
-    let results: &[ValType] = if returns { &[ValType::I32] } else { &[] };
-    let ty = crate::FuncType::new(store.engine(), [ValType::I32], results.iter().cloned());
-    crate::Func::new(&mut *store, ty, move |mut caller, params, results| {
+    let lowered = component.inner.lowered_core(step, || {
+        let results: &[ValType] = if returns { &[ValType::I32] } else { &[] };
+        Ok(crate::FuncType::new(
+            store.engine(),
+            [ValType::I32],
+            results.iter().cloned(),
+        ))
+    })?;
+    let host = crate::func::host_closure_dynamic(lowered.ty.clone(), move |mut caller, params, results| {
         let mut store = caller.as_context_mut();
         let arg = match params.first() {
             Some(crate::Val::I32(v)) => *v as u32,
@@ -837,7 +847,13 @@ fn resource_builtin<T: 'static>(
             *r = crate::Val::I32(v as i32);
         }
         Ok(())
-    })
+    });
+    Ok(crate::func::new_host_with(
+        store.0,
+        lowered.ty.clone(),
+        host,
+        Some(&lowered.trampoline),
+    ))
 }
 
 /// The definitions of the resource types the component imports, in the
