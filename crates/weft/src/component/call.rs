@@ -312,7 +312,7 @@ pub(crate) fn lower_results_to_core<T>(
     results: &mut [crate::Val],
 ) -> crate::Result<()> {
     let tys = result_types(ty);
-    let out_param = if flat_count(types, &tys) > MAX_FLAT_RESULTS {
+    let out_param = if flat_count(types, tys) > MAX_FLAT_RESULTS {
         match params.last() {
             Some(crate::Val::I32(p)) => Some(*p as u32),
             _ => crate::bail!("the lowered function has no pointer for its results"),
