@@ -267,6 +267,7 @@ c_tests!(
     weft_wasip2,
     weft_wasi_http,
     weft_gc,
+    weft_exn,
     weft_stack_creator,
     weft_memory_creator,
     weft_pooling,
