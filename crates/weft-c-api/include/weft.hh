@@ -12,12 +12,13 @@
  *
  * This header covers the core classes (`Error`, `Result`, `Trap`,
  * `Config`, `Engine`, `Store`, `Caller`, `Val`, `ValType`, `FuncType`,
- * `Func`, `Global`, `Memory`, `Table`, `Module`, `Instance`, `Linker`,
- * `WasiConfig`, `wat2wasm`) and the component model's (`Component`,
+ * `Func`, `Global`, `Memory`, `Table`, `TagType`, `Tag`, `ExnRef`,
+ * `Module`, `Instance`, `Linker`, `WasiConfig`, `wat2wasm`) and the component model's (`Component`,
  * `ExportIndex`, `Instance`, `Func`, `Val`, `Linker`, `LinkerInstance`,
  * `ResourceType`, `ResourceHost`, `ResourceAny`). Wasmtime's GC reference
- * classes are not offered (use the C functions of `weft/anyref.h` and the
- * other GC headers), nor typed `TypedFunc`.
+ * classes other than `ExnRef` are not offered (use the C functions of
+ * `weft/anyref.h` and the other GC headers), nor typed `TypedFunc`, nor
+ * `exnref` values in `Val`.
  */
 
 #ifndef WEFT_HH
@@ -329,9 +330,11 @@ class Func;
 class Global;
 class Memory;
 class Table;
+class Tag;
+class ExnRef;
 
 /// An item of a store that can be imported or exported.
-using Extern = std::variant<Func, Global, Memory, Table>;
+using Extern = std::variant<Func, Global, Memory, Table, Tag>;
 
 /// A store: the home of instances and their objects.
 class Store {
@@ -390,6 +393,13 @@ public:
     Result<std::monostate> set_wasi(WasiConfig config);
     /// Gives the store a `wasi:http` context (after `set_wasi`).
     void set_wasi_http() { weft_context_set_wasi_http(ptr); }
+    /// Makes `exn` the pending exception; returned from a host function,
+    /// the trap throws it into the function's wasm caller.
+    Trap throw_exception(ExnRef exn);
+    /// Takes the pending exception (one that escaped wasm), if any.
+    std::optional<ExnRef> take_exception();
+    /// Whether an exception is pending.
+    bool has_exception() { return weft_context_has_exception(ptr); }
     /// The C object.
     weft_context_t *capi() const { return ptr; }
   };
@@ -483,6 +493,25 @@ public:
   size_t result_count() const { return wasm_functype_results(ptr.get())->size; }
   /// The C object.
   const wasm_functype_t *capi() const { return ptr.get(); }
+};
+
+/// The type of a tag: a function type whose parameters are the payload of
+/// the exceptions thrown with it (and which has no results).
+class TagType {
+  struct Deleter {
+    void operator()(wasm_tagtype_t *t) const { wasm_tagtype_delete(t); }
+  };
+  std::unique_ptr<wasm_tagtype_t, Deleter> ptr;
+
+public:
+  /// Takes ownership of `raw`.
+  explicit TagType(wasm_tagtype_t *raw) : ptr(raw) {}
+  /// The tag type of function type `ty`.
+  explicit TagType(const FuncType &ty) : ptr(wasm_tagtype_new(wasm_functype_copy(ty.capi()))) {}
+  /// The function type.
+  FuncType functype() const { return FuncType(wasm_functype_copy(wasm_tagtype_functype(ptr.get()))); }
+  /// The C object.
+  const wasm_tagtype_t *capi() const { return ptr.get(); }
 };
 
 /// A 128-bit SIMD value.
@@ -620,6 +649,98 @@ inline std::optional<Func> Val::funcref() const {
   return Func(val.of.funcref);
 }
 
+/// An exception tag of a store.
+class Tag {
+  weft_tag_t tag;
+
+public:
+  /// The C tag.
+  explicit Tag(weft_tag_t raw) : tag(raw) {}
+  /// A new tag of type `ty`.
+  static Result<Tag> create(Store::Context cx, const TagType &ty) {
+    weft_tag_t t;
+    if (weft_error_t *e = weft_tag_new(cx.capi(), ty.capi(), &t))
+      return Error(e);
+    return Tag(t);
+  }
+  /// The tag's type.
+  TagType type(Store::Context cx) const { return TagType(weft_tag_type(cx.capi(), &tag)); }
+  /// Whether `other` is the same tag.
+  bool eq(Store::Context cx, const Tag &other) const { return weft_tag_eq(cx.capi(), &tag, &other.tag); }
+  /// The C tag.
+  const weft_tag_t &capi() const { return tag; }
+};
+
+/// An exception (`exnref`): thrown by wasm, or made by the host to throw
+/// with `Store::Context::throw_exception`. Copies are new references.
+class ExnRef {
+  weft_exnref_t ref;
+
+public:
+  /// Takes ownership of the C reference `raw`.
+  explicit ExnRef(weft_exnref_t raw) : ref(raw) {}
+  /// A new reference to the same exception.
+  ExnRef(const ExnRef &other) { weft_exnref_clone(&other.ref, &ref); }
+  /// Takes `other`'s reference.
+  ExnRef(ExnRef &&other) noexcept : ref(other.ref) { weft_exnref_set_null(&other.ref); }
+  /// Refers to `other`'s exception.
+  ExnRef &operator=(const ExnRef &other) {
+    if (this != &other) {
+      weft_exnref_unroot(&ref);
+      weft_exnref_clone(&other.ref, &ref);
+    }
+    return *this;
+  }
+  /// Takes `other`'s reference.
+  ExnRef &operator=(ExnRef &&other) noexcept {
+    if (this != &other) {
+      weft_exnref_unroot(&ref);
+      ref = other.ref;
+      weft_exnref_set_null(&other.ref);
+    }
+    return *this;
+  }
+  ~ExnRef() { weft_exnref_unroot(&ref); }
+  /// A new exception thrown with `tag`, whose payload is `fields` (of the
+  /// tag's parameter types).
+  static Result<ExnRef> create(Store::Context cx, const Tag &tag, const std::vector<Val> &fields) {
+    weft_exnref_t out;
+    if (weft_error_t *e = weft_exnref_new(cx.capi(), &tag.capi(), reinterpret_cast<const weft_val_t *>(fields.data()),
+                                          fields.size(), &out))
+      return Error(e);
+    return ExnRef(out);
+  }
+  /// The tag it is thrown with.
+  Result<Tag> tag(Store::Context cx) const {
+    weft_tag_t t;
+    if (weft_error_t *e = weft_exnref_tag(cx.capi(), &ref, &t))
+      return Error(e);
+    return Tag(t);
+  }
+  /// The number of fields of its payload.
+  size_t field_count(Store::Context cx) const { return weft_exnref_field_count(cx.capi(), &ref); }
+  /// Field `index` of its payload.
+  Result<Val> field(Store::Context cx, size_t index) const {
+    weft_val_t v;
+    if (weft_error_t *e = weft_exnref_field(cx.capi(), &ref, index, &v))
+      return Error(e);
+    return Val(v);
+  }
+  /// The C reference.
+  const weft_exnref_t &capi() const { return ref; }
+};
+
+inline Trap Store::Context::throw_exception(ExnRef exn) {
+  return Trap(weft_context_set_exception(ptr, &exn.capi()));
+}
+
+inline std::optional<ExnRef> Store::Context::take_exception() {
+  weft_exnref_t out;
+  if (!weft_context_take_exception(ptr, &out))
+    return std::nullopt;
+  return ExnRef(out);
+}
+
 /// A global of a store.
 class Global {
   weft_global_t g;
@@ -687,6 +808,7 @@ inline std::optional<Extern> extern_of(const weft_extern_t &e) {
   case WEFT_EXTERN_GLOBAL: return Extern(Global(e.of.global));
   case WEFT_EXTERN_MEMORY: return Extern(Memory(e.of.memory));
   case WEFT_EXTERN_TABLE: return Extern(Table(e.of.table));
+  case WEFT_EXTERN_TAG: return Extern(Tag(e.of.tag));
   default: return std::nullopt;
   }
 }
@@ -701,9 +823,12 @@ inline weft_extern_t to_extern(const Extern &e) {
   } else if (auto *m = std::get_if<Memory>(&e)) {
     out.kind = WEFT_EXTERN_MEMORY;
     out.of.memory = m->capi();
-  } else {
+  } else if (auto *t = std::get_if<Table>(&e)) {
     out.kind = WEFT_EXTERN_TABLE;
-    out.of.table = std::get<Table>(e).capi();
+    out.of.table = t->capi();
+  } else {
+    out.kind = WEFT_EXTERN_TAG;
+    out.of.tag = std::get<Tag>(e).capi();
   }
   return out;
 }
