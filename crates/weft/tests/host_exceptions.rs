@@ -8,8 +8,8 @@
 #![cfg(feature = "wat")]
 
 use weft::{
-    Caller, Config, Engine, ExnRef, ExnRefPre, ExnType, ExternRef, Func, FuncType, Linker, Module, RootScope,
-    Rooted, Store, Tag, TagType, ThrownException, Val, ValType,
+    Caller, Config, Engine, ExnRef, ExnRefPre, ExnType, ExternRef, Func, FuncType, Linker, Module, RootScope, Rooted,
+    Store, Tag, TagType, ThrownException, Val, ValType,
 };
 
 fn is_thrown(err: &weft::Error) -> bool {
@@ -75,7 +75,9 @@ fn host_throws_and_wasm_catches_by_tag_with_the_fields() {
     let linker = linker_with_thrower(&mut store, tag, &ty);
     let module = Module::new(store.engine(), CATCHER).unwrap();
     let instance = linker.instantiate(&mut store, &module).unwrap();
-    let by_tag = instance.get_typed_func::<i32, (i32, i64)>(&mut store, "by_tag").unwrap();
+    let by_tag = instance
+        .get_typed_func::<i32, (i32, i64)>(&mut store, "by_tag")
+        .unwrap();
     assert_eq!(by_tag.call(&mut store, 7).unwrap(), (7, 70));
     assert_eq!(by_tag.call(&mut store, -3).unwrap(), (-3, -30));
     assert!(!store.has_pending_exception(), "a caught exception is not pending");
@@ -139,7 +141,9 @@ fn uncaught_host_exception_reaches_the_embedder() {
     assert_eq!(taken.fields(&store).unwrap()[1].i64(), Some(2));
 
     // The store is still usable: wasm catches the host's exceptions again.
-    let by_tag = instance.get_typed_func::<i32, (i32, i64)>(&mut store, "by_tag").unwrap();
+    let by_tag = instance
+        .get_typed_func::<i32, (i32, i64)>(&mut store, "by_tag")
+        .unwrap();
     assert_eq!(by_tag.call(&mut store, 2).unwrap(), (2, 20));
 }
 
@@ -166,7 +170,10 @@ fn wrong_fields_or_tag_are_refused() {
     let other_ty = TagType::new(FuncType::new(&engine, [ValType::I64, ValType::I32], []));
     let other_tag = Tag::new(&mut store, &other_ty).unwrap();
     let err = ExnRef::new(&mut store, &pre, &other_tag, &[Val::I32(1), Val::I64(2)]).unwrap_err();
-    assert!(format!("{err:#}").contains("is not the type of the allocator"), "{err:#}");
+    assert!(
+        format!("{err:#}").contains("is not the type of the allocator"),
+        "{err:#}"
+    );
 
     // A tag type with results is the type of no exception.
     let with_results = TagType::new(FuncType::new(&engine, [], [ValType::I32]));
@@ -189,7 +196,10 @@ fn objects_of_another_store_are_refused() {
     let fields = [Val::I32(1), Val::I64(2)];
 
     let err = ExnRef::new(&mut store, &pre, &other_tag, &fields).unwrap_err();
-    assert!(format!("{err:#}").contains("tag belongs to a different store"), "{err:#}");
+    assert!(
+        format!("{err:#}").contains("tag belongs to a different store"),
+        "{err:#}"
+    );
     let err = ExnRef::new(&mut store, &other_pre, &tag, &fields).unwrap_err();
     assert!(format!("{err:#}").contains("allocator"), "{err:#}");
     let foreign_ref = ExternRef::new(&mut other, 1u32).unwrap();
