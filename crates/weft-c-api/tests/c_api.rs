@@ -263,6 +263,7 @@ c_tests!(
     weft_component_serialize,
     weft_sharedmemory,
     weft_async,
+    weft_async_gc,
     weft_wasi,
     weft_wasip2,
     weft_wasi_http,
