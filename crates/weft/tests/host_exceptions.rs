@@ -61,6 +61,11 @@ const CATCHER: &str = r#"(module
         (block $h (result exnref)
             (try_table (catch_all_ref $h) (call $throw (local.get 0)))
             (unreachable)))
+    ;; throw_ref of an exnref the host made, caught by tag.
+    (func (export "rethrow") (param exnref) (result i32 i64)
+        (block $h (result i32 i64)
+            (try_table (catch $t $h) (throw_ref (local.get 0)))
+            (unreachable)))
     ;; Only $other is caught: the host's exception goes on to the embedder.
     (func (export "uncaught") (param i32) (result i32)
         (block $h (result i32 i64)
@@ -94,6 +99,14 @@ fn host_throws_and_wasm_catches_by_tag_with_the_fields() {
     let err = exn.field(&store, 2).unwrap_err();
     assert!(err.to_string().contains("out of bounds"), "{err}");
     assert!(ExnType::eq(&exn.ty(&store).unwrap(), &ty));
+
+    // An exception the host made, never thrown, is an exnref wasm rethrows.
+    let pre = ExnRefPre::new(&mut store, ty);
+    let made = ExnRef::new(&mut store, &pre, &tag, &[Val::I32(-1), Val::I64(-2)]).unwrap();
+    let rethrow = instance.get_func(&mut store, "rethrow").unwrap();
+    let mut out = [Val::I32(0), Val::I64(0)];
+    rethrow.call(&mut store, &[Val::ExnRef(Some(made))], &mut out).unwrap();
+    assert_eq!((out[0].i32(), out[1].i64()), (Some(-1), Some(-2)));
 }
 
 #[test]
