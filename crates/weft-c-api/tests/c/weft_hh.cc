@@ -19,7 +19,11 @@ static const char *EXN_WAT = R"((module
   (import "host" "throw" (func $throw (param i32)))
   (func (export "catch") (param i32) (result i32)
     (block $h (result i32) (try_table (catch $t $h) (call $throw (local.get 0))) (i32.const -1)))
-  (func (export "escape") (param i32) (call $throw (local.get 0))))
+  (func (export "escape") (param i32) (call $throw (local.get 0)))
+  (func (export "catch_ref") (param i32) (result exnref)
+    (block $h (result exnref) (try_table (catch_all_ref $h) (call $throw (local.get 0))) (unreachable)))
+  (func (export "rethrow") (param exnref) (result i32)
+    (block $h (result i32) (try_table (catch $t $h) (throw_ref (local.get 0))) (i32.const -1))))
 )";
 
 static const char *COMPONENT = R"((component
@@ -141,6 +145,16 @@ int main() {
   std::cout << "taken: tag matches " << copy_exn.tag(cx).unwrap().eq(cx, tag) << ", " << taken->field_count(cx)
             << " field = " << taken->field(cx, 0).unwrap().i32() << ", pending " << cx.has_exception() << "\n";
   std::cout << "wrong fields refused: " << !ExnRef::create(cx, tag, {}) << "\n";
+  // exnref values: from wasm to the host and back.
+  auto refs = std::get<Func>(*exn_inst.get(cx, "catch_ref")).call(cx, {Val(int32_t(10))}).unwrap();
+  std::optional<ExnRef> caught_ref = refs[0].exnref();
+  std::cout << "catch_ref: kind exnref " << (refs[0].kind() == ValKind::ExnRef) << ", field "
+            << caught_ref->field(cx, 0).unwrap().i32() << "\n";
+  Func rethrow = std::get<Func>(*exn_inst.get(cx, "rethrow"));
+  std::cout << "rethrow: " << rethrow.call(cx, {Val(*caught_ref)}).unwrap()[0].i32() << ", of a host-made one: "
+            << rethrow.call(cx, {Val(ExnRef::create(cx, tag, {Val(int32_t(3))}).unwrap())}).unwrap()[0].i32()
+            << ", of null fails: " << !rethrow.call(cx, {Val(std::optional<ExnRef>())}) << "\n";
+  std::cout << "exnref type: params " << FuncType({ValType::exnref()}, {}).param_count() << "\n";
 
   // Components.
   component::Component comp = component::Component::compile(engine, COMPONENT).unwrap();
