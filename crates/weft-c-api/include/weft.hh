@@ -12,12 +12,13 @@
  *
  * This header covers the core classes (`Error`, `Result`, `Trap`,
  * `Config`, `Engine`, `Store`, `Caller`, `Val`, `ValType`, `FuncType`,
- * `Func`, `Global`, `Memory`, `Table`, `Module`, `Instance`, `Linker`,
- * `WasiConfig`, `wat2wasm`) and the component model's (`Component`,
+ * `Func`, `Global`, `Memory`, `Table`, `TagType`, `Tag`, `ExnRef`,
+ * `Module`, `Instance`, `Linker`, `WasiConfig`, `wat2wasm`) and the component model's (`Component`,
  * `ExportIndex`, `Instance`, `Func`, `Val`, `Linker`, `LinkerInstance`,
  * `ResourceType`, `ResourceHost`, `ResourceAny`). Wasmtime's GC reference
- * classes are not offered (use the C functions of `weft/anyref.h` and the
- * other GC headers), nor typed `TypedFunc`.
+ * classes other than `ExnRef` are not offered (use the C functions of
+ * `weft/anyref.h` and the other GC headers; `Val` holds `anyref`s only as
+ * C values), nor typed `TypedFunc`.
  */
 
 #ifndef WEFT_HH
@@ -329,9 +330,12 @@ class Func;
 class Global;
 class Memory;
 class Table;
+class Tag;
+class ExnRef;
+class Val;
 
 /// An item of a store that can be imported or exported.
-using Extern = std::variant<Func, Global, Memory, Table>;
+using Extern = std::variant<Func, Global, Memory, Table, Tag>;
 
 /// A store: the home of instances and their objects.
 class Store {
@@ -390,6 +394,13 @@ public:
     Result<std::monostate> set_wasi(WasiConfig config);
     /// Gives the store a `wasi:http` context (after `set_wasi`).
     void set_wasi_http() { weft_context_set_wasi_http(ptr); }
+    /// Makes `exn` the pending exception; returned from a host function,
+    /// the trap throws it into the function's wasm caller.
+    Trap throw_exception(ExnRef exn);
+    /// Takes the pending exception (one that escaped wasm), if any.
+    std::optional<ExnRef> take_exception();
+    /// Whether an exception is pending.
+    bool has_exception() { return weft_context_has_exception(ptr); }
     /// The C object.
     weft_context_t *capi() const { return ptr; }
   };
@@ -416,6 +427,10 @@ enum class ValKind {
   FuncRef = WEFT_FUNCREF,
   /// `externref`.
   ExternRef = WEFT_EXTERNREF,
+  /// `anyref` (its `wasm.h` kind is `WEFT_WASM_ANYREF`).
+  AnyRef = WEFT_ANYREF,
+  /// `exnref` (its `wasm.h` kind is `WEFT_WASM_EXNREF`).
+  ExnRef = WEFT_EXNREF,
 };
 
 /// A core value type.
@@ -437,6 +452,8 @@ public:
     case ValKind::V128: k = 4; break; // v128 (Weft's wasm_valtype_new takes kind 4)
     case ValKind::FuncRef: k = WASM_FUNCREF; break;
     case ValKind::ExternRef: k = WASM_EXTERNREF; break;
+    case ValKind::AnyRef: k = WEFT_WASM_ANYREF; break;
+    case ValKind::ExnRef: k = WEFT_WASM_EXNREF; break;
     }
     ptr.reset(wasm_valtype_new(k));
   }
@@ -450,6 +467,12 @@ public:
   static ValType f64() { return ValType(ValKind::F64); }
   /// `funcref`.
   static ValType funcref() { return ValType(ValKind::FuncRef); }
+  /// `externref`.
+  static ValType externref() { return ValType(ValKind::ExternRef); }
+  /// `anyref`.
+  static ValType anyref() { return ValType(ValKind::AnyRef); }
+  /// `exnref`.
+  static ValType exnref() { return ValType(ValKind::ExnRef); }
   /// Gives up ownership of the C object.
   wasm_valtype_t *capi_release() { return ptr.release(); }
 };
@@ -485,6 +508,68 @@ public:
   const wasm_functype_t *capi() const { return ptr.get(); }
 };
 
+/// The type of a tag: a function type whose parameters are the payload of
+/// the exceptions thrown with it (and which has no results).
+class TagType {
+  struct Deleter {
+    void operator()(wasm_tagtype_t *t) const { wasm_tagtype_delete(t); }
+  };
+  std::unique_ptr<wasm_tagtype_t, Deleter> ptr;
+
+public:
+  /// Takes ownership of `raw`.
+  explicit TagType(wasm_tagtype_t *raw) : ptr(raw) {}
+  /// The tag type of function type `ty`.
+  explicit TagType(const FuncType &ty) : ptr(wasm_tagtype_new(wasm_functype_copy(ty.capi()))) {}
+  /// The function type.
+  FuncType functype() const { return FuncType(wasm_functype_copy(wasm_tagtype_functype(ptr.get()))); }
+  /// The C object.
+  const wasm_tagtype_t *capi() const { return ptr.get(); }
+};
+
+/// An exception (`exnref`): thrown by wasm, or made by the host to throw
+/// with `Store::Context::throw_exception`. Copies are new references.
+class ExnRef {
+  weft_exnref_t ref;
+
+public:
+  /// Takes ownership of the C reference `raw`.
+  explicit ExnRef(weft_exnref_t raw) : ref(raw) {}
+  /// A new reference to the same exception.
+  ExnRef(const ExnRef &other) { weft_exnref_clone(&other.ref, &ref); }
+  /// Takes `other`'s reference.
+  ExnRef(ExnRef &&other) noexcept : ref(other.ref) { weft_exnref_set_null(&other.ref); }
+  /// Refers to `other`'s exception.
+  ExnRef &operator=(const ExnRef &other) {
+    if (this != &other) {
+      weft_exnref_unroot(&ref);
+      weft_exnref_clone(&other.ref, &ref);
+    }
+    return *this;
+  }
+  /// Takes `other`'s reference.
+  ExnRef &operator=(ExnRef &&other) noexcept {
+    if (this != &other) {
+      weft_exnref_unroot(&ref);
+      ref = other.ref;
+      weft_exnref_set_null(&other.ref);
+    }
+    return *this;
+  }
+  ~ExnRef() { weft_exnref_unroot(&ref); }
+  /// A new exception thrown with `tag`, whose payload is `fields` (of the
+  /// tag's parameter types).
+  static Result<ExnRef> create(Store::Context cx, const Tag &tag, const std::vector<Val> &fields);
+  /// The tag it is thrown with.
+  Result<Tag> tag(Store::Context cx) const;
+  /// The number of fields of its payload.
+  size_t field_count(Store::Context cx) const { return weft_exnref_field_count(cx.capi(), &ref); }
+  /// Field `index` of its payload.
+  Result<Val> field(Store::Context cx, size_t index) const;
+  /// The C reference.
+  const weft_exnref_t &capi() const { return ref; }
+};
+
 /// A 128-bit SIMD value.
 struct V128 {
   /// Its bytes, little-endian.
@@ -513,6 +598,10 @@ public:
   Val(std::optional<Func> f);
   /// A `funcref`.
   Val(Func f);
+  /// An `exnref` (a new reference to the exception; nullopt for null).
+  Val(const std::optional<ExnRef> &e);
+  /// An `exnref` (a new reference to the exception).
+  Val(const ExnRef &e);
   /// The kind.
   ValKind kind() const { return static_cast<ValKind>(val.kind); }
   /// The `i32` (only for that kind).
@@ -531,6 +620,8 @@ public:
   }
   /// The `funcref` (nullopt for null).
   std::optional<Func> funcref() const;
+  /// The `exnref`, a new reference (nullopt for null or another kind).
+  std::optional<ExnRef> exnref() const;
   /// The C value.
   const weft_val_t &capi() const { return val; }
 };
@@ -620,6 +711,75 @@ inline std::optional<Func> Val::funcref() const {
   return Func(val.of.funcref);
 }
 
+/// An exception tag of a store.
+class Tag {
+  weft_tag_t tag;
+
+public:
+  /// The C tag.
+  explicit Tag(weft_tag_t raw) : tag(raw) {}
+  /// A new tag of type `ty`.
+  static Result<Tag> create(Store::Context cx, const TagType &ty) {
+    weft_tag_t t;
+    if (weft_error_t *e = weft_tag_new(cx.capi(), ty.capi(), &t))
+      return Error(e);
+    return Tag(t);
+  }
+  /// The tag's type.
+  TagType type(Store::Context cx) const { return TagType(weft_tag_type(cx.capi(), &tag)); }
+  /// Whether `other` is the same tag.
+  bool eq(Store::Context cx, const Tag &other) const { return weft_tag_eq(cx.capi(), &tag, &other.tag); }
+  /// The C tag.
+  const weft_tag_t &capi() const { return tag; }
+};
+
+inline Result<ExnRef> ExnRef::create(Store::Context cx, const Tag &tag, const std::vector<Val> &fields) {
+  weft_exnref_t out;
+  if (weft_error_t *e = weft_exnref_new(cx.capi(), &tag.capi(), reinterpret_cast<const weft_val_t *>(fields.data()),
+                                        fields.size(), &out))
+    return Error(e);
+  return ExnRef(out);
+}
+inline Result<Tag> ExnRef::tag(Store::Context cx) const {
+  weft_tag_t t;
+  if (weft_error_t *e = weft_exnref_tag(cx.capi(), &ref, &t))
+    return Error(e);
+  return Tag(t);
+}
+inline Result<Val> ExnRef::field(Store::Context cx, size_t index) const {
+  weft_val_t v;
+  if (weft_error_t *e = weft_exnref_field(cx.capi(), &ref, index, &v))
+    return Error(e);
+  return Val(v);
+}
+
+inline Val::Val(const std::optional<ExnRef> &e) {
+  val.kind = WEFT_EXNREF;
+  if (e)
+    weft_exnref_clone(&e->capi(), &val.of.exnref);
+  else
+    weft_exnref_set_null(&val.of.exnref);
+}
+inline Val::Val(const ExnRef &e) : Val(std::optional<ExnRef>(e)) {}
+inline std::optional<ExnRef> Val::exnref() const {
+  if (val.kind != WEFT_EXNREF || weft_exnref_is_null(&val.of.exnref))
+    return std::nullopt;
+  weft_exnref_t copy;
+  weft_exnref_clone(&val.of.exnref, &copy);
+  return ExnRef(copy);
+}
+
+inline Trap Store::Context::throw_exception(ExnRef exn) {
+  return Trap(weft_context_set_exception(ptr, &exn.capi()));
+}
+
+inline std::optional<ExnRef> Store::Context::take_exception() {
+  weft_exnref_t out;
+  if (!weft_context_take_exception(ptr, &out))
+    return std::nullopt;
+  return ExnRef(out);
+}
+
 /// A global of a store.
 class Global {
   weft_global_t g;
@@ -687,6 +847,7 @@ inline std::optional<Extern> extern_of(const weft_extern_t &e) {
   case WEFT_EXTERN_GLOBAL: return Extern(Global(e.of.global));
   case WEFT_EXTERN_MEMORY: return Extern(Memory(e.of.memory));
   case WEFT_EXTERN_TABLE: return Extern(Table(e.of.table));
+  case WEFT_EXTERN_TAG: return Extern(Tag(e.of.tag));
   default: return std::nullopt;
   }
 }
@@ -701,9 +862,12 @@ inline weft_extern_t to_extern(const Extern &e) {
   } else if (auto *m = std::get_if<Memory>(&e)) {
     out.kind = WEFT_EXTERN_MEMORY;
     out.of.memory = m->capi();
-  } else {
+  } else if (auto *t = std::get_if<Table>(&e)) {
     out.kind = WEFT_EXTERN_TABLE;
-    out.of.table = std::get<Table>(e).capi();
+    out.of.table = t->capi();
+  } else {
+    out.kind = WEFT_EXTERN_TAG;
+    out.of.tag = std::get<Tag>(e).capi();
   }
   return out;
 }

@@ -30,7 +30,12 @@ pub(crate) fn trap_into_error(trap: wasm_trap_t) -> anyhow::Error {
     match trap.r {
         RefKind::Trap(t) => match Rc::try_unwrap(t) {
             Ok(t) => t.error,
-            Err(t) => anyhow::anyhow!("{}", crate::error::format_error(&t.error)),
+            // A trap still shared keeps its error: a copy of the thrown
+            // exception's (which throws it), else its message.
+            Err(t) => match t.error.downcast_ref::<weft::ThrownException>() {
+                Some(thrown) => anyhow::Error::new(thrown.clone()),
+                None => anyhow::anyhow!("{}", crate::error::format_error(&t.error)),
+            },
         },
         _ => anyhow::anyhow!("host function returned a reference that is not a trap"),
     }

@@ -27,6 +27,12 @@ pub const WASM_V128: u8 = 4;
 pub const WASM_EXTERNREF: u8 = 128;
 /// `WASM_FUNCREF`.
 pub const WASM_FUNCREF: u8 = 129;
+/// `WEFT_WASM_ANYREF` (`weft/types/val.h`): the kind of the reference
+/// types of the `any` hierarchy, for which `wasm.h` has none.
+pub const WEFT_WASM_ANYREF: u8 = 130;
+/// `WEFT_WASM_EXNREF` (`weft/types/val.h`): the kind of the reference
+/// types of the `exn` hierarchy.
+pub const WEFT_WASM_EXNREF: u8 = 131;
 
 /// `wasm_valtype_t`.
 #[derive(Clone)]
@@ -228,7 +234,11 @@ declare_vec!(
     wasm_exporttype_vec_delete
 );
 
-/// The `wasm_valkind_t` of a value type.
+/// The `wasm_valkind_t` of a value type: `wasm.h`'s kinds, with `v128`
+/// as Wasmtime's `WASM_V128`, and Weft's reference kinds (above
+/// `WASM_FUNCREF`, so `wasm_valkind_is_ref` holds) for the `any` and `exn`
+/// hierarchies, which `wasm.h` cannot name (Wasmtime aborts on them). The
+/// kind says nothing of nullability or concrete types.
 pub(crate) fn valkind_of(ty: &ValType) -> u8 {
     match ty {
         ValType::I32 => WASM_I32,
@@ -236,11 +246,18 @@ pub(crate) fn valkind_of(ty: &ValType) -> u8 {
         ValType::F32 => WASM_F32,
         ValType::F64 => WASM_F64,
         ValType::V128 => WASM_V128,
-        ValType::Ref(r) => match r.heap_type() {
-            HeapType::Extern | HeapType::NoExtern => WASM_EXTERNREF,
-            HeapType::Exn | HeapType::NoExn => 8,
-            _ => WASM_FUNCREF,
-        },
+        ValType::Ref(r) => {
+            let h = r.heap_type();
+            if h.is_extern() {
+                WASM_EXTERNREF
+            } else if h.is_exn() {
+                WEFT_WASM_EXNREF
+            } else if h.is_func() {
+                WASM_FUNCREF
+            } else {
+                WEFT_WASM_ANYREF
+            }
+        }
     }
 }
 
@@ -254,6 +271,8 @@ pub(crate) fn valtype_of_kind(kind: u8) -> Option<ValType> {
         WASM_V128 => ValType::V128,
         WASM_EXTERNREF => ValType::EXTERNREF,
         WASM_FUNCREF => ValType::FUNCREF,
+        WEFT_WASM_ANYREF => ValType::Ref(weft::RefType::new(true, HeapType::Any)),
+        WEFT_WASM_EXNREF => ValType::Ref(weft::RefType::new(true, HeapType::Exn)),
         _ => return None,
     })
 }

@@ -30,8 +30,10 @@
 //! An exception nobody catches returns to the host-to-wasm trampoline,
 //! which traps with `Trap::UncaughtException`; the runtime turns that into
 //! an error. A host function between the thrower and a would-be catcher
-//! gets that error from its own call into wasm; if it returns it, the wasm
-//! caller traps, so no Rust frame is ever skipped.
+//! gets that error from its own call into wasm, so no Rust frame is ever
+//! skipped; if it returns it (or throws an exception of its own), the host
+//! shim makes the exception pending again and returns normally, and the
+//! wasm caller's check after the call sends it to its handler.
 
 use crate::func_translator::{block_args, FuncTranslator};
 use crate::types::{clif_type, trap_to_code, trusted, vmctx_readonly};

@@ -84,7 +84,7 @@ where
     // `invoke::<S>` for the duration of the outermost call into this store's
     // wasm. The closure lives in the `Arc` that the store keeps until it is
     // dropped, which cannot happen while one of its host functions runs.
-    let (store, host_caller, values, func) = unsafe {
+    let (store, store_ctx, host_caller, values, func) = unsafe {
         let ctx = &*host_vmctx.cast::<HostFuncContextHeader<S>>();
         let caller = Instance::from_vmctx(caller_vmctx);
         let store_ctx = &*(*(caller_vmctx.add(8) as *const *const VMStoreContext));
@@ -94,7 +94,7 @@ where
         let host_caller = HostCaller {
             instance: caller.store_index,
         };
-        (store, host_caller, values, func)
+        (store, store_ctx, host_caller, values, func)
     };
     let outcome = catch_unwind(AssertUnwindSafe(|| {
         store.host_call_hook(true)?;
@@ -104,7 +104,32 @@ where
     }));
     match outcome {
         Ok(Ok(())) => 1,
+        Ok(Err(error)) => host_error(store, store_ctx, values, error),
         other => host_failed(other),
+    }
+}
+
+/// A host function's error: the exception the host threw (see
+/// [`crate::VMStore::host_throw`]) becomes the pending exception, which the
+/// wasm caller's check after the call sends to its handler (the results,
+/// zeroed, are not read then); any other error is recorded for the trap
+/// that follows.
+#[cold]
+#[inline(never)]
+fn host_error<S: crate::VMStore>(
+    store: &mut S,
+    ctx: &VMStoreContext,
+    values: &mut [ValRaw],
+    error: anyhow::Error,
+) -> u8 {
+    let thrown = catch_unwind(AssertUnwindSafe(|| store.host_throw(&error)));
+    match thrown {
+        Ok(Some(exn)) if ctx.set_pending_exception(exn) => {
+            values.fill(ValRaw::default());
+            1
+        }
+        Ok(_) => host_failed(Ok(Err(error))),
+        Err(panic) => host_failed(Err(panic)),
     }
 }
 

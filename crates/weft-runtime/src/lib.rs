@@ -114,6 +114,17 @@ pub trait VMStore: 'static {
         let _ = entering;
         Ok(())
     }
+
+    /// Called when a host function that compiled code called failed with
+    /// `error`: the exception (an exnref word of this store) to throw into
+    /// the wasm caller instead of trapping, if the error is the host
+    /// throwing one (the store takes it out of its own record). The wasm
+    /// caller must check for a pending exception after the call (compiled
+    /// code does when exception handling is on).
+    fn host_throw(&mut self, error: &anyhow::Error) -> Option<usize> {
+        let _ = error;
+        None
+    }
 }
 
 #[doc(hidden)]

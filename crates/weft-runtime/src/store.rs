@@ -306,6 +306,20 @@ impl StoreObjects {
         let tag = self.ctx.exception_tag_index(exn)?;
         Some((TagId(tag as usize), e.values.to_vec()))
     }
+    /// Adds an exception made by the host: thrown with tag `tag`, with
+    /// `values` as payload (one value per parameter of the tag's type, which
+    /// the caller checked). Returns its exnref word. It is exposed (the host
+    /// holds a reference to it), so it lives as long as the store.
+    pub fn new_exception(&self, tag: TagId, values: Box<[ValRaw]>) -> Option<usize> {
+        let tag = &**self.tags.get(tag.0)?;
+        let mut exceptions = self.ctx.exceptions.borrow_mut();
+        exceptions.push(crate::vm::ExnObject {
+            tag,
+            values,
+            exposed: true,
+        });
+        Some(exceptions.len())
+    }
     /// An instance.
     pub fn instance(&self, id: InstanceId) -> &Instance {
         &self.instances[id.0]

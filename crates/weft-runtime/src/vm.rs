@@ -335,6 +335,19 @@ impl VMStoreContext {
         self.gc_heap_limit.set(limit);
     }
 
+    /// Makes exception `exn` (an exnref word of this store) the pending
+    /// exception, as `throw_ref` does; false (and nothing pending) when
+    /// there is no such exception.
+    pub(crate) fn set_pending_exception(&self, exn: usize) -> bool {
+        let tag = match self.exceptions.borrow().get(exn.wrapping_sub(1)) {
+            Some(e) => e.tag as usize,
+            None => return false,
+        };
+        self.pending_exn.set(exn);
+        self.pending_exn_tag.set(tag);
+        true
+    }
+
     /// The store index of the tag of exception `exn` (an exnref word).
     pub(crate) fn exception_tag_index(&self, exn: usize) -> Option<u32> {
         let exceptions = self.exceptions.borrow();

@@ -383,6 +383,13 @@ impl Config {
         wasm_gc => GC;
     }
 
+    /// Whether compiled code handles exceptions (the exception handling
+    /// proposal or its legacy form is on): then it looks for a pending
+    /// exception after every call that may throw.
+    pub(crate) fn exceptions_enabled(&self) -> bool {
+        self.compile_tunables().exceptions
+    }
+
     /// The tunables code is compiled with: the configured ones, plus whether
     /// exception handling is enabled.
     pub(crate) fn compile_tunables(&self) -> weft_environ::Tunables {

@@ -59,6 +59,7 @@ mod call_hook;
 pub mod component;
 mod config;
 mod engine;
+mod exceptions;
 mod externals;
 mod func;
 mod gc_objects;
@@ -84,6 +85,7 @@ pub use config::{
 #[cfg(feature = "async")]
 pub use config::{StackCreator, StackMemory};
 pub use engine::{Engine, Precompiled};
+pub use exceptions::{ExnRefPre, ExnType};
 pub use externals::{Extern, Global, Memory, MemoryAccessError, Table, Tag};
 pub use func::{Func, IntoFunc, TypedFunc, WasmParams, WasmResults, WasmRet, WasmTy};
 pub use gc_objects::{

@@ -78,6 +78,23 @@ impl<T: 'static> VMStore for StoreInner<T> {
             CallHook::ReturningFromHost
         })
     }
+
+    /// A host function that returns a [`ThrownException`] error (from
+    /// [`Store::throw`], or from its own call into wasm that an exception
+    /// escaped) throws the store's pending exception into its wasm caller,
+    /// as in Wasmtime. Without exception handling compiled code does not
+    /// look for exceptions after calls, so the error stays an error (a
+    /// trap of the caller, reaching the embedder with the exception still
+    /// pending).
+    fn host_throw(&mut self, error: &anyhow::Error) -> Option<usize> {
+        if error.downcast_ref::<ThrownException>()?.refused.is_some() {
+            return None;
+        }
+        if !self.opaque.engine.inner.config.exceptions_enabled() {
+            return None;
+        }
+        self.opaque.pending_exception.take()
+    }
 }
 
 pub(crate) struct InstanceData {
@@ -185,7 +202,7 @@ impl StoreOpaque {
                     error.context(self.backtrace(&pcs))
                 }
             }
-            UnwindReason::UncaughtException { tag, .. } => crate::Error::new(ThrownException { tag }),
+            UnwindReason::UncaughtException { tag, .. } => crate::Error::new(ThrownException { tag, refused: None }),
             UnwindReason::Panic(payload) => std::panic::resume_unwind(payload),
         }
     }
@@ -223,6 +240,31 @@ impl StoreOpaque {
         self.memory_types.insert(id.0, memory.ty());
         self.shared_memories.insert(identity, id);
         id
+    }
+
+    /// Makes `exception` the store's pending exception and returns the
+    /// error that throws it (see [`Store::throw`]); an exception of another
+    /// store, or that this store does not have, is refused: the error says
+    /// why and nothing is pending.
+    fn throw(&mut self, exception: &Rooted<ExnRef>) -> ThrownException {
+        let refused = |why: String| ThrownException {
+            tag: u32::MAX,
+            refused: Some(why),
+        };
+        if let Err(e) = self.check(exception.store, "the exception reference") {
+            return refused(e.to_string());
+        }
+        let word = exception.index.wrapping_add(1);
+        match self.objects.exception(word) {
+            Some((tag, _)) => {
+                self.pending_exception = Some(word);
+                ThrownException {
+                    tag: u32::try_from(tag.0).unwrap_or(u32::MAX),
+                    refused: None,
+                }
+            }
+            None => refused("the exception reference names no exception of the store".to_string()),
+        }
     }
 
     fn take_pending_exception(&mut self) -> Option<Rooted<ExnRef>> {
@@ -394,6 +436,17 @@ impl<T: 'static> Store<T> {
     pub fn has_pending_exception(&self) -> bool {
         self.inner().opaque.pending_exception.is_some()
     }
+    /// Throws `exception` from the host: makes it the store's pending
+    /// exception and returns the error that, returned by a host function,
+    /// throws it into the host function's wasm caller (where `try_table`
+    /// may catch it; uncaught, it ends the embedder's call with this error
+    /// and stays pending for [`Store::take_pending_exception`]). Always
+    /// `Err`, for use with `?`. An exception of another store is refused:
+    /// nothing is pending, and the error says so (a host function
+    /// returning it traps).
+    pub fn throw<R>(&mut self, exception: Rooted<ExnRef>) -> Result<R, ThrownException> {
+        Err(self.inner_mut().opaque.throw(&exception))
+    }
 }
 
 impl<T: Default + 'static> Default for Store<T> {
@@ -453,6 +506,14 @@ impl<'a, T: 'static> StoreContextMut<'a, T> {
     /// See [`Store::take_pending_exception`].
     pub fn take_pending_exception(&mut self) -> Option<Rooted<ExnRef>> {
         self.0.opaque.take_pending_exception()
+    }
+    /// See [`Store::has_pending_exception`].
+    pub fn has_pending_exception(&self) -> bool {
+        self.0.opaque.pending_exception.is_some()
+    }
+    /// See [`Store::throw`].
+    pub fn throw<R>(&mut self, exception: Rooted<ExnRef>) -> Result<R, ThrownException> {
+        Err(self.0.opaque.throw(&exception))
     }
 }
 
@@ -594,6 +655,20 @@ impl<'a, T: 'static> Caller<'a, T> {
     /// See [`Store::gc`].
     pub fn gc(&mut self, why: Option<&crate::GcHeapOutOfMemory<()>>) -> crate::Result<()> {
         self.store.0.opaque.gc(why)
+    }
+    /// See [`Store::throw`]: the host function throws `exception` into its
+    /// wasm caller by returning this error.
+    pub fn throw<R>(&mut self, exception: Rooted<ExnRef>) -> Result<R, ThrownException> {
+        self.store.throw(exception)
+    }
+    /// See [`Store::take_pending_exception`]: inside a host function, the
+    /// exception that escaped the host function's own call into wasm.
+    pub fn take_pending_exception(&mut self) -> Option<Rooted<ExnRef>> {
+        self.store.take_pending_exception()
+    }
+    /// See [`Store::has_pending_exception`].
+    pub fn has_pending_exception(&self) -> bool {
+        self.store.has_pending_exception()
     }
 }
 

@@ -124,16 +124,29 @@ impl fmt::Display for WasmBacktrace {
 }
 
 /// The error of a call whose wasm threw an exception that no wasm handler
-/// caught: the exception reached the host that made the call. The store
-/// stays usable.
+/// caught: the exception reached the host that made the call, which may
+/// take it with [`crate::Store::take_pending_exception`]. The store stays
+/// usable.
+///
+/// It is also the error of [`crate::Store::throw`] (and `Caller::throw`,
+/// `StoreContextMut::throw`): a host function that returns it throws the
+/// store's pending exception into its wasm caller, where `try_table` may
+/// catch it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ThrownException {
+    /// The store index of the exception's tag.
     pub(crate) tag: u32,
+    /// Why `throw` threw nothing (an exception of another store, or none
+    /// of this one); `None` when an exception is pending.
+    pub(crate) refused: Option<String>,
 }
 
 impl std::fmt::Display for ThrownException {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "uncaught wasm exception (thrown with tag {} of the store)", self.tag)
+        match &self.refused {
+            Some(why) => write!(f, "cannot throw the exception: {why}; nothing was thrown"),
+            None => write!(f, "uncaught wasm exception (thrown with tag {} of the store)", self.tag),
+        }
     }
 }
 

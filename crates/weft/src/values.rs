@@ -575,9 +575,10 @@ impl From<Option<Rooted<ExnRef>>> for Val {
     }
 }
 
-/// A thrown exception, caught by wasm with `catch_ref` or `catch_all_ref`
-/// and handed to the host as an `exnref`. Weft keeps every exception of a
-/// store until the store is dropped.
+/// An exception: thrown by wasm and caught with `catch_ref` or
+/// `catch_all_ref` (or escaped to the host), or made by the host with
+/// [`ExnRef::new`] and thrown with [`crate::Store::throw`]. Weft keeps every
+/// exception a reference was made to until the store is dropped.
 #[derive(Debug)]
 pub struct ExnRef {
     _private: (),

@@ -337,3 +337,52 @@ fn exceptions_in_async_calls() -> Result<()> {
     assert_eq!(engine.async_stacks_in_use(), 0);
     Ok(())
 }
+
+/// An async host function that throws after suspending: wasm catches the
+/// exception by tag with its payload, and uncaught it reaches the caller of
+/// `call_async`, pending in the store.
+#[test]
+fn async_host_function_throws_into_wasm() -> Result<()> {
+    let engine = async_engine(|_| {});
+    let mut store = Store::new(&engine, ());
+    let ty = ExnType::new(&engine, [ValType::I32])?;
+    let tag = Tag::new(&mut store, &ty.tag_type())?;
+    let mut linker = Linker::new(&engine);
+    linker.define(&store, "host", "tag", tag)?;
+    linker.func_wrap_async("host", "throw", move |mut caller: Caller<'_, ()>, (n,): (i32,)| {
+        let ty = ty.clone();
+        Box::new(async move {
+            PendingTimes(2).await;
+            let pre = ExnRefPre::new(&mut caller, ty);
+            let exn = ExnRef::new(&mut caller, &pre, &tag, &[Val::I32(n + 1)])?;
+            caller.throw::<()>(exn)?;
+            Ok::<(), Error>(())
+        })
+    })?;
+    let module = Module::new(
+        &engine,
+        wasm(
+            r#"(module
+            (import "host" "tag" (tag $t (param i32)))
+            (import "host" "throw" (func $throw (param i32)))
+            (func (export "caught") (param i32) (result i32)
+                (block $h (result i32)
+                    (try_table (catch $t $h) (call $throw (local.get 0)))
+                    (i32.const -1)))
+            (func (export "escapes") (param i32) (call $throw (local.get 0))))"#,
+        ),
+    )?;
+    let instance = block_on(linker.instantiate_async(&mut store, &module))?;
+    let caught = instance.get_typed_func::<i32, i32>(&mut store, "caught")?;
+    assert_eq!(block_on(caught.call_async(&mut store, 3))?, 4);
+    let escapes = instance.get_typed_func::<i32, ()>(&mut store, "escapes")?;
+    let err = block_on(escapes.call_async(&mut store, 7)).unwrap_err();
+    assert!(
+        err.chain().any(|e| e.downcast_ref::<ThrownException>().is_some()),
+        "{err:#}"
+    );
+    let exn = store.take_pending_exception().expect("the escaped exception");
+    assert_eq!(exn.fields(&store)?[0].i32(), Some(8));
+    assert_eq!(engine.async_stacks_in_use(), 0);
+    Ok(())
+}

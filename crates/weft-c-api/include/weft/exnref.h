@@ -1,13 +1,16 @@
 /**
  * \file weft/exnref.h
  *
- * \brief `exnref`: exceptions thrown by wasm, read from C.
+ * \brief `exnref`: exceptions thrown by wasm, read from C, and exceptions
+ * made and thrown by the host.
  *
  * Weft keeps every exception of a store until the store is deleted, so
- * cloning and unrooting an #weft_exnref_t do nothing. Not offered (see
- * `crates/weft-c-api/README.md`): Wasmtime's `wasmtime_exnref_new` and
- * `wasmtime_context_set_exception`, as Weft has no way yet to make or
- * throw an exception from the host.
+ * cloning and unrooting an #weft_exnref_t do nothing (call
+ * #weft_exnref_unroot anyway, as with Wasmtime).
+ *
+ * A host callback throws with #weft_exnref_new, then
+ * `return weft_context_set_exception(context, &exn);`: the exception goes
+ * into the callback's wasm caller, where `try_table` may catch it.
  */
 
 #ifndef WEFT_EXNREF_H
@@ -53,12 +56,37 @@ WASM_API_EXTERN weft_error_t *weft_exnref_field(weft_context_t *store, const wef
                                                 weft_val_t *val_ret);
 
 /**
- * \brief Takes the exception that last escaped wasm (the call failed with
- * an uncaught-exception trap) into `exn_ret`; false if there is none.
+ * \brief A new exception of the store, to be thrown with `tag`, whose
+ * payload is the `nfields` values at `fields` (not consumed), in
+ * `*exn_ret`.
+ *
+ * The values must match the parameters of the tag's type in number and
+ * type, and belong to the store, as the tag must: otherwise an error says
+ * what is wrong. The caller unroots the result with #weft_exnref_unroot.
+ */
+WASM_API_EXTERN weft_error_t *weft_exnref_new(weft_context_t *store, const weft_tag_t *tag, const weft_val_t *fields,
+                                              size_t nfields, weft_exnref_t *exn_ret);
+
+/**
+ * \brief Makes `exn` the store's pending exception and returns the trap
+ * (owned by the caller) that a host callback must return to throw it.
+ *
+ * Returned from the callback, the trap throws the exception into the
+ * callback's wasm caller, where `try_table` may catch it; uncaught, the
+ * embedder's call fails with a trap and #weft_context_take_exception gives
+ * the exception. A null, invalid or foreign `exn` throws nothing: the trap
+ * then says what is wrong, and returning it makes the wasm caller trap.
+ */
+WASM_API_EXTERN wasm_trap_t *weft_context_set_exception(weft_context_t *store, const weft_exnref_t *exn);
+
+/**
+ * \brief Takes the pending exception (one that escaped wasm: the call
+ * failed with an uncaught-exception trap; inside a host function, one that
+ * escaped its own call into wasm) into `exn_ret`; false if there is none.
  */
 WASM_API_EXTERN bool weft_context_take_exception(weft_context_t *store, weft_exnref_t *exn_ret);
 
-/// \brief Whether an exception that escaped wasm waits to be taken (false while a host function of the store runs).
+/// \brief Whether an exception is pending (see #weft_context_take_exception), inside a host function too.
 WASM_API_EXTERN bool weft_context_has_exception(weft_context_t *store);
 
 /// \brief The exception's type (caller-owned), or NULL for null.

@@ -7,7 +7,7 @@ use super::instance::{instance_handle, weft_instance_pre_t};
 use super::linker::weft_linker_t;
 use super::module::weft_module_t;
 use super::str_arg;
-use super::val::{func_of, val_from_weft, val_to_weft, weft_func_t, weft_instance_t, weft_val_t};
+use super::val::{func_of, val_from_weft, val_taken_to_weft, val_to_weft, weft_func_t, weft_instance_t, weft_val_t};
 use crate::async_::{weft_async_continuation_t, weft_call_future_t, Continuation};
 use crate::error::{catch_err, weft_error_t};
 use crate::func::trap_into_error;
@@ -109,6 +109,11 @@ pub unsafe extern "C" fn weft_func_call_async(
                     // SAFETY: the only context in use while the future runs
                     // (host functions go through their callers).
                     let mut cx = unsafe { store.ctx() };
+                    // A root scope for the call, as `weft_func_call`'s: the
+                    // GC references of the results are rooted here only
+                    // until `val_from_weft` gives C its own roots.
+                    let mut scope = weft::RootScope::new(&mut cx);
+                    let mut cx = weft::AsContextMut::as_context_mut(&mut scope);
                     let f = func_of(store, &cx, &func)?;
                     let params = args
                         .iter()
@@ -136,9 +141,22 @@ pub unsafe extern "C" fn weft_func_call_async(
 }
 
 /// The C values of an async host call, kept until its continuation is done.
+/// The arguments are lent to the callback and the results given to Weft:
+/// the GC roots of both are released when the call ends, whichever way
+/// (the results' are moved into the host call's root scope first when the
+/// call succeeds; a result already taken is null, and unrooting it again
+/// does nothing).
 struct HostCallValues {
     args: Vec<weft_val_t>,
     results: Vec<weft_val_t>,
+}
+
+impl Drop for HostCallValues {
+    fn drop(&mut self) {
+        for v in self.args.iter_mut().chain(self.results.iter_mut()) {
+            super::val::weft_val_unroot(Some(v));
+        }
+    }
 }
 
 /// Defines `module::name` as an async host function of type `ty`: `cb`
@@ -218,15 +236,18 @@ pub unsafe extern "C" fn weft_linker_define_async_func(
                     Ok((AssertSendSync((store, vals)), cont))
                 })();
                 Box::new(async move {
-                    let (held, cont) = started?;
+                    let (mut held, cont) = started?;
                     cont.await;
-                    let (store, vals) = &held.0;
+                    let (store, vals) = &mut held.0;
                     let _scope = CallerScope::enter(store, &mut caller);
                     // SAFETY: the only context in use; the caller is not
                     // used directly while the scope lives.
-                    let cx = unsafe { store.ctx() };
-                    for (slot, v) in results.iter_mut().zip(&vals.results) {
-                        *slot = val_to_weft(store, &cx, v)?;
+                    let mut cx = unsafe { store.ctx() };
+                    // The results are given to Weft: an `anyref`'s root is
+                    // moved into the host call's root scope (alive until
+                    // wasm has the value), as for sync host functions.
+                    for (slot, v) in results.iter_mut().zip(vals.results.iter_mut()) {
+                        *slot = val_taken_to_weft(store, &mut cx, v)?;
                     }
                     Ok(())
                 })

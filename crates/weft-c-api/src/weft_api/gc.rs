@@ -35,7 +35,7 @@ use super::val::{table_handle, weft_tag_t};
 use super::val::{val_from_weft, val_to_weft, weft_gcref_t, weft_val_t};
 use crate::error::{catch_err, weft_error_t};
 use crate::guard;
-use crate::r#ref::Entity;
+use crate::r#ref::{wasm_ref_t, wasm_trap_t, Entity};
 use crate::store::{StoreData, StoreShared};
 use std::ffi::c_void;
 use std::mem::MaybeUninit;
@@ -1079,8 +1079,87 @@ pub extern "C" fn weft_exnref_field(
     })
 }
 
+/// A new exception of the store, thrown with `tag` and with the `nfields`
+/// values at `fields` as payload (they must match the tag's parameter
+/// types, in number and type; not consumed), in `exn_ret`. Throw it from a
+/// host function with `weft_context_set_exception`.
+///
+/// # Safety
+///
+/// `fields` must point to `nfields` values (or be null when `nfields` is
+/// 0).
+#[no_mangle]
+pub unsafe extern "C" fn weft_exnref_new(
+    store: Option<&StoreShared>,
+    tag: Option<&weft_tag_t>,
+    fields: *const weft_val_t,
+    nfields: usize,
+    exn_ret: Option<&mut MaybeUninit<weft_gcref_t>>,
+) -> Option<Box<weft_error_t>> {
+    catch_err(|| {
+        let store = store.ok_or_else(|| crate::null_error("store"))?;
+        let tag = tag.ok_or_else(|| crate::null_error("tag"))?;
+        let out = exn_ret.ok_or_else(|| crate::null_error("exn_ret"))?;
+        let fields: &[weft_val_t] = if nfields == 0 {
+            &[]
+        } else if fields.is_null() {
+            return Err(crate::null_error("fields"));
+        } else {
+            // SAFETY: the caller passes `nfields` values at `fields`.
+            unsafe { std::slice::from_raw_parts(fields, nfields) }
+        };
+        let h = with_scope(store, |cx| {
+            let tag = match super::entity_at(store, cx, tag.head.store_id, tag.head.private1 as usize)? {
+                Entity::Tag(t) => t,
+                _ => anyhow::bail!("`tag` is not a tag"),
+            };
+            let values = fields
+                .iter()
+                .enumerate()
+                .map(|(i, v)| val_to_weft(store, cx, v).map_err(|e| e.context(format!("field {i} of the exception"))))
+                .collect::<anyhow::Result<Vec<_>>>()?;
+            let ty = weft::ExnType::from_tag_type(&tag.ty(&*cx))?;
+            let pre = weft::ExnRefPre::new(&mut *cx, ty);
+            let exn = ExnRef::new(&mut *cx, &pre, &tag, &values)?;
+            exnref_handle(store, cx, exn)
+        })?;
+        out.write(h);
+        Ok(())
+    })
+}
+
+/// Makes `exn` the store's pending exception and returns the trap (owned
+/// by the caller) that a host callback returns to throw it into its wasm
+/// caller, where `try_table` may catch it; uncaught, the embedder's call
+/// fails with an uncaught-exception trap and `weft_context_take_exception`
+/// gives the exception. A null, invalid or foreign `exn` throws nothing:
+/// the trap returned then says what is wrong (and returning it makes the
+/// wasm caller trap).
+#[no_mangle]
+pub extern "C" fn weft_context_set_exception(
+    store: Option<&StoreShared>,
+    exn: Option<&weft_gcref_t>,
+) -> Option<Box<wasm_trap_t>> {
+    let error = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| -> anyhow::Error {
+        let Some(store) = store else {
+            return crate::null_error("store");
+        };
+        // SAFETY: the only context in use in this function.
+        let mut cx = unsafe { store.ctx() };
+        match exn_non_null(store, &cx, exn) {
+            Ok(e) => match cx.throw::<()>(e) {
+                Err(thrown) => anyhow::Error::new(thrown),
+                Ok(()) => anyhow::anyhow!("throwing the exception failed"),
+            },
+            Err(e) => e.context("weft_context_set_exception threw nothing"),
+        }
+    }))
+    .unwrap_or_else(|_| anyhow::anyhow!("weft_context_set_exception panicked; nothing was thrown"));
+    Some(wasm_ref_t::trap(error))
+}
+
 /// Takes the exception that last escaped wasm into `exn_ret`; false if
-/// there is none (or a host function of the store is running).
+/// there is none.
 #[no_mangle]
 pub extern "C" fn weft_context_take_exception(
     store: Option<&StoreShared>,
@@ -1108,16 +1187,18 @@ pub extern "C" fn weft_context_take_exception(
     )
 }
 
-/// Whether an exception that escaped wasm waits to be taken (false while
-/// a host function of the store runs).
+/// Whether an exception that escaped wasm (or that
+/// `weft_context_set_exception` set) waits to be taken; inside a host
+/// function too.
 #[no_mangle]
 pub extern "C" fn weft_context_has_exception(store: Option<&StoreShared>) -> bool {
     guard(
         || false,
         || {
             let Some(store) = store else { return false };
-            // SAFETY: no context of this store is in use in this function.
-            unsafe { store.store_mut() }.is_some_and(|s| s.has_pending_exception())
+            // SAFETY: the only context in use in this function.
+            let cx = unsafe { store.ctx() };
+            cx.has_pending_exception()
         },
     )
 }

@@ -89,7 +89,27 @@ static void types(wasm_engine_t *engine) {
   check(!weft_struct_type_field(copy, 2, &f));
   weft_struct_type_delete(copy);
   weft_struct_type_delete(ty);
+  // wasm.h has no kind for anyref: Weft's reference kind, never funcref.
+  wasm_valkind_t any_kind = wasm_valtype_kind(fields[1].storage.valtype);
+  printf("anyref wasm kind: %d (WEFT_WASM_ANYREF %d), is ref %d\n", any_kind, any_kind == WEFT_WASM_ANYREF,
+         wasm_valkind_is_ref(any_kind));
   wasm_valtype_delete(fields[1].storage.valtype);
+  weft_valtype_t exn_vt;
+  exn_vt.kind = WEFT_VALTYPE_KIND_REF;
+  exn_vt.reftype.nullable = true;
+  exn_vt.reftype.heaptype.kind = WEFT_HEAPTYPE_KIND_EXN;
+  wasm_valtype_t *exn_wasm = weft_valtype_to_wasm(engine, &exn_vt);
+  check(exn_wasm != NULL);
+  printf("exnref wasm kind is WEFT_WASM_EXNREF: %d, is ref %d\n", wasm_valtype_kind(exn_wasm) == WEFT_WASM_EXNREF,
+         wasm_valkind_is_ref(wasm_valtype_kind(exn_wasm)));
+  wasm_valtype_delete(exn_wasm);
+  wasm_valtype_t *from_kind = wasm_valtype_new(WEFT_WASM_ANYREF);
+  weft_valtype_t back;
+  weft_valtype_new(from_kind, &back);
+  printf("wasm_valtype_new(WEFT_WASM_ANYREF): nullable %d, heap kind any %d\n", back.reftype.nullable,
+         back.reftype.heaptype.kind == WEFT_HEAPTYPE_KIND_ANY);
+  weft_valtype_delete(&back);
+  wasm_valtype_delete(from_kind);
 
   // Invalid fields give NULL.
   weft_field_type_t bad = field(true, WASM_I32);

@@ -14,6 +14,18 @@ static const char *WAT = R"((module
   (func (export "boom") unreachable))
 )";
 
+static const char *EXN_WAT = R"((module
+  (import "host" "tag" (tag $t (param i32)))
+  (import "host" "throw" (func $throw (param i32)))
+  (func (export "catch") (param i32) (result i32)
+    (block $h (result i32) (try_table (catch $t $h) (call $throw (local.get 0))) (i32.const -1)))
+  (func (export "escape") (param i32) (call $throw (local.get 0)))
+  (func (export "catch_ref") (param i32) (result exnref)
+    (block $h (result exnref) (try_table (catch_all_ref $h) (call $throw (local.get 0))) (unreachable)))
+  (func (export "rethrow") (param exnref) (result i32)
+    (block $h (result i32) (try_table (catch $t $h) (throw_ref (local.get 0))) (i32.const -1))))
+)";
+
 static const char *COMPONENT = R"((component
   (import "host" (instance $host
     (export "twice" (func (param "s" string) (result string)))))
@@ -109,6 +121,40 @@ int main() {
   auto bad = Module::compile(engine, "(module");
   std::cout << "bad module fails: " << !bad << "\n";
   std::cout << "fuel left > 0: " << (cx.get_fuel().unwrap() > 0) << "\n";
+
+  // Exceptions made and thrown by a host function: caught by wasm, or
+  // taken by the embedder.
+  Tag tag = Tag::create(cx, TagType(FuncType({ValType::i32()}, {}))).unwrap();
+  Func thrower(cx, FuncType({ValType::i32()}, {}),
+               [tag](Caller caller, Span<const Val> args, Span<Val>) -> Result<std::monostate, Trap> {
+                 Store::Context hcx(caller);
+                 if (hcx.has_exception())
+                   return Trap("an exception is already pending");
+                 ExnRef exn = ExnRef::create(hcx, tag, {Val(args[0].i32() + 1)}).unwrap();
+                 return hcx.throw_exception(exn);
+               });
+  Module exn_module = Module::compile(engine, EXN_WAT).unwrap();
+  Instance exn_inst = Instance::create(cx, exn_module, {tag, thrower}).unwrap();
+  auto caught = std::get<Func>(*exn_inst.get(cx, "catch")).call(cx, {Val(int32_t(41))}).unwrap();
+  std::cout << "host exception caught by wasm: " << caught[0].i32() << ", pending " << cx.has_exception() << "\n";
+  auto escaped = std::get<Func>(*exn_inst.get(cx, "escape")).call(cx, {Val(int32_t(6))});
+  std::cout << "uncaught: trap " << (!escaped && std::holds_alternative<Trap>(escaped.err_ref().data))
+            << ", pending " << cx.has_exception() << "\n";
+  std::optional<ExnRef> taken = cx.take_exception();
+  ExnRef copy_exn = *taken;
+  std::cout << "taken: tag matches " << copy_exn.tag(cx).unwrap().eq(cx, tag) << ", " << taken->field_count(cx)
+            << " field = " << taken->field(cx, 0).unwrap().i32() << ", pending " << cx.has_exception() << "\n";
+  std::cout << "wrong fields refused: " << !ExnRef::create(cx, tag, {}) << "\n";
+  // exnref values: from wasm to the host and back.
+  auto refs = std::get<Func>(*exn_inst.get(cx, "catch_ref")).call(cx, {Val(int32_t(10))}).unwrap();
+  std::optional<ExnRef> caught_ref = refs[0].exnref();
+  std::cout << "catch_ref: kind exnref " << (refs[0].kind() == ValKind::ExnRef) << ", field "
+            << caught_ref->field(cx, 0).unwrap().i32() << "\n";
+  Func rethrow = std::get<Func>(*exn_inst.get(cx, "rethrow"));
+  std::cout << "rethrow: " << rethrow.call(cx, {Val(*caught_ref)}).unwrap()[0].i32() << ", of a host-made one: "
+            << rethrow.call(cx, {Val(ExnRef::create(cx, tag, {Val(int32_t(3))}).unwrap())}).unwrap()[0].i32()
+            << ", of null fails: " << !rethrow.call(cx, {Val(std::optional<ExnRef>())}) << "\n";
+  std::cout << "exnref type: params " << FuncType({ValType::exnref()}, {}).param_count() << "\n";
 
   // Components.
   component::Component comp = component::Component::compile(engine, COMPONENT).unwrap();

@@ -28,6 +28,21 @@ typedef struct weft_array_type weft_array_type_t;
 /// \brief An exception type (see `weft/types/exnref.h`).
 typedef struct weft_exn_type weft_exn_type_t;
 
+/**
+ * \brief The `wasm_valkind_t` that `wasm_valtype_kind` gives the reference
+ * types of the `any` hierarchy (`anyref`, `eqref`, `i31ref`, `structref`,
+ * `arrayref`, their concrete and `none` types), which `wasm.h` has no kind
+ * for; a reference kind (`wasm_valkind_is_ref` holds). `wasm_valtype_new`
+ * turns it into `anyref`. #weft_valtype_new gives the precise type.
+ */
+#define WEFT_WASM_ANYREF 130
+/**
+ * \brief The `wasm_valkind_t` that `wasm_valtype_kind` gives the reference
+ * types of the `exn` hierarchy (`exnref`, `nullexnref`); a reference kind.
+ * `wasm_valtype_new` turns it into `exnref`.
+ */
+#define WEFT_WASM_EXNREF 131
+
 /// \brief The `v128` value type (caller-owned).
 WASM_API_EXTERN wasm_valtype_t *weft_wasm_valtype_v128(void);
 
