@@ -251,12 +251,61 @@ impl InstantiationItems {
     }
 }
 
-/// Instantiates `component` in `store` with `imports`, one definition per
-/// import of the component.
+/// The definitions an instantiation takes: one per import of the
+/// component, and, from an [`super::InstancePre`], the definition of each
+/// runtime import (an import's path through instances) found ahead, so that
+/// instantiating does no name lookups.
+pub(crate) struct Imports<'a, T: 'static> {
+    /// One definition per import of the component.
+    pub(crate) roots: &'a [Definition<T>],
+    /// Empty, or one definition per runtime import of the plan.
+    pub(crate) runtime: &'a [Definition<T>],
+    /// Empty, or the definition of each imported resource of the plan.
+    pub(crate) resources: &'a [Definition<T>],
+}
+
+impl<T: 'static> Clone for Imports<'_, T> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<T: 'static> Copy for Imports<'_, T> {}
+
+/// The definition of every runtime import of `component` in `roots`, in the
+/// plan's order, and of every imported resource; each list is empty when
+/// one of its definitions is missing (instantiation then names it).
+pub(crate) fn resolve_ahead<T>(
+    component: &Component,
+    roots: &[Definition<T>],
+) -> (Vec<Definition<T>>, Vec<Definition<T>>) {
+    let plan = &component.inner.plan;
+    let runtime = plan
+        .runtime_imports
+        .iter()
+        .map(|rt| import_at(component, roots, rt).cloned())
+        .collect::<crate::Result<Vec<_>>>()
+        .unwrap_or_default();
+    let resources = imported_resource_defs(component, roots)
+        .map(|defs| defs.into_iter().cloned().collect())
+        .unwrap_or_default();
+    (runtime, resources)
+}
+
+/// The definitions of the imported resources: those found ahead, or found
+/// now in the roots.
+fn imported_resources<'a, T>(component: &Component, imports: Imports<'a, T>) -> crate::Result<Vec<&'a Definition<T>>> {
+    if imports.resources.len() == component.inner.plan.imported_resources.len() {
+        return Ok(imports.resources.iter().collect());
+    }
+    imported_resource_defs(component, imports.roots)
+}
+
+/// Instantiates `component` in `store` with `imports`.
 pub(crate) fn instantiate<T: 'static>(
     mut store: StoreContextMut<'_, T>,
     component: &Component,
-    imports: &[Definition<T>],
+    imports: Imports<'_, T>,
 ) -> crate::Result<Instance> {
     // The pooling allocator's `total_component_instances`.
     store.0.opaque_mut().objects.take_component_instance()?;
@@ -264,8 +313,9 @@ pub(crate) fn instantiate<T: 'static>(
     let plan = &inner.plan;
     let instance_index = store.components().instances.len() as u32;
     let store_id = store.0.opaque().id();
-    let resource_types = resource_types(component, imports, store_id, instance_index)?;
-    for def in imported_resource_defs(component, imports)? {
+    let imported = imported_resources(component, imports)?;
+    let resource_types = resource_types(component, &imported, store_id, instance_index)?;
+    for def in imported {
         if let Definition::Resource(rt, dtor) = def {
             let dtor: Arc<dyn Any + Send + Sync> = Arc::new(dtor.clone());
             store.components_mut().host_dtors.insert(*rt, dtor);
@@ -310,7 +360,7 @@ fn run_step<T: 'static>(
     store: &mut StoreContextMut<'_, T>,
     component: &Component,
     instance_index: u32,
-    imports: &[Definition<T>],
+    imports: Imports<'_, T>,
     t: &mut InstantiationItems,
     step_index: usize,
     step: &Step,
@@ -505,15 +555,18 @@ fn run_step<T: 'static>(
 /// export names through instances.
 fn runtime_import<'a, T>(
     component: &Component,
-    imports: &'a [Definition<T>],
+    imports: Imports<'a, T>,
     index: RuntimeImportIndex,
 ) -> crate::Result<&'a Definition<T>> {
+    if let Some(def) = imports.runtime.get(index.0 as usize) {
+        return Ok(def);
+    }
     let plan = &component.inner.plan;
     let rt = plan
         .runtime_imports
         .get(index.0 as usize)
         .ok_or_else(|| crate::format_err!("the plan names runtime import {} that does not exist", index.0))?;
-    import_at(component, imports, rt)
+    import_at(component, imports.roots, rt)
 }
 
 /// The definition at a runtime import's path.
@@ -771,7 +824,7 @@ fn call_lowered_async<T: 'static>(
 /// The store item of an export of the root.
 fn export_item<T>(
     component: &Component,
-    imports: &[Definition<T>],
+    imports: Imports<'_, T>,
     t: &InstantiationItems,
     e: &Export,
 ) -> crate::Result<ExportItem> {
@@ -903,12 +956,11 @@ pub(super) fn link_time_resource_types<T>(
 /// The runtime identity of every resource of the component's types.
 fn resource_types<T>(
     component: &Component,
-    imports: &[Definition<T>],
+    imported: &[&Definition<T>],
     store: crate::store::StoreId,
     instance: u32,
 ) -> crate::Result<Vec<Option<ResourceType>>> {
     let types = &component.inner.types;
-    let imported = imported_resource_defs(component, imports)?;
     let count = types.counts()[5];
     let mut out = Vec::with_capacity(count);
     for i in 0..count {

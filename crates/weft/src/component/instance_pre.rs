@@ -10,6 +10,10 @@ use crate::{AsContextMut, Engine};
 pub struct InstancePre<T: 'static> {
     component: Component,
     imports: Vec<Definition<T>>,
+    /// The definition of each runtime import, found ahead.
+    runtime: Vec<Definition<T>>,
+    /// The definition of each imported resource, found ahead.
+    resources: Vec<Definition<T>>,
 }
 
 impl<T: 'static> Clone for InstancePre<T> {
@@ -17,6 +21,8 @@ impl<T: 'static> Clone for InstancePre<T> {
         InstancePre {
             component: self.component.clone(),
             imports: self.imports.clone(),
+            runtime: self.runtime.clone(),
+            resources: self.resources.clone(),
         }
     }
 }
@@ -29,9 +35,13 @@ impl<T: 'static> Linker<T> {
         if !Engine::same(component.engine(), self.engine()) {
             crate::bail!("the component was compiled for another engine than the linker's");
         }
+        let imports = self.resolve_imports(component)?;
+        let (runtime, resources) = super::instance::resolve_ahead(component, &imports);
         Ok(InstancePre {
             component: component.clone(),
-            imports: self.resolve_imports(component)?,
+            imports,
+            runtime,
+            resources,
         })
     }
 }
@@ -48,6 +58,11 @@ impl<T: 'static> InstancePre<T> {
         if !Engine::same(self.component.engine(), store.engine()) {
             crate::bail!("the component was compiled for another engine than the store's");
         }
-        super::instance::instantiate(store, &self.component, &self.imports)
+        let imports = super::instance::Imports {
+            roots: &self.imports,
+            runtime: &self.runtime,
+            resources: &self.resources,
+        };
+        super::instance::instantiate(store, &self.component, imports)
     }
 }

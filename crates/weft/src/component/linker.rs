@@ -165,7 +165,12 @@ impl<T: 'static> Linker<T> {
             crate::bail!("the component was compiled for another engine than the store's");
         }
         let imports = self.resolve_imports(component)?;
-        super::instance::instantiate(store, component, &imports)
+        let imports = super::instance::Imports {
+            roots: &imports,
+            runtime: &[],
+            resources: &[],
+        };
+        super::instance::instantiate(store, component, imports)
     }
 
     /// The definition of an import named `name`: the definition of that
