@@ -12,9 +12,9 @@ use weft_environ::{
 fn translate(wat: &str, gc: bool) -> Result<weft_environ::Module, String> {
     let wasm = wat::parse_str(wat).map_err(|e| e.to_string())?;
     let features = if gc {
-        supported_features() | WasmFeatures::GC
-    } else {
         supported_features()
+    } else {
+        supported_features() - WasmFeatures::GC
     };
     translate_module(&wasm, features)
         .map(|t| t.module)

@@ -633,8 +633,7 @@ mod gc_and_threads_tests {
             threads: true,
             ..GenOptions::default()
         };
-        // GC counts as partly supported (`weft_environ::partial_features`).
-        let all = weft_environ::supported_features() | weft_environ::partial_features();
+        let all = weft_environ::supported_features();
         let needs = |wasm: &[u8], f: F| {
             wasmparser::Validator::new_with_features(all.difference(f))
                 .validate_all(wasm)
