@@ -430,7 +430,11 @@ fn gc_in_an_epoch_callback_keeps_the_interrupted_frames_references() -> Result<(
     ticker.join().unwrap();
     result?;
     assert_eq!(seen.load(Ordering::SeqCst), 3);
-    assert_eq!(drops.load(Ordering::SeqCst), 1, "the callback's collection freed the unreachable one");
+    assert_eq!(
+        drops.load(Ordering::SeqCst),
+        1,
+        "the callback's collection freed the unreachable one"
+    );
     assert_eq!(store.live_externrefs(), 1, "the frame's local kept the other");
     let g = instance.get_global(&mut store, "g").unwrap();
     let Val::ExternRef(Some(r)) = g.get(&mut store) else {
