@@ -297,3 +297,52 @@ fn only_listed_modules_and_same_engine() {
         "a frame of an unlisted module: {thread}"
     );
 }
+
+/// `new_component` profiles the component's core modules: a sample from a
+/// host function the component imports names the core functions on the
+/// stack.
+#[cfg(feature = "component-model")]
+#[test]
+fn new_component_profiles_the_core_modules() {
+    use weft::component::{Component, Linker as ComponentLinker};
+    let engine = Engine::default();
+    let component = Component::new(
+        &engine,
+        wat::parse_str(
+            r#"(component
+                (import "tick" (func $tick))
+                (core func $tick' (canon lower (func $tick)))
+                (core module $m
+                    (import "" "tick" (func $tick))
+                    (func $inner call $tick)
+                    (func $outer (export "run") call $inner))
+                (core instance $i (instantiate $m (with "" (instance (export "tick" (func $tick'))))))
+                (func (export "run") (canon lift (core func $i "run"))))"#,
+        )
+        .unwrap(),
+    )
+    .unwrap();
+    let profiler = Arc::new(Mutex::new(
+        GuestProfiler::new_component(&engine, "comp", Duration::from_millis(1), component.clone(), []).unwrap(),
+    ));
+    let mut store = Store::new(&engine, ());
+    let mut linker = ComponentLinker::<()>::new(&engine);
+    let p = profiler.clone();
+    linker
+        .root()
+        .func_wrap("tick", move |ctx, (): ()| {
+            p.lock().unwrap().sample(&ctx, Duration::ZERO);
+            Ok(())
+        })
+        .unwrap();
+    let instance = linker.instantiate(&mut store, &component).unwrap();
+    let run = instance.get_typed_func::<(), ()>(&mut store, "run").unwrap();
+    run.call(&mut store, ()).unwrap();
+    let json = finish(&profiler, &engine);
+    let thread = &json["threads"][0];
+    let stacks = thread["samples"]["stack"].as_array().unwrap();
+    assert_eq!(stacks.len(), 1);
+    let labels = stack_labels(&json, thread, stacks[0].as_u64().unwrap() as usize);
+    let funcs: Vec<&str> = labels.iter().map(|l| l.rsplit('!').next().unwrap()).collect();
+    assert_eq!(funcs, ["outer", "inner"], "{labels:?}");
+}
