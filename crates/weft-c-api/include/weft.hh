@@ -366,7 +366,8 @@ public:
     Context(Caller &caller);
     /// The context of a caller.
     Context(Caller *caller);
-    /// Garbage collection (nothing to do in Weft).
+    /// Collects the store's GC heap (`weft_context_gc`): frees the GC objects
+    /// and externrefs that no root reaches. An error is ignored.
     void gc() {
       if (weft_error_t *e = weft_context_gc(ptr))
         weft_error_delete(e);

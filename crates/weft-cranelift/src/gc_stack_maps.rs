@@ -11,10 +11,12 @@
 //! see such a reference (decided by one scan of their operators) get no
 //! stack maps and generate the same code as before.
 //!
-//! The builtins that may collect (allocations) are called through a small
-//! trampoline per module that records the exit frame pointer and return
-//! address in the store context, as the wasm-to-host trampolines do, so
-//! the collector can walk the wasm frames from there.
+//! The builtins that may collect (allocations) and those that run host
+//! code (the fuel and epoch builtins, whose callbacks may collect, sample a
+//! profile or capture a backtrace) are called through a small trampoline
+//! per module that records the exit frame pointer and return address in
+//! the store context, as the wasm-to-host trampolines do, so the collector
+//! and backtraces can walk the wasm frames from there.
 
 use crate::types::trusted;
 use anyhow::Result;
@@ -25,13 +27,18 @@ use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
 use wasmparser::{BlockType, FunctionBody, Operator};
 use weft_environ::{vmstore, BuiltinFunction, Module, WasmHeapType, WasmValType};
 
-/// The builtins that may run a collection: compiled code calls them through
-/// their trampoline (namespace 1 of Cranelift's user names, index in this
-/// list).
-pub(crate) const COLLECTING_BUILTINS: [BuiltinFunction; 3] = [
+/// The builtins that may run a collection or host code: compiled code
+/// calls them through their trampoline (namespace 1 of Cranelift's user
+/// names, index in this list), which records the exit so that the wasm
+/// frames are walkable while they run. `OutOfFuel` and `NewEpoch` run the
+/// store's fuel and epoch callbacks, where the embedder may collect,
+/// capture a `WasmBacktrace` or take a `GuestProfiler` sample.
+pub(crate) const COLLECTING_BUILTINS: [BuiltinFunction; 5] = [
     BuiltinFunction::GcAlloc,
     BuiltinFunction::GcArrayNewSegment,
     BuiltinFunction::GcAnyConvertExtern,
+    BuiltinFunction::OutOfFuel,
+    BuiltinFunction::NewEpoch,
 ];
 
 /// Whether `ty` is a reference the collector traces.

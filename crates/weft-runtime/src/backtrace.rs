@@ -1,6 +1,6 @@
 //! Capturing the wasm frames on the stack now (`WasmBacktrace::capture`
-//! and the guest profiler's samples), from the exits the wasm-to-host and
-//! collecting-builtin trampolines record.
+//! and the guest profiler's samples), from the exits the wasm-to-host,
+//! collecting-builtin, fuel and epoch trampolines record.
 
 use crate::traps::{walk_frames, MAX_BACKTRACE_FRAMES};
 use crate::vm::VMStoreContext;
@@ -13,9 +13,10 @@ impl VMStoreContext {
     /// host functions that wasm called). Empty when no wasm runs.
     ///
     /// The frame of a call is named by its return address, as in trap
-    /// backtraces. An activation whose exit was not recorded (host code
-    /// reached without a trampoline, such as an epoch or fuel callback)
-    /// cannot be walked and contributes no frame. At most
+    /// backtraces. Exits are recorded by the wasm-to-host trampolines and
+    /// by those of the collecting, fuel and epoch builtins; an activation
+    /// whose exit was not recorded cannot be walked and contributes no
+    /// frame. At most
     /// 256 frames (`MAX_BACKTRACE_FRAMES`) are given per activation.
     pub fn wasm_frame_pcs(&self) -> Vec<usize> {
         let mut pcs = Vec::new();

@@ -109,10 +109,10 @@ impl VMStoreContext {
     ///
     /// With wasm frames on the stack, the collector reads their references
     /// from the stack maps of their calls, starting from the exit that the
-    /// wasm-to-host and collecting-builtin trampolines record. When wasm
-    /// runs but no exit is recorded (host code reached another way, such
-    /// as an epoch callback), for the current activation or one below it,
-    /// the frames cannot be walked and nothing is collected.
+    /// wasm-to-host, collecting-builtin, fuel and epoch trampolines
+    /// record. When wasm runs but no exit is recorded (host code reached
+    /// another way), for the current activation or one below it, the
+    /// frames cannot be walked and nothing is collected.
     pub fn collect_garbage(&self) -> GcStats {
         let roots = &self.gc_roots;
         let unwalkable = (self.wasm_active() && self.last_wasm_exit_fp.get() == 0)

@@ -69,6 +69,7 @@ mod interrupts;
 mod limits;
 mod linker;
 mod module;
+#[cfg(feature = "profiling")]
 mod profiling;
 mod serialize;
 mod shared_memory;
@@ -99,6 +100,7 @@ pub use limits::ResourceLimiterAsync;
 pub use limits::{ResourceLimiter, DEFAULT_INSTANCE_LIMIT, DEFAULT_MEMORY_LIMIT, DEFAULT_TABLE_LIMIT};
 pub use linker::Linker;
 pub use module::Module;
+#[cfg(feature = "profiling")]
 pub use profiling::GuestProfiler;
 pub use shared_memory::{SharedMemory, WaitResult};
 pub use store::{AsContext, AsContextMut, Caller, Store, StoreContext, StoreContextMut};

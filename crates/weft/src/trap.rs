@@ -80,9 +80,9 @@ impl WasmBacktrace {
     ///
     /// Wasmtime returns an empty backtrace here when backtraces are
     /// disabled in its `Config`; Weft always records them, so this is
-    /// [`WasmBacktrace::force_capture`]. Frames of an activation that
-    /// reached the host without a trampoline (an epoch or fuel callback)
-    /// cannot be walked and are left out.
+    /// [`WasmBacktrace::force_capture`]. From an epoch deadline callback or
+    /// a fuel callback, the frames are those of the interrupted wasm (its
+    /// innermost frame first) and of the activations below it.
     pub fn capture(store: impl AsContext) -> WasmBacktrace {
         WasmBacktrace::force_capture(store)
     }

@@ -125,3 +125,64 @@ fn nested_activations_are_walked() {
     let names: Vec<_> = seen[0].iter().map(|f| f.1.clone().unwrap()).collect();
     assert_eq!(names, ["deep", "top"]);
 }
+
+/// A wasm loop `main -> work -> spin` interrupted by epoch ticks from
+/// another thread: a capture in the epoch deadline callback lists the
+/// frames of the interrupted wasm, innermost first.
+#[test]
+fn capture_in_the_epoch_callback_sees_the_interrupted_frames() {
+    let mut config = weft::Config::new();
+    config.epoch_interruption(true);
+    let engine = Engine::new(&config).unwrap();
+    let module = Module::new(
+        &engine,
+        wat::parse_str(
+            r#"(module $m
+             (global $stop (export "stop") (mut i32) (i32.const 0))
+             (func $spin (loop $l (br_if $l (i32.eqz (global.get $stop)))))
+             (func $work call $spin)
+             (func $main (export "main") call $work))"#,
+        )
+        .unwrap(),
+    )
+    .unwrap();
+    let mut store = Store::new(&engine, ());
+    let instance = Linker::new(&engine).instantiate(&mut store, &module).unwrap();
+    let stop = instance.get_global(&mut store, "stop").unwrap();
+    let seen: Frames = Arc::default();
+    let s = seen.clone();
+    store.epoch_deadline_callback(move |mut ctx| {
+        let mut seen = s.lock().unwrap();
+        seen.push(summary(&WasmBacktrace::capture(&ctx)));
+        if seen.len() == 3 {
+            stop.set(&mut ctx, weft::Val::I32(1))?;
+        }
+        Ok(weft::UpdateDeadline::Continue(1))
+    });
+    store.set_epoch_deadline(1);
+    let done = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let ticker = {
+        let (engine, done) = (engine.clone(), done.clone());
+        std::thread::spawn(move || {
+            while !done.load(std::sync::atomic::Ordering::Relaxed) {
+                std::thread::sleep(std::time::Duration::from_millis(1));
+                engine.increment_epoch();
+            }
+        })
+    };
+    let main = instance.get_typed_func::<(), ()>(&mut store, "main").unwrap();
+    let result = main.call(&mut store, ());
+    done.store(true, std::sync::atomic::Ordering::Relaxed);
+    ticker.join().unwrap();
+    result.unwrap();
+    let seen = seen.lock().unwrap();
+    assert_eq!(seen.len(), 3);
+    // The last callback ran in the loop (which runs until it stops it).
+    let names: Vec<_> = seen[2].iter().map(|f| f.1.clone().unwrap_or_default()).collect();
+    assert_eq!(names, ["spin", "work", "main"]);
+    assert!(seen[2].iter().all(|f| f.3), "frames without offsets: {:?}", seen[2]);
+    // Every capture has the interrupted frames, ending with `main`.
+    for frames in seen.iter() {
+        assert_eq!(frames.last().and_then(|f| f.1.as_deref()), Some("main"), "{frames:?}");
+    }
+}

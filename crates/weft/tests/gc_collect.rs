@@ -370,3 +370,76 @@ fn the_null_collector_frees_nothing() -> Result<()> {
     assert_eq!(collections, 0);
     Ok(())
 }
+
+/// A collection from an epoch deadline callback walks the interrupted wasm
+/// frames (the epoch builtin records the exit): the reference only a local
+/// of the interrupted function holds survives, an unreachable one is freed.
+#[test]
+fn gc_in_an_epoch_callback_keeps_the_interrupted_frames_references() -> Result<()> {
+    let mut config = Config::new();
+    config.epoch_interruption(true);
+    let engine = Engine::new(&config)?;
+    let m = module(
+        &engine,
+        r#"(module
+            (global $g (export "g") (mut externref) (ref.null extern))
+            (global $stop (export "stop") (mut i32) (i32.const 0))
+            (func (export "set") (param externref) (global.set $g (local.get 0)))
+            (func (export "run") (local $r externref)
+                (local.set $r (global.get $g))
+                (global.set $g (ref.null extern))
+                (loop $l (br_if $l (i32.eqz (global.get $stop))))
+                (global.set $g (local.get $r))))"#,
+    );
+    let drops = Arc::new(AtomicUsize::new(0));
+    let mut store = Store::new(&engine, ());
+    // No tick happens before the ticker starts below.
+    store.set_epoch_deadline(1);
+    let instance = Instance::new(&mut store, &m, &[])?;
+    let set = instance.get_typed_func::<Option<Rooted<ExternRef>>, ()>(&mut store, "set")?;
+    let run = instance.get_typed_func::<(), ()>(&mut store, "run")?;
+    let stop = instance.get_global(&mut store, "stop").unwrap();
+    {
+        let mut scope = RootScope::new(&mut store);
+        let kept = ExternRef::new(&mut scope, Counted(drops.clone()))?;
+        let _lost = ExternRef::new(&mut scope, Counted(drops.clone()))?;
+        set.call(&mut scope, Some(kept))?;
+    }
+    assert_eq!(store.live_externrefs(), 2);
+    let seen = Arc::new(AtomicUsize::new(0));
+    let s = seen.clone();
+    store.epoch_deadline_callback(move |mut ctx| {
+        ctx.gc(None)?;
+        if s.fetch_add(1, Ordering::SeqCst) + 1 == 3 {
+            stop.set(&mut ctx, Val::I32(1))?;
+        }
+        Ok(UpdateDeadline::Continue(1))
+    });
+    let done = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let ticker = {
+        let (engine, done) = (engine.clone(), done.clone());
+        std::thread::spawn(move || {
+            while !done.load(Ordering::Relaxed) {
+                std::thread::sleep(std::time::Duration::from_millis(1));
+                engine.increment_epoch();
+            }
+        })
+    };
+    let result = run.call(&mut store, ());
+    done.store(true, Ordering::Relaxed);
+    ticker.join().unwrap();
+    result?;
+    assert_eq!(seen.load(Ordering::SeqCst), 3);
+    assert_eq!(
+        drops.load(Ordering::SeqCst),
+        1,
+        "the callback's collection freed the unreachable one"
+    );
+    assert_eq!(store.live_externrefs(), 1, "the frame's local kept the other");
+    let g = instance.get_global(&mut store, "g").unwrap();
+    let Val::ExternRef(Some(r)) = g.get(&mut store) else {
+        panic!("the global lost the reference the frame held");
+    };
+    assert!(r.data(&store)?.is_some_and(|d| d.is::<Counted>()));
+    Ok(())
+}

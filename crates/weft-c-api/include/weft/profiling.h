@@ -37,7 +37,8 @@ WASM_API_EXTERN void weft_guestprofiler_delete(weft_guestprofiler_t *guestprofil
  * \brief A new profiler for the program `module_name`, sampled about every
  * `interval_nanos`, running the `modules_len` modules of `modules`. The
  * arguments are not taken; the caller owns the result. Null when an
- * argument is null.
+ * argument is null or a module was compiled by another engine than
+ * `engine`. Only frames of the listed modules appear in the samples.
  */
 WASM_API_EXTERN weft_guestprofiler_t *weft_guestprofiler_new(const wasm_engine_t *engine,
                                                              const wasm_name_t *module_name,

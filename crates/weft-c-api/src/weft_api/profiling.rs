@@ -28,7 +28,8 @@ fn name_of(name: &wasm_name_t) -> String {
 }
 
 /// A new guest profiler (see `weft::GuestProfiler::new`); null when an
-/// argument is null or not valid. The arguments are not taken.
+/// argument is null or not valid (a module of another engine than
+/// `engine`). The arguments are not taken.
 ///
 /// # Safety
 ///
@@ -42,7 +43,7 @@ pub unsafe extern "C" fn weft_guestprofiler_new(
     modules_len: usize,
 ) -> Option<Box<weft_guestprofiler_t>> {
     let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        engine?;
+        let engine = &engine?.engine;
         let module_name = name_of(module_name?);
         let entries: &[weft_guestprofiler_modules_t] = if modules_len == 0 {
             &[]
@@ -58,7 +59,8 @@ pub unsafe extern "C" fn weft_guestprofiler_new(
             let (name, module) = unsafe { (e.name.as_ref()?, e.module.as_ref()?) };
             list.push((name_of(name), module.module.clone()));
         }
-        let profiler = weft::GuestProfiler::new(&module_name, Duration::from_nanos(interval_nanos), list);
+        let profiler =
+            weft::GuestProfiler::new(engine, &module_name, Duration::from_nanos(interval_nanos), list).ok()?;
         Some(Box::new(weft_guestprofiler_t { profiler }))
     }));
     result.ok().flatten()

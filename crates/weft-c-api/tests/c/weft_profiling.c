@@ -46,6 +46,10 @@ int main(void) {
   // Misuse: null arguments give null or do nothing.
   check(weft_guestprofiler_new(NULL, &program, 1, modules, 1) == NULL);
   check(weft_guestprofiler_new(engine, &program, 1, NULL, 1) == NULL);
+  // A module of another engine is refused.
+  wasm_engine_t *engine2 = wasm_engine_new();
+  check(weft_guestprofiler_new(engine2, &program, 1, modules, 1) == NULL);
+  wasm_engine_delete(engine2);
   weft_guestprofiler_sample(NULL, store, 0);
   weft_guestprofiler_sample(profiler, NULL, 0);
 
