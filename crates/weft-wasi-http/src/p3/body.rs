@@ -176,7 +176,6 @@ struct TrailersToQueue<T: 'static> {
 
 impl<T> Drop for TrailersToQueue<T> {
     fn drop(&mut self) {
-        // A trailers future dropped without a value: no trailers.
         let mut q = lock(&self.queue);
         if q.trailers.is_none() && !q.finished {
             q.trailers = Some(Ok(None));

@@ -1,0 +1,172 @@
+//! wasi:http 0.3: service components written in WAT on the async ABI (see
+//! `p3_guest`) called through `p3::Service::handle` inside
+//! `Store::run_concurrent`, with requests made by `Request::from_http` and
+//! responses read back through `Response::into_http_reporting`.
+
+#![cfg(feature = "p3")]
+
+#[allow(dead_code, reason = "each test binary uses a part of the guests")]
+mod p3_guest;
+
+use bytes::Bytes;
+use http_body_util::{BodyExt, Full};
+use p3_guest::{service, Mode, FIXED_BODY};
+use std::future::Future;
+use std::pin::pin;
+use std::task::{Context, Poll, Waker};
+use weft::component::{Component, Linker, ResourceTable};
+use weft::{Engine, Store};
+use weft_wasi::p3::{WasiCtx, WasiCtxView, WasiView};
+use weft_wasi_http::p3::{ErrorCode, Service};
+use weft_wasi_http::{WasiHttpCtx, WasiHttpCtxView, WasiHttpView};
+
+struct State {
+    wasi: WasiCtx,
+    http: WasiHttpCtx,
+    table: ResourceTable,
+}
+
+impl WasiView for State {
+    fn ctx(&mut self) -> WasiCtxView<'_> {
+        WasiCtxView {
+            ctx: &mut self.wasi,
+            table: &mut self.table,
+        }
+    }
+}
+
+impl WasiHttpView for State {
+    fn http(&mut self) -> WasiHttpCtxView<'_> {
+        WasiHttpCtxView {
+            ctx: &mut self.http,
+            table: &mut self.table,
+            hooks: Default::default(),
+        }
+    }
+}
+
+/// Runs `future` on this thread, parking between polls.
+fn block_on<F: Future>(future: F) -> F::Output {
+    struct Unpark(std::thread::Thread);
+    impl std::task::Wake for Unpark {
+        fn wake(self: std::sync::Arc<Self>) {
+            self.0.unpark();
+        }
+    }
+    let waker = Waker::from(std::sync::Arc::new(Unpark(std::thread::current())));
+    let mut cx = Context::from_waker(&waker);
+    let mut future = pin!(future);
+    loop {
+        if let Poll::Ready(v) = future.as_mut().poll(&mut cx) {
+            return v;
+        }
+        std::thread::park_timeout(std::time::Duration::from_millis(50));
+    }
+}
+
+/// The answer of a guest: its status, headers, body and trailers.
+struct Answer {
+    status: http::StatusCode,
+    headers: http::HeaderMap,
+    body: Bytes,
+    trailers: Option<http::HeaderMap>,
+}
+
+/// Calls the guest `mode` with `request`: the guest's answer, its error
+/// code, or the error (a trap) that ended the call.
+fn call(mode: Mode, request: http::Request<Full<Bytes>>) -> weft::Result<Result<Answer, ErrorCode>> {
+    let engine = Engine::default();
+    let component = Component::new(&engine, wat::parse_str(service(mode, "example.com"))?)?;
+    let mut linker = Linker::<State>::new(&engine);
+    weft_wasi::p3::add_to_linker(&mut linker)?;
+    weft_wasi_http::p3::add_to_linker(&mut linker)?;
+    let mut store = Store::new(
+        &engine,
+        State {
+            wasi: WasiCtx::builder().build(),
+            http: WasiHttpCtx::new(),
+            table: ResourceTable::new(),
+        },
+    );
+    block_on(async {
+        let service = Service::instantiate_async(&mut store, &component, &linker).await?;
+        store
+            .run_concurrent(async move |store| -> weft::Result<Result<Answer, ErrorCode>> {
+                let response = match service.handle(store, request).await? {
+                    Ok(r) => r,
+                    Err(code) => return Ok(Err(code)),
+                };
+                let response = store.with(|access| response.into_http_reporting(access))?;
+                let (parts, body) = response.into_parts();
+                let collected = body
+                    .collect()
+                    .await
+                    .map_err(|code| weft::Error::msg(format!("the body failed: {code:?}")))?;
+                let trailers = collected.trailers().cloned();
+                Ok(Ok(Answer {
+                    status: parts.status,
+                    headers: parts.headers,
+                    body: collected.to_bytes(),
+                    trailers,
+                }))
+            })
+            .await?
+    })
+}
+
+fn get(body: &'static str) -> http::Request<Full<Bytes>> {
+    http::Request::post("http://localhost/p3?x=1")
+        .header("x-request", "yes")
+        .body(Full::new(Bytes::from_static(body.as_bytes())))
+        .unwrap()
+}
+
+#[test]
+fn fixed_status_headers_and_streamed_body() {
+    let answer = call(Mode::Fixed, get("")).unwrap().unwrap();
+    assert_eq!(answer.status, 201);
+    assert_eq!(answer.headers.get("content-type").unwrap(), "text/plain");
+    assert_eq!(answer.headers.get("x-weft").unwrap(), "p3");
+    assert_eq!(answer.body, FIXED_BODY.as_bytes());
+    assert!(answer.trailers.is_none());
+}
+
+#[test]
+fn echoes_the_request_body_read_through_consume_body() {
+    let body: &'static str = Box::leak(
+        (0..3000)
+            .map(|i| format!("{i} "))
+            .collect::<String>()
+            .into_boxed_str(),
+    );
+    assert!(body.len() > 4096 * 2, "the body spans several reads");
+    let answer = call(Mode::Echo, get(body)).unwrap().unwrap();
+    assert_eq!(answer.status, 200);
+    assert_eq!(answer.body, body.as_bytes());
+}
+
+#[test]
+fn client_send_is_refused_by_default() {
+    let answer = call(Mode::Send, get("")).unwrap().unwrap();
+    assert_eq!(answer.status, 403, "body: {:?}", answer.body);
+    assert_eq!(answer.body, "denied\n");
+}
+
+#[test]
+fn forbidden_and_immutable_headers_are_refused() {
+    let answer = call(Mode::Headers, get("")).unwrap().unwrap();
+    assert_eq!(answer.status, 200, "500/501: not forbidden; 502/503: not immutable");
+    assert_eq!(answer.body, FIXED_BODY.as_bytes());
+}
+
+#[test]
+fn a_trap_in_the_handler_is_an_error() {
+    let err = match call(Mode::Trap, get("")) {
+        Err(err) => err,
+        Ok(_) => panic!("the trapping guest answered"),
+    };
+    assert!(
+        err.downcast_ref::<weft::Trap>().is_some(),
+        "not a trap: {err:?}"
+    );
+}
