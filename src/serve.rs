@@ -159,9 +159,9 @@ impl WasiHttpHooks for ServeHooks {
         let task = runtime.spawn(weft_wasi_http::default_send_request(request, options));
         Ok(HostFutureIncomingResponse::pending(async move {
             task.await.unwrap_or_else(|err| {
-                Err(weft_wasi_http::p2::bindings::http::types::ErrorCode::InternalError(Some(
-                    format!("the request's task failed: {err}"),
-                )))
+                Err(weft_wasi_http::p2::bindings::http::types::ErrorCode::InternalError(
+                    Some(format!("the request's task failed: {err}")),
+                ))
             })
         }))
     }

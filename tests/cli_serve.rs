@@ -377,13 +377,16 @@ fn teapot(rt: &tokio::runtime::Runtime) -> (SocketAddr, Arc<std::sync::atomic::A
     let seen = count.clone();
     rt.spawn(async move {
         loop {
-            let Ok((stream, _)) = listener.accept().await else { continue };
+            let Ok((stream, _)) = listener.accept().await else {
+                continue;
+            };
             let seen = seen.clone();
             tokio::spawn(async move {
                 let service = hyper::service::service_fn(move |_req: hyper::Request<hyper::body::Incoming>| {
                     seen.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
                     async {
-                        let mut resp = hyper::Response::new(http_body_util::Full::new(bytes::Bytes::from_static(b"tea")));
+                        let mut resp =
+                            hyper::Response::new(http_body_util::Full::new(bytes::Bytes::from_static(b"tea")));
                         *resp.status_mut() = hyper::StatusCode::IM_A_TEAPOT;
                         Ok::<_, std::convert::Infallible>(resp)
                     }
@@ -426,5 +429,8 @@ fn serve_switch_help_lists_http_outgoing() {
         .expect("run weft serve");
     assert_eq!(out.status.code(), Some(0));
     let text = String::from_utf8_lossy(&out.stdout);
-    assert!(text.contains("http-outgoing[=y|n]") && text.contains("HTTP-request-denied"), "{text}");
+    assert!(
+        text.contains("http-outgoing[=y|n]") && text.contains("HTTP-request-denied"),
+        "{text}"
+    );
 }

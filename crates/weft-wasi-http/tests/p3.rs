@@ -133,12 +133,7 @@ fn fixed_status_headers_and_streamed_body() {
 
 #[test]
 fn echoes_the_request_body_read_through_consume_body() {
-    let body: &'static str = Box::leak(
-        (0..3000)
-            .map(|i| format!("{i} "))
-            .collect::<String>()
-            .into_boxed_str(),
-    );
+    let body: &'static str = Box::leak((0..3000).map(|i| format!("{i} ")).collect::<String>().into_boxed_str());
     assert!(body.len() > 4096 * 2, "the body spans several reads");
     let answer = call(Mode::Echo, get(body)).unwrap().unwrap();
     assert_eq!(answer.status, 200);
@@ -165,8 +160,5 @@ fn a_trap_in_the_handler_is_an_error() {
         Err(err) => err,
         Ok(_) => panic!("the trapping guest answered"),
     };
-    assert!(
-        err.downcast_ref::<weft::Trap>().is_some(),
-        "not a trap: {err:?}"
-    );
+    assert!(err.downcast_ref::<weft::Trap>().is_some(), "not a trap: {err:?}");
 }

@@ -80,14 +80,10 @@ pub(crate) enum BodyKind {
 
 /// A future that resolves to what `rx` brings (a future of the result,
 /// then its value), or `Ok` when the sender is dropped unused.
-pub(crate) fn result_receiver(
-    rx: tokio::sync::oneshot::Receiver<ResultFuture>,
-) -> impl Future<Output = Result<(), ErrorCode>> + Send + 'static {
-    async move {
-        match rx.await {
-            Ok(fut) => fut.await,
-            Err(_) => Ok(()),
-        }
+pub(crate) async fn result_receiver(rx: tokio::sync::oneshot::Receiver<ResultFuture>) -> Result<(), ErrorCode> {
+    match rx.await {
+        Ok(fut) => fut.await,
+        Err(_) => Ok(()),
     }
 }
 
@@ -298,12 +294,7 @@ pub(crate) fn guest_to_http<T: 'static>(
         consumer_waker: None,
     }));
     if let Some(contents) = contents {
-        contents.pipe(
-            &mut store,
-            StreamToQueue {
-                queue: queue.clone(),
-            },
-        )?;
+        contents.pipe(&mut store, StreamToQueue { queue: queue.clone() })?;
     }
     trailers.pipe(
         &mut store,
@@ -499,12 +490,7 @@ pub(crate) fn host_to_guest<T: 'static>(
         stream_gone: false,
         trailers_waker: None,
     }));
-    let stream = StreamReader::new(
-        &mut store,
-        HostBodyProducer {
-            state: state.clone(),
-        },
-    )?;
+    let stream = StreamReader::new(&mut store, HostBodyProducer { state: state.clone() })?;
     let trailers = FutureReader::new(&mut store, HostTrailersProducer { state, getter })?;
     Ok((stream, trailers))
 }

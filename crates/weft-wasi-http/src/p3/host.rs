@@ -1,10 +1,10 @@
 //! The `wasi:http/types` and `wasi:http/client` 0.3 host functions.
 
+use super::bindings::http::client;
 use super::bindings::http::types::{
     self, ErrorCode, HeaderError, Method as WitMethod, RequestOptionsError, Scheme as WitScheme,
 };
-use super::bindings::http::client;
-use super::body::{TrailersResult, empty_body};
+use super::body::{empty_body, TrailersResult};
 use super::errors::{from_p2, to_p2};
 use super::maybe_mutable::MaybeMutable;
 use super::message::{Request, Response};
@@ -279,13 +279,13 @@ impl types::HostRequest for WasiHttpCtxView<'_> {
     }
 }
 
+/// Where the host sends the result of transmitting a message.
+type ResultSender = tokio::sync::oneshot::Sender<super::body::ResultFuture>;
+
 /// The guest's future of the result of transmitting its message.
 fn transmission_future<T: 'static>(
     host: &mut Access<'_, T, WasiHttp>,
-) -> weft::Result<(
-    tokio::sync::oneshot::Sender<super::body::ResultFuture>,
-    FutureReader<Result<(), ErrorCode>>,
-)> {
+) -> weft::Result<(ResultSender, FutureReader<Result<(), ErrorCode>>)> {
     let (tx, rx) = tokio::sync::oneshot::channel();
     let fut = super::body::result_receiver(rx);
     let reader = FutureReader::new(host, async move { Ok::<_, weft::Error>(fut.await) })?;
@@ -293,10 +293,7 @@ fn transmission_future<T: 'static>(
 }
 
 /// The headers of a new message: the guest's fields, now immutable.
-fn take_headers<T: 'static>(
-    host: &mut Access<'_, T, WasiHttp>,
-    headers: Resource<FieldMap>,
-) -> weft::Result<FieldMap> {
+fn take_headers<T: 'static>(host: &mut Access<'_, T, WasiHttp>, headers: Resource<FieldMap>) -> weft::Result<FieldMap> {
     let mut headers = host.get().table.delete(headers)?;
     headers.set_immutable();
     Ok(headers)
@@ -497,7 +494,7 @@ fn start_send<T: 'static>(
     let Some(authority) = req.authority.clone() else {
         return Ok(Err(ErrorCode::HttpRequestUriInvalid));
     };
-    let (mut http_req, options) = match req.to_http(&mut *host, getter, None)? {
+    let (mut http_req, options) = match req.convert_to_http(&mut *host, getter, None)? {
         Ok(r) => r,
         Err(code) => return Ok(Err(code)),
     };
@@ -528,9 +525,7 @@ impl<T: 'static> client::HostWithStore<T> for WasiHttp {
         let response = match fut {
             HostFutureIncomingResponse::Pending(f) => f.await,
             HostFutureIncomingResponse::Ready(r) => r,
-            HostFutureIncomingResponse::Consumed => Ok(http::Response::new(
-                empty_body().map_err(to_p2).boxed_unsync(),
-            )),
+            HostFutureIncomingResponse::Consumed => Ok(http::Response::new(empty_body().map_err(to_p2).boxed_unsync())),
         };
         let response = match response {
             Ok(r) => r,

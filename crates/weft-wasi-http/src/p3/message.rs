@@ -2,11 +2,11 @@
 //! `request` and `response` resources, and their conversions from and to
 //! `http::Request` and `http::Response`.
 
+use super::bindings::http::types::ErrorCode;
 use super::body::{
     guest_to_http, host_to_guest, result_receiver, to_http_body, BodyKind, Getter, HttpBody, ResultFuture,
     TrailersResult,
 };
-use super::bindings::http::types::ErrorCode;
 use super::errors::hyper_response_error;
 use crate::{FieldMap, RequestOptions, WasiHttpCtxView, WasiHttpHooks, WasiHttpView};
 use bytes::Bytes;
@@ -225,13 +225,13 @@ impl Request {
         fut: impl Future<Output = Result<(), ErrorCode>> + Send + 'static,
         getter: fn(&mut T) -> WasiHttpCtxView<'_>,
     ) -> HttpResult<(http::Request<HttpBody>, Option<Arc<RequestOptions>>)> {
-        self.to_http(store, getter, Some(Box::pin(fut)))
+        self.convert_to_http(store, getter, Some(Box::pin(fut)))
     }
 
     /// [`Request::into_http`] where the guest learns the transmission's
     /// result from the body itself: `Ok` once hyper read it to its end,
     /// `connection-terminated` if it dropped it before.
-    pub(crate) fn to_http<T: 'static>(
+    pub(crate) fn convert_to_http<T: 'static>(
         self,
         mut store: impl AsContextMut<Data = T>,
         getter: Getter<T>,
@@ -337,7 +337,7 @@ impl Response {
         fut: impl Future<Output = Result<(), ErrorCode>> + Send + 'static,
         getter: fn(&mut T) -> WasiHttpCtxView<'_>,
     ) -> weft::Result<http::Response<HttpBody>> {
-        self.to_http(store, getter, Some(Box::pin(fut)))
+        self.convert_to_http(store, getter, Some(Box::pin(fut)))
     }
 
     /// [`Response::into_http`] where the guest learns the transmission's
@@ -348,10 +348,10 @@ impl Response {
         self,
         store: impl AsContextMut<Data = T>,
     ) -> weft::Result<http::Response<HttpBody>> {
-        self.to_http(store, getter_of::<T>, None)
+        self.convert_to_http(store, getter_of::<T>, None)
     }
 
-    pub(crate) fn to_http<T: 'static>(
+    pub(crate) fn convert_to_http<T: 'static>(
         self,
         mut store: impl AsContextMut<Data = T>,
         getter: Getter<T>,

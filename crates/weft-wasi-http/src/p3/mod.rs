@@ -61,8 +61,8 @@ mod host;
 mod maybe_mutable;
 mod message;
 
-pub use bindings::{exports, wasi, LinkOptions, Service, ServiceIndices, ServicePre};
 pub use bindings::http::types::{ErrorCode, HeaderError, RequestOptionsError};
+pub use bindings::{exports, wasi, LinkOptions, Service, ServiceIndices, ServicePre};
 pub use body::{empty_body, HttpBody, TrailersResult, QUEUE_LIMIT};
 pub use errors::{from_p2, hyper_request_error, hyper_response_error, to_p2};
 pub use maybe_mutable::{MaybeMutable, SharedRequestOptions};
