@@ -162,3 +162,87 @@ fn a_trap_in_the_handler_is_an_error() {
     };
     assert!(err.downcast_ref::<weft::Trap>().is_some(), "not a trap: {err:?}");
 }
+
+/// `Request::from_http` and `Response::from_http` take what an `http`
+/// message says (headers the hooks forbid taken off), and `into_http`
+/// gives it back, body included, with no guest involved.
+#[test]
+fn requests_and_responses_convert_from_and_to_http() {
+    use weft_wasi_http::p3::{Request, Response};
+    let engine = Engine::default();
+    let mut store = Store::new(
+        &engine,
+        State {
+            wasi: WasiCtx::builder().build(),
+            http: WasiHttpCtx::new(),
+            table: ResourceTable::new(),
+        },
+    );
+    let req = http::Request::put("http://example.com:8080/a?b=c")
+        .header("x-a", "1")
+        .header("connection", "close")
+        .body(Full::new(Bytes::from_static(b"request body")))
+        .unwrap();
+    let (req, _handled) = Request::from_http(weft_wasi_http::default_hooks(), req);
+    assert_eq!(req.method, http::Method::PUT);
+    assert_eq!(req.scheme, Some(http::uri::Scheme::HTTP));
+    assert_eq!(req.authority.as_ref().unwrap().as_str(), "example.com:8080");
+    assert_eq!(req.path_with_query.as_ref().unwrap().as_str(), "/a?b=c");
+    assert_eq!(req.headers.as_header_map().get("x-a").unwrap(), "1");
+    assert!(
+        req.headers.as_header_map().get("connection").is_none(),
+        "a forbidden header stays"
+    );
+    assert!(!req.headers.is_mutable());
+    let (back, options) = req.into_http(&mut store, async { Ok(()) }).unwrap().unwrap();
+    assert!(options.is_none());
+    assert_eq!(back.method(), http::Method::PUT);
+    assert_eq!(back.uri(), "http://example.com:8080/a?b=c");
+    assert_eq!(back.headers().get("x-a").unwrap(), "1");
+    let body = block_on(back.into_body().collect()).unwrap().to_bytes();
+    assert_eq!(body, "request body");
+
+    let res = http::Response::builder()
+        .status(404)
+        .header("x-b", "2")
+        .header("transfer-encoding", "chunked")
+        .body(Full::new(Bytes::from_static(b"not here")))
+        .unwrap();
+    let (res, _handled) = Response::from_http(weft_wasi_http::default_hooks(), res);
+    assert_eq!(res.status, 404);
+    assert!(res.headers.as_header_map().get("transfer-encoding").is_none());
+    let back = res.into_http(&mut store, async { Ok(()) }).unwrap();
+    assert_eq!(back.status(), 404);
+    assert_eq!(back.headers().get("x-b").unwrap(), "2");
+    let body = block_on(back.into_body().collect()).unwrap().to_bytes();
+    assert_eq!(body, "not here");
+}
+
+/// The error codes of 0.2 and 0.3 convert into each other, payloads
+/// included.
+#[test]
+fn error_codes_convert_between_p2_and_p3() {
+    use weft_wasi_http::p2::bindings::http::types as p2;
+    use weft_wasi_http::p3::{from_p2, to_p2};
+    let codes = [
+        p2::ErrorCode::HttpRequestDenied,
+        p2::ErrorCode::DnsError(p2::DnsErrorPayload {
+            rcode: Some("nx".into()),
+            info_code: Some(3),
+        }),
+        p2::ErrorCode::HttpResponseTrailerSize(p2::FieldSizePayload {
+            field_name: Some("x".into()),
+            field_size: Some(9),
+        }),
+        p2::ErrorCode::InternalError(Some("why".into())),
+    ];
+    for code in codes {
+        let p3 = from_p2(code.clone());
+        assert_eq!(format!("{p3:?}"), format!("{code:?}"));
+        assert_eq!(format!("{:?}", to_p2(p3)), format!("{code:?}"));
+    }
+    assert!(matches!(
+        from_p2(p2::ErrorCode::HttpRequestDenied),
+        ErrorCode::HttpRequestDenied
+    ));
+}
