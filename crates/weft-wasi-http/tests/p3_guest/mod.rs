@@ -17,7 +17,8 @@ pub enum Mode {
     /// `request.consume-body` gives (and reports `ok` on its `res`
     /// future).
     Echo,
-    /// Sends a `GET http://{authority}/` with `wasi:http/client.send`:
+    /// Sends a `GET http://{authority}/` (scheme, authority and path set
+    /// on the request) with `wasi:http/client.send`:
     /// answers with the response's status and `fetched\n` when it comes,
     /// 403 `denied\n` when the send is refused with `HTTP-request-denied`,
     /// 502 `refused otherwise\n` for another error code.
@@ -100,6 +101,8 @@ pub fn service(mode: Mode, authority: &str) -> String {
     (export "[method]request.set-scheme" (func (param "self" (borrow $req)) (param "scheme" (option $sch)) (result (result))))
     (export "[method]request.set-authority" (func (param "self" (borrow $req)) (param "authority" (option string))
       (result (result))))
+    (export "[method]request.set-path-with-query" (func (param "self" (borrow $req))
+      (param "path-with-query" (option string)) (result (result))))
     (export "[method]request.get-headers" (func (param "self" (borrow $req)) (result (own $fields))))
     (export "[static]request.consume-body" (func (param "this" (own $req)) (param "res" (future (result (error $ec))))
       (result (tuple (stream u8) (future (result (option (own $fields)) (error $ec)))))))
@@ -139,6 +142,7 @@ pub fn service(mode: Mode, authority: &str) -> String {
   (core func $req-new (canon lower (func $types "[static]request.new") (memory $mem)))
   (core func $req-set-scheme (canon lower (func $types "[method]request.set-scheme") (memory $mem) (realloc $realloc)))
   (core func $req-set-authority (canon lower (func $types "[method]request.set-authority") (memory $mem) (realloc $realloc)))
+  (core func $req-set-path (canon lower (func $types "[method]request.set-path-with-query") (memory $mem) (realloc $realloc)))
   (core func $req-headers (canon lower (func $types "[method]request.get-headers")))
   (core func $req-consume (canon lower (func $types "[static]request.consume-body") (memory $mem)))
   (core func $resp-new (canon lower (func $types "[static]response.new") (memory $mem)))
@@ -173,6 +177,7 @@ pub fn service(mode: Mode, authority: &str) -> String {
     (import "h" "req-new" (func $req-new (param i32 i32 i32 i32 i32 i32 i32)))
     (import "h" "req-set-scheme" (func $req-set-scheme (param i32 i32 i32 i32 i32) (result i32)))
     (import "h" "req-set-authority" (func $req-set-authority (param i32 i32 i32 i32) (result i32)))
+    (import "h" "req-set-path" (func $req-set-path (param i32 i32 i32 i32) (result i32)))
     (import "h" "req-headers" (func $req-headers (param i32) (result i32)))
     (import "h" "req-consume" (func $req-consume (param i32 i32 i32)))
     (import "h" "resp-new" (func $resp-new (param i32 i32 i32 i32 i32)))
@@ -225,6 +230,7 @@ pub fn service(mode: Mode, authority: &str) -> String {
     (data (i32.const 1168) "denied\n")
     (data (i32.const 1184) "refused otherwise\n")
     (data (i32.const 1216) "fetched\n")
+    (data (i32.const 1224) "/")
     (data (i32.const 1232) "{auth}")
 
     (func $wait (result i32)
@@ -369,6 +375,8 @@ pub fn service(mode: Mode, authority: &str) -> String {
           (then unreachable))
         (if (call $req-set-authority (local.get $out) (i32.const 1) (i32.const 1232) (i32.const {auth_len}))
           (then unreachable))
+        (if (call $req-set-path (local.get $out) (i32.const 1) (i32.const 1224) (i32.const 1))
+          (then unreachable))
         (call $fwrite (local.get $tr-tx) (i32.const 0))
         (local.set $r (call $send (local.get $out) (i32.const 160)))
         (if (i32.eq (i32.and (local.get $r) (i32.const 0xf)) (i32.const 2)) (then
@@ -428,6 +436,7 @@ pub fn service(mode: Mode, authority: &str) -> String {
       (export "req-new" (func $req-new))
       (export "req-set-scheme" (func $req-set-scheme))
       (export "req-set-authority" (func $req-set-authority))
+      (export "req-set-path" (func $req-set-path))
       (export "req-headers" (func $req-headers))
       (export "req-consume" (func $req-consume))
       (export "resp-new" (func $resp-new))
