@@ -434,3 +434,14 @@ fn serve_switch_help_lists_http_outgoing() {
         "{text}"
     );
 }
+
+#[test]
+fn serve_p3_with_cli_links_the_command_world_too() {
+    let guest = p3_guest::service(p3_guest::Mode::Fixed, "");
+    let server = Server::start_component("p3-cli", &guest, &["-S", "cli", "--env", "A=b"]);
+    runtime().block_on(async {
+        let resp = request(server.addr, "GET", "/", &[], b"").await;
+        assert_eq!(resp.status, 201);
+        assert_eq!(resp.body, p3_guest::FIXED_BODY.as_bytes());
+    });
+}
