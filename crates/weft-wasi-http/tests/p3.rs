@@ -132,6 +132,15 @@ fn fixed_status_headers_and_streamed_body() {
 }
 
 #[test]
+fn trailers_written_to_the_future_reach_the_http_body() {
+    let answer = call(Mode::Trailers, get("")).unwrap().unwrap();
+    assert_eq!(answer.status, 201);
+    assert_eq!(answer.body, FIXED_BODY.as_bytes());
+    let trailers = answer.trailers.expect("the trailers");
+    assert_eq!(trailers.get("x-trailer").unwrap(), "done");
+}
+
+#[test]
 fn echoes_the_request_body_read_through_consume_body() {
     let body: &'static str = Box::leak((0..3000).map(|i| format!("{i} ")).collect::<String>().into_boxed_str());
     assert!(body.len() > 4096 * 2, "the body spans several reads");

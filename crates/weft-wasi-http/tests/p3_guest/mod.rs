@@ -30,6 +30,9 @@ pub enum Mode {
     Headers,
     /// Traps (`unreachable`) before it answers.
     Trap,
+    /// [`Mode::Fixed`]'s answer with the trailer `x-trailer: done` (its
+    /// trailers future gets `ok(some(fields))`).
+    Trailers,
 }
 
 /// The body of [`Mode::Fixed`]'s answer.
@@ -67,6 +70,7 @@ pub fn service(mode: Mode, authority: &str) -> String {
         Mode::Send => 2,
         Mode::Headers => 3,
         Mode::Trap => 4,
+        Mode::Trailers => 5,
     };
     let auth_len = authority.len();
     let auth = escape(authority);
@@ -232,6 +236,8 @@ pub fn service(mode: Mode, authority: &str) -> String {
     (data (i32.const 1216) "fetched\n")
     (data (i32.const 1224) "/")
     (data (i32.const 1232) "{auth}")
+    (data (i32.const 1300) "x-trailer")
+    (data (i32.const 1316) "done")
 
     (func $wait (result i32)
       (i32.or (i32.const 2) (i32.shl (global.get $ws) (i32.const 4))))
@@ -271,6 +277,23 @@ pub fn service(mode: Mode, authority: &str) -> String {
         (else (if (local.get $rf)
           (then (call $rf-drop-w (local.get $tx)))
           (else (call $tf-drop-w (local.get $tx)))))))
+
+    ;; Writes `ok(some(x-trailer: done))` to the response's trailers
+    ;; future (the value at 288: ok, some, the fields' handle).
+    (func $write-trailers
+      (local $t i32) (local $r i32)
+      (local.set $t (call $fields-new))
+      (call $fields-append (local.get $t) (i32.const 1300) (i32.const 9) (i32.const 1316) (i32.const 4) (i32.const 32))
+      (if (i32.load8_u (i32.const 32)) (then unreachable))
+      (i32.store8 (i32.const 288) (i32.const 0))
+      (i32.store8 (i32.const 296) (i32.const 1))
+      (i32.store (i32.const 300) (local.get $t))
+      (local.set $r (call $tf-write (global.get $tr-tx) (i32.const 288)))
+      (if (i32.eq (local.get $r) (i32.const -1))
+        (then
+          (call $join (global.get $tr-tx) (global.get $ws))
+          (global.set $pending (i32.add (global.get $pending) (i32.const 1))))
+        (else (call $tf-drop-w (global.get $tr-tx)))))
 
     ;; Counts what a body write moved; a dropped reader ends the body.
     (func $advance (param $r i32)
@@ -334,7 +357,9 @@ pub fn service(mode: Mode, authority: &str) -> String {
           (if (i32.eq (global.get $mode) (i32.const 1)) (then
             (call $s-drop-r (global.get $in-rx))
             (call $fwrite (global.get $res-tx) (i32.const 1))))
-          (call $fwrite (global.get $tr-tx) (i32.const 0))
+          (if (i32.eq (global.get $mode) (i32.const 5))
+            (then (call $write-trailers))
+            (else (call $fwrite (global.get $tr-tx) (i32.const 0))))
           (global.set $phase (i32.const 5))
           (br $again)))
         (if (i32.eq (global.get $phase) (i32.const 5)) (then
@@ -345,7 +370,7 @@ pub fn service(mode: Mode, authority: &str) -> String {
     (func (export "handle") (param $req i32) (result i32)
       (local $h i32) (local $e i64) (local $r i32) (local $tr-tx i32) (local $out i32)
       (global.set $ws (call $ws-new))
-      (if (i32.eq (global.get $mode) (i32.const 0)) (then
+      (if (i32.or (i32.eqz (global.get $mode)) (i32.eq (global.get $mode) (i32.const 5))) (then
         (call $drop-request (local.get $req))
         (local.set $h (call $fields-new))
         (call $fields-append (local.get $h) (i32.const 1024) (i32.const 12) (i32.const 1040) (i32.const 10) (i32.const 32))
