@@ -141,6 +141,16 @@ fn trailers_written_to_the_future_reach_the_http_body() {
 }
 
 #[test]
+fn a_body_longer_than_its_content_length_fails() {
+    let err = match call(Mode::WrongLength, get("")) {
+        Err(err) => err,
+        Ok(Ok(answer)) => panic!("the body was read whole: {:?}", answer.body),
+        Ok(Err(code)) => panic!("the guest answered {code:?}"),
+    };
+    assert!(format!("{err}").contains("HttpResponseBodySize(Some(33))"), "{err}");
+}
+
+#[test]
 fn echoes_the_request_body_read_through_consume_body() {
     let body: &'static str = Box::leak((0..3000).map(|i| format!("{i} ")).collect::<String>().into_boxed_str());
     assert!(body.len() > 4096 * 2, "the body spans several reads");

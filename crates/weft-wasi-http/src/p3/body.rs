@@ -213,6 +213,12 @@ impl<T: 'static> FutureConsumer<T> for TrailersToQueue<T> {
 /// The body hyper reads from a guest body.
 struct GuestBody {
     queue: Arc<Mutex<Queue>>,
+    /// The `content-length` the message's headers announce, and the
+    /// error code of a body of another size (`HTTP-request-body-size` or
+    /// `HTTP-response-body-size`).
+    length: Option<(u64, fn(Option<u64>) -> ErrorCode)>,
+    /// The bytes given to hyper so far.
+    sent: u64,
     /// Reports the transmission: `Ok` once the whole body was read,
     /// `connection-terminated` when it is dropped before.
     report: Option<tokio::sync::oneshot::Sender<Result<(), ErrorCode>>>,
@@ -241,15 +247,36 @@ impl Body for GuestBody {
 
     fn poll_frame(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Result<Frame<Bytes>, ErrorCode>>> {
         let mut q = lock(&self.queue);
-        if let Some(chunk) = q.chunks.pop_front() {
-            q.queued -= chunk.len();
-            q.wake_consumer();
-            return Poll::Ready(Some(Ok(Frame::data(chunk))));
-        }
         if q.finished {
             return Poll::Ready(None);
         }
+        if let Some(chunk) = q.chunks.pop_front() {
+            q.queued -= chunk.len();
+            q.wake_consumer();
+            drop(q);
+            self.sent += chunk.len() as u64;
+            if let Some((expected, error)) = self.length {
+                if self.sent > expected {
+                    // More than the headers announced: the body fails.
+                    let code = error(Some(self.sent));
+                    lock(&self.queue).finished = true;
+                    self.report(Err(code.clone()));
+                    return Poll::Ready(Some(Err(code)));
+                }
+            }
+            return Poll::Ready(Some(Ok(Frame::data(chunk))));
+        }
         if q.stream_done {
+            if let Some((expected, error)) = self.length {
+                if self.sent != expected {
+                    // Less than the headers announced.
+                    q.finished = true;
+                    drop(q);
+                    let code = error(Some(self.sent));
+                    self.report(Err(code.clone()));
+                    return Poll::Ready(Some(Err(code)));
+                }
+            }
             if let Some(trailers) = q.trailers.take() {
                 q.finished = true;
                 drop(q);
@@ -272,16 +299,26 @@ impl Body for GuestBody {
         q.body_waker = Some(cx.waker().clone());
         Poll::Pending
     }
+
+    fn size_hint(&self) -> http_body::SizeHint {
+        match self.length {
+            Some((n, _)) => http_body::SizeHint::with_exact(n),
+            None => http_body::SizeHint::default(),
+        }
+    }
 }
 
 /// Turns a guest body into a body for hyper: its stream and trailers are
 /// read on the store's event loop. The returned future resolves when
-/// hyper is done with the body (see [`GuestBody`]'s report).
+/// hyper is done with the body (see [`GuestBody`]'s report). With
+/// `length` (the `content-length` of the headers and the error code of a
+/// body of another size), a body of another size fails with that code.
 pub(crate) fn guest_to_http<T: 'static>(
     mut store: impl AsContextMut<Data = T>,
     getter: Getter<T>,
     contents: Option<StreamReader<u8>>,
     trailers: FutureReader<TrailersResult>,
+    length: Option<(u64, fn(Option<u64>) -> ErrorCode)>,
 ) -> weft::Result<(HttpBody, ResultFuture)> {
     let queue = Arc::new(Mutex::new(Queue {
         chunks: VecDeque::new(),
@@ -306,6 +343,8 @@ pub(crate) fn guest_to_http<T: 'static>(
     let (tx, rx) = tokio::sync::oneshot::channel();
     let body = GuestBody {
         queue,
+        length,
+        sent: 0,
         report: Some(tx),
     };
     let report: ResultFuture = Box::pin(async move { rx.await.unwrap_or(Err(ErrorCode::ConnectionTerminated)) });

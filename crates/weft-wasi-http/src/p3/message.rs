@@ -87,6 +87,7 @@ fn body_to_http<T: 'static>(
     mut store: impl AsContextMut<Data = T>,
     getter: Getter<T>,
     report: Option<ResultFuture>,
+    length: Option<(u64, fn(Option<u64>) -> ErrorCode)>,
 ) -> weft::Result<HttpBody> {
     match kind {
         BodyKind::Guest {
@@ -94,7 +95,7 @@ fn body_to_http<T: 'static>(
             trailers,
             result,
         } => {
-            let (body, own_report) = guest_to_http(&mut store, getter, contents, trailers)?;
+            let (body, own_report) = guest_to_http(&mut store, getter, contents, trailers, length)?;
             let _ = result.send(report.unwrap_or(own_report));
             Ok(body)
         }
@@ -249,13 +250,26 @@ impl Request {
             Ok(u) => u,
             Err(_) => return Ok(Err(ErrorCode::HttpRequestUriInvalid)),
         };
-        let body = body_to_http(self.body, &mut store, getter, report)?;
+        let length = content_length(&self.headers).map(|n| (n, ErrorCode::HttpRequestBodySize as fn(_) -> _));
+        let body = body_to_http(self.body, &mut store, getter, report, length)?;
         let mut req = http::Request::new(body);
         *req.method_mut() = self.method;
         *req.uri_mut() = uri;
         *req.headers_mut() = self.headers.into();
         Ok(Ok((req, self.options)))
     }
+}
+
+/// The `content-length` of `headers`, if it is there and a number.
+fn content_length(headers: &FieldMap) -> Option<u64> {
+    headers
+        .as_header_map()
+        .get(http::header::CONTENT_LENGTH)?
+        .to_str()
+        .ok()?
+        .trim()
+        .parse()
+        .ok()
 }
 
 /// The `error-code` of a body error.
@@ -357,7 +371,8 @@ impl Response {
         getter: Getter<T>,
         report: Option<ResultFuture>,
     ) -> weft::Result<http::Response<HttpBody>> {
-        let body = body_to_http(self.body, &mut store, getter, report)?;
+        let length = content_length(&self.headers).map(|n| (n, ErrorCode::HttpResponseBodySize as fn(_) -> _));
+        let body = body_to_http(self.body, &mut store, getter, report, length)?;
         let mut res = http::Response::new(body);
         *res.status_mut() = self.status;
         *res.headers_mut() = self.headers.into();

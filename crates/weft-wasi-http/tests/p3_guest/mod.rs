@@ -33,6 +33,9 @@ pub enum Mode {
     /// [`Mode::Fixed`]'s answer with the trailer `x-trailer: done` (its
     /// trailers future gets `ok(some(fields))`).
     Trailers,
+    /// [`Mode::Fixed`]'s answer with a `content-length: 5` header (the
+    /// body is longer).
+    WrongLength,
 }
 
 /// The body of [`Mode::Fixed`]'s answer.
@@ -71,6 +74,7 @@ pub fn service(mode: Mode, authority: &str) -> String {
         Mode::Headers => 3,
         Mode::Trap => 4,
         Mode::Trailers => 5,
+        Mode::WrongLength => 6,
     };
     let auth_len = authority.len();
     let auth = escape(authority);
@@ -238,6 +242,8 @@ pub fn service(mode: Mode, authority: &str) -> String {
     (data (i32.const 1232) "{auth}")
     (data (i32.const 1300) "x-trailer")
     (data (i32.const 1316) "done")
+    (data (i32.const 1332) "content-length")
+    (data (i32.const 1348) "5")
 
     (func $wait (result i32)
       (i32.or (i32.const 2) (i32.shl (global.get $ws) (i32.const 4))))
@@ -370,9 +376,13 @@ pub fn service(mode: Mode, authority: &str) -> String {
     (func (export "handle") (param $req i32) (result i32)
       (local $h i32) (local $e i64) (local $r i32) (local $tr-tx i32) (local $out i32)
       (global.set $ws (call $ws-new))
-      (if (i32.or (i32.eqz (global.get $mode)) (i32.eq (global.get $mode) (i32.const 5))) (then
+      (if (i32.or (i32.or (i32.eqz (global.get $mode)) (i32.eq (global.get $mode) (i32.const 5)))
+                  (i32.eq (global.get $mode) (i32.const 6))) (then
         (call $drop-request (local.get $req))
         (local.set $h (call $fields-new))
+        (if (i32.eq (global.get $mode) (i32.const 6)) (then
+          (call $fields-append (local.get $h) (i32.const 1332) (i32.const 14) (i32.const 1348) (i32.const 1) (i32.const 32))
+          (if (i32.load8_u (i32.const 32)) (then unreachable))))
         (call $fields-append (local.get $h) (i32.const 1024) (i32.const 12) (i32.const 1040) (i32.const 10) (i32.const 32))
         (if (i32.load8_u (i32.const 32)) (then unreachable))
         (call $fields-append (local.get $h) (i32.const 1136) (i32.const 6) (i32.const 1152) (i32.const 2) (i32.const 32))
