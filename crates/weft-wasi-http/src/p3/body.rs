@@ -38,6 +38,10 @@ pub type TrailersResult = Result<Option<Resource<FieldMap>>, ErrorCode>;
 /// reports it to the guest.
 pub(crate) type ResultFuture = Pin<Box<dyn Future<Output = Result<(), ErrorCode>> + Send>>;
 
+/// The `content-length` a message's headers announce, if any, and the
+/// error code of a body of another size.
+pub(crate) type ExpectedLength = Option<(u64, fn(Option<u64>) -> ErrorCode)>;
+
 /// How many bytes of a guest body may wait for hyper before the guest's
 /// writes block.
 pub const QUEUE_LIMIT: usize = 64 * 1024;
@@ -216,7 +220,7 @@ struct GuestBody {
     /// The `content-length` the message's headers announce, and the
     /// error code of a body of another size (`HTTP-request-body-size` or
     /// `HTTP-response-body-size`).
-    length: Option<(u64, fn(Option<u64>) -> ErrorCode)>,
+    length: ExpectedLength,
     /// The bytes given to hyper so far.
     sent: u64,
     /// Reports the transmission: `Ok` once the whole body was read,
@@ -318,7 +322,7 @@ pub(crate) fn guest_to_http<T: 'static>(
     getter: Getter<T>,
     contents: Option<StreamReader<u8>>,
     trailers: FutureReader<TrailersResult>,
-    length: Option<(u64, fn(Option<u64>) -> ErrorCode)>,
+    length: ExpectedLength,
 ) -> weft::Result<(HttpBody, ResultFuture)> {
     let queue = Arc::new(Mutex::new(Queue {
         chunks: VecDeque::new(),

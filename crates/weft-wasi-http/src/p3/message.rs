@@ -4,8 +4,8 @@
 
 use super::bindings::http::types::ErrorCode;
 use super::body::{
-    guest_to_http, host_to_guest, result_receiver, to_http_body, BodyKind, Getter, HttpBody, ResultFuture,
-    TrailersResult,
+    guest_to_http, host_to_guest, result_receiver, to_http_body, BodyKind, ExpectedLength, Getter, HttpBody,
+    ResultFuture, TrailersResult,
 };
 use super::errors::hyper_response_error;
 use crate::{FieldMap, RequestOptions, WasiHttpCtxView, WasiHttpHooks, WasiHttpView};
@@ -87,7 +87,7 @@ fn body_to_http<T: 'static>(
     mut store: impl AsContextMut<Data = T>,
     getter: Getter<T>,
     report: Option<ResultFuture>,
-    length: Option<(u64, fn(Option<u64>) -> ErrorCode)>,
+    length: ExpectedLength,
 ) -> weft::Result<HttpBody> {
     match kind {
         BodyKind::Guest {
