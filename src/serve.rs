@@ -1,10 +1,18 @@
-//! `weft serve`: serves a `wasi:http/proxy` component over HTTP/1, as
-//! `wasmtime serve` does. Each request gets a store and an instance of its
-//! own (made from one `ProxyPre`), runs on a thread of tokio's blocking
-//! pool (WASI 0.2's host functions wait on the calling thread), and is
-//! answered with what the guest sets on its `response-outparam`; a guest
-//! that traps or returns without answering gets a 500, and the error is
-//! printed on stderr.
+//! `weft serve`: serves a `wasi:http/proxy` (WASI 0.2) or
+//! `wasi:http/service` (WASI 0.3) component over HTTP/1, as `wasmtime
+//! serve` does. A component that exports `wasi:http/handler@0.3.x` is
+//! served with WASI 0.3, any other as a 0.2 proxy. Each request gets a
+//! store and an instance of its own (made from one pre-instance), runs on
+//! a thread of tokio's blocking pool (WASI 0.2's host functions wait on
+//! the calling thread; a 0.3 request runs the store's event loop there,
+//! in `run_concurrent`, until hyper has read the whole response body), and
+//! is answered with the guest's response; a guest that traps or returns
+//! without answering gets a 500, and the error is printed on stderr.
+//!
+//! Outgoing requests of the guest (0.2 `outgoing-handler.handle`, 0.3
+//! `client.send`) are refused with `HTTP-request-denied` unless
+//! `-S http-outgoing` is given; then they are sent with
+//! `weft_wasi_http::default_send_request` (plain HTTP/1).
 
 use std::convert::Infallible;
 use std::net::SocketAddr;
@@ -21,13 +29,31 @@ use weft_wasi::p2::{WasiCtx, WasiCtxView, WasiView};
 use weft_wasi_http::p2::bindings::http::types::Scheme;
 use weft_wasi_http::p2::bindings::sync::ProxyPre;
 use weft_wasi_http::p2::body::HyperOutgoingBody;
-use weft_wasi_http::{WasiHttpCtx, WasiHttpCtxView, WasiHttpView};
+use weft_wasi_http::p2::types::HostFutureIncomingResponse;
+use weft_wasi_http::p2::HttpResult;
+use weft_wasi_http::p3::ServicePre;
+use weft_wasi_http::{RequestOptions, WasiHttpCtx, WasiHttpCtxView, WasiHttpHooks, WasiHttpView};
 
 use crate::run_options;
 
 /// The `-S` switches `weft serve` understands.
-const SERVE_WASI_SWITCHES: &str = "cli[=y|n], http[=y], inherit-env[=y|n], inherit-network[=y|n], \
-     allow-ip-name-lookup[=y|n], tcp[=y|n], udp[=y|n]";
+const SERVE_WASI_SWITCHES: &str = "cli[=y|n], http[=y], http-outgoing[=y|n], inherit-env[=y|n], \
+     inherit-network[=y|n], allow-ip-name-lookup[=y|n], tcp[=y|n], udp[=y|n] (`-S help` describes them)";
+
+/// What `-S help` prints.
+const SERVE_WASI_HELP: &str = "The -S switches of weft serve (comma-separated or repeated; a bare name is `=y`):
+  cli[=y|n]                   link all of wasi:cli/command (filesystem, sockets, ...) besides the
+                              wasi:http world's imports (default n)
+  http[=y]                    wasi:http; always on (`=n` is an error)
+  http-outgoing[=y|n]         send the guest's outgoing HTTP requests (0.2 outgoing-handler.handle,
+                              0.3 client.send) with weft_wasi_http::default_send_request (plain
+                              HTTP/1, no TLS); default n: they are refused with HTTP-request-denied
+  inherit-env[=y|n]           give the guest the host's environment variables (default n)
+  inherit-network[=y|n]       let wasi:sockets reach the host's network, TCP and UDP (default n)
+  allow-ip-name-lookup[=y|n]  allow wasi:sockets/ip-name-lookup (default n)
+  tcp[=y|n]                   allow wasi:sockets TCP (default n)
+  udp[=y|n]                   allow wasi:sockets UDP (default n)
+  help                        print this and exit";
 
 #[derive(Args, Debug)]
 pub struct ServeArgs {
@@ -53,8 +79,10 @@ pub struct ServeArgs {
 
     /// WASI switches, comma-separated or repeated: `cli` (link all of
     /// `wasi:cli/command`, with filesystem and sockets, besides the proxy
-    /// world's imports), `http` (always on), `inherit-env`,
-    /// `inherit-network`, `allow-ip-name-lookup`, `tcp`, `udp`.
+    /// world's imports), `http` (always on), `http-outgoing` (send the
+    /// guest's outgoing HTTP requests; refused by default),
+    /// `inherit-env`, `inherit-network`, `allow-ip-name-lookup`, `tcp`,
+    /// `udp`; `-S help` describes them.
     #[arg(short = 'S', value_name = "OPT[=VAL]")]
     wasi: Vec<String>,
 
@@ -68,6 +96,10 @@ pub struct ServeArgs {
 #[derive(Debug, Default)]
 struct ServeSwitches {
     cli: bool,
+    /// `-S http-outgoing`: the guest's outgoing requests are sent.
+    http_outgoing: bool,
+    /// `-S help`: print the switches and exit.
+    help: bool,
     wasi: run_options::WasiSwitches,
 }
 
@@ -88,6 +120,8 @@ fn parse_switches(values: &[String]) -> Result<ServeSwitches> {
         };
         match name {
             "cli" | "common" => out.cli = parse_bool(name, value)?,
+            "http-outgoing" => out.http_outgoing = parse_bool(name, value)?,
+            "help" => out.help = true,
             "http" => {
                 if !parse_bool(name, value)? {
                     bail!("wasi-http is required for the serve command, and must not be disabled");
@@ -105,11 +139,40 @@ fn parse_switches(values: &[String]) -> Result<ServeSwitches> {
     Ok(out)
 }
 
+/// The hooks of `weft serve`: outgoing requests are refused unless
+/// `-S http-outgoing` is on; then they go out with
+/// `default_send_request` on the server's tokio runtime.
+struct ServeHooks {
+    /// The runtime to send requests on, when they may be sent.
+    outgoing: Option<tokio::runtime::Handle>,
+}
+
+impl WasiHttpHooks for ServeHooks {
+    fn send_request(
+        &mut self,
+        request: http::Request<HyperOutgoingBody>,
+        options: Option<RequestOptions>,
+    ) -> HttpResult<HostFutureIncomingResponse> {
+        let Some(runtime) = &self.outgoing else {
+            return Err(weft_wasi_http::p2::bindings::http::types::ErrorCode::HttpRequestDenied.into());
+        };
+        let task = runtime.spawn(weft_wasi_http::default_send_request(request, options));
+        Ok(HostFutureIncomingResponse::pending(async move {
+            task.await.unwrap_or_else(|err| {
+                Err(weft_wasi_http::p2::bindings::http::types::ErrorCode::InternalError(
+                    Some(format!("the request's task failed: {err}")),
+                ))
+            })
+        }))
+    }
+}
+
 /// The store data of one request.
 struct ServeState {
     wasi: WasiCtx,
     http: WasiHttpCtx,
     table: ResourceTable,
+    hooks: ServeHooks,
 }
 
 impl WasiView for ServeState {
@@ -126,19 +189,50 @@ impl WasiHttpView for ServeState {
         WasiHttpCtxView {
             ctx: &mut self.http,
             table: &mut self.table,
-            hooks: Default::default(),
+            hooks: &mut self.hooks,
         }
     }
 }
 
+/// The pre-instance of the served component: a WASI 0.2 proxy or a WASI
+/// 0.3 service.
+enum Pre {
+    P2(ProxyPre<ServeState>),
+    P3(ServicePre<ServeState>),
+}
+
+impl Pre {
+    fn engine(&self) -> &Engine {
+        match self {
+            Pre::P2(p) => p.engine(),
+            Pre::P3(p) => p.engine(),
+        }
+    }
+}
+
+/// Whether `component` exports `wasi:http/handler@0.3.x` (a WASI 0.3
+/// service).
+fn exports_p3_handler(component: &Component) -> bool {
+    let ty = component.component_type();
+    let engine = component.engine();
+    // (A local: the iterator borrows `ty` until it is dropped.)
+    let exported = ty.exports(engine).any(|(name, _)| {
+        name.strip_prefix("wasi:http/handler@")
+            .is_some_and(|version| version.starts_with("0.3."))
+    });
+    exported
+}
+
 /// What every request shares.
 struct Server {
-    pre: ProxyPre<ServeState>,
+    pre: Pre,
     program: PathBuf,
     dirs: Vec<String>,
     envs: Vec<String>,
     switches: ServeSwitches,
     wasm: run_options::WasmSwitches,
+    /// The server's runtime (outgoing requests are sent on it).
+    runtime: tokio::runtime::Handle,
 }
 
 /// `weft serve`: exit status 1 when the component cannot be loaded or
@@ -155,6 +249,10 @@ pub fn serve_command(args: &ServeArgs) -> ExitCode {
 
 fn serve(args: &ServeArgs) -> Result<()> {
     let switches = parse_switches(&args.wasi)?;
+    if switches.help {
+        println!("{SERVE_WASI_HELP}");
+        return Ok(());
+    }
     let wasm = run_options::parse_wasm_switches(&args.wasm)?;
     let mut config = Config::new();
     run_options::configure(&mut config, &wasm);
@@ -170,17 +268,46 @@ fn serve(args: &ServeArgs) -> Result<()> {
     } else {
         weft_wasi_http::p2::add_to_linker_sync(&mut linker)?;
     }
-    let pre = linker
-        .instantiate_pre(&component)
-        .and_then(ProxyPre::new)
-        .with_context(|| {
-            format!(
-                "`{}` is not a wasi:http/proxy component this host can run",
-                path.display()
-            )
-        })?;
+    let pre = if exports_p3_handler(&component) {
+        // As `wasmtime serve`: the 0.3 service world's imports (all of
+        // `wasi:cli/command@0.3.0` with `-S cli`) besides 0.2's.
+        if switches.cli {
+            weft_wasi::p3::add_to_linker(&mut linker)?;
+        } else {
+            weft_wasi::p3::cli::add_to_linker(&mut linker)?;
+            weft_wasi::p3::clocks::add_to_linker(&mut linker)?;
+            weft_wasi::p3::random::add_to_linker(&mut linker)?;
+        }
+        weft_wasi_http::p3::add_to_linker(&mut linker)?;
+        let pre = linker
+            .instantiate_pre(&component)
+            .and_then(ServicePre::new)
+            .with_context(|| {
+                format!(
+                    "`{}` is not a wasi:http/service component this host can run",
+                    path.display()
+                )
+            })?;
+        Pre::P3(pre)
+    } else {
+        let pre = linker
+            .instantiate_pre(&component)
+            .and_then(ProxyPre::new)
+            .with_context(|| {
+                format!(
+                    "`{}` is not a wasi:http/proxy component this host can run",
+                    path.display()
+                )
+            })?;
+        Pre::P2(pre)
+    };
     let program = PathBuf::from(path.file_name().unwrap_or(path.as_os_str()));
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .context("failed to start the tokio runtime")?;
     let server = Arc::new(Server {
+        runtime: runtime.handle().clone(),
         pre,
         program,
         dirs: args.dirs.clone(),
@@ -191,10 +318,6 @@ fn serve(args: &ServeArgs) -> Result<()> {
     // A first context checks the `--dir` and `--env` switches before any
     // request comes.
     server.wasi_ctx()?;
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .context("failed to start the tokio runtime")?;
     runtime.block_on(accept_loop(server, args.addr))
 }
 
@@ -212,26 +335,99 @@ impl Server {
 
     /// Runs the guest on one request (on a blocking thread); the response
     /// goes to `tx`.
-    fn run(
-        &self,
-        req: hyper::Request<Incoming>,
-        tx: tokio::sync::oneshot::Sender<
-            Result<hyper::Response<HyperOutgoingBody>, weft_wasi_http::p2::bindings::http::types::ErrorCode>,
-        >,
-    ) -> Result<()> {
+    fn run(&self, req: hyper::Request<Incoming>, tx: ResponseSender) -> Result<()> {
         let state = ServeState {
             wasi: self.wasi_ctx()?,
             http: WasiHttpCtx::new(),
             table: ResourceTable::new(),
+            hooks: ServeHooks {
+                outgoing: self.switches.http_outgoing.then(|| self.runtime.clone()),
+            },
         };
         let engine = self.pre.engine();
         let mut store = Store::new(engine, state);
         run_options::arm_limits(engine, &mut store, &self.wasm)?;
-        let req = store.data_mut().http().new_incoming_request(Scheme::Http, req)?;
-        let out = store.data_mut().http().new_response_outparam(tx)?;
-        let proxy = self.pre.instantiate(&mut store)?;
-        proxy.wasi_http_incoming_handler().call_handle(&mut store, req, out)
+        match &self.pre {
+            Pre::P2(pre) => {
+                let req = store.data_mut().http().new_incoming_request(Scheme::Http, req)?;
+                let out = store.data_mut().http().new_response_outparam(tx)?;
+                let proxy = pre.instantiate(&mut store)?;
+                proxy.wasi_http_incoming_handler().call_handle(&mut store, req, out)
+            }
+            Pre::P3(pre) => self.runtime.block_on(run_p3(pre, store, req, tx)),
+        }
     }
+}
+
+/// Where the guest's response (or error code) goes.
+type ResponseSender = tokio::sync::oneshot::Sender<
+    Result<hyper::Response<HyperOutgoingBody>, weft_wasi_http::p2::bindings::http::types::ErrorCode>,
+>;
+
+/// A response body that says when hyper is done with it (dropped it).
+struct DoneBody {
+    inner: HyperOutgoingBody,
+    _done: tokio::sync::oneshot::Sender<()>,
+}
+
+impl http_body::Body for DoneBody {
+    type Data = bytes::Bytes;
+    type Error = weft_wasi_http::p2::bindings::http::types::ErrorCode;
+
+    fn poll_frame(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Option<Result<http_body::Frame<bytes::Bytes>, Self::Error>>> {
+        std::pin::Pin::new(&mut self.inner).poll_frame(cx)
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.inner.is_end_stream()
+    }
+
+    fn size_hint(&self) -> http_body::SizeHint {
+        self.inner.size_hint()
+    }
+}
+
+/// Runs a WASI 0.3 service on one request: calls its
+/// `wasi:http/handler.handle` in the store's event loop, sends the
+/// response to `tx`, and keeps the loop running (the guest writes the
+/// body) until hyper is done with the body.
+async fn run_p3(
+    pre: &ServicePre<ServeState>,
+    mut store: Store<ServeState>,
+    req: hyper::Request<Incoming>,
+    tx: ResponseSender,
+) -> Result<()> {
+    use http_body_util::BodyExt;
+    let service = pre.instantiate_async(&mut store).await?;
+    let (mut req, _handled) = weft_wasi_http::p3::Request::from_http(store.data_mut().http().hooks, req);
+    req.scheme = Some(http::uri::Scheme::HTTP);
+    store
+        .run_concurrent(async move |store| -> Result<()> {
+            let response = match service.handle(store, req).await? {
+                Ok(r) => r,
+                Err(code) => {
+                    let _ = tx.send(Err(weft_wasi_http::p3::to_p2(code)));
+                    return Ok(());
+                }
+            };
+            let response = store.with(|access| response.into_http_reporting(access))?;
+            let (done, done_rx) = tokio::sync::oneshot::channel();
+            let response = response.map(|body| {
+                DoneBody {
+                    inner: body.map_err(weft_wasi_http::p3::to_p2).boxed_unsync(),
+                    _done: done,
+                }
+                .boxed_unsync()
+            });
+            if tx.send(Ok(response)).is_ok() {
+                let _ = done_rx.await;
+            }
+            Ok(())
+        })
+        .await?
 }
 
 async fn accept_loop(server: Arc<Server>, addr: SocketAddr) -> Result<()> {
@@ -320,7 +516,10 @@ mod tests {
     #[test]
     fn serve_switches() {
         let s = parse_switches(&["cli,tcp=n".into(), "http".into()]).unwrap();
-        assert!(s.cli && !s.wasi.tcp);
+        assert!(s.cli && !s.wasi.tcp && !s.http_outgoing);
+        assert!(parse_switches(&["http-outgoing".into()]).unwrap().http_outgoing);
+        assert!(!parse_switches(&["http-outgoing=n".into()]).unwrap().http_outgoing);
+        assert!(parse_switches(&["http-outgoing=maybe".into()]).is_err());
         assert!(parse_switches(&["http=n".into()]).is_err());
         assert!(parse_switches(&["nope".into()]).is_err());
     }

@@ -2,12 +2,20 @@
 //! weft-wasi-http's tests, written to files as text): real HTTP/1.1
 //! requests over loopback to a server on a free port, 1,000 of them at
 //! once, a trapping guest answered with 500, outgoing requests refused,
-//! and the `-S` switches.
+//! and the `-S` switches; and the same for `wasi:http/service` (WASI
+//! 0.3) components (weft-wasi-http's `p3_guest`), with outgoing requests
+//! sent to a loopback hyper server under `-S http-outgoing`.
 
 /// The guests of weft-wasi-http's tests.
 #[allow(dead_code, reason = "the CLI tests use a part of the guests")]
 mod proxy_guest {
     include!("../crates/weft-wasi-http/tests/common/mod.rs");
+}
+
+/// The WASI 0.3 guests of weft-wasi-http's tests.
+#[allow(dead_code, reason = "the CLI tests use a part of the guests")]
+mod p3_guest {
+    include!("../crates/weft-wasi-http/tests/p3_guest/mod.rs");
 }
 
 use std::io::{BufRead, BufReader};
@@ -43,9 +51,15 @@ impl Server {
     /// Starts `weft serve` on a free loopback port with the component of
     /// `guest` and the extra arguments `args`.
     fn start(test: &str, guest: &str, args: &[&str]) -> Server {
+        Server::start_component(test, &proxy_guest::proxy("0.2.3", guest), args)
+    }
+
+    /// Starts `weft serve` on a free loopback port with the component
+    /// text `component` and the extra arguments `args`.
+    fn start_component(test: &str, component: &str, args: &[&str]) -> Server {
         let dir = temp_dir(test);
-        let file = dir.join("proxy.wat");
-        std::fs::write(&file, proxy_guest::proxy("0.2.3", guest)).expect("write the component");
+        let file = dir.join("component.wat");
+        std::fs::write(&file, component).expect("write the component");
         let mut child = Command::new(env!("CARGO_BIN_EXE_weft"))
             .arg("serve")
             .args(["--addr", "127.0.0.1:0"])
@@ -295,4 +309,139 @@ fn serve_refuses_http_n_and_unknown_switches() {
         .expect("run weft serve");
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("wasi:http/proxy"));
+}
+
+/// A WASI 0.3 service: its fixed answer (status, headers and a body the
+/// guest writes to a stream after returning the response), its echo of a
+/// large request body, and 200 concurrent requests, all over loopback.
+#[test]
+fn serve_p3_answers_real_http_requests() {
+    let fixed = Server::start_component("p3-fixed", &p3_guest::service(p3_guest::Mode::Fixed, ""), &[]);
+    let echo = Server::start_component("p3-echo", &p3_guest::service(p3_guest::Mode::Echo, ""), &[]);
+    let body: Vec<u8> = (0..200_000u32).map(|i| (i % 251) as u8).collect();
+    let (fixed_addr, echo_addr) = (fixed.addr, echo.addr);
+    let rt = runtime();
+    rt.block_on(async {
+        let resp = request(fixed_addr, "GET", "/", &[], b"").await;
+        assert_eq!(resp.status, 201);
+        assert_eq!(resp.header("content-type"), ["text/plain"]);
+        assert_eq!(resp.header("x-weft"), ["p3"]);
+        assert_eq!(resp.body, p3_guest::FIXED_BODY.as_bytes());
+        let resp = request(echo_addr, "POST", "/echo", &[], &body).await;
+        assert_eq!(resp.status, 200);
+        assert_eq!(resp.body.len(), body.len());
+        assert!(resp.body == body, "the echoed body differs");
+    });
+    let start = Instant::now();
+    let ok = rt.block_on(async move {
+        let tasks: Vec<_> = (0..200)
+            .map(|i| tokio::spawn(async move { request(fixed_addr, "GET", &format!("/{i}"), &[], b"").await }))
+            .collect();
+        let mut ok = 0;
+        for t in tasks {
+            let resp = t.await.expect("request task");
+            assert_eq!(resp.status, 201);
+            assert_eq!(resp.body, p3_guest::FIXED_BODY.as_bytes());
+            ok += 1;
+        }
+        ok
+    });
+    assert_eq!(ok, 200);
+    eprintln!(
+        "weft serve (wasi:http 0.3): 200 concurrent requests in {:.3} s",
+        start.elapsed().as_secs_f64()
+    );
+}
+
+#[test]
+fn serve_p3_answers_a_trap_with_500() {
+    let server = Server::start_component("p3-trap", &p3_guest::service(p3_guest::Mode::Trap, ""), &[]);
+    runtime().block_on(async {
+        let resp = request(server.addr, "GET", "/boom", &[], b"").await;
+        assert_eq!(resp.status, 500);
+        let resp = request(server.addr, "GET", "/again", &[], b"").await;
+        assert_eq!(resp.status, 500);
+    });
+    let log = server.stderr_with("unreachable");
+    assert!(log.contains("GET /boom") && log.contains("unreachable"), "{log}");
+}
+
+/// A hyper server on a free loopback port answering every request with
+/// 418; the number of requests it answered.
+fn teapot(rt: &tokio::runtime::Runtime) -> (SocketAddr, Arc<std::sync::atomic::AtomicUsize>) {
+    let count = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let listener = rt
+        .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))
+        .expect("bind the loopback server");
+    let addr = listener.local_addr().unwrap();
+    let seen = count.clone();
+    rt.spawn(async move {
+        loop {
+            let Ok((stream, _)) = listener.accept().await else {
+                continue;
+            };
+            let seen = seen.clone();
+            tokio::spawn(async move {
+                let service = hyper::service::service_fn(move |_req: hyper::Request<hyper::body::Incoming>| {
+                    seen.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                    async {
+                        let mut resp =
+                            hyper::Response::new(http_body_util::Full::new(bytes::Bytes::from_static(b"tea")));
+                        *resp.status_mut() = hyper::StatusCode::IM_A_TEAPOT;
+                        Ok::<_, std::convert::Infallible>(resp)
+                    }
+                });
+                let _ = hyper::server::conn::http1::Builder::new()
+                    .serve_connection(hyper_util::rt::TokioIo::new(stream), service)
+                    .await;
+            });
+        }
+    });
+    (addr, count)
+}
+
+/// `-S http-outgoing`: a WASI 0.3 guest's `client.send` reaches a
+/// loopback server (the guest answers with the status it got); without
+/// the switch it is refused with `HTTP-request-denied` (403 from the
+/// guest) and nothing reaches the server.
+#[test]
+fn serve_http_outgoing_sends_guest_requests_only_when_on() {
+    let rt = runtime();
+    let (addr, count) = teapot(&rt);
+    let guest = p3_guest::service(p3_guest::Mode::Send, &addr.to_string());
+    let off = Server::start_component("p3-outgoing-off", &guest, &[]);
+    let on = Server::start_component("p3-outgoing-on", &guest, &["-S", "http-outgoing"]);
+    rt.block_on(async {
+        let resp = request(off.addr, "GET", "/", &[], b"").await;
+        assert_eq!((resp.status, &resp.body[..]), (403, &b"denied\n"[..]));
+        assert_eq!(count.load(std::sync::atomic::Ordering::SeqCst), 0);
+        let resp = request(on.addr, "GET", "/", &[], b"").await;
+        assert_eq!((resp.status, &resp.body[..]), (418, &b"fetched\n"[..]));
+        assert_eq!(count.load(std::sync::atomic::Ordering::SeqCst), 1);
+    });
+}
+
+#[test]
+fn serve_switch_help_lists_http_outgoing() {
+    let out = Command::new(env!("CARGO_BIN_EXE_weft"))
+        .args(["serve", "-S", "help", "unused.wasm"])
+        .output()
+        .expect("run weft serve");
+    assert_eq!(out.status.code(), Some(0));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("http-outgoing[=y|n]") && text.contains("HTTP-request-denied"),
+        "{text}"
+    );
+}
+
+#[test]
+fn serve_p3_with_cli_links_the_command_world_too() {
+    let guest = p3_guest::service(p3_guest::Mode::Fixed, "");
+    let server = Server::start_component("p3-cli", &guest, &["-S", "cli", "--env", "A=b"]);
+    runtime().block_on(async {
+        let resp = request(server.addr, "GET", "/", &[], b"").await;
+        assert_eq!(resp.status, 201);
+        assert_eq!(resp.body, p3_guest::FIXED_BODY.as_bytes());
+    });
 }

@@ -60,6 +60,8 @@
 mod ctx;
 mod field_map;
 pub mod p2;
+#[cfg(feature = "p3")]
+pub mod p3;
 mod send;
 
 pub use ctx::{
