@@ -166,14 +166,15 @@ impl Memory {
         (store.id() == self.store).then(|| store.objects.memory(self.id))
     }
 
-    /// The type, with the current size as minimum.
+    /// The type the memory was made with (declared minimum and maximum;
+    /// [`Memory::size`] gives its current size), as in Wasmtime.
     pub fn ty(&self, store: impl AsContext) -> MemoryType {
         let store = store.as_context();
         let opaque = store.0.opaque();
         if opaque.id() != self.store {
             return MemoryType::new(0, None);
         }
-        opaque.memory_type(self.id)
+        opaque.declared_memory_type(self.id)
     }
 
     /// The contents (empty when the memory belongs to another store).
@@ -318,14 +319,15 @@ impl Table {
         Ok(Table { store: store.id(), id })
     }
 
-    /// The type, with the current size as minimum.
+    /// The type the table was made with (declared minimum and maximum;
+    /// [`Table::size`] gives its current size), as in Wasmtime.
     pub fn ty(&self, store: impl AsContext) -> TableType {
         let store = store.as_context();
         let opaque = store.0.opaque();
         if opaque.id() != self.store {
             return TableType::new(crate::RefType::FUNCREF, 0, None);
         }
-        opaque.table_type(self.id)
+        opaque.declared_table_type(self.id)
     }
 
     /// The element at `index`, or `None` when out of bounds.

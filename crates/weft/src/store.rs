@@ -218,8 +218,26 @@ impl StoreOpaque {
         }
     }
 
+    /// The type a memory of this store was made with (its declared
+    /// minimum, not its current size), as Wasmtime's `Memory::ty` reports.
+    pub(crate) fn declared_memory_type(&self, id: weft_runtime::MemoryId) -> MemoryType {
+        match self.memory_types.get(&id.0) {
+            Some(t) => t.clone(),
+            None => self.memory_type(id),
+        }
+    }
+
+    /// The type a table of this store was made with (its declared minimum,
+    /// not its current size), as Wasmtime's `Table::ty` reports.
+    pub(crate) fn declared_table_type(&self, id: weft_runtime::TableId) -> TableType {
+        match self.table_types.get(&id.0) {
+            Some(t) => t.clone(),
+            None => self.table_type(id),
+        }
+    }
+
     /// The declared type of a memory of this store, with its current size
-    /// as minimum.
+    /// as minimum (what import matching compares).
     pub(crate) fn memory_type(&self, id: weft_runtime::MemoryId) -> MemoryType {
         let size = self.objects.memory(id).pages();
         match self.memory_types.get(&id.0) {
