@@ -488,9 +488,16 @@ fn start_send<T: 'static>(
 ) -> weft::Result<Result<HostFutureIncomingResponse, ErrorCode>> {
     let getter = host.getter();
     let mut req = host.get().table.delete(request)?;
-    if req.scheme.is_none() {
-        req.scheme = Some(http::uri::Scheme::HTTPS);
+    let hooks = &mut *host.get().hooks;
+    let scheme = match req.scheme.take().or_else(|| hooks.default_scheme()) {
+        Some(s) => s,
+        None => return Ok(Err(ErrorCode::HttpProtocolError)),
+    };
+    if !hooks.is_supported_scheme(&scheme) {
+        return Ok(Err(ErrorCode::HttpProtocolError));
     }
+    let set_host = hooks.set_host_header();
+    req.scheme = Some(scheme);
     let Some(authority) = req.authority.clone() else {
         return Ok(Err(ErrorCode::HttpRequestUriInvalid));
     };
@@ -498,11 +505,13 @@ fn start_send<T: 'static>(
         Ok(r) => r,
         Err(code) => return Ok(Err(code)),
     };
-    match http::HeaderValue::from_str(authority.as_str()) {
-        Ok(v) => {
-            http_req.headers_mut().insert(http::header::HOST, v);
+    if set_host {
+        match http::HeaderValue::from_str(authority.as_str()) {
+            Ok(v) => {
+                http_req.headers_mut().insert(http::header::HOST, v);
+            }
+            Err(_) => return Ok(Err(ErrorCode::HttpRequestUriInvalid)),
         }
-        Err(_) => return Ok(Err(ErrorCode::HttpRequestUriInvalid)),
     }
     let http_req = http_req.map(|b| b.map_err(to_p2).boxed_unsync());
     let options = options.map(|o| *o);

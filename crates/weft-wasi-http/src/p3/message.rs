@@ -171,7 +171,8 @@ impl Request {
     }
 
     /// The request of an `http::Request` (as received by a server):
-    /// its scheme, authority and path from the URI (the authority from
+    /// its scheme (the hooks' [`WasiHttpHooks::default_scheme`] when the
+    /// URI has none), authority and path from the URI (the authority from
     /// the `host` header when the URI has none), its headers without the
     /// ones `hooks` forbid, immutable. Body errors that are
     /// `hyper::Error`s become their `error-code`s.
@@ -195,7 +196,7 @@ impl Request {
         let (body, fut) = host_body(to_http_body(body, body_error));
         let req = Request {
             method: parts.method,
-            scheme: parts.uri.scheme().cloned(),
+            scheme: parts.uri.scheme().cloned().or_else(|| hooks.default_scheme()),
             authority,
             path_with_query: parts.uri.path_and_query().cloned(),
             headers,
