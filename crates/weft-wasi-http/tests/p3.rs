@@ -433,3 +433,140 @@ fn guest_bodies_are_cut_at_the_chunk_size_hook() {
     let answer = call(Mode::Fixed, get("")).unwrap().unwrap();
     assert_eq!(answer.chunks, [FIXED_BODY.len()]);
 }
+
+/// Calls the guest `mode` once in a new instance in `store` with the
+/// request body `body`: its status (`None` for an error code), after
+/// reading the response's body whole (`read`) or dropping the response
+/// with its body unread.
+fn handle_once(
+    store: &mut Store<State>,
+    linker: &Linker<State>,
+    component: &Component,
+    read: bool,
+) -> weft::Result<Option<u16>> {
+    block_on(async {
+        let service = Service::instantiate_async(&mut *store, component, linker).await?;
+        store
+            .run_concurrent(async move |store| -> weft::Result<Option<u16>> {
+                let response = match service.handle(store, get("a request body")).await? {
+                    Ok(r) => r,
+                    Err(_) => return Ok(None),
+                };
+                let status = response.status.as_u16();
+                if read {
+                    let response = store.with(|access| response.into_http_reporting(access))?;
+                    response
+                        .into_body()
+                        .collect()
+                        .await
+                        .map_err(|code| weft::Error::msg(format!("the body failed: {code:?}")))?;
+                }
+                // Otherwise the response is dropped here, body unread.
+                Ok(Some(status))
+            })
+            .await?
+    })
+}
+
+/// The size of `store`'s concurrent state once its event loop has run
+/// until nothing changes any more (the guests finished what they do after
+/// answering, and what the host dropped is released).
+fn settled_size(store: &mut Store<State>) -> usize {
+    /// Pending once, so that the event loop runs.
+    struct YieldOnce(bool);
+    impl Future for YieldOnce {
+        type Output = ();
+        fn poll(mut self: std::pin::Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
+            if self.0 {
+                return Poll::Ready(());
+            }
+            self.0 = true;
+            cx.waker().wake_by_ref();
+            Poll::Pending
+        }
+    }
+    let mut last = usize::MAX;
+    for _ in 0..50 {
+        block_on(store.run_concurrent(async |_| {
+            for _ in 0..10 {
+                YieldOnce(false).await;
+            }
+        }))
+        .unwrap();
+        let size = store.concurrent_state_table_size();
+        if size == last {
+            return size;
+        }
+        last = size;
+    }
+    panic!(
+        "the concurrent state does not settle: {}",
+        store.debug_concurrent_state()
+    );
+}
+
+/// Calls the guest `mode` four times in one store with `hooks`, each in a
+/// new instance: reading the response's body whole, dropping the
+/// response with its body unread (its `stream<u8>` and trailers future),
+/// then both again. Checks after each call that the store's task state
+/// adds up and its resource table is empty, and that a call whose
+/// response was dropped leaves no more in the store's concurrent state
+/// than one whose response was read (a leaked stream or future handle
+/// would stay there). Gives the statuses of the four calls.
+fn drop_unread_response_then_reuse(mode: Mode, hooks: Box<dyn WasiHttpHooks>) -> weft::Result<Vec<Option<u16>>> {
+    let engine = Engine::default();
+    let component = Component::new(&engine, wat::parse_str(service(mode, "example.com"))?)?;
+    let mut linker = Linker::<State>::new(&engine);
+    weft_wasi::p3::add_to_linker(&mut linker)?;
+    weft_wasi_http::p3::add_to_linker(&mut linker)?;
+    let mut store = Store::new(&engine, State::new(hooks));
+    let mut sizes = vec![settled_size(&mut store)];
+    let mut statuses = Vec::new();
+    for read in [true, false, true, false] {
+        statuses.push(handle_once(&mut store, &linker, &component, read)?);
+        store
+            .check_concurrent_state()
+            .map_err(|e| e.context(format!("{mode:?}, read {read}")))?;
+        assert_eq!(
+            store.data().table.len(),
+            0,
+            "resources left in the table ({mode:?}, read {read})"
+        );
+        sizes.push(settled_size(&mut store));
+    }
+    let growth: Vec<isize> = sizes.windows(2).map(|w| w[1] as isize - w[0] as isize).collect();
+    assert!(
+        growth.iter().all(|&g| g == growth[0]),
+        "{mode:?}: a call with its response dropped left more behind than one read whole \
+         (growth of the concurrent state per call: {growth:?}):\n{}",
+        store.debug_concurrent_state()
+    );
+    Ok(statuses)
+}
+
+/// A response whose guest body (a stream the guest writes after
+/// returning, and a trailers future) is never read: dropping it releases
+/// the stream and future through the store, with nothing left behind.
+#[test]
+fn dropping_a_response_with_an_unread_guest_body_leaks_nothing() {
+    for mode in [Mode::Fixed, Mode::Trailers] {
+        let statuses = drop_unread_response_then_reuse(mode, Box::new(DefaultHooks)).unwrap();
+        assert_eq!(statuses, [Some(201); 4], "{mode:?}");
+    }
+}
+
+/// A request that owns a guest body (its trailers future) dropped by the
+/// host without being read (the hooks refuse to send it), and an
+/// incoming request the guest drops without consuming its body: nothing
+/// is left behind and the store stays usable.
+#[test]
+fn dropping_unconsumed_requests_leaks_nothing() {
+    let seen = Seen::default();
+    let statuses = drop_unread_response_then_reuse(Mode::Send, Box::new(RecordingHooks::new(&seen))).unwrap();
+    assert_eq!(statuses, [Some(403); 4]);
+    assert_eq!(seen.lock().unwrap().len(), 4);
+    // `Mode::Headers` drops the incoming request (and its host body)
+    // without calling `consume-body`.
+    let statuses = drop_unread_response_then_reuse(Mode::Headers, Box::new(DefaultHooks)).unwrap();
+    assert_eq!(statuses, [Some(200); 4]);
+}

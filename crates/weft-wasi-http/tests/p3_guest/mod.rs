@@ -303,7 +303,11 @@ pub fn service(mode: Mode, authority: &str) -> String {
         (then
           (call $join (global.get $tr-tx) (global.get $ws))
           (global.set $pending (i32.add (global.get $pending) (i32.const 1))))
-        (else (call $tf-drop-w (global.get $tr-tx)))))
+        (else
+          ;; DROPPED: the reader is gone and the trailers stay ours.
+          (if (i32.eq (i32.and (local.get $r) (i32.const 0xf)) (i32.const 1))
+            (then (call $drop-fields (local.get $t))))
+          (call $tf-drop-w (global.get $tr-tx)))))
 
     ;; Counts what a body write moved; a dropped reader ends the body.
     (func $advance (param $r i32)
