@@ -236,7 +236,7 @@ fn requests_and_responses_convert_from_and_to_http() {
         "a forbidden header stays"
     );
     assert!(!req.headers.is_mutable());
-    let (back, options) = req.into_http(&mut store, async { Ok(()) }).unwrap().unwrap();
+    let (back, options) = req.into_http(&mut store, async { Ok(()) }).unwrap();
     assert!(options.is_none());
     assert_eq!(back.method(), http::Method::PUT);
     assert_eq!(back.uri(), "http://example.com:8080/a?b=c");
@@ -569,4 +569,41 @@ fn dropping_unconsumed_requests_leaks_nothing() {
     // without calling `consume-body`.
     let statuses = drop_unread_response_then_reuse(Mode::Headers, Box::new(DefaultHooks)).unwrap();
     assert_eq!(statuses, [Some(200); 4]);
+}
+
+/// The error types are Wasmtime 48's: `p3::HttpResult` holds an
+/// `HttpError` that downcasts to the `error-code` (or is a trap), and
+/// `HeaderError` / `RequestOptionsError` wrap theirs the same way.
+#[test]
+fn p3_errors_are_trappable_error_types() {
+    use weft_wasi_http::p3::bindings::http::types as wit;
+    use weft_wasi_http::p3::{HeaderError, HttpError, HttpResult, Request, RequestOptionsError};
+    let engine = Engine::default();
+    let mut store = Store::new(&engine, State::new(Box::new(DefaultHooks)));
+    // A request whose parts make no URI: an authority with no scheme.
+    let (mut req, _) = Request::new(
+        http::Method::GET,
+        None,
+        Some(http::uri::Authority::from_static("example.com")),
+        None,
+        weft_wasi_http::FieldMap::new_mutable(1024),
+        None,
+        http_body_util::Empty::<Bytes>::new().map_err(|never| match never {}),
+    );
+    req.scheme = None;
+    let result: HttpResult<_> = req.into_http(&mut store, async { Ok(()) });
+    let err: HttpError = result.err().expect("no URI, no request");
+    assert!(
+        matches!(err.downcast_ref(), Some(ErrorCode::HttpRequestUriInvalid)),
+        "{err:?}"
+    );
+    assert!(matches!(err.downcast(), Ok(ErrorCode::HttpRequestUriInvalid)));
+
+    let header: HeaderError = wit::HeaderError::Forbidden.into();
+    assert!(matches!(header.downcast(), Ok(wit::HeaderError::Forbidden)));
+    let options: RequestOptionsError = wit::RequestOptionsError::Immutable.into();
+    assert!(matches!(options.downcast(), Ok(wit::RequestOptionsError::Immutable)));
+    let trap = HttpError::trap(weft::Error::msg("boom"));
+    assert!(trap.downcast_ref().is_none());
+    assert!(format!("{:#}", trap.downcast().unwrap_err()).contains("boom"));
 }

@@ -61,12 +61,15 @@ mod host;
 mod maybe_mutable;
 mod message;
 
-pub use bindings::http::types::{ErrorCode, HeaderError, RequestOptionsError};
+pub use bindings::http::types::ErrorCode;
 pub use bindings::{exports, wasi, LinkOptions, Service, ServiceIndices, ServicePre};
 pub use body::{empty_body, HttpBody, TrailersResult, QUEUE_LIMIT};
-pub use errors::{from_p2, hyper_request_error, hyper_response_error, to_p2};
+pub use errors::{
+    from_p2, hyper_request_error, hyper_response_error, to_p2, HeaderError, HeaderResult, HttpError, HttpResult,
+    RequestOptionsError, RequestOptionsResult,
+};
 pub use maybe_mutable::{MaybeMutable, SharedRequestOptions};
-pub use message::{HttpResult, Request, Response};
+pub use message::{Request, Response};
 
 use crate::{WasiHttp, WasiHttpCtxView, WasiHttpView};
 use weft::component::{Accessor, Linker};
