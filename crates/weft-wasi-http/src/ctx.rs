@@ -24,6 +24,12 @@ pub const DEFAULT_FORBIDDEN_HEADERS: [HeaderName; 9] = [
     HeaderName::from_static("http2-settings"),
 ];
 
+/// The default of [`WasiHttpHooks::p3_outgoing_body_chunk_size`]
+/// (`p3::DEFAULT_OUTGOING_BODY_CHUNK_SIZE`, defined here, below its
+/// users): 1 MiB.
+#[cfg(feature = "p3")]
+pub(crate) const P3_DEFAULT_OUTGOING_BODY_CHUNK_SIZE: usize = 1024 * 1024;
+
 /// The `wasi:http` state of one store (Wasmtime's `WasiHttpCtx`).
 #[derive(Debug, Clone)]
 pub struct WasiHttpCtx {
@@ -95,7 +101,7 @@ pub trait WasiHttpHooks: Send {
     /// Values below 1 count as 1.
     #[cfg(feature = "p3")]
     fn p3_outgoing_body_chunk_size(&mut self) -> usize {
-        crate::p3::DEFAULT_OUTGOING_BODY_CHUNK_SIZE
+        P3_DEFAULT_OUTGOING_BODY_CHUNK_SIZE
     }
 
     /// Sends an outgoing request of the guest

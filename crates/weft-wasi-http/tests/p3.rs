@@ -592,7 +592,10 @@ fn p3_errors_are_trappable_error_types() {
     );
     req.scheme = None;
     let result: HttpResult<_> = req.into_http(&mut store, async { Ok(()) });
-    let err: HttpError = result.err().expect("no URI, no request");
+    let Err(err) = result else {
+        panic!("no URI, no request: yet into_http made one")
+    };
+    let err: HttpError = err;
     assert!(
         matches!(err.downcast_ref(), Some(ErrorCode::HttpRequestUriInvalid)),
         "{err:?}"
