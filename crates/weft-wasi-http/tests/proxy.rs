@@ -18,11 +18,14 @@ use weft_wasi_http::p2::types::HostFutureIncomingResponse;
 use weft_wasi_http::p2::HttpResult;
 use weft_wasi_http::{RequestOptions, WasiHttpCtx, WasiHttpCtxView, WasiHttpHooks, WasiHttpView};
 
+/// The URI and `host` header of a request given to `send_request`.
+type Sent = (String, Option<String>);
+
 /// Hooks that answer every outgoing request with 200 and no body (and
 /// record its URI and `host` header), with the scheme and host-header
 /// decisions of the test.
 struct AllowAll {
-    seen: std::sync::Arc<std::sync::Mutex<Vec<(String, Option<String>)>>>,
+    seen: std::sync::Arc<std::sync::Mutex<Vec<Sent>>>,
     default_scheme: Option<http::uri::Scheme>,
     https_supported: bool,
     set_host: bool,
@@ -249,7 +252,7 @@ fn outgoing_requests_use_the_scheme_and_host_hooks() -> weft::Result<()> {
     let engine = Engine::default();
     let pre = pre(&engine, "0.2.12", common::OUTGOING)?;
     // The guest's answer, and what `send_request` saw.
-    let send = |configure: &dyn Fn(&mut AllowAll)| -> weft::Result<(u16, Option<(String, Option<String>)>)> {
+    let send = |configure: &dyn Fn(&mut AllowAll)| -> weft::Result<(u16, Option<Sent>)> {
         let mut state = State::new();
         state.allow = true;
         configure(&mut state.allow_all);
