@@ -86,10 +86,53 @@ pub struct ServeArgs {
     #[arg(short = 'S', value_name = "OPT[=VAL]")]
     wasi: Vec<String>,
 
+    /// How many requests one instance may serve before it is dropped
+    /// (Wasmtime's switch). Weft gives every request an instance of its
+    /// own: only 1 is accepted.
+    #[arg(long, value_name = "N")]
+    max_instance_reuse_count: Option<usize>,
+
+    /// How many requests one instance may serve at the same time
+    /// (Wasmtime's switch). Weft gives every request an instance of its
+    /// own: only 1 is accepted.
+    #[arg(long, value_name = "N")]
+    max_instance_concurrent_reuse_count: Option<usize>,
+
+    /// How long an idle instance is kept for reuse (Wasmtime's switch,
+    /// default 1s). Accepted and checked; without reuse an instance is
+    /// dropped as soon as its request is answered, so it has no effect.
+    #[arg(long, value_name = "DURATION")]
+    idle_instance_timeout: Option<String>,
+
     /// The `wasi:http/proxy` component: a binary `.wasm` or a text `.wat`
-    /// file.
+    /// file (not needed with `-S help`).
     #[arg(value_name = "FILE")]
-    component: PathBuf,
+    component: Option<PathBuf>,
+}
+
+/// Checks the instance-reuse switches: Weft serves every request with a
+/// new instance, so a reuse count other than 1 is refused.
+fn check_reuse_switches(args: &ServeArgs) -> Result<()> {
+    for (name, value) in [
+        ("--max-instance-reuse-count", args.max_instance_reuse_count),
+        (
+            "--max-instance-concurrent-reuse-count",
+            args.max_instance_concurrent_reuse_count,
+        ),
+    ] {
+        if let Some(n) = value {
+            if n != 1 {
+                bail!(
+                    "`{name} {n}` is not supported: weft serve gives every request an instance of its own, \
+                     so only `{name} 1` is accepted"
+                );
+            }
+        }
+    }
+    if let Some(text) = &args.idle_instance_timeout {
+        run_options::parse_duration(text).context("invalid `--idle-instance-timeout`")?;
+    }
+    Ok(())
 }
 
 /// What the `-S` switches of `weft serve` ask for.
@@ -253,11 +296,14 @@ fn serve(args: &ServeArgs) -> Result<()> {
         println!("{SERVE_WASI_HELP}");
         return Ok(());
     }
+    check_reuse_switches(args)?;
+    let Some(path) = &args.component else {
+        bail!("weft serve needs the component to serve: weft serve [OPTIONS] FILE");
+    };
     let wasm = run_options::parse_wasm_switches(&args.wasm)?;
     let mut config = Config::new();
     run_options::configure(&mut config, &wasm);
     let engine = Engine::new(&config)?;
-    let path = &args.component;
     let bytes = std::fs::read(path).with_context(|| format!("failed to read `{}`", path.display()))?;
     let component =
         Component::new(&engine, &bytes).with_context(|| format!("failed to compile `{}`", path.display()))?;

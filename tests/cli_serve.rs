@@ -435,6 +435,73 @@ fn serve_switch_help_lists_http_outgoing() {
     );
 }
 
+/// `-S help` needs no component file (as `wasmtime serve -S help`).
+#[test]
+fn serve_switch_help_works_without_a_file() {
+    let out = Command::new(env!("CARGO_BIN_EXE_weft"))
+        .args(["serve", "-S", "help"])
+        .output()
+        .expect("run weft serve");
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("http-outgoing[=y|n]"));
+    // Without `-S help`, a missing file is an error that says so.
+    let out = Command::new(env!("CARGO_BIN_EXE_weft"))
+        .args(["serve", "--addr", "127.0.0.1:0"])
+        .output()
+        .expect("run weft serve");
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("needs the component to serve"), "{err}");
+}
+
+/// The instance-reuse switches of `wasmtime serve`: a count of 1 and an
+/// idle timeout are accepted (and the server answers); another count, or
+/// a timeout that is no duration, is refused with the switch's name.
+#[test]
+fn serve_instance_reuse_switches() {
+    let server = Server::start(
+        "reuse-1",
+        proxy_guest::FIXED,
+        &[
+            "--max-instance-reuse-count",
+            "1",
+            "--max-instance-concurrent-reuse-count",
+            "1",
+            "--idle-instance-timeout",
+            "500ms",
+        ],
+    );
+    runtime().block_on(async {
+        let resp = request(server.addr, "GET", "/", &[], b"").await;
+        assert_eq!(resp.status, 200);
+        assert_eq!(resp.body, proxy_guest::FIXED_BODY.as_bytes());
+    });
+    let dir = temp_dir("reuse-refused");
+    let file = dir.join("proxy.wat");
+    std::fs::write(&file, proxy_guest::proxy("0.2.3", proxy_guest::FIXED)).unwrap();
+    for (args, message) in [
+        (
+            ["--max-instance-reuse-count", "128"],
+            "`--max-instance-reuse-count 128` is not supported",
+        ),
+        (
+            ["--max-instance-concurrent-reuse-count", "16"],
+            "`--max-instance-concurrent-reuse-count 16` is not supported",
+        ),
+        (["--idle-instance-timeout", "soon"], "invalid `--idle-instance-timeout`"),
+    ] {
+        let out = Command::new(env!("CARGO_BIN_EXE_weft"))
+            .args(["serve", "--addr", "127.0.0.1:0"])
+            .args(args)
+            .arg(&file)
+            .output()
+            .expect("run weft serve");
+        assert_eq!(out.status.code(), Some(1));
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(message), "{err}");
+    }
+}
+
 #[test]
 fn serve_p3_with_cli_links_the_command_world_too() {
     let guest = p3_guest::service(p3_guest::Mode::Fixed, "");

@@ -6,6 +6,7 @@ use crate::p2::error::HttpResult;
 use crate::p2::future::HostFutureIncomingResponse;
 use crate::RequestOptions;
 use http::header::HeaderName;
+use http::uri::Scheme;
 use weft::component::{HasData, ResourceTable};
 
 /// The headers no guest may set, and that are taken off incoming
@@ -22,6 +23,12 @@ pub const DEFAULT_FORBIDDEN_HEADERS: [HeaderName; 9] = [
     http::header::HOST,
     HeaderName::from_static("http2-settings"),
 ];
+
+/// The default of [`WasiHttpHooks::p3_outgoing_body_chunk_size`]
+/// (`p3::DEFAULT_OUTGOING_BODY_CHUNK_SIZE`, defined here, below its
+/// users): 1 MiB.
+#[cfg(feature = "p3")]
+pub(crate) const P3_DEFAULT_OUTGOING_BODY_CHUNK_SIZE: usize = 1024 * 1024;
 
 /// The `wasi:http` state of one store (Wasmtime's `WasiHttpCtx`).
 #[derive(Debug, Clone)]
@@ -62,6 +69,39 @@ pub trait WasiHttpHooks: Send {
     /// incoming request). Default: [`DEFAULT_FORBIDDEN_HEADERS`].
     fn is_forbidden_header(&mut self, name: &HeaderName) -> bool {
         DEFAULT_FORBIDDEN_HEADERS.contains(name)
+    }
+
+    /// Whether the guest's outgoing requests may use `scheme`. Default:
+    /// `http` and `https`. A request with another scheme fails with
+    /// `error-code.HTTP-protocol-error` before it reaches
+    /// [`WasiHttpHooks::send_request`].
+    fn is_supported_scheme(&mut self, scheme: &Scheme) -> bool {
+        *scheme == Scheme::HTTP || *scheme == Scheme::HTTPS
+    }
+
+    /// Whether the `host` header of an outgoing request is set from its
+    /// authority (replacing any the guest set) before it goes to
+    /// [`WasiHttpHooks::send_request`]. Default: `true`.
+    fn set_host_header(&mut self) -> bool {
+        true
+    }
+
+    /// The scheme of an outgoing request whose guest set none, and of an
+    /// incoming `wasi:http` 0.3 request whose URI has none
+    /// ([`crate::p3::Request::from_http`]). Default: `https`. `None`: an
+    /// outgoing request without a scheme fails with
+    /// `error-code.HTTP-protocol-error` (an incoming one stays without).
+    fn default_scheme(&mut self) -> Option<Scheme> {
+        Some(Scheme::HTTPS)
+    }
+
+    /// The largest chunk in which a guest's `wasi:http` 0.3 body (of a
+    /// request it sends or a response it returns) is handed to hyper.
+    /// Default: [`crate::p3::DEFAULT_OUTGOING_BODY_CHUNK_SIZE`] (1 MiB).
+    /// Values below 1 count as 1.
+    #[cfg(feature = "p3")]
+    fn p3_outgoing_body_chunk_size(&mut self) -> usize {
+        P3_DEFAULT_OUTGOING_BODY_CHUNK_SIZE
     }
 
     /// Sends an outgoing request of the guest

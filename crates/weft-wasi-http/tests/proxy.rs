@@ -18,17 +18,50 @@ use weft_wasi_http::p2::types::HostFutureIncomingResponse;
 use weft_wasi_http::p2::HttpResult;
 use weft_wasi_http::{RequestOptions, WasiHttpCtx, WasiHttpCtxView, WasiHttpHooks, WasiHttpView};
 
-/// Hooks that answer every outgoing request with 200 and no body.
-struct AllowAll;
+/// The URI and `host` header of a request given to `send_request`.
+type Sent = (String, Option<String>);
+
+/// Hooks that answer every outgoing request with 200 and no body (and
+/// record its URI and `host` header), with the scheme and host-header
+/// decisions of the test.
+struct AllowAll {
+    seen: std::sync::Arc<std::sync::Mutex<Vec<Sent>>>,
+    default_scheme: Option<http::uri::Scheme>,
+    https_supported: bool,
+    set_host: bool,
+}
+
+impl AllowAll {
+    fn new() -> AllowAll {
+        AllowAll {
+            seen: Default::default(),
+            default_scheme: Some(http::uri::Scheme::HTTPS),
+            https_supported: true,
+            set_host: true,
+        }
+    }
+}
 
 impl WasiHttpHooks for AllowAll {
+    fn default_scheme(&mut self) -> Option<http::uri::Scheme> {
+        self.default_scheme.clone()
+    }
+    fn is_supported_scheme(&mut self, scheme: &http::uri::Scheme) -> bool {
+        *scheme == http::uri::Scheme::HTTP || (self.https_supported && *scheme == http::uri::Scheme::HTTPS)
+    }
+    fn set_host_header(&mut self) -> bool {
+        self.set_host
+    }
     fn send_request(
         &mut self,
         request: http::Request<HyperOutgoingBody>,
         _options: Option<RequestOptions>,
     ) -> HttpResult<HostFutureIncomingResponse> {
-        assert_eq!(request.uri().to_string(), "https://example.com/");
-        assert_eq!(request.headers()[http::header::HOST], "example.com");
+        let host = request
+            .headers()
+            .get(http::header::HOST)
+            .map(|h| h.to_str().unwrap().to_string());
+        self.seen.lock().unwrap().push((request.uri().to_string(), host));
         let body = http_body_util::Empty::<Bytes>::new()
             .map_err(|never| match never {})
             .boxed_unsync();
@@ -51,7 +84,7 @@ impl State {
             http: WasiHttpCtx::new(),
             table: ResourceTable::new(),
             allow: false,
-            allow_all: AllowAll,
+            allow_all: AllowAll::new(),
         }
     }
 }
@@ -198,10 +231,50 @@ fn outgoing_requests_are_denied_by_default_and_sent_when_allowed() -> weft::Resu
 
     let mut state = State::new();
     state.allow = true;
+    let seen = state.allow_all.seen.clone();
     let (result, response) = handle(&pre, state, get("http://localhost/"))?;
     result?;
     let (status, _, body) = response.expect("a response").expect("no error code");
     assert_eq!((status.as_u16(), &body[..]), (200, &b"sent\n"[..]));
+    assert_eq!(
+        seen.lock().unwrap().pop(),
+        Some(("https://example.com/".to_string(), Some("example.com".to_string())))
+    );
+    Ok(())
+}
+
+/// `outgoing-handler.handle` asks the hooks: a request without a scheme
+/// gets `default_scheme` (none: `HTTP-protocol-error`), a scheme
+/// `is_supported_scheme` refuses is `HTTP-protocol-error`, and `host` is
+/// set from the authority only when `set_host_header` says so.
+#[test]
+fn outgoing_requests_use_the_scheme_and_host_hooks() -> weft::Result<()> {
+    let engine = Engine::default();
+    let pre = pre(&engine, "0.2.12", common::OUTGOING)?;
+    // The guest's answer, and what `send_request` saw.
+    let send = |configure: &dyn Fn(&mut AllowAll)| -> weft::Result<(u16, Option<Sent>)> {
+        let mut state = State::new();
+        state.allow = true;
+        configure(&mut state.allow_all);
+        let seen = state.allow_all.seen.clone();
+        let (result, response) = handle(&pre, state, get("http://localhost/"))?;
+        result?;
+        let (status, _, _) = response.expect("a response").expect("no error code");
+        let seen = seen.lock().unwrap().pop();
+        Ok((status.as_u16(), seen))
+    };
+    let (status, seen) = send(&|h| h.default_scheme = Some(http::uri::Scheme::HTTP))?;
+    assert_eq!(status, 200);
+    assert_eq!(
+        seen,
+        Some(("http://example.com/".to_string(), Some("example.com".to_string())))
+    );
+    let (status, seen) = send(&|h| h.set_host = false)?;
+    assert_eq!(status, 200);
+    assert_eq!(seen, Some(("https://example.com/".to_string(), None)));
+    // 502: the guest got another error code than HTTP-request-denied.
+    assert_eq!(send(&|h| h.default_scheme = None)?, (502, None));
+    assert_eq!(send(&|h| h.https_supported = false)?, (502, None));
     Ok(())
 }
 

@@ -628,8 +628,11 @@ impl outgoing_handler::Host for WasiHttpCtxView<'_> {
         let method = method_from_wit(&req.method).ok_or(ErrorCode::HttpRequestMethodInvalid)?;
         let scheme = match &req.scheme {
             Some(s) => scheme_to_http(s).ok_or(ErrorCode::HttpProtocolError)?,
-            None => http::uri::Scheme::HTTPS,
+            None => self.hooks.default_scheme().ok_or(ErrorCode::HttpProtocolError)?,
         };
+        if !self.hooks.is_supported_scheme(&scheme) {
+            return Err(ErrorCode::HttpProtocolError.into());
+        }
         let authority = req.authority.clone().ok_or(ErrorCode::HttpRequestUriInvalid)?;
         let uri = http::Uri::builder()
             .scheme(scheme)
@@ -640,8 +643,10 @@ impl outgoing_handler::Host for WasiHttpCtxView<'_> {
         let mut builder = http::Request::builder().method(method).uri(uri);
         if let Some(h) = builder.headers_mut() {
             *h = req.headers.into();
-            let host = HeaderValue::from_str(&authority).map_err(|_| ErrorCode::HttpRequestUriInvalid)?;
-            h.insert(http::header::HOST, host);
+            if self.hooks.set_host_header() {
+                let host = HeaderValue::from_str(&authority).map_err(|_| ErrorCode::HttpRequestUriInvalid)?;
+                h.insert(http::header::HOST, host);
+            }
         }
         let request = builder
             .body(req.body.unwrap_or_else(empty_body))

@@ -3,7 +3,9 @@
 //! `wasi:random` are `weft_wasi::p3`'s; `fields` is [`crate::FieldMap`],
 //! `request` is [`crate::p3::Request`], `response` is
 //! [`crate::p3::Response`] and `request-options` is
-//! [`crate::p3::SharedRequestOptions`].
+//! [`crate::p3::SharedRequestOptions`]. `error-code`, `header-error` and
+//! `request-options-error` are trappable ([`crate::p3::HttpError`],
+//! [`crate::p3::HeaderError`], [`crate::p3::RequestOptionsError`]).
 //!
 //! The functions that make or take streams and futures (`request.new`,
 //! `response.new`, their `consume-body`, and the `[drop]`s of both) reach
@@ -29,6 +31,11 @@ mod generated {
             "wasi:http/types.[static]response.consume-body": store | trappable,
             "wasi:http/client.send": store | trappable,
             default: trappable,
+        },
+        trappable_error_type: {
+            "wasi:http/types.error-code" => crate::p3::HttpError,
+            "wasi:http/types.header-error" => crate::p3::HeaderError,
+            "wasi:http/types.request-options-error" => crate::p3::RequestOptionsError,
         },
         exports: { default: async | store },
         with: {

@@ -124,6 +124,9 @@ impl Queue {
 /// Consumes a guest body's stream into the queue.
 struct StreamToQueue {
     queue: Arc<Mutex<Queue>>,
+    /// The largest chunk queued at once (the hooks'
+    /// `p3_outgoing_body_chunk_size`, at least 1).
+    chunk_size: usize,
 }
 
 impl Drop for StreamToQueue {
@@ -157,7 +160,7 @@ impl<D: 'static> StreamConsumer<D> for StreamToQueue {
         }
         let mut src = source.as_direct(store);
         let bytes = src.remaining();
-        let n = bytes.len().min(QUEUE_LIMIT - q.queued);
+        let n = bytes.len().min(QUEUE_LIMIT - q.queued).min(self.chunk_size);
         if n > 0 {
             q.chunks.push_back(Bytes::copy_from_slice(&bytes[..n]));
             q.queued += n;
@@ -313,7 +316,8 @@ impl Body for GuestBody {
 }
 
 /// Turns a guest body into a body for hyper: its stream and trailers are
-/// read on the store's event loop. The returned future resolves when
+/// read on the store's event loop, in chunks of at most the hooks'
+/// `p3_outgoing_body_chunk_size` bytes. The returned future resolves when
 /// hyper is done with the body (see [`GuestBody`]'s report). With
 /// `length` (the `content-length` of the headers and the error code of a
 /// body of another size), a body of another size fails with that code.
@@ -335,7 +339,17 @@ pub(crate) fn guest_to_http<T: 'static>(
         consumer_waker: None,
     }));
     if let Some(contents) = contents {
-        contents.pipe(&mut store, StreamToQueue { queue: queue.clone() })?;
+        let chunk_size = getter(store.as_context_mut().data_mut())
+            .hooks
+            .p3_outgoing_body_chunk_size()
+            .max(1);
+        contents.pipe(
+            &mut store,
+            StreamToQueue {
+                queue: queue.clone(),
+                chunk_size,
+            },
+        )?;
     }
     trailers.pipe(
         &mut store,

@@ -2,8 +2,26 @@
 //! (the two WIT variants have the same cases), so the hooks of 0.2
 //! (`WasiHttpHooks::send_request`) serve 0.3 as well.
 
-use super::bindings::http::types::ErrorCode;
+use super::bindings::http::types::{self, ErrorCode};
 use crate::p2::bindings::http::types as p2;
+use weft_wasi::p2::TrappableError;
+
+/// An `error-code` for the guest, or a trap (Wasmtime's
+/// `p3::HttpError`).
+pub type HttpError = TrappableError<ErrorCode>;
+/// The result of a host function that may fail with an `error-code`, or
+/// trap.
+pub type HttpResult<T, E = HttpError> = Result<T, E>;
+/// A `header-error` for the guest, or a trap.
+pub type HeaderError = TrappableError<types::HeaderError>;
+/// The result of a host function that may fail with a `header-error`, or
+/// trap.
+pub type HeaderResult<T, E = HeaderError> = Result<T, E>;
+/// A `request-options-error` for the guest, or a trap.
+pub type RequestOptionsError = TrappableError<types::RequestOptionsError>;
+/// The result of a host function that may fail with a
+/// `request-options-error`, or trap.
+pub type RequestOptionsResult<T, E = RequestOptionsError> = Result<T, E>;
 
 macro_rules! convert {
     ($from:ident, $to:ident, $code:expr, $dns:ident, $tls:ident, $field:ident) => {{

@@ -5,7 +5,7 @@ use super::bindings::http::types::{
     self, ErrorCode, HeaderError, Method as WitMethod, RequestOptionsError, Scheme as WitScheme,
 };
 use super::body::{empty_body, TrailersResult};
-use super::errors::{from_p2, to_p2};
+use super::errors::{from_p2, to_p2, HeaderResult, HttpError, HttpResult, RequestOptionsResult};
 use super::maybe_mutable::MaybeMutable;
 use super::message::{Request, Response};
 use crate::p2::types::HostFutureIncomingResponse;
@@ -76,7 +76,27 @@ fn scheme_from_wit(s: &WitScheme) -> Option<http::uri::Scheme> {
     }
 }
 
-impl types::Host for WasiHttpCtxView<'_> {}
+impl types::Host for WasiHttpCtxView<'_> {
+    fn convert_error_code(&mut self, err: HttpError) -> weft::Result<ErrorCode> {
+        err.downcast()
+    }
+
+    fn convert_header_error(&mut self, err: super::errors::HeaderError) -> weft::Result<HeaderError> {
+        err.downcast()
+    }
+
+    fn convert_request_options_error(
+        &mut self,
+        err: super::errors::RequestOptionsError,
+    ) -> weft::Result<RequestOptionsError> {
+        err.downcast()
+    }
+}
+
+/// A trap with `err` as a trappable `header-error`.
+fn header_trap(err: impl Into<weft::Error>) -> super::errors::HeaderError {
+    super::errors::HeaderError::trap(err)
+}
 
 impl WasiHttpCtxView<'_> {
     /// Pushes an immutable copy of `fields`.
@@ -92,14 +112,12 @@ impl types::HostFields for WasiHttpCtxView<'_> {
         Ok(self.table.push(FieldMap::new_mutable(self.ctx.field_size_limit))?)
     }
 
-    fn from_list(&mut self, entries: Vec<(String, Vec<u8>)>) -> weft::Result<Result<Resource<FieldMap>, HeaderError>> {
+    fn from_list(&mut self, entries: Vec<(String, Vec<u8>)>) -> HeaderResult<Resource<FieldMap>> {
         let mut map = FieldMap::new_mutable(self.ctx.field_size_limit);
         for (name, value) in entries {
-            if let Err(e) = map.append(self.hooks, name, value) {
-                return Ok(Err(header_error(e)));
-            }
+            map.append(self.hooks, name, value).map_err(header_error)?;
         }
-        Ok(Ok(self.table.push(map)?))
+        self.table.push(map).map_err(header_trap)
     }
 
     fn get(&mut self, self_: Resource<FieldMap>, name: String) -> weft::Result<Vec<Vec<u8>>> {
@@ -123,41 +141,27 @@ impl types::HostFields for WasiHttpCtxView<'_> {
         })
     }
 
-    fn set(
-        &mut self,
-        self_: Resource<FieldMap>,
-        name: String,
-        value: Vec<Vec<u8>>,
-    ) -> weft::Result<Result<(), HeaderError>> {
-        let fields = self.table.get_mut(&self_)?;
-        Ok(fields.set(self.hooks, name, value).map_err(header_error))
+    fn set(&mut self, self_: Resource<FieldMap>, name: String, value: Vec<Vec<u8>>) -> HeaderResult<()> {
+        let fields = self.table.get_mut(&self_).map_err(header_trap)?;
+        Ok(fields.set(self.hooks, name, value).map_err(header_error)?)
     }
 
-    fn delete(&mut self, self_: Resource<FieldMap>, name: String) -> weft::Result<Result<(), HeaderError>> {
-        let fields = self.table.get_mut(&self_)?;
-        Ok(fields.remove_all(self.hooks, name).map(drop).map_err(header_error))
+    fn delete(&mut self, self_: Resource<FieldMap>, name: String) -> HeaderResult<()> {
+        let fields = self.table.get_mut(&self_).map_err(header_trap)?;
+        fields.remove_all(self.hooks, name).map_err(header_error)?;
+        Ok(())
     }
 
-    fn get_and_delete(
-        &mut self,
-        self_: Resource<FieldMap>,
-        name: String,
-    ) -> weft::Result<Result<Vec<Vec<u8>>, HeaderError>> {
-        let fields = self.table.get_mut(&self_)?;
-        Ok(fields
-            .remove_all(self.hooks, name)
-            .map(|values| values.iter().map(|v| v.as_bytes().to_vec()).collect())
-            .map_err(header_error))
+    fn get_and_delete(&mut self, self_: Resource<FieldMap>, name: String) -> HeaderResult<Vec<Vec<u8>>> {
+        let fields = self.table.get_mut(&self_).map_err(header_trap)?;
+        let values = fields.remove_all(self.hooks, name).map_err(header_error)?;
+        Ok(values.iter().map(|v| v.as_bytes().to_vec()).collect())
     }
 
-    fn append(
-        &mut self,
-        self_: Resource<FieldMap>,
-        name: String,
-        value: Vec<u8>,
-    ) -> weft::Result<Result<(), HeaderError>> {
-        let fields = self.table.get_mut(&self_)?;
-        Ok(fields.append(self.hooks, name, value).map(drop).map_err(header_error))
+    fn append(&mut self, self_: Resource<FieldMap>, name: String, value: Vec<u8>) -> HeaderResult<()> {
+        let fields = self.table.get_mut(&self_).map_err(header_trap)?;
+        fields.append(self.hooks, name, value).map_err(header_error)?;
+        Ok(())
     }
 
     fn copy_all(&mut self, self_: Resource<FieldMap>) -> weft::Result<Vec<(String, Vec<u8>)>> {
@@ -357,13 +361,17 @@ impl WasiHttpCtxView<'_> {
         &mut self,
         self_: Resource<Options>,
         set: impl FnOnce(&mut RequestOptions),
-    ) -> weft::Result<Result<(), RequestOptionsError>> {
-        match self.table.get_mut(&self_)?.get_mut() {
+    ) -> RequestOptionsResult<()> {
+        let options = self
+            .table
+            .get_mut(&self_)
+            .map_err(super::errors::RequestOptionsError::trap)?;
+        match options.get_mut() {
             Some(o) => {
                 set(o);
-                Ok(Ok(()))
+                Ok(())
             }
-            None => Ok(Err(RequestOptionsError::Immutable)),
+            None => Err(RequestOptionsError::Immutable.into()),
         }
     }
 }
@@ -377,11 +385,7 @@ impl types::HostRequestOptions for WasiHttpCtxView<'_> {
         Ok(from_duration(self.table.get(&self_)?.connect_timeout))
     }
 
-    fn set_connect_timeout(
-        &mut self,
-        self_: Resource<Options>,
-        duration: Option<u64>,
-    ) -> weft::Result<Result<(), RequestOptionsError>> {
+    fn set_connect_timeout(&mut self, self_: Resource<Options>, duration: Option<u64>) -> RequestOptionsResult<()> {
         self.set_option(self_, |o| o.connect_timeout = to_duration(duration))
     }
 
@@ -389,11 +393,7 @@ impl types::HostRequestOptions for WasiHttpCtxView<'_> {
         Ok(from_duration(self.table.get(&self_)?.first_byte_timeout))
     }
 
-    fn set_first_byte_timeout(
-        &mut self,
-        self_: Resource<Options>,
-        duration: Option<u64>,
-    ) -> weft::Result<Result<(), RequestOptionsError>> {
+    fn set_first_byte_timeout(&mut self, self_: Resource<Options>, duration: Option<u64>) -> RequestOptionsResult<()> {
         self.set_option(self_, |o| o.first_byte_timeout = to_duration(duration))
     }
 
@@ -405,7 +405,7 @@ impl types::HostRequestOptions for WasiHttpCtxView<'_> {
         &mut self,
         self_: Resource<Options>,
         duration: Option<u64>,
-    ) -> weft::Result<Result<(), RequestOptionsError>> {
+    ) -> RequestOptionsResult<()> {
         self.set_option(self_, |o| o.between_bytes_timeout = to_duration(duration))
     }
 
@@ -488,9 +488,16 @@ fn start_send<T: 'static>(
 ) -> weft::Result<Result<HostFutureIncomingResponse, ErrorCode>> {
     let getter = host.getter();
     let mut req = host.get().table.delete(request)?;
-    if req.scheme.is_none() {
-        req.scheme = Some(http::uri::Scheme::HTTPS);
+    let hooks = &mut *host.get().hooks;
+    let scheme = match req.scheme.take().or_else(|| hooks.default_scheme()) {
+        Some(s) => s,
+        None => return Ok(Err(ErrorCode::HttpProtocolError)),
+    };
+    if !hooks.is_supported_scheme(&scheme) {
+        return Ok(Err(ErrorCode::HttpProtocolError));
     }
+    let set_host = hooks.set_host_header();
+    req.scheme = Some(scheme);
     let Some(authority) = req.authority.clone() else {
         return Ok(Err(ErrorCode::HttpRequestUriInvalid));
     };
@@ -498,11 +505,13 @@ fn start_send<T: 'static>(
         Ok(r) => r,
         Err(code) => return Ok(Err(code)),
     };
-    match http::HeaderValue::from_str(authority.as_str()) {
-        Ok(v) => {
-            http_req.headers_mut().insert(http::header::HOST, v);
+    if set_host {
+        match http::HeaderValue::from_str(authority.as_str()) {
+            Ok(v) => {
+                http_req.headers_mut().insert(http::header::HOST, v);
+            }
+            Err(_) => return Ok(Err(ErrorCode::HttpRequestUriInvalid)),
         }
-        Err(_) => return Ok(Err(ErrorCode::HttpRequestUriInvalid)),
     }
     let http_req = http_req.map(|b| b.map_err(to_p2).boxed_unsync());
     let options = options.map(|o| *o);
@@ -513,15 +522,11 @@ fn start_send<T: 'static>(
 }
 
 impl<T: 'static> client::HostWithStore<T> for WasiHttp {
-    async fn send(
-        accessor: &Accessor<T, Self>,
-        request: Resource<Request>,
-    ) -> weft::Result<Result<Resource<Response>, ErrorCode>> {
-        let started = accessor.with(|mut host| start_send(&mut host, request))?;
-        let fut = match started {
-            Ok(f) => f,
-            Err(code) => return Ok(Err(code)),
-        };
+    async fn send(accessor: &Accessor<T, Self>, request: Resource<Request>) -> HttpResult<Resource<Response>> {
+        let started = accessor
+            .with(|mut host| start_send(&mut host, request))
+            .map_err(HttpError::trap)?;
+        let fut = started?;
         let response = match fut {
             HostFutureIncomingResponse::Pending(f) => f.await,
             HostFutureIncomingResponse::Ready(r) => r,
@@ -529,12 +534,12 @@ impl<T: 'static> client::HostWithStore<T> for WasiHttp {
         };
         let response = match response {
             Ok(r) => r,
-            Err(code) => return Ok(Err(from_p2(code))),
+            Err(code) => return Err(from_p2(code).into()),
         };
         accessor.with(|mut host| {
             let view = host.get();
             let (response, _) = Response::from_http(view.hooks, response);
-            Ok(Ok(view.table.push(response)?))
+            view.table.push(response).map_err(HttpError::trap)
         })
     }
 }

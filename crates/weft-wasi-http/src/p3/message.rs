@@ -7,7 +7,7 @@ use super::body::{
     guest_to_http, host_to_guest, result_receiver, to_http_body, BodyKind, ExpectedLength, Getter, HttpBody,
     ResultFuture, TrailersResult,
 };
-use super::errors::hyper_response_error;
+use super::errors::{hyper_response_error, HttpError, HttpResult};
 use crate::{FieldMap, RequestOptions, WasiHttpCtxView, WasiHttpHooks, WasiHttpView};
 use bytes::Bytes;
 use http::uri::{Authority, PathAndQuery, Scheme};
@@ -18,8 +18,17 @@ use weft::component::{FutureReader, StreamReader};
 use weft::AsContextMut;
 
 /// The result of a conversion of a message to its `http` form: an
-/// `error-code` for the guest, or a trap.
-pub type HttpResult<T> = weft::Result<Result<T, ErrorCode>>;
+/// `error-code` for the guest inside, a trap outside.
+pub(crate) type ConvResult<T> = weft::Result<Result<T, ErrorCode>>;
+
+/// A [`ConvResult`] as a trappable [`HttpResult`].
+fn trappable<T>(r: ConvResult<T>) -> HttpResult<T> {
+    match r {
+        Ok(Ok(v)) => Ok(v),
+        Ok(Err(code)) => Err(code.into()),
+        Err(trap) => Err(HttpError::trap(trap)),
+    }
+}
 
 fn getter_of<T: WasiHttpView>(t: &mut T) -> WasiHttpCtxView<'_> {
     t.http()
@@ -171,7 +180,8 @@ impl Request {
     }
 
     /// The request of an `http::Request` (as received by a server):
-    /// its scheme, authority and path from the URI (the authority from
+    /// its scheme (the hooks' [`WasiHttpHooks::default_scheme`] when the
+    /// URI has none), authority and path from the URI (the authority from
     /// the `host` header when the URI has none), its headers without the
     /// ones `hooks` forbid, immutable. Body errors that are
     /// `hyper::Error`s become their `error-code`s.
@@ -195,7 +205,7 @@ impl Request {
         let (body, fut) = host_body(to_http_body(body, body_error));
         let req = Request {
             method: parts.method,
-            scheme: parts.uri.scheme().cloned(),
+            scheme: parts.uri.scheme().cloned().or_else(|| hooks.default_scheme()),
             authority,
             path_with_query: parts.uri.path_and_query().cloned(),
             headers,
@@ -210,7 +220,8 @@ impl Request {
     /// (the store must be in `run_concurrent` while the body is read);
     /// `fut` reports its transmission to the guest. Fails with
     /// `HTTP-request-method-invalid` or `HTTP-request-URI-invalid` when
-    /// the parts make no valid request.
+    /// the parts make no valid request (the [`HttpError`] downcasts to the
+    /// `error-code`; any other error is a trap).
     pub fn into_http<T: WasiHttpView + 'static>(
         self,
         store: impl AsContextMut<Data = T>,
@@ -226,7 +237,7 @@ impl Request {
         fut: impl Future<Output = Result<(), ErrorCode>> + Send + 'static,
         getter: fn(&mut T) -> WasiHttpCtxView<'_>,
     ) -> HttpResult<(http::Request<HttpBody>, Option<Arc<RequestOptions>>)> {
-        self.convert_to_http(store, getter, Some(Box::pin(fut)))
+        trappable(self.convert_to_http(store, getter, Some(Box::pin(fut))))
     }
 
     /// [`Request::into_http`] where the guest learns the transmission's
@@ -237,7 +248,7 @@ impl Request {
         mut store: impl AsContextMut<Data = T>,
         getter: Getter<T>,
         report: Option<ResultFuture>,
-    ) -> HttpResult<(http::Request<HttpBody>, Option<Arc<RequestOptions>>)> {
+    ) -> ConvResult<(http::Request<HttpBody>, Option<Arc<RequestOptions>>)> {
         let mut uri = http::Uri::builder();
         if let Some(scheme) = self.scheme {
             uri = uri.scheme(scheme);

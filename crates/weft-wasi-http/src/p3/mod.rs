@@ -61,19 +61,23 @@ mod host;
 mod maybe_mutable;
 mod message;
 
-pub use bindings::http::types::{ErrorCode, HeaderError, RequestOptionsError};
+pub use bindings::http::types::ErrorCode;
 pub use bindings::{exports, wasi, LinkOptions, Service, ServiceIndices, ServicePre};
 pub use body::{empty_body, HttpBody, TrailersResult, QUEUE_LIMIT};
-pub use errors::{from_p2, hyper_request_error, hyper_response_error, to_p2};
+pub use errors::{
+    from_p2, hyper_request_error, hyper_response_error, to_p2, HeaderError, HeaderResult, HttpError, HttpResult,
+    RequestOptionsError, RequestOptionsResult,
+};
 pub use maybe_mutable::{MaybeMutable, SharedRequestOptions};
-pub use message::{HttpResult, Request, Response};
+pub use message::{Request, Response};
 
 use crate::{WasiHttp, WasiHttpCtxView, WasiHttpView};
 use weft::component::{Accessor, Linker};
 
-/// The largest chunk of an outgoing body (as Wasmtime's constant; the
+/// The largest chunk in which a guest body reaches hyper by default
+/// (`WasiHttpHooks::p3_outgoing_body_chunk_size`; as Wasmtime's constant; the
 /// guest's writes are queued up to [`QUEUE_LIMIT`] bytes).
-pub const DEFAULT_OUTGOING_BODY_CHUNK_SIZE: usize = 1024 * 1024;
+pub const DEFAULT_OUTGOING_BODY_CHUNK_SIZE: usize = crate::ctx::P3_DEFAULT_OUTGOING_BODY_CHUNK_SIZE;
 
 fn http_getter<T: WasiHttpView>(t: &mut T) -> WasiHttpCtxView<'_> {
     t.http()

@@ -28,6 +28,9 @@ pub enum Mode {
     /// [`FIXED_BODY`] when the first fails with `forbidden` and the second
     /// with `immutable`, 500..=503 when a check fails.
     Headers,
+    /// [`Mode::Send`] without setting the request's scheme (the host's
+    /// `default_scheme` hook decides it).
+    SendNoScheme,
     /// Traps (`unreachable`) before it answers.
     Trap,
     /// [`Mode::Fixed`]'s answer with the trailer `x-trailer: done` (its
@@ -75,6 +78,7 @@ pub fn service(mode: Mode, authority: &str) -> String {
         Mode::Trap => 4,
         Mode::Trailers => 5,
         Mode::WrongLength => 6,
+        Mode::SendNoScheme => 7,
     };
     let auth_len = authority.len();
     let auth = escape(authority);
@@ -299,7 +303,11 @@ pub fn service(mode: Mode, authority: &str) -> String {
         (then
           (call $join (global.get $tr-tx) (global.get $ws))
           (global.set $pending (i32.add (global.get $pending) (i32.const 1))))
-        (else (call $tf-drop-w (global.get $tr-tx)))))
+        (else
+          ;; DROPPED: the reader is gone and the trailers stay ours.
+          (if (i32.eq (i32.and (local.get $r) (i32.const 0xf)) (i32.const 1))
+            (then (call $drop-fields (local.get $t))))
+          (call $tf-drop-w (global.get $tr-tx)))))
 
     ;; Counts what a body write moved; a dropped reader ends the body.
     (func $advance (param $r i32)
@@ -398,7 +406,7 @@ pub fn service(mode: Mode, authority: &str) -> String {
         (call $respond (i32.const 200) (call $fields-new) (i32.const 0) (i32.const 0))
         (global.set $phase (i32.const 2))
         (return (call $step))))
-      (if (i32.eq (global.get $mode) (i32.const 2)) (then
+      (if (i32.or (i32.eq (global.get $mode) (i32.const 2)) (i32.eq (global.get $mode) (i32.const 7))) (then
         (call $drop-request (local.get $req))
         (local.set $e (call $tf-new))
         (local.set $tr-tx (i32.wrap_i64 (i64.shr_u (local.get $e) (i64.const 32))))
@@ -406,8 +414,9 @@ pub fn service(mode: Mode, authority: &str) -> String {
           (i32.const 0) (i32.const 0) (i32.const 128))
         (local.set $out (i32.load (i32.const 128)))
         (call $rf-drop-r (i32.load (i32.const 132)))
-        (if (call $req-set-scheme (local.get $out) (i32.const 1) (i32.const 0) (i32.const 0) (i32.const 0))
-          (then unreachable))
+        (if (i32.eq (global.get $mode) (i32.const 2)) (then
+          (if (call $req-set-scheme (local.get $out) (i32.const 1) (i32.const 0) (i32.const 0) (i32.const 0))
+            (then unreachable))))
         (if (call $req-set-authority (local.get $out) (i32.const 1) (i32.const 1232) (i32.const {auth_len}))
           (then unreachable))
         (if (call $req-set-path (local.get $out) (i32.const 1) (i32.const 1224) (i32.const 1))
