@@ -13,6 +13,12 @@
 # wasm_foreign_*) abort there; programs that check Weft's refusal of misuse
 # differ where Wasmtime does not check. Work files go to $WORK (default
 # /tmp/weft-against-wasmtime).
+#
+# To use another build of Wasmtime's C API (for instance 48's, built from the
+# `wasmtime-c-api-impl` crate as a cdylib), set WASMTIME_LIB to the folder of
+# its library (`libwasmtime.so`, or `_libwasmtime.so`) and, to compile against
+# Wasmtime's own headers rather than Weft's renamed ones, WASMTIME_INCLUDE to
+# a folder with `wasmtime.h` (and a configured `wasmtime/conf.h`).
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 work=${WORK:-/tmp/weft-against-wasmtime}
@@ -23,12 +29,21 @@ if [ ! -d py/wasmtime ]; then
   pip download -q --no-deps "wasmtime==$version" -d wheel
   pip install -q --no-deps --target py wheel/*.whl
 fi
-lib=$(dirname "$(find "$work/py" -name _libwasmtime.so | head -1)")
+if [ -n "${WASMTIME_LIB:-}" ]; then
+  lib=$WASMTIME_LIB
+else
+  lib=$(dirname "$(find "$work/py" -name _libwasmtime.so | head -1)")
+fi
+libname=$(cd "$lib" && ls libwasmtime.so _libwasmtime.so 2> /dev/null | head -1)
 rename='s/weft_/wasmtime_/g; s/WEFT_/WASMTIME_/g; s/weft\.h/wasmtime.h/g; s/"weft\//"wasmtime\//g; s/<weft\//<wasmtime\//g'
 rm -rf inc wasm && mkdir -p inc wasm
-cp -r "$here/include/." inc/
-mv inc/weft.h inc/wasmtime.h && mv inc/weft inc/wasmtime
-find inc -type f -exec sed -i "$rename" {} +
+if [ -n "${WASMTIME_INCLUDE:-}" ]; then
+  cp -r "$WASMTIME_INCLUDE/." inc/
+else
+  cp -r "$here/include/." inc/
+  mv inc/weft.h inc/wasmtime.h && mv inc/weft inc/wasmtime
+  find inc -type f -exec sed -i "$rename" {} +
+fi
 PYTHONPATH=py python3 - "$here/tests/c" <<'PY'
 import glob, os, sys, wasmtime
 for p in glob.glob(os.path.join(sys.argv[1], '*.wat')):
@@ -50,7 +65,7 @@ for name in "${names[@]}"; do
   done
   sed -i "$rename" "$dir"/*.h
   sed "$rename" "$here/tests/c/$name.c" > "$dir/$name.c"
-  if ! cc -std=c11 -w -I inc -I "$dir" "$dir/$name.c" -o "$dir/$name" -L "$lib" -l:_libwasmtime.so \
+  if ! cc -std=c11 -w -I inc -I "$dir" "$dir/$name.c" -o "$dir/$name" -L "$lib" -l:"$libname" \
       -Wl,-rpath,"$lib" -lpthread -ldl -lm 2> "$dir/build.err"; then
     echo "$name: does not build against Wasmtime ($(grep -o "undefined reference to \`[a-z_0-9]*'" "$dir/build.err" | head -1))"
     continue

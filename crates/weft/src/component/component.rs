@@ -170,11 +170,13 @@ impl Component {
 /// left out of its type).
 /// The features a component is validated with: the engine's core
 /// features, the component-model extensions Weft always accepts (those of
-/// `supported_component_features` other than the component model itself),
-/// and the component model and its async, threading and error-context
-/// extensions as the `Config::wasm_component_model*` switches set them.
+/// `supported_component_features` other than the component model itself and
+/// GC, which follows `Config::wasm_gc`), and the component model and its
+/// async, threading and error-context extensions as the
+/// `Config::wasm_component_model*` switches set them.
 pub(crate) fn component_features(config: &crate::Config) -> wasmparser::WasmFeatures {
-    let always = env::supported_component_features().difference(wasmparser::WasmFeatures::COMPONENT_MODEL);
+    use wasmparser::WasmFeatures as F;
+    let always = env::supported_component_features().difference(F::COMPONENT_MODEL | F::GC);
     config.features | always | config.component_features
 }
 
