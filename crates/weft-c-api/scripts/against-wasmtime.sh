@@ -34,7 +34,7 @@ if [ -n "${WASMTIME_LIB:-}" ]; then
 else
   lib=$(dirname "$(find "$work/py" -name _libwasmtime.so | head -1)")
 fi
-libname=$(cd "$lib" && ls libwasmtime.so _libwasmtime.so 2> /dev/null | head -1)
+libname=$(cd "$lib" && { ls libwasmtime.so _libwasmtime.so 2> /dev/null || true; } | head -1)
 rename='s/weft_/wasmtime_/g; s/WEFT_/WASMTIME_/g; s/weft\.h/wasmtime.h/g; s/"weft\//"wasmtime\//g; s/<weft\//<wasmtime\//g'
 rm -rf inc wasm && mkdir -p inc wasm
 if [ -n "${WASMTIME_INCLUDE:-}" ]; then
