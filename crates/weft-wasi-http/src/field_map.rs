@@ -89,6 +89,41 @@ impl FieldMap {
         &self.map
     }
 
+    /// The values of the field `name`, in order (none for a name that is not
+    /// a valid header name): `fields.get`.
+    pub fn values(&self, name: &str) -> Vec<Vec<u8>> {
+        let Ok(name) = HeaderName::from_bytes(name.as_bytes()) else {
+            return Vec::new();
+        };
+        self.map.get_all(&name).iter().map(|v| v.as_bytes().to_vec()).collect()
+    }
+
+    /// Whether the field `name` has a value (false for a name that is not a
+    /// valid header name): `fields.has`.
+    pub fn has(&self, name: &str) -> bool {
+        HeaderName::from_bytes(name.as_bytes()).is_ok_and(|name| self.map.contains_key(&name))
+    }
+
+    /// Every name and value, in order: `fields.entries` (0.2) and
+    /// `fields.copy-all` (0.3).
+    pub fn entries(&self) -> Vec<(String, Vec<u8>)> {
+        self.map
+            .iter()
+            .map(|(k, v)| (k.as_str().to_string(), v.as_bytes().to_vec()))
+            .collect()
+    }
+
+    /// The `content-length`, if it is there and a number.
+    pub fn content_length(&self) -> Option<u64> {
+        self.map
+            .get(http::header::CONTENT_LENGTH)?
+            .to_str()
+            .ok()?
+            .trim()
+            .parse()
+            .ok()
+    }
+
     fn check_name(hooks: &mut dyn WasiHttpHooks, key: &str) -> Result<HeaderName, FieldMapError> {
         let name = HeaderName::from_bytes(key.as_bytes()).map_err(|_| FieldMapError::InvalidHeaderName)?;
         if hooks.is_forbidden_header(&name) {

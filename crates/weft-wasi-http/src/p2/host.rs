@@ -11,7 +11,7 @@ use super::types::{
 };
 use crate::{FieldMap, RequestOptions, WasiHttpCtxView};
 use bytes::Bytes;
-use http::header::{HeaderName, HeaderValue};
+use http::header::HeaderValue;
 use http_body::Body;
 use std::time::Duration;
 use weft::component::Resource;
@@ -75,18 +75,6 @@ fn method_clone(m: &Method) -> Method {
     }
 }
 
-/// The `content-length` of `headers`, if it is there and a number.
-fn content_length(headers: &FieldMap) -> Option<u64> {
-    headers
-        .as_header_map()
-        .get(http::header::CONTENT_LENGTH)?
-        .to_str()
-        .ok()?
-        .trim()
-        .parse()
-        .ok()
-}
-
 impl types::Host for WasiHttpCtxView<'_> {
     fn http_error_code(&mut self, err: Resource<IoError>) -> anyhow::Result<Option<ErrorCode>> {
         Ok(self.table.get(&err)?.downcast_ref::<ErrorCode>().cloned())
@@ -124,24 +112,11 @@ impl types::HostFields for WasiHttpCtxView<'_> {
     }
 
     fn get(&mut self, self_: Resource<Fields>, name: String) -> anyhow::Result<Vec<Vec<u8>>> {
-        let fields = self.table.get(&self_)?;
-        let Ok(name) = HeaderName::from_bytes(name.as_bytes()) else {
-            return Ok(Vec::new());
-        };
-        Ok(fields
-            .as_header_map()
-            .get_all(&name)
-            .iter()
-            .map(|v| v.as_bytes().to_vec())
-            .collect())
+        Ok(self.table.get(&self_)?.values(&name))
     }
 
     fn has(&mut self, self_: Resource<Fields>, name: String) -> anyhow::Result<bool> {
-        let fields = self.table.get(&self_)?;
-        Ok(match HeaderName::from_bytes(name.as_bytes()) {
-            Ok(name) => fields.as_header_map().contains_key(&name),
-            Err(_) => false,
-        })
+        Ok(self.table.get(&self_)?.has(&name))
     }
 
     fn set(&mut self, self_: Resource<Fields>, name: String, value: Vec<Vec<u8>>) -> HeaderResult<()> {
@@ -163,12 +138,7 @@ impl types::HostFields for WasiHttpCtxView<'_> {
     }
 
     fn entries(&mut self, self_: Resource<Fields>) -> anyhow::Result<Vec<(String, Vec<u8>)>> {
-        let fields = self.table.get(&self_)?;
-        Ok(fields
-            .as_header_map()
-            .iter()
-            .map(|(k, v)| (k.as_str().to_string(), v.as_bytes().to_vec()))
-            .collect())
+        Ok(self.table.get(&self_)?.entries())
     }
 
     fn clone(&mut self, self_: Resource<Fields>) -> anyhow::Result<Resource<Fields>> {
@@ -245,7 +215,7 @@ impl types::HostOutgoingRequest for WasiHttpCtxView<'_> {
         if req.body.is_some() {
             return Ok(Err(()));
         }
-        let (host, hyper) = HostOutgoingBody::new(StreamContext::Request, content_length(&req.headers), buffer);
+        let (host, hyper) = HostOutgoingBody::new(StreamContext::Request, req.headers.content_length(), buffer);
         req.body = Some(hyper);
         Ok(Ok(self.table.push(host)?))
     }
@@ -544,7 +514,7 @@ impl types::HostOutgoingResponse for WasiHttpCtxView<'_> {
         if resp.body.is_some() {
             return Ok(Err(()));
         }
-        let (host, hyper) = HostOutgoingBody::new(StreamContext::Response, content_length(&resp.headers), buffer);
+        let (host, hyper) = HostOutgoingBody::new(StreamContext::Response, resp.headers.content_length(), buffer);
         resp.body = Some(hyper);
         Ok(Ok(self.table.push(host)?))
     }

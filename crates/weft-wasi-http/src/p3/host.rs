@@ -10,7 +10,6 @@ use super::maybe_mutable::MaybeMutable;
 use super::message::{Request, Response};
 use crate::p2::types::HostFutureIncomingResponse;
 use crate::{FieldMap, FieldMapError, RequestOptions, WasiHttp, WasiHttpCtxView};
-use http::header::HeaderName;
 use http_body_util::BodyExt;
 use std::time::Duration;
 use weft::component::{Access, Accessor, FutureReader, Resource, StreamReader};
@@ -121,24 +120,11 @@ impl types::HostFields for WasiHttpCtxView<'_> {
     }
 
     fn get(&mut self, self_: Resource<FieldMap>, name: String) -> weft::Result<Vec<Vec<u8>>> {
-        let fields = self.table.get(&self_)?;
-        let Ok(name) = HeaderName::from_bytes(name.as_bytes()) else {
-            return Ok(Vec::new());
-        };
-        Ok(fields
-            .as_header_map()
-            .get_all(&name)
-            .iter()
-            .map(|v| v.as_bytes().to_vec())
-            .collect())
+        Ok(self.table.get(&self_)?.values(&name))
     }
 
     fn has(&mut self, self_: Resource<FieldMap>, name: String) -> weft::Result<bool> {
-        let fields = self.table.get(&self_)?;
-        Ok(match HeaderName::from_bytes(name.as_bytes()) {
-            Ok(name) => fields.as_header_map().contains_key(&name),
-            Err(_) => false,
-        })
+        Ok(self.table.get(&self_)?.has(&name))
     }
 
     fn set(&mut self, self_: Resource<FieldMap>, name: String, value: Vec<Vec<u8>>) -> HeaderResult<()> {
@@ -165,12 +151,7 @@ impl types::HostFields for WasiHttpCtxView<'_> {
     }
 
     fn copy_all(&mut self, self_: Resource<FieldMap>) -> weft::Result<Vec<(String, Vec<u8>)>> {
-        let fields = self.table.get(&self_)?;
-        Ok(fields
-            .as_header_map()
-            .iter()
-            .map(|(k, v)| (k.as_str().to_string(), v.as_bytes().to_vec()))
-            .collect())
+        Ok(self.table.get(&self_)?.entries())
     }
 
     fn clone(&mut self, self_: Resource<FieldMap>) -> weft::Result<Resource<FieldMap>> {

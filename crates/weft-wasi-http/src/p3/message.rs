@@ -261,7 +261,10 @@ impl Request {
             Ok(u) => u,
             Err(_) => return Ok(Err(ErrorCode::HttpRequestUriInvalid)),
         };
-        let length = content_length(&self.headers).map(|n| (n, ErrorCode::HttpRequestBodySize as fn(_) -> _));
+        let length = self
+            .headers
+            .content_length()
+            .map(|n| (n, ErrorCode::HttpRequestBodySize as fn(_) -> _));
         let body = body_to_http(self.body, &mut store, getter, report, length)?;
         let mut req = http::Request::new(body);
         *req.method_mut() = self.method;
@@ -269,18 +272,6 @@ impl Request {
         *req.headers_mut() = self.headers.into();
         Ok(Ok((req, self.options)))
     }
-}
-
-/// The `content-length` of `headers`, if it is there and a number.
-fn content_length(headers: &FieldMap) -> Option<u64> {
-    headers
-        .as_header_map()
-        .get(http::header::CONTENT_LENGTH)?
-        .to_str()
-        .ok()?
-        .trim()
-        .parse()
-        .ok()
 }
 
 /// The `error-code` of a body error.
@@ -382,7 +373,10 @@ impl Response {
         getter: Getter<T>,
         report: Option<ResultFuture>,
     ) -> weft::Result<http::Response<HttpBody>> {
-        let length = content_length(&self.headers).map(|n| (n, ErrorCode::HttpResponseBodySize as fn(_) -> _));
+        let length = self
+            .headers
+            .content_length()
+            .map(|n| (n, ErrorCode::HttpResponseBodySize as fn(_) -> _));
         let body = body_to_http(self.body, &mut store, getter, report, length)?;
         let mut res = http::Response::new(body);
         *res.status_mut() = self.status;
