@@ -8,7 +8,7 @@ use super::{
     StringEncoding, Val, MAX_LIST_BYTE_LENGTH, MAX_STRING_BYTE_LENGTH, UTF16_TAG,
 };
 use crate::Result;
-use weft_environ::component::abi::{align_to, discriminant_size, flags_size, PtrType};
+use weft_environ::component::abi::{discriminant_size, flags_size, DefinedAbi, PtrType, ValueAbi};
 use weft_environ::component::{DefinedType, TypeDefinedIndex};
 
 const PTR: PtrType = PtrType::I32;
@@ -43,19 +43,14 @@ fn payload_offset(types: &ComponentTypes, index: TypeDefinedIndex) -> u32 {
 }
 
 /// The offsets of the fields of a record of `fields`, with its alignment and
-/// size (as `elem_size` and `alignment` compute them).
+/// size, laid out as the registry lays out a record type
+/// ([`ValueAbi::record`]).
 pub(crate) fn record_layout(types: &ComponentTypes, fields: &[InterfaceType]) -> (Vec<u32>, u32, u32) {
-    let mut offsets = Vec::with_capacity(fields.len());
-    let mut offset = 0u32;
-    let mut align = 1u32;
-    for t in fields {
-        let a = align_of(types, *t);
-        align = align.max(a);
-        offset = align_to(offset, a);
-        offsets.push(offset);
-        offset = offset.saturating_add(size_of(types, *t));
-    }
-    (offsets, align, align_to(offset, align))
+    let fields: Vec<ValueAbi> = fields.iter().map(|t| types.value_abi(*t)).collect();
+    let (value, offsets) = ValueAbi::record(&fields);
+    let layout = value.layout(PTR);
+    let offsets = DefinedAbi::record(value, offsets).field_offsets(PTR).to_vec();
+    (offsets, layout.align, layout.size)
 }
 
 fn read<const N: usize>(memory: &[u8], ptr: u32) -> Result<[u8; N]> {
