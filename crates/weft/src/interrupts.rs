@@ -12,7 +12,7 @@ pub enum UpdateDeadline {
     /// epoch.
     Continue(u64),
     /// Yield to the async executor (async calls only), then continue with a
-    /// new deadline this many ticks after the current epoch.
+    /// new deadline this many ticks after the epoch at resumption.
     Yield(u64),
 }
 
@@ -71,33 +71,47 @@ impl<T: 'static> StoreInner<T> {
                 Ok(())
             }
             _ => {
-                let mut behavior = std::mem::replace(&mut self.epoch_behavior, EpochBehavior::Trap);
-                let result = match &mut behavior {
-                    EpochBehavior::Trap => Err(crate::Error::new(Trap::Interrupt)),
-                    EpochBehavior::Callback(callback) => match callback(StoreContextMut(&mut *self)) {
-                        Ok(UpdateDeadline::Continue(delta)) => {
-                            self.set_epoch_deadline(delta);
-                            Ok(())
+                let update = match &self.epoch_behavior {
+                    EpochBehavior::Trap => return Err(crate::Error::new(Trap::Interrupt)),
+                    EpochBehavior::YieldAndUpdate(delta) => UpdateDeadline::Yield(*delta),
+                    EpochBehavior::Callback(_) => {
+                        // The callback is taken out while it runs (it gets
+                        // the store) and put back before any yield, so that
+                        // other tasks of the store meanwhile see it.
+                        let mut behavior = std::mem::replace(&mut self.epoch_behavior, EpochBehavior::Trap);
+                        let update = match &mut behavior {
+                            EpochBehavior::Callback(callback) => callback(StoreContextMut(&mut *self)),
+                            _ => Err(crate::Error::new(Trap::Interrupt)),
+                        };
+                        // The callback may have installed another behavior.
+                        if matches!(self.epoch_behavior, EpochBehavior::Trap) {
+                            self.epoch_behavior = behavior;
                         }
-                        Ok(UpdateDeadline::Yield(delta)) => {
-                            self.set_epoch_deadline(delta);
-                            self.async_yield()
-                        }
-                        Err(e) => Err(e),
-                    },
-                    EpochBehavior::YieldAndUpdate(delta) => {
-                        let delta = *delta;
-                        self.set_epoch_deadline(delta);
-                        self.async_yield()
+                        update?
                     }
                 };
-                // The callback may have installed another behavior.
-                if matches!(self.epoch_behavior, EpochBehavior::Trap) {
-                    self.epoch_behavior = behavior;
+                match update {
+                    UpdateDeadline::Continue(delta) => {
+                        self.set_epoch_deadline(delta);
+                        Ok(())
+                    }
+                    UpdateDeadline::Yield(delta) => self.yield_then_update(delta),
                 }
-                result
             }
         }
+    }
+
+    /// Yields to the async caller, then sets the deadline `delta` ticks
+    /// beyond the epoch at resumption (as Wasmtime does: ticks that passed
+    /// while suspended do not count against the new deadline). The deadline
+    /// is also set before the yield, so that the store's other tasks, which
+    /// may run meanwhile (some where they cannot yield), do not find it
+    /// passed.
+    fn yield_then_update(&mut self, delta: u64) -> crate::Result<()> {
+        self.set_epoch_deadline(delta);
+        self.async_yield()?;
+        self.set_epoch_deadline(delta);
+        Ok(())
     }
 
     pub(crate) fn set_epoch_deadline(&mut self, ticks_beyond_current: u64) {
@@ -207,9 +221,10 @@ impl<T: 'static> Store<T> {
         self.inner_mut().epoch_behavior = EpochBehavior::Callback(Box::new(callback));
     }
 
-    /// At the epoch deadline, yield to the async executor and continue with
-    /// a deadline `delta` ticks after the current epoch (async calls only;
-    /// a sync call fails instead).
+    /// At the epoch deadline, yield to the async executor and, once the
+    /// call is resumed, continue with a deadline `delta` ticks after the
+    /// epoch at that time, as Wasmtime does (async calls only; a sync call
+    /// fails instead).
     pub fn epoch_deadline_async_yield_and_update(&mut self, delta: u64) {
         self.inner_mut().epoch_behavior = EpochBehavior::YieldAndUpdate(delta);
     }

@@ -193,6 +193,41 @@ fn dropping_a_pending_call_then_calling_again_is_safe() -> Result<()> {
     Ok(())
 }
 
+/// Advances `engine`'s epoch every millisecond on a thread of its own until
+/// dropped, as an embedder's epoch timer does. (A yield sets the next
+/// deadline from the epoch at resumption, as in Wasmtime, so the epoch must
+/// advance while wasm runs, not only between polls.)
+struct Ticker {
+    stop: Arc<std::sync::atomic::AtomicBool>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl Ticker {
+    fn start(engine: &Engine) -> Ticker {
+        let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let (engine, stopped) = (engine.clone(), stop.clone());
+        let thread = std::thread::spawn(move || {
+            while !stopped.load(Ordering::SeqCst) {
+                engine.increment_epoch();
+                std::thread::sleep(std::time::Duration::from_millis(1));
+            }
+        });
+        Ticker {
+            stop,
+            thread: Some(thread),
+        }
+    }
+}
+
+impl Drop for Ticker {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::SeqCst);
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+    }
+}
+
 #[test]
 fn epoch_yields_let_other_futures_progress_and_can_be_dropped() -> Result<()> {
     let engine = async_engine(|c| {
@@ -204,17 +239,57 @@ fn epoch_yields_let_other_futures_progress_and_can_be_dropped() -> Result<()> {
     store.set_epoch_deadline(1);
     store.epoch_deadline_async_yield_and_update(1);
     let spin = instance.get_typed_func::<(), ()>(&mut store, "spin")?;
+    let ticker = Ticker::start(&engine);
     let mut future = Box::pin(spin.call_async(&mut store, ()));
     let mut cx = Context::from_waker(Waker::noop());
     let mut pending = 0;
     for _ in 0..5 {
-        engine.increment_epoch();
         assert!(future.as_mut().poll(&mut cx).is_pending());
         pending += 1;
     }
     drop(future);
+    drop(ticker);
     assert_eq!(pending, 5);
     assert_eq!(engine.async_stacks_in_use(), 0);
+    Ok(())
+}
+
+#[test]
+fn epoch_yield_sets_the_next_deadline_after_resuming() -> Result<()> {
+    // As in Wasmtime, the new deadline counts from the epoch at resumption:
+    // ticks that pass while the call is suspended do not make it yield
+    // again. A loop of 50 iterations with the epoch advanced only between
+    // polls therefore yields once, not at every iteration.
+    let engine = async_engine(|c| {
+        c.epoch_interruption(true);
+    });
+    let module = Module::new(
+        &engine,
+        wasm(
+            r#"(module (func (export "count") (param i32) (result i32)
+              (loop $l local.get 0 i32.const 1 i32.sub local.tee 0 br_if $l) i32.const 7))"#,
+        ),
+    )?;
+    let mut store = Store::new(&engine, ());
+    let instance = block_on(Instance::new_async(&mut store, &module, &[]))?;
+    let count = instance.get_typed_func::<i32, i32>(&mut store, "count")?;
+    store.set_epoch_deadline(1);
+    store.epoch_deadline_async_yield_and_update(1);
+    engine.increment_epoch();
+    let mut future = Box::pin(count.call_async(&mut store, 50));
+    let mut cx = Context::from_waker(Waker::noop());
+    let mut polls = 1;
+    let result = loop {
+        match future.as_mut().poll(&mut cx) {
+            Poll::Ready(result) => break result?,
+            Poll::Pending => {
+                polls += 1;
+                assert!(polls < 10, "the call yields at every tick");
+                engine.increment_epoch();
+            }
+        }
+    };
+    assert_eq!((result, polls), (7, 2));
     Ok(())
 }
 
@@ -280,22 +355,23 @@ fn an_infinite_loop_yielding_on_epochs_lets_other_tasks_run() -> Result<()> {
         let spin = instance.get_typed_func::<(), ()>(&mut store, "spin")?;
         let ticks = Arc::new(AtomicUsize::new(0));
         let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
-        let (ticker_engine, ticker_count, ticker_stop) = (engine.clone(), ticks.clone(), stop.clone());
-        // Another task on the same thread: it only runs when the wasm yields,
-        // and each tick makes the wasm yield again.
-        let ticker = tokio::spawn(async move {
+        let (ticker_count, ticker_stop) = (ticks.clone(), stop.clone());
+        // Another task on the same thread: it only runs when the wasm
+        // yields, which it does at each tick of the epoch timer.
+        let other = tokio::spawn(async move {
             while !ticker_stop.load(Ordering::SeqCst) {
-                ticker_engine.increment_epoch();
                 ticker_count.fetch_add(1, Ordering::SeqCst);
                 tokio::task::yield_now().await;
             }
         });
+        let timer = Ticker::start(&engine);
         store.set_epoch_deadline(0);
         let outcome =
             tokio::time::timeout(std::time::Duration::from_millis(100), spin.call_async(&mut store, ())).await;
         assert!(outcome.is_err(), "the infinite loop cannot finish");
+        drop(timer);
         stop.store(true, Ordering::SeqCst);
-        ticker.await?;
+        other.await?;
         assert!(ticks.load(Ordering::SeqCst) > 10, "{}", ticks.load(Ordering::SeqCst));
         assert_eq!(engine.async_stacks_in_use(), 0);
         Ok(())
