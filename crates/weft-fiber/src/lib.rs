@@ -55,9 +55,10 @@ fn is_innermost(id: *const ()) -> bool {
 
 /// A pool of fiber stacks of one size.
 ///
-/// With a [`StackCreator`], every stack is asked of the creator when a
-/// fiber starts and dropped (given back to the creator's memory) when the
-/// fiber ends: the embedder who brings stacks does its own pooling.
+/// With a [`StackCreator`], the stacks are asked of the creator and kept
+/// for reuse like the pool's own (as Wasmtime reuses a store's last stack
+/// rather than asking its creator again for each call); they are dropped,
+/// given back to the creator's memory, with the pool.
 pub struct FiberPool {
     stack_size: usize,
     free: Mutex<Vec<FiberStack>>,
@@ -137,15 +138,12 @@ impl FiberPool {
                     "the pooling allocator's limit `total_stacks` ({max}) is reached: {n} async stacks in use"
                 )
             })?;
-        let stack = if let Some(creator) = &self.creator {
-            custom_stack::new_stack(&**creator, self.stack_size)
-        } else {
-            let pooled = self.free.lock().unwrap_or_else(|e| e.into_inner()).pop();
-            match pooled {
-                Some(stack) => Ok(stack),
-                None => FiberStack::new(self.stack_size, false)
-                    .map_err(|e| anyhow::anyhow!("failed to allocate a fiber stack of {} bytes: {e}", self.stack_size)),
-            }
+        let pooled = self.free.lock().unwrap_or_else(|e| e.into_inner()).pop();
+        let stack = match (pooled, &self.creator) {
+            (Some(stack), _) => Ok(stack),
+            (None, Some(creator)) => custom_stack::new_stack(&**creator, self.stack_size),
+            (None, None) => FiberStack::new(self.stack_size, false)
+                .map_err(|e| anyhow::anyhow!("failed to allocate a fiber stack of {} bytes: {e}", self.stack_size)),
         };
         if stack.is_err() {
             self.in_use.fetch_sub(1, Ordering::SeqCst);
@@ -155,10 +153,6 @@ impl FiberPool {
 
     fn give_back(&self, stack: FiberStack) {
         self.in_use.fetch_sub(1, Ordering::SeqCst);
-        if self.creator.is_some() {
-            // The creator's memory: dropping it gives it back.
-            return;
-        }
         let mut free = self.free.lock().unwrap_or_else(|e| e.into_inner());
         if free.len() < MAX_POOLED {
             free.push(stack);

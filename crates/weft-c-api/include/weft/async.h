@@ -144,11 +144,13 @@ typedef struct {
 
 /**
  * \brief Makes the stacks of async calls with `creator` (the struct is
- * copied; its `env` is owned by the configuration from now on): each async
- * call asks it for a stack of #weft_config_async_stack_size_set bytes when
- * it starts and gives the stack back (its finalizer) when it ends. A stack
- * that is not page-aligned, is smaller than asked or is empty makes the
- * call fail with an error saying so.
+ * copied; its `env` is owned by the configuration from now on): an async
+ * call that finds no idle stack asks it for one of
+ * #weft_config_async_stack_size_set bytes; a stack whose call ended is kept
+ * for the next call (up to 16 idle ones) and given back (its finalizer)
+ * when the engine is deleted, as Wasmtime reuses stacks rather than asking
+ * for one per call. A stack that is not page-aligned, is smaller than asked
+ * or is empty makes the call fail with an error saying so.
  */
 WASM_API_EXTERN void weft_config_host_stack_creator_set(wasm_config_t *config, weft_stack_creator_t *creator);
 

@@ -20,12 +20,13 @@ impl std::fmt::Debug for CustomStacks {
 
 impl Config {
     /// Makes the stacks async calls run on with `stack_creator`, as
-    /// Wasmtime's `Config::with_custom_stack`: each async call (and each
-    /// component-model task that needs its own stack) asks it for a stack
-    /// of [`Config::async_stack_size`] bytes when it starts and drops that
-    /// stack when it ends. A stack that is not page-aligned, is smaller than
-    /// asked, or whose top is not the end of its range makes the call fail
-    /// with an error saying so.
+    /// Wasmtime's `Config::with_custom_stack`: an async call (or a
+    /// component-model task that needs its own stack) that finds no idle
+    /// stack asks it for one of [`Config::async_stack_size`] bytes; a
+    /// stack whose call ended is kept for the next call (up to 16 idle
+    /// ones) and dropped with the engine. A stack that is not
+    /// page-aligned, is smaller than asked, or whose top is not the end of
+    /// its range makes the call fail with an error saying so.
     pub fn with_custom_stack(&mut self, stack_creator: Arc<dyn StackCreator>) -> &mut Self {
         self.stack_creator = Some(CustomStacks(stack_creator));
         self
