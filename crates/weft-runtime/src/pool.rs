@@ -134,8 +134,11 @@ impl InstancePool {
         let _ = counter.fetch_update(Ordering::SeqCst, Ordering::SeqCst, |live| Some(live.saturating_sub(n)));
     }
 
-    /// Checks what `module` defines against the per-module limits.
-    pub(crate) fn check_module(&self, module: &Module, vmctx_size: usize) -> anyhow::Result<()> {
+    /// Checks what `module` defines against the per-module limits (its
+    /// memories, tables and an instance state of `vmctx_size` bytes): done
+    /// when a module is made, as Wasmtime does, and again at each
+    /// instantiation.
+    pub fn check_module(&self, module: &Module, vmctx_size: usize) -> anyhow::Result<()> {
         let l = &self.limits;
         let memories = &module.memories[module.num_imported_memories as usize..];
         let tables = &module.tables[module.num_imported_tables as usize..];

@@ -220,6 +220,12 @@ impl Module {
         compiled: CompiledModule<'_>,
     ) -> crate::Result<Module> {
         let env_ref = &translation.module;
+        // With the pooling allocator, a module that could never be
+        // instantiated is refused now, as in Wasmtime.
+        if let Some(pool) = &engine.inner.instance_pool {
+            pool.check_module(env_ref, weft_environ::VMOffsets::new(env_ref).size() as usize)
+                .map_err(|e| e.context("the module does not fit the pooling allocator's limits"))?;
+        }
         if compiled.funcs.len() != env_ref.num_defined_funcs() as usize
             || compiled.array_trampolines.len() != env_ref.types.len()
         {

@@ -2,6 +2,11 @@
 //! slots reserved once and reused after a store drops, and reset between
 //! uses.
 
+#![allow(
+    unsafe_code,
+    reason = "one test calls the unsafe Module::deserialize on Weft's own output"
+)]
+
 use weft::*;
 
 fn engine(f: impl FnOnce(&mut PoolingAllocationConfig)) -> Result<Engine> {
@@ -82,26 +87,26 @@ fn per_module_limits_are_enforced() -> Result<()> {
     let engine = engine(|p| {
         p.max_memory_size(2 << 16).table_elements(5);
     })?;
-    let two_memories = wat::parse_str("(module (memory 1) (memory 1))")?;
-    let m = Module::new(&engine, two_memories)?;
-    let Err(err) = instance(&engine, &m) else {
-        panic!("refused")
-    };
-    assert!(format!("{err:#}").contains("max_memories_per_module"), "{err:#}");
-    let m = Module::new(&engine, wat::parse_str("(module (table 1 funcref) (table 1 funcref))")?)?;
-    let Err(err) = instance(&engine, &m) else {
-        panic!("refused")
-    };
-    assert!(format!("{err:#}").contains("max_tables_per_module"), "{err:#}");
-    let m = Module::new(&engine, wat::parse_str("(module (memory 3))")?)?;
-    let Err(err) = instance(&engine, &m) else {
-        panic!("refused")
-    };
-    assert!(format!("{err:#}").contains("max_memory_size"), "{err:#}");
-    let m = Module::new(&engine, wat::parse_str("(module (table 6 funcref))")?)?;
-    let Err(err) = instance(&engine, &m) else {
-        panic!("refused")
-    };
+    // As in Wasmtime, a module past a per-module limit is refused when it is
+    // made, naming the limit.
+    for (wat, limit) in [
+        ("(module (memory 1) (memory 1))", "max_memories_per_module"),
+        ("(module (table 1 funcref) (table 1 funcref))", "max_tables_per_module"),
+        ("(module (memory 3))", "max_memory_size"),
+        ("(module (table 6 funcref))", "table_elements"),
+    ] {
+        let err = Module::new(&engine, wat::parse_str(wat)?).unwrap_err();
+        let message = format!("{err:#}");
+        assert!(
+            message.contains(limit) && message.contains("pooling"),
+            "{wat}: {message}"
+        );
+    }
+    // So is a precompiled one.
+    let plain = Engine::default();
+    let bytes = Module::new(&plain, wat::parse_str("(module (table 6 funcref))")?)?.serialize()?;
+    // SAFETY: the bytes were made by `serialize` just above.
+    let err = unsafe { Module::deserialize(&engine, &bytes) }.unwrap_err();
     assert!(format!("{err:#}").contains("table_elements"), "{err:#}");
 
     // Growth stops at the limits.
