@@ -37,7 +37,8 @@ pub struct WasmSwitches {
     pub proposals: Vec<(Proposal, bool)>,
 }
 
-/// A WebAssembly proposal `-W` can switch, named as in Wasmtime's CLI.
+/// A WebAssembly proposal `-W` can switch (and `shared-memory`, the
+/// ability to make shared memories), named as in Wasmtime's CLI.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Proposal {
     Simd,
@@ -53,11 +54,12 @@ pub enum Proposal {
     CustomPageSizes,
     LegacyExceptions,
     Threads,
+    SharedMemory,
     Gc,
 }
 
 impl Proposal {
-    const ALL: [(&'static str, Proposal); 14] = [
+    const ALL: [(&'static str, Proposal); 15] = [
         ("simd", Proposal::Simd),
         ("relaxed-simd", Proposal::RelaxedSimd),
         ("relaxed-simd-deterministic", Proposal::RelaxedSimdDeterministic),
@@ -71,6 +73,7 @@ impl Proposal {
         ("custom-page-sizes", Proposal::CustomPageSizes),
         ("legacy-exceptions", Proposal::LegacyExceptions),
         ("threads", Proposal::Threads),
+        ("shared-memory", Proposal::SharedMemory),
         ("gc", Proposal::Gc),
     ];
 
@@ -93,6 +96,7 @@ impl Proposal {
             Proposal::CustomPageSizes => config.wasm_custom_page_sizes(enable),
             Proposal::LegacyExceptions => config.wasm_legacy_exceptions(enable),
             Proposal::Threads => config.wasm_threads(enable),
+            Proposal::SharedMemory => config.shared_memory(enable),
             Proposal::Gc => config.wasm_gc(enable),
         };
     }

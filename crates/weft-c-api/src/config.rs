@@ -219,6 +219,11 @@ bool_setter!(
         "The threads proposal: shared memories (across stores and threads) and atomics."
     ),
     (
+        weft_config_shared_memory_set,
+        shared_memory,
+        "Whether shared memories may be made (`Config::shared_memory`)."
+    ),
+    (
         weft_config_wasm_wide_arithmetic_set,
         wasm_wide_arithmetic,
         "The wide arithmetic proposal."
@@ -244,10 +249,6 @@ ignored_bool_setter!(
     (
         weft_config_debug_info_set,
         "DWARF for native debuggers: not produced by Weft; ignored."
-    ),
-    (
-        weft_config_shared_memory_set,
-        "Accepted and ignored: shared memories come with the threads proposal."
     ),
     (
         weft_config_gc_support_set,

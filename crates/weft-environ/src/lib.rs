@@ -107,13 +107,13 @@ pub fn partial_features() -> wasmparser::WasmFeatures {
 }
 
 /// The supported features that are off unless asked for, as in Wasmtime:
-/// garbage collection, wide arithmetic, custom page sizes, legacy exception
-/// handling and threads.
+/// garbage collection, wide arithmetic, custom page sizes and legacy
+/// exception handling. (Threads are on, as in Wasmtime 48, whose engines
+/// need `Config::shared_memory` besides to make shared memories.)
 pub fn default_off_features() -> wasmparser::WasmFeatures {
     use wasmparser::WasmFeatures as F;
     F::GC
         .union(F::WIDE_ARITHMETIC)
         .union(F::CUSTOM_PAGE_SIZES)
         .union(F::LEGACY_EXCEPTIONS)
-        .union(F::THREADS)
 }

@@ -156,7 +156,7 @@ fn weft_imports(store: &mut weft::Store<()>, module: &weft::Module) -> weft::Res
 /// and the differential oracle that use it.
 pub fn fuzz_config() -> weft::Config {
     let mut config = weft::Config::new();
-    config.wasm_gc(true).wasm_threads(true);
+    config.wasm_gc(true).wasm_threads(true).shared_memory(true);
     config
 }
 

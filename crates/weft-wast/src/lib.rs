@@ -72,6 +72,7 @@ pub fn spec_config() -> weft::Config {
         .wasm_custom_page_sizes(true)
         .wasm_legacy_exceptions(true)
         .wasm_threads(true)
+        .shared_memory(true)
         .wasm_gc(true)
         .wasm_component_model(true)
         .wasm_component_model_async(true)

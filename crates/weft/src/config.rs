@@ -53,6 +53,8 @@ pub struct Config {
     /// The maker of async stacks (`Config::with_custom_stack`).
     #[cfg(feature = "async")]
     pub(crate) stack_creator: Option<stack::CustomStacks>,
+    /// Whether shared memories may be made (`Config::shared_memory`).
+    pub(crate) shared_memory: bool,
 }
 
 /// Which garbage collector manages a store's GC objects (the GC proposal's
@@ -76,8 +78,9 @@ impl Default for Config {
     /// The default configuration: every proposal Weft supports is enabled,
     /// as in Wasmtime (whose Cranelift default is the WebAssembly 3.0
     /// feature set, memory64 included), except those Wasmtime also leaves
-    /// off (wide arithmetic, custom page sizes, legacy exceptions,
-    /// threads).
+    /// off (wide arithmetic, custom page sizes, legacy exceptions). As in
+    /// Wasmtime, the threads proposal is on but making shared memories
+    /// needs [`Config::shared_memory`].
     fn default() -> Self {
         Config {
             max_wasm_stack: 512 * 1024,
@@ -94,6 +97,7 @@ impl Default for Config {
             host_memory: None,
             #[cfg(feature = "async")]
             stack_creator: None,
+            shared_memory: false,
         }
     }
 }
@@ -166,13 +170,13 @@ impl Config {
         self
     }
 
-    /// Wasmtime's switch for creating shared memories
-    /// ([`crate::SharedMemory`], and shared memories defined by modules),
-    /// which Wasmtime leaves off by default while its threads proposal is on.
-    /// In Weft the threads proposal itself is off by default
-    /// ([`Config::wasm_threads`]) and alone decides whether shared memories
-    /// may be made, so this switch is accepted and changes nothing.
-    pub fn shared_memory(&mut self, _enable: bool) -> &mut Self {
+    /// Whether shared memories may be made: [`crate::SharedMemory::new`],
+    /// and the shared memories modules define when they are instantiated
+    /// (default off, as in Wasmtime, while the threads proposal,
+    /// [`Config::wasm_threads`], is on). Without it both fail with an error
+    /// that names this switch; modules using shared memories still compile.
+    pub fn shared_memory(&mut self, enable: bool) -> &mut Self {
+        self.shared_memory = enable;
         self
     }
 
@@ -371,7 +375,8 @@ impl Config {
         wasm_legacy_exceptions => LEGACY_EXCEPTIONS;
         /// Enables the threads proposal: shared memories, atomic
         /// instructions, `memory.atomic.wait32`/`wait64`/`notify` and
-        /// `atomic.fence` (default off, as in Wasmtime). A
+        /// `atomic.fence` (default on, as in Wasmtime; making a shared
+        /// memory also needs [`Config::shared_memory`]). A
         /// [`SharedMemory`](crate::SharedMemory) is shared by stores on
         /// several threads.
         wasm_threads => THREADS;

@@ -356,6 +356,13 @@ pub(crate) fn instantiate<T: 'static>(
         crate::bail!("expected {} imports, found {}", env.imports.len(), imports.len());
     }
     check_limits(store, &env)?;
+    if !store.opaque.engine.config().shared_memory
+        && env.memories[env.num_imported_memories as usize..]
+            .iter()
+            .any(|m| m.shared)
+    {
+        crate::bail!("{}", crate::shared_memory::SHARED_MEMORY_DISABLED);
+    }
     let opaque = store.opaque_mut();
     let mut funcs: Vec<FuncRefPtr> = Vec::new();
     let mut func_indices: Vec<u32> = Vec::new();

@@ -19,7 +19,7 @@ use weft_runtime::{SharedAccessError, SharedLinearMemory};
 /// ```
 /// use weft::*;
 /// let mut config = Config::new();
-/// config.wasm_threads(true);
+/// config.shared_memory(true);
 /// let engine = Engine::new(&config)?;
 /// let memory = SharedMemory::new(&engine, MemoryType::shared(1, 2))?;
 /// assert_eq!(memory.grow(1)?, 1);
@@ -179,12 +179,20 @@ fn trap(e: SharedAccessError) -> Trap {
     }
 }
 
+/// The error of making a shared memory on an engine without
+/// `Config::shared_memory` (Wasmtime's words).
+pub(crate) const SHARED_MEMORY_DISABLED: &str =
+    "shared memory support is disabled for this engine -- see `Config::shared_memory`";
+
 /// Checks that `engine` supports memories of type `ty`: the proposals
 /// they need, and a maximum for shared ones.
 pub(crate) fn check_memory_type(engine: &Engine, ty: &MemoryType) -> crate::Result<()> {
     let features = engine.config().features;
     if ty.is_shared() && !features.contains(wasmparser::WasmFeatures::THREADS) {
         crate::bail!("shared memories need the threads proposal (`Config::wasm_threads`)");
+    }
+    if ty.is_shared() && !engine.config().shared_memory {
+        crate::bail!("{SHARED_MEMORY_DISABLED}");
     }
     if ty.is_shared() && ty.maximum().is_none() {
         crate::bail!("a shared memory must have a maximum size");

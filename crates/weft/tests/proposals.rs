@@ -473,11 +473,21 @@ fn threads_atomics_and_waits() -> Result<()> {
         (func (export "notify") (param i32 i32) (result i32)
             (memory.atomic.notify (local.get 0) (local.get 1)))
         (func (export "fence") (atomic.fence)))"#;
-    let err = Module::new(&Engine::default(), wat).unwrap_err();
+    let no_threads = engine_with(|c| {
+        c.wasm_threads(false);
+    });
+    let err = Module::new(&no_threads, wat).unwrap_err();
     assert!(format!("{err:#}").contains("threads"), "{err:#}");
+    // As in Wasmtime 48, threads are on by default but shared memories
+    // need `Config::shared_memory`: the module compiles and its
+    // instantiation names the switch.
+    let default = Engine::default();
+    let module = Module::new(&default, wat)?;
+    let err = Instance::new(&mut Store::new(&default, ()), &module, &[]).unwrap_err();
+    assert!(format!("{err:#}").contains("Config::shared_memory"), "{err:#}");
 
     let engine = engine_with(|c| {
-        c.wasm_threads(true);
+        c.shared_memory(true);
     });
     let module = Module::new(&engine, wat)?;
     let mut store = Store::new(&engine, ());

@@ -10,7 +10,7 @@ use weft::{
 
 fn engine() -> Engine {
     let mut config = Config::new();
-    config.wasm_threads(true);
+    config.shared_memory(true);
     Engine::new(&config).unwrap()
 }
 
@@ -254,6 +254,10 @@ fn mismatches_are_errors() -> Result<()> {
     let err = SharedMemory::new(&engine, MemoryType::new(1, Some(2))).unwrap_err();
     assert!(format!("{err}").contains("shared"), "{err}");
     let err = SharedMemory::new(&Engine::default(), MemoryType::shared(1, 2)).unwrap_err();
+    assert!(format!("{err}").contains("Config::shared_memory"), "{err}");
+    let mut no_threads = Config::new();
+    no_threads.wasm_threads(false).shared_memory(true);
+    let err = SharedMemory::new(&Engine::new(&no_threads)?, MemoryType::shared(1, 2)).unwrap_err();
     assert!(format!("{err}").contains("wasm_threads"), "{err}");
     let mut store = Store::new(&engine, ());
     let err = Memory::new(&mut store, MemoryType::shared(1, 2)).unwrap_err();

@@ -95,13 +95,17 @@ WEFT_CONFIG_PROP(void, epoch_interruption, bool)
 /**
  * \fn void weft_config_wasm_threads_set(wasm_config_t *, bool)
  * \brief The threads proposal: shared memories (shared between stores and
- * threads, see weft/sharedmemory.h) and atomics. Default false.
+ * threads, see weft/sharedmemory.h) and atomics. Default true, as in
+ * Wasmtime; making shared memories also needs
+ * #weft_config_shared_memory_set.
  */
 WEFT_CONFIG_PROP(void, wasm_threads, bool)
 /**
  * \fn void weft_config_shared_memory_set(wasm_config_t *, bool)
- * \brief Accepted and ignored: shared memories (weft/sharedmemory.h) come
- * with the threads proposal (#weft_config_wasm_threads_set).
+ * \brief Whether shared memories may be made: #weft_sharedmemory_new and
+ * the shared memories modules define, at instantiation (default false, as
+ * in Wasmtime). Without it both fail with an error naming
+ * `Config::shared_memory`.
  */
 WEFT_CONFIG_PROP(void, shared_memory, bool)
 /**
