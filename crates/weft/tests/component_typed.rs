@@ -554,6 +554,11 @@ fn resources_round_trip() -> weft::Result<()> {
     let owns = vec![Resource::new_own(3), Resource::new_own(4)];
     assert_eq!(run.call(&mut store, (owns,))?, (2,));
     assert_eq!(store.data(), &[3, 4], "the destructor ran for each");
+    // A handle the host makes itself is the host's to clean up: dropping
+    // it runs no destructor (as in Wasmtime).
+    let mine = Resource::<Counter>::new_own(9).try_into_resource_any(&mut store)?;
+    mine.resource_drop(&mut store)?;
+    assert_eq!(store.data(), &[3, 4], "no destructor for a handle the host made");
 
     // An own the guest receives is lent to the host function as a borrow.
     let echo = Echo {

@@ -128,6 +128,12 @@ pub(crate) fn drop_host_resource<T: 'static>(
         crate::bail!("cannot drop a resource that is lent out");
     }
     table.remove(resource.index)?;
+    if h.host_made {
+        // The host drops a resource it made itself: the linker's
+        // destructor is for handles that come from a guest (as in
+        // Wasmtime).
+        return Ok(());
+    }
     drop_handle(store, h, None)
 }
 

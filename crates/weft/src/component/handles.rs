@@ -150,6 +150,7 @@ pub(crate) fn lift_resources<T>(
                 components.host_handles.add(Handle {
                     borrow_scope: None,
                     num_lends: 0,
+                    host_made: false,
                     ..h
                 })?
             } else {
@@ -160,6 +161,7 @@ pub(crate) fn lift_resources<T>(
                     own: false,
                     borrow_scope: None,
                     num_lends: 0,
+                    host_made: false,
                 })?;
                 let call = components
                     .calls
@@ -223,7 +225,7 @@ pub(crate) fn lower_resources<T>(
                     crate::bail!("cannot move a resource that is lent out");
                 }
                 components.host_handles.remove(a.index)?;
-                components.handles(to)?.add(Handle { ..h })?
+                components.handles(to)?.add(Handle { host_made: false, ..h })?
             } else {
                 if implemented_by(components, ty, to)? {
                     h.rep
@@ -236,6 +238,7 @@ pub(crate) fn lower_resources<T>(
                         own: false,
                         borrow_scope: Some(scope as u32),
                         num_lends: 0,
+                        host_made: false,
                     })?;
                     if let Some(call) = components.calls.get_mut(scope) {
                         call.num_borrows += 1;

@@ -496,6 +496,7 @@ fn run_step<T: 'static>(
                         own: true,
                         borrow_scope: None,
                         num_lends: 0,
+                        host_made: false,
                     })?;
                     Ok(Some(index))
                 },

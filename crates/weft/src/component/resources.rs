@@ -31,6 +31,11 @@ pub(crate) struct Handle {
     pub(crate) borrow_scope: Option<u32>,
     /// How many borrows of this handle are live.
     pub(crate) num_lends: u32,
+    /// Made by the host from a `Resource<T>` or `ResourceDynamic`
+    /// (`try_into_resource_any`) rather than lifted from a guest: dropped
+    /// by the host, it runs no destructor (as in Wasmtime, where only a
+    /// handle that came from a guest carries one).
+    pub(crate) host_made: bool,
 }
 
 /// The handle table of one component instance (`Table` of CanonicalABI.md):
@@ -203,7 +208,11 @@ impl ResourceAny {
     }
 
     /// Drops the resource: removes it from the store's host table and, for
-    /// an `own` handle, runs its destructor.
+    /// an `own` handle that came from a guest, runs its destructor (the
+    /// component's, or the one given to `LinkerInstance::resource` for a
+    /// host type). As in Wasmtime, a handle the host made itself with
+    /// `try_into_resource_any` is the host's to clean up: dropping it runs
+    /// no destructor.
     pub fn resource_drop(self, mut store: impl crate::AsContextMut) -> crate::Result<()> {
         let mut store = store.as_context_mut();
         store.0.opaque().check(self.store, "resource")?;
@@ -277,6 +286,7 @@ impl<T: 'static> Resource<T> {
             own: self.own,
             borrow_scope: None,
             num_lends: 0,
+            host_made: true,
         })?;
         Ok(ResourceAny {
             store: id,
@@ -355,6 +365,7 @@ impl ResourceDynamic {
             own: self.own,
             borrow_scope: None,
             num_lends: 0,
+            host_made: true,
         })?;
         Ok(ResourceAny {
             store: id,

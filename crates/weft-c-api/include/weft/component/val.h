@@ -33,7 +33,9 @@ WASM_API_EXTERN weft_component_resource_any_t *
 weft_component_resource_any_clone(const weft_component_resource_any_t *resource);
 /// \brief Whether the handle is an `own` (else a `borrow`).
 WASM_API_EXTERN bool weft_component_resource_any_owned(const weft_component_resource_any_t *resource);
-/// \brief Drops the resource, running its destructor for an `own`.
+/// \brief Drops the resource, running its destructor for an `own` that came
+/// from a guest (a handle the host made with
+/// #weft_component_resource_host_to_any runs none, as in Wasmtime).
 WASM_API_EXTERN weft_error_t *weft_component_resource_any_drop(weft_context_t *ctx,
                                                                const weft_component_resource_any_t *resource);
 /// \brief Frees the handle object (not the resource).

@@ -365,6 +365,7 @@ fn move_own<T>(
     components.handles(to)?.add(Handle {
         borrow_scope: None,
         num_lends: 0,
+        host_made: false,
         ..h
     })
 }
@@ -399,6 +400,7 @@ fn lend_borrow<T>(
         own: false,
         borrow_scope: Some(scope),
         num_lends: 0,
+        host_made: false,
     })?;
     if let Some(call) = components.calls.get_mut(scope as usize) {
         call.num_borrows += 1;
