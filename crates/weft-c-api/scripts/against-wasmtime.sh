@@ -5,14 +5,20 @@
 #
 #   crates/weft-c-api/scripts/against-wasmtime.sh [NAME...]
 #
+# Each program is built twice with WEFT_CORRECT_USE_ONLY defined: once
+# against Weft's libweft (target/debug, or the folder in WEFT_LIB; build it
+# with `cargo build -p weft-c-api`), once renamed against Wasmtime's
+# library. That define leaves out the parts of the weft_* programs that
+# check Weft's refusal of misuse (null pointers, objects of another store,
+# Weft-only functions), which Wasmtime answers with crashes, and makes
+# error_contains() accept any wording (weft_common.h). The script prints,
+# per program, both exit statuses and whether the two outputs are equal.
+#
 # Needs a C compiler, python3 and pip (it downloads the `wasmtime` wheel from
 # PyPI, whose _libwasmtime.so is the whole C API, and uses its wat2wasm for the
-# .wat files). Prints, per program, Wasmtime's exit status and whether its
-# output equals tests/c/NAME.out (Weft's). Programs that call functions
-# Wasmtime leaves unimplemented (wasm_*_same, host info with finalizers,
-# wasm_foreign_*) abort there; programs that check Weft's refusal of misuse
-# differ where Wasmtime does not check. Work files go to $WORK (default
-# /tmp/weft-against-wasmtime).
+# .wat files). Classic programs that call functions Wasmtime leaves
+# unimplemented (wasm_*_same, host info with finalizers, wasm_foreign_*)
+# abort there. Work files go to $WORK (default /tmp/weft-against-wasmtime).
 #
 # To use another build of Wasmtime's C API (for instance 48's, built from the
 # `wasmtime-c-api-impl` crate as a cdylib), set WASMTIME_LIB to the folder of
@@ -23,6 +29,7 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 work=${WORK:-/tmp/weft-against-wasmtime}
 version=${WASMTIME_VERSION:-50.0.1}
+weft_lib=${WEFT_LIB:-$here/../../target/debug}
 mkdir -p "$work"
 cd "$work"
 if [ ! -d py/wasmtime ]; then
@@ -56,28 +63,48 @@ names=("$@")
 if [ ${#names[@]} -eq 0 ]; then
   for c in "$here"/tests/c/*.c; do names+=("$(basename "$c" .c)"); done
 fi
+# Builds $1 (a .c file) into $2 with the include folder $3 against the
+# library $5 in folder $4, with the correct-use-only define (given under
+# both prefixes, as the renaming renames it).
+build() {
+  cc -std=c11 -w -DWEFT_CORRECT_USE_ONLY -DWASMTIME_CORRECT_USE_ONLY -I "$3" -I "$(dirname "$1")" "$1" -o "$2" -L "$4" -l:"$5" \
+    -Wl,-rpath,"$4" -lpthread -ldl -lm
+}
+# Runs the program $1 in its folder; prints its exit status.
+run() {
+  set +e
+  local base
+  base=$(basename "$1")
+  (cd "$(dirname "$1")" && "./$base" > "$base.out" 2> "$base.err") 2> /dev/null
+  echo $?
+  set -e
+}
 for name in "${names[@]}"; do
   dir=run/$name
-  rm -rf "$dir" && mkdir -p "$dir"
+  rm -rf "$dir" && mkdir -p "$dir/weft"
   cp "$here"/tests/c/*.wat "$here"/tests/c/*.h wasm/*.wasm "$dir"/ 2>/dev/null || true
+  cp "$here"/tests/c/*.wat "$here"/tests/c/*.h "$here/tests/c/$name.c" wasm/*.wasm "$dir/weft"/ 2>/dev/null || true
   for h in "$dir"/*.h; do
     case $(basename "$h") in weft_*) cp "$h" "$dir/wasmtime_$(basename "$h" | sed 's/^weft_//')";; esac
   done
   sed -i "$rename" "$dir"/*.h
   sed "$rename" "$here/tests/c/$name.c" > "$dir/$name.c"
-  if ! cc -std=c11 -w -I inc -I "$dir" "$dir/$name.c" -o "$dir/$name" -L "$lib" -l:"$libname" \
-      -Wl,-rpath,"$lib" -lpthread -ldl -lm 2> "$dir/build.err"; then
-    echo "$name: does not build against Wasmtime ($(grep -o "undefined reference to \`[a-z_0-9]*'" "$dir/build.err" | head -1))"
+  if ! build "$dir/weft/$name.c" "$dir/weft/$name" "$here/include" "$weft_lib" libweft.so 2> "$dir/weft/build.err"; then
+    echo "$name: does not build against Weft ($(grep -m1 error "$dir/weft/build.err"))"
     continue
   fi
-  set +e
-  (cd "$dir" && "./$name" > out 2> err) 2> /dev/null
-  status=$?
-  set -e
-  if diff -q "$dir/out" "$here/tests/c/$name.out" > /dev/null; then
-    echo "$name: exit $status, same output as Weft"
+  if ! build "$dir/$name.c" "$dir/$name" inc "$lib" "$libname" 2> "$dir/build.err"; then
+    why=$(grep -m1 -o -e "undefined reference to \`[a-z_0-9]*'" -e 'error: .*' "$dir/build.err" || true)
+    echo "$name: does not build against Wasmtime ($why)"
+    continue
+  fi
+  weft_status=$(run "$dir/weft/$name")
+  status=$(run "$dir/$name")
+  if diff -q "$dir/$name.out" "$dir/weft/$name.out" > /dev/null && [ "$status" = "$weft_status" ]; then
+    echo "$name: exit $status on both, same output"
   else
-    why=$(grep -m1 -o -e '`[a-z_]*` is not implemented' -e 'check failed: .*' "$dir/err" || true)
-    echo "$name: exit $status, output differs at line $(($(wc -l < "$dir/out") + 1)) of $name.out${why:+ ($why)}"
+    why=$(grep -m1 -o -e '`[a-z_]*` is not implemented' -e 'check failed: .*' "$dir/$name.err" || true)
+    line=$(diff "$dir/$name.out" "$dir/weft/$name.out" | head -1 || true)
+    echo "$name: exit $status on Wasmtime, $weft_status on Weft, output differs${line:+ (diff: $line)}${why:+ ($why)}"
   fi
 done

@@ -59,16 +59,69 @@ typedef struct weft_anyref {
   void *__private3;
 } weft_anyref_t;
 
+// Each kind of reference is a struct of its own with the layout of
+// #weft_anyref_t, as in Wasmtime: passing one kind where another is expected
+// is a compile error; the `_to_`/`_from_` functions convert.
+
 /// \brief An `externref` (same layout as #weft_anyref_t).
-typedef struct weft_anyref weft_externref_t;
+typedef struct weft_externref {
+  /// The id of the store (0: null).
+  uint64_t store_id;
+  /// Private to Weft.
+  uint32_t __private1;
+  /// Private to Weft.
+  uint32_t __private2;
+  /// Private to Weft.
+  void *__private3;
+} weft_externref_t;
+
 /// \brief An `exnref` (same layout as #weft_anyref_t).
-typedef struct weft_anyref weft_exnref_t;
+typedef struct weft_exnref {
+  /// The id of the store (0: null).
+  uint64_t store_id;
+  /// Private to Weft.
+  uint32_t __private1;
+  /// Private to Weft.
+  uint32_t __private2;
+  /// Private to Weft.
+  void *__private3;
+} weft_exnref_t;
+
 /// \brief An `eqref` (same layout and rooting as #weft_anyref_t).
-typedef struct weft_anyref weft_eqref_t;
+typedef struct weft_eqref {
+  /// The id of the store (0: null).
+  uint64_t store_id;
+  /// Private to Weft.
+  uint32_t __private1;
+  /// Private to Weft.
+  uint32_t __private2;
+  /// Private to Weft.
+  void *__private3;
+} weft_eqref_t;
+
 /// \brief A `structref` (same layout and rooting as #weft_anyref_t).
-typedef struct weft_anyref weft_structref_t;
+typedef struct weft_structref {
+  /// The id of the store (0: null).
+  uint64_t store_id;
+  /// Private to Weft.
+  uint32_t __private1;
+  /// Private to Weft.
+  uint32_t __private2;
+  /// Private to Weft.
+  void *__private3;
+} weft_structref_t;
+
 /// \brief An `arrayref` (same layout and rooting as #weft_anyref_t).
-typedef struct weft_anyref weft_arrayref_t;
+typedef struct weft_arrayref {
+  /// The id of the store (0: null).
+  uint64_t store_id;
+  /// Private to Weft.
+  uint32_t __private1;
+  /// Private to Weft.
+  uint32_t __private2;
+  /// Private to Weft.
+  void *__private3;
+} weft_arrayref_t;
 
 /// \brief The payload of a #weft_val_t.
 typedef union weft_valunion {

@@ -15,14 +15,16 @@
         (local.set $n (i32.add (local.get $n) (i32.const 1)))
         (br $l)))
     (local.get $n))
-  ;; Writes the NUL-terminated string at $p and a newline.
+  ;; Writes the NUL-terminated string at $p and a newline, one buffer per
+  ;; fd_write (a runtime may write only the first of several buffers).
   (func $puts (param $p i32)
     (i32.store (i32.const 0) (local.get $p))
     (i32.store (i32.const 4) (call $strlen (local.get $p)))
-    (i32.store (i32.const 8) (i32.const 16))
-    (i32.store (i32.const 12) (i32.const 1))
+    (drop (call $fd_write (i32.const 1) (i32.const 0) (i32.const 1) (i32.const 20)))
+    (i32.store (i32.const 0) (i32.const 16))
+    (i32.store (i32.const 4) (i32.const 1))
     (i32.store8 (i32.const 16) (i32.const 10))
-    (drop (call $fd_write (i32.const 1) (i32.const 0) (i32.const 2) (i32.const 20))))
+    (drop (call $fd_write (i32.const 1) (i32.const 0) (i32.const 1) (i32.const 20))))
   (func $print_list (param $count i32) (param $ptrs i32) (local $i i32)
     (block $done
       (loop $l

@@ -5,6 +5,18 @@
 #include "common.h"
 #include <weft.h>
 
+// Checks of how Weft refuses misuse (null pointers, objects of another
+// store, wrong kinds) and uses of Weft's own additions go in WEFT_ONLY(...)
+// or inside `#ifndef WEFT_CORRECT_USE_ONLY`. scripts/against-wasmtime.sh
+// defines WEFT_CORRECT_USE_ONLY to run the rest of each program against
+// Wasmtime's C API, which does not make those checks, and compares the
+// outputs of both runtimes.
+#ifdef WEFT_CORRECT_USE_ONLY
+#define WEFT_ONLY(...) ((void)0)
+#else
+#define WEFT_ONLY(...) __VA_ARGS__
+#endif
+
 // Fails the test, printing the error, unless `err` is NULL.
 static inline void check_ok(weft_error_t *err, const char *what) {
   if (err != NULL) {
@@ -17,9 +29,18 @@ static inline void check_ok(weft_error_t *err, const char *what) {
   }
 }
 
-// Whether the error's message contains `needle`; deletes the error.
-static inline bool error_contains(weft_error_t *err, const char *needle) {
-  check(err != NULL);
+// Whether the error's message contains `needle` (under
+// WEFT_CORRECT_USE_ONLY: whether there is an error, whatever its words);
+// deletes the error.
+#define error_contains(err, needle) error_contains_at(err, needle, __FILE__, __LINE__)
+static inline bool error_contains_at(weft_error_t *err, const char *needle, const char *file, int line) {
+  if (err == NULL) {
+    fprintf(stderr, "%s:%d: expected an error, got none\n", file, line);
+    exit(1);
+  }
+#ifdef WEFT_CORRECT_USE_ONLY
+  needle = "";
+#endif
   wasm_name_t message;
   weft_error_message(err, &message);
   char *text = malloc(message.size + 1);

@@ -215,6 +215,18 @@ static void add_finalize(void *env) {
   free(env);
 }
 
+static bool add_done_now(void *env) { return true; }
+
+// host-add, sync, in the linker of the sync calls: a host whose linker has
+// async functions must instantiate asynchronously in Wasmtime.
+static weft_error_t *host_add_sync(void *data, weft_context_t *cx, const weft_component_func_type_t *ty,
+                                   weft_component_val_t *args, size_t nargs, weft_component_val_t *results,
+                                   size_t nresults) {
+  check(nargs == 2 && nresults == 1);
+  results[0] = u32_val(args[0].of.u32 + args[1].of.u32);
+  return NULL;
+}
+
 static void host_add(void *env, weft_context_t *cx, const weft_component_func_type_t *ty,
                      weft_component_val_t *args, size_t nargs, weft_component_val_t *results, size_t nresults,
                      weft_error_t **error_ret, weft_async_continuation_t *continuation_ret) {
@@ -222,6 +234,8 @@ static void host_add(void *env, weft_context_t *cx, const weft_component_func_ty
   check(nargs == 2 && nresults == 1);
   if (args[0].of.u32 == 999) {
     *error_ret = weft_error_new("host-add refuses 999");
+    // Wasmtime needs a continuation even with an error; Weft takes either.
+    continuation_ret->callback = add_done_now;
     return;
   }
   struct add_state *st = calloc(1, sizeof *st);
@@ -359,7 +373,8 @@ static void add_plugin(wasm_engine_t *engine, weft_component_linker_instance_t *
   weft_module_delete(module);
 }
 
-static weft_component_linker_t *make_linker(wasm_engine_t *engine) {
+// The linker of the test's imports; `async_add` chooses the async host-add.
+static weft_component_linker_t *make_linker(wasm_engine_t *engine, bool async_add) {
   weft_component_linker_t *linker = weft_component_linker_new(engine);
   weft_component_linker_instance_t *root = weft_component_linker_root(linker);
   add_plugin(engine, root);
@@ -370,8 +385,12 @@ static weft_component_linker_t *make_linker(wasm_engine_t *engine) {
   check_ok(weft_component_linker_instance_add_resource(host, "thing", 5, thing, thing_dtor, &dtor_calls, NULL),
            "add_resource");
   weft_component_resource_type_delete(thing);
-  check_ok(weft_component_linker_instance_add_func_async(host, "host-add", 8, host_add, NULL, NULL),
-           "add_func_async");
+  if (async_add) {
+    check_ok(weft_component_linker_instance_add_func_async(host, "host-add", 8, host_add, NULL, NULL),
+             "add_func_async");
+  } else {
+    check_ok(weft_component_linker_instance_add_func(host, "host-add", 8, host_add_sync, NULL, NULL), "add_func");
+  }
   // Defining a name twice is an error unless shadowing is allowed.
   check(error_contains(weft_component_linker_instance_add_func(host, "host-echo", 9, host_echo, NULL, NULL),
                        "already defined"));
@@ -402,11 +421,14 @@ static void values(weft_context_t *cx, const weft_component_instance_t *inst) {
   // The argument was borrowed, not consumed.
   check(arg.kind == WEFT_COMPONENT_RECORD && arg.of.record.size == 20);
 
-  // Wrong counts and kinds are errors.
+  // Wrong counts and kinds are errors (Wasmtime's errors leave the
+  // instance unusable: "cannot enter component instance").
+#ifndef WEFT_CORRECT_USE_ONLY
   check(error_contains(weft_component_func_call(&echo, cx, NULL, 0, &res, 1), "expected"));
   check(error_contains(weft_component_func_call(&echo, cx, &arg, 1, NULL, 0), "expected 1 results"));
   weft_component_val_t wrong = u32_val(5);
   check(error_contains(weft_component_func_call(&echo, cx, &wrong, 1, &res, 1), "type mismatch"));
+#endif
   check_ok(weft_component_func_post_return(&echo, cx), "post_return");
 
   // Deep copies, and the vectors' own functions.
@@ -417,7 +439,7 @@ static void values(weft_context_t *cx, const weft_component_instance_t *inst) {
   printf("\n");
   weft_component_val_delete(&copy);
   weft_component_val_delete(&arg);
-  check(arg.kind == WEFT_COMPONENT_BOOL);
+  WEFT_ONLY(check(arg.kind == WEFT_COMPONENT_BOOL)); // Weft leaves a deleted value a `false`
 
   weft_component_valmap_t map;
   weft_component_valmap_new_uninit(&map, 2);
@@ -492,7 +514,8 @@ static void resources(weft_context_t *cx, const weft_component_instance_t *inst)
   weft_component_val_delete(&arg);
   printf("dtor calls: %d, last rep %u\n", dtor_calls, last_dtor_rep);
 
-  // The host drops one.
+  // The host drops one it made: as in Wasmtime, no destructor runs (the
+  // linker's destructor is for handles that come from a guest).
   host = weft_component_resource_host_new(true, 43, THING_TYPE);
   check_ok(weft_component_resource_host_to_any(cx, host, &any), "host_to_any");
   weft_component_resource_host_delete(host);
@@ -509,7 +532,8 @@ static int run_future(weft_call_future_t *future) {
   check(future != NULL);
   int polls = 1;
   while (!weft_call_future_poll(future)) polls++;
-  check(weft_call_future_poll(future)); // completed stays completed
+  // Completed stays completed (Wasmtime 48 panics on a poll after the end).
+  WEFT_ONLY(check(weft_call_future_poll(future)));
   weft_call_future_delete(future);
   return polls;
 }
@@ -549,7 +573,11 @@ static void async_calls(wasm_engine_t *engine, weft_component_linker_t *linker, 
   weft_store_t *store2 = weft_store_new(engine, NULL, NULL);
   weft_context_t *cx2 = weft_store_context(store2);
   weft_component_instance_t inst2;
-  check_ok(weft_component_linker_instantiate(linker, cx2, component, &inst2), "instantiate");
+  // Async, as the linker has async functions (Wasmtime refuses a sync
+  // instantiation then; Weft refuses only a sync call that reaches one).
+  err = NULL; // Wasmtime writes it only on failure
+  run_future(weft_component_linker_instantiate_async(linker, cx2, component, &inst2, &err));
+  check_ok(err, "instantiate_async");
   weft_component_func_t slow2 = comp_func(&inst2, cx2, NULL, "slow-add");
   err = NULL;
   weft_call_future_t *future = weft_component_func_call_async(&slow2, cx2, args, 2, &res, 1, &err);
@@ -581,7 +609,6 @@ int main(void) {
   check(inner != NULL);
   check(weft_component_get_export_index(component, api, "echo", 4) == NULL);
   check(weft_component_get_export_index(component, NULL, "nope", 4) == NULL);
-  weft_component_export_index_t *inner2 = weft_component_export_index_clone(inner);
   weft_component_export_index_delete(inner);
   weft_component_export_index_delete(api);
 
@@ -594,8 +621,16 @@ int main(void) {
   check(error_contains(weft_component_deserialize(engine, (const uint8_t *)"nope", 4, &bad), "not a component"));
   weft_component_t *clone = weft_component_clone(again);
   weft_component_delete(again);
+  // An index is of one component (as in Wasmtime, a deserialized copy is
+  // another): taken from the clone, and cloned itself.
+  api = weft_component_get_export_index(clone, NULL, "api", 3);
+  inner = weft_component_get_export_index(clone, api, "slow-add", 8);
+  check(api != NULL && inner != NULL);
+  weft_component_export_index_t *inner2 = weft_component_export_index_clone(inner);
+  weft_component_export_index_delete(inner);
+  weft_component_export_index_delete(api);
 
-  weft_component_linker_t *linker = make_linker(engine);
+  weft_component_linker_t *linker = make_linker(engine, false);
   weft_store_t *store = weft_store_new(engine, NULL, NULL);
   weft_context_t *cx = weft_store_context(store);
   weft_component_instance_t inst;
@@ -612,8 +647,8 @@ int main(void) {
   weft_store_t *other = weft_store_new(engine, NULL, NULL);
   weft_context_t *ocx = weft_store_context(other);
   weft_component_val_t res = u32_val(0);
-  check(error_contains(weft_component_func_call(&f, ocx, NULL, 0, &res, 1), "wrong store"));
-  check(weft_component_instance_get_export_index(&inst, ocx, NULL, "echo", 4) == NULL);
+  WEFT_ONLY(check(error_contains(weft_component_func_call(&f, ocx, NULL, 0, &res, 1), "wrong store")));
+  WEFT_ONLY(check(weft_component_instance_get_export_index(&inst, ocx, NULL, "echo", 4) == NULL));
   weft_store_delete(other);
 
   // Unknown imports as traps: an empty linker then instantiates.
@@ -651,7 +686,9 @@ int main(void) {
   weft_component_linker_delete(wasi_linker);
   weft_component_linker_allow_shadowing(linker, true);
 
-  async_calls(engine, linker, clone);
+  weft_component_linker_t *async_linker = make_linker(engine, true);
+  async_calls(engine, async_linker, clone);
+  weft_component_linker_delete(async_linker);
   weft_error_t *err = NULL;
 
   // With shadowing allowed, a definition replaces another; a host
@@ -672,6 +709,7 @@ int main(void) {
   }
 
   // Null pointers are errors (or null/false results), not crashes.
+#ifndef WEFT_CORRECT_USE_ONLY
   weft_component_t *none = NULL;
   check(error_contains(weft_component_new(NULL, NULL, 0, &none), "null"));
   check(error_contains(weft_component_new(engine, NULL, 4, &none), "null"));
@@ -707,6 +745,7 @@ int main(void) {
   weft_component_val_t odd;
   odd.kind = 99;
   check(error_contains(weft_component_func_call(&echo, cx, &odd, 1, &res, 1), "kind"));
+#endif
 
   weft_store_delete(store);
   weft_component_linker_delete(linker);

@@ -53,7 +53,7 @@ int main(void) {
   // The precompiled form: Weft's header, not the component's binary.
   wasm_byte_vec_t bytes;
   check_ok(weft_component_serialize(component, &bytes), "serialize");
-  check(bytes.size > 11 && memcmp(bytes.data, "\0weft-ccomp", 11) == 0);
+  WEFT_ONLY(check(bytes.size > 11 && memcmp(bytes.data, "\0weft-ccomp", 11) == 0));
   check(bytes.size != wasm.size || memcmp(bytes.data, wasm.data, wasm.size) != 0);
   printf("serialized: starts with the precompiled-component magic\n");
 
@@ -72,8 +72,10 @@ int main(void) {
   printf("from a file: add(40, 2) = %u\n", call_add(engine, again, 40, 2));
   weft_component_delete(again);
 
-  // Bad bytes, each refused with its reason.
+  // Bad bytes, each refused with its reason (Wasmtime's deserialization
+  // trusts its input: there, these are undefined behaviour).
   weft_component_t *bad = NULL;
+#ifndef WEFT_CORRECT_USE_ONLY
   check(error_contains(weft_component_deserialize(engine, (const uint8_t *)"nope", 4, &bad),
                        "not a component precompiled by Weft"));
   check(error_contains(weft_component_deserialize(engine, (const uint8_t *)bytes.data, 6, &bad), "truncated"));
@@ -84,6 +86,7 @@ int main(void) {
   check(error_contains(weft_component_deserialize(NULL, (const uint8_t *)bytes.data, bytes.size, &bad), "engine"));
   check(bad == NULL);
   printf("bad bytes: refused\n");
+#endif
 
   // A precompiled core module is not a component.
   weft_module_t *module = compile_wat(engine, MODULE);
@@ -99,7 +102,7 @@ int main(void) {
   // An engine configured otherwise cannot load it (the code was compiled
   // for the first engine's settings: nothing is compiled again).
   wasm_config_t *config = wasm_config_new();
-  weft_config_cranelift_opt_level_set(config, WEFT_OPT_LEVEL_NONE);
+  weft_config_wasm_tail_call_set(config, false);
   wasm_engine_t *other = wasm_engine_new_with_config(config);
   check(error_contains(weft_component_deserialize(other, (const uint8_t *)bytes.data, bytes.size, &bad),
                        "another engine configuration"));
@@ -108,9 +111,11 @@ int main(void) {
   check_ok(weft_component_new(other, (const uint8_t *)wasm.data, wasm.size, &theirs), "component_new (other)");
   wasm_byte_vec_t their_bytes;
   check_ok(weft_component_serialize(theirs, &their_bytes), "serialize (other)");
-  check(error_contains(
+  // (Wasmtime loads code compiled without a proposal on an engine that has
+  // it; Weft asks for the same set.)
+  WEFT_ONLY(check(error_contains(
       weft_component_deserialize(engine, (const uint8_t *)their_bytes.data, their_bytes.size, &bad),
-      "another engine configuration"));
+      "another engine configuration")));
   check_ok(weft_component_deserialize(other, (const uint8_t *)their_bytes.data, their_bytes.size, &again),
            "deserialize (other)");
   printf("other engine: add(7, 8) = %u\n", call_add(other, again, 7, 8));

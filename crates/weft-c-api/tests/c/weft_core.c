@@ -185,7 +185,7 @@ int main(void) {
   raw[3].f64 = 4.25;
   check_ok(weft_func_call_unchecked(cx, &many, raw, 4, &trap), "call_unchecked");
   check(raw[0].f64 == 4.25 && raw[1].f32 == 3.5f && raw[2].i64 == 2 && raw[3].i32 == 1);
-  check(error_contains(weft_func_call_unchecked(cx, &many, raw, 3, &trap), "needs 4"));
+  WEFT_ONLY(check(error_contains(weft_func_call_unchecked(cx, &many, raw, 3, &trap), "needs 4")));
 
   printf("Exports...\n");
   char *name;
@@ -271,6 +271,7 @@ int main(void) {
   printf("Objects of another store...\n");
   weft_store_t *other = weft_store_new(engine, NULL, NULL);
   weft_context_t *ocx = weft_store_context(other);
+#ifndef WEFT_CORRECT_USE_ONLY
   check(error_contains(weft_func_call(ocx, &run, &arg, 1, &result, 1, &trap), "wrong store"));
   check(weft_func_type(ocx, &run) == NULL);
   check(weft_memory_data(ocx, &m.of.memory) == NULL);
@@ -278,6 +279,7 @@ int main(void) {
   check(error_contains(weft_instance_new(ocx, module, NULL, 0, &other_instance, &trap), "imports"));
   weft_func_t bogus = {.store_id = run.store_id, .__private = (void *)(uintptr_t)100000};
   check(error_contains(weft_func_call(cx, &bogus, NULL, 0, NULL, 0, &trap), "invalid"));
+#endif
 
   printf("Instance-pre...\n");
   weft_instance_pre_t *pre = NULL;
@@ -325,14 +327,16 @@ int main(void) {
   check(weft_linker_get(l3, cx, "inst", 4, "run", 3, &via) && via.kind == WEFT_EXTERN_FUNC);
   check(!weft_linker_get(l3, cx, "inst", 4, "nope", 4, &via));
   check_ok(weft_linker_define_wasi(l3), "define_wasi");
-  check(error_contains(weft_linker_define_wasi(NULL), "null"));
+  WEFT_ONLY(check(error_contains(weft_linker_define_wasi(NULL), "null")));
   weft_linker_delete(l3);
   weft_module_delete(needs);
 
   // Null pointers are errors, not crashes.
+#ifndef WEFT_CORRECT_USE_ONLY
   check(error_contains(weft_func_call(NULL, &run, NULL, 0, NULL, 0, &trap), "null"));
   check(error_contains(weft_module_new(NULL, NULL, 0, &bad), "null"));
   check(weft_linker_new(NULL) == NULL);
+#endif
 
   printf("Shutting down...\n");
   wasm_functype_delete(log_ty);

@@ -1,6 +1,7 @@
 // weft_config_host_stack_creator_set: async calls run on stacks the host
-// makes (counted, and checked to hold the host function's own frame), every
-// stack is finalized when its call ends, and bad stacks are errors.
+// makes (counted, and checked to hold the host function's own frame), a
+// stack is reused by later calls and finalized with the engine, and bad
+// stacks are errors.
 #define _POSIX_C_SOURCE 200112L
 #include "weft_common.h"
 #include <stdint.h>
@@ -99,7 +100,7 @@ static int drive(weft_call_future_t *future) {
 // stacks of `c`; returns the first error, or NULL.
 static weft_error_t *run(struct creator *c, int calls, int *on_stack) {
   wasm_config_t *config = wasm_config_new();
-  weft_config_async_support_set(config, true);
+  WEFT_ONLY(weft_config_async_support_set(config, true)); // no effect in Weft; not in Wasmtime 48
   weft_stack_creator_t creator = {.env = c, .new_stack = new_stack, .finalizer = creator_finalize};
   weft_config_host_stack_creator_set(config, &creator);
   wasm_engine_t *engine = wasm_engine_new_with_config(config);
@@ -142,10 +143,12 @@ int main(void) {
   printf("stacks made %d, freed %d, calls on them %d, creator finalized %d\n", c.made, c.freed, on_stack,
          c.finalized);
 
-  // A stack whose top is not page-aligned.
+#ifndef WEFT_CORRECT_USE_ONLY
+  // A stack whose top is not page-aligned (Wasmtime panics).
   struct creator bad = {.skew = 16};
   check(error_contains(run(&bad, 1, &on_stack), "aligned"));
   printf("misaligned: made %d, freed %d, finalized %d\n", bad.made, bad.freed, bad.finalized);
+#endif
 
   // A creator that fails.
   struct creator failing = {.fail = true};
@@ -153,8 +156,10 @@ int main(void) {
   printf("failing: finalized %d\n", failing.finalized);
 
   // A NULL creator is ignored.
+#ifndef WEFT_CORRECT_USE_ONLY
   wasm_config_t *config = wasm_config_new();
   weft_config_host_stack_creator_set(config, NULL);
   wasm_config_delete(config);
+#endif
   return 0;
 }

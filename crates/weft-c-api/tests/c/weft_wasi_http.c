@@ -87,15 +87,19 @@ int main(void) {
   printf("without wasi:http: link error names wasi:http/types@0.2.0\n");
 
   // Null arguments.
+#ifndef WEFT_CORRECT_USE_ONLY
   check(error_contains(weft_component_linker_add_wasi_http(NULL), "linker"));
   check(error_contains(weft_component_linker_add_wasi_http_async(NULL), "linker"));
   weft_context_set_wasi_http(NULL);
+#endif
 
   weft_component_linker_t *linker = weft_component_linker_new(engine);
   check_ok(weft_component_linker_add_wasip2(linker), "add_wasip2");
   check_ok(weft_component_linker_add_wasi_http(linker), "add_wasi_http");
   printf("sync: run = %u\n", run_sync(engine, linker, component, true, true));
-  printf("sync, no wasi:http context set: run = %u\n", run_sync(engine, linker, component, false, false));
+  // Wasmtime 48 panics on a store without these contexts; Weft gives the
+  // component a context with the defaults.
+  WEFT_ONLY(printf("sync, no wasi:http context set: run = %u\n", run_sync(engine, linker, component, false, false)));
   weft_component_linker_delete(linker);
 
   weft_component_linker_t *alinker = weft_component_linker_new(engine);

@@ -119,7 +119,7 @@ int main(void) {
 
   weft_component_linker_t *linker = weft_component_linker_new(engine);
   check_ok(weft_component_linker_add_wasip2(linker), "add_wasip2");
-  check(error_contains(weft_component_linker_add_wasip2(NULL), "linker"));
+  WEFT_ONLY(check(error_contains(weft_component_linker_add_wasip2(NULL), "linker")));
 
   const char *argv[] = {"prog", "two words", "wörld"};
   const char *names[] = {"GREETING", "EMPTY", "FAIL"};
@@ -142,7 +142,9 @@ int main(void) {
 
   // A store without a WASI context: the guest sees nothing, its output is
   // thrown away.
-  printf("sync, no context: ok %d\n", run_sync(engine, linker, component, NULL));
+  // Wasmtime 48 panics on a store without a WASI context; Weft gives the
+  // component one with the defaults.
+  WEFT_ONLY(printf("sync, no context: ok %d\n", run_sync(engine, linker, component, NULL)));
 
   // Async, to a file.
   weft_component_linker_t *alinker = weft_component_linker_new(engine);
