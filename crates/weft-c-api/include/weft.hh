@@ -15,10 +15,14 @@
  * `Func`, `Global`, `Memory`, `Table`, `TagType`, `Tag`, `ExnRef`,
  * `Module`, `Instance`, `Linker`, `WasiConfig`, `wat2wasm`) and the component model's (`Component`,
  * `ExportIndex`, `Instance`, `Func`, `Val`, `Linker`, `LinkerInstance`,
- * `ResourceType`, `ResourceHost`, `ResourceAny`). Wasmtime's GC reference
- * classes other than `ExnRef` are not offered (use the C functions of
- * `weft/anyref.h` and the other GC headers; `Val` holds `anyref`s only as
- * C values), nor typed `TypedFunc`.
+ * `ResourceType`, `ResourceHost`, `ResourceAny`). Not offered yet (use the
+ * C functions): Wasmtime's GC reference classes other than `ExnRef`
+ * (`ExternRef`, `AnyRef`, `EqRef`, `StructRef`, `ArrayRef` and their
+ * `Pre`s; `Val` holds `anyref`s only as C values), `TypedFunc`, `Trace`,
+ * the type classes other than `ValType`, `FuncType` and `TagType`
+ * (`GlobalType`, `TableType`, `MemoryType`, `ImportType`, `ExportType`,
+ * `HeapType`, `RefType`, `StorageType`, `FieldType`, `StructType`,
+ * `ArrayType`, `ExnType`) and the component model's type classes.
  */
 
 #ifndef WEFT_HH
