@@ -345,15 +345,19 @@ mod scope4 {
 }
 
 /// Scope 4, custom descriptors (`Config::wasm_custom_descriptors`): the
-/// files of `proposals/custom-descriptors/` that pass. The others are not
-/// listed yet: they need exact types, descriptors and the `_desc`
-/// instructions.
+/// files of `proposals/custom-descriptors/` that pass. Not listed yet:
+/// the files that need descriptors (`describes`/`descriptor` clauses and the
+/// `_desc` instructions).
 mod scope4_custom_descriptors {
     use super::SUITE;
 
     spec_tests! {
+        array_new_exact => "proposals/custom-descriptors/array_new_exact.wast",
         binary => "proposals/custom-descriptors/binary.wast",
         br_on_cast => "proposals/custom-descriptors/br_on_cast.wast",
         br_on_cast_fail => "proposals/custom-descriptors/br_on_cast_fail.wast",
+        exact_casts => "proposals/custom-descriptors/exact-casts.wast",
+        exact_func_import => "proposals/custom-descriptors/exact-func-import.wast",
+        exact => "proposals/custom-descriptors/exact.wast",
     }
 }

@@ -200,6 +200,33 @@ impl FuncTranslator<'_, '_> {
         self.b.switch_to_block(non_null);
         use WasmHeapType as H;
         let result = match ty.heap_type {
+            // An exact type (custom descriptors): the value's type id is the
+            // type's own, one compare inline.
+            H::ConcreteFunc(index) | H::ConcreteStruct(index) | H::ConcreteArray(index) if ty.exact => {
+                let weft_environ::EngineOrModuleTypeIndex::Module(index) = index else {
+                    bail!("unexpected type index {index:?}");
+                };
+                let actual = if let H::ConcreteFunc(_) = ty.heap_type {
+                    self.b.ins().load(I32, trusted(), r, vmfuncref::TYPE_ID as i32)
+                } else {
+                    // An i31ref is no object.
+                    let object = self.b.create_block();
+                    let w = self.b.ins().ireduce(I32, r);
+                    let tag = self.b.ins().band_imm_u(w, 1);
+                    let zero = self.i32_const(0);
+                    self.b.ins().brif(tag, done, &block_args(&[zero]), object, &[]);
+                    self.b.seal_block(object);
+                    self.b.switch_to_block(object);
+                    let addr = self.gc_object_addr(r);
+                    self.b.ins().load(I32, trusted(), addr, GC_HEADER_TYPE_OFFSET as i32)
+                };
+                let expected = self
+                    .b
+                    .ins()
+                    .load(I32, trusted(), self.vmctx, self.offsets.vmctx_type_id(index) as i32);
+                let same = self.b.ins().icmp(IntCC::Equal, expected, actual);
+                self.b.ins().uextend(I32, same)
+            }
             H::Any | H::Func | H::Extern | H::Exn => self.i32_const(1),
             H::Eq => {
                 // Everything of `any` but the boxes of host references.

@@ -396,10 +396,7 @@ mod tests {
 
     #[test]
     fn struct_fields_are_aligned_after_the_header() {
-        let anyref = WasmStorageType::Val(WasmValType::Ref(WasmRefType {
-            nullable: true,
-            heap_type: WasmHeapType::Any,
-        }));
+        let anyref = WasmStorageType::Val(WasmValType::Ref(WasmRefType::new(true, WasmHeapType::Any)));
         let ty = WasmStructType {
             fields: vec![
                 field(WasmStorageType::I8),

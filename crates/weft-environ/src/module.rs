@@ -226,6 +226,10 @@ pub struct Module {
     pub global_inits: Vec<ConstExpr>,
     /// Number of imported functions.
     pub num_imported_funcs: u32,
+    /// The imported functions declared exact (`(func exact (type $t))`, the
+    /// custom descriptors proposal), by function index in increasing order:
+    /// their import must be of type `$t` itself, not of a subtype.
+    pub exact_func_imports: Vec<u32>,
     /// Number of imported tables.
     pub num_imported_tables: u32,
     /// Number of imported memories.
@@ -265,6 +269,12 @@ impl Module {
     /// Whether function `index` is imported.
     pub fn is_imported_func(&self, index: u32) -> bool {
         index < self.num_imported_funcs
+    }
+
+    /// Whether imported function `index` is declared exact: it matches a
+    /// function of its type only, not one of a declared subtype.
+    pub fn is_exact_func_import(&self, index: u32) -> bool {
+        self.exact_func_imports.binary_search(&index).is_ok()
     }
 
     /// The type of an entity of this module.
@@ -325,6 +335,7 @@ impl Module {
         Ok(WasmRefType {
             nullable: r.nullable,
             heap_type: self.resolve_heap_type(r.heap_type),
+            exact: r.exact,
         })
     }
 
@@ -334,6 +345,7 @@ impl Module {
             WasmValType::Ref(r) => WasmValType::Ref(WasmRefType {
                 nullable: r.nullable,
                 heap_type: self.resolve_heap_type(r.heap_type),
+                exact: r.exact,
             }),
             other => other,
         }

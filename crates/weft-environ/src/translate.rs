@@ -212,6 +212,9 @@ fn translate_payload(module: &mut Module, payload: Payload<'_>, allow_gc: bool) 
                 let import = import?;
                 let index = match import.ty {
                     TypeRef::Func(ty) | TypeRef::FuncExact(ty) => {
+                        if let TypeRef::FuncExact(_) = import.ty {
+                            module.exact_func_imports.push(module.functions.len() as u32);
+                        }
                         module.functions.push(ty);
                         module.num_imported_funcs += 1;
                         EntityIndex::Function(module.functions.len() as u32 - 1)
@@ -328,10 +331,7 @@ fn translate_payload(module: &mut Module, payload: Payload<'_>, allow_gc: bool) 
                     wasmparser::ElementItems::Functions(funcs) => {
                         let funcs = funcs.into_iter().collect::<Result<Vec<_>, _>>()?;
                         (
-                            WasmRefType {
-                                nullable: false,
-                                heap_type: WasmHeapType::Func,
-                            },
+                            WasmRefType::new(false, WasmHeapType::Func),
                             ElemItems::Functions(funcs),
                         )
                     }
@@ -401,6 +401,7 @@ fn resolve_module_refs(module: &mut Module) {
     let resolve_ref = |m: &Module, r: WasmRefType| WasmRefType {
         nullable: r.nullable,
         heap_type: m.resolve_heap_type(r.heap_type),
+        exact: r.exact,
     };
     for i in 0..module.tables.len() {
         module.tables[i].element = resolve_ref(module, module.tables[i].element);

@@ -181,8 +181,15 @@ impl Instance {
     }
 }
 
-/// Why an import does not fit, or `None` when it does.
-fn check_import(store: &StoreOpaque, module: &Module, expected: &EntityType, actual: &Extern) -> Option<String> {
+/// Why an import does not fit, or `None` when it does. An `exact` function
+/// import (custom descriptors) matches a function of its type only.
+fn check_import(
+    store: &StoreOpaque,
+    module: &Module,
+    expected: &EntityType,
+    exact: bool,
+    actual: &Extern,
+) -> Option<String> {
     // The expected type as a public type (which registers a function type
     // with the engine) is made only for an error, or for a global or table.
     let expected_ty = || module.extern_type(expected);
@@ -211,7 +218,7 @@ fn check_import(store: &StoreOpaque, module: &Module, expected: &EntityType, act
                         .is_subtype(VMSharedTypeIndex(have), VMSharedTypeIndex(w))
                 })
             };
-            if Some(have) != want && !subtype() {
+            if Some(have) != want && (exact || !subtype()) {
                 return mismatch(format!("function of type `{}`", data.ty));
             }
             None
@@ -372,7 +379,8 @@ pub(crate) fn instantiate<T: 'static>(
             );
         }
         let expected = env.entity_type(import.index);
-        if let Some(why) = check_import(opaque, module, &expected, actual) {
+        let exact = matches!(import.index, EntityIndex::Function(i) if env.is_exact_func_import(i));
+        if let Some(why) = check_import(opaque, module, &expected, exact, actual) {
             return Err(crate::format_err!("{why}").context(format!(
                 "incompatible import type for `{}::{}`",
                 import.module, import.field
