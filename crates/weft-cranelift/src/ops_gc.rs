@@ -315,6 +315,71 @@ impl FuncTranslator<'_, '_> {
         Ok(self.b.block_params(done)[0])
     }
 
+    /// Whether the reference `r` (an `i64`) is of type `ty` and has the
+    /// descriptor `desc` (an `i64`, trapping with `NullDescriptorReference`
+    /// when it is null): an `i32`, 1 or 0. A null `r` is of `ty` when it is
+    /// nullable. The type test comes first: only objects of subtypes of a
+    /// type with a descriptor type hold a descriptor, at the offset the
+    /// type's layout gives; then the descriptors are compared by identity
+    /// (custom descriptors).
+    fn gc_ref_test_desc(&mut self, r: Value, desc: Value, ty: WasmRefType) -> Result<Value> {
+        let offset = match ty.heap_type {
+            WasmHeapType::ConcreteStruct(weft_environ::EngineOrModuleTypeIndex::Module(i)) => {
+                struct_layout(self.struct_type(i)?).descriptor_offset
+            }
+            _ => None,
+        };
+        let Some(offset) = offset else {
+            bail!("a descriptor cast to {ty}, a type without a descriptor type");
+        };
+        self.b.ins().trapz(desc, trap_to_code(Trap::NullDescriptorReference));
+        let typed = self.gc_ref_test(r, ty)?;
+        let done = self.b.create_block();
+        self.b.append_block_param(done, I32);
+        let check = self.b.create_block();
+        let compare = self.b.create_block();
+        let zero = self.i32_const(0);
+        self.b.ins().brif(typed, check, &[], done, &block_args(&[zero]));
+        self.b.seal_block(check);
+        self.b.switch_to_block(check);
+        // A null `r` passed the type test: `ty` is nullable.
+        let one = self.i32_const(1);
+        self.b.ins().brif(r, compare, &[], done, &block_args(&[one]));
+        self.b.seal_block(compare);
+        self.b.switch_to_block(compare);
+        let addr = self.gc_object_addr(r);
+        let actual = self.b.ins().uload32(gc_flags(), addr, i32::try_from(offset)?);
+        let same = self.b.ins().icmp(IntCC::Equal, actual, desc);
+        let same = self.b.ins().uextend(I32, same);
+        self.b.ins().jump(done, &block_args(&[same]));
+        self.b.seal_block(done);
+        self.b.switch_to_block(done);
+        Ok(self.b.block_params(done)[0])
+    }
+
+    /// `br_on_cast_desc_eq` (`on_success`) and `br_on_cast_desc_eq_fail`
+    /// (not).
+    fn br_on_cast_desc_eq(&mut self, relative_depth: u32, to: wasmparser::RefType, on_success: bool) -> Result<()> {
+        let to = self.gc_ref_type(to)?;
+        let desc = self.pop();
+        let r = self.pop();
+        let t = self.gc_ref_test_desc(r, desc, to)?;
+        let (target, arity) = self.branch_target(self.frame_index(relative_depth));
+        let mut args = self.peekn(arity.saturating_sub(1));
+        args.push(r);
+        let args = block_args(&args);
+        let next = self.b.create_block();
+        if on_success {
+            self.b.ins().brif(t, target, &args, next, &[]);
+        } else {
+            self.b.ins().brif(t, next, &[], target, &args);
+        }
+        self.b.seal_block(next);
+        self.b.switch_to_block(next);
+        self.push(r);
+        Ok(())
+    }
+
     /// `br_on_cast` (`on_success`) and `br_on_cast_fail` (not).
     fn br_on_cast(&mut self, relative_depth: u32, to: wasmparser::RefType, on_success: bool) -> Result<()> {
         let to = self.gc_ref_type(to)?;
@@ -382,24 +447,69 @@ impl FuncTranslator<'_, '_> {
                 let v = self.b.ins().uextend(I32, same);
                 self.push(v);
             }
-            O::StructNew { struct_type_index } | O::StructNewDefault { struct_type_index } => {
+            O::StructNew { struct_type_index }
+            | O::StructNewDefault { struct_type_index }
+            | O::StructNewDesc { struct_type_index }
+            | O::StructNewDefaultDesc { struct_type_index } => {
                 let ty = self.struct_type(struct_type_index)?.clone();
                 let layout = struct_layout(&ty);
-                let values = if matches!(op, O::StructNew { .. }) {
+                // `_desc` (custom descriptors): the descriptor is the last
+                // operand, and never null.
+                let descriptor = match op {
+                    O::StructNewDesc { .. } | O::StructNewDefaultDesc { .. } => {
+                        let desc = self.pop();
+                        self.b.ins().trapz(desc, trap_to_code(Trap::NullDescriptorReference));
+                        Some(desc)
+                    }
+                    _ => None,
+                };
+                let values = if matches!(op, O::StructNew { .. } | O::StructNewDesc { .. }) {
                     self.popn(ty.fields.len())
                 } else {
                     Vec::new()
                 };
                 let size = self.b.ins().iconst(I64, i64::from(layout.size));
                 let word = self.gc_alloc(struct_type_index, size)?;
-                if !values.is_empty() {
+                if !values.is_empty() || descriptor.is_some() {
                     let addr = self.gc_object_addr(word);
+                    if let (Some(desc), Some(offset)) = (descriptor, layout.descriptor_offset) {
+                        self.b.ins().istore32(gc_flags(), desc, addr, i32::try_from(offset)?);
+                    }
                     for ((field, offset), value) in ty.fields.iter().zip(layout.field_offsets.iter()).zip(values) {
                         self.gc_store(field.element_type, value, addr, *offset)?;
                     }
                 }
                 self.push(word);
             }
+            O::RefGetDesc { type_index } => {
+                let layout = struct_layout(self.struct_type(type_index)?);
+                let Some(offset) = layout.descriptor_offset else {
+                    bail!("type {type_index} has no descriptor type");
+                };
+                let addr = self.pop_non_null_object();
+                let desc = self.b.ins().uload32(gc_flags(), addr, i32::try_from(offset)?);
+                self.push(desc);
+            }
+            O::RefCastDescEqNonNull { hty } | O::RefCastDescEqNullable { hty } => {
+                let ty = wasmparser::RefType::new(matches!(op, O::RefCastDescEqNullable { .. }), hty)
+                    .ok_or_else(|| anyhow!("bad heap type"))?;
+                let ty = self.gc_ref_type(ty)?;
+                let desc = self.pop();
+                let r = self.pop();
+                let t = self.gc_ref_test_desc(r, desc, ty)?;
+                self.b.ins().trapz(t, trap_to_code(Trap::DescriptorCastFailure));
+                self.push(r);
+            }
+            O::BrOnCastDescEq {
+                relative_depth,
+                to_ref_type,
+                ..
+            } => self.br_on_cast_desc_eq(relative_depth, to_ref_type, true)?,
+            O::BrOnCastDescEqFail {
+                relative_depth,
+                to_ref_type,
+                ..
+            } => self.br_on_cast_desc_eq(relative_depth, to_ref_type, false)?,
             O::StructGet {
                 struct_type_index,
                 field_index,

@@ -93,6 +93,11 @@ pub enum ConstOp {
     StructNew(u32),
     /// `struct.new_default` of a module type.
     StructNewDefault(u32),
+    /// `struct.new_desc` of a module type (custom descriptors): the fields,
+    /// then the descriptor.
+    StructNewDesc(u32),
+    /// `struct.new_default_desc` of a module type (custom descriptors).
+    StructNewDefaultDesc(u32),
     /// `array.new` of a module type.
     ArrayNew(u32),
     /// `array.new_default` of a module type.

@@ -320,6 +320,7 @@ mod tests {
                         mutable: false,
                     })
                     .collect(),
+                ..WasmStructType::default()
             }),
         }
     }
