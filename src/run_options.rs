@@ -54,10 +54,11 @@ pub enum Proposal {
     LegacyExceptions,
     Threads,
     Gc,
+    CustomDescriptors,
 }
 
 impl Proposal {
-    const ALL: [(&'static str, Proposal); 14] = [
+    const ALL: [(&'static str, Proposal); 15] = [
         ("simd", Proposal::Simd),
         ("relaxed-simd", Proposal::RelaxedSimd),
         ("relaxed-simd-deterministic", Proposal::RelaxedSimdDeterministic),
@@ -72,6 +73,7 @@ impl Proposal {
         ("legacy-exceptions", Proposal::LegacyExceptions),
         ("threads", Proposal::Threads),
         ("gc", Proposal::Gc),
+        ("custom-descriptors", Proposal::CustomDescriptors),
     ];
 
     fn named(name: &str) -> Option<Proposal> {
@@ -94,6 +96,7 @@ impl Proposal {
             Proposal::LegacyExceptions => config.wasm_legacy_exceptions(enable),
             Proposal::Threads => config.wasm_threads(enable),
             Proposal::Gc => config.wasm_gc(enable),
+            Proposal::CustomDescriptors => config.wasm_custom_descriptors(enable),
         };
     }
 }
@@ -116,7 +119,7 @@ pub struct WasiSwitches {
 /// The `-W` switches `weft run` understands, for `--help` and errors.
 pub const WASM_SWITCHES: &str = "unknown-imports-default[=y|n], unknown-imports-trap[=y|n], max-wasm-stack=N, \
      fuel=N, timeout=DURATION, and the proposals simd, relaxed-simd, relaxed-simd-deterministic, tail-call, \
-     multi-memory, memory64, extended-const, function-references, exceptions, wide-arithmetic, custom-page-sizes, legacy-exceptions, threads[=y|n]";
+     multi-memory, memory64, extended-const, function-references, exceptions, wide-arithmetic, custom-page-sizes, legacy-exceptions, threads, gc, custom-descriptors[=y|n]";
 /// The `-S` switches `weft run` understands.
 pub const WASI_SWITCHES: &str = "cli[=y], preview1[=y], inherit-env[=y|n], tcplisten=ADDR, \
      and for components inherit-network[=y|n], allow-ip-name-lookup[=y|n], tcp[=y|n], udp[=y|n]";
