@@ -5,8 +5,9 @@
 //! through `weft_wast::WastContext`, one test per file: scope 1 at the top
 //! level, scope 2 in the module `scope2`, the exception-handling files of
 //! scope 3 in `scope3_exceptions`, the GC files of scope 3 that pass in
-//! `scope3_gc`, and the files of scope 4 outside custom descriptors in
-//! `scope4`.
+//! `scope3_gc`, the files of scope 4 outside custom descriptors in
+//! `scope4`, and those of custom descriptors in
+//! `scope4_custom_descriptors`.
 //!
 //! The suite is read from `$WEFT_TESTSUITE` if set, else from
 //! `../shared/wasm-testsuite` beside the repository. When the suite or a file
