@@ -102,7 +102,7 @@ const DESCRIBED: &str = r#"(module
 #[test]
 fn descriptors_live_as_long_as_their_objects_and_casts_compare_them() -> Result<()> {
     let engine = engine();
-    let module = Module::new(&engine, DESCRIBED)?;
+    let module = Module::new(&engine, wat::parse_str(DESCRIBED)?)?;
     let mut store = Store::new(&engine, ());
     let instance = Instance::new(&mut store, &module, &[])?;
     let make = instance.get_typed_func::<i64, ()>(&mut store, "make")?;
@@ -163,7 +163,7 @@ fn descriptors_live_as_long_as_their_objects_and_casts_compare_them() -> Result<
 #[test]
 fn the_host_reads_described_structs_but_cannot_allocate_them() -> Result<()> {
     let engine = engine();
-    let module = Module::new(&engine, DESCRIBED)?;
+    let module = Module::new(&engine, wat::parse_str(DESCRIBED)?)?;
     let mut store = Store::new(&engine, ());
     let instance = Instance::new(&mut store, &module, &[])?;
     instance
