@@ -4,9 +4,9 @@ use crate::externals::{Extern, Global, Memory, Table, Tag};
 use crate::func::{FuncData, TypedFunc, WasmParams, WasmResults};
 use crate::store::{AsContextMut, InstanceData, StoreId, StoreInner, StoreOpaque};
 use crate::trap::TrapExt;
-use crate::types::{ExternType, GlobalType, MemoryType, TableType};
+use crate::types::{GlobalType, MemoryType, TableType};
 use crate::{Func, Module, SharedMemory, Trap};
-use weft_environ::{EntityIndex, EntityType};
+use weft_environ::{EngineOrModuleTypeIndex, EntityIndex, EntityType, WasmValType};
 use weft_runtime::{FuncRefPtr, InstanceImports};
 use weft_types::VMSharedTypeIndex;
 
@@ -223,16 +223,21 @@ fn check_import(
             }
             None
         }
-        (EntityType::Global(_), Extern::Global(actual_g)) => {
+        (EntityType::Global(g), Extern::Global(actual_g)) => {
             let have = store.global_type(actual_g.id);
-            let ExternType::Global(want) = expected_ty() else {
-                return mismatch("a global of another kind".to_string());
-            };
-            let ok = have.mutability() == want.mutability()
-                && if want.is_mutable() {
-                    have.content() == want.content()
+            // Compared as canonical wasm types: the public ones do not show
+            // concrete struct and array types or exactness.
+            let have_wasm = store
+                .wasm_global_types
+                .get(&actual_g.id.0)
+                .copied()
+                .unwrap_or_else(|| have.content().to_wasm());
+            let want_wasm = module.canonical_val_type(g.ty);
+            let ok = have.is_mutable() == g.mutable
+                && if g.mutable {
+                    have_wasm == want_wasm
                 } else {
-                    have.content().matches(want.content())
+                    val_type_matches(module, have_wasm, want_wasm)
                 };
             if !ok {
                 return mismatch(format!("global of type `{have}`"));
@@ -242,10 +247,12 @@ fn check_import(
         (EntityType::Table(t), Extern::Table(actual_t)) => {
             let have = store.table_type(actual_t.id);
             let declared_max = store.table_types.get(&actual_t.id.0).and_then(|t| t.maximum());
-            let ExternType::Table(want) = expected_ty() else {
-                return mismatch("a table of another kind".to_string());
-            };
-            let ok = have.element() == want.element()
+            let have_element = store
+                .wasm_table_elements
+                .get(&actual_t.id.0)
+                .copied()
+                .unwrap_or_else(|| have.element().to_wasm());
+            let ok = have_element == module.canonical_table(t).element
                 && have.is_64() == t.table64
                 && limits_match(have.minimum(), declared_max, t.minimum, t.maximum);
             if !ok {
@@ -293,6 +300,23 @@ fn check_import(
             };
             mismatch(kind.to_string())
         }
+    }
+}
+
+/// Whether a value of canonical type `have` may be where one of `want` is
+/// expected, declared subtyping of concrete types included.
+fn val_type_matches(module: &Module, have: WasmValType, want: WasmValType) -> bool {
+    match (have, want) {
+        (WasmValType::Ref(have), WasmValType::Ref(want)) => {
+            let types = &module.inner.engine.inner.types;
+            have.matches_with(&want, &mut |a, b| match (a, b) {
+                (EngineOrModuleTypeIndex::Engine(a), EngineOrModuleTypeIndex::Engine(b)) => {
+                    types.is_subtype(VMSharedTypeIndex(a), VMSharedTypeIndex(b))
+                }
+                (a, b) => a == b,
+            })
+        }
+        (have, want) => have == want,
     }
 }
 
@@ -456,8 +480,11 @@ pub(crate) fn instantiate<T: 'static>(
         .enumerate()
         .skip(env.num_imported_globals as usize)
     {
-        let ty = GlobalType::from_wasm(module.engine(), &module.canonical_global(&env.globals[i]));
-        opaque.global_types.insert(g.0, ty);
+        let canonical = module.canonical_global(&env.globals[i]);
+        opaque.wasm_global_types.insert(g.0, canonical.ty);
+        opaque
+            .global_types
+            .insert(g.0, GlobalType::from_wasm(module.engine(), &canonical));
     }
     for (i, t) in entities
         .tables
@@ -465,8 +492,11 @@ pub(crate) fn instantiate<T: 'static>(
         .enumerate()
         .skip(env.num_imported_tables as usize)
     {
-        let ty = TableType::from_wasm(module.engine(), &module.canonical_table(&env.tables[i]));
-        opaque.table_types.insert(t.0, ty);
+        let canonical = module.canonical_table(&env.tables[i]);
+        opaque.wasm_table_elements.insert(t.0, canonical.element);
+        opaque
+            .table_types
+            .insert(t.0, TableType::from_wasm(module.engine(), &canonical));
     }
     for (i, m) in entities
         .memories

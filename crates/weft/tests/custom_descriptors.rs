@@ -185,3 +185,59 @@ fn the_host_reads_described_structs_but_cannot_allocate_them() -> Result<()> {
     assert!(format!("{err:#}").contains("descriptor"), "{err:#}");
     Ok(())
 }
+
+/// Global and table imports are matched on canonical types, which the
+/// public types do not fully show: exactness, concrete struct types and
+/// declared subtyping of function types.
+#[test]
+fn global_and_table_imports_match_exact_and_concrete_types() -> Result<()> {
+    let engine = engine();
+    let mut store = Store::new(&engine, ());
+    let exporter = Module::new(
+        &engine,
+        wat::parse_str(
+            r#"(module
+                (type $f (sub (func)))
+                (type $g (sub $f (func)))
+                (type $s (sub (struct)))
+                (type $t (sub $s (struct (field i32))))
+                (func $gf (type $g))
+                (elem declare func $gf)
+                (global (export "func") (ref null $f) (ref.func $gf))
+                (global (export "sub_func") (ref null $g) (ref.func $gf))
+                (global (export "exact_s") (ref null (exact $s)) (ref.null none))
+                (global (export "s") (ref null $s) (struct.new $t (i32.const 1)))
+                (table (export "table") 1 (ref null $s)))"#,
+        )?,
+    )?;
+    let exports = Instance::new(&mut store, &exporter, &[])?;
+    let import = |store: &mut Store<()>, name: &str, ty: &str| -> Result<()> {
+        let wasm = wat::parse_str(format!(
+            r#"(module
+                (type $f (sub (func)))
+                (type $g (sub $f (func)))
+                (type $s (sub (struct)))
+                (type $u (struct (field i64)))
+                (import "m" "x" {ty}))"#
+        ))?;
+        let module = Module::new(&engine, wasm)?;
+        let export = exports.get_export(&mut *store, name).expect("export");
+        Instance::new(store, &module, &[export]).map(drop)
+    };
+    // Exactness.
+    assert!(import(&mut store, "func", "(global (ref null (exact $f)))").is_err());
+    assert!(import(&mut store, "exact_s", "(global (ref null (exact $s)))").is_ok());
+    assert!(import(&mut store, "exact_s", "(global (ref null $s))").is_ok());
+    assert!(import(&mut store, "s", "(global (ref null (exact $s)))").is_err());
+    // Concrete struct types, which the public types show as `struct`.
+    assert!(import(&mut store, "s", "(global (ref null $s))").is_ok());
+    assert!(import(&mut store, "s", "(global (ref null $u))").is_err());
+    // Declared subtyping of an immutable global's type.
+    assert!(import(&mut store, "sub_func", "(global (ref null $f))").is_ok());
+    assert!(import(&mut store, "func", "(global (ref null $g))").is_err());
+    // Table element types are invariant.
+    assert!(import(&mut store, "table", "(table 1 (ref null $s))").is_ok());
+    assert!(import(&mut store, "table", "(table 1 (ref null $u))").is_err());
+    assert!(import(&mut store, "table", "(table 1 (ref null (exact $s)))").is_err());
+    Ok(())
+}
