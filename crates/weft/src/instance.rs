@@ -481,10 +481,12 @@ pub(crate) fn instantiate<T: 'static>(
         .skip(env.num_imported_globals as usize)
     {
         let canonical = module.canonical_global(&env.globals[i]);
-        opaque.wasm_global_types.insert(g.0, canonical.ty);
-        opaque
-            .global_types
-            .insert(g.0, GlobalType::from_wasm(module.engine(), &canonical));
+        let ty = GlobalType::from_wasm(module.engine(), &canonical);
+        // Kept only when the public type does not show it all.
+        if ty.content().to_wasm() != canonical.ty {
+            opaque.wasm_global_types.insert(g.0, canonical.ty);
+        }
+        opaque.global_types.insert(g.0, ty);
     }
     for (i, t) in entities
         .tables
@@ -493,10 +495,11 @@ pub(crate) fn instantiate<T: 'static>(
         .skip(env.num_imported_tables as usize)
     {
         let canonical = module.canonical_table(&env.tables[i]);
-        opaque.wasm_table_elements.insert(t.0, canonical.element);
-        opaque
-            .table_types
-            .insert(t.0, TableType::from_wasm(module.engine(), &canonical));
+        let ty = TableType::from_wasm(module.engine(), &canonical);
+        if ty.element().to_wasm() != canonical.element {
+            opaque.wasm_table_elements.insert(t.0, canonical.element);
+        }
+        opaque.table_types.insert(t.0, ty);
     }
     for (i, m) in entities
         .memories

@@ -114,9 +114,9 @@ pub struct StoreOpaque {
     pub(crate) global_types: HashMap<usize, GlobalType>,
     pub(crate) table_types: HashMap<usize, TableType>,
     /// The canonical value types of the globals wasm instances define, and
-    /// the element types of their tables, which the public types above do
-    /// not fully show (concrete struct and array types, exactness); import
-    /// matching compares these.
+    /// the element types of their tables, when the public types above do
+    /// not fully show them (concrete struct and array types, exactness);
+    /// import matching compares these, else the public types' wasm form.
     pub(crate) wasm_global_types: HashMap<usize, weft_environ::WasmValType>,
     pub(crate) wasm_table_elements: HashMap<usize, weft_environ::WasmRefType>,
     pub(crate) memory_types: HashMap<usize, MemoryType>,
