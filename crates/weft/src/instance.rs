@@ -191,7 +191,7 @@ fn check_import(
     actual: &Extern,
 ) -> Option<String> {
     // The expected type as a public type (which registers a function type
-    // with the engine) is made only for an error, or for a global or table.
+    // with the engine) is made only for an error.
     let expected_ty = || module.extern_type(expected);
     let mismatch = |found: String| {
         let expected_ty = expected_ty();
