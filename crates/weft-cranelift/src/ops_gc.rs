@@ -318,40 +318,64 @@ impl FuncTranslator<'_, '_> {
     /// Whether the reference `r` (an `i64`) is of type `ty` and has the
     /// descriptor `desc` (an `i64`, trapping with `NullDescriptorReference`
     /// when it is null): an `i32`, 1 or 0. A null `r` is of `ty` when it is
-    /// nullable. The type test comes first: only objects of subtypes of a
-    /// type with a descriptor type hold a descriptor, at the offset the
-    /// type's layout gives; then the descriptors are compared by identity
-    /// (custom descriptors).
+    /// nullable. The type test comes first, since only objects of subtypes
+    /// of a type with a descriptor type hold a descriptor (at the offset
+    /// the type's layout gives): inline when the object's type is `ty`'s
+    /// own (always, for an exact `ty`), else through the runtime. Then the
+    /// descriptors are compared by identity (custom descriptors).
     fn gc_ref_test_desc(&mut self, r: Value, desc: Value, ty: WasmRefType) -> Result<Value> {
-        let offset = match ty.heap_type {
-            WasmHeapType::ConcreteStruct(weft_environ::EngineOrModuleTypeIndex::Module(i)) => {
-                struct_layout(self.struct_type(i)?).descriptor_offset
-            }
-            _ => None,
+        let index = match ty.heap_type {
+            WasmHeapType::ConcreteStruct(weft_environ::EngineOrModuleTypeIndex::Module(i)) => i,
+            _ => bail!("a descriptor cast to {ty}, which is not a concrete struct type"),
         };
-        let Some(offset) = offset else {
+        let Some(offset) = struct_layout(self.struct_type(index)?).descriptor_offset else {
             bail!("a descriptor cast to {ty}, a type without a descriptor type");
         };
         self.b.ins().trapz(desc, trap_to_code(Trap::NullDescriptorReference));
-        let typed = self.gc_ref_test(r, ty)?;
         let done = self.b.create_block();
         self.b.append_block_param(done, I32);
-        let check = self.b.create_block();
+        let non_null = self.b.create_block();
+        let object = self.b.create_block();
         let compare = self.b.create_block();
+        let null_result = self.i32_const(u32::from(ty.nullable));
+        self.b.ins().brif(r, non_null, &[], done, &block_args(&[null_result]));
+        self.b.seal_block(non_null);
+        self.b.switch_to_block(non_null);
+        // An i31ref is no object.
+        let w = self.b.ins().ireduce(I32, r);
+        let tag = self.b.ins().band_imm_u(w, 1);
         let zero = self.i32_const(0);
-        self.b.ins().brif(typed, check, &[], done, &block_args(&[zero]));
-        self.b.seal_block(check);
-        self.b.switch_to_block(check);
-        // A null `r` passed the type test: `ty` is nullable.
-        let one = self.i32_const(1);
-        self.b.ins().brif(r, compare, &[], done, &block_args(&[one]));
+        self.b.ins().brif(tag, done, &block_args(&[zero]), object, &[]);
+        self.b.seal_block(object);
+        self.b.switch_to_block(object);
+        let addr = self.gc_object_addr(r);
+        let actual = self.b.ins().load(I32, trusted(), addr, GC_HEADER_TYPE_OFFSET as i32);
+        let expected = self
+            .b
+            .ins()
+            .load(I32, trusted(), self.vmctx, self.offsets.vmctx_type_id(index) as i32);
+        let same = self.b.ins().icmp(IntCC::Equal, actual, expected);
+        if ty.exact {
+            self.b.ins().brif(same, compare, &[], done, &block_args(&[zero]));
+        } else {
+            // A declared subtype of `ty`: the runtime's display test.
+            let subtype = self.b.create_block();
+            self.b.ins().brif(same, compare, &[], subtype, &[]);
+            self.b.seal_block(subtype);
+            self.b.switch_to_block(subtype);
+            let test = self.i32_const(GC_TEST_CONCRETE);
+            let index = self.i32_const(index);
+            let sub = self
+                .call_builtin(BuiltinFunction::GcRefTest, &[w, test, index])?
+                .ok_or_else(|| anyhow!("GcRefTest returns a result"))?;
+            self.b.ins().brif(sub, compare, &[], done, &block_args(&[zero]));
+        }
         self.b.seal_block(compare);
         self.b.switch_to_block(compare);
-        let addr = self.gc_object_addr(r);
-        let actual = self.b.ins().uload32(gc_flags(), addr, i32::try_from(offset)?);
-        let same = self.b.ins().icmp(IntCC::Equal, actual, desc);
-        let same = self.b.ins().uextend(I32, same);
-        self.b.ins().jump(done, &block_args(&[same]));
+        let held = self.b.ins().uload32(gc_flags(), addr, i32::try_from(offset)?);
+        let same_desc = self.b.ins().icmp(IntCC::Equal, held, desc);
+        let same_desc = self.b.ins().uextend(I32, same_desc);
+        self.b.ins().jump(done, &block_args(&[same_desc]));
         self.b.seal_block(done);
         self.b.switch_to_block(done);
         Ok(self.b.block_params(done)[0])
