@@ -385,9 +385,10 @@ impl Config {
         /// (`(ref exact $t)`), struct types with `describes`/`descriptor`
         /// clauses, `struct.new_desc`, `struct.new_default_desc`,
         /// `ref.get_desc`, `ref.cast_desc_eq` and
-        /// `br_on_cast_desc_eq`/`br_on_cast_desc_eq_fail` (default off, as in
-        /// Wasmtime; needs [`Config::wasm_gc`]). Supported in part: see
-        /// the README for which of the proposal's spec files pass.
+        /// `br_on_cast_desc_eq`/`br_on_cast_desc_eq_fail` (default off;
+        /// needs [`Config::wasm_gc`]). Weft's own switch: Wasmtime 48 has
+        /// none. Supported in part: see the README for which of the
+        /// proposal's spec files pass.
         wasm_custom_descriptors => CUSTOM_DESCRIPTORS;
     }
 
