@@ -811,9 +811,10 @@ fn run_wast_files(files: &[PathBuf]) -> ExitCode {
     };
     let (mut passed, mut failed) = (0usize, 0usize);
     for file in files {
-        // A script that predates some proposals gets an engine without them.
+        // A script that predates some proposals gets an engine without them,
+        // one of the custom descriptors proposal an engine with it.
         let own;
-        let engine = if weft_wast::predates_proposals(file) {
+        let engine = if weft_wast::predates_proposals(file) || weft_wast::needs_custom_descriptors(file) {
             own = match Engine::new(&weft_wast::spec_config_for(file)) {
                 Ok(own) => own,
                 Err(err) => {

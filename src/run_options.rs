@@ -56,6 +56,7 @@ pub enum Proposal {
     Threads,
     SharedMemory,
     Gc,
+    CustomDescriptors,
 }
 
 impl Proposal {
@@ -75,6 +76,7 @@ impl Proposal {
         ("threads", Proposal::Threads),
         ("shared-memory", Proposal::SharedMemory),
         ("gc", Proposal::Gc),
+        ("custom-descriptors", Proposal::CustomDescriptors),
     ];
 
     fn named(name: &str) -> Option<Proposal> {
@@ -98,6 +100,7 @@ impl Proposal {
             Proposal::Threads => config.wasm_threads(enable),
             Proposal::SharedMemory => config.shared_memory(enable),
             Proposal::Gc => config.wasm_gc(enable),
+            Proposal::CustomDescriptors => config.wasm_custom_descriptors(enable),
         };
     }
 }
@@ -120,7 +123,7 @@ pub struct WasiSwitches {
 /// The `-W` switches `weft run` understands, for `--help` and errors.
 pub const WASM_SWITCHES: &str = "unknown-imports-default[=y|n], unknown-imports-trap[=y|n], max-wasm-stack=N, \
      fuel=N, timeout=DURATION, and the proposals simd, relaxed-simd, relaxed-simd-deterministic, tail-call, \
-     multi-memory, memory64, extended-const, function-references, exceptions, wide-arithmetic, custom-page-sizes, legacy-exceptions, threads[=y|n]";
+     multi-memory, memory64, extended-const, function-references, exceptions, wide-arithmetic, custom-page-sizes, legacy-exceptions, threads, gc, custom-descriptors[=y|n]";
 /// The `-S` switches `weft run` understands.
 pub const WASI_SWITCHES: &str = "cli[=y], preview1[=y], inherit-env[=y|n], tcplisten=ADDR, \
      and for components inherit-network[=y|n], allow-ip-name-lookup[=y|n], tcp[=y|n], udp[=y|n]";

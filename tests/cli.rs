@@ -83,6 +83,31 @@ fn run_invoke_prints_results() {
 }
 
 #[test]
+fn run_custom_descriptors_need_their_switch() {
+    let dir = temp_dir("custom-descriptors");
+    let wat = write(
+        &dir,
+        "desc.wat",
+        r#"(module
+            (rec (type $a (descriptor $b) (struct (field i32)))
+                 (type $b (describes $a) (struct)))
+            (func (export "f") (result i32)
+                (struct.get $a 0
+                    (ref.cast (ref (exact $a))
+                        (struct.new_desc $a (i32.const 42) (struct.new $b))))))"#,
+    );
+    let wat = wat.to_str().expect("utf-8 temp path");
+
+    let output = weft(&["run", "-W", "gc=y", "--invoke", "f", wat]);
+    assert_clean_failure(&output);
+    assert!(stderr(&output).contains("custom descriptors"), "{output:?}");
+
+    let output = weft(&["run", "-W", "gc=y,custom-descriptors=y", "--invoke", "f", wat]);
+    assert!(output.status.success(), "{output:?}");
+    assert_eq!(stdout(&output), "42\n");
+}
+
+#[test]
 fn run_invoke_bad_arguments_fail_cleanly() {
     let dir = temp_dir("badargs");
     let wat = write(&dir, "arith.wat", ARITH_WAT);

@@ -233,6 +233,11 @@ bool_setter!(
         wasm_custom_page_sizes,
         "The custom page sizes proposal: memories of 1-byte pages."
     ),
+    (
+        weft_config_wasm_custom_descriptors_set,
+        wasm_custom_descriptors,
+        "The custom descriptors proposal, in part (needs the GC proposal)."
+    ),
 );
 
 /// `wasm_config_t` setters Weft accepts but that change nothing: Weft has

@@ -119,6 +119,9 @@ pub(crate) fn needs_stack_maps(module: &Module, ty_index: u32, body: &FunctionBo
             Operator::TypedSelectMulti { tys } => tys.iter().any(|t| is_traced_wp(module, *t)),
             Operator::StructNew { .. }
             | Operator::StructNewDefault { .. }
+            | Operator::StructNewDesc { .. }
+            | Operator::StructNewDefaultDesc { .. }
+            | Operator::RefGetDesc { .. }
             | Operator::StructGet { .. }
             | Operator::ArrayNew { .. }
             | Operator::ArrayNewDefault { .. }

@@ -200,6 +200,33 @@ impl FuncTranslator<'_, '_> {
         self.b.switch_to_block(non_null);
         use WasmHeapType as H;
         let result = match ty.heap_type {
+            // An exact type (custom descriptors): the value's type id is the
+            // type's own, one compare inline.
+            H::ConcreteFunc(index) | H::ConcreteStruct(index) | H::ConcreteArray(index) if ty.exact => {
+                let weft_environ::EngineOrModuleTypeIndex::Module(index) = index else {
+                    bail!("unexpected type index {index:?}");
+                };
+                let actual = if let H::ConcreteFunc(_) = ty.heap_type {
+                    self.b.ins().load(I32, trusted(), r, vmfuncref::TYPE_ID as i32)
+                } else {
+                    // An i31ref is no object.
+                    let object = self.b.create_block();
+                    let w = self.b.ins().ireduce(I32, r);
+                    let tag = self.b.ins().band_imm_u(w, 1);
+                    let zero = self.i32_const(0);
+                    self.b.ins().brif(tag, done, &block_args(&[zero]), object, &[]);
+                    self.b.seal_block(object);
+                    self.b.switch_to_block(object);
+                    let addr = self.gc_object_addr(r);
+                    self.b.ins().load(I32, trusted(), addr, GC_HEADER_TYPE_OFFSET as i32)
+                };
+                let expected = self
+                    .b
+                    .ins()
+                    .load(I32, trusted(), self.vmctx, self.offsets.vmctx_type_id(index) as i32);
+                let same = self.b.ins().icmp(IntCC::Equal, expected, actual);
+                self.b.ins().uextend(I32, same)
+            }
             H::Any | H::Func | H::Extern | H::Exn => self.i32_const(1),
             H::Eq => {
                 // Everything of `any` but the boxes of host references.
@@ -288,6 +315,95 @@ impl FuncTranslator<'_, '_> {
         Ok(self.b.block_params(done)[0])
     }
 
+    /// Whether the reference `r` (an `i64`) is of type `ty` and has the
+    /// descriptor `desc` (an `i64`, trapping with `NullDescriptorReference`
+    /// when it is null): an `i32`, 1 or 0. A null `r` is of `ty` when it is
+    /// nullable. The type test comes first, since only objects of subtypes
+    /// of a type with a descriptor type hold a descriptor (at the offset
+    /// the type's layout gives): inline when the object's type is `ty`'s
+    /// own (always, for an exact `ty`), else through the runtime. Then the
+    /// descriptors are compared by identity (custom descriptors).
+    fn gc_ref_test_desc(&mut self, r: Value, desc: Value, ty: WasmRefType) -> Result<Value> {
+        let index = match ty.heap_type {
+            WasmHeapType::ConcreteStruct(weft_environ::EngineOrModuleTypeIndex::Module(i)) => i,
+            _ => bail!("a descriptor cast to {ty}, which is not a concrete struct type"),
+        };
+        let Some(offset) = struct_layout(self.struct_type(index)?).descriptor_offset else {
+            bail!("a descriptor cast to {ty}, a type without a descriptor type");
+        };
+        self.b.ins().trapz(desc, trap_to_code(Trap::NullDescriptorReference));
+        let done = self.b.create_block();
+        self.b.append_block_param(done, I32);
+        let non_null = self.b.create_block();
+        let object = self.b.create_block();
+        let compare = self.b.create_block();
+        let null_result = self.i32_const(u32::from(ty.nullable));
+        self.b.ins().brif(r, non_null, &[], done, &block_args(&[null_result]));
+        self.b.seal_block(non_null);
+        self.b.switch_to_block(non_null);
+        // An i31ref is no object.
+        let w = self.b.ins().ireduce(I32, r);
+        let tag = self.b.ins().band_imm_u(w, 1);
+        let zero = self.i32_const(0);
+        self.b.ins().brif(tag, done, &block_args(&[zero]), object, &[]);
+        self.b.seal_block(object);
+        self.b.switch_to_block(object);
+        let addr = self.gc_object_addr(r);
+        let actual = self.b.ins().load(I32, trusted(), addr, GC_HEADER_TYPE_OFFSET as i32);
+        let expected = self
+            .b
+            .ins()
+            .load(I32, trusted(), self.vmctx, self.offsets.vmctx_type_id(index) as i32);
+        let same = self.b.ins().icmp(IntCC::Equal, actual, expected);
+        if ty.exact {
+            self.b.ins().brif(same, compare, &[], done, &block_args(&[zero]));
+        } else {
+            // A declared subtype of `ty`: the runtime's display test.
+            let subtype = self.b.create_block();
+            self.b.ins().brif(same, compare, &[], subtype, &[]);
+            self.b.seal_block(subtype);
+            self.b.switch_to_block(subtype);
+            let test = self.i32_const(GC_TEST_CONCRETE);
+            let index = self.i32_const(index);
+            let sub = self
+                .call_builtin(BuiltinFunction::GcRefTest, &[w, test, index])?
+                .ok_or_else(|| anyhow!("GcRefTest returns a result"))?;
+            self.b.ins().brif(sub, compare, &[], done, &block_args(&[zero]));
+        }
+        self.b.seal_block(compare);
+        self.b.switch_to_block(compare);
+        let held = self.b.ins().uload32(gc_flags(), addr, i32::try_from(offset)?);
+        let same_desc = self.b.ins().icmp(IntCC::Equal, held, desc);
+        let same_desc = self.b.ins().uextend(I32, same_desc);
+        self.b.ins().jump(done, &block_args(&[same_desc]));
+        self.b.seal_block(done);
+        self.b.switch_to_block(done);
+        Ok(self.b.block_params(done)[0])
+    }
+
+    /// `br_on_cast_desc_eq` (`on_success`) and `br_on_cast_desc_eq_fail`
+    /// (not).
+    fn br_on_cast_desc_eq(&mut self, relative_depth: u32, to: wasmparser::RefType, on_success: bool) -> Result<()> {
+        let to = self.gc_ref_type(to)?;
+        let desc = self.pop();
+        let r = self.pop();
+        let t = self.gc_ref_test_desc(r, desc, to)?;
+        let (target, arity) = self.branch_target(self.frame_index(relative_depth));
+        let mut args = self.peekn(arity.saturating_sub(1));
+        args.push(r);
+        let args = block_args(&args);
+        let next = self.b.create_block();
+        if on_success {
+            self.b.ins().brif(t, target, &args, next, &[]);
+        } else {
+            self.b.ins().brif(t, next, &[], target, &args);
+        }
+        self.b.seal_block(next);
+        self.b.switch_to_block(next);
+        self.push(r);
+        Ok(())
+    }
+
     /// `br_on_cast` (`on_success`) and `br_on_cast_fail` (not).
     fn br_on_cast(&mut self, relative_depth: u32, to: wasmparser::RefType, on_success: bool) -> Result<()> {
         let to = self.gc_ref_type(to)?;
@@ -355,24 +471,69 @@ impl FuncTranslator<'_, '_> {
                 let v = self.b.ins().uextend(I32, same);
                 self.push(v);
             }
-            O::StructNew { struct_type_index } | O::StructNewDefault { struct_type_index } => {
+            O::StructNew { struct_type_index }
+            | O::StructNewDefault { struct_type_index }
+            | O::StructNewDesc { struct_type_index }
+            | O::StructNewDefaultDesc { struct_type_index } => {
                 let ty = self.struct_type(struct_type_index)?.clone();
                 let layout = struct_layout(&ty);
-                let values = if matches!(op, O::StructNew { .. }) {
+                // `_desc` (custom descriptors): the descriptor is the last
+                // operand, and never null.
+                let descriptor = match op {
+                    O::StructNewDesc { .. } | O::StructNewDefaultDesc { .. } => {
+                        let desc = self.pop();
+                        self.b.ins().trapz(desc, trap_to_code(Trap::NullDescriptorReference));
+                        Some(desc)
+                    }
+                    _ => None,
+                };
+                let values = if matches!(op, O::StructNew { .. } | O::StructNewDesc { .. }) {
                     self.popn(ty.fields.len())
                 } else {
                     Vec::new()
                 };
                 let size = self.b.ins().iconst(I64, i64::from(layout.size));
                 let word = self.gc_alloc(struct_type_index, size)?;
-                if !values.is_empty() {
+                if !values.is_empty() || descriptor.is_some() {
                     let addr = self.gc_object_addr(word);
+                    if let (Some(desc), Some(offset)) = (descriptor, layout.descriptor_offset) {
+                        self.b.ins().istore32(gc_flags(), desc, addr, i32::try_from(offset)?);
+                    }
                     for ((field, offset), value) in ty.fields.iter().zip(layout.field_offsets.iter()).zip(values) {
                         self.gc_store(field.element_type, value, addr, *offset)?;
                     }
                 }
                 self.push(word);
             }
+            O::RefGetDesc { type_index } => {
+                let layout = struct_layout(self.struct_type(type_index)?);
+                let Some(offset) = layout.descriptor_offset else {
+                    bail!("type {type_index} has no descriptor type");
+                };
+                let addr = self.pop_non_null_object();
+                let desc = self.b.ins().uload32(gc_flags(), addr, i32::try_from(offset)?);
+                self.push(desc);
+            }
+            O::RefCastDescEqNonNull { hty } | O::RefCastDescEqNullable { hty } => {
+                let ty = wasmparser::RefType::new(matches!(op, O::RefCastDescEqNullable { .. }), hty)
+                    .ok_or_else(|| anyhow!("bad heap type"))?;
+                let ty = self.gc_ref_type(ty)?;
+                let desc = self.pop();
+                let r = self.pop();
+                let t = self.gc_ref_test_desc(r, desc, ty)?;
+                self.b.ins().trapz(t, trap_to_code(Trap::DescriptorCastFailure));
+                self.push(r);
+            }
+            O::BrOnCastDescEq {
+                relative_depth,
+                to_ref_type,
+                ..
+            } => self.br_on_cast_desc_eq(relative_depth, to_ref_type, true)?,
+            O::BrOnCastDescEqFail {
+                relative_depth,
+                to_ref_type,
+                ..
+            } => self.br_on_cast_desc_eq(relative_depth, to_ref_type, false)?,
             O::StructGet {
                 struct_type_index,
                 field_index,

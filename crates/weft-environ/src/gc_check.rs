@@ -172,6 +172,13 @@ pub(crate) fn check_body(body: &FunctionBody<'_>) -> Result<(), TranslateError> 
         match op {
             O::RefEq
             | O::StructNew { .. }
+            | O::StructNewDesc { .. }
+            | O::StructNewDefaultDesc { .. }
+            | O::RefGetDesc { .. }
+            | O::RefCastDescEqNonNull { .. }
+            | O::RefCastDescEqNullable { .. }
+            | O::BrOnCastDescEq { .. }
+            | O::BrOnCastDescEqFail { .. }
             | O::StructNewDefault { .. }
             | O::StructGet { .. }
             | O::StructGetS { .. }

@@ -125,11 +125,27 @@ impl fmt::Display for WasmFieldType {
     }
 }
 
-/// A struct type: its fields in order.
+/// A struct type: its fields in order, and its `descriptor`/`describes`
+/// clauses (the custom descriptors proposal).
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
 pub struct WasmStructType {
     /// The fields, in declaration order.
     pub fields: Box<[WasmFieldType]>,
+    /// The type of this type's descriptors (`(descriptor $d)`): each object
+    /// of this type holds a reference to its descriptor, an object of that
+    /// type, given when it is allocated (`struct.new_desc`).
+    pub descriptor: Option<EngineOrModuleTypeIndex>,
+    /// The type this type is the descriptor of (`(describes $t)`).
+    pub describes: Option<EngineOrModuleTypeIndex>,
+    /// With a descriptor type: how many of the leading fields come before
+    /// the reference to the descriptor in the objects' layout. Those are
+    /// the fields of the nearest supertype without a descriptor type (a
+    /// type may have one when its supertype has none, never the reverse),
+    /// so that every field stays at the offset its supertypes give it, and
+    /// the descriptor at the offset of every supertype with a descriptor
+    /// type. Derived from the supertypes at translation
+    /// (`weft_environ::translate`); 0 without a descriptor type.
+    pub fields_before_descriptor: u32,
 }
 
 /// An array type: the type of its elements.
@@ -177,6 +193,9 @@ impl WasmCompositeType {
             WasmCompositeType::Func(t) => WasmCompositeType::Func(t.map_index(f)),
             WasmCompositeType::Struct(s) => WasmCompositeType::Struct(WasmStructType {
                 fields: s.fields.iter().map(|field| field.map_index(&mut f)).collect(),
+                descriptor: s.descriptor.map(&mut f),
+                describes: s.describes.map(&mut f),
+                fields_before_descriptor: s.fields_before_descriptor,
             }),
             WasmCompositeType::Array(a) => WasmCompositeType::Array(WasmArrayType(a.0.map_index(&mut f))),
         }
@@ -198,6 +217,12 @@ impl fmt::Display for WasmCompositeType {
         match self {
             WasmCompositeType::Func(t) => t.fmt(f),
             WasmCompositeType::Struct(s) => {
+                if let Some(d) = s.describes {
+                    write!(f, "(describes {}) ", crate::WasmHeapType::ConcreteStruct(d))?;
+                }
+                if let Some(d) = s.descriptor {
+                    write!(f, "(descriptor {}) ", crate::WasmHeapType::ConcreteStruct(d))?;
+                }
                 f.write_str("(struct")?;
                 for field in s.fields.iter() {
                     write!(f, " (field {field})")?;
@@ -319,6 +344,9 @@ pub struct GcStructLayout {
     pub size: u32,
     /// The offset of each field from the start of the object.
     pub field_offsets: Box<[u32]>,
+    /// The offset of the reference to the object's descriptor (a GC heap
+    /// word), if its type has a descriptor type (custom descriptors).
+    pub descriptor_offset: Option<u32>,
 }
 
 /// Where the elements of an array live in its objects.
@@ -347,19 +375,36 @@ impl GcArrayLayout {
 }
 
 /// The layout of a struct's objects: the header, then each field in
-/// declaration order at the next offset aligned to its size (at most 8).
+/// declaration order at the next offset aligned to its size (at most 8);
+/// with a descriptor type, the reference to the descriptor (a GC heap word)
+/// comes before field [`WasmStructType::fields_before_descriptor`] (after
+/// the fields inherited from supertypes without a descriptor type), so
+/// that supertypes and subtypes agree on every offset.
 pub fn struct_layout(ty: &WasmStructType) -> GcStructLayout {
     let mut offset = GC_HEADER_SIZE;
+    let mut descriptor_offset = None;
     let mut field_offsets = Vec::with_capacity(ty.fields.len());
-    for field in ty.fields.iter() {
+    for (i, field) in ty.fields.iter().enumerate() {
+        if ty.descriptor.is_some() && i as u32 == ty.fields_before_descriptor {
+            offset = offset.next_multiple_of(GC_REF_SIZE);
+            descriptor_offset = Some(offset);
+            offset += GC_REF_SIZE;
+        }
         let size = field.element_type.byte_size();
         offset = offset.next_multiple_of(size.min(8));
         field_offsets.push(offset);
         offset += size;
     }
+    if ty.descriptor.is_some() && descriptor_offset.is_none() {
+        // After every field.
+        offset = offset.next_multiple_of(GC_REF_SIZE);
+        descriptor_offset = Some(offset);
+        offset += GC_REF_SIZE;
+    }
     GcStructLayout {
         size: offset.next_multiple_of(GC_OBJECT_ALIGN),
         field_offsets: field_offsets.into(),
+        descriptor_offset,
     }
 }
 
@@ -396,10 +441,7 @@ mod tests {
 
     #[test]
     fn struct_fields_are_aligned_after_the_header() {
-        let anyref = WasmStorageType::Val(WasmValType::Ref(WasmRefType {
-            nullable: true,
-            heap_type: WasmHeapType::Any,
-        }));
+        let anyref = WasmStorageType::Val(WasmValType::Ref(WasmRefType::new(true, WasmHeapType::Any)));
         let ty = WasmStructType {
             fields: vec![
                 field(WasmStorageType::I8),
@@ -409,11 +451,39 @@ mod tests {
                 field(WasmStorageType::I8),
             ]
             .into(),
+            ..WasmStructType::default()
         };
         let layout = struct_layout(&ty);
         assert_eq!(&*layout.field_offsets, &[8, 16, 24, 28, 32]);
         assert_eq!(layout.size, 40);
+        assert_eq!(layout.descriptor_offset, None);
         assert_eq!(struct_layout(&WasmStructType::default()).size, GC_HEADER_SIZE);
+        // With a descriptor type, the descriptor comes first.
+        let described = WasmStructType {
+            descriptor: Some(crate::EngineOrModuleTypeIndex::Module(1)),
+            ..ty
+        };
+        let layout = struct_layout(&described);
+        assert_eq!(layout.descriptor_offset, Some(GC_HEADER_SIZE));
+        assert_eq!(&*layout.field_offsets, &[12, 16, 24, 28, 32]);
+        assert_eq!(layout.size, 40);
+        // A descriptor type added by a subtype: after the inherited fields,
+        // which keep their offsets.
+        let below = WasmStructType {
+            fields_before_descriptor: 2,
+            ..described.clone()
+        };
+        let layout = struct_layout(&below);
+        assert_eq!(layout.descriptor_offset, Some(24));
+        assert_eq!(&*layout.field_offsets, &[8, 16, 28, 32, 36]);
+        assert_eq!(layout.size, 40);
+        let after_all = WasmStructType {
+            fields_before_descriptor: 5,
+            ..described
+        };
+        let layout = struct_layout(&after_all);
+        assert_eq!(layout.descriptor_offset, Some(36));
+        assert_eq!(&*layout.field_offsets, &[8, 16, 24, 28, 32]);
     }
 
     #[test]

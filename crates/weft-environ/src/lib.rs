@@ -99,11 +99,12 @@ pub fn supported_features() -> wasmparser::WasmFeatures {
 }
 
 /// The features that can be enabled although Weft supports them only in
-/// part: none today (GC was, until its spec files all passed; it is in
-/// [`supported_features`] now). Kept so that callers that accept
-/// `supported_features() | partial_features()` keep working.
+/// part: custom descriptors (exact reference types, `describes` and
+/// `descriptor` clauses, the `_desc` instructions; not every spec file of
+/// the proposal passes). Off by default; GC was here until its spec files
+/// all passed.
 pub fn partial_features() -> wasmparser::WasmFeatures {
-    wasmparser::WasmFeatures::empty()
+    wasmparser::WasmFeatures::CUSTOM_DESCRIPTORS
 }
 
 /// The supported features that are off unless asked for, as in Wasmtime:

@@ -93,6 +93,11 @@ pub enum ConstOp {
     StructNew(u32),
     /// `struct.new_default` of a module type.
     StructNewDefault(u32),
+    /// `struct.new_desc` of a module type (custom descriptors): the fields,
+    /// then the descriptor.
+    StructNewDesc(u32),
+    /// `struct.new_default_desc` of a module type (custom descriptors).
+    StructNewDefaultDesc(u32),
     /// `array.new` of a module type.
     ArrayNew(u32),
     /// `array.new_default` of a module type.
@@ -226,6 +231,10 @@ pub struct Module {
     pub global_inits: Vec<ConstExpr>,
     /// Number of imported functions.
     pub num_imported_funcs: u32,
+    /// The imported functions declared exact (`(func exact (type $t))`, the
+    /// custom descriptors proposal), by function index in increasing order:
+    /// their import must be of type `$t` itself, not of a subtype.
+    pub exact_func_imports: Vec<u32>,
     /// Number of imported tables.
     pub num_imported_tables: u32,
     /// Number of imported memories.
@@ -265,6 +274,12 @@ impl Module {
     /// Whether function `index` is imported.
     pub fn is_imported_func(&self, index: u32) -> bool {
         index < self.num_imported_funcs
+    }
+
+    /// Whether imported function `index` is declared exact: it matches a
+    /// function of its type only, not one of a declared subtype.
+    pub fn is_exact_func_import(&self, index: u32) -> bool {
+        self.exact_func_imports.binary_search(&index).is_ok()
     }
 
     /// The type of an entity of this module.
@@ -325,6 +340,7 @@ impl Module {
         Ok(WasmRefType {
             nullable: r.nullable,
             heap_type: self.resolve_heap_type(r.heap_type),
+            exact: r.exact,
         })
     }
 
@@ -334,6 +350,7 @@ impl Module {
             WasmValType::Ref(r) => WasmValType::Ref(WasmRefType {
                 nullable: r.nullable,
                 heap_type: self.resolve_heap_type(r.heap_type),
+                exact: r.exact,
             }),
             other => other,
         }

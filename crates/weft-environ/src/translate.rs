@@ -194,7 +194,8 @@ fn translate_payload(module: &mut Module, payload: Payload<'_>, allow_gc: bool) 
                 // the kinds of the group's types are known, resolve them.
                 for i in start..end {
                     let resolved = module.sub_types[i as usize].map_index(|i| i);
-                    let resolved = resolve_sub_type(module, &resolved);
+                    let mut resolved = resolve_sub_type(module, &resolved);
+                    place_descriptor(module, &mut resolved);
                     if let Some(f) = resolved.as_func() {
                         module.types[i as usize] = f.clone();
                     }
@@ -212,6 +213,9 @@ fn translate_payload(module: &mut Module, payload: Payload<'_>, allow_gc: bool) 
                 let import = import?;
                 let index = match import.ty {
                     TypeRef::Func(ty) | TypeRef::FuncExact(ty) => {
+                        if let TypeRef::FuncExact(_) = import.ty {
+                            module.exact_func_imports.push(module.functions.len() as u32);
+                        }
                         module.functions.push(ty);
                         module.num_imported_funcs += 1;
                         EntityIndex::Function(module.functions.len() as u32 - 1)
@@ -327,13 +331,7 @@ fn translate_payload(module: &mut Module, payload: Payload<'_>, allow_gc: bool) 
                 let (ty, items) = match elem.items {
                     wasmparser::ElementItems::Functions(funcs) => {
                         let funcs = funcs.into_iter().collect::<Result<Vec<_>, _>>()?;
-                        (
-                            WasmRefType {
-                                nullable: false,
-                                heap_type: WasmHeapType::Func,
-                            },
-                            ElemItems::Functions(funcs),
-                        )
+                        (WasmRefType::new(false, WasmHeapType::Func), ElemItems::Functions(funcs))
                     }
                     wasmparser::ElementItems::Expressions(ty, exprs) => {
                         let ty = convert_ref_type(ty).map_err(|e| unsupported(e, offset))?;
@@ -401,6 +399,7 @@ fn resolve_module_refs(module: &mut Module) {
     let resolve_ref = |m: &Module, r: WasmRefType| WasmRefType {
         nullable: r.nullable,
         heap_type: m.resolve_heap_type(r.heap_type),
+        exact: r.exact,
     };
     for i in 0..module.tables.len() {
         module.tables[i].element = resolve_ref(module, module.tables[i].element);
@@ -433,12 +432,18 @@ fn resolve_module_refs(module: &mut Module) {
 /// Converts a type of the type section. Without `gc`, only final function
 /// types without supertypes are accepted.
 fn convert_sub_type(sub: &wasmparser::SubType, gc: bool) -> Result<WasmSubType, String> {
-    if sub.composite_type.shared
-        || sub.composite_type.descriptor_idx.is_some()
-        || sub.composite_type.describes_idx.is_some()
-    {
-        return Err("shared types and custom descriptors need proposals Weft does not support".into());
+    if sub.composite_type.shared {
+        return Err("shared types need the shared-everything threads proposal, which Weft does not support".into());
     }
+    // Validation accepted `descriptor`/`describes` clauses, so the custom
+    // descriptors proposal is on; they are on struct types only.
+    let clause = |idx: Option<wasmparser::PackedIndex>| match idx.map(|i| i.unpack()) {
+        None => Ok(None),
+        Some(wasmparser::UnpackedIndex::Module(i)) => Ok(Some(EngineOrModuleTypeIndex::Module(i))),
+        Some(other) => Err(format!("unexpected descriptor type index {other:?}")),
+    };
+    let descriptor = clause(sub.composite_type.descriptor_idx)?;
+    let describes = clause(sub.composite_type.describes_idx)?;
     if !gc && (!sub.is_final || !sub.supertype_idxs.is_empty()) {
         return Err("subtypes need the GC proposal (`Config::wasm_gc`)".into());
     }
@@ -463,6 +468,9 @@ fn convert_sub_type(sub: &wasmparser::SubType, gc: bool) -> Result<WasmSubType, 
                 .map(|f| convert_field_type(*f))
                 .collect::<Result<Vec<_>, _>>()?
                 .into(),
+            descriptor,
+            describes,
+            fields_before_descriptor: 0,
         }),
         wasmparser::CompositeInnerType::Array(a) if gc => {
             WasmCompositeType::Array(WasmArrayType(convert_field_type(a.0)?))
@@ -494,6 +502,27 @@ fn convert_field_type(f: wasmparser::FieldType) -> Result<WasmFieldType, String>
     })
 }
 
+/// Sets [`WasmStructType::fields_before_descriptor`] of a struct type with
+/// a descriptor type from its supertype (defined before it): the
+/// supertype's own if it has a descriptor type too, else all of the
+/// supertype's fields.
+fn place_descriptor(module: &Module, sub: &mut WasmSubType) {
+    let inherited = match sub.supertype {
+        Some(EngineOrModuleTypeIndex::Module(s)) => module.sub_types.get(s as usize).and_then(|t| t.as_struct()),
+        _ => None,
+    };
+    let before = match inherited {
+        Some(st) if st.descriptor.is_some() => st.fields_before_descriptor,
+        Some(st) => st.fields.len() as u32,
+        None => 0,
+    };
+    if let WasmCompositeType::Struct(st) = &mut sub.composite {
+        if st.descriptor.is_some() {
+            st.fields_before_descriptor = before;
+        }
+    }
+}
+
 /// The sub type with the concrete references of its fields, parameters and
 /// results resolved to the kinds of the types they name.
 fn resolve_sub_type(module: &Module, sub: &WasmSubType) -> WasmSubType {
@@ -512,6 +541,9 @@ fn resolve_sub_type(module: &Module, sub: &WasmSubType) -> WasmSubType {
         )),
         WasmCompositeType::Struct(s) => WasmCompositeType::Struct(WasmStructType {
             fields: s.fields.iter().map(field).collect(),
+            descriptor: s.descriptor,
+            describes: s.describes,
+            fields_before_descriptor: s.fields_before_descriptor,
         }),
         WasmCompositeType::Array(a) => WasmCompositeType::Array(WasmArrayType(field(&a.0))),
     };
@@ -583,6 +615,8 @@ fn convert_const_expr(expr: &wasmparser::ConstExpr<'_>) -> Result<ConstExpr, Tra
             O::I64Mul => ConstOp::I64Mul,
             O::RefI31 => ConstOp::RefI31,
             O::StructNew { struct_type_index } => ConstOp::StructNew(struct_type_index),
+            O::StructNewDesc { struct_type_index } => ConstOp::StructNewDesc(struct_type_index),
+            O::StructNewDefaultDesc { struct_type_index } => ConstOp::StructNewDefaultDesc(struct_type_index),
             O::StructNewDefault { struct_type_index } => ConstOp::StructNewDefault(struct_type_index),
             O::ArrayNew { array_type_index } => ConstOp::ArrayNew(array_type_index),
             O::ArrayNewDefault { array_type_index } => ConstOp::ArrayNewDefault(array_type_index),

@@ -64,6 +64,13 @@ pub enum Trap {
     AllocationTooLarge,
     /// `ref.cast` of a reference that is not of the target type.
     CastFailure,
+    /// A null descriptor given to `struct.new_desc`,
+    /// `struct.new_default_desc`, `ref.cast_desc_eq` or
+    /// `br_on_cast_desc_eq`/`_fail` (the custom descriptors proposal).
+    NullDescriptorReference,
+    /// `ref.cast_desc_eq` of a reference whose descriptor is not the given
+    /// one (the custom descriptors proposal).
+    DescriptorCastFailure,
 }
 
 impl Trap {
@@ -93,6 +100,8 @@ impl Trap {
         Trap::ArrayOutOfBounds,
         Trap::AllocationTooLarge,
         Trap::CastFailure,
+        Trap::NullDescriptorReference,
+        Trap::DescriptorCastFailure,
     ];
 
     /// The trap of number `code`, as given by `self as u8`.
@@ -127,6 +136,8 @@ impl Trap {
             Trap::ArrayOutOfBounds => "out of bounds array access",
             Trap::AllocationTooLarge => "allocation size too large",
             Trap::CastFailure => "cast failure",
+            Trap::NullDescriptorReference => "null descriptor reference",
+            Trap::DescriptorCastFailure => "descriptor cast failure",
         }
     }
 }

@@ -189,6 +189,11 @@ pub struct WasmRefType {
     pub nullable: bool,
     /// What the reference points to.
     pub heap_type: WasmHeapType,
+    /// Whether the reference is exact (`(ref exact $t)`, the custom
+    /// descriptors proposal): it points to values of the concrete type
+    /// `$t` itself, never of one of its declared subtypes. Only concrete
+    /// heap types are exact.
+    pub exact: bool,
 }
 
 impl WasmRefType {
@@ -196,30 +201,67 @@ impl WasmRefType {
     pub const FUNCREF: WasmRefType = WasmRefType {
         nullable: true,
         heap_type: WasmHeapType::Func,
+        exact: false,
     };
     /// `exnref`.
     pub const EXNREF: WasmRefType = WasmRefType {
         nullable: true,
         heap_type: WasmHeapType::Exn,
+        exact: false,
     };
     /// `externref`.
     pub const EXTERNREF: WasmRefType = WasmRefType {
         nullable: true,
         heap_type: WasmHeapType::Extern,
+        exact: false,
     };
 
-    /// Whether `self` is a subtype of `other`.
+    /// A reference type that is not exact.
+    pub fn new(nullable: bool, heap_type: WasmHeapType) -> WasmRefType {
+        WasmRefType {
+            nullable,
+            heap_type,
+            exact: false,
+        }
+    }
+
+    /// Whether `self` is a subtype of `other`. Without the registry of the
+    /// types, two concrete types match when they are the same (indices of
+    /// the same space); see [`WasmRefType::matches_with`].
     pub fn matches(&self, other: &WasmRefType) -> bool {
+        self.matches_with(other, &mut |a, b| a == b)
+    }
+
+    /// Whether `self` is a subtype of `other`, concrete types compared by
+    /// `concrete(a, b)` (declared subtyping). An exact reference type only
+    /// has the exact reference to the same type, the inexact one and their
+    /// supertypes above it, and the bottom type of its hierarchy below.
+    pub fn matches_with(
+        &self,
+        other: &WasmRefType,
+        concrete: &mut impl FnMut(EngineOrModuleTypeIndex, EngineOrModuleTypeIndex) -> bool,
+    ) -> bool {
         if self.nullable && !other.nullable {
             return false;
         }
-        self.heap_type.matches(other.heap_type)
+        if other.exact {
+            let bottom = self.heap_type == self.heap_type.bottom();
+            return bottom && self.heap_type.top() == other.heap_type.top()
+                || self.exact
+                    && match (self.heap_type.concrete_index(), other.heap_type.concrete_index()) {
+                        (Some(a), Some(b)) => a == b || concrete(a, b) && concrete(b, a),
+                        _ => false,
+                    };
+        }
+        self.heap_type.matches_with(other.heap_type, concrete)
     }
 }
 
 impl fmt::Display for WasmRefType {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match (self.nullable, self.heap_type) {
+            (true, h) if self.exact => write!(f, "(ref null (exact {h}))"),
+            (false, h) if self.exact => write!(f, "(ref (exact {h}))"),
             (true, h) if h.concrete_index().is_some() => write!(f, "(ref null {})", self.heap_type),
             (true, WasmHeapType::None) => f.write_str("nullref"),
             (true, heap) => write!(f, "{heap}ref"),
@@ -261,6 +303,7 @@ impl WasmValType {
             WasmValType::Ref(r) => WasmValType::Ref(WasmRefType {
                 nullable: r.nullable,
                 heap_type: r.heap_type.map_index(f),
+                exact: r.exact,
             }),
             other => other,
         }
@@ -411,8 +454,19 @@ pub(crate) fn convert_val_type(ty: wasmparser::ValType) -> Result<WasmValType, S
 
 /// Converts a wasmparser reference type, rejecting what Weft does not support.
 pub(crate) fn convert_ref_type(ty: wasmparser::RefType) -> Result<WasmRefType, String> {
+    let (heap_type, exact) = convert_heap_type(ty.heap_type())?;
+    Ok(WasmRefType {
+        nullable: ty.is_nullable(),
+        heap_type,
+        exact,
+    })
+}
+
+/// Converts a wasmparser heap type, and whether it is exact (`(exact $t)`,
+/// the custom descriptors proposal), rejecting what Weft does not support.
+pub(crate) fn convert_heap_type(heap: wasmparser::HeapType) -> Result<(WasmHeapType, bool), String> {
     use wasmparser::{AbstractHeapType as A, HeapType as H};
-    let heap_type = match ty.heap_type() {
+    let heap_type = match heap {
         H::Abstract {
             shared: false,
             ty: A::Func,
@@ -467,10 +521,10 @@ pub(crate) fn convert_ref_type(ty: wasmparser::RefType) -> Result<WasmRefType, S
         H::Concrete(wasmparser::UnpackedIndex::Module(i)) => {
             WasmHeapType::ConcreteFunc(EngineOrModuleTypeIndex::Module(i))
         }
+        H::Exact(wasmparser::UnpackedIndex::Module(i)) => {
+            return Ok((WasmHeapType::ConcreteFunc(EngineOrModuleTypeIndex::Module(i)), true))
+        }
         other => return Err(format!("unsupported reference type: {other:?}")),
     };
-    Ok(WasmRefType {
-        nullable: ty.is_nullable(),
-        heap_type,
-    })
+    Ok((heap_type, false))
 }

@@ -64,10 +64,10 @@ fn struct_array_and_sub_types_are_translated() {
     let f = &m.types[3];
     assert_eq!(
         f.params[0],
-        WasmValType::Ref(weft_environ::WasmRefType {
-            nullable: false,
-            heap_type: WasmHeapType::ConcreteStruct(EngineOrModuleTypeIndex::Module(1)),
-        })
+        WasmValType::Ref(weft_environ::WasmRefType::new(
+            false,
+            WasmHeapType::ConcreteStruct(EngineOrModuleTypeIndex::Module(1))
+        ))
     );
     assert_eq!(f.results[1].to_string(), "anyref");
     assert_eq!(f.results[2].to_string(), "i31ref");

@@ -324,7 +324,10 @@ pub(crate) fn eval_gc_const(instance: &Instance, op: &ConstOp, stack: &mut Vec<V
             let a = pop(stack).get_word() as u32;
             return Ok(ValRaw::word(extern_convert_any(store_context(instance), a)));
         }
-        ConstOp::StructNew(ty) | ConstOp::StructNewDefault(ty) => {
+        ConstOp::StructNew(ty)
+        | ConstOp::StructNewDefault(ty)
+        | ConstOp::StructNewDesc(ty)
+        | ConstOp::StructNewDefaultDesc(ty) => {
             let st = instance
                 .module
                 .sub_types
@@ -332,13 +335,26 @@ pub(crate) fn eval_gc_const(instance: &Instance, op: &ConstOp, stack: &mut Vec<V
                 .and_then(|t| t.as_struct())
                 .ok_or(Trap::AllocationTooLarge)?;
             let layout = struct_layout(st);
-            let values = if matches!(op, ConstOp::StructNew(_)) {
+            // The descriptor (custom descriptors) is the last operand.
+            let descriptor = match op {
+                ConstOp::StructNewDesc(_) | ConstOp::StructNewDefaultDesc(_) => match pop(stack).get_word() as u32 {
+                    0 => return Err(Trap::NullDescriptorReference),
+                    d => Some(d),
+                },
+                _ => None,
+            };
+            let values = if matches!(op, ConstOp::StructNew(_) | ConstOp::StructNewDesc(_)) {
                 let at = stack.len().saturating_sub(st.fields.len());
                 stack.split_off(at)
             } else {
                 Vec::new()
             };
             alloc_with(instance, ty, u64::from(layout.size), |heap, word| {
+                if let (Some(d), Some(offset)) = (descriptor, layout.descriptor_offset) {
+                    if let Some(dst) = heap.object_bytes_mut(word, offset, 4) {
+                        dst.copy_from_slice(&d.to_le_bytes());
+                    }
+                }
                 for ((field, offset), value) in st.fields.iter().zip(layout.field_offsets.iter()).zip(values) {
                     write_field(heap, word, *offset, field.element_type, value);
                 }

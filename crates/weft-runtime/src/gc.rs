@@ -148,11 +148,18 @@ impl GcTypeInfo {
     pub fn new(ty: &weft_environ::WasmSubType, display: Box<[u32]>) -> GcTypeInfo {
         let trace = if let Some(st) = ty.as_struct() {
             let layout = weft_environ::struct_layout(st);
-            let refs: Box<[(u32, u8)]> = st
-                .fields
-                .iter()
-                .zip(layout.field_offsets.iter())
-                .filter_map(|(f, off)| ref_width(f.element_type).map(|w| (*off, w)))
+            // The descriptor (custom descriptors), a GC heap word, first.
+            let descriptor = layout
+                .descriptor_offset
+                .map(|off| (off, weft_environ::GC_REF_SIZE as u8));
+            let refs: Box<[(u32, u8)]> = descriptor
+                .into_iter()
+                .chain(
+                    st.fields
+                        .iter()
+                        .zip(layout.field_offsets.iter())
+                        .filter_map(|(f, off)| ref_width(f.element_type).map(|w| (*off, w))),
+                )
                 .collect();
             if refs.is_empty() {
                 GcTrace::Nothing

@@ -675,6 +675,8 @@ fn eval_const(instance: &Instance, expr: &ConstExpr) -> Result<ValRaw, Trap> {
             ConstOp::RefI31
             | ConstOp::StructNew(_)
             | ConstOp::StructNewDefault(_)
+            | ConstOp::StructNewDesc(_)
+            | ConstOp::StructNewDefaultDesc(_)
             | ConstOp::ArrayNew(_)
             | ConstOp::ArrayNewDefault(_)
             | ConstOp::ArrayNewFixed(..)

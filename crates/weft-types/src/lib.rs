@@ -320,12 +320,13 @@ mod tests {
                         mutable: false,
                     })
                     .collect(),
+                ..WasmStructType::default()
             }),
         }
     }
 
     fn ref_to(nullable: bool, heap_type: WasmHeapType) -> WasmValType {
-        WasmValType::Ref(weft_environ::WasmRefType { nullable, heap_type })
+        WasmValType::Ref(weft_environ::WasmRefType::new(nullable, heap_type))
     }
 
     #[test]
@@ -405,6 +406,49 @@ mod tests {
     }
 
     #[test]
+    fn exact_references_are_other_types_and_match_only_their_own_type() {
+        use weft_environ::WasmRefType;
+        let r = TypeRegistry::new();
+        // (type $a (sub (struct))) (type $b (sub $a (struct)))
+        let a = r.register_sub_group(&[struct_type(false, None, &[])])[0];
+        let b = r.register_sub_group(&[struct_type(false, Some(EngineOrModuleTypeIndex::Engine(a.0)), &[])])[0];
+        let to = |i: VMSharedTypeIndex, exact: bool| WasmRefType {
+            nullable: true,
+            heap_type: WasmHeapType::ConcreteStruct(EngineOrModuleTypeIndex::Engine(i.0)),
+            exact,
+        };
+        // A field of `(ref null (exact $a))` makes another type than one of
+        // `(ref null $a)`.
+        let inexact_field = r.register_sub_group(&[struct_type(true, None, &[WasmValType::Ref(to(a, false))])])[0];
+        let exact_field = r.register_sub_group(&[struct_type(true, None, &[WasmValType::Ref(to(a, true))])])[0];
+        assert_ne!(inexact_field, exact_field);
+        assert_eq!(
+            r.register_sub_group(&[struct_type(true, None, &[WasmValType::Ref(to(a, true))])]),
+            vec![exact_field]
+        );
+        let mut declared = |x: EngineOrModuleTypeIndex, y: EngineOrModuleTypeIndex| match (x, y) {
+            (EngineOrModuleTypeIndex::Engine(x), EngineOrModuleTypeIndex::Engine(y)) => {
+                r.is_subtype(VMSharedTypeIndex(x), VMSharedTypeIndex(y))
+            }
+            _ => false,
+        };
+        // exact $b <: $b <: $a, exact $b <: $a, but not exact $b <: exact $a.
+        assert!(to(b, true).matches_with(&to(b, false), &mut declared));
+        assert!(to(b, true).matches_with(&to(a, false), &mut declared));
+        assert!(to(b, true).matches_with(&to(b, true), &mut declared));
+        assert!(!to(b, true).matches_with(&to(a, true), &mut declared));
+        assert!(!to(b, false).matches_with(&to(b, true), &mut declared));
+        // The bottom type is below every exact type of its hierarchy.
+        let none = WasmRefType::new(true, WasmHeapType::None);
+        assert!(none.matches_with(&to(a, true), &mut declared));
+        assert!(!WasmRefType::new(true, WasmHeapType::NoFunc).matches_with(&to(a, true), &mut declared));
+        for id in [exact_field, exact_field, inexact_field, b, a] {
+            r.release(id);
+        }
+        assert!(r.is_empty(), "{} types left", r.len());
+    }
+
+    #[test]
     fn equal_types_share_an_id_and_ids_are_not_reused() {
         let r = TypeRegistry::new();
         let a = WasmFuncType::new(vec![WasmValType::I32], vec![]);
@@ -445,10 +489,10 @@ mod tests {
         use weft_environ::WasmRefType;
         let r = TypeRegistry::new();
         let inner = r.register(&WasmFuncType::new(vec![], vec![]));
-        let reference = WasmValType::Ref(WasmRefType {
-            nullable: false,
-            heap_type: WasmHeapType::ConcreteFunc(EngineOrModuleTypeIndex::Engine(inner.0)),
-        });
+        let reference = WasmValType::Ref(WasmRefType::new(
+            false,
+            WasmHeapType::ConcreteFunc(EngineOrModuleTypeIndex::Engine(inner.0)),
+        ));
         let outer = r.register(&WasmFuncType::new(vec![reference], vec![]));
         r.release(inner);
         assert!(r.lookup(inner).is_some());

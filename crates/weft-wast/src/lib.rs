@@ -89,13 +89,26 @@ pub fn predates_proposals(path: &Path) -> bool {
     path.to_string_lossy().replace('\\', "/").contains("proposals/threads/")
 }
 
+/// Whether the spec script at `path` belongs to the custom descriptors
+/// proposal, which [`spec_config_for`] enables for its scripts only (Weft
+/// supports it in part, so it stays out of [`spec_config`]).
+pub fn needs_custom_descriptors(path: &Path) -> bool {
+    path.to_string_lossy()
+        .replace('\\', "/")
+        .contains("proposals/custom-descriptors/")
+}
+
 /// The configuration for the spec script at `path`: [`spec_config`], less
-/// the proposals the script predates. The threads proposal's scripts were
+/// the proposals the script predates, plus custom descriptors for that
+/// proposal's scripts. The threads proposal's scripts were
 /// written before multi-memory and reference types, and check that a
 /// second memory or table is invalid; Wasmtime's runner turns those off for
 /// them too.
 pub fn spec_config_for(path: &Path) -> weft::Config {
     let mut config = spec_config();
+    if needs_custom_descriptors(path) {
+        config.wasm_custom_descriptors(true);
+    }
     if predates_proposals(path) {
         config
             .wasm_multi_memory(false)

@@ -386,6 +386,15 @@ impl Config {
         /// heap per store, collected by the collector
         /// [`Config::collector`] chooses.
         wasm_gc => GC;
+        /// Enables the custom descriptors proposal: exact reference types
+        /// (`(ref exact $t)`), struct types with `describes`/`descriptor`
+        /// clauses, `struct.new_desc`, `struct.new_default_desc`,
+        /// `ref.get_desc`, `ref.cast_desc_eq` and
+        /// `br_on_cast_desc_eq`/`br_on_cast_desc_eq_fail` (default off;
+        /// needs [`Config::wasm_gc`]). Weft's own switch: Wasmtime 48 has
+        /// none. Supported in part: see the README for which of the
+        /// proposal's spec files pass.
+        wasm_custom_descriptors => CUSTOM_DESCRIPTORS;
     }
 
     /// Whether compiled code handles exceptions (the exception handling
@@ -438,6 +447,9 @@ impl Config {
         }
         if self.features.contains(F::GC) && !self.features.contains(F::FUNCTION_REFERENCES) {
             crate::bail!("cannot disable the function references proposal but enable the GC proposal");
+        }
+        if self.features.contains(F::CUSTOM_DESCRIPTORS) && !self.features.contains(F::GC) {
+            crate::bail!("cannot disable the GC proposal but enable the custom descriptors proposal");
         }
         let unsupported = self
             .features

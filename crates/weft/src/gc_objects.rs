@@ -155,7 +155,10 @@ impl StructType {
         let fields = fields.into_iter().map(|f| f.to_wasm()).collect();
         Ok(StructType(GcType::register(
             engine,
-            WasmCompositeType::Struct(WasmStructType { fields }),
+            WasmCompositeType::Struct(WasmStructType {
+                fields,
+                ..WasmStructType::default()
+            }),
         )?))
     }
     /// The engine the type is registered in.
@@ -349,6 +352,11 @@ impl StructRef {
         let st = pre.ty.wasm().ok_or_else(|| crate::format_err!("not a struct type"))?;
         if fields.len() != st.fields.len() {
             crate::bail!("a struct of {} fields given {} values", st.fields.len(), fields.len());
+        }
+        if st.descriptor.is_some() {
+            // Its objects need a descriptor, which only wasm can give
+            // (`struct.new_desc`).
+            crate::bail!("the host cannot allocate a struct whose type has a descriptor type");
         }
         let layout = struct_layout(st);
         let mut bytes = Vec::with_capacity(fields.len());

@@ -4,9 +4,9 @@ use crate::externals::{Extern, Global, Memory, Table, Tag};
 use crate::func::{FuncData, TypedFunc, WasmParams, WasmResults};
 use crate::store::{AsContextMut, InstanceData, StoreId, StoreInner, StoreOpaque};
 use crate::trap::TrapExt;
-use crate::types::{ExternType, GlobalType, MemoryType, TableType};
+use crate::types::{GlobalType, MemoryType, TableType};
 use crate::{Func, Module, SharedMemory, Trap};
-use weft_environ::{EntityIndex, EntityType};
+use weft_environ::{EngineOrModuleTypeIndex, EntityIndex, EntityType, WasmValType};
 use weft_runtime::{FuncRefPtr, InstanceImports};
 use weft_types::VMSharedTypeIndex;
 
@@ -181,10 +181,17 @@ impl Instance {
     }
 }
 
-/// Why an import does not fit, or `None` when it does.
-fn check_import(store: &StoreOpaque, module: &Module, expected: &EntityType, actual: &Extern) -> Option<String> {
+/// Why an import does not fit, or `None` when it does. An `exact` function
+/// import (custom descriptors) matches a function of its type only.
+fn check_import(
+    store: &StoreOpaque,
+    module: &Module,
+    expected: &EntityType,
+    exact: bool,
+    actual: &Extern,
+) -> Option<String> {
     // The expected type as a public type (which registers a function type
-    // with the engine) is made only for an error, or for a global or table.
+    // with the engine) is made only for an error.
     let expected_ty = || module.extern_type(expected);
     let mismatch = |found: String| {
         let expected_ty = expected_ty();
@@ -211,21 +218,26 @@ fn check_import(store: &StoreOpaque, module: &Module, expected: &EntityType, act
                         .is_subtype(VMSharedTypeIndex(have), VMSharedTypeIndex(w))
                 })
             };
-            if Some(have) != want && !subtype() {
+            if Some(have) != want && (exact || !subtype()) {
                 return mismatch(format!("function of type `{}`", data.ty));
             }
             None
         }
-        (EntityType::Global(_), Extern::Global(actual_g)) => {
+        (EntityType::Global(g), Extern::Global(actual_g)) => {
             let have = store.global_type(actual_g.id);
-            let ExternType::Global(want) = expected_ty() else {
-                return mismatch("a global of another kind".to_string());
-            };
-            let ok = have.mutability() == want.mutability()
-                && if want.is_mutable() {
-                    have.content() == want.content()
+            // Compared as canonical wasm types: the public ones do not show
+            // concrete struct and array types or exactness.
+            let have_wasm = store
+                .wasm_global_types
+                .get(&actual_g.id.0)
+                .copied()
+                .unwrap_or_else(|| have.content().to_wasm());
+            let want_wasm = module.canonical_val_type(g.ty);
+            let ok = have.is_mutable() == g.mutable
+                && if g.mutable {
+                    have_wasm == want_wasm
                 } else {
-                    have.content().matches(want.content())
+                    val_type_matches(module, have_wasm, want_wasm)
                 };
             if !ok {
                 return mismatch(format!("global of type `{have}`"));
@@ -235,10 +247,12 @@ fn check_import(store: &StoreOpaque, module: &Module, expected: &EntityType, act
         (EntityType::Table(t), Extern::Table(actual_t)) => {
             let have = store.table_type(actual_t.id);
             let declared_max = store.table_types.get(&actual_t.id.0).and_then(|t| t.maximum());
-            let ExternType::Table(want) = expected_ty() else {
-                return mismatch("a table of another kind".to_string());
-            };
-            let ok = have.element() == want.element()
+            let have_element = store
+                .wasm_table_elements
+                .get(&actual_t.id.0)
+                .copied()
+                .unwrap_or_else(|| have.element().to_wasm());
+            let ok = have_element == module.canonical_table(t).element
                 && have.is_64() == t.table64
                 && limits_match(have.minimum(), declared_max, t.minimum, t.maximum);
             if !ok {
@@ -286,6 +300,23 @@ fn check_import(store: &StoreOpaque, module: &Module, expected: &EntityType, act
             };
             mismatch(kind.to_string())
         }
+    }
+}
+
+/// Whether a value of canonical type `have` may be where one of `want` is
+/// expected, declared subtyping of concrete types included.
+fn val_type_matches(module: &Module, have: WasmValType, want: WasmValType) -> bool {
+    match (have, want) {
+        (WasmValType::Ref(have), WasmValType::Ref(want)) => {
+            let types = &module.inner.engine.inner.types;
+            have.matches_with(&want, &mut |a, b| match (a, b) {
+                (EngineOrModuleTypeIndex::Engine(a), EngineOrModuleTypeIndex::Engine(b)) => {
+                    types.is_subtype(VMSharedTypeIndex(a), VMSharedTypeIndex(b))
+                }
+                (a, b) => a == b,
+            })
+        }
+        (have, want) => have == want,
     }
 }
 
@@ -379,7 +410,8 @@ pub(crate) fn instantiate<T: 'static>(
             );
         }
         let expected = env.entity_type(import.index);
-        if let Some(why) = check_import(opaque, module, &expected, actual) {
+        let exact = matches!(import.index, EntityIndex::Function(i) if env.is_exact_func_import(i));
+        if let Some(why) = check_import(opaque, module, &expected, exact, actual) {
             return Err(crate::format_err!("{why}").context(format!(
                 "incompatible import type for `{}::{}`",
                 import.module, import.field
@@ -455,7 +487,12 @@ pub(crate) fn instantiate<T: 'static>(
         .enumerate()
         .skip(env.num_imported_globals as usize)
     {
-        let ty = GlobalType::from_wasm(module.engine(), &module.canonical_global(&env.globals[i]));
+        let canonical = module.canonical_global(&env.globals[i]);
+        let ty = GlobalType::from_wasm(module.engine(), &canonical);
+        // Kept only when the public type does not show it all.
+        if ty.content().to_wasm() != canonical.ty {
+            opaque.wasm_global_types.insert(g.0, canonical.ty);
+        }
         opaque.global_types.insert(g.0, ty);
     }
     for (i, t) in entities
@@ -464,7 +501,11 @@ pub(crate) fn instantiate<T: 'static>(
         .enumerate()
         .skip(env.num_imported_tables as usize)
     {
-        let ty = TableType::from_wasm(module.engine(), &module.canonical_table(&env.tables[i]));
+        let canonical = module.canonical_table(&env.tables[i]);
+        let ty = TableType::from_wasm(module.engine(), &canonical);
+        if ty.element().to_wasm() != canonical.element {
+            opaque.wasm_table_elements.insert(t.0, canonical.element);
+        }
         opaque.table_types.insert(t.0, ty);
     }
     for (i, m) in entities

@@ -113,6 +113,12 @@ pub struct StoreOpaque {
     pub(crate) instances: Vec<InstanceData>,
     pub(crate) global_types: HashMap<usize, GlobalType>,
     pub(crate) table_types: HashMap<usize, TableType>,
+    /// The canonical value types of the globals wasm instances define, and
+    /// the element types of their tables, when the public types above do
+    /// not fully show them (concrete struct and array types, exactness);
+    /// import matching compares these, else the public types' wasm form.
+    pub(crate) wasm_global_types: HashMap<usize, weft_environ::WasmValType>,
+    pub(crate) wasm_table_elements: HashMap<usize, weft_environ::WasmRefType>,
     pub(crate) memory_types: HashMap<usize, MemoryType>,
     /// The store's memory of each shared memory it holds, by the shared
     /// memory's identity (kept valid by the store's own handle).
@@ -377,6 +383,8 @@ impl<T: 'static> Store<T> {
                     instances: Vec::new(),
                     global_types: HashMap::new(),
                     table_types: HashMap::new(),
+                    wasm_global_types: HashMap::new(),
+                    wasm_table_elements: HashMap::new(),
                     memory_types: HashMap::new(),
                     shared_memories: HashMap::new(),
                     tag_types: HashMap::new(),

@@ -196,10 +196,7 @@ impl RefType {
         }
     }
     pub(crate) fn to_wasm(&self) -> WasmRefType {
-        WasmRefType {
-            nullable: self.nullable,
-            heap_type: self.heap_type.to_wasm(),
-        }
+        WasmRefType::new(self.nullable, self.heap_type.to_wasm())
     }
 }
 

@@ -192,6 +192,12 @@ WEFT_CONFIG_PROP(void, wasm_exceptions, bool)
  */
 WEFT_CONFIG_PROP(void, wasm_custom_page_sizes, bool)
 /**
+ * \fn void weft_config_wasm_custom_descriptors_set(wasm_config_t *, bool)
+ * \brief The custom descriptors proposal, in part: exact reference types
+ * and struct descriptors. Needs the GC proposal. Default false.
+ */
+WEFT_CONFIG_PROP(void, wasm_custom_descriptors, bool)
+/**
  * \fn void weft_config_wasm_stack_switching_set(wasm_config_t *, bool)
  * \brief Stack switching. Not supported by Weft; ignored.
  */
