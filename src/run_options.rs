@@ -60,7 +60,7 @@ pub enum Proposal {
 }
 
 impl Proposal {
-    const ALL: [(&'static str, Proposal); 15] = [
+    const ALL: [(&'static str, Proposal); 16] = [
         ("simd", Proposal::Simd),
         ("relaxed-simd", Proposal::RelaxedSimd),
         ("relaxed-simd-deterministic", Proposal::RelaxedSimdDeterministic),
