@@ -388,6 +388,13 @@ impl FuncTranslator<'_, '_> {
         let desc = self.pop();
         let r = self.pop();
         let t = self.gc_ref_test_desc(r, desc, to)?;
+        self.branch_on_test(t, r, relative_depth, on_success)
+    }
+
+    /// The branch of `br_on_cast` and its kin: to the frame at
+    /// `relative_depth` with the reference `r` (and the values under it)
+    /// when the test `t` is `on_success`, else on with `r` pushed back.
+    fn branch_on_test(&mut self, t: Value, r: Value, relative_depth: u32, on_success: bool) -> Result<()> {
         let (target, arity) = self.branch_target(self.frame_index(relative_depth));
         let mut args = self.peekn(arity.saturating_sub(1));
         args.push(r);
@@ -409,20 +416,7 @@ impl FuncTranslator<'_, '_> {
         let to = self.gc_ref_type(to)?;
         let r = self.pop();
         let t = self.gc_ref_test(r, to)?;
-        let (target, arity) = self.branch_target(self.frame_index(relative_depth));
-        let mut args = self.peekn(arity.saturating_sub(1));
-        args.push(r);
-        let args = block_args(&args);
-        let next = self.b.create_block();
-        if on_success {
-            self.b.ins().brif(t, target, &args, next, &[]);
-        } else {
-            self.b.ins().brif(t, next, &[], target, &args);
-        }
-        self.b.seal_block(next);
-        self.b.switch_to_block(next);
-        self.push(r);
-        Ok(())
+        self.branch_on_test(t, r, relative_depth, on_success)
     }
 
     /// Translates `op` if it is an operator of the GC proposal; returns
