@@ -3,8 +3,8 @@
 //! them with `Store::throw` (store.rs); reading an exception's tag and
 //! payload is in values.rs, next to [`ExnRef`].
 
-use crate::gc_objects::{FieldType, StorageType};
 use crate::store::{AsContext, AsContextMut, StoreId};
+use crate::types::{FieldType, StorageType};
 use crate::types::{FuncType, Mutability, TagType, ValType};
 use crate::values::{ExnRef, Rooted, Val};
 use crate::{Engine, Tag};

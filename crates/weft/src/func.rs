@@ -144,9 +144,23 @@ impl Func {
         let ty = self.data(store.0.opaque())?.ty.clone();
         let params = Params::types();
         let results = Results::types();
+        // A GC reference of an abstract type (`Rooted<StructRef>`) may be
+        // given for a parameter of a concrete type (`(ref $t)`), as in
+        // Wasmtime: each call then checks the value's type.
+        let mut check_gc_params = false;
         let ok = params.len() == ty.params().len()
             && results.len() == ty.results().len()
-            && ty.params().zip(&params).all(|(actual, want)| want.matches(&actual))
+            && ty.params().zip(&params).all(|(actual, want)| {
+                want.matches(&actual)
+                    || match (&actual, want) {
+                        (ValType::Ref(a), ValType::Ref(w)) if is_concrete_gc(a) => {
+                            let fits = a.heap_type().matches(w.heap_type());
+                            check_gc_params |= fits;
+                            fits
+                        }
+                        _ => false,
+                    }
+            })
             && ty.results().zip(&results).all(|(actual, want)| actual.matches(want));
         if !ok {
             crate::bail!(
@@ -156,6 +170,7 @@ impl Func {
         }
         Ok(TypedFunc {
             func: *self,
+            check_gc_params,
             _marker: PhantomData,
         })
     }
@@ -304,9 +319,17 @@ pub(crate) fn new_flat_host<T: 'static>(
     new_host(store, ty, host)
 }
 
+/// Whether `r` is a reference to a concrete struct or array type.
+fn is_concrete_gc(r: &crate::RefType) -> bool {
+    r.heap_type().as_concrete_struct().is_some() || r.heap_type().as_concrete_array().is_some()
+}
+
 /// A function with statically known parameter and result types.
 pub struct TypedFunc<Params, Results> {
     func: Func,
+    /// Whether a parameter of a concrete GC type is given as a reference
+    /// of an abstract type, whose type each call checks.
+    check_gc_params: bool,
     _marker: PhantomData<fn(Params) -> Results>,
 }
 
@@ -332,8 +355,26 @@ impl<Params: WasmParams, Results: WasmResults> TypedFunc<Params, Results> {
         let mut values = [ValRaw::default(); INLINE_VALUES];
         let values = &mut values[..n];
         params.store(&store.opaque, values)?;
+        if self.check_gc_params {
+            self.check_gc_params(&store.opaque, values)?;
+        }
         self.func.call_raw(store, values)?;
         Ok(Results::load(&store.opaque, values))
+    }
+
+    /// Checks that each argument for a parameter of a concrete GC type is
+    /// of that type (a struct of another type would be read with the
+    /// wrong layout).
+    fn check_gc_params(&self, store: &StoreOpaque, values: &[ValRaw]) -> crate::Result<()> {
+        let ty = self.func.data(store)?.ty.clone();
+        for (i, (param, raw)) in ty.params().zip(values).enumerate() {
+            if let ValType::Ref(r) = &param {
+                if is_concrete_gc(r) && !store.gc_word_is_of(raw.get_word() as u64, r) {
+                    crate::bail!("argument {i} of the call is not of the parameter's type {param}");
+                }
+            }
+        }
+        Ok(())
     }
 }
 

@@ -11,214 +11,19 @@
 
 use crate::func::WasmTy;
 use crate::store::{AsContext, AsContextMut, StoreOpaque};
-use crate::types::{HeapType, Mutability, RefType, ValType};
+use crate::types::{ArrayType, GcType, HeapType, Mutability, RefType, StorageType, StructType, ValType};
 use crate::values::{Rooted, Val};
-use crate::{AnyRef, Engine};
+use crate::AnyRef;
 use std::marker::PhantomData;
-use std::sync::Arc;
-use weft_environ::{
-    array_layout, struct_layout, CompositeKind, WasmArrayType, WasmCompositeType, WasmFieldType, WasmStorageType,
-    WasmStructType, WasmSubType,
-};
+use weft_environ::{array_layout, struct_layout, CompositeKind};
 use weft_runtime::ValRaw;
 use weft_types::VMSharedTypeIndex;
 
-/// What a field or array element stores: a packed integer or a value.
-#[derive(Debug, Clone, PartialEq)]
-pub enum StorageType {
-    /// An 8-bit integer, read as an `i32`.
-    I8,
-    /// A 16-bit integer, read as an `i32`.
-    I16,
-    /// A value of a value type.
-    ValType(ValType),
-}
-
-impl StorageType {
-    /// The value type its values are read as.
-    pub fn unpack(&self) -> ValType {
-        match self {
-            StorageType::I8 | StorageType::I16 => ValType::I32,
-            StorageType::ValType(v) => v.clone(),
-        }
-    }
-    fn to_wasm(&self) -> WasmStorageType {
-        match self {
-            StorageType::I8 => WasmStorageType::I8,
-            StorageType::I16 => WasmStorageType::I16,
-            StorageType::ValType(v) => WasmStorageType::Val(v.to_wasm()),
-        }
-    }
-    fn from_wasm(engine: &Engine, ty: WasmStorageType) -> StorageType {
-        match ty {
-            WasmStorageType::I8 => StorageType::I8,
-            WasmStorageType::I16 => StorageType::I16,
-            WasmStorageType::Val(v) => StorageType::ValType(ValType::from_wasm(engine, v)),
-        }
-    }
-}
-
-/// The type of a struct field or of array elements.
-#[derive(Debug, Clone, PartialEq)]
-pub struct FieldType {
-    mutability: Mutability,
-    element_type: StorageType,
-}
-
-impl FieldType {
-    /// A field of `element_type`.
-    pub fn new(mutability: Mutability, element_type: StorageType) -> FieldType {
-        FieldType {
-            mutability,
-            element_type,
-        }
-    }
-    /// Whether it may be changed.
-    pub fn mutability(&self) -> Mutability {
-        self.mutability
-    }
-    /// What it stores.
-    pub fn element_type(&self) -> &StorageType {
-        &self.element_type
-    }
-    fn to_wasm(&self) -> WasmFieldType {
-        WasmFieldType {
-            element_type: self.element_type.to_wasm(),
-            mutable: self.mutability == Mutability::Var,
-        }
-    }
-    fn from_wasm(engine: &Engine, f: &WasmFieldType) -> FieldType {
-        FieldType {
-            mutability: if f.mutable { Mutability::Var } else { Mutability::Const },
-            element_type: StorageType::from_wasm(engine, f.element_type),
-        }
-    }
-}
-
-/// A struct or array type registered in an engine.
-#[derive(Clone)]
-struct GcType {
-    engine: Engine,
-    id: VMSharedTypeIndex,
-    sub: Arc<WasmSubType>,
-}
-
-impl std::fmt::Debug for GcType {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("GcType").field("id", &self.id.0).finish()
-    }
-}
-
-impl GcType {
-    /// A final type without supertype, registered in `engine`.
-    fn register(engine: &Engine, composite: WasmCompositeType) -> crate::Result<GcType> {
-        let sub = WasmSubType {
-            is_final: true,
-            supertype: None,
-            composite,
-        };
-        let ids = engine.inner.types.register_sub_group(std::slice::from_ref(&sub));
-        let id = *ids
-            .first()
-            .ok_or_else(|| crate::format_err!("the engine did not register the type"))?;
-        Self::lookup(engine, id.0)
-    }
-
-    fn lookup(engine: &Engine, id: u32) -> crate::Result<GcType> {
-        let sub = engine
-            .inner
-            .types
-            .lookup_sub(VMSharedTypeIndex(id))
-            .ok_or_else(|| crate::format_err!("GC type {id} is not registered in the engine"))?;
-        Ok(GcType {
-            engine: engine.clone(),
-            id: VMSharedTypeIndex(id),
-            sub,
-        })
-    }
-
-    /// Makes the store able to allocate and trace objects of this type.
-    fn register_in(&self, store: &StoreOpaque) {
-        let display = self.engine.inner.types.supertypes(self.id).unwrap_or_default();
-        let info = weft_runtime::gc::GcTypeInfo::new(&self.sub, display.iter().map(|t| t.0).collect());
-        store.objects.context().register_gc_type(self.id.0, info);
-    }
-}
-
-/// A struct type.
-#[derive(Debug, Clone)]
-pub struct StructType(GcType);
-
-impl StructType {
-    /// A final struct type with `fields`, registered in `engine`.
-    pub fn new(engine: &Engine, fields: impl IntoIterator<Item = FieldType>) -> crate::Result<StructType> {
-        let fields = fields.into_iter().map(|f| f.to_wasm()).collect();
-        Ok(StructType(GcType::register(
-            engine,
-            WasmCompositeType::Struct(WasmStructType {
-                fields,
-                ..WasmStructType::default()
-            }),
-        )?))
-    }
-    /// The engine the type is registered in.
-    pub fn engine(&self) -> &Engine {
-        &self.0.engine
-    }
-    /// The fields.
-    pub fn fields(&self) -> impl ExactSizeIterator<Item = FieldType> + '_ {
-        let fields: &[WasmFieldType] = self.0.sub.as_struct().map_or(&[], |s| &s.fields);
-        fields.iter().map(|f| FieldType::from_wasm(&self.0.engine, f))
-    }
-    /// Field `i`.
-    pub fn field(&self, i: usize) -> Option<FieldType> {
-        self.fields().nth(i)
-    }
-    /// Whether both are the same type.
-    #[allow(clippy::should_implement_trait, reason = "Wasmtime's associated function")]
-    pub fn eq(a: &StructType, b: &StructType) -> bool {
-        a.0.id == b.0.id && Engine::same(&a.0.engine, &b.0.engine)
-    }
-    fn wasm(&self) -> Option<&WasmStructType> {
-        self.0.sub.as_struct()
-    }
-}
-
-/// An array type.
-#[derive(Debug, Clone)]
-pub struct ArrayType(GcType);
-
-impl ArrayType {
-    /// A final array type of elements `field`, registered in `engine`.
-    pub fn new(engine: &Engine, field: FieldType) -> crate::Result<ArrayType> {
-        Ok(ArrayType(GcType::register(
-            engine,
-            WasmCompositeType::Array(WasmArrayType(field.to_wasm())),
-        )?))
-    }
-    /// The engine the type is registered in.
-    pub fn engine(&self) -> &Engine {
-        &self.0.engine
-    }
-    /// The type of the elements.
-    pub fn field_type(&self) -> FieldType {
-        match self.0.sub.as_array() {
-            Some(a) => FieldType::from_wasm(&self.0.engine, &a.0),
-            None => FieldType::new(Mutability::Const, StorageType::I8),
-        }
-    }
-    /// The type of the elements.
-    pub fn element_type(&self) -> StorageType {
-        self.field_type().element_type
-    }
-    /// Whether both are the same type.
-    #[allow(clippy::should_implement_trait, reason = "Wasmtime's associated function")]
-    pub fn eq(a: &ArrayType, b: &ArrayType) -> bool {
-        a.0.id == b.0.id && Engine::same(&a.0.engine, &b.0.engine)
-    }
-    fn wasm(&self) -> Option<&WasmArrayType> {
-        self.0.sub.as_array()
-    }
+/// Makes `store` able to allocate and trace objects of type `ty`.
+fn register_in(ty: &GcType, store: &StoreOpaque) {
+    let display = ty.engine.inner.types.supertypes(ty.id).unwrap_or_default();
+    let info = weft_runtime::gc::GcTypeInfo::new(&ty.sub, display.iter().map(|t| t.0).collect());
+    store.objects.context().register_gc_type(ty.id.0, info);
 }
 
 /// An allocator of structs of one type in one store.
@@ -233,7 +38,7 @@ impl StructRefPre {
     pub fn new(mut store: impl AsContextMut, ty: StructType) -> StructRefPre {
         let store = store.as_context_mut();
         let opaque = store.0.opaque();
-        ty.0.register_in(opaque);
+        register_in(&ty.0, opaque);
         StructRefPre { store: opaque.id(), ty }
     }
     /// The type of the structs.
@@ -254,7 +59,7 @@ impl ArrayRefPre {
     pub fn new(mut store: impl AsContextMut, ty: ArrayType) -> ArrayRefPre {
         let store = store.as_context_mut();
         let opaque = store.0.opaque();
-        ty.0.register_in(opaque);
+        register_in(&ty.0, opaque);
         ArrayRefPre { store: opaque.id(), ty }
     }
     /// The type of the arrays.

@@ -79,6 +79,36 @@ impl StoreOpaque {
         }
     }
 
+    /// Whether the `any`-hierarchy word `word` (0: null) is a value of the
+    /// reference type `ty`, which is concrete struct or array type.
+    pub(crate) fn gc_word_is_of(&self, word: u64, ty: &crate::RefType) -> bool {
+        let Ok(word) = u32::try_from(word) else {
+            return false;
+        };
+        if word == 0 {
+            return ty.is_nullable();
+        }
+        let want = match ty.heap_type() {
+            crate::HeapType::ConcreteStruct(s) => &s.0,
+            crate::HeapType::ConcreteArray(a) => &a.0,
+            _ => return false,
+        };
+        if weft_runtime::gc::is_i31(word) {
+            return false;
+        }
+        match self.objects.context().with_gc_heap(|heap| heap.header(word)) {
+            Some(Some((t, _))) => self.is_gc_subtype(t, want),
+            _ => false,
+        }
+    }
+
+    /// Whether an object of GC type `id` is of type `want` (it or one of
+    /// its declared subtypes) in this store's engine.
+    pub(crate) fn is_gc_subtype(&self, id: u32, want: &crate::types::GcType) -> bool {
+        crate::Engine::same(&self.engine, &want.engine)
+            && self.engine.inner.types.is_subtype(VMSharedTypeIndex(id), want.id)
+    }
+
     /// The kind of the GC type `id` (struct or array), if it is one.
     pub(crate) fn gc_kind(&self, id: u32) -> Option<CompositeKind> {
         self.engine

@@ -89,9 +89,7 @@ pub use engine::{Engine, Precompiled};
 pub use exceptions::{ExnRefPre, ExnType};
 pub use externals::{Extern, Global, Memory, MemoryAccessError, Table, Tag};
 pub use func::{Func, IntoFunc, TypedFunc, WasmParams, WasmResults, WasmRet, WasmTy};
-pub use gc_objects::{
-    ArrayRef, ArrayRefPre, ArrayType, EqRef, FieldType, StorageType, StructRef, StructRefPre, StructType,
-};
+pub use gc_objects::{ArrayRef, ArrayRefPre, EqRef, StructRef, StructRefPre};
 pub use gc_refs::{AnyRef, OwnedRooted, RootScope, I31};
 pub use instance::{Export, Instance};
 pub use interrupts::UpdateDeadline;
@@ -106,8 +104,8 @@ pub use shared_memory::{SharedMemory, WaitResult};
 pub use store::{AsContext, AsContextMut, Caller, Store, StoreContext, StoreContextMut};
 pub use trap::{FrameInfo, ThrownException, Trap, WasmBacktrace};
 pub use types::{
-    ExportType, ExternType, FuncType, GlobalType, HeapType, ImportType, MemoryType, MemoryTypeBuilder, Mutability,
-    RefType, TableType, TagType, ValType,
+    ArrayType, ExportType, ExternType, FieldType, FuncType, GlobalType, HeapType, ImportType, MemoryType,
+    MemoryTypeBuilder, Mutability, RefType, StorageType, StructType, TableType, TagType, ValType,
 };
 pub use values::{ExnRef, ExternRef, GcHeapOutOfMemory, Ref, Rooted, Val, V128};
 

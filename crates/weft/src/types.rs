@@ -3,7 +3,10 @@
 use crate::Engine;
 use std::fmt;
 use std::sync::Arc;
-use weft_environ::{EngineOrModuleTypeIndex, WasmFuncType, WasmHeapType, WasmRefType, WasmValType};
+use weft_environ::{
+    EngineOrModuleTypeIndex, WasmArrayType, WasmCompositeType, WasmFieldType, WasmFuncType, WasmHeapType, WasmRefType,
+    WasmStorageType, WasmStructType, WasmSubType, WasmValType,
+};
 use weft_types::VMSharedTypeIndex;
 
 /// The heap type of a reference.
@@ -29,12 +32,14 @@ pub enum HeapType {
     Eq,
     /// `i31`: unboxed 31-bit integers.
     I31,
-    /// `struct`: any struct. (Concrete struct types are seen as `struct`
-    /// until the host API has `StructType`.)
+    /// `struct`: any struct.
     Struct,
-    /// `array`: any array. (Concrete array types are seen as `array` until
-    /// the host API has `ArrayType`.)
+    /// The structs of one struct type and its subtypes: `(ref $t)`.
+    ConcreteStruct(StructType),
+    /// `array`: any array.
     Array,
+    /// The arrays of one array type and its subtypes: `(ref $t)`.
+    ConcreteArray(ArrayType),
     /// `none`: the bottom of the `any` hierarchy.
     None,
 }
@@ -42,7 +47,7 @@ pub enum HeapType {
 impl HeapType {
     /// The heap type of a canonical `WasmHeapType` of `engine` (concrete
     /// types named by engine ids). A concrete type that is not registered
-    /// (which canonical types never contain) becomes `func`.
+    /// (which canonical types never contain) becomes its abstract type.
     pub(crate) fn from_wasm(engine: &Engine, h: WasmHeapType) -> Self {
         match h {
             WasmHeapType::Func => HeapType::Func,
@@ -61,6 +66,14 @@ impl HeapType {
             WasmHeapType::Any => HeapType::Any,
             WasmHeapType::Eq => HeapType::Eq,
             WasmHeapType::I31 => HeapType::I31,
+            WasmHeapType::ConcreteStruct(EngineOrModuleTypeIndex::Engine(i)) => match GcType::lookup(engine, i) {
+                Ok(ty) => HeapType::ConcreteStruct(StructType(ty)),
+                Err(_) => HeapType::Struct,
+            },
+            WasmHeapType::ConcreteArray(EngineOrModuleTypeIndex::Engine(i)) => match GcType::lookup(engine, i) {
+                Ok(ty) => HeapType::ConcreteArray(ArrayType(ty)),
+                Err(_) => HeapType::Array,
+            },
             WasmHeapType::Struct | WasmHeapType::ConcreteStruct(_) => HeapType::Struct,
             WasmHeapType::Array | WasmHeapType::ConcreteArray(_) => HeapType::Array,
             WasmHeapType::None => HeapType::None,
@@ -81,8 +94,20 @@ impl HeapType {
             HeapType::Eq => WasmHeapType::Eq,
             HeapType::I31 => WasmHeapType::I31,
             HeapType::Struct => WasmHeapType::Struct,
+            HeapType::ConcreteStruct(ty) => WasmHeapType::ConcreteStruct(EngineOrModuleTypeIndex::Engine(ty.0.id.0)),
             HeapType::Array => WasmHeapType::Array,
+            HeapType::ConcreteArray(ty) => WasmHeapType::ConcreteArray(EngineOrModuleTypeIndex::Engine(ty.0.id.0)),
             HeapType::None => WasmHeapType::None,
+        }
+    }
+
+    /// The engine of a concrete type.
+    fn engine(&self) -> Option<&Engine> {
+        match self {
+            HeapType::ConcreteFunc(ty) => Some(&ty.registered.engine),
+            HeapType::ConcreteStruct(ty) => Some(&ty.0.engine),
+            HeapType::ConcreteArray(ty) => Some(&ty.0.engine),
+            _ => None,
         }
     }
     /// Whether this is a function heap type.
@@ -104,7 +129,24 @@ impl HeapType {
     }
     /// Whether this is a concrete (indexed) type.
     pub fn is_concrete(&self) -> bool {
-        matches!(self, HeapType::ConcreteFunc(_))
+        matches!(
+            self,
+            HeapType::ConcreteFunc(_) | HeapType::ConcreteStruct(_) | HeapType::ConcreteArray(_)
+        )
+    }
+    /// The struct type, if this is a concrete struct type.
+    pub fn as_concrete_struct(&self) -> Option<&StructType> {
+        match self {
+            HeapType::ConcreteStruct(ty) => Some(ty),
+            _ => None,
+        }
+    }
+    /// The array type, if this is a concrete array type.
+    pub fn as_concrete_array(&self) -> Option<&ArrayType> {
+        match self {
+            HeapType::ConcreteArray(ty) => Some(ty),
+            _ => None,
+        }
     }
     /// The function type, if this is a concrete function type.
     pub fn as_concrete_func(&self) -> Option<&FuncType> {
@@ -113,9 +155,26 @@ impl HeapType {
             _ => None,
         }
     }
-    /// Whether `self` is a subtype of `other`.
+    /// Whether `self` is a subtype of `other` (for concrete types, by the
+    /// engine's declared subtyping).
     pub fn matches(&self, other: &HeapType) -> bool {
-        self.to_wasm().matches(other.to_wasm())
+        let Some(engine) = self.engine().or(other.engine()) else {
+            return self.to_wasm().matches(other.to_wasm());
+        };
+        let same_engine = match (self.engine(), other.engine()) {
+            (Some(a), Some(b)) => Engine::same(a, b),
+            _ => true,
+        };
+        self.to_wasm().matches_with(other.to_wasm(), &mut |a, b| match (a, b) {
+            (EngineOrModuleTypeIndex::Engine(a), EngineOrModuleTypeIndex::Engine(b)) => {
+                same_engine
+                    && engine
+                        .inner
+                        .types
+                        .is_subtype(VMSharedTypeIndex(a), VMSharedTypeIndex(b))
+            }
+            (a, b) => a == b,
+        })
     }
 }
 
@@ -133,7 +192,9 @@ impl fmt::Display for HeapType {
             HeapType::Eq => f.write_str("eq"),
             HeapType::I31 => f.write_str("i31"),
             HeapType::Struct => f.write_str("struct"),
+            HeapType::ConcreteStruct(ty) => write!(f, "(struct {})", ty.0.id.0),
             HeapType::Array => f.write_str("array"),
+            HeapType::ConcreteArray(ty) => write!(f, "(array {})", ty.0.id.0),
             HeapType::None => f.write_str("none"),
         }
     }
@@ -897,5 +958,212 @@ impl<'module> ExportType<'module> {
     /// The exported type.
     pub fn ty(&self) -> ExternType {
         self.ty.clone()
+    }
+}
+
+// ---- The GC proposal's composite types (as Wasmtime 48's) ----
+
+/// What a field or array element stores: a packed integer or a value.
+#[derive(Debug, Clone, PartialEq)]
+pub enum StorageType {
+    /// An 8-bit integer, read as an `i32`.
+    I8,
+    /// A 16-bit integer, read as an `i32`.
+    I16,
+    /// A value of a value type.
+    ValType(ValType),
+}
+
+impl StorageType {
+    /// The value type its values are read as.
+    pub fn unpack(&self) -> ValType {
+        match self {
+            StorageType::I8 | StorageType::I16 => ValType::I32,
+            StorageType::ValType(v) => v.clone(),
+        }
+    }
+    pub(crate) fn to_wasm(&self) -> WasmStorageType {
+        match self {
+            StorageType::I8 => WasmStorageType::I8,
+            StorageType::I16 => WasmStorageType::I16,
+            StorageType::ValType(v) => WasmStorageType::Val(v.to_wasm()),
+        }
+    }
+    pub(crate) fn from_wasm(engine: &Engine, ty: WasmStorageType) -> StorageType {
+        match ty {
+            WasmStorageType::I8 => StorageType::I8,
+            WasmStorageType::I16 => StorageType::I16,
+            WasmStorageType::Val(v) => StorageType::ValType(ValType::from_wasm(engine, v)),
+        }
+    }
+}
+
+/// The type of a struct field or of array elements.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FieldType {
+    pub(crate) mutability: Mutability,
+    pub(crate) element_type: StorageType,
+}
+
+impl FieldType {
+    /// A field of `element_type`.
+    pub fn new(mutability: Mutability, element_type: StorageType) -> FieldType {
+        FieldType {
+            mutability,
+            element_type,
+        }
+    }
+    /// Whether it may be changed.
+    pub fn mutability(&self) -> Mutability {
+        self.mutability
+    }
+    /// What it stores.
+    pub fn element_type(&self) -> &StorageType {
+        &self.element_type
+    }
+    pub(crate) fn to_wasm(&self) -> WasmFieldType {
+        WasmFieldType {
+            element_type: self.element_type.to_wasm(),
+            mutable: self.mutability == Mutability::Var,
+        }
+    }
+    pub(crate) fn from_wasm(engine: &Engine, f: &WasmFieldType) -> FieldType {
+        FieldType {
+            mutability: if f.mutable { Mutability::Var } else { Mutability::Const },
+            element_type: StorageType::from_wasm(engine, f.element_type),
+        }
+    }
+}
+
+/// A struct or array type registered in an engine.
+#[derive(Clone)]
+pub(crate) struct GcType {
+    pub(crate) engine: Engine,
+    pub(crate) id: VMSharedTypeIndex,
+    pub(crate) sub: Arc<WasmSubType>,
+}
+
+impl std::fmt::Debug for GcType {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("GcType").field("id", &self.id.0).finish()
+    }
+}
+
+impl GcType {
+    /// A final type without supertype, registered in `engine`.
+    fn register(engine: &Engine, composite: WasmCompositeType) -> crate::Result<GcType> {
+        let sub = WasmSubType {
+            is_final: true,
+            supertype: None,
+            composite,
+        };
+        let ids = engine.inner.types.register_sub_group(std::slice::from_ref(&sub));
+        let id = *ids
+            .first()
+            .ok_or_else(|| crate::format_err!("the engine did not register the type"))?;
+        Self::lookup(engine, id.0)
+    }
+
+    pub(crate) fn lookup(engine: &Engine, id: u32) -> crate::Result<GcType> {
+        let sub = engine
+            .inner
+            .types
+            .lookup_sub(VMSharedTypeIndex(id))
+            .ok_or_else(|| crate::format_err!("GC type {id} is not registered in the engine"))?;
+        Ok(GcType {
+            engine: engine.clone(),
+            id: VMSharedTypeIndex(id),
+            sub,
+        })
+    }
+}
+
+/// A struct type.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct StructType(pub(crate) GcType);
+
+impl StructType {
+    /// A final struct type with `fields`, registered in `engine`.
+    pub fn new(engine: &Engine, fields: impl IntoIterator<Item = FieldType>) -> crate::Result<StructType> {
+        let fields = fields.into_iter().map(|f| f.to_wasm()).collect();
+        Ok(StructType(GcType::register(
+            engine,
+            WasmCompositeType::Struct(WasmStructType {
+                fields,
+                ..WasmStructType::default()
+            }),
+        )?))
+    }
+    /// The engine the type is registered in.
+    pub fn engine(&self) -> &Engine {
+        &self.0.engine
+    }
+    /// The fields.
+    pub fn fields(&self) -> impl ExactSizeIterator<Item = FieldType> + '_ {
+        let fields: &[WasmFieldType] = self.0.sub.as_struct().map_or(&[], |s| &s.fields);
+        fields.iter().map(|f| FieldType::from_wasm(&self.0.engine, f))
+    }
+    /// Field `i`.
+    pub fn field(&self, i: usize) -> Option<FieldType> {
+        self.fields().nth(i)
+    }
+    /// Whether both are the same type.
+    #[allow(clippy::should_implement_trait, reason = "Wasmtime's associated function")]
+    pub fn eq(a: &StructType, b: &StructType) -> bool {
+        a.0.id == b.0.id && Engine::same(&a.0.engine, &b.0.engine)
+    }
+    pub(crate) fn wasm(&self) -> Option<&WasmStructType> {
+        self.0.sub.as_struct()
+    }
+}
+
+/// An array type.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct ArrayType(pub(crate) GcType);
+
+impl ArrayType {
+    /// A final array type of elements `field`, registered in `engine`.
+    pub fn new(engine: &Engine, field: FieldType) -> crate::Result<ArrayType> {
+        Ok(ArrayType(GcType::register(
+            engine,
+            WasmCompositeType::Array(WasmArrayType(field.to_wasm())),
+        )?))
+    }
+    /// The engine the type is registered in.
+    pub fn engine(&self) -> &Engine {
+        &self.0.engine
+    }
+    /// The type of the elements.
+    pub fn field_type(&self) -> FieldType {
+        match self.0.sub.as_array() {
+            Some(a) => FieldType::from_wasm(&self.0.engine, &a.0),
+            None => FieldType::new(Mutability::Const, StorageType::I8),
+        }
+    }
+    /// The type of the elements.
+    pub fn element_type(&self) -> StorageType {
+        self.field_type().element_type
+    }
+    /// Whether both are the same type.
+    #[allow(clippy::should_implement_trait, reason = "Wasmtime's associated function")]
+    pub fn eq(a: &ArrayType, b: &ArrayType) -> bool {
+        a.0.id == b.0.id && Engine::same(&a.0.engine, &b.0.engine)
+    }
+    pub(crate) fn wasm(&self) -> Option<&WasmArrayType> {
+        self.0.sub.as_array()
+    }
+}
+
+impl PartialEq for GcType {
+    fn eq(&self, other: &GcType) -> bool {
+        self.id == other.id && Engine::same(&self.engine, &other.engine)
+    }
+}
+
+impl Eq for GcType {}
+
+impl std::hash::Hash for GcType {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.id.0.hash(state)
     }
 }

@@ -199,6 +199,11 @@ impl Val {
                     (HeapType::Array, GcWord::Object(t)) => {
                         store.gc_kind(t) == Some(weft_environ::CompositeKind::Array)
                     }
+                    // A concrete type: the object's type must be it or
+                    // one of its declared subtypes (its layout starts with
+                    // the target's fields).
+                    (HeapType::ConcreteStruct(want), GcWord::Object(t)) => store.is_gc_subtype(t, &want.0),
+                    (HeapType::ConcreteArray(want), GcWord::Object(t)) => store.is_gc_subtype(t, &want.0),
                     _ => false,
                 }
             }

@@ -155,3 +155,80 @@ fn structs_and_arrays_cross_into_wasm_and_back() -> Result<()> {
     assert_eq!(s.field(&mut store, 1)?.i64(), Some(77));
     Ok(())
 }
+
+/// A struct of one type is never accepted where wasm expects a concrete
+/// struct type it is not a subtype of: through `Func::call`, a typed call,
+/// `Global::set` and `Table::set` (before, the public types showed every
+/// concrete struct type as `struct`, and wasm read the small struct with
+/// the big one's layout, past its end). Concrete types show as such.
+#[test]
+fn host_values_are_checked_against_concrete_struct_types() -> Result<()> {
+    let engine = gc_engine();
+    let wasm = wat::parse_str(
+        r#"(module
+            (type $small (struct (field i32)))
+            (type $big (sub (struct (field i64) (field i64) (field i64) (field i64)
+                               (field i64) (field i64) (field i64) (field i64))))
+            (type $bigger (sub $big (struct (field i64) (field i64) (field i64) (field i64)
+                               (field i64) (field i64) (field i64) (field i64) (field i32))))
+            (global (export "g") (mut (ref null $big)) (ref.null $big))
+            (table (export "t") 1 (ref null $big))
+            (func (export "small") (result (ref $small)) (struct.new $small (i32.const 5)))
+            (func (export "big") (result (ref $big)) (struct.new_default $big))
+            (func (export "bigger") (result (ref $bigger)) (struct.new_default $bigger))
+            (func (export "last") (param (ref $big)) (result i64) (struct.get $big 7 (local.get 0))))"#,
+    )
+    .unwrap();
+    let module = Module::new(&engine, &wasm)?;
+    let mut store = Store::new(&engine, ());
+    let instance = Instance::new(&mut store, &module, &[])?;
+    let small = instance
+        .get_typed_func::<(), Rooted<StructRef>>(&mut store, "small")?
+        .call(&mut store, ())?;
+    let big = instance
+        .get_typed_func::<(), Rooted<StructRef>>(&mut store, "big")?
+        .call(&mut store, ())?;
+    let bigger = instance
+        .get_typed_func::<(), Rooted<StructRef>>(&mut store, "bigger")?
+        .call(&mut store, ())?;
+
+    // The parameter's type is the concrete one.
+    let last = instance.get_func(&mut store, "last").unwrap();
+    let ty = last.ty(&store);
+    let Some(ValType::Ref(param)) = ty.params().next() else {
+        panic!("a reference parameter")
+    };
+    let want = param
+        .heap_type()
+        .as_concrete_struct()
+        .expect("a concrete struct type")
+        .clone();
+    assert!(StructType::eq(&want, &big.ty(&store)?));
+    assert!(HeapType::ConcreteStruct(bigger.ty(&store)?).matches(param.heap_type()));
+    assert!(!HeapType::ConcreteStruct(small.ty(&store)?).matches(param.heap_type()));
+
+    // Func::call: the small struct is refused; the big one and its subtype work.
+    let mut out = [Val::I64(1)];
+    let err = last
+        .call(&mut store, &[Val::AnyRef(Some(small.to_anyref()))], &mut out)
+        .unwrap_err();
+    assert!(format!("{err:#}").contains("type"), "{err:#}");
+    last.call(&mut store, &[Val::AnyRef(Some(big.to_anyref()))], &mut out)?;
+    assert_eq!(out[0].i64(), Some(0));
+    last.call(&mut store, &[Val::AnyRef(Some(bigger.to_anyref()))], &mut out)?;
+
+    // A typed call with an abstract struct reference checks each value.
+    let typed = last.typed::<Rooted<StructRef>, i64>(&store)?;
+    assert!(typed.call(&mut store, small).is_err());
+    assert_eq!(typed.call(&mut store, big)?, 0);
+    assert_eq!(typed.call(&mut store, bigger)?, 0);
+
+    // Globals and tables of the concrete type.
+    let g = instance.get_global(&mut store, "g").unwrap();
+    assert!(g.set(&mut store, Val::AnyRef(Some(small.to_anyref()))).is_err());
+    g.set(&mut store, Val::AnyRef(Some(big.to_anyref())))?;
+    let t = instance.get_table(&mut store, "t").unwrap();
+    assert!(t.set(&mut store, 0, Ref::Any(Some(small.to_anyref()))).is_err());
+    t.set(&mut store, 0, Ref::Any(Some(bigger.to_anyref())))?;
+    Ok(())
+}

@@ -191,13 +191,14 @@ pub(crate) fn heaptype_of(h: &HeapType) -> weft_heaptype_t {
                 of: Box::into_raw(Box::new(wasm_externtype_t::new(&ExternType::Func(ft.clone())))).cast(),
             }
         }
+        HeapType::ConcreteStruct(st) => return heaptype_of_struct(st.clone()),
+        HeapType::ConcreteArray(at) => return heaptype_of_array(at.clone()),
     };
     heaptype_of_kind(kind)
 }
 
-/// The Weft heap type of a C heap type (concrete struct, array and
-/// exception types become `struct`, `array` and `exn`: see the module
-/// documentation).
+/// The Weft heap type of a C heap type (concrete exception types become
+/// `exn`: see the module documentation).
 fn heaptype_to_weft(h: &weft_heaptype_t, engine: &weft::Engine) -> anyhow::Result<HeapType> {
     Ok(match h.kind {
         WEFT_HEAPTYPE_KIND_EXTERN => HeapType::Extern,
@@ -216,8 +217,22 @@ fn heaptype_to_weft(h: &weft_heaptype_t, engine: &weft::Engine) -> anyhow::Resul
         WEFT_HEAPTYPE_KIND_NONE => HeapType::None,
         WEFT_HEAPTYPE_KIND_EQ => HeapType::Eq,
         WEFT_HEAPTYPE_KIND_I31 => HeapType::I31,
-        WEFT_HEAPTYPE_KIND_ARRAY | WEFT_HEAPTYPE_KIND_CONCRETE_ARRAY => HeapType::Array,
-        WEFT_HEAPTYPE_KIND_STRUCT | WEFT_HEAPTYPE_KIND_CONCRETE_STRUCT => HeapType::Struct,
+        WEFT_HEAPTYPE_KIND_ARRAY => HeapType::Array,
+        WEFT_HEAPTYPE_KIND_STRUCT => HeapType::Struct,
+        WEFT_HEAPTYPE_KIND_CONCRETE_STRUCT => {
+            // SAFETY: a concrete struct heap type holds a live
+            // `weft_struct_type_t` (the header's contract).
+            let st = unsafe { h.of.cast::<weft_struct_type_t>().as_ref() }
+                .ok_or_else(|| anyhow::anyhow!("concrete struct heap type without a struct type"))?;
+            HeapType::ConcreteStruct(st.ty.clone())
+        }
+        WEFT_HEAPTYPE_KIND_CONCRETE_ARRAY => {
+            // SAFETY: a concrete array heap type holds a live
+            // `weft_array_type_t` (the header's contract).
+            let at = unsafe { h.of.cast::<weft_array_type_t>().as_ref() }
+                .ok_or_else(|| anyhow::anyhow!("concrete array heap type without an array type"))?;
+            HeapType::ConcreteArray(at.ty.clone())
+        }
         WEFT_HEAPTYPE_KIND_EXN | WEFT_HEAPTYPE_KIND_CONCRETE_EXN => HeapType::Exn,
         WEFT_HEAPTYPE_KIND_NOEXN => HeapType::NoExn,
         k => anyhow::bail!("unknown heap type kind {k}"),
