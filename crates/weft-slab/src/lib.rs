@@ -159,6 +159,16 @@ impl<T> Slab<T> {
             .enumerate()
             .filter_map(move |(k, slot)| slot.as_ref().map(|v| (first.wrapping_add(k as u32), v)))
     }
+
+    /// The values, mutably, and their indices, in the order of the indices.
+    pub fn iter_mut(&mut self) -> impl Iterator<Item = (u32, &mut T)> + '_ {
+        let first = self.first;
+        // `first + k` is an index the slab gave out or was given: no overflow.
+        self.slots
+            .iter_mut()
+            .enumerate()
+            .filter_map(move |(k, slot)| slot.as_mut().map(|v| (first.wrapping_add(k as u32), v)))
+    }
 }
 
 #[cfg(test)]

@@ -55,12 +55,19 @@ mod path;
 mod poll;
 pub mod preview1;
 mod proc;
+#[cfg(feature = "p2")]
+pub mod runtime;
 #[cfg(feature = "async")]
 mod sleep;
 mod sock;
 mod stdio;
 mod types;
 
+/// The attribute of `impl`s of [`p2::Pollable`], [`p2::InputStream`] and
+/// [`p2::OutputStream`] (re-exported as Wasmtime's
+/// `wasmtime_wasi::async_trait`).
+#[cfg(feature = "p2")]
+pub use async_trait::async_trait;
 pub use builder::{DirPerms, FilePerms, WasiCtxBuilder};
 pub use ctx::WasiP1Ctx;
 pub use errno::Errno;
