@@ -55,7 +55,6 @@ mod path;
 mod poll;
 pub mod preview1;
 mod proc;
-#[cfg(feature = "p2")]
 pub mod runtime;
 #[cfg(feature = "async")]
 mod sleep;
@@ -63,10 +62,9 @@ mod sock;
 mod stdio;
 mod types;
 
-/// The attribute of `impl`s of [`p2::Pollable`], [`p2::InputStream`] and
-/// [`p2::OutputStream`] (re-exported as Wasmtime's
+/// The attribute of `impl`s of `p2::Pollable`, `p2::InputStream` and
+/// `p2::OutputStream` (re-exported as Wasmtime's
 /// `wasmtime_wasi::async_trait`).
-#[cfg(feature = "p2")]
 pub use async_trait::async_trait;
 pub use builder::{DirPerms, FilePerms, WasiCtxBuilder};
 pub use ctx::WasiP1Ctx;
@@ -76,13 +74,15 @@ pub use p2::{WasiCtx, WasiCtxView, WasiView};
 pub use preview1 as p1;
 pub use proc::I32Exit;
 pub use stdio::{
-    stderr, stdin, stdout, ClosedInputStream, InputFile, MemoryInputPipe, MemoryOutputPipe, OutputFile,
-    SinkOutputStream, Stderr, Stdin, StdinStream, Stdout, StdoutStream,
+    stderr, stdin, stdout, ClosedInputStream, ClosedOutputStream, InputFile, IsTerminal, MemoryInputPipe,
+    MemoryOutputPipe, OutputFile, SinkOutputStream, Stderr, Stdin, StdinStream, Stdout, StdoutStream,
 };
 #[cfg(feature = "p2")]
 pub use weft::component::{ResourceTable, ResourceTableError};
 
 /// In-memory pipes, under the module path Wasmtime gives them.
 pub mod pipe {
-    pub use crate::stdio::{ClosedInputStream, MemoryInputPipe, MemoryOutputPipe, SinkOutputStream};
+    pub use crate::stdio::{
+        ClosedInputStream, ClosedOutputStream, MemoryInputPipe, MemoryOutputPipe, SinkOutputStream,
+    };
 }

@@ -38,6 +38,7 @@
 //! # Ok::<(), anyhow::Error>(())
 //! ```
 
+pub(crate) mod adapters;
 pub mod bindings;
 mod cli;
 mod clocks;

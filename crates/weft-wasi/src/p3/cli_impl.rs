@@ -9,7 +9,7 @@ use super::bindings::wasi::cli::{
 };
 use super::slot::ResultSlot;
 use crate::p2::{HasWasi, TerminalInput, TerminalOutput, WasiCtxView};
-use crate::stdio::{StdinStream, StdoutStream};
+use crate::stdio::{IsTerminal, StdinStream, StdoutStream};
 use crate::I32Exit;
 use std::pin::Pin;
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -35,7 +35,6 @@ struct OutputConsumer {
 impl Drop for OutputConsumer {
     fn drop(&mut self) {
         // The stream ended: the writer dropped its end (or the store went).
-        let _ = lock(&self.out).flush();
         self.slot.set(Ok(()));
     }
 }
@@ -51,13 +50,13 @@ impl<D: 'static> StreamConsumer<D> for OutputConsumer {
         _finish: bool,
     ) -> Poll<weft::Result<StreamResult>> {
         let mut src = source.as_direct(store);
-        let mut out = lock(&self.out);
+        let out = lock(&self.out);
         loop {
             let bytes = src.remaining();
             if bytes.is_empty() {
                 break;
             }
-            match out.write(bytes) {
+            match crate::stdio::write_blocking(&**out, bytes) {
                 Ok(0) => {
                     drop(out);
                     self.slot.set(Err(ErrorCode::Pipe));
@@ -77,7 +76,6 @@ impl<D: 'static> StreamConsumer<D> for OutputConsumer {
                 }
             }
         }
-        let _ = out.flush();
         Poll::Ready(Ok(StreamResult::Completed))
     }
 }
@@ -156,7 +154,7 @@ impl<D: 'static> StreamProducer<D> for InputProducer {
         self.waiting = None;
         let mut dst = destination.as_direct(store, room);
         let buf = dst.remaining();
-        let read = lock(&self.input).read(buf);
+        let read = crate::stdio::read_blocking(&**lock(&self.input), buf);
         match read {
             Ok(0) => Poll::Ready(Ok(StreamResult::Dropped)),
             Ok(n) => {
