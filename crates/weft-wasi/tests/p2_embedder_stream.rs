@@ -1,0 +1,176 @@
+//! An embedder's own standard output, written in Wasmtime 48's form — an
+//! `#[async_trait]` `Pollable` and `OutputStream`, and a `StdoutStream`
+//! with `IsTerminal`, `async_stream` and `p2_stream` — given to
+//! `WasiCtxBuilder::stdout`, receives what a WASI 0.2 guest prints, with
+//! the synchronous and the async linker. The stream takes 4 bytes at a
+//! time and has room again only when a consumer thread, asked by
+//! `ready()`, took them: the guest's `blocking-write-and-flush` waits on
+//! `ready()` and is woken by the consumer.
+
+#![cfg(feature = "p2")]
+
+#[allow(dead_code, reason = "each test binary uses a part of the guests")]
+mod p2_guest;
+
+use std::sync::{mpsc, Arc, Mutex};
+use weft::component::{Component, Linker, ResourceTable};
+use weft::{Engine, Store};
+use weft_wasi::p2::{OutputStream, Pollable, StreamError, StreamResult, WasiCtx, WasiCtxView, WasiView};
+use weft_wasi::{IsTerminal, StdoutStream, WasiCtxBuilder};
+
+/// How many bytes the stream takes before the consumer must catch up.
+const ROOM: usize = 4;
+
+/// The embedder's stream: bytes go to a consumer thread through a
+/// channel; `credit` counts the room left, which the consumer gives back
+/// when `want` asks for it.
+struct SlowStream {
+    tx: mpsc::Sender<bytes::Bytes>,
+    want: mpsc::Sender<()>,
+    credit: Arc<tokio::sync::Semaphore>,
+    waits: Arc<Mutex<u32>>,
+}
+
+#[weft_wasi::async_trait]
+impl Pollable for SlowStream {
+    async fn ready(&mut self) {
+        if self.credit.available_permits() == 0 {
+            *self.waits.lock().unwrap() += 1;
+            let _ = self.want.send(());
+        }
+        // Ready once there is room (the permit goes back at once).
+        let _ = self.credit.acquire().await;
+    }
+}
+
+#[weft_wasi::async_trait]
+impl OutputStream for SlowStream {
+    fn write(&mut self, bytes: bytes::Bytes) -> StreamResult<()> {
+        let n = u32::try_from(bytes.len()).map_err(|_| StreamError::trap("too long"))?;
+        match self.credit.try_acquire_many(n) {
+            Ok(permits) => permits.forget(),
+            Err(_) => return Err(StreamError::trap("write of more than check-write allowed")),
+        }
+        self.tx.send(bytes).map_err(|_| StreamError::Closed)
+    }
+    fn flush(&mut self) -> StreamResult<()> {
+        Ok(())
+    }
+    fn check_write(&mut self) -> StreamResult<usize> {
+        Ok(self.credit.available_permits())
+    }
+}
+
+/// The `StdoutStream` of the context: each guest stream shares the
+/// channel and the room.
+struct SlowStdout {
+    tx: Mutex<(mpsc::Sender<bytes::Bytes>, mpsc::Sender<()>)>,
+    credit: Arc<tokio::sync::Semaphore>,
+    waits: Arc<Mutex<u32>>,
+}
+
+impl IsTerminal for SlowStdout {
+    fn is_terminal(&self) -> bool {
+        false
+    }
+}
+
+impl StdoutStream for SlowStdout {
+    fn async_stream(&self) -> Box<dyn tokio::io::AsyncWrite + Send + Sync> {
+        // Not used by WASI 0.2 (preview1 would write here).
+        Box::new(tokio::io::sink())
+    }
+    fn p2_stream(&self) -> Box<dyn OutputStream> {
+        let (tx, want) = self.tx.lock().unwrap().clone();
+        Box::new(SlowStream {
+            tx,
+            want,
+            credit: self.credit.clone(),
+            waits: self.waits.clone(),
+        })
+    }
+}
+
+struct State {
+    ctx: WasiCtx,
+    table: ResourceTable,
+}
+
+impl WasiView for State {
+    fn ctx(&mut self) -> WasiCtxView<'_> {
+        WasiCtxView {
+            ctx: &mut self.ctx,
+            table: &mut self.table,
+        }
+    }
+}
+
+/// The output the guest printed and how often it waited for room.
+fn run_hello(use_async: bool) -> weft::Result<(String, u32)> {
+    let (tx, rx) = mpsc::channel::<bytes::Bytes>();
+    let (want_tx, want_rx) = mpsc::channel::<()>();
+    let credit = Arc::new(tokio::sync::Semaphore::new(ROOM));
+    let waits = Arc::new(Mutex::new(0));
+    // The consumer: when the stream asks for room, takes the bytes written
+    // so far and gives their room back.
+    let consumer = {
+        let credit = credit.clone();
+        std::thread::spawn(move || {
+            let mut got = Vec::new();
+            for () in want_rx {
+                let taken: Vec<bytes::Bytes> = rx.try_iter().collect();
+                for b in taken {
+                    got.extend_from_slice(&b);
+                    credit.add_permits(b.len());
+                }
+            }
+            got.extend(rx.into_iter().flatten());
+            got
+        })
+    };
+    let stdout = SlowStdout {
+        tx: Mutex::new((tx, want_tx)),
+        credit,
+        waits: waits.clone(),
+    };
+    let engine = Engine::default();
+    let component = Component::new(&engine, wat::parse_str(p2_guest::component("0.2.12", p2_guest::HELLO))?)?;
+    let mut linker = Linker::<State>::new(&engine);
+    let ctx = WasiCtxBuilder::new().arg("embedder").stdout(stdout).build();
+    let mut store = Store::new(
+        &engine,
+        State {
+            ctx,
+            table: ResourceTable::new(),
+        },
+    );
+    let result = if use_async {
+        weft_wasi::p2::add_to_linker_async(&mut linker)?;
+        weft_wasi::runtime::in_tokio(async {
+            let command = weft_wasi::p2::bindings::Command::instantiate_async(&mut store, &component, &linker).await?;
+            command.wasi_cli_run().call_run(&mut store).await
+        })?
+    } else {
+        weft_wasi::p2::add_to_linker_sync(&mut linker)?;
+        let command = weft_wasi::p2::bindings::sync::Command::instantiate(&mut store, &component, &linker)?;
+        command.wasi_cli_run().call_run(&mut store)?
+    };
+    assert_eq!(result, Ok(()));
+    // The store holds the last senders: the consumer ends with them.
+    drop(store);
+    let got = consumer.join().expect("the consumer thread ends");
+    let waits = *waits.lock().unwrap();
+    Ok((String::from_utf8(got)?, waits))
+}
+
+#[test]
+fn an_embedder_stream_in_wasmtimes_form_is_the_guests_stdout() -> weft::Result<()> {
+    for use_async in [false, true] {
+        let (out, waits) = run_hello(use_async)?;
+        assert_eq!(out, "hello from a component\nembedder\n", "async: {use_async}");
+        // "hello from a component\n" is longer than the stream's room: the
+        // guest waited for the consumer at least once.
+        assert!(waits >= 1, "async: {use_async}: the guest never waited for room");
+    }
+    Ok(())
+}
