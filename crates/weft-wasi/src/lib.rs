@@ -80,6 +80,14 @@ pub use stdio::{
 #[cfg(feature = "p2")]
 pub use weft::component::{ResourceTable, ResourceTableError};
 
+/// The standard-stream traits and streams, under the module path
+/// Wasmtime 48 gives them (`wasmtime_wasi::cli`).
+pub mod cli {
+    pub use crate::stdio::{
+        stderr, stdin, stdout, InputFile, IsTerminal, OutputFile, Stderr, Stdin, StdinStream, Stdout, StdoutStream,
+    };
+}
+
 /// In-memory pipes, under the module path Wasmtime gives them.
 pub mod pipe {
     pub use crate::stdio::{

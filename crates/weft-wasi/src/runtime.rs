@@ -49,7 +49,7 @@ pub(crate) fn handle() -> std::io::Result<tokio::runtime::Handle> {
 
 /// Runs `f` inside the context of this crate's runtime, so that the sockets and timers it makes are registered
 /// with a reactor; the error says why no runtime could be started.
-#[cfg_attr(not(feature = "p2"), allow(dead_code))]
+#[cfg_attr(not(feature = "p2"), allow(dead_code, reason = "used by the p2 sockets only"))]
 pub(crate) fn in_runtime<R>(f: impl FnOnce() -> R) -> std::io::Result<R> {
     let h = handle()?;
     let _guard = h.enter();
@@ -197,7 +197,7 @@ impl<T> Future for AbortOnDropJoinHandle<T> {
 
 /// Runs `f` on a thread of the blocking pool of this crate's runtime;
 /// the error says why no runtime could be started.
-#[cfg_attr(not(feature = "p2"), allow(dead_code))]
+#[cfg_attr(not(feature = "p2"), allow(dead_code, reason = "used by the p2 sockets only"))]
 pub(crate) fn spawn_blocking<F, R>(f: F) -> std::io::Result<AbortOnDropJoinHandle<R>>
 where
     F: FnOnce() -> R + Send + 'static,

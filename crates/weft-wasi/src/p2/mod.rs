@@ -44,6 +44,7 @@ mod cli;
 mod clocks;
 mod filesystem;
 mod io;
+mod io_host;
 mod io_sync;
 pub mod pipe;
 mod random;

@@ -1070,6 +1070,7 @@ pub(crate) fn lookup_host(host: &str) -> Result<Vec<IpAddr>, ErrorCode> {
 /// its addresses, without duplicates, blocking the calling thread: see
 /// [`parse_name`] and [`lookup_host`]. WASI 0.3's `resolve-addresses`
 /// calls it; the context's permission is the caller's to check.
+#[cfg(feature = "p3")]
 pub(crate) fn lookup(name: &str) -> Result<Vec<IpAddr>, ErrorCode> {
     match parse_name(name)? {
         Lookup::Address(ip) => Ok(vec![ip]),
