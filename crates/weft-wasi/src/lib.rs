@@ -41,6 +41,7 @@
 #![deny(missing_docs)]
 
 mod builder;
+mod cli_streams;
 mod clocks;
 mod ctx;
 mod errno;
@@ -83,6 +84,7 @@ pub use weft::component::{ResourceTable, ResourceTableError};
 /// The standard-stream traits and streams, under the module path
 /// Wasmtime 48 gives them (`wasmtime_wasi::cli`).
 pub mod cli {
+    pub use crate::cli_streams::{AsyncStdinStream, AsyncStdoutStream};
     pub use crate::stdio::{
         stderr, stdin, stdout, InputFile, IsTerminal, OutputFile, Stderr, Stdin, StdinStream, Stdout, StdoutStream,
     };

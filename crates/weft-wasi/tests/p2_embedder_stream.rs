@@ -174,3 +174,54 @@ fn an_embedder_stream_in_wasmtimes_form_is_the_guests_stdout() -> weft::Result<(
     }
     Ok(())
 }
+
+/// `cli::AsyncStdinStream` and `cli::AsyncStdoutStream` over tokio pipes
+/// whose other ends are written and read by threads of the embedder: the
+/// guest copies its stdin to its stdout, waiting for each.
+#[test]
+fn async_stdin_and_stdout_over_tokio_pipes() -> weft::Result<()> {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    use weft_wasi::cli::{AsyncStdinStream, AsyncStdoutStream};
+    let (guest_in, mut host_out) = tokio::io::duplex(16);
+    let (guest_out, mut host_in) = tokio::io::duplex(16);
+    let input = "a line that is longer than the pipes' buffers\n".repeat(20);
+    let feeder = {
+        let input = input.clone();
+        std::thread::spawn(move || {
+            weft_wasi::runtime::in_tokio(async move {
+                host_out.write_all(input.as_bytes()).await?;
+                host_out.shutdown().await
+            })
+        })
+    };
+    let reader = std::thread::spawn(move || {
+        weft_wasi::runtime::in_tokio(async move {
+            let mut got = Vec::new();
+            host_in.read_to_end(&mut got).await.map(|_| got)
+        })
+    });
+    let engine = Engine::default();
+    let component = Component::new(&engine, wat::parse_str(p2_guest::component("0.2.12", p2_guest::CAT))?)?;
+    let mut linker = Linker::<State>::new(&engine);
+    weft_wasi::p2::add_to_linker_sync(&mut linker)?;
+    let ctx = WasiCtxBuilder::new()
+        .stdin(AsyncStdinStream::new(guest_in))
+        .stdout(AsyncStdoutStream::new(8, guest_out))
+        .stderr(std::io::empty())
+        .build();
+    let mut store = Store::new(
+        &engine,
+        State {
+            ctx,
+            table: ResourceTable::new(),
+        },
+    );
+    let command = weft_wasi::p2::bindings::sync::Command::instantiate(&mut store, &component, &linker)?;
+    assert_eq!(command.wasi_cli_run().call_run(&mut store)?, Ok(()));
+    // The store holds the writer: the reader's end closes with it.
+    drop(store);
+    feeder.join().expect("the feeder ends")?;
+    let got = reader.join().expect("the reader ends")?;
+    assert_eq!(String::from_utf8(got)?, input);
+    Ok(())
+}
