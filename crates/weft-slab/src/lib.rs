@@ -176,6 +176,19 @@ mod tests {
     use super::Slab;
 
     #[test]
+    fn iter_mut_changes_the_values() {
+        let mut s = Slab::new();
+        s.insert(1);
+        s.insert(2);
+        s.insert(3);
+        s.remove(1);
+        for (i, v) in s.iter_mut() {
+            *v += i * 10;
+        }
+        assert_eq!(s.iter().collect::<Vec<_>>(), [(0, &1), (2, &23)]);
+    }
+
+    #[test]
     fn freed_indices_are_reused_last_first() {
         let mut s = Slab::new();
         assert_eq!(s.insert('a'), Some(0));

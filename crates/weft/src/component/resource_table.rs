@@ -201,6 +201,32 @@ mod tests {
     }
 
     #[test]
+    fn several_entries_at_once() {
+        let mut table = ResourceTable::new();
+        let a = table.push(File("a")).unwrap();
+        let b = table.push(File("b")).unwrap();
+        let map: std::collections::BTreeMap<u32, char> = [(b.rep(), 'b'), (a.rep(), 'a'), (99, 'x')].into();
+        let mut seen = Vec::new();
+        for (entry, tag) in table.iter_entries(map) {
+            match entry {
+                Ok(v) => {
+                    let f = v.downcast_mut::<File>().unwrap();
+                    f.0 = if tag == 'a' { "A" } else { "B" };
+                    seen.push(tag);
+                }
+                Err(e) => {
+                    assert_eq!(e, ResourceTableError::NotPresent);
+                    seen.push(tag);
+                }
+            }
+        }
+        assert_eq!(seen, ['a', 'b', 'x']);
+        assert_eq!(table.get(&a).unwrap().0, "A");
+        assert!(table.get_any_mut(b.rep()).unwrap().is::<File>());
+        assert_eq!(table.get_any_mut(99).err(), Some(ResourceTableError::NotPresent));
+    }
+
+    #[test]
     fn children_keep_their_parent() {
         let mut table = ResourceTable::new();
         let d = table.push(Dir).unwrap();
