@@ -225,3 +225,52 @@ fn async_stdin_and_stdout_over_tokio_pipes() -> weft::Result<()> {
     assert_eq!(String::from_utf8(got)?, input);
     Ok(())
 }
+
+/// Timers with the async linker under an executor that is not tokio's
+/// (a thread parked until a waker fires): the guest's `poll` of a 60 s
+/// and a 5 ms timer is woken by the 5 ms one.
+#[test]
+fn timers_wake_an_async_guest_under_any_executor() -> weft::Result<()> {
+    use std::future::Future;
+    use std::task::{Context, Poll, Wake, Waker};
+    struct Unpark(std::thread::Thread);
+    impl Wake for Unpark {
+        fn wake(self: Arc<Self>) {
+            self.0.unpark();
+        }
+    }
+    fn block_on<F: Future>(fut: F) -> F::Output {
+        let waker = Waker::from(Arc::new(Unpark(std::thread::current())));
+        let mut cx = Context::from_waker(&waker);
+        let mut fut = std::pin::pin!(fut);
+        loop {
+            if let Poll::Ready(v) = fut.as_mut().poll(&mut cx) {
+                return v;
+            }
+            std::thread::park();
+        }
+    }
+    let engine = Engine::default();
+    let component = Component::new(
+        &engine,
+        wat::parse_str(p2_guest::component("0.2.12", p2_guest::CLOCKS))?,
+    )?;
+    let mut linker = Linker::<State>::new(&engine);
+    weft_wasi::p2::add_to_linker_async(&mut linker)?;
+    let stdout = weft_wasi::MemoryOutputPipe::new(1 << 16);
+    let ctx = WasiCtxBuilder::new().stdout(stdout.clone()).build();
+    let mut store = Store::new(
+        &engine,
+        State {
+            ctx,
+            table: ResourceTable::new(),
+        },
+    );
+    let result = block_on(async {
+        let command = weft_wasi::p2::bindings::Command::instantiate_async(&mut store, &component, &linker).await?;
+        command.wasi_cli_run().call_run(&mut store).await
+    })?;
+    assert_eq!(result, Ok(()));
+    assert_eq!(&stdout.contents()[..], b"wall ok\nslept\npoll 1 1\nrandom 16\n");
+    Ok(())
+}
