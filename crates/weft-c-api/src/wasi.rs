@@ -36,13 +36,41 @@ enum Stream {
 /// The shared output of a host callback, as a stream of a context.
 struct SharedOutput(Arc<Mutex<CustomOutput>>);
 
+impl weft_wasi::IsTerminal for SharedOutput {
+    fn is_terminal(&self) -> bool {
+        false
+    }
+}
+
 impl weft_wasi::StdoutStream for SharedOutput {
-    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        let mut out = self
-            .0
-            .lock()
-            .map_err(|_| io::Error::other("the WASI output callback panicked earlier"))?;
-        out.write(buf)
+    fn async_stream(&self) -> Box<dyn tokio::io::AsyncWrite + Send + Sync> {
+        Box::new(CallbackWriter(self.0.clone()))
+    }
+}
+
+/// A writer calling the host's callback (each write completes at once).
+struct CallbackWriter(Arc<Mutex<CustomOutput>>);
+
+impl tokio::io::AsyncWrite for CallbackWriter {
+    fn poll_write(
+        self: std::pin::Pin<&mut Self>,
+        _cx: &mut std::task::Context<'_>,
+        buf: &[u8],
+    ) -> std::task::Poll<io::Result<usize>> {
+        let r = match self.0.lock() {
+            Ok(mut out) => out.write(buf),
+            Err(_) => Err(io::Error::other("the WASI output callback panicked earlier")),
+        };
+        std::task::Poll::Ready(r)
+    }
+    fn poll_flush(self: std::pin::Pin<&mut Self>, _cx: &mut std::task::Context<'_>) -> std::task::Poll<io::Result<()>> {
+        std::task::Poll::Ready(Ok(()))
+    }
+    fn poll_shutdown(
+        self: std::pin::Pin<&mut Self>,
+        _cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<io::Result<()>> {
+        std::task::Poll::Ready(Ok(()))
     }
 }
 
@@ -487,15 +515,18 @@ impl wasi_config_t {
 /// A boxed output stream, as a stream.
 struct BoxedOutput(Box<dyn weft_wasi::StdoutStream>);
 
-impl weft_wasi::StdoutStream for BoxedOutput {
-    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        self.0.write(buf)
-    }
-    fn flush(&mut self) -> io::Result<()> {
-        self.0.flush()
-    }
+impl weft_wasi::IsTerminal for BoxedOutput {
     fn is_terminal(&self) -> bool {
         self.0.is_terminal()
+    }
+}
+
+impl weft_wasi::StdoutStream for BoxedOutput {
+    fn async_stream(&self) -> Box<dyn tokio::io::AsyncWrite + Send + Sync> {
+        self.0.async_stream()
+    }
+    fn p2_stream(&self) -> Box<dyn weft_wasi::p2::OutputStream> {
+        self.0.p2_stream()
     }
 }
 

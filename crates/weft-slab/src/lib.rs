@@ -159,11 +159,34 @@ impl<T> Slab<T> {
             .enumerate()
             .filter_map(move |(k, slot)| slot.as_ref().map(|v| (first.wrapping_add(k as u32), v)))
     }
+
+    /// The values, mutably, and their indices, in the order of the indices.
+    pub fn iter_mut(&mut self) -> impl Iterator<Item = (u32, &mut T)> + '_ {
+        let first = self.first;
+        // `first + k` is an index the slab gave out or was given: no overflow.
+        self.slots
+            .iter_mut()
+            .enumerate()
+            .filter_map(move |(k, slot)| slot.as_mut().map(|v| (first.wrapping_add(k as u32), v)))
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::Slab;
+
+    #[test]
+    fn iter_mut_changes_the_values() {
+        let mut s = Slab::new();
+        s.insert(1);
+        s.insert(2);
+        s.insert(3);
+        s.remove(1);
+        for (i, v) in s.iter_mut() {
+            *v += i * 10;
+        }
+        assert_eq!(s.iter().collect::<Vec<_>>(), [(0, &1), (2, &23)]);
+    }
 
     #[test]
     fn freed_indices_are_reused_last_first() {

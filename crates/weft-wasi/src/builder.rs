@@ -131,20 +131,20 @@ impl WasiCtxBuilder {
 
     /// Standard input from `stdin` (a [`crate::MemoryInputPipe`], an
     /// [`crate::InputFile`], [`crate::stdin()`], ...).
-    pub fn stdin(&mut self, stdin: impl StdinStream) -> &mut Self {
+    pub fn stdin(&mut self, stdin: impl StdinStream + 'static) -> &mut Self {
         self.stdin = Box::new(stdin);
         self
     }
 
     /// Standard output to `stdout` (a [`crate::MemoryOutputPipe`], an
     /// [`crate::OutputFile`], [`crate::stdout()`], ...).
-    pub fn stdout(&mut self, stdout: impl StdoutStream) -> &mut Self {
+    pub fn stdout(&mut self, stdout: impl StdoutStream + 'static) -> &mut Self {
         self.stdout = Box::new(stdout);
         self
     }
 
     /// Standard error to `stderr`.
-    pub fn stderr(&mut self, stderr: impl StdoutStream) -> &mut Self {
+    pub fn stderr(&mut self, stderr: impl StdoutStream + 'static) -> &mut Self {
         self.stderr = Box::new(stderr);
         self
     }

@@ -3,9 +3,10 @@
 
 use crate::ctx::{DirListEntry, Entry, Kind, WasiP1Ctx};
 use crate::errno::{Errno, Result};
+use crate::filestat;
 use crate::memory::{GuestMemory, IoVec};
+use crate::stdio::{IsTerminal, StdoutStream};
 use crate::types::{fdflags, filetype, rights, whence, ADVICE_MAX, DIRENT_SIZE, FILESTAT_SIZE};
-use crate::{filestat, stdio::StdoutStream};
 use std::io::{Read, Seek, SeekFrom, Write};
 use std::os::unix::fs::FileExt;
 
@@ -66,7 +67,7 @@ fn write_iovecs(
 }
 
 fn stream_write(out: &mut dyn StdoutStream, buf: &[u8]) -> std::io::Result<usize> {
-    out.write(buf)
+    crate::stdio::write_blocking(out, buf)
 }
 
 /// Syncs a file after a write when its descriptor asks for synchronized
@@ -94,7 +95,7 @@ pub(crate) fn read(
     let entry = ctx.table.get(fd, rights::FD_READ)?;
     let n = match &mut entry.kind {
         Kind::File(f) => read_iovecs(mem, &iovs, |buf, _| f.read(buf))?,
-        Kind::Stdin(s) => read_once(mem, &iovs, |buf| s.read(buf))?,
+        Kind::Stdin(s) => read_once(mem, &iovs, |buf| crate::stdio::read_blocking(&**s, buf))?,
         Kind::Socket(s) => read_once(mem, &iovs, |buf| s.read(buf))?,
         Kind::Dir(_) => return Err(Errno::Isdir.into()),
         _ => return Err(Errno::Badf.into()),
@@ -247,7 +248,8 @@ pub(crate) fn sync(ctx: &mut WasiP1Ctx, _mem: &mut GuestMemory<'_>, fd: u32) -> 
     match &mut ctx.table.get(fd, rights::FD_SYNC)?.kind {
         Kind::File(f) => f.sync_all()?,
         Kind::Dir(d) => d.dir.try_clone()?.into_std_file().sync_all()?,
-        Kind::Stdout(s) => s.flush()?,
+        // Every write was flushed.
+        Kind::Stdout(_) => {}
         _ => return Err(Errno::Inval.into()),
     }
     Ok(())
@@ -257,7 +259,7 @@ pub(crate) fn sync(ctx: &mut WasiP1Ctx, _mem: &mut GuestMemory<'_>, fd: u32) -> 
 pub(crate) fn datasync(ctx: &mut WasiP1Ctx, _mem: &mut GuestMemory<'_>, fd: u32) -> Result<()> {
     match &mut ctx.table.get(fd, rights::FD_DATASYNC)?.kind {
         Kind::File(f) => f.sync_data()?,
-        Kind::Stdout(s) => s.flush()?,
+        Kind::Stdout(_) => {}
         _ => return Err(Errno::Inval.into()),
     }
     Ok(())

@@ -41,6 +41,7 @@
 #![deny(missing_docs)]
 
 mod builder;
+mod cli_streams;
 mod clocks;
 mod ctx;
 mod errno;
@@ -55,12 +56,17 @@ mod path;
 mod poll;
 pub mod preview1;
 mod proc;
+pub mod runtime;
 #[cfg(feature = "async")]
 mod sleep;
 mod sock;
 mod stdio;
 mod types;
 
+/// The attribute of `impl`s of `p2::Pollable`, `p2::InputStream` and
+/// `p2::OutputStream` (re-exported as Wasmtime's
+/// `wasmtime_wasi::async_trait`).
+pub use async_trait::async_trait;
 pub use builder::{DirPerms, FilePerms, WasiCtxBuilder};
 pub use ctx::WasiP1Ctx;
 pub use errno::Errno;
@@ -69,13 +75,24 @@ pub use p2::{WasiCtx, WasiCtxView, WasiView};
 pub use preview1 as p1;
 pub use proc::I32Exit;
 pub use stdio::{
-    stderr, stdin, stdout, ClosedInputStream, InputFile, MemoryInputPipe, MemoryOutputPipe, OutputFile,
-    SinkOutputStream, Stderr, Stdin, StdinStream, Stdout, StdoutStream,
+    stderr, stdin, stdout, ClosedInputStream, ClosedOutputStream, InputFile, IsTerminal, MemoryInputPipe,
+    MemoryOutputPipe, OutputFile, SinkOutputStream, Stderr, Stdin, StdinStream, Stdout, StdoutStream,
 };
 #[cfg(feature = "p2")]
 pub use weft::component::{ResourceTable, ResourceTableError};
 
+/// The standard-stream traits and streams, under the module path
+/// Wasmtime 48 gives them (`wasmtime_wasi::cli`).
+pub mod cli {
+    pub use crate::cli_streams::{AsyncStdinStream, AsyncStdoutStream};
+    pub use crate::stdio::{
+        stderr, stdin, stdout, InputFile, IsTerminal, OutputFile, Stderr, Stdin, StdinStream, Stdout, StdoutStream,
+    };
+}
+
 /// In-memory pipes, under the module path Wasmtime gives them.
 pub mod pipe {
-    pub use crate::stdio::{ClosedInputStream, MemoryInputPipe, MemoryOutputPipe, SinkOutputStream};
+    pub use crate::stdio::{
+        ClosedInputStream, ClosedOutputStream, MemoryInputPipe, MemoryOutputPipe, SinkOutputStream,
+    };
 }

@@ -132,7 +132,7 @@ macro_rules! for_each_function {
 ///     (func (export "_start") (drop (call $write (i32.const 1) (i32.const 0) (i32.const 1) (i32.const 8)))))"#)?;
 /// linker.module(&mut store, "", &module)?;
 /// linker.get_default(&mut store, "")?.typed::<(), ()>(&store)?.call(&mut store, ())?;
-/// assert_eq!(stdout.contents(), b"hi\n");
+/// assert_eq!(&stdout.contents()[..], b"hi\n");
 /// # Ok::<(), anyhow::Error>(())
 /// ```
 pub fn add_to_linker_sync<T: 'static>(

@@ -296,7 +296,7 @@ fn the_async_command_runs_the_same_guest() -> weft::Result<()> {
         command.wasi_cli_run().call_run(&mut store).await
     })?;
     assert_eq!(result, Ok(()));
-    assert_eq!(stdout.contents(), b"hello from a component\nasync\n");
+    assert_eq!(&stdout.contents()[..], b"hello from a component\nasync\n");
     Ok(())
 }
 

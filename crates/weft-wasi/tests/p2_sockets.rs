@@ -7,10 +7,10 @@
 
 use std::net::Ipv4Addr;
 use weft::component::{Resource, ResourceTable};
-use weft_wasi::p2::bindings::wasi::io::poll::{Host as _, HostPollable};
-use weft_wasi::p2::bindings::wasi::io::streams::{HostInputStream as _, HostOutputStream as _};
+use weft_wasi::p2::bindings::sync::wasi::io::poll::{Host as _, HostPollable};
+use weft_wasi::p2::bindings::sync::wasi::io::streams::{HostInputStream as _, HostOutputStream as _};
 use weft_wasi::p2::bindings::wasi::sockets::instance_network::Host as _;
-use weft_wasi::p2::bindings::wasi::sockets::ip_name_lookup::{Host as _, HostResolveAddressStream as _};
+use weft_wasi::p2::bindings::wasi::sockets::ip_name_lookup::{Host as _, HostResolveAddressStream as Resolve};
 use weft_wasi::p2::bindings::wasi::sockets::network::{
     ErrorCode, IpAddress, IpAddressFamily, IpSocketAddress, Ipv4SocketAddress,
 };
@@ -61,6 +61,8 @@ fn loopback_ctx() -> WasiCtx {
         .build()
 }
 
+// A guest subscribes through a borrow of its socket (an owned handle would
+// be deleted with the pollable), so the calls below pass borrows.
 #[test]
 fn tcp_echo_over_loopback() -> weft::Result<()> {
     let mut ctx = loopback_ctx();
@@ -84,11 +86,16 @@ fn tcp_echo_over_loopback() -> weft::Result<()> {
     let client = ok(v.create_tcp_socket(IpAddressFamily::Ipv4));
     assert_eq!(code(Tcp::finish_connect(&mut v, client)), ErrorCode::NotInProgress);
     ok(Tcp::start_connect(&mut v, client, net, loopback(server_port)));
+    // The connection is made in the background; the socket's pollable is
+    // ready when it is.
+    let connected = Tcp::subscribe(&mut v, Resource::new_borrow(client.rep()))?;
+    HostPollable::block(&mut v, Resource::new_borrow(connected.rep()))?;
+    HostPollable::drop(&mut v, connected)?;
     let (c_in, c_out) = ok(Tcp::finish_connect(&mut v, client));
     assert_eq!(port(ok(Tcp::remote_address(&mut v, client))), server_port);
 
     // The listener's pollable becomes ready with the connection.
-    let ready = Tcp::subscribe(&mut v, server)?;
+    let ready = Tcp::subscribe(&mut v, Resource::new_borrow(server.rep()))?;
     assert_eq!(v.poll(vec![Resource::new_borrow(ready.rep())])?, vec![0]);
     HostPollable::drop(&mut v, ready)?;
     let (conn, s_in, s_out) = ok(Tcp::accept(&mut v, server));
@@ -113,6 +120,9 @@ fn tcp_echo_over_loopback() -> weft::Result<()> {
     let closed = std::net::TcpListener::bind("127.0.0.1:0")?.local_addr()?.port();
     let refused = ok(v.create_tcp_socket(IpAddressFamily::Ipv4));
     ok(Tcp::start_connect(&mut v, refused, net, loopback(closed)));
+    let done = Tcp::subscribe(&mut v, Resource::new_borrow(refused.rep()))?;
+    HostPollable::block(&mut v, Resource::new_borrow(done.rep()))?;
+    HostPollable::drop(&mut v, done)?;
     assert_eq!(code(Tcp::finish_connect(&mut v, refused)), ErrorCode::ConnectionRefused);
     Ok(())
 }
@@ -214,7 +224,7 @@ fn udp_datagrams_over_loopback() -> weft::Result<()> {
         ],
     ));
     assert_eq!(sent, 2);
-    let ready = Incoming::subscribe(&mut v, b_in)?;
+    let ready = Incoming::subscribe(&mut v, Resource::new_borrow(b_in.rep()))?;
     v.block(Resource::new_borrow(ready.rep()))?;
     HostPollable::drop(&mut v, ready)?;
     let mut got = Vec::new();
@@ -247,6 +257,11 @@ fn names_resolve_when_allowed() -> weft::Result<()> {
     ));
     assert!(ok(v.resolve_next_address(s)).is_none());
     let s = ok(v.resolve_addresses(net, "localhost".into()));
+    // The lookup runs in the background; its pollable is ready when it
+    // is done.
+    let done = Resolve::subscribe(&mut v, Resource::new_borrow(s.rep()))?;
+    HostPollable::block(&mut v, Resource::new_borrow(done.rep()))?;
+    HostPollable::drop(&mut v, done)?;
     let mut found = Vec::new();
     while let Some(a) = ok(v.resolve_next_address(s)) {
         found.push(a);

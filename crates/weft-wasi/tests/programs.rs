@@ -281,7 +281,7 @@ fn output_pipe_capacity_is_enforced() {
         .unwrap();
     // A short write, then nospc (51).
     assert_eq!(f.call(&mut store, ()).unwrap(), (0, 6, 51, 6));
-    assert_eq!(stdout.contents(), b"012345");
+    assert_eq!(&stdout.contents()[..], b"012345");
 }
 
 #[test]

@@ -7,8 +7,10 @@
 //! ([`crate::p2::HttpError`], [`crate::p2::HeaderError`]).
 //!
 //! As in Wasmtime, [`Proxy`] (with the default `async` feature) calls
-//! `wasi:http/incoming-handler.handle` with `call_handle(..).await`, and
-//! [`sync::Proxy`] calls it synchronously; both share the import
+//! `wasi:http/incoming-handler.handle` with `call_handle(..).await` and
+//! links `weft_wasi::p2`'s async `wasi:io`, and [`sync::Proxy`] calls it
+//! synchronously with the synchronous `wasi:io` of
+//! `weft_wasi::p2::bindings::sync`; both share the `wasi:http` import
 //! interfaces of [`wasi`].
 
 mod generated {
@@ -23,13 +25,14 @@ mod generated {
             "../../../shared/wasi-wit/p2/http.wit",
         ],
         world: "wasi:http/proxy",
+        require_store_data_send: true,
         imports: { default: trappable },
         trappable_error_type: {
             "wasi:http/types.error-code" => crate::p2::HttpError,
             "wasi:http/types.header-error" => crate::p2::HeaderError,
         },
         with: {
-            "wasi:io": weft_wasi::p2::bindings::wasi::io,
+            "wasi:io": weft_wasi::p2::bindings::sync::wasi::io,
             "wasi:clocks": weft_wasi::p2::bindings::wasi::clocks,
             "wasi:random": weft_wasi::p2::bindings::wasi::random,
             "wasi:cli/stdin": weft_wasi::p2::bindings::wasi::cli::stdin,
@@ -72,6 +75,7 @@ mod generated_async {
             "../../../shared/wasi-wit/p2/http.wit",
         ],
         world: "wasi:http/proxy",
+        require_store_data_send: true,
         exports: { default: async },
         with: {
             "wasi:io": weft_wasi::p2::bindings::wasi::io,

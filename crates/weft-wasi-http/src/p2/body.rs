@@ -3,9 +3,10 @@
 //! body is written through an output stream and handed to hyper as a
 //! [`HyperOutgoingBody`].
 //!
-//! The WASI 0.2 host functions of `weft_wasi::p2` are synchronous: a
-//! blocking read polls the body's future on the calling thread, parking
-//! the thread until hyper wakes it, so no tokio context is needed here.
+//! The streams and pollables are `weft_wasi::p2`'s async traits: a
+//! guest waiting for a body's bytes, its trailers or room to write awaits
+//! hyper's body (or the receiving side's notification), woken by its
+//! waker; no tokio context is needed here.
 
 use super::bindings::http::types::ErrorCode;
 use bytes::Bytes;
@@ -16,9 +17,9 @@ use std::future::Future;
 use std::pin::Pin;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
-use std::task::{Context, Poll, Wake, Waker};
+use std::task::{Context, Poll, Waker};
 use tokio::sync::mpsc;
-use weft_wasi::p2::{InputStream, OutputStream, Pollable, Readiness, StreamError, StreamResult};
+use weft_wasi::p2::{InputStream, OutputStream, Pollable, StreamError, StreamResult};
 
 /// How many bytes an outgoing body buffers by default before its stream
 /// reports no room to write: 1 MiB.
@@ -28,29 +29,6 @@ pub const DEFAULT_OUTGOING_BODY_BUFFER_SIZE: usize = 1024 * 1024;
 pub type HyperIncomingBody = UnsyncBoxBody<Bytes, ErrorCode>;
 /// The body of an outgoing request or response.
 pub type HyperOutgoingBody = UnsyncBoxBody<Bytes, ErrorCode>;
-
-/// Wakes a parked thread.
-struct ThreadWaker(std::thread::Thread);
-
-impl Wake for ThreadWaker {
-    fn wake(self: Arc<Self>) {
-        self.0.unpark();
-    }
-}
-
-/// Runs `fut` to its end on this thread, parking it while the future
-/// waits.
-pub(crate) fn block_on<F: Future>(fut: F) -> F::Output {
-    let mut fut = std::pin::pin!(fut);
-    let waker = Waker::from(Arc::new(ThreadWaker(std::thread::current())));
-    let mut cx = Context::from_waker(&waker);
-    loop {
-        if let Poll::Ready(v) = fut.as_mut().poll(&mut cx) {
-            return v;
-        }
-        std::thread::park();
-    }
-}
 
 /// Polls `fut` once, with a waker that does nothing (the caller asks
 /// again).
@@ -70,16 +48,19 @@ struct IncomingState {
 }
 
 impl IncomingState {
-    /// Takes the next frame if one is there (`block`: waits for it).
-    fn pull(&mut self, block: bool) {
+    /// Takes the next frame if one is there without waiting.
+    fn pull(&mut self) {
+        let _ = self.poll_pull(&mut Context::from_waker(Waker::noop()));
+    }
+
+    /// Takes frames until there are bytes to read or the body has ended:
+    /// ready then; pending (with `cx`'s waker registered) while hyper has
+    /// nothing yet.
+    fn poll_pull(&mut self, cx: &mut Context<'_>) -> Poll<()> {
         while self.leftover.is_empty() && self.end.is_none() {
-            let next = if block {
-                block_on(std::future::poll_fn(|cx| Pin::new(&mut self.body).poll_frame(cx)))
-            } else {
-                match Pin::new(&mut self.body).poll_frame(&mut Context::from_waker(Waker::noop())) {
-                    Poll::Ready(v) => v,
-                    Poll::Pending => return,
-                }
+            let next = match Pin::new(&mut self.body).poll_frame(cx) {
+                Poll::Ready(v) => v,
+                Poll::Pending => return Poll::Pending,
             };
             match next {
                 None => self.end = Some(Ok(None)),
@@ -94,6 +75,7 @@ impl IncomingState {
                 },
             }
         }
+        Poll::Ready(())
     }
 }
 
@@ -148,9 +130,9 @@ pub struct HostIncomingBodyStream {
 }
 
 impl HostIncomingBodyStream {
-    fn read_inner(&mut self, size: usize, block: bool) -> StreamResult<Bytes> {
+    fn read_inner(&mut self, size: usize) -> StreamResult<Bytes> {
         let mut s = lock(&self.state);
-        s.pull(block);
+        s.pull();
         if !s.leftover.is_empty() {
             let n = size.min(s.leftover.len());
             return Ok(s.leftover.split_to(n));
@@ -168,28 +150,16 @@ impl HostIncomingBodyStream {
     }
 }
 
+#[weft_wasi::async_trait]
 impl Pollable for HostIncomingBodyStream {
-    fn readiness(&mut self) -> Readiness {
-        let mut s = lock(&self.state);
-        s.pull(false);
-        if !s.leftover.is_empty() || s.end.is_some() {
-            Readiness::Ready
-        } else {
-            Readiness::Later
-        }
+    async fn ready(&mut self) {
+        std::future::poll_fn(|cx| lock(&self.state).poll_pull(cx)).await
     }
 }
 
 impl InputStream for HostIncomingBodyStream {
     fn read(&mut self, size: usize) -> StreamResult<Bytes> {
-        self.read_inner(size, false)
-    }
-
-    fn blocking_read(&mut self, size: usize) -> StreamResult<Bytes> {
-        if size == 0 {
-            return Ok(Bytes::new());
-        }
-        self.read_inner(size, true)
+        self.read_inner(size)
     }
 }
 
@@ -201,23 +171,28 @@ pub struct HostFutureTrailers {
 }
 
 impl HostFutureTrailers {
-    /// Reads on to the body's end without waiting; whether it has come.
-    fn ready(&mut self) -> bool {
+    /// Reads on to the body's end, dropping the bytes the guest did not
+    /// read: ready when it has come; pending (with `cx`'s waker
+    /// registered) while it has not.
+    fn poll_end(&mut self, cx: &mut Context<'_>) -> Poll<()> {
         let Some(state) = &self.state else {
-            return true;
+            return Poll::Ready(());
         };
         let mut s = lock(state);
         loop {
-            s.pull(false);
+            if s.poll_pull(cx).is_pending() {
+                return Poll::Pending;
+            }
             if s.end.is_some() {
-                return true;
+                return Poll::Ready(());
             }
-            if s.leftover.is_empty() {
-                return false;
-            }
-            // Bytes the guest did not read are dropped.
             s.leftover = Bytes::new();
         }
+    }
+
+    /// Reads on to the body's end without waiting; whether it has come.
+    fn ready(&mut self) -> bool {
+        self.poll_end(&mut Context::from_waker(Waker::noop())).is_ready()
     }
 
     /// The trailers (or the body's error) once the body has ended; `None`
@@ -235,13 +210,10 @@ impl HostFutureTrailers {
     }
 }
 
+#[weft_wasi::async_trait]
 impl Pollable for HostFutureTrailers {
-    fn readiness(&mut self) -> Readiness {
-        if self.ready() {
-            Readiness::Ready
-        } else {
-            Readiness::Later
-        }
+    async fn ready(&mut self) {
+        std::future::poll_fn(|cx| self.poll_end(cx)).await
     }
 }
 
@@ -284,6 +256,8 @@ struct OutShared {
     /// The size `content-length` announced.
     size: Option<u64>,
     context: StreamContext,
+    /// Wakes writers waiting for room when hyper takes bytes or goes.
+    room: tokio::sync::Notify,
 }
 
 /// The host value of `wasi:http/types.outgoing-body`.
@@ -305,6 +279,7 @@ impl HostOutgoingBody {
             written: AtomicU64::new(0),
             size,
             context,
+            room: tokio::sync::Notify::new(),
         });
         let body = OutgoingReceiver {
             rx,
@@ -389,12 +364,19 @@ impl HostOutgoingBodyStream {
     }
 }
 
+#[weft_wasi::async_trait]
 impl Pollable for HostOutgoingBodyStream {
-    fn readiness(&mut self) -> Readiness {
-        if self.tx.is_closed() || self.room() > 0 {
-            Readiness::Ready
-        } else {
-            Readiness::Later
+    async fn ready(&mut self) {
+        loop {
+            let notified = self.shared.room.notified();
+            let mut notified = std::pin::pin!(notified);
+            // Registered before the check: a notification after it is not
+            // lost.
+            notified.as_mut().enable();
+            if self.tx.is_closed() || self.room() > 0 {
+                return;
+            }
+            notified.await;
         }
     }
 }
@@ -446,6 +428,14 @@ struct OutgoingReceiver {
     done: bool,
 }
 
+impl Drop for OutgoingReceiver {
+    fn drop(&mut self) {
+        // The writers see the stream closed.
+        self.rx.close();
+        self.shared.room.notify_waiters();
+    }
+}
+
 impl Body for OutgoingReceiver {
     type Data = Bytes;
     type Error = ErrorCode;
@@ -461,6 +451,7 @@ impl Body for OutgoingReceiver {
         match next {
             Some(OutFrame::Data(bytes)) => {
                 self.shared.buffered.fetch_sub(bytes.len(), Ordering::SeqCst);
+                self.shared.room.notify_waiters();
                 Poll::Ready(Some(Ok(Frame::data(bytes))))
             }
             Some(OutFrame::End(trailers)) => {

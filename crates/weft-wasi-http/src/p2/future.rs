@@ -22,10 +22,11 @@ pub enum HostFutureIncomingResponse {
 }
 
 impl HostFutureIncomingResponse {
-    /// A response that comes when `fut` ends. `fut` is polled from the
-    /// guest's thread without a tokio context: anything that needs the
-    /// runtime (a hyper connection) must be spawned on it, with `fut`
-    /// awaiting the task's join handle.
+    /// A response that comes when `fut` ends. `fut` is polled by whatever
+    /// runs the guest (a thread blocked in a synchronous host call, or the
+    /// embedder's executor), not necessarily in a tokio context: anything
+    /// that needs the runtime (a hyper connection) must be spawned on it,
+    /// with `fut` awaiting the task's join handle.
     pub fn pending(
         fut: impl Future<Output = Result<http::Response<HyperIncomingBody>, ErrorCode>> + Send + 'static,
     ) -> HostFutureIncomingResponse {
@@ -49,12 +50,13 @@ impl HostFutureIncomingResponse {
     }
 }
 
+#[weft_wasi::async_trait]
 impl weft_wasi::p2::Pollable for HostFutureIncomingResponse {
-    fn readiness(&mut self) -> weft_wasi::p2::Readiness {
-        if self.is_ready() {
-            weft_wasi::p2::Readiness::Ready
-        } else {
-            weft_wasi::p2::Readiness::Later
-        }
+    async fn ready(&mut self) {
+        let r = match self {
+            HostFutureIncomingResponse::Pending(fut) => fut.as_mut().await,
+            _ => return,
+        };
+        *self = HostFutureIncomingResponse::Ready(r);
     }
 }

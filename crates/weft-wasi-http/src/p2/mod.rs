@@ -15,45 +15,36 @@ pub use error::{
 
 use crate::{WasiHttp, WasiHttpCtxView, WasiHttpView};
 use weft::component::Linker;
-use weft_wasi::p2::{HasWasi, WasiCtxView, WasiView};
+use weft_wasi::p2::WasiView;
 
 fn http_getter<T: WasiHttpView>(t: &mut T) -> WasiHttpCtxView<'_> {
     t.http()
 }
 
-fn wasi_getter<T: WasiView>(t: &mut T) -> WasiCtxView<'_> {
-    t.ctx()
-}
-
 /// Adds every import of the `wasi:http/proxy` world to `linker`: the
 /// `wasi:io`, `wasi:clocks`, `wasi:random` and `wasi:cli` standard-stream
-/// interfaces of `weft_wasi::p2` and `wasi:http`'s `types` and
-/// `outgoing-handler`. For components that import the rest of
-/// `wasi:cli/command` too, use `weft_wasi::p2::add_to_linker_async` and
+/// interfaces of `weft_wasi::p2` (whose waiting functions are async and
+/// await the pollables' futures) and `wasi:http`'s `types` and
+/// `outgoing-handler`. Components are instantiated and called with the
+/// async API. For components that import the rest of `wasi:cli/command`
+/// too, use `weft_wasi::p2::add_to_linker_async` and
 /// [`add_only_http_to_linker_async`] instead.
 pub fn add_to_linker_async<T: WasiHttpView + WasiView + 'static>(linker: &mut Linker<T>) -> anyhow::Result<()> {
-    add_to_linker_sync(linker)
+    weft_wasi::p2::add_to_linker_proxy_interfaces_async(linker)?;
+    add_only_http_to_linker_async(linker)
 }
 
 /// [`add_to_linker_async`] for components instantiated and called with
-/// the synchronous API.
+/// the synchronous API: the waiting functions of `wasi:io` block their
+/// thread until a waker fires.
 pub fn add_to_linker_sync<T: WasiHttpView + WasiView + 'static>(linker: &mut Linker<T>) -> anyhow::Result<()> {
-    use weft_wasi::p2::bindings::wasi::*;
-    let get: fn(&mut T) -> WasiCtxView<'_> = wasi_getter::<T>;
-    io::error::add_to_linker::<T, HasWasi>(linker, get)?;
-    io::poll::add_to_linker::<T, HasWasi>(linker, get)?;
-    io::streams::add_to_linker::<T, HasWasi>(linker, get)?;
-    clocks::wall_clock::add_to_linker::<T, HasWasi>(linker, get)?;
-    clocks::monotonic_clock::add_to_linker::<T, HasWasi>(linker, get)?;
-    random::random::add_to_linker::<T, HasWasi>(linker, get)?;
-    cli::stdin::add_to_linker::<T, HasWasi>(linker, get)?;
-    cli::stdout::add_to_linker::<T, HasWasi>(linker, get)?;
-    cli::stderr::add_to_linker::<T, HasWasi>(linker, get)?;
+    weft_wasi::p2::add_to_linker_proxy_interfaces_sync(linker)?;
     add_only_http_to_linker_sync(linker)
 }
 
 /// Adds only `wasi:http/types` and `wasi:http/outgoing-handler` to
 /// `linker` (the rest comes from `weft_wasi::p2::add_to_linker_async`).
+/// Their functions do not wait, so they are the same in both flavours.
 pub fn add_only_http_to_linker_async<T: WasiHttpView + 'static>(linker: &mut Linker<T>) -> anyhow::Result<()> {
     add_only_http_to_linker_sync(linker)
 }

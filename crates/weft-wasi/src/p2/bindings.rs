@@ -4,12 +4,15 @@
 //! `wasi:io/streams`, `wasi:filesystem/types` and `wasi:sockets/network`
 //! trappable.
 //!
-//! The host functions are synchronous: a host call that waits (a blocking
-//! read, `poll`) blocks the calling thread, in the sync and the async
-//! linker alike. As in Wasmtime, [`Command`] (with the default `async`
-//! feature) calls `wasi:cli/run` with `call_run(..).await` in a store of an
-//! async engine, and [`sync::Command`] calls it synchronously; both share
-//! the import interfaces of [`wasi`].
+//! As Wasmtime 48's `wasmtime_wasi::p2::bindings`: the async flavour is at
+//! the module root — the host functions of `wasi:io` that wait (`poll`,
+//! `pollable.block`, the `blocking-*` stream functions, the stream drops)
+//! are `async` and await the pollables' futures, and [`Command`] calls
+//! `wasi:cli/run` with `call_run(..).await` — and [`sync`] has the same
+//! world with synchronous host functions, which block their thread on the
+//! same futures ([`crate::runtime::in_tokio`]). Interfaces without waiting
+//! functions (`wasi:clocks`, `wasi:random`, `wasi:cli`,
+//! `wasi:filesystem`, `wasi:sockets`) are shared by both.
 
 mod generated {
     weft::component::bindgen!({
@@ -22,7 +25,21 @@ mod generated {
             "../../../shared/wasi-wit/p2/cli.wit",
         ],
         world: "wasi:cli/command",
-        imports: { default: trappable },
+        imports: {
+            "wasi:io/poll.poll": async | trappable,
+            "wasi:io/poll.[method]pollable.block": async | trappable,
+            "wasi:io/poll.[method]pollable.ready": async | trappable,
+            "wasi:io/streams.[method]input-stream.blocking-read": async | trappable,
+            "wasi:io/streams.[method]input-stream.blocking-skip": async | trappable,
+            "wasi:io/streams.[drop]input-stream": async | trappable,
+            "wasi:io/streams.[method]output-stream.blocking-splice": async | trappable,
+            "wasi:io/streams.[method]output-stream.blocking-flush": async | trappable,
+            "wasi:io/streams.[method]output-stream.blocking-write-and-flush": async | trappable,
+            "wasi:io/streams.[method]output-stream.blocking-write-zeroes-and-flush": async | trappable,
+            "wasi:io/streams.[drop]output-stream": async | trappable,
+            default: trappable,
+        },
+        exports: { default: async },
         trappable_error_type: {
             "wasi:io/streams.stream-error" => crate::p2::StreamError,
             "wasi:filesystem/types.error-code" => crate::p2::FsError,
@@ -47,46 +64,42 @@ mod generated {
     });
 }
 
-pub use generated::{wasi, LinkOptions};
+pub use generated::wasi::*;
+pub use generated::{exports, wasi, Command, CommandIndices, CommandPre, LinkOptions};
 
-/// The `wasi:cli/command` world with a synchronous `call_run`
-/// (Wasmtime's `wasmtime_wasi::p2::bindings::sync`).
+/// The `wasi:cli/command` world with synchronous host functions and a
+/// synchronous `call_run` (Wasmtime's `wasmtime_wasi::p2::bindings::sync`).
 pub mod sync {
-    pub use super::generated::{exports, wasi, Command, CommandIndices, CommandPre, LinkOptions};
-}
+    mod generated {
+        weft::component::bindgen!({
+            path: [
+                "../../../shared/wasi-wit/p2/io.wit",
+                "../../../shared/wasi-wit/p2/clocks.wit",
+                "../../../shared/wasi-wit/p2/random.wit",
+                "../../../shared/wasi-wit/p2/filesystem.wit",
+                "../../../shared/wasi-wit/p2/sockets.wit",
+                "../../../shared/wasi-wit/p2/cli.wit",
+            ],
+            world: "wasi:cli/command",
+            imports: { default: trappable },
+            trappable_error_type: {
+                "wasi:io/streams.stream-error" => crate::p2::StreamError,
+            },
+            with: {
+                "wasi:io/poll.pollable": crate::p2::DynPollable,
+                "wasi:io/streams.input-stream": crate::p2::DynInputStream,
+                "wasi:io/streams.output-stream": crate::p2::DynOutputStream,
+                "wasi:io/error.error": crate::p2::IoError,
+                "wasi:clocks": crate::p2::bindings::wasi::clocks,
+                "wasi:random": crate::p2::bindings::wasi::random,
+                "wasi:filesystem": crate::p2::bindings::wasi::filesystem,
+                "wasi:sockets": crate::p2::bindings::wasi::sockets,
+                "wasi:cli": crate::p2::bindings::wasi::cli,
+            },
+            require_store_data_send: true,
+        });
+    }
 
-#[cfg(feature = "async")]
-mod generated_async {
-    weft::component::bindgen!({
-        path: [
-            "../../../shared/wasi-wit/p2/io.wit",
-            "../../../shared/wasi-wit/p2/clocks.wit",
-            "../../../shared/wasi-wit/p2/random.wit",
-            "../../../shared/wasi-wit/p2/filesystem.wit",
-            "../../../shared/wasi-wit/p2/sockets.wit",
-            "../../../shared/wasi-wit/p2/cli.wit",
-        ],
-        world: "wasi:cli/command",
-        exports: { default: async },
-        with: {
-            "wasi:io": super::generated::wasi::io,
-            "wasi:clocks": super::generated::wasi::clocks,
-            "wasi:random": super::generated::wasi::random,
-            "wasi:filesystem": super::generated::wasi::filesystem,
-            "wasi:sockets": super::generated::wasi::sockets,
-            "wasi:cli/environment": super::generated::wasi::cli::environment,
-            "wasi:cli/exit": super::generated::wasi::cli::exit,
-            "wasi:cli/stdin": super::generated::wasi::cli::stdin,
-            "wasi:cli/stdout": super::generated::wasi::cli::stdout,
-            "wasi:cli/stderr": super::generated::wasi::cli::stderr,
-            "wasi:cli/terminal-input": super::generated::wasi::cli::terminal_input,
-            "wasi:cli/terminal-output": super::generated::wasi::cli::terminal_output,
-            "wasi:cli/terminal-stdin": super::generated::wasi::cli::terminal_stdin,
-            "wasi:cli/terminal-stdout": super::generated::wasi::cli::terminal_stdout,
-            "wasi:cli/terminal-stderr": super::generated::wasi::cli::terminal_stderr,
-        },
-    });
+    pub use generated::wasi::*;
+    pub use generated::{exports, wasi, Command, CommandIndices, CommandPre, LinkOptions};
 }
-
-#[cfg(feature = "async")]
-pub use generated_async::{exports, Command, CommandIndices, CommandPre};

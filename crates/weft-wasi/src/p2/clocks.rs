@@ -1,7 +1,7 @@
 //! `wasi:clocks`: the wall clock and the monotonic clock with its timers.
 
 use super::bindings::wasi::clocks::{monotonic_clock, wall_clock};
-use super::io::DynPollable;
+use super::io::{subscribe, Deadline, DynPollable};
 use super::WasiCtxView;
 use std::time::{Duration, Instant, SystemTime};
 use weft::component::Resource;
@@ -100,15 +100,13 @@ impl monotonic_clock::Host for WasiCtxView<'_> {
     }
     fn subscribe_instant(&mut self, when: u64) -> anyhow::Result<Resource<DynPollable>> {
         let now = self.ctx.monotonic_clock.now();
-        let deadline = Instant::now()
-            .checked_add(Duration::from_nanos(when.saturating_sub(now)))
-            .unwrap_or_else(|| Instant::now() + Duration::from_secs(u32::MAX.into()));
-        Ok(self.table.push(DynPollable::deadline(deadline))?)
+        let deadline = self
+            .table
+            .push(Deadline::after(Duration::from_nanos(when.saturating_sub(now)))?)?;
+        subscribe(self.table, deadline)
     }
     fn subscribe_duration(&mut self, when: u64) -> anyhow::Result<Resource<DynPollable>> {
-        let deadline = Instant::now()
-            .checked_add(Duration::from_nanos(when))
-            .unwrap_or_else(|| Instant::now() + Duration::from_secs(u32::MAX.into()));
-        Ok(self.table.push(DynPollable::deadline(deadline))?)
+        let deadline = self.table.push(Deadline::after(Duration::from_nanos(when))?)?;
+        subscribe(self.table, deadline)
     }
 }

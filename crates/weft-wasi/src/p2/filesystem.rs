@@ -9,7 +9,7 @@
 use super::bindings::wasi::clocks::wall_clock::Datetime;
 use super::bindings::wasi::filesystem::{preopens, types};
 use super::io::{
-    DynInputStream, DynOutputStream, InputStream, IoError, OutputStream, Pollable, Readiness, StreamError, StreamResult,
+    DynInputStream, DynOutputStream, InputStream, IoError, OutputStream, Pollable, StreamError, StreamResult,
 };
 use super::{TrappableError, WasiCtxView};
 use crate::builder::{DirPerms, FilePerms};
@@ -299,10 +299,11 @@ struct FileInputStream {
     pos: u64,
 }
 
+/// A regular file is always ready: its reads and writes do not wait for
+/// another party.
+#[async_trait::async_trait]
 impl Pollable for FileInputStream {
-    fn readiness(&mut self) -> Readiness {
-        Readiness::Ready
-    }
+    async fn ready(&mut self) {}
 }
 
 impl InputStream for FileInputStream {
@@ -331,10 +332,11 @@ struct FileOutputStream {
     pos: Option<u64>,
 }
 
+/// A regular file is always ready: its reads and writes do not wait for
+/// another party.
+#[async_trait::async_trait]
 impl Pollable for FileOutputStream {
-    fn readiness(&mut self) -> Readiness {
-        Readiness::Ready
-    }
+    async fn ready(&mut self) {}
 }
 
 impl OutputStream for FileOutputStream {

@@ -1,14 +1,18 @@
-//! `wasi:io`: errors, pollables and streams.
+//! `wasi:io`: errors, pollables and streams, shaped as Wasmtime 48's
+//! `wasmtime_wasi_io`.
 //!
-//! A pollable says whether it is ready now, at a known instant (a timer),
-//! or later (a host stream that is not ready yet and is checked again).
-//! `poll` and `block` wait for the first ready one on the calling thread.
+//! A pollable is a future: [`Pollable::ready`] completes when its
+//! resource is ready, woken by a waker (the tokio reactor of a socket, a
+//! timer, a channel). `poll` and `block` await the futures of the
+//! pollables they are given; the synchronous host functions block on the
+//! same futures with [`crate::runtime::in_tokio`].
 
-use super::bindings::wasi::io::{error, poll, streams};
-use super::WasiCtxView;
 use bytes::Bytes;
-use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::any::Any;
+use std::collections::BTreeMap;
+use std::future::Future;
+use std::pin::Pin;
+use std::task::{Context, Poll};
 use weft::component::{Resource, ResourceTable, ResourceTableError};
 
 /// The host value of `wasi:io/error.error`: what went wrong in the last
@@ -55,147 +59,195 @@ impl From<ResourceTableError> for StreamError {
 /// The result of a stream operation.
 pub type StreamResult<T> = Result<T, StreamError>;
 
-/// Whether a pollable is ready.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Readiness {
-    /// Ready now.
-    Ready,
-    /// Ready at this instant (a timer).
-    At(Instant),
-    /// Not ready yet: asked again after a short wait.
-    Later,
-}
+/// A boxed future of a pollable, borrowing the pollable's resource.
+pub type DynFuture<'a> = Pin<Box<dyn Future<Output = ()> + Send + 'a>>;
+
+/// Makes the readiness future of a resource, given the resource's value
+/// in the table.
+pub type MakeFuture = for<'a> fn(&'a mut dyn Any) -> DynFuture<'a>;
 
 /// Something a guest may wait for: a stream that may become readable or
-/// writable, a timer.
+/// writable, a timer, a socket (Wasmtime's `Pollable`).
+///
+/// ```
+/// use weft_wasi::async_trait;
+/// use weft_wasi::p2::Pollable;
+///
+/// struct Tick(Option<tokio::sync::oneshot::Receiver<()>>);
+///
+/// #[async_trait]
+/// impl Pollable for Tick {
+///     async fn ready(&mut self) {
+///         if let Some(rx) = self.0.take() {
+///             let _ = rx.await;
+///         }
+///     }
+/// }
+/// ```
+#[async_trait::async_trait]
 pub trait Pollable: Send + 'static {
-    /// Whether it is ready. It must not block.
-    fn readiness(&mut self) -> Readiness;
+    /// Completes when the resource is ready (readable, writable, the
+    /// deadline passed). It may be awaited again afterwards, and it may
+    /// be dropped before it completes.
+    async fn ready(&mut self);
 }
 
-type Check = Arc<dyn Fn(&mut ResourceTable) -> anyhow::Result<Readiness> + Send + Sync>;
-
-/// The host value of `wasi:io/poll.pollable`: checks the readiness of the
-/// resource it was made from (see [`subscribe`]), or of a deadline.
+/// The host value of `wasi:io/poll.pollable`: the readiness future of the
+/// resource it was made from (see [`subscribe`]).
 pub struct DynPollable {
-    check: Check,
+    index: u32,
+    make_future: MakeFuture,
+    remove_index_on_delete: Option<fn(&mut ResourceTable, u32) -> anyhow::Result<()>>,
 }
 
-impl DynPollable {
-    /// A pollable that is ready at `deadline`.
-    pub fn deadline(deadline: Instant) -> DynPollable {
-        DynPollable {
-            check: Arc::new(move |_| Ok(Readiness::At(deadline))),
-        }
+impl std::fmt::Debug for DynPollable {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("DynPollable")
+            .field("index", &self.index)
+            .finish_non_exhaustive()
     }
+}
 
-    /// A pollable that is always ready.
-    pub fn ready() -> DynPollable {
-        DynPollable {
-            check: Arc::new(|_| Ok(Readiness::Ready)),
-        }
+/// The future of a resource of type `T`.
+fn make_future<'a, T: Pollable>(resource: &'a mut dyn Any) -> DynFuture<'a> {
+    match resource.downcast_mut::<T>() {
+        Some(r) => r.ready(),
+        // A pollable is a child of its resource, whose entry cannot change
+        // type while it lives; were it to, the pollable is ready so that
+        // the guest's next call meets the error.
+        None => Box::pin(std::future::ready(())),
     }
 }
 
 /// Makes a pollable for `resource` (a child of it in `table`: the
-/// resource cannot be deleted while the pollable lives).
+/// resource cannot be deleted while the pollable lives). If `resource`
+/// is owned, deleting the pollable deletes the resource too.
 pub fn subscribe<T: Pollable>(
     table: &mut ResourceTable,
     resource: Resource<T>,
 ) -> anyhow::Result<Resource<DynPollable>> {
-    let rep = resource.rep();
+    fn remove<T: 'static>(table: &mut ResourceTable, index: u32) -> anyhow::Result<()> {
+        table.delete(Resource::<T>::new_own(index))?;
+        Ok(())
+    }
     let pollable = DynPollable {
-        check: Arc::new(move |table: &mut ResourceTable| {
-            let r = Resource::<T>::new_borrow(rep);
-            Ok(table.get_mut(&r)?.readiness())
-        }),
+        index: resource.rep(),
+        make_future: make_future::<T>,
+        remove_index_on_delete: if resource.owned() { Some(remove::<T>) } else { None },
     };
     Ok(table.push_child(pollable, &resource)?)
 }
 
-/// The readiness of the pollable `p`.
-fn readiness(table: &mut ResourceTable, p: &Resource<DynPollable>) -> anyhow::Result<Readiness> {
-    let check = table.get(p)?.check.clone();
-    check(table)
+/// Whether the pollable `p` is ready now (its future, polled once).
+pub(crate) fn pollable_ready(table: &mut ResourceTable, p: &Resource<DynPollable>) -> anyhow::Result<bool> {
+    let p = table.get(p)?;
+    let (make, index) = (p.make_future, p.index);
+    let entry = table.get_any_mut(index)?;
+    let mut fut = make(entry);
+    Ok(crate::runtime::poll_noop(fut.as_mut()).is_some())
 }
 
-/// The longest wait between two checks of a pollable that is ready
-/// `Later`.
-const MAX_RECHECK: Duration = Duration::from_millis(20);
+/// Deletes the pollable `p`, and the resource it was made from if it
+/// owned it.
+pub(crate) fn delete_pollable(table: &mut ResourceTable, p: Resource<DynPollable>) -> anyhow::Result<()> {
+    let p = table.delete(p)?;
+    if let Some(remove) = p.remove_index_on_delete {
+        remove(table, p.index)?;
+    }
+    Ok(())
+}
 
-/// Waits until at least one of `list` is ready and returns the indices of
-/// the ready ones.
-pub(crate) fn wait_any(table: &mut ResourceTable, list: &[Resource<DynPollable>]) -> anyhow::Result<Vec<u32>> {
-    let mut recheck = Duration::from_micros(100);
-    loop {
-        let now = Instant::now();
+/// Waits for the first ready of the pollables `list` and returns the
+/// indices of every ready one.
+pub(crate) async fn poll_list(table: &mut ResourceTable, list: &[Resource<DynPollable>]) -> anyhow::Result<Vec<u32>> {
+    if list.is_empty() {
+        anyhow::bail!("wasi:io/poll.poll: nothing to wait for (an empty list of pollables)");
+    }
+    // Pollables of one resource share its future.
+    let mut by_resource: BTreeMap<u32, (MakeFuture, Vec<u32>)> = BTreeMap::new();
+    for (i, p) in list.iter().enumerate() {
+        let i = u32::try_from(i).map_err(|_| anyhow::anyhow!("wasi:io/poll.poll: too many pollables"))?;
+        let p = table.get(p)?;
+        by_resource
+            .entry(p.index)
+            .or_insert((p.make_future, Vec::new()))
+            .1
+            .push(i);
+    }
+    let mut futures = Vec::with_capacity(by_resource.len());
+    for (entry, (make, indices)) in table.iter_entries(by_resource) {
+        futures.push((make(entry?), indices));
+    }
+    Ok(PollList { futures }.await)
+}
+
+/// The futures of `poll`: ready when one of them is, with the indices of
+/// all that are.
+struct PollList<'a> {
+    futures: Vec<(DynFuture<'a>, Vec<u32>)>,
+}
+
+impl Future for PollList<'_> {
+    type Output = Vec<u32>;
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Vec<u32>> {
         let mut ready = Vec::new();
-        let mut earliest: Option<Instant> = None;
-        let mut later = false;
-        for (i, p) in list.iter().enumerate() {
-            match readiness(table, p)? {
-                Readiness::Ready => ready.push(i as u32),
-                Readiness::At(t) if t <= now => ready.push(i as u32),
-                Readiness::At(t) => earliest = Some(earliest.map_or(t, |e| e.min(t))),
-                Readiness::Later => later = true,
+        for (fut, indices) in self.futures.iter_mut() {
+            if fut.as_mut().poll(cx).is_ready() {
+                ready.extend_from_slice(indices);
             }
         }
-        if !ready.is_empty() {
-            return Ok(ready);
+        if ready.is_empty() {
+            Poll::Pending
+        } else {
+            ready.sort_unstable();
+            Poll::Ready(ready)
         }
-        let mut wait = match earliest {
-            Some(t) => t - now,
-            None if later => recheck,
-            None => anyhow::bail!("wasi:io/poll: nothing to wait for (an empty list of pollables)"),
-        };
-        if later {
-            wait = wait.min(recheck);
-            recheck = (recheck * 2).min(MAX_RECHECK);
-        }
-        std::thread::sleep(wait);
     }
 }
 
-/// A stream a guest reads (`wasi:io/streams.input-stream`).
+/// How many times the default blocking operations wait for readiness
+/// and find nothing before they give up (as Wasmtime's).
+const MAX_BLOCKING_ATTEMPTS: u8 = 10;
+
+/// A stream a guest reads (`wasi:io/streams.input-stream`; Wasmtime's
+/// `InputStream`).
+#[async_trait::async_trait]
 pub trait InputStream: Pollable {
     /// Reads up to `size` bytes without blocking; empty when nothing is
     /// ready yet.
     fn read(&mut self, size: usize) -> StreamResult<Bytes>;
 
-    /// Reads at least one byte (or fails), waiting for input.
-    fn blocking_read(&mut self, size: usize) -> StreamResult<Bytes> {
-        let mut recheck = Duration::from_micros(100);
-        loop {
-            match self.readiness() {
-                Readiness::Ready => {}
-                Readiness::At(t) => std::thread::sleep(t.saturating_duration_since(Instant::now())),
-                Readiness::Later => {
-                    std::thread::sleep(recheck);
-                    recheck = (recheck * 2).min(MAX_RECHECK);
-                    continue;
-                }
+    /// Reads at least one byte (or fails), waiting for input: awaits
+    /// [`Pollable::ready`] and reads, up to 10 times, then traps.
+    async fn blocking_read(&mut self, size: usize) -> StreamResult<Bytes> {
+        for _ in 0..MAX_BLOCKING_ATTEMPTS {
+            self.ready().await;
+            let data = self.read(size)?;
+            if !data.is_empty() {
+                return Ok(data);
             }
-            let bytes = self.read(size)?;
-            if !bytes.is_empty() || size == 0 {
-                return Ok(bytes);
-            }
-            std::thread::sleep(recheck);
-            recheck = (recheck * 2).min(MAX_RECHECK);
         }
+        Err(StreamError::trap("max blocking attempts exceeded"))
     }
 
-    /// Skips up to `size` bytes without blocking.
-    fn skip(&mut self, size: usize) -> StreamResult<usize> {
-        Ok(self.read(size)?.len())
+    /// Skips up to `nelem` bytes without blocking.
+    fn skip(&mut self, nelem: usize) -> StreamResult<usize> {
+        Ok(self.read(nelem)?.len())
     }
 
     /// Skips at least one byte, waiting for input.
-    fn blocking_skip(&mut self, size: usize) -> StreamResult<usize> {
-        Ok(self.blocking_read(size)?.len())
+    async fn blocking_skip(&mut self, nelem: usize) -> StreamResult<usize> {
+        Ok(self.blocking_read(nelem).await?.len())
     }
+
+    /// Called when the guest drops the stream: ends what the stream does
+    /// in the background.
+    async fn cancel(&mut self) {}
 }
 
-/// A stream a guest writes (`wasi:io/streams.output-stream`).
+/// A stream a guest writes (`wasi:io/streams.output-stream`; Wasmtime's
+/// `OutputStream`).
+#[async_trait::async_trait]
 pub trait OutputStream: Pollable {
     /// Writes `bytes`, which must not be longer than the last
     /// [`OutputStream::check_write`] allowed.
@@ -205,33 +257,54 @@ pub trait OutputStream: Pollable {
     /// How many bytes may be written now.
     fn check_write(&mut self) -> StreamResult<usize>;
 
-    /// Writes `n` zero bytes.
-    fn write_zeroes(&mut self, n: usize) -> StreamResult<()> {
-        self.write(Bytes::from(vec![0; n]))
+    /// Writes all of `bytes` and flushes, waiting as needed. A stream that
+    /// closes while flushing is no error.
+    async fn blocking_write_and_flush(&mut self, mut bytes: Bytes) -> StreamResult<()> {
+        loop {
+            let permit = self.write_ready().await?;
+            let chunk = bytes.split_to(bytes.len().min(permit));
+            self.write(chunk)?;
+            if bytes.is_empty() {
+                break;
+            }
+        }
+        match self.flush() {
+            Ok(()) | Err(StreamError::Closed) => {}
+            Err(e) => return Err(e),
+        }
+        match self.write_ready().await {
+            Ok(_) | Err(StreamError::Closed) => Ok(()),
+            Err(e) => Err(e),
+        }
     }
 
-    /// Waits until some bytes may be written and returns how many.
-    fn write_ready(&mut self) -> StreamResult<usize> {
-        let mut recheck = Duration::from_micros(100);
-        loop {
+    /// Writes `nelem` zero bytes.
+    fn write_zeroes(&mut self, nelem: usize) -> StreamResult<()> {
+        self.write(Bytes::from(vec![0; nelem]))
+    }
+
+    /// Writes `nelem` zero bytes and flushes, waiting as needed.
+    async fn blocking_write_zeroes_and_flush(&mut self, nelem: usize) -> StreamResult<()> {
+        self.blocking_write_and_flush(Bytes::from(vec![0; nelem])).await
+    }
+
+    /// Waits until some bytes may be written and returns how many: awaits
+    /// [`Pollable::ready`] and asks [`OutputStream::check_write`], up to 10
+    /// times, then traps.
+    async fn write_ready(&mut self) -> StreamResult<usize> {
+        for _ in 0..=MAX_BLOCKING_ATTEMPTS {
+            self.ready().await;
             let n = self.check_write()?;
             if n > 0 {
                 return Ok(n);
             }
-            std::thread::sleep(recheck);
-            recheck = (recheck * 2).min(MAX_RECHECK);
         }
+        Err(StreamError::trap("max blocking attempts exceeded"))
     }
 
-    /// Writes all of `bytes` and flushes, waiting as needed.
-    fn blocking_write_and_flush(&mut self, mut bytes: Bytes) -> StreamResult<()> {
-        while !bytes.is_empty() {
-            let n = self.write_ready()?.min(bytes.len());
-            self.write(bytes.split_to(n))?;
-        }
-        self.flush()?;
-        self.write_ready().map(|_| ())
-    }
+    /// Called when the guest drops the stream: ends what the stream does
+    /// in the background.
+    async fn cancel(&mut self) {}
 }
 
 /// The host value of `wasi:io/streams.input-stream`.
@@ -239,176 +312,53 @@ pub type DynInputStream = Box<dyn InputStream>;
 /// The host value of `wasi:io/streams.output-stream`.
 pub type DynOutputStream = Box<dyn OutputStream>;
 
+#[async_trait::async_trait]
 impl Pollable for DynInputStream {
-    fn readiness(&mut self) -> Readiness {
-        (**self).readiness()
+    async fn ready(&mut self) {
+        (**self).ready().await
     }
 }
 
+#[async_trait::async_trait]
 impl Pollable for DynOutputStream {
-    fn readiness(&mut self) -> Readiness {
-        (**self).readiness()
+    async fn ready(&mut self) {
+        (**self).ready().await
     }
 }
 
-/// At most this many bytes are read or skipped by one call (as Wasmtime's
-/// 64 KiB), whatever length the guest asks for.
-const MAX_READ: u64 = 64 * 1024;
-
-fn read_len(len: u64) -> usize {
-    len.min(MAX_READ) as usize
+/// A pollable of a deadline of the monotonic clock (`subscribe-instant`,
+/// `subscribe-duration`): a tokio timer.
+pub(crate) enum Deadline {
+    /// Ready now.
+    Past,
+    /// Ready when the timer fires.
+    At(Pin<Box<tokio::time::Sleep>>),
+    /// Never ready (beyond what a timer can express).
+    Never,
 }
 
-impl error::Host for WasiCtxView<'_> {}
-
-impl error::HostError for WasiCtxView<'_> {
-    fn to_debug_string(&mut self, self_: Resource<IoError>) -> anyhow::Result<String> {
-        Ok(format!("{:?}", self.table.get(&self_)?))
-    }
-    fn drop(&mut self, rep: Resource<IoError>) -> anyhow::Result<()> {
-        self.table.delete(rep)?;
-        Ok(())
-    }
-}
-
-impl poll::Host for WasiCtxView<'_> {
-    fn poll(&mut self, in_: Vec<Resource<DynPollable>>) -> anyhow::Result<Vec<u32>> {
-        wait_any(self.table, &in_)
-    }
-}
-
-impl poll::HostPollable for WasiCtxView<'_> {
-    fn ready(&mut self, self_: Resource<DynPollable>) -> anyhow::Result<bool> {
-        Ok(match readiness(self.table, &self_)? {
-            Readiness::Ready => true,
-            Readiness::At(t) => t <= Instant::now(),
-            Readiness::Later => false,
-        })
-    }
-    fn block(&mut self, self_: Resource<DynPollable>) -> anyhow::Result<()> {
-        wait_any(self.table, &[self_])?;
-        Ok(())
-    }
-    fn drop(&mut self, rep: Resource<DynPollable>) -> anyhow::Result<()> {
-        self.table.delete(rep)?;
-        Ok(())
-    }
-}
-
-impl streams::Host for WasiCtxView<'_> {
-    fn convert_stream_error(&mut self, err: StreamError) -> anyhow::Result<streams::StreamError> {
-        match err {
-            StreamError::Closed => Ok(streams::StreamError::Closed),
-            StreamError::LastOperationFailed(e) => Ok(streams::StreamError::LastOperationFailed(self.table.push(e)?)),
-            StreamError::Trap(e) => Err(e),
+impl Deadline {
+    /// A deadline `after` from now.
+    pub(crate) fn after(after: std::time::Duration) -> anyhow::Result<Deadline> {
+        if after.is_zero() {
+            return Ok(Deadline::Past);
+        }
+        match tokio::time::Instant::now().checked_add(after) {
+            Some(t) => Ok(Deadline::At(crate::runtime::in_runtime(|| {
+                Box::pin(tokio::time::sleep_until(t))
+            })?)),
+            None => Ok(Deadline::Never),
         }
     }
 }
 
-impl streams::HostInputStream for WasiCtxView<'_> {
-    fn read(&mut self, self_: Resource<DynInputStream>, len: u64) -> StreamResult<Vec<u8>> {
-        Ok(self.table.get_mut(&self_)?.read(read_len(len))?.to_vec())
-    }
-    fn blocking_read(&mut self, self_: Resource<DynInputStream>, len: u64) -> StreamResult<Vec<u8>> {
-        Ok(self.table.get_mut(&self_)?.blocking_read(read_len(len))?.to_vec())
-    }
-    fn skip(&mut self, self_: Resource<DynInputStream>, len: u64) -> StreamResult<u64> {
-        Ok(self.table.get_mut(&self_)?.skip(read_len(len))? as u64)
-    }
-    fn blocking_skip(&mut self, self_: Resource<DynInputStream>, len: u64) -> StreamResult<u64> {
-        Ok(self.table.get_mut(&self_)?.blocking_skip(read_len(len))? as u64)
-    }
-    fn subscribe(&mut self, self_: Resource<DynInputStream>) -> anyhow::Result<Resource<DynPollable>> {
-        subscribe(self.table, self_)
-    }
-    fn drop(&mut self, rep: Resource<DynInputStream>) -> anyhow::Result<()> {
-        self.table.delete(rep)?;
-        Ok(())
-    }
-}
-
-/// The error of a write longer than `check-write` allowed.
-fn too_long() -> StreamError {
-    StreamError::trap("write of more bytes than `check-write` allowed")
-}
-
-impl streams::HostOutputStream for WasiCtxView<'_> {
-    fn check_write(&mut self, self_: Resource<DynOutputStream>) -> StreamResult<u64> {
-        Ok(self.table.get_mut(&self_)?.check_write()? as u64)
-    }
-    fn write(&mut self, self_: Resource<DynOutputStream>, contents: Vec<u8>) -> StreamResult<()> {
-        self.table.get_mut(&self_)?.write(contents.into())
-    }
-    fn blocking_write_and_flush(&mut self, self_: Resource<DynOutputStream>, contents: Vec<u8>) -> StreamResult<()> {
-        if contents.len() > 4096 {
-            return Err(StreamError::trap(
-                "blocking-write-and-flush of more than 4096 bytes (the interface's limit)",
-            ));
+#[async_trait::async_trait]
+impl Pollable for Deadline {
+    async fn ready(&mut self) {
+        match self {
+            Deadline::Past => {}
+            Deadline::At(sleep) => sleep.as_mut().await,
+            Deadline::Never => std::future::pending().await,
         }
-        self.table.get_mut(&self_)?.blocking_write_and_flush(contents.into())
-    }
-    fn flush(&mut self, self_: Resource<DynOutputStream>) -> StreamResult<()> {
-        self.table.get_mut(&self_)?.flush()
-    }
-    fn blocking_flush(&mut self, self_: Resource<DynOutputStream>) -> StreamResult<()> {
-        let s = self.table.get_mut(&self_)?;
-        s.flush()?;
-        s.write_ready().map(|_| ())
-    }
-    fn subscribe(&mut self, self_: Resource<DynOutputStream>) -> anyhow::Result<Resource<DynPollable>> {
-        subscribe(self.table, self_)
-    }
-    fn write_zeroes(&mut self, self_: Resource<DynOutputStream>, len: u64) -> StreamResult<()> {
-        let s = self.table.get_mut(&self_)?;
-        let len = usize::try_from(len).map_err(|_| too_long())?;
-        if len > s.check_write()? {
-            return Err(too_long());
-        }
-        s.write_zeroes(len)
-    }
-    fn blocking_write_zeroes_and_flush(&mut self, self_: Resource<DynOutputStream>, len: u64) -> StreamResult<()> {
-        if len > 4096 {
-            return Err(StreamError::trap(
-                "blocking-write-zeroes-and-flush of more than 4096 bytes (the interface's limit)",
-            ));
-        }
-        self.table
-            .get_mut(&self_)?
-            .blocking_write_and_flush(Bytes::from(vec![0; len as usize]))
-    }
-    fn splice(
-        &mut self,
-        self_: Resource<DynOutputStream>,
-        src: Resource<DynInputStream>,
-        len: u64,
-    ) -> StreamResult<u64> {
-        let permit = self.table.get_mut(&self_)?.check_write()?;
-        let n = read_len(len).min(permit);
-        if n == 0 {
-            return Ok(0);
-        }
-        let bytes = self.table.get_mut(&src)?.read(n)?;
-        let got = bytes.len() as u64;
-        self.table.get_mut(&self_)?.write(bytes)?;
-        Ok(got)
-    }
-    fn blocking_splice(
-        &mut self,
-        self_: Resource<DynOutputStream>,
-        src: Resource<DynInputStream>,
-        len: u64,
-    ) -> StreamResult<u64> {
-        let permit = self.table.get_mut(&self_)?.write_ready()?;
-        let n = read_len(len).min(permit);
-        let bytes = self.table.get_mut(&src)?.blocking_read(n)?;
-        let got = bytes.len() as u64;
-        self.table.get_mut(&self_)?.write(bytes)?;
-        Ok(got)
-    }
-    fn drop(&mut self, rep: Resource<DynOutputStream>) -> anyhow::Result<()> {
-        let mut s = self.table.delete(rep)?;
-        // What was written reaches its destination before the stream goes.
-        let _ = s.flush();
-        Ok(())
     }
 }

@@ -38,21 +38,25 @@
 //! # Ok::<(), anyhow::Error>(())
 //! ```
 
+pub(crate) mod adapters;
 pub mod bindings;
 mod cli;
 mod clocks;
 mod filesystem;
 mod io;
+mod io_host;
+mod io_sync;
 pub mod pipe;
 mod random;
+mod reactor;
 pub(crate) mod sockets;
 
 pub use self::cli::{IsATTY, TerminalInput, TerminalOutput};
 pub use self::clocks::{HostMonotonicClock, HostWallClock, MonotonicClock, WallClock};
 pub use self::filesystem::{Descriptor, Dir, File, FsError, FsResult, OpenMode, ReaddirIterator};
 pub use self::io::{
-    subscribe, DynInputStream, DynOutputStream, DynPollable, InputStream, IoError, OutputStream, Pollable, Readiness,
-    StreamError, StreamResult,
+    subscribe, DynFuture, DynInputStream, DynOutputStream, DynPollable, InputStream, IoError, MakeFuture, OutputStream,
+    Pollable, StreamError, StreamResult,
 };
 pub use self::random::DEFAULT_MAX_SIZE;
 pub use self::sockets::{
@@ -273,25 +277,44 @@ impl<T> std::error::Error for TrappableError<T> {}
 
 /// Adds every import of the `wasi:cli/command` world (`wasi:io`,
 /// `wasi:clocks`, `wasi:random`, `wasi:cli`, `wasi:filesystem`,
-/// `wasi:sockets`) to `linker`.
+/// `wasi:sockets`) to `linker`, with synchronous host functions: one that
+/// waits (a blocking read, `poll`) blocks its thread on the pollables'
+/// futures until a waker fires ([`crate::runtime::in_tokio`]). Components
+/// are instantiated and called with the synchronous API
+/// ([`bindings::sync::Command`]).
 pub fn add_to_linker_sync<T: WasiView + 'static>(linker: &mut Linker<T>) -> anyhow::Result<()> {
-    add_to_linker_with_options_sync(linker, &bindings::LinkOptions::default())
+    add_to_linker_with_options_sync(linker, &bindings::sync::LinkOptions::default())
+}
+
+/// The getter of the WASI 0.2 host functions.
+fn wasi_ctx<T: WasiView>(t: &mut T) -> WasiCtxView<'_> {
+    t.ctx()
 }
 
 /// [`add_to_linker_sync`] with the `@unstable` features of `options`
 /// (none of them is implemented: `wasi:clocks/timezone` is not linked).
 pub fn add_to_linker_with_options_sync<T: WasiView + 'static>(
     linker: &mut Linker<T>,
-    options: &bindings::LinkOptions,
+    options: &bindings::sync::LinkOptions,
+) -> anyhow::Result<()> {
+    let get: fn(&mut T) -> WasiCtxView<'_> = wasi_ctx::<T>;
+    {
+        use bindings::sync::wasi::io;
+        io::error::add_to_linker::<T, HasWasi>(linker, get)?;
+        io::poll::add_to_linker::<T, HasWasi>(linker, get)?;
+        io::streams::add_to_linker::<T, HasWasi>(linker, get)?;
+    }
+    add_nonblocking_to_linker(linker, &options.into())
+}
+
+/// Adds the interfaces the sync and async flavours share (none of their
+/// functions waits).
+fn add_nonblocking_to_linker<T: WasiView + 'static>(
+    linker: &mut Linker<T>,
+    network: &bindings::sockets::network::LinkOptions,
 ) -> anyhow::Result<()> {
     use bindings::wasi::*;
-    fn get<T: WasiView>(t: &mut T) -> WasiCtxView<'_> {
-        t.ctx()
-    }
-    let get: fn(&mut T) -> WasiCtxView<'_> = get::<T>;
-    io::error::add_to_linker::<T, HasWasi>(linker, get)?;
-    io::poll::add_to_linker::<T, HasWasi>(linker, get)?;
-    io::streams::add_to_linker::<T, HasWasi>(linker, get)?;
+    let get: fn(&mut T) -> WasiCtxView<'_> = wasi_ctx::<T>;
     clocks::wall_clock::add_to_linker::<T, HasWasi>(linker, get)?;
     clocks::monotonic_clock::add_to_linker::<T, HasWasi>(linker, get)?;
     random::random::add_to_linker::<T, HasWasi>(linker, get)?;
@@ -309,7 +332,7 @@ pub fn add_to_linker_with_options_sync<T: WasiView + 'static>(
     cli::terminal_stderr::add_to_linker::<T, HasWasi>(linker, get)?;
     filesystem::types::add_to_linker::<T, HasWasi>(linker, get)?;
     filesystem::preopens::add_to_linker::<T, HasWasi>(linker, get)?;
-    sockets::network::add_to_linker::<T, HasWasi>(linker, &options.into(), get)?;
+    sockets::network::add_to_linker::<T, HasWasi>(linker, network, get)?;
     sockets::instance_network::add_to_linker::<T, HasWasi>(linker, get)?;
     sockets::tcp::add_to_linker::<T, HasWasi>(linker, get)?;
     sockets::tcp_create_socket::add_to_linker::<T, HasWasi>(linker, get)?;
@@ -321,11 +344,12 @@ pub fn add_to_linker_with_options_sync<T: WasiView + 'static>(
 
 /// Adds the same imports as [`add_to_linker_sync`] to a linker whose
 /// components are instantiated and called with the async API
-/// (`instantiate_async`, `call_async`). The host functions are
-/// synchronous: one that waits (a blocking read, `poll`) blocks the
-/// thread that polls the call's future.
+/// (`instantiate_async`, `call_async`, [`bindings::Command`]). The host
+/// functions that wait are async: they await the pollables' futures,
+/// which their wakers (the socket reactor, timers, channels) wake, so a
+/// waiting guest holds no thread.
 pub fn add_to_linker_async<T: WasiView + 'static>(linker: &mut Linker<T>) -> anyhow::Result<()> {
-    add_to_linker_sync(linker)
+    add_to_linker_with_options_async(linker, &bindings::LinkOptions::default())
 }
 
 /// [`add_to_linker_async`] with the `@unstable` features of `options`.
@@ -333,5 +357,49 @@ pub fn add_to_linker_with_options_async<T: WasiView + 'static>(
     linker: &mut Linker<T>,
     options: &bindings::LinkOptions,
 ) -> anyhow::Result<()> {
-    add_to_linker_with_options_sync(linker, options)
+    let get: fn(&mut T) -> WasiCtxView<'_> = wasi_ctx::<T>;
+    {
+        use bindings::wasi::io;
+        io::error::add_to_linker::<T, HasWasi>(linker, get)?;
+        io::poll::add_to_linker::<T, HasWasi>(linker, get)?;
+        io::streams::add_to_linker::<T, HasWasi>(linker, get)?;
+    }
+    add_nonblocking_to_linker(linker, &options.into())
+}
+
+/// Adds only what the `wasi:http/proxy` world needs besides `wasi:http`
+/// (`wasi:io`, the clocks, `wasi:random/random` and the standard streams
+/// of `wasi:cli`), with async host functions.
+pub fn add_to_linker_proxy_interfaces_async<T: WasiView + 'static>(linker: &mut Linker<T>) -> anyhow::Result<()> {
+    let get: fn(&mut T) -> WasiCtxView<'_> = wasi_ctx::<T>;
+    use bindings::wasi::*;
+    io::error::add_to_linker::<T, HasWasi>(linker, get)?;
+    io::poll::add_to_linker::<T, HasWasi>(linker, get)?;
+    io::streams::add_to_linker::<T, HasWasi>(linker, get)?;
+    add_proxy_nonblocking(linker)
+}
+
+/// [`add_to_linker_proxy_interfaces_async`] with synchronous host
+/// functions.
+#[doc(hidden)]
+pub fn add_to_linker_proxy_interfaces_sync<T: WasiView + 'static>(linker: &mut Linker<T>) -> anyhow::Result<()> {
+    let get: fn(&mut T) -> WasiCtxView<'_> = wasi_ctx::<T>;
+    use bindings::sync::wasi::io;
+    io::error::add_to_linker::<T, HasWasi>(linker, get)?;
+    io::poll::add_to_linker::<T, HasWasi>(linker, get)?;
+    io::streams::add_to_linker::<T, HasWasi>(linker, get)?;
+    add_proxy_nonblocking(linker)
+}
+
+/// The proxy world's interfaces without waiting functions.
+fn add_proxy_nonblocking<T: WasiView + 'static>(linker: &mut Linker<T>) -> anyhow::Result<()> {
+    let get: fn(&mut T) -> WasiCtxView<'_> = wasi_ctx::<T>;
+    use bindings::wasi::*;
+    clocks::wall_clock::add_to_linker::<T, HasWasi>(linker, get)?;
+    clocks::monotonic_clock::add_to_linker::<T, HasWasi>(linker, get)?;
+    random::random::add_to_linker::<T, HasWasi>(linker, get)?;
+    cli::stdin::add_to_linker::<T, HasWasi>(linker, get)?;
+    cli::stdout::add_to_linker::<T, HasWasi>(linker, get)?;
+    cli::stderr::add_to_linker::<T, HasWasi>(linker, get)?;
+    Ok(())
 }

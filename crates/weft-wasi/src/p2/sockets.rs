@@ -8,8 +8,10 @@
 //! for every address). A refused address is `access-denied` (an accepted
 //! connection or a received datagram from one is dropped).
 //!
-//! Sockets are the host's own (made with `socket2`); reads, accepts and
-//! receives never block, and `connect` completes in `start-connect`.
+//! Sockets are the host's own (made with `socket2`), non-blocking, and
+//! registered with tokio's reactor when a guest first waits for one:
+//! reads, accepts, receives and connects never block, and a pollable of a
+//! socket is ready when the reactor says the socket is.
 
 use super::bindings::wasi::sockets::network::{
     ErrorCode, IpAddress, IpAddressFamily, IpSocketAddress, Ipv4SocketAddress, Ipv6SocketAddress,
@@ -18,10 +20,12 @@ use super::bindings::wasi::sockets::{
     instance_network, ip_name_lookup, network, tcp, tcp_create_socket, udp, udp_create_socket,
 };
 use super::io::{
-    subscribe, DynInputStream, DynOutputStream, DynPollable, InputStream, IoError, OutputStream, Pollable, Readiness,
-    StreamError, StreamResult,
+    subscribe, DynInputStream, DynOutputStream, DynPollable, InputStream, IoError, OutputStream, Pollable, StreamError,
+    StreamResult,
 };
+use super::reactor::{ready_now, Reactor, Want};
 use super::{SocketAddrUse, SocketsCtx, TrappableError, WasiCtxView};
+use crate::runtime::AbortOnDropJoinHandle;
 use bytes::Bytes;
 use socket2::{Domain, SockAddr, SockRef, Socket, Type};
 use std::io;
@@ -188,22 +192,12 @@ pub(crate) fn check_family(family: IpAddressFamily, addr: &SocketAddr) -> Socket
     Ok(())
 }
 
-/// Whether `fd` is ready for `flags` now.
-fn fd_ready(sock: &impl std::os::fd::AsFd, flags: rustix::event::PollFlags) -> bool {
-    let fd = sock.as_fd();
-    let mut fds = [rustix::event::PollFd::new(&fd, flags)];
-    matches!(
-        rustix::event::poll(&mut fds, Some(&rustix::time::Timespec { tv_sec: 0, tv_nsec: 0 })),
-        Ok(n) if n > 0
-    )
-}
-
 fn readable(sock: &impl std::os::fd::AsFd) -> bool {
-    fd_ready(sock, rustix::event::PollFlags::IN)
+    ready_now(sock, Want::Read)
 }
 
 fn writable(sock: &impl std::os::fd::AsFd) -> bool {
-    fd_ready(sock, rustix::event::PollFlags::OUT)
+    ready_now(sock, Want::Write)
 }
 
 pub(crate) enum TcpState {
@@ -212,7 +206,8 @@ pub(crate) enum TcpState {
     Bound,
     ListenStarted,
     Listening,
-    Connecting(Result<(), ErrorCode>),
+    /// `Ok(false)`: the connection is being made.
+    Connecting(Result<bool, ErrorCode>),
     Connected,
     Closed,
 }
@@ -224,6 +219,7 @@ pub struct TcpSocket {
     pub(crate) state: TcpState,
     pub(crate) backlog: i32,
     pub(crate) ctx: SocketsCtx,
+    pub(crate) reactor: Reactor,
 }
 
 impl std::fmt::Debug for TcpSocket {
@@ -234,25 +230,24 @@ impl std::fmt::Debug for TcpSocket {
     }
 }
 
+#[async_trait::async_trait]
 impl Pollable for TcpSocket {
-    fn readiness(&mut self) -> Readiness {
+    async fn ready(&mut self) {
         match self.state {
-            TcpState::Listening if !readable(&self.socket) => Readiness::Later,
-            _ => Readiness::Ready,
+            TcpState::Listening => self.reactor.wait(&self.socket, Want::Read).await,
+            TcpState::Connecting(Ok(false)) => self.reactor.wait(&self.socket, Want::Write).await,
+            _ => {}
         }
     }
 }
 
 /// The stream a guest reads from a connected TCP socket.
-struct TcpReader(Arc<Socket>);
+struct TcpReader(Arc<Socket>, Reactor);
 
+#[async_trait::async_trait]
 impl Pollable for TcpReader {
-    fn readiness(&mut self) -> Readiness {
-        if readable(&self.0) {
-            Readiness::Ready
-        } else {
-            Readiness::Later
-        }
+    async fn ready(&mut self) {
+        self.1.wait(&self.0, Want::Read).await
     }
 }
 
@@ -279,40 +274,91 @@ impl InputStream for TcpReader {
 /// How many bytes a TCP stream accepts in one write when it is writable.
 const TCP_BUDGET: usize = 64 * 1024;
 
-/// The stream a guest writes to a connected TCP socket.
-struct TcpWriter(Arc<Socket>);
+/// The stream a guest writes to a connected TCP socket. What the socket
+/// did not take at once waits in `pending` and goes out as the socket has
+/// room; no more is accepted until it has.
+struct TcpWriter {
+    socket: Arc<Socket>,
+    reactor: Reactor,
+    pending: Bytes,
+    /// The error of writing `pending`, reported by the next operation.
+    error: Option<io::Error>,
+}
 
+impl TcpWriter {
+    /// Writes what it can of `pending` without blocking.
+    fn push(&mut self) {
+        while !self.pending.is_empty() && self.error.is_none() {
+            match io::Write::write(&mut &*self.socket, &self.pending) {
+                Ok(0) => self.error = Some(io::ErrorKind::WriteZero.into()),
+                Ok(n) => {
+                    let _ = self.pending.split_to(n);
+                }
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => return,
+                Err(e) => self.error = Some(e),
+            }
+        }
+    }
+
+    fn check(&mut self) -> StreamResult<()> {
+        match self.error.take() {
+            Some(e) => Err(StreamError::LastOperationFailed(e.into())),
+            None => Ok(()),
+        }
+    }
+}
+
+#[async_trait::async_trait]
 impl Pollable for TcpWriter {
-    fn readiness(&mut self) -> Readiness {
-        if writable(&self.0) {
-            Readiness::Ready
-        } else {
-            Readiness::Later
+    async fn ready(&mut self) {
+        loop {
+            self.reactor.wait(&self.socket, Want::Write).await;
+            self.push();
+            if self.pending.is_empty() || self.error.is_some() {
+                return;
+            }
         }
     }
 }
 
 impl OutputStream for TcpWriter {
     fn write(&mut self, bytes: Bytes) -> StreamResult<()> {
-        if bytes.len() > TCP_BUDGET {
+        self.check()?;
+        if !self.pending.is_empty() || bytes.len() > TCP_BUDGET {
             return Err(StreamError::trap("write of more bytes than `check-write` allowed"));
         }
-        io::Write::write_all(&mut &*self.0, &bytes).map_err(|e| StreamError::LastOperationFailed(e.into()))
+        self.pending = bytes;
+        self.push();
+        self.check()
     }
     fn flush(&mut self) -> StreamResult<()> {
-        Ok(())
+        self.push();
+        self.check()
     }
     fn check_write(&mut self) -> StreamResult<usize> {
-        Ok(if writable(&self.0) { TCP_BUDGET } else { 0 })
+        self.push();
+        self.check()?;
+        Ok(if self.pending.is_empty() && writable(&self.socket) {
+            TCP_BUDGET
+        } else {
+            0
+        })
     }
 }
 
 fn streams(
     view: &mut WasiCtxView<'_>,
     socket: &Arc<Socket>,
+    reactor: &Reactor,
 ) -> SocketResult<(Resource<DynInputStream>, Resource<DynOutputStream>)> {
-    let input: DynInputStream = Box::new(TcpReader(socket.clone()));
-    let output: DynOutputStream = Box::new(TcpWriter(socket.clone()));
+    let input: DynInputStream = Box::new(TcpReader(socket.clone(), reactor.clone()));
+    let output: DynOutputStream = Box::new(TcpWriter {
+        socket: socket.clone(),
+        reactor: reactor.clone(),
+        pending: Bytes::new(),
+        error: None,
+    });
     Ok((view.table.push(input)?, view.table.push(output)?))
 }
 
@@ -349,12 +395,14 @@ impl tcp_create_socket::Host for WasiCtxView<'_> {
         if address_family == IpAddressFamily::Ipv6 {
             socket.set_only_v6(true)?;
         }
+        socket.set_nonblocking(true)?;
         let s = TcpSocket {
             socket: Arc::new(socket),
             family: address_family,
             state: TcpState::Default,
             backlog: 128,
             ctx: self.ctx.sockets.clone(),
+            reactor: Reactor::default(),
         };
         Ok(self.table.push(s)?)
     }
@@ -415,7 +463,11 @@ impl tcp::HostTcpSocket for WasiCtxView<'_> {
             return fail(ErrorCode::InvalidArgument);
         }
         net.check(addr, SocketAddrUse::TcpConnect)?;
-        let result = s.socket.connect(&addr.into()).map_err(|e| error_code(&e));
+        let result = match s.socket.connect(&addr.into()) {
+            Ok(()) => Ok(true),
+            Err(e) if e.raw_os_error() == Some(rustix::io::Errno::INPROGRESS.raw_os_error()) => Ok(false),
+            Err(e) => Err(error_code(&e)),
+        };
         s.state = TcpState::Connecting(result);
         Ok(())
     }
@@ -424,16 +476,32 @@ impl tcp::HostTcpSocket for WasiCtxView<'_> {
         self_: Resource<TcpSocket>,
     ) -> SocketResult<(Resource<DynInputStream>, Resource<DynOutputStream>)> {
         let s = self.tcp(&self_)?;
-        if !matches!(s.state, TcpState::Connecting(_)) {
-            return fail(ErrorCode::NotInProgress);
-        }
-        if let TcpState::Connecting(Err(e)) = std::mem::replace(&mut s.state, TcpState::Closed) {
-            return fail(e);
+        match s.state {
+            TcpState::Connecting(Ok(true)) => {}
+            TcpState::Connecting(Ok(false)) => {
+                if !writable(&s.socket) {
+                    return fail(ErrorCode::WouldBlock);
+                }
+                // The connection was made, or failed.
+                let outcome = match s.socket.take_error() {
+                    Ok(None) => Ok(()),
+                    Ok(Some(e)) | Err(e) => Err(error_code(&e)),
+                };
+                if let Err(e) = outcome {
+                    s.state = TcpState::Closed;
+                    return fail(e);
+                }
+            }
+            TcpState::Connecting(Err(e)) => {
+                s.state = TcpState::Closed;
+                return fail(e);
+            }
+            _ => return fail(ErrorCode::NotInProgress),
         }
         s.state = TcpState::Connected;
-        s.socket.set_nonblocking(true)?;
         let socket = s.socket.clone();
-        streams(self, &socket)
+        let reactor = s.reactor.clone();
+        streams(self, &socket, &reactor)
     }
     fn start_listen(&mut self, self_: Resource<TcpSocket>) -> SocketResult<()> {
         let s = self.tcp(&self_)?;
@@ -441,7 +509,6 @@ impl tcp::HostTcpSocket for WasiCtxView<'_> {
             return fail(ErrorCode::InvalidState);
         }
         s.socket.listen(s.backlog)?;
-        s.socket.set_nonblocking(true)?;
         s.state = TcpState::ListenStarted;
         Ok(())
     }
@@ -474,13 +541,15 @@ impl tcp::HostTcpSocket for WasiCtxView<'_> {
         };
         socket.set_nonblocking(true)?;
         let socket = Arc::new(socket);
-        let (input, output) = streams(self, &socket)?;
+        let reactor = Reactor::default();
+        let (input, output) = streams(self, &socket, &reactor)?;
         let accepted = TcpSocket {
             socket,
             family,
             state: TcpState::Connected,
             backlog: 128,
             ctx,
+            reactor,
         };
         Ok((self.table.push(accepted)?, input, output))
     }
@@ -631,6 +700,7 @@ pub struct UdpSocket {
     pub(crate) bind_started: bool,
     pub(crate) remote: Option<SocketAddr>,
     pub(crate) ctx: SocketsCtx,
+    pub(crate) reactor: Reactor,
 }
 
 impl std::fmt::Debug for UdpSocket {
@@ -641,15 +711,15 @@ impl std::fmt::Debug for UdpSocket {
     }
 }
 
+#[async_trait::async_trait]
 impl Pollable for UdpSocket {
-    fn readiness(&mut self) -> Readiness {
-        Readiness::Ready
-    }
+    async fn ready(&mut self) {}
 }
 
 /// The host value of `wasi:sockets/udp.incoming-datagram-stream`.
 pub struct IncomingDatagramStream {
     socket: Arc<std::net::UdpSocket>,
+    reactor: Reactor,
     remote: Option<SocketAddr>,
     ctx: SocketsCtx,
 }
@@ -660,13 +730,10 @@ impl std::fmt::Debug for IncomingDatagramStream {
     }
 }
 
+#[async_trait::async_trait]
 impl Pollable for IncomingDatagramStream {
-    fn readiness(&mut self) -> Readiness {
-        if readable(&self.socket) {
-            Readiness::Ready
-        } else {
-            Readiness::Later
-        }
+    async fn ready(&mut self) {
+        self.reactor.wait(&self.socket, Want::Read).await
     }
 }
 
@@ -678,6 +745,7 @@ const MAX_DATAGRAM: usize = 65536;
 /// The host value of `wasi:sockets/udp.outgoing-datagram-stream`.
 pub struct OutgoingDatagramStream {
     socket: Arc<std::net::UdpSocket>,
+    reactor: Reactor,
     family: IpAddressFamily,
     remote: Option<SocketAddr>,
     permits: u64,
@@ -690,13 +758,10 @@ impl std::fmt::Debug for OutgoingDatagramStream {
     }
 }
 
+#[async_trait::async_trait]
 impl Pollable for OutgoingDatagramStream {
-    fn readiness(&mut self) -> Readiness {
-        if writable(&self.socket) {
-            Readiness::Ready
-        } else {
-            Readiness::Later
-        }
+    async fn ready(&mut self) {
+        self.reactor.wait(&self.socket, Want::Write).await
     }
 }
 
@@ -718,6 +783,7 @@ impl udp_create_socket::Host for WasiCtxView<'_> {
             bind_started: false,
             remote: None,
             ctx: self.ctx.sockets.clone(),
+            reactor: Reactor::default(),
         };
         Ok(self.table.push(s)?)
     }
@@ -778,11 +844,13 @@ impl udp::HostUdpSocket for WasiCtxView<'_> {
         s.remote = remote;
         let incoming = IncomingDatagramStream {
             socket: s.socket.clone(),
+            reactor: s.reactor.clone(),
             remote,
             ctx: s.ctx.clone(),
         };
         let outgoing = OutgoingDatagramStream {
             socket: s.socket.clone(),
+            reactor: s.reactor.clone(),
             family: s.family,
             remote,
             permits: 0,
@@ -923,42 +991,91 @@ impl udp::HostOutgoingDatagramStream for WasiCtxView<'_> {
 }
 
 /// The host value of `wasi:sockets/ip-name-lookup.resolve-address-stream`:
-/// the addresses a name resolved to.
+/// the addresses a name resolves to, looked up on a blocking thread of the
+/// runtime while the guest goes on.
 #[derive(Debug)]
-pub struct ResolveAddressStream {
-    addresses: std::vec::IntoIter<IpAddr>,
+pub enum ResolveAddressStream {
+    /// The lookup runs.
+    Waiting(AbortOnDropJoinHandle<Result<Vec<IpAddr>, ErrorCode>>),
+    /// The addresses (or the lookup's error, reported once).
+    Done(Result<std::vec::IntoIter<IpAddr>, ErrorCode>),
 }
 
-impl Pollable for ResolveAddressStream {
-    fn readiness(&mut self) -> Readiness {
-        Readiness::Ready
+impl ResolveAddressStream {
+    /// Takes the lookup's outcome if it has come.
+    fn settle(&mut self) {
+        let outcome = match self {
+            ResolveAddressStream::Waiting(h) => crate::runtime::poll_noop(std::pin::pin!(h.join())),
+            ResolveAddressStream::Done(_) => None,
+        };
+        if let Some(r) = outcome {
+            let r = r.unwrap_or(Err(ErrorCode::Unknown));
+            *self = ResolveAddressStream::Done(r.map(Vec::into_iter));
+        }
     }
 }
 
-/// Resolves `name` (an IP address, bracketed or not, or a host name) to
-/// its addresses, without duplicates: `invalid-argument` for a name that
-/// cannot be a host's, `name-unresolvable` when the resolver finds
-/// nothing. Shared by WASI 0.2's and 0.3's `resolve-addresses`; the
-/// context's permission is the caller's to check.
-pub(crate) fn lookup(name: &str) -> Result<Vec<IpAddr>, ErrorCode> {
+#[async_trait::async_trait]
+impl Pollable for ResolveAddressStream {
+    async fn ready(&mut self) {
+        let outcome = match self {
+            ResolveAddressStream::Waiting(h) => Some(h.join().await),
+            ResolveAddressStream::Done(_) => None,
+        };
+        if let Some(r) = outcome {
+            let r = r.unwrap_or(Err(ErrorCode::Unknown));
+            *self = ResolveAddressStream::Done(r.map(Vec::into_iter));
+        }
+    }
+}
+
+/// What `resolve-addresses` does with a name: an IP address (bracketed or
+/// not) is its own answer, a host name is looked up; `invalid-argument`
+/// for a name that cannot be a host's.
+pub(crate) enum Lookup {
+    /// The name is an address.
+    Address(IpAddr),
+    /// The name must be looked up.
+    Host(String),
+}
+
+/// Parses `name` for [`lookup`].
+pub(crate) fn parse_name(name: &str) -> Result<Lookup, ErrorCode> {
     let host = name.strip_prefix('[').and_then(|n| n.strip_suffix(']')).unwrap_or(name);
-    Ok(match host.parse::<IpAddr>() {
-        Ok(ip) => vec![ip],
+    match host.parse::<IpAddr>() {
+        Ok(ip) => Ok(Lookup::Address(ip)),
         Err(_) => {
             if host.is_empty() || host.contains(|c: char| c == ':' || c.is_whitespace() || c == '/') {
                 return Err(ErrorCode::InvalidArgument);
             }
-            let mut seen = Vec::new();
-            let found =
-                std::net::ToSocketAddrs::to_socket_addrs(&(host, 0)).map_err(|_| ErrorCode::NameUnresolvable)?;
-            for a in found {
-                if !seen.contains(&a.ip()) {
-                    seen.push(a.ip());
-                }
-            }
-            seen
+            Ok(Lookup::Host(host.to_string()))
         }
-    })
+    }
+}
+
+/// Looks up the host `host` (blocking), without duplicates:
+/// `name-unresolvable` when the resolver finds nothing.
+pub(crate) fn lookup_host(host: &str) -> Result<Vec<IpAddr>, ErrorCode> {
+    let mut seen = Vec::new();
+    let found = std::net::ToSocketAddrs::to_socket_addrs(&(host, 0)).map_err(|_| ErrorCode::NameUnresolvable)?;
+    for a in found {
+        if !seen.contains(&a.ip()) {
+            seen.push(a.ip());
+        }
+    }
+    Ok(seen)
+}
+
+/// Resolves `name` (an IP address, bracketed or not, or a host name) to
+/// its addresses, without duplicates, blocking the calling thread: see
+/// [`parse_name`] and [`lookup_host`]. WASI 0.3's `resolve-addresses`
+/// calls it; the context's permission is the caller's to check.
+#[cfg(feature = "p3")]
+pub(crate) fn lookup(name: &str) -> Result<Vec<IpAddr>, ErrorCode> {
+    match parse_name(name)? {
+        Lookup::Address(ip) => Ok(vec![ip]),
+        Lookup::Host(host) => lookup_host(&host),
+    }
 }
 
 impl ip_name_lookup::Host for WasiCtxView<'_> {
@@ -971,16 +1088,29 @@ impl ip_name_lookup::Host for WasiCtxView<'_> {
         if !net.ctx.allow_ip_name_lookup {
             return fail(ErrorCode::AccessDenied);
         }
-        let addresses = lookup(&name).map_err(SocketError::from)?;
-        Ok(self.table.push(ResolveAddressStream {
-            addresses: addresses.into_iter(),
-        })?)
+        let stream = match parse_name(&name).map_err(SocketError::from)? {
+            Lookup::Address(ip) => ResolveAddressStream::Done(Ok(vec![ip].into_iter())),
+            Lookup::Host(host) => {
+                ResolveAddressStream::Waiting(crate::runtime::spawn_blocking(move || lookup_host(&host))?)
+            }
+        };
+        Ok(self.table.push(stream)?)
     }
 }
 
 impl ip_name_lookup::HostResolveAddressStream for WasiCtxView<'_> {
     fn resolve_next_address(&mut self, self_: Resource<ResolveAddressStream>) -> SocketResult<Option<IpAddress>> {
-        Ok(self.table.get_mut(&self_)?.addresses.next().map(ip_from_std))
+        let s = self.table.get_mut(&self_)?;
+        s.settle();
+        match s {
+            ResolveAddressStream::Waiting(_) => fail(ErrorCode::WouldBlock),
+            ResolveAddressStream::Done(Ok(addresses)) => Ok(addresses.next().map(ip_from_std)),
+            ResolveAddressStream::Done(Err(e)) => {
+                let e = *e;
+                *s = ResolveAddressStream::Done(Ok(Vec::new().into_iter()));
+                fail(e)
+            }
+        }
     }
     fn subscribe(&mut self, self_: Resource<ResolveAddressStream>) -> anyhow::Result<Resource<DynPollable>> {
         subscribe(self.table, self_)

@@ -9,11 +9,12 @@ use super::bindings::wasi::cli::{
 };
 use super::slot::ResultSlot;
 use crate::p2::{HasWasi, TerminalInput, TerminalOutput, WasiCtxView};
-use crate::stdio::{StdinStream, StdoutStream};
+use crate::stdio::{IsTerminal, StdinStream, StdoutStream};
 use crate::I32Exit;
 use std::pin::Pin;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::task::{Context, Poll, Waker};
+use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use weft::component::{
     Access, Destination, FutureReader, Resource, Source, StreamConsumer, StreamProducer, StreamReader, StreamResult,
     VecBuffer,
@@ -25,18 +26,28 @@ fn lock<T: ?Sized>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 }
 
 /// Writes what the guest writes to a stream into a standard output
-/// stream; its slot gets `Ok` when the stream ends, `Err(io)` when a
-/// write fails.
+/// stream's writer (its `async_stream`), polled with the stream's waker;
+/// its slot gets `Ok` when the stream ends, `Err(io)` when a write fails.
 struct OutputConsumer {
-    out: Arc<Mutex<Box<dyn StdoutStream>>>,
+    out: Pin<Box<dyn AsyncWrite + Send + Sync>>,
     slot: ResultSlot<ErrorCode>,
 }
 
 impl Drop for OutputConsumer {
     fn drop(&mut self) {
         // The stream ended: the writer dropped its end (or the store went).
-        let _ = lock(&self.out).flush();
+        let mut cx = Context::from_waker(Waker::noop());
+        let _ = crate::runtime::with_ambient_tokio_runtime(|| self.out.as_mut().poll_flush(&mut cx));
         self.slot.set(Ok(()));
+    }
+}
+
+/// The error code of a failed write.
+fn write_error(e: &std::io::Error) -> ErrorCode {
+    if e.kind() == std::io::ErrorKind::BrokenPipe {
+        ErrorCode::Pipe
+    } else {
+        ErrorCode::Io
     }
 }
 
@@ -45,47 +56,59 @@ impl<D: 'static> StreamConsumer<D> for OutputConsumer {
 
     fn poll_consume(
         self: Pin<&mut Self>,
-        _cx: &mut Context<'_>,
+        cx: &mut Context<'_>,
         store: StoreContextMut<D>,
         source: Source<'_, u8>,
-        _finish: bool,
+        finish: bool,
     ) -> Poll<weft::Result<StreamResult>> {
+        let this = self.get_mut();
         let mut src = source.as_direct(store);
-        let mut out = lock(&self.out);
+        let mut wrote = false;
         loop {
             let bytes = src.remaining();
             if bytes.is_empty() {
                 break;
             }
-            match out.write(bytes) {
-                Ok(0) => {
-                    drop(out);
-                    self.slot.set(Err(ErrorCode::Pipe));
+            let r = crate::runtime::with_ambient_tokio_runtime(|| this.out.as_mut().poll_write(cx, bytes));
+            match r {
+                // The writer wakes the stream when it can take more.
+                Poll::Pending if wrote => break,
+                Poll::Pending if finish => return Poll::Ready(Ok(StreamResult::Cancelled)),
+                Poll::Pending => return Poll::Pending,
+                Poll::Ready(Ok(0)) => {
+                    this.slot.set(Err(ErrorCode::Pipe));
                     return Poll::Ready(Ok(StreamResult::Dropped));
                 }
-                Ok(n) => src.mark_read(n),
-                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-                Err(e) => {
-                    drop(out);
-                    let code = if e.kind() == std::io::ErrorKind::BrokenPipe {
-                        ErrorCode::Pipe
-                    } else {
-                        ErrorCode::Io
-                    };
-                    self.slot.set(Err(code));
+                Poll::Ready(Ok(n)) => {
+                    src.mark_read(n);
+                    wrote = true;
+                }
+                Poll::Ready(Err(e)) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Poll::Ready(Err(e)) => {
+                    this.slot.set(Err(write_error(&e)));
                     return Poll::Ready(Ok(StreamResult::Dropped));
                 }
             }
         }
-        let _ = out.flush();
+        // What was written goes out now (a writer that flushes later
+        // is flushed again when the stream ends).
+        let flushed = crate::runtime::with_ambient_tokio_runtime(|| this.out.as_mut().poll_flush(cx));
+        if let Poll::Ready(Err(e)) = flushed {
+            this.slot.set(Err(write_error(&e)));
+            return Poll::Ready(Ok(StreamResult::Dropped));
+        }
         Poll::Ready(Ok(StreamResult::Completed))
     }
 }
 
-/// Reads the context's standard input for a guest reading a stream; its
-/// slot gets `Ok` at the end of the input, `Err(io)` when a read fails.
+/// Reads the context's standard input for a guest reading a stream (the
+/// host's descriptor 0 directly, any other input through its
+/// `async_stream`, polled with the stream's waker); its slot gets `Ok` at
+/// the end of the input, `Err(io)` when a read fails.
 struct InputProducer {
     input: Arc<Mutex<Box<dyn StdinStream>>>,
+    /// The reader of an input other than the host's descriptor 0.
+    reader: Option<Pin<Box<dyn AsyncRead + Send + Sync>>>,
     slot: ResultSlot<ErrorCode>,
     /// A helper thread waits for the host's stdin to be readable.
     waiting: Option<Arc<Mutex<Option<Waker>>>>,
@@ -108,6 +131,48 @@ fn host_stdin_ready(timeout: Option<&rustix::time::Timespec>) -> bool {
     !matches!(rustix::event::poll(&mut fds, timeout), Ok(0))
 }
 
+impl InputProducer {
+    /// Reads an input other than the host's descriptor 0 through its
+    /// reader.
+    fn poll_reader<'a, D: 'static>(
+        &mut self,
+        cx: &mut Context<'_>,
+        store: StoreContextMut<'a, D>,
+        destination: Destination<'a, u8, VecBuffer<u8>>,
+        finish: bool,
+        room: usize,
+    ) -> Poll<weft::Result<StreamResult>> {
+        let input = &self.input;
+        let reader = self
+            .reader
+            .get_or_insert_with(|| Box::into_pin(lock(input).async_stream()));
+        let mut dst = destination.as_direct(store, room);
+        let buf = dst.remaining();
+        let mut rb = ReadBuf::new(buf);
+        let r = crate::runtime::with_ambient_tokio_runtime(|| reader.as_mut().poll_read(cx, &mut rb));
+        match r {
+            Poll::Pending if finish => Poll::Ready(Ok(StreamResult::Cancelled)),
+            Poll::Pending => Poll::Pending,
+            Poll::Ready(Ok(())) => {
+                let n = rb.filled().len();
+                if n == 0 {
+                    return Poll::Ready(Ok(StreamResult::Dropped));
+                }
+                dst.mark_written(n);
+                Poll::Ready(Ok(StreamResult::Completed))
+            }
+            Poll::Ready(Err(e)) if e.kind() == std::io::ErrorKind::Interrupted => {
+                cx.waker().wake_by_ref();
+                Poll::Pending
+            }
+            Poll::Ready(Err(_)) => {
+                self.slot.set(Err(ErrorCode::Io));
+                Poll::Ready(Ok(StreamResult::Dropped))
+            }
+        }
+    }
+}
+
 impl<D: 'static> StreamProducer<D> for InputProducer {
     type Item = u8;
     type Buffer = VecBuffer<u8>;
@@ -125,7 +190,10 @@ impl<D: 'static> StreamProducer<D> for InputProducer {
             return Poll::Ready(Ok(StreamResult::Completed));
         }
         let host = lock(&self.input).host_stdin();
-        if host && !host_stdin_ready(Some(&rustix::time::Timespec { tv_sec: 0, tv_nsec: 0 })) {
+        if !host {
+            return self.poll_reader(cx, store, destination, finish, room);
+        }
+        if !host_stdin_ready(Some(&rustix::time::Timespec { tv_sec: 0, tv_nsec: 0 })) {
             if finish {
                 return Poll::Ready(Ok(StreamResult::Cancelled));
             }
@@ -156,7 +224,7 @@ impl<D: 'static> StreamProducer<D> for InputProducer {
         self.waiting = None;
         let mut dst = destination.as_direct(store, room);
         let buf = dst.remaining();
-        let read = lock(&self.input).read(buf);
+        let read = crate::stdio::read_blocking(&**lock(&self.input), buf);
         match read {
             Ok(0) => Poll::Ready(Ok(StreamResult::Dropped)),
             Ok(n) => {
@@ -195,6 +263,7 @@ impl<T: 'static> stdin::HostWithStore<T> for HasWasi {
         let slot = ResultSlot::default();
         let producer = InputProducer {
             input,
+            reader: None,
             slot: slot.clone(),
             waiting: None,
         };
@@ -211,6 +280,7 @@ fn write_via_stream<T: 'static>(
     data: StreamReader<u8>,
 ) -> weft::Result<FutureReader<Result<(), ErrorCode>>> {
     let slot = ResultSlot::default();
+    let out = Box::into_pin(lock(&out).async_stream());
     data.pipe(
         &mut *host,
         OutputConsumer {

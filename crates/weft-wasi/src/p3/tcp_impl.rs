@@ -174,6 +174,7 @@ impl t::HostTcpSocket for WasiCtxView<'_> {
             state: TcpState::Default,
             backlog: 128,
             ctx: self.ctx.sockets.clone(),
+            reactor: Default::default(),
         };
         Ok(Ok(self.table.push(s)?))
     }
@@ -361,6 +362,7 @@ impl<D: WasiView + 'static> StreamProducer<D> for Acceptor {
                         state: TcpState::Connected,
                         backlog: 128,
                         ctx: self.ctx.clone(),
+                        reactor: Default::default(),
                     };
                     let r = store.data_mut().ctx().table.push(accepted)?;
                     destination.set_buffer(Some(r));
@@ -641,6 +643,7 @@ impl t::HostUdpSocket for WasiCtxView<'_> {
             bind_started: false,
             remote: None,
             ctx: self.ctx.sockets.clone(),
+            reactor: Default::default(),
         };
         Ok(Ok(self.table.push(s)?))
     }

@@ -129,6 +129,31 @@ impl ResourceTable {
             .ok_or(ResourceTableError::WrongType)
     }
 
+    /// The value of the entry `key`, whatever its type.
+    pub fn get_any_mut(&mut self, key: u32) -> Result<&mut dyn Any, ResourceTableError> {
+        Ok(&mut *self.entry_mut(key)?.value)
+    }
+
+    /// The values of several entries at once, each with the `T` it is
+    /// keyed by in `map` (Wasmtime's `iter_entries`): an entry of `map`
+    /// whose key names no value comes out as
+    /// [`ResourceTableError::NotPresent`]. Entries come in key order.
+    pub fn iter_entries<'a, T>(
+        &'a mut self,
+        map: std::collections::BTreeMap<u32, T>,
+    ) -> impl Iterator<Item = (Result<&'a mut dyn Any, ResourceTableError>, T)> {
+        let mut map = map;
+        let mut found = Vec::with_capacity(map.len());
+        for (key, entry) in self.entries.iter_mut() {
+            if let Some(t) = map.remove(&key) {
+                let value: &'a mut dyn Any = &mut *entry.value;
+                found.push((Ok(value), t));
+            }
+        }
+        found.extend(map.into_values().map(|t| (Err(ResourceTableError::NotPresent), t)));
+        found.into_iter()
+    }
+
     /// Removes `resource` and returns its value; fails while it has
     /// children.
     pub fn delete<T: 'static>(&mut self, resource: Resource<T>) -> Result<T, ResourceTableError> {
@@ -173,6 +198,32 @@ mod tests {
         assert_eq!(table.delete(f).unwrap().0, "b");
         assert_eq!(table.get(&f).err(), Some(ResourceTableError::NotPresent));
         assert!(table.is_empty());
+    }
+
+    #[test]
+    fn several_entries_at_once() {
+        let mut table = ResourceTable::new();
+        let a = table.push(File("a")).unwrap();
+        let b = table.push(File("b")).unwrap();
+        let map: std::collections::BTreeMap<u32, char> = [(b.rep(), 'b'), (a.rep(), 'a'), (99, 'x')].into();
+        let mut seen = Vec::new();
+        for (entry, tag) in table.iter_entries(map) {
+            match entry {
+                Ok(v) => {
+                    let f = v.downcast_mut::<File>().unwrap();
+                    f.0 = if tag == 'a' { "A" } else { "B" };
+                    seen.push(tag);
+                }
+                Err(e) => {
+                    assert_eq!(e, ResourceTableError::NotPresent);
+                    seen.push(tag);
+                }
+            }
+        }
+        assert_eq!(seen, ['a', 'b', 'x']);
+        assert_eq!(table.get(&a).unwrap().0, "A");
+        assert!(table.get_any_mut(b.rep()).unwrap().is::<File>());
+        assert_eq!(table.get_any_mut(99).err(), Some(ResourceTableError::NotPresent));
     }
 
     #[test]
