@@ -23,16 +23,15 @@ use std::sync::Arc;
 use anyhow::{bail, Context as _, Result};
 use clap::Args;
 use hyper::body::Incoming;
+use std::future::Future;
 use weft::component::{Component, Linker, ResourceTable};
 use weft::{Config, Engine, Store};
 use weft_wasi::p2::{WasiCtx, WasiCtxView, WasiView};
 use weft_wasi_http::p2::bindings::http::types::Scheme;
 use weft_wasi_http::p2::bindings::sync::ProxyPre;
 use weft_wasi_http::p2::body::HyperOutgoingBody;
-use weft_wasi_http::p2::types::HostFutureIncomingResponse;
-use weft_wasi_http::p2::HttpResult;
 use weft_wasi_http::p3::ServicePre;
-use weft_wasi_http::{RequestOptions, WasiHttpCtx, WasiHttpCtxView, WasiHttpHooks, WasiHttpView};
+use weft_wasi_http::{RequestOptions, WasiBody, WasiHttpCtx, WasiHttpCtxView, WasiHttpHooks, WasiHttpView};
 
 use crate::run_options;
 
@@ -186,27 +185,34 @@ fn parse_switches(values: &[String]) -> Result<ServeSwitches> {
 /// `-S http-outgoing` is on; then they go out with
 /// `default_send_request` on the server's tokio runtime.
 struct ServeHooks {
-    /// The runtime to send requests on, when they may be sent.
-    outgoing: Option<tokio::runtime::Handle>,
+    /// Whether requests may be sent.
+    outgoing: bool,
 }
 
 impl WasiHttpHooks for ServeHooks {
     fn send_request(
         &mut self,
-        request: http::Request<HyperOutgoingBody>,
+        request: http::Request<WasiBody>,
         options: Option<RequestOptions>,
-    ) -> HttpResult<HostFutureIncomingResponse> {
-        let Some(runtime) = &self.outgoing else {
-            return Err(weft_wasi_http::p2::bindings::http::types::ErrorCode::HttpRequestDenied.into());
-        };
-        let task = runtime.spawn(weft_wasi_http::default_send_request(request, options));
-        Ok(HostFutureIncomingResponse::pending(async move {
-            task.await.unwrap_or_else(|err| {
-                Err(weft_wasi_http::p2::bindings::http::types::ErrorCode::InternalError(
-                    Some(format!("the request's task failed: {err}")),
-                ))
-            })
-        }))
+        fut: Box<dyn Future<Output = Result<(), weft_wasi_http::Error>> + Send>,
+    ) -> Box<
+        dyn Future<
+                Output = weft_wasi_http::Result<(
+                    http::Response<WasiBody>,
+                    Box<dyn Future<Output = Result<(), weft_wasi_http::Error>> + Send>,
+                )>,
+            > + Send,
+    > {
+        if !self.outgoing {
+            return weft_wasi_http::refuse_request(request, options, fut);
+        }
+        drop(fut);
+        Box::new(async move {
+            use http_body_util::BodyExt;
+            let (response, io) = weft_wasi_http::default_send_request(request, options).await?;
+            let io: Box<dyn Future<Output = Result<(), weft_wasi_http::Error>> + Send> = Box::new(io);
+            Ok((response.map(BodyExt::boxed_unsync), io))
+        })
     }
 }
 
@@ -387,7 +393,7 @@ impl Server {
             http: WasiHttpCtx::new(),
             table: ResourceTable::new(),
             hooks: ServeHooks {
-                outgoing: self.switches.http_outgoing.then(|| self.runtime.clone()),
+                outgoing: self.switches.http_outgoing,
             },
         };
         let engine = self.pre.engine();
@@ -418,7 +424,7 @@ struct DoneBody {
 
 impl http_body::Body for DoneBody {
     type Data = bytes::Bytes;
-    type Error = weft_wasi_http::p2::bindings::http::types::ErrorCode;
+    type Error = weft_wasi_http::Error;
 
     fn poll_frame(
         mut self: std::pin::Pin<&mut Self>,
@@ -463,7 +469,7 @@ async fn run_p3(
             let (done, done_rx) = tokio::sync::oneshot::channel();
             let response = response.map(|body| {
                 DoneBody {
-                    inner: body.map_err(weft_wasi_http::p3::to_p2).boxed_unsync(),
+                    inner: body,
                     _done: done,
                 }
                 .boxed_unsync()

@@ -58,16 +58,25 @@
 #![deny(missing_docs)]
 
 mod ctx;
+mod error;
 mod field_map;
+#[cfg(feature = "component-model-async")]
+pub mod handler;
 pub mod p2;
 #[cfg(feature = "p3")]
 pub mod p3;
+#[cfg(feature = "default-send-request")]
 mod send;
 
+#[cfg(feature = "default-send-request")]
+pub use ctx::default_hooks;
 pub use ctx::{
-    default_hooks, WasiHttp, WasiHttpCtx, WasiHttpCtxView, WasiHttpHooks, WasiHttpView, DEFAULT_FORBIDDEN_HEADERS,
+    refuse_request, WasiBody, WasiHttp, WasiHttpCtx, WasiHttpCtxView, WasiHttpHooks, WasiHttpView,
+    DEFAULT_FORBIDDEN_HEADERS,
 };
+pub use error::{Error, Result};
 pub use field_map::{FieldMap, FieldMapError};
+#[cfg(feature = "default-send-request")]
 pub use send::default_send_request;
 pub use weft::component::ResourceTable;
 
