@@ -592,7 +592,8 @@ impl<'a, T: Send> Prepared<'a, T> {
                 let sender = tx.clone();
                 let out = view(store.data_mut()).new_response_outparam_from_callback(move |result| {
                     if let Some(tx) = lock(&sender).take() {
-                        let result = result.map_err(|code| weft::Error::msg(format!("the guest answered {code:?}")));
+                        let result = result
+                            .map_err(|code| weft::Error::msg(format!("the guest answered with error code {code:?}")));
                         let _ = tx.send(result);
                     }
                 })?;
@@ -663,7 +664,9 @@ impl<'a, T: Send> Prepared<'a, T> {
                 let response = match result {
                     Ok(r) => r,
                     Err(code) => {
-                        let _ = tx.send(Err(weft::Error::msg(format!("the guest answered {code:?}"))));
+                        let _ = tx.send(Err(weft::Error::msg(format!(
+                            "the guest answered with error code {code:?}"
+                        ))));
                         return Ok(true);
                     }
                 };
