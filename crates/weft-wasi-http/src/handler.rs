@@ -1,5 +1,6 @@
 //! Serving requests with instances that are reused (Wasmtime 48's
-//! `wasmtime_wasi_http::handler`, used by `weft serve`).
+//! `wasmtime_wasi_http::handler`, used by `weft serve`; feature `p3`, or
+//! its alias `component-model-async`).
 //!
 //! A [`ProxyHandler`] hands each request to a worker: a store and an
 //! instance ([`Instance`]) made by the embedder's [`HandlerState`], which
@@ -30,7 +31,7 @@ use crate::{p2, p3, WasiBody, WasiHttpCtxView};
 use std::collections::VecDeque;
 use std::future::Future;
 use std::pin::Pin;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::task::{Context, Poll};
 use std::time::Instant;
@@ -237,6 +238,8 @@ struct Inner<S: HandlerState> {
     arrived: tokio::sync::Notify,
     /// How many workers wait for a request (and may take one).
     waiting: AtomicUsize,
+    /// Every `ProxyHandler` is gone: idle workers end.
+    closed: AtomicBool,
 }
 
 impl<S: HandlerState> Inner<S> {
@@ -247,8 +250,27 @@ impl<S: HandlerState> Inner<S> {
 }
 
 /// Serves requests with workers made by a [`HandlerState`] (see the
-/// module's documentation).
-pub struct ProxyHandler<S: HandlerState>(Arc<Inner<S>>);
+/// module's documentation). When the last clone is dropped, the workers
+/// end once their requests are done.
+pub struct ProxyHandler<S: HandlerState>(Arc<Owner<S>>);
+
+/// What the clones of a `ProxyHandler` share; dropped with the last one.
+struct Owner<S: HandlerState>(Arc<Inner<S>>);
+
+impl<S: HandlerState> Drop for Owner<S> {
+    fn drop(&mut self) {
+        self.0.closed.store(true, Ordering::SeqCst);
+        self.0.arrived.notify_waiters();
+    }
+}
+
+impl<S: HandlerState> std::ops::Deref for Owner<S> {
+    type Target = Arc<Inner<S>>;
+
+    fn deref(&self) -> &Arc<Inner<S>> {
+        &self.0
+    }
+}
 
 impl<S: HandlerState> Clone for ProxyHandler<S> {
     fn clone(&self) -> Self {
@@ -259,12 +281,13 @@ impl<S: HandlerState> Clone for ProxyHandler<S> {
 impl<S: HandlerState> ProxyHandler<S> {
     /// A handler whose workers `state` makes.
     pub fn new(state: S) -> Self {
-        ProxyHandler(Arc::new(Inner {
+        ProxyHandler(Arc::new(Owner(Arc::new(Inner {
             state,
             queue: Mutex::new(VecDeque::new()),
             arrived: tokio::sync::Notify::new(),
             waiting: AtomicUsize::new(0),
-        }))
+            closed: AtomicBool::new(false),
+        }))))
     }
 
     /// The handler's state.
@@ -288,7 +311,7 @@ impl<S: HandlerState> ProxyHandler<S> {
             queue.len()
         };
         if queued > self.0.waiting.load(Ordering::SeqCst) {
-            self.start_worker(&runtime);
+            start_worker(&self.0, &runtime);
         }
         self.0.arrived.notify_waiters();
         match rx.await {
@@ -296,14 +319,14 @@ impl<S: HandlerState> ProxyHandler<S> {
             Err(_) => Err(TrapOrPanicError.into()),
         }
     }
+}
 
-    fn start_worker(&self, runtime: &tokio::runtime::Handle) {
-        let inner = self.0.clone();
-        let rt = runtime.clone();
-        // The worker's thread runs its store: 0.2 host functions wait on
-        // it, and 0.3's event loop runs there.
-        drop(runtime.spawn_blocking(move || rt.block_on(run_worker(inner))));
-    }
+/// Starts a worker on a thread of `runtime`'s blocking pool: 0.2 host
+/// functions wait on it, and 0.3's event loop runs there.
+fn start_worker<S: HandlerState>(inner: &Arc<Inner<S>>, runtime: &tokio::runtime::Handle) {
+    let inner = inner.clone();
+    let rt = runtime.clone();
+    drop(runtime.spawn_blocking(move || rt.block_on(run_worker(inner))));
 }
 
 /// Takes the next request, if any.
@@ -374,7 +397,7 @@ async fn run_worker<S: HandlerState>(inner: Arc<Inner<S>>) {
     // Requests that came while this worker ended find another.
     if !inner.queue().is_empty() {
         if let Ok(rt) = tokio::runtime::Handle::try_current() {
-            ProxyHandler(inner.clone()).start_worker(&rt);
+            start_worker(&inner, &rt);
         }
     }
 }
@@ -401,6 +424,10 @@ async fn next_job<S: HandlerState>(
         if let Some(job) = take_job(inner) {
             waiting.set(false);
             return Poll::Ready(Some(job));
+        }
+        if inner.closed.load(Ordering::SeqCst) {
+            waiting.set(false);
+            return Poll::Ready(None);
         }
         waiting.set(true);
         if expiration.as_mut().poll(cx, WorkerStatus::Idle, since).is_ready() {
@@ -532,6 +559,9 @@ where
         if took {
             // Poll the new requests once.
             continue;
+        }
+        if inner.closed.load(Ordering::SeqCst) && inner.queue().is_empty() {
+            accepting = false;
         }
         let free = accepting && matches!(state.should_accept_request(running.len(), total), ShouldAccept::Yes);
         waiting.set(free);

@@ -60,7 +60,7 @@
 mod ctx;
 mod error;
 mod field_map;
-#[cfg(feature = "component-model-async")]
+#[cfg(feature = "p3")]
 pub mod handler;
 pub mod p2;
 #[cfg(feature = "p3")]
