@@ -135,6 +135,7 @@ pub trait WasiHttpHooks: Send {
     /// [`refuse_request`]; `weft serve` does so unless `-S http-outgoing`
     /// is given.
     #[cfg(feature = "default-send-request")]
+    #[allow(clippy::type_complexity, reason = "Wasmtime 48's signature, spelled out")]
     fn send_request(
         &mut self,
         request: http::Request<WasiBody>,
@@ -161,6 +162,7 @@ pub trait WasiHttpHooks: Send {
     /// name with feature `default-send-request`; without that feature
     /// every embedder says how (or refuses, with [`refuse_request`]).
     #[cfg(not(feature = "default-send-request"))]
+    #[allow(clippy::type_complexity, reason = "Wasmtime 48's signature, spelled out")]
     fn send_request(
         &mut self,
         request: http::Request<WasiBody>,
@@ -254,6 +256,7 @@ pub trait WasiHttpHooks: Send {
 /// A `send_request` that refuses every request with
 /// `HTTP-request-denied`: for [`WasiHttpHooks::send_request`] of an
 /// embedder that keeps its guests off the network.
+#[allow(clippy::type_complexity, reason = "the signature of `WasiHttpHooks::send_request`")]
 pub fn refuse_request(
     request: http::Request<WasiBody>,
     options: Option<RequestOptions>,
@@ -290,6 +293,37 @@ pub fn default_hooks() -> &'static mut dyn WasiHttpHooks {
 impl Default for &mut dyn WasiHttpHooks {
     fn default() -> Self {
         default_hooks()
+    }
+}
+
+// The guest's error codes of an `Error`: here, with the hooks they ask
+// (the conversions without hooks are in `p2::error` and `p3::errors`,
+// below this file).
+
+/// The `error-code` of `err`, with the hooks' say for the host libraries'
+/// errors (`p2_error_from_hyper` and the others).
+pub(crate) fn p2_error_code(hooks: &mut dyn WasiHttpHooks, err: &Error) -> crate::p2::ErrorCode {
+    match err {
+        Error::Hyper(e) => hooks.p2_error_from_hyper(e),
+        Error::Connect(e) => hooks.p2_error_from_connect(e),
+        Error::Tls(e) => hooks.p2_error_from_tls(e),
+        #[cfg(feature = "default-send-request")]
+        Error::InvalidDnsNameError(e) => hooks.p2_error_from_dns(e),
+        other => crate::p2::error::plain_code(other.clone_lossy()),
+    }
+}
+
+/// The 0.3 `error-code` of `err`, with the hooks' say for the host
+/// libraries' errors (`p3_error_from_hyper` and the others).
+#[cfg(feature = "p3")]
+pub(crate) fn p3_error_code(hooks: &mut dyn WasiHttpHooks, err: &Error) -> crate::p3::ErrorCode {
+    match err {
+        Error::Hyper(e) => hooks.p3_error_from_hyper(e),
+        Error::Connect(e) => hooks.p3_error_from_connect(e),
+        Error::Tls(e) => hooks.p3_error_from_tls(e),
+        #[cfg(feature = "default-send-request")]
+        Error::InvalidDnsNameError(e) => hooks.p3_error_from_dns(e),
+        other => crate::p3::errors::plain_code(other.clone_lossy()),
     }
 }
 

@@ -463,7 +463,8 @@ async fn serve_p2<S: HandlerState>(
         total += 1;
         let Job { data, request, tx } = job;
         let prepared = Prepared::new(store.as_context_mut(), proxy, request, view, tx)?;
-        let _ = state.on_request_start(store.as_context_mut(), data, prepared.task());
+        // The guest has run already: nothing to expire.
+        drop(state.on_request_start(store.as_context_mut(), data, prepared.task()));
         if let Prepared::P2 { tx, .. } = prepared {
             // The guest returned without responding.
             if let Some(tx) = lock(&tx).take() {
@@ -583,6 +584,9 @@ where
     .await
 }
 
+/// The call of a 0.3 `wasi:http/handler.handle`.
+type P3Call<T> = TypedFuncCallConcurrent<T, (Resource<p3::Request>,), (Result<Resource<p3::Response>, p3::ErrorCode>,)>;
+
 /// A request handed to the guest, to run to its response
 /// ([`Prepared::run`]).
 pub enum Prepared<'a, T: 'static> {
@@ -595,7 +599,7 @@ pub enum Prepared<'a, T: 'static> {
     },
     #[doc(hidden)]
     P3 {
-        call: TypedFuncCallConcurrent<T, (Resource<p3::Request>,), (Result<Resource<p3::Response>, p3::ErrorCode>,)>,
+        call: P3Call<T>,
         guest: &'a p3::bindings::Service,
         tx: ResponseSender,
         view: fn(&mut T) -> WasiHttpCtxView<'_>,

@@ -3,6 +3,10 @@
 //! `Store::run_concurrent`, with requests made by `Request::from_http` and
 //! responses read back through `Response::into_http_reporting`.
 
+#![allow(
+    clippy::type_complexity,
+    reason = "the hooks' send_request has Wasmtime 48's signature, spelled out"
+)]
 #![cfg(feature = "p3")]
 
 #[allow(dead_code, reason = "each test binary uses a part of the guests")]

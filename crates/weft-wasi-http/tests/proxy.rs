@@ -3,6 +3,11 @@
 //! `new_incoming_request`/`new_response_outparam`, with `ProxyPre` and
 //! the synchronous and async bindings.
 
+#![allow(
+    clippy::type_complexity,
+    reason = "the hooks' send_request has Wasmtime 48's signature, spelled out"
+)]
+
 #[allow(dead_code, reason = "each test binary uses a part of the guests")]
 mod common;
 

@@ -5,6 +5,10 @@
 //! through a `ProxyHandler`, reusing an instance and dropping it after a
 //! trap.
 
+#![allow(
+    clippy::type_complexity,
+    reason = "the hooks' send_request has Wasmtime 48's signature, spelled out"
+)]
 #![cfg(feature = "p3")]
 
 #[allow(dead_code, reason = "each test binary uses a part of the guests")]
@@ -196,22 +200,20 @@ impl HandlerState for MyHandler {
     type WorkerExpiration = Never;
     type WorkerState = MyWorker;
 
-    fn instantiate(&self) -> impl Future<Output = weft::Result<Instance<MyState, Never, MyWorker>>> + Send {
-        async move {
-            self.counts.instantiated.fetch_add(1, Ordering::SeqCst);
-            let mut store = Store::new(&self.engine, MyState::new(&self.seen));
-            let proxy = self.pre.instantiate_async(&mut store).await?;
-            Ok(Instance {
-                store,
-                proxy,
-                view: my_view,
-                expiration: Never,
-                state: MyWorker {
-                    counts: self.counts.clone(),
-                    reuse: self.reuse,
-                },
-            })
-        }
+    async fn instantiate(&self) -> weft::Result<Instance<MyState, Never, MyWorker>> {
+        self.counts.instantiated.fetch_add(1, Ordering::SeqCst);
+        let mut store = Store::new(&self.engine, MyState::new(&self.seen));
+        let proxy = self.pre.instantiate_async(&mut store).await?;
+        Ok(Instance {
+            store,
+            proxy,
+            view: my_view,
+            expiration: Never,
+            state: MyWorker {
+                counts: self.counts.clone(),
+                reuse: self.reuse,
+            },
+        })
     }
 }
 

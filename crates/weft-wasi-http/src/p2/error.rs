@@ -3,7 +3,6 @@
 
 use super::bindings::http::types::{DnsErrorPayload, ErrorCode, FieldSizePayload, TlsAlertReceivedPayload};
 use crate::error::{hyper_error_kind, Error};
-use crate::WasiHttpHooks;
 use weft_wasi::p2::TrappableError;
 
 /// An `error-code` for the guest, or a trap.
@@ -49,19 +48,6 @@ pub(crate) fn hyper_error_code(err: &hyper::Error) -> ErrorCode {
         source = e.source();
     }
     plain_code(hyper_error_kind(err))
-}
-
-/// The `error-code` of `err`, with the hooks' say for the host libraries'
-/// errors (`p2_error_from_hyper` and the others).
-pub(crate) fn error_code(hooks: &mut dyn WasiHttpHooks, err: &Error) -> ErrorCode {
-    match err {
-        Error::Hyper(e) => hooks.p2_error_from_hyper(e),
-        Error::Connect(e) => hooks.p2_error_from_connect(e),
-        Error::Tls(e) => hooks.p2_error_from_tls(e),
-        #[cfg(feature = "default-send-request")]
-        Error::InvalidDnsNameError(e) => hooks.p2_error_from_dns(e),
-        other => plain_code(other.clone_lossy()),
-    }
 }
 
 /// The `error-code` of `err` with the hooks' defaults.
@@ -131,6 +117,7 @@ pub(crate) fn plain_code(err: Error) -> ErrorCode {
 
 /// `DNS-error` with rcode "invalid dns name" (the default of
 /// [`crate::WasiHttpHooks::p2_error_from_dns`]).
+#[cfg(feature = "default-send-request")]
 pub(crate) fn invalid_dns_name() -> ErrorCode {
     ErrorCode::DnsError(DnsErrorPayload {
         rcode: Some("invalid dns name".into()),

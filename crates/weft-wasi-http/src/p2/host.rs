@@ -5,12 +5,13 @@ use super::bindings::http::types::{self, ErrorCode, Method, Scheme};
 use super::body::{
     HostFutureTrailers, HostIncomingBody, HostOutgoingBody, HyperIncomingBody, HyperOutgoingBody, StreamContext,
 };
-use super::error::{error_code, http_request_error, HeaderError, HeaderResult, HttpError, HttpResult};
+use super::error::{http_request_error, HeaderError, HeaderResult, HttpError, HttpResult};
 use super::types::incoming_body;
 use super::types::{
     empty_body, HostFutureIncomingResponse, HostIncomingRequest, HostIncomingResponse, HostOutgoingRequest,
     HostOutgoingResponse, HostResponseOutparam,
 };
+use crate::ctx::p2_error_code as error_code;
 use crate::{Error, FieldMap, RequestOptions, WasiHttpCtxView};
 use bytes::Bytes;
 use http::header::HeaderValue;

@@ -118,17 +118,3 @@ impl From<ErrorCode> for crate::Error {
 pub(crate) fn plain_code(err: crate::Error) -> ErrorCode {
     from_p2(crate::p2::error::plain_code(err))
 }
-
-/// The 0.3 `error-code` of `err`, with the hooks' say for the host
-/// libraries' errors (`p3_error_from_hyper` and the others).
-pub(crate) fn error_code(hooks: &mut dyn crate::WasiHttpHooks, err: &crate::Error) -> ErrorCode {
-    use crate::Error;
-    match err {
-        Error::Hyper(e) => hooks.p3_error_from_hyper(e),
-        Error::Connect(e) => hooks.p3_error_from_connect(e),
-        Error::Tls(e) => hooks.p3_error_from_tls(e),
-        #[cfg(feature = "default-send-request")]
-        Error::InvalidDnsNameError(e) => hooks.p3_error_from_dns(e),
-        other => plain_code(other.clone_lossy()),
-    }
-}

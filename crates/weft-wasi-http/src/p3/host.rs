@@ -554,7 +554,7 @@ impl<T: 'static> client::HostWithStore<T> for WasiHttp {
         let (response, io) = match fut.await {
             Ok(r) => r,
             Err(e) => {
-                let code = accessor.with(|mut host| super::errors::error_code(host.get().hooks, &e));
+                let code = accessor.with(|mut host| crate::ctx::p3_error_code(host.get().hooks, &e));
                 let _ = report.sent.send(Box::pin(std::future::ready(Err(code.clone()))));
                 return Err(code.into());
             }

@@ -92,10 +92,8 @@ fn host_body(body: HttpBody) -> (BodyKind, impl Future<Output = Result<(), Error
 }
 
 /// A guest's report future in 0.3 `error-code`s.
-fn report_future(
-    fut: impl Future<Output = Result<(), Error>> + Send + 'static,
-) -> impl Future<Output = Result<(), ErrorCode>> + Send + 'static {
-    async move { fut.await.map_err(plain_code) }
+async fn report_future(fut: impl Future<Output = Result<(), Error>> + Send + 'static) -> Result<(), ErrorCode> {
+    fut.await.map_err(plain_code)
 }
 
 /// A body for hyper, its errors as [`Error`]s.
