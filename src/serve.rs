@@ -38,8 +38,8 @@ use weft_wasi_http::{RequestOptions, WasiBody, WasiHttpCtx, WasiHttpCtxView, Was
 use crate::run_options;
 
 /// The `-S` switches `weft serve` understands.
-const SERVE_WASI_SWITCHES: &str = "cli[=y|n], http[=y], http-outgoing[=y|n], inherit-env[=y|n], \
-     inherit-network[=y|n], allow-ip-name-lookup[=y|n], tcp[=y|n], udp[=y|n] (`-S help` describes them)";
+const SERVE_WASI_SWITCHES: &str = "cli[=y|n], http[=y], http-outgoing[=y|n], \
+     http-outgoing-body-buffer-chunks=N, http-outgoing-body-chunk-size=N, inherit-env[=y|n], inherit-network[=y|n], allow-ip-name-lookup[=y|n], tcp[=y|n], udp[=y|n] (`-S help` describes them)";
 
 /// What `-S help` prints.
 const SERVE_WASI_HELP: &str = "The -S switches of weft serve (comma-separated or repeated; a bare name is `=y`):
@@ -49,6 +49,10 @@ const SERVE_WASI_HELP: &str = "The -S switches of weft serve (comma-separated or
   http-outgoing[=y|n]         send the guest's outgoing HTTP requests (0.2 outgoing-handler.handle,
                               0.3 client.send) with weft_wasi_http::default_send_request (plain
                               HTTP/1, no TLS); default n: they are refused with HTTP-request-denied
+  http-outgoing-body-buffer-chunks=N
+                              writes buffered on a 0.2 outgoing body's stream (default 1)
+  http-outgoing-body-chunk-size=N
+                              most bytes in one write to a 0.2 outgoing body's stream (default 1 MiB)
   inherit-env[=y|n]           give the guest the host's environment variables (default n)
   inherit-network[=y|n]       let wasi:sockets reach the host's network, TCP and UDP (default n)
   allow-ip-name-lookup[=y|n]  allow wasi:sockets/ip-name-lookup (default n)
@@ -154,6 +158,10 @@ struct ServeSwitches {
     cli: bool,
     /// `-S http-outgoing`: the guest's outgoing requests are sent.
     http_outgoing: bool,
+    /// `-S http-outgoing-body-buffer-chunks`.
+    buffer_chunks: Option<usize>,
+    /// `-S http-outgoing-body-chunk-size`.
+    chunk_size: Option<usize>,
     /// `-S help`: print the switches and exit.
     help: bool,
     wasi: run_options::WasiSwitches,
@@ -167,6 +175,14 @@ fn parse_bool(name: &str, value: Option<&str>) -> Result<bool> {
     }
 }
 
+/// A count of at least 1.
+fn parse_count(name: &str, value: Option<&str>) -> Result<usize> {
+    match value.and_then(|v| v.parse::<usize>().ok()) {
+        Some(n) if n >= 1 => Ok(n),
+        _ => bail!("invalid value for `-S {name}`: expected a count of at least 1, as `-S {name}=4`"),
+    }
+}
+
 fn parse_switches(values: &[String]) -> Result<ServeSwitches> {
     let mut out = ServeSwitches::default();
     for item in values.iter().flat_map(|v| v.split(',')).filter(|s| !s.is_empty()) {
@@ -177,6 +193,8 @@ fn parse_switches(values: &[String]) -> Result<ServeSwitches> {
         match name {
             "cli" | "common" => out.cli = parse_bool(name, value)?,
             "http-outgoing" => out.http_outgoing = parse_bool(name, value)?,
+            "http-outgoing-body-buffer-chunks" => out.buffer_chunks = Some(parse_count(name, value)?),
+            "http-outgoing-body-chunk-size" => out.chunk_size = Some(parse_count(name, value)?),
             "help" => out.help = true,
             "http" => {
                 if !parse_bool(name, value)? {
@@ -201,9 +219,23 @@ fn parse_switches(values: &[String]) -> Result<ServeSwitches> {
 struct ServeHooks {
     /// Whether requests may be sent.
     outgoing: bool,
+    /// `-S http-outgoing-body-buffer-chunks`, if given.
+    buffer_chunks: Option<usize>,
+    /// `-S http-outgoing-body-chunk-size`, if given.
+    chunk_size: Option<usize>,
 }
 
 impl WasiHttpHooks for ServeHooks {
+    fn p2_outgoing_body_buffer_chunks(&mut self) -> usize {
+        self.buffer_chunks
+            .unwrap_or(weft_wasi_http::p2::DEFAULT_OUTGOING_BODY_BUFFER_CHUNKS)
+    }
+
+    fn p2_outgoing_body_chunk_size(&mut self) -> usize {
+        self.chunk_size
+            .unwrap_or(weft_wasi_http::p2::DEFAULT_OUTGOING_BODY_CHUNK_SIZE)
+    }
+
     fn send_request(
         &mut self,
         request: http::Request<WasiBody>,
@@ -405,6 +437,8 @@ impl HandlerState for Server {
                 table: ResourceTable::new(),
                 hooks: ServeHooks {
                     outgoing: self.switches.http_outgoing,
+                    buffer_chunks: self.switches.buffer_chunks,
+                    chunk_size: self.switches.chunk_size,
                 },
             };
             let mut store = Store::new(&self.engine, state);
@@ -593,5 +627,10 @@ mod tests {
         assert!(parse_switches(&["http-outgoing=maybe".into()]).is_err());
         assert!(parse_switches(&["http=n".into()]).is_err());
         assert!(parse_switches(&["nope".into()]).is_err());
+        let s =
+            parse_switches(&["http-outgoing-body-buffer-chunks=4,http-outgoing-body-chunk-size=100".into()]).unwrap();
+        assert_eq!((s.buffer_chunks, s.chunk_size), (Some(4), Some(100)));
+        assert!(parse_switches(&["http-outgoing-body-chunk-size=0".into()]).is_err());
+        assert!(parse_switches(&["http-outgoing-body-buffer-chunks".into()]).is_err());
     }
 }
