@@ -167,7 +167,9 @@ pub trait HandlerState: 'static + Sync + Send + Sized {
 }
 
 /// [`ProxyHandler::handle`]'s error when no instance could be made for
-/// the request: the request comes back with it.
+/// the request: the request comes back with it. (Weft's handler gives
+/// `()` as `request_data`: the request's data need not be `'static`,
+/// which an error inside a `weft::Error` must be.)
 pub struct InstantiationError<T> {
     /// The request's data.
     pub request_data: T,
@@ -373,6 +375,7 @@ async fn run_worker<S: HandlerState>(inner: Arc<Inner<S>>) {
                 drop(job.data);
                 let _ = job.tx.send(Err(weft::Error::new(error)));
             }
+            restart_if_needed(&inner);
             return;
         }
     };
@@ -394,10 +397,14 @@ async fn run_worker<S: HandlerState>(inner: Arc<Inner<S>>) {
         }
     };
     state.drop(store, result);
-    // Requests that came while this worker ended find another.
+    restart_if_needed(&inner);
+}
+
+/// Starts a worker for the requests that came while this one ended.
+fn restart_if_needed<S: HandlerState>(inner: &Arc<Inner<S>>) {
     if !inner.queue().is_empty() {
         if let Ok(rt) = tokio::runtime::Handle::try_current() {
-            start_worker(&inner, &rt);
+            start_worker(inner, &rt);
         }
     }
 }

@@ -340,3 +340,38 @@ fn common_block_on<F: Future>(fut: F) -> F::Output {
         std::thread::yield_now();
     }
 }
+
+/// A `HandlerState` whose instantiation fails.
+struct Failing;
+
+impl HandlerState for Failing {
+    type StoreData = MyState;
+    type WorkerExpiration = Never;
+    type WorkerState = MyWorker;
+
+    async fn instantiate(&self) -> weft::Result<Instance<MyState, Never, MyWorker>> {
+        Err(weft::Error::msg("no instance today"))
+    }
+}
+
+#[test]
+fn a_failed_instantiation_is_each_requests_error() {
+    use weft_wasi_http::handler::InstantiationError;
+    let handler = ProxyHandler::new(Failing);
+    let rt = runtime();
+    rt.block_on(async {
+        let requests: Vec<_> = (0..3)
+            .map(|_| {
+                let handler = handler.clone();
+                tokio::spawn(async move { handler.handle(7, request("/")).await })
+            })
+            .collect();
+        for r in requests {
+            let err = r.await.unwrap().expect_err("no instance");
+            let err = err
+                .downcast_ref::<InstantiationError<()>>()
+                .expect("an instantiation error");
+            assert!(format!("{err}").contains("no instance today"), "{err}");
+        }
+    });
+}
