@@ -1,13 +1,16 @@
 //! `weft serve`: serves a `wasi:http/proxy` (WASI 0.2) or
 //! `wasi:http/service` (WASI 0.3) component over HTTP/1, as `wasmtime
 //! serve` does. A component that exports `wasi:http/handler@0.3.x` is
-//! served with WASI 0.3, any other as a 0.2 proxy. Each request gets a
-//! store and an instance of its own (made from one pre-instance), runs on
-//! a thread of tokio's blocking pool (WASI 0.2's host functions wait on
-//! the calling thread; a 0.3 request runs the store's event loop there,
-//! in `run_concurrent`, until hyper has read the whole response body), and
-//! is answered with the guest's response; a guest that traps or returns
-//! without answering gets a 500, and the error is printed on stderr.
+//! served with WASI 0.3, any other as a 0.2 proxy. Requests go through
+//! `weft_wasi_http::handler::ProxyHandler`: instances are reused as
+//! `wasmtime serve` reuses them (`--max-instance-reuse-count`, default 1
+//! for 0.2 and 128 for 0.3; `--max-instance-concurrent-reuse-count`,
+//! default 1 and 16; `--idle-instance-timeout`, default 1s), each on a
+//! thread of tokio's blocking pool (WASI 0.2's host functions wait on the
+//! calling thread; a 0.3 instance runs its store's event loop there). A
+//! guest that traps, or returns without answering, gets a 500 and the
+//! error is printed on stderr; a trap drops the instance, and the next
+//! request gets a fresh one.
 //!
 //! Outgoing requests of the guest (0.2 `outgoing-handler.handle`, 0.3
 //! `client.send`) are refused with `HTTP-request-denied` unless
@@ -18,27 +21,25 @@ use std::convert::Infallible;
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::sync::Arc;
 
 use anyhow::{bail, Context as _, Result};
 use clap::Args;
 use hyper::body::Incoming;
+use std::future::Future;
 use weft::component::{Component, Linker, ResourceTable};
 use weft::{Config, Engine, Store};
 use weft_wasi::p2::{WasiCtx, WasiCtxView, WasiView};
-use weft_wasi_http::p2::bindings::http::types::Scheme;
-use weft_wasi_http::p2::bindings::sync::ProxyPre;
-use weft_wasi_http::p2::body::HyperOutgoingBody;
-use weft_wasi_http::p2::types::HostFutureIncomingResponse;
-use weft_wasi_http::p2::HttpResult;
+use weft_wasi_http::handler::{
+    HandlerState, Instance, ProxyHandler, ProxyPre, ShouldAccept, WorkerExpiration, WorkerState, WorkerStatus,
+};
 use weft_wasi_http::p3::ServicePre;
-use weft_wasi_http::{RequestOptions, WasiHttpCtx, WasiHttpCtxView, WasiHttpHooks, WasiHttpView};
+use weft_wasi_http::{RequestOptions, WasiBody, WasiHttpCtx, WasiHttpCtxView, WasiHttpHooks, WasiHttpView};
 
 use crate::run_options;
 
 /// The `-S` switches `weft serve` understands.
-const SERVE_WASI_SWITCHES: &str = "cli[=y|n], http[=y], http-outgoing[=y|n], inherit-env[=y|n], \
-     inherit-network[=y|n], allow-ip-name-lookup[=y|n], tcp[=y|n], udp[=y|n] (`-S help` describes them)";
+const SERVE_WASI_SWITCHES: &str = "cli[=y|n], http[=y], http-outgoing[=y|n], \
+     http-outgoing-body-buffer-chunks=N, http-outgoing-body-chunk-size=N, inherit-env[=y|n], inherit-network[=y|n], allow-ip-name-lookup[=y|n], tcp[=y|n], udp[=y|n] (`-S help` describes them)";
 
 /// What `-S help` prints.
 const SERVE_WASI_HELP: &str = "The -S switches of weft serve (comma-separated or repeated; a bare name is `=y`):
@@ -48,6 +49,10 @@ const SERVE_WASI_HELP: &str = "The -S switches of weft serve (comma-separated or
   http-outgoing[=y|n]         send the guest's outgoing HTTP requests (0.2 outgoing-handler.handle,
                               0.3 client.send) with weft_wasi_http::default_send_request (plain
                               HTTP/1, no TLS); default n: they are refused with HTTP-request-denied
+  http-outgoing-body-buffer-chunks=N
+                              writes buffered on a 0.2 outgoing body's stream (default 1)
+  http-outgoing-body-chunk-size=N
+                              most bytes in one write to a 0.2 outgoing body's stream (default 1 MiB)
   inherit-env[=y|n]           give the guest the host's environment variables (default n)
   inherit-network[=y|n]       let wasi:sockets reach the host's network, TCP and UDP (default n)
   allow-ip-name-lookup[=y|n]  allow wasi:sockets/ip-name-lookup (default n)
@@ -86,21 +91,21 @@ pub struct ServeArgs {
     #[arg(short = 'S', value_name = "OPT[=VAL]")]
     wasi: Vec<String>,
 
-    /// How many requests one instance may serve before it is dropped
-    /// (Wasmtime's switch). Weft gives every request an instance of its
-    /// own: only 1 is accepted.
+    /// How many requests one instance serves before it is dropped
+    /// (default, as `wasmtime serve`: 1 for a WASI 0.2 proxy, 128 for a
+    /// WASI 0.3 service). A 0.2 instance serves its requests one after
+    /// the other.
     #[arg(long, value_name = "N")]
     max_instance_reuse_count: Option<usize>,
 
-    /// How many requests one instance may serve at the same time
-    /// (Wasmtime's switch). Weft gives every request an instance of its
-    /// own: only 1 is accepted.
+    /// How many requests one instance serves at the same time (default 1
+    /// for a WASI 0.2 proxy, which can take only 1, and 16 for a WASI 0.3
+    /// service).
     #[arg(long, value_name = "N")]
     max_instance_concurrent_reuse_count: Option<usize>,
 
-    /// How long an idle instance is kept for reuse (Wasmtime's switch,
-    /// default 1s). Accepted and checked; without reuse an instance is
-    /// dropped as soon as its request is answered, so it has no effect.
+    /// How long an instance with no request to serve is kept for the next
+    /// one (default 1s).
     #[arg(long, value_name = "DURATION")]
     idle_instance_timeout: Option<String>,
 
@@ -110,9 +115,20 @@ pub struct ServeArgs {
     component: Option<PathBuf>,
 }
 
-/// Checks the instance-reuse switches: Weft serves every request with a
-/// new instance, so a reuse count other than 1 is refused.
-fn check_reuse_switches(args: &ServeArgs) -> Result<()> {
+/// How instances are reused.
+#[derive(Debug, Clone, Copy)]
+struct Reuse {
+    /// Requests per instance.
+    total: usize,
+    /// Requests per instance at the same time.
+    concurrent: usize,
+    /// How long an idle instance is kept.
+    idle: std::time::Duration,
+}
+
+/// Checks the instance-reuse switches and gives their values for a WASI
+/// 0.3 service (`p3`) or a 0.2 proxy: a count must be at least 1.
+fn reuse_switches(args: &ServeArgs, p3: bool) -> Result<Reuse> {
     for (name, value) in [
         ("--max-instance-reuse-count", args.max_instance_reuse_count),
         (
@@ -120,19 +136,20 @@ fn check_reuse_switches(args: &ServeArgs) -> Result<()> {
             args.max_instance_concurrent_reuse_count,
         ),
     ] {
-        if let Some(n) = value {
-            if n != 1 {
-                bail!(
-                    "`{name} {n}` is not supported: weft serve gives every request an instance of its own, \
-                     so only `{name} 1` is accepted"
-                );
-            }
+        if value == Some(0) {
+            bail!("`{name} 0` is not supported: an instance serves at least 1 request");
         }
     }
-    if let Some(text) = &args.idle_instance_timeout {
-        run_options::parse_duration(text).context("invalid `--idle-instance-timeout`")?;
-    }
-    Ok(())
+    let idle = match &args.idle_instance_timeout {
+        Some(text) => run_options::parse_duration(text).context("invalid `--idle-instance-timeout`")?,
+        None => std::time::Duration::from_secs(1),
+    };
+    let (total, concurrent) = if p3 { (128, 16) } else { (1, 1) };
+    Ok(Reuse {
+        total: args.max_instance_reuse_count.unwrap_or(total),
+        concurrent: args.max_instance_concurrent_reuse_count.unwrap_or(concurrent),
+        idle,
+    })
 }
 
 /// What the `-S` switches of `weft serve` ask for.
@@ -141,6 +158,10 @@ struct ServeSwitches {
     cli: bool,
     /// `-S http-outgoing`: the guest's outgoing requests are sent.
     http_outgoing: bool,
+    /// `-S http-outgoing-body-buffer-chunks`.
+    buffer_chunks: Option<usize>,
+    /// `-S http-outgoing-body-chunk-size`.
+    chunk_size: Option<usize>,
     /// `-S help`: print the switches and exit.
     help: bool,
     wasi: run_options::WasiSwitches,
@@ -154,6 +175,14 @@ fn parse_bool(name: &str, value: Option<&str>) -> Result<bool> {
     }
 }
 
+/// A count of at least 1.
+fn parse_count(name: &str, value: Option<&str>) -> Result<usize> {
+    match value.and_then(|v| v.parse::<usize>().ok()) {
+        Some(n) if n >= 1 => Ok(n),
+        _ => bail!("invalid value for `-S {name}`: expected a count of at least 1, as `-S {name}=4`"),
+    }
+}
+
 fn parse_switches(values: &[String]) -> Result<ServeSwitches> {
     let mut out = ServeSwitches::default();
     for item in values.iter().flat_map(|v| v.split(',')).filter(|s| !s.is_empty()) {
@@ -164,6 +193,8 @@ fn parse_switches(values: &[String]) -> Result<ServeSwitches> {
         match name {
             "cli" | "common" => out.cli = parse_bool(name, value)?,
             "http-outgoing" => out.http_outgoing = parse_bool(name, value)?,
+            "http-outgoing-body-buffer-chunks" => out.buffer_chunks = Some(parse_count(name, value)?),
+            "http-outgoing-body-chunk-size" => out.chunk_size = Some(parse_count(name, value)?),
             "help" => out.help = true,
             "http" => {
                 if !parse_bool(name, value)? {
@@ -186,27 +217,48 @@ fn parse_switches(values: &[String]) -> Result<ServeSwitches> {
 /// `-S http-outgoing` is on; then they go out with
 /// `default_send_request` on the server's tokio runtime.
 struct ServeHooks {
-    /// The runtime to send requests on, when they may be sent.
-    outgoing: Option<tokio::runtime::Handle>,
+    /// Whether requests may be sent.
+    outgoing: bool,
+    /// `-S http-outgoing-body-buffer-chunks`, if given.
+    buffer_chunks: Option<usize>,
+    /// `-S http-outgoing-body-chunk-size`, if given.
+    chunk_size: Option<usize>,
 }
 
 impl WasiHttpHooks for ServeHooks {
+    fn p2_outgoing_body_buffer_chunks(&mut self) -> usize {
+        self.buffer_chunks
+            .unwrap_or(weft_wasi_http::p2::DEFAULT_OUTGOING_BODY_BUFFER_CHUNKS)
+    }
+
+    fn p2_outgoing_body_chunk_size(&mut self) -> usize {
+        self.chunk_size
+            .unwrap_or(weft_wasi_http::p2::DEFAULT_OUTGOING_BODY_CHUNK_SIZE)
+    }
+
     fn send_request(
         &mut self,
-        request: http::Request<HyperOutgoingBody>,
+        request: http::Request<WasiBody>,
         options: Option<RequestOptions>,
-    ) -> HttpResult<HostFutureIncomingResponse> {
-        let Some(runtime) = &self.outgoing else {
-            return Err(weft_wasi_http::p2::bindings::http::types::ErrorCode::HttpRequestDenied.into());
-        };
-        let task = runtime.spawn(weft_wasi_http::default_send_request(request, options));
-        Ok(HostFutureIncomingResponse::pending(async move {
-            task.await.unwrap_or_else(|err| {
-                Err(weft_wasi_http::p2::bindings::http::types::ErrorCode::InternalError(
-                    Some(format!("the request's task failed: {err}")),
-                ))
-            })
-        }))
+        fut: Box<dyn Future<Output = Result<(), weft_wasi_http::Error>> + Send>,
+    ) -> Box<
+        dyn Future<
+                Output = weft_wasi_http::Result<(
+                    http::Response<WasiBody>,
+                    Box<dyn Future<Output = Result<(), weft_wasi_http::Error>> + Send>,
+                )>,
+            > + Send,
+    > {
+        if !self.outgoing {
+            return weft_wasi_http::refuse_request(request, options, fut);
+        }
+        drop(fut);
+        Box::new(async move {
+            use http_body_util::BodyExt;
+            let (response, io) = weft_wasi_http::default_send_request(request, options).await?;
+            let io: Box<dyn Future<Output = Result<(), weft_wasi_http::Error>> + Send> = Box::new(io);
+            Ok((response.map(BodyExt::boxed_unsync), io))
+        })
     }
 }
 
@@ -237,22 +289,6 @@ impl WasiHttpView for ServeState {
     }
 }
 
-/// The pre-instance of the served component: a WASI 0.2 proxy or a WASI
-/// 0.3 service.
-enum Pre {
-    P2(ProxyPre<ServeState>),
-    P3(ServicePre<ServeState>),
-}
-
-impl Pre {
-    fn engine(&self) -> &Engine {
-        match self {
-            Pre::P2(p) => p.engine(),
-            Pre::P3(p) => p.engine(),
-        }
-    }
-}
-
 /// Whether `component` exports `wasi:http/handler@0.3.x` (a WASI 0.3
 /// service).
 fn exports_p3_handler(component: &Component) -> bool {
@@ -266,16 +302,16 @@ fn exports_p3_handler(component: &Component) -> bool {
     exported
 }
 
-/// What every request shares.
+/// What every worker shares: how to make a store and an instance.
 struct Server {
-    pre: Pre,
+    pre: ProxyPre<ServeState>,
+    engine: Engine,
     program: PathBuf,
     dirs: Vec<String>,
     envs: Vec<String>,
     switches: ServeSwitches,
     wasm: run_options::WasmSwitches,
-    /// The server's runtime (outgoing requests are sent on it).
-    runtime: tokio::runtime::Handle,
+    reuse: Reuse,
 }
 
 /// `weft serve`: exit status 1 when the component cannot be loaded or
@@ -296,7 +332,8 @@ fn serve(args: &ServeArgs) -> Result<()> {
         println!("{SERVE_WASI_HELP}");
         return Ok(());
     }
-    check_reuse_switches(args)?;
+    // The switches are checked before the component is read.
+    reuse_switches(args, false)?;
     let Some(path) = &args.component else {
         bail!("weft serve needs the component to serve: weft serve [OPTIONS] FILE");
     };
@@ -314,7 +351,8 @@ fn serve(args: &ServeArgs) -> Result<()> {
     } else {
         weft_wasi_http::p2::add_to_linker_sync(&mut linker)?;
     }
-    let pre = if exports_p3_handler(&component) {
+    let p3 = exports_p3_handler(&component);
+    let pre = if p3 {
         // As `wasmtime serve`: the 0.3 service world's imports (all of
         // `wasi:cli/command@0.3.0` with `-S cli`) besides 0.2's.
         if switches.cli {
@@ -334,37 +372,38 @@ fn serve(args: &ServeArgs) -> Result<()> {
                     path.display()
                 )
             })?;
-        Pre::P3(pre)
+        ProxyPre::P3(pre)
     } else {
         let pre = linker
             .instantiate_pre(&component)
-            .and_then(ProxyPre::new)
+            .and_then(weft_wasi_http::p2::bindings::ProxyPre::new)
             .with_context(|| {
                 format!(
                     "`{}` is not a wasi:http/proxy component this host can run",
                     path.display()
                 )
             })?;
-        Pre::P2(pre)
+        ProxyPre::P2(pre)
     };
     let program = PathBuf::from(path.file_name().unwrap_or(path.as_os_str()));
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
         .context("failed to start the tokio runtime")?;
-    let server = Arc::new(Server {
-        runtime: runtime.handle().clone(),
+    let server = Server {
         pre,
+        engine,
         program,
         dirs: args.dirs.clone(),
         envs: args.envs.clone(),
         switches,
         wasm,
-    });
+        reuse: reuse_switches(args, p3)?,
+    };
     // A first context checks the `--dir` and `--env` switches before any
     // request comes.
     server.wasi_ctx()?;
-    runtime.block_on(accept_loop(server, args.addr))
+    runtime.block_on(accept_loop(ProxyHandler::new(server), args.addr))
 }
 
 impl Server {
@@ -378,105 +417,121 @@ impl Server {
         )?;
         Ok(builder.build())
     }
+}
 
-    /// Runs the guest on one request (on a blocking thread); the response
-    /// goes to `tx`.
-    fn run(&self, req: hyper::Request<Incoming>, tx: ResponseSender) -> Result<()> {
-        let state = ServeState {
-            wasi: self.wasi_ctx()?,
-            http: WasiHttpCtx::new(),
-            table: ResourceTable::new(),
-            hooks: ServeHooks {
-                outgoing: self.switches.http_outgoing.then(|| self.runtime.clone()),
-            },
-        };
-        let engine = self.pre.engine();
-        let mut store = Store::new(engine, state);
-        run_options::arm_limits(engine, &mut store, &self.wasm)?;
-        match &self.pre {
-            Pre::P2(pre) => {
-                let req = store.data_mut().http().new_incoming_request(Scheme::Http, req)?;
-                let out = store.data_mut().http().new_response_outparam(tx)?;
-                let proxy = pre.instantiate(&mut store)?;
-                proxy.wasi_http_incoming_handler().call_handle(&mut store, req, out)
-            }
-            Pre::P3(pre) => self.runtime.block_on(run_p3(pre, store, req, tx)),
+/// The `wasi:http` view of a worker's store.
+fn serve_view(state: &mut ServeState) -> WasiHttpCtxView<'_> {
+    state.http()
+}
+
+impl HandlerState for Server {
+    type StoreData = ServeState;
+    type WorkerExpiration = IdleTimeout;
+    type WorkerState = Worker;
+
+    fn instantiate(&self) -> impl Future<Output = weft::Result<Instance<ServeState, IdleTimeout, Worker>>> + Send {
+        let made = self.wasi_ctx().and_then(|wasi| {
+            let state = ServeState {
+                wasi,
+                http: WasiHttpCtx::new(),
+                table: ResourceTable::new(),
+                hooks: ServeHooks {
+                    outgoing: self.switches.http_outgoing,
+                    buffer_chunks: self.switches.buffer_chunks,
+                    chunk_size: self.switches.chunk_size,
+                },
+            };
+            let mut store = Store::new(&self.engine, state);
+            run_options::arm_limits(&self.engine, &mut store, &self.wasm)?;
+            Ok(store)
+        });
+        let reuse = self.reuse;
+        async move {
+            let mut store = made?;
+            let proxy = self.pre.instantiate_async(&mut store).await?;
+            Ok(Instance {
+                store,
+                proxy,
+                view: serve_view,
+                expiration: IdleTimeout {
+                    after: reuse.idle,
+                    sleep: None,
+                },
+                state: Worker { reuse },
+            })
         }
     }
 }
 
-/// Where the guest's response (or error code) goes.
-type ResponseSender = tokio::sync::oneshot::Sender<
-    Result<hyper::Response<HyperOutgoingBody>, weft_wasi_http::p2::bindings::http::types::ErrorCode>,
->;
-
-/// A response body that says when hyper is done with it (dropped it).
-struct DoneBody {
-    inner: HyperOutgoingBody,
-    _done: tokio::sync::oneshot::Sender<()>,
+/// A worker of `weft serve`: it takes requests while fewer than the
+/// reuse counts are running and were taken.
+struct Worker {
+    reuse: Reuse,
 }
 
-impl http_body::Body for DoneBody {
-    type Data = bytes::Bytes;
-    type Error = weft_wasi_http::p2::bindings::http::types::ErrorCode;
+impl WorkerState for Worker {
+    type StoreData = ServeState;
+    type RequestData = ();
 
-    fn poll_frame(
+    fn should_accept_request(&self, concurrent_count: usize, total_count: usize) -> ShouldAccept {
+        if total_count >= self.reuse.total {
+            ShouldAccept::Never
+        } else if concurrent_count >= self.reuse.concurrent {
+            ShouldAccept::No
+        } else {
+            ShouldAccept::Yes
+        }
+    }
+
+    fn on_request_start(
+        &self,
+        _store: weft::StoreContextMut<'_, ServeState>,
+        _data: (),
+        _task: weft::component::GuestTaskId,
+    ) -> std::pin::Pin<Box<dyn Future<Output = ()> + 'static + Send + Sync>> {
+        // No request timeout.
+        Box::pin(std::future::pending())
+    }
+
+    fn drop(&self, store: Store<ServeState>, result: Result<(), weft::Error>) {
+        drop(store);
+        if let Err(err) = result {
+            eprintln!("weft serve: an instance was dropped after an error: {err:?}");
+        }
+    }
+}
+
+/// Ends a worker that has had no request for a while.
+struct IdleTimeout {
+    after: std::time::Duration,
+    /// The timer, and the idle start it was set for.
+    sleep: Option<(std::time::Instant, std::pin::Pin<Box<tokio::time::Sleep>>)>,
+}
+
+impl WorkerExpiration for IdleTimeout {
+    fn poll(
         mut self: std::pin::Pin<&mut Self>,
         cx: &mut std::task::Context<'_>,
-    ) -> std::task::Poll<Option<Result<http_body::Frame<bytes::Bytes>, Self::Error>>> {
-        std::pin::Pin::new(&mut self.inner).poll_frame(cx)
-    }
-
-    fn is_end_stream(&self) -> bool {
-        self.inner.is_end_stream()
-    }
-
-    fn size_hint(&self) -> http_body::SizeHint {
-        self.inner.size_hint()
-    }
-}
-
-/// Runs a WASI 0.3 service on one request: calls its
-/// `wasi:http/handler.handle` in the store's event loop, sends the
-/// response to `tx`, and keeps the loop running (the guest writes the
-/// body) until hyper is done with the body.
-async fn run_p3(
-    pre: &ServicePre<ServeState>,
-    mut store: Store<ServeState>,
-    req: hyper::Request<Incoming>,
-    tx: ResponseSender,
-) -> Result<()> {
-    use http_body_util::BodyExt;
-    let service = pre.instantiate_async(&mut store).await?;
-    let (mut req, _handled) = weft_wasi_http::p3::Request::from_http(store.data_mut().http().hooks, req);
-    req.scheme = Some(http::uri::Scheme::HTTP);
-    store
-        .run_concurrent(async move |store| -> Result<()> {
-            let response = match service.handle(store, req).await? {
-                Ok(r) => r,
-                Err(code) => {
-                    let _ = tx.send(Err(weft_wasi_http::p3::to_p2(code)));
-                    return Ok(());
-                }
-            };
-            let response = store.with(|access| response.into_http_reporting(access))?;
-            let (done, done_rx) = tokio::sync::oneshot::channel();
-            let response = response.map(|body| {
-                DoneBody {
-                    inner: body.map_err(weft_wasi_http::p3::to_p2).boxed_unsync(),
-                    _done: done,
-                }
-                .boxed_unsync()
-            });
-            if tx.send(Ok(response)).is_ok() {
-                let _ = done_rx.await;
+        state: WorkerStatus,
+        start: std::time::Instant,
+    ) -> std::task::Poll<()> {
+        if state != WorkerStatus::Idle {
+            self.sleep = None;
+            return std::task::Poll::Pending;
+        }
+        let after = self.after;
+        let sleep = match &mut self.sleep {
+            Some((since, sleep)) if *since == start => sleep,
+            slot => {
+                let deadline = tokio::time::Instant::from_std(start) + after;
+                &mut slot.insert((start, Box::pin(tokio::time::sleep_until(deadline)))).1
             }
-            Ok(())
-        })
-        .await?
+        };
+        sleep.as_mut().poll(cx)
+    }
 }
 
-async fn accept_loop(server: Arc<Server>, addr: SocketAddr) -> Result<()> {
+async fn accept_loop(handler: ProxyHandler<Server>, addr: SocketAddr) -> Result<()> {
     let listener = tokio::net::TcpListener::bind(addr)
         .await
         .with_context(|| format!("failed to listen on {addr}"))?;
@@ -493,9 +548,9 @@ async fn accept_loop(server: Arc<Server>, addr: SocketAddr) -> Result<()> {
             }
         };
         let _ = stream.set_nodelay(true);
-        let server = server.clone();
+        let handler = handler.clone();
         tokio::spawn(async move {
-            let service = hyper::service::service_fn(move |req| handle(server.clone(), req));
+            let service = hyper::service::service_fn(move |req| handle(handler.clone(), req));
             if let Err(err) = hyper::server::conn::http1::Builder::new()
                 .keep_alive(true)
                 .serve_connection(hyper_util::rt::TokioIo::new(stream), service)
@@ -509,8 +564,8 @@ async fn accept_loop(server: Arc<Server>, addr: SocketAddr) -> Result<()> {
     }
 }
 
-/// A 500 with no body.
-fn internal_error() -> hyper::Response<HyperOutgoingBody> {
+/// A 500 with a short body.
+fn internal_error() -> hyper::Response<WasiBody> {
     use http_body_util::BodyExt;
     let body = http_body_util::Full::new(bytes::Bytes::from_static(b"Internal Server Error\n"))
         .map_err(|never| match never {})
@@ -520,36 +575,40 @@ fn internal_error() -> hyper::Response<HyperOutgoingBody> {
     resp
 }
 
+/// The request with an absolute `http` URI (its authority from the `host`
+/// header): a WASI 0.3 guest sees the scheme `http`, as the server was
+/// reached with.
+fn with_http_scheme(req: hyper::Request<Incoming>) -> weft_wasi_http::handler::Request {
+    use http_body_util::BodyExt;
+    let (mut parts, body) = req.into_parts();
+    if parts.uri.scheme().is_none() {
+        let host = parts
+            .headers
+            .get(http::header::HOST)
+            .and_then(|h| h.to_str().ok())
+            .and_then(|h| h.parse::<http::uri::Authority>().ok());
+        if let Some(host) = host {
+            let mut uri = http::uri::Parts::default();
+            uri.scheme = Some(http::uri::Scheme::HTTP);
+            uri.authority = Some(host);
+            uri.path_and_query = parts.uri.path_and_query().cloned();
+            if let Ok(uri) = http::Uri::from_parts(uri) {
+                parts.uri = uri;
+            }
+        }
+    }
+    hyper::Request::from_parts(parts, body.map_err(weft_wasi_http::Error::from).boxed_unsync())
+}
+
 async fn handle(
-    server: Arc<Server>,
+    handler: ProxyHandler<Server>,
     req: hyper::Request<Incoming>,
-) -> Result<hyper::Response<HyperOutgoingBody>, Infallible> {
-    let (tx, rx) = tokio::sync::oneshot::channel();
+) -> Result<hyper::Response<WasiBody>, Infallible> {
     let what = format!("{} {}", req.method(), req.uri());
-    let task = tokio::task::spawn_blocking(move || server.run(req, tx));
-    let report = |result: Result<Result<()>, tokio::task::JoinError>| match result {
-        Ok(Ok(())) => None,
-        Ok(Err(err)) => Some(format!("{err:?}")),
-        Err(err) => Some(format!("the handler panicked: {err}")),
-    };
-    match rx.await {
-        Ok(Ok(resp)) => {
-            // The guest may go on writing the body: its end is reported
-            // when it comes.
-            tokio::spawn(async move {
-                if let Some(err) = report(task.await) {
-                    eprintln!("weft serve: {what}: error after the response was sent: {err}");
-                }
-            });
-            Ok(resp)
-        }
-        Ok(Err(code)) => {
-            eprintln!("weft serve: {what}: the guest answered with error code {code:?}");
-            Ok(internal_error())
-        }
-        Err(_) => {
-            let err = report(task.await).unwrap_or_else(|| "the guest returned without setting a response".to_string());
-            eprintln!("weft serve: {what}: {err}");
+    match handler.handle((), with_http_scheme(req)).await {
+        Ok(resp) => Ok(resp),
+        Err(err) => {
+            eprintln!("weft serve: {what}: {err:#}");
             Ok(internal_error())
         }
     }
@@ -568,5 +627,10 @@ mod tests {
         assert!(parse_switches(&["http-outgoing=maybe".into()]).is_err());
         assert!(parse_switches(&["http=n".into()]).is_err());
         assert!(parse_switches(&["nope".into()]).is_err());
+        let s =
+            parse_switches(&["http-outgoing-body-buffer-chunks=4,http-outgoing-body-chunk-size=100".into()]).unwrap();
+        assert_eq!((s.buffer_chunks, s.chunk_size), (Some(4), Some(100)));
+        assert!(parse_switches(&["http-outgoing-body-chunk-size=0".into()]).is_err());
+        assert!(parse_switches(&["http-outgoing-body-buffer-chunks".into()]).is_err());
     }
 }

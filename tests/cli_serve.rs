@@ -316,8 +316,10 @@ fn serve_refuses_http_n_and_unknown_switches() {
 /// large request body, and 200 concurrent requests, all over loopback.
 #[test]
 fn serve_p3_answers_real_http_requests() {
-    let fixed = Server::start_component("p3-fixed", &p3_guest::service(p3_guest::Mode::Fixed, ""), &[]);
-    let echo = Server::start_component("p3-echo", &p3_guest::service(p3_guest::Mode::Echo, ""), &[]);
+    // The test guests keep one request's state in globals: each instance
+    // serves one request (`serve_p3_reuses_an_instance` reuses one).
+    let fixed = Server::start_component("p3-fixed", &p3_guest::service(p3_guest::Mode::Fixed, ""), ONE);
+    let echo = Server::start_component("p3-echo", &p3_guest::service(p3_guest::Mode::Echo, ""), ONE);
     let body: Vec<u8> = (0..200_000u32).map(|i| (i % 251) as u8).collect();
     let (fixed_addr, echo_addr) = (fixed.addr, echo.addr);
     let rt = runtime();
@@ -353,9 +355,31 @@ fn serve_p3_answers_real_http_requests() {
     );
 }
 
+/// One request per instance, for the WASI 0.3 test guests, which keep a
+/// request's state in globals (a guest built by a toolchain keeps it per
+/// task, and can be reused).
+const ONE: &[&str] = &["--max-instance-reuse-count", "1"];
+
+/// With the default reuse of a WASI 0.3 service (128 requests per
+/// instance) and one request at a time (the test guest handles one at a
+/// time), requests one after the other are served by a reused instance,
+/// each answered whole.
+#[test]
+fn serve_p3_reuses_an_instance() {
+    let guest = p3_guest::service(p3_guest::Mode::Fixed, "");
+    let server = Server::start_component("p3-reuse", &guest, &["--max-instance-concurrent-reuse-count", "1"]);
+    runtime().block_on(async {
+        for i in 0..20 {
+            let resp = request(server.addr, "GET", &format!("/{i}"), &[], b"").await;
+            assert_eq!(resp.status, 201, "request {i}");
+            assert_eq!(resp.body, p3_guest::FIXED_BODY.as_bytes(), "request {i}");
+        }
+    });
+}
+
 #[test]
 fn serve_p3_answers_a_trap_with_500() {
-    let server = Server::start_component("p3-trap", &p3_guest::service(p3_guest::Mode::Trap, ""), &[]);
+    let server = Server::start_component("p3-trap", &p3_guest::service(p3_guest::Mode::Trap, ""), ONE);
     runtime().block_on(async {
         let resp = request(server.addr, "GET", "/boom", &[], b"").await;
         assert_eq!(resp.status, 500);
@@ -409,8 +433,12 @@ fn serve_http_outgoing_sends_guest_requests_only_when_on() {
     let rt = runtime();
     let (addr, count) = teapot(&rt);
     let guest = p3_guest::service(p3_guest::Mode::Send, &addr.to_string());
-    let off = Server::start_component("p3-outgoing-off", &guest, &[]);
-    let on = Server::start_component("p3-outgoing-on", &guest, &["-S", "http-outgoing"]);
+    let off = Server::start_component("p3-outgoing-off", &guest, ONE);
+    let on = Server::start_component(
+        "p3-outgoing-on",
+        &guest,
+        &["-S", "http-outgoing", "--max-instance-reuse-count", "1"],
+    );
     rt.block_on(async {
         let resp = request(off.addr, "GET", "/", &[], b"").await;
         assert_eq!((resp.status, &resp.body[..]), (403, &b"denied\n"[..]));
@@ -454,9 +482,9 @@ fn serve_switch_help_works_without_a_file() {
     assert!(err.contains("needs the component to serve"), "{err}");
 }
 
-/// The instance-reuse switches of `wasmtime serve`: a count of 1 and an
-/// idle timeout are accepted (and the server answers); another count, or
-/// a timeout that is no duration, is refused with the switch's name.
+/// The instance-reuse switches of `wasmtime serve`: counts and an idle
+/// timeout are accepted (and the server answers); a count of 0, or a
+/// timeout that is no duration, is refused with the switch's name.
 #[test]
 fn serve_instance_reuse_switches() {
     let server = Server::start(
@@ -481,12 +509,12 @@ fn serve_instance_reuse_switches() {
     std::fs::write(&file, proxy_guest::proxy("0.2.3", proxy_guest::FIXED)).unwrap();
     for (args, message) in [
         (
-            ["--max-instance-reuse-count", "128"],
-            "`--max-instance-reuse-count 128` is not supported",
+            ["--max-instance-reuse-count", "0"],
+            "`--max-instance-reuse-count 0` is not supported",
         ),
         (
-            ["--max-instance-concurrent-reuse-count", "16"],
-            "`--max-instance-concurrent-reuse-count 16` is not supported",
+            ["--max-instance-concurrent-reuse-count", "0"],
+            "`--max-instance-concurrent-reuse-count 0` is not supported",
         ),
         (["--idle-instance-timeout", "soon"], "invalid `--idle-instance-timeout`"),
     ] {
@@ -502,10 +530,86 @@ fn serve_instance_reuse_switches() {
     }
 }
 
+/// A 0.2 guest that counts the requests its instance served (a global of
+/// the core module) and answers with the count as its body; it traps on
+/// a request whose path is `/trap`.
+const COUNTER: &str = r#"
+    (global $count (mut i32) (i32.const 0))
+    (data (i32.const 2048) "/trap")
+    (func $handle (param $req i32) (param $out i32)
+      (local $s i32)
+      (global.set $count (i32.add (global.get $count) (i32.const 1)))
+      ;; path-with-query: option<string> at 0 (tag), 4 (ptr), 8 (len).
+      (call $req-path (local.get $req) (i32.const 0))
+      (if (i32.and (i32.load8_u (i32.const 0)) (i32.eq (i32.load (i32.const 8)) (i32.const 5)))
+        (then (if (i32.eq (i32.load8_u (i32.add (i32.load (i32.const 4)) (i32.const 1))) (i32.const 116))
+          (then unreachable))))
+      (i32.store8 (i32.const 3000) (i32.add (i32.const 48) (global.get $count)))
+      (local.set $s (call $start (local.get $out) (i32.const 200) (call $fields-new)))
+      (call $write-all (local.get $s) (i32.const 3000) (i32.const 1))
+      (call $finish (local.get $s)))
+"#;
+
+/// The bodies of `COUNTER`'s answers to `paths`, one request after the
+/// other.
+fn counts(server: &Server, paths: &[&str]) -> Vec<String> {
+    runtime().block_on(async {
+        let mut out = Vec::new();
+        for path in paths {
+            // A 0.2 guest answers before its call returns: a request sent
+            // at once may find the instance busy and get a new one. The
+            // pause lets the instance finish first.
+            tokio::time::sleep(Duration::from_millis(100)).await;
+            let resp = request(server.addr, "GET", path, &[], b"").await;
+            out.push(if resp.status == 200 {
+                String::from_utf8_lossy(&resp.body).into_owned()
+            } else {
+                resp.status.to_string()
+            });
+        }
+        out
+    })
+}
+
+/// A 0.2 instance serves one request by default (each request sees a
+/// fresh instance), `--max-instance-reuse-count N` of them one after the
+/// other (the guest's state carries over, then a fresh instance comes),
+/// and a trap drops the instance: the next request gets a fresh one.
+#[test]
+fn serve_reuses_p2_instances_and_drops_them_after_a_trap() {
+    let fresh = Server::start("count-1", COUNTER, &[]);
+    assert_eq!(counts(&fresh, &["/", "/", "/"]), ["1", "1", "1"]);
+
+    let reused = Server::start("count-3", COUNTER, &["--max-instance-reuse-count", "3"]);
+    assert_eq!(counts(&reused, &["/", "/", "/", "/", "/"]), ["1", "2", "3", "1", "2"]);
+
+    let trapping = Server::start("count-trap", COUNTER, &["--max-instance-reuse-count", "10"]);
+    assert_eq!(
+        counts(&trapping, &["/", "/", "/trap", "/", "/"]),
+        ["1", "2", "500", "1", "2"]
+    );
+    let log = trapping.stderr_with("unreachable");
+    assert!(log.contains("GET /trap") && log.contains("unreachable"), "{log}");
+
+    // An idle instance is dropped after `--idle-instance-timeout`.
+    let idle = Server::start(
+        "count-idle",
+        COUNTER,
+        &["--max-instance-reuse-count", "10", "--idle-instance-timeout", "400ms"],
+    );
+    assert_eq!(counts(&idle, &["/", "/"]), ["1", "2"]);
+    std::thread::sleep(Duration::from_millis(900));
+    assert_eq!(counts(&idle, &["/"]), ["1"]);
+}
+
 #[test]
 fn serve_p3_with_cli_links_the_command_world_too() {
     let guest = p3_guest::service(p3_guest::Mode::Fixed, "");
-    let server = Server::start_component("p3-cli", &guest, &["-S", "cli", "--env", "A=b"]);
+    let server = Server::start_component(
+        "p3-cli",
+        &guest,
+        &["-S", "cli", "--env", "A=b", "--max-instance-reuse-count", "1"],
+    );
     runtime().block_on(async {
         let resp = request(server.addr, "GET", "/", &[], b"").await;
         assert_eq!(resp.status, 201);

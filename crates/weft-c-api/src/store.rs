@@ -114,11 +114,36 @@ impl weft_wasi_http::WasiHttpView for StoreData {
     fn http(&mut self) -> weft_wasi_http::WasiHttpCtxView<'_> {
         let p2 = self.wasip2.get_or_insert_with(WasiP2::empty);
         let ctx = self.wasi_http.get_or_insert_with(weft_wasi_http::WasiHttpCtx::new);
+        // A box of a zero-sized type allocates nothing.
+        let hooks: &mut dyn weft_wasi_http::WasiHttpHooks = Box::leak(Box::new(RefuseOutgoing));
         weft_wasi_http::WasiHttpCtxView {
             ctx,
             table: &mut p2.table,
-            hooks: Default::default(),
+            hooks,
         }
+    }
+}
+
+/// The C API's `wasi:http` hooks: the defaults, except that outgoing
+/// requests are refused with `HTTP-request-denied` (the library default
+/// sends them, as Wasmtime 48's; the C API offers no way to allow them).
+struct RefuseOutgoing;
+
+impl weft_wasi_http::WasiHttpHooks for RefuseOutgoing {
+    fn send_request(
+        &mut self,
+        request: http::Request<weft_wasi_http::WasiBody>,
+        options: Option<weft_wasi_http::RequestOptions>,
+        fut: Box<dyn std::future::Future<Output = weft_wasi_http::Result<()>> + Send>,
+    ) -> Box<
+        dyn std::future::Future<
+                Output = weft_wasi_http::Result<(
+                    http::Response<weft_wasi_http::WasiBody>,
+                    Box<dyn std::future::Future<Output = weft_wasi_http::Result<()>> + Send>,
+                )>,
+            > + Send,
+    > {
+        weft_wasi_http::refuse_request(request, options, fut)
     }
 }
 

@@ -1,12 +1,11 @@
 //! The context, the view and the hooks of `wasi:http`.
 
-use crate::p2::bindings::http::types::ErrorCode;
-use crate::p2::body::{HyperOutgoingBody, DEFAULT_OUTGOING_BODY_BUFFER_SIZE};
-use crate::p2::error::HttpResult;
-use crate::p2::future::HostFutureIncomingResponse;
+use crate::error::{Error, Result};
 use crate::RequestOptions;
+use bytes::Bytes;
 use http::header::HeaderName;
 use http::uri::Scheme;
+use std::future::Future;
 use weft::component::{HasData, ResourceTable};
 
 /// The headers no guest may set, and that are taken off incoming
@@ -29,6 +28,19 @@ pub const DEFAULT_FORBIDDEN_HEADERS: [HeaderName; 9] = [
 /// users): 1 MiB.
 #[cfg(feature = "p3")]
 pub(crate) const P3_DEFAULT_OUTGOING_BODY_CHUNK_SIZE: usize = 1024 * 1024;
+
+/// The default of [`WasiHttpHooks::p2_outgoing_body_buffer_chunks`]
+/// (`p2::DEFAULT_OUTGOING_BODY_BUFFER_CHUNKS`, defined here, below its
+/// users): 1.
+pub(crate) const P2_DEFAULT_OUTGOING_BODY_BUFFER_CHUNKS: usize = 1;
+
+/// The default of [`WasiHttpHooks::p2_outgoing_body_chunk_size`]
+/// (`p2::DEFAULT_OUTGOING_BODY_CHUNK_SIZE`): 1 MiB.
+pub(crate) const P2_DEFAULT_OUTGOING_BODY_CHUNK_SIZE: usize = 1024 * 1024;
+
+/// The body of every request and response that crosses between the guest
+/// and the host (Wasmtime's `WasiBody`).
+pub type WasiBody = http_body_util::combinators::UnsyncBoxBody<Bytes, Error>;
 
 /// The `wasi:http` state of one store (Wasmtime's `WasiHttpCtx`).
 #[derive(Debug, Clone)]
@@ -63,7 +75,8 @@ impl Default for WasiHttpCtx {
 }
 
 /// What the embedder decides about the guest's HTTP traffic (Wasmtime's
-/// `WasiHttpHooks`). Every method has a default.
+/// `WasiHttpHooks`). Every method has a default (`send_request` only with
+/// feature `default-send-request`, on by default).
 pub trait WasiHttpHooks: Send {
     /// Whether the guest may not set header `name` (nor see it on an
     /// incoming request). Default: [`DEFAULT_FORBIDDEN_HEADERS`].
@@ -104,45 +117,213 @@ pub trait WasiHttpHooks: Send {
         P3_DEFAULT_OUTGOING_BODY_CHUNK_SIZE
     }
 
-    /// Sends an outgoing request of the guest
-    /// (`wasi:http/outgoing-handler.handle`). The default refuses it with
-    /// `error-code.HTTP-request-denied`: an embedder that lets the guest
-    /// reach the network overrides this, for instance with
-    /// [`crate::default_send_request`] spawned on its tokio runtime and
-    /// wrapped in [`HostFutureIncomingResponse::pending`].
+    /// Sends an outgoing request of the guest (0.2
+    /// `wasi:http/outgoing-handler.handle` and 0.3 `wasi:http/client.send`)
+    /// and returns the response and a future of the request's transmission
+    /// (its `Err` is reported to the guest: in 0.3 on the future
+    /// `request.new` returned). `fut` ends with the guest's processing of
+    /// the response (0.3 `response.consume-body`; 0.2 has none and gives a
+    /// future that is ready at once).
+    ///
+    /// The default (feature `default-send-request`, on by default, as in
+    /// Wasmtime 48) sends it with [`crate::default_send_request`]: plain
+    /// HTTP/1 (no TLS: `https` fails with `HTTP-protocol-error`), which
+    /// needs a tokio runtime (the 0.2 host runs the future on the runtime
+    /// of the calling thread, if any; without one the request fails with
+    /// an internal error). An embedder that must not let the guest reach
+    /// the network overrides this and refuses, for instance with
+    /// [`refuse_request`]; `weft serve` does so unless `-S http-outgoing`
+    /// is given.
+    #[cfg(feature = "default-send-request")]
+    #[allow(clippy::type_complexity, reason = "Wasmtime 48's signature, spelled out")]
     fn send_request(
         &mut self,
-        request: http::Request<HyperOutgoingBody>,
+        request: http::Request<WasiBody>,
         options: Option<RequestOptions>,
-    ) -> HttpResult<HostFutureIncomingResponse> {
-        let _ = (request, options);
-        Err(ErrorCode::HttpRequestDenied.into())
+        fut: Box<dyn Future<Output = Result<(), Error>> + Send>,
+    ) -> Box<
+        dyn Future<
+                Output = Result<(
+                    http::Response<WasiBody>,
+                    Box<dyn Future<Output = Result<(), Error>> + Send>,
+                )>,
+            > + Send,
+    > {
+        drop(fut);
+        Box::new(async move {
+            use http_body_util::BodyExt;
+            let (response, io) = crate::default_send_request(request, options).await?;
+            let io: Box<dyn Future<Output = Result<(), Error>> + Send> = Box::new(io);
+            Ok((response.map(BodyExt::boxed_unsync), io))
+        })
     }
 
-    /// How many bytes a guest may have written to an outgoing body that
-    /// the other side has not taken yet (default 1 MiB); past this, the
-    /// body's output stream reports no room to write.
-    fn p2_outgoing_body_buffer_size(&mut self) -> usize {
-        DEFAULT_OUTGOING_BODY_BUFFER_SIZE
+    /// Sends an outgoing request of the guest: see the method of the same
+    /// name with feature `default-send-request`; without that feature
+    /// every embedder says how (or refuses, with [`refuse_request`]).
+    #[cfg(not(feature = "default-send-request"))]
+    #[allow(clippy::type_complexity, reason = "Wasmtime 48's signature, spelled out")]
+    fn send_request(
+        &mut self,
+        request: http::Request<WasiBody>,
+        options: Option<RequestOptions>,
+        fut: Box<dyn Future<Output = Result<(), Error>> + Send>,
+    ) -> Box<
+        dyn Future<
+                Output = Result<(
+                    http::Response<WasiBody>,
+                    Box<dyn Future<Output = Result<(), Error>> + Send>,
+                )>,
+            > + Send,
+    >;
+
+    /// How many writes to a 0.2 outgoing body's output stream are buffered
+    /// before `check-write` reports no room (default
+    /// [`crate::p2::DEFAULT_OUTGOING_BODY_BUFFER_CHUNKS`], 1; values below
+    /// 1 count as 1).
+    fn p2_outgoing_body_buffer_chunks(&mut self) -> usize {
+        P2_DEFAULT_OUTGOING_BODY_BUFFER_CHUNKS
+    }
+
+    /// The most bytes one write to a 0.2 outgoing body's output stream
+    /// may carry (`check-write` offers this much; default
+    /// [`crate::p2::DEFAULT_OUTGOING_BODY_CHUNK_SIZE`], 1 MiB; values below
+    /// 1 count as 1).
+    fn p2_outgoing_body_chunk_size(&mut self) -> usize {
+        P2_DEFAULT_OUTGOING_BODY_CHUNK_SIZE
+    }
+
+    /// The 0.2 `error-code` the guest sees for a hyper error. Default: the
+    /// code the error stands for (a `wasi:http` error carried inside it,
+    /// `connection-terminated` for a connection closed early,
+    /// `HTTP-response-timeout`, `HTTP-protocol-error` for a parse error,
+    /// else `internal-error` with hyper's message; Wasmtime 48 answers
+    /// `HTTP-protocol-error` for all but the first).
+    fn p2_error_from_hyper(&mut self, err: &hyper::Error) -> crate::p2::ErrorCode {
+        crate::p2::error::hyper_error_code(err)
+    }
+
+    /// The 0.2 `error-code` of a failed connection (default
+    /// `connection-refused`).
+    fn p2_error_from_connect(&mut self, err: &std::io::Error) -> crate::p2::ErrorCode {
+        let _ = err;
+        crate::p2::ErrorCode::ConnectionRefused
+    }
+
+    /// The 0.2 `error-code` of a failed TLS handshake (default
+    /// `TLS-protocol-error`).
+    fn p2_error_from_tls(&mut self, err: &std::io::Error) -> crate::p2::ErrorCode {
+        let _ = err;
+        crate::p2::ErrorCode::TlsProtocolError
+    }
+
+    /// The 0.2 `error-code` of an invalid DNS name (default `DNS-error`
+    /// with rcode "invalid dns name").
+    #[cfg(feature = "default-send-request")]
+    fn p2_error_from_dns(&mut self, err: &rustls_pki_types::InvalidDnsNameError) -> crate::p2::ErrorCode {
+        let _ = err;
+        crate::p2::error::invalid_dns_name()
+    }
+
+    /// [`WasiHttpHooks::p2_error_from_hyper`] for 0.3.
+    #[cfg(feature = "p3")]
+    fn p3_error_from_hyper(&mut self, err: &hyper::Error) -> crate::p3::ErrorCode {
+        crate::p3::from_p2(crate::p2::error::hyper_error_code(err))
+    }
+
+    /// [`WasiHttpHooks::p2_error_from_connect`] for 0.3.
+    #[cfg(feature = "p3")]
+    fn p3_error_from_connect(&mut self, err: &std::io::Error) -> crate::p3::ErrorCode {
+        let _ = err;
+        crate::p3::ErrorCode::ConnectionRefused
+    }
+
+    /// [`WasiHttpHooks::p2_error_from_tls`] for 0.3.
+    #[cfg(feature = "p3")]
+    fn p3_error_from_tls(&mut self, err: &std::io::Error) -> crate::p3::ErrorCode {
+        let _ = err;
+        crate::p3::ErrorCode::TlsProtocolError
+    }
+
+    /// [`WasiHttpHooks::p2_error_from_dns`] for 0.3.
+    #[cfg(all(feature = "p3", feature = "default-send-request"))]
+    fn p3_error_from_dns(&mut self, err: &rustls_pki_types::InvalidDnsNameError) -> crate::p3::ErrorCode {
+        let _ = err;
+        crate::p3::from_p2(crate::p2::error::invalid_dns_name())
     }
 }
 
-/// The hooks that keep every default: outgoing requests are refused.
+/// A `send_request` that refuses every request with
+/// `HTTP-request-denied`: for [`WasiHttpHooks::send_request`] of an
+/// embedder that keeps its guests off the network.
+#[allow(clippy::type_complexity, reason = "the signature of `WasiHttpHooks::send_request`")]
+pub fn refuse_request(
+    request: http::Request<WasiBody>,
+    options: Option<RequestOptions>,
+    fut: Box<dyn Future<Output = Result<(), Error>> + Send>,
+) -> Box<
+    dyn Future<
+            Output = Result<(
+                http::Response<WasiBody>,
+                Box<dyn Future<Output = Result<(), Error>> + Send>,
+            )>,
+        > + Send,
+> {
+    drop((request, options, fut));
+    Box::new(std::future::ready(Err(Error::HttpRequestDenied)))
+}
+
+/// The hooks that keep every default.
+#[cfg(feature = "default-send-request")]
 struct DefaultHooks;
 
+#[cfg(feature = "default-send-request")]
 impl WasiHttpHooks for DefaultHooks {}
 
-/// The default hooks (see [`WasiHttpHooks`]): outgoing requests are
-/// refused.
+/// The default hooks (see [`WasiHttpHooks`]): outgoing requests are sent
+/// with [`crate::default_send_request`], as in Wasmtime 48.
+#[cfg(feature = "default-send-request")]
 pub fn default_hooks() -> &'static mut dyn WasiHttpHooks {
     // A box of a zero-sized type allocates nothing: leaking it costs
     // nothing however often this is called.
     Box::leak(Box::new(DefaultHooks))
 }
 
+#[cfg(feature = "default-send-request")]
 impl Default for &mut dyn WasiHttpHooks {
     fn default() -> Self {
         default_hooks()
+    }
+}
+
+// The guest's error codes of an `Error`: here, with the hooks they ask
+// (the conversions without hooks are in `p2::error` and `p3::errors`,
+// below this file).
+
+/// The `error-code` of `err`, with the hooks' say for the host libraries'
+/// errors (`p2_error_from_hyper` and the others).
+pub(crate) fn p2_error_code(hooks: &mut dyn WasiHttpHooks, err: &Error) -> crate::p2::ErrorCode {
+    match err {
+        Error::Hyper(e) => hooks.p2_error_from_hyper(e),
+        Error::Connect(e) => hooks.p2_error_from_connect(e),
+        Error::Tls(e) => hooks.p2_error_from_tls(e),
+        #[cfg(feature = "default-send-request")]
+        Error::InvalidDnsNameError(e) => hooks.p2_error_from_dns(e),
+        other => crate::p2::error::plain_code(other.clone_lossy()),
+    }
+}
+
+/// The 0.3 `error-code` of `err`, with the hooks' say for the host
+/// libraries' errors (`p3_error_from_hyper` and the others).
+#[cfg(feature = "p3")]
+pub(crate) fn p3_error_code(hooks: &mut dyn WasiHttpHooks, err: &Error) -> crate::p3::ErrorCode {
+    match err {
+        Error::Hyper(e) => hooks.p3_error_from_hyper(e),
+        Error::Connect(e) => hooks.p3_error_from_connect(e),
+        Error::Tls(e) => hooks.p3_error_from_tls(e),
+        #[cfg(feature = "default-send-request")]
+        Error::InvalidDnsNameError(e) => hooks.p3_error_from_dns(e),
+        other => crate::p3::errors::plain_code(other.clone_lossy()),
     }
 }
 

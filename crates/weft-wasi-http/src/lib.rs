@@ -12,10 +12,17 @@
 //! arrives on the oneshot channel as a `hyper::Response` whose body streams
 //! what the guest writes.
 //!
-//! Outgoing requests (`wasi:http/outgoing-handler.handle`) go through
-//! [`WasiHttpHooks::send_request`], which refuses them
-//! (`error-code.HTTP-request-denied`) unless the embedder's hooks send
-//! them, for instance with [`default_send_request`].
+//! Outgoing requests (`wasi:http/outgoing-handler.handle`, 0.3
+//! `wasi:http/client.send`) go through [`WasiHttpHooks::send_request`].
+//! As in Wasmtime 48, its default (feature `default-send-request`, on by
+//! default) sends them with [`default_send_request`] (plain HTTP/1, on
+//! the caller's tokio runtime); an embedder that keeps the guest off the
+//! network overrides it, for instance with [`refuse_request`]
+//! (`error-code.HTTP-request-denied`), as `weft serve` does unless
+//! `-S http-outgoing` is given. Errors on the way are [`Error`]s, which
+//! the hooks (`p2_error_from_hyper` and the others) turn into the guest's
+//! error codes. The [`handler`] module (feature `p3`) serves requests with
+//! reused instances.
 //!
 //! ```no_run
 //! use weft::component::{Component, Linker, ResourceTable};
@@ -58,16 +65,25 @@
 #![deny(missing_docs)]
 
 mod ctx;
+mod error;
 mod field_map;
+#[cfg(feature = "p3")]
+pub mod handler;
 pub mod p2;
 #[cfg(feature = "p3")]
 pub mod p3;
+#[cfg(feature = "default-send-request")]
 mod send;
 
+#[cfg(feature = "default-send-request")]
+pub use ctx::default_hooks;
 pub use ctx::{
-    default_hooks, WasiHttp, WasiHttpCtx, WasiHttpCtxView, WasiHttpHooks, WasiHttpView, DEFAULT_FORBIDDEN_HEADERS,
+    refuse_request, WasiBody, WasiHttp, WasiHttpCtx, WasiHttpCtxView, WasiHttpHooks, WasiHttpView,
+    DEFAULT_FORBIDDEN_HEADERS,
 };
+pub use error::{Error, Result};
 pub use field_map::{FieldMap, FieldMapError};
+#[cfg(feature = "default-send-request")]
 pub use send::default_send_request;
 pub use weft::component::ResourceTable;
 

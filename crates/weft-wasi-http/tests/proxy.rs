@@ -3,20 +3,23 @@
 //! `new_incoming_request`/`new_response_outparam`, with `ProxyPre` and
 //! the synchronous and async bindings.
 
+#![allow(
+    clippy::type_complexity,
+    reason = "the hooks' send_request has Wasmtime 48's signature, spelled out"
+)]
+
 #[allow(dead_code, reason = "each test binary uses a part of the guests")]
 mod common;
 
 use bytes::Bytes;
 use http_body_util::{BodyExt, Full};
+use std::future::Future;
 use weft::component::{Component, Linker, ResourceTable};
 use weft::{Engine, Store};
 use weft_wasi::p2::{WasiCtx, WasiCtxView, WasiView};
 use weft_wasi_http::p2::bindings::http::types::{ErrorCode, Scheme};
 use weft_wasi_http::p2::bindings::sync::ProxyPre;
-use weft_wasi_http::p2::body::HyperOutgoingBody;
-use weft_wasi_http::p2::types::HostFutureIncomingResponse;
-use weft_wasi_http::p2::HttpResult;
-use weft_wasi_http::{RequestOptions, WasiHttpCtx, WasiHttpCtxView, WasiHttpHooks, WasiHttpView};
+use weft_wasi_http::{RequestOptions, WasiBody, WasiHttpCtx, WasiHttpCtxView, WasiHttpHooks, WasiHttpView};
 
 /// The URI and `host` header of a request given to `send_request`.
 type Sent = (String, Option<String>);
@@ -54,9 +57,17 @@ impl WasiHttpHooks for AllowAll {
     }
     fn send_request(
         &mut self,
-        request: http::Request<HyperOutgoingBody>,
+        request: http::Request<WasiBody>,
         _options: Option<RequestOptions>,
-    ) -> HttpResult<HostFutureIncomingResponse> {
+        _fut: Box<dyn Future<Output = weft_wasi_http::Result<()>> + Send>,
+    ) -> Box<
+        dyn Future<
+                Output = weft_wasi_http::Result<(
+                    http::Response<WasiBody>,
+                    Box<dyn Future<Output = weft_wasi_http::Result<()>> + Send>,
+                )>,
+            > + Send,
+    > {
         let host = request
             .headers()
             .get(http::header::HOST)
@@ -65,7 +76,41 @@ impl WasiHttpHooks for AllowAll {
         let body = http_body_util::Empty::<Bytes>::new()
             .map_err(|never| match never {})
             .boxed_unsync();
-        Ok(HostFutureIncomingResponse::ready(Ok(http::Response::new(body))))
+        let io: Box<dyn Future<Output = weft_wasi_http::Result<()>> + Send> = Box::new(std::future::ready(Ok(())));
+        Box::new(std::future::ready(Ok((http::Response::new(body), io))))
+    }
+}
+
+/// The hooks of a test that sends nothing: outgoing requests are refused
+/// (`refuse_request`), and an outgoing body buffers `buffer_chunks`
+/// writes of at most `chunk_size` bytes (the tests read a response body
+/// after the guest has returned: its writes must all fit in the buffer).
+struct Refuse {
+    buffer_chunks: usize,
+    chunk_size: usize,
+}
+
+impl WasiHttpHooks for Refuse {
+    fn send_request(
+        &mut self,
+        request: http::Request<WasiBody>,
+        options: Option<RequestOptions>,
+        fut: Box<dyn Future<Output = weft_wasi_http::Result<()>> + Send>,
+    ) -> Box<
+        dyn Future<
+                Output = weft_wasi_http::Result<(
+                    http::Response<WasiBody>,
+                    Box<dyn Future<Output = weft_wasi_http::Result<()>> + Send>,
+                )>,
+            > + Send,
+    > {
+        weft_wasi_http::refuse_request(request, options, fut)
+    }
+    fn p2_outgoing_body_buffer_chunks(&mut self) -> usize {
+        self.buffer_chunks
+    }
+    fn p2_outgoing_body_chunk_size(&mut self) -> usize {
+        self.chunk_size
     }
 }
 
@@ -75,6 +120,7 @@ struct State {
     table: ResourceTable,
     allow: bool,
     allow_all: AllowAll,
+    refuse: Refuse,
 }
 
 impl State {
@@ -85,6 +131,10 @@ impl State {
             table: ResourceTable::new(),
             allow: false,
             allow_all: AllowAll::new(),
+            refuse: Refuse {
+                buffer_chunks: 64,
+                chunk_size: weft_wasi_http::p2::DEFAULT_OUTGOING_BODY_CHUNK_SIZE,
+            },
         }
     }
 }
@@ -106,7 +156,7 @@ impl WasiHttpView for State {
             hooks: if self.allow {
                 &mut self.allow_all
             } else {
-                Default::default()
+                &mut self.refuse
             },
         }
     }
@@ -221,7 +271,7 @@ fn an_error_code_answer_reaches_the_host() -> weft::Result<()> {
 }
 
 #[test]
-fn outgoing_requests_are_denied_by_default_and_sent_when_allowed() -> weft::Result<()> {
+fn outgoing_requests_are_denied_by_refuse_request_and_sent_when_allowed() -> weft::Result<()> {
     let engine = Engine::default();
     let pre = pre(&engine, "0.2.12", common::OUTGOING)?;
     let (result, response) = handle(&pre, State::new(), get("http://localhost/"))?;
@@ -322,4 +372,43 @@ fn the_async_proxy_answers_on_tokio() -> weft::Result<()> {
         assert_eq!(body.to_bytes(), common::FIXED_BODY.as_bytes());
         Ok(())
     })
+}
+
+/// The `p2_outgoing_body_chunk_size` hook caps what `check-write` offers:
+/// the echo (which writes what `check-write` allows) reaches hyper in
+/// frames of at most that many bytes, and whole.
+#[test]
+fn the_chunk_size_hook_caps_each_write_of_an_outgoing_body() -> weft::Result<()> {
+    let engine = Engine::default();
+    let pre = pre(&engine, "0.2.12", common::ECHO)?;
+    let body: Vec<u8> = (0..20_000u32).map(|i| (i % 251) as u8).collect();
+    let req = http::Request::post("http://example.org/")
+        .header("content-length", body.len().to_string())
+        .body(Full::new(Bytes::from(body.clone())))?;
+    let mut state = State::new();
+    state.refuse = Refuse {
+        buffer_chunks: 1000,
+        chunk_size: 1000,
+    };
+    let mut store = Store::new(pre.engine(), state);
+    let (tx, rx) = tokio::sync::oneshot::channel();
+    let req = store.data_mut().http().new_incoming_request(Scheme::Http, req)?;
+    let out = store.data_mut().http().new_response_outparam(tx)?;
+    let proxy = pre.instantiate(&mut store)?;
+    proxy.wasi_http_incoming_handler().call_handle(&mut store, req, out)?;
+    let resp = rx.blocking_recv()?.map_err(|e| anyhow::anyhow!("{e:?}"))?;
+    let rt = tokio::runtime::Builder::new_current_thread().build()?;
+    let mut body_stream = resp.into_body();
+    let mut got = Vec::new();
+    let mut frames = 0;
+    while let Some(frame) = rt.block_on(body_stream.frame()) {
+        if let Ok(data) = frame.map_err(|e| anyhow::anyhow!("{e}"))?.into_data() {
+            assert!(data.len() <= 1000, "a frame of {} bytes", data.len());
+            frames += 1;
+            got.extend_from_slice(&data);
+        }
+    }
+    assert_eq!(got, body);
+    assert!(frames >= 20, "{frames} frames");
+    Ok(())
 }

@@ -1,14 +1,14 @@
 //! `default_send_request` against a small HTTP/1 server on loopback: the
 //! request arrives with its method, path, headers and body, and the
 //! response's status, headers and body come back; a refused connection is
-//! `connection-refused` and an `https` URI is refused (no TLS).
+//! `Error::Connect` and an `https` URI is refused (no TLS).
 
 use bytes::Bytes;
 use http_body_util::{BodyExt, Full};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use weft_wasi_http::default_send_request;
-use weft_wasi_http::p2::bindings::http::types::ErrorCode;
 use weft_wasi_http::p2::body::HyperOutgoingBody;
+use weft_wasi_http::Error;
 
 fn body(data: &'static [u8]) -> HyperOutgoingBody {
     Full::new(Bytes::from_static(data))
@@ -47,22 +47,29 @@ fn a_request_goes_out_and_its_response_comes_back() {
             .header("content-length", "5")
             .body(body(b"hello"))
             .unwrap();
-        let resp = default_send_request(req, None).await.expect("the request is sent");
+        let (resp, io) = default_send_request(req, None).await.expect("the request is sent");
+        // The connection runs on as the body is read.
+        let io = tokio::spawn(io);
         assert_eq!(resp.status(), 201);
         assert_eq!(resp.headers()["x-answer"], "42");
         let got = resp.into_body().collect().await.expect("the body").to_bytes();
         assert_eq!(got, "world!");
+        io.await.unwrap().expect("the connection ends cleanly");
         let request = server.await.unwrap();
         assert!(request.starts_with("POST /path?q HTTP/1.1\r\n"), "{request}");
         assert!(request.to_ascii_lowercase().contains("x-test: yes"), "{request}");
 
         // Nobody listens there any more.
         let req = http::Request::get(format!("http://{addr}/")).body(body(b"")).unwrap();
-        let err = default_send_request(req, None).await.expect_err("refused");
-        assert!(matches!(err, ErrorCode::ConnectionRefused), "{err:?}");
+        let Err(err) = default_send_request(req, None).await else {
+            panic!("a request to a closed port was sent")
+        };
+        assert!(matches!(err, Error::Connect(_)), "{err:?}");
 
         let req = http::Request::get("https://localhost/").body(body(b"")).unwrap();
-        let err = default_send_request(req, None).await.expect_err("no TLS");
-        assert!(matches!(err, ErrorCode::HttpProtocolError), "{err:?}");
+        let Err(err) = default_send_request(req, None).await else {
+            panic!("an https request was sent without TLS")
+        };
+        assert!(matches!(err, Error::HttpProtocolError), "{err:?}");
     });
 }

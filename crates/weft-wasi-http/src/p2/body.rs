@@ -8,7 +8,7 @@
 //! hyper's body (or the receiving side's notification), woken by its
 //! waker; no tokio context is needed here.
 
-use super::bindings::http::types::ErrorCode;
+use crate::Error;
 use bytes::Bytes;
 use http::HeaderMap;
 use http_body::{Body, Frame};
@@ -21,14 +21,10 @@ use std::task::{Context, Poll, Waker};
 use tokio::sync::mpsc;
 use weft_wasi::p2::{InputStream, OutputStream, Pollable, StreamError, StreamResult};
 
-/// How many bytes an outgoing body buffers by default before its stream
-/// reports no room to write: 1 MiB.
-pub const DEFAULT_OUTGOING_BODY_BUFFER_SIZE: usize = 1024 * 1024;
-
 /// The body of an incoming request or response.
-pub type HyperIncomingBody = UnsyncBoxBody<Bytes, ErrorCode>;
+pub type HyperIncomingBody = UnsyncBoxBody<Bytes, Error>;
 /// The body of an outgoing request or response.
-pub type HyperOutgoingBody = UnsyncBoxBody<Bytes, ErrorCode>;
+pub type HyperOutgoingBody = UnsyncBoxBody<Bytes, Error>;
 
 /// Polls `fut` once, with a waker that does nothing (the caller asks
 /// again).
@@ -42,7 +38,7 @@ struct IncomingState {
     /// Data received and not read yet.
     leftover: Bytes,
     /// How the body ended, once it has: its trailers or its error.
-    end: Option<Result<Option<HeaderMap>, ErrorCode>>,
+    end: Option<Result<Option<HeaderMap>, Error>>,
     /// Whether the stream has reported the body's error.
     error_reported: bool,
 }
@@ -141,7 +137,8 @@ impl HostIncomingBodyStream {
             None => Ok(Bytes::new()),
             Some(Ok(_)) => Err(StreamError::Closed),
             Some(Err(e)) if !s.error_reported => {
-                let e = e.clone();
+                // The stream reports the error itself; the trailers a copy.
+                let e = e.clone_lossy();
                 s.error_reported = true;
                 Err(StreamError::LastOperationFailed(anyhow::Error::new(e)))
             }
@@ -197,7 +194,7 @@ impl HostFutureTrailers {
 
     /// The trailers (or the body's error) once the body has ended; `None`
     /// while it has not; `Some(Err(()))` when they were taken already.
-    pub fn get(&mut self) -> Option<Result<Result<Option<HeaderMap>, ErrorCode>, ()>> {
+    pub fn get(&mut self) -> Option<Result<Result<Option<HeaderMap>, Error>, ()>> {
         if self.state.is_none() {
             return Some(Err(()));
         }
@@ -230,10 +227,10 @@ pub enum StreamContext {
 impl StreamContext {
     /// The error of a body of `size` bytes where `content-length` said
     /// otherwise.
-    pub fn as_body_size_error(&self, size: u64) -> ErrorCode {
+    pub fn as_body_size_error(&self, size: u64) -> Error {
         match self {
-            StreamContext::Request => ErrorCode::HttpRequestBodySize(Some(size)),
-            StreamContext::Response => ErrorCode::HttpResponseBodySize(Some(size)),
+            StreamContext::Request => Error::HttpRequestBodySize(Some(size)),
+            StreamContext::Response => Error::HttpResponseBodySize(Some(size)),
         }
     }
 }
@@ -242,15 +239,17 @@ impl StreamContext {
 enum OutFrame {
     Data(Bytes),
     End(Option<HeaderMap>),
-    Abort(ErrorCode),
+    Abort(Error),
 }
 
 /// The accounting both sides of an outgoing body share.
 struct OutShared {
-    /// Bytes written and not taken by hyper yet.
+    /// Writes not taken by hyper yet.
     buffered: AtomicUsize,
-    /// The most bytes buffered before the stream reports no room.
-    limit: usize,
+    /// The most writes buffered before the stream reports no room.
+    buffer_chunks: usize,
+    /// The most bytes one write carries.
+    chunk_size: usize,
     /// Bytes written in all.
     written: AtomicU64,
     /// The size `content-length` announced.
@@ -269,13 +268,20 @@ pub struct HostOutgoingBody {
 
 impl HostOutgoingBody {
     /// An outgoing body of `size` bytes if known, buffering at most
-    /// `buffer_size` bytes the other side has not taken yet, and the
+    /// `buffer_chunks` writes of at most `chunk_size` bytes the other side
+    /// has not taken yet (values below 1 count as 1), and the
     /// [`HyperOutgoingBody`] that hyper reads.
-    pub fn new(context: StreamContext, size: Option<u64>, buffer_size: usize) -> (HostOutgoingBody, HyperOutgoingBody) {
+    pub fn new(
+        context: StreamContext,
+        size: Option<u64>,
+        buffer_chunks: usize,
+        chunk_size: usize,
+    ) -> (HostOutgoingBody, HyperOutgoingBody) {
         let (tx, rx) = mpsc::unbounded_channel();
         let shared = Arc::new(OutShared {
             buffered: AtomicUsize::new(0),
-            limit: buffer_size.max(1),
+            buffer_chunks: buffer_chunks.max(1),
+            chunk_size: chunk_size.max(1),
             written: AtomicU64::new(0),
             size,
             context,
@@ -312,7 +318,7 @@ impl HostOutgoingBody {
 
     /// Ends the body with `trailers`; an error (and the body aborted) if
     /// fewer bytes were written than `content-length` announced.
-    pub fn finish(mut self, trailers: Option<HeaderMap>) -> Result<(), ErrorCode> {
+    pub fn finish(mut self, trailers: Option<HeaderMap>) -> Result<(), Error> {
         let Some(tx) = self.tx.take() else {
             return Ok(());
         };
@@ -320,7 +326,7 @@ impl HostOutgoingBody {
         if let Some(size) = self.shared.size {
             if written != size {
                 let err = self.shared.context.as_body_size_error(written);
-                let _ = tx.send(OutFrame::Abort(err.clone()));
+                let _ = tx.send(OutFrame::Abort(err.clone_lossy()));
                 return Err(err);
             }
         }
@@ -333,7 +339,7 @@ impl HostOutgoingBody {
     /// Ends the body with an error: the other side sees it broken off.
     pub fn abort(mut self) {
         if let Some(tx) = self.tx.take() {
-            let _ = tx.send(OutFrame::Abort(ErrorCode::InternalError(Some(
+            let _ = tx.send(OutFrame::Abort(Error::InternalError(Some(
                 "the outgoing body was dropped before `outgoing-body.finish`".into(),
             ))));
         }
@@ -343,7 +349,7 @@ impl HostOutgoingBody {
 impl Drop for HostOutgoingBody {
     fn drop(&mut self) {
         if let Some(tx) = self.tx.take() {
-            let _ = tx.send(OutFrame::Abort(ErrorCode::InternalError(Some(
+            let _ = tx.send(OutFrame::Abort(Error::InternalError(Some(
                 "the outgoing body was dropped before `outgoing-body.finish`".into(),
             ))));
         }
@@ -357,10 +363,16 @@ struct HostOutgoingBodyStream {
 }
 
 impl HostOutgoingBodyStream {
+    /// How many bytes the next write may carry: a chunk while at most
+    /// `buffer_chunks` writes wait for hyper (the buffer, as Wasmtime's
+    /// channel of that many chunks, and the write being handed over),
+    /// else none.
     fn room(&self) -> usize {
-        self.shared
-            .limit
-            .saturating_sub(self.shared.buffered.load(Ordering::SeqCst))
+        if self.shared.buffered.load(Ordering::SeqCst) <= self.shared.buffer_chunks {
+            self.shared.chunk_size
+        } else {
+            0
+        }
     }
 }
 
@@ -394,14 +406,14 @@ impl OutputStream for HostOutgoingBodyStream {
         if let Some(size) = self.shared.size {
             if written > size {
                 let err = self.shared.context.as_body_size_error(written);
-                let _ = self.tx.send(OutFrame::Abort(err.clone()));
+                let _ = self.tx.send(OutFrame::Abort(err.clone_lossy()));
                 return Err(StreamError::LastOperationFailed(anyhow::Error::new(err)));
             }
         }
         if len == 0 {
             return Ok(());
         }
-        self.shared.buffered.fetch_add(len, Ordering::SeqCst);
+        self.shared.buffered.fetch_add(1, Ordering::SeqCst);
         self.tx.send(OutFrame::Data(bytes)).map_err(|_| StreamError::Closed)
     }
 
@@ -438,9 +450,9 @@ impl Drop for OutgoingReceiver {
 
 impl Body for OutgoingReceiver {
     type Data = Bytes;
-    type Error = ErrorCode;
+    type Error = Error;
 
-    fn poll_frame(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Result<Frame<Bytes>, ErrorCode>>> {
+    fn poll_frame(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Result<Frame<Bytes>, Error>>> {
         if self.done {
             return Poll::Ready(None);
         }
@@ -450,7 +462,7 @@ impl Body for OutgoingReceiver {
         };
         match next {
             Some(OutFrame::Data(bytes)) => {
-                self.shared.buffered.fetch_sub(bytes.len(), Ordering::SeqCst);
+                self.shared.buffered.fetch_sub(1, Ordering::SeqCst);
                 self.shared.room.notify_waiters();
                 Poll::Ready(Some(Ok(Frame::data(bytes))))
             }
@@ -464,7 +476,7 @@ impl Body for OutgoingReceiver {
             }
             None => {
                 self.done = true;
-                Poll::Ready(Some(Err(ErrorCode::InternalError(Some(
+                Poll::Ready(Some(Err(Error::InternalError(Some(
                     "the outgoing body was dropped before `outgoing-body.finish`".into(),
                 )))))
             }

@@ -1,22 +1,22 @@
 //! `HostFutureIncomingResponse`: the response an outgoing request will
 //! get.
 
-use super::bindings::http::types::ErrorCode;
 use super::body::{poll_once, HyperIncomingBody};
+use crate::Error;
 use std::future::Future;
 use std::pin::Pin;
 use std::task::Poll;
 
 /// The response an outgoing request will get.
 pub type FutureIncomingResponseHandle =
-    Pin<Box<dyn Future<Output = Result<http::Response<HyperIncomingBody>, ErrorCode>> + Send>>;
+    Pin<Box<dyn Future<Output = Result<http::Response<HyperIncomingBody>, Error>> + Send>>;
 
 /// The host value of `wasi:http/types.future-incoming-response`.
 pub enum HostFutureIncomingResponse {
     /// The response has not come yet.
     Pending(FutureIncomingResponseHandle),
     /// The response (or the request's error) is there.
-    Ready(Result<http::Response<HyperIncomingBody>, ErrorCode>),
+    Ready(Result<http::Response<HyperIncomingBody>, Error>),
     /// The guest took it.
     Consumed,
 }
@@ -28,13 +28,13 @@ impl HostFutureIncomingResponse {
     /// that needs the runtime (a hyper connection) must be spawned on it,
     /// with `fut` awaiting the task's join handle.
     pub fn pending(
-        fut: impl Future<Output = Result<http::Response<HyperIncomingBody>, ErrorCode>> + Send + 'static,
+        fut: impl Future<Output = Result<http::Response<HyperIncomingBody>, Error>> + Send + 'static,
     ) -> HostFutureIncomingResponse {
         HostFutureIncomingResponse::Pending(Box::pin(fut))
     }
 
     /// A response that is there already.
-    pub fn ready(result: Result<http::Response<HyperIncomingBody>, ErrorCode>) -> HostFutureIncomingResponse {
+    pub fn ready(result: Result<http::Response<HyperIncomingBody>, Error>) -> HostFutureIncomingResponse {
         HostFutureIncomingResponse::Ready(result)
     }
 

@@ -2,14 +2,17 @@
 
 use super::bindings::http::outgoing_handler;
 use super::bindings::http::types::{self, ErrorCode, Method, Scheme};
-use super::body::{HostFutureTrailers, HostIncomingBody, HostOutgoingBody, HyperOutgoingBody, StreamContext};
+use super::body::{
+    HostFutureTrailers, HostIncomingBody, HostOutgoingBody, HyperIncomingBody, HyperOutgoingBody, StreamContext,
+};
 use super::error::{http_request_error, HeaderError, HeaderResult, HttpError, HttpResult};
 use super::types::incoming_body;
 use super::types::{
     empty_body, HostFutureIncomingResponse, HostIncomingRequest, HostIncomingResponse, HostOutgoingRequest,
     HostOutgoingResponse, HostResponseOutparam,
 };
-use crate::{FieldMap, RequestOptions, WasiHttpCtxView};
+use crate::ctx::p2_error_code as error_code;
+use crate::{Error, FieldMap, RequestOptions, WasiHttpCtxView};
 use bytes::Bytes;
 use http::header::HeaderValue;
 use http_body::Body;
@@ -77,7 +80,11 @@ fn method_clone(m: &Method) -> Method {
 
 impl types::Host for WasiHttpCtxView<'_> {
     fn http_error_code(&mut self, err: Resource<IoError>) -> anyhow::Result<Option<ErrorCode>> {
-        Ok(self.table.get(&err)?.downcast_ref::<ErrorCode>().cloned())
+        let err = self.table.get(&err)?;
+        if let Some(e) = err.downcast_ref::<Error>() {
+            return Ok(Some(error_code(self.hooks, e)));
+        }
+        Ok(err.downcast_ref::<ErrorCode>().cloned())
     }
 
     fn convert_error_code(&mut self, err: HttpError) -> anyhow::Result<ErrorCode> {
@@ -210,12 +217,14 @@ impl types::HostOutgoingRequest for WasiHttpCtxView<'_> {
     }
 
     fn body(&mut self, self_: Resource<HostOutgoingRequest>) -> anyhow::Result<Result<Resource<HostOutgoingBody>, ()>> {
-        let buffer = self.hooks.p2_outgoing_body_buffer_size();
+        let chunks = self.hooks.p2_outgoing_body_buffer_chunks();
+        let chunk_size = self.hooks.p2_outgoing_body_chunk_size();
         let req = self.table.get_mut(&self_)?;
         if req.body.is_some() {
             return Ok(Err(()));
         }
-        let (host, hyper) = HostOutgoingBody::new(StreamContext::Request, req.headers.content_length(), buffer);
+        let size = req.headers.content_length();
+        let (host, hyper) = HostOutgoingBody::new(StreamContext::Request, size, chunks, chunk_size);
         req.body = Some(hyper);
         Ok(Ok(self.table.push(host)?))
     }
@@ -457,7 +466,7 @@ impl types::HostFutureTrailers for WasiHttpCtxView<'_> {
         Ok(match got {
             None => None,
             Some(Err(())) => Some(Err(())),
-            Some(Ok(Err(code))) => Some(Ok(Err(code))),
+            Some(Ok(Err(e))) => Some(Ok(Err(error_code(self.hooks, &e)))),
             Some(Ok(Ok(None))) => Some(Ok(Ok(None))),
             Some(Ok(Ok(Some(map)))) => {
                 let fields = FieldMap::new_immutable(self.hooks, map);
@@ -509,12 +518,14 @@ impl types::HostOutgoingResponse for WasiHttpCtxView<'_> {
         &mut self,
         self_: Resource<HostOutgoingResponse>,
     ) -> anyhow::Result<Result<Resource<HostOutgoingBody>, ()>> {
-        let buffer = self.hooks.p2_outgoing_body_buffer_size();
+        let chunks = self.hooks.p2_outgoing_body_buffer_chunks();
+        let chunk_size = self.hooks.p2_outgoing_body_chunk_size();
         let resp = self.table.get_mut(&self_)?;
         if resp.body.is_some() {
             return Ok(Err(()));
         }
-        let (host, hyper) = HostOutgoingBody::new(StreamContext::Response, resp.headers.content_length(), buffer);
+        let size = resp.headers.content_length();
+        let (host, hyper) = HostOutgoingBody::new(StreamContext::Response, size, chunks, chunk_size);
         resp.body = Some(hyper);
         Ok(Ok(self.table.push(host)?))
     }
@@ -539,7 +550,7 @@ impl types::HostOutgoingBody for WasiHttpCtxView<'_> {
             Some(t) => Some(self.table.delete(t).map_err(HttpError::trap)?.into()),
             None => None,
         };
-        body.finish(trailers)?;
+        body.finish(trailers).map_err(|e| error_code(self.hooks, &e))?;
         Ok(())
     }
 
@@ -565,7 +576,7 @@ impl types::HostFutureIncomingResponse for WasiHttpCtxView<'_> {
         match std::mem::replace(fut, HostFutureIncomingResponse::Consumed) {
             HostFutureIncomingResponse::Consumed => Ok(Some(Err(()))),
             HostFutureIncomingResponse::Pending(_) => Ok(None),
-            HostFutureIncomingResponse::Ready(Err(code)) => Ok(Some(Ok(Err(code)))),
+            HostFutureIncomingResponse::Ready(Err(e)) => Ok(Some(Ok(Err(error_code(self.hooks, &e))))),
             HostFutureIncomingResponse::Ready(Ok(resp)) => {
                 let (parts, body) = resp.into_parts();
                 let response = HostIncomingResponse {
@@ -621,8 +632,73 @@ impl outgoing_handler::Host for WasiHttpCtxView<'_> {
         let request = builder
             .body(req.body.unwrap_or_else(empty_body))
             .map_err(http_request_error)?;
-        let fut = self.hooks.send_request(request, options)?;
+        // 0.2 has no result of the guest's processing of the response.
+        let processed: Box<dyn std::future::Future<Output = Result<(), Error>> + Send> =
+            Box::new(std::future::ready(Ok(())));
+        let mut sent = Box::into_pin(self.hooks.send_request(request, options, processed));
+        // A request the hooks refuse at once (`refuse_request`) fails
+        // `handle` itself; any other result comes through the future.
+        match super::body::poll_once(&mut sent) {
+            std::task::Poll::Ready(Err(e)) => return Err(error_code(self.hooks, &e).into()),
+            // (A future that ended must not be polled again.)
+            std::task::Poll::Ready(Ok(sent_now)) => sent = Box::pin(std::future::ready(Ok(sent_now))),
+            std::task::Poll::Pending => {}
+        }
+        let fut = HostFutureIncomingResponse::pending(spawn_send(sent));
         self.table.push(fut).map_err(HttpError::trap)
+    }
+}
+
+/// What `send_request` returns.
+type SendFuture = std::pin::Pin<
+    Box<
+        dyn std::future::Future<
+                Output = crate::Result<(
+                    http::Response<crate::WasiBody>,
+                    Box<dyn std::future::Future<Output = crate::Result<()>> + Send>,
+                )>,
+            > + Send,
+    >,
+>;
+
+/// Runs the hooks' `send_request` future: on the tokio runtime of the
+/// calling thread when there is one (0.2's host functions poll the
+/// response from the guest's thread, which may have none, and hyper
+/// needs one), else where the response is polled. The future of the
+/// request's transmission runs on to its end by itself (on the runtime,
+/// or else on a thread of its own); 0.2 has nowhere to report its error.
+fn spawn_send(sent: SendFuture) -> impl std::future::Future<Output = crate::Result<http::Response<HyperIncomingBody>>> {
+    let runtime = tokio::runtime::Handle::try_current().ok();
+    let (task, inline) = match &runtime {
+        Some(rt) => (Some(rt.spawn(sent)), None),
+        None => (None, Some(sent)),
+    };
+    async move {
+        let sent = match (task, inline) {
+            (Some(task), _) => task
+                .await
+                .map_err(|e| Error::InternalError(Some(format!("the outgoing request's task failed: {e}"))))?,
+            (None, Some(fut)) => fut.await,
+            (None, None) => return Err(Error::InternalError(Some("no request to send".into()))),
+        };
+        let (response, io) = sent?;
+        let io = Box::into_pin(io);
+        match &runtime {
+            Some(rt) => {
+                rt.spawn(io);
+            }
+            None => {
+                let spawned = std::thread::Builder::new()
+                    .name("weft-wasi-http-send".into())
+                    .spawn(move || super::body::block_on(io));
+                if let Err(e) = spawned {
+                    return Err(Error::InternalError(Some(format!(
+                        "cannot start a thread for the outgoing request: {e}"
+                    ))));
+                }
+            }
+        }
+        Ok(response)
     }
 }
 
@@ -638,7 +714,7 @@ impl WasiHttpCtxView<'_> {
     ) -> anyhow::Result<Resource<HostIncomingRequest>>
     where
         B: Body<Data = Bytes> + Send + 'static,
-        B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
+        B::Error: Into<Error>,
     {
         let (parts, body) = req.into_parts();
         let authority = match parts.uri.authority() {

@@ -8,12 +8,20 @@ pub(crate) mod future;
 mod host;
 pub mod types;
 
-pub use body::DEFAULT_OUTGOING_BODY_BUFFER_SIZE;
+pub use bindings::http::types::ErrorCode;
 pub use error::{
     http_request_error, hyper_request_error, hyper_response_error, HeaderError, HeaderResult, HttpError, HttpResult,
 };
 
 use crate::{WasiHttp, WasiHttpCtxView, WasiHttpView};
+
+/// How many writes to an outgoing body's output stream are buffered by
+/// default ([`crate::WasiHttpHooks::p2_outgoing_body_buffer_chunks`]).
+pub const DEFAULT_OUTGOING_BODY_BUFFER_CHUNKS: usize = crate::ctx::P2_DEFAULT_OUTGOING_BODY_BUFFER_CHUNKS;
+
+/// The most bytes one write to an outgoing body's output stream carries
+/// by default ([`crate::WasiHttpHooks::p2_outgoing_body_chunk_size`]).
+pub const DEFAULT_OUTGOING_BODY_CHUNK_SIZE: usize = crate::ctx::P2_DEFAULT_OUTGOING_BODY_CHUNK_SIZE;
 use weft::component::Linker;
 use weft_wasi::p2::WasiView;
 

@@ -4,6 +4,7 @@
 use super::bindings::http::types::{ErrorCode, Method, Scheme};
 use super::body::{HostIncomingBody, HyperIncomingBody, HyperOutgoingBody};
 pub use super::future::{FutureIncomingResponseHandle, HostFutureIncomingResponse};
+use crate::Error;
 use crate::FieldMap;
 use bytes::Bytes;
 use http_body::Body;
@@ -83,21 +84,11 @@ pub struct HostIncomingResponse {
     pub body: Option<HostIncomingBody>,
 }
 
-/// Turns any body into an incoming body, its errors into error codes.
+/// Turns any body into an incoming body, its errors into [`Error`]s.
 pub(crate) fn incoming_body<B>(body: B) -> HyperIncomingBody
 where
     B: Body<Data = Bytes> + Send + 'static,
-    B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
+    B::Error: Into<Error>,
 {
-    body.map_err(|e| {
-        let e: Box<dyn std::error::Error + Send + Sync> = e.into();
-        if let Some(code) = e.downcast_ref::<ErrorCode>() {
-            return code.clone();
-        }
-        match e.downcast::<hyper::Error>() {
-            Ok(h) => super::error::hyper_response_error(*h),
-            Err(e) => ErrorCode::InternalError(Some(e.to_string())),
-        }
-    })
-    .boxed_unsync()
+    body.map_err(Into::into).boxed_unsync()
 }

@@ -107,3 +107,14 @@ pub fn hyper_response_error(err: hyper::Error) -> ErrorCode {
 pub fn hyper_request_error(err: hyper::Error) -> ErrorCode {
     from_p2(crate::p2::hyper_request_error(err))
 }
+
+impl From<ErrorCode> for crate::Error {
+    fn from(code: ErrorCode) -> crate::Error {
+        crate::Error::from(to_p2(code))
+    }
+}
+
+/// The 0.3 `error-code` of `err` with the hooks' defaults.
+pub(crate) fn plain_code(err: crate::Error) -> ErrorCode {
+    from_p2(crate::p2::error::plain_code(err))
+}

@@ -4,11 +4,10 @@ use super::bindings::http::client;
 use super::bindings::http::types::{
     self, ErrorCode, HeaderError, Method as WitMethod, RequestOptionsError, Scheme as WitScheme,
 };
-use super::body::{empty_body, TrailersResult};
-use super::errors::{from_p2, to_p2, HeaderResult, HttpError, HttpResult, RequestOptionsResult};
+use super::body::TrailersResult;
+use super::errors::{HeaderResult, HttpError, HttpResult, RequestOptionsResult};
 use super::maybe_mutable::MaybeMutable;
 use super::message::{Request, Response};
-use crate::p2::types::HostFutureIncomingResponse;
 use crate::{FieldMap, FieldMapError, RequestOptions, WasiHttp, WasiHttpCtxView};
 use http_body_util::BodyExt;
 use std::time::Duration;
@@ -461,12 +460,29 @@ impl<T: 'static> types::HostResponseWithStore<T> for WasiHttp {
 
 impl client::Host for WasiHttpCtxView<'_> {}
 
+/// What the hooks' `send_request` returns.
+type SendFuture = std::pin::Pin<
+    Box<
+        dyn std::future::Future<
+                Output = crate::Result<(
+                    http::Response<crate::WasiBody>,
+                    Box<dyn std::future::Future<Output = crate::Result<()>> + Send>,
+                )>,
+            > + Send,
+    >,
+>;
+
 /// Hands the guest's request to the hooks' `send_request` (the one of
-/// `wasi:http` 0.2): the response future, or the error code.
+/// `wasi:http` 0.2 too): the future of the response, or the error code.
+/// The guest's report on its handling of the response (the future it
+/// gives `response.consume-body`) is what `send_request` gets as `fut`;
+/// the future `send_request` returns with the response reports the
+/// request's transmission to the guest (on the future `request.new` gave
+/// it).
 fn start_send<T: 'static>(
     host: &mut Access<'_, T, WasiHttp>,
     request: Resource<Request>,
-) -> weft::Result<Result<HostFutureIncomingResponse, ErrorCode>> {
+) -> weft::Result<Result<(SendFuture, ResponseReport), ErrorCode>> {
     let getter = host.getter();
     let mut req = host.get().table.delete(request)?;
     let hooks = &mut *host.get().hooks;
@@ -482,7 +498,11 @@ fn start_send<T: 'static>(
     let Some(authority) = req.authority.clone() else {
         return Ok(Err(ErrorCode::HttpRequestUriInvalid));
     };
-    let (mut http_req, options) = match req.convert_to_http(&mut *host, getter, None)? {
+    // The request's transmission is reported by the future `send_request`
+    // returns: it reaches the guest through this channel.
+    let (sent_tx, sent_rx) = tokio::sync::oneshot::channel::<super::body::ResultFuture>();
+    let report: super::body::ResultFuture = Box::pin(async move { super::body::result_receiver(sent_rx).await });
+    let (mut http_req, options) = match req.convert_to_http(&mut *host, getter, Some(report))? {
         Ok(r) => r,
         Err(code) => return Ok(Err(code)),
     };
@@ -494,12 +514,35 @@ fn start_send<T: 'static>(
             Err(_) => return Ok(Err(ErrorCode::HttpRequestUriInvalid)),
         }
     }
-    let http_req = http_req.map(|b| b.map_err(to_p2).boxed_unsync());
+    let http_req = http_req.map(|b| b.map_err(crate::Error::from).boxed_unsync());
     let options = options.map(|o| *o);
-    match host.get().hooks.send_request(http_req, options) {
-        Ok(fut) => Ok(Ok(fut)),
-        Err(e) => Ok(Err(from_p2(e.downcast()?))),
-    }
+    let (processed_tx, processed_rx) = tokio::sync::oneshot::channel::<ProcessedFuture>();
+    let processed: Box<dyn std::future::Future<Output = crate::Result<()>> + Send> = Box::new(async move {
+        match processed_rx.await {
+            Ok(fut) => fut.await,
+            // No response reached the guest: nothing was processed.
+            Err(_) => Ok(()),
+        }
+    });
+    let fut = Box::into_pin(host.get().hooks.send_request(http_req, options, processed));
+    Ok(Ok((
+        fut,
+        ResponseReport {
+            processed: processed_tx,
+            sent: sent_tx,
+        },
+    )))
+}
+
+/// The guest's report on its processing of a response.
+type ProcessedFuture = std::pin::Pin<Box<dyn std::future::Future<Output = crate::Result<()>> + Send>>;
+
+/// Where the results around a sent request go: the guest's processing of
+/// the response to `send_request`'s `fut`, the request's transmission to
+/// the guest.
+struct ResponseReport {
+    processed: tokio::sync::oneshot::Sender<ProcessedFuture>,
+    sent: tokio::sync::oneshot::Sender<super::body::ResultFuture>,
 }
 
 impl<T: 'static> client::HostWithStore<T> for WasiHttp {
@@ -507,19 +550,26 @@ impl<T: 'static> client::HostWithStore<T> for WasiHttp {
         let started = accessor
             .with(|mut host| start_send(&mut host, request))
             .map_err(HttpError::trap)?;
-        let fut = started?;
-        let response = match fut {
-            HostFutureIncomingResponse::Pending(f) => f.await,
-            HostFutureIncomingResponse::Ready(r) => r,
-            HostFutureIncomingResponse::Consumed => Ok(http::Response::new(empty_body().map_err(to_p2).boxed_unsync())),
-        };
-        let response = match response {
+        let (fut, report) = started?;
+        let (response, io) = match fut.await {
             Ok(r) => r,
-            Err(code) => return Err(from_p2(code).into()),
+            Err(e) => {
+                let code = accessor.with(|mut host| crate::ctx::p3_error_code(host.get().hooks, &e));
+                let _ = report.sent.send(Box::pin(std::future::ready(Err(code.clone()))));
+                return Err(code.into());
+            }
         };
+        // The transmission's result, in the guest's error codes (with the
+        // hooks' defaults: the future runs where no hooks are at hand).
+        let io = Box::into_pin(io);
+        let _ = report
+            .sent
+            .send(Box::pin(async move { io.await.map_err(super::errors::plain_code) }));
         accessor.with(|mut host| {
             let view = host.get();
-            let (response, _) = Response::from_http(view.hooks, response);
+            let (response, processed) = Response::from_http(view.hooks, response);
+            // The guest's report on the response body goes to `fut`.
+            let _ = report.processed.send(Box::pin(processed));
             view.table.push(response).map_err(HttpError::trap)
         })
     }

@@ -7,11 +7,12 @@ use super::body::{
     guest_to_http, host_to_guest, result_receiver, to_http_body, BodyKind, ExpectedLength, Getter, HttpBody,
     ResultFuture, TrailersResult,
 };
-use super::errors::{hyper_response_error, HttpError, HttpResult};
-use crate::{FieldMap, RequestOptions, WasiHttpCtxView, WasiHttpHooks, WasiHttpView};
+use super::errors::{plain_code, HttpError, HttpResult};
+use crate::{Error, FieldMap, RequestOptions, WasiBody, WasiHttpCtxView, WasiHttpHooks, WasiHttpView};
 use bytes::Bytes;
 use http::uri::{Authority, PathAndQuery, Scheme};
 use http::{Method, StatusCode};
+use http_body_util::BodyExt;
 use std::future::Future;
 use std::sync::Arc;
 use weft::component::{FutureReader, StreamReader};
@@ -82,9 +83,22 @@ impl std::fmt::Debug for Response {
 }
 
 /// A host body and the future of the guest's report on it.
-fn host_body(body: HttpBody) -> (BodyKind, impl Future<Output = Result<(), ErrorCode>> + Send + 'static) {
+fn host_body(body: HttpBody) -> (BodyKind, impl Future<Output = Result<(), Error>> + Send + 'static) {
     let (tx, rx) = tokio::sync::oneshot::channel();
-    (BodyKind::Host { body, result: tx }, result_receiver(rx))
+    let fut = result_receiver(rx);
+    (BodyKind::Host { body, result: tx }, async move {
+        fut.await.map_err(Error::from)
+    })
+}
+
+/// A guest's report future in 0.3 `error-code`s.
+async fn report_future(fut: impl Future<Output = Result<(), Error>> + Send + 'static) -> Result<(), ErrorCode> {
+    fut.await.map_err(plain_code)
+}
+
+/// A body for hyper, its errors as [`Error`]s.
+fn wasi_body(body: HttpBody) -> WasiBody {
+    body.map_err(Error::from).boxed_unsync()
 }
 
 /// The body of `kind` for hyper, and the future that reports its
@@ -162,11 +176,12 @@ impl Request {
         headers: impl Into<FieldMap>,
         options: Option<Arc<RequestOptions>>,
         body: B,
-    ) -> (Self, impl Future<Output = Result<(), ErrorCode>> + Send + 'static)
+    ) -> (Self, impl Future<Output = Result<(), Error>> + Send + 'static)
     where
-        B: http_body::Body<Data = Bytes, Error = ErrorCode> + Send + 'static,
+        B: http_body::Body<Data = Bytes> + Send + 'static,
+        B::Error: Into<Error>,
     {
-        let (body, fut) = host_body(to_http_body(body, |e| e));
+        let (body, fut) = host_body(to_http_body(body, body_error));
         let req = Request {
             method,
             scheme,
@@ -188,10 +203,10 @@ impl Request {
     pub fn from_http<B>(
         hooks: &mut dyn WasiHttpHooks,
         req: http::Request<B>,
-    ) -> (Self, impl Future<Output = Result<(), ErrorCode>> + Send + 'static)
+    ) -> (Self, impl Future<Output = Result<(), Error>> + Send + 'static)
     where
         B: http_body::Body<Data = Bytes> + Send + 'static,
-        B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
+        B::Error: Into<Error>,
     {
         let (parts, body) = req.into_parts();
         let authority = parts.uri.authority().cloned().or_else(|| {
@@ -225,8 +240,8 @@ impl Request {
     pub fn into_http<T: WasiHttpView + 'static>(
         self,
         store: impl AsContextMut<Data = T>,
-        fut: impl Future<Output = Result<(), ErrorCode>> + Send + 'static,
-    ) -> HttpResult<(http::Request<HttpBody>, Option<Arc<RequestOptions>>)> {
+        fut: impl Future<Output = Result<(), Error>> + Send + 'static,
+    ) -> HttpResult<(http::Request<WasiBody>, Option<Arc<RequestOptions>>)> {
         self.into_http_with_getter(store, fut, getter_of::<T>)
     }
 
@@ -234,10 +249,11 @@ impl Request {
     pub fn into_http_with_getter<T: 'static>(
         self,
         store: impl AsContextMut<Data = T>,
-        fut: impl Future<Output = Result<(), ErrorCode>> + Send + 'static,
+        fut: impl Future<Output = Result<(), Error>> + Send + 'static,
         getter: fn(&mut T) -> WasiHttpCtxView<'_>,
-    ) -> HttpResult<(http::Request<HttpBody>, Option<Arc<RequestOptions>>)> {
-        trappable(self.convert_to_http(store, getter, Some(Box::pin(fut))))
+    ) -> HttpResult<(http::Request<WasiBody>, Option<Arc<RequestOptions>>)> {
+        let (req, options) = trappable(self.convert_to_http(store, getter, Some(Box::pin(report_future(fut)))))?;
+        Ok((req.map(wasi_body), options))
     }
 
     /// [`Request::into_http`] where the guest learns the transmission's
@@ -275,18 +291,8 @@ impl Request {
 }
 
 /// The `error-code` of a body error.
-fn body_error<E: Into<Box<dyn std::error::Error + Send + Sync>>>(e: E) -> ErrorCode {
-    let e: Box<dyn std::error::Error + Send + Sync> = e.into();
-    if let Some(code) = e.downcast_ref::<ErrorCode>() {
-        return code.clone();
-    }
-    if let Some(code) = e.downcast_ref::<crate::p2::bindings::http::types::ErrorCode>() {
-        return super::errors::from_p2(code.clone());
-    }
-    match e.downcast::<hyper::Error>() {
-        Ok(h) => hyper_response_error(*h),
-        Err(e) => ErrorCode::InternalError(Some(e.to_string())),
-    }
+fn body_error<E: Into<Error>>(e: E) -> ErrorCode {
+    plain_code(e.into())
 }
 
 impl Response {
@@ -296,11 +302,12 @@ impl Response {
         status: StatusCode,
         headers: impl Into<FieldMap>,
         body: B,
-    ) -> (Self, impl Future<Output = Result<(), ErrorCode>> + Send + 'static)
+    ) -> (Self, impl Future<Output = Result<(), Error>> + Send + 'static)
     where
-        B: http_body::Body<Data = Bytes, Error = ErrorCode> + Send + 'static,
+        B: http_body::Body<Data = Bytes> + Send + 'static,
+        B::Error: Into<Error>,
     {
-        let (body, fut) = host_body(to_http_body(body, |e| e));
+        let (body, fut) = host_body(to_http_body(body, body_error));
         (
             Response {
                 status,
@@ -316,10 +323,10 @@ impl Response {
     pub fn from_http<B>(
         hooks: &mut dyn WasiHttpHooks,
         res: http::Response<B>,
-    ) -> (Self, impl Future<Output = Result<(), ErrorCode>> + Send + 'static)
+    ) -> (Self, impl Future<Output = Result<(), Error>> + Send + 'static)
     where
         B: http_body::Body<Data = Bytes> + Send + 'static,
-        B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
+        B::Error: Into<Error>,
     {
         let (parts, body) = res.into_parts();
         let headers = FieldMap::new_immutable(hooks, parts.headers);
@@ -341,8 +348,8 @@ impl Response {
     pub fn into_http<T: WasiHttpView + 'static>(
         self,
         store: impl AsContextMut<Data = T>,
-        fut: impl Future<Output = Result<(), ErrorCode>> + Send + 'static,
-    ) -> weft::Result<http::Response<HttpBody>> {
+        fut: impl Future<Output = Result<(), Error>> + Send + 'static,
+    ) -> weft::Result<http::Response<WasiBody>> {
         self.into_http_with_getter(store, fut, getter_of::<T>)
     }
 
@@ -350,10 +357,11 @@ impl Response {
     pub fn into_http_with_getter<T: 'static>(
         self,
         store: impl AsContextMut<Data = T>,
-        fut: impl Future<Output = Result<(), ErrorCode>> + Send + 'static,
+        fut: impl Future<Output = Result<(), Error>> + Send + 'static,
         getter: fn(&mut T) -> WasiHttpCtxView<'_>,
-    ) -> weft::Result<http::Response<HttpBody>> {
-        self.convert_to_http(store, getter, Some(Box::pin(fut)))
+    ) -> weft::Result<http::Response<WasiBody>> {
+        let res = self.convert_to_http(store, getter, Some(Box::pin(report_future(fut))))?;
+        Ok(res.map(wasi_body))
     }
 
     /// [`Response::into_http`] where the guest learns the transmission's
@@ -363,8 +371,8 @@ impl Response {
     pub fn into_http_reporting<T: WasiHttpView + 'static>(
         self,
         store: impl AsContextMut<Data = T>,
-    ) -> weft::Result<http::Response<HttpBody>> {
-        self.convert_to_http(store, getter_of::<T>, None)
+    ) -> weft::Result<http::Response<WasiBody>> {
+        Ok(self.convert_to_http(store, getter_of::<T>, None)?.map(wasi_body))
     }
 
     pub(crate) fn convert_to_http<T: 'static>(
@@ -385,10 +393,11 @@ impl Response {
     }
 }
 
+#[cfg(feature = "default-send-request")]
 impl<B> From<http::Request<B>> for Request
 where
     B: http_body::Body<Data = Bytes> + Send + 'static,
-    B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
+    B::Error: Into<Error>,
 {
     /// [`Request::from_http`] with the default hooks (the guest's report
     /// on the body is dropped).

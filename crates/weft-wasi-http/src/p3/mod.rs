@@ -10,8 +10,8 @@
 //! guest's `wasi:http/handler.handle` inside `Store::run_concurrent`.
 //!
 //! `client.send` goes through [`crate::WasiHttpHooks::send_request`] (the
-//! hook of 0.2 too): by default it is refused with
-//! `error-code.HTTP-request-denied`.
+//! hook of 0.2 too): by default it sends with
+//! [`crate::default_send_request`] (see the crate's documentation).
 //!
 //! ```no_run
 //! use weft::component::{Component, Linker, ResourceTable};
@@ -56,7 +56,7 @@
 
 pub mod bindings;
 mod body;
-mod errors;
+pub(crate) mod errors;
 mod host;
 mod maybe_mutable;
 mod message;

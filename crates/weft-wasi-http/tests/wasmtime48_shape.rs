@@ -1,0 +1,377 @@
+//! Code written against Wasmtime 48's `wasmtime_wasi_http` compiles
+//! against `weft_wasi_http` with the crates renamed, and runs: hooks with
+//! 48's `send_request` signature and error hooks, and a `HandlerState`
+//! (with its `WorkerState` and `WorkerExpiration`) serving requests
+//! through a `ProxyHandler`, reusing an instance and dropping it after a
+//! trap.
+
+#![allow(
+    clippy::type_complexity,
+    reason = "the hooks' send_request has Wasmtime 48's signature, spelled out"
+)]
+#![cfg(feature = "p3")]
+
+#[allow(dead_code, reason = "each test binary uses a part of the guests")]
+mod common;
+
+use bytes::Bytes;
+use http_body_util::BodyExt;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::task::{Context, Poll};
+use std::time::Instant;
+use weft::component::{Component, GuestTaskId, Linker, ResourceTable};
+use weft::{Engine, Store, StoreContextMut};
+use weft_wasi::p2::{WasiCtx, WasiCtxView, WasiView};
+use weft_wasi_http::handler::{
+    HandlerState, Instance, ProxyHandler, ProxyPre, ShouldAccept, TrapOrPanicError, WorkerExpiration, WorkerState,
+    WorkerStatus,
+};
+use weft_wasi_http::p2::bindings::http::types::ErrorCode;
+use weft_wasi_http::{Error, RequestOptions, WasiBody, WasiHttpCtx, WasiHttpCtxView, WasiHttpHooks, WasiHttpView};
+
+// ---- hooks, as an embedder writes them for Wasmtime 48 ----
+
+/// The URIs the hooks were asked to send.
+type Seen = Arc<Mutex<Vec<String>>>;
+
+struct MyHooks {
+    seen: Seen,
+}
+
+impl WasiHttpHooks for MyHooks {
+    fn send_request(
+        &mut self,
+        request: http::Request<WasiBody>,
+        _options: Option<RequestOptions>,
+        fut: Box<dyn Future<Output = Result<(), Error>> + Send>,
+    ) -> Box<
+        dyn Future<
+                Output = weft_wasi_http::Result<(
+                    http::Response<WasiBody>,
+                    Box<dyn Future<Output = Result<(), Error>> + Send>,
+                )>,
+            > + Send,
+    > {
+        _ = fut;
+        self.seen.lock().unwrap().push(request.uri().to_string());
+        Box::new(async move {
+            let body = http_body_util::Empty::<Bytes>::new()
+                .map_err(|never| match never {})
+                .boxed_unsync();
+            let io: Box<dyn Future<Output = Result<(), Error>> + Send> = Box::new(async { Ok(()) });
+            Ok((http::Response::new(body), io))
+        })
+    }
+
+    fn p2_outgoing_body_buffer_chunks(&mut self) -> usize {
+        4
+    }
+
+    fn p2_outgoing_body_chunk_size(&mut self) -> usize {
+        64 * 1024
+    }
+
+    fn p2_error_from_hyper(&mut self, _err: &hyper::Error) -> ErrorCode {
+        ErrorCode::HttpProtocolError
+    }
+
+    fn p2_error_from_connect(&mut self, _err: &std::io::Error) -> ErrorCode {
+        ErrorCode::ConnectionRefused
+    }
+
+    fn p3_error_from_tls(&mut self, _err: &std::io::Error) -> weft_wasi_http::p3::ErrorCode {
+        weft_wasi_http::p3::ErrorCode::TlsProtocolError
+    }
+}
+
+struct MyState {
+    wasi: WasiCtx,
+    http: WasiHttpCtx,
+    table: ResourceTable,
+    hooks: MyHooks,
+}
+
+impl MyState {
+    fn new(seen: &Seen) -> MyState {
+        MyState {
+            wasi: WasiCtx::builder().build(),
+            http: WasiHttpCtx::new(),
+            table: ResourceTable::new(),
+            hooks: MyHooks { seen: seen.clone() },
+        }
+    }
+}
+
+impl WasiView for MyState {
+    fn ctx(&mut self) -> WasiCtxView<'_> {
+        WasiCtxView {
+            ctx: &mut self.wasi,
+            table: &mut self.table,
+        }
+    }
+}
+
+impl WasiHttpView for MyState {
+    fn http(&mut self) -> WasiHttpCtxView<'_> {
+        WasiHttpCtxView {
+            ctx: &mut self.http,
+            table: &mut self.table,
+            hooks: &mut self.hooks,
+        }
+    }
+}
+
+// ---- a handler, as `wasmtime serve` builds one ----
+
+/// What the test learns of the workers.
+#[derive(Default)]
+struct Counts {
+    instantiated: AtomicUsize,
+    dropped_ok: AtomicUsize,
+    dropped_err: AtomicUsize,
+    started: AtomicUsize,
+}
+
+struct MyHandler {
+    engine: Engine,
+    pre: ProxyPre<MyState>,
+    seen: Seen,
+    counts: Arc<Counts>,
+    reuse: usize,
+}
+
+struct MyWorker {
+    counts: Arc<Counts>,
+    reuse: usize,
+}
+
+/// Never expires: the test's workers end by their reuse count.
+struct Never;
+
+impl WorkerExpiration for Never {
+    fn poll(self: Pin<&mut Self>, _cx: &mut Context<'_>, _state: WorkerStatus, _start: Instant) -> Poll<()> {
+        Poll::Pending
+    }
+}
+
+impl WorkerState for MyWorker {
+    type StoreData = MyState;
+    type RequestData = u32;
+
+    fn should_accept_request(&self, concurrent_count: usize, total_count: usize) -> ShouldAccept {
+        if total_count >= self.reuse {
+            ShouldAccept::Never
+        } else if concurrent_count >= 1 {
+            ShouldAccept::No
+        } else {
+            ShouldAccept::Yes
+        }
+    }
+
+    fn on_request_start(
+        &self,
+        _store: StoreContextMut<'_, MyState>,
+        data: u32,
+        _task: GuestTaskId,
+    ) -> Pin<Box<dyn Future<Output = ()> + 'static + Send + Sync>> {
+        assert_eq!(data, 7);
+        self.counts.started.fetch_add(1, Ordering::SeqCst);
+        Box::pin(std::future::pending())
+    }
+
+    fn drop(&self, store: Store<MyState>, result: Result<(), weft::Error>) {
+        drop(store);
+        match result {
+            Ok(()) => self.counts.dropped_ok.fetch_add(1, Ordering::SeqCst),
+            Err(_) => self.counts.dropped_err.fetch_add(1, Ordering::SeqCst),
+        };
+    }
+}
+
+fn my_view(state: &mut MyState) -> WasiHttpCtxView<'_> {
+    state.http()
+}
+
+impl HandlerState for MyHandler {
+    type StoreData = MyState;
+    type WorkerExpiration = Never;
+    type WorkerState = MyWorker;
+
+    async fn instantiate(&self) -> weft::Result<Instance<MyState, Never, MyWorker>> {
+        self.counts.instantiated.fetch_add(1, Ordering::SeqCst);
+        let mut store = Store::new(&self.engine, MyState::new(&self.seen));
+        let proxy = self.pre.instantiate_async(&mut store).await?;
+        Ok(Instance {
+            store,
+            proxy,
+            view: my_view,
+            expiration: Never,
+            state: MyWorker {
+                counts: self.counts.clone(),
+                reuse: self.reuse,
+            },
+        })
+    }
+}
+
+fn handler(guest: &str, reuse: usize) -> weft::Result<(ProxyHandler<MyHandler>, Arc<Counts>, Seen)> {
+    let engine = Engine::default();
+    let component = Component::new(&engine, wat::parse_str(common::proxy("0.2.12", guest))?)?;
+    let mut linker = Linker::<MyState>::new(&engine);
+    weft_wasi_http::p2::add_to_linker_async(&mut linker)?;
+    let pre = ProxyPre::P2(weft_wasi_http::p2::bindings::ProxyPre::new(
+        linker.instantiate_pre(&component)?,
+    )?);
+    let counts = Arc::new(Counts::default());
+    let seen = Seen::default();
+    let state = MyHandler {
+        engine,
+        pre,
+        seen: seen.clone(),
+        counts: counts.clone(),
+        reuse,
+    };
+    Ok((ProxyHandler::new(state), counts, seen))
+}
+
+fn request(path: &str) -> weft_wasi_http::handler::Request {
+    let body = http_body_util::Empty::<Bytes>::new()
+        .map_err(|never| match never {})
+        .boxed_unsync();
+    http::Request::get(format!("http://localhost{path}"))
+        .body(body)
+        .unwrap()
+}
+
+fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap()
+}
+
+#[test]
+fn a_handler_state_serves_requests_and_reuses_its_instance() -> weft::Result<()> {
+    let (handler, counts, _) = handler(common::FIXED, 3)?;
+    let rt = runtime();
+    rt.block_on(async {
+        for _ in 0..5 {
+            let response = handler.handle(7, request("/")).await?;
+            assert_eq!(response.status(), 200);
+            let body = response
+                .into_body()
+                .collect()
+                .await
+                .map_err(weft::Error::msg)?
+                .to_bytes();
+            assert_eq!(body, common::FIXED_BODY.as_bytes());
+            // The worker takes the next request once this call returned.
+            tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+        }
+        Ok::<_, weft::Error>(())
+    })?;
+    assert_eq!(counts.started.load(Ordering::SeqCst), 5);
+    // Three requests on the first instance, two on the second.
+    assert_eq!(counts.instantiated.load(Ordering::SeqCst), 2);
+    assert_eq!(counts.dropped_ok.load(Ordering::SeqCst), 1);
+    // Without a handler the idle worker ends (and the runtime can stop).
+    drop(handler);
+    drop(rt);
+    assert_eq!(counts.dropped_ok.load(Ordering::SeqCst), 2);
+    Ok(())
+}
+
+#[test]
+fn a_trap_drops_the_instance_and_fails_the_request() -> weft::Result<()> {
+    let (handler, counts, _) = handler(common::TRAP, 10)?;
+    runtime().block_on(async {
+        for _ in 0..2 {
+            let err = handler.handle(7, request("/")).await.expect_err("the guest traps");
+            assert!(err.downcast_ref::<TrapOrPanicError>().is_some(), "{err:?}");
+            tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+        }
+    });
+    // Each trap ended its worker: each request had an instance of its own.
+    assert_eq!(counts.dropped_err.load(Ordering::SeqCst), 2);
+    assert_eq!(counts.instantiated.load(Ordering::SeqCst), 2);
+    Ok(())
+}
+
+#[test]
+fn hooks_with_the_48_send_request_receive_the_guests_request() -> weft::Result<()> {
+    let (handler, _, seen) = handler(common::OUTGOING, 1)?;
+    runtime().block_on(async {
+        let response = handler.handle(7, request("/")).await?;
+        assert_eq!(response.status(), 200);
+        let body = response
+            .into_body()
+            .collect()
+            .await
+            .map_err(weft::Error::msg)?
+            .to_bytes();
+        assert_eq!(body, "sent\n");
+        Ok::<_, weft::Error>(())
+    })?;
+    assert_eq!(*seen.lock().unwrap(), ["https://example.com/"]);
+    Ok(())
+}
+
+#[test]
+fn handle_outside_a_tokio_runtime_is_an_error() -> weft::Result<()> {
+    let (handler, counts, _) = handler(common::FIXED, 1)?;
+    let err = common_block_on(handler.handle(7, request("/"))).expect_err("no runtime");
+    assert!(format!("{err}").contains("tokio runtime"), "{err}");
+    assert_eq!(counts.instantiated.load(Ordering::SeqCst), 0);
+    Ok(())
+}
+
+/// Polls `fut` on this thread (no tokio runtime).
+fn common_block_on<F: Future>(fut: F) -> F::Output {
+    let mut fut = std::pin::pin!(fut);
+    let mut cx = Context::from_waker(std::task::Waker::noop());
+    loop {
+        if let Poll::Ready(v) = fut.as_mut().poll(&mut cx) {
+            return v;
+        }
+        std::thread::yield_now();
+    }
+}
+
+/// A `HandlerState` whose instantiation fails.
+struct Failing;
+
+impl HandlerState for Failing {
+    type StoreData = MyState;
+    type WorkerExpiration = Never;
+    type WorkerState = MyWorker;
+
+    async fn instantiate(&self) -> weft::Result<Instance<MyState, Never, MyWorker>> {
+        Err(weft::Error::msg("no instance today"))
+    }
+}
+
+#[test]
+fn a_failed_instantiation_is_each_requests_error() {
+    use weft_wasi_http::handler::InstantiationError;
+    let handler = ProxyHandler::new(Failing);
+    let rt = runtime();
+    rt.block_on(async {
+        let requests: Vec<_> = (0..3)
+            .map(|_| {
+                let handler = handler.clone();
+                tokio::spawn(async move { handler.handle(7, request("/")).await })
+            })
+            .collect();
+        for r in requests {
+            let err = r.await.unwrap().expect_err("no instance");
+            let err = err
+                .downcast_ref::<InstantiationError<()>>()
+                .expect("an instantiation error");
+            assert!(format!("{err}").contains("no instance today"), "{err}");
+        }
+    });
+}
