@@ -690,7 +690,7 @@ fn spawn_send(sent: SendFuture) -> impl std::future::Future<Output = crate::Resu
             None => {
                 let spawned = std::thread::Builder::new()
                     .name("weft-wasi-http-send".into())
-                    .spawn(move || super::body::block_on(io));
+                    .spawn(move || weft_wasi::runtime::in_tokio(io));
                 if let Err(e) = spawned {
                     return Err(Error::InternalError(Some(format!(
                         "cannot start a thread for the outgoing request: {e}"
