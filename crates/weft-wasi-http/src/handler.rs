@@ -15,11 +15,15 @@
 //! each is a concurrent call of `wasi:http/handler.handle` in the store's
 //! event loop (`Store::run_concurrent`), which runs as long as the worker
 //! does. A WASI 0.2 proxy ([`Proxy::P2`]) takes one request at a time:
-//! Weft's 0.2 host functions are synchronous, so `incoming-handler.handle`
-//! runs to its end (the guest has written the body) before the next
-//! request is taken. Each worker runs on a thread of tokio's blocking pool
-//! (0.2 host functions wait on the calling thread), so
-//! [`ProxyHandler::handle`] must be called on a tokio runtime.
+//! `incoming-handler.handle` runs to its end (the guest has written the
+//! body) before the next request is taken. Link a 0.2 proxy with the
+//! synchronous WASI functions (`weft_wasi_http::p2::add_to_linker_sync`),
+//! whose waits block the worker's thread: its call is a synchronous task
+//! of the store's event loop, which Weft does not yet let block in an async
+//! host function (with `add_to_linker_async` the guest's first wait ends
+//! its call, and the response body is cut off). Each worker runs on a
+//! thread of tokio's blocking pool, so [`ProxyHandler::handle`] must be
+//! called on a tokio runtime.
 //!
 //! What a reused instance keeps between requests is what the guest keeps
 //! in its own memory and tables (as in Wasmtime): the host's side of a
@@ -470,14 +474,14 @@ async fn serve_p2<S: HandlerState>(
         total += 1;
         let Job { data, request, tx } = job;
         let prepared = Prepared::new(store.as_context_mut(), proxy, request, view, tx)?;
-        // The guest has run already: nothing to expire.
+        // The request's expiration is not awaited for 0.2 (it runs one
+        // request at a time, to its end).
         drop(state.on_request_start(store.as_context_mut(), data, prepared.task()));
-        if let Prepared::P2 { tx, .. } = prepared {
-            // The guest returned without responding.
-            if let Some(tx) = lock(&tx).take() {
-                let _ = tx.send(Err(weft::Error::msg("the guest returned without setting a response")));
-            }
-        }
+        // A guest that waits in async WASI functions runs on in the
+        // store's event loop; one linked synchronously has finished.
+        store
+            .run_concurrent(async |accessor| prepared.run(accessor, std::future::pending::<()>()).await)
+            .await??;
         idle_since = Instant::now();
     }
 }
@@ -592,6 +596,14 @@ where
 }
 
 /// The call of a 0.3 `wasi:http/handler.handle`.
+type P2Call<T> = TypedFuncCallConcurrent<
+    T,
+    (
+        Resource<p2::types::HostIncomingRequest>,
+        Resource<p2::types::HostResponseOutparam>,
+    ),
+    (),
+>;
 type P3Call<T> = TypedFuncCallConcurrent<T, (Resource<p3::Request>,), (Result<Resource<p3::Response>, p3::ErrorCode>,)>;
 
 /// A request handed to the guest, to run to its response
@@ -599,10 +611,9 @@ type P3Call<T> = TypedFuncCallConcurrent<T, (Resource<p3::Request>,), (Result<Re
 pub enum Prepared<'a, T: 'static> {
     #[doc(hidden)]
     P2 {
-        task: GuestTaskId,
+        call: P2Call<T>,
+        guest: &'a p2::bindings::Proxy,
         tx: Arc<Mutex<Option<ResponseSender>>>,
-        _proxy: &'a p2::bindings::Proxy,
-        _data: std::marker::PhantomData<fn() -> T>,
     },
     #[doc(hidden)]
     P3 {
@@ -615,8 +626,8 @@ pub enum Prepared<'a, T: 'static> {
 
 impl<'a, T: Send> Prepared<'a, T> {
     /// Hands `request` to the guest `proxy` in `store`; the response goes
-    /// to `tx`. A WASI 0.2 guest runs to its end here (Weft's 0.2 host
-    /// functions are synchronous); a 0.3 guest's call is started, and
+    /// to `tx`. The guest's call is started (a WASI 0.2 guest linked with
+    /// the synchronous WASI functions runs to its end here), and
     /// [`Prepared::run`] (in `Store::run_concurrent`) waits for its
     /// response.
     pub fn new(
@@ -640,12 +651,7 @@ impl<'a, T: Send> Prepared<'a, T> {
                 })?;
                 let func = guest.wasi_http_incoming_handler().func_handle();
                 let call = func.start_call_concurrent(store.as_context_mut(), (req, out))?;
-                Ok(Prepared::P2 {
-                    task: call.task(),
-                    tx,
-                    _proxy: guest,
-                    _data: std::marker::PhantomData,
-                })
+                Ok(Prepared::P2 { call, guest, tx })
             }
             Proxy::P3(guest) => {
                 let hooks = view(store.data_mut()).hooks;
@@ -661,7 +667,7 @@ impl<'a, T: Send> Prepared<'a, T> {
     /// The guest task that handles the request.
     fn task(&self) -> GuestTaskId {
         match self {
-            Prepared::P2 { task, .. } => *task,
+            Prepared::P2 { call, .. } => call.task(),
             Prepared::P3 { call, .. } => call.task(),
         }
     }
@@ -672,7 +678,11 @@ impl<'a, T: Send> Prepared<'a, T> {
     /// expired: [`ExpirationError`] is sent); `Err` is a trap.
     pub async fn run(self, accessor: &Accessor<T>, expiration: impl Future<Output = ()>) -> weft::Result<bool> {
         match self {
-            Prepared::P2 { tx, .. } => {
+            Prepared::P2 { call, guest, tx } => {
+                // A guest linked with the async WASI functions may still
+                // be waiting in them: its call runs on here.
+                let func = guest.wasi_http_incoming_handler().func_handle();
+                func.finish_call_concurrent(accessor, call).await?;
                 if let Some(tx) = lock(&tx).take() {
                     let _ = tx.send(Err(weft::Error::msg("the guest returned without setting a response")));
                     return Ok(false);
