@@ -6,7 +6,7 @@ use crate::store::{AsContextMut, InstanceData, StoreId, StoreInner, StoreOpaque}
 use crate::trap::TrapExt;
 use crate::types::{GlobalType, MemoryType, TableType};
 use crate::{Func, Module, SharedMemory, Trap};
-use weft_environ::{EngineOrModuleTypeIndex, EntityIndex, EntityType, WasmValType};
+use weft_environ::{EntityIndex, EntityType, WasmValType};
 use weft_runtime::{FuncRefPtr, InstanceImports};
 use weft_types::VMSharedTypeIndex;
 
@@ -308,13 +308,8 @@ fn check_import(
 fn val_type_matches(module: &Module, have: WasmValType, want: WasmValType) -> bool {
     match (have, want) {
         (WasmValType::Ref(have), WasmValType::Ref(want)) => {
-            let types = &module.inner.engine.inner.types;
-            have.matches_with(&want, &mut |a, b| match (a, b) {
-                (EngineOrModuleTypeIndex::Engine(a), EngineOrModuleTypeIndex::Engine(b)) => {
-                    types.is_subtype(VMSharedTypeIndex(a), VMSharedTypeIndex(b))
-                }
-                (a, b) => a == b,
-            })
+            let engine = &module.inner.engine;
+            have.matches_with(&want, &mut |a, b| crate::types::index_matches(engine, a, b))
         }
         (have, want) => have == want,
     }

@@ -165,16 +165,21 @@ impl HeapType {
             (Some(a), Some(b)) => Engine::same(a, b),
             _ => true,
         };
-        self.to_wasm().matches_with(other.to_wasm(), &mut |a, b| match (a, b) {
-            (EngineOrModuleTypeIndex::Engine(a), EngineOrModuleTypeIndex::Engine(b)) => {
-                same_engine
-                    && engine
-                        .inner
-                        .types
-                        .is_subtype(VMSharedTypeIndex(a), VMSharedTypeIndex(b))
-            }
-            (a, b) => a == b,
-        })
+        self.to_wasm()
+            .matches_with(other.to_wasm(), &mut |a, b| same_engine && index_matches(engine, a, b))
+    }
+}
+
+/// Whether type index `a` names a subtype of the type `b` names: for
+/// canonical (engine) indices by `engine`'s declared subtyping, otherwise
+/// when they are the same index.
+pub(crate) fn index_matches(engine: &Engine, a: EngineOrModuleTypeIndex, b: EngineOrModuleTypeIndex) -> bool {
+    match (a, b) {
+        (EngineOrModuleTypeIndex::Engine(a), EngineOrModuleTypeIndex::Engine(b)) => engine
+            .inner
+            .types
+            .is_subtype(VMSharedTypeIndex(a), VMSharedTypeIndex(b)),
+        (a, b) => a == b,
     }
 }
 
