@@ -133,6 +133,20 @@ impl Suspender {
         // The store is lent to the resumer for the duration of this call:
         // nothing on this fiber touches it until `suspend` returns.
         let _ = store;
+        self.switch_out()
+    }
+
+    /// Suspends the fiber this is called on while code on it keeps its
+    /// borrow of the store (a host future holding the store, waiting for
+    /// I/O): the resumer gets control back but not the store, and must run
+    /// nothing that uses the store until it resumes or cancels this fiber.
+    /// Weft's scheduler keeps that rule by running nothing else in the
+    /// store meanwhile. Fails as [`Suspender::suspend`] does.
+    pub fn suspend_holding_store(&self) -> Result<(), SuspendError> {
+        self.switch_out()
+    }
+
+    fn switch_out(&self) -> Result<(), SuspendError> {
         if self.shared.cancelled.get() {
             return Err(SuspendError::Cancelled);
         }

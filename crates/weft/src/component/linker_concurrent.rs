@@ -3,7 +3,7 @@
 //! an [`Accessor`]; the `*_async` ones hold the store for the whole call
 //! and wait on the fiber of a `call_async` (as in Wasmtime 48).
 
-use super::concurrent::{Accessor, HostFuture};
+use super::concurrent::{block_on_store, Accessor, HostFuture};
 use super::func_wrap::{results_of, typecheck_check, write_results};
 use super::linker::{ConcurrentHostFunc, Definition, HostFunc};
 use super::typed::{ComponentNamedList, Lift, Lower};
@@ -108,8 +108,9 @@ impl<T: 'static> LinkerInstance<'_, T> {
 
     /// Defines `name` as a host function whose body is a future holding
     /// the store (as Wasmtime's `func_wrap_async`): the call waits for it
-    /// on the fiber of the `call_async` that runs the guest, and fails
-    /// under a synchronous `call`. It cannot satisfy an `async func` import
+    /// on the fiber of the `call_async` that runs the guest or, called by a
+    /// task of the component model's async ABI, on the task's fiber while
+    /// nothing else in the store runs; it fails under a synchronous `call`. It cannot satisfy an `async func` import
     /// (use [`LinkerInstance::func_wrap_concurrent`]).
     pub fn func_wrap_async<Params, Return, F>(&mut self, name: &str, f: F) -> crate::Result<()>
     where
@@ -123,11 +124,7 @@ impl<T: 'static> LinkerInstance<'_, T> {
         let host: HostFunc<T> = Arc::new(
             move |mut store: StoreContextMut<'_, T>, _ty: &ComponentFunc, args: &[Val], results: &mut [Val]| {
                 let params = Params::lift(&mut store, Val::Tuple(args.to_vec()))?;
-                let (cx, entry) = store.0.opaque().async_parts()?;
-                let ret = {
-                    let mut future = Box::into_pin(f(store.as_context_mut(), params));
-                    crate::async_support::block_on(&cx, entry, future.as_mut())??
-                };
+                let ret = block_on_store(&mut store, |s| Box::into_pin(f(s, params)))??;
                 write_results(results, results_of(&mut store, ret)?)
             },
         );
@@ -151,10 +148,8 @@ impl<T: 'static> LinkerInstance<'_, T> {
             + 'static,
     {
         let host: HostFunc<T> = Arc::new(
-            move |store: StoreContextMut<'_, T>, ty: &ComponentFunc, args: &[Val], results: &mut [Val]| {
-                let (cx, entry) = store.0.opaque().async_parts()?;
-                let mut future = Box::into_pin(f(store, ty.clone(), args, results));
-                crate::async_support::block_on(&cx, entry, future.as_mut())?
+            move |mut store: StoreContextMut<'_, T>, ty: &ComponentFunc, args: &[Val], results: &mut [Val]| {
+                block_on_store(&mut store, |s| Box::into_pin(f(s, ty.clone(), args, results)))?
             },
         );
         self.insert(name, Definition::Func(host, None))
@@ -171,10 +166,8 @@ impl<T: 'static> LinkerInstance<'_, T> {
             + Sync
             + 'static,
     {
-        self.resource(name, ty, move |store, rep| {
-            let (cx, entry) = store.0.opaque().async_parts()?;
-            let mut future = Box::into_pin(dtor(store, rep));
-            crate::async_support::block_on(&cx, entry, future.as_mut())?
+        self.resource(name, ty, move |mut store, rep| {
+            block_on_store(&mut store, |s| Box::into_pin(dtor(s, rep)))?
         })
     }
 }

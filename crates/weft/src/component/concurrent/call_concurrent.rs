@@ -95,25 +95,27 @@ impl PendingCall {
         host::check_concurrency_support(store)?;
         host::release_dropped(store);
         let dropped = store.components().sched.host.dropped.clone();
-        if !calls::is_async_typed(store, func.index) {
-            // `call` makes the group of a synchronous call itself.
-            let params = match params {
-                HostCallArgs::Vals(v) => v,
-                HostCallArgs::Flat(_) => crate::bail!("internal error: flat arguments for a synchronous function"),
-            };
-            let mut out = vec![Val::Bool(false); results];
-            func.call(&mut *store, &params, &mut out)?;
-            return Ok(PendingCall {
-                func,
-                hold: TaskHold { task: None, dropped },
-                done: Some(TaskResult::Vals(out)),
-                id: GuestTaskId(0),
-                group: None,
-            });
-        }
         check_call(store, lifted_ref(store, func.index)?, results)?;
         let group = super::hooks::start(store)?;
-        let task = calls::start_host_call(store, func.index, params, group)?;
+        let task = if calls::is_async_typed(store, func.index) {
+            calls::start_host_call(store, func.index, params, group)
+        } else {
+            match params {
+                HostCallArgs::Vals(v) => calls::start_sync_host_call(store, func.index, v, group),
+                HostCallArgs::Flat(_) => Err(crate::format_err!(
+                    "internal error: flat arguments for a synchronous function"
+                )),
+            }
+        };
+        let task = match task {
+            Ok(task) => task,
+            Err(e) => {
+                if let Some(g) = group {
+                    let _ = super::hooks::finish(store, g);
+                }
+                return Err(e);
+            }
+        };
         Ok(PendingCall {
             func,
             hold: TaskHold {

@@ -455,6 +455,41 @@ pub(crate) fn start_host_call<T: 'static>(
     start_task(store, index, Caller::Host(Some(args)), None, group)
 }
 
+/// Starts a call from the host into the lifted function `index` of a
+/// synchronous type for `call_concurrent`: unlike a synchronous `call`, its
+/// task runs on a fiber, which the event loop resumes (so an async host
+/// function it calls may wait without blocking the executor), and it may
+/// not block in the guest's own waits before it returns. The caller gets
+/// the task with one reference and polls [`poll_host_call`].
+pub(crate) fn start_sync_host_call<T: 'static>(
+    store: &mut StoreContextMut<'_, T>,
+    index: u32,
+    args: Vec<Val>,
+    group: Option<hooks::TaskGroupId>,
+) -> crate::Result<EntryId> {
+    let (task, thread) = new_task(store, index, false, Caller::Host(Some(HostCallArgs::Vals(args))), None)?;
+    if let Some(d) = store.components_mut().sched.task_data.get_mut(&task) {
+        d.group = group;
+    }
+    let spawned = sched::spawn(store, thread, move |store| {
+        let r = implicit_thread(store, index, task, thread);
+        let exited = exit_thread(store, thread);
+        r.and(exited)
+    });
+    // The event loop starts it, as a ready thread.
+    let ready = spawned.and_then(|()| {
+        let tasks = &mut store.components_mut().tasks;
+        tasks.start_waiting(thread, WaitFor::Nothing, false).map_err(trap)
+    });
+    if let Err(e) = ready {
+        let _ = exit_thread(store, thread);
+        let _ = store.components_mut().tasks.release(task);
+        collect(store);
+        return Err(e);
+    }
+    Ok(task)
+}
+
 /// Whether the host's call `task` has its answer ([`answer_host_call`]:
 /// then given up). Pending, with `waker` woken at its resolution,
 /// otherwise.

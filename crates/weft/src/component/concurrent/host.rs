@@ -18,7 +18,7 @@
 use super::accessor::{Accessor, AccessorTask, HasData, JoinHandle, JoinState};
 use super::id_map::IdMap;
 use super::sched;
-use super::{calls, hooks, host_streams};
+use super::{calls, hold, hooks, host_streams};
 use crate::component::call::{lift_args_from_core, lift_async_args, lower_async_results, lower_sync_results};
 use crate::component::handles::lift_resources;
 use crate::component::lock;
@@ -157,6 +157,18 @@ impl ReadyQueue {
         std::mem::take(&mut *lock(&self.ids))
     }
 
+    /// Takes `id` out of the queue; whether it was woken.
+    fn take_id(&self, id: u64) -> bool {
+        let mut ids = lock(&self.ids);
+        let before = ids.len();
+        ids.retain(|i| *i != id);
+        ids.len() != before
+    }
+
+    fn contains(&self, id: u64) -> bool {
+        lock(&self.ids).contains(&id)
+    }
+
     fn is_empty(&self) -> bool {
         lock(&self.ids).is_empty()
     }
@@ -228,6 +240,60 @@ fn host<'a, T>(store: &'a mut StoreContextMut<'_, T>) -> &'a mut HostTasks {
 pub(crate) fn check_concurrency_support<T>(store: &StoreContextMut<'_, T>) -> crate::Result<()> {
     if !store.0.opaque().engine.get_concurrency_support() {
         crate::bail!("concurrency support is not enabled (`Config::concurrency_support`)");
+    }
+    Ok(())
+}
+
+/// Whether `run_concurrent` is driving the store now.
+pub(crate) fn in_run_concurrent<T>(store: &mut StoreContextMut<'_, T>) -> bool {
+    host(store).in_run_concurrent > 0
+}
+
+/// A new id of the ready queue that belongs to no host task, and the waker
+/// that puts it on the queue (for a hold, see `hold.rs`).
+pub(crate) fn new_wake_id<T>(store: &mut StoreContextMut<'_, T>) -> (u64, Waker) {
+    let host = host(store);
+    let id = host.next_id;
+    host.next_id += 1;
+    let waker = Waker::from(Arc::new(TaskWaker {
+        id,
+        queue: host.queue.clone(),
+    }));
+    (id, waker)
+}
+
+/// Takes the id of [`new_wake_id`] off the ready queue; whether it was on.
+pub(crate) fn take_wake_id<T>(store: &mut StoreContextMut<'_, T>, id: u64) -> bool {
+    host(store).queue.take_id(id)
+}
+
+/// Forgets an id of [`new_wake_id`] that is no longer used.
+pub(crate) fn forget_wake_id<T>(store: &mut StoreContextMut<'_, T>, id: u64) {
+    host(store).queue.take_id(id);
+}
+
+/// Sleeps until the id of [`new_wake_id`] is woken: suspends the fiber of
+/// a `call_async` when it is the innermost, else parks the thread.
+pub(crate) fn sleep_for_wake<T: 'static>(store: &mut StoreContextMut<'_, T>, id: u64) -> crate::Result<()> {
+    let queue = host(store).queue.clone();
+    if queue.contains(id) {
+        return Ok(());
+    }
+    let async_cx = store.0.opaque().async_state.as_ref().map(|s| s.parts());
+    if let Some((cx, entry)) = async_cx.filter(|(cx, _)| cx.can_suspend()) {
+        let mut woken = std::future::poll_fn(|c| {
+            queue.set_sleeper(c.waker());
+            if queue.contains(id) {
+                Poll::Ready(())
+            } else {
+                Poll::Pending
+            }
+        });
+        return crate::async_support::block_on(&cx, entry, Pin::new(&mut woken));
+    }
+    queue.set_sleeper(&Waker::from(Arc::new(Unpark(std::thread::current()))));
+    while !queue.contains(id) {
+        std::thread::park();
     }
     Ok(())
 }
@@ -586,6 +652,10 @@ pub(crate) fn release_dropped<T: 'static>(store: &mut StoreContextMut<'_, T>) {
 /// may run, and polls the host tasks that were woken. Whether anything
 /// happened.
 pub(crate) fn step<T: 'static>(store: &mut StoreContextMut<'_, T>) -> crate::Result<bool> {
+    // While a thread holds the store, it is all that may run.
+    if let Some(r) = hold::step_held(store) {
+        return r;
+    }
     release_dropped(store);
     if std::mem::take(&mut store.components_mut().newly_trapped) && calls::fail_stranded(store) {
         return Ok(true);
@@ -595,10 +665,10 @@ pub(crate) fn step<T: 'static>(store: &mut StoreContextMut<'_, T>) -> crate::Res
     }
     let mut progress = false;
     while let Some(t) = sched::next_runnable(store) {
-        resume_routed(store, t)?;
+        resume_from_loop(store, t)?;
         progress = true;
-        if store.components().sched.yielded {
-            // The executor's turn first.
+        if store.components().sched.yielded || hold::active(store).is_some() {
+            // The executor's turn first (or the holding thread's wake-up).
             break;
         }
     }
@@ -608,10 +678,21 @@ pub(crate) fn step<T: 'static>(store: &mut StoreContextMut<'_, T>) -> crate::Res
     Ok(calls::fail_stranded(store))
 }
 
+/// [`resume_routed`] as the event loop's own turn: a thread that suspends
+/// holding the store leaves the loop to wait for its wake-up (see
+/// `hold.rs`).
+fn resume_from_loop<T: 'static>(store: &mut StoreContextMut<'_, T>, t: weft_tasks::ThreadId) -> crate::Result<()> {
+    let depth = store.components().sched.running.len();
+    let outer = store.components_mut().sched.loop_depth.replace(depth);
+    let r = resume_routed(store, t);
+    store.components_mut().sched.loop_depth = outer;
+    r
+}
+
 /// Resumes the ready thread `t` for the event loop: a trap goes to the
 /// host's call that led to the thread's task (or stays with its instance
 /// when none waits for it); any other error ends the loop.
-fn resume_routed<T: 'static>(store: &mut StoreContextMut<'_, T>, t: weft_tasks::ThreadId) -> crate::Result<()> {
+pub(crate) fn resume_routed<T: 'static>(store: &mut StoreContextMut<'_, T>, t: weft_tasks::ThreadId) -> crate::Result<()> {
     let task = store.components().tasks.thread(t).map(|s| s.task);
     match (sched::resume(store, t, false), task) {
         (Ok(()), _) => Ok(()),
@@ -640,9 +721,10 @@ fn step_seeded<T: 'static>(store: &mut StoreContextMut<'_, T>) -> crate::Result<
         let k = sched::schedule(store).map_or(0, |s| s.pick(choices));
         match (threads, k) {
             (Some(t), 0) => {
-                resume_routed(store, t)?;
-                if store.components().sched.yielded {
-                    // The executor's turn first.
+                resume_from_loop(store, t)?;
+                if store.components().sched.yielded || hold::active(store).is_some() {
+                    // The executor's turn first (or the holding thread's
+                    // wake-up).
                     return Ok(true);
                 }
             }
@@ -671,6 +753,13 @@ pub(crate) fn poll_woken<T: 'static>(store: &mut StoreContextMut<'_, T>) -> crat
 /// task to wait for, and inside `run_concurrent` (a synchronous call there
 /// must not block the executor).
 pub(crate) fn sleep<T: 'static>(store: &mut StoreContextMut<'_, T>) -> crate::Result<()> {
+    if hold::active(store).is_some() {
+        // Only the holding thread's wake-up counts.
+        return match hold::hold_id(store) {
+            Some(id) => sleep_for_wake(store, id),
+            None => Ok(()),
+        };
+    }
     let host = host(store);
     if !host.queue.is_empty() {
         return Ok(());
@@ -729,8 +818,12 @@ fn drive<T: 'static, R>(
     let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         for _ in 0..TURNS_PER_POLL {
             host(&mut store).queue.set_sleeper(cx.waker());
-            if let Poll::Ready(r) = weft_fiber::lend_store(&mut *store.0, || main.as_mut().poll(cx)) {
-                return Poll::Ready(Ok(r));
+            // While a thread holds the store, `main` waits too.
+            let held = hold::active(&store).is_some();
+            if !held {
+                if let Poll::Ready(r) = weft_fiber::lend_store(&mut *store.0, || main.as_mut().poll(cx)) {
+                    return Poll::Ready(Ok(r));
+                }
             }
             match step(&mut store) {
                 // A thread yielded: the executor gets a turn.
@@ -746,6 +839,17 @@ fn drive<T: 'static, R>(
     }));
     host(&mut store).in_run_concurrent -= 1;
     r.unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+}
+
+/// The store of a `run_concurrent`: when its future is dropped while a
+/// thread holds the store, the hold is cancelled (see `hold.rs`), so the
+/// store is free when the embedder gets it back.
+struct Driver<'a, T: 'static>(&'a mut StoreInner<T>);
+
+impl<T: 'static> Drop for Driver<'_, T> {
+    fn drop(&mut self) {
+        hold::cancel(&mut StoreContextMut(&mut *self.0));
+    }
 }
 
 impl<T: 'static> StoreContextMut<'_, T> {
@@ -765,9 +869,9 @@ impl<T: 'static> StoreContextMut<'_, T> {
         check_concurrency_support(&self)?;
         let accessor = Accessor::<T>::new_self();
         let main = std::pin::pin!(fun(&accessor));
-        let inner = self.0;
+        let driver = Driver(self.0);
         let mut main = main;
-        std::future::poll_fn(move |cx| drive(inner, cx, main.as_mut())).await
+        std::future::poll_fn(move |cx| drive(&mut *driver.0, cx, main.as_mut())).await
     }
 
     /// Spawns `task` on the store's event loop; it runs in the next

@@ -42,6 +42,8 @@ mod copy;
 #[cfg(feature = "component-model-async")]
 mod drivers;
 #[cfg(feature = "component-model-async")]
+mod hold;
+#[cfg(feature = "component-model-async")]
 mod hooks;
 #[cfg(feature = "component-model-async")]
 mod host;
@@ -70,6 +72,8 @@ pub use call_concurrent::{FuncCallConcurrent, GuestTaskId, TypedFuncCallConcurre
 pub(crate) use calls::{
     call_async_typed, call_lowered, enter_task, exit_innermost_task, exit_task, is_async_typed, AsyncAdapter,
 };
+#[cfg(feature = "component-model-async")]
+pub(crate) use hold::block_on_store;
 #[cfg(feature = "component-model-async")]
 pub(crate) use hooks::around_call;
 #[cfg(feature = "component-model-async")]

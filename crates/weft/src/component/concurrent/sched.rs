@@ -8,7 +8,7 @@
 // the loop, so each part calls the others.
 use super::calls::TaskData;
 use super::id_map::DenseMap;
-use super::{copy, hooks, host};
+use super::{copy, hold, hooks, host};
 use crate::component::trap;
 use crate::store::StoreInner;
 use crate::StoreContextMut;
@@ -77,6 +77,12 @@ pub(crate) struct Sched {
     /// Set when a thread yielded to the executor (a fuel or epoch yield):
     /// the event loop gives the executor a turn.
     pub(crate) yielded: bool,
+    /// The hold of a host function whose future holds the store (see
+    /// `hold.rs`).
+    pub(crate) hold: Option<hold::Hold>,
+    /// The depth of the running threads where the event loop's own turn
+    /// resumes a thread (see `host::step`), while it does.
+    pub(crate) loop_depth: Option<usize>,
 }
 
 /// The pseudo-random pick of replayable scheduling
@@ -149,6 +155,11 @@ impl Sched {
     /// Whether `thread` runs on a fiber.
     pub(crate) fn has_fiber(&self, thread: ThreadId) -> bool {
         self.fibers.contains_key(&thread)
+    }
+
+    /// The suspender of `thread`'s fiber.
+    pub(crate) fn suspender(&self, thread: ThreadId) -> Option<Suspender> {
+        self.fibers.get(&thread).map(|f| f.suspender.clone())
     }
 }
 
@@ -342,6 +353,12 @@ fn resume_fiber<T: 'static>(
     let func = components.sched.task_data.get(&task).map_or(u32::MAX, |d| d.func);
     let depth = components.sched.running.len();
     components.sched.running.push(Running { thread, task, func });
+    // The synchronous calls above the thread's own when it suspended
+    // holding the store run on.
+    if let Some(h) = components.sched.hold.as_mut().filter(|h| h.thread == thread) {
+        let above = std::mem::take(&mut h.above);
+        components.sched.running.extend(above);
+    }
     components.sched.resumed_cancelled = cancelled;
     // The call hook hears the fiber's transitions open again, and close
     // when it suspends (a hook's error at these points is not reported:
@@ -352,9 +369,21 @@ fn resume_fiber<T: 'static>(
     let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| fiber.resume(&mut *store.0)));
     stack.swap(store.0.opaque().objects.context());
     let hooks = store.0.suspend_call_hooks(hook_depth).unwrap_or_default();
-    // Calls on the fiber's stack that a trap cut short left their tasks
-    // above the fiber's own: end them (a fiber only suspends from the top).
-    let _ = super::calls::exit_task(store, depth + 1);
+    let holding = hold::active(store) == Some(thread);
+    if holding {
+        // Suspended in a host function holding the store: the calls above
+        // the thread's own are set aside until it resumes.
+        let sched = &mut store.components_mut().sched;
+        let above = sched.running.split_off((depth + 1).min(sched.running.len()));
+        if let Some(h) = sched.hold.as_mut() {
+            h.above = above;
+        }
+    } else {
+        // Calls on the fiber's stack that a trap cut short left their tasks
+        // above the fiber's own: end them (a fiber only suspends from the
+        // top otherwise).
+        let _ = super::calls::exit_task(store, depth + 1);
+    }
     let components = store.components_mut();
     components.sched.running.truncate(depth);
     let _ = components.tasks.set_running(thread, false);
@@ -376,7 +405,13 @@ fn resume_fiber<T: 'static>(
         run.stack = stack;
         run.hooks = hooks;
     }
-    match components.sched.failure.take() {
+    let failure = components.sched.failure.take();
+    // A resumer other than the event loop's turn goes on only once the
+    // store is free again.
+    if holding && components.sched.loop_depth != Some(depth) {
+        hold::wait_in_place(store, thread)?;
+    }
+    match failure {
         Some(e) => Err(e),
         None => Ok(()),
     }
@@ -559,7 +594,8 @@ pub(crate) fn run_until<T: 'static>(
         if done(store) {
             return Ok(());
         }
-        if host::step(store)? {
+        let stepped = host::step(store).inspect_err(|_| hold::cancel(store))?;
+        if stepped {
             // A thread that yielded gives the executor a turn, when the
             // call is async.
             if std::mem::take(&mut store.components_mut().sched.yielded) && store.0.opaque().async_state.is_some() {
@@ -567,8 +603,8 @@ pub(crate) fn run_until<T: 'static>(
             }
             continue;
         }
-        if store.components().sched.host.len() > 0 {
-            host::sleep(store)?;
+        if store.components().sched.host.len() > 0 || hold::active(store).is_some() {
+            host::sleep(store).inspect_err(|_| hold::cancel(store))?;
             continue;
         }
         let waits = store.components().tasks.describe_waits();
