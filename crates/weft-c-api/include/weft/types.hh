@@ -382,7 +382,7 @@ public:
   static ValType exnref() { return ValType(ValKind::ExnRef); }
 
   /// A view of the type.
-  Ref *operator->() {
+  const Ref *operator->() const {
     view = Ref(ptr.get());
     return &view;
   }
@@ -420,7 +420,7 @@ public:
   wasm_valtype_t *capi_release() { return ptr.release(); }
 
 private:
-  Ref view = Ref(static_cast<const wasm_valtype_t *>(nullptr));
+  mutable Ref view = Ref(static_cast<const wasm_valtype_t *>(nullptr));
 };
 
 namespace detail {
