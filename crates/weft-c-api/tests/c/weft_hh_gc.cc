@@ -78,15 +78,22 @@ int main() {
     CHECK(!none);
     CHECK(typed.call(cx, ext).unwrap().has_value());
   }
-  // Its data is freed by a GC once no root or global holds it.
+  // Its data is freed with its store.
+  int before_store = 0;
   {
-    ExternRef tracked(cx, Tracked(7));
-    CHECK(std::any_cast<Tracked &>(tracked.data(cx)).value == 7);
+    Store other(engine);
+    ExternRef tracked(other, Tracked(7));
+    CHECK(std::any_cast<Tracked &>(tracked.data(other)).value == 7);
+    int before = finalized;
+    Val in_val(tracked);
+    Val copied = in_val;
+    CHECK(finalized == before && std::any_cast<Tracked &>(copied.externref()->data(other)).value == 7);
+    ExternRef survivor = std::move(tracked);
+    tracked = survivor;
+    CHECK(finalized == before);
+    before_store = finalized;
   }
-  int before = finalized;
-  ext_global.set(cx, Val(std::optional<ExternRef>())).unwrap();
-  cx.gc();
-  std::cout << "externref data freed after the GC: " << (finalized > before) << "\n";
+  std::cout << "externref data freed with its store: " << (finalized == before_store + 1) << "\n";
 
   // i31refs and anyrefs.
   AnyRef i31 = AnyRef::i31(cx, 0x7fffffff);
@@ -172,10 +179,11 @@ int main() {
   CHECK(v4.anyref()->as_struct(cx)->field(cx, 0).unwrap().i32() == 20);
   std::cout << "copies, moves and raw references ok\n";
 
-  // The objects are collected once nothing roots them; the global keeps
-  // its struct.
+  // A GC with roots held by the host keeps their objects.
   get_func("stash").call(cx, {Val(std::optional<AnyRef>())}).unwrap();
   cx.gc();
+  CHECK(point.field(cx, 0).unwrap().i32() == 20 && ints.get(cx, 2).unwrap().i32() == 30);
+  CHECK(std::any_cast<std::string>(ExternRef(cx, std::string("after gc")).data(cx)) == "after gc");
   std::cout << "done\n";
   return 0;
 }
