@@ -1,8 +1,10 @@
-// weft.hh's component type classes, through <weft/component.hh> alone:
-// the imports and exports of component.wasm (component.wat) reflected
-// down to every value type (records, variants, enums, flags, lists,
-// tuples, options, results, resources), the core module import's type, and
-// the type of a function of an instance.
+// weft.hh's component type and value classes, through <weft/component.hh>
+// alone: the imports and exports of component.wasm (component.wat)
+// reflected down to every value type (records, variants, enums, flags,
+// lists, tuples, options, results, resources), the core module import's
+// type, and the type of a function of an instance; then a record holding a
+// value of every kind, built from the aggregate classes, and a host
+// resource, passed through the component and read back.
 #include <fstream>
 #include <iostream>
 #include <iterator>
@@ -213,6 +215,125 @@ int main() {
   std::vector<Val> results(1);
   first.call(cx, args, results).unwrap();
   CHECK(results[0].is_u32() && results[0].get_u32() == 7);
+
+  // Values of every kind through `echo`, and a host resource through
+  // `roundtrip` and `consume`.
+  Linker full(engine);
+  int echo_calls = 0;
+  std::vector<uint32_t> dropped;
+  {
+    LinkerInstance root = full.root();
+    root.add_module("plugin", weft::Module::compile(engine, R"((module (import "env" "log" (func (param i32)))
+      (memory (export "mem") 1) (func (export "f") (result i32) i32.const 1)))")
+                                  .unwrap())
+        .unwrap();
+    LinkerInstance host = root.add_instance("host").unwrap();
+    host.add_func("host-echo", [&echo_calls](Store::Context, const FuncType &ty, Span<Val> args,
+                                             Span<Val> results) -> weft::Result<std::monostate> {
+          echo_calls++;
+          if (ty.param_count() != 1 || args.size() != 1 || results.size() != 1)
+            return weft::Error("bad host-echo call");
+          results[0] = args[0];
+          return std::monostate();
+        })
+        .unwrap();
+    host.add_func("host-add", [](Store::Context, const FuncType &, Span<Val> args,
+                                 Span<Val> results) -> weft::Result<std::monostate> {
+          results[0] = Val(args[0].get_u32() + args[1].get_u32());
+          return std::monostate();
+        })
+        .unwrap();
+    host.add_resource("thing", ResourceType(1), [&dropped](Store::Context, uint32_t rep) -> weft::Result<std::monostate> {
+          dropped.push_back(rep);
+          return std::monostate();
+        })
+        .unwrap();
+  }
+  Instance full_inst = full.instantiate(cx, comp).unwrap();
+  Func echo_fn = *full_inst.get_func(cx, *comp.export_index(nullptr, "echo"));
+  Record everything({
+      {"b", Val(true)},
+      {"i8", Val(int8_t(-8))},
+      {"u8", Val(uint8_t(8))},
+      {"i16", Val(int16_t(-16))},
+      {"u16", Val(uint16_t(16))},
+      {"i32", Val(int32_t(-32))},
+      {"u32", Val(uint32_t(32))},
+      {"i64", Val(int64_t(-64))},
+      {"u64", Val(uint64_t(64))},
+      {"f32", Val(1.5f)},
+      {"f64", Val(2.25)},
+      {"c", Val::char_(0x263a)},
+      {"s", Val::string("weft")},
+      {"l", Val(List({Val(uint32_t(1)), Val(uint32_t(2)), Val(uint32_t(3))}))},
+      {"t", Val(Tuple({Val(uint8_t(7)), Val::string("seven")}))},
+      {"v", Val(Variant("num", Val(uint32_t(5))))},
+      {"e", Val::enum_("green")},
+      {"o", Val(WitOption(Val(uint32_t(9))))},
+      {"r", Val(WitResult::err(Val::string("bad")))},
+      {"fl", Val(Flags({Flag("a"), Flag("c")}))},
+  });
+  Record everything_copy = everything;
+  CHECK(everything_copy.size() == 20 && everything.size() == 20);
+  std::vector<Val> echo_args = {Val(std::move(everything))};
+  CHECK(everything.size() == 0);
+  std::vector<Val> echo_results(1);
+  echo_fn.call(cx, echo_args, echo_results).unwrap();
+  const Val &got = echo_results[0];
+  CHECK(got.is_record() && got.get_record().size() == 20 && echo_calls == 1);
+  CHECK(got.get_field("b")->get_bool() && got.get_field("i8")->get_s8() == -8 && got.get_field("u8")->get_u8() == 8);
+  CHECK(got.get_field("i16")->get_s16() == -16 && got.get_field("u16")->get_u16() == 16);
+  CHECK(got.get_field("i32")->get_s32() == -32 && got.get_field("u32")->get_u32() == 32);
+  CHECK(got.get_field("i64")->get_s64() == -64 && got.get_field("u64")->get_u64() == 64);
+  CHECK(got.get_field("f32")->get_f32() == 1.5f && got.get_field("f64")->get_f64() == 2.25);
+  CHECK(got.get_field("c")->get_char() == 0x263a && got.get_field("s")->get_string() == "weft");
+  const List &l = got.get_field("l")->get_list();
+  CHECK(l.size() == 3 && l[2].get_u32() == 3);
+  const Tuple &t = got.get_field("t")->get_tuple();
+  CHECK(t.size() == 2 && t[0].get_u8() == 7 && t[1].get_string() == "seven");
+  const Variant &v = got.get_field("v")->get_variant();
+  CHECK(v.discriminant() == "num" && v.value() && v.value()->get_u32() == 5);
+  CHECK(got.get_field("e")->is_enum() && got.get_field("e")->get_enum() == "green");
+  CHECK(got.get_field("o")->get_option().value()->get_u32() == 9);
+  const WitResult &r = got.get_field("r")->get_result();
+  CHECK(!r.is_ok() && r.payload()->get_string() == "bad");
+  const Flags &fl = got.get_field("fl")->get_flags();
+  CHECK(fl.size() == 2 && fl[0].name() == "a" && fl[1].name() == "c");
+  std::cout << "echo of every kind:";
+  for (const RecordField &f : got.get_record())
+    std::cout << " " << f.name();
+  std::cout << "\n";
+  // The same record, copied before the call, equals what came back field by field.
+  Val again(everything_copy);
+  CHECK(again.get_field("l")->get_list().size() == 3 && again.get_field("fl")->get_flags().size() == 2);
+  Val moved_val = std::move(again);
+  CHECK(again.is_bool() && moved_val.is_record());
+  Map map({{Val::string("k"), Val(uint32_t(1))}});
+  Val map_val(map);
+  CHECK(map.size() == 1 && map_val.get_map().size() == 1 && map_val.get_map()[0].key().get_string() == "k" &&
+        map_val.get_map()[0].value().get_u32() == 1);
+  CHECK(Val(WitOption(std::nullopt)).get_option().value() == nullptr);
+  CHECK(Val(WitResult::ok(std::nullopt)).get_result().is_ok());
+  CHECK(Val(Variant("none", std::nullopt)).get_variant().value() == nullptr);
+
+  // A host resource given to the guest and back, then dropped by it.
+  ResourceHost mine(true, 42, 1);
+  ResourceAny handle = mine.to_any(cx).unwrap();
+  CHECK(handle.owned() && handle.type() == ResourceType(1));
+  Func roundtrip_fn = *full_inst.get_func(cx, *comp.export_index(nullptr, "roundtrip"));
+  std::vector<Val> rt_args = {Val(handle)};
+  std::vector<Val> rt_results(1);
+  roundtrip_fn.call(cx, rt_args, rt_results).unwrap();
+  CHECK(rt_results[0].is_resource());
+  ResourceHost back_host = rt_results[0].get_resource().to_host(cx).unwrap();
+  CHECK(back_host.rep() == 42 && back_host.owned() && back_host.type() == 1);
+  Func consume_fn = *full_inst.get_func(cx, *comp.export_index(nullptr, "consume"));
+  std::vector<Val> consume_args = {Val(ResourceHost(true, 43, 1).to_any(cx).unwrap())};
+  std::vector<Val> no_results;
+  consume_fn.call(cx, consume_args, no_results).unwrap();
+  CHECK(dropped.size() == 1 && dropped[0] == 43);
+  std::cout << "resource: rep " << back_host.rep() << " back from the guest, rep " << dropped[0]
+            << " dropped by it\n";
   std::cout << "done\n";
   return 0;
 }
