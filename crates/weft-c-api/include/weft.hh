@@ -23,13 +23,9 @@
  * destruction. Fallible operations return `Result<T>` (or `TrapResult<T>`
  * where wasm may trap).
  *
- * Not offered (the C functions are there): the profiler class
- * (`GuestProfiler`), async calls, the unchecked calls and raw values of
- * `Func`, shared memories, instance-pres, and the component model's
- * aggregate value classes of Wasmtime 48 (`List`, `Record`, `Tuple`,
- * `Variant`, `WitOption`, `WitResult`, `Flags`, `Map`, `ResourceAny`,
- * `ResourceHost`; component `Val` builds lists, records and options with
- * `Val::list`, `Val::record` and `Val::option` instead).
+ * Not offered (the C functions are there): `Config::host_memory_creator`,
+ * the profiler class (`GuestProfiler`), async calls, the unchecked calls
+ * and raw values of `Func`, shared memories and instance-pres.
  */
 
 #ifndef WEFT_HH
