@@ -23,9 +23,9 @@
  * destruction. Fallible operations return `Result<T>` (or `TrapResult<T>`
  * where wasm may trap).
  *
- * Not offered (the C functions are there): `Config::host_memory_creator`,
- * the profiler class (`GuestProfiler`), async calls, the unchecked calls
- * and raw values of `Func`, shared memories and instance-pres.
+ * Not offered (the C functions are there): the profiler class
+ * (`GuestProfiler`), async calls, the unchecked calls and raw values of
+ * `Func`, shared memories and instance-pres.
  */
 
 #ifndef WEFT_HH

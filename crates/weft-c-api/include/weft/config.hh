@@ -238,6 +238,16 @@ public:
       return Error(e);
     return std::monostate();
   }
+  /// Makes every non-shared linear memory of the engine's stores in memory
+  /// `creator` makes (see #weft_config_host_memory_creator_set): `creator`
+  /// (shared by all threads) has `Result<M> new_memory(const
+  /// MemoryType::Ref &ty, size_t minimum, size_t maximum, size_t
+  /// reserved_size_in_bytes, size_t guard_size_in_bytes)`, and `M` has
+  /// `uint8_t *get_memory(size_t *byte_size, size_t *byte_capacity)` and
+  /// `Result<std::monostate> grow_memory(size_t new_size)`. (Defined in
+  /// `weft/types.hh`, which this header includes through
+  /// `weft/engine.hh`.)
+  template <typename T> void host_memory_creator(T creator);
   /// Allocates from a pool with the limits `config` (copied).
   void pooling_allocation_strategy(const PoolAllocationConfig &config) {
     weft_pooling_allocation_strategy_set(ptr.get(), config.ptr.get());
@@ -247,5 +257,8 @@ public:
 };
 
 } // namespace weft
+
+// `Engine` and, through it, the definition of `Config::host_memory_creator`.
+#include <weft/engine.hh>
 
 #endif // WEFT_CONFIG_HH

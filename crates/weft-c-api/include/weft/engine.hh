@@ -44,4 +44,7 @@ public:
 
 } // namespace weft
 
+// The definition of `Config::host_memory_creator`.
+#include <weft/types.hh>
+
 #endif // WEFT_ENGINE_HH

@@ -1278,6 +1278,41 @@ public:
   const weft_exn_type_t *capi() const { return ptr.get(); }
 };
 
+namespace detail {
+template <typename R> struct ResultValue;
+template <typename T, typename E> struct ResultValue<Result<T, E>> {
+  using type = T;
+};
+} // namespace detail
+
+template <typename T> void Config::host_memory_creator(T creator) {
+  using R = decltype(std::declval<T &>().new_memory(std::declval<const MemoryType::Ref &>(), size_t(0), size_t(0),
+                                                    size_t(0), size_t(0)));
+  using M = typename detail::ResultValue<R>::type;
+  weft_memory_creator_t c;
+  c.env = new T(std::move(creator));
+  c.new_memory = [](void *env, const wasm_memorytype_t *ty, size_t minimum, size_t maximum, size_t reserved,
+                    size_t guard, weft_linear_memory_t *out) -> weft_error_t * {
+    R r = static_cast<T *>(env)->new_memory(MemoryType::Ref(ty), minimum, maximum, reserved, guard);
+    if (!r)
+      return r.err().capi_release();
+    out->env = new M(r.ok());
+    out->get_memory = [](void *e, size_t *size, size_t *capacity) -> uint8_t * {
+      return static_cast<M *>(e)->get_memory(size, capacity);
+    };
+    out->grow_memory = [](void *e, size_t new_size) -> weft_error_t * {
+      Result<std::monostate> g = static_cast<M *>(e)->grow_memory(new_size);
+      if (!g)
+        return g.err().capi_release();
+      return nullptr;
+    };
+    out->finalizer = [](void *e) { delete static_cast<M *>(e); };
+    return nullptr;
+  };
+  c.finalizer = [](void *env) { delete static_cast<T *>(env); };
+  weft_config_host_memory_creator_set(ptr.get(), &c);
+}
+
 inline HeapType HeapType::concrete_func(const FuncType &ty) {
   weft_heaptype_t t = of_kind(WEFT_HEAPTYPE_KIND_CONCRETE_FUNC);
   t.of.concrete_func = wasm_functype_copy(ty.capi());

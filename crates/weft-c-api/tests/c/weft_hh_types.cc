@@ -3,7 +3,8 @@
 // global, table, memory and tag types), types built by the host (memory
 // builder, 64-bit memories, heap and reference types, struct, array and
 // exception types), the trace of a trap, and host functions from typed C++
-// callables (Func::wrap, Linker::func_wrap) called through TypedFunc.
+// callables (Func::wrap, Linker::func_wrap) called through TypedFunc; a
+// host memory creator (Config::host_memory_creator).
 #include <iostream>
 #include <weft/func.hh>
 #include <weft/linker.hh>
@@ -77,6 +78,37 @@ static std::string describe(const ExternType::Ref &ty) {
   }
   return s;
 }
+
+// A host memory creator: memories in host buffers of their reservation.
+struct HostMemory {
+  std::shared_ptr<std::vector<uint8_t>> buf;
+  size_t size;
+  int *grows;
+  uint8_t *get_memory(size_t *byte_size, size_t *byte_capacity) {
+    *byte_size = size;
+    *byte_capacity = buf->size();
+    return buf->data();
+  }
+  Result<std::monostate> grow_memory(size_t new_size) {
+    ++*grows;
+    if (new_size > buf->size())
+      return Error("past the reservation");
+    size = new_size;
+    return std::monostate();
+  }
+};
+struct Creator {
+  std::shared_ptr<int> made = std::make_shared<int>(0);
+  std::shared_ptr<int> grows = std::make_shared<int>(0);
+  std::shared_ptr<uint64_t> min_pages = std::make_shared<uint64_t>(0);
+  Result<HostMemory> new_memory(const MemoryType::Ref &ty, size_t minimum, size_t maximum, size_t reserved,
+                                size_t) {
+    ++*made;
+    *min_pages = ty.min();
+    size_t capacity = reserved != 0 ? reserved : (maximum != SIZE_MAX ? maximum : minimum);
+    return HostMemory{std::make_shared<std::vector<uint8_t>>(capacity, 0), minimum, grows.get()};
+  }
+};
 
 int main() {
   Engine engine;
@@ -227,6 +259,29 @@ int main() {
   CHECK(moved_trace.size() >= 2 && trace.size() == 0);
   std::cout << "host-made trap trace empty: " << (Trap("made").trace().size() == 0)
             << ", error trace empty: " << (Error("made").trace().size() == 0) << "\n";
+
+  // Memories made by a host memory creator.
+  Creator creator;
+  Config with_creator;
+  with_creator.host_memory_creator(creator);
+  Engine creator_engine(std::move(with_creator));
+  {
+    Store cstore(creator_engine);
+    Module mmod = Module::compile(creator_engine, R"((module (memory (export "mem") 1 3) (data (i32.const 10) "hi")
+      (func (export "load") (param i32) (result i32) (i32.load8_u (local.get 0)))
+      (func (export "grow") (param i32) (result i32) (memory.grow (local.get 0)))))")
+                       .unwrap();
+    Instance minst = Instance::create(cstore, mmod, {}).unwrap();
+    auto load = std::get<Func>(*minst.get(cstore, "load")).typed<int32_t, int32_t>(cstore).unwrap();
+    auto grow = std::get<Func>(*minst.get(cstore, "grow")).typed<int32_t, int32_t>(cstore).unwrap();
+    CHECK(load.call(cstore, 10).unwrap() == 'h' && load.call(cstore, 11).unwrap() == 'i');
+    CHECK(grow.call(cstore, 1).unwrap() == 1 && grow.call(cstore, 5).unwrap() == -1);
+    Memory mem = std::get<Memory>(*minst.get(cstore, "mem"));
+    CHECK(mem.size(cstore) == 2 && mem.data(cstore).size() == 2 * 65536);
+    std::cout << "host memory creator: made " << *creator.made << " of " << *creator.min_pages << " page(s), grown "
+              << *creator.grows << " time(s), data read back " << char(load.call(cstore, 10).unwrap())
+              << char(load.call(cstore, 11).unwrap()) << "\n";
+  }
   std::cout << "done\n";
   return 0;
 }
