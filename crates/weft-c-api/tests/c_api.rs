@@ -362,6 +362,63 @@ fn cpp_program(name: &str) {
     assert_eq!(stdout, expected, "output of {name}");
 }
 
+/// Each C++ header (`weft.hh`, `weft/**/*.hh`) compiles alone as C++17,
+/// first in a translation unit, as a program for Wasmtime 48 includes
+/// `wasmtime/X.hh` (where a C++ compiler is installed).
+#[test]
+fn cpp_each_header_alone() {
+    let cxx = std::env::var("CXX").unwrap_or_else(|_| "c++".to_string());
+    if !Command::new(&cxx)
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success())
+    {
+        if std::env::var_os("CI").is_some() {
+            panic!("no C++ compiler (`{cxx}`) found, and CI is set");
+        }
+        eprintln!("note: no C++ compiler (`{cxx}`) found; the C++ headers are not checked");
+        return;
+    }
+    let include = Path::new(env!("CARGO_MANIFEST_DIR")).join("include");
+    let mut headers = Vec::new();
+    let mut dirs = vec![include.clone()];
+    while let Some(dir) = dirs.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                dirs.push(path);
+            } else if path.extension().is_some_and(|e| e == "hh") {
+                headers.push(path.strip_prefix(&include).unwrap().to_path_buf());
+            }
+        }
+    }
+    headers.sort();
+    assert!(headers.len() > 30, "the C++ headers: {headers:?}");
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("c-api-hh-alone");
+    std::fs::create_dir_all(&dir).unwrap();
+    for header in &headers {
+        let src = dir.join("alone.cc");
+        std::fs::write(
+            &src,
+            format!("#include <{}>\nint main() {{ return 0; }}\n", header.display()),
+        )
+        .unwrap();
+        let out = Command::new(&cxx)
+            .args(["-std=c++17", "-Wall", "-Wextra", "-Werror", "-fsyntax-only"])
+            .arg("-I")
+            .arg(&include)
+            .arg(&src)
+            .output()
+            .expect("run the C++ compiler");
+        assert!(
+            out.status.success(),
+            "{} alone:\n{}",
+            header.display(),
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+}
+
 /// `weft.hh`, the C++ API: core wasm (host functions, calls, traps,
 /// globals, memories, linkers, serialization, exceptions) and components
 /// (host functions, string and record values).
