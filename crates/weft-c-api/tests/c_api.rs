@@ -312,12 +312,11 @@ fn cpp_headers() {
     assert_eq!(String::from_utf8_lossy(&run.stdout), "C++: 42\n");
 }
 
-/// `weft.hh`, the C++ API: `tests/c/weft_hh.cc` builds as C++17 against
-/// the headers and `libweft`, runs in the scratch folder, and prints
-/// `tests/c/weft_hh.out` (where a C++ compiler, `$CXX` or `c++`, is
+/// Builds `tests/c/NAME.cc` as C++17 against the headers and `libweft`,
+/// runs it in the scratch folder, and checks that it prints
+/// `tests/c/NAME.out` (where a C++ compiler, `$CXX` or `c++`, is
 /// installed; under `CI` one must be).
-#[test]
-fn weft_hh() {
+fn cpp_program(name: &str) {
     let cxx = std::env::var("CXX").unwrap_or_else(|_| "c++".to_string());
     if !Command::new(&cxx)
         .arg("--version")
@@ -327,18 +326,18 @@ fn weft_hh() {
         if std::env::var_os("CI").is_some() {
             panic!("no C++ compiler (`{cxx}`) found, and CI is set");
         }
-        eprintln!("note: no C++ compiler (`{cxx}`) found; the weft.hh test is skipped");
+        eprintln!("note: no C++ compiler (`{cxx}`) found; the {name} test is skipped");
         return;
     }
     let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
     let dir = scratch();
     let lib = lib_dir();
-    let exe = dir.join("weft_hh");
+    let exe = dir.join(name);
     let out = Command::new(&cxx)
         .args(["-std=c++17", "-Wall", "-Wextra", "-Werror", "-g"])
         .arg("-I")
         .arg(manifest.join("include"))
-        .arg(manifest.join("tests/c/weft_hh.cc"))
+        .arg(manifest.join(format!("tests/c/{name}.cc")))
         .arg("-o")
         .arg(&exe)
         .arg("-L")
@@ -355,12 +354,99 @@ fn weft_hh() {
     let stdout = String::from_utf8_lossy(&run.stdout);
     assert!(
         run.status.success(),
-        "weft_hh failed ({}):\nstdout:\n{stdout}\nstderr:\n{}",
+        "{name} failed ({}):\nstdout:\n{stdout}\nstderr:\n{}",
         run.status,
         String::from_utf8_lossy(&run.stderr)
     );
-    let expected = std::fs::read_to_string(manifest.join("tests/c/weft_hh.out")).unwrap();
-    assert_eq!(stdout, expected, "output of weft_hh");
+    let expected = std::fs::read_to_string(manifest.join(format!("tests/c/{name}.out"))).unwrap();
+    assert_eq!(stdout, expected, "output of {name}");
+}
+
+/// Each C++ header (`weft.hh`, `weft/**/*.hh`) compiles alone as C++17,
+/// first in a translation unit, as a program for Wasmtime 48 includes
+/// `wasmtime/X.hh` (where a C++ compiler is installed).
+#[test]
+fn cpp_each_header_alone() {
+    let cxx = std::env::var("CXX").unwrap_or_else(|_| "c++".to_string());
+    if !Command::new(&cxx)
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success())
+    {
+        if std::env::var_os("CI").is_some() {
+            panic!("no C++ compiler (`{cxx}`) found, and CI is set");
+        }
+        eprintln!("note: no C++ compiler (`{cxx}`) found; the C++ headers are not checked");
+        return;
+    }
+    let include = Path::new(env!("CARGO_MANIFEST_DIR")).join("include");
+    let mut headers = Vec::new();
+    let mut dirs = vec![include.clone()];
+    while let Some(dir) = dirs.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                dirs.push(path);
+            } else if path.extension().is_some_and(|e| e == "hh") {
+                headers.push(path.strip_prefix(&include).unwrap().to_path_buf());
+            }
+        }
+    }
+    headers.sort();
+    assert!(headers.len() > 30, "the C++ headers: {headers:?}");
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("c-api-hh-alone");
+    std::fs::create_dir_all(&dir).unwrap();
+    for header in &headers {
+        let src = dir.join("alone.cc");
+        std::fs::write(
+            &src,
+            format!("#include <{}>\nint main() {{ return 0; }}\n", header.display()),
+        )
+        .unwrap();
+        let out = Command::new(&cxx)
+            .args(["-std=c++17", "-Wall", "-Wextra", "-Werror", "-fsyntax-only"])
+            .arg("-I")
+            .arg(&include)
+            .arg(&src)
+            .output()
+            .expect("run the C++ compiler");
+        assert!(
+            out.status.success(),
+            "{} alone:\n{}",
+            header.display(),
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+}
+
+/// `weft.hh`, the C++ API: core wasm (host functions, calls, traps,
+/// globals, memories, linkers, serialization, exceptions) and components
+/// (host functions, string and record values).
+#[test]
+fn weft_hh() {
+    cpp_program("weft_hh");
+}
+
+/// `weft.hh`'s type classes through the per-topic headers: a module's
+/// imports and exports reflected, types built by the host, the `Trace` of a
+/// trap, `Func::wrap`, `Linker::func_wrap` and `TypedFunc` calls.
+#[test]
+fn weft_hh_types() {
+    cpp_program("weft_hh_types");
+}
+
+/// `weft.hh`'s GC reference classes: `ExternRef`, `AnyRef`, `EqRef`,
+/// `StructRef`, `ArrayRef` and their `Pre`s, through globals and functions.
+#[test]
+fn weft_hh_gc() {
+    cpp_program("weft_hh_gc");
+}
+
+/// `weft/component.hh`'s type classes: a component's imports and exports
+/// reflected down to every value type, and an instance function's type.
+#[test]
+fn weft_hh_component() {
+    cpp_program("weft_hh_component");
 }
 
 /// Every function and type of the headers has a Doxygen comment (`wasm.h`'s

@@ -91,6 +91,30 @@ int main(void) {
 }
 "#;
 
+/// A C++ program using the per-topic headers of `weft.hh` the way a
+/// program for Wasmtime 48's `wasmtime.hh` does (`sed s/wasmtime/weft/g`):
+/// a typed host function and a component's type.
+const CPP_PROGRAM: &str = r#"
+#include <iostream>
+#include <weft/component.hh>
+#include <weft/linker.hh>
+
+int main() {
+  weft::Engine engine;
+  weft::Store store(engine);
+  auto module = weft::Module::compile(engine, "(module (import \"h\" \"f\" (func $f (param i32) (result i32)))"
+                                              " (func (export \"run\") (result i32) (call $f (i32.const 41))))").unwrap();
+  weft::Linker linker(engine);
+  linker.func_wrap("h", "f", [](int32_t x) { return x + 1; }).unwrap();
+  auto instance = linker.instantiate(store, module).unwrap();
+  auto run = std::get<weft::Func>(*instance.get(store, "run")).typed<std::monostate, int32_t>(store).unwrap();
+  auto component = weft::component::Component::compile(engine, "(component)").unwrap();
+  std::cout << "weft.hh: " << run.call(store, std::monostate()).unwrap() << ", component exports "
+            << component.type().export_count(engine) << "\n";
+  return 0;
+}
+"#;
+
 /// Whether `tool --version` runs; fails under CI if not.
 fn have(tool: &str) -> bool {
     match Command::new(tool).arg("--version").output() {
@@ -152,6 +176,11 @@ fn install_and_build_with_pkg_config() {
         "include/wasm.h",
         "include/weft.h",
         "include/weft/func.h",
+        "include/weft.hh",
+        "include/weft/func.hh",
+        "include/weft/detail/core.hh",
+        "include/weft/component.hh",
+        "include/weft/component/types.hh",
         "lib/libweft.so",
         "lib/libweft.a",
         "lib/pkgconfig/weft.pc",
@@ -184,6 +213,34 @@ fn install_and_build_with_pkg_config() {
         );
         let out = run_ok(&mut Command::new(&exe), name);
         assert_eq!(out, expected);
+    }
+
+    // A C++ program, where a C++ compiler is installed.
+    let cxx = std::env::var("CXX").unwrap_or_else(|_| "c++".to_string());
+    if Command::new(&cxx)
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success())
+    {
+        let src = work.join("cpp_prog.cc");
+        std::fs::write(&src, CPP_PROGRAM).unwrap();
+        let exe = work.join("cpp_prog");
+        let script = format!(
+            "{cxx} -std=c++17 {} -o {} $(pkg-config --cflags --libs weft)",
+            src.display(),
+            exe.display()
+        );
+        run_ok(
+            Command::new("sh")
+                .arg("-c")
+                .arg(&script)
+                .env("PKG_CONFIG_PATH", &pkg_config_path),
+            &script,
+        );
+        let out = run_ok(&mut Command::new(&exe), "cpp_prog");
+        assert_eq!(out, "weft.hh: 42, component exports 0\n");
+    } else {
+        eprintln!("note: no C++ compiler (`{cxx}`) found; the installed C++ headers are not tested");
     }
 
     // The CMake package, where CMake is installed.

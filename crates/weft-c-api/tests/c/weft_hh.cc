@@ -191,7 +191,7 @@ int main() {
   std::cout << "record: a=" << rec2.get_field("a")->get_u32() << ", b has " << rec2.get_field("b")->get_list().size()
             << " items\n";
   component::Val opt = component::Val::option(component::Val::string("x"));
-  std::cout << "option: " << opt.get_option()->get_string() << "\n";
+  std::cout << "option: " << opt.get_option().value()->get_string() << "\n";
   auto ser = comp.serialize().unwrap();
   component::Component back = component::Component::deserialize(engine, ser).unwrap();
   std::cout << "wasip2 added: " << bool(clinker.add_wasip2()) << "\n";
