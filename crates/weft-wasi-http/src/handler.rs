@@ -16,14 +16,12 @@
 //! event loop (`Store::run_concurrent`), which runs as long as the worker
 //! does. A WASI 0.2 proxy ([`Proxy::P2`]) takes one request at a time:
 //! `incoming-handler.handle` runs to its end (the guest has written the
-//! body) before the next request is taken. Link a 0.2 proxy with the
-//! synchronous WASI functions (`weft_wasi_http::p2::add_to_linker_sync`),
-//! whose waits block the worker's thread: its call is a synchronous task
-//! of the store's event loop, which Weft does not yet let block in an async
-//! host function (with `add_to_linker_async` the guest's first wait ends
-//! its call, and the response body is cut off). Each worker runs on a
-//! thread of tokio's blocking pool, so [`ProxyHandler::handle`] must be
-//! called on a tokio runtime.
+//! body) before the next request is taken. Its call is a task of the
+//! store's event loop on a fiber: linked with the async WASI functions
+//! (`weft_wasi_http::p2::add_to_linker_async`), it waits in them holding
+//! the store; linked with the synchronous ones, their waits block the
+//! worker's thread. Each worker runs on a thread of tokio's blocking pool,
+//! so [`ProxyHandler::handle`] must be called on a tokio runtime.
 //!
 //! What a reused instance keeps between requests is what the guest keeps
 //! in its own memory and tables (as in Wasmtime): the host's side of a
@@ -626,10 +624,8 @@ pub enum Prepared<'a, T: 'static> {
 
 impl<'a, T: Send> Prepared<'a, T> {
     /// Hands `request` to the guest `proxy` in `store`; the response goes
-    /// to `tx`. The guest's call is started (a WASI 0.2 guest linked with
-    /// the synchronous WASI functions runs to its end here), and
-    /// [`Prepared::run`] (in `Store::run_concurrent`) waits for its
-    /// response.
+    /// to `tx`. The guest's call is started, and [`Prepared::run`] (in
+    /// `Store::run_concurrent`) runs it and waits for its response.
     pub fn new(
         mut store: StoreContextMut<'_, T>,
         proxy: &'a Proxy,
@@ -679,8 +675,6 @@ impl<'a, T: Send> Prepared<'a, T> {
     pub async fn run(self, accessor: &Accessor<T>, expiration: impl Future<Output = ()>) -> weft::Result<bool> {
         match self {
             Prepared::P2 { call, guest, tx } => {
-                // A guest linked with the async WASI functions may still
-                // be waiting in them: its call runs on here.
                 let func = guest.wasi_http_incoming_handler().func_handle();
                 func.finish_call_concurrent(accessor, call).await?;
                 if let Some(tx) = lock(&tx).take() {

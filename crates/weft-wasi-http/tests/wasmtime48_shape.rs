@@ -221,11 +221,10 @@ fn handler(guest: &str, reuse: usize) -> weft::Result<(ProxyHandler<MyHandler>, 
     let engine = Engine::default();
     let component = Component::new(&engine, wat::parse_str(common::proxy("0.2.12", guest))?)?;
     let mut linker = Linker::<MyState>::new(&engine);
-    // The synchronous WASI 0.2 functions: a 0.2 guest handled through
-    // `ProxyHandler` is a synchronous task of a concurrent call, which
-    // Weft's scheduler does not yet let block in an async host function
-    // (see the `handler` module's documentation).
-    weft_wasi_http::p2::add_to_linker_sync(&mut linker)?;
+    // The async WASI 0.2 functions, as a 48 embedding links them: the
+    // guest's call runs on a fiber of the store's event loop and waits in
+    // them holding the store.
+    weft_wasi_http::p2::add_to_linker_async(&mut linker)?;
     let pre = ProxyPre::P2(weft_wasi_http::p2::bindings::ProxyPre::new(
         linker.instantiate_pre(&component)?,
     )?);
