@@ -761,11 +761,12 @@ impl StoreOpaque {
 
 #[cfg(all(test, feature = "wat"))]
 mod tests {
-    use crate::{Engine, Instance, Module, Store};
+    use crate::{AsContextMut, Engine, Instance, Module, Store};
 
     /// Exceptions caught without an `exnref` are freed at once, so a
     /// throw-and-catch loop needs no memory; exceptions caught with an
-    /// `exnref`, and those that escape to the host, are kept.
+    /// `exnref`, and those that escape to the host, are kept until a
+    /// collection finds them unreachable (see `tests/exn_collect.rs`).
     #[test]
     fn exceptions_caught_without_exnref_are_freed() {
         let engine = Engine::default();
@@ -805,5 +806,15 @@ mod tests {
         // An exception that escapes is kept for `take_pending_exception`.
         assert!(escape.call(&mut store, ()).is_err());
         assert_eq!(store.inner().opaque.objects.num_exceptions(), 2);
+        store.gc(None).unwrap();
+        assert_eq!(store.inner().opaque.objects.num_exceptions(), 2);
+        // Once taken and its root gone, it is collected; the exnref `keep`
+        // returned is still rooted by the store's outermost scope.
+        {
+            let mut scope = crate::RootScope::new(&mut store);
+            assert!(scope.as_context_mut().take_pending_exception().is_some());
+        }
+        store.gc(None).unwrap();
+        assert_eq!(store.inner().opaque.objects.num_exceptions(), 1);
     }
 }
