@@ -2,8 +2,8 @@
 //! `weft_environ::BuiltinFunction::ALL`. Each takes the calling vmctx first.
 //! Status results: 0 on success, 1 when compiled code must trap.
 
-use crate::instance::Instance;
 use crate::exn::ExnObject;
+use crate::instance::Instance;
 use crate::vm::{Answer, Interrupt, VMStoreContext, VMTagDefinition, ValRaw};
 
 /// The builtins array every vmctx points to.

@@ -12,6 +12,8 @@
 //! an extern reference word or a GC heap word (both below `2^32`). A slot
 //! whose generation would reach `2^31` is retired instead of reused.
 
+// Import loop kept on purpose: the store context (vm.rs) holds the table,
+// whose exceptions hold its tag definitions and payload values.
 use crate::vm::{VMTagDefinition, ValRaw};
 
 /// A thrown exception: its tag and payload.
@@ -116,9 +118,9 @@ impl ExnTable {
         self.slots[slot].exn.as_mut()
     }
 
-    /// Adds `exn` and returns its word; `None` when every one of the 2^32
-    /// - 1 slots a word can name is in use or retired (far more memory than
-    /// a machine has would be needed first).
+    /// Adds `exn` and returns its word; `None` when every slot a word can
+    /// name (`2^32 - 2` of them) is in use or retired (far more memory
+    /// than a machine has would be needed first).
     pub(crate) fn insert(&mut self, exn: ExnObject) -> Option<usize> {
         let slot = match self.free.pop() {
             Some(slot) => slot as usize,

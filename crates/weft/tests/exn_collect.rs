@@ -194,9 +194,7 @@ fn stale_rooted_exnref_is_refused_not_reused() {
         .call(&mut store, &[Val::ExnRef(Some(stale))], &mut out)
         .unwrap_err();
     assert!(format!("{err:#}").contains("no exception"), "{err:#}");
-    rethrow
-        .call(&mut store, &[Val::ExnRef(Some(fresh))], &mut out)
-        .unwrap();
+    rethrow.call(&mut store, &[Val::ExnRef(Some(fresh))], &mut out).unwrap();
     assert_eq!(out[0].i32(), Some(2));
 }
 
@@ -265,7 +263,9 @@ fn keepers(gc: bool) {
         .get_typed_func::<i32, i32>(&mut store, "local_across_gc")
         .unwrap();
     let nest = instance.get_typed_func::<i32, ()>(&mut store, "nest").unwrap();
-    let nested = instance.get_typed_func::<(), i32>(&mut store, "nested_payload").unwrap();
+    let nested = instance
+        .get_typed_func::<(), i32>(&mut store, "nested_payload")
+        .unwrap();
     let e = instance.get_tag(&mut store, "e").unwrap();
 
     keep.call(&mut store, 40).unwrap();

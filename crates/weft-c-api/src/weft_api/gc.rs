@@ -1345,10 +1345,10 @@ pub extern "C" fn weft_exnref_type(
 
 #[cfg(test)]
 mod tests {
+    use super::super::val::{weft_valunion_t, WEFT_EXNREF, WEFT_I32};
     use super::*;
     use crate::r#ref::Entity;
     use crate::store::{weft_context_gc, StoreShared};
-    use super::super::val::{weft_valunion_t, WEFT_EXNREF, WEFT_I32};
 
     fn live(store: &StoreShared) -> usize {
         // SAFETY: the only context in use here.
