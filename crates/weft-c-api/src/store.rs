@@ -61,10 +61,10 @@ pub struct StoreData {
     /// (`weft_anyref_to_raw`, raw values of unchecked calls): a raw value
     /// is an index here plus one, kept until the store is deleted.
     pub(crate) anyref_raws: Vec<(weft::Rooted<weft::AnyRef>, weft::OwnedRooted<weft::AnyRef>)>,
-    /// The exceptions handed to C as `weft_exnref_t` (whose private field
-    /// is an index here plus one); Weft keeps exceptions as long as their
-    /// store.
-    pub(crate) exnrefs: Vec<weft::Rooted<weft::ExnRef>>,
+    /// The roots of the raw `exnref` values given to C
+    /// (`weft_exnref_to_raw`, raw values of unchecked calls): a raw value
+    /// is an index here plus one, kept until the store is deleted.
+    pub(crate) exnref_raws: Vec<(weft::Rooted<weft::ExnRef>, weft::OwnedRooted<weft::ExnRef>)>,
 }
 
 /// A store's WASI 0.2 state.
@@ -216,7 +216,7 @@ impl StoreShared {
                     wasip2: None,
                     wasi_http: None,
                     anyref_raws: Vec::new(),
-                    exnrefs: Vec::new(),
+                    exnref_raws: Vec::new(),
                 },
             )),
             current: Cell::new(Current::Store),

@@ -488,6 +488,11 @@ impl FuncTranslator<'_, '_> {
                 let dispatch = self.b.create_block();
                 self.b.set_cold_block(dispatch);
                 let caught = self.b.declare_var(cranelift_codegen::ir::types::I64);
+                if self.gc_stack_maps {
+                    // An exnref the collector must see (see
+                    // `gc_stack_maps.rs`: a `try` always has stack maps).
+                    self.b.declare_var_needs_stack_map(caught);
+                }
                 let zero = self.b.ins().iconst(cranelift_codegen::ir::types::I64, 0);
                 self.b.def_var(caught, zero);
                 self.frames.push(ControlFrame {

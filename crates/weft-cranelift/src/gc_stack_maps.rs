@@ -1,7 +1,7 @@
 //! Stack maps for the collector (see `weft_runtime::gc_roots`).
 //!
-//! A function that may hold references the collector traces (the `extern`
-//! and `any` hierarchies) across a call gets Cranelift user stack maps:
+//! A function that may hold references the collector traces (the `extern`,
+//! `any` and `exn` hierarchies) across a call gets Cranelift user stack maps:
 //! every variable of such a type, and every `i64` value it pushes on the
 //! wasm operand stack, is declared as needing one, so Cranelift keeps it in
 //! a stack slot across each call and records the slot in the call's stack
@@ -33,8 +33,11 @@ use weft_environ::{vmstore, BuiltinFunction, Module, WasmHeapType, WasmValType};
 /// frames are walkable while they run. `OutOfFuel` and `NewEpoch` run the
 /// store's fuel and epoch callbacks, where the embedder may collect,
 /// capture a `WasmBacktrace` or take a `GuestProfiler` sample.
-pub(crate) const COLLECTING_BUILTINS: [BuiltinFunction; 5] = [
+/// `Throw` makes an exception, and collects when the number of live
+/// exceptions has grown enough.
+pub(crate) const COLLECTING_BUILTINS: [BuiltinFunction; 6] = [
     BuiltinFunction::GcAlloc,
+    BuiltinFunction::Throw,
     BuiltinFunction::GcArrayNewSegment,
     BuiltinFunction::GcAnyConvertExtern,
     BuiltinFunction::OutOfFuel,
@@ -44,7 +47,10 @@ pub(crate) const COLLECTING_BUILTINS: [BuiltinFunction; 5] = [
 /// Whether `ty` is a reference the collector traces.
 pub(crate) fn is_traced(module: &Module, ty: WasmValType) -> bool {
     match module.resolve_val_type(ty) {
-        WasmValType::Ref(r) => matches!(r.heap_type.top(), WasmHeapType::Extern | WasmHeapType::Any),
+        WasmValType::Ref(r) => matches!(
+            r.heap_type.top(),
+            WasmHeapType::Extern | WasmHeapType::Any | WasmHeapType::Exn
+        ),
         _ => false,
     }
 }
@@ -113,8 +119,17 @@ pub(crate) fn needs_stack_maps(module: &Module, ty_index: u32, body: &FunctionBo
             Operator::Block { blockty } | Operator::Loop { blockty } | Operator::If { blockty } => {
                 block_traced(module, blockty)
             }
-            Operator::Try { blockty } => block_traced(module, blockty),
-            Operator::TryTable { try_table } => block_traced(module, try_table.ty),
+            Operator::Try { .. } => true,
+            // A clause that makes an `exnref`, and the legacy `try`, whose
+            // clauses keep the exception they caught for `rethrow`.
+            Operator::TryTable { try_table } => {
+                block_traced(module, try_table.ty)
+                    || try_table
+                        .catches
+                        .iter()
+                        .any(|c| matches!(c, wasmparser::Catch::OneRef { .. } | wasmparser::Catch::AllRef { .. }))
+            }
+            Operator::ThrowRef | Operator::CatchAll | Operator::Rethrow { .. } => true,
             Operator::TypedSelect { ty } => is_traced_wp(module, ty),
             Operator::TypedSelectMulti { tys } => tys.iter().any(|t| is_traced_wp(module, *t)),
             Operator::StructNew { .. }

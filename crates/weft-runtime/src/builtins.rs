@@ -2,8 +2,9 @@
 //! `weft_environ::BuiltinFunction::ALL`. Each takes the calling vmctx first.
 //! Status results: 0 on success, 1 when compiled code must trap.
 
+use crate::exn::ExnObject;
 use crate::instance::Instance;
-use crate::vm::{Answer, ExnObject, Interrupt, VMStoreContext, VMTagDefinition, ValRaw};
+use crate::vm::{Answer, Interrupt, VMStoreContext, VMTagDefinition, ValRaw};
 
 /// The builtins array every vmctx points to.
 pub(crate) static BUILTINS: Builtins = Builtins([
@@ -322,6 +323,10 @@ pub(crate) fn store_context<'a>(instance: &Instance) -> &'a VMStoreContext {
     unsafe { &*ptr }
 }
 
+/// `throw`: makes a new exception with the payload `values` the pending
+/// one. Called through its trampoline (the wasm frames are walkable), so
+/// when the number of live exceptions has grown enough it collects, once
+/// the new exception is pending (a root).
 extern "C" fn throw(vmctx: *mut u8, tag: u32, values: *const ValRaw) {
     let instance = instance(vmctx);
     if tag as usize >= instance.module.tags.len() {
@@ -337,19 +342,22 @@ extern "C" fn throw(vmctx: *mut u8, tag: u32, values: *const ValRaw) {
         unsafe { std::slice::from_raw_parts(values, n) }.into()
     };
     let ctx = store_context(instance);
-    let mut exceptions = ctx.exceptions.borrow_mut();
-    exceptions.push(ExnObject {
+    let word = ctx.exceptions.borrow_mut().insert(ExnObject {
         tag: tag_ptr as *const VMTagDefinition,
         values,
         exposed: false,
     });
-    ctx.pending_exn.set(exceptions.len());
+    // Without a free slot (never in practice: see `ExnTable::insert`)
+    // nothing is pending, and no handler but a `catch_all` matches.
+    let Some(word) = word else { return };
+    ctx.pending_exn.set(word);
     ctx.pending_exn_tag.set(tag_ptr);
+    ctx.maybe_collect_exceptions();
 }
 
 extern "C" fn throw_ref(vmctx: *mut u8, exn: usize) {
     let ctx = store_context(instance(vmctx));
-    let tag = match ctx.exceptions.borrow().get(exn.wrapping_sub(1)) {
+    let tag = match ctx.exceptions.borrow().get(exn) {
         Some(e) => e.tag as usize,
         None => return,
     };
@@ -360,8 +368,7 @@ extern "C" fn throw_ref(vmctx: *mut u8, exn: usize) {
 extern "C" fn exn_catch(vmctx: *mut u8, exn: usize, out: *mut ValRaw, keep: u32) {
     let ctx = store_context(instance(vmctx));
     let mut exceptions = ctx.exceptions.borrow_mut();
-    let Some(index) = exn.checked_sub(1) else { return };
-    let Some(e) = exceptions.get_mut(index) else { return };
+    let Some(e) = exceptions.get_mut(exn) else { return };
     if !out.is_null() {
         for (i, v) in e.values.iter().enumerate() {
             // SAFETY: compiled code passes an array of one `ValRaw` per
@@ -372,6 +379,6 @@ extern "C" fn exn_catch(vmctx: *mut u8, exn: usize, out: *mut ValRaw, keep: u32)
     if keep != 0 {
         e.exposed = true;
     } else {
-        crate::vm::release_exception(&mut exceptions, exn);
+        exceptions.release_caught(exn);
     }
 }

@@ -31,8 +31,8 @@
 //! block (first fit), else bumps a pointer up to the heap's current
 //! *capacity*. When nothing fits, the store collects (see
 //! `VMStoreContext::gc_alloc`): it marks from the roots (the stack maps of
-//! the wasm frames on the stack, globals, tables, exception payloads and the
-//! host's roots), traces every marked object through its type's layout
+//! the wasm frames on the stack, globals, tables, the pending exception and
+//! the host's roots, then the payloads of the exceptions found reachable), traces every marked object through its type's layout
 //! ([`GcTrace`]), and sweeps: every gap between live objects becomes a free
 //! block. Cycles are freed like anything else unreachable. After a
 //! collection that leaves the heap more than half full, the capacity doubles,
@@ -429,24 +429,33 @@ impl GcHeap {
     /// `weft_environ::EXTERN_HOLDS_ANY`) through the layouts of `types`,
     /// and frees the others. `extern_marks` gets `true` at `index` for
     /// every extern reference word `index + 1` found reachable.
+    ///
+    /// `other` sees every non-null word found reachable (roots and fields
+    /// alike, whatever they turn out to be) and may push more root words
+    /// (the store marks exceptions this way, and roots their payloads).
     pub fn collect(
         &mut self,
         types: &std::collections::HashMap<u32, GcTypeInfo>,
         roots: impl IntoIterator<Item = u64>,
         extern_marks: &mut [bool],
+        other: &mut dyn FnMut(u64, &mut Vec<u64>),
     ) -> GcStats {
         self.collections += 1;
         self.marks.clear();
         self.marks.resize(self.starts.len(), 0);
         let mut work = Vec::new();
-        for root in roots {
-            self.mark_word(root, &mut work, extern_marks);
-        }
-        while let Some(word) = work.pop() {
+        let mut found: Vec<u64> = roots.into_iter().collect();
+        loop {
+            while let Some(w) = found.pop() {
+                if w != 0 {
+                    self.mark_word(w, &mut work, extern_marks);
+                    other(w, &mut found);
+                }
+            }
+            let Some(word) = work.pop() else { break };
             let Some((ty, _)) = self.header(word) else { continue };
             if ty == weft_environ::GC_EXTERN_BOX_TYPE {
-                let w = self.read_u64(word, 8);
-                self.mark_word(w, &mut work, extern_marks);
+                found.push(self.read_u64(word, 8));
                 continue;
             }
             match types.get(&ty).map(|t| &t.trace) {
@@ -457,7 +466,7 @@ impl GcHeap {
                         } else {
                             self.read_u64(word, offset)
                         };
-                        self.mark_word(w, &mut work, extern_marks);
+                        found.push(w);
                     }
                 }
                 Some(GcTrace::Array {
@@ -472,7 +481,7 @@ impl GcHeap {
                         } else {
                             self.read_u64(word, offset)
                         };
-                        self.mark_word(w, &mut work, extern_marks);
+                        found.push(w);
                     }
                 }
                 _ => {}

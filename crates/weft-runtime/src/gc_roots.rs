@@ -102,9 +102,11 @@ impl VMStoreContext {
         }
     }
 
-    /// Collects the store's garbage: every GC object and extern reference
-    /// no root reaches is freed (the host data of an extern reference is
-    /// dropped). Returns what the heap's collection did (nothing without a
+    /// Collects the store's garbage: every GC object, extern reference
+    /// and exception no root reaches is freed (the host data of an extern
+    /// reference is dropped). Exceptions are reached from the same roots
+    /// as GC objects, from the pending exception, from GC object fields
+    /// and from the payloads of reachable exceptions. Returns what the heap's collection did (nothing without a
     /// heap).
     ///
     /// With wasm frames on the stack, the collector reads their references
@@ -151,28 +153,43 @@ impl VMStoreContext {
                 words.extend(seg.iter().map(|w| *w as u64));
             }
         }
-        for exn in self.exceptions.borrow().iter() {
-            words.extend(exn.values.iter().map(|v| v.get_word() as u64));
-        }
+        words.push(self.pending_exn.get() as u64);
         let num_externs = self.externs_len();
         let mut extern_marks = vec![false; num_externs];
         let types = self.gc_types.borrow();
+        let exceptions = self.exceptions.borrow();
+        let mut exn_marks = vec![false; exceptions.num_slots()];
+        // Marks the exception a word names, if any, and roots its payload.
+        let mut mark_exn = |w: u64, found: &mut Vec<u64>| {
+            if let Some(slot) = exceptions.slot_of(w) {
+                if !exn_marks[slot] {
+                    exn_marks[slot] = true;
+                    if let Some(e) = exceptions.in_slot(slot) {
+                        found.extend(e.values.iter().map(|v| v.get_word() as u64));
+                    }
+                }
+            }
+        };
         let stats = {
             let mut heap = self.gc_heap.borrow_mut();
             match heap.as_mut() {
-                Some(heap) => heap.collect(&types, words.iter().copied(), &mut extern_marks),
+                Some(heap) => heap.collect(&types, words.iter().copied(), &mut extern_marks, &mut mark_exn),
                 None => {
-                    for w in &words {
+                    while let Some(w) = words.pop() {
                         if w & weft_environ::EXTERN_HOLDS_ANY == 0 {
                             if let Some(m) = w.checked_sub(1).and_then(|i| extern_marks.get_mut(i as usize)) {
                                 *m = true;
                             }
                         }
+                        mark_exn(w, &mut words);
                     }
                     GcStats::default()
                 }
             }
         };
+        drop(exceptions);
+        let dead_exceptions = self.exceptions.borrow_mut().sweep(&exn_marks);
+        drop(dead_exceptions);
         drop(types);
         let dead = self.sweep_externs(&extern_marks);
         // Host data is dropped last, when the collector's borrows are
@@ -191,7 +208,28 @@ impl VMStoreContext {
             }
         }
         roots.collecting.set(false);
+        let mut exceptions = self.exceptions.borrow_mut();
+        exceptions.next_collect = next_exception_collection(exceptions.live());
         stats
+    }
+
+    /// Collects when the number of live exceptions has reached the
+    /// threshold that the last collection set (twice the exceptions it
+    /// left, at least `exn::MIN_COLLECT_THRESHOLD`). Called where a new
+    /// exception was just made and rooted (the `throw` builtin, through its
+    /// trampoline; `StoreObjects::new_exception`). A collection that cannot
+    /// run (frames not walkable, null collector, one already running) is
+    /// not retried before the number doubles again.
+    pub(crate) fn maybe_collect_exceptions(&self) {
+        let live = self.exceptions.borrow().live();
+        if live < self.exceptions.borrow().next_collect {
+            return;
+        }
+        self.collect_garbage();
+        let mut exceptions = self.exceptions.borrow_mut();
+        exceptions.next_collect = exceptions
+            .next_collect
+            .max(next_exception_collection(exceptions.live()));
     }
 
     /// Makes the store's collector the null one (Wasmtime's
@@ -385,6 +423,12 @@ impl VMStoreContext {
     pub(crate) fn pop_outer_exit(&self) {
         self.gc_roots.outer_exits.borrow_mut().pop();
     }
+}
+
+/// The number of live exceptions at which the next automatic collection
+/// runs, after one that left `live`.
+fn next_exception_collection(live: usize) -> usize {
+    live.saturating_mul(2).max(crate::exn::MIN_COLLECT_THRESHOLD)
 }
 
 /// See [`VMStoreContext::inhibit_gc`].

@@ -46,6 +46,7 @@ mod backtrace;
 mod builtins;
 mod builtins_gc;
 mod code;
+mod exn;
 pub mod gc;
 mod gc_root_set;
 mod gc_roots;
@@ -91,9 +92,10 @@ fn uncaught_exception(ctx: &VMStoreContext, reason: UnwindReason) -> Result<(), 
             ..
         } if pending != 0 => {
             let tag = ctx.exception_tag_index(pending).unwrap_or(u32::MAX);
-            // The host may take it (`Store::take_pending_exception`), so
-            // it is kept.
-            if let Some(e) = ctx.exceptions.borrow_mut().get_mut(pending - 1) {
+            // The host may take it (`Store::take_pending_exception`): a
+            // word of it now lives outside the store context, so a catch
+            // may no longer free it at once.
+            if let Some(e) = ctx.exceptions.borrow_mut().get_mut(pending) {
                 e.exposed = true;
             }
             Err(UnwindReason::UncaughtException { tag, exn: pending })

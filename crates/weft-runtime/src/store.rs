@@ -293,32 +293,42 @@ impl StoreObjects {
     fn tag_ptr(&self, id: TagId) -> *const VMTagDefinition {
         &*self.tags[id.0]
     }
-    /// The number of exceptions thrown in this store so far (each is kept
-    /// until the store is dropped).
+    /// The number of live exceptions of this store: thrown and not yet
+    /// freed (an exception caught without an `exnref` is freed at once,
+    /// others by the collections that find them unreachable).
     pub fn num_exceptions(&self) -> usize {
-        self.ctx.exceptions.borrow().len()
+        self.ctx.exceptions.borrow().live()
     }
     /// The tag and payload of exception `exn` (an exnref word of this
-    /// store), or `None` when there is no such exception.
+    /// store), or `None` when it names no live exception (null, another
+    /// store's word, or an exception freed since: see `exn.rs`).
     pub fn exception(&self, exn: usize) -> Option<(TagId, Vec<ValRaw>)> {
         let exceptions = self.ctx.exceptions.borrow();
-        let e = exceptions.get(exn.checked_sub(1)?)?;
-        let tag = self.ctx.exception_tag_index(exn)?;
+        let e = exceptions.get(exn)?;
+        // SAFETY: exception tags point to tag definitions boxed in this
+        // store, which `&self` keeps alive.
+        let tag = unsafe { (*e.tag).store_index };
         Some((TagId(tag as usize), e.values.to_vec()))
     }
     /// Adds an exception made by the host: thrown with tag `tag`, with
     /// `values` as payload (one value per parameter of the tag's type, which
-    /// the caller checked). Returns its exnref word. It is exposed (the host
-    /// holds a reference to it), so it lives as long as the store.
+    /// the caller checked, each rooted by the caller). Returns its exnref
+    /// word, rooted by the host until the current root scope ends (as
+    /// `VMStoreContext::new_externref` roots its reference); `None` when the
+    /// tag is not one of the store's (or no slot is left).
+    ///
+    /// When the number of live exceptions has grown enough, this collects
+    /// (after rooting the new exception).
     pub fn new_exception(&self, tag: TagId, values: Box<[ValRaw]>) -> Option<usize> {
         let tag = &**self.tags.get(tag.0)?;
-        let mut exceptions = self.ctx.exceptions.borrow_mut();
-        exceptions.push(crate::vm::ExnObject {
+        let word = self.ctx.exceptions.borrow_mut().insert(crate::exn::ExnObject {
             tag,
             values,
             exposed: true,
-        });
-        Some(exceptions.len())
+        })?;
+        self.ctx.push_host_root(word as u64);
+        self.ctx.maybe_collect_exceptions();
+        Some(word)
     }
     /// An instance.
     pub fn instance(&self, id: InstanceId) -> &Instance {

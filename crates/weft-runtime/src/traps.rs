@@ -48,8 +48,9 @@ pub enum UnwindReason {
     UncaughtException {
         /// The store index of the exception's tag ([`crate::TagId`]).
         tag: u32,
-        /// The exception, as an exnref word of the store; it is kept until
-        /// the store is dropped.
+        /// The exception, as an exnref word of the store; nothing roots it
+        /// once the call returns: the embedder roots it at once (the
+        /// facade makes it the store's pending exception).
         exn: usize,
     },
     /// A host function panicked; resume the panic once the wasm frames are gone.

@@ -185,10 +185,9 @@ pub struct VMStoreContext {
     /// Called by the `OutOfFuel` and `NewEpoch` builtins (not read by
     /// compiled code).
     pub(crate) interrupt: Cell<Option<InterruptHandler>>,
-    /// The exceptions thrown in this store (not read by compiled code):
-    /// exnref word `n` is `exceptions[n - 1]`. They live as long as the
-    /// store, like its other objects.
-    pub(crate) exceptions: RefCell<Vec<ExnObject>>,
+    /// The live exceptions of this store (not read by compiled code; see
+    /// `exn.rs` for their words), freed by collections.
+    pub(crate) exceptions: RefCell<crate::exn::ExnTable>,
     /// The store's GC heap, made at its first allocation (not read by
     /// compiled code, which uses `gc_heap_base`).
     pub(crate) gc_heap: RefCell<Option<crate::gc::GcHeap>>,
@@ -199,27 +198,6 @@ pub struct VMStoreContext {
     /// What the collector finds roots in and frees besides the heap (see
     /// `gc_roots.rs`).
     pub(crate) gc_roots: crate::gc_root_set::GcRoots,
-}
-
-/// A thrown exception: its tag and payload.
-#[derive(Debug, Clone)]
-pub(crate) struct ExnObject {
-    /// The tag's identity.
-    pub(crate) tag: *const VMTagDefinition,
-    /// One value per parameter of the tag's type.
-    pub(crate) values: Box<[ValRaw]>,
-    /// Whether an `exnref` to it was ever made (by `catch_ref` or
-    /// `catch_all_ref`): then it lives as long as the store.
-    pub(crate) exposed: bool,
-}
-
-/// Frees exception `exn` (an exnref word) once its handler caught it
-/// without making an `exnref`: only the last exception, never exposed, can
-/// be freed, so no live exnref word ever names a freed or reused slot.
-pub(crate) fn release_exception(exceptions: &mut Vec<ExnObject>, exn: usize) {
-    if exn != 0 && exn == exceptions.len() && exceptions.last().is_some_and(|e| !e.exposed) {
-        exceptions.pop();
-    }
 }
 
 /// A tag of a store. Its address is the tag's identity, compared by
@@ -307,7 +285,7 @@ impl Default for VMStoreContext {
             pending_exn_tag: Cell::new(0),
             gc_heap_base: Cell::new(std::ptr::null_mut()),
             interrupt: Cell::new(None),
-            exceptions: RefCell::new(Vec::new()),
+            exceptions: RefCell::new(crate::exn::ExnTable::default()),
             gc_heap: RefCell::new(None),
             gc_heap_limit: Cell::new(crate::gc::DEFAULT_GC_HEAP_LIMIT),
             gc_types: RefCell::new(std::collections::HashMap::new()),
@@ -339,7 +317,7 @@ impl VMStoreContext {
     /// exception, as `throw_ref` does; false (and nothing pending) when
     /// there is no such exception.
     pub(crate) fn set_pending_exception(&self, exn: usize) -> bool {
-        let tag = match self.exceptions.borrow().get(exn.wrapping_sub(1)) {
+        let tag = match self.exceptions.borrow().get(exn) {
             Some(e) => e.tag as usize,
             None => return false,
         };
@@ -351,7 +329,7 @@ impl VMStoreContext {
     /// The store index of the tag of exception `exn` (an exnref word).
     pub(crate) fn exception_tag_index(&self, exn: usize) -> Option<u32> {
         let exceptions = self.exceptions.borrow();
-        let tag = exceptions.get(exn.checked_sub(1)?)?.tag;
+        let tag = exceptions.get(exn)?.tag;
         // SAFETY: exception tags point to tag definitions boxed in the same
         // store, which lives at least as long as `self`.
         Some(unsafe { (*tag).store_index })

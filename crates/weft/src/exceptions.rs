@@ -121,7 +121,8 @@ impl ExnRef {
     /// Fails, saying what is wrong, when the allocator, the tag or a value
     /// belongs to another store, when the tag's type is not the
     /// allocator's, or when the number or a type of the fields is wrong.
-    /// Exceptions live as long as their store.
+    /// The exception is rooted in the current root scope, and collected
+    /// once nothing reaches it (see [`ExnRef`](crate::ExnRef)).
     pub fn new(
         mut store: impl AsContextMut,
         allocator: &ExnRefPre,

@@ -236,6 +236,13 @@ impl<T: 'static> crate::Store<T> {
     pub fn live_externrefs(&self) -> usize {
         self.as_context().0.opaque().objects.context().live_externrefs()
     }
+
+    #[doc(hidden)]
+    /// The number of live exceptions of the store (thrown or made by the
+    /// host, and not freed yet). (Not in Wasmtime's API: for tests.)
+    pub fn live_exceptions(&self) -> usize {
+        self.as_context().0.opaque().objects.num_exceptions()
+    }
 }
 
 /// A scope for the host's GC roots: every [`Rooted`] handle made through it
@@ -311,9 +318,11 @@ impl<T> std::fmt::Debug for OwnedRooted<T> {
 }
 
 /// The reference word a handle of `T` stands for (see `Ref::from_word`):
-/// extern references keep their index, GC references their heap word.
+/// extern references and exceptions keep their word minus one, GC
+/// references their heap word.
 fn root_word<T: 'static>(index: usize) -> u64 {
-    if std::any::TypeId::of::<T>() == std::any::TypeId::of::<ExternRef>() {
+    let t = std::any::TypeId::of::<T>();
+    if t == std::any::TypeId::of::<ExternRef>() || t == std::any::TypeId::of::<crate::ExnRef>() {
         index as u64 + 1
     } else {
         index as u64

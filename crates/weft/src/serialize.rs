@@ -16,7 +16,9 @@ use crate::Config;
 use weft_environ::{CompiledModule, FunctionLoc, Trap};
 
 const MAGIC: &[u8] = b"\0weft-cwasm";
-const FORMAT: u32 = 5;
+// 6: exnref values get stack maps and `throw` goes through its collecting
+// trampoline (exceptions are collected), so older code must not be loaded.
+const FORMAT: u32 = 6;
 /// The magic of a precompiled component (`crate::component::Component::serialize`),
 /// as long as [`MAGIC`] and differing from it, so that each kind is told
 /// from the other by its first bytes.

@@ -93,8 +93,16 @@ impl<T: 'static> VMStore for StoreInner<T> {
         if !self.opaque.engine.inner.config.exceptions_enabled() {
             return None;
         }
-        self.opaque.pending_exception.take()
+        self.opaque.pending_exception.take().map(|p| p.word)
     }
+}
+
+/// The exception that last escaped wasm (or that the host threw), until
+/// the host takes it or throws it into wasm: its exnref word, and the
+/// owned root that keeps it from being collected meanwhile.
+pub(crate) struct PendingException {
+    word: usize,
+    _root: std::sync::Arc<()>,
 }
 
 pub(crate) struct InstanceData {
@@ -127,7 +135,7 @@ pub struct StoreOpaque {
     pub(crate) tag_types: HashMap<usize, TagType>,
     /// The last exception that escaped wasm (an exnref word), until the
     /// host takes it.
-    pub(crate) pending_exception: Option<usize>,
+    pub(crate) pending_exception: Option<PendingException>,
     #[cfg(feature = "async")]
     pub(crate) async_state: Option<async_support::AsyncState>,
     /// Lifted functions and component instances.
@@ -281,7 +289,7 @@ impl StoreOpaque {
         let word = exception.index.wrapping_add(1);
         match self.objects.exception(word) {
             Some((tag, _)) => {
-                self.pending_exception = Some(word);
+                self.set_pending_exception(word);
                 ThrownException {
                     tag: u32::try_from(tag.0).unwrap_or(u32::MAX),
                     refused: None,
@@ -291,8 +299,17 @@ impl StoreOpaque {
         }
     }
 
+    /// Makes `word` (an exnref word of this store) the exception waiting
+    /// for the host, rooted until taken.
+    pub(crate) fn set_pending_exception(&mut self, word: usize) {
+        let root = self.objects.context().push_owned_root(word as u64);
+        self.pending_exception = Some(PendingException { word, _root: root });
+    }
+
     fn take_pending_exception(&mut self) -> Option<Rooted<ExnRef>> {
-        let exn = self.pending_exception.take()?;
+        let exn = self.pending_exception.take()?.word;
+        // Rooted in the current scope before the owned root goes.
+        self.objects.context().push_host_root(exn as u64);
         Some(Rooted {
             store: self.id,
             index: exn - 1,
@@ -351,7 +368,7 @@ impl<T: 'static> StoreInner<T> {
             Ok(()) => Ok(()),
             Err(reason) => {
                 if let UnwindReason::UncaughtException { exn, .. } = reason {
-                    self.opaque.pending_exception = Some(exn);
+                    self.opaque.set_pending_exception(exn);
                 }
                 Err(self.opaque.unwind_to_error(reason))
             }
@@ -541,6 +558,11 @@ impl<'a, T: 'static> StoreContextMut<'a, T> {
     pub fn throw<R>(&mut self, exception: Rooted<ExnRef>) -> Result<R, ThrownException> {
         Err(self.0.opaque.throw(&exception))
     }
+    #[doc(hidden)]
+    /// See `Store::live_exceptions`.
+    pub fn live_exceptions(&self) -> usize {
+        self.0.opaque.objects.num_exceptions()
+    }
 }
 
 #[cfg(feature = "component-model")]
@@ -696,6 +718,11 @@ impl<'a, T: 'static> Caller<'a, T> {
     pub fn has_pending_exception(&self) -> bool {
         self.store.has_pending_exception()
     }
+    #[doc(hidden)]
+    /// See `Store::live_exceptions`.
+    pub fn live_exceptions(&self) -> usize {
+        self.store.0.opaque.objects.num_exceptions()
+    }
 }
 
 impl<T: 'static> AsContext for Caller<'_, T> {
@@ -734,11 +761,12 @@ impl StoreOpaque {
 
 #[cfg(all(test, feature = "wat"))]
 mod tests {
-    use crate::{Engine, Instance, Module, Store};
+    use crate::{AsContextMut, Engine, Instance, Module, Store};
 
     /// Exceptions caught without an `exnref` are freed at once, so a
     /// throw-and-catch loop needs no memory; exceptions caught with an
-    /// `exnref`, and those that escape to the host, are kept.
+    /// `exnref`, and those that escape to the host, are kept until a
+    /// collection finds them unreachable (see `tests/exn_collect.rs`).
     #[test]
     fn exceptions_caught_without_exnref_are_freed() {
         let engine = Engine::default();
@@ -778,5 +806,15 @@ mod tests {
         // An exception that escapes is kept for `take_pending_exception`.
         assert!(escape.call(&mut store, ()).is_err());
         assert_eq!(store.inner().opaque.objects.num_exceptions(), 2);
+        store.gc(None).unwrap();
+        assert_eq!(store.inner().opaque.objects.num_exceptions(), 2);
+        // Once taken and its root gone, it is collected; the exnref `keep`
+        // returned is still rooted by the store's outermost scope.
+        {
+            let mut scope = crate::RootScope::new(&mut store);
+            assert!(scope.as_context_mut().take_pending_exception().is_some());
+        }
+        store.gc(None).unwrap();
+        assert_eq!(store.inner().opaque.objects.num_exceptions(), 1);
     }
 }

@@ -180,8 +180,11 @@ impl Val {
             Val::ExternRef(None) => ty.is_nullable() && ty.heap_type().is_extern(),
             Val::ExnRef(Some(e)) => {
                 store.check(e.store, "exception reference")?;
-                if e.index >= store.objects.num_exceptions() {
-                    crate::bail!("exception reference to no exception of the store");
+                if store.objects.exception(e.index.wrapping_add(1)).is_none() {
+                    crate::bail!(
+                        "exception reference to no exception of the store (used after its root scope ended \
+                         and its exception was collected?)"
+                    );
                 }
                 matches!(ty.heap_type(), HeapType::Exn)
             }
@@ -424,6 +427,7 @@ impl Ref {
         if heap_type.is_func() {
             Ref::Func(FuncRefPtr::from_word(word).map(|p| Func::from_store_index(store.id(), p.store_index())))
         } else if heap_type.is_exn() {
+            store.objects.context().push_host_root(word as u64);
             Ref::Exn((word != 0).then(|| Rooted {
                 store: store.id(),
                 index: word - 1,
@@ -582,8 +586,13 @@ impl From<Option<Rooted<ExnRef>>> for Val {
 
 /// An exception: thrown by wasm and caught with `catch_ref` or
 /// `catch_all_ref` (or escaped to the host), or made by the host with
-/// [`ExnRef::new`] and thrown with [`crate::Store::throw`]. Weft keeps every
-/// exception a reference was made to until the store is dropped.
+/// [`ExnRef::new`] and thrown with [`crate::Store::throw`]. Exceptions are
+/// collected like GC objects: a `Rooted<ExnRef>` keeps its exception alive
+/// until its root scope ends, an `OwnedRooted<ExnRef>` until it is dropped,
+/// and wasm keeps alive what its locals, operands, globals, tables, GC
+/// objects and reachable exceptions' payloads hold. A handle used after
+/// its exception was collected is refused with an error (it never names
+/// another exception).
 #[derive(Debug)]
 pub struct ExnRef {
     _private: (),

@@ -4,9 +4,10 @@
  * \brief `exnref`: exceptions thrown by wasm, read from C, and exceptions
  * made and thrown by the host.
  *
- * Weft keeps every exception of a store until the store is deleted, so
- * cloning and unrooting an #weft_exnref_t do nothing (call
- * #weft_exnref_unroot anyway, as with Wasmtime).
+ * A non-null #weft_exnref_t is a root owned by the caller, as in Wasmtime:
+ * #weft_exnref_clone makes a new one, #weft_exnref_unroot releases it, and
+ * an exception nothing reaches any more (no root, no wasm value) is
+ * collected. Every non-null reference Weft hands out must be unrooted.
  *
  * A host callback throws with #weft_exnref_new, then
  * `return weft_context_set_exception(context, &exn);`: the exception goes

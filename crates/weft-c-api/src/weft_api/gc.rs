@@ -15,14 +15,16 @@
 //! struct is set to null) or a corrupted one is refused as far as it can be
 //! detected.
 //!
-//! Exception references (`weft_exnref_t`) name an entry of the store's
-//! exception table ([`StoreData::exnrefs`]; Weft keeps every exception of a
-//! store until the store is deleted), so cloning and unrooting them do
-//! nothing.
+//! A non-null exception reference (`weft_exnref_t`) is a C-owned root in
+//! the same way: its `__private3` points to an [`ExnRoot`] box (with a tag
+//! of its own, so an `anyref` is never taken for an `exnref` nor the
+//! reverse) holding an `OwnedRooted<ExnRef>`; `weft_exnref_unroot` frees it,
+//! and the exception is collected once nothing else reaches it.
 //!
-//! Raw values (`*_to_raw`, `weft_val_raw_t`) of `anyref`s name an entry of
-//! the store's table of raw roots ([`StoreData::anyref_raws`]), which keeps
-//! the object alive until the store is deleted.
+//! Raw values (`*_to_raw`, `weft_val_raw_t`) of `anyref`s and `exnref`s
+//! name an entry of the store's tables of raw roots
+//! ([`StoreData::anyref_raws`], [`StoreData::exnref_raws`]), which keep the
+//! object alive until the store is deleted.
 
 // Import loop kept on purpose: `weft_val_t` (val.rs) carries GC
 // references, whose handles live here, and the fields of structs and
@@ -47,7 +49,9 @@ use weft::{
 /// The tag of a live [`GcRoot`].
 const LIVE: u64 = 0x7765_6674_2d67_6372;
 
-/// What a non-null `weft_anyref_t` points to.
+/// What a non-null `weft_anyref_t` points to (`repr(C)`: the tag first,
+/// as in [`ExnRoot`]).
+#[repr(C)]
 pub(crate) struct GcRoot {
     tag: u64,
     rooted: Rooted<AnyRef>,
@@ -918,25 +922,66 @@ pub extern "C" fn weft_arrayref_type(
 
 // ---- exnref.h ---------------------------------------------------------
 
-/// The C handle of an exception (an entry of the store's table).
+/// The tag of a live [`ExnRoot`].
+const EXN_LIVE: u64 = 0x7765_6674_2d65_786e;
+
+/// What a non-null `weft_exnref_t` points to (`repr(C)`: the tag first,
+/// as in [`GcRoot`]).
+#[repr(C)]
+pub(crate) struct ExnRoot {
+    tag: u64,
+    rooted: Rooted<ExnRef>,
+    owned: OwnedRooted<ExnRef>,
+}
+
+fn box_exn_root(store_id: u64, rooted: Rooted<ExnRef>, owned: OwnedRooted<ExnRef>) -> weft_gcref_t {
+    let b = Box::new(ExnRoot {
+        tag: EXN_LIVE,
+        rooted,
+        owned,
+    });
+    weft_gcref_t {
+        store_id,
+        private1: 0,
+        private2: 0,
+        private3: Box::into_raw(b).cast::<c_void>(),
+    }
+}
+
+/// The root a non-null exception handle points to.
+fn exn_root_of(h: &weft_gcref_t) -> anyhow::Result<&ExnRoot> {
+    let p = h.private3.cast::<ExnRoot>();
+    if p.is_null() {
+        anyhow::bail!("invalid exnref (not made by Weft, or already unrooted)");
+    }
+    // SAFETY: a non-null reference's pointer is a root box made by
+    // `box_exn_root` or `box_root` and not freed yet (the header's
+    // contract: references are used until unrooted); both are `repr(C)`
+    // with the `u64` tag first, so the tag is read alike in either.
+    let tag = unsafe { p.cast::<u64>().read() };
+    if tag != EXN_LIVE {
+        anyhow::bail!("invalid exnref (already unrooted, or not an exnref?)");
+    }
+    // SAFETY: the tag says the box is an `ExnRoot`.
+    Ok(unsafe { &*p })
+}
+
+/// A new C-owned root of exception `e` (of `store`).
 pub(crate) fn exnref_handle(
     store: &StoreShared,
     cx: &mut StoreContextMut<'_, StoreData>,
     e: Rooted<ExnRef>,
 ) -> anyhow::Result<weft_gcref_t> {
-    let exns = &mut cx.data_mut().exnrefs;
-    exns.push(e);
-    Ok(weft_gcref_t {
-        store_id: store.id(),
-        private1: u32::try_from(exns.len()).map_err(|_| anyhow::anyhow!("too many exnrefs"))?,
-        ..NULL
-    })
+    let owned = e.to_owned_rooted(&mut *cx)?;
+    Ok(box_exn_root(store.id(), e, owned))
 }
 
-/// The exception of a C handle (None for null).
+/// The exception of a C handle (None for null), checked against the
+/// store. The handle's `Rooted` stays valid as long as the handle is
+/// rooted.
 pub(crate) fn exnref_of(
     store: &StoreShared,
-    cx: &StoreContextMut<'_, StoreData>,
+    _cx: &StoreContextMut<'_, StoreData>,
     h: &weft_gcref_t,
 ) -> anyhow::Result<Option<Rooted<ExnRef>>> {
     if h.store_id == 0 {
@@ -945,12 +990,7 @@ pub(crate) fn exnref_of(
     if h.store_id != store.id() {
         anyhow::bail!("exnref used with the wrong store");
     }
-    (h.private1 as usize)
-        .checked_sub(1)
-        .and_then(|i| cx.data().exnrefs.get(i))
-        .copied()
-        .map(Some)
-        .ok_or_else(|| anyhow::anyhow!("invalid exnref handle"))
+    Ok(Some(exn_root_of(h)?.rooted))
 }
 
 fn exn_non_null(
@@ -962,18 +1002,100 @@ fn exn_non_null(
     exnref_of(store, cx, h)?.ok_or_else(|| anyhow::anyhow!("`exn` is a null reference"))
 }
 
-/// Copies the reference (exceptions live as long as their store: nothing
-/// to root).
-#[no_mangle]
-pub extern "C" fn weft_exnref_clone(r: Option<&weft_gcref_t>, out: Option<&mut MaybeUninit<weft_gcref_t>>) {
-    if let (Some(r), Some(out)) = (r, out) {
-        out.write(*r);
+/// The exception of a C handle rooted in the current root scope (so it
+/// stays alive after the handle is unrooted, until the scope ends).
+pub(crate) fn exnref_into_scope(
+    store: &StoreShared,
+    cx: &mut StoreContextMut<'_, StoreData>,
+    h: &weft_gcref_t,
+) -> anyhow::Result<Option<Rooted<ExnRef>>> {
+    if exnref_of(store, cx, h)?.is_none() {
+        return Ok(None);
+    }
+    Ok(Some(exn_root_of(h)?.owned.to_rooted(&mut *cx)?))
+}
+
+/// A new root of the same exception (null for null or invalid handles).
+pub(crate) fn clone_exn_handle(h: &weft_gcref_t) -> weft_gcref_t {
+    if h.store_id == 0 {
+        return NULL;
+    }
+    match exn_root_of(h) {
+        Ok(root) => box_exn_root(h.store_id, root.rooted, root.owned.clone()),
+        Err(_) => NULL,
     }
 }
 
-/// Releases the reference: nothing to do (see `weft_exnref_clone`).
+/// Frees the root of an exception handle and makes it null.
+pub(crate) fn unroot_exn_handle(h: &mut weft_gcref_t) {
+    if h.store_id != 0 && exn_root_of(h).is_ok() {
+        let p = h.private3.cast::<ExnRoot>();
+        // SAFETY: checked live above; the box is freed once: its tag is
+        // cleared first and the handle made null.
+        unsafe {
+            (*p).tag = 0;
+            drop(Box::from_raw(p));
+        }
+    }
+    *h = NULL;
+}
+
+/// A new root of the exception in `out` (null for null or invalid
+/// references).
 #[no_mangle]
-pub extern "C" fn weft_exnref_unroot(_r: Option<&mut weft_gcref_t>) {}
+pub extern "C" fn weft_exnref_clone(r: Option<&weft_gcref_t>, out: Option<&mut MaybeUninit<weft_gcref_t>>) {
+    guard(
+        || (),
+        || {
+            if let (Some(r), Some(out)) = (r, out) {
+                out.write(clone_exn_handle(r));
+            }
+        },
+    )
+}
+
+/// Releases the root (the reference is null afterwards): the exception is
+/// collected once nothing else reaches it.
+#[no_mangle]
+pub extern "C" fn weft_exnref_unroot(r: Option<&mut weft_gcref_t>) {
+    guard(|| (), || r.map_or((), unroot_exn_handle))
+}
+
+/// The C handle of a raw `exnref` value (null for 0).
+pub(crate) fn exnref_from_raw(store: &StoreShared, raw: u32) -> anyhow::Result<weft_gcref_t> {
+    if raw == 0 {
+        return Ok(NULL);
+    }
+    // SAFETY: the only context in use in this function.
+    let cx = unsafe { store.ctx() };
+    let (rooted, owned) = raw
+        .checked_sub(1)
+        .and_then(|i| cx.data().exnref_raws.get(i as usize))
+        .cloned()
+        .ok_or_else(|| anyhow::anyhow!("invalid raw exnref {raw}"))?;
+    Ok(box_exn_root(store.id(), rooted, owned))
+}
+
+/// The exception of a raw `exnref` value (None for 0), without a handle:
+/// the raw table keeps it alive.
+pub(crate) fn exnref_of_raw(cx: &StoreContextMut<'_, StoreData>, raw: u32) -> anyhow::Result<Option<Rooted<ExnRef>>> {
+    if raw == 0 {
+        return Ok(None);
+    }
+    raw.checked_sub(1)
+        .and_then(|i| cx.data().exnref_raws.get(i as usize))
+        .map(|(r, _)| Some(*r))
+        .ok_or_else(|| anyhow::anyhow!("invalid raw exnref {raw}"))
+}
+
+/// The raw value of an exception: an entry of the store's raw roots, kept
+/// until the store is deleted.
+pub(crate) fn exnref_to_raw(cx: &mut StoreContextMut<'_, StoreData>, e: Rooted<ExnRef>) -> anyhow::Result<u32> {
+    let owned = e.to_owned_rooted(&mut *cx)?;
+    let raws = &mut cx.data_mut().exnref_raws;
+    raws.push((e, owned));
+    u32::try_from(raws.len()).map_err(|_| anyhow::anyhow!("too many raw exnrefs"))
+}
 
 /// The reference of a raw value of `weft_exnref_to_raw` (null for 0 or an
 /// unknown value).
@@ -989,19 +1111,14 @@ pub extern "C" fn weft_exnref_from_raw(
             let (Some(store), Some(out)) = (context, out) else {
                 return;
             };
-            let h = weft_gcref_t {
-                store_id: if raw == 0 { 0 } else { store.id() },
-                private1: raw,
-                ..NULL
-            };
-            // SAFETY: the only context in use in this function.
-            let cx = unsafe { store.ctx() };
-            out.write(if exnref_of(store, &cx, &h).is_ok() { h } else { NULL });
+            out.write(exnref_from_raw(store, raw).unwrap_or(NULL));
         },
     )
 }
 
-/// The raw value of the reference (0 for null or invalid).
+/// The raw value of the reference (0 for null or invalid): an entry of the
+/// store's raw roots, which keeps the exception alive until the store is
+/// deleted.
 #[no_mangle]
 pub extern "C" fn weft_exnref_to_raw(context: Option<&StoreShared>, r: Option<&weft_gcref_t>) -> u32 {
     guard(
@@ -1009,9 +1126,9 @@ pub extern "C" fn weft_exnref_to_raw(context: Option<&StoreShared>, r: Option<&w
         || {
             let (Some(store), Some(r)) = (context, r) else { return 0 };
             // SAFETY: the only context in use in this function.
-            let cx = unsafe { store.ctx() };
+            let mut cx = unsafe { store.ctx() };
             match exnref_of(store, &cx, r) {
-                Ok(Some(_)) => r.private1,
+                Ok(Some(e)) => exnref_to_raw(&mut cx, e).unwrap_or(0),
                 _ => 0,
             }
         },
@@ -1045,11 +1162,13 @@ pub extern "C" fn weft_exnref_field_count(store: Option<&StoreShared>, exn: Opti
         || 0,
         || {
             let Some(store) = store else { return 0 };
-            // SAFETY: the only context in use in this function.
-            let cx = unsafe { store.ctx() };
-            exn_non_null(store, &cx, exn)
-                .and_then(|e| e.fields(&cx))
-                .map_or(0, |f| f.len())
+            // In a root scope: reading the fields roots the references
+            // among them.
+            with_scope(store, |cx| {
+                exn_non_null(store, cx, exn)
+                    .and_then(|e| e.fields(&*cx))
+                    .map_or(0, |f| f.len())
+            })
         },
     )
 }
@@ -1171,17 +1290,18 @@ pub extern "C" fn weft_context_take_exception(
             let (Some(store), Some(out)) = (store, exn_ret) else {
                 return false;
             };
-            // SAFETY: the only context in use in this function.
-            let mut cx = unsafe { store.ctx() };
-            let Some(e) = cx.take_pending_exception() else {
-                return false;
-            };
-            match exnref_handle(store, &mut cx, e) {
-                Ok(h) => {
+            // In a root scope: the handle's owned root is what keeps the
+            // exception alive.
+            let h = with_scope(store, |cx| match cx.take_pending_exception() {
+                Some(e) => exnref_handle(store, cx, e).ok(),
+                None => None,
+            });
+            match h {
+                Some(h) => {
                     out.write(h);
                     true
                 }
-                Err(_) => false,
+                None => false,
             }
         },
     )
@@ -1221,4 +1341,101 @@ pub extern "C" fn weft_exnref_type(
             Some(Box::new(weft_exn_type_t { ty: tag.ty(&cx) }))
         },
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::val::{weft_valunion_t, WEFT_EXNREF, WEFT_I32};
+    use super::*;
+    use crate::r#ref::Entity;
+    use crate::store::{weft_context_gc, StoreShared};
+
+    fn live(store: &StoreShared) -> usize {
+        // SAFETY: the only context in use here.
+        unsafe { store.ctx() }.live_exceptions()
+    }
+
+    fn new_exn(store: &StoreShared, tag: &weft_tag_t, v: i32) -> weft_gcref_t {
+        let field = weft_val_t {
+            kind: WEFT_I32,
+            of: weft_valunion_t { i32: v },
+        };
+        let mut out = MaybeUninit::uninit();
+        // SAFETY: one value at `&field`.
+        let err = unsafe { weft_exnref_new(Some(store), Some(tag), &field, 1, Some(&mut out)) };
+        assert!(err.is_none());
+        // SAFETY: written on success.
+        unsafe { out.assume_init() }
+    }
+
+    fn field(store: &StoreShared, exn: &weft_gcref_t) -> Option<i32> {
+        let mut out = MaybeUninit::uninit();
+        if weft_exnref_field(Some(store), Some(exn), 0, Some(&mut out)).is_some() {
+            return None;
+        }
+        // SAFETY: written on success; an i32 field.
+        Some(unsafe { out.assume_init().of.i32 })
+    }
+
+    /// Unrooting a `weft_exnref_t` (and a `weft_val_t` holding one) lets
+    /// its exception be collected; clones and raw values keep it alive.
+    #[test]
+    fn unrooted_exnrefs_are_collected() {
+        let engine = weft::Engine::default();
+        let store = StoreShared::new(&engine, std::ptr::null_mut(), None);
+        let tag = {
+            // SAFETY: the only context in use here.
+            let mut cx = unsafe { store.ctx() };
+            let ty = weft::TagType::new(weft::FuncType::new(&engine, [weft::ValType::I32], []));
+            let t = weft::Tag::new(&mut cx, &ty).unwrap();
+            table_handle(&store, &mut cx, Entity::Tag(t))
+        };
+        let mut kept: Vec<weft_gcref_t> = (0..10).map(|i| new_exn(&store, &tag, i)).collect();
+        for i in 0..5000 {
+            let mut e = new_exn(&store, &tag, i);
+            weft_exnref_unroot(Some(&mut e));
+            assert!(e.private3.is_null(), "unrooting makes the reference null");
+            assert!(live(&store) <= 2 * 1024 + 16, "{} live at {i}", live(&store));
+        }
+        assert!(weft_context_gc(Some(&store)).is_none());
+        assert_eq!(live(&store), 10);
+        for (i, k) in kept.iter().enumerate() {
+            assert_eq!(field(&store, k), Some(i as i32));
+        }
+        // A clone roots on its own; a value holding one too.
+        let mut clone = MaybeUninit::uninit();
+        weft_exnref_clone(Some(&kept[3]), Some(&mut clone));
+        // SAFETY: written by `weft_exnref_clone`.
+        let mut clone = unsafe { clone.assume_init() };
+        let mut copy = MaybeUninit::uninit();
+        let src = weft_val_t {
+            kind: WEFT_EXNREF,
+            of: weft_valunion_t { gcref: kept[4] },
+        };
+        super::super::val::weft_val_clone(Some(&src), Some(&mut copy));
+        // SAFETY: written by `weft_val_clone`.
+        let mut val = unsafe { copy.assume_init() };
+        let raw = weft_exnref_to_raw(Some(&store), Some(&kept[5]));
+        assert_ne!(raw, 0);
+        for k in &mut kept {
+            weft_exnref_unroot(Some(k));
+        }
+        assert!(weft_context_gc(Some(&store)).is_none());
+        assert_eq!(live(&store), 3, "the clone's, the value's and the raw value's");
+        assert_eq!(field(&store, &clone), Some(3));
+        // SAFETY: an exnref value.
+        assert_eq!(field(&store, unsafe { &val.of.gcref }), Some(4));
+        let mut again = MaybeUninit::uninit();
+        weft_exnref_from_raw(Some(&store), raw, Some(&mut again));
+        // SAFETY: written by `weft_exnref_from_raw`.
+        let mut again = unsafe { again.assume_init() };
+        assert_eq!(field(&store, &again), Some(5));
+        weft_exnref_unroot(Some(&mut again));
+        weft_exnref_unroot(Some(&mut clone));
+        super::super::val::weft_val_unroot(Some(&mut val));
+        assert!(weft_context_gc(Some(&store)).is_none());
+        assert_eq!(live(&store), 1, "the raw value's root lasts as long as the store");
+        // An unrooted handle is refused, not read.
+        assert!(field(&store, &clone).is_none());
+    }
 }

@@ -365,13 +365,20 @@ pub(crate) fn val_to_weft(
 }
 
 /// The Weft value of a C value whose GC root is given to Weft: an
-/// `anyref`'s root moves into the current root scope (the C handle is
-/// unrooted); other values as `val_to_weft`.
+/// `anyref`'s or `exnref`'s root moves into the current root scope (the C
+/// handle is unrooted); other values as `val_to_weft`.
 pub(crate) fn val_taken_to_weft(
     store: &StoreShared,
     cx: &mut StoreContextMut<'_, StoreData>,
     v: &mut weft_val_t,
 ) -> anyhow::Result<Val> {
+    if v.kind == WEFT_EXNREF {
+        // SAFETY: the union field read is the one `kind` names.
+        let h = unsafe { &mut v.of.gcref };
+        let r = super::gc::exnref_into_scope(store, cx, h);
+        super::gc::unroot_exn_handle(h);
+        return Ok(Val::ExnRef(r?));
+    }
     if v.kind != WEFT_ANYREF {
         return val_to_weft(store, cx, v);
     }
@@ -484,14 +491,7 @@ pub(crate) fn raw_to_weft(
                 };
                 Val::ExternRef(super::externref::externref_of(store, cx, &h)?)
             }
-            ValType::Ref(r) if r.heap_type().is_exn() => {
-                let h = weft_gcref_t {
-                    store_id: if raw.anyref == 0 { 0 } else { store.id() },
-                    private1: raw.anyref,
-                    ..NULL_GCREF
-                };
-                Val::ExnRef(super::gc::exnref_of(store, cx, &h)?)
-            }
+            ValType::Ref(r) if r.heap_type().is_exn() => Val::ExnRef(super::gc::exnref_of_raw(cx, raw.anyref)?),
             ValType::Ref(r) if r.heap_type().is_any_hierarchy() => {
                 let mut h = super::gc::anyref_from_raw(store, raw.anyref)?;
                 let v = super::gc::anyref_of(store, &h)?;
@@ -537,7 +537,7 @@ pub(crate) fn raw_from_weft(
             raw.externref = super::externref::externref_handle(store, cx, *r)?.private1;
         }
         Val::ExnRef(Some(e)) => {
-            raw.anyref = super::gc::exnref_handle(store, cx, *e)?.private1;
+            raw.anyref = super::gc::exnref_to_raw(cx, *e)?;
         }
         Val::AnyRef(Some(a)) => {
             raw.anyref = super::gc::anyref_to_raw(cx, *a)?;
@@ -546,8 +546,8 @@ pub(crate) fn raw_from_weft(
     Ok(raw)
 }
 
-/// Releases the GC root of a value (an `anyref`'s; extern and exception
-/// references live as long as their store and need none).
+/// Releases the GC root of a value (an `anyref`'s or an `exnref`'s; extern
+/// references need none).
 #[no_mangle]
 pub extern "C" fn weft_val_unroot(val: Option<&mut weft_val_t>) {
     guard(
@@ -557,13 +557,16 @@ pub extern "C" fn weft_val_unroot(val: Option<&mut weft_val_t>) {
                 if v.kind == WEFT_ANYREF {
                     // SAFETY: the union field read is the one `kind` names.
                     super::gc::unroot_handle(unsafe { &mut v.of.gcref });
+                } else if v.kind == WEFT_EXNREF {
+                    // SAFETY: as above.
+                    super::gc::unroot_exn_handle(unsafe { &mut v.of.gcref });
                 }
             }
         },
     )
 }
 
-/// Copies `src` to `dst`, with a new root for an `anyref`.
+/// Copies `src` to `dst`, with a new root for an `anyref` or an `exnref`.
 #[no_mangle]
 pub extern "C" fn weft_val_clone(src: Option<&weft_val_t>, dst: Option<&mut std::mem::MaybeUninit<weft_val_t>>) {
     guard(
@@ -574,6 +577,9 @@ pub extern "C" fn weft_val_clone(src: Option<&weft_val_t>, dst: Option<&mut std:
                 if v.kind == WEFT_ANYREF {
                     // SAFETY: the union field read is the one `kind` names.
                     v.of.gcref = super::gc::clone_handle(unsafe { &s.of.gcref });
+                } else if v.kind == WEFT_EXNREF {
+                    // SAFETY: as above.
+                    v.of.gcref = super::gc::clone_exn_handle(unsafe { &s.of.gcref });
                 }
                 d.write(v);
             }

@@ -24,7 +24,8 @@ use std::path::Path;
 use std::sync::Arc;
 use weft_environ::component::{self as env, ComponentTypes};
 
-const FORMAT: u32 = 1;
+// 2: the core code of format 6 (see `crate::serialize`).
+const FORMAT: u32 = 2;
 
 impl Component {
     /// The component in precompiled form: the compiled code of each of its
