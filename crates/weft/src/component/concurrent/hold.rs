@@ -137,7 +137,11 @@ fn prepare<T: 'static>(store: &mut StoreContextMut<'_, T>) -> crate::Result<Opti
     if !concurrent {
         return Ok(None);
     }
-    if sched.hold.as_ref().is_some_and(|h| !h.shared.done.load(Ordering::SeqCst)) {
+    if sched
+        .hold
+        .as_ref()
+        .is_some_and(|h| !h.shared.done.load(Ordering::SeqCst))
+    {
         crate::bail!(
             "unsupported: an async host function waiting while another async host function's future \
              holds the store"

@@ -692,7 +692,10 @@ fn resume_from_loop<T: 'static>(store: &mut StoreContextMut<'_, T>, t: weft_task
 /// Resumes the ready thread `t` for the event loop: a trap goes to the
 /// host's call that led to the thread's task (or stays with its instance
 /// when none waits for it); any other error ends the loop.
-pub(crate) fn resume_routed<T: 'static>(store: &mut StoreContextMut<'_, T>, t: weft_tasks::ThreadId) -> crate::Result<()> {
+pub(crate) fn resume_routed<T: 'static>(
+    store: &mut StoreContextMut<'_, T>,
+    t: weft_tasks::ThreadId,
+) -> crate::Result<()> {
     let task = store.components().tasks.thread(t).map(|s| s.task);
     match (sched::resume(store, t, false), task) {
         (Ok(()), _) => Ok(()),
