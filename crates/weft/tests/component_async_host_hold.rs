@@ -94,14 +94,28 @@ struct Host {
 /// `wait: func(x: u32) -> u32` imported (synchronous), called lowered
 /// synchronously by `run-sync: func(x) -> wait(x) + 1` and by
 /// `run-async: async func(x) -> wait(x) + 1` (lifted with a callback that
-/// returns at once).
+/// returns at once); `run-many: async func(n) -> n` calls the imported
+/// `tick: func()` `n` times.
 const GUEST: &str = r#"(component
     (import "wait" (func $wait (param "x" u32) (result u32)))
+    (import "tick" (func $tick))
     (core func $wait_sync (canon lower (func $wait)))
+    (core func $tick_sync (canon lower (func $tick)))
     (core func $task_return (canon task.return (result u32)))
     (core module $m
         (import "" "wait" (func $wait (param i32) (result i32)))
+        (import "" "tick" (func $tick))
         (import "" "task.return" (func $task_return (param i32)))
+        (func (export "run-many") (param $n i32) (result i32)
+            (local $i i32)
+            (block $done
+                (loop $next
+                    (br_if $done (i32.ge_u (local.get $i) (local.get $n)))
+                    (call $tick)
+                    (local.set $i (i32.add (local.get $i) (i32.const 1)))
+                    (br $next)))
+            (call $task_return (local.get $i))
+            (i32.const 0))
         (func (export "run-sync") (param $x i32) (result i32)
             (i32.add (call $wait (local.get $x)) (i32.const 1)))
         (func (export "run-async") (param $x i32) (result i32)
@@ -110,7 +124,10 @@ const GUEST: &str = r#"(component
         (func (export "cb") (param i32 i32 i32) (result i32) unreachable))
     (core instance $i (instantiate $m (with "" (instance
         (export "wait" (func $wait_sync))
+        (export "tick" (func $tick_sync))
         (export "task.return" (func $task_return))))))
+    (func (export "run-many") async (param "n" u32) (result u32)
+        (canon lift (core func $i "run-many") async (callback (core func $i "cb"))))
     (func (export "run-sync") (param "x" u32) (result u32)
         (canon lift (core func $i "run-sync")))
     (func (export "run-async") async (param "x" u32) (result u32)
@@ -138,6 +155,26 @@ fn setup() -> (Store<Host>, Instance) {
                 }
                 log.lock().unwrap().push(format!("end {x}"));
                 Ok((x * 2,))
+            })
+        })
+        .unwrap();
+    // Pending once (waking itself at once), then ready: one hold each.
+    linker
+        .root()
+        .func_wrap_async("tick", |_store, (): ()| {
+            Box::new(async {
+                let mut yielded = false;
+                std::future::poll_fn(|cx| {
+                    if yielded {
+                        Poll::Ready(())
+                    } else {
+                        yielded = true;
+                        cx.waker().wake_by_ref();
+                        Poll::Pending
+                    }
+                })
+                .await;
+                Ok(())
             })
         })
         .unwrap();
@@ -270,5 +307,20 @@ fn a_dropped_call_async_stops_the_holding_host_function() -> weft::Result<()> {
     store.data_mut().delay = Some(Duration::from_millis(5));
     let out = block_on(run.call_async(&mut store, (4,)))?;
     assert_eq!(out, (9,));
+    Ok(())
+}
+
+/// Many holds in a row, under `call_async` (whose start of the task waits
+/// in place) and `call_concurrent` (the event loop): each wait is one turn
+/// of a loop, not a deeper native stack.
+#[test]
+fn many_holds_in_a_row_do_not_nest() -> weft::Result<()> {
+    let (mut store, instance) = setup();
+    let run: TypedFunc<(u32,), (u32,)> = instance.get_typed_func(&mut store, "run-many")?;
+    let out = block_on(run.call_async(&mut store, (20_000,)))?;
+    assert_eq!(out, (20_000,));
+    let out = block_on(store.run_concurrent(async |a| run.call_concurrent(a, (20_000,)).await))??;
+    assert_eq!(out, (20_000,));
+    store.assert_concurrent_state_empty();
     Ok(())
 }

@@ -183,7 +183,9 @@ pub(crate) fn step_held<T: 'static>(store: &mut StoreContextMut<'_, T>) -> Optio
     if !host::take_wake_id(store, id) {
         return Some(Ok(false));
     }
-    Some(host::resume_routed(store, thread).map(|()| true))
+    // As a loop's turn: should the thread hold the store again, the
+    // caller's loop waits for it (no nesting, however many waits).
+    Some(host::resume_from_loop(store, thread).map(|()| true))
 }
 
 /// Called by a resumer of `thread` that is not the event loop's own turn,
@@ -220,7 +222,7 @@ pub(crate) fn cancel<T: 'static>(store: &mut StoreContextMut<'_, T>) {
         hold.shared.cancelled.store(true, Ordering::SeqCst);
     }
     // The error is the thread's own (routed to its task's caller).
-    let _ = host::resume_routed(store, thread);
+    let _ = host::resume_from_loop(store, thread);
 }
 
 /// The wake-up id of the store's hold.

@@ -681,7 +681,10 @@ pub(crate) fn step<T: 'static>(store: &mut StoreContextMut<'_, T>) -> crate::Res
 /// [`resume_routed`] as the event loop's own turn: a thread that suspends
 /// holding the store leaves the loop to wait for its wake-up (see
 /// `hold.rs`).
-fn resume_from_loop<T: 'static>(store: &mut StoreContextMut<'_, T>, t: weft_tasks::ThreadId) -> crate::Result<()> {
+pub(crate) fn resume_from_loop<T: 'static>(
+    store: &mut StoreContextMut<'_, T>,
+    t: weft_tasks::ThreadId,
+) -> crate::Result<()> {
     let depth = store.components().sched.running.len();
     let outer = store.components_mut().sched.loop_depth.replace(depth);
     let r = resume_routed(store, t);
