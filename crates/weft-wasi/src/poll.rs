@@ -5,7 +5,7 @@
 //! as `poll(2)` has it for regular files. The host's stdin and sockets are
 //! waited for with `poll(2)`; clocks bound the wait.
 
-use crate::clocks;
+use crate::p1_clocks as clocks;
 use crate::ctx::{Kind, WasiP1Ctx};
 use crate::errno::{Errno, Result};
 use crate::memory::GuestMemory;
