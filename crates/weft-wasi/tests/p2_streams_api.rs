@@ -45,7 +45,7 @@ fn poll_waits_for_an_embedders_pollable_and_reports_the_ready_ones() -> anyhow::
     let never = table.push(Signal(never_rx))?;
     let p_signal = subscribe(&mut table, borrow(&signal))?;
     let p_never = subscribe(&mut table, borrow(&never))?;
-    let mut v = WasiCtxView {
+    let v = WasiCtxView {
         ctx: &mut ctx,
         table: &mut table,
     };

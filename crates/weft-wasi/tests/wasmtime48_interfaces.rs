@@ -14,7 +14,7 @@
 mod p2_guest;
 
 use weft::component::{Component, Instance, Linker, ResourceTable};
-use weft::{Config, Engine, Store};
+use weft::{Engine, Store};
 use weft_wasi::cli::{WasiCli, WasiCliCtx, WasiCliCtxView, WasiCliView};
 use weft_wasi::clocks::{WasiClocks, WasiClocksCtx, WasiClocksCtxView, WasiClocksView};
 use weft_wasi::filesystem::{WasiFilesystem, WasiFilesystemCtx, WasiFilesystemCtxView, WasiFilesystemView};
@@ -474,9 +474,7 @@ fn an_interface_left_out_is_missing() -> weft::Result<()> {
 fn async_single_interfaces_for_a_wasi_view() -> weft::Result<()> {
     use weft_wasi::p2::bindings as b;
     let dir = sandbox("async");
-    let mut config = Config::new();
-    config.async_support(true);
-    let engine = Engine::new(&config)?;
+    let engine = Engine::default();
     let mut linker = Linker::<Full>::new(&engine);
     b::random::insecure_seed::add_to_linker::<Full, WasiRandom>(&mut linker, Full::random)?;
     b::clocks::wall_clock::add_to_linker::<Full, WasiClocks>(&mut linker, Full::clocks)?;
