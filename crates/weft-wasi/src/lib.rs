@@ -60,11 +60,11 @@ mod filestat;
 #[cfg(feature = "p2")]
 pub mod filesystem;
 mod memory;
+mod p1_clocks;
 #[cfg(feature = "p2")]
 pub mod p2;
 #[cfg(feature = "p3")]
 pub mod p3;
-mod p1_clocks;
 mod path;
 mod poll;
 pub mod preview1;
@@ -85,10 +85,10 @@ mod types;
 /// `wasmtime_wasi::async_trait`).
 pub use async_trait::async_trait;
 pub use builder::{DirPerms, FilePerms, WasiCtxBuilder};
-pub use ctx::WasiP1Ctx;
-pub use errno::Errno;
 #[cfg(feature = "p2")]
 pub use clocks::{HostMonotonicClock, HostWallClock};
+pub use ctx::WasiP1Ctx;
+pub use errno::Errno;
 #[cfg(feature = "p2")]
 pub use filesystem::OpenMode;
 #[cfg(feature = "p2")]

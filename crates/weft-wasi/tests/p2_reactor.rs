@@ -90,7 +90,10 @@ fn a_poll_on_a_tcp_stream_is_woken_by_the_reactor() -> weft::Result<()> {
     });
     ok(Tcp::start_connect(&mut v, client, net, addr));
     let connected = Tcp::subscribe(&mut v, Resource::new_borrow(client.rep()))?;
-    let (r, _) = block_on_counting(HostPollable::block(&mut *v.table, Resource::new_borrow(connected.rep())));
+    let (r, _) = block_on_counting(HostPollable::block(
+        &mut *v.table,
+        Resource::new_borrow(connected.rep()),
+    ));
     r?;
     HostPollable::drop(&mut *v.table, connected)?;
     let (input, output) = ok(Tcp::finish_connect(&mut v, client));
@@ -100,7 +103,8 @@ fn a_poll_on_a_tcp_stream_is_woken_by_the_reactor() -> weft::Result<()> {
     let mut waited = 0;
     for i in 0..ROUND_TRIPS {
         let msg = format!("ping {i}").into_bytes();
-        let (r, _) = block_on_counting(HostOutputStream::blocking_write_and_flush(&mut *v.table,
+        let (r, _) = block_on_counting(HostOutputStream::blocking_write_and_flush(
+            &mut *v.table,
             Resource::new_borrow(output.rep()),
             msg.clone(),
         ));

@@ -102,12 +102,14 @@ fn tcp_echo_over_loopback() -> weft::Result<()> {
     let (conn, s_in, s_out) = ok(Tcp::accept(&mut v, server));
     assert_eq!(port(ok(Tcp::local_address(&mut v, conn))), server_port);
 
-    v.table.blocking_write_and_flush(c_out, b"ping".to_vec())
+    v.table
+        .blocking_write_and_flush(c_out, b"ping".to_vec())
         .map_err(|e| format!("{e}"))
         .unwrap();
     let got = v.table.blocking_read(s_in, 100).map_err(|e| format!("{e}")).unwrap();
     assert_eq!(got, b"ping");
-    v.table.blocking_write_and_flush(s_out, b"pong".to_vec())
+    v.table
+        .blocking_write_and_flush(s_out, b"pong".to_vec())
         .map_err(|e| format!("{e}"))
         .unwrap();
     let got = v.table.blocking_read(c_in, 100).map_err(|e| format!("{e}")).unwrap();

@@ -54,7 +54,10 @@ fn poll_waits_for_an_embedders_pollable_and_reports_the_ready_ones() -> anyhow::
     assert!(!in_tokio(HostPollable::ready(&mut *v.table, borrow(&p_signal)))?);
     // Another thread sets the signal; the poll is woken by it.
     let setter = std::thread::spawn(move || tx.send(true));
-    let ready = in_tokio(v.table.poll(vec![borrow(&p_never), borrow(&p_signal), borrow(&p_signal)]))?;
+    let ready = in_tokio(
+        v.table
+            .poll(vec![borrow(&p_never), borrow(&p_signal), borrow(&p_signal)]),
+    )?;
     assert_eq!(ready, vec![1, 2]);
     setter.join().expect("the setter ends")?;
     assert!(in_tokio(HostPollable::ready(&mut *v.table, borrow(&p_signal)))?);

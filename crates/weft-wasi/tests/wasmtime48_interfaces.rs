@@ -644,7 +644,9 @@ fn p3_packages_for_a_state_with_only_sub_contexts() -> weft::Result<()> {
         instance: &Instance,
         name: &str,
     ) -> weft::Result<R> {
-        instance.get_typed_func::<(), R>(&mut *store, name)?.call(&mut *store, ())
+        instance
+            .get_typed_func::<(), R>(&mut *store, name)?
+            .call(&mut *store, ())
     }
     let (lo,): (u64,) = call(&mut store, &instance, "seed-lo")?;
     let (hi,): (u64,) = call(&mut store, &instance, "seed-hi")?;

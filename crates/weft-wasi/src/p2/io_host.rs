@@ -7,8 +7,8 @@ use super::io::{
     delete_pollable, poll_list, pollable_ready, subscribe, DynInputStream, DynOutputStream, DynPollable, IoError,
     StreamError, StreamResult,
 };
-use weft::component::ResourceTable;
 use weft::component::Resource;
+use weft::component::ResourceTable;
 
 /// At most this many bytes are read or skipped by one call (as Wasmtime's
 /// 64 KiB), whatever length the guest asks for.
@@ -113,10 +113,7 @@ impl streams::HostOutputStream for ResourceTable {
                 "blocking-write-and-flush of more than 4096 bytes (the interface's limit)",
             ));
         }
-        self
-            .get_mut(&self_)?
-            .blocking_write_and_flush(contents.into())
-            .await
+        self.get_mut(&self_)?.blocking_write_and_flush(contents.into()).await
     }
     fn flush(&mut self, self_: Resource<DynOutputStream>) -> StreamResult<()> {
         self.get_mut(&self_)?.flush()
@@ -147,8 +144,7 @@ impl streams::HostOutputStream for ResourceTable {
                 "blocking-write-zeroes-and-flush of more than 4096 bytes (the interface's limit)",
             ));
         }
-        self
-            .get_mut(&self_)?
+        self.get_mut(&self_)?
             .blocking_write_zeroes_and_flush(len as usize)
             .await
     }

@@ -6,9 +6,9 @@
 use super::bindings::sync::wasi::io::{error, poll, streams};
 use super::bindings::wasi::io as async_io;
 use super::io::{DynInputStream, DynOutputStream, DynPollable, IoError, StreamError, StreamResult};
-use weft::component::ResourceTable;
 use crate::runtime::in_tokio;
 use weft::component::Resource;
+use weft::component::ResourceTable;
 
 impl error::Host for ResourceTable {}
 

@@ -65,17 +65,17 @@ mod reactor;
 pub(crate) mod sockets;
 
 pub use self::cli::{IsATTY, TerminalInput, TerminalOutput};
-pub use crate::clocks::{HostMonotonicClock, HostWallClock, MonotonicClock, WallClock};
 pub use self::filesystem::{Descriptor, Dir, File, FsError, FsResult, OpenMode, ReaddirIterator};
 pub use self::io::{
     subscribe, DynFuture, DynInputStream, DynOutputStream, DynPollable, InputStream, IoError, MakeFuture, OutputStream,
     Pollable, StreamError, StreamResult,
 };
-pub use crate::random::DEFAULT_MAX_SIZE;
 pub use self::sockets::{
     IncomingDatagramStream, Network, OutgoingDatagramStream, ResolveAddressStream, SocketError, SocketResult,
     TcpSocket, UdpSocket,
 };
+pub use crate::clocks::{HostMonotonicClock, HostWallClock, MonotonicClock, WallClock};
+pub use crate::random::DEFAULT_MAX_SIZE;
 pub use weft::component::{ResourceTable, ResourceTableError};
 
 /// A random seed from the operating system.

@@ -25,8 +25,8 @@ use super::io::{
 };
 use super::reactor::{ready_now, Reactor, Want};
 use super::TrappableError;
-use crate::sockets::{SocketAddrUse, WasiSocketsCtx, WasiSocketsCtxView};
 use crate::runtime::AbortOnDropJoinHandle;
+use crate::sockets::{SocketAddrUse, WasiSocketsCtx, WasiSocketsCtxView};
 use bytes::Bytes;
 use socket2::{Domain, SockAddr, SockRef, Socket, Type};
 use std::io;

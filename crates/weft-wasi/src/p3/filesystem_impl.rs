@@ -17,9 +17,9 @@ use super::bindings::wasi::filesystem::types::{
 };
 use super::filesystem::{FilesystemError, FilesystemResult};
 use super::slot::ResultSlot;
+use crate::filesystem::{WasiFilesystem, WasiFilesystemCtxView};
 use crate::p2::bindings::wasi::clocks::wall_clock::Datetime;
 use crate::p2::bindings::wasi::filesystem::types::{self as p2t, HostDescriptor as _};
-use crate::filesystem::{WasiFilesystem, WasiFilesystemCtxView};
 use crate::p2::{Descriptor, DynInputStream, DynOutputStream, FsError, StreamError};
 use std::pin::Pin;
 use std::task::{Context, Poll};
