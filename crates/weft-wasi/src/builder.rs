@@ -341,7 +341,7 @@ impl WasiCtxBuilder {
                 Preopen::Listener(_) | Preopen::Stream(_) => None,
             })
             .collect();
-        let seed = crate::p2::random_seed();
+        let seed = crate::random::random_seed();
         crate::p2::WasiCtx {
             cli: crate::cli::WasiCliCtx {
                 args: b.args,
@@ -357,7 +357,7 @@ impl WasiCtxBuilder {
                 preopens,
             },
             random: crate::random::WasiRandomCtx {
-                insecure_random: crate::p2::SplitMix(seed as u64),
+                insecure_random: crate::random::SplitMix(seed as u64),
                 insecure_random_seed: b.insecure_random_seed.unwrap_or(seed),
                 max_random_size: b.max_random_size,
             },

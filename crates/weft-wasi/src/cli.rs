@@ -18,7 +18,6 @@ pub use self::view::*;
 #[cfg(feature = "p2")]
 mod view {
     use crate::stdio::{ClosedInputStream, SinkOutputStream, StdinStream, StdoutStream};
-    use crate::WasiView;
     use std::sync::{Arc, Mutex};
     use weft::component::{HasData, ResourceTable};
 
@@ -75,19 +74,9 @@ mod view {
     }
 
     /// Implemented by a store's data to lend `wasi:cli` its context and
-    /// table. Every [`WasiView`] implements it.
+    /// table. Every [`crate::WasiView`] implements it.
     pub trait WasiCliView: Send {
         /// The `wasi:cli` context and the resource table.
         fn cli(&mut self) -> WasiCliCtxView<'_>;
-    }
-
-    impl<T: WasiView + ?Sized> WasiCliView for T {
-        fn cli(&mut self) -> WasiCliCtxView<'_> {
-            let view = self.ctx();
-            WasiCliCtxView {
-                ctx: &mut view.ctx.cli,
-                table: view.table,
-            }
-        }
     }
 }

@@ -2,7 +2,6 @@
 //! `wasi:clocks` interfaces see, under the module path Wasmtime 48 gives
 //! them (`wasmtime_wasi::clocks`).
 
-use crate::WasiView;
 use std::time::{Duration, Instant, SystemTime};
 use weft::component::{HasData, ResourceTable};
 
@@ -124,18 +123,8 @@ pub struct WasiClocksCtxView<'a> {
 }
 
 /// Implemented by a store's data to lend `wasi:clocks` its context and
-/// table. Every [`WasiView`] implements it.
+/// table. Every [`crate::WasiView`] implements it.
 pub trait WasiClocksView: Send {
     /// The `wasi:clocks` context and the resource table.
     fn clocks(&mut self) -> WasiClocksCtxView<'_>;
-}
-
-impl<T: WasiView + ?Sized> WasiClocksView for T {
-    fn clocks(&mut self) -> WasiClocksCtxView<'_> {
-        let view = self.ctx();
-        WasiClocksCtxView {
-            ctx: &mut view.ctx.clocks,
-            table: view.table,
-        }
-    }
 }

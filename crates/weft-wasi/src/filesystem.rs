@@ -3,7 +3,6 @@
 //! gives them (`wasmtime_wasi::filesystem`).
 
 pub use crate::p2::{Descriptor, Dir, File, OpenMode};
-use crate::WasiView;
 use weft::component::{HasData, ResourceTable};
 
 /// The [`HasData`] type of the `wasi:filesystem` host functions: they see
@@ -41,18 +40,8 @@ pub struct WasiFilesystemCtxView<'a> {
 }
 
 /// Implemented by a store's data to lend `wasi:filesystem` its context
-/// and table. Every [`WasiView`] implements it.
+/// and table. Every [`crate::WasiView`] implements it.
 pub trait WasiFilesystemView: Send {
     /// The `wasi:filesystem` context and the resource table.
     fn filesystem(&mut self) -> WasiFilesystemCtxView<'_>;
-}
-
-impl<T: WasiView + ?Sized> WasiFilesystemView for T {
-    fn filesystem(&mut self) -> WasiFilesystemCtxView<'_> {
-        let view = self.ctx();
-        WasiFilesystemCtxView {
-            ctx: &mut view.ctx.filesystem,
-            table: view.table,
-        }
-    }
 }

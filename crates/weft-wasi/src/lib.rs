@@ -79,6 +79,8 @@ mod sock;
 pub mod sockets;
 mod stdio;
 mod types;
+#[cfg(feature = "p2")]
+mod view;
 
 /// The attribute of `impl`s of `p2::Pollable`, `p2::InputStream` and
 /// `p2::OutputStream` (re-exported as Wasmtime's
@@ -91,14 +93,14 @@ pub use ctx::WasiP1Ctx;
 pub use errno::Errno;
 #[cfg(feature = "p2")]
 pub use filesystem::OpenMode;
-#[cfg(feature = "p2")]
-pub use p2::{WasiCtx, WasiCtxView, WasiView};
 pub use preview1 as p1;
 pub use proc::I32Exit;
 pub use stdio::{
     stderr, stdin, stdout, ClosedInputStream, ClosedOutputStream, InputFile, IsTerminal, MemoryInputPipe,
     MemoryOutputPipe, OutputFile, SinkOutputStream, Stderr, Stdin, StdinStream, Stdout, StdoutStream,
 };
+#[cfg(feature = "p2")]
+pub use view::{WasiCtx, WasiCtxView, WasiView};
 #[cfg(feature = "p2")]
 pub use weft::component::{ResourceTable, ResourceTableError};
 

@@ -3,8 +3,6 @@
 //! (`wasmtime_wasi::random`). Secure random bytes come from the operating
 //! system; the insecure ones from a fast generator seeded from it.
 
-use crate::p2::{random_seed, SplitMix};
-use crate::WasiView;
 use weft::component::HasData;
 
 /// The largest number of random bytes one call may ask for by default (as
@@ -50,7 +48,7 @@ impl std::fmt::Debug for WasiRandomCtx {
 }
 
 /// Implemented by a store's data to lend `wasi:random` its context.
-/// Every [`WasiView`] implements it, and so does [`WasiRandomCtx`].
+/// Every [`crate::WasiView`] implements it, and so does [`WasiRandomCtx`].
 pub trait WasiRandomView: Send {
     /// The `wasi:random` context.
     fn random(&mut self) -> &mut WasiRandomCtx;
@@ -62,8 +60,30 @@ impl WasiRandomView for WasiRandomCtx {
     }
 }
 
-impl<T: WasiView + ?Sized> WasiRandomView for T {
-    fn random(&mut self) -> &mut WasiRandomCtx {
-        &mut self.ctx().ctx.random
+/// A random seed from the operating system.
+pub(crate) fn random_seed() -> u128 {
+    u128::from_le_bytes(os_random::<16>())
+}
+
+/// The insecure generator: SplitMix64, seeded from the operating system.
+#[derive(Debug, Clone)]
+pub(crate) struct SplitMix(pub(crate) u64);
+
+impl SplitMix {
+    pub(crate) fn next_u64(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
     }
+}
+
+/// Random bytes from the operating system.
+fn os_random<const N: usize>() -> [u8; N] {
+    let mut b = [0u8; N];
+    // Without an OS generator the bytes stay as they are; that only weakens
+    // the insecure generator's seed.
+    let _ = getrandom::fill(&mut b);
+    b
 }

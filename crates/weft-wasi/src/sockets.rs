@@ -3,7 +3,6 @@
 //! them (`wasmtime_wasi::sockets`).
 
 pub use crate::p2::{TcpSocket, UdpSocket};
-use crate::WasiView;
 use std::sync::Arc;
 use weft::component::{HasData, ResourceTable};
 
@@ -67,18 +66,8 @@ pub struct WasiSocketsCtxView<'a> {
 }
 
 /// Implemented by a store's data to lend `wasi:sockets` its context and
-/// table. Every [`WasiView`] implements it.
+/// table. Every [`crate::WasiView`] implements it.
 pub trait WasiSocketsView: Send {
     /// The `wasi:sockets` context and the resource table.
     fn sockets(&mut self) -> WasiSocketsCtxView<'_>;
-}
-
-impl<T: WasiView + ?Sized> WasiSocketsView for T {
-    fn sockets(&mut self) -> WasiSocketsCtxView<'_> {
-        let view = self.ctx();
-        WasiSocketsCtxView {
-            ctx: &mut view.ctx.sockets,
-            table: view.table,
-        }
-    }
 }
