@@ -98,7 +98,7 @@ pub struct WasiCtxBuilder {
     allow_ip_name_lookup: bool,
     inherit_network: bool,
     #[cfg(feature = "p2")]
-    socket_addr_check: Option<crate::p2::AddrCheck>,
+    socket_addr_check: Option<crate::sockets::AddrCheck>,
 }
 
 impl Default for WasiCtxBuilder {
@@ -317,7 +317,7 @@ impl WasiCtxBuilder {
     #[cfg(feature = "p2")]
     pub fn socket_addr_check<F>(&mut self, check: F) -> &mut Self
     where
-        F: Fn(std::net::SocketAddr, crate::p2::SocketAddrUse) -> bool + Send + Sync + 'static,
+        F: Fn(std::net::SocketAddr, crate::sockets::SocketAddrUse) -> bool + Send + Sync + 'static,
     {
         self.inherit_network = false;
         self.socket_addr_check = Some(std::sync::Arc::new(check));
@@ -341,21 +341,27 @@ impl WasiCtxBuilder {
                 Preopen::Listener(_) | Preopen::Stream(_) => None,
             })
             .collect();
-        let seed = crate::p2::random_seed();
+        let seed = crate::random::random_seed();
         crate::p2::WasiCtx {
-            args: b.args,
-            env: b.env,
-            initial_cwd: b.initial_cwd,
-            stdin: Arc::new(Mutex::new(b.stdin)),
-            stdout: Arc::new(Mutex::new(b.stdout)),
-            stderr: Arc::new(Mutex::new(b.stderr)),
-            preopens,
-            wall_clock: Box::new(crate::p2::WallClock::new()),
-            monotonic_clock: Box::new(crate::p2::MonotonicClock::new()),
-            insecure_random: crate::p2::SplitMix(seed as u64),
-            insecure_random_seed: b.insecure_random_seed.unwrap_or(seed),
-            max_random_size: b.max_random_size,
-            sockets: crate::p2::SocketsCtx {
+            cli: crate::cli::WasiCliCtx {
+                args: b.args,
+                env: b.env,
+                initial_cwd: b.initial_cwd,
+                stdin: Arc::new(Mutex::new(b.stdin)),
+                stdout: Arc::new(Mutex::new(b.stdout)),
+                stderr: Arc::new(Mutex::new(b.stderr)),
+            },
+            clocks: crate::clocks::WasiClocksCtx::default(),
+            filesystem: crate::filesystem::WasiFilesystemCtx {
+                allow_blocking_current_thread: false,
+                preopens,
+            },
+            random: crate::random::WasiRandomCtx {
+                insecure_random: crate::random::SplitMix(seed as u64),
+                insecure_random_seed: b.insecure_random_seed.unwrap_or(seed),
+                max_random_size: b.max_random_size,
+            },
+            sockets: crate::sockets::WasiSocketsCtx {
                 allow_tcp: b.allow_tcp,
                 allow_udp: b.allow_udp,
                 allow_ip_name_lookup: b.allow_ip_name_lookup,

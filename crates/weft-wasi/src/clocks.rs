@@ -1,64 +1,130 @@
-//! `clock_*` and `random_get`.
+//! `wasi:clocks`: the host's clocks and the part of the context the
+//! `wasi:clocks` interfaces see, under the module path Wasmtime 48 gives
+//! them (`wasmtime_wasi::clocks`).
 
-use crate::ctx::WasiP1Ctx;
-use crate::errno::{Errno, Result};
-use crate::memory::GuestMemory;
-use crate::types::clockid;
-use rustix::time::{ClockId, Timespec};
-use std::time::SystemTime;
+use std::time::{Duration, Instant, SystemTime};
+use weft::component::{HasData, ResourceTable};
 
-fn timespec_nanos(t: Timespec) -> u64 {
-    (t.tv_sec.max(0) as u64)
-        .saturating_mul(1_000_000_000)
-        .saturating_add(t.tv_nsec.max(0) as u64)
+/// A clock of the time of day (Wasmtime's `HostWallClock`).
+pub trait HostWallClock: Send {
+    /// The clock's resolution.
+    fn resolution(&self) -> Duration;
+    /// The time since the Unix epoch.
+    fn now(&self) -> Duration;
 }
 
-/// The host clock of a WASI clock id.
-fn host_clock(id: u32) -> Result<ClockId> {
-    Ok(match id {
-        clockid::REALTIME => ClockId::Realtime,
-        clockid::MONOTONIC => ClockId::Monotonic,
-        clockid::PROCESS_CPUTIME_ID => ClockId::ProcessCPUTime,
-        clockid::THREAD_CPUTIME_ID => ClockId::ThreadCPUTime,
-        _ => return Err(Errno::Inval.into()),
-    })
+/// A clock that never goes back (Wasmtime's `HostMonotonicClock`), in
+/// nanoseconds.
+pub trait HostMonotonicClock: Send {
+    /// The clock's resolution in nanoseconds.
+    fn resolution(&self) -> u64;
+    /// Nanoseconds since a fixed, unspecified point.
+    fn now(&self) -> u64;
 }
 
-/// The current time of clock `id` in nanoseconds: since the Unix epoch for
-/// the realtime clock, since an unspecified point for the others.
-pub(crate) fn now(id: u32) -> Result<u64> {
-    if id == clockid::REALTIME {
-        let since = SystemTime::now()
-            .duration_since(SystemTime::UNIX_EPOCH)
-            .map_err(|_| Errno::Overflow)?;
-        return u64::try_from(since.as_nanos()).map_err(|_| Errno::Overflow.into());
+/// The host's wall clock.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct WallClock;
+
+impl WallClock {
+    /// The host's wall clock.
+    pub fn new() -> WallClock {
+        WallClock
     }
-    Ok(timespec_nanos(rustix::time::clock_gettime(host_clock(id)?)))
 }
 
-/// `clock_res_get`.
-pub(crate) fn res_get(_ctx: &mut WasiP1Ctx, mem: &mut GuestMemory<'_>, id: u32, out: u32) -> Result<()> {
-    let res = timespec_nanos(rustix::time::clock_getres(host_clock(id)?)).max(1);
-    mem.write_u64(out, res)?;
-    Ok(())
+impl HostWallClock for WallClock {
+    fn resolution(&self) -> Duration {
+        Duration::from_nanos(1)
+    }
+    fn now(&self) -> Duration {
+        // A host clock before 1970 reads as the epoch.
+        SystemTime::now()
+            .duration_since(SystemTime::UNIX_EPOCH)
+            .unwrap_or_default()
+    }
 }
 
-/// `clock_time_get` (the precision is a hint and is ignored).
-pub(crate) fn time_get(
-    _ctx: &mut WasiP1Ctx,
-    mem: &mut GuestMemory<'_>,
-    id: u32,
-    _precision: u64,
-    out: u32,
-) -> Result<()> {
-    let t = now(id)?;
-    mem.write_u64(out, t)?;
-    Ok(())
+/// The host's monotonic clock, counting from its creation.
+#[derive(Debug, Clone, Copy)]
+pub struct MonotonicClock {
+    start: Instant,
 }
 
-/// `random_get`: bytes from the operating system's secure generator.
-pub(crate) fn random_get(_ctx: &mut WasiP1Ctx, mem: &mut GuestMemory<'_>, buf: u32, len: u32) -> Result<()> {
-    let buf = mem.slice_mut(buf, len)?;
-    getrandom::fill(buf).map_err(|_| Errno::Io)?;
-    Ok(())
+impl MonotonicClock {
+    /// A clock that reads 0 now.
+    pub fn new() -> MonotonicClock {
+        MonotonicClock { start: Instant::now() }
+    }
+}
+
+impl Default for MonotonicClock {
+    fn default() -> Self {
+        MonotonicClock::new()
+    }
+}
+
+impl HostMonotonicClock for MonotonicClock {
+    fn resolution(&self) -> u64 {
+        1
+    }
+    fn now(&self) -> u64 {
+        u64::try_from(self.start.elapsed().as_nanos()).unwrap_or(u64::MAX)
+    }
+}
+
+/// The host's monotonic clock, boxed (the default of [`WasiClocksCtx`]).
+pub fn monotonic_clock() -> Box<dyn HostMonotonicClock + Send> {
+    Box::new(MonotonicClock::new())
+}
+
+/// The host's wall clock, boxed (the default of [`WasiClocksCtx`]).
+pub fn wall_clock() -> Box<dyn HostWallClock + Send> {
+    Box::new(WallClock::new())
+}
+
+/// The [`HasData`] type of the `wasi:clocks` host functions: they see a
+/// [`WasiClocksCtxView`].
+pub struct WasiClocks;
+
+impl HasData for WasiClocks {
+    type Data<'a> = WasiClocksCtxView<'a>;
+}
+
+/// The part of the WASI context `wasi:clocks` sees: the wall clock and
+/// the monotonic clock (by default the host's, [`wall_clock`] and
+/// [`monotonic_clock`]).
+pub struct WasiClocksCtx {
+    pub(crate) wall_clock: Box<dyn HostWallClock + Send>,
+    pub(crate) monotonic_clock: Box<dyn HostMonotonicClock + Send>,
+}
+
+impl Default for WasiClocksCtx {
+    fn default() -> Self {
+        WasiClocksCtx {
+            wall_clock: wall_clock(),
+            monotonic_clock: monotonic_clock(),
+        }
+    }
+}
+
+impl std::fmt::Debug for WasiClocksCtx {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("WasiClocksCtx").finish_non_exhaustive()
+    }
+}
+
+/// What the `wasi:clocks` host functions reach in the store's data.
+pub struct WasiClocksCtxView<'a> {
+    /// The `wasi:clocks` part of the context.
+    pub ctx: &'a mut WasiClocksCtx,
+    /// The table of the guest's resources (timers' pollables).
+    pub table: &'a mut ResourceTable,
+}
+
+/// Implemented by a store's data to lend `wasi:clocks` its context and
+/// table. Every [`crate::WasiView`] implements it.
+pub trait WasiClocksView: Send {
+    /// The `wasi:clocks` context and the resource table.
+    fn clocks(&mut self) -> WasiClocksCtxView<'_>;
 }

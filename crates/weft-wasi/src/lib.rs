@@ -18,6 +18,14 @@
 //! nested, including its own), renames or hard links. `proc_exit` ends the
 //! guest's call with an error that downcasts to [`I32Exit`].
 //!
+//! With the `p2` feature it is also WASI 0.2 (`p2`) and, with `p3`,
+//! WASI 0.3 (`p3`) for components, shaped as Wasmtime 48's
+//! `wasmtime_wasi`: one `WasiCtx` made of a sub-context per package
+//! (`cli`, `clocks`, `filesystem`, `random`, `sockets`, each with its
+//! `HasData` type, its `*CtxView` and its `Wasi*View` trait, which every
+//! `WasiView` implements), so that single interfaces can be linked for a
+//! store that lends only their part.
+//!
 //! ```
 //! use weft::{Engine, Linker, Module, Store};
 //! use weft_wasi::preview1::{self, WasiP1Ctx};
@@ -41,13 +49,18 @@
 #![deny(missing_docs)]
 
 mod builder;
+pub mod cli;
 mod cli_streams;
-mod clocks;
+#[cfg(feature = "p2")]
+pub mod clocks;
 mod ctx;
 mod errno;
 mod fd;
 mod filestat;
+#[cfg(feature = "p2")]
+pub mod filesystem;
 mod memory;
+mod p1_clocks;
 #[cfg(feature = "p2")]
 pub mod p2;
 #[cfg(feature = "p3")]
@@ -56,22 +69,30 @@ mod path;
 mod poll;
 pub mod preview1;
 mod proc;
+#[cfg(feature = "p2")]
+pub mod random;
 pub mod runtime;
 #[cfg(feature = "async")]
 mod sleep;
 mod sock;
+#[cfg(feature = "p2")]
+pub mod sockets;
 mod stdio;
 mod types;
+#[cfg(feature = "p2")]
+mod view;
 
 /// The attribute of `impl`s of `p2::Pollable`, `p2::InputStream` and
 /// `p2::OutputStream` (re-exported as Wasmtime's
 /// `wasmtime_wasi::async_trait`).
 pub use async_trait::async_trait;
 pub use builder::{DirPerms, FilePerms, WasiCtxBuilder};
+#[cfg(feature = "p2")]
+pub use clocks::{HostMonotonicClock, HostWallClock};
 pub use ctx::WasiP1Ctx;
 pub use errno::Errno;
 #[cfg(feature = "p2")]
-pub use p2::{WasiCtx, WasiCtxView, WasiView};
+pub use filesystem::OpenMode;
 pub use preview1 as p1;
 pub use proc::I32Exit;
 pub use stdio::{
@@ -79,16 +100,9 @@ pub use stdio::{
     MemoryOutputPipe, OutputFile, SinkOutputStream, Stderr, Stdin, StdinStream, Stdout, StdoutStream,
 };
 #[cfg(feature = "p2")]
+pub use view::{WasiCtx, WasiCtxView, WasiView};
+#[cfg(feature = "p2")]
 pub use weft::component::{ResourceTable, ResourceTableError};
-
-/// The standard-stream traits and streams, under the module path
-/// Wasmtime 48 gives them (`wasmtime_wasi::cli`).
-pub mod cli {
-    pub use crate::cli_streams::{AsyncStdinStream, AsyncStdoutStream};
-    pub use crate::stdio::{
-        stderr, stdin, stdout, InputFile, IsTerminal, OutputFile, Stderr, Stdin, StdinStream, Stdout, StdoutStream,
-    };
-}
 
 /// In-memory pipes, under the module path Wasmtime gives them.
 pub mod pipe {

@@ -5,10 +5,10 @@
 //! as `poll(2)` has it for regular files. The host's stdin and sockets are
 //! waited for with `poll(2)`; clocks bound the wait.
 
-use crate::clocks;
 use crate::ctx::{Kind, WasiP1Ctx};
 use crate::errno::{Errno, Result};
 use crate::memory::GuestMemory;
+use crate::p1_clocks as clocks;
 use crate::types::{
     clockid, eventtype, rights, EVENT_FD_READWRITE_HANGUP, EVENT_SIZE, SUBSCRIPTION_CLOCK_ABSTIME, SUBSCRIPTION_SIZE,
 };

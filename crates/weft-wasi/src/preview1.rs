@@ -4,7 +4,8 @@
 
 use crate::errno::Error;
 use crate::memory::GuestMemory;
-use crate::{clocks, fd, path, poll, proc, sock};
+use crate::p1_clocks as clocks;
+use crate::{fd, path, poll, proc, sock};
 use weft::{Caller, Extern, Linker};
 
 pub use crate::ctx::WasiP1Ctx;

@@ -314,12 +314,12 @@ fn set_times_checks_the_guests_times() -> weft::Result<()> {
         .preopened_dir(&world.sandbox, ".", DirPerms::all(), FilePerms::all())?
         .build();
     let mut table = ResourceTable::new();
-    let mut v = WasiCtxView {
-        ctx: &mut ctx,
+    let mut v = weft_wasi::filesystem::WasiFilesystemCtxView {
+        ctx: ctx.filesystem(),
         table: &mut table,
     };
     let (dir, _) = v.get_directories()?.remove(0);
-    let set = |v: &mut WasiCtxView<'_>, seconds: u64, nanoseconds: u32| {
+    let set = |v: &mut weft_wasi::filesystem::WasiFilesystemCtxView<'_>, seconds: u64, nanoseconds: u32| {
         v.set_times_at(
             dir,
             PathFlags::empty(),

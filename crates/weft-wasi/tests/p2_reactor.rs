@@ -19,7 +19,8 @@ use weft_wasi::p2::bindings::wasi::sockets::instance_network::Host as _;
 use weft_wasi::p2::bindings::wasi::sockets::network::{IpAddressFamily, IpSocketAddress, Ipv4SocketAddress};
 use weft_wasi::p2::bindings::wasi::sockets::tcp::HostTcpSocket as Tcp;
 use weft_wasi::p2::bindings::wasi::sockets::tcp_create_socket::Host as _;
-use weft_wasi::p2::{SocketResult, WasiCtxView};
+use weft_wasi::p2::SocketResult;
+use weft_wasi::sockets::WasiSocketsCtxView;
 use weft_wasi::WasiCtxBuilder;
 
 struct ThreadWaker(std::thread::Thread);
@@ -77,8 +78,8 @@ fn a_poll_on_a_tcp_stream_is_woken_by_the_reactor() -> weft::Result<()> {
         .socket_addr_check(|addr, _| addr.ip().is_loopback())
         .build();
     let mut table = ResourceTable::new();
-    let mut v = WasiCtxView {
-        ctx: &mut ctx,
+    let mut v = WasiSocketsCtxView {
+        ctx: ctx.sockets(),
         table: &mut table,
     };
     let net = v.instance_network()?;
@@ -89,18 +90,21 @@ fn a_poll_on_a_tcp_stream_is_woken_by_the_reactor() -> weft::Result<()> {
     });
     ok(Tcp::start_connect(&mut v, client, net, addr));
     let connected = Tcp::subscribe(&mut v, Resource::new_borrow(client.rep()))?;
-    let (r, _) = block_on_counting(HostPollable::block(&mut v, Resource::new_borrow(connected.rep())));
+    let (r, _) = block_on_counting(HostPollable::block(
+        &mut *v.table,
+        Resource::new_borrow(connected.rep()),
+    ));
     r?;
-    HostPollable::drop(&mut v, connected)?;
+    HostPollable::drop(&mut *v.table, connected)?;
     let (input, output) = ok(Tcp::finish_connect(&mut v, client));
-    let readable = HostInputStream::subscribe(&mut v, Resource::new_borrow(input.rep()))?;
+    let readable = HostInputStream::subscribe(&mut *v.table, Resource::new_borrow(input.rep()))?;
 
     let mut polls = 0;
     let mut waited = 0;
     for i in 0..ROUND_TRIPS {
         let msg = format!("ping {i}").into_bytes();
         let (r, _) = block_on_counting(HostOutputStream::blocking_write_and_flush(
-            &mut v,
+            &mut *v.table,
             Resource::new_borrow(output.rep()),
             msg.clone(),
         ));
@@ -108,11 +112,11 @@ fn a_poll_on_a_tcp_stream_is_woken_by_the_reactor() -> weft::Result<()> {
         // Wait for the echo with `poll`, then read it without blocking.
         let mut got = Vec::new();
         while got.len() < msg.len() {
-            let (ready, n) = block_on_counting(v.poll(vec![Resource::new_borrow(readable.rep())]));
+            let (ready, n) = block_on_counting(v.table.poll(vec![Resource::new_borrow(readable.rep())]));
             assert_eq!(ready?, vec![0]);
             polls += n;
             waited += 1;
-            let bytes = HostInputStream::read(&mut v, Resource::new_borrow(input.rep()), 64)
+            let bytes = HostInputStream::read(&mut *v.table, Resource::new_borrow(input.rep()), 64)
                 .map_err(|e| anyhow::anyhow!("{e}"))?;
             got.extend(bytes);
         }
@@ -127,10 +131,10 @@ fn a_poll_on_a_tcp_stream_is_woken_by_the_reactor() -> weft::Result<()> {
     assert!(waited >= ROUND_TRIPS);
     eprintln!("{waited} waits, {polls} polls");
 
-    HostPollable::drop(&mut v, readable)?;
-    let (r, _) = block_on_counting(HostInputStream::drop(&mut v, input));
+    HostPollable::drop(&mut *v.table, readable)?;
+    let (r, _) = block_on_counting(HostInputStream::drop(&mut *v.table, input));
     r?;
-    let (r, _) = block_on_counting(HostOutputStream::drop(&mut v, output));
+    let (r, _) = block_on_counting(HostOutputStream::drop(&mut *v.table, output));
     r?;
     Tcp::drop(&mut v, client)?;
     let echoed = echo.join().expect("the echo thread ends")?;

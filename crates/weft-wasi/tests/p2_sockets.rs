@@ -20,7 +20,8 @@ use weft_wasi::p2::bindings::wasi::sockets::udp::{
     HostIncomingDatagramStream as Incoming, HostOutgoingDatagramStream as _, HostUdpSocket as Udp, OutgoingDatagram,
 };
 use weft_wasi::p2::bindings::wasi::sockets::udp_create_socket::Host as _;
-use weft_wasi::p2::{SocketResult, StreamError, WasiCtx, WasiCtxView};
+use weft_wasi::p2::{SocketResult, StreamError, WasiCtx};
+use weft_wasi::sockets::WasiSocketsCtxView;
 use weft_wasi::WasiCtxBuilder;
 
 /// The error code of a failed call.
@@ -67,8 +68,8 @@ fn loopback_ctx() -> WasiCtx {
 fn tcp_echo_over_loopback() -> weft::Result<()> {
     let mut ctx = loopback_ctx();
     let mut table = ResourceTable::new();
-    let mut v = WasiCtxView {
-        ctx: &mut ctx,
+    let mut v = WasiSocketsCtxView {
+        ctx: ctx.sockets(),
         table: &mut table,
     };
     let net = v.instance_network()?;
@@ -89,40 +90,42 @@ fn tcp_echo_over_loopback() -> weft::Result<()> {
     // The connection is made in the background; the socket's pollable is
     // ready when it is.
     let connected = Tcp::subscribe(&mut v, Resource::new_borrow(client.rep()))?;
-    HostPollable::block(&mut v, Resource::new_borrow(connected.rep()))?;
-    HostPollable::drop(&mut v, connected)?;
+    HostPollable::block(&mut *v.table, Resource::new_borrow(connected.rep()))?;
+    HostPollable::drop(&mut *v.table, connected)?;
     let (c_in, c_out) = ok(Tcp::finish_connect(&mut v, client));
     assert_eq!(port(ok(Tcp::remote_address(&mut v, client))), server_port);
 
     // The listener's pollable becomes ready with the connection.
     let ready = Tcp::subscribe(&mut v, Resource::new_borrow(server.rep()))?;
-    assert_eq!(v.poll(vec![Resource::new_borrow(ready.rep())])?, vec![0]);
-    HostPollable::drop(&mut v, ready)?;
+    assert_eq!(v.table.poll(vec![Resource::new_borrow(ready.rep())])?, vec![0]);
+    HostPollable::drop(&mut *v.table, ready)?;
     let (conn, s_in, s_out) = ok(Tcp::accept(&mut v, server));
     assert_eq!(port(ok(Tcp::local_address(&mut v, conn))), server_port);
 
-    v.blocking_write_and_flush(c_out, b"ping".to_vec())
+    v.table
+        .blocking_write_and_flush(c_out, b"ping".to_vec())
         .map_err(|e| format!("{e}"))
         .unwrap();
-    let got = v.blocking_read(s_in, 100).map_err(|e| format!("{e}")).unwrap();
+    let got = v.table.blocking_read(s_in, 100).map_err(|e| format!("{e}")).unwrap();
     assert_eq!(got, b"ping");
-    v.blocking_write_and_flush(s_out, b"pong".to_vec())
+    v.table
+        .blocking_write_and_flush(s_out, b"pong".to_vec())
         .map_err(|e| format!("{e}"))
         .unwrap();
-    let got = v.blocking_read(c_in, 100).map_err(|e| format!("{e}")).unwrap();
+    let got = v.table.blocking_read(c_in, 100).map_err(|e| format!("{e}")).unwrap();
     assert_eq!(got, b"pong");
 
     // After the server shuts its side, the client reads the end.
     ok(Tcp::shutdown(&mut v, conn, ShutdownType::Send));
-    assert!(matches!(v.blocking_read(c_in, 100), Err(StreamError::Closed)));
+    assert!(matches!(v.table.blocking_read(c_in, 100), Err(StreamError::Closed)));
 
     // A port nobody listens on refuses the connection.
     let closed = std::net::TcpListener::bind("127.0.0.1:0")?.local_addr()?.port();
     let refused = ok(v.create_tcp_socket(IpAddressFamily::Ipv4));
     ok(Tcp::start_connect(&mut v, refused, net, loopback(closed)));
     let done = Tcp::subscribe(&mut v, Resource::new_borrow(refused.rep()))?;
-    HostPollable::block(&mut v, Resource::new_borrow(done.rep()))?;
-    HostPollable::drop(&mut v, done)?;
+    HostPollable::block(&mut *v.table, Resource::new_borrow(done.rep()))?;
+    HostPollable::drop(&mut *v.table, done)?;
     assert_eq!(code(Tcp::finish_connect(&mut v, refused)), ErrorCode::ConnectionRefused);
     Ok(())
 }
@@ -132,8 +135,8 @@ fn sockets_are_refused_unless_allowed() -> weft::Result<()> {
     // By default: no TCP, no UDP, no lookups.
     let mut ctx = WasiCtxBuilder::new().build();
     let mut table = ResourceTable::new();
-    let mut v = WasiCtxView {
-        ctx: &mut ctx,
+    let mut v = WasiSocketsCtxView {
+        ctx: ctx.sockets(),
         table: &mut table,
     };
     let net = v.instance_network()?;
@@ -152,8 +155,8 @@ fn sockets_are_refused_unless_allowed() -> weft::Result<()> {
 
     // TCP allowed, but no address: binding and connecting are refused.
     let mut ctx = WasiCtxBuilder::new().allow_tcp(true).build();
-    let mut v = WasiCtxView {
-        ctx: &mut ctx,
+    let mut v = WasiSocketsCtxView {
+        ctx: ctx.sockets(),
         table: &mut table,
     };
     let net = v.instance_network()?;
@@ -169,8 +172,8 @@ fn sockets_are_refused_unless_allowed() -> weft::Result<()> {
 
     // Loopback only: the wildcard address is refused, before any traffic.
     let mut ctx = loopback_ctx();
-    let mut v = WasiCtxView {
-        ctx: &mut ctx,
+    let mut v = WasiSocketsCtxView {
+        ctx: ctx.sockets(),
         table: &mut table,
     };
     let net = v.instance_network()?;
@@ -194,8 +197,8 @@ fn sockets_are_refused_unless_allowed() -> weft::Result<()> {
 fn udp_datagrams_over_loopback() -> weft::Result<()> {
     let mut ctx = loopback_ctx();
     let mut table = ResourceTable::new();
-    let mut v = WasiCtxView {
-        ctx: &mut ctx,
+    let mut v = WasiSocketsCtxView {
+        ctx: ctx.sockets(),
         table: &mut table,
     };
     let net = v.instance_network()?;
@@ -225,8 +228,8 @@ fn udp_datagrams_over_loopback() -> weft::Result<()> {
     ));
     assert_eq!(sent, 2);
     let ready = Incoming::subscribe(&mut v, Resource::new_borrow(b_in.rep()))?;
-    v.block(Resource::new_borrow(ready.rep()))?;
-    HostPollable::drop(&mut v, ready)?;
+    v.table.block(Resource::new_borrow(ready.rep()))?;
+    HostPollable::drop(&mut *v.table, ready)?;
     let mut got = Vec::new();
     for _ in 0..100 {
         got.extend(ok(v.receive(b_in, 10)));
@@ -245,8 +248,8 @@ fn udp_datagrams_over_loopback() -> weft::Result<()> {
 fn names_resolve_when_allowed() -> weft::Result<()> {
     let mut ctx = loopback_ctx();
     let mut table = ResourceTable::new();
-    let mut v = WasiCtxView {
-        ctx: &mut ctx,
+    let mut v = WasiSocketsCtxView {
+        ctx: ctx.sockets(),
         table: &mut table,
     };
     let net = v.instance_network()?;
@@ -260,8 +263,8 @@ fn names_resolve_when_allowed() -> weft::Result<()> {
     // The lookup runs in the background; its pollable is ready when it
     // is done.
     let done = Resolve::subscribe(&mut v, Resource::new_borrow(s.rep()))?;
-    HostPollable::block(&mut v, Resource::new_borrow(done.rep()))?;
-    HostPollable::drop(&mut v, done)?;
+    HostPollable::block(&mut *v.table, Resource::new_borrow(done.rep()))?;
+    HostPollable::drop(&mut *v.table, done)?;
     let mut found = Vec::new();
     while let Some(a) = ok(v.resolve_next_address(s)) {
         found.push(a);

@@ -161,8 +161,8 @@ fn environment_clocks_and_random() -> weft::Result<()> {
     use weft_wasi::p3::bindings::wasi::{cli, clocks, random};
     let mut ctx = WasiCtxBuilder::new().args(&["prog", "a"]).env("K", "V").build();
     let mut table = ResourceTable::new();
-    let mut view = WasiCtxView {
-        ctx: &mut ctx,
+    let mut view = weft_wasi::cli::WasiCliCtxView {
+        ctx: ctx.cli(),
         table: &mut table,
     };
     use cli::environment::Host as _;
@@ -177,6 +177,10 @@ fn environment_clocks_and_random() -> weft::Result<()> {
     let err = cli::exit::Host::exit(&mut view, Err(())).unwrap_err();
     assert_eq!(err.downcast_ref::<I32Exit>(), Some(&I32Exit(1)));
 
+    let mut view = weft_wasi::clocks::WasiClocksCtxView {
+        ctx: ctx.clocks(),
+        table: &mut table,
+    };
     let a = clocks::monotonic_clock::Host::now(&mut view)?;
     std::thread::sleep(std::time::Duration::from_millis(2));
     let b = clocks::monotonic_clock::Host::now(&mut view)?;
@@ -187,6 +191,7 @@ fn environment_clocks_and_random() -> weft::Result<()> {
     assert!(now.nanoseconds < 1_000_000_000);
     assert_eq!(clocks::system_clock::Host::get_resolution(&mut view)?, 1);
 
+    let mut view = ctx.random();
     assert_eq!(random::random::Host::get_random_bytes(&mut view, 16)?.len(), 16);
     assert_eq!(random::random::Host::get_random_bytes(&mut view, 0)?.len(), 0);
     let x = random::insecure::Host::get_insecure_random_bytes(&mut view, 5)?;
@@ -197,10 +202,7 @@ fn environment_clocks_and_random() -> weft::Result<()> {
     );
     // A request above the context's limit is a short read, not a trap.
     let mut small = WasiCtxBuilder::new().max_random_size(8).build();
-    let mut view = WasiCtxView {
-        ctx: &mut small,
-        table: &mut table,
-    };
+    let mut view = small.random();
     assert_eq!(random::random::Host::get_random_bytes(&mut view, 1000)?.len(), 8);
     let (s1, s2) = random::insecure_seed::Host::get_insecure_seed(&mut view)?;
     assert_ne!((s1, s2), (0, 0));
@@ -330,7 +332,7 @@ impl<E: weft::component::Lift + Send + Sync + 'static> weft::component::FutureCo
 #[test]
 fn stdin_is_read_through_a_stream() -> weft::Result<()> {
     use weft::component::Access;
-    use weft_wasi::p2::HasWasi;
+    use weft_wasi::cli::{WasiCli, WasiCliCtxView, WasiCliView};
     use weft_wasi::p3::bindings::wasi::cli::stdin::HostWithStore;
     let engine = Engine::default();
     let input: String = (0..2000).map(|i| format!("input line {i}\n")).collect();
@@ -346,12 +348,9 @@ fn stdin_is_read_through_a_stream() -> weft::Result<()> {
     );
     let got = std::sync::Arc::new(std::sync::Mutex::new((Vec::new(), false)));
     let status = std::sync::Arc::new(std::sync::Mutex::new(None));
-    fn get(s: &mut State) -> WasiCtxView<'_> {
-        s.ctx()
-    }
-    let get: fn(&mut State) -> WasiCtxView<'_> = get;
-    let access = Access::<State, HasWasi>::new(store.as_context_mut(), get);
-    let (stream, future) = <HasWasi as HostWithStore<State>>::read_via_stream(access)?;
+    let get: fn(&mut State) -> WasiCliCtxView<'_> = State::cli;
+    let access = Access::<State, WasiCli>::new(store.as_context_mut(), get);
+    let (stream, future) = <WasiCli as HostWithStore<State>>::read_via_stream(access)?;
     stream.pipe(&mut store, Collect(got.clone()))?;
     future.pipe(&mut store, Status(status.clone()))?;
     let (got2, status2) = (got.clone(), status.clone());
@@ -416,8 +415,8 @@ impl Drop for Names {
 fn directories_and_files_are_read_through_streams() -> weft::Result<()> {
     use std::sync::{Arc, Mutex};
     use weft::component::Access;
+    use weft_wasi::filesystem::{WasiFilesystem, WasiFilesystemCtxView, WasiFilesystemView};
     use weft_wasi::p2::bindings::wasi::filesystem::{preopens::Host as _, types as p2t};
-    use weft_wasi::p2::HasWasi;
     use weft_wasi::p3::bindings::wasi::filesystem::types::{ErrorCode, HostDescriptorWithStore};
     let dir = sandbox("read");
     std::fs::write(dir.join("sandbox/a.txt"), "alpha")?;
@@ -438,13 +437,10 @@ fn directories_and_files_are_read_through_streams() -> weft::Result<()> {
             table: ResourceTable::new(),
         },
     );
-    fn get(s: &mut State) -> WasiCtxView<'_> {
-        s.ctx()
-    }
-    let get: fn(&mut State) -> WasiCtxView<'_> = get;
-    let root = store.data_mut().ctx().get_directories()?.remove(0).0;
+    let get: fn(&mut State) -> WasiFilesystemCtxView<'_> = State::filesystem;
+    let root = store.data_mut().filesystem().get_directories()?.remove(0).0;
     let file = p2t::HostDescriptor::open_at(
-        &mut store.data_mut().ctx(),
+        &mut store.data_mut().filesystem(),
         weft::component::Resource::new_borrow(root.rep()),
         p2t::PathFlags::empty(),
         "a.txt".to_string(),
@@ -456,8 +452,8 @@ fn directories_and_files_are_read_through_streams() -> weft::Result<()> {
     // The directory's entries ("sub" from the sandbox helper).
     let names = Arc::new(Mutex::new((Vec::new(), false)));
     let status = Arc::new(Mutex::new(None));
-    let access = Access::<State, HasWasi>::new(store.as_context_mut(), get);
-    let (stream, future) = <HasWasi as HostDescriptorWithStore<State>>::read_directory(
+    let access = Access::<State, WasiFilesystem>::new(store.as_context_mut(), get);
+    let (stream, future) = <WasiFilesystem as HostDescriptorWithStore<State>>::read_directory(
         access,
         weft::component::Resource::new_borrow(root.rep()),
     )?;
@@ -477,8 +473,8 @@ fn directories_and_files_are_read_through_streams() -> weft::Result<()> {
     // The file from offset 1.
     let bytes = Arc::new(Mutex::new((Vec::new(), false)));
     let status = Arc::new(Mutex::new(None));
-    let access = Access::<State, HasWasi>::new(store.as_context_mut(), get);
-    let (stream, future) = <HasWasi as HostDescriptorWithStore<State>>::read_via_stream(
+    let access = Access::<State, WasiFilesystem>::new(store.as_context_mut(), get);
+    let (stream, future) = <WasiFilesystem as HostDescriptorWithStore<State>>::read_via_stream(
         access,
         weft::component::Resource::new_borrow(file.rep()),
         1,
@@ -497,8 +493,8 @@ fn directories_and_files_are_read_through_streams() -> weft::Result<()> {
     // A directory is no file to read: the stream ends, the future fails.
     let bytes = Arc::new(Mutex::new((Vec::new(), false)));
     let status = Arc::new(Mutex::new(None));
-    let access = Access::<State, HasWasi>::new(store.as_context_mut(), get);
-    let (stream, future) = <HasWasi as HostDescriptorWithStore<State>>::read_via_stream(
+    let access = Access::<State, WasiFilesystem>::new(store.as_context_mut(), get);
+    let (stream, future) = <WasiFilesystem as HostDescriptorWithStore<State>>::read_via_stream(
         access,
         weft::component::Resource::new_borrow(root.rep()),
         0,

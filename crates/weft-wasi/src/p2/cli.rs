@@ -5,7 +5,7 @@ use super::bindings::wasi::cli::{
     terminal_stdout,
 };
 use super::io::{DynInputStream, DynOutputStream};
-use super::WasiCtxView;
+use crate::cli::WasiCliCtxView;
 use crate::stdio::{lock, IsTerminal, StdinStream, StdoutStream};
 use crate::I32Exit;
 use weft::component::Resource;
@@ -27,7 +27,7 @@ pub struct TerminalInput;
 #[derive(Debug)]
 pub struct TerminalOutput;
 
-impl environment::Host for WasiCtxView<'_> {
+impl environment::Host for WasiCliCtxView<'_> {
     fn get_environment(&mut self) -> anyhow::Result<Vec<(String, String)>> {
         Ok(self.ctx.env.clone())
     }
@@ -39,7 +39,7 @@ impl environment::Host for WasiCtxView<'_> {
     }
 }
 
-impl exit::Host for WasiCtxView<'_> {
+impl exit::Host for WasiCliCtxView<'_> {
     fn exit(&mut self, status: Result<(), ()>) -> anyhow::Result<()> {
         Err(I32Exit(if status.is_ok() { 0 } else { 1 }).into())
     }
@@ -48,43 +48,43 @@ impl exit::Host for WasiCtxView<'_> {
     }
 }
 
-impl stdin::Host for WasiCtxView<'_> {
+impl stdin::Host for WasiCliCtxView<'_> {
     fn get_stdin(&mut self) -> anyhow::Result<Resource<DynInputStream>> {
         let s: DynInputStream = lock(&self.ctx.stdin).p2_stream();
         Ok(self.table.push(s)?)
     }
 }
 
-impl stdout::Host for WasiCtxView<'_> {
+impl stdout::Host for WasiCliCtxView<'_> {
     fn get_stdout(&mut self) -> anyhow::Result<Resource<DynOutputStream>> {
         let s: DynOutputStream = lock(&self.ctx.stdout).p2_stream();
         Ok(self.table.push(s)?)
     }
 }
 
-impl stderr::Host for WasiCtxView<'_> {
+impl stderr::Host for WasiCliCtxView<'_> {
     fn get_stderr(&mut self) -> anyhow::Result<Resource<DynOutputStream>> {
         let s: DynOutputStream = lock(&self.ctx.stderr).p2_stream();
         Ok(self.table.push(s)?)
     }
 }
 
-impl terminal_input::Host for WasiCtxView<'_> {}
-impl terminal_input::HostTerminalInput for WasiCtxView<'_> {
+impl terminal_input::Host for WasiCliCtxView<'_> {}
+impl terminal_input::HostTerminalInput for WasiCliCtxView<'_> {
     fn drop(&mut self, rep: Resource<TerminalInput>) -> anyhow::Result<()> {
         self.table.delete(rep)?;
         Ok(())
     }
 }
-impl terminal_output::Host for WasiCtxView<'_> {}
-impl terminal_output::HostTerminalOutput for WasiCtxView<'_> {
+impl terminal_output::Host for WasiCliCtxView<'_> {}
+impl terminal_output::HostTerminalOutput for WasiCliCtxView<'_> {
     fn drop(&mut self, rep: Resource<TerminalOutput>) -> anyhow::Result<()> {
         self.table.delete(rep)?;
         Ok(())
     }
 }
 
-impl terminal_stdin::Host for WasiCtxView<'_> {
+impl terminal_stdin::Host for WasiCliCtxView<'_> {
     fn get_terminal_stdin(&mut self) -> anyhow::Result<Option<Resource<TerminalInput>>> {
         if lock(&self.ctx.stdin).is_terminal() {
             Ok(Some(self.table.push(TerminalInput)?))
@@ -94,7 +94,7 @@ impl terminal_stdin::Host for WasiCtxView<'_> {
     }
 }
 
-impl terminal_stdout::Host for WasiCtxView<'_> {
+impl terminal_stdout::Host for WasiCliCtxView<'_> {
     fn get_terminal_stdout(&mut self) -> anyhow::Result<Option<Resource<TerminalOutput>>> {
         if lock(&self.ctx.stdout).is_terminal() {
             Ok(Some(self.table.push(TerminalOutput)?))
@@ -104,7 +104,7 @@ impl terminal_stdout::Host for WasiCtxView<'_> {
     }
 }
 
-impl terminal_stderr::Host for WasiCtxView<'_> {
+impl terminal_stderr::Host for WasiCliCtxView<'_> {
     fn get_terminal_stderr(&mut self) -> anyhow::Result<Option<Resource<TerminalOutput>>> {
         if lock(&self.ctx.stderr).is_terminal() {
             Ok(Some(self.table.push(TerminalOutput)?))

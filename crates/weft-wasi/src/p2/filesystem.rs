@@ -11,9 +11,10 @@ use super::bindings::wasi::filesystem::{preopens, types};
 use super::io::{
     DynInputStream, DynOutputStream, InputStream, IoError, OutputStream, Pollable, StreamError, StreamResult,
 };
-use super::{TrappableError, WasiCtxView};
+use super::TrappableError;
 use crate::builder::{DirPerms, FilePerms};
 use crate::errno::Errno;
+use crate::filesystem::WasiFilesystemCtxView;
 use bytes::Bytes;
 use cap_fs_ext::{DirExt, FollowSymlinks, OpenOptionsFollowExt, OpenOptionsMaybeDirExt};
 use std::os::unix::fs::FileExt;
@@ -363,7 +364,7 @@ impl OutputStream for FileOutputStream {
     }
 }
 
-impl WasiCtxView<'_> {
+impl WasiFilesystemCtxView<'_> {
     fn descriptor(&self, d: &Resource<Descriptor>) -> FsResult<&Descriptor> {
         Ok(self.table.get(d)?)
     }
@@ -410,7 +411,7 @@ impl WasiCtxView<'_> {
     }
 }
 
-impl types::Host for WasiCtxView<'_> {
+impl types::Host for WasiFilesystemCtxView<'_> {
     fn convert_error_code(&mut self, err: FsError) -> anyhow::Result<ErrorCode> {
         err.downcast()
     }
@@ -423,7 +424,7 @@ impl types::Host for WasiCtxView<'_> {
     }
 }
 
-impl types::HostDescriptor for WasiCtxView<'_> {
+impl types::HostDescriptor for WasiFilesystemCtxView<'_> {
     fn read_via_stream(&mut self, self_: Resource<Descriptor>, offset: Filesize) -> FsResult<Resource<DynInputStream>> {
         let f = self.file_mode(&self_, OpenMode::READ)?;
         let s: DynInputStream = Box::new(FileInputStream {
@@ -792,7 +793,7 @@ impl types::HostDescriptor for WasiCtxView<'_> {
     }
 }
 
-impl types::HostDirectoryEntryStream for WasiCtxView<'_> {
+impl types::HostDirectoryEntryStream for WasiFilesystemCtxView<'_> {
     fn read_directory_entry(&mut self, self_: Resource<ReaddirIterator>) -> FsResult<Option<DirectoryEntry>> {
         self.table.get_mut(&self_)?.next().transpose()
     }
@@ -802,7 +803,7 @@ impl types::HostDirectoryEntryStream for WasiCtxView<'_> {
     }
 }
 
-impl preopens::Host for WasiCtxView<'_> {
+impl preopens::Host for WasiFilesystemCtxView<'_> {
     fn get_directories(&mut self) -> anyhow::Result<Vec<(Resource<Descriptor>, String)>> {
         let mut out = Vec::new();
         for (d, name) in &self.ctx.preopens {

@@ -7,8 +7,8 @@ use super::io::{
     delete_pollable, poll_list, pollable_ready, subscribe, DynInputStream, DynOutputStream, DynPollable, IoError,
     StreamError, StreamResult,
 };
-use super::WasiCtxView;
 use weft::component::Resource;
+use weft::component::ResourceTable;
 
 /// At most this many bytes are read or skipped by one call (as Wasmtime's
 /// 64 KiB), whatever length the guest asks for.
@@ -23,53 +23,53 @@ fn too_long() -> StreamError {
     StreamError::trap("write of more bytes than `check-write` allowed")
 }
 
-impl error::Host for WasiCtxView<'_> {}
+impl error::Host for ResourceTable {}
 
-impl error::HostError for WasiCtxView<'_> {
+impl error::HostError for ResourceTable {
     fn to_debug_string(&mut self, self_: Resource<IoError>) -> anyhow::Result<String> {
-        Ok(format!("{:?}", self.table.get(&self_)?))
+        Ok(format!("{:?}", self.get(&self_)?))
     }
     fn drop(&mut self, rep: Resource<IoError>) -> anyhow::Result<()> {
-        self.table.delete(rep)?;
+        self.delete(rep)?;
         Ok(())
     }
 }
 
-impl poll::Host for WasiCtxView<'_> {
+impl poll::Host for ResourceTable {
     async fn poll(&mut self, in_: Vec<Resource<DynPollable>>) -> anyhow::Result<Vec<u32>> {
-        poll_list(self.table, &in_).await
+        poll_list(self, &in_).await
     }
 }
 
-impl poll::HostPollable for WasiCtxView<'_> {
+impl poll::HostPollable for ResourceTable {
     async fn ready(&mut self, self_: Resource<DynPollable>) -> anyhow::Result<bool> {
-        pollable_ready(self.table, &self_)
+        pollable_ready(self, &self_)
     }
     async fn block(&mut self, self_: Resource<DynPollable>) -> anyhow::Result<()> {
-        poll_list(self.table, &[self_]).await?;
+        poll_list(self, &[self_]).await?;
         Ok(())
     }
     fn drop(&mut self, rep: Resource<DynPollable>) -> anyhow::Result<()> {
-        delete_pollable(self.table, rep)
+        delete_pollable(self, rep)
     }
 }
 
-impl streams::Host for WasiCtxView<'_> {
+impl streams::Host for ResourceTable {
     fn convert_stream_error(&mut self, err: StreamError) -> anyhow::Result<streams::StreamError> {
         match err {
             StreamError::Closed => Ok(streams::StreamError::Closed),
-            StreamError::LastOperationFailed(e) => Ok(streams::StreamError::LastOperationFailed(self.table.push(e)?)),
+            StreamError::LastOperationFailed(e) => Ok(streams::StreamError::LastOperationFailed(self.push(e)?)),
             StreamError::Trap(e) => Err(e),
         }
     }
 }
 
-impl streams::HostInputStream for WasiCtxView<'_> {
+impl streams::HostInputStream for ResourceTable {
     fn read(&mut self, self_: Resource<DynInputStream>, len: u64) -> StreamResult<Vec<u8>> {
-        Ok(self.table.get_mut(&self_)?.read(read_len(len))?.to_vec())
+        Ok(self.get_mut(&self_)?.read(read_len(len))?.to_vec())
     }
     async fn blocking_read(&mut self, self_: Resource<DynInputStream>, len: u64) -> StreamResult<Vec<u8>> {
-        let s = self.table.get_mut(&self_)?;
+        let s = self.get_mut(&self_)?;
         if len == 0 {
             s.ready().await;
             return Ok(s.read(0)?.to_vec());
@@ -77,10 +77,10 @@ impl streams::HostInputStream for WasiCtxView<'_> {
         Ok(s.blocking_read(read_len(len)).await?.to_vec())
     }
     fn skip(&mut self, self_: Resource<DynInputStream>, len: u64) -> StreamResult<u64> {
-        Ok(self.table.get_mut(&self_)?.skip(read_len(len))? as u64)
+        Ok(self.get_mut(&self_)?.skip(read_len(len))? as u64)
     }
     async fn blocking_skip(&mut self, self_: Resource<DynInputStream>, len: u64) -> StreamResult<u64> {
-        let s = self.table.get_mut(&self_)?;
+        let s = self.get_mut(&self_)?;
         if len == 0 {
             s.ready().await;
             return Ok(s.skip(0)? as u64);
@@ -88,20 +88,20 @@ impl streams::HostInputStream for WasiCtxView<'_> {
         Ok(s.blocking_skip(read_len(len)).await? as u64)
     }
     fn subscribe(&mut self, self_: Resource<DynInputStream>) -> anyhow::Result<Resource<DynPollable>> {
-        subscribe(self.table, self_)
+        subscribe(self, self_)
     }
     async fn drop(&mut self, rep: Resource<DynInputStream>) -> anyhow::Result<()> {
-        self.table.delete(rep)?.cancel().await;
+        self.delete(rep)?.cancel().await;
         Ok(())
     }
 }
 
-impl streams::HostOutputStream for WasiCtxView<'_> {
+impl streams::HostOutputStream for ResourceTable {
     fn check_write(&mut self, self_: Resource<DynOutputStream>) -> StreamResult<u64> {
-        Ok(self.table.get_mut(&self_)?.check_write()? as u64)
+        Ok(self.get_mut(&self_)?.check_write()? as u64)
     }
     fn write(&mut self, self_: Resource<DynOutputStream>, contents: Vec<u8>) -> StreamResult<()> {
-        self.table.get_mut(&self_)?.write(contents.into())
+        self.get_mut(&self_)?.write(contents.into())
     }
     async fn blocking_write_and_flush(
         &mut self,
@@ -113,24 +113,21 @@ impl streams::HostOutputStream for WasiCtxView<'_> {
                 "blocking-write-and-flush of more than 4096 bytes (the interface's limit)",
             ));
         }
-        self.table
-            .get_mut(&self_)?
-            .blocking_write_and_flush(contents.into())
-            .await
+        self.get_mut(&self_)?.blocking_write_and_flush(contents.into()).await
     }
     fn flush(&mut self, self_: Resource<DynOutputStream>) -> StreamResult<()> {
-        self.table.get_mut(&self_)?.flush()
+        self.get_mut(&self_)?.flush()
     }
     async fn blocking_flush(&mut self, self_: Resource<DynOutputStream>) -> StreamResult<()> {
-        let s = self.table.get_mut(&self_)?;
+        let s = self.get_mut(&self_)?;
         s.flush()?;
         s.write_ready().await.map(|_| ())
     }
     fn subscribe(&mut self, self_: Resource<DynOutputStream>) -> anyhow::Result<Resource<DynPollable>> {
-        subscribe(self.table, self_)
+        subscribe(self, self_)
     }
     fn write_zeroes(&mut self, self_: Resource<DynOutputStream>, len: u64) -> StreamResult<()> {
-        let s = self.table.get_mut(&self_)?;
+        let s = self.get_mut(&self_)?;
         let len = usize::try_from(len).map_err(|_| too_long())?;
         if len > s.check_write()? {
             return Err(too_long());
@@ -147,8 +144,7 @@ impl streams::HostOutputStream for WasiCtxView<'_> {
                 "blocking-write-zeroes-and-flush of more than 4096 bytes (the interface's limit)",
             ));
         }
-        self.table
-            .get_mut(&self_)?
+        self.get_mut(&self_)?
             .blocking_write_zeroes_and_flush(len as usize)
             .await
     }
@@ -158,14 +154,14 @@ impl streams::HostOutputStream for WasiCtxView<'_> {
         src: Resource<DynInputStream>,
         len: u64,
     ) -> StreamResult<u64> {
-        let permit = self.table.get_mut(&self_)?.check_write()?;
+        let permit = self.get_mut(&self_)?.check_write()?;
         let n = read_len(len).min(permit);
         if n == 0 {
             return Ok(0);
         }
-        let bytes = self.table.get_mut(&src)?.read(n)?;
+        let bytes = self.get_mut(&src)?.read(n)?;
         let got = bytes.len() as u64;
-        self.table.get_mut(&self_)?.write(bytes)?;
+        self.get_mut(&self_)?.write(bytes)?;
         Ok(got)
     }
     async fn blocking_splice(
@@ -174,15 +170,15 @@ impl streams::HostOutputStream for WasiCtxView<'_> {
         src: Resource<DynInputStream>,
         len: u64,
     ) -> StreamResult<u64> {
-        let permit = self.table.get_mut(&self_)?.write_ready().await?;
+        let permit = self.get_mut(&self_)?.write_ready().await?;
         let n = read_len(len).min(permit);
-        let bytes = self.table.get_mut(&src)?.blocking_read(n).await?;
+        let bytes = self.get_mut(&src)?.blocking_read(n).await?;
         let got = bytes.len() as u64;
-        self.table.get_mut(&self_)?.write(bytes)?;
+        self.get_mut(&self_)?.write(bytes)?;
         Ok(got)
     }
     async fn drop(&mut self, rep: Resource<DynOutputStream>) -> anyhow::Result<()> {
-        let mut s = self.table.delete(rep)?;
+        let mut s = self.delete(rep)?;
         // What was written reaches its destination before the stream goes.
         let _ = s.flush();
         s.cancel().await;

@@ -6,13 +6,13 @@
 use super::bindings::sync::wasi::io::{error, poll, streams};
 use super::bindings::wasi::io as async_io;
 use super::io::{DynInputStream, DynOutputStream, DynPollable, IoError, StreamError, StreamResult};
-use super::WasiCtxView;
 use crate::runtime::in_tokio;
 use weft::component::Resource;
+use weft::component::ResourceTable;
 
-impl error::Host for WasiCtxView<'_> {}
+impl error::Host for ResourceTable {}
 
-impl error::HostError for WasiCtxView<'_> {
+impl error::HostError for ResourceTable {
     fn to_debug_string(&mut self, self_: Resource<IoError>) -> anyhow::Result<String> {
         async_io::error::HostError::to_debug_string(self, self_)
     }
@@ -21,13 +21,13 @@ impl error::HostError for WasiCtxView<'_> {
     }
 }
 
-impl poll::Host for WasiCtxView<'_> {
+impl poll::Host for ResourceTable {
     fn poll(&mut self, in_: Vec<Resource<DynPollable>>) -> anyhow::Result<Vec<u32>> {
         in_tokio(async_io::poll::Host::poll(self, in_))
     }
 }
 
-impl poll::HostPollable for WasiCtxView<'_> {
+impl poll::HostPollable for ResourceTable {
     fn ready(&mut self, self_: Resource<DynPollable>) -> anyhow::Result<bool> {
         in_tokio(async_io::poll::HostPollable::ready(self, self_))
     }
@@ -39,7 +39,7 @@ impl poll::HostPollable for WasiCtxView<'_> {
     }
 }
 
-impl streams::Host for WasiCtxView<'_> {
+impl streams::Host for ResourceTable {
     fn convert_stream_error(&mut self, err: StreamError) -> anyhow::Result<streams::StreamError> {
         Ok(match async_io::streams::Host::convert_stream_error(self, err)? {
             async_io::streams::StreamError::Closed => streams::StreamError::Closed,
@@ -48,7 +48,7 @@ impl streams::Host for WasiCtxView<'_> {
     }
 }
 
-impl streams::HostInputStream for WasiCtxView<'_> {
+impl streams::HostInputStream for ResourceTable {
     fn read(&mut self, self_: Resource<DynInputStream>, len: u64) -> StreamResult<Vec<u8>> {
         async_io::streams::HostInputStream::read(self, self_, len)
     }
@@ -69,7 +69,7 @@ impl streams::HostInputStream for WasiCtxView<'_> {
     }
 }
 
-impl streams::HostOutputStream for WasiCtxView<'_> {
+impl streams::HostOutputStream for ResourceTable {
     fn check_write(&mut self, self_: Resource<DynOutputStream>) -> StreamResult<u64> {
         async_io::streams::HostOutputStream::check_write(self, self_)
     }

@@ -24,8 +24,9 @@ use super::io::{
     StreamResult,
 };
 use super::reactor::{ready_now, Reactor, Want};
-use super::{SocketAddrUse, SocketsCtx, TrappableError, WasiCtxView};
+use super::TrappableError;
 use crate::runtime::AbortOnDropJoinHandle;
+use crate::sockets::{SocketAddrUse, WasiSocketsCtx, WasiSocketsCtxView};
 use bytes::Bytes;
 use socket2::{Domain, SockAddr, SockRef, Socket, Type};
 use std::io;
@@ -87,7 +88,7 @@ fn fail<T>(code: ErrorCode) -> SocketResult<T> {
     Err(code.into())
 }
 
-impl SocketsCtx {
+impl WasiSocketsCtx {
     pub(crate) fn check(&self, addr: SocketAddr, what: SocketAddrUse) -> SocketResult<()> {
         match &self.addr_check {
             Some(check) if check(addr, what) => Ok(()),
@@ -103,7 +104,7 @@ impl SocketsCtx {
 /// The host value of `wasi:sockets/network.network`: what its sockets may
 /// do (the context's permissions when it was handed out).
 pub struct Network {
-    ctx: SocketsCtx,
+    ctx: WasiSocketsCtx,
 }
 
 impl std::fmt::Debug for Network {
@@ -218,7 +219,7 @@ pub struct TcpSocket {
     pub(crate) family: IpAddressFamily,
     pub(crate) state: TcpState,
     pub(crate) backlog: i32,
-    pub(crate) ctx: SocketsCtx,
+    pub(crate) ctx: WasiSocketsCtx,
     pub(crate) reactor: Reactor,
 }
 
@@ -348,7 +349,7 @@ impl OutputStream for TcpWriter {
 }
 
 fn streams(
-    view: &mut WasiCtxView<'_>,
+    view: &mut WasiSocketsCtxView<'_>,
     socket: &Arc<Socket>,
     reactor: &Reactor,
 ) -> SocketResult<(Resource<DynInputStream>, Resource<DynOutputStream>)> {
@@ -362,7 +363,7 @@ fn streams(
     Ok((view.table.push(input)?, view.table.push(output)?))
 }
 
-impl network::Host for WasiCtxView<'_> {
+impl network::Host for WasiSocketsCtxView<'_> {
     fn convert_error_code(&mut self, err: SocketError) -> anyhow::Result<ErrorCode> {
         err.downcast()
     }
@@ -372,23 +373,23 @@ impl network::Host for WasiCtxView<'_> {
     }
 }
 
-impl network::HostNetwork for WasiCtxView<'_> {
+impl network::HostNetwork for WasiSocketsCtxView<'_> {
     fn drop(&mut self, rep: Resource<Network>) -> anyhow::Result<()> {
         self.table.delete(rep)?;
         Ok(())
     }
 }
 
-impl instance_network::Host for WasiCtxView<'_> {
+impl instance_network::Host for WasiSocketsCtxView<'_> {
     fn instance_network(&mut self) -> anyhow::Result<Resource<Network>> {
-        let ctx = self.ctx.sockets.clone();
+        let ctx = self.ctx.clone();
         Ok(self.table.push(Network { ctx })?)
     }
 }
 
-impl tcp_create_socket::Host for WasiCtxView<'_> {
+impl tcp_create_socket::Host for WasiSocketsCtxView<'_> {
     fn create_tcp_socket(&mut self, address_family: IpAddressFamily) -> SocketResult<Resource<TcpSocket>> {
-        if !self.ctx.sockets.allow_tcp {
+        if !self.ctx.allow_tcp {
             return fail(ErrorCode::AccessDenied);
         }
         let socket = Socket::new(domain(address_family), Type::STREAM, None)?;
@@ -401,22 +402,22 @@ impl tcp_create_socket::Host for WasiCtxView<'_> {
             family: address_family,
             state: TcpState::Default,
             backlog: 128,
-            ctx: self.ctx.sockets.clone(),
+            ctx: self.ctx.clone(),
             reactor: Reactor::default(),
         };
         Ok(self.table.push(s)?)
     }
 }
 
-impl tcp::Host for WasiCtxView<'_> {}
+impl tcp::Host for WasiSocketsCtxView<'_> {}
 
-impl WasiCtxView<'_> {
+impl WasiSocketsCtxView<'_> {
     fn tcp(&mut self, s: &Resource<TcpSocket>) -> SocketResult<&mut TcpSocket> {
         Ok(self.table.get_mut(s)?)
     }
 }
 
-impl tcp::HostTcpSocket for WasiCtxView<'_> {
+impl tcp::HostTcpSocket for WasiSocketsCtxView<'_> {
     fn start_bind(
         &mut self,
         self_: Resource<TcpSocket>,
@@ -699,7 +700,7 @@ pub struct UdpSocket {
     pub(crate) bound: bool,
     pub(crate) bind_started: bool,
     pub(crate) remote: Option<SocketAddr>,
-    pub(crate) ctx: SocketsCtx,
+    pub(crate) ctx: WasiSocketsCtx,
     pub(crate) reactor: Reactor,
 }
 
@@ -721,7 +722,7 @@ pub struct IncomingDatagramStream {
     socket: Arc<std::net::UdpSocket>,
     reactor: Reactor,
     remote: Option<SocketAddr>,
-    ctx: SocketsCtx,
+    ctx: WasiSocketsCtx,
 }
 
 impl std::fmt::Debug for IncomingDatagramStream {
@@ -749,7 +750,7 @@ pub struct OutgoingDatagramStream {
     family: IpAddressFamily,
     remote: Option<SocketAddr>,
     permits: u64,
-    ctx: SocketsCtx,
+    ctx: WasiSocketsCtx,
 }
 
 impl std::fmt::Debug for OutgoingDatagramStream {
@@ -765,9 +766,9 @@ impl Pollable for OutgoingDatagramStream {
     }
 }
 
-impl udp_create_socket::Host for WasiCtxView<'_> {
+impl udp_create_socket::Host for WasiSocketsCtxView<'_> {
     fn create_udp_socket(&mut self, address_family: IpAddressFamily) -> SocketResult<Resource<UdpSocket>> {
-        if !self.ctx.sockets.allow_udp {
+        if !self.ctx.allow_udp {
             return fail(ErrorCode::AccessDenied);
         }
         let socket = Socket::new(domain(address_family), Type::DGRAM, None)?;
@@ -782,16 +783,16 @@ impl udp_create_socket::Host for WasiCtxView<'_> {
             bound: false,
             bind_started: false,
             remote: None,
-            ctx: self.ctx.sockets.clone(),
+            ctx: self.ctx.clone(),
             reactor: Reactor::default(),
         };
         Ok(self.table.push(s)?)
     }
 }
 
-impl udp::Host for WasiCtxView<'_> {}
+impl udp::Host for WasiSocketsCtxView<'_> {}
 
-impl udp::HostUdpSocket for WasiCtxView<'_> {
+impl udp::HostUdpSocket for WasiSocketsCtxView<'_> {
     fn start_bind(
         &mut self,
         self_: Resource<UdpSocket>,
@@ -903,7 +904,7 @@ impl udp::HostUdpSocket for WasiCtxView<'_> {
     }
 }
 
-impl udp::HostIncomingDatagramStream for WasiCtxView<'_> {
+impl udp::HostIncomingDatagramStream for WasiSocketsCtxView<'_> {
     fn receive(
         &mut self,
         self_: Resource<IncomingDatagramStream>,
@@ -940,7 +941,7 @@ impl udp::HostIncomingDatagramStream for WasiCtxView<'_> {
     }
 }
 
-impl udp::HostOutgoingDatagramStream for WasiCtxView<'_> {
+impl udp::HostOutgoingDatagramStream for WasiSocketsCtxView<'_> {
     fn check_send(&mut self, self_: Resource<OutgoingDatagramStream>) -> SocketResult<u64> {
         let s = self.table.get_mut(&self_)?;
         s.permits = if writable(&s.socket) { UDP_PERMITS } else { 0 };
@@ -1078,7 +1079,7 @@ pub(crate) fn lookup(name: &str) -> Result<Vec<IpAddr>, ErrorCode> {
     }
 }
 
-impl ip_name_lookup::Host for WasiCtxView<'_> {
+impl ip_name_lookup::Host for WasiSocketsCtxView<'_> {
     fn resolve_addresses(
         &mut self,
         network: Resource<Network>,
@@ -1098,7 +1099,7 @@ impl ip_name_lookup::Host for WasiCtxView<'_> {
     }
 }
 
-impl ip_name_lookup::HostResolveAddressStream for WasiCtxView<'_> {
+impl ip_name_lookup::HostResolveAddressStream for WasiSocketsCtxView<'_> {
     fn resolve_next_address(&mut self, self_: Resource<ResolveAddressStream>) -> SocketResult<Option<IpAddress>> {
         let s = self.table.get_mut(&self_)?;
         s.settle();

@@ -8,7 +8,8 @@ use super::bindings::wasi::cli::{
     terminal_stdout, types,
 };
 use super::slot::ResultSlot;
-use crate::p2::{HasWasi, TerminalInput, TerminalOutput, WasiCtxView};
+use crate::cli::{WasiCli, WasiCliCtxView};
+use crate::p2::{TerminalInput, TerminalOutput};
 use crate::stdio::{IsTerminal, StdinStream, StdoutStream};
 use crate::I32Exit;
 use std::pin::Pin;
@@ -245,17 +246,17 @@ impl<D: 'static> StreamProducer<D> for InputProducer {
 
 /// The future of a standard stream's result, for the guest.
 fn result_future<T: 'static>(
-    host: &mut Access<'_, T, HasWasi>,
+    host: &mut Access<'_, T, WasiCli>,
     slot: ResultSlot<ErrorCode>,
 ) -> weft::Result<FutureReader<Result<(), ErrorCode>>> {
     FutureReader::new(host, slot.wait())
 }
 
-impl types::Host for WasiCtxView<'_> {}
+impl types::Host for WasiCliCtxView<'_> {}
 
-impl stdin::Host for WasiCtxView<'_> {}
+impl stdin::Host for WasiCliCtxView<'_> {}
 
-impl<T: 'static> stdin::HostWithStore<T> for HasWasi {
+impl<T: 'static> stdin::HostWithStore<T> for WasiCli {
     fn read_via_stream(
         mut host: Access<'_, T, Self>,
     ) -> weft::Result<(StreamReader<u8>, FutureReader<Result<(), ErrorCode>>)> {
@@ -275,7 +276,7 @@ impl<T: 'static> stdin::HostWithStore<T> for HasWasi {
 
 /// Pipes `data` into `out`, returning the future of the result.
 fn write_via_stream<T: 'static>(
-    host: &mut Access<'_, T, HasWasi>,
+    host: &mut Access<'_, T, WasiCli>,
     out: Arc<Mutex<Box<dyn StdoutStream>>>,
     data: StreamReader<u8>,
 ) -> weft::Result<FutureReader<Result<(), ErrorCode>>> {
@@ -291,9 +292,9 @@ fn write_via_stream<T: 'static>(
     result_future(host, slot)
 }
 
-impl stdout::Host for WasiCtxView<'_> {}
+impl stdout::Host for WasiCliCtxView<'_> {}
 
-impl<T: 'static> stdout::HostWithStore<T> for HasWasi {
+impl<T: 'static> stdout::HostWithStore<T> for WasiCli {
     fn write_via_stream(
         mut host: Access<'_, T, Self>,
         data: StreamReader<u8>,
@@ -303,9 +304,9 @@ impl<T: 'static> stdout::HostWithStore<T> for HasWasi {
     }
 }
 
-impl stderr::Host for WasiCtxView<'_> {}
+impl stderr::Host for WasiCliCtxView<'_> {}
 
-impl<T: 'static> stderr::HostWithStore<T> for HasWasi {
+impl<T: 'static> stderr::HostWithStore<T> for WasiCli {
     fn write_via_stream(
         mut host: Access<'_, T, Self>,
         data: StreamReader<u8>,
@@ -315,7 +316,7 @@ impl<T: 'static> stderr::HostWithStore<T> for HasWasi {
     }
 }
 
-impl environment::Host for WasiCtxView<'_> {
+impl environment::Host for WasiCliCtxView<'_> {
     fn get_environment(&mut self) -> weft::Result<Vec<(String, String)>> {
         Ok(self.ctx.env.clone())
     }
@@ -327,7 +328,7 @@ impl environment::Host for WasiCtxView<'_> {
     }
 }
 
-impl exit::Host for WasiCtxView<'_> {
+impl exit::Host for WasiCliCtxView<'_> {
     fn exit(&mut self, status: Result<(), ()>) -> weft::Result<()> {
         Err(I32Exit(if status.is_ok() { 0 } else { 1 }).into())
     }
@@ -336,22 +337,22 @@ impl exit::Host for WasiCtxView<'_> {
     }
 }
 
-impl terminal_input::Host for WasiCtxView<'_> {}
-impl terminal_input::HostTerminalInput for WasiCtxView<'_> {
+impl terminal_input::Host for WasiCliCtxView<'_> {}
+impl terminal_input::HostTerminalInput for WasiCliCtxView<'_> {
     fn drop(&mut self, rep: Resource<TerminalInput>) -> weft::Result<()> {
         self.table.delete(rep)?;
         Ok(())
     }
 }
-impl terminal_output::Host for WasiCtxView<'_> {}
-impl terminal_output::HostTerminalOutput for WasiCtxView<'_> {
+impl terminal_output::Host for WasiCliCtxView<'_> {}
+impl terminal_output::HostTerminalOutput for WasiCliCtxView<'_> {
     fn drop(&mut self, rep: Resource<TerminalOutput>) -> weft::Result<()> {
         self.table.delete(rep)?;
         Ok(())
     }
 }
 
-impl terminal_stdin::Host for WasiCtxView<'_> {
+impl terminal_stdin::Host for WasiCliCtxView<'_> {
     fn get_terminal_stdin(&mut self) -> weft::Result<Option<Resource<TerminalInput>>> {
         if lock(&self.ctx.stdin).is_terminal() {
             Ok(Some(self.table.push(TerminalInput)?))
@@ -361,7 +362,7 @@ impl terminal_stdin::Host for WasiCtxView<'_> {
     }
 }
 
-impl terminal_stdout::Host for WasiCtxView<'_> {
+impl terminal_stdout::Host for WasiCliCtxView<'_> {
     fn get_terminal_stdout(&mut self) -> weft::Result<Option<Resource<TerminalOutput>>> {
         if lock(&self.ctx.stdout).is_terminal() {
             Ok(Some(self.table.push(TerminalOutput)?))
@@ -371,7 +372,7 @@ impl terminal_stdout::Host for WasiCtxView<'_> {
     }
 }
 
-impl terminal_stderr::Host for WasiCtxView<'_> {
+impl terminal_stderr::Host for WasiCliCtxView<'_> {
     fn get_terminal_stderr(&mut self) -> weft::Result<Option<Resource<TerminalOutput>>> {
         if lock(&self.ctx.stderr).is_terminal() {
             Ok(Some(self.table.push(TerminalOutput)?))

@@ -2,14 +2,14 @@
 //! clock, over the context's clocks (the ones WASI 0.2 uses).
 
 use super::bindings::wasi::clocks::{monotonic_clock, system_clock, types};
-use crate::p2::{HasWasi, WasiCtxView};
+use crate::clocks::{WasiClocks, WasiClocksCtxView};
 use crate::sleep::Sleep;
 use std::time::Duration;
 use weft::component::Accessor;
 
-impl types::Host for WasiCtxView<'_> {}
+impl types::Host for WasiClocksCtxView<'_> {}
 
-impl monotonic_clock::Host for WasiCtxView<'_> {
+impl monotonic_clock::Host for WasiClocksCtxView<'_> {
     fn now(&mut self) -> weft::Result<u64> {
         Ok(self.ctx.monotonic_clock.now())
     }
@@ -18,7 +18,7 @@ impl monotonic_clock::Host for WasiCtxView<'_> {
     }
 }
 
-impl<T: 'static> monotonic_clock::HostWithStore<T> for HasWasi {
+impl<T: 'static> monotonic_clock::HostWithStore<T> for WasiClocks {
     async fn wait_until(accessor: &Accessor<T, Self>, when: u64) -> weft::Result<()> {
         let now = accessor.with(|mut access| access.get().ctx.monotonic_clock.now());
         Sleep::new(Duration::from_nanos(when.saturating_sub(now))).await;
@@ -30,7 +30,7 @@ impl<T: 'static> monotonic_clock::HostWithStore<T> for HasWasi {
     }
 }
 
-impl system_clock::Host for WasiCtxView<'_> {
+impl system_clock::Host for WasiClocksCtxView<'_> {
     fn now(&mut self) -> weft::Result<system_clock::Instant> {
         let d = self.ctx.wall_clock.now();
         Ok(system_clock::Instant {

@@ -17,9 +17,10 @@ use super::bindings::wasi::filesystem::types::{
 };
 use super::filesystem::{FilesystemError, FilesystemResult};
 use super::slot::ResultSlot;
+use crate::filesystem::{WasiFilesystem, WasiFilesystemCtxView};
 use crate::p2::bindings::wasi::clocks::wall_clock::Datetime;
 use crate::p2::bindings::wasi::filesystem::types::{self as p2t, HostDescriptor as _};
-use crate::p2::{Descriptor, DynInputStream, DynOutputStream, FsError, HasWasi, StreamError, WasiCtxView};
+use crate::p2::{Descriptor, DynInputStream, DynOutputStream, FsError, StreamError};
 use std::pin::Pin;
 use std::task::{Context, Poll};
 use weft::component::{
@@ -211,8 +212,8 @@ fn hash(h: p2t::MetadataHashValue) -> MetadataHashValue {
 
 /// Runs the 0.2 function `f` on the store's WASI view.
 fn with<T: 'static, R>(
-    accessor: &Accessor<T, HasWasi>,
-    f: impl FnOnce(&mut WasiCtxView<'_>) -> Result<R, FsError>,
+    accessor: &Accessor<T, WasiFilesystem>,
+    f: impl FnOnce(&mut WasiFilesystemCtxView<'_>) -> Result<R, FsError>,
 ) -> FilesystemResult<R> {
     accessor.with(|mut access| f(&mut access.get())).map_err(err)
 }
@@ -367,7 +368,7 @@ impl<D: 'static> StreamProducer<D> for EntryProducer {
 
 /// A stream that ends at once, its future failing with `e`.
 fn failed<T: 'static>(
-    host: &mut Access<'_, T, HasWasi>,
+    host: &mut Access<'_, T, WasiFilesystem>,
     e: FsError,
 ) -> weft::Result<FutureReader<Result<(), ErrorCode>>> {
     let slot = ResultSlot::default();
@@ -378,13 +379,13 @@ fn failed<T: 'static>(
     FutureReader::new(host, slot.wait())
 }
 
-impl t::Host for WasiCtxView<'_> {
+impl t::Host for WasiFilesystemCtxView<'_> {
     fn convert_error_code(&mut self, err: FilesystemError) -> weft::Result<ErrorCode> {
         err.downcast()
     }
 }
 
-impl t::HostDescriptor for WasiCtxView<'_> {
+impl t::HostDescriptor for WasiFilesystemCtxView<'_> {
     fn drop(&mut self, rep: Resource<Descriptor>) -> weft::Result<()> {
         p2t::HostDescriptor::drop(self, rep)
     }
@@ -392,9 +393,9 @@ impl t::HostDescriptor for WasiCtxView<'_> {
 
 /// Pipes `data` into the 0.2 output stream `open` makes.
 fn write_stream<T: 'static>(
-    host: &mut Access<'_, T, HasWasi>,
+    host: &mut Access<'_, T, WasiFilesystem>,
     data: StreamReader<u8>,
-    open: impl FnOnce(&mut WasiCtxView<'_>) -> Result<Resource<DynOutputStream>, FsError>,
+    open: impl FnOnce(&mut WasiFilesystemCtxView<'_>) -> Result<Resource<DynOutputStream>, FsError>,
 ) -> weft::Result<FutureReader<Result<(), ErrorCode>>> {
     let opened = {
         let mut view = host.get();
@@ -419,7 +420,7 @@ fn write_stream<T: 'static>(
     FutureReader::new(host, slot.wait())
 }
 
-impl<T: 'static> t::HostDescriptorWithStore<T> for HasWasi {
+impl<T: 'static> t::HostDescriptorWithStore<T> for WasiFilesystem {
     fn read_via_stream(
         mut host: Access<'_, T, Self>,
         self_: Resource<Descriptor>,
@@ -679,7 +680,7 @@ impl<T: 'static> t::HostDescriptorWithStore<T> for HasWasi {
     }
 }
 
-impl preopens::Host for WasiCtxView<'_> {
+impl preopens::Host for WasiFilesystemCtxView<'_> {
     fn get_directories(&mut self) -> weft::Result<Vec<(Resource<Descriptor>, String)>> {
         crate::p2::bindings::wasi::filesystem::preopens::Host::get_directories(self)
     }

@@ -49,18 +49,8 @@ mod slot;
 mod sockets_impl;
 mod tcp_impl;
 
-use crate::p2::HasWasi;
 pub use crate::p2::{TerminalInput, TerminalOutput, WasiCtx, WasiCtxView, WasiView};
 use weft::component::Linker;
-
-/// The getter every `add_to_linker` of this module passes to the
-/// generated bindings.
-fn getter<T: WasiView + 'static>() -> fn(&mut T) -> WasiCtxView<'_> {
-    fn get<T: WasiView>(t: &mut T) -> WasiCtxView<'_> {
-        t.ctx()
-    }
-    get::<T>
-}
 
 /// Adds every implemented import of `wasi:cli/command@0.3.0` to `linker`:
 /// `wasi:cli`, `wasi:clocks`, `wasi:random`, `wasi:filesystem` and
@@ -85,88 +75,105 @@ pub fn add_to_linker_with_options<T: WasiView + 'static>(
 
 /// `wasi:cli@0.3.0`.
 pub mod cli {
-    use super::{bindings::wasi::cli::*, getter, HasWasi, Linker, WasiView};
+    use super::{bindings::wasi::cli::*, Linker};
     pub use super::{TerminalInput, TerminalOutput};
+    use crate::cli::{WasiCli, WasiCliCtxView, WasiCliView};
 
     /// Adds `wasi:cli/{environment, exit, types, stdin, stdout, stderr,
-    /// terminal-*}` to `linker`.
-    pub fn add_to_linker<T: WasiView + 'static>(linker: &mut Linker<T>) -> weft::Result<()> {
-        let get = getter::<T>();
-        environment::add_to_linker::<T, HasWasi>(linker, get)?;
-        exit::add_to_linker::<T, HasWasi>(linker, get)?;
-        types::add_to_linker::<T, HasWasi>(linker, get)?;
-        stdin::add_to_linker::<T, HasWasi>(linker, get)?;
-        stdout::add_to_linker::<T, HasWasi>(linker, get)?;
-        stderr::add_to_linker::<T, HasWasi>(linker, get)?;
-        terminal_input::add_to_linker::<T, HasWasi>(linker, get)?;
-        terminal_output::add_to_linker::<T, HasWasi>(linker, get)?;
-        terminal_stdin::add_to_linker::<T, HasWasi>(linker, get)?;
-        terminal_stdout::add_to_linker::<T, HasWasi>(linker, get)?;
-        terminal_stderr::add_to_linker::<T, HasWasi>(linker, get)?;
+    /// terminal-*}` to `linker`; the store's data need only lend the
+    /// `wasi:cli` part of the context ([`WasiCliView`]).
+    pub fn add_to_linker<T: WasiCliView + 'static>(linker: &mut Linker<T>) -> weft::Result<()> {
+        let get: fn(&mut T) -> WasiCliCtxView<'_> = T::cli;
+        environment::add_to_linker::<T, WasiCli>(linker, get)?;
+        exit::add_to_linker::<T, WasiCli>(linker, get)?;
+        types::add_to_linker::<T, WasiCli>(linker, get)?;
+        stdin::add_to_linker::<T, WasiCli>(linker, get)?;
+        stdout::add_to_linker::<T, WasiCli>(linker, get)?;
+        stderr::add_to_linker::<T, WasiCli>(linker, get)?;
+        terminal_input::add_to_linker::<T, WasiCli>(linker, get)?;
+        terminal_output::add_to_linker::<T, WasiCli>(linker, get)?;
+        terminal_stdin::add_to_linker::<T, WasiCli>(linker, get)?;
+        terminal_stdout::add_to_linker::<T, WasiCli>(linker, get)?;
+        terminal_stderr::add_to_linker::<T, WasiCli>(linker, get)?;
         Ok(())
     }
 }
 
 /// `wasi:clocks@0.3.0`.
 pub mod clocks {
-    use super::{bindings::wasi::clocks::*, getter, HasWasi, Linker, WasiView};
+    use super::{bindings::wasi::clocks::*, Linker};
+    use crate::clocks::{WasiClocks, WasiClocksCtxView, WasiClocksView};
 
     /// Adds `wasi:clocks/{types, monotonic-clock, system-clock}` to
-    /// `linker`.
-    pub fn add_to_linker<T: WasiView + 'static>(linker: &mut Linker<T>) -> weft::Result<()> {
-        let get = getter::<T>();
-        types::add_to_linker::<T, HasWasi>(linker, get)?;
-        monotonic_clock::add_to_linker::<T, HasWasi>(linker, get)?;
-        system_clock::add_to_linker::<T, HasWasi>(linker, get)?;
+    /// `linker`; the store's data need only lend the `wasi:clocks` part
+    /// of the context ([`WasiClocksView`]).
+    pub fn add_to_linker<T: WasiClocksView + 'static>(linker: &mut Linker<T>) -> weft::Result<()> {
+        let get: fn(&mut T) -> WasiClocksCtxView<'_> = T::clocks;
+        types::add_to_linker::<T, WasiClocks>(linker, get)?;
+        monotonic_clock::add_to_linker::<T, WasiClocks>(linker, get)?;
+        system_clock::add_to_linker::<T, WasiClocks>(linker, get)?;
         Ok(())
     }
 }
 
 /// `wasi:random@0.3.0`.
 pub mod random {
-    use super::{bindings::wasi::random::*, getter, HasWasi, Linker, WasiView};
+    use super::{bindings::wasi::random::*, Linker};
+    use crate::random::{WasiRandom, WasiRandomCtx, WasiRandomView};
 
-    /// Adds `wasi:random/{random, insecure, insecure-seed}` to `linker`.
-    pub fn add_to_linker<T: WasiView + 'static>(linker: &mut Linker<T>) -> weft::Result<()> {
-        let get = getter::<T>();
-        random::add_to_linker::<T, HasWasi>(linker, get)?;
-        insecure::add_to_linker::<T, HasWasi>(linker, get)?;
-        insecure_seed::add_to_linker::<T, HasWasi>(linker, get)?;
+    /// Adds `wasi:random/{random, insecure, insecure-seed}` to `linker`;
+    /// the store's data need only lend the [`WasiRandomCtx`]
+    /// ([`WasiRandomView`]).
+    pub fn add_to_linker<T: WasiRandomView + 'static>(linker: &mut Linker<T>) -> weft::Result<()> {
+        let get: fn(&mut T) -> &mut WasiRandomCtx = T::random;
+        random::add_to_linker::<T, WasiRandom>(linker, get)?;
+        insecure::add_to_linker::<T, WasiRandom>(linker, get)?;
+        insecure_seed::add_to_linker::<T, WasiRandom>(linker, get)?;
         Ok(())
     }
 }
 
 /// `wasi:filesystem@0.3.0`.
 pub mod filesystem {
-    use super::{bindings::wasi::filesystem::*, getter, HasWasi, Linker, WasiView};
+    use super::{bindings::wasi::filesystem::*, Linker};
+    use crate::filesystem::{WasiFilesystem, WasiFilesystemCtxView, WasiFilesystemView};
 
     /// A `wasi:filesystem` error code for the guest, or a trap.
     pub type FilesystemError = crate::p2::TrappableError<types::ErrorCode>;
     /// The result of a `wasi:filesystem` host function.
     pub type FilesystemResult<T> = Result<T, FilesystemError>;
 
-    /// Adds `wasi:filesystem/{types, preopens}` to `linker`.
-    pub fn add_to_linker<T: WasiView + 'static>(linker: &mut Linker<T>) -> weft::Result<()> {
-        let get = getter::<T>();
-        types::add_to_linker::<T, HasWasi>(linker, get)?;
-        preopens::add_to_linker::<T, HasWasi>(linker, get)?;
+    /// Adds `wasi:filesystem/{types, preopens}` to `linker`; the store's
+    /// data need only lend the `wasi:filesystem` part of the context
+    /// ([`WasiFilesystemView`]).
+    pub fn add_to_linker<T: WasiFilesystemView + 'static>(linker: &mut Linker<T>) -> weft::Result<()> {
+        let get: fn(&mut T) -> WasiFilesystemCtxView<'_> = T::filesystem;
+        types::add_to_linker::<T, WasiFilesystem>(linker, get)?;
+        preopens::add_to_linker::<T, WasiFilesystem>(linker, get)?;
         Ok(())
     }
 }
 
 /// `wasi:sockets@0.3.0`: TCP and UDP sockets and name lookup.
 pub mod sockets {
-    use super::{bindings::wasi::sockets::*, getter, HasWasi, Linker, WasiView};
+    use super::{bindings::wasi::sockets::*, Linker};
+    use crate::sockets::{WasiSockets, WasiSocketsCtxView, WasiSocketsView};
 
-    /// Adds `wasi:sockets/{types, ip-name-lookup}` to `linker`. Each is
-    /// refused with `access-denied` unless the context allows it
-    /// ([`crate::WasiCtxBuilder::allow_tcp`], `allow_udp`,
-    /// `allow_ip_name_lookup`, and the address check of
+    /// A `wasi:sockets` error code for the guest, or a trap.
+    pub type SocketError = crate::p2::TrappableError<types::ErrorCode>;
+    /// The result of a `wasi:sockets` host function.
+    pub type SocketResult<T> = Result<T, SocketError>;
+
+    /// Adds `wasi:sockets/{types, ip-name-lookup}` to `linker`; the
+    /// store's data need only lend the `wasi:sockets` part of the context
+    /// ([`WasiSocketsView`]). Each is refused with `access-denied` unless
+    /// the context allows it ([`crate::WasiCtxBuilder::allow_tcp`],
+    /// `allow_udp`, `allow_ip_name_lookup`, and the address check of
     /// [`crate::WasiCtxBuilder::socket_addr_check`] or `inherit_network`).
-    pub fn add_to_linker<T: WasiView + 'static>(linker: &mut Linker<T>) -> weft::Result<()> {
-        let get = getter::<T>();
-        types::add_to_linker::<T, HasWasi>(linker, get)?;
-        ip_name_lookup::add_to_linker::<T, HasWasi>(linker, get)?;
+    pub fn add_to_linker<T: WasiSocketsView + 'static>(linker: &mut Linker<T>) -> weft::Result<()> {
+        let get: fn(&mut T) -> WasiSocketsCtxView<'_> = T::sockets;
+        types::add_to_linker::<T, WasiSockets>(linker, get)?;
+        ip_name_lookup::add_to_linker::<T, WasiSockets>(linker, get)?;
         Ok(())
     }
 }

@@ -2,15 +2,15 @@
 //! system's for `random`, the context's seeded generator for `insecure`).
 
 use super::bindings::wasi::random::{insecure, insecure_seed, random};
-use crate::p2::WasiCtxView;
+use crate::random::WasiRandomCtx;
 
 /// `max_len` capped at the context's largest size (a short read, which
 /// 0.3 allows, where 0.2 traps).
-fn cap(view: &WasiCtxView<'_>, max_len: u64) -> u64 {
-    max_len.min(view.ctx.max_random_size)
+fn cap(view: &WasiRandomCtx, max_len: u64) -> u64 {
+    max_len.min(view.max_random_size)
 }
 
-impl random::Host for WasiCtxView<'_> {
+impl random::Host for WasiRandomCtx {
     fn get_random_bytes(&mut self, max_len: u64) -> weft::Result<Vec<u8>> {
         let len = cap(self, max_len);
         crate::p2::bindings::wasi::random::random::Host::get_random_bytes(self, len)
@@ -20,7 +20,7 @@ impl random::Host for WasiCtxView<'_> {
     }
 }
 
-impl insecure::Host for WasiCtxView<'_> {
+impl insecure::Host for WasiRandomCtx {
     fn get_insecure_random_bytes(&mut self, max_len: u64) -> weft::Result<Vec<u8>> {
         let len = cap(self, max_len);
         crate::p2::bindings::wasi::random::insecure::Host::get_insecure_random_bytes(self, len)
@@ -30,7 +30,7 @@ impl insecure::Host for WasiCtxView<'_> {
     }
 }
 
-impl insecure_seed::Host for WasiCtxView<'_> {
+impl insecure_seed::Host for WasiRandomCtx {
     fn get_insecure_seed(&mut self) -> weft::Result<(u64, u64)> {
         crate::p2::bindings::wasi::random::insecure_seed::Host::insecure_seed(self)
     }

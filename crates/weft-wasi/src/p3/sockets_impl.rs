@@ -7,7 +7,7 @@
 use super::bindings::wasi::sockets::ip_name_lookup::{self, ErrorCode};
 use super::bindings::wasi::sockets::types::IpAddress;
 use crate::p2::bindings::wasi::sockets::network::ErrorCode as P2ErrorCode;
-use crate::p2::{HasWasi, WasiCtxView};
+use crate::sockets::{WasiSockets, WasiSocketsCtxView};
 use std::net::IpAddr;
 use weft::component::Accessor;
 
@@ -37,14 +37,14 @@ fn lookup_code(code: P2ErrorCode) -> ErrorCode {
     }
 }
 
-impl ip_name_lookup::Host for WasiCtxView<'_> {}
+impl ip_name_lookup::Host for WasiSocketsCtxView<'_> {}
 
-impl<T: 'static> ip_name_lookup::HostWithStore<T> for HasWasi {
+impl<T: 'static> ip_name_lookup::HostWithStore<T> for WasiSockets {
     async fn resolve_addresses(
         accessor: &Accessor<T, Self>,
         name: String,
     ) -> weft::Result<Result<Vec<IpAddress>, ErrorCode>> {
-        let allowed = accessor.with(|mut access| access.get().ctx.sockets.allow_ip_name_lookup);
+        let allowed = accessor.with(|mut access| access.get().ctx.allow_ip_name_lookup);
         if !allowed {
             return Ok(Err(ErrorCode::AccessDenied));
         }

@@ -20,7 +20,8 @@ use crate::p2::bindings::wasi::sockets::network::{ErrorCode as P2Code, IpAddress
 use crate::p2::sockets::{
     buffer_size, check_family, domain, error_code, hop_limit, keepalive_duration, set_hop_limit, std_addr, TcpState,
 };
-use crate::p2::{HasWasi, SocketAddrUse, SocketError, TcpSocket, UdpSocket, WasiCtxView, WasiView};
+use crate::p2::{SocketError, TcpSocket, UdpSocket};
+use crate::sockets::{SocketAddrUse, WasiSockets, WasiSocketsCtx, WasiSocketsCtxView, WasiSocketsView};
 use socket2::{SockRef, Socket, Type};
 use std::io;
 use std::net::{Ipv4Addr, Ipv6Addr, SocketAddr, SocketAddrV4, SocketAddrV6};
@@ -145,17 +146,17 @@ fn would_block(e: &io::Error) -> bool {
     matches!(e.kind(), io::ErrorKind::WouldBlock | io::ErrorKind::Interrupted)
 }
 
-impl t::Host for WasiCtxView<'_> {}
+impl t::Host for WasiSocketsCtxView<'_> {}
 
-impl WasiCtxView<'_> {
+impl WasiSocketsCtxView<'_> {
     fn tcp3(&mut self, s: &Resource<TcpSocket>) -> weft::Result<&mut TcpSocket> {
         Ok(self.table.get_mut(s)?)
     }
 }
 
-impl t::HostTcpSocket for WasiCtxView<'_> {
+impl t::HostTcpSocket for WasiSocketsCtxView<'_> {
     fn create(&mut self, address_family: IpAddressFamily) -> Res<Resource<TcpSocket>> {
-        if !self.ctx.sockets.allow_tcp {
+        if !self.ctx.allow_tcp {
             return Ok(Err(ErrorCode::AccessDenied));
         }
         let family = p2_family(address_family);
@@ -173,7 +174,7 @@ impl t::HostTcpSocket for WasiCtxView<'_> {
             family,
             state: TcpState::Default,
             backlog: 128,
-            ctx: self.ctx.sockets.clone(),
+            ctx: self.ctx.clone(),
             reactor: Default::default(),
         };
         Ok(Ok(self.table.push(s)?))
@@ -329,10 +330,10 @@ impl t::HostTcpSocket for WasiCtxView<'_> {
 struct Acceptor {
     socket: Arc<Socket>,
     family: P2Family,
-    ctx: crate::p2::SocketsCtx,
+    ctx: WasiSocketsCtx,
 }
 
-impl<D: WasiView + 'static> StreamProducer<D> for Acceptor {
+impl<D: WasiSocketsView + 'static> StreamProducer<D> for Acceptor {
     type Item = Resource<TcpSocket>;
     type Buffer = Option<Resource<TcpSocket>>;
 
@@ -364,7 +365,7 @@ impl<D: WasiView + 'static> StreamProducer<D> for Acceptor {
                         ctx: self.ctx.clone(),
                         reactor: Default::default(),
                     };
-                    let r = store.data_mut().ctx().table.push(accepted)?;
+                    let r = store.data_mut().sockets().table.push(accepted)?;
                     destination.set_buffer(Some(r));
                     return Poll::Ready(Ok(StreamResult::Completed));
                 }
@@ -481,7 +482,7 @@ impl<D: 'static> StreamProducer<D> for Receiver {
 
 /// A future that is ready with `Err(code)`.
 fn failed_future<T: 'static>(
-    host: &mut Access<'_, T, HasWasi>,
+    host: &mut Access<'_, T, WasiSockets>,
     code: ErrorCode,
 ) -> weft::Result<FutureReader<Result<(), ErrorCode>>> {
     let slot = ResultSlot::default();
@@ -489,7 +490,7 @@ fn failed_future<T: 'static>(
     FutureReader::new(host, slot.wait())
 }
 
-impl<T: WasiView + 'static> t::HostTcpSocketWithStore<T> for HasWasi {
+impl<T: WasiSocketsView + 'static> t::HostTcpSocketWithStore<T> for WasiSockets {
     async fn connect(
         accessor: &Accessor<T, Self>,
         self_: Resource<TcpSocket>,
@@ -612,15 +613,15 @@ impl<D: 'static> StreamProducer<D> for Ended {
 /// The largest datagram `receive` returns.
 const MAX_DATAGRAM: usize = 64 * 1024;
 
-impl WasiCtxView<'_> {
+impl WasiSocketsCtxView<'_> {
     fn udp3(&mut self, s: &Resource<UdpSocket>) -> weft::Result<&mut UdpSocket> {
         Ok(self.table.get_mut(s)?)
     }
 }
 
-impl t::HostUdpSocket for WasiCtxView<'_> {
+impl t::HostUdpSocket for WasiSocketsCtxView<'_> {
     fn create(&mut self, address_family: IpAddressFamily) -> Res<Resource<UdpSocket>> {
-        if !self.ctx.sockets.allow_udp {
+        if !self.ctx.allow_udp {
             return Ok(Err(ErrorCode::AccessDenied));
         }
         let family = p2_family(address_family);
@@ -642,7 +643,7 @@ impl t::HostUdpSocket for WasiCtxView<'_> {
             bound: false,
             bind_started: false,
             remote: None,
-            ctx: self.ctx.sockets.clone(),
+            ctx: self.ctx.clone(),
             reactor: Default::default(),
         };
         Ok(Ok(self.table.push(s)?))
@@ -752,7 +753,7 @@ impl t::HostUdpSocket for WasiCtxView<'_> {
     }
 }
 
-impl<T: WasiView + 'static> t::HostUdpSocketWithStore<T> for HasWasi {
+impl<T: WasiSocketsView + 'static> t::HostUdpSocketWithStore<T> for WasiSockets {
     async fn send(
         accessor: &Accessor<T, Self>,
         self_: Resource<UdpSocket>,
