@@ -74,11 +74,8 @@ impl Drop for TaskHold {
 /// A call started by the host and not finished yet.
 struct PendingCall {
     func: Func,
-    /// The callee's task (for a function of an `async` type).
+    /// The callee's task.
     hold: TaskHold,
-    /// The results of a call that finished when it started (a function of
-    /// a synchronous type runs to its end at once).
-    done: Option<TaskResult>,
     id: GuestTaskId,
     /// The call's task group (when a hook is installed).
     group: Option<super::hooks::TaskGroupId>,
@@ -122,7 +119,6 @@ impl PendingCall {
                 task: Some(task),
                 dropped,
             },
-            done: None,
             id: GuestTaskId(task.index()),
             group,
         })
@@ -131,9 +127,6 @@ impl PendingCall {
     /// Waits, through `accessor`, for the call's results (flat when they
     /// were returned so, see [`TaskResult::Flat`]).
     async fn finish<A: AsAccessor>(mut self, accessor: A) -> crate::Result<TaskResult> {
-        if let Some(done) = self.done.take() {
-            return Ok(done);
-        }
         let accessor = accessor.as_accessor();
         let (func, group) = (self.func, self.group);
         std::future::poll_fn(|cx| {
