@@ -106,8 +106,8 @@ impl VMStoreContext {
     /// and exception no root reaches is freed (the host data of an extern
     /// reference is dropped). Exceptions are reached from the same roots
     /// as GC objects, from the pending exception, from GC object fields
-    /// and from the payloads of reachable exceptions. Returns what the heap's collection did (nothing without a
-    /// heap).
+    /// and from the payloads of reachable exceptions. Returns what the
+    /// heap's collection did (nothing without a heap).
     ///
     /// With wasm frames on the stack, the collector reads their references
     /// from the stack maps of their calls, starting from the exit that the
