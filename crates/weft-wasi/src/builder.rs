@@ -7,61 +7,26 @@ use anyhow::Context as _;
 use std::net::{TcpListener, TcpStream};
 use std::path::Path;
 
-macro_rules! perms {
-    ($(#[$doc:meta])* $name:ident { $($(#[$fdoc:meta])* $flag:ident = $bit:literal,)* }) => {
-        $(#[$doc])*
-        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-        pub struct $name(u8);
-
-        impl $name {
-            $($(#[$fdoc])* pub const $flag: $name = $name($bit);)*
-
-            /// No permission.
-            pub const fn empty() -> $name {
-                $name(0)
-            }
-            /// Every permission.
-            pub const fn all() -> $name {
-                $name(0 $(| $bit)*)
-            }
-            /// Whether every permission of `other` is in `self`.
-            pub const fn contains(self, other: $name) -> bool {
-                self.0 & other.0 == other.0
-            }
-        }
-
-        impl std::ops::BitOr for $name {
-            type Output = $name;
-            fn bitor(self, other: $name) -> $name {
-                $name(self.0 | other.0)
-            }
-        }
-    };
+/// What a guest may do with a preopened directory, the directories below
+/// it and their files (Wasmtime 48's `wasmtime_wasi::filesystem::FsPerms`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum FsPerms {
+    /// List, open, stat and read; nothing may be created, removed, renamed,
+    /// linked, written, truncated or have its times changed.
+    ReadOnly,
+    /// Everything `ReadOnly` allows, and changing entries and files.
+    ReadWrite,
 }
 
-perms! {
-    /// What a guest may do with a preopened directory and the directories
-    /// below it.
-    DirPerms {
-        /// List entries, open and stat paths.
-        READ = 1,
-        /// Create, remove, rename, link and change the times of entries.
-        MUTATE = 2,
-    }
-}
-
-perms! {
-    /// What a guest may do with the files below a preopened directory.
-    FilePerms {
-        /// Read files.
-        READ = 1,
-        /// Write, truncate, allocate and change the times of files.
-        WRITE = 2,
+impl FsPerms {
+    /// Whether writing is refused (`ReadOnly`).
+    pub fn write_not_permitted(&self) -> bool {
+        *self == FsPerms::ReadOnly
     }
 }
 
 enum Preopen {
-    Dir(cap_std::fs::Dir, String, DirPerms, FilePerms),
+    Dir(cap_std::fs::Dir, String, FsPerms),
     Listener(TcpListener),
     Stream(TcpStream),
 }
@@ -71,14 +36,14 @@ enum Preopen {
 /// and stdout and stderr that discard what is written.
 ///
 /// ```
-/// use weft_wasi::{DirPerms, FilePerms, MemoryOutputPipe, WasiCtxBuilder};
+/// use weft_wasi::{FsPerms, MemoryOutputPipe, WasiCtxBuilder};
 /// let stdout = MemoryOutputPipe::new(1 << 20);
 /// let ctx = WasiCtxBuilder::new()
 ///     .arg("prog")
 ///     .arg("--verbose")
 ///     .env("HOME", "/")
 ///     .stdout(stdout.clone())
-///     .preopened_dir(".", ".", DirPerms::READ, FilePerms::READ)?
+///     .preopened_dir(".", ".", FsPerms::ReadOnly)?
 ///     .build_p1();
 /// assert_eq!(ctx.args(), ["prog", "--verbose"]);
 /// # Ok::<(), anyhow::Error>(())
@@ -219,23 +184,21 @@ impl WasiCtxBuilder {
     /// Gives the guest the host directory `host_path` under the name
     /// `guest_path`. The guest reaches nothing outside it: not by `..`, an
     /// absolute path, a symlink, a rename or a hard link. Fails when the
-    /// directory cannot be opened.
+    /// directory cannot be opened. With [`FsPerms::ReadOnly`] the guest may
+    /// only list, open, stat and read what is there; with
+    /// [`FsPerms::ReadWrite`] it may also create, remove, rename, link and
+    /// write.
     pub fn preopened_dir(
         &mut self,
         host_path: impl AsRef<Path>,
         guest_path: impl AsRef<str>,
-        dir_perms: DirPerms,
-        file_perms: FilePerms,
+        perms: FsPerms,
     ) -> anyhow::Result<&mut Self> {
         let host_path = host_path.as_ref();
         let dir = cap_std::fs::Dir::open_ambient_dir(host_path, cap_std::ambient_authority())
             .with_context(|| format!("failed to open directory `{}`", host_path.display()))?;
-        self.preopens.push(Preopen::Dir(
-            dir,
-            guest_path.as_ref().to_string(),
-            dir_perms,
-            file_perms,
-        ));
+        self.preopens
+            .push(Preopen::Dir(dir, guest_path.as_ref().to_string(), perms));
         Ok(self)
     }
 
@@ -334,10 +297,9 @@ impl WasiCtxBuilder {
             .preopens
             .into_iter()
             .filter_map(|p| match p {
-                Preopen::Dir(dir, name, dir_perms, file_perms) => Some((
-                    crate::p2::Descriptor::Dir(crate::p2::Dir::preopen(dir, dir_perms, file_perms)),
-                    name,
-                )),
+                Preopen::Dir(dir, name, perms) => {
+                    Some((crate::p2::Descriptor::Dir(crate::p2::Dir::preopen(dir, perms)), name))
+                }
                 Preopen::Listener(_) | Preopen::Stream(_) => None,
             })
             .collect();
@@ -393,8 +355,8 @@ impl WasiCtxBuilder {
         }
         for preopen in b.preopens {
             let entry = match preopen {
-                Preopen::Dir(dir, name, dir_perms, file_perms) => {
-                    let (base, inheriting) = dir_rights(dir_perms, file_perms);
+                Preopen::Dir(dir, name, perms) => {
+                    let (base, inheriting) = dir_rights(perms);
                     Entry {
                         kind: Kind::Dir(DirDesc {
                             dir,
@@ -431,20 +393,12 @@ impl WasiCtxBuilder {
 
 /// The rights of a preopened directory: what it may do itself, and what
 /// what is opened through it may do.
-fn dir_rights(dir_perms: DirPerms, file_perms: FilePerms) -> (u64, u64) {
+fn dir_rights(perms: FsPerms) -> (u64, u64) {
     let mut dir = rights::DIR;
-    if !dir_perms.contains(DirPerms::MUTATE) {
-        dir &= !rights::DIR_MUTATE;
-    }
-    if !dir_perms.contains(DirPerms::READ) {
-        dir &= !(rights::FD_READDIR | rights::PATH_OPEN | rights::PATH_READLINK | rights::PATH_FILESTAT_GET);
-    }
     let mut file = rights::FILE;
-    if !file_perms.contains(FilePerms::WRITE) {
+    if perms.write_not_permitted() {
+        dir &= !rights::DIR_MUTATE;
         file &= !rights::FILE_WRITE;
-    }
-    if !file_perms.contains(FilePerms::READ) {
-        file &= !rights::FD_READ;
     }
     (dir, dir | file)
 }

@@ -2,6 +2,7 @@
 //! `wasi:filesystem` interfaces see, under the module path Wasmtime 48
 //! gives them (`wasmtime_wasi::filesystem`).
 
+pub use crate::builder::FsPerms;
 pub use crate::p2::{Descriptor, Dir, File, OpenMode};
 use weft::component::{HasData, ResourceTable};
 

@@ -86,7 +86,7 @@ mod view;
 /// `p2::OutputStream` (re-exported as Wasmtime's
 /// `wasmtime_wasi::async_trait`).
 pub use async_trait::async_trait;
-pub use builder::{DirPerms, FilePerms, WasiCtxBuilder};
+pub use builder::{FsPerms, WasiCtxBuilder};
 #[cfg(feature = "p2")]
 pub use clocks::{HostMonotonicClock, HostWallClock};
 pub use ctx::WasiP1Ctx;

@@ -20,7 +20,7 @@ use weft_wasi::clocks::{WasiClocks, WasiClocksCtx, WasiClocksCtxView, WasiClocks
 use weft_wasi::filesystem::{WasiFilesystem, WasiFilesystemCtx, WasiFilesystemCtxView, WasiFilesystemView};
 use weft_wasi::random::{WasiRandom, WasiRandomCtx, WasiRandomView};
 use weft_wasi::sockets::{WasiSockets, WasiSocketsCtx, WasiSocketsCtxView, WasiSocketsView};
-use weft_wasi::{DirPerms, FilePerms, WasiCtx, WasiCtxBuilder, WasiCtxView, WasiView};
+use weft_wasi::{FsPerms, WasiCtx, WasiCtxBuilder, WasiCtxView, WasiView};
 
 /// Store data with the five sub-contexts and a table, and no `WasiCtx`:
 /// it implements the per-package views only.
@@ -102,7 +102,7 @@ fn built_ctx(dir: &std::path::Path) -> weft::Result<WasiCtx> {
         .args(&["prog", "first-arg"])
         .insecure_random_seed(SEED)
         .allow_tcp(true)
-        .preopened_dir(dir, "/data", DirPerms::all(), FilePerms::all())?
+        .preopened_dir(dir, "/data", FsPerms::ReadWrite)?
         .build())
 }
 
