@@ -58,6 +58,16 @@ pub struct WasiCtxBuilder {
     initial_cwd: Option<String>,
     insecure_random_seed: Option<u128>,
     max_random_size: u64,
+    #[cfg_attr(not(feature = "p2"), allow(dead_code))]
+    allow_blocking_current_thread: bool,
+    #[cfg(feature = "p2")]
+    secure_random: Option<Box<dyn crate::Rng + Send>>,
+    #[cfg(feature = "p2")]
+    insecure_random: Option<Box<dyn crate::Rng + Send>>,
+    #[cfg(feature = "p2")]
+    wall_clock: Option<Box<dyn crate::HostWallClock + Send>>,
+    #[cfg(feature = "p2")]
+    monotonic_clock: Option<Box<dyn crate::HostMonotonicClock + Send>>,
     allow_tcp: bool,
     allow_udp: bool,
     allow_ip_name_lookup: bool,
@@ -78,6 +88,15 @@ impl Default for WasiCtxBuilder {
             initial_cwd: None,
             insecure_random_seed: None,
             max_random_size: 64 << 20,
+            allow_blocking_current_thread: false,
+            #[cfg(feature = "p2")]
+            secure_random: None,
+            #[cfg(feature = "p2")]
+            insecure_random: None,
+            #[cfg(feature = "p2")]
+            wall_clock: None,
+            #[cfg(feature = "p2")]
+            monotonic_clock: None,
             allow_tcp: false,
             allow_udp: false,
             allow_ip_name_lookup: false,
@@ -230,6 +249,49 @@ impl WasiCtxBuilder {
         self
     }
 
+    /// The generator of a WASI 0.2/0.3 guest's `wasi:random/random` (by
+    /// default [`crate::thread_rng`]). Give a secure one unless the guest
+    /// must be predictable (a test's [`crate::Deterministic`]).
+    #[cfg(feature = "p2")]
+    pub fn secure_random(&mut self, random: impl crate::Rng + Send + 'static) -> &mut Self {
+        self.secure_random = Some(Box::new(random));
+        self
+    }
+
+    /// The generator of a WASI 0.2/0.3 guest's `wasi:random/insecure` (by
+    /// default a fast one seeded from the operating system).
+    #[cfg(feature = "p2")]
+    pub fn insecure_random(&mut self, insecure_random: impl crate::Rng + Send + 'static) -> &mut Self {
+        self.insecure_random = Some(Box::new(insecure_random));
+        self
+    }
+
+    /// The wall clock a WASI 0.2/0.3 guest's `wasi:clocks/wall-clock` reads
+    /// (by default the host's).
+    #[cfg(feature = "p2")]
+    pub fn wall_clock(&mut self, clock: impl crate::HostWallClock + 'static) -> &mut Self {
+        self.wall_clock = Some(Box::new(clock));
+        self
+    }
+
+    /// The clock a WASI 0.2/0.3 guest's `wasi:clocks/monotonic-clock`
+    /// reads (by default the host's).
+    #[cfg(feature = "p2")]
+    pub fn monotonic_clock(&mut self, clock: impl crate::HostMonotonicClock + 'static) -> &mut Self {
+        self.monotonic_clock = Some(Box::new(clock));
+        self
+    }
+
+    /// Whether blocking file-system work of a WASI 0.2/0.3 guest may run
+    /// on the calling thread (default `false`). Stored in the context's
+    /// filesystem part, as Wasmtime 48's; weft's file-system host functions
+    /// run their work on the calling thread either way, so the flag changes
+    /// no behaviour yet.
+    pub fn allow_blocking_current_thread(&mut self, enable: bool) -> &mut Self {
+        self.allow_blocking_current_thread = enable;
+        self
+    }
+
     /// The most random bytes one WASI 0.2 call may ask for (64 MiB by
     /// default); asking for more traps.
     pub fn max_random_size(&mut self, max_size: u64) -> &mut Self {
@@ -303,7 +365,6 @@ impl WasiCtxBuilder {
                 Preopen::Listener(_) | Preopen::Stream(_) => None,
             })
             .collect();
-        let seed = crate::random::random_seed();
         crate::p2::WasiCtx {
             cli: crate::cli::WasiCliCtx {
                 args: b.args,
@@ -313,14 +374,18 @@ impl WasiCtxBuilder {
                 stdout: Arc::new(Mutex::new(b.stdout)),
                 stderr: Arc::new(Mutex::new(b.stderr)),
             },
-            clocks: crate::clocks::WasiClocksCtx::default(),
+            clocks: crate::clocks::WasiClocksCtx {
+                wall_clock: b.wall_clock.unwrap_or_else(crate::clocks::wall_clock),
+                monotonic_clock: b.monotonic_clock.unwrap_or_else(crate::clocks::monotonic_clock),
+            },
             filesystem: crate::filesystem::WasiFilesystemCtx {
-                allow_blocking_current_thread: false,
+                allow_blocking_current_thread: b.allow_blocking_current_thread,
                 preopens,
             },
             random: crate::random::WasiRandomCtx {
-                insecure_random: crate::random::SplitMix(seed as u64),
-                insecure_random_seed: b.insecure_random_seed.unwrap_or(seed),
+                random: b.secure_random.unwrap_or_else(crate::random::thread_rng),
+                insecure_random: b.insecure_random.unwrap_or_else(crate::random::insecure_rng),
+                insecure_random_seed: b.insecure_random_seed.unwrap_or_else(crate::random::random_seed),
                 max_random_size: b.max_random_size,
             },
             sockets: crate::sockets::WasiSocketsCtx {

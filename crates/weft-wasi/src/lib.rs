@@ -95,6 +95,10 @@ pub use errno::Errno;
 pub use filesystem::OpenMode;
 pub use preview1 as p1;
 pub use proc::I32Exit;
+#[cfg(feature = "p2")]
+pub use rand::Rng;
+#[cfg(feature = "p2")]
+pub use random::{thread_rng, Deterministic};
 pub use stdio::{
     stderr, stdin, stdout, ClosedInputStream, ClosedOutputStream, InputFile, IsTerminal, MemoryInputPipe,
     MemoryOutputPipe, OutputFile, SinkOutputStream, Stderr, Stdin, StdinStream, Stdout, StdoutStream,
