@@ -329,20 +329,30 @@ impl WasiCtxBuilder {
         self
     }
 
-    /// Decides which addresses a WASI 0.2 guest's sockets may bind,
-    /// connect or send to, and accept or receive from: `check` returns
-    /// `true` to allow (by default every address is refused). Replaces
+    /// Decides which addresses a WASI 0.2/0.3 guest's sockets may bind,
+    /// listen on, connect or send to, and accept or receive from: the
+    /// future `check` returns gives `true` to allow (by default every
+    /// address is refused). The future is driven to its end on the thread
+    /// of the host call that checks the address. Replaces
     /// [`WasiCtxBuilder::inherit_network`].
     ///
     /// ```
     /// use weft_wasi::WasiCtxBuilder;
     /// // Loopback only.
-    /// WasiCtxBuilder::new().allow_tcp(true).socket_addr_check(|addr, _use| addr.ip().is_loopback());
+    /// WasiCtxBuilder::new()
+    ///     .allow_tcp(true)
+    ///     .socket_addr_check(|addr, _use| Box::pin(async move { addr.ip().is_loopback() }));
     /// ```
     #[cfg(feature = "p2")]
     pub fn socket_addr_check<F>(&mut self, check: F) -> &mut Self
     where
-        F: Fn(std::net::SocketAddr, crate::sockets::SocketAddrUse) -> bool + Send + Sync + 'static,
+        F: Fn(
+                std::net::SocketAddr,
+                crate::sockets::SocketAddrUse,
+            ) -> std::pin::Pin<Box<dyn std::future::Future<Output = bool> + Send + Sync>>
+            + Send
+            + Sync
+            + 'static,
     {
         self.inherit_network = false;
         self.socket_addr_check = Some(std::sync::Arc::new(check));
@@ -393,7 +403,7 @@ impl WasiCtxBuilder {
                 allow_udp: b.allow_udp,
                 allow_ip_name_lookup: b.allow_ip_name_lookup,
                 addr_check: match (b.inherit_network, b.socket_addr_check) {
-                    (true, _) => Some(std::sync::Arc::new(|_, _| true)),
+                    (true, _) => Some(std::sync::Arc::new(|_, _| Box::pin(async { true }))),
                     (false, check) => check,
                 },
             },

@@ -527,7 +527,8 @@ fn name_lookup_is_refused_unless_allowed() -> weft::Result<()> {
 /// A context that allows TCP to loopback addresses only.
 fn loopback_tcp() -> WasiCtxBuilder {
     let mut b = WasiCtxBuilder::new();
-    b.allow_tcp(true).socket_addr_check(|addr, _| addr.ip().is_loopback());
+    b.allow_tcp(true)
+        .socket_addr_check(|addr, _| Box::pin(async move { addr.ip().is_loopback() }));
     b
 }
 
@@ -604,7 +605,8 @@ fn a_guest_sends_a_udp_datagram_only_where_allowed() -> weft::Result<()> {
     host.set_read_timeout(Some(std::time::Duration::from_secs(10)))?;
     let port = host.local_addr()?.port();
     let mut b = WasiCtxBuilder::new();
-    b.allow_udp(true).socket_addr_check(|addr, _| addr.ip().is_loopback());
+    b.allow_udp(true)
+        .socket_addr_check(|addr, _| Box::pin(async move { addr.ip().is_loopback() }));
     let o = run_wat(&p3_guest::udp_component(port, "a datagram"), &mut b)?;
     assert_eq!(o.result?, Ok(()));
     let mut buf = [0; 64];
