@@ -58,7 +58,10 @@ pub struct WasiCtxBuilder {
     initial_cwd: Option<String>,
     insecure_random_seed: Option<u128>,
     max_random_size: u64,
-    #[cfg_attr(not(feature = "p2"), allow(dead_code))]
+    #[cfg_attr(
+        not(feature = "p2"),
+        allow(dead_code, reason = "read only by `build`, the WASI 0.2 context")
+    )]
     allow_blocking_current_thread: bool,
     #[cfg(feature = "p2")]
     secure_random: Option<Box<dyn crate::Rng + Send>>,
