@@ -1,29 +1,12 @@
 //! `WasiCtxBuilder`: what a guest may see and touch.
 
 use crate::ctx::{DirDesc, Entry, FdTable, Kind, WasiP1Ctx};
+use crate::perms::FsPerms;
 use crate::stdio::{self, ClosedInputStream, SinkOutputStream, StdinStream, StdoutStream};
 use crate::types::rights;
 use anyhow::Context as _;
 use std::net::{TcpListener, TcpStream};
 use std::path::Path;
-
-/// What a guest may do with a preopened directory, the directories below
-/// it and their files (Wasmtime 48's `wasmtime_wasi::filesystem::FsPerms`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum FsPerms {
-    /// List, open, stat and read; nothing may be created, removed, renamed,
-    /// linked, written, truncated or have its times changed.
-    ReadOnly,
-    /// Everything `ReadOnly` allows, and changing entries and files.
-    ReadWrite,
-}
-
-impl FsPerms {
-    /// Whether writing is refused (`ReadOnly`).
-    pub fn write_not_permitted(&self) -> bool {
-        *self == FsPerms::ReadOnly
-    }
-}
 
 enum Preopen {
     Dir(cap_std::fs::Dir, String, FsPerms),

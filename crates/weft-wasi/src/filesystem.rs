@@ -2,8 +2,8 @@
 //! `wasi:filesystem` interfaces see, under the module path Wasmtime 48
 //! gives them (`wasmtime_wasi::filesystem`).
 
-pub use crate::builder::FsPerms;
 pub use crate::p2::{Descriptor, Dir, File, OpenMode};
+pub use crate::perms::FsPerms;
 use weft::component::{HasData, ResourceTable};
 
 /// The [`HasData`] type of the `wasi:filesystem` host functions: they see

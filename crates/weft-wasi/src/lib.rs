@@ -66,6 +66,7 @@ pub mod p2;
 #[cfg(feature = "p3")]
 pub mod p3;
 mod path;
+mod perms;
 mod poll;
 pub mod preview1;
 mod proc;
@@ -86,13 +87,14 @@ mod view;
 /// `p2::OutputStream` (re-exported as Wasmtime's
 /// `wasmtime_wasi::async_trait`).
 pub use async_trait::async_trait;
-pub use builder::{FsPerms, WasiCtxBuilder};
+pub use builder::WasiCtxBuilder;
 #[cfg(feature = "p2")]
 pub use clocks::{HostMonotonicClock, HostWallClock};
 pub use ctx::WasiP1Ctx;
 pub use errno::Errno;
 #[cfg(feature = "p2")]
 pub use filesystem::OpenMode;
+pub use perms::FsPerms;
 pub use preview1 as p1;
 pub use proc::I32Exit;
 #[cfg(feature = "p2")]

@@ -12,9 +12,9 @@ use super::io::{
     DynInputStream, DynOutputStream, InputStream, IoError, OutputStream, Pollable, StreamError, StreamResult,
 };
 use super::TrappableError;
-use crate::builder::FsPerms;
 use crate::errno::Errno;
 use crate::filesystem::WasiFilesystemCtxView;
+use crate::perms::FsPerms;
 use bytes::Bytes;
 use cap_fs_ext::{DirExt, FollowSymlinks, OpenOptionsFollowExt, OpenOptionsMaybeDirExt};
 use std::os::unix::fs::FileExt;
