@@ -7,7 +7,7 @@ use anyhow::{anyhow, bail, Context as _, Result};
 use std::path::Path;
 use std::time::Duration;
 use weft::{Config, Engine, ExternType, Linker, Module, Store, Val};
-use weft_wasi::{DirPerms, FilePerms, WasiCtxBuilder, WasiP1Ctx};
+use weft_wasi::{FsPerms, WasiCtxBuilder, WasiP1Ctx};
 
 /// What `weft run` gives imports that neither WASI nor anything else
 /// defines.
@@ -292,7 +292,7 @@ pub fn build_wasi(
     for dir in dirs {
         let (host, guest) = dir.split_once("::").unwrap_or((dir, dir));
         builder
-            .preopened_dir(host, guest, DirPerms::all(), FilePerms::all())
+            .preopened_dir(host, guest, FsPerms::ReadWrite)
             .with_context(|| format!("`--dir {dir}`"))?;
     }
     for addr in &switches.tcplisten {

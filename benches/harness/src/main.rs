@@ -508,10 +508,10 @@ macro_rules! engine {
 }
 
 fn weft_wasi(dir: &Path) -> anyhow::Result<weft_wasi::WasiP1Ctx> {
-    use weft_wasi::{DirPerms, FilePerms, WasiCtxBuilder};
+    use weft_wasi::{FsPerms, WasiCtxBuilder};
     let mut b = WasiCtxBuilder::new();
     b.arg("benchmark");
-    b.preopened_dir(dir, ".", DirPerms::all(), FilePerms::all())?;
+    b.preopened_dir(dir, ".", FsPerms::ReadWrite)?;
     Ok(b.build_p1())
 }
 

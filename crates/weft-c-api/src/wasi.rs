@@ -17,7 +17,7 @@ use crate::vec::wasm_byte_vec_t;
 use std::ffi::{c_char, c_uchar, c_void, CStr};
 use std::io;
 use std::sync::{Arc, Mutex};
-use weft_wasi::{DirPerms, FilePerms, WasiCtxBuilder};
+use weft_wasi::{FsPerms, WasiCtxBuilder};
 
 /// Where a standard stream of the guest goes (or comes from).
 enum Stream {
@@ -486,12 +486,12 @@ impl wasi_config_t {
             }
         }
         for (host, guest, mutable) in &self.preopens {
-            let (d, f) = if *mutable {
-                (DirPerms::all(), FilePerms::all())
+            let perms = if *mutable {
+                FsPerms::ReadWrite
             } else {
-                (DirPerms::READ, FilePerms::READ)
+                FsPerms::ReadOnly
             };
-            b.preopened_dir(host, guest, d, f)?;
+            b.preopened_dir(host, guest, perms)?;
         }
         // As Wasmtime's: TCP and UDP are allowed, and every address is
         // refused unless the network is inherited.

@@ -1,67 +1,15 @@
 //! `WasiCtxBuilder`: what a guest may see and touch.
 
 use crate::ctx::{DirDesc, Entry, FdTable, Kind, WasiP1Ctx};
+use crate::perms::FsPerms;
 use crate::stdio::{self, ClosedInputStream, SinkOutputStream, StdinStream, StdoutStream};
 use crate::types::rights;
 use anyhow::Context as _;
 use std::net::{TcpListener, TcpStream};
 use std::path::Path;
 
-macro_rules! perms {
-    ($(#[$doc:meta])* $name:ident { $($(#[$fdoc:meta])* $flag:ident = $bit:literal,)* }) => {
-        $(#[$doc])*
-        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-        pub struct $name(u8);
-
-        impl $name {
-            $($(#[$fdoc])* pub const $flag: $name = $name($bit);)*
-
-            /// No permission.
-            pub const fn empty() -> $name {
-                $name(0)
-            }
-            /// Every permission.
-            pub const fn all() -> $name {
-                $name(0 $(| $bit)*)
-            }
-            /// Whether every permission of `other` is in `self`.
-            pub const fn contains(self, other: $name) -> bool {
-                self.0 & other.0 == other.0
-            }
-        }
-
-        impl std::ops::BitOr for $name {
-            type Output = $name;
-            fn bitor(self, other: $name) -> $name {
-                $name(self.0 | other.0)
-            }
-        }
-    };
-}
-
-perms! {
-    /// What a guest may do with a preopened directory and the directories
-    /// below it.
-    DirPerms {
-        /// List entries, open and stat paths.
-        READ = 1,
-        /// Create, remove, rename, link and change the times of entries.
-        MUTATE = 2,
-    }
-}
-
-perms! {
-    /// What a guest may do with the files below a preopened directory.
-    FilePerms {
-        /// Read files.
-        READ = 1,
-        /// Write, truncate, allocate and change the times of files.
-        WRITE = 2,
-    }
-}
-
 enum Preopen {
-    Dir(cap_std::fs::Dir, String, DirPerms, FilePerms),
+    Dir(cap_std::fs::Dir, String, FsPerms),
     Listener(TcpListener),
     Stream(TcpStream),
 }
@@ -71,14 +19,14 @@ enum Preopen {
 /// and stdout and stderr that discard what is written.
 ///
 /// ```
-/// use weft_wasi::{DirPerms, FilePerms, MemoryOutputPipe, WasiCtxBuilder};
+/// use weft_wasi::{FsPerms, MemoryOutputPipe, WasiCtxBuilder};
 /// let stdout = MemoryOutputPipe::new(1 << 20);
 /// let ctx = WasiCtxBuilder::new()
 ///     .arg("prog")
 ///     .arg("--verbose")
 ///     .env("HOME", "/")
 ///     .stdout(stdout.clone())
-///     .preopened_dir(".", ".", DirPerms::READ, FilePerms::READ)?
+///     .preopened_dir(".", ".", FsPerms::ReadOnly)?
 ///     .build_p1();
 /// assert_eq!(ctx.args(), ["prog", "--verbose"]);
 /// # Ok::<(), anyhow::Error>(())
@@ -93,6 +41,19 @@ pub struct WasiCtxBuilder {
     initial_cwd: Option<String>,
     insecure_random_seed: Option<u128>,
     max_random_size: u64,
+    #[cfg_attr(
+        not(feature = "p2"),
+        allow(dead_code, reason = "read only by `build`, the WASI 0.2 context")
+    )]
+    allow_blocking_current_thread: bool,
+    #[cfg(feature = "p2")]
+    secure_random: Option<Box<dyn crate::Rng + Send>>,
+    #[cfg(feature = "p2")]
+    insecure_random: Option<Box<dyn crate::Rng + Send>>,
+    #[cfg(feature = "p2")]
+    wall_clock: Option<Box<dyn crate::HostWallClock + Send>>,
+    #[cfg(feature = "p2")]
+    monotonic_clock: Option<Box<dyn crate::HostMonotonicClock + Send>>,
     allow_tcp: bool,
     allow_udp: bool,
     allow_ip_name_lookup: bool,
@@ -113,6 +74,15 @@ impl Default for WasiCtxBuilder {
             initial_cwd: None,
             insecure_random_seed: None,
             max_random_size: 64 << 20,
+            allow_blocking_current_thread: false,
+            #[cfg(feature = "p2")]
+            secure_random: None,
+            #[cfg(feature = "p2")]
+            insecure_random: None,
+            #[cfg(feature = "p2")]
+            wall_clock: None,
+            #[cfg(feature = "p2")]
+            monotonic_clock: None,
             allow_tcp: false,
             allow_udp: false,
             allow_ip_name_lookup: false,
@@ -219,23 +189,21 @@ impl WasiCtxBuilder {
     /// Gives the guest the host directory `host_path` under the name
     /// `guest_path`. The guest reaches nothing outside it: not by `..`, an
     /// absolute path, a symlink, a rename or a hard link. Fails when the
-    /// directory cannot be opened.
+    /// directory cannot be opened. With [`FsPerms::ReadOnly`] the guest may
+    /// only list, open, stat and read what is there; with
+    /// [`FsPerms::ReadWrite`] it may also create, remove, rename, link and
+    /// write.
     pub fn preopened_dir(
         &mut self,
         host_path: impl AsRef<Path>,
         guest_path: impl AsRef<str>,
-        dir_perms: DirPerms,
-        file_perms: FilePerms,
+        perms: FsPerms,
     ) -> anyhow::Result<&mut Self> {
         let host_path = host_path.as_ref();
         let dir = cap_std::fs::Dir::open_ambient_dir(host_path, cap_std::ambient_authority())
             .with_context(|| format!("failed to open directory `{}`", host_path.display()))?;
-        self.preopens.push(Preopen::Dir(
-            dir,
-            guest_path.as_ref().to_string(),
-            dir_perms,
-            file_perms,
-        ));
+        self.preopens
+            .push(Preopen::Dir(dir, guest_path.as_ref().to_string(), perms));
         Ok(self)
     }
 
@@ -264,6 +232,49 @@ impl WasiCtxBuilder {
     /// The value of WASI 0.2's `insecure-seed` (random by default).
     pub fn insecure_random_seed(&mut self, seed: u128) -> &mut Self {
         self.insecure_random_seed = Some(seed);
+        self
+    }
+
+    /// The generator of a WASI 0.2/0.3 guest's `wasi:random/random` (by
+    /// default [`crate::thread_rng`]). Give a secure one unless the guest
+    /// must be predictable (a test's [`crate::Deterministic`]).
+    #[cfg(feature = "p2")]
+    pub fn secure_random(&mut self, random: impl crate::Rng + Send + 'static) -> &mut Self {
+        self.secure_random = Some(Box::new(random));
+        self
+    }
+
+    /// The generator of a WASI 0.2/0.3 guest's `wasi:random/insecure` (by
+    /// default a fast one seeded from the operating system).
+    #[cfg(feature = "p2")]
+    pub fn insecure_random(&mut self, insecure_random: impl crate::Rng + Send + 'static) -> &mut Self {
+        self.insecure_random = Some(Box::new(insecure_random));
+        self
+    }
+
+    /// The wall clock a WASI 0.2/0.3 guest's `wasi:clocks/wall-clock` reads
+    /// (by default the host's).
+    #[cfg(feature = "p2")]
+    pub fn wall_clock(&mut self, clock: impl crate::HostWallClock + 'static) -> &mut Self {
+        self.wall_clock = Some(Box::new(clock));
+        self
+    }
+
+    /// The clock a WASI 0.2/0.3 guest's `wasi:clocks/monotonic-clock`
+    /// reads (by default the host's).
+    #[cfg(feature = "p2")]
+    pub fn monotonic_clock(&mut self, clock: impl crate::HostMonotonicClock + 'static) -> &mut Self {
+        self.monotonic_clock = Some(Box::new(clock));
+        self
+    }
+
+    /// Whether blocking file-system work of a WASI 0.2/0.3 guest may run
+    /// on the calling thread (default `false`). Stored in the context's
+    /// filesystem part, as Wasmtime 48's; weft's file-system host functions
+    /// run their work on the calling thread either way, so the flag changes
+    /// no behaviour yet.
+    pub fn allow_blocking_current_thread(&mut self, enable: bool) -> &mut Self {
+        self.allow_blocking_current_thread = enable;
         self
     }
 
@@ -304,20 +315,30 @@ impl WasiCtxBuilder {
         self
     }
 
-    /// Decides which addresses a WASI 0.2 guest's sockets may bind,
-    /// connect or send to, and accept or receive from: `check` returns
-    /// `true` to allow (by default every address is refused). Replaces
+    /// Decides which addresses a WASI 0.2/0.3 guest's sockets may bind,
+    /// listen on, connect or send to, and accept or receive from: the
+    /// future `check` returns gives `true` to allow (by default every
+    /// address is refused). The future is driven to its end on the thread
+    /// of the host call that checks the address. Replaces
     /// [`WasiCtxBuilder::inherit_network`].
     ///
     /// ```
     /// use weft_wasi::WasiCtxBuilder;
     /// // Loopback only.
-    /// WasiCtxBuilder::new().allow_tcp(true).socket_addr_check(|addr, _use| addr.ip().is_loopback());
+    /// WasiCtxBuilder::new()
+    ///     .allow_tcp(true)
+    ///     .socket_addr_check(|addr, _use| Box::pin(async move { addr.ip().is_loopback() }));
     /// ```
     #[cfg(feature = "p2")]
     pub fn socket_addr_check<F>(&mut self, check: F) -> &mut Self
     where
-        F: Fn(std::net::SocketAddr, crate::sockets::SocketAddrUse) -> bool + Send + Sync + 'static,
+        F: Fn(
+                std::net::SocketAddr,
+                crate::sockets::SocketAddrUse,
+            ) -> std::pin::Pin<Box<dyn std::future::Future<Output = bool> + Send + Sync>>
+            + Send
+            + Sync
+            + 'static,
     {
         self.inherit_network = false;
         self.socket_addr_check = Some(std::sync::Arc::new(check));
@@ -334,14 +355,12 @@ impl WasiCtxBuilder {
             .preopens
             .into_iter()
             .filter_map(|p| match p {
-                Preopen::Dir(dir, name, dir_perms, file_perms) => Some((
-                    crate::p2::Descriptor::Dir(crate::p2::Dir::preopen(dir, dir_perms, file_perms)),
-                    name,
-                )),
+                Preopen::Dir(dir, name, perms) => {
+                    Some((crate::p2::Descriptor::Dir(crate::p2::Dir::preopen(dir, perms)), name))
+                }
                 Preopen::Listener(_) | Preopen::Stream(_) => None,
             })
             .collect();
-        let seed = crate::random::random_seed();
         crate::p2::WasiCtx {
             cli: crate::cli::WasiCliCtx {
                 args: b.args,
@@ -351,14 +370,18 @@ impl WasiCtxBuilder {
                 stdout: Arc::new(Mutex::new(b.stdout)),
                 stderr: Arc::new(Mutex::new(b.stderr)),
             },
-            clocks: crate::clocks::WasiClocksCtx::default(),
+            clocks: crate::clocks::WasiClocksCtx {
+                wall_clock: b.wall_clock.unwrap_or_else(crate::clocks::wall_clock),
+                monotonic_clock: b.monotonic_clock.unwrap_or_else(crate::clocks::monotonic_clock),
+            },
             filesystem: crate::filesystem::WasiFilesystemCtx {
-                allow_blocking_current_thread: false,
+                allow_blocking_current_thread: b.allow_blocking_current_thread,
                 preopens,
             },
             random: crate::random::WasiRandomCtx {
-                insecure_random: crate::random::SplitMix(seed as u64),
-                insecure_random_seed: b.insecure_random_seed.unwrap_or(seed),
+                random: b.secure_random.unwrap_or_else(crate::random::thread_rng),
+                insecure_random: b.insecure_random.unwrap_or_else(crate::random::insecure_rng),
+                insecure_random_seed: b.insecure_random_seed.unwrap_or_else(crate::random::random_seed),
                 max_random_size: b.max_random_size,
             },
             sockets: crate::sockets::WasiSocketsCtx {
@@ -366,7 +389,7 @@ impl WasiCtxBuilder {
                 allow_udp: b.allow_udp,
                 allow_ip_name_lookup: b.allow_ip_name_lookup,
                 addr_check: match (b.inherit_network, b.socket_addr_check) {
-                    (true, _) => Some(std::sync::Arc::new(|_, _| true)),
+                    (true, _) => Some(std::sync::Arc::new(|_, _| Box::pin(async { true }))),
                     (false, check) => check,
                 },
             },
@@ -393,8 +416,8 @@ impl WasiCtxBuilder {
         }
         for preopen in b.preopens {
             let entry = match preopen {
-                Preopen::Dir(dir, name, dir_perms, file_perms) => {
-                    let (base, inheriting) = dir_rights(dir_perms, file_perms);
+                Preopen::Dir(dir, name, perms) => {
+                    let (base, inheriting) = dir_rights(perms);
                     Entry {
                         kind: Kind::Dir(DirDesc {
                             dir,
@@ -431,20 +454,12 @@ impl WasiCtxBuilder {
 
 /// The rights of a preopened directory: what it may do itself, and what
 /// what is opened through it may do.
-fn dir_rights(dir_perms: DirPerms, file_perms: FilePerms) -> (u64, u64) {
+fn dir_rights(perms: FsPerms) -> (u64, u64) {
     let mut dir = rights::DIR;
-    if !dir_perms.contains(DirPerms::MUTATE) {
-        dir &= !rights::DIR_MUTATE;
-    }
-    if !dir_perms.contains(DirPerms::READ) {
-        dir &= !(rights::FD_READDIR | rights::PATH_OPEN | rights::PATH_READLINK | rights::PATH_FILESTAT_GET);
-    }
     let mut file = rights::FILE;
-    if !file_perms.contains(FilePerms::WRITE) {
+    if perms.write_not_permitted() {
+        dir &= !rights::DIR_MUTATE;
         file &= !rights::FILE_WRITE;
-    }
-    if !file_perms.contains(FilePerms::READ) {
-        file &= !rights::FD_READ;
     }
     (dir, dir | file)
 }

@@ -3,6 +3,7 @@
 //! gives them (`wasmtime_wasi::filesystem`).
 
 pub use crate::p2::{Descriptor, Dir, File, OpenMode};
+pub use crate::perms::FsPerms;
 use weft::component::{HasData, ResourceTable};
 
 /// The [`HasData`] type of the `wasi:filesystem` host functions: they see

@@ -66,6 +66,7 @@ pub mod p2;
 #[cfg(feature = "p3")]
 pub mod p3;
 mod path;
+mod perms;
 mod poll;
 pub mod preview1;
 mod proc;
@@ -86,15 +87,20 @@ mod view;
 /// `p2::OutputStream` (re-exported as Wasmtime's
 /// `wasmtime_wasi::async_trait`).
 pub use async_trait::async_trait;
-pub use builder::{DirPerms, FilePerms, WasiCtxBuilder};
+pub use builder::WasiCtxBuilder;
 #[cfg(feature = "p2")]
 pub use clocks::{HostMonotonicClock, HostWallClock};
 pub use ctx::WasiP1Ctx;
 pub use errno::Errno;
 #[cfg(feature = "p2")]
 pub use filesystem::OpenMode;
+pub use perms::FsPerms;
 pub use preview1 as p1;
 pub use proc::I32Exit;
+#[cfg(feature = "p2")]
+pub use rand::Rng;
+#[cfg(feature = "p2")]
+pub use random::{thread_rng, Deterministic};
 pub use stdio::{
     stderr, stdin, stdout, ClosedInputStream, ClosedOutputStream, InputFile, IsTerminal, MemoryInputPipe,
     MemoryOutputPipe, OutputFile, SinkOutputStream, Stderr, Stdin, StdinStream, Stdout, StdoutStream,

@@ -3,6 +3,8 @@
 //! them (`wasmtime_wasi::sockets`).
 
 pub use crate::p2::{TcpSocket, UdpSocket};
+use std::future::Future;
+use std::pin::Pin;
 use std::sync::Arc;
 use weft::component::{HasData, ResourceTable};
 
@@ -12,6 +14,8 @@ use weft::component::{HasData, ResourceTable};
 pub enum SocketAddrUse {
     /// Binding a TCP socket.
     TcpBind,
+    /// Listening on a bound TCP socket (its local address).
+    TcpListen,
     /// Connecting a TCP socket.
     TcpConnect,
     /// Accepting a connection from this peer.
@@ -24,8 +28,10 @@ pub enum SocketAddrUse {
     UdpReceive,
 }
 
-/// The context's check of the addresses sockets use: `true` allows.
-pub(crate) type AddrCheck = Arc<dyn Fn(std::net::SocketAddr, SocketAddrUse) -> bool + Send + Sync>;
+/// The context's check of the addresses sockets use: the future gives
+/// `true` to allow.
+pub(crate) type AddrCheck =
+    Arc<dyn Fn(std::net::SocketAddr, SocketAddrUse) -> Pin<Box<dyn Future<Output = bool> + Send + Sync>> + Send + Sync>;
 
 /// The [`HasData`] type of the `wasi:sockets` host functions: they see a
 /// [`WasiSocketsCtxView`].

@@ -81,7 +81,7 @@ fn files_and_exit_status() {
     let (result, stdout, _) = run_async(
         "files.wat",
         WasiCtxBuilder::new()
-            .preopened_dir(dir.path(), ".", weft_wasi::DirPerms::all(), weft_wasi::FilePerms::all())
+            .preopened_dir(dir.path(), ".", weft_wasi::FsPerms::ReadWrite)
             .unwrap(),
     );
     assert!(result.is_ok(), "{result:?}\n{stdout}");

@@ -8,7 +8,7 @@ mod common;
 use common::errno::*;
 use common::{rights, Shim, APPEND, CREAT, DIRECTORY, FOLLOW, SEEK_CUR, SEEK_END, SEEK_SET, TRUNC};
 use std::path::Path;
-use weft_wasi::{DirPerms, FilePerms, WasiCtxBuilder};
+use weft_wasi::{FsPerms, WasiCtxBuilder};
 
 /// The preopened directory's descriptor.
 const ROOT: i32 = 3;
@@ -17,9 +17,7 @@ const FILETYPE_DIRECTORY: u8 = 3;
 
 fn shim(dir: &Path) -> Shim {
     let mut builder = WasiCtxBuilder::new();
-    builder
-        .preopened_dir(dir, ".", DirPerms::all(), FilePerms::all())
-        .expect("preopen");
+    builder.preopened_dir(dir, ".", FsPerms::ReadWrite).expect("preopen");
     Shim::new(&mut builder)
 }
 

@@ -198,12 +198,12 @@ fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
 
 #[test]
 fn files_in_a_preopen_and_no_way_out() -> weft::Result<()> {
-    use weft_wasi::{DirPerms, FilePerms};
+    use weft_wasi::FsPerms;
     let world = World::new();
     let out = run(
         "0.2.12",
         p2_guest::FILES,
-        WasiCtxBuilder::new().preopened_dir(&world.sandbox, "/data", DirPerms::all(), FilePerms::all())?,
+        WasiCtxBuilder::new().preopened_dir(&world.sandbox, "/data", FsPerms::ReadWrite)?,
     )?;
     assert_eq!(out.result?, Ok(()), "{}", out.stdout);
     // The listing is in the host's order.
@@ -246,12 +246,12 @@ rename not-permitted
 
 #[test]
 fn a_read_only_preopen_refuses_writes() -> weft::Result<()> {
-    use weft_wasi::{DirPerms, FilePerms};
+    use weft_wasi::FsPerms;
     let world = World::new();
     let out = run(
         "0.2.12",
         p2_guest::FILES,
-        WasiCtxBuilder::new().preopened_dir(&world.sandbox, ".", DirPerms::READ, FilePerms::READ)?,
+        WasiCtxBuilder::new().preopened_dir(&world.sandbox, ".", FsPerms::ReadOnly)?,
     )?;
     assert_eq!(out.result?, Err(()));
     assert_eq!(out.stdout, "preopen .\nnot-permitted");
@@ -308,10 +308,10 @@ fn set_times_checks_the_guests_times() -> weft::Result<()> {
     use weft_wasi::p2::bindings::wasi::clocks::wall_clock::Datetime;
     use weft_wasi::p2::bindings::wasi::filesystem::preopens::Host as _;
     use weft_wasi::p2::bindings::wasi::filesystem::types::{ErrorCode, HostDescriptor as _, NewTimestamp, PathFlags};
-    use weft_wasi::{DirPerms, FilePerms};
+    use weft_wasi::FsPerms;
     let world = World::new();
     let mut ctx = WasiCtxBuilder::new()
-        .preopened_dir(&world.sandbox, ".", DirPerms::all(), FilePerms::all())?
+        .preopened_dir(&world.sandbox, ".", FsPerms::ReadWrite)?
         .build();
     let mut table = ResourceTable::new();
     let mut v = weft_wasi::filesystem::WasiFilesystemCtxView {

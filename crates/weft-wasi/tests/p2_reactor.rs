@@ -75,7 +75,7 @@ fn a_poll_on_a_tcp_stream_is_woken_by_the_reactor() -> weft::Result<()> {
 
     let mut ctx = WasiCtxBuilder::new()
         .allow_tcp(true)
-        .socket_addr_check(|addr, _| addr.ip().is_loopback())
+        .socket_addr_check(|addr, _| Box::pin(async move { addr.ip().is_loopback() }))
         .build();
     let mut table = ResourceTable::new();
     let mut v = WasiSocketsCtxView {

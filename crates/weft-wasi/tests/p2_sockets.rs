@@ -58,7 +58,7 @@ fn loopback_ctx() -> WasiCtx {
         .allow_tcp(true)
         .allow_udp(true)
         .allow_ip_name_lookup(true)
-        .socket_addr_check(|addr, _| addr.ip().is_loopback())
+        .socket_addr_check(|addr, _| Box::pin(async move { addr.ip().is_loopback() }))
         .build()
 }
 
@@ -281,5 +281,41 @@ fn names_resolve_when_allowed() -> weft::Result<()> {
         code(v.resolve_addresses(net, "no such name".into())),
         ErrorCode::InvalidArgument
     );
+    Ok(())
+}
+
+/// 48's `socket_addr_check` is asked, through its future, about listening
+/// (`SocketAddrUse::TcpListen`, with the bound local address) apart from
+/// binding: a check that allows binds but not listens refuses `listen`.
+#[test]
+fn listening_is_checked_apart_from_binding() -> weft::Result<()> {
+    use weft_wasi::sockets::SocketAddrUse;
+    let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let log = seen.clone();
+    let mut ctx = WasiCtxBuilder::new()
+        .allow_tcp(true)
+        .socket_addr_check(move |addr, what| {
+            log.lock().unwrap().push((addr, what));
+            Box::pin(async move { what != SocketAddrUse::TcpListen })
+        })
+        .build();
+    let mut table = ResourceTable::new();
+    let mut v = WasiSocketsCtxView {
+        ctx: ctx.sockets(),
+        table: &mut table,
+    };
+    let net = v.instance_network()?;
+    let server = ok(v.create_tcp_socket(IpAddressFamily::Ipv4));
+    ok(Tcp::start_bind(&mut v, server, net, loopback(0)));
+    ok(Tcp::finish_bind(&mut v, server));
+    let bound = ok(Tcp::local_address(&mut v, server));
+    assert_eq!(code(Tcp::start_listen(&mut v, server)), ErrorCode::AccessDenied);
+    assert!(!Tcp::is_listening(&mut v, server)?);
+    let seen = seen.lock().unwrap();
+    assert_eq!(seen.len(), 2, "{seen:?}");
+    assert_eq!(seen[0].1, SocketAddrUse::TcpBind);
+    assert_eq!(seen[1].1, SocketAddrUse::TcpListen);
+    assert_eq!(seen[1].0.port(), port(bound));
+    assert!(seen[1].0.ip().is_loopback());
     Ok(())
 }

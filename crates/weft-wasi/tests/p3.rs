@@ -223,12 +223,7 @@ fn a_file_is_written_through_a_descriptor_stream() -> weft::Result<()> {
     let wat = p3_guest::file_component("out.txt", "file contents\n", "done\n", Ending::Ok);
     let o = run_wat(
         &wat,
-        WasiCtxBuilder::new().preopened_dir(
-            dir.join("sandbox"),
-            "/",
-            weft_wasi::DirPerms::all(),
-            weft_wasi::FilePerms::all(),
-        )?,
+        WasiCtxBuilder::new().preopened_dir(dir.join("sandbox"), "/", weft_wasi::FsPerms::ReadWrite)?,
     )?;
     assert_eq!(o.result?, Ok(()));
     assert_eq!(o.stderr, "done\n");
@@ -248,12 +243,7 @@ fn open_at_outside_the_preopen_is_not_permitted() -> weft::Result<()> {
         let wat = p3_guest::file_component(path, "never\n", "", Ending::Ok);
         let o = run_wat(
             &wat,
-            WasiCtxBuilder::new().preopened_dir(
-                dir.join("sandbox"),
-                "/",
-                weft_wasi::DirPerms::all(),
-                weft_wasi::FilePerms::all(),
-            )?,
+            WasiCtxBuilder::new().preopened_dir(dir.join("sandbox"), "/", weft_wasi::FsPerms::ReadWrite)?,
         )?;
         let err = o.result.unwrap_err();
         assert_eq!(
@@ -267,12 +257,7 @@ fn open_at_outside_the_preopen_is_not_permitted() -> weft::Result<()> {
     let wat = p3_guest::file_component("ro.txt", "never\n", "", Ending::Ok);
     let o = run_wat(
         &wat,
-        WasiCtxBuilder::new().preopened_dir(
-            dir.join("sandbox"),
-            "/",
-            weft_wasi::DirPerms::READ,
-            weft_wasi::FilePerms::READ,
-        )?,
+        WasiCtxBuilder::new().preopened_dir(dir.join("sandbox"), "/", weft_wasi::FsPerms::ReadOnly)?,
     )?;
     let err = o.result.unwrap_err();
     assert!(err.downcast_ref::<I32Exit>().is_some_and(|e| e.0 >= 100), "{err:?}");
@@ -423,12 +408,7 @@ fn directories_and_files_are_read_through_streams() -> weft::Result<()> {
     std::fs::write(dir.join("sandbox/b.txt"), "beta")?;
     let engine = Engine::default();
     let ctx = WasiCtxBuilder::new()
-        .preopened_dir(
-            dir.join("sandbox"),
-            "/",
-            weft_wasi::DirPerms::all(),
-            weft_wasi::FilePerms::all(),
-        )?
+        .preopened_dir(dir.join("sandbox"), "/", weft_wasi::FsPerms::ReadWrite)?
         .build();
     let mut store = Store::new(
         &engine,
@@ -547,7 +527,8 @@ fn name_lookup_is_refused_unless_allowed() -> weft::Result<()> {
 /// A context that allows TCP to loopback addresses only.
 fn loopback_tcp() -> WasiCtxBuilder {
     let mut b = WasiCtxBuilder::new();
-    b.allow_tcp(true).socket_addr_check(|addr, _| addr.ip().is_loopback());
+    b.allow_tcp(true)
+        .socket_addr_check(|addr, _| Box::pin(async move { addr.ip().is_loopback() }));
     b
 }
 
@@ -624,7 +605,8 @@ fn a_guest_sends_a_udp_datagram_only_where_allowed() -> weft::Result<()> {
     host.set_read_timeout(Some(std::time::Duration::from_secs(10)))?;
     let port = host.local_addr()?.port();
     let mut b = WasiCtxBuilder::new();
-    b.allow_udp(true).socket_addr_check(|addr, _| addr.ip().is_loopback());
+    b.allow_udp(true)
+        .socket_addr_check(|addr, _| Box::pin(async move { addr.ip().is_loopback() }));
     let o = run_wat(&p3_guest::udp_component(port, "a datagram"), &mut b)?;
     assert_eq!(o.result?, Ok(()));
     let mut buf = [0; 64];

@@ -5,7 +5,7 @@
 mod common;
 
 use common::{run, temp_dir};
-use weft_wasi::{DirPerms, FilePerms, I32Exit, MemoryInputPipe, WasiCtxBuilder};
+use weft_wasi::{FsPerms, I32Exit, MemoryInputPipe, WasiCtxBuilder};
 
 fn lines(s: &[&str]) -> String {
     s.iter().map(|l| format!("{l}\n")).collect()
@@ -39,7 +39,7 @@ fn files() {
     let out = run(
         "files.wat",
         WasiCtxBuilder::new()
-            .preopened_dir(dir.path(), ".", DirPerms::all(), FilePerms::all())
+            .preopened_dir(dir.path(), ".", FsPerms::ReadWrite)
             .unwrap(),
     );
     assert!(out.result.is_ok(), "{:?}\n{}", out.result, out.stdout);
@@ -72,7 +72,7 @@ fn directories() {
     let out = run(
         "dirs.wat",
         WasiCtxBuilder::new()
-            .preopened_dir(dir.path(), ".", DirPerms::all(), FilePerms::all())
+            .preopened_dir(dir.path(), ".", FsPerms::ReadWrite)
             .unwrap(),
     );
     assert!(out.result.is_ok(), "{:?}\n{}", out.result, out.stdout);
@@ -226,7 +226,7 @@ fn bad_pointers_are_faults_not_panics() {
     let ctx = WasiCtxBuilder::new()
         .arg("a")
         .env("K", "V")
-        .preopened_dir(dir.path(), "somewhere", DirPerms::all(), FilePerms::all())
+        .preopened_dir(dir.path(), "somewhere", FsPerms::ReadWrite)
         .unwrap()
         .build_p1();
     let mut store = weft::Store::new(&engine, ctx);

@@ -12,7 +12,7 @@ use common::{Shim, CREAT, DIRECTORY, FOLLOW, TRUNC};
 use std::collections::BTreeMap;
 use std::os::unix::fs::symlink;
 use std::path::{Path, PathBuf};
-use weft_wasi::{DirPerms, FilePerms, WasiCtxBuilder};
+use weft_wasi::{FsPerms, WasiCtxBuilder};
 
 const SECRET: &[u8] = b"TOP-SECRET-DATA";
 /// The preopened directory's descriptor.
@@ -61,15 +61,11 @@ impl World {
     }
 
     fn shim(&self) -> Shim {
-        self.shim_with(DirPerms::all(), FilePerms::all())
+        self.shim_with(FsPerms::ReadWrite)
     }
 
-    fn shim_with(&self, dir: DirPerms, file: FilePerms) -> Shim {
-        Shim::new(
-            WasiCtxBuilder::new()
-                .preopened_dir(&self.sandbox, ".", dir, file)
-                .unwrap(),
-        )
+    fn shim_with(&self, perms: FsPerms) -> Shim {
+        Shim::new(WasiCtxBuilder::new().preopened_dir(&self.sandbox, ".", perms).unwrap())
     }
 
     /// Everything outside the sandbox: each path with its kind, contents or
@@ -324,7 +320,7 @@ fn removing_outside_is_refused() {
 #[test]
 fn read_only_preopen_refuses_changes() {
     let w = World::new();
-    let mut s = w.shim_with(DirPerms::READ, FilePerms::READ);
+    let mut s = w.shim_with(FsPerms::ReadOnly);
     let fd = s.open(ROOT, "inside.txt", FOLLOW, 0, 0).unwrap();
     assert_eq!(s.read(fd).unwrap(), b"inside");
     assert_eq!(s.write(fd, "x"), Err(BADF));

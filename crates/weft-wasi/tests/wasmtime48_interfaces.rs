@@ -20,7 +20,7 @@ use weft_wasi::clocks::{WasiClocks, WasiClocksCtx, WasiClocksCtxView, WasiClocks
 use weft_wasi::filesystem::{WasiFilesystem, WasiFilesystemCtx, WasiFilesystemCtxView, WasiFilesystemView};
 use weft_wasi::random::{WasiRandom, WasiRandomCtx, WasiRandomView};
 use weft_wasi::sockets::{WasiSockets, WasiSocketsCtx, WasiSocketsCtxView, WasiSocketsView};
-use weft_wasi::{DirPerms, FilePerms, WasiCtx, WasiCtxBuilder, WasiCtxView, WasiView};
+use weft_wasi::{FsPerms, WasiCtx, WasiCtxBuilder, WasiCtxView, WasiView};
 
 /// Store data with the five sub-contexts and a table, and no `WasiCtx`:
 /// it implements the per-package views only.
@@ -102,7 +102,7 @@ fn built_ctx(dir: &std::path::Path) -> weft::Result<WasiCtx> {
         .args(&["prog", "first-arg"])
         .insecure_random_seed(SEED)
         .allow_tcp(true)
-        .preopened_dir(dir, "/data", DirPerms::all(), FilePerms::all())?
+        .preopened_dir(dir, "/data", FsPerms::ReadWrite)?
         .build())
 }
 
@@ -669,5 +669,147 @@ fn p3_packages_for_a_state_with_only_sub_contexts() -> weft::Result<()> {
     store.data_mut().sockets = WasiSocketsCtx::default();
     let (family,): (u32,) = call(&mut store, &instance, "tcp-family")?;
     assert_eq!(family, 100);
+    Ok(())
+}
+
+/// A wall clock stopped at 1,700,000,000 s after the epoch.
+struct StoppedWall;
+
+impl weft_wasi::HostWallClock for StoppedWall {
+    fn resolution(&self) -> std::time::Duration {
+        std::time::Duration::from_secs(1)
+    }
+    fn now(&self) -> std::time::Duration {
+        std::time::Duration::from_secs(1_700_000_000)
+    }
+}
+
+/// A monotonic clock stopped at 42 ns.
+struct StoppedMono;
+
+impl weft_wasi::HostMonotonicClock for StoppedMono {
+    fn resolution(&self) -> u64 {
+        1
+    }
+    fn now(&self) -> u64 {
+        42
+    }
+}
+
+/// 48's `WasiCtxBuilder::wall_clock` and `monotonic_clock`: the guest's
+/// `wasi:clocks` read the embedder's clocks, not the host's.
+#[test]
+fn custom_clocks_are_what_the_guest_reads() -> weft::Result<()> {
+    use weft_wasi::p2::bindings::sync as b;
+    let dir = sandbox("clocks");
+    std::fs::write(dir.join("hello.txt"), FILE_TEXT)?;
+    let engine = Engine::default();
+    let mut linker = Linker::<Full>::new(&engine);
+    b::random::insecure_seed::add_to_linker::<Full, WasiRandom>(&mut linker, Full::random)?;
+    b::clocks::wall_clock::add_to_linker::<Full, WasiClocks>(&mut linker, Full::clocks)?;
+    b::clocks::monotonic_clock::add_to_linker::<Full, WasiClocks>(&mut linker, Full::clocks)?;
+    b::cli::environment::add_to_linker::<Full, WasiCli>(&mut linker, Full::cli)?;
+    b::sockets::tcp::add_to_linker::<Full, WasiSockets>(&mut linker, Full::sockets)?;
+    b::sockets::tcp_create_socket::add_to_linker::<Full, WasiSockets>(&mut linker, Full::sockets)?;
+    b::filesystem::types::add_to_linker::<Full, WasiFilesystem>(&mut linker, Full::filesystem)?;
+    b::filesystem::preopens::add_to_linker::<Full, WasiFilesystem>(&mut linker, Full::filesystem)?;
+    let mut ctx = WasiCtxBuilder::new()
+        .args(&["prog", "first-arg"])
+        .wall_clock(StoppedWall)
+        .monotonic_clock(StoppedMono)
+        .allow_blocking_current_thread(true)
+        .preopened_dir(&dir, "/data", FsPerms::ReadOnly)?
+        .build();
+    // The flag is kept in the filesystem part of the context.
+    let fs = format!("{:?}", ctx.filesystem());
+    assert!(fs.contains("allow_blocking_current_thread: true"), "{fs}");
+    let component = Component::new(&engine, wat::parse_str(p2_component())?)?;
+    let mut store = Store::new(
+        &engine,
+        Full {
+            ctx,
+            table: ResourceTable::new(),
+        },
+    );
+    let instance = linker.instantiate(&mut store, &component)?;
+    let seen = probe_sync(&mut store, &instance)?;
+    assert_eq!(seen.wall_seconds, 1_700_000_000, "{seen:?}");
+    assert_eq!(seen.mono, (42, 42), "{seen:?}");
+    // A read-only preopen still reads.
+    assert_eq!(seen.file, FILE_TEXT);
+    Ok(())
+}
+
+/// A component exporting `secure` and `insecure`, the `u64`s its
+/// `wasi:random/random` and `wasi:random/insecure` give.
+fn random_component() -> String {
+    let v = "0.2.12";
+    format!(
+        r#"(component
+  (import "wasi:random/random@{v}" (instance $r (export "get-random-u64" (func (result u64)))))
+  (import "wasi:random/insecure@{v}" (instance $i (export "get-insecure-random-u64" (func (result u64)))))
+  (core func $ru (canon lower (func $r "get-random-u64")))
+  (core func $iu (canon lower (func $i "get-insecure-random-u64")))
+  (core module $m
+    (import "r" "u" (func $ru (result i64)))
+    (import "i" "u" (func $iu (result i64)))
+    (func (export "secure") (result i64) (call $ru))
+    (func (export "insecure") (result i64) (call $iu)))
+  (core instance $ci (instantiate $m
+    (with "r" (instance (export "u" (func $ru))))
+    (with "i" (instance (export "u" (func $iu))))))
+  (func (export "secure") (result u64) (canon lift (core func $ci "secure")))
+  (func (export "insecure") (result u64) (canon lift (core func $ci "insecure"))))"#
+    )
+}
+
+/// 48's `WasiCtxBuilder::secure_random` and `insecure_random` with
+/// `Deterministic` generators: the guest's `wasi:random` gives their
+/// bytes, in order.
+#[test]
+fn deterministic_generators_are_what_the_guest_gets() -> weft::Result<()> {
+    use weft_wasi::p2::bindings::sync as b;
+    use weft_wasi::Deterministic;
+    let engine = Engine::default();
+    let mut linker = Linker::<Full>::new(&engine);
+    b::random::random::add_to_linker::<Full, WasiRandom>(&mut linker, Full::random)?;
+    b::random::insecure::add_to_linker::<Full, WasiRandom>(&mut linker, Full::random)?;
+    let ctx = WasiCtxBuilder::new()
+        .secure_random(Deterministic::new(vec![1, 2, 3]))
+        .insecure_random(Deterministic::new(vec![7]))
+        .build();
+    let component = Component::new(&engine, wat::parse_str(random_component())?)?;
+    let mut store = Store::new(
+        &engine,
+        Full {
+            ctx,
+            table: ResourceTable::new(),
+        },
+    );
+    let instance = linker.instantiate(&mut store, &component)?;
+    let secure = instance.get_typed_func::<(), (u64,)>(&mut store, "secure")?;
+    let insecure = instance.get_typed_func::<(), (u64,)>(&mut store, "insecure")?;
+    assert_eq!(
+        secure.call(&mut store, ())?.0,
+        u64::from_le_bytes([1, 2, 3, 1, 2, 3, 1, 2])
+    );
+    // The cycle goes on where it stopped.
+    assert_eq!(
+        secure.call(&mut store, ())?.0,
+        u64::from_le_bytes([3, 1, 2, 3, 1, 2, 3, 1])
+    );
+    assert_eq!(insecure.call(&mut store, ())?.0, u64::from_le_bytes([7; 8]));
+    // The default generators are the operating system's, not these.
+    let mut other = Store::new(
+        &engine,
+        Full {
+            ctx: WasiCtxBuilder::new().build(),
+            table: ResourceTable::new(),
+        },
+    );
+    let instance = linker.instantiate(&mut other, &component)?;
+    let secure = instance.get_typed_func::<(), (u64,)>(&mut other, "secure")?;
+    let (a, c) = (secure.call(&mut other, ())?.0, secure.call(&mut other, ())?.0);
+    assert_ne!(a, c);
     Ok(())
 }

@@ -12,9 +12,9 @@ use super::io::{
     DynInputStream, DynOutputStream, InputStream, IoError, OutputStream, Pollable, StreamError, StreamResult,
 };
 use super::TrappableError;
-use crate::builder::{DirPerms, FilePerms};
 use crate::errno::Errno;
 use crate::filesystem::WasiFilesystemCtxView;
+use crate::perms::FsPerms;
 use bytes::Bytes;
 use cap_fs_ext::{DirExt, FollowSymlinks, OpenOptionsFollowExt, OpenOptionsMaybeDirExt};
 use std::os::unix::fs::FileExt;
@@ -82,13 +82,13 @@ impl std::ops::BitOr for OpenMode {
 #[derive(Clone)]
 pub struct File {
     pub(crate) file: Arc<std::fs::File>,
-    pub(crate) perms: FilePerms,
+    pub(crate) perms: FsPerms,
     pub(crate) open_mode: OpenMode,
 }
 
 impl File {
     /// What the guest may do with the file.
-    pub fn perms(&self) -> FilePerms {
+    pub fn perms(&self) -> FsPerms {
         self.perms
     }
 
@@ -102,22 +102,20 @@ impl File {
 #[derive(Clone)]
 pub struct Dir {
     pub(crate) dir: Arc<cap_std::fs::Dir>,
-    pub(crate) perms: DirPerms,
-    pub(crate) file_perms: FilePerms,
+    pub(crate) perms: FsPerms,
     pub(crate) open_mode: OpenMode,
 }
 
 impl Dir {
     /// The descriptor of a preopened directory.
-    pub(crate) fn preopen(dir: cap_std::fs::Dir, perms: DirPerms, file_perms: FilePerms) -> Dir {
+    pub(crate) fn preopen(dir: cap_std::fs::Dir, perms: FsPerms) -> Dir {
         let mut open_mode = OpenMode::READ;
-        if perms.contains(DirPerms::MUTATE) {
+        if !perms.write_not_permitted() {
             open_mode = open_mode | OpenMode::WRITE;
         }
         Dir {
             dir: Arc::new(dir),
             perms,
-            file_perms,
             open_mode,
         }
     }
@@ -383,19 +381,16 @@ impl WasiFilesystemCtxView<'_> {
         }
     }
 
-    /// The directory `d`, which may be read (list, open, stat).
+    /// The directory `d`, which may be read (list, open, stat): every
+    /// directory may.
     fn dir_read(&self, d: &Resource<Descriptor>) -> FsResult<&Dir> {
-        let dir = self.dir(d)?;
-        if !dir.perms.contains(DirPerms::READ) {
-            return fail(ErrorCode::NotPermitted);
-        }
-        Ok(dir)
+        self.dir(d)
     }
 
     /// The directory `d`, whose entries may be changed.
     fn dir_mutate(&self, d: &Resource<Descriptor>) -> FsResult<&Dir> {
         let dir = self.dir(d)?;
-        if !dir.perms.contains(DirPerms::MUTATE) || !dir.open_mode.contains(OpenMode::WRITE) {
+        if dir.perms.write_not_permitted() || !dir.open_mode.contains(OpenMode::WRITE) {
             return fail(ErrorCode::NotPermitted);
         }
         Ok(dir)
@@ -643,16 +638,8 @@ impl types::HostDescriptor for WasiFilesystemCtxView<'_> {
         let create = open_flags.contains(OpenFlags::CREATE);
         let truncate = open_flags.contains(OpenFlags::TRUNCATE);
         let write = flags.contains(DescriptorFlags::WRITE);
-        if create && !d.perms.contains(DirPerms::MUTATE) {
-            return fail(ErrorCode::NotPermitted);
-        }
-        if (write || truncate) && !d.file_perms.contains(FilePerms::WRITE) {
-            return fail(ErrorCode::NotPermitted);
-        }
-        if flags.contains(DescriptorFlags::MUTATE_DIRECTORY) && !d.perms.contains(DirPerms::MUTATE) {
-            return fail(ErrorCode::NotPermitted);
-        }
-        if flags.contains(DescriptorFlags::READ) && !d.file_perms.contains(FilePerms::READ) {
+        let changes = create || write || truncate || flags.contains(DescriptorFlags::MUTATE_DIRECTORY);
+        if changes && d.perms.write_not_permitted() {
             return fail(ErrorCode::NotPermitted);
         }
         let follow = if path_flags.contains(PathFlags::SYMLINK_FOLLOW) {
@@ -668,7 +655,6 @@ impl types::HostDescriptor for WasiFilesystemCtxView<'_> {
             Descriptor::Dir(Dir {
                 dir: Arc::new(dir),
                 perms: d.perms,
-                file_perms: d.file_perms,
                 open_mode,
             })
         };
@@ -718,7 +704,7 @@ impl types::HostDescriptor for WasiFilesystemCtxView<'_> {
                 }
                 Descriptor::File(File {
                     file: Arc::new(file.into_std()),
-                    perms: d.file_perms,
+                    perms: d.perms,
                     open_mode,
                 })
             }

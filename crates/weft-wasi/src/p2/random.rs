@@ -1,8 +1,8 @@
-//! `wasi:random`: secure random bytes from the operating system, and a
-//! fast insecure generator.
+//! `wasi:random`: bytes of the context's secure and insecure generators.
 
 use super::bindings::wasi::random::{insecure, insecure_seed, random};
 use crate::random::WasiRandomCtx;
+use rand::Rng;
 
 fn check_len(ctx: &WasiRandomCtx, len: u64) -> anyhow::Result<usize> {
     if len > ctx.max_random_size {
@@ -17,27 +17,19 @@ fn check_len(ctx: &WasiRandomCtx, len: u64) -> anyhow::Result<usize> {
 impl random::Host for WasiRandomCtx {
     fn get_random_bytes(&mut self, len: u64) -> anyhow::Result<Vec<u8>> {
         let mut buf = vec![0; check_len(self, len)?];
-        getrandom::fill(&mut buf)
-            .map_err(|e| anyhow::anyhow!("wasi:random: the operating system's generator failed: {e}"))?;
+        self.random.fill_bytes(&mut buf);
         Ok(buf)
     }
     fn get_random_u64(&mut self) -> anyhow::Result<u64> {
-        let mut b = [0u8; 8];
-        getrandom::fill(&mut b)
-            .map_err(|e| anyhow::anyhow!("wasi:random: the operating system's generator failed: {e}"))?;
-        Ok(u64::from_le_bytes(b))
+        Ok(self.random.next_u64())
     }
 }
 
 impl insecure::Host for WasiRandomCtx {
     fn get_insecure_random_bytes(&mut self, len: u64) -> anyhow::Result<Vec<u8>> {
-        let len = check_len(self, len)?;
-        let mut out = Vec::with_capacity(len + 8);
-        while out.len() < len {
-            out.extend_from_slice(&self.insecure_random.next_u64().to_le_bytes());
-        }
-        out.truncate(len);
-        Ok(out)
+        let mut buf = vec![0; check_len(self, len)?];
+        self.insecure_random.fill_bytes(&mut buf);
+        Ok(buf)
     }
     fn get_insecure_random_u64(&mut self) -> anyhow::Result<u64> {
         Ok(self.insecure_random.next_u64())

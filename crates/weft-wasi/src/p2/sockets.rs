@@ -90,14 +90,20 @@ fn fail<T>(code: ErrorCode) -> SocketResult<T> {
 
 impl WasiSocketsCtx {
     pub(crate) fn check(&self, addr: SocketAddr, what: SocketAddrUse) -> SocketResult<()> {
-        match &self.addr_check {
-            Some(check) if check(addr, what) => Ok(()),
-            _ => fail(ErrorCode::AccessDenied),
+        if self.allows(addr, what) {
+            Ok(())
+        } else {
+            fail(ErrorCode::AccessDenied)
         }
     }
 
+    /// Whether the embedder's check allows `addr` for `what`. Its future
+    /// is driven to its end on the calling thread, inside the crate's
+    /// tokio runtime (the check is called from synchronous code).
     pub(crate) fn allows(&self, addr: SocketAddr, what: SocketAddrUse) -> bool {
-        self.addr_check.as_ref().is_some_and(|check| check(addr, what))
+        self.addr_check
+            .as_ref()
+            .is_some_and(|check| crate::runtime::in_tokio(check(addr, what)))
     }
 }
 
@@ -508,6 +514,11 @@ impl tcp::HostTcpSocket for WasiSocketsCtxView<'_> {
         let s = self.tcp(&self_)?;
         if !matches!(s.state, TcpState::Bound) {
             return fail(ErrorCode::InvalidState);
+        }
+        let local = s.socket.local_addr()?.as_socket();
+        match local {
+            Some(addr) => s.ctx.check(addr, SocketAddrUse::TcpListen)?,
+            None => return fail(ErrorCode::InvalidState),
         }
         s.socket.listen(s.backlog)?;
         s.state = TcpState::ListenStarted;

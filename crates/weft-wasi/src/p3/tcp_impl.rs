@@ -523,6 +523,11 @@ impl<T: WasiSocketsView + 'static> t::HostTcpSocketWithStore<T> for WasiSockets 
             if !matches!(s.state, TcpState::Bound) {
                 return Ok(Err(ErrorCode::InvalidState));
             }
+            match s.socket.local_addr().ok().and_then(|a| a.as_socket()) {
+                Some(addr) if s.ctx.allows(addr, SocketAddrUse::TcpListen) => {}
+                Some(_) => return Ok(Err(ErrorCode::AccessDenied)),
+                None => return Ok(Err(ErrorCode::InvalidState)),
+            }
             let r = (|| {
                 s.socket.listen(s.backlog)?;
                 s.socket.set_nonblocking(true)?;
