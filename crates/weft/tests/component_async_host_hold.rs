@@ -218,6 +218,7 @@ fn an_async_typed_export_under_call_async_waits_for_an_async_host_function() -> 
     // And again: the store is not left holding anything.
     let out = block_on(run.call_async(&mut store, (8,)))?;
     assert_eq!(out, (17,));
+    store.assert_concurrent_state_empty();
     Ok(())
 }
 
@@ -287,6 +288,7 @@ fn a_dropped_run_concurrent_stops_the_holding_host_function() -> weft::Result<()
     store.data_mut().delay = Some(Duration::from_millis(5));
     let out = block_on(store.run_concurrent(async |a| run.call_concurrent(a, (4,)).await))??;
     assert_eq!(out, (9,));
+    store.assert_concurrent_state_empty();
     Ok(())
 }
 
@@ -307,6 +309,7 @@ fn a_dropped_call_async_stops_the_holding_host_function() -> weft::Result<()> {
     store.data_mut().delay = Some(Duration::from_millis(5));
     let out = block_on(run.call_async(&mut store, (4,)))?;
     assert_eq!(out, (9,));
+    store.assert_concurrent_state_empty();
     Ok(())
 }
 

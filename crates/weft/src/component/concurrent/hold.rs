@@ -151,7 +151,7 @@ fn prepare<T: 'static>(store: &mut StoreContextMut<'_, T>) -> crate::Result<Opti
         crate::bail!("internal error: the current thread has no fiber");
     };
     if let Some(old) = store.components_mut().sched.hold.take() {
-        host::forget_wake_id(store, old.id);
+        host::take_wake_id(store, old.id);
     }
     let (id, waker) = host::new_wake_id(store);
     let shared = Arc::new(HoldShared::default());

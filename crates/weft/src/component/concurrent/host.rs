@@ -262,37 +262,41 @@ pub(crate) fn new_wake_id<T>(store: &mut StoreContextMut<'_, T>) -> (u64, Waker)
     (id, waker)
 }
 
-/// Takes the id of [`new_wake_id`] off the ready queue; whether it was on.
+/// Takes the id of [`new_wake_id`] off the ready queue; whether it was on
+/// (also how an id no longer used is forgotten).
 pub(crate) fn take_wake_id<T>(store: &mut StoreContextMut<'_, T>, id: u64) -> bool {
     host(store).queue.take_id(id)
 }
 
-/// Forgets an id of [`new_wake_id`] that is no longer used.
-pub(crate) fn forget_wake_id<T>(store: &mut StoreContextMut<'_, T>, id: u64) {
-    host(store).queue.take_id(id);
+/// Sleeps until the id of [`new_wake_id`] is woken (see [`sleep_until`]).
+pub(crate) fn sleep_for_wake<T: 'static>(store: &mut StoreContextMut<'_, T>, id: u64) -> crate::Result<()> {
+    sleep_until(store, |queue| queue.contains(id))
 }
 
-/// Sleeps until the id of [`new_wake_id`] is woken: suspends the fiber of
-/// a `call_async` when it is the innermost, else parks the thread.
-pub(crate) fn sleep_for_wake<T: 'static>(store: &mut StoreContextMut<'_, T>, id: u64) -> crate::Result<()> {
+/// Sleeps until `woken` holds of the ready queue: suspends the fiber of a
+/// `call_async` when it is the innermost, else parks the thread.
+fn sleep_until<T: 'static>(
+    store: &mut StoreContextMut<'_, T>,
+    woken: impl Fn(&ReadyQueue) -> bool,
+) -> crate::Result<()> {
     let queue = host(store).queue.clone();
-    if queue.contains(id) {
+    if woken(&queue) {
         return Ok(());
     }
     let async_cx = store.0.opaque().async_state.as_ref().map(|s| s.parts());
     if let Some((cx, entry)) = async_cx.filter(|(cx, _)| cx.can_suspend()) {
-        let mut woken = std::future::poll_fn(|c| {
+        let mut ready = std::future::poll_fn(|c| {
             queue.set_sleeper(c.waker());
-            if queue.contains(id) {
+            if woken(&queue) {
                 Poll::Ready(())
             } else {
                 Poll::Pending
             }
         });
-        return crate::async_support::block_on(&cx, entry, Pin::new(&mut woken));
+        return crate::async_support::block_on(&cx, entry, Pin::new(&mut ready));
     }
     queue.set_sleeper(&Waker::from(Arc::new(Unpark(std::thread::current()))));
-    while !queue.contains(id) {
+    while !woken(&queue) {
         std::thread::park();
     }
     Ok(())
@@ -779,24 +783,7 @@ pub(crate) fn sleep<T: 'static>(store: &mut StoreContextMut<'_, T>) -> crate::Re
              (it would block the executor): call it with `call_concurrent`"
         );
     }
-    let queue = host.queue.clone();
-    let async_cx = store.0.opaque().async_state.as_ref().map(|s| s.parts());
-    if let Some((cx, entry)) = async_cx.filter(|(cx, _)| cx.can_suspend()) {
-        let mut woken = std::future::poll_fn(|c| {
-            queue.set_sleeper(c.waker());
-            if queue.is_empty() {
-                Poll::Pending
-            } else {
-                Poll::Ready(())
-            }
-        });
-        return crate::async_support::block_on(&cx, entry, Pin::new(&mut woken));
-    }
-    queue.set_sleeper(&Waker::from(Arc::new(Unpark(std::thread::current()))));
-    while queue.is_empty() {
-        std::thread::park();
-    }
-    Ok(())
+    sleep_until(store, |queue| !queue.is_empty())
 }
 
 /// Whether the store has no host task (other than the one polling) and
