@@ -165,8 +165,8 @@ impl Module {
         reason = "Module::deserialize is unsafe, as in Wasmtime: it trusts the bytes to be Weft's output"
     )]
     pub unsafe fn deserialize(engine: &Engine, bytes: impl AsRef<[u8]>) -> crate::Result<Module> {
-        let (wasm, compiled) = crate::serialize::read(&engine.inner.config, bytes.as_ref())?;
-        let translation = weft_environ::translate_module_trusting_bodies(wasm, engine.inner.config.features)?;
+        let (wasm, features, compiled) = crate::serialize::read(&engine.inner.config, bytes.as_ref())?;
+        let translation = weft_environ::translate_module_trusting_bodies(wasm, features)?;
         Module::from_compiled(engine, translation, wasm, compiled)
     }
 
@@ -183,23 +183,24 @@ impl Module {
     pub unsafe fn deserialize_file(engine: &Engine, path: impl AsRef<Path>) -> crate::Result<Module> {
         let path = path.as_ref();
         let bytes = std::fs::read(path).map_err(|e| crate::format_err!("failed to read `{}`: {e}", path.display()))?;
-        let (wasm, compiled) = crate::serialize::read(&engine.inner.config, &bytes)
+        let (wasm, features, compiled) = crate::serialize::read(&engine.inner.config, &bytes)
             .map_err(|e| e.context(format!("failed to load the precompiled module `{}`", path.display())))?;
-        let translation = weft_environ::translate_module_trusting_bodies(wasm, engine.inner.config.features)?;
+        let translation = weft_environ::translate_module_trusting_bodies(wasm, features)?;
         Module::from_compiled(engine, translation, wasm, compiled)
     }
 
     /// A module from the bytes of [`Module::serialize`], its binary
-    /// translated with `features` (those it was compiled with: a component's
-    /// core modules are translated with the component's features).
+    /// translated with `features` (those a component's core modules were
+    /// compiled with: the component's), else with the core features the
+    /// bytes record.
     #[cfg(feature = "component-model")]
     pub(crate) fn from_precompiled(
         engine: &Engine,
         bytes: &[u8],
-        features: wasmparser::WasmFeatures,
+        features: Option<wasmparser::WasmFeatures>,
     ) -> crate::Result<Module> {
-        let (wasm, compiled) = crate::serialize::read(&engine.inner.config, bytes)?;
-        let translation = weft_environ::translate_module_trusting_bodies(wasm, features)?;
+        let (wasm, core_features, compiled) = crate::serialize::read(&engine.inner.config, bytes)?;
+        let translation = weft_environ::translate_module_trusting_bodies(wasm, features.unwrap_or(core_features))?;
         Module::from_compiled(engine, translation, wasm, compiled)
     }
 

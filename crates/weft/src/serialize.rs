@@ -1,10 +1,13 @@
 //! Precompiled modules: the bytes written by `Module::serialize` and
 //! `Engine::precompile_module`, read back by `Module::deserialize`.
 //!
-//! Layout (little endian): the magic `\0weft-cwasm`, a format number, three
+//! Layout (little endian): the magic `\0weft-cwasm`, a format number, two
 //! strings that must equal the reading engine's (the Weft version, the
-//! target and CPU features, the engine configuration that changes code),
-//! the module's binary, the machine code, the location of each defined
+//! target and CPU features), the WebAssembly features the module was
+//! compiled with (a `u64` of wasmparser's bits: the reading engine must
+//! enable each of them, and may enable more, as in Wasmtime), the rest of
+//! the engine configuration that changes code (a string that must equal the
+//! reading engine's), the module's binary, the machine code, the location of each defined
 //! function and of each type's array trampoline, the trap table and the
 //! address map (code offsets to offsets in the binary).
 //!
@@ -13,12 +16,15 @@
 //! without compiling anything.
 
 use crate::Config;
+use wasmparser::WasmFeatures;
 use weft_environ::{CompiledModule, FunctionLoc, Trap};
 
 const MAGIC: &[u8] = b"\0weft-cwasm";
 // 6: exnref values get stack maps and `throw` goes through its collecting
 // trampoline (exceptions are collected), so older code must not be loaded.
-const FORMAT: u32 = 6;
+// 7: the WebAssembly features are written apart from the rest of the
+// configuration, so that an engine with more of them loads the code.
+const FORMAT: u32 = 7;
 /// The magic of a precompiled component (`crate::component::Component::serialize`),
 /// as long as [`MAGIC`] and differing from it, so that each kind is told
 /// from the other by its first bytes.
@@ -91,11 +97,12 @@ fn cpu() -> String {
     format!("{} [{}]", std::env::consts::ARCH, features.join(","))
 }
 
-/// What of the engine's configuration changes what the generated code
-/// does. The optimization level is left out, as Wasmtime leaves it out:
-/// code compiled at any level runs the same on an engine set to another.
-pub(crate) fn config(c: &Config) -> String {
-    format!("{:?} {:?}", c.features, c.compile_tunables())
+/// What of the engine's configuration, beyond its WebAssembly features,
+/// changes what the generated code does. The optimization level is left
+/// out, as Wasmtime leaves it out: code compiled at any level runs the same
+/// on an engine set to another.
+pub(crate) fn tunables(c: &Config) -> String {
+    format!("{:?}", c.compile_tunables())
 }
 
 pub(crate) fn put_u32(out: &mut Vec<u8>, v: u32) {
@@ -108,21 +115,23 @@ pub(crate) fn put_bytes(out: &mut Vec<u8>, b: &[u8]) {
 }
 
 /// Writes the header of precompiled output: `magic`, `format`, the Weft
-/// version, the CPU and `config_key` (what of the engine's configuration
-/// the output depends on).
-pub(crate) fn write_header(out: &mut Vec<u8>, magic: &[u8], format: u32, config_key: &str) {
+/// version, the CPU, the WebAssembly `features` the output was compiled
+/// with and `tunables` (the rest of what of the engine's configuration the
+/// output depends on).
+pub(crate) fn write_header(out: &mut Vec<u8>, magic: &[u8], format: u32, features: WasmFeatures, tunables: &str) {
     out.extend_from_slice(magic);
     put_u32(out, format);
     put_bytes(out, env!("CARGO_PKG_VERSION").as_bytes());
     put_bytes(out, cpu().as_bytes());
-    put_bytes(out, config_key.as_bytes());
+    out.extend_from_slice(&features.bits().to_le_bytes());
+    put_bytes(out, tunables.as_bytes());
 }
 
 /// The precompiled form, for an engine configured as `config`, of a module
 /// of binary `wasm` whose code is `parts`.
 pub(crate) fn write(config: &Config, wasm: &[u8], parts: &CompiledModule<'_>) -> Vec<u8> {
     let mut out = Vec::with_capacity(wasm.len() + parts.code.len() + 256);
-    write_header(&mut out, MAGIC, FORMAT, &self::config(config));
+    write_header(&mut out, MAGIC, FORMAT, config.features, &tunables(config));
     put_bytes(&mut out, wasm);
     put_bytes(&mut out, &parts.code);
     put_u32(&mut out, parts.funcs.len() as u32);
@@ -199,11 +208,20 @@ impl<'a> Reader<'a> {
         Ok(n)
     }
 
-    /// Reads and checks the header [`write_header`] wrote with `magic`,
-    /// `format` and `config_key`: fails with an error that says what
-    /// differs (the kind of output, the Weft version, the CPU or the engine
-    /// configuration).
-    pub(crate) fn header(&mut self, magic: &[u8], format: u32, config_key: &str) -> crate::Result<()> {
+    /// Reads and checks the header [`write_header`] wrote with `magic` and
+    /// `format`, for an engine that enables the WebAssembly `features` and
+    /// whose other code-changing configuration is `tunables`: returns the
+    /// features the output was compiled with, a subset of `features`. Fails
+    /// with an error that says what differs (the kind of output, the Weft
+    /// version, the CPU, the features the engine lacks or the rest of the
+    /// engine configuration).
+    pub(crate) fn header(
+        &mut self,
+        magic: &[u8],
+        format: u32,
+        features: WasmFeatures,
+        tunables: &str,
+    ) -> crate::Result<WasmFeatures> {
         let what = self.what;
         let head = self.bytes.get(..magic.len());
         if head != Some(magic) {
@@ -244,24 +262,41 @@ impl<'a> Reader<'a> {
                 "the {what} was precompiled for the CPU `{their_cpu}`, but this host is `{our_cpu}`: compile it again"
             );
         }
-        let their_config = self.string()?;
-        if their_config != config_key {
+        let bits = self.take(8)?;
+        let mut word = [0; 8];
+        word.copy_from_slice(bits);
+        let Some(their_features) = WasmFeatures::from_bits(u64::from_le_bytes(word)) else {
+            crate::bail!("the precompiled {what} is corrupt (unknown WebAssembly features)");
+        };
+        let missing = their_features.difference(features);
+        if !missing.is_empty() {
             crate::bail!(
-                "the {what} was precompiled for another engine configuration (`{their_config}`), \
-                 but this engine has `{config_key}`: compile it again"
+                "the {what} was precompiled with WebAssembly features this engine does not enable \
+                 ({missing:?}): enable them in the engine's `Config`, or compile it again"
             );
         }
-        Ok(())
+        let their_tunables = self.string()?;
+        if their_tunables != tunables {
+            crate::bail!(
+                "the {what} was precompiled for another engine configuration (`{their_tunables}`), \
+                 but this engine has `{tunables}`: compile it again"
+            );
+        }
+        Ok(their_features)
     }
 }
 
-/// Reads precompiled bytes made for an engine configured as `config`: the
-/// module's binary and its code. Fails with a clear error when they were
-/// made by another Weft version, for another CPU, or with another engine
-/// configuration.
-pub(crate) fn read<'a>(config: &Config, bytes: &'a [u8]) -> crate::Result<(&'a [u8], CompiledModule<'a>)> {
+/// Reads precompiled bytes for an engine configured as `config`: the
+/// module's binary, the WebAssembly features it was compiled with (all
+/// enabled by `config`) and its code. Fails with a clear error when they
+/// were made by another Weft version, for another CPU, with features
+/// `config` does not enable, or with another engine configuration.
+pub(crate) fn read<'a>(
+    config: &Config,
+    bytes: &'a [u8],
+) -> crate::Result<(&'a [u8], WasmFeatures, CompiledModule<'a>)> {
     let mut r = Reader { bytes, what: "module" };
-    r.header(MAGIC, FORMAT, &self::config(config))?;
+    let features = r.header(MAGIC, FORMAT, config.features, &tunables(config))?;
     let wasm = r.bytes()?;
     let code = r.bytes()?;
     let n = r.count(8)?;
@@ -326,6 +361,7 @@ pub(crate) fn read<'a>(config: &Config, bytes: &'a [u8]) -> crate::Result<(&'a [
     }
     Ok((
         wasm,
+        features,
         CompiledModule {
             code: code.into(),
             funcs,

@@ -204,6 +204,24 @@ fn a_core_module_is_not_a_component_and_back() {
     assert!(msg.contains("not a component precompiled by Weft"), "{msg}");
 }
 
+/// A component compiled with fewer features (core and component-model
+/// ones) than the loading engine enables loads and runs, as in Wasmtime.
+#[test]
+fn a_component_compiled_with_fewer_features_loads() {
+    let mut config = Config::new();
+    config
+        .wasm_component_model_async(false)
+        .wasm_tail_call(false)
+        .wasm_simd(false)
+        .wasm_relaxed_simd(false);
+    let fewer = Engine::new(&config).unwrap();
+    let bytes = fewer.precompile_component(&binary()).unwrap();
+    let engine = Engine::default();
+    // SAFETY: the bytes were just made by this process.
+    let component = unsafe { Component::deserialize(&engine, &bytes) }.unwrap();
+    check(&engine, &component);
+}
+
 #[test]
 fn another_engine_configuration_is_refused() {
     let engine = Engine::default();
@@ -214,9 +232,20 @@ fn another_engine_configuration_is_refused() {
     // SAFETY: refused bytes map no code.
     let err = unsafe { Component::deserialize(&other, &bytes) }.unwrap_err();
     let msg = format!("{err:#}");
-    assert!(msg.contains("another engine configuration"), "{msg}");
+    assert!(msg.contains("features this engine does not enable"), "{msg}");
     let mut config = Config::new();
     config.wasm_tail_call(false);
+    let other = Engine::new(&config).unwrap();
+    // SAFETY: refused bytes map no code.
+    let err = unsafe { Component::deserialize(&other, &bytes) }.unwrap_err();
+    let msg = format!("{err:#}");
+    assert!(
+        msg.contains("features this engine does not enable") && msg.contains("TAIL_CALL"),
+        "{msg}"
+    );
+    // Fuel changes the code: refused.
+    let mut config = Config::new();
+    config.consume_fuel(true);
     let other = Engine::new(&config).unwrap();
     // SAFETY: refused bytes map no code.
     let err = unsafe { Component::deserialize(&other, &bytes) }.unwrap_err();

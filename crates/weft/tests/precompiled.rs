@@ -97,6 +97,19 @@ fn other_configurations_versions_and_garbage_are_refused() {
     let err = unsafe { Module::deserialize(&fuel_engine, &bytes) }.unwrap_err();
     assert!(format!("{err:#}").contains("engine configuration"), "{err:#}");
 
+    // An engine without a feature the code was compiled with refuses it,
+    // and names the feature.
+    let mut config = Config::new();
+    config.wasm_tail_call(false);
+    let fewer = Engine::new(&config).unwrap();
+    // SAFETY: the bytes are Weft's; only the features differ.
+    let err = unsafe { Module::deserialize(&fewer, &bytes) }.unwrap_err();
+    let msg = format!("{err:#}");
+    assert!(
+        msg.contains("features this engine does not enable") && msg.contains("TAIL_CALL"),
+        "{msg}"
+    );
+
     // The version string follows the magic (11 bytes), the format (4) and
     // its length (8); change its first digit.
     let mut other_version = bytes.clone();
@@ -119,4 +132,25 @@ fn other_configurations_versions_and_garbage_are_refused() {
     // SAFETY: refused before any code is mapped.
     let err = unsafe { Module::deserialize(&engine, &longer) }.unwrap_err();
     assert!(format!("{err:#}").contains("trailing"), "{err:#}");
+}
+
+/// Code compiled with fewer WebAssembly features than the loading engine
+/// enables loads and runs, as in Wasmtime.
+#[test]
+fn code_compiled_with_fewer_features_loads() {
+    let mut config = Config::new();
+    config
+        .wasm_tail_call(false)
+        .wasm_simd(false)
+        .wasm_relaxed_simd(false)
+        .wasm_multi_memory(false);
+    let fewer = Engine::new(&config).unwrap();
+    let bytes = fewer.precompile_module(&binary()).unwrap();
+    let mut config = Config::new();
+    config.wasm_wide_arithmetic(true);
+    for engine in [Engine::default(), Engine::new(&config).unwrap()] {
+        // SAFETY: the bytes were just made by this process.
+        let module = unsafe { Module::deserialize(&engine, &bytes) }.unwrap();
+        check(&engine, &module);
+    }
 }

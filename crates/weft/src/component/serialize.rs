@@ -2,8 +2,10 @@
 //! `Engine::precompile_component`, read back by `Component::deserialize`.
 //!
 //! Layout (little endian, the helpers of `crate::serialize`): the magic
-//! `\0weft-ccomp`, a format number, the Weft version, the CPU and the engine
-//! configuration that changes code or translation (checked as for a
+//! `\0weft-ccomp`, a format number, the Weft version, the CPU, the core and
+//! component-model features the component was validated and translated
+//! with (which the reading engine must enable, and may add to) and the rest
+//! of the engine configuration that changes code (checked as for a
 //! module); the translated component (its plan, its type registry and the
 //! types of its exports, with `postcard`); each core module, by
 //! `StaticModuleIndex`, as `Module::serialize` writes it; each distinct
@@ -18,14 +20,16 @@
 use super::component::{component_features, ComponentInner};
 use super::Component;
 use crate::serialize::{put_bytes, put_u32, write_header, Reader, COMPONENT_MAGIC};
-use crate::{Config, Engine, Module};
+use crate::{Engine, Module};
 use std::collections::HashMap;
 use std::path::Path;
 use std::sync::Arc;
 use weft_environ::component::{self as env, ComponentTypes};
 
 // 2: the core code of format 6 (see `crate::serialize`).
-const FORMAT: u32 = 2;
+// 3: the features apart from the rest of the configuration, as format 7 of
+// core code.
+const FORMAT: u32 = 3;
 
 impl Component {
     /// The component in precompiled form: the compiled code of each of its
@@ -89,17 +93,6 @@ impl Engine {
     }
 }
 
-/// What of the engine's configuration a precompiled component depends on:
-/// what changes a module's code, and the component-model features the
-/// component was validated and translated with.
-fn config_key(config: &Config) -> String {
-    format!(
-        "{} component {:?}",
-        crate::serialize::config(config),
-        component_features(config)
-    )
-}
-
 /// The translated component, as written.
 #[derive(serde::Serialize)]
 struct MetaRef<'a> {
@@ -120,11 +113,15 @@ struct Meta {
 pub(crate) fn write(component: &Component) -> crate::Result<Vec<u8>> {
     let inner = &component.inner;
     let mut out = Vec::new();
+    // The features the component was validated and translated with, core
+    // and component-model ones; an engine enabling more loads it.
+    let config = &inner.engine.inner.config;
     write_header(
         &mut out,
         COMPONENT_MAGIC,
         FORMAT,
-        &config_key(&inner.engine.inner.config),
+        component_features(config),
+        &crate::serialize::tunables(config),
     );
     let meta = postcard::to_stdvec(&MetaRef {
         plan: &inner.plan,
@@ -175,21 +172,25 @@ pub(crate) fn read(engine: &Engine, bytes: &[u8]) -> crate::Result<Component> {
         bytes,
         what: "component",
     };
-    r.header(COMPONENT_MAGIC, FORMAT, &config_key(config))?;
+    let features = r.header(
+        COMPONENT_MAGIC,
+        FORMAT,
+        component_features(config),
+        &crate::serialize::tunables(config),
+    )?;
     let meta: Meta = postcard::from_bytes(r.bytes()?)
         .map_err(|e| crate::format_err!("the precompiled component is corrupt (its translation: {e})"))?;
-    let features = component_features(config);
     let n = r.count(8)?;
     let mut modules = Vec::with_capacity(n);
     for i in 0..n {
-        let module = Module::from_precompiled(engine, r.bytes()?, features)
+        let module = Module::from_precompiled(engine, r.bytes()?, Some(features))
             .map_err(|e| e.context(format!("in core module {i} of the precompiled component")))?;
         modules.push(module);
     }
     let n = r.count(8)?;
     let mut distinct = Vec::with_capacity(n);
     for i in 0..n {
-        let module = Module::from_precompiled(engine, r.bytes()?, config.features)
+        let module = Module::from_precompiled(engine, r.bytes()?, None)
             .map_err(|e| e.context(format!("in fused adapter {i} of the precompiled component")))?;
         distinct.push(module);
     }
