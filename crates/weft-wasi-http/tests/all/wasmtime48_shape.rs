@@ -12,7 +12,7 @@
 #![cfg(feature = "p3")]
 
 #[allow(dead_code, reason = "each test binary uses a part of the guests")]
-mod common;
+use crate::common;
 
 use bytes::Bytes;
 use http_body_util::BodyExt;

@@ -1,0 +1,16 @@
+//! `weft-wasi-http`'s integration tests, in one test binary
+//! (`cargo test -p weft-wasi-http --test all`), so that the API they use
+//! is monomorphized and linked once. Each test module is what used to be a
+//! test file of its own; run one with `cargo test -p weft-wasi-http --test
+//! all MODULE::`.
+
+mod common;
+#[cfg(feature = "p3")]
+mod p3_guest;
+
+mod handler_p3;
+mod p2_async_io;
+mod p3;
+mod proxy;
+mod send;
+mod wasmtime48_shape;
