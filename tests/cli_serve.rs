@@ -9,13 +9,13 @@
 /// The guests of weft-wasi-http's tests.
 #[allow(dead_code, reason = "the CLI tests use a part of the guests")]
 mod proxy_guest {
-    include!("../crates/weft-wasi-http/tests/common/mod.rs");
+    include!("../crates/weft-wasi-http/tests/all/common/mod.rs");
 }
 
 /// The WASI 0.3 guests of weft-wasi-http's tests.
 #[allow(dead_code, reason = "the CLI tests use a part of the guests")]
 mod p3_guest {
-    include!("../crates/weft-wasi-http/tests/p3_guest/mod.rs");
+    include!("../crates/weft-wasi-http/tests/all/p3_guest/mod.rs");
 }
 
 use std::io::{BufRead, BufReader};

@@ -10,7 +10,7 @@
 //! `content-type: text/plain`, a 22-byte body), written in WAT there.
 
 #[allow(dead_code, reason = "the row uses one of the test guests")]
-#[path = "../../../crates/weft-wasi-http/tests/common/mod.rs"]
+#[path = "../../../crates/weft-wasi-http/tests/all/common/mod.rs"]
 mod guests;
 
 /// The proxy's component text.

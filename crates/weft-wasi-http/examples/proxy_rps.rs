@@ -5,7 +5,7 @@
 //! [REQUESTS] [THREADS]`.
 
 #[allow(dead_code, reason = "the example uses one of the guests")]
-#[path = "../tests/common/mod.rs"]
+#[path = "../tests/all/common/mod.rs"]
 mod common;
 
 use bytes::Bytes;

@@ -148,8 +148,11 @@ impl Module {
     /// [`Engine::precompile_module`], without compiling: the code is mapped
     /// as it was written (the module's binary is parsed and its sections
     /// validated again; the function bodies were validated when the module
-    /// was compiled). Fails with a clear error when the bytes were made by another
-    /// Weft version, for another CPU or with another engine configuration.
+    /// was compiled). Fails with a clear error when the bytes were made by
+    /// another Weft version, for another CPU, with a WebAssembly feature
+    /// `engine` does not enable, or with another code-changing
+    /// configuration (fuel, epochs, ...). As in Wasmtime, code compiled with
+    /// fewer features than `engine` enables loads.
     ///
     /// # Safety
     ///

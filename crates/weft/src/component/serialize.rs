@@ -47,8 +47,9 @@ impl Component {
     /// module's code is mapped as written (as [`Module::deserialize`]
     /// does). Fails with a clear error when the bytes are a precompiled
     /// core module rather than a component, are truncated, or were made by
-    /// another Weft version, for another CPU or with another engine
-    /// configuration.
+    /// another Weft version, for another CPU, with a feature the engine
+    /// does not enable or with another code-changing configuration (code
+    /// compiled with fewer features than the engine enables loads).
     ///
     /// # Safety
     ///

@@ -12,6 +12,10 @@ use weft::{Engine, Store};
 
 /// A Rust error for `wasi:io/streams.stream-error`.
 #[derive(Debug)]
+#[allow(
+    dead_code,
+    reason = "named by the bindings' `trappable_error_type` only: no test raises it"
+)]
 pub struct StreamError(pub String);
 
 mod p2_async {
