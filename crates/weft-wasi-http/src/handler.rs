@@ -85,8 +85,10 @@ pub enum WorkerStatus {
     /// One or more requests are being handled.
     Requests,
     /// Every request has its response, and the guest still works after
-    /// returning. (Weft's workers report [`WorkerStatus::Requests`] until
-    /// hyper has read a response's body, and [`WorkerStatus::Idle`] after.)
+    /// giving it (a WASI 0.2 guest writing the body, before its
+    /// `incoming-handler.handle` returns). (Weft's WASI 0.3 workers report
+    /// [`WorkerStatus::Requests`] until hyper has read a response's body,
+    /// and [`WorkerStatus::Idle`] after.)
     PostReturn,
 }
 
@@ -95,7 +97,11 @@ pub trait WorkerExpiration: 'static + Send + Sync {
     /// `Poll::Ready(())` when the worker should end; else `Pending`, with
     /// `cx`'s waker woken when it should be asked again. `state` is what
     /// the worker does now and `start` when it began to (for
-    /// [`WorkerStatus::Requests`]: when the latest request was taken).
+    /// [`WorkerStatus::Requests`]: when the latest request was taken; for
+    /// [`WorkerStatus::PostReturn`]: when the worker first saw the
+    /// response given). A WASI 0.2 worker's expiration is polled while its
+    /// guest runs, too: `Ready` then stops the guest where it waits, and
+    /// a request not yet answered fails with [`ExpirationError`].
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>, state: WorkerStatus, start: Instant) -> Poll<()>;
 }
 
@@ -114,9 +120,10 @@ pub trait WorkerState: 'static + Send + Sync {
     /// The worker took a request (the guest task that handles it is
     /// `task`). When the future returned ends before the guest has
     /// responded, the request has expired: [`ProxyHandler::handle`] fails
-    /// with [`ExpirationError`]. For a WASI 0.2 proxy the guest has run
-    /// already (see the module's documentation): the future is not
-    /// awaited.
+    /// with [`ExpirationError`]. A WASI 0.2 proxy's worker then ends (its
+    /// guest is stopped where it waits, and [`WorkerState::drop`] gets
+    /// the `ExpirationError`): it handles one request at a time, and this
+    /// one's call cannot be finished.
     fn on_request_start(
         &self,
         store: StoreContextMut<'_, Self::StoreData>,
@@ -472,16 +479,69 @@ async fn serve_p2<S: HandlerState>(
         total += 1;
         let Job { data, request, tx } = job;
         let prepared = Prepared::new(store.as_context_mut(), proxy, request, view, tx)?;
-        // The request's expiration is not awaited for 0.2 (it runs one
-        // request at a time, to its end).
-        drop(state.on_request_start(store.as_context_mut(), data, prepared.task()));
-        // A guest that waits in async WASI functions runs on in the
-        // store's event loop; one linked synchronously has finished.
-        store
-            .run_concurrent(async |accessor| prepared.run(accessor, std::future::pending::<()>()).await)
-            .await??;
+        let sender = prepared.p2_sender();
+        let mut request_expired = state.on_request_start(store.as_context_mut(), data, prepared.task());
+        let taken = Instant::now();
+        let mut responded_at = None;
+        // The guest's call runs in the store's event loop. The request's
+        // and the worker's expirations are polled beside that loop, not in
+        // it: while the guest waits in an async WASI function it holds the
+        // store, and the loop then polls nothing else.
+        // Leaving this block drops the event loop: that stops the guest's
+        // call where it waits (its host function fails); the worker then
+        // ends.
+        let ended = {
+            let run = store.run_concurrent(async |accessor| prepared.run(accessor, std::future::pending::<()>()).await);
+            let mut run = std::pin::pin!(run);
+            std::future::poll_fn(|cx| {
+                if let Poll::Ready(result) = run.as_mut().poll(cx) {
+                    return Poll::Ready(P2Ended::Done(result));
+                }
+                let responded = lock(&sender).is_none();
+                if !responded && request_expired.as_mut().poll(cx).is_ready() {
+                    return Poll::Ready(P2Ended::RequestExpired);
+                }
+                let (status, since) = if responded {
+                    (WorkerStatus::PostReturn, *responded_at.get_or_insert_with(Instant::now))
+                } else {
+                    (WorkerStatus::Requests, taken)
+                };
+                if expiration.as_mut().poll(cx, status, since).is_ready() {
+                    return Poll::Ready(P2Ended::WorkerExpired);
+                }
+                Poll::Pending
+            })
+            .await
+        };
+        match ended {
+            P2Ended::Done(result) => {
+                result??;
+            }
+            P2Ended::RequestExpired => {
+                if let Some(tx) = lock(&sender).take() {
+                    let _ = tx.send(Err(ExpirationError.into()));
+                }
+                return Err(ExpirationError.into());
+            }
+            P2Ended::WorkerExpired => {
+                if let Some(tx) = lock(&sender).take() {
+                    let _ = tx.send(Err(ExpirationError.into()));
+                }
+                return Ok(());
+            }
+        }
         idle_since = Instant::now();
     }
+}
+
+/// How the call of a WASI 0.2 guest ended.
+enum P2Ended {
+    /// It returned (`Ok(Ok(true))`), or failed.
+    Done(weft::Result<weft::Result<bool>>),
+    /// The request expired before the guest responded.
+    RequestExpired,
+    /// The worker's expiration ended it.
+    WorkerExpired,
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -657,6 +717,16 @@ impl<'a, T: Send> Prepared<'a, T> {
                 let call = func.start_call_concurrent(store.as_context_mut(), (request,))?;
                 Ok(Prepared::P3 { call, guest, tx, view })
             }
+        }
+    }
+
+    /// The sender of a WASI 0.2 request's response (`None` in it once the
+    /// guest has responded); a 0.3 request's is never shared, so an empty
+    /// one stands for it.
+    fn p2_sender(&self) -> Arc<Mutex<Option<ResponseSender>>> {
+        match self {
+            Prepared::P2 { tx, .. } => tx.clone(),
+            Prepared::P3 { .. } => Arc::new(Mutex::new(None)),
         }
     }
 

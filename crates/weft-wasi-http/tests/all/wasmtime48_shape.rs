@@ -132,7 +132,20 @@ struct Counts {
     instantiated: AtomicUsize,
     dropped_ok: AtomicUsize,
     dropped_err: AtomicUsize,
+    /// Why the workers that ended with an error did.
+    errors: Mutex<Vec<weft::Error>>,
     started: AtomicUsize,
+    /// The statuses the workers' expirations were polled with.
+    statuses: Mutex<Vec<WorkerStatus>>,
+}
+
+/// How a test's handler behaves beyond its guest and reuse count.
+#[derive(Clone, Copy, Default)]
+struct Options {
+    /// Each request expires this long after it starts.
+    request_timeout: Option<std::time::Duration>,
+    /// A worker expires when polled with this status.
+    expire_on: Option<WorkerStatus>,
 }
 
 struct MyHandler {
@@ -141,11 +154,31 @@ struct MyHandler {
     seen: Seen,
     counts: Arc<Counts>,
     reuse: usize,
+    options: Options,
 }
 
 struct MyWorker {
     counts: Arc<Counts>,
     reuse: usize,
+    request_timeout: Option<std::time::Duration>,
+}
+
+/// Records the statuses it is polled with, and expires on
+/// `Options::expire_on`.
+struct Watch {
+    counts: Arc<Counts>,
+    expire_on: Option<WorkerStatus>,
+}
+
+impl WorkerExpiration for Watch {
+    fn poll(self: Pin<&mut Self>, _cx: &mut Context<'_>, state: WorkerStatus, _start: Instant) -> Poll<()> {
+        self.counts.statuses.lock().unwrap().push(state);
+        if self.expire_on == Some(state) {
+            Poll::Ready(())
+        } else {
+            Poll::Pending
+        }
+    }
 }
 
 /// Never expires: the test's workers end by their reuse count.
@@ -179,14 +212,20 @@ impl WorkerState for MyWorker {
     ) -> Pin<Box<dyn Future<Output = ()> + 'static + Send + Sync>> {
         assert_eq!(data, 7);
         self.counts.started.fetch_add(1, Ordering::SeqCst);
-        Box::pin(std::future::pending())
+        match self.request_timeout {
+            Some(t) => Box::pin(tokio::time::sleep(t)),
+            None => Box::pin(std::future::pending()),
+        }
     }
 
     fn drop(&self, store: Store<MyState>, result: Result<(), weft::Error>) {
         drop(store);
         match result {
             Ok(()) => self.counts.dropped_ok.fetch_add(1, Ordering::SeqCst),
-            Err(_) => self.counts.dropped_err.fetch_add(1, Ordering::SeqCst),
+            Err(e) => {
+                self.counts.errors.lock().unwrap().push(e);
+                self.counts.dropped_err.fetch_add(1, Ordering::SeqCst)
+            }
         };
     }
 }
@@ -197,10 +236,10 @@ fn my_view(state: &mut MyState) -> WasiHttpCtxView<'_> {
 
 impl HandlerState for MyHandler {
     type StoreData = MyState;
-    type WorkerExpiration = Never;
+    type WorkerExpiration = Watch;
     type WorkerState = MyWorker;
 
-    async fn instantiate(&self) -> weft::Result<Instance<MyState, Never, MyWorker>> {
+    async fn instantiate(&self) -> weft::Result<Instance<MyState, Watch, MyWorker>> {
         self.counts.instantiated.fetch_add(1, Ordering::SeqCst);
         let mut store = Store::new(&self.engine, MyState::new(&self.seen));
         let proxy = self.pre.instantiate_async(&mut store).await?;
@@ -208,16 +247,28 @@ impl HandlerState for MyHandler {
             store,
             proxy,
             view: my_view,
-            expiration: Never,
+            expiration: Watch {
+                counts: self.counts.clone(),
+                expire_on: self.options.expire_on,
+            },
             state: MyWorker {
                 counts: self.counts.clone(),
                 reuse: self.reuse,
+                request_timeout: self.options.request_timeout,
             },
         })
     }
 }
 
 fn handler(guest: &str, reuse: usize) -> weft::Result<(ProxyHandler<MyHandler>, Arc<Counts>, Seen)> {
+    handler_with(guest, reuse, Options::default())
+}
+
+fn handler_with(
+    guest: &str,
+    reuse: usize,
+    options: Options,
+) -> weft::Result<(ProxyHandler<MyHandler>, Arc<Counts>, Seen)> {
     let engine = Engine::default();
     let component = Component::new(&engine, wat::parse_str(common::proxy("0.2.12", guest))?)?;
     let mut linker = Linker::<MyState>::new(&engine);
@@ -236,6 +287,7 @@ fn handler(guest: &str, reuse: usize) -> weft::Result<(ProxyHandler<MyHandler>, 
         seen: seen.clone(),
         counts: counts.clone(),
         reuse,
+        options,
     };
     Ok((ProxyHandler::new(state), counts, seen))
 }
@@ -377,4 +429,123 @@ fn a_failed_instantiation_is_each_requests_error() {
             assert!(format!("{err}").contains("no instance today"), "{err}");
         }
     });
+}
+
+/// A 0.2 request whose guest waits (holding the store, in an async WASI
+/// function) past the request's expiration fails with `ExpirationError`;
+/// the worker ends with that error, and the next request gets a fresh
+/// instance.
+#[test]
+fn a_p2_request_that_expires_while_the_guest_waits_fails_and_ends_the_worker() -> weft::Result<()> {
+    use weft_wasi_http::handler::ExpirationError;
+    let options = Options {
+        request_timeout: Some(std::time::Duration::from_millis(50)),
+        ..Options::default()
+    };
+    let (handler, counts, _) = handler_with(common::READ_FIRST, 10, options)?;
+    let rt = runtime();
+    let result = rt.block_on(async {
+        // A body that never ends: the guest waits for more of it before
+        // it answers.
+        let (body_tx, body_rx) = tokio::sync::mpsc::channel(1);
+        body_tx
+            .send(Bytes::from_static(b"part"))
+            .await
+            .map_err(weft::Error::msg)?;
+        let endless = http::Request::post("http://localhost/")
+            .body(ChannelBody(body_rx).boxed_unsync())
+            .unwrap();
+        let err = match handler.handle(7, endless).await {
+            Ok(response) => return Err(weft::Error::msg(format!("answered: {response:?}"))),
+            Err(e) => e,
+        };
+        assert!(err.downcast_ref::<ExpirationError>().is_some(), "{err:?}");
+        // The guest was stopped where it waited: the worker ended, with
+        // the expiration as its error.
+        for _ in 0..100 {
+            if counts.dropped_err.load(Ordering::SeqCst) == 1 {
+                break;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+        }
+        assert_eq!(counts.dropped_err.load(Ordering::SeqCst), 1);
+        {
+            let errors = counts.errors.lock().unwrap();
+            assert!(errors[0].downcast_ref::<ExpirationError>().is_some(), "{:?}", errors[0]);
+        }
+        drop(body_tx);
+        // The next request gets a fresh instance, and its answer.
+        let response = handler.handle(7, request("/")).await?;
+        assert_eq!(response.status(), 200);
+        Ok::<_, weft::Error>(())
+    });
+    // Dropping the handler ends the idle worker (and lets the runtime stop).
+    drop(handler);
+    drop(rt);
+    result?;
+    assert_eq!(counts.instantiated.load(Ordering::SeqCst), 2);
+    // While the guest waited, the worker's expiration saw a request
+    // running.
+    assert!(counts.statuses.lock().unwrap().contains(&WorkerStatus::Requests));
+    Ok(())
+}
+
+/// Once a 0.2 guest has given its response and still works (here: it
+/// echoes a request body that is still arriving), its worker's expiration
+/// is polled with `PostReturn`; expiring then stops the guest, and the
+/// worker ends without an error.
+#[test]
+fn a_p2_worker_is_post_return_while_the_guest_writes_the_body() -> weft::Result<()> {
+    let options = Options {
+        expire_on: Some(WorkerStatus::PostReturn),
+        ..Options::default()
+    };
+    let (handler, counts, _) = handler_with(common::ECHO, 10, options)?;
+    let rt = runtime();
+    let result = rt.block_on(async {
+        // A body that never ends: the guest waits for more of it.
+        let (body_tx, body_rx) = tokio::sync::mpsc::channel(1);
+        body_tx
+            .send(Bytes::from_static(b"part"))
+            .await
+            .map_err(weft::Error::msg)?;
+        let body = ChannelBody(body_rx).boxed_unsync();
+        let request = http::Request::post("http://localhost/echo").body(body).unwrap();
+        let response = handler.handle(7, request).await?;
+        assert_eq!(response.status(), 200);
+        for _ in 0..100 {
+            if counts.dropped_ok.load(Ordering::SeqCst) == 1 {
+                break;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+        }
+        assert_eq!(counts.dropped_ok.load(Ordering::SeqCst), 1, "the worker ended");
+        assert_eq!(counts.dropped_err.load(Ordering::SeqCst), 0);
+        drop(body_tx);
+        Ok::<_, weft::Error>(())
+    });
+    drop(handler);
+    drop(rt);
+    result?;
+    let statuses = counts.statuses.lock().unwrap();
+    assert_eq!(statuses.last(), Some(&WorkerStatus::PostReturn), "{statuses:?}");
+    Ok(())
+}
+
+/// A request body whose data comes from a channel, ending when the sender
+/// is dropped.
+struct ChannelBody(tokio::sync::mpsc::Receiver<Bytes>);
+
+impl http_body::Body for ChannelBody {
+    type Data = Bytes;
+    type Error = Error;
+
+    fn poll_frame(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<http_body::Frame<Bytes>, Error>>> {
+        self.0
+            .poll_recv(cx)
+            .map(|data| data.map(|d| Ok(http_body::Frame::data(d))))
+    }
 }

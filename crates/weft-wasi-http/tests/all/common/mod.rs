@@ -82,6 +82,27 @@ pub const ECHO: &str = r#"
       (call $finish (local.get $s)))
 "#;
 
+/// Reads the request's whole body before it answers 200 with an empty
+/// body: a body that never ends keeps it waiting before its response.
+pub const READ_FIRST: &str = r#"
+    (func $handle (param $req i32) (param $out i32)
+      (local $in i32) (local $ib i32)
+      (call $req-consume (local.get $req) (i32.const 0))
+      (if (i32.load8_u (i32.const 0)) (then unreachable))
+      (local.set $ib (i32.load (i32.const 4)))
+      (call $body-stream (local.get $ib) (i32.const 0))
+      (if (i32.load8_u (i32.const 0)) (then unreachable))
+      (local.set $in (i32.load (i32.const 4)))
+      (block $done
+        (loop $next
+          (call $read (local.get $in) (i64.const 4096) (i32.const 64))
+          (br_if $done (i32.load8_u (i32.const 64)))
+          (br $next)))
+      (call $drop-input (local.get $in))
+      (call $drop-ibody (local.get $ib))
+      (call $finish (call $start (local.get $out) (i32.const 200) (call $fields-new))))
+"#;
+
 /// Traps before it answers.
 pub const TRAP: &str = r#"
     (func $handle (param $req i32) (param $out i32)
