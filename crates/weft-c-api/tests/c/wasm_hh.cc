@@ -838,6 +838,31 @@ void misuse() {
   // An invalid binary is no module.
   check(!Module::validate(store.get(), vec<byte_t>::invalid()));
   check(!Module::make(store.get(), vec<byte_t>::make(std::string("\0asm", 4))));
+  // Null objects give null results, never a crash.
+  auto with_null = ownvec<ValType>::make_uninitialized(2);
+  with_null[0] = ValType::make(ValKind::I32);
+  auto with_null_type = FuncType::make(std::move(with_null));
+  check(with_null_type && with_null_type->params().size() == 2 && !with_null_type->params()[1]);
+  check(!Func::make(store.get(), with_null_type.get(), hello_callback));
+  check(!GlobalType::make(nullptr, Mutability::VAR));
+  check(!TableType::make(nullptr, Limits(1)));
+  check(!TagType::make(nullptr));
+  check(!Store::make(nullptr));
+  check(!Func::make(nullptr, ty.get(), hello_callback));
+  check(!Func::make(store.get(), nullptr, hello_callback));
+  check(!Global::make(store.get(), nullptr, Val::i32(1)));
+  check(!Memory::make(store.get(), nullptr));
+  check(!Table::make(store.get(), nullptr));
+  check(!Instance::make(store.get(), nullptr, vec<Extern *>::make()));
+  check(!Module::obtain(store.get(), nullptr));
+  // One vector as arguments and results: the arguments are read first.
+  auto id_type = functype({ValKind::EXTERNREF}, {ValKind::EXTERNREF});
+  auto id = Func::make(store.get(), id_type.get(), hostref_callback);
+  auto foreign = Foreign::make(store.get());
+  foreign->set_host_info(reinterpret_cast<void *>(7));
+  auto both = vec<Val>::make(Val::ref(foreign->copy()));
+  check(!id->call(both, both));
+  check(both[0].ref() && both[0].ref()->get_host_info() == reinterpret_cast<void *>(7));
   printf("Done.\n");
 }
 

@@ -552,6 +552,13 @@ inline auto Func::type() const -> own<FuncType> {
 inline auto Func::param_arity() const -> size_t { return wasm_func_param_arity(weft_detail::c<wasm_func_t>(this)); }
 inline auto Func::result_arity() const -> size_t { return wasm_func_result_arity(weft_detail::c<wasm_func_t>(this)); }
 inline auto Func::call(const vec<Val> &args, vec<Val> &results) const -> own<Trap> {
+  if (&args == &results) {
+    // One vector for both: the results must not release the arguments
+    // before the call reads them.
+    auto copy = vec<Val>::make_uninitialized(weft_detail::size_of(args));
+    for (size_t i = 0; i < weft_detail::size_of(args); ++i) copy[i] = args[i].copy();
+    return call(copy, results);
+  }
   // The C function overwrites the results without releasing them.
   for (size_t i = 0; i < weft_detail::size_of(results); ++i) results[i].reset();
   wasm_val_vec_t a = weft_detail::borrow_vals(args);
