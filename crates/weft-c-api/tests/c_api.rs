@@ -362,7 +362,8 @@ fn cpp_program(name: &str) {
     assert_eq!(stdout, expected, "output of {name}");
 }
 
-/// Each C++ header (`weft.hh`, `weft/**/*.hh`) compiles alone as C++17,
+/// Each C++ header (`weft.hh`, `weft/**/*.hh`, `wasm.hh` and its
+/// implementation `weft/detail/wasm_hh_impl.hh`) compiles alone as C++17,
 /// first in a translation unit, as a program for Wasmtime 48 includes
 /// `wasmtime/X.hh` (where a C++ compiler is installed).
 #[test]
@@ -394,6 +395,9 @@ fn cpp_each_header_alone() {
     }
     headers.sort();
     assert!(headers.len() > 30, "the C++ headers: {headers:?}");
+    for h in ["wasm.hh", "weft/detail/wasm_hh_impl.hh"] {
+        assert!(headers.iter().any(|p| p == Path::new(h)), "{h} not among {headers:?}");
+    }
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("c-api-hh-alone");
     std::fs::create_dir_all(&dir).unwrap();
     for header in &headers {
