@@ -362,7 +362,8 @@ fn cpp_program(name: &str) {
     assert_eq!(stdout, expected, "output of {name}");
 }
 
-/// Each C++ header (`weft.hh`, `weft/**/*.hh`) compiles alone as C++17,
+/// Each C++ header (`weft.hh`, `weft/**/*.hh`, `wasm.hh` and its
+/// implementation `weft/detail/wasm_hh_impl.hh`) compiles alone as C++17,
 /// first in a translation unit, as a program for Wasmtime 48 includes
 /// `wasmtime/X.hh` (where a C++ compiler is installed).
 #[test]
@@ -394,6 +395,9 @@ fn cpp_each_header_alone() {
     }
     headers.sort();
     assert!(headers.len() > 30, "the C++ headers: {headers:?}");
+    for h in ["wasm.hh", "weft/detail/wasm_hh_impl.hh"] {
+        assert!(headers.iter().any(|p| p == Path::new(h)), "{h} not among {headers:?}");
+    }
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("c-api-hh-alone");
     std::fs::create_dir_all(&dir).unwrap();
     for header in &headers {
@@ -483,3 +487,101 @@ fn headers_are_documented() {
     let warnings = String::from_utf8_lossy(&out.stderr);
     assert!(warnings.trim().is_empty(), "doxygen warnings:\n{warnings}");
 }
+
+/// `tests/c/wasm_hh.cc` (the standard's examples written against `wasm.hh`,
+/// the C++ API of `wasm.h`) built once, or `None` without a C++ compiler
+/// (then the tests pass, unless `CI` is set).
+fn wasm_hh_program() -> Option<PathBuf> {
+    static BUILT: std::sync::OnceLock<Option<PathBuf>> = std::sync::OnceLock::new();
+    BUILT
+        .get_or_init(|| {
+            let cxx = std::env::var("CXX").unwrap_or_else(|_| "c++".to_string());
+            if !Command::new(&cxx)
+                .arg("--version")
+                .output()
+                .is_ok_and(|o| o.status.success())
+            {
+                if std::env::var_os("CI").is_some() {
+                    panic!("no C++ compiler (`{cxx}`) found, and CI is set");
+                }
+                eprintln!("note: no C++ compiler (`{cxx}`) found; the wasm.hh tests are skipped");
+                return None;
+            }
+            let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
+            let dir = scratch();
+            let lib = lib_dir();
+            let exe = dir.join("wasm_hh");
+            let out = Command::new(&cxx)
+                .args(["-std=c++17", "-Wall", "-Wextra", "-Werror"])
+                .arg("-I")
+                .arg(manifest.join("include"))
+                .arg(manifest.join("tests/c/wasm_hh.cc"))
+                .arg("-o")
+                .arg(&exe)
+                .arg("-L")
+                .arg(&lib)
+                .arg(format!("-Wl,-rpath,{}", lib.display()))
+                .args(["-lweft", "-lpthread", "-ldl", "-lm"])
+                .output()
+                .expect("run the C++ compiler");
+            assert!(
+                out.status.success(),
+                "compiling wasm_hh.cc failed:\n{}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            Some(exe)
+        })
+        .clone()
+}
+
+/// Runs the example `name` of `tests/c/wasm_hh.cc` and checks that it
+/// prints `tests/c/EXPECTED.out` (the C example's output, where there is
+/// one).
+fn wasm_hh(name: &str, expected: &str) {
+    let Some(exe) = wasm_hh_program() else {
+        return;
+    };
+    let run = Command::new(&exe)
+        .arg(name)
+        .current_dir(scratch())
+        .output()
+        .expect("run the wasm.hh program");
+    let stdout = String::from_utf8_lossy(&run.stdout);
+    assert!(
+        run.status.success(),
+        "wasm.hh example {name} failed ({}):\nstdout:\n{stdout}\nstderr:\n{}",
+        run.status,
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("tests/c/{expected}.out"));
+    let expected = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    assert_eq!(stdout, expected, "output of the wasm.hh example {name}");
+}
+
+macro_rules! wasm_hh_tests {
+    ($($test:ident => $name:literal, $out:literal;)*) => {$(
+        /// The `wasm.hh` example of the same name as the C one, printing
+        /// what it prints.
+        #[test]
+        fn $test() {
+            wasm_hh($name, $out);
+        }
+    )*};
+}
+
+wasm_hh_tests!(
+    wasm_hh_hello => "hello", "hello";
+    wasm_hh_callback => "callback", "callback";
+    wasm_hh_global => "global", "global";
+    wasm_hh_memory => "memory", "memory";
+    wasm_hh_table => "table", "table";
+    wasm_hh_trap => "trap", "trap";
+    wasm_hh_start => "start", "start";
+    wasm_hh_reflect => "reflect", "reflect";
+    wasm_hh_multi => "multi", "multi";
+    wasm_hh_hostref => "hostref", "hostref";
+    wasm_hh_finalize => "finalize", "finalize";
+    wasm_hh_serialize => "serialize", "serialize";
+    wasm_hh_threads => "threads", "threads";
+    wasm_hh_misuse => "misuse", "wasm_hh_misuse";
+);

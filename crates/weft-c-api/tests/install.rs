@@ -115,6 +115,43 @@ int main() {
 }
 "#;
 
+/// A C++ program using `wasm.hh` (the standard's C++ API, over `wasm.h`):
+/// `WASM_PROGRAM`'s module calling back a host function.
+const WASM_HH_PROGRAM: &str = r#"
+#include <cstdio>
+#include <wasm.hh>
+
+static int called = 0;
+static auto cb(const wasm::vec<wasm::Val> &args, wasm::vec<wasm::Val> &) -> wasm::own<wasm::Trap> {
+  called = args[0].i32();
+  return nullptr;
+}
+
+int main() {
+  static const char bytes[] = {
+    0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00, 0x01, 0x08, 0x02, 0x60, 0x01, 0x7f, 0x00,
+    0x60, 0x00, 0x00, 0x02, 0x06, 0x01, 0x00, 0x01, 0x66, 0x00, 0x00, 0x03, 0x02, 0x01, 0x01,
+    0x07, 0x07, 0x01, 0x03, 0x72, 0x75, 0x6e, 0x00, 0x01, 0x0a, 0x08, 0x01, 0x06, 0x00, 0x41,
+    0x2a, 0x10, 0x00, 0x0b};
+  auto engine = wasm::Engine::make();
+  auto store = wasm::Store::make(engine.get());
+  auto binary = wasm::vec<byte_t>::make_uninitialized(sizeof(bytes));
+  for (size_t i = 0; i < sizeof(bytes); ++i) binary[i] = bytes[i];
+  auto module = wasm::Module::make(store.get(), binary);
+  if (!module) return 1;
+  auto ty = wasm::FuncType::make(wasm::ownvec<wasm::ValType>::make(wasm::ValType::make(wasm::ValKind::I32)));
+  auto f = wasm::Func::make(store.get(), ty.get(), cb);
+  auto instance = wasm::Instance::make(store.get(), module.get(), wasm::vec<wasm::Extern *>::make(f.get()));
+  if (!instance) return 2;
+  auto exports = instance->exports();
+  auto none = wasm::vec<wasm::Val>::make();
+  auto results = wasm::vec<wasm::Val>::make();
+  if (exports[0]->func()->call(none, results)) return 3;
+  std::printf("wasm.hh: %d\n", called);
+  return called == 42 ? 0 : 4;
+}
+"#;
+
 /// Whether `tool --version` runs; fails under CI if not.
 fn have(tool: &str) -> bool {
     match Command::new(tool).arg("--version").output() {
@@ -176,6 +213,8 @@ fn install_and_build_with_pkg_config() {
         "include/wasm.h",
         "include/weft.h",
         "include/weft/func.h",
+        "include/wasm.hh",
+        "include/weft/detail/wasm_hh_impl.hh",
         "include/weft.hh",
         "include/weft/func.hh",
         "include/weft/detail/core.hh",
@@ -215,7 +254,7 @@ fn install_and_build_with_pkg_config() {
         assert_eq!(out, expected);
     }
 
-    // A C++ program, where a C++ compiler is installed.
+    // C++ programs (`weft.hh`, `wasm.hh`), where a C++ compiler is installed.
     let cxx = std::env::var("CXX").unwrap_or_else(|_| "c++".to_string());
     if Command::new(&cxx)
         .arg("--version")
@@ -239,6 +278,24 @@ fn install_and_build_with_pkg_config() {
         );
         let out = run_ok(&mut Command::new(&exe), "cpp_prog");
         assert_eq!(out, "weft.hh: 42, component exports 0\n");
+
+        let src = work.join("wasm_hh_prog.cc");
+        std::fs::write(&src, WASM_HH_PROGRAM).unwrap();
+        let exe = work.join("wasm_hh_prog");
+        let script = format!(
+            "{cxx} -std=c++17 {} -o {} $(pkg-config --cflags --libs weft)",
+            src.display(),
+            exe.display()
+        );
+        run_ok(
+            Command::new("sh")
+                .arg("-c")
+                .arg(&script)
+                .env("PKG_CONFIG_PATH", &pkg_config_path),
+            &script,
+        );
+        let out = run_ok(&mut Command::new(&exe), "wasm_hh_prog");
+        assert_eq!(out, "wasm.hh: 42\n");
     } else {
         eprintln!("note: no C++ compiler (`{cxx}`) found; the installed C++ headers are not tested");
     }
