@@ -1103,7 +1103,7 @@ impl ip_name_lookup::Host for WasiSocketsCtxView<'_> {
         let stream = match parse_name(&name).map_err(SocketError::from)? {
             Lookup::Address(ip) => ResolveAddressStream::Done(Ok(vec![ip].into_iter())),
             Lookup::Host(host) => {
-                ResolveAddressStream::Waiting(crate::runtime::spawn_blocking(move || lookup_host(&host))?)
+                ResolveAddressStream::Waiting(crate::runtime::try_spawn_blocking(move || lookup_host(&host))?)
             }
         };
         Ok(self.table.push(stream)?)
