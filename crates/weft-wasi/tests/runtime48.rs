@@ -58,9 +58,11 @@ fn handle_derefs_to_the_join_handle_and_comes_from_one() {
     let rt = tokio::runtime::Builder::new_current_thread().build().unwrap();
     let mut h: AbortOnDropJoinHandle<u8> = rt.spawn(async { 1 }).into();
     // Deref and DerefMut reach tokio's JoinHandle.
-    let _: &tokio::task::JoinHandle<u8> = &h;
-    let _: &mut tokio::task::JoinHandle<u8> = &mut h;
-    assert_eq!(rt.block_on(h), 1);
+    let join: &tokio::task::JoinHandle<u8> = &h;
+    let _ = join.id();
+    let join: &mut tokio::task::JoinHandle<u8> = &mut h;
+    assert_eq!(rt.block_on(join).unwrap(), 1);
+    assert!(h.is_finished());
 }
 
 #[test]
