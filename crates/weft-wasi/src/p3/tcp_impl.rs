@@ -7,9 +7,9 @@
 //! pass the context's address check (a refused peer's connection or
 //! datagram is dropped).
 //!
-//! `connect` is a blocking `connect(2)` (quick on loopback; it blocks the
-//! event loop on a slow network). Reads, writes, accepts, sends and
-//! receives never block: when the socket is not ready, the task waits on
+//! Nothing blocks the event loop: `connect` starts a non-blocking
+//! `connect(2)` and awaits its outcome; reads, writes, accepts, sends and
+//! receives try the socket first: when the socket is not ready, the task waits on
 //! the socket's registration with tokio's I/O driver (the [`Reactor`] of
 //! WASI 0.2's sockets, on this crate's runtime), which wakes it; no thread
 //! is spent on a socket.
@@ -159,6 +159,11 @@ impl Readiness {
             Poll::Pending => Poll::Pending,
         }
     }
+}
+
+/// Whether `connect(2)` goes on in the background (`EINPROGRESS`).
+fn in_progress(e: &io::Error) -> bool {
+    e.raw_os_error() == Some(rustix::io::Errno::INPROGRESS.raw_os_error()) || would_block(e)
 }
 
 /// Whether an I/O error means "not now".
@@ -530,25 +535,64 @@ impl<T: WasiSocketsView + 'static> t::HostTcpSocketWithStore<T> for WasiSockets 
         self_: Resource<TcpSocket>,
         remote_address: IpSocketAddress,
     ) -> Res<()> {
-        accessor.with(|mut access| {
+        // Starts a non-blocking `connect(2)`; its outcome, if it is not
+        // known at once, is awaited on the socket's reactor.
+        let started = accessor.with(|mut access| -> Res<Option<(Arc<Socket>, Reactor, TcpState)>> {
             let mut view = access.get();
             let s = view.tcp3(&self_)?;
             if !matches!(s.state, TcpState::Default | TcpState::Bound) {
                 return Ok(Err(ErrorCode::InvalidState));
             }
             let addr = to_std(remote_address);
-            conv((|| {
+            let r = (|| -> Result<bool, SocketError> {
                 check_family(s.family, &addr)?;
                 if addr.ip().is_unspecified() || addr.port() == 0 {
                     return Err(P2Code::InvalidArgument.into());
                 }
                 s.ctx.check(addr, SocketAddrUse::TcpConnect)?;
-                s.socket.connect(&addr.into())?;
                 s.socket.set_nonblocking(true)?;
-                s.state = TcpState::Connected;
-                Ok(())
-            })())
-        })
+                match s.socket.connect(&addr.into()) {
+                    Ok(()) => Ok(true),
+                    Err(e) if in_progress(&e) => Ok(false),
+                    Err(e) => Err(e.into()),
+                }
+            })();
+            match r {
+                Ok(true) => {
+                    s.state = TcpState::Connected;
+                    Ok(Ok(None))
+                }
+                Ok(false) => {
+                    let before = std::mem::replace(&mut s.state, TcpState::Connecting(Ok(false)));
+                    Ok(Ok(Some((s.socket.clone(), s.reactor.clone(), before))))
+                }
+                Err(e) => conv(Err(e)).map(|r| r.map(|()| None)),
+            }
+        })?;
+        let (socket, reactor, before) = match started {
+            Ok(Some(waiting)) => waiting,
+            Ok(None) => return Ok(Ok(())),
+            Err(e) => return Ok(Err(e)),
+        };
+        reactor.wait(&socket, Want::Write).await;
+        let outcome = match socket.take_error() {
+            Ok(None) => match socket.peer_addr() {
+                Ok(_) => Ok(()),
+                Err(e) => Err(io_code(&e)),
+            },
+            Ok(Some(e)) | Err(e) => Err(io_code(&e)),
+        };
+        accessor.with(|mut access| {
+            let mut view = access.get();
+            // The guest may have dropped the socket meanwhile.
+            if let Ok(s) = view.tcp3(&self_) {
+                s.state = match outcome {
+                    Ok(()) => TcpState::Connected,
+                    Err(_) => before,
+                };
+            }
+        });
+        Ok(outcome)
     }
     fn listen(mut host: Access<'_, T, Self>, self_: Resource<TcpSocket>) -> Res<StreamReader<Resource<TcpSocket>>> {
         let acceptor = {
