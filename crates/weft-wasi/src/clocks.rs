@@ -73,6 +73,58 @@ impl HostMonotonicClock for MonotonicClock {
     }
 }
 
+/// A time that a WASI date-time cannot hold (Wasmtime's
+/// `DatetimeError`): one before the Unix epoch, or one whose seconds
+/// overflow the WIT type. The `TryFrom<SystemTime>` conversions of
+/// `p2`'s `wall-clock.datetime` and `p3`'s `system-clock.instant` give
+/// it.
+#[derive(Debug)]
+pub struct DatetimeError(DatetimeErrorKind);
+
+/// What was wrong with the time.
+#[derive(Debug)]
+enum DatetimeErrorKind {
+    /// Before the Unix epoch, by the duration.
+    BeforeEpoch(Duration),
+    /// A count that does not fit the date-time's field.
+    OutOfRange,
+}
+
+impl std::fmt::Display for DatetimeError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match &self.0 {
+            DatetimeErrorKind::BeforeEpoch(d) => {
+                write!(
+                    f,
+                    "the time is {d:?} before the Unix epoch, which a WASI date-time cannot hold"
+                )
+            }
+            DatetimeErrorKind::OutOfRange => {
+                f.write_str("the time is too far from the Unix epoch for a WASI date-time")
+            }
+        }
+    }
+}
+
+impl std::error::Error for DatetimeError {}
+
+impl From<std::time::SystemTimeError> for DatetimeError {
+    fn from(e: std::time::SystemTimeError) -> Self {
+        DatetimeError(DatetimeErrorKind::BeforeEpoch(e.duration()))
+    }
+}
+
+impl From<std::num::TryFromIntError> for DatetimeError {
+    fn from(_: std::num::TryFromIntError) -> Self {
+        DatetimeError(DatetimeErrorKind::OutOfRange)
+    }
+}
+
+/// The time since the Unix epoch of `t`; the error if it is before.
+pub(crate) fn since_epoch(t: SystemTime) -> Result<Duration, DatetimeError> {
+    Ok(t.duration_since(SystemTime::UNIX_EPOCH)?)
+}
+
 /// The host's monotonic clock, boxed (the default of [`WasiClocksCtx`]).
 pub fn monotonic_clock() -> Box<dyn HostMonotonicClock + Send> {
     Box::new(MonotonicClock::new())

@@ -89,17 +89,148 @@ impl Wake for ThreadWaker {
 /// Runs `f` to its end on the calling thread, inside a tokio runtime's
 /// context (Wasmtime's `in_tokio`): this is how the synchronous host
 /// functions of [`crate::p2::add_to_linker_sync`] wait. The thread parks
-/// until one of the futures `f` waits on is woken.
+/// until one of the futures `f` waits on is woken, never in a sleep loop.
 ///
-/// Unlike tokio's `block_on`, this may be called from inside a runtime
-/// (it then blocks that runtime's thread, as any blocking call would).
+/// `f` runs in the context of this crate's runtime, whose worker thread
+/// drives the sockets and timers made inside it (and every socket, timer
+/// and task of this crate), so it finishes wherever it is called:
+///
+/// - outside any runtime;
+/// - in a task of a multi-thread tokio runtime: the wait is a
+///   `tokio::task::block_in_place`, so the runtime moves its other tasks
+///   and its drivers to another thread meanwhile, and `f` may wait on
+///   them (a task spawned there, a socket registered with it);
+/// - on the thread of a current-thread tokio runtime (in its `block_on`
+///   or one of its tasks), as the synchronous WASI 0.2 host functions of
+///   `weft run` are: that runtime cannot run while its only thread waits
+///   here, so `f` must not wait on something only that runtime makes
+///   progress on (one of its tasks, or an I/O object registered with its
+///   reactor before the call); everything this crate makes, and whatever
+///   `f` itself creates, is on this crate's runtime instead and works.
+///
+/// Unlike tokio's `block_on` (and Wasmtime's `in_tokio`), this never
+/// panics for being called inside a runtime.
 pub fn in_tokio<F: Future>(f: F) -> F::Output {
-    match handle() {
-        Ok(h) => {
-            let _guard = h.enter();
+    let on_multi_thread_task = tokio::task::try_id().is_some()
+        && tokio::runtime::Handle::try_current()
+            .is_ok_and(|h| h.runtime_flavor() == tokio::runtime::RuntimeFlavor::MultiThread);
+    if !on_multi_thread_task {
+        return wait_in_own_runtime(f);
+    }
+    // `block_in_place` refuses (panics) before it runs anything when the
+    // task is not a worker's after all (a current-thread runtime's task
+    // that entered a multi-thread runtime's context): `f` is then still
+    // in `slot`, and is waited for as on a current-thread runtime.
+    let mut slot = Some(f);
+    let tried = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        tokio::task::block_in_place(|| slot.take().map(wait_in_own_runtime))
+    }));
+    match (tried, slot) {
+        (Ok(Some(v)), _) => v,
+        (_, Some(f)) => wait_in_own_runtime(f),
+        // `f` ran and panicked (or `block_in_place` did after it): resume
+        // that panic, as a direct call would have.
+        (Err(payload), None) => std::panic::resume_unwind(payload),
+        // `slot` held `f` when `block_in_place` ran its closure.
+        (Ok(None), None) => unreachable_output(),
+    }
+}
+
+/// Never called: [`in_tokio`]'s closure always finds `f` in its slot.
+/// Diverges by parking forever rather than panicking.
+fn unreachable_output<T>() -> T {
+    loop {
+        std::thread::park();
+    }
+}
+
+/// Runs `f` to its end on the calling thread in the context of this
+/// crate's runtime (or, if it could not be started, of a runtime without
+/// an I/O driver that only has timers).
+fn wait_in_own_runtime<F: Future>(f: F) -> F::Output {
+    match own_runtime() {
+        Ok(rt) => {
+            let _guard = rt.enter();
             block_on(f)
         }
-        Err(_) => block_on(f),
+        Err(_) => match fallback_runtime() {
+            // The fallback has no worker thread: its tasks (those of
+            // `spawn` when no runtime could be started) run when a thread
+            // drives it, which its `block_on` does, outside a runtime.
+            Some(rt) if tokio::runtime::Handle::try_current().is_err() => rt.block_on(f),
+            Some(rt) => {
+                let _guard = rt.enter();
+                block_on(f)
+            }
+            None => block_on(f),
+        },
+    }
+}
+
+/// The runtime of last resort when this crate's cannot be started (the
+/// system refuses an event queue): one without a worker thread or an I/O
+/// driver, with timers; `None` if even that cannot be made.
+fn fallback_runtime() -> Option<&'static tokio::runtime::Runtime> {
+    static RUNTIME: OnceLock<Option<tokio::runtime::Runtime>> = OnceLock::new();
+    RUNTIME
+        .get_or_init(|| tokio::runtime::Builder::new_current_thread().enable_time().build().ok())
+        .as_ref()
+}
+
+/// The handle of the runtime [`spawn`] and [`spawn_blocking`] use: the
+/// ambient runtime (the calling thread's, else this crate's), else the
+/// fallback; `None` if none of them can be had.
+fn ambient_handle() -> Option<tokio::runtime::Handle> {
+    if let Ok(h) = tokio::runtime::Handle::try_current() {
+        return Some(h);
+    }
+    match own_runtime() {
+        Ok(rt) => Some(rt.handle().clone()),
+        Err(_) => fallback_runtime().map(|rt| rt.handle().clone()),
+    }
+}
+
+/// A handle of a task that never runs (it was cancelled when made):
+/// awaiting it never finishes. Only [`spawn`] without any runtime gives
+/// it.
+fn never_handle<T: Send + 'static>() -> AbortOnDropJoinHandle<T> {
+    let set = tokio::task::LocalSet::new();
+    AbortOnDropJoinHandle(set.spawn_local(std::future::pending()))
+}
+
+/// Spawns `f` as a task of the ambient tokio runtime (Wasmtime's
+/// `spawn`): the calling thread's runtime if it is in one, else this
+/// crate's background runtime. The task is aborted when the handle is
+/// dropped.
+///
+/// If no runtime can be started at all (the system refuses an event
+/// queue), the task goes to a runtime without I/O driver or worker
+/// thread, which runs it while a thread waits in [`in_tokio`]; and if
+/// even that cannot be made, the task never runs (awaiting its handle
+/// never finishes), rather than panicking.
+pub fn spawn<F>(f: F) -> AbortOnDropJoinHandle<F::Output>
+where
+    F: Future + Send + 'static,
+    F::Output: Send + 'static,
+{
+    match ambient_handle() {
+        Some(h) => AbortOnDropJoinHandle(h.spawn(f)),
+        None => never_handle(),
+    }
+}
+
+/// Runs `f` on a thread of the ambient tokio runtime's blocking pool
+/// (Wasmtime's `spawn_blocking`), see [`spawn`] for which runtime that
+/// is. As tokio's, this panics only if the system refuses the pool a
+/// thread.
+pub fn spawn_blocking<F, R>(f: F) -> AbortOnDropJoinHandle<R>
+where
+    F: FnOnce() -> R + Send + 'static,
+    R: Send + 'static,
+{
+    match ambient_handle() {
+        Some(h) => AbortOnDropJoinHandle(h.spawn_blocking(f)),
+        None => never_handle(),
     }
 }
 
@@ -195,10 +326,12 @@ impl<T> Future for AbortOnDropJoinHandle<T> {
     }
 }
 
-/// Runs `f` on a thread of the blocking pool of this crate's runtime;
-/// the error says why no runtime could be started.
+/// Runs `f` on a thread of the blocking pool of this crate's runtime
+/// (whatever runtime the calling thread is in, so that a thread waiting
+/// in [`in_tokio`] on a current-thread runtime sees it end); the error
+/// says why that runtime could not be started.
 #[cfg_attr(not(feature = "p2"), allow(dead_code, reason = "used by the p2 sockets only"))]
-pub(crate) fn spawn_blocking<F, R>(f: F) -> std::io::Result<AbortOnDropJoinHandle<R>>
+pub(crate) fn try_spawn_blocking<F, R>(f: F) -> std::io::Result<AbortOnDropJoinHandle<R>>
 where
     F: FnOnce() -> R + Send + 'static,
     R: Send + 'static,

@@ -23,6 +23,19 @@ impl wall_clock::Host for WasiClocksCtxView<'_> {
     }
 }
 
+impl TryFrom<std::time::SystemTime> for wall_clock::Datetime {
+    type Error = crate::clocks::DatetimeError;
+    /// The date-time of a system time (Wasmtime 48's conversion); the
+    /// error for a time before the Unix epoch.
+    fn try_from(t: std::time::SystemTime) -> Result<Self, Self::Error> {
+        let d = crate::clocks::since_epoch(t)?;
+        Ok(wall_clock::Datetime {
+            seconds: d.as_secs(),
+            nanoseconds: d.subsec_nanos(),
+        })
+    }
+}
+
 impl monotonic_clock::Host for WasiClocksCtxView<'_> {
     fn now(&mut self) -> anyhow::Result<u64> {
         Ok(self.ctx.monotonic_clock.now())

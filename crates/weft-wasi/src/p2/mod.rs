@@ -61,7 +61,7 @@ mod io_host;
 mod io_sync;
 pub mod pipe;
 mod random;
-mod reactor;
+pub(crate) mod reactor;
 pub(crate) mod sockets;
 
 pub use self::cli::{IsATTY, TerminalInput, TerminalOutput};

@@ -1078,18 +1078,6 @@ pub(crate) fn lookup_host(host: &str) -> Result<Vec<IpAddr>, ErrorCode> {
     Ok(seen)
 }
 
-/// Resolves `name` (an IP address, bracketed or not, or a host name) to
-/// its addresses, without duplicates, blocking the calling thread: see
-/// [`parse_name`] and [`lookup_host`]. WASI 0.3's `resolve-addresses`
-/// calls it; the context's permission is the caller's to check.
-#[cfg(feature = "p3")]
-pub(crate) fn lookup(name: &str) -> Result<Vec<IpAddr>, ErrorCode> {
-    match parse_name(name)? {
-        Lookup::Address(ip) => Ok(vec![ip]),
-        Lookup::Host(host) => lookup_host(&host),
-    }
-}
-
 impl ip_name_lookup::Host for WasiSocketsCtxView<'_> {
     fn resolve_addresses(
         &mut self,
@@ -1103,7 +1091,7 @@ impl ip_name_lookup::Host for WasiSocketsCtxView<'_> {
         let stream = match parse_name(&name).map_err(SocketError::from)? {
             Lookup::Address(ip) => ResolveAddressStream::Done(Ok(vec![ip].into_iter())),
             Lookup::Host(host) => {
-                ResolveAddressStream::Waiting(crate::runtime::spawn_blocking(move || lookup_host(&host))?)
+                ResolveAddressStream::Waiting(crate::runtime::try_spawn_blocking(move || lookup_host(&host))?)
             }
         };
         Ok(self.table.push(stream)?)

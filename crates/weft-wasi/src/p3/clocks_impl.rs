@@ -30,13 +30,30 @@ impl<T: 'static> monotonic_clock::HostWithStore<T> for WasiClocks {
     }
 }
 
+impl TryFrom<std::time::SystemTime> for system_clock::Instant {
+    type Error = crate::clocks::DatetimeError;
+    /// The instant of a system time (Wasmtime 48's conversion); the error
+    /// for a time before the Unix epoch or whose seconds overflow `s64`.
+    fn try_from(t: std::time::SystemTime) -> Result<Self, Self::Error> {
+        instant(crate::clocks::since_epoch(t)?)
+    }
+}
+
+/// The instant `d` after the Unix epoch; the error if its seconds
+/// overflow `s64`.
+fn instant(d: Duration) -> Result<system_clock::Instant, crate::clocks::DatetimeError> {
+    Ok(system_clock::Instant {
+        seconds: i64::try_from(d.as_secs())?,
+        nanoseconds: d.subsec_nanos(),
+    })
+}
+
 impl system_clock::Host for WasiClocksCtxView<'_> {
     fn now(&mut self) -> weft::Result<system_clock::Instant> {
+        // A wall clock of the embedder's that reads beyond `s64` seconds
+        // is an error of the host, not the guest's.
         let d = self.ctx.wall_clock.now();
-        Ok(system_clock::Instant {
-            seconds: i64::try_from(d.as_secs()).unwrap_or(i64::MAX),
-            nanoseconds: d.subsec_nanos(),
-        })
+        instant(d).map_err(|e| anyhow::Error::new(e).context("wasi:clocks/system-clock.now"))
     }
     fn get_resolution(&mut self) -> weft::Result<u64> {
         let d = self.ctx.wall_clock.resolution();

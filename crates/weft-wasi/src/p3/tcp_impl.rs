@@ -7,25 +7,28 @@
 //! pass the context's address check (a refused peer's connection or
 //! datagram is dropped).
 //!
-//! `connect` is a blocking `connect(2)` (quick on loopback; it blocks the
-//! event loop on a slow network). Reads, accepts and receives never block:
-//! when the socket has nothing yet, a helper thread waits (at most 100 ms at
-//! a time) for it to become ready and wakes the task.
+//! Nothing blocks the event loop: `connect` starts a non-blocking
+//! `connect(2)` and awaits its outcome; reads, writes, accepts, sends and
+//! receives try the socket first: when the socket is not ready, the task waits on
+//! the socket's registration with tokio's I/O driver (the [`Reactor`] of
+//! WASI 0.2's sockets, on this crate's runtime), which wakes it; no thread
+//! is spent on a socket.
 
 use super::bindings::wasi::sockets::types::{
     self as t, ErrorCode, IpAddressFamily, IpSocketAddress, Ipv4SocketAddress, Ipv6SocketAddress,
 };
 use super::slot::ResultSlot;
 use crate::p2::bindings::wasi::sockets::network::{ErrorCode as P2Code, IpAddressFamily as P2Family};
+use crate::p2::reactor::{Reactor, Want, Watchable};
 use crate::p2::sockets::{
     buffer_size, check_family, domain, error_code, hop_limit, keepalive_duration, set_hop_limit, std_addr, TcpState,
 };
 use crate::p2::{SocketError, TcpSocket, UdpSocket};
 use crate::sockets::{SocketAddrUse, WasiSockets, WasiSocketsCtx, WasiSocketsCtxView, WasiSocketsView};
 use socket2::{SockRef, Socket, Type};
+use std::future::Future;
 use std::io;
 use std::net::{Ipv4Addr, Ipv6Addr, SocketAddr, SocketAddrV4, SocketAddrV6};
-use std::os::fd::AsFd;
 use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll};
@@ -125,20 +128,42 @@ fn from_std(addr: SocketAddr) -> IpSocketAddress {
     }
 }
 
-/// Wakes `cx`'s task from a helper thread once `fd` is ready for `flags`
-/// (or after 100 ms, when the task polls again).
-fn wake_when_ready<F: AsFd + Send + Sync + 'static>(fd: Arc<F>, flags: rustix::event::PollFlags, cx: &Context<'_>) {
-    let waker = cx.waker().clone();
-    std::thread::spawn(move || {
-        let fd = fd.as_fd();
-        let mut fds = [rustix::event::PollFd::new(&fd, flags)];
-        let timeout = rustix::time::Timespec {
-            tv_sec: 0,
-            tv_nsec: 100_000_000,
-        };
-        let _ = rustix::event::poll(&mut fds, Some(&timeout));
-        waker.wake();
-    });
+/// The wait of a stream's producer or consumer for its socket to become
+/// ready: a future of the socket's [`Reactor`] (tokio's I/O driver, on
+/// this crate's runtime), kept between polls, so no thread waits.
+#[derive(Default)]
+struct Readiness {
+    reactor: Reactor,
+    wait: Option<Pin<Box<dyn Future<Output = ()> + Send + Sync>>>,
+}
+
+impl Readiness {
+    fn new(reactor: Reactor) -> Readiness {
+        Readiness { reactor, wait: None }
+    }
+
+    /// Ready when `socket` may be ready for `want` (the caller then
+    /// retries its operation); pending, with `cx` woken by the reactor,
+    /// until then.
+    fn poll_ready<S: Watchable>(&mut self, socket: &Arc<S>, want: Want, cx: &mut Context<'_>) -> Poll<()> {
+        let reactor = &self.reactor;
+        let wait = self.wait.get_or_insert_with(|| {
+            let (reactor, socket) = (reactor.clone(), socket.clone());
+            Box::pin(async move { reactor.wait(&socket, want).await })
+        });
+        match wait.as_mut().poll(cx) {
+            Poll::Ready(()) => {
+                self.wait = None;
+                Poll::Ready(())
+            }
+            Poll::Pending => Poll::Pending,
+        }
+    }
+}
+
+/// Whether `connect(2)` goes on in the background (`EINPROGRESS`).
+fn in_progress(e: &io::Error) -> bool {
+    e.raw_os_error() == Some(rustix::io::Errno::INPROGRESS.raw_os_error()) || would_block(e)
 }
 
 /// Whether an I/O error means "not now".
@@ -331,6 +356,7 @@ struct Acceptor {
     socket: Arc<Socket>,
     family: P2Family,
     ctx: WasiSocketsCtx,
+    ready: Readiness,
 }
 
 impl<D: WasiSocketsView + 'static> StreamProducer<D> for Acceptor {
@@ -338,7 +364,7 @@ impl<D: WasiSocketsView + 'static> StreamProducer<D> for Acceptor {
     type Buffer = Option<Resource<TcpSocket>>;
 
     fn poll_produce<'a>(
-        self: Pin<&mut Self>,
+        mut self: Pin<&mut Self>,
         cx: &mut Context<'_>,
         mut store: StoreContextMut<'a, D>,
         mut destination: Destination<'a, Resource<TcpSocket>, Option<Resource<TcpSocket>>>,
@@ -373,8 +399,11 @@ impl<D: WasiSocketsView + 'static> StreamProducer<D> for Acceptor {
                     if finish {
                         return Poll::Ready(Ok(StreamResult::Cancelled));
                     }
-                    wake_when_ready(self.socket.clone(), rustix::event::PollFlags::IN, cx);
-                    return Poll::Pending;
+                    let this = &mut *self;
+                    match this.ready.poll_ready(&this.socket, Want::Read, cx) {
+                        Poll::Ready(()) => continue,
+                        Poll::Pending => return Poll::Pending,
+                    }
                 }
                 // The listener failed: the stream ends.
                 Err(_) => return Poll::Ready(Ok(StreamResult::Dropped)),
@@ -387,6 +416,7 @@ impl<D: WasiSocketsView + 'static> StreamProducer<D> for Acceptor {
 struct Sender {
     socket: Arc<Socket>,
     slot: ResultSlot<ErrorCode>,
+    ready: Readiness,
 }
 
 impl Drop for Sender {
@@ -406,25 +436,29 @@ impl<D: 'static> StreamConsumer<D> for Sender {
         source: Source<'_, u8>,
         finish: bool,
     ) -> Poll<weft::Result<StreamResult>> {
+        let this = self.get_mut();
         let mut src = source.as_direct(store);
         if src.remaining().is_empty() {
             return Poll::Ready(Ok(StreamResult::Completed));
         }
-        match io::Write::write(&mut &*self.socket, src.remaining()) {
-            Ok(n) => {
-                src.mark_read(n);
-                Poll::Ready(Ok(StreamResult::Completed))
-            }
-            Err(e) if would_block(&e) => {
-                if finish {
-                    return Poll::Ready(Ok(StreamResult::Cancelled));
+        loop {
+            match io::Write::write(&mut &*this.socket, src.remaining()) {
+                Ok(n) => {
+                    src.mark_read(n);
+                    return Poll::Ready(Ok(StreamResult::Completed));
                 }
-                wake_when_ready(self.socket.clone(), rustix::event::PollFlags::OUT, cx);
-                Poll::Pending
-            }
-            Err(e) => {
-                self.slot.set(Err(io_code(&e)));
-                Poll::Ready(Ok(StreamResult::Dropped))
+                Err(e) if would_block(&e) => {
+                    if finish {
+                        return Poll::Ready(Ok(StreamResult::Cancelled));
+                    }
+                    if this.ready.poll_ready(&this.socket, Want::Write, cx).is_pending() {
+                        return Poll::Pending;
+                    }
+                }
+                Err(e) => {
+                    this.slot.set(Err(io_code(&e)));
+                    return Poll::Ready(Ok(StreamResult::Dropped));
+                }
             }
         }
     }
@@ -434,6 +468,7 @@ impl<D: 'static> StreamConsumer<D> for Sender {
 struct Receiver {
     socket: Arc<Socket>,
     slot: ResultSlot<ErrorCode>,
+    ready: Readiness,
 }
 
 impl Drop for Receiver {
@@ -457,24 +492,28 @@ impl<D: 'static> StreamProducer<D> for Receiver {
         if room == 0 {
             return Poll::Ready(Ok(StreamResult::Completed));
         }
+        let this = self.get_mut();
         let mut buf = vec![0; room.min(1 << 20)];
-        match io::Read::read(&mut &*self.socket, &mut buf) {
-            Ok(0) => Poll::Ready(Ok(StreamResult::Dropped)),
-            Ok(n) => {
-                let mut dst = destination.as_direct(store, n);
-                io::Write::write(&mut dst, &buf[..n])?;
-                Poll::Ready(Ok(StreamResult::Completed))
-            }
-            Err(e) if would_block(&e) => {
-                if finish {
-                    return Poll::Ready(Ok(StreamResult::Cancelled));
+        loop {
+            match io::Read::read(&mut &*this.socket, &mut buf) {
+                Ok(0) => return Poll::Ready(Ok(StreamResult::Dropped)),
+                Ok(n) => {
+                    let mut dst = destination.as_direct(store, n);
+                    io::Write::write(&mut dst, &buf[..n])?;
+                    return Poll::Ready(Ok(StreamResult::Completed));
                 }
-                wake_when_ready(self.socket.clone(), rustix::event::PollFlags::IN, cx);
-                Poll::Pending
-            }
-            Err(e) => {
-                self.slot.set(Err(io_code(&e)));
-                Poll::Ready(Ok(StreamResult::Dropped))
+                Err(e) if would_block(&e) => {
+                    if finish {
+                        return Poll::Ready(Ok(StreamResult::Cancelled));
+                    }
+                    if this.ready.poll_ready(&this.socket, Want::Read, cx).is_pending() {
+                        return Poll::Pending;
+                    }
+                }
+                Err(e) => {
+                    this.slot.set(Err(io_code(&e)));
+                    return Poll::Ready(Ok(StreamResult::Dropped));
+                }
             }
         }
     }
@@ -496,25 +535,64 @@ impl<T: WasiSocketsView + 'static> t::HostTcpSocketWithStore<T> for WasiSockets 
         self_: Resource<TcpSocket>,
         remote_address: IpSocketAddress,
     ) -> Res<()> {
-        accessor.with(|mut access| {
+        // Starts a non-blocking `connect(2)`; its outcome, if it is not
+        // known at once, is awaited on the socket's reactor.
+        let started = accessor.with(|mut access| -> Res<Option<(Arc<Socket>, Reactor, TcpState)>> {
             let mut view = access.get();
             let s = view.tcp3(&self_)?;
             if !matches!(s.state, TcpState::Default | TcpState::Bound) {
                 return Ok(Err(ErrorCode::InvalidState));
             }
             let addr = to_std(remote_address);
-            conv((|| {
+            let r = (|| -> Result<bool, SocketError> {
                 check_family(s.family, &addr)?;
                 if addr.ip().is_unspecified() || addr.port() == 0 {
                     return Err(P2Code::InvalidArgument.into());
                 }
                 s.ctx.check(addr, SocketAddrUse::TcpConnect)?;
-                s.socket.connect(&addr.into())?;
                 s.socket.set_nonblocking(true)?;
-                s.state = TcpState::Connected;
-                Ok(())
-            })())
-        })
+                match s.socket.connect(&addr.into()) {
+                    Ok(()) => Ok(true),
+                    Err(e) if in_progress(&e) => Ok(false),
+                    Err(e) => Err(e.into()),
+                }
+            })();
+            match r {
+                Ok(true) => {
+                    s.state = TcpState::Connected;
+                    Ok(Ok(None))
+                }
+                Ok(false) => {
+                    let before = std::mem::replace(&mut s.state, TcpState::Connecting(Ok(false)));
+                    Ok(Ok(Some((s.socket.clone(), s.reactor.clone(), before))))
+                }
+                Err(e) => conv(Err(e)).map(|r| r.map(|()| None)),
+            }
+        })?;
+        let (socket, reactor, before) = match started {
+            Ok(Some(waiting)) => waiting,
+            Ok(None) => return Ok(Ok(())),
+            Err(e) => return Ok(Err(e)),
+        };
+        reactor.wait(&socket, Want::Write).await;
+        let outcome = match socket.take_error() {
+            Ok(None) => match socket.peer_addr() {
+                Ok(_) => Ok(()),
+                Err(e) => Err(io_code(&e)),
+            },
+            Ok(Some(e)) | Err(e) => Err(io_code(&e)),
+        };
+        accessor.with(|mut access| {
+            let mut view = access.get();
+            // The guest may have dropped the socket meanwhile.
+            if let Ok(s) = view.tcp3(&self_) {
+                s.state = match outcome {
+                    Ok(()) => TcpState::Connected,
+                    Err(_) => before,
+                };
+            }
+        });
+        Ok(outcome)
     }
     fn listen(mut host: Access<'_, T, Self>, self_: Resource<TcpSocket>) -> Res<StreamReader<Resource<TcpSocket>>> {
         let acceptor = {
@@ -541,6 +619,7 @@ impl<T: WasiSocketsView + 'static> t::HostTcpSocketWithStore<T> for WasiSockets 
                 socket: s.socket.clone(),
                 family: s.family,
                 ctx: s.ctx.clone(),
+                ready: Readiness::new(s.reactor.clone()),
             }
         };
         Ok(Ok(StreamReader::new(&mut host, acceptor)?))
@@ -553,9 +632,9 @@ impl<T: WasiSocketsView + 'static> t::HostTcpSocketWithStore<T> for WasiSockets 
         let socket = {
             let mut view = host.get();
             let s = view.tcp3(&self_)?;
-            matches!(s.state, TcpState::Connected).then(|| s.socket.clone())
+            matches!(s.state, TcpState::Connected).then(|| (s.socket.clone(), s.reactor.clone()))
         };
-        let Some(socket) = socket else {
+        let Some((socket, reactor)) = socket else {
             let mut data = data;
             data.close(&mut host)?;
             return failed_future(&mut host, ErrorCode::InvalidState);
@@ -566,6 +645,7 @@ impl<T: WasiSocketsView + 'static> t::HostTcpSocketWithStore<T> for WasiSockets 
             Sender {
                 socket,
                 slot: slot.clone(),
+                ready: Readiness::new(reactor),
             },
         )?;
         FutureReader::new(&mut host, slot.wait())
@@ -577,15 +657,16 @@ impl<T: WasiSocketsView + 'static> t::HostTcpSocketWithStore<T> for WasiSockets 
         let socket = {
             let mut view = host.get();
             let s = view.tcp3(&self_)?;
-            matches!(s.state, TcpState::Connected).then(|| s.socket.clone())
+            matches!(s.state, TcpState::Connected).then(|| (s.socket.clone(), s.reactor.clone()))
         };
         let slot = ResultSlot::default();
         let stream = match socket {
-            Some(socket) => StreamReader::new(
+            Some((socket, reactor)) => StreamReader::new(
                 &mut host,
                 Receiver {
                     socket,
                     slot: slot.clone(),
+                    ready: Readiness::new(reactor),
                 },
             )?,
             None => {
@@ -783,39 +864,36 @@ impl<T: WasiSocketsView + 'static> t::HostUdpSocketWithStore<T> for WasiSockets 
             })() {
                 return conv(Err(e));
             }
-            Ok(Ok((s.socket.clone(), to, s.remote.is_some())))
+            Ok(Ok((s.socket.clone(), to, s.remote.is_some(), s.reactor.clone())))
         })?;
-        let (socket, to, connected) = match checked {
+        let (socket, to, connected, reactor) = match checked {
             Ok(c) => c,
             Err(e) => return Ok(Err(e)),
         };
-        std::future::poll_fn(|cx| {
+        loop {
             let r = if connected {
                 socket.send(&data)
             } else {
                 socket.send_to(&data, to)
             };
             match r {
-                Ok(_) => Poll::Ready(Ok(Ok(()))),
-                Err(e) if would_block(&e) => {
-                    wake_when_ready(socket.clone(), rustix::event::PollFlags::OUT, cx);
-                    Poll::Pending
-                }
-                Err(e) => Poll::Ready(Ok(Err(io_code(&e)))),
+                Ok(_) => return Ok(Ok(())),
+                Err(e) if would_block(&e) => reactor.wait(&socket, Want::Write).await,
+                Err(e) => return Ok(Err(io_code(&e))),
             }
-        })
-        .await
+        }
     }
     async fn receive(accessor: &Accessor<T, Self>, self_: Resource<UdpSocket>) -> Res<(Vec<u8>, IpSocketAddress)> {
         let state = accessor.with(|mut access| -> weft::Result<_> {
             let mut view = access.get();
             let s = view.udp3(&self_)?;
-            Ok(s.bound.then(|| (s.socket.clone(), s.remote, s.ctx.clone())))
+            Ok(s.bound
+                .then(|| (s.socket.clone(), s.remote, s.ctx.clone(), s.reactor.clone())))
         })?;
-        let Some((socket, remote, ctx)) = state else {
+        let Some((socket, remote, ctx, reactor)) = state else {
             return Ok(Err(ErrorCode::InvalidState));
         };
-        std::future::poll_fn(|cx| loop {
+        loop {
             let mut buf = vec![0; MAX_DATAGRAM];
             match socket.recv_from(&mut buf) {
                 Ok((n, from)) => {
@@ -824,15 +902,11 @@ impl<T: WasiSocketsView + 'static> t::HostUdpSocketWithStore<T> for WasiSockets 
                         continue;
                     }
                     buf.truncate(n);
-                    return Poll::Ready(Ok(Ok((buf, from_std(from)))));
+                    return Ok(Ok((buf, from_std(from))));
                 }
-                Err(e) if would_block(&e) => {
-                    wake_when_ready(socket.clone(), rustix::event::PollFlags::IN, cx);
-                    return Poll::Pending;
-                }
-                Err(e) => return Poll::Ready(Ok(Err(io_code(&e)))),
+                Err(e) if would_block(&e) => reactor.wait(&socket, Want::Read).await,
+                Err(e) => return Ok(Err(io_code(&e))),
             }
-        })
-        .await
+        }
     }
 }
