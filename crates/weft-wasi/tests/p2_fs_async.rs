@@ -206,7 +206,11 @@ fn check_read_write(label: &str, dir: &Path, out: &(Result<(), ()>, String)) {
     let mut entries: Vec<&str> = lines[3..].to_vec();
     entries.sort();
     assert_eq!(entries, ["entry data.txt", "entry keep.txt"], "{label}");
-    assert_eq!(std::fs::read_to_string(dir.join("data.txt")).unwrap(), "async bytes", "{label}");
+    assert_eq!(
+        std::fs::read_to_string(dir.join("data.txt")).unwrap(),
+        "async bytes",
+        "{label}"
+    );
 }
 
 #[test]
@@ -286,7 +290,10 @@ fn ticks_while_opening_a_fifo(rt: &tokio::runtime::Runtime, name: &str, allow_bl
         std::thread::spawn(move || {
             let start = Instant::now();
             while !String::from_utf8_lossy(&stdout.contents()).contains("opening") {
-                assert!(start.elapsed() < Duration::from_secs(30), "the guest never got to open-at");
+                assert!(
+                    start.elapsed() < Duration::from_secs(30),
+                    "the guest never got to open-at"
+                );
                 std::thread::sleep(Duration::from_millis(2));
             }
             // The guest's next step is open-at: let it get there.
@@ -296,7 +303,12 @@ fn ticks_while_opening_a_fifo(rt: &tokio::runtime::Runtime, name: &str, allow_bl
             let during = ticks.load(Ordering::SeqCst) - before;
             // A reader waits, so this opens at once, and so does the
             // guest's open-at; closing the write end is harmless.
-            drop(std::fs::OpenOptions::new().write(true).open(&fifo).expect("open the fifo for writing"));
+            drop(
+                std::fs::OpenOptions::new()
+                    .write(true)
+                    .open(&fifo)
+                    .expect("open the fifo for writing"),
+            );
             during
         })
     };
@@ -323,9 +335,15 @@ fn ticks_while_opening_a_fifo(rt: &tokio::runtime::Runtime, name: &str, allow_bl
 #[test]
 fn blocking_work_leaves_the_executor_free() {
     let during = ticks_while_opening_a_fifo(&current_thread(), "fifo-ct", false).0;
-    assert!(during > 0, "current-thread: the ticker stood still while the guest opened the fifo");
+    assert!(
+        during > 0,
+        "current-thread: the ticker stood still while the guest opened the fifo"
+    );
     let during = ticks_while_opening_a_fifo(&multi_thread(1), "fifo-mt", false).0;
-    assert!(during > 0, "multi-thread: the ticker stood still while the guest opened the fifo");
+    assert!(
+        during > 0,
+        "multi-thread: the ticker stood still while the guest opened the fifo"
+    );
 }
 
 /// With `allow_blocking_current_thread(true)` the work runs on the thread
@@ -334,5 +352,8 @@ fn blocking_work_leaves_the_executor_free() {
 #[test]
 fn allow_blocking_current_thread_blocks_the_executor() {
     let during = ticks_while_opening_a_fifo(&current_thread(), "fifo-allowed", true).0;
-    assert_eq!(during, 0, "the ticker ran while the executor's thread was blocked in open");
+    assert_eq!(
+        during, 0,
+        "the ticker ran while the executor's thread was blocked in open"
+    );
 }

@@ -271,7 +271,13 @@ impl sync::HostDescriptor for WasiFilesystemCtxView<'_> {
         path_flags: sync::PathFlags,
         path: String,
     ) -> FsResult<sync::MetadataHashValue> {
-        Ok(in_tokio(asy::HostDescriptor::metadata_hash_at(self, self_, path_flags.into(), path))?.into())
+        Ok(in_tokio(asy::HostDescriptor::metadata_hash_at(
+            self,
+            self_,
+            path_flags.into(),
+            path,
+        ))?
+        .into())
     }
     fn drop(&mut self, rep: Resource<Descriptor>) -> anyhow::Result<()> {
         asy::HostDescriptor::drop(self, rep)

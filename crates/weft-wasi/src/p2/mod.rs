@@ -81,8 +81,8 @@ pub use weft::component::{ResourceTable, ResourceTableError};
 
 pub use crate::sockets::SocketAddrUse;
 
-pub use crate::view::{WasiCtx, WasiCtxView, WasiView};
 use crate::filesystem::{WasiFilesystem, WasiFilesystemCtxView, WasiFilesystemView};
+pub use crate::view::{WasiCtx, WasiCtxView, WasiView};
 use weft::component::{HasData, Linker};
 
 /// [`HasData`] for the `wasi:io` host functions: they see the

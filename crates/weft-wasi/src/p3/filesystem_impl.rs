@@ -588,7 +588,9 @@ impl<T: 'static> t::HostDescriptorWithStore<T> for WasiFilesystem {
         flags: PathFlags,
         path: String,
     ) -> FilesystemResult<DescriptorStat> {
-        with(accessor, |v| v.stat_at_work(&self_, path_flags(flags), path)).await.map(stat)
+        with(accessor, |v| v.stat_at_work(&self_, path_flags(flags), path))
+            .await
+            .map(stat)
     }
 
     async fn set_times_at(
@@ -660,7 +662,10 @@ impl<T: 'static> t::HostDescriptorWithStore<T> for WasiFilesystem {
         new_descriptor: Resource<Descriptor>,
         new_path: String,
     ) -> FilesystemResult<()> {
-        with(accessor, |v| v.rename_at_work(&self_, old_path, &new_descriptor, new_path)).await
+        with(accessor, |v| {
+            v.rename_at_work(&self_, old_path, &new_descriptor, new_path)
+        })
+        .await
     }
 
     async fn symlink_at(
@@ -706,7 +711,9 @@ impl<T: 'static> t::HostDescriptorWithStore<T> for WasiFilesystem {
         flags: PathFlags,
         path: String,
     ) -> FilesystemResult<MetadataHashValue> {
-        with(accessor, |v| v.metadata_hash_at_work(&self_, path_flags(flags), path)).await.map(hash)
+        with(accessor, |v| v.metadata_hash_at_work(&self_, path_flags(flags), path))
+            .await
+            .map(hash)
     }
 }
 
