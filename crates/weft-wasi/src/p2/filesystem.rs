@@ -5,6 +5,15 @@
 //! above it, absolute paths and symlinks leading out are refused
 //! (`not-permitted`), and renames and hard links need both ends inside.
 //! Host I/O errors become error codes through preview1's errno mapping.
+//!
+//! Each descriptor method that touches the disk is split as Wasmtime 48's:
+//! the checks that need the resource table run on the calling thread and
+//! make a [`Work`] closure owning what it touches, which [`run_blocking`]
+//! runs on weft-wasi's blocking pool (or on the calling thread when the
+//! context allows it). The async bindings await it; the sync flavour
+//! (`filesystem_sync.rs`) and WASI 0.3 (`p3/filesystem_impl.rs`) reuse the
+//! same halves. The file streams (`read-via-stream`, ...) still read and
+//! write on the thread that polls them.
 
 use super::bindings::wasi::clocks::wall_clock::Datetime;
 use super::bindings::wasi::filesystem::{preopens, types};
@@ -856,7 +865,7 @@ impl WasiFilesystemCtxView<'_> {
 }
 
 /// The descriptor methods of the async bindings: the checks on the calling
-/// thread, then the blocking work as [`run_blocking`] says (another thread
+/// thread, then the blocking work as `run_blocking` says (another thread
 /// unless `allow_blocking_current_thread`), as Wasmtime 48's. Creating the
 /// file streams and dropping blocks nothing and is synchronous.
 impl types::HostDescriptor for WasiFilesystemCtxView<'_> {
