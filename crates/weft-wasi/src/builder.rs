@@ -269,10 +269,18 @@ impl WasiCtxBuilder {
     }
 
     /// Whether blocking file-system work of a WASI 0.2/0.3 guest may run
-    /// on the calling thread (default `false`). Stored in the context's
-    /// filesystem part, as Wasmtime 48's; weft's file-system host functions
-    /// run their work on the calling thread either way, so the flag changes
-    /// no behaviour yet.
+    /// on the calling thread (default `false`), as Wasmtime 48's.
+    ///
+    /// By default the `wasi:filesystem` functions that touch the disk
+    /// (open, read, write, stat, list, rename, sync, ...) run that work on a
+    /// thread of weft-wasi's tokio blocking pool and await it, so the thread
+    /// that polls the guest under `call_async` (an executor's) goes on
+    /// running other tasks meanwhile; the synchronous bindings park their
+    /// thread until the work is done. With `true` the work runs on the
+    /// calling thread, which saves the hand-over to another thread but
+    /// blocks it (and, on a current-thread runtime, every other task) for
+    /// as long as the disk takes. The checks before the work (handles,
+    /// open modes, permissions) always run on the calling thread.
     pub fn allow_blocking_current_thread(&mut self, enable: bool) -> &mut Self {
         self.allow_blocking_current_thread = enable;
         self

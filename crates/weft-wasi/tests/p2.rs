@@ -307,7 +307,10 @@ fn the_async_command_runs_the_same_guest() -> weft::Result<()> {
 fn set_times_checks_the_guests_times() -> weft::Result<()> {
     use weft_wasi::p2::bindings::wasi::clocks::wall_clock::Datetime;
     use weft_wasi::p2::bindings::wasi::filesystem::preopens::Host as _;
-    use weft_wasi::p2::bindings::wasi::filesystem::types::{ErrorCode, HostDescriptor as _, NewTimestamp, PathFlags};
+    // The synchronous flavour's descriptor methods (the async flavour's
+    // are async); its errors carry the async bindings' error code.
+    use weft_wasi::p2::bindings::sync::wasi::filesystem::types::{HostDescriptor as _, NewTimestamp, PathFlags};
+    use weft_wasi::p2::bindings::wasi::filesystem::types::ErrorCode;
     use weft_wasi::FsPerms;
     let world = World::new();
     let mut ctx = WasiCtxBuilder::new()

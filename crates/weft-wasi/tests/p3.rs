@@ -401,7 +401,8 @@ fn directories_and_files_are_read_through_streams() -> weft::Result<()> {
     use std::sync::{Arc, Mutex};
     use weft::component::Access;
     use weft_wasi::filesystem::{WasiFilesystem, WasiFilesystemCtxView, WasiFilesystemView};
-    use weft_wasi::p2::bindings::wasi::filesystem::{preopens::Host as _, types as p2t};
+    use weft_wasi::p2::bindings::sync::wasi::filesystem::types as p2t;
+    use weft_wasi::p2::bindings::wasi::filesystem::preopens::Host as _;
     use weft_wasi::p3::bindings::wasi::filesystem::types::{ErrorCode, HostDescriptorWithStore};
     let dir = sandbox("read");
     std::fs::write(dir.join("sandbox/a.txt"), "alpha")?;

@@ -7,12 +7,17 @@
 //! As Wasmtime 48's `wasmtime_wasi::p2::bindings`: the async flavour is at
 //! the module root — the host functions of `wasi:io` that wait (`poll`,
 //! `pollable.block`, the `blocking-*` stream functions, the stream drops)
-//! are `async` and await the pollables' futures, and [`Command`] calls
-//! `wasi:cli/run` with `call_run(..).await` — and [`sync`] has the same
-//! world with synchronous host functions, which block their thread on the
-//! same futures ([`crate::runtime::in_tokio`]). Interfaces without waiting
-//! functions (`wasi:clocks`, `wasi:random`, `wasi:cli`,
-//! `wasi:filesystem`, `wasi:sockets`) are shared by both.
+//! are `async` and await the pollables' futures, the `descriptor` methods
+//! of `wasi:filesystem/types` that touch the disk (and
+//! `read-directory-entry`) are `async` and await their work on another
+//! thread (see [`crate::WasiCtxBuilder::allow_blocking_current_thread`]),
+//! and [`Command`] calls `wasi:cli/run` with `call_run(..).await` — and
+//! [`sync`] has the same world with synchronous host functions, which
+//! block their thread on the same futures ([`crate::runtime::in_tokio`]).
+//! Interfaces without waiting functions (`wasi:clocks`, `wasi:random`,
+//! `wasi:cli`, `wasi:filesystem/preopens`, `wasi:sockets`) are shared by
+//! both; [`sync`]'s `wasi:filesystem/types` has its own types (as 48's),
+//! its resources are the same host types.
 
 mod generated {
     weft::component::bindgen!({
@@ -37,6 +42,31 @@ mod generated {
             "wasi:io/streams.[method]output-stream.blocking-write-and-flush": async | trappable,
             "wasi:io/streams.[method]output-stream.blocking-write-zeroes-and-flush": async | trappable,
             "wasi:io/streams.[drop]output-stream": async | trappable,
+            "wasi:filesystem/types.[method]descriptor.advise": async | trappable,
+            "wasi:filesystem/types.[method]descriptor.create-directory-at": async | trappable,
+            "wasi:filesystem/types.[method]descriptor.get-flags": async | trappable,
+            "wasi:filesystem/types.[method]descriptor.get-type": async | trappable,
+            "wasi:filesystem/types.[method]descriptor.is-same-object": async | trappable,
+            "wasi:filesystem/types.[method]descriptor.link-at": async | trappable,
+            "wasi:filesystem/types.[method]descriptor.metadata-hash": async | trappable,
+            "wasi:filesystem/types.[method]descriptor.metadata-hash-at": async | trappable,
+            "wasi:filesystem/types.[method]descriptor.open-at": async | trappable,
+            "wasi:filesystem/types.[method]descriptor.read": async | trappable,
+            "wasi:filesystem/types.[method]descriptor.read-directory": async | trappable,
+            "wasi:filesystem/types.[method]descriptor.readlink-at": async | trappable,
+            "wasi:filesystem/types.[method]descriptor.remove-directory-at": async | trappable,
+            "wasi:filesystem/types.[method]descriptor.rename-at": async | trappable,
+            "wasi:filesystem/types.[method]descriptor.set-size": async | trappable,
+            "wasi:filesystem/types.[method]descriptor.set-times": async | trappable,
+            "wasi:filesystem/types.[method]descriptor.set-times-at": async | trappable,
+            "wasi:filesystem/types.[method]descriptor.stat": async | trappable,
+            "wasi:filesystem/types.[method]descriptor.stat-at": async | trappable,
+            "wasi:filesystem/types.[method]descriptor.symlink-at": async | trappable,
+            "wasi:filesystem/types.[method]descriptor.sync": async | trappable,
+            "wasi:filesystem/types.[method]descriptor.sync-data": async | trappable,
+            "wasi:filesystem/types.[method]descriptor.unlink-file-at": async | trappable,
+            "wasi:filesystem/types.[method]descriptor.write": async | trappable,
+            "wasi:filesystem/types.[method]directory-entry-stream.read-directory-entry": async | trappable,
             default: trappable,
         },
         exports: { default: async },
@@ -84,6 +114,7 @@ pub mod sync {
             imports: { default: trappable },
             trappable_error_type: {
                 "wasi:io/streams.stream-error" => crate::p2::StreamError,
+                "wasi:filesystem/types.error-code" => crate::p2::FsError,
             },
             with: {
                 "wasi:io/poll.pollable": crate::p2::DynPollable,
@@ -92,7 +123,9 @@ pub mod sync {
                 "wasi:io/error.error": crate::p2::IoError,
                 "wasi:clocks": crate::p2::bindings::wasi::clocks,
                 "wasi:random": crate::p2::bindings::wasi::random,
-                "wasi:filesystem": crate::p2::bindings::wasi::filesystem,
+                "wasi:filesystem/types.descriptor": crate::p2::Descriptor,
+                "wasi:filesystem/types.directory-entry-stream": crate::p2::ReaddirIterator,
+                "wasi:filesystem/preopens": crate::p2::bindings::wasi::filesystem::preopens,
                 "wasi:sockets": crate::p2::bindings::wasi::sockets,
                 "wasi:cli": crate::p2::bindings::wasi::cli,
             },

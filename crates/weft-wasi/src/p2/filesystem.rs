@@ -5,6 +5,15 @@
 //! above it, absolute paths and symlinks leading out are refused
 //! (`not-permitted`), and renames and hard links need both ends inside.
 //! Host I/O errors become error codes through preview1's errno mapping.
+//!
+//! Each descriptor method that touches the disk is split as Wasmtime 48's:
+//! the checks that need the resource table run on the calling thread and
+//! make a [`Work`] closure owning what it touches, which [`run_blocking`]
+//! runs on weft-wasi's blocking pool (or on the calling thread when the
+//! context allows it). The async bindings await it; the sync flavour
+//! (`filesystem_sync.rs`) and WASI 0.3 (`p3/filesystem_impl.rs`) reuse the
+//! same halves. The file streams (`read-via-stream`, ...) still read and
+//! write on the thread that polls them.
 
 use super::bindings::wasi::clocks::wall_clock::Datetime;
 use super::bindings::wasi::filesystem::{preopens, types};
@@ -419,6 +428,446 @@ impl types::Host for WasiFilesystemCtxView<'_> {
     }
 }
 
+/// Runs the blocking file-system work `f` (Wasmtime 48's
+/// `run_blocking`): on the calling thread when `allow_blocking_current_thread`
+/// is set, else on a thread of the blocking pool of weft-wasi's tokio
+/// runtime, awaiting its end, so the thread that polls the guest (an
+/// executor's) is free meanwhile. If that runtime cannot be started, `f`
+/// runs on the calling thread. A panic of `f` is an error, not a panic.
+pub(crate) async fn run_blocking<R, F>(allow_blocking_current_thread: bool, f: F) -> anyhow::Result<R>
+where
+    F: FnOnce() -> R + Send + 'static,
+    R: Send + 'static,
+{
+    if allow_blocking_current_thread {
+        return Ok(f());
+    }
+    match crate::runtime::handle() {
+        Ok(h) => {
+            let mut task = crate::runtime::AbortOnDropJoinHandle::from(h.spawn_blocking(f));
+            Ok(task.join().await?)
+        }
+        Err(_) => Ok(f()),
+    }
+}
+
+/// The entries of `dir`, each or its error (the work of `read-directory`).
+fn list(dir: &cap_std::fs::Dir) -> FsResult<Vec<FsResult<DirectoryEntry>>> {
+    let mut entries = Vec::new();
+    for entry in dir.entries()? {
+        let item = (|| -> FsResult<DirectoryEntry> {
+            let entry = entry?;
+            let name = entry
+                .file_name()
+                .into_string()
+                .map_err(|_| FsError::from(ErrorCode::IllegalByteSequence))?;
+            Ok(DirectoryEntry {
+                type_: descriptor_type(&entry.file_type()?),
+                name,
+            })
+        })();
+        entries.push(item);
+    }
+    Ok(entries)
+}
+
+/// The stat of a descriptor.
+fn stat_of(d: &Descriptor) -> std::io::Result<Stat> {
+    match d {
+        Descriptor::File(f) => Stat::of_file(&f.file),
+        Descriptor::Dir(d) => Ok(Stat::of(&d.dir.dir_metadata()?)),
+    }
+}
+
+/// The stat of `path` below `dir`, following a last symlink if asked.
+fn stat_path(dir: &cap_std::fs::Dir, path_flags: PathFlags, path: &str) -> std::io::Result<Stat> {
+    let m = if path_flags.contains(PathFlags::SYMLINK_FOLLOW) {
+        dir.metadata(path)?
+    } else {
+        dir.symlink_metadata(path)?
+    };
+    Ok(Stat::of(&m))
+}
+
+/// The blocking work of a `wasi:filesystem/types.descriptor` method, made
+/// by the `*_work` functions below after the checks that need the table
+/// (handles, modes, permissions): a closure that owns what it touches, so
+/// it can run on another thread ([`run_blocking`]).
+pub(crate) trait Work<R>: FnOnce() -> FsResult<R> + Send + 'static {}
+impl<R, F: FnOnce() -> FsResult<R> + Send + 'static> Work<R> for F {}
+
+/// The blocking halves of the descriptor methods, shared by the async
+/// host functions of WASI 0.2 (and, through them, the synchronous ones)
+/// and by WASI 0.3's.
+impl WasiFilesystemCtxView<'_> {
+    /// Runs `work` as the context says ([`run_blocking`]).
+    pub(crate) fn run<R: Send + 'static>(
+        &self,
+        work: impl Work<R>,
+    ) -> impl std::future::Future<Output = FsResult<R>> + Send + 'static {
+        let allow = self.ctx.allow_blocking_current_thread;
+        async move { run_blocking(allow, work).await.map_err(FsError::trap)? }
+    }
+
+    pub(crate) fn advise_work(&self, d: &Resource<Descriptor>) -> FsResult<impl Work<()>> {
+        // Advice is a hint; the file must exist.
+        self.file(d)?;
+        Ok(|| Ok(()))
+    }
+
+    pub(crate) fn sync_data_work(&self, d: &Resource<Descriptor>) -> FsResult<impl Work<()>> {
+        let desc = self.descriptor(d)?.clone();
+        Ok(move || {
+            match desc {
+                Descriptor::File(f) => f.file.sync_data()?,
+                Descriptor::Dir(d) => d.dir.open(".")?.sync_data()?,
+            }
+            Ok(())
+        })
+    }
+
+    pub(crate) fn get_flags_work(&self, d: &Resource<Descriptor>) -> FsResult<impl Work<DescriptorFlags>> {
+        let mut flags = DescriptorFlags::empty();
+        match self.descriptor(d)? {
+            Descriptor::File(f) => {
+                if f.open_mode.contains(OpenMode::READ) {
+                    flags |= DescriptorFlags::READ;
+                }
+                if f.open_mode.contains(OpenMode::WRITE) {
+                    flags |= DescriptorFlags::WRITE;
+                }
+            }
+            Descriptor::Dir(d) => {
+                flags |= DescriptorFlags::READ;
+                if d.open_mode.contains(OpenMode::WRITE) {
+                    flags |= DescriptorFlags::MUTATE_DIRECTORY;
+                }
+            }
+        }
+        Ok(move || Ok(flags))
+    }
+
+    pub(crate) fn get_type_work(&self, d: &Resource<Descriptor>) -> FsResult<impl Work<DescriptorType>> {
+        let desc = self.descriptor(d)?.clone();
+        Ok(move || {
+            Ok(match desc {
+                Descriptor::File(f) => Stat::of_file(&f.file)?.ty,
+                Descriptor::Dir(_) => DescriptorType::Directory,
+            })
+        })
+    }
+
+    pub(crate) fn set_size_work(&self, d: &Resource<Descriptor>, size: Filesize) -> FsResult<impl Work<()>> {
+        let f = self.file_mode(d, OpenMode::WRITE)?.clone();
+        Ok(move || Ok(f.file.set_len(size)?))
+    }
+
+    pub(crate) fn set_times_work(
+        &self,
+        d: &Resource<Descriptor>,
+        data_access_timestamp: NewTimestamp,
+        data_modification_timestamp: NewTimestamp,
+    ) -> FsResult<impl Work<()>> {
+        let (a, m) = (
+            time_spec(data_access_timestamp)?,
+            time_spec(data_modification_timestamp)?,
+        );
+        let desc = match self.descriptor(d)? {
+            Descriptor::File(f) => {
+                if !f.open_mode.contains(OpenMode::WRITE) {
+                    return fail(ErrorCode::NotPermitted);
+                }
+                Descriptor::File(f.clone())
+            }
+            Descriptor::Dir(_) => Descriptor::Dir(self.dir_mutate(d)?.clone()),
+        };
+        Ok(move || {
+            match desc {
+                Descriptor::File(f) => {
+                    use fs_set_times::SetTimes;
+                    f.file.set_times(a.map(|t| t.for_file()), m.map(|t| t.for_file()))?;
+                }
+                Descriptor::Dir(d) => d.dir.set_times(".", a.map(|t| t.for_path()), m.map(|t| t.for_path()))?,
+            }
+            Ok(())
+        })
+    }
+
+    pub(crate) fn read_work(
+        &self,
+        d: &Resource<Descriptor>,
+        length: Filesize,
+        offset: Filesize,
+    ) -> FsResult<impl Work<(Vec<u8>, bool)>> {
+        let f = self.file_mode(d, OpenMode::READ)?.clone();
+        Ok(move || {
+            let len = length.min(1 << 20) as usize;
+            let mut buf = vec![0; len];
+            let mut got = 0;
+            while got < len {
+                match f.file.read_at(&mut buf[got..], offset.saturating_add(got as u64))? {
+                    0 => break,
+                    n => got += n,
+                }
+            }
+            buf.truncate(got);
+            let eof = got < len || (len > 0 && got == 0);
+            Ok((buf, eof))
+        })
+    }
+
+    pub(crate) fn write_work(
+        &self,
+        d: &Resource<Descriptor>,
+        buffer: Vec<u8>,
+        offset: Filesize,
+    ) -> FsResult<impl Work<Filesize>> {
+        let f = self.file_mode(d, OpenMode::WRITE)?.clone();
+        Ok(move || Ok(f.file.write_at(&buffer, offset)? as u64))
+    }
+
+    /// The listing of a directory; [`WasiFilesystemCtxView::run`] it, then
+    /// push a [`ReaddirIterator`] of it.
+    pub(crate) fn read_directory_work(
+        &self,
+        d: &Resource<Descriptor>,
+    ) -> FsResult<impl Work<Vec<FsResult<DirectoryEntry>>>> {
+        let dir = self.dir_read(d)?.dir.clone();
+        Ok(move || list(&dir))
+    }
+
+    pub(crate) fn sync_work(&self, d: &Resource<Descriptor>) -> FsResult<impl Work<()>> {
+        let desc = self.descriptor(d)?.clone();
+        Ok(move || {
+            match desc {
+                Descriptor::File(f) => f.file.sync_all()?,
+                Descriptor::Dir(d) => d.dir.open(".")?.sync_all()?,
+            }
+            Ok(())
+        })
+    }
+
+    pub(crate) fn create_directory_at_work(&self, d: &Resource<Descriptor>, path: String) -> FsResult<impl Work<()>> {
+        let dir = self.dir_mutate(d)?.dir.clone();
+        Ok(move || Ok(dir.create_dir(path)?))
+    }
+
+    pub(crate) fn stat_work(&self, d: &Resource<Descriptor>) -> FsResult<impl Work<DescriptorStat>> {
+        let desc = self.descriptor(d)?.clone();
+        Ok(move || Ok(stat_of(&desc)?.to_wit()))
+    }
+
+    pub(crate) fn stat_at_work(
+        &self,
+        d: &Resource<Descriptor>,
+        path_flags: PathFlags,
+        path: String,
+    ) -> FsResult<impl Work<DescriptorStat>> {
+        let dir = self.dir_read(d)?.dir.clone();
+        Ok(move || Ok(stat_path(&dir, path_flags, &path)?.to_wit()))
+    }
+
+    pub(crate) fn set_times_at_work(
+        &self,
+        d: &Resource<Descriptor>,
+        path_flags: PathFlags,
+        path: String,
+        data_access_timestamp: NewTimestamp,
+        data_modification_timestamp: NewTimestamp,
+    ) -> FsResult<impl Work<()>> {
+        let dir = self.dir_mutate(d)?.dir.clone();
+        let a = time_spec(data_access_timestamp)?.map(|t| t.for_path());
+        let m = time_spec(data_modification_timestamp)?.map(|t| t.for_path());
+        Ok(move || {
+            if path_flags.contains(PathFlags::SYMLINK_FOLLOW) {
+                dir.set_times(path, a, m)?;
+            } else {
+                dir.set_symlink_times(path, a, m)?;
+            }
+            Ok(())
+        })
+    }
+
+    pub(crate) fn link_at_work(
+        &self,
+        d: &Resource<Descriptor>,
+        old_path_flags: PathFlags,
+        old_path: String,
+        new_descriptor: &Resource<Descriptor>,
+        new_path: String,
+    ) -> FsResult<impl Work<()>> {
+        if old_path_flags.contains(PathFlags::SYMLINK_FOLLOW) {
+            return fail(ErrorCode::Invalid);
+        }
+        let from = self.dir_mutate(d)?.dir.clone();
+        let to = self.dir_mutate(new_descriptor)?.dir.clone();
+        Ok(move || Ok(from.hard_link(old_path, &to, new_path)?))
+    }
+
+    /// The opening of a descriptor; [`WasiFilesystemCtxView::run`] it,
+    /// then push the descriptor.
+    pub(crate) fn open_at_work(
+        &self,
+        d: &Resource<Descriptor>,
+        path_flags: PathFlags,
+        path: String,
+        open_flags: OpenFlags,
+        flags: DescriptorFlags,
+    ) -> FsResult<impl Work<Descriptor>> {
+        let d = self.dir_read(d)?.clone();
+        let create = open_flags.contains(OpenFlags::CREATE);
+        let truncate = open_flags.contains(OpenFlags::TRUNCATE);
+        let write = flags.contains(DescriptorFlags::WRITE);
+        let changes = create || write || truncate || flags.contains(DescriptorFlags::MUTATE_DIRECTORY);
+        if changes && d.perms.write_not_permitted() {
+            return fail(ErrorCode::NotPermitted);
+        }
+        if open_flags.contains(OpenFlags::DIRECTORY) && (create || truncate || write) {
+            return fail(if write {
+                ErrorCode::IsDirectory
+            } else {
+                ErrorCode::Invalid
+            });
+        }
+        Ok(move || {
+            let follow = if path_flags.contains(PathFlags::SYMLINK_FOLLOW) {
+                FollowSymlinks::Yes
+            } else {
+                FollowSymlinks::No
+            };
+            let child_dir = |dir: cap_std::fs::Dir| {
+                let mut open_mode = OpenMode::READ;
+                if flags.contains(DescriptorFlags::MUTATE_DIRECTORY) {
+                    open_mode = open_mode | OpenMode::WRITE;
+                }
+                Descriptor::Dir(Dir {
+                    dir: Arc::new(dir),
+                    perms: d.perms,
+                    open_mode,
+                })
+            };
+            if open_flags.contains(OpenFlags::DIRECTORY) {
+                let opened = match follow {
+                    FollowSymlinks::Yes => d.dir.open_dir(&path)?,
+                    FollowSymlinks::No => d.dir.open_dir_nofollow(&path)?,
+                };
+                return Ok(child_dir(opened));
+            }
+            let mut opts = cap_std::fs::OpenOptions::new();
+            let file_write = write || truncate;
+            opts.read(!file_write || flags.contains(DescriptorFlags::READ))
+                .write(file_write)
+                .follow(follow)
+                .maybe_dir(true);
+            if create {
+                if open_flags.contains(OpenFlags::EXCLUSIVE) {
+                    opts.create_new(true);
+                } else {
+                    opts.create(true);
+                }
+            }
+            if truncate {
+                opts.truncate(true);
+            }
+            let file = d.dir.open_with(&path, &opts)?;
+            if file.metadata()?.is_dir() {
+                if file_write {
+                    return fail(ErrorCode::IsDirectory);
+                }
+                return Ok(child_dir(cap_std::fs::Dir::from_std_file(file.into_std())));
+            }
+            let mut open_mode = OpenMode::default();
+            if flags.contains(DescriptorFlags::READ) {
+                open_mode = open_mode | OpenMode::READ;
+            }
+            if write {
+                open_mode = open_mode | OpenMode::WRITE;
+            }
+            Ok(Descriptor::File(File {
+                file: Arc::new(file.into_std()),
+                perms: d.perms,
+                open_mode,
+            }))
+        })
+    }
+
+    pub(crate) fn readlink_at_work(&self, d: &Resource<Descriptor>, path: String) -> FsResult<impl Work<String>> {
+        let dir = self.dir_read(d)?.dir.clone();
+        Ok(move || {
+            dir.read_link(path)?
+                .into_os_string()
+                .into_string()
+                .map_err(|_| ErrorCode::IllegalByteSequence.into())
+        })
+    }
+
+    pub(crate) fn remove_directory_at_work(&self, d: &Resource<Descriptor>, path: String) -> FsResult<impl Work<()>> {
+        let dir = self.dir_mutate(d)?.dir.clone();
+        Ok(move || Ok(dir.remove_dir(path)?))
+    }
+
+    pub(crate) fn rename_at_work(
+        &self,
+        d: &Resource<Descriptor>,
+        old_path: String,
+        new_descriptor: &Resource<Descriptor>,
+        new_path: String,
+    ) -> FsResult<impl Work<()>> {
+        let from = self.dir_mutate(d)?.dir.clone();
+        let to = self.dir_mutate(new_descriptor)?.dir.clone();
+        Ok(move || Ok(from.rename(old_path, &to, new_path)?))
+    }
+
+    pub(crate) fn symlink_at_work(
+        &self,
+        d: &Resource<Descriptor>,
+        old_path: String,
+        new_path: String,
+    ) -> FsResult<impl Work<()>> {
+        let dir = self.dir_mutate(d)?.dir.clone();
+        Ok(move || Ok(dir.symlink(old_path, new_path)?))
+    }
+
+    pub(crate) fn unlink_file_at_work(&self, d: &Resource<Descriptor>, path: String) -> FsResult<impl Work<()>> {
+        let dir = self.dir_mutate(d)?.dir.clone();
+        Ok(move || Ok(dir.remove_file(path)?))
+    }
+
+    /// Whether two descriptors are the same file; a missing descriptor is
+    /// a trap (the function has no error code).
+    pub(crate) fn is_same_object_work(
+        &self,
+        a: &Resource<Descriptor>,
+        b: &Resource<Descriptor>,
+    ) -> anyhow::Result<impl FnOnce() -> anyhow::Result<bool> + Send + 'static> {
+        let a = self.table.get(a)?.clone();
+        let b = self.table.get(b)?.clone();
+        Ok(move || {
+            let (a, b) = (stat_of(&a)?, stat_of(&b)?);
+            Ok((a.dev, a.ino) == (b.dev, b.ino))
+        })
+    }
+
+    pub(crate) fn metadata_hash_work(&self, d: &Resource<Descriptor>) -> FsResult<impl Work<MetadataHashValue>> {
+        let desc = self.descriptor(d)?.clone();
+        Ok(move || Ok(stat_of(&desc)?.hash()))
+    }
+
+    pub(crate) fn metadata_hash_at_work(
+        &self,
+        d: &Resource<Descriptor>,
+        path_flags: PathFlags,
+        path: String,
+    ) -> FsResult<impl Work<MetadataHashValue>> {
+        let dir = self.dir_read(d)?.dir.clone();
+        Ok(move || Ok(stat_path(&dir, path_flags, &path)?.hash()))
+    }
+}
+
+/// The descriptor methods of the async bindings: the checks on the calling
+/// thread, then the blocking work as `run_blocking` says (another thread
+/// unless `allow_blocking_current_thread`), as Wasmtime 48's. Creating the
+/// file streams and dropping blocks nothing and is synchronous.
 impl types::HostDescriptor for WasiFilesystemCtxView<'_> {
     fn read_via_stream(&mut self, self_: Resource<Descriptor>, offset: Filesize) -> FsResult<Resource<DynInputStream>> {
         let f = self.file_mode(&self_, OpenMode::READ)?;
@@ -448,151 +897,81 @@ impl types::HostDescriptor for WasiFilesystemCtxView<'_> {
         });
         Ok(self.table.push(s)?)
     }
-    fn advise(
+    async fn advise(
         &mut self,
         self_: Resource<Descriptor>,
         _offset: Filesize,
         _length: Filesize,
         _advice: Advice,
     ) -> FsResult<()> {
-        // Advice is a hint; the file must exist.
-        self.file(&self_)?;
-        Ok(())
+        let work = self.advise_work(&self_)?;
+        self.run(work).await
     }
-    fn sync_data(&mut self, self_: Resource<Descriptor>) -> FsResult<()> {
-        match self.descriptor(&self_)? {
-            Descriptor::File(f) => f.file.sync_data()?,
-            Descriptor::Dir(d) => d.dir.open(".")?.sync_data()?,
-        }
-        Ok(())
+    async fn sync_data(&mut self, self_: Resource<Descriptor>) -> FsResult<()> {
+        let work = self.sync_data_work(&self_)?;
+        self.run(work).await
     }
-    fn get_flags(&mut self, self_: Resource<Descriptor>) -> FsResult<DescriptorFlags> {
-        let mut flags = DescriptorFlags::empty();
-        match self.descriptor(&self_)? {
-            Descriptor::File(f) => {
-                if f.open_mode.contains(OpenMode::READ) {
-                    flags |= DescriptorFlags::READ;
-                }
-                if f.open_mode.contains(OpenMode::WRITE) {
-                    flags |= DescriptorFlags::WRITE;
-                }
-            }
-            Descriptor::Dir(d) => {
-                flags |= DescriptorFlags::READ;
-                if d.open_mode.contains(OpenMode::WRITE) {
-                    flags |= DescriptorFlags::MUTATE_DIRECTORY;
-                }
-            }
-        }
-        Ok(flags)
+    async fn get_flags(&mut self, self_: Resource<Descriptor>) -> FsResult<DescriptorFlags> {
+        // Read from the descriptor itself: nothing to wait for.
+        self.get_flags_work(&self_)?()
     }
-    fn get_type(&mut self, self_: Resource<Descriptor>) -> FsResult<DescriptorType> {
-        Ok(match self.descriptor(&self_)? {
-            Descriptor::File(f) => Stat::of_file(&f.file)?.ty,
-            Descriptor::Dir(_) => DescriptorType::Directory,
-        })
+    async fn get_type(&mut self, self_: Resource<Descriptor>) -> FsResult<DescriptorType> {
+        let work = self.get_type_work(&self_)?;
+        self.run(work).await
     }
-    fn set_size(&mut self, self_: Resource<Descriptor>, size: Filesize) -> FsResult<()> {
-        self.file_mode(&self_, OpenMode::WRITE)?.file.set_len(size)?;
-        Ok(())
+    async fn set_size(&mut self, self_: Resource<Descriptor>, size: Filesize) -> FsResult<()> {
+        let work = self.set_size_work(&self_, size)?;
+        self.run(work).await
     }
-    fn set_times(
+    async fn set_times(
         &mut self,
         self_: Resource<Descriptor>,
         data_access_timestamp: NewTimestamp,
         data_modification_timestamp: NewTimestamp,
     ) -> FsResult<()> {
-        let (a, m) = (
-            time_spec(data_access_timestamp)?,
-            time_spec(data_modification_timestamp)?,
-        );
-        match self.descriptor(&self_)? {
-            Descriptor::File(f) => {
-                if !f.open_mode.contains(OpenMode::WRITE) {
-                    return fail(ErrorCode::NotPermitted);
-                }
-                use fs_set_times::SetTimes;
-                f.file.set_times(a.map(|t| t.for_file()), m.map(|t| t.for_file()))?;
-            }
-            Descriptor::Dir(_) => {
-                let d = self.dir_mutate(&self_)?;
-                d.dir.set_times(".", a.map(|t| t.for_path()), m.map(|t| t.for_path()))?;
-            }
-        }
-        Ok(())
+        let work = self.set_times_work(&self_, data_access_timestamp, data_modification_timestamp)?;
+        self.run(work).await
     }
-    fn read(&mut self, self_: Resource<Descriptor>, length: Filesize, offset: Filesize) -> FsResult<(Vec<u8>, bool)> {
-        let f = self.file_mode(&self_, OpenMode::READ)?;
-        let len = length.min(1 << 20) as usize;
-        let mut buf = vec![0; len];
-        let mut got = 0;
-        while got < len {
-            match f.file.read_at(&mut buf[got..], offset.saturating_add(got as u64))? {
-                0 => break,
-                n => got += n,
-            }
-        }
-        buf.truncate(got);
-        let eof = got < len || (len > 0 && got == 0);
-        Ok((buf, eof))
+    async fn read(
+        &mut self,
+        self_: Resource<Descriptor>,
+        length: Filesize,
+        offset: Filesize,
+    ) -> FsResult<(Vec<u8>, bool)> {
+        let work = self.read_work(&self_, length, offset)?;
+        self.run(work).await
     }
-    fn write(&mut self, self_: Resource<Descriptor>, buffer: Vec<u8>, offset: Filesize) -> FsResult<Filesize> {
-        let f = self.file_mode(&self_, OpenMode::WRITE)?;
-        let n = f.file.write_at(&buffer, offset)?;
-        Ok(n as u64)
+    async fn write(&mut self, self_: Resource<Descriptor>, buffer: Vec<u8>, offset: Filesize) -> FsResult<Filesize> {
+        let work = self.write_work(&self_, buffer, offset)?;
+        self.run(work).await
     }
-    fn read_directory(&mut self, self_: Resource<Descriptor>) -> FsResult<Resource<ReaddirIterator>> {
-        let d = self.dir_read(&self_)?;
-        let mut entries = Vec::new();
-        for entry in d.dir.entries()? {
-            let item = (|| -> FsResult<DirectoryEntry> {
-                let entry = entry?;
-                let name = entry
-                    .file_name()
-                    .into_string()
-                    .map_err(|_| FsError::from(ErrorCode::IllegalByteSequence))?;
-                Ok(DirectoryEntry {
-                    type_: descriptor_type(&entry.file_type()?),
-                    name,
-                })
-            })();
-            entries.push(item);
-        }
+    async fn read_directory(&mut self, self_: Resource<Descriptor>) -> FsResult<Resource<ReaddirIterator>> {
+        let work = self.read_directory_work(&self_)?;
+        let entries = self.run(work).await?;
         Ok(self.table.push(ReaddirIterator(entries.into_iter()))?)
     }
-    fn sync(&mut self, self_: Resource<Descriptor>) -> FsResult<()> {
-        match self.descriptor(&self_)? {
-            Descriptor::File(f) => f.file.sync_all()?,
-            Descriptor::Dir(d) => d.dir.open(".")?.sync_all()?,
-        }
-        Ok(())
+    async fn sync(&mut self, self_: Resource<Descriptor>) -> FsResult<()> {
+        let work = self.sync_work(&self_)?;
+        self.run(work).await
     }
-    fn create_directory_at(&mut self, self_: Resource<Descriptor>, path: String) -> FsResult<()> {
-        self.dir_mutate(&self_)?.dir.create_dir(path)?;
-        Ok(())
+    async fn create_directory_at(&mut self, self_: Resource<Descriptor>, path: String) -> FsResult<()> {
+        let work = self.create_directory_at_work(&self_, path)?;
+        self.run(work).await
     }
-    fn stat(&mut self, self_: Resource<Descriptor>) -> FsResult<DescriptorStat> {
-        let stat = match self.descriptor(&self_)? {
-            Descriptor::File(f) => Stat::of_file(&f.file)?,
-            Descriptor::Dir(d) => Stat::of(&d.dir.dir_metadata()?),
-        };
-        Ok(stat.to_wit())
+    async fn stat(&mut self, self_: Resource<Descriptor>) -> FsResult<DescriptorStat> {
+        let work = self.stat_work(&self_)?;
+        self.run(work).await
     }
-    fn stat_at(
+    async fn stat_at(
         &mut self,
         self_: Resource<Descriptor>,
         path_flags: PathFlags,
         path: String,
     ) -> FsResult<DescriptorStat> {
-        let d = self.dir_read(&self_)?;
-        let m = if path_flags.contains(PathFlags::SYMLINK_FOLLOW) {
-            d.dir.metadata(path)?
-        } else {
-            d.dir.symlink_metadata(path)?
-        };
-        Ok(Stat::of(&m).to_wit())
+        let work = self.stat_at_work(&self_, path_flags, path)?;
+        self.run(work).await
     }
-    fn set_times_at(
+    async fn set_times_at(
         &mut self,
         self_: Resource<Descriptor>,
         path_flags: PathFlags,
@@ -600,17 +979,16 @@ impl types::HostDescriptor for WasiFilesystemCtxView<'_> {
         data_access_timestamp: NewTimestamp,
         data_modification_timestamp: NewTimestamp,
     ) -> FsResult<()> {
-        let d = self.dir_mutate(&self_)?;
-        let a = time_spec(data_access_timestamp)?.map(|t| t.for_path());
-        let m = time_spec(data_modification_timestamp)?.map(|t| t.for_path());
-        if path_flags.contains(PathFlags::SYMLINK_FOLLOW) {
-            d.dir.set_times(path, a, m)?;
-        } else {
-            d.dir.set_symlink_times(path, a, m)?;
-        }
-        Ok(())
+        let work = self.set_times_at_work(
+            &self_,
+            path_flags,
+            path,
+            data_access_timestamp,
+            data_modification_timestamp,
+        )?;
+        self.run(work).await
     }
-    fn link_at(
+    async fn link_at(
         &mut self,
         self_: Resource<Descriptor>,
         old_path_flags: PathFlags,
@@ -618,15 +996,10 @@ impl types::HostDescriptor for WasiFilesystemCtxView<'_> {
         new_descriptor: Resource<Descriptor>,
         new_path: String,
     ) -> FsResult<()> {
-        if old_path_flags.contains(PathFlags::SYMLINK_FOLLOW) {
-            return fail(ErrorCode::Invalid);
-        }
-        let from = self.dir_mutate(&self_)?.dir.clone();
-        let to = self.dir_mutate(&new_descriptor)?;
-        from.hard_link(old_path, &to.dir, new_path)?;
-        Ok(())
+        let work = self.link_at_work(&self_, old_path_flags, old_path, &new_descriptor, new_path)?;
+        self.run(work).await
     }
-    fn open_at(
+    async fn open_at(
         &mut self,
         self_: Resource<Descriptor>,
         path_flags: PathFlags,
@@ -634,144 +1007,56 @@ impl types::HostDescriptor for WasiFilesystemCtxView<'_> {
         open_flags: OpenFlags,
         flags: DescriptorFlags,
     ) -> FsResult<Resource<Descriptor>> {
-        let d = self.dir_read(&self_)?;
-        let create = open_flags.contains(OpenFlags::CREATE);
-        let truncate = open_flags.contains(OpenFlags::TRUNCATE);
-        let write = flags.contains(DescriptorFlags::WRITE);
-        let changes = create || write || truncate || flags.contains(DescriptorFlags::MUTATE_DIRECTORY);
-        if changes && d.perms.write_not_permitted() {
-            return fail(ErrorCode::NotPermitted);
-        }
-        let follow = if path_flags.contains(PathFlags::SYMLINK_FOLLOW) {
-            FollowSymlinks::Yes
-        } else {
-            FollowSymlinks::No
-        };
-        let child_dir = |dir: cap_std::fs::Dir| {
-            let mut open_mode = OpenMode::READ;
-            if flags.contains(DescriptorFlags::MUTATE_DIRECTORY) {
-                open_mode = open_mode | OpenMode::WRITE;
-            }
-            Descriptor::Dir(Dir {
-                dir: Arc::new(dir),
-                perms: d.perms,
-                open_mode,
-            })
-        };
-        let desc = if open_flags.contains(OpenFlags::DIRECTORY) {
-            if create || truncate || write {
-                return fail(if write {
-                    ErrorCode::IsDirectory
-                } else {
-                    ErrorCode::Invalid
-                });
-            }
-            let opened = match follow {
-                FollowSymlinks::Yes => d.dir.open_dir(&path)?,
-                FollowSymlinks::No => d.dir.open_dir_nofollow(&path)?,
-            };
-            child_dir(opened)
-        } else {
-            let mut opts = cap_std::fs::OpenOptions::new();
-            let file_write = write || truncate;
-            opts.read(!file_write || flags.contains(DescriptorFlags::READ))
-                .write(file_write)
-                .follow(follow)
-                .maybe_dir(true);
-            if create {
-                if open_flags.contains(OpenFlags::EXCLUSIVE) {
-                    opts.create_new(true);
-                } else {
-                    opts.create(true);
-                }
-            }
-            if truncate {
-                opts.truncate(true);
-            }
-            let file = d.dir.open_with(&path, &opts)?;
-            if file.metadata()?.is_dir() {
-                if file_write {
-                    return fail(ErrorCode::IsDirectory);
-                }
-                child_dir(cap_std::fs::Dir::from_std_file(file.into_std()))
-            } else {
-                let mut open_mode = OpenMode::default();
-                if flags.contains(DescriptorFlags::READ) {
-                    open_mode = open_mode | OpenMode::READ;
-                }
-                if write {
-                    open_mode = open_mode | OpenMode::WRITE;
-                }
-                Descriptor::File(File {
-                    file: Arc::new(file.into_std()),
-                    perms: d.perms,
-                    open_mode,
-                })
-            }
-        };
+        let work = self.open_at_work(&self_, path_flags, path, open_flags, flags)?;
+        let desc = self.run(work).await?;
         Ok(self.table.push(desc)?)
     }
-    fn readlink_at(&mut self, self_: Resource<Descriptor>, path: String) -> FsResult<String> {
-        let target = self.dir_read(&self_)?.dir.read_link(path)?;
-        target
-            .into_os_string()
-            .into_string()
-            .map_err(|_| ErrorCode::IllegalByteSequence.into())
+    async fn readlink_at(&mut self, self_: Resource<Descriptor>, path: String) -> FsResult<String> {
+        let work = self.readlink_at_work(&self_, path)?;
+        self.run(work).await
     }
-    fn remove_directory_at(&mut self, self_: Resource<Descriptor>, path: String) -> FsResult<()> {
-        self.dir_mutate(&self_)?.dir.remove_dir(path)?;
-        Ok(())
+    async fn remove_directory_at(&mut self, self_: Resource<Descriptor>, path: String) -> FsResult<()> {
+        let work = self.remove_directory_at_work(&self_, path)?;
+        self.run(work).await
     }
-    fn rename_at(
+    async fn rename_at(
         &mut self,
         self_: Resource<Descriptor>,
         old_path: String,
         new_descriptor: Resource<Descriptor>,
         new_path: String,
     ) -> FsResult<()> {
-        let from = self.dir_mutate(&self_)?.dir.clone();
-        let to = self.dir_mutate(&new_descriptor)?;
-        from.rename(old_path, &to.dir, new_path)?;
-        Ok(())
+        let work = self.rename_at_work(&self_, old_path, &new_descriptor, new_path)?;
+        self.run(work).await
     }
-    fn symlink_at(&mut self, self_: Resource<Descriptor>, old_path: String, new_path: String) -> FsResult<()> {
-        self.dir_mutate(&self_)?.dir.symlink(old_path, new_path)?;
-        Ok(())
+    async fn symlink_at(&mut self, self_: Resource<Descriptor>, old_path: String, new_path: String) -> FsResult<()> {
+        let work = self.symlink_at_work(&self_, old_path, new_path)?;
+        self.run(work).await
     }
-    fn unlink_file_at(&mut self, self_: Resource<Descriptor>, path: String) -> FsResult<()> {
-        self.dir_mutate(&self_)?.dir.remove_file(path)?;
-        Ok(())
+    async fn unlink_file_at(&mut self, self_: Resource<Descriptor>, path: String) -> FsResult<()> {
+        let work = self.unlink_file_at_work(&self_, path)?;
+        self.run(work).await
     }
-    fn is_same_object(&mut self, self_: Resource<Descriptor>, other: Resource<Descriptor>) -> anyhow::Result<bool> {
-        let stat = |v: &Self, d: &Resource<Descriptor>| -> anyhow::Result<(u64, u64)> {
-            let s = match v.table.get(d)? {
-                Descriptor::File(f) => Stat::of_file(&f.file)?,
-                Descriptor::Dir(d) => Stat::of(&d.dir.dir_metadata()?),
-            };
-            Ok((s.dev, s.ino))
-        };
-        Ok(stat(self, &self_)? == stat(self, &other)?)
+    async fn is_same_object(
+        &mut self,
+        self_: Resource<Descriptor>,
+        other: Resource<Descriptor>,
+    ) -> anyhow::Result<bool> {
+        let work = self.is_same_object_work(&self_, &other)?;
+        run_blocking(self.ctx.allow_blocking_current_thread, work).await?
     }
-    fn metadata_hash(&mut self, self_: Resource<Descriptor>) -> FsResult<MetadataHashValue> {
-        let stat = match self.descriptor(&self_)? {
-            Descriptor::File(f) => Stat::of_file(&f.file)?,
-            Descriptor::Dir(d) => Stat::of(&d.dir.dir_metadata()?),
-        };
-        Ok(stat.hash())
+    async fn metadata_hash(&mut self, self_: Resource<Descriptor>) -> FsResult<MetadataHashValue> {
+        let work = self.metadata_hash_work(&self_)?;
+        self.run(work).await
     }
-    fn metadata_hash_at(
+    async fn metadata_hash_at(
         &mut self,
         self_: Resource<Descriptor>,
         path_flags: PathFlags,
         path: String,
     ) -> FsResult<MetadataHashValue> {
-        let d = self.dir_read(&self_)?;
-        let m = if path_flags.contains(PathFlags::SYMLINK_FOLLOW) {
-            d.dir.metadata(path)?
-        } else {
-            d.dir.symlink_metadata(path)?
-        };
-        Ok(Stat::of(&m).hash())
+        let work = self.metadata_hash_at_work(&self_, path_flags, path)?;
+        self.run(work).await
     }
     fn drop(&mut self, rep: Resource<Descriptor>) -> anyhow::Result<()> {
         self.table.delete(rep)?;
@@ -780,7 +1065,9 @@ impl types::HostDescriptor for WasiFilesystemCtxView<'_> {
 }
 
 impl types::HostDirectoryEntryStream for WasiFilesystemCtxView<'_> {
-    fn read_directory_entry(&mut self, self_: Resource<ReaddirIterator>) -> FsResult<Option<DirectoryEntry>> {
+    /// The next entry of the listing `read-directory` made (nothing to
+    /// wait for; async as in Wasmtime 48's bindings).
+    async fn read_directory_entry(&mut self, self_: Resource<ReaddirIterator>) -> FsResult<Option<DirectoryEntry>> {
         self.table.get_mut(&self_)?.next().transpose()
     }
     fn drop(&mut self, rep: Resource<ReaddirIterator>) -> anyhow::Result<()> {

@@ -55,7 +55,8 @@ pub(crate) mod adapters;
 pub mod bindings;
 mod cli;
 mod clocks;
-mod filesystem;
+pub(crate) mod filesystem;
+mod filesystem_sync;
 mod io;
 mod io_host;
 mod io_sync;
@@ -80,6 +81,7 @@ pub use weft::component::{ResourceTable, ResourceTableError};
 
 pub use crate::sockets::SocketAddrUse;
 
+use crate::filesystem::{WasiFilesystem, WasiFilesystemCtxView, WasiFilesystemView};
 pub use crate::view::{WasiCtx, WasiCtxView, WasiView};
 use weft::component::{HasData, Linker};
 
@@ -177,19 +179,21 @@ pub fn add_to_linker_with_options_sync<T: WasiView + 'static>(
         io::poll::add_to_linker::<T, HasIo>(linker, get)?;
         io::streams::add_to_linker::<T, HasIo>(linker, get)?;
     }
+    let fs_get: fn(&mut T) -> WasiFilesystemCtxView<'_> = T::filesystem;
+    bindings::sync::wasi::filesystem::types::add_to_linker::<T, WasiFilesystem>(linker, fs_get)?;
     add_nonblocking_to_linker(linker, &options.into())
 }
 
 /// Adds the interfaces the sync and async flavours share (none of their
-/// functions waits), each with its own `HasData` type and getter, as an
-/// embedder linking single interfaces would.
+/// functions waits; `wasi:filesystem/types` is each flavour's own), each
+/// with its own `HasData` type and getter, as an embedder linking single
+/// interfaces would.
 fn add_nonblocking_to_linker<T: WasiView + 'static>(
     linker: &mut Linker<T>,
     network: &bindings::sockets::network::LinkOptions,
 ) -> anyhow::Result<()> {
     use crate::cli::{WasiCli, WasiCliCtxView, WasiCliView};
     use crate::clocks::{WasiClocks, WasiClocksCtxView, WasiClocksView};
-    use crate::filesystem::{WasiFilesystem, WasiFilesystemCtxView, WasiFilesystemView};
     use crate::random::{WasiRandom, WasiRandomCtx, WasiRandomView};
     use crate::sockets::{WasiSockets, WasiSocketsCtxView, WasiSocketsView};
     use bindings::wasi::*;
@@ -212,7 +216,6 @@ fn add_nonblocking_to_linker<T: WasiView + 'static>(
     cli::terminal_stdout::add_to_linker::<T, WasiCli>(linker, cli_get)?;
     cli::terminal_stderr::add_to_linker::<T, WasiCli>(linker, cli_get)?;
     let fs_get: fn(&mut T) -> WasiFilesystemCtxView<'_> = T::filesystem;
-    filesystem::types::add_to_linker::<T, WasiFilesystem>(linker, fs_get)?;
     filesystem::preopens::add_to_linker::<T, WasiFilesystem>(linker, fs_get)?;
     let sockets_get: fn(&mut T) -> WasiSocketsCtxView<'_> = T::sockets;
     sockets::network::add_to_linker::<T, WasiSockets>(linker, network, sockets_get)?;
@@ -230,7 +233,10 @@ fn add_nonblocking_to_linker<T: WasiView + 'static>(
 /// (`instantiate_async`, `call_async`, [`bindings::Command`]). The host
 /// functions that wait are async: they await the pollables' futures,
 /// which their wakers (the socket reactor, timers, channels) wake, so a
-/// waiting guest holds no thread.
+/// waiting guest holds no thread. The file-system functions that touch the
+/// disk run that work on a thread of weft-wasi's blocking pool and await
+/// it, unless the context allows blocking the calling thread
+/// ([`crate::WasiCtxBuilder::allow_blocking_current_thread`]).
 pub fn add_to_linker_async<T: WasiView + 'static>(linker: &mut Linker<T>) -> anyhow::Result<()> {
     add_to_linker_with_options_async(linker, &bindings::LinkOptions::default())
 }
@@ -247,6 +253,8 @@ pub fn add_to_linker_with_options_async<T: WasiView + 'static>(
         io::poll::add_to_linker::<T, HasIo>(linker, get)?;
         io::streams::add_to_linker::<T, HasIo>(linker, get)?;
     }
+    let fs_get: fn(&mut T) -> WasiFilesystemCtxView<'_> = T::filesystem;
+    bindings::wasi::filesystem::types::add_to_linker::<T, WasiFilesystem>(linker, fs_get)?;
     add_nonblocking_to_linker(linker, &options.into())
 }
 

@@ -6,8 +6,10 @@
 //! wrap 0.2's file streams and directory listing in component-model
 //! streams, with the future of their result.
 //!
-//! The calls are synchronous: a slow disk blocks the event loop (as the
-//! 0.2 functions block their caller).
+//! The work of a call runs outside the store, on a thread of weft-wasi's
+//! blocking pool unless the context allows blocking the calling thread
+//! (as the 0.2 functions), so a slow disk does not stop the guest's other
+//! tasks; listing a directory for `read-directory` is done in the call.
 
 use super::bindings::wasi::clocks::system_clock::Instant;
 use super::bindings::wasi::filesystem::preopens;
@@ -20,6 +22,7 @@ use super::slot::ResultSlot;
 use crate::filesystem::{WasiFilesystem, WasiFilesystemCtxView};
 use crate::p2::bindings::wasi::clocks::wall_clock::Datetime;
 use crate::p2::bindings::wasi::filesystem::types::{self as p2t, HostDescriptor as _};
+use crate::p2::filesystem::{run_blocking, Work};
 use crate::p2::{Descriptor, DynInputStream, DynOutputStream, FsError, StreamError};
 use std::pin::Pin;
 use std::task::{Context, Poll};
@@ -210,12 +213,27 @@ fn hash(h: p2t::MetadataHashValue) -> MetadataHashValue {
     }
 }
 
-/// Runs the 0.2 function `f` on the store's WASI view.
-fn with<T: 'static, R>(
+/// Runs a 0.2 function in two halves: `prepare` (the checks on the
+/// store's WASI view, which make the blocking work), then the work itself,
+/// outside the store, as the context says ([`run_blocking`]: on a thread
+/// of weft-wasi's blocking pool unless `allow_blocking_current_thread`),
+/// so other tasks of the store go on while the disk works.
+async fn with<T: 'static, R: Send + 'static, W: Work<R>>(
     accessor: &Accessor<T, WasiFilesystem>,
-    f: impl FnOnce(&mut WasiFilesystemCtxView<'_>) -> Result<R, FsError>,
+    prepare: impl FnOnce(&mut WasiFilesystemCtxView<'_>) -> Result<W, FsError>,
 ) -> FilesystemResult<R> {
-    accessor.with(|mut access| f(&mut access.get())).map_err(err)
+    let (allow, work) = accessor
+        .with(|mut access| {
+            let mut view = access.get();
+            let allow = view.ctx.allow_blocking_current_thread;
+            prepare(&mut view).map(|w| (allow, w))
+        })
+        .map_err(err)?;
+    run_blocking(allow, work)
+        .await
+        .map_err(FsError::trap)
+        .and_then(|r| r)
+        .map_err(err)
 }
 
 /// The error of a 0.2 stream as a 0.3 error code, or `None` at its end.
@@ -474,12 +492,13 @@ impl<T: 'static> t::HostDescriptorWithStore<T> for WasiFilesystem {
         self_: Resource<Descriptor>,
     ) -> weft::Result<(StreamReader<DirectoryEntry>, FutureReader<Result<(), ErrorCode>>)> {
         let listed = {
-            let mut view = host.get();
-            view.read_directory(self_).and_then(|r| Ok(view.table.delete(r)?))
+            let view = host.get();
+            view.read_directory_work(&self_).and_then(|list| list())
         };
         let slot = ResultSlot::default();
         let entries = match listed {
             Ok(it) => it
+                .into_iter()
                 .map(|e| match e {
                     Ok(e) => Ok(e),
                     Err(e) => Err(err(e).downcast().unwrap_or(ErrorCode::Io)),
@@ -510,19 +529,20 @@ impl<T: 'static> t::HostDescriptorWithStore<T> for WasiFilesystem {
         length: Filesize,
         a: Advice,
     ) -> FilesystemResult<()> {
-        with(accessor, |v| v.advise(self_, offset, length, advice(a)))
+        let _ = (offset, length, advice(a));
+        with(accessor, |v| v.advise_work(&self_)).await
     }
 
     async fn sync_data(accessor: &Accessor<T, Self>, self_: Resource<Descriptor>) -> FilesystemResult<()> {
-        with(accessor, |v| v.sync_data(self_))
+        with(accessor, |v| v.sync_data_work(&self_)).await
     }
 
     async fn get_flags(accessor: &Accessor<T, Self>, self_: Resource<Descriptor>) -> FilesystemResult<DescriptorFlags> {
-        with(accessor, |v| v.get_flags(self_)).map(flags_from_p2)
+        with(accessor, |v| v.get_flags_work(&self_)).await.map(flags_from_p2)
     }
 
     async fn get_type(accessor: &Accessor<T, Self>, self_: Resource<Descriptor>) -> FilesystemResult<DescriptorType> {
-        with(accessor, |v| v.get_type(self_)).map(dtype)
+        with(accessor, |v| v.get_type_work(&self_)).await.map(dtype)
     }
 
     async fn set_size(
@@ -530,7 +550,7 @@ impl<T: 'static> t::HostDescriptorWithStore<T> for WasiFilesystem {
         self_: Resource<Descriptor>,
         size: Filesize,
     ) -> FilesystemResult<()> {
-        with(accessor, |v| v.set_size(self_, size))
+        with(accessor, |v| v.set_size_work(&self_, size)).await
     }
 
     async fn set_times(
@@ -543,11 +563,11 @@ impl<T: 'static> t::HostDescriptorWithStore<T> for WasiFilesystem {
             timestamp(data_access_timestamp)?,
             timestamp(data_modification_timestamp)?,
         );
-        with(accessor, |v| v.set_times(self_, a, m))
+        with(accessor, |v| v.set_times_work(&self_, a, m)).await
     }
 
     async fn sync(accessor: &Accessor<T, Self>, self_: Resource<Descriptor>) -> FilesystemResult<()> {
-        with(accessor, |v| v.sync(self_))
+        with(accessor, |v| v.sync_work(&self_)).await
     }
 
     async fn create_directory_at(
@@ -555,11 +575,11 @@ impl<T: 'static> t::HostDescriptorWithStore<T> for WasiFilesystem {
         self_: Resource<Descriptor>,
         path: String,
     ) -> FilesystemResult<()> {
-        with(accessor, |v| v.create_directory_at(self_, path))
+        with(accessor, |v| v.create_directory_at_work(&self_, path)).await
     }
 
     async fn stat(accessor: &Accessor<T, Self>, self_: Resource<Descriptor>) -> FilesystemResult<DescriptorStat> {
-        with(accessor, |v| v.stat(self_)).map(stat)
+        with(accessor, |v| v.stat_work(&self_)).await.map(stat)
     }
 
     async fn stat_at(
@@ -568,7 +588,9 @@ impl<T: 'static> t::HostDescriptorWithStore<T> for WasiFilesystem {
         flags: PathFlags,
         path: String,
     ) -> FilesystemResult<DescriptorStat> {
-        with(accessor, |v| v.stat_at(self_, path_flags(flags), path)).map(stat)
+        with(accessor, |v| v.stat_at_work(&self_, path_flags(flags), path))
+            .await
+            .map(stat)
     }
 
     async fn set_times_at(
@@ -583,7 +605,7 @@ impl<T: 'static> t::HostDescriptorWithStore<T> for WasiFilesystem {
             timestamp(data_access_timestamp)?,
             timestamp(data_modification_timestamp)?,
         );
-        with(accessor, |v| v.set_times_at(self_, path_flags(flags), path, a, m))
+        with(accessor, |v| v.set_times_at_work(&self_, path_flags(flags), path, a, m)).await
     }
 
     async fn link_at(
@@ -595,8 +617,9 @@ impl<T: 'static> t::HostDescriptorWithStore<T> for WasiFilesystem {
         new_path: String,
     ) -> FilesystemResult<()> {
         with(accessor, |v| {
-            v.link_at(self_, path_flags(old_path_flags), old_path, new_descriptor, new_path)
+            v.link_at_work(&self_, path_flags(old_path_flags), old_path, &new_descriptor, new_path)
         })
+        .await
     }
 
     async fn open_at(
@@ -607,9 +630,13 @@ impl<T: 'static> t::HostDescriptorWithStore<T> for WasiFilesystem {
         o: OpenFlags,
         d: DescriptorFlags,
     ) -> FilesystemResult<Resource<Descriptor>> {
-        with(accessor, |v| {
-            v.open_at(self_, path_flags(flags), path, open_flags(o), flags_to_p2(d))
+        let desc = with(accessor, |v| {
+            v.open_at_work(&self_, path_flags(flags), path, open_flags(o), flags_to_p2(d))
         })
+        .await?;
+        accessor
+            .with(|mut access| access.get().table.push(desc))
+            .map_err(FilesystemError::trap)
     }
 
     async fn readlink_at(
@@ -617,7 +644,7 @@ impl<T: 'static> t::HostDescriptorWithStore<T> for WasiFilesystem {
         self_: Resource<Descriptor>,
         path: String,
     ) -> FilesystemResult<String> {
-        with(accessor, |v| v.readlink_at(self_, path))
+        with(accessor, |v| v.readlink_at_work(&self_, path)).await
     }
 
     async fn remove_directory_at(
@@ -625,7 +652,7 @@ impl<T: 'static> t::HostDescriptorWithStore<T> for WasiFilesystem {
         self_: Resource<Descriptor>,
         path: String,
     ) -> FilesystemResult<()> {
-        with(accessor, |v| v.remove_directory_at(self_, path))
+        with(accessor, |v| v.remove_directory_at_work(&self_, path)).await
     }
 
     async fn rename_at(
@@ -635,7 +662,10 @@ impl<T: 'static> t::HostDescriptorWithStore<T> for WasiFilesystem {
         new_descriptor: Resource<Descriptor>,
         new_path: String,
     ) -> FilesystemResult<()> {
-        with(accessor, |v| v.rename_at(self_, old_path, new_descriptor, new_path))
+        with(accessor, |v| {
+            v.rename_at_work(&self_, old_path, &new_descriptor, new_path)
+        })
+        .await
     }
 
     async fn symlink_at(
@@ -644,7 +674,7 @@ impl<T: 'static> t::HostDescriptorWithStore<T> for WasiFilesystem {
         old_path: String,
         new_path: String,
     ) -> FilesystemResult<()> {
-        with(accessor, |v| v.symlink_at(self_, old_path, new_path))
+        with(accessor, |v| v.symlink_at_work(&self_, old_path, new_path)).await
     }
 
     async fn unlink_file_at(
@@ -652,7 +682,7 @@ impl<T: 'static> t::HostDescriptorWithStore<T> for WasiFilesystem {
         self_: Resource<Descriptor>,
         path: String,
     ) -> FilesystemResult<()> {
-        with(accessor, |v| v.unlink_file_at(self_, path))
+        with(accessor, |v| v.unlink_file_at_work(&self_, path)).await
     }
 
     async fn is_same_object(
@@ -660,14 +690,19 @@ impl<T: 'static> t::HostDescriptorWithStore<T> for WasiFilesystem {
         self_: Resource<Descriptor>,
         other: Resource<Descriptor>,
     ) -> weft::Result<bool> {
-        accessor.with(|mut access| access.get().is_same_object(self_, other))
+        let (allow, work) = accessor.with(|mut access| {
+            let view = access.get();
+            let allow = view.ctx.allow_blocking_current_thread;
+            view.is_same_object_work(&self_, &other).map(|w| (allow, w))
+        })?;
+        run_blocking(allow, work).await?
     }
 
     async fn metadata_hash(
         accessor: &Accessor<T, Self>,
         self_: Resource<Descriptor>,
     ) -> FilesystemResult<MetadataHashValue> {
-        with(accessor, |v| v.metadata_hash(self_)).map(hash)
+        with(accessor, |v| v.metadata_hash_work(&self_)).await.map(hash)
     }
 
     async fn metadata_hash_at(
@@ -676,7 +711,9 @@ impl<T: 'static> t::HostDescriptorWithStore<T> for WasiFilesystem {
         flags: PathFlags,
         path: String,
     ) -> FilesystemResult<MetadataHashValue> {
-        with(accessor, |v| v.metadata_hash_at(self_, path_flags(flags), path)).map(hash)
+        with(accessor, |v| v.metadata_hash_at_work(&self_, path_flags(flags), path))
+            .await
+            .map(hash)
     }
 }
 
