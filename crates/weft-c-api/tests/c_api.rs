@@ -280,61 +280,43 @@ c_tests!(
 /// compiler, `$CXX` or `c++`, is installed).
 #[test]
 fn cpp_headers() {
-    let cxx = std::env::var("CXX").unwrap_or_else(|_| "c++".to_string());
-    if !Command::new(&cxx)
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success())
-    {
-        eprintln!("note: no C++ compiler (`{cxx}`) found; the C++ header test is skipped");
+    let Some(cxx) = cxx_compiler("the C++ header test") else {
         return;
-    }
-    let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let dir = scratch();
-    let lib = lib_dir();
-    let exe = dir.join("cpp_headers");
-    let out = Command::new(&cxx)
-        .args(["-std=c++17", "-Wall", "-Wextra", "-Werror"])
-        .arg("-I")
-        .arg(manifest.join("include"))
-        .arg(manifest.join("tests/c/cpp_headers.cc"))
-        .arg("-o")
-        .arg(&exe)
-        .arg("-L")
-        .arg(&lib)
-        .arg(format!("-Wl,-rpath,{}", lib.display()))
-        .args(["-lweft", "-lpthread", "-ldl", "-lm"])
-        .output()
-        .expect("run the C++ compiler");
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    };
+    let exe = build_cpp(&cxx, "cpp_headers");
     let run = Command::new(&exe).output().expect("run the C++ program");
     assert!(run.status.success());
     assert_eq!(String::from_utf8_lossy(&run.stdout), "C++: 42\n");
 }
 
-/// Builds `tests/c/NAME.cc` as C++17 against the headers and `libweft`,
-/// runs it in the scratch folder, and checks that it prints
-/// `tests/c/NAME.out` (where a C++ compiler, `$CXX` or `c++`, is
-/// installed; under `CI` one must be).
-fn cpp_program(name: &str) {
+/// The C++ compiler (`$CXX`, else `c++`) if it runs; `None` (after a note
+/// saying that `what` is skipped) if not. Under `CI` one must run.
+fn cxx_compiler(what: &str) -> Option<String> {
     let cxx = std::env::var("CXX").unwrap_or_else(|_| "c++".to_string());
-    if !Command::new(&cxx)
+    if Command::new(&cxx)
         .arg("--version")
         .output()
         .is_ok_and(|o| o.status.success())
     {
-        if std::env::var_os("CI").is_some() {
-            panic!("no C++ compiler (`{cxx}`) found, and CI is set");
-        }
-        eprintln!("note: no C++ compiler (`{cxx}`) found; the {name} test is skipped");
-        return;
+        return Some(cxx);
     }
+    if std::env::var_os("CI").is_some() {
+        panic!("no C++ compiler (`{cxx}`) found, and CI is set");
+    }
+    eprintln!("note: no C++ compiler (`{cxx}`) found; {what} is skipped");
+    None
+}
+
+/// Compiles `tests/c/NAME.cc` as C++17 (warnings denied; no debug
+/// information, which only slows the compiler down here) against the
+/// headers and `libweft` into the scratch folder, and returns the
+/// program's path.
+fn build_cpp(cxx: &str, name: &str) -> PathBuf {
     let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let dir = scratch();
     let lib = lib_dir();
-    let exe = dir.join(name);
-    let out = Command::new(&cxx)
-        .args(["-std=c++17", "-Wall", "-Wextra", "-Werror", "-g"])
+    let exe = scratch().join(name);
+    let out = Command::new(cxx)
+        .args(["-std=c++17", "-Wall", "-Wextra", "-Werror"])
         .arg("-I")
         .arg(manifest.join("include"))
         .arg(manifest.join(format!("tests/c/{name}.cc")))
@@ -346,9 +328,26 @@ fn cpp_program(name: &str) {
         .args(["-lweft", "-lpthread", "-ldl", "-lm"])
         .output()
         .expect("run the C++ compiler");
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "compiling {name}.cc failed:\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    exe
+}
+
+/// Builds `tests/c/NAME.cc` as C++17 against the headers and `libweft`,
+/// runs it in the scratch folder, and checks that it prints
+/// `tests/c/NAME.out` (where a C++ compiler, `$CXX` or `c++`, is
+/// installed; under `CI` one must be).
+fn cpp_program(name: &str) {
+    let Some(cxx) = cxx_compiler(&format!("the {name} test")) else {
+        return;
+    };
+    let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let exe = build_cpp(&cxx, name);
     let run = Command::new(&exe)
-        .current_dir(&dir)
+        .current_dir(scratch())
         .output()
         .expect("run the C++ program");
     let stdout = String::from_utf8_lossy(&run.stdout);
@@ -368,18 +367,9 @@ fn cpp_program(name: &str) {
 /// `wasmtime/X.hh` (where a C++ compiler is installed).
 #[test]
 fn cpp_each_header_alone() {
-    let cxx = std::env::var("CXX").unwrap_or_else(|_| "c++".to_string());
-    if !Command::new(&cxx)
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success())
-    {
-        if std::env::var_os("CI").is_some() {
-            panic!("no C++ compiler (`{cxx}`) found, and CI is set");
-        }
-        eprintln!("note: no C++ compiler (`{cxx}`) found; the C++ headers are not checked");
+    let Some(cxx) = cxx_compiler("the check of each C++ header alone") else {
         return;
-    }
+    };
     let include = Path::new(env!("CARGO_MANIFEST_DIR")).join("include");
     let mut headers = Vec::new();
     let mut dirs = vec![include.clone()];
@@ -495,41 +485,8 @@ fn wasm_hh_program() -> Option<PathBuf> {
     static BUILT: std::sync::OnceLock<Option<PathBuf>> = std::sync::OnceLock::new();
     BUILT
         .get_or_init(|| {
-            let cxx = std::env::var("CXX").unwrap_or_else(|_| "c++".to_string());
-            if !Command::new(&cxx)
-                .arg("--version")
-                .output()
-                .is_ok_and(|o| o.status.success())
-            {
-                if std::env::var_os("CI").is_some() {
-                    panic!("no C++ compiler (`{cxx}`) found, and CI is set");
-                }
-                eprintln!("note: no C++ compiler (`{cxx}`) found; the wasm.hh tests are skipped");
-                return None;
-            }
-            let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
-            let dir = scratch();
-            let lib = lib_dir();
-            let exe = dir.join("wasm_hh");
-            let out = Command::new(&cxx)
-                .args(["-std=c++17", "-Wall", "-Wextra", "-Werror"])
-                .arg("-I")
-                .arg(manifest.join("include"))
-                .arg(manifest.join("tests/c/wasm_hh.cc"))
-                .arg("-o")
-                .arg(&exe)
-                .arg("-L")
-                .arg(&lib)
-                .arg(format!("-Wl,-rpath,{}", lib.display()))
-                .args(["-lweft", "-lpthread", "-ldl", "-lm"])
-                .output()
-                .expect("run the C++ compiler");
-            assert!(
-                out.status.success(),
-                "compiling wasm_hh.cc failed:\n{}",
-                String::from_utf8_lossy(&out.stderr)
-            );
-            Some(exe)
+            let cxx = cxx_compiler("the wasm.hh tests")?;
+            Some(build_cpp(&cxx, "wasm_hh"))
         })
         .clone()
 }
