@@ -25,34 +25,9 @@
 #include <variant>
 #include <vector>
 #include <weft.h>
+#include <weft/span.hh>
 
 namespace weft {
-
-/// A view of `size` contiguous `T`s (`std::span` where available).
-template <typename T> class Span {
-  T *ptr_ = nullptr;
-  size_t size_ = 0;
-
-public:
-  /// An empty span.
-  Span() = default;
-  /// `size` elements at `ptr`.
-  Span(T *ptr, size_t size) : ptr_(ptr), size_(size) {}
-  /// The elements of a vector.
-  template <typename U> Span(std::vector<U> &v) : ptr_(v.data()), size_(v.size()) {}
-  /// The elements of a vector.
-  template <typename U> Span(const std::vector<U> &v) : ptr_(v.data()), size_(v.size()) {}
-  /// The first element.
-  T *data() const { return ptr_; }
-  /// The number of elements.
-  size_t size() const { return size_; }
-  /// The element `i`.
-  T &operator[](size_t i) const { return ptr_[i]; }
-  /// Iteration.
-  T *begin() const { return ptr_; }
-  /// Iteration.
-  T *end() const { return ptr_ + size_; }
-};
 
 namespace detail {
 inline std::string take_name(wasm_name_t &n) {

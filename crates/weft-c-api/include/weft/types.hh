@@ -170,6 +170,8 @@ public:
   bool is_concrete_array() const { return ty.kind == WEFT_HEAPTYPE_KIND_CONCRETE_ARRAY; }
   /// Whether it is a concrete exception type.
   bool is_concrete_exn() const { return ty.kind == WEFT_HEAPTYPE_KIND_CONCRETE_EXN; }
+  /// Whether it is a concrete type (function, struct, array or exception).
+  bool is_concrete() const { return is_concrete_func() || is_concrete_struct() || is_concrete_array() || is_concrete_exn(); }
   /// The concrete function type (nullopt for another kind).
   std::optional<FuncType> as_concrete_func() const;
   /// The concrete struct type (nullopt for another kind).
@@ -218,8 +220,12 @@ public:
   static RefType nullexnref() { return RefType(true, HeapType::noexn()); }
   /// Whether `null` is a value of the type.
   bool is_nullable() const { return nullable_; }
+  /// Whether `null` is a value of the type (Wasmtime 48's name).
+  bool nullable() const { return nullable_; }
   /// The heap type.
   const HeapType &heap_type() const { return heap; }
+  /// The heap type (Wasmtime 48's name).
+  const HeapType &heaptype() const { return heap; }
   /// A C copy (caller-owned: #weft_reftype_delete).
   weft_reftype_t to_capi() const {
     weft_reftype_t out;
@@ -827,22 +833,21 @@ private:
   Ref view;
 };
 
-/// The type of an import or export.
-class ExternType {
-public:
-  /// A view of the type: one of the views of the item types.
-  using Ref = std::variant<FuncType::Ref, GlobalType::Ref, TableType::Ref, MemoryType::Ref, TagType::Ref>;
-  /// The view of the C type `ty`.
-  static Ref ref_from_capi(const wasm_externtype_t *ty) {
-    switch (wasm_externtype_kind(ty)) {
-    case WASM_EXTERN_FUNC: return FuncType::Ref(wasm_externtype_as_functype_const(ty));
-    case WASM_EXTERN_GLOBAL: return GlobalType::Ref(wasm_externtype_as_globaltype_const(ty));
-    case WASM_EXTERN_TABLE: return TableType::Ref(wasm_externtype_as_tabletype_const(ty));
-    case WASM_EXTERN_MEMORY: return MemoryType::Ref(wasm_externtype_as_memorytype_const(ty));
-    default: return TagType::Ref(wasm_externtype_as_tagtype_const(ty));
-    }
+namespace detail {
+/// The view of an item type (`ExternType::Ref`).
+using ExternTypeRef = std::variant<FuncType::Ref, GlobalType::Ref, TableType::Ref, MemoryType::Ref, TagType::Ref>;
+/// The view of the C type `ty`.
+inline ExternTypeRef extern_type_ref(const wasm_externtype_t *ty) {
+  switch (wasm_externtype_kind(ty)) {
+  case WASM_EXTERN_FUNC: return FuncType::Ref(wasm_externtype_as_functype_const(ty));
+  case WASM_EXTERN_GLOBAL: return GlobalType::Ref(wasm_externtype_as_globaltype_const(ty));
+  case WASM_EXTERN_TABLE: return TableType::Ref(wasm_externtype_as_tabletype_const(ty));
+  case WASM_EXTERN_MEMORY: return MemoryType::Ref(wasm_externtype_as_memorytype_const(ty));
+  default: return TagType::Ref(wasm_externtype_as_tagtype_const(ty));
   }
-};
+}
+} // namespace detail
+
 
 namespace detail {
 inline std::string_view name_view(const wasm_name_t *n) { return std::string_view(n->data, n->size); }
@@ -868,7 +873,7 @@ public:
     /// The item name.
     std::string_view name() const { return detail::name_view(wasm_importtype_name(ptr)); }
     /// The item's type.
-    ExternType::Ref type() const { return ExternType::ref_from_capi(wasm_importtype_type(ptr)); }
+    detail::ExternTypeRef type() const { return detail::extern_type_ref(wasm_importtype_type(ptr)); }
     /// The C type.
     const wasm_importtype_t *capi() const { return ptr; }
   };
@@ -963,7 +968,7 @@ public:
     /// The export name.
     std::string_view name() const { return detail::name_view(wasm_exporttype_name(ptr)); }
     /// The item's type.
-    ExternType::Ref type() const { return ExternType::ref_from_capi(wasm_exporttype_type(ptr)); }
+    detail::ExternTypeRef type() const { return detail::extern_type_ref(wasm_exporttype_type(ptr)); }
     /// The C type.
     const wasm_exporttype_t *capi() const { return ptr; }
   };
@@ -1040,6 +1045,19 @@ public:
   };
 };
 
+/// The type of an item (import or export): views of the item types.
+class ExternType {
+public:
+  /// A view of the type: one of the views of the item types.
+  using Ref = detail::ExternTypeRef;
+  /// The view of the C type `ty`.
+  static Ref ref_from_capi(const wasm_externtype_t *ty) { return detail::extern_type_ref(ty); }
+  /// The view of the type of the import `ty`.
+  static Ref from_import(ImportType::Ref ty) { return ty.type(); }
+  /// The view of the type of the export `ty`.
+  static Ref from_export(ExportType::Ref ty) { return ty.type(); }
+};
+
 /// What a struct field or an array element stores: `i8`, `i16` or a value
 /// type. Copies clone.
 class StorageType {
@@ -1093,6 +1111,8 @@ public:
       return std::nullopt;
     return ValType::Ref(ty.valtype);
   }
+  /// The value type (nullopt for `i8` and `i16`; Wasmtime 48's name).
+  std::optional<ValType::Ref> as_valtype() const { return valtype(); }
   /// The C storage type.
   const weft_storage_type_t &capi() const { return ty; }
 };
@@ -1149,6 +1169,12 @@ public:
     weft_storage_type_t s;
     weft_storage_type_clone(&ty.storage, &s);
     return StorageType(s);
+  }
+  /// What it stores (borrowed from this field type).
+  const StorageType &storage_type() const {
+    static_assert(sizeof(StorageType) == sizeof(weft_storage_type_t), "StorageType wraps only the C type");
+    static_assert(std::is_standard_layout_v<StorageType>, "StorageType is pointer-interconvertible with its C type");
+    return *reinterpret_cast<const StorageType *>(&ty.storage);
   }
   /// The C field type.
   const weft_field_type_t &capi() const { return ty; }
@@ -1235,6 +1261,8 @@ public:
     weft_array_type_element(ptr.get(), &f);
     return FieldType(f);
   }
+  /// The type of the elements (Wasmtime 48's name).
+  FieldType element_type() const { return field(); }
   /// The C object.
   const weft_array_type_t *capi() const { return ptr.get(); }
 };
