@@ -16,6 +16,7 @@
 #ifndef WEFT_TYPES_HH
 #define WEFT_TYPES_HH
 
+#include <ostream>
 #include <weft/engine.hh>
 
 namespace weft {
@@ -1380,6 +1381,54 @@ inline std::optional<ExnType> HeapType::as_concrete_exn() const {
   if (!is_concrete_exn())
     return std::nullopt;
   return ExnType(weft_exn_type_copy(ty.of.concrete_exn));
+}
+
+/// Prints the heap type as in the text format (`any`, `eq`, …; a concrete
+/// type as `$func`, `$struct`, `$array` or `$exn`).
+inline std::ostream &operator<<(std::ostream &os, const HeapType &ty) {
+  switch (ty.kind()) {
+  case WEFT_HEAPTYPE_KIND_EXTERN: return os << "extern";
+  case WEFT_HEAPTYPE_KIND_NOEXTERN: return os << "noextern";
+  case WEFT_HEAPTYPE_KIND_FUNC: return os << "func";
+  case WEFT_HEAPTYPE_KIND_CONCRETE_FUNC: return os << "$func";
+  case WEFT_HEAPTYPE_KIND_NOFUNC: return os << "nofunc";
+  case WEFT_HEAPTYPE_KIND_ANY: return os << "any";
+  case WEFT_HEAPTYPE_KIND_NONE: return os << "none";
+  case WEFT_HEAPTYPE_KIND_EQ: return os << "eq";
+  case WEFT_HEAPTYPE_KIND_I31: return os << "i31";
+  case WEFT_HEAPTYPE_KIND_ARRAY: return os << "array";
+  case WEFT_HEAPTYPE_KIND_CONCRETE_ARRAY: return os << "$array";
+  case WEFT_HEAPTYPE_KIND_STRUCT: return os << "struct";
+  case WEFT_HEAPTYPE_KIND_CONCRETE_STRUCT: return os << "$struct";
+  case WEFT_HEAPTYPE_KIND_EXN: return os << "exn";
+  case WEFT_HEAPTYPE_KIND_CONCRETE_EXN: return os << "$exn";
+  case WEFT_HEAPTYPE_KIND_NOEXN: return os << "noexn";
+  default: return os << "unknown";
+  }
+}
+
+/// Prints the reference type as `(ref null? <heap type>)`.
+inline std::ostream &operator<<(std::ostream &os, const RefType &ty) {
+  os << "(ref ";
+  if (ty.nullable())
+    os << "null ";
+  return os << ty.heaptype() << ")";
+}
+
+/// Prints the value type as in the text format (`i32`, …; a reference type
+/// as `(ref null? <heap type>)`).
+inline std::ostream &operator<<(std::ostream &os, const ValType &ty) {
+  ValType::Ref r(ty);
+  if (std::optional<RefType> rt = r.as_ref())
+    return os << *rt;
+  switch (r.kind()) {
+  case ValKind::I32: return os << "i32";
+  case ValKind::I64: return os << "i64";
+  case ValKind::F32: return os << "f32";
+  case ValKind::F64: return os << "f64";
+  case ValKind::V128: return os << "v128";
+  default: return os << "unknown";
+  }
 }
 
 } // namespace weft
