@@ -110,6 +110,8 @@ public:
   size_t size() const { return vec.size; }
   /// Frame `i` (innermost is 0).
   FrameRef operator[](size_t i) const { return FrameRef(vec.data[i]); }
+  /// The iterator type (Wasmtime 48's name).
+  using iterator = Iterator;
   /// The first (innermost) frame.
   Iterator begin() const { return Iterator(vec.data); }
   /// Past the last frame.

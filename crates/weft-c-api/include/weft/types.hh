@@ -322,6 +322,8 @@ public:
     size_t size() const { return list->size; }
     /// Type `i`.
     Ref operator[](size_t i) const { return Ref(list->data[i]); }
+    /// The iterator type (Wasmtime 48's name).
+    using iterator = Iterator;
     /// The first type.
     Iterator begin() const { return Iterator(list->data); }
     /// Past the last type.
@@ -793,7 +795,7 @@ public:
     /// Borrows `raw`.
     Ref(const wasm_tagtype_t *raw) : ptr(raw) {}
     /// The function type.
-    FuncType::Ref functype() const { return FuncType::Ref(wasm_tagtype_functype(ptr)); }
+    FuncType functype() const { return FuncType(wasm_functype_copy(wasm_tagtype_functype(ptr))); }
     /// The C type.
     const wasm_tagtype_t *capi() const { return ptr; }
   };
@@ -944,6 +946,8 @@ public:
     size_t size() const { return vec.size; }
     /// Import `i`.
     Ref operator[](size_t i) const { return Ref(vec.data[i]); }
+    /// The iterator type (Wasmtime 48's name).
+    using iterator = Iterator;
     /// The first import.
     Iterator begin() const { return Iterator(vec.data); }
     /// Past the last import.
@@ -1039,6 +1043,8 @@ public:
     size_t size() const { return vec.size; }
     /// Export `i`.
     Ref operator[](size_t i) const { return Ref(vec.data[i]); }
+    /// The iterator type (Wasmtime 48's name).
+    using iterator = Iterator;
     /// The first export.
     Iterator begin() const { return Iterator(vec.data); }
     /// Past the last export.

@@ -148,6 +148,20 @@ int main() {
   for (ExportType::Ref exp : exports)
     std::cout << "export " << exp.name() << ": " << extern_kind(ExternType::from_export(exp)) << "\n";
 
+  // The iterator type names, TagType::Ref::functype (an owned FuncType)
+  // and Store::gc (a Result).
+  ImportType::List::iterator it = imports.begin();
+  CHECK((*it).name() == "f");
+  ExportType::List::iterator eit = exports.end();
+  CHECK(eit != exports.begin());
+  ValType::ListRef::iterator pit = fty.params().begin();
+  CHECK((*pit).is_i32());
+  TagType tag_ty(FuncType({ValType::i32(), ValType::f64()}, {}));
+  FuncType tag_fn = tag_ty->functype();
+  CHECK(tag_fn->params().size() == 2 && tag_fn->params()[1].is_f64() && tag_fn->results().size() == 0);
+  CHECK(store.gc() && cx.gc());
+  std::cout << "tag params " << tag_fn->params().size() << ", gc ok\n";
+
   // Span: size_bytes, IsSpan, dynamic_extent, the container constructor.
   std::array<uint32_t, 3> arr{1, 2, 3};
   Span<uint32_t> from_array(arr);
