@@ -172,9 +172,17 @@ public:
   /// The error (only on failure).
   E &&err() { return std::get<E>(std::move(data)); }
   /// The error (only on failure).
+  const E &&err() const { return std::get<E>(std::move(data)); }
+  /// The error (only on failure).
+  E &err_ref() { return std::get<E>(data); }
+  /// The error (only on failure).
   const E &err_ref() const { return std::get<E>(data); }
   /// The value (only on success).
   T &&ok() { return std::get<T>(std::move(data)); }
+  /// The value (only on success).
+  const T &&ok() const { return std::get<T>(std::move(data)); }
+  /// The value (only on success).
+  T &ok_ref() { return std::get<T>(data); }
   /// The value (only on success).
   const T &ok_ref() const { return std::get<T>(data); }
   /// The value; prints the error and aborts on failure.

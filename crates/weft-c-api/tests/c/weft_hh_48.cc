@@ -179,6 +179,17 @@ int main() {
   static_assert(IsSpan<Span<int>>::value && !IsSpan<std::vector<int>>::value, "IsSpan");
   std::cout << "span: " << from_array.size_bytes() << " bytes, sum of first two " << sum << "\n";
 
+  // Result's const and non-const accessors.
+  Result<int> good(5);
+  good.ok_ref() += 1;
+  const Result<int> &cgood = good;
+  CHECK(cgood.ok_ref() == 6 && cgood.ok() == 6);
+  Result<int> bad = Result<int>(Module::compile(engine, "(module").err());
+  CHECK(!bad && !bad.err_ref().message().empty());
+  const Result<int> &cbad = bad;
+  CHECK(&cbad.err_ref() == &bad.err_ref());
+  std::cout << "result: " << cgood.ok_ref() << ", error " << (cbad.err().message().empty() ? "empty" : "set") << "\n";
+
   // weft/wat.hh and weft/extern_declare.hh.
   std::vector<uint8_t> wasm = wat2wasm("(module)").unwrap();
   CHECK(wasm.size() == 8 && wasm[0] == 0 && wasm[1] == 'a');
