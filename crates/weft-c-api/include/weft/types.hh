@@ -182,19 +182,53 @@ public:
   /// The concrete exception type (nullopt for another kind).
   std::optional<ExnType> as_concrete_exn() const;
   /// The C heap type.
-  const weft_heaptype_t &capi() const { return ty; }
+  const weft_heaptype_t *capi() const { return &ty; }
 };
 
 /// A reference type: a heap type and whether `null` is a value of it.
 class RefType {
-  bool nullable_;
-  HeapType heap;
+  weft_reftype_t ty;
+
+  void clear() {
+    ty.nullable = true;
+    ty.heaptype.kind = WEFT_HEAPTYPE_KIND_EXTERN;
+    ty.heaptype.of.concrete_func = nullptr;
+  }
 
 public:
   /// The reference type to `heap`, nullable or not.
-  RefType(bool nullable, HeapType heap) : nullable_(nullable), heap(std::move(heap)) {}
+  RefType(bool nullable, const HeapType &heap) {
+    ty.nullable = nullable;
+    weft_heaptype_clone(heap.capi(), &ty.heaptype);
+  }
   /// Takes ownership of the C reference type `raw`.
-  explicit RefType(weft_reftype_t raw) : nullable_(raw.nullable), heap(raw.heaptype) {}
+  explicit RefType(weft_reftype_t raw) : ty(raw) {}
+  /// A copy.
+  RefType(const RefType &other) {
+    ty.nullable = other.ty.nullable;
+    weft_heaptype_clone(&other.ty.heaptype, &ty.heaptype);
+  }
+  /// A copy.
+  RefType &operator=(const RefType &other) {
+    if (this != &other) {
+      weft_heaptype_delete(&ty.heaptype);
+      ty.nullable = other.ty.nullable;
+      weft_heaptype_clone(&other.ty.heaptype, &ty.heaptype);
+    }
+    return *this;
+  }
+  /// Takes `other`'s type, leaving it `externref`.
+  RefType(RefType &&other) noexcept : ty(other.ty) { other.clear(); }
+  /// Takes `other`'s type, leaving it `externref`.
+  RefType &operator=(RefType &&other) noexcept {
+    if (this != &other) {
+      weft_heaptype_delete(&ty.heaptype);
+      ty = other.ty;
+      other.clear();
+    }
+    return *this;
+  }
+  ~RefType() { weft_heaptype_delete(&ty.heaptype); }
   /// `externref` (`(ref null extern)`).
   static RefType externref() { return RefType(true, HeapType::extern_()); }
   /// `nullexternref`.
@@ -220,18 +254,24 @@ public:
   /// `nullexnref`.
   static RefType nullexnref() { return RefType(true, HeapType::noexn()); }
   /// Whether `null` is a value of the type.
-  bool is_nullable() const { return nullable_; }
+  bool is_nullable() const { return ty.nullable; }
   /// Whether `null` is a value of the type (Wasmtime 48's name).
-  bool nullable() const { return nullable_; }
+  bool nullable() const { return ty.nullable; }
+  /// The heap type (Wasmtime 48's name), borrowed from this reference type.
+  const HeapType &heaptype() const {
+    static_assert(sizeof(HeapType) == sizeof(weft_heaptype_t), "HeapType wraps only the C type");
+    static_assert(std::is_standard_layout_v<HeapType>, "HeapType is pointer-interconvertible with its C type");
+    return *reinterpret_cast<const HeapType *>(&ty.heaptype);
+  }
   /// The heap type.
-  const HeapType &heap_type() const { return heap; }
-  /// The heap type (Wasmtime 48's name).
-  const HeapType &heaptype() const { return heap; }
+  const HeapType &heap_type() const { return heaptype(); }
+  /// The C reference type, still owned by this object.
+  const weft_reftype_t *capi() const { return &ty; }
   /// A C copy (caller-owned: #weft_reftype_delete).
   weft_reftype_t to_capi() const {
     weft_reftype_t out;
-    out.nullable = nullable_;
-    weft_heaptype_clone(&heap.capi(), &out.heaptype);
+    out.nullable = ty.nullable;
+    weft_heaptype_clone(&ty.heaptype, &out.heaptype);
     return out;
   }
 };
@@ -1121,7 +1161,7 @@ public:
   /// The value type (nullopt for `i8` and `i16`; Wasmtime 48's name).
   std::optional<ValType::Ref> as_valtype() const { return valtype(); }
   /// The C storage type.
-  const weft_storage_type_t &capi() const { return ty; }
+  const weft_storage_type_t *capi() const { return &ty; }
 };
 
 /// The type of a struct field or of array elements: a storage type, and
@@ -1135,7 +1175,7 @@ public:
   /// A field of `storage`, mutable or not.
   FieldType(bool is_mutable, const StorageType &storage) {
     ty.mutable_ = is_mutable;
-    weft_storage_type_clone(&storage.capi(), &ty.storage);
+    weft_storage_type_clone(storage.capi(), &ty.storage);
   }
   /// A mutable field of `storage`.
   static FieldType mut_(const StorageType &storage) { return FieldType(true, storage); }
@@ -1184,7 +1224,7 @@ public:
     return *reinterpret_cast<const StorageType *>(&ty.storage);
   }
   /// The C field type.
-  const weft_field_type_t &capi() const { return ty; }
+  const weft_field_type_t *capi() const { return &ty; }
 };
 
 /// A struct type, registered in an engine. Copies clone.
@@ -1197,7 +1237,7 @@ class StructType {
   static weft_struct_type_t *make(const Engine &engine, const std::vector<FieldType> &fields) {
     std::vector<weft_field_type_t> raw;
     for (const FieldType &f : fields)
-      raw.push_back(f.capi());
+      raw.push_back(*f.capi());
     return weft_struct_type_new(engine.capi(), raw.data(), raw.size());
   }
 
@@ -1249,7 +1289,7 @@ public:
   /// Takes ownership of `raw`.
   explicit ArrayType(weft_array_type_t *raw) : ptr(raw) {}
   /// The array type of elements `field` in `engine`.
-  ArrayType(const Engine &engine, const FieldType &field) : ptr(weft_array_type_new(engine.capi(), &field.capi())) {}
+  ArrayType(const Engine &engine, const FieldType &field) : ptr(weft_array_type_new(engine.capi(), field.capi())) {}
   /// A copy.
   ArrayType(const ArrayType &other) : ptr(weft_array_type_copy(other.ptr.get())) {}
   /// A copy.

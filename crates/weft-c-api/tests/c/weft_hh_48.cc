@@ -179,6 +179,22 @@ int main() {
   static_assert(IsSpan<Span<int>>::value && !IsSpan<std::vector<int>>::value, "IsSpan");
   std::cout << "span: " << from_array.size_bytes() << " bytes, sum of first two " << sum << "\n";
 
+  // capi() as pointers: HeapType, RefType, StorageType, FieldType, Val.
+  CHECK(point_heap.capi()->kind == WEFT_HEAPTYPE_KIND_CONCRETE_STRUCT);
+  CHECK(point_ref.capi()->nullable == false && point_ref.capi()->heaptype.kind == WEFT_HEAPTYPE_KIND_CONCRETE_STRUCT);
+  RefType ref_copy = point_ref;
+  RefType ref_moved = std::move(ref_copy);
+  CHECK(!ref_moved.nullable() && ref_moved.heaptype().is_concrete_struct());
+  CHECK(StorageType::i16().capi()->kind == WEFT_STORAGE_TYPE_KIND_I16);
+  CHECK(f0.capi()->mutable_ && f0.capi()->storage.kind == WEFT_STORAGE_TYPE_KIND_VALTYPE);
+  Val v = Val(int64_t(-9));
+  Val::Raw *raw = v.capi();
+  CHECK(raw->kind == WEFT_I64 && raw->of.i64 == -9);
+  raw->of.i64 = 11;
+  const Val &cv = v;
+  CHECK(cv.capi()->of.i64 == 11 && v.i64() == 11);
+  std::cout << "capi: " << ref_moved << " " << cv.capi()->of.i64 << "\n";
+
   // Result's const and non-const accessors.
   Result<int> good(5);
   good.ok_ref() += 1;
