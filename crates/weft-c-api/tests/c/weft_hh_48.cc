@@ -8,6 +8,7 @@
 #include <iostream>
 #include <sstream>
 #include <weft.hh>
+#include <weft/component.hh>
 #include <weft/extern_declare.hh>
 #include <weft/helpers.hh>
 #include <weft/span.hh>
@@ -193,6 +194,10 @@ int main() {
   raw->of.i64 = 11;
   const Val &cv = v;
   CHECK(cv.capi()->of.i64 == 11 && v.i64() == 11);
+  component::ValType cbool = component::ValType::new_bool();
+  CHECK(cbool.capi()->kind == WEFT_COMPONENT_VALTYPE_BOOL);
+  const component::ValType &ccbool = cbool;
+  CHECK(ccbool.capi() == cbool.capi() && ccbool.is_bool());
   std::cout << "capi: " << ref_moved << " " << cv.capi()->of.i64 << "\n";
 
   // Result's const and non-const accessors.
