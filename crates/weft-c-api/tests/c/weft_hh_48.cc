@@ -200,6 +200,15 @@ int main() {
   CHECK(ccbool.capi() == cbool.capi() && ccbool.is_bool());
   std::cout << "capi: " << ref_moved << " " << cv.capi()->of.i64 << "\n";
 
+  // Func::call over an iterator range.
+  Module adder = Module::compile(engine, "(module (func (export \"add\") (param i32 i32) (result i32) local.get 0 local.get 1 i32.add))").unwrap();
+  Instance adder_inst = Instance::create(cx, adder, {}).unwrap();
+  Func add = std::get<Func>(*adder_inst.get(cx, "add"));
+  std::array<Val, 2> add_args{Val(int32_t(40)), Val(int32_t(2))};
+  std::vector<Val> add_res = add.call(cx, add_args.begin(), add_args.end()).unwrap();
+  CHECK(add_res.size() == 1 && add_res[0].i32() == 42);
+  std::cout << "call range: " << add_res[0].i32() << "\n";
+
   // Result's const and non-const accessors.
   Result<int> good(5);
   good.ok_ref() += 1;
