@@ -79,8 +79,11 @@ class HeapType {
   }
 
 public:
+  /// Takes ownership of the C heap type `raw`, leaving it `none` (as
+  /// Wasmtime 48).
+  HeapType(weft_heaptype_t &raw) : ty(raw) { raw = of_kind(WEFT_HEAPTYPE_KIND_NONE); }
   /// Takes ownership of the C heap type `raw`.
-  explicit HeapType(weft_heaptype_t raw) : ty(raw) {}
+  explicit HeapType(weft_heaptype_t &&raw) : ty(raw) {}
   /// A copy.
   HeapType(const HeapType &other) { weft_heaptype_clone(&other.ty, &ty); }
   /// A copy.

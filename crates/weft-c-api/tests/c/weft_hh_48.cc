@@ -182,6 +182,11 @@ int main() {
 
   // capi() as pointers: HeapType, RefType, StorageType, FieldType, Val.
   CHECK(point_heap.capi()->kind == WEFT_HEAPTYPE_KIND_CONCRETE_STRUCT);
+  weft_heaptype_t raw_heap;
+  weft_heaptype_clone(point_heap.capi(), &raw_heap);
+  HeapType from_raw = raw_heap; // takes it, leaving `none`
+  CHECK(from_raw.is_concrete_struct() && raw_heap.kind == WEFT_HEAPTYPE_KIND_NONE);
+  weft_heaptype_delete(&raw_heap);
   CHECK(point_ref.capi()->nullable == false && point_ref.capi()->heaptype.kind == WEFT_HEAPTYPE_KIND_CONCRETE_STRUCT);
   RefType ref_copy = point_ref;
   RefType ref_moved = std::move(ref_copy);
