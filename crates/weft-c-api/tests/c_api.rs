@@ -429,6 +429,14 @@ fn weft_hh_types() {
     cpp_program("weft_hh_types");
 }
 
+/// `weft.hh` against Wasmtime 48's C++ API (issue #16): the members and
+/// header files it lacked or named differently, each called with its
+/// result checked.
+#[test]
+fn weft_hh_48() {
+    cpp_program("weft_hh_48");
+}
+
 /// `weft.hh`'s GC reference classes: `ExternRef`, `AnyRef`, `EqRef`,
 /// `StructRef`, `ArrayRef` and their `Pre`s, through globals and functions.
 #[test]

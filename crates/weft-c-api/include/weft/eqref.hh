@@ -27,6 +27,8 @@ public:
     weft_eqref_from_i31(cx.capi(), value, &out);
     return EqRef(out);
   }
+  /// The `i31ref` of `value` (its top bit dropped; Wasmtime 48's name).
+  static EqRef from_i31(Store::Context cx, uint32_t value) { return i31(cx, value); }
   /// Whether it is an `i31ref`.
   bool is_i31(Store::Context cx) const { return weft_eqref_is_i31(cx.capi(), &raw); }
   /// The value of the `i31ref`, zero-extended (nullopt if it is not one).
@@ -43,6 +45,12 @@ public:
       return v;
     return std::nullopt;
   }
+  /// The value of the `i31ref`, zero-extended (nullopt if it is not one;
+  /// Wasmtime 48's name).
+  std::optional<uint32_t> i31_get_u(Store::Context cx) const { return u31(cx); }
+  /// The value of the `i31ref`, sign-extended (nullopt if it is not one;
+  /// Wasmtime 48's name).
+  std::optional<int32_t> i31_get_s(Store::Context cx) const { return i31(cx); }
   /// Whether it is a struct.
   bool is_struct(Store::Context cx) const { return weft_eqref_is_struct(cx.capi(), &raw); }
   /// Whether it is an array.

@@ -25,34 +25,9 @@
 #include <variant>
 #include <vector>
 #include <weft.h>
+#include <weft/span.hh>
 
 namespace weft {
-
-/// A view of `size` contiguous `T`s (`std::span` where available).
-template <typename T> class Span {
-  T *ptr_ = nullptr;
-  size_t size_ = 0;
-
-public:
-  /// An empty span.
-  Span() = default;
-  /// `size` elements at `ptr`.
-  Span(T *ptr, size_t size) : ptr_(ptr), size_(size) {}
-  /// The elements of a vector.
-  template <typename U> Span(std::vector<U> &v) : ptr_(v.data()), size_(v.size()) {}
-  /// The elements of a vector.
-  template <typename U> Span(const std::vector<U> &v) : ptr_(v.data()), size_(v.size()) {}
-  /// The first element.
-  T *data() const { return ptr_; }
-  /// The number of elements.
-  size_t size() const { return size_; }
-  /// The element `i`.
-  T &operator[](size_t i) const { return ptr_[i]; }
-  /// Iteration.
-  T *begin() const { return ptr_; }
-  /// Iteration.
-  T *end() const { return ptr_ + size_; }
-};
 
 namespace detail {
 inline std::string take_name(wasm_name_t &n) {
@@ -135,6 +110,8 @@ public:
   size_t size() const { return vec.size; }
   /// Frame `i` (innermost is 0).
   FrameRef operator[](size_t i) const { return FrameRef(vec.data[i]); }
+  /// The iterator type (Wasmtime 48's name).
+  using iterator = Iterator;
   /// The first (innermost) frame.
   Iterator begin() const { return Iterator(vec.data); }
   /// Past the last frame.
@@ -195,9 +172,17 @@ public:
   /// The error (only on failure).
   E &&err() { return std::get<E>(std::move(data)); }
   /// The error (only on failure).
+  const E &&err() const { return std::get<E>(std::move(data)); }
+  /// The error (only on failure).
+  E &err_ref() { return std::get<E>(data); }
+  /// The error (only on failure).
   const E &err_ref() const { return std::get<E>(data); }
   /// The value (only on success).
   T &&ok() { return std::get<T>(std::move(data)); }
+  /// The value (only on success).
+  const T &&ok() const { return std::get<T>(std::move(data)); }
+  /// The value (only on success).
+  T &ok_ref() { return std::get<T>(data); }
   /// The value (only on success).
   const T &ok_ref() const { return std::get<T>(data); }
   /// The value; prints the error and aborts on failure.

@@ -82,6 +82,10 @@ public:
   TrapResult<std::vector<Val>> call(Store::Context cx, const std::vector<Val> &params) const;
   /// Calls the function with `params`.
   TrapResult<std::vector<Val>> call(Store::Context cx, std::initializer_list<Val> params) const;
+  /// Calls the function with the values from `begin` to `end`.
+  template <typename I> TrapResult<std::vector<Val>> call(Store::Context cx, const I &begin, const I &end) const {
+    return call(cx, std::vector<Val>(begin, end));
+  }
   /// The function's type.
   FuncType type(Store::Context cx) const { return FuncType(weft_func_type(cx.capi(), &f)); }
   /// The function as a `TypedFunc` taking `Params` and giving `Results`

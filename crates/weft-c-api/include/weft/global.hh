@@ -23,7 +23,7 @@ public:
   /// A new global of type `ty` holding `init`.
   static Result<Global> create(Store::Context cx, const GlobalType &ty, const Val &init) {
     weft_global_t out;
-    if (weft_error_t *e = weft_global_new(cx.capi(), ty.capi(), &init.capi(), &out))
+    if (weft_error_t *e = weft_global_new(cx.capi(), ty.capi(), init.capi(), &out))
       return Error(e);
     return Global(out);
   }
@@ -37,7 +37,7 @@ public:
   }
   /// Sets its value.
   Result<std::monostate> set(Store::Context cx, const Val &v) const {
-    if (weft_error_t *e = weft_global_set(cx.capi(), &g, &v.capi()))
+    if (weft_error_t *e = weft_global_set(cx.capi(), &g, v.capi()))
       return Error(e);
     return std::monostate();
   }

@@ -66,10 +66,11 @@ public:
     /// The context of a caller.
     Context(Caller *caller);
     /// Collects the store's GC heap (`weft_context_gc`): frees the GC objects
-    /// and externrefs that no root reaches. An error is ignored.
-    void gc() {
+    /// and externrefs that no root reaches.
+    Result<std::monostate> gc() {
       if (weft_error_t *e = weft_context_gc(ptr))
-        weft_error_delete(e);
+        return Error(e);
+      return std::monostate();
     }
     /// Sets the fuel.
     Result<std::monostate> set_fuel(uint64_t fuel) {
@@ -112,7 +113,7 @@ public:
   /// The store's context.
   Context context() { return Context(*this); }
   /// Collects the store's GC heap (see `Context::gc`).
-  void gc() { context().gc(); }
+  Result<std::monostate> gc() { return context().gc(); }
   /// Limits what the store may grow and create (a negative value keeps the
   /// default): bytes of a memory, elements of a table, instances, tables
   /// and memories.

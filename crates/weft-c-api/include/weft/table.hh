@@ -23,7 +23,7 @@ public:
   /// A new table of type `ty`, its elements `init`.
   static Result<Table> create(Store::Context cx, const TableType &ty, const Val &init) {
     weft_table_t out;
-    if (weft_error_t *e = weft_table_new(cx.capi(), ty.capi(), &init.capi(), &out))
+    if (weft_error_t *e = weft_table_new(cx.capi(), ty.capi(), init.capi(), &out))
       return Error(e);
     return Table(out);
   }
@@ -40,14 +40,14 @@ public:
   }
   /// Sets element `index` to `value`.
   Result<std::monostate> set(Store::Context cx, uint64_t index, const Val &value) const {
-    if (weft_error_t *e = weft_table_set(cx.capi(), &t, index, &value.capi()))
+    if (weft_error_t *e = weft_table_set(cx.capi(), &t, index, value.capi()))
       return Error(e);
     return std::monostate();
   }
   /// Grows it by `delta` elements `init`; the old size.
   Result<uint64_t> grow(Store::Context cx, uint64_t delta, const Val &init) const {
     uint64_t prev = 0;
-    if (weft_error_t *e = weft_table_grow(cx.capi(), &t, delta, &init.capi(), &prev))
+    if (weft_error_t *e = weft_table_grow(cx.capi(), &t, delta, init.capi(), &prev))
       return Error(e);
     return prev;
   }

@@ -16,6 +16,7 @@
 #ifndef WEFT_TYPES_HH
 #define WEFT_TYPES_HH
 
+#include <ostream>
 #include <weft/engine.hh>
 
 namespace weft {
@@ -78,8 +79,11 @@ class HeapType {
   }
 
 public:
+  /// Takes ownership of the C heap type `raw`, leaving it `none` (as
+  /// Wasmtime 48).
+  HeapType(weft_heaptype_t &raw) : ty(raw) { raw = of_kind(WEFT_HEAPTYPE_KIND_NONE); }
   /// Takes ownership of the C heap type `raw`.
-  explicit HeapType(weft_heaptype_t raw) : ty(raw) {}
+  explicit HeapType(weft_heaptype_t &&raw) : ty(raw) {}
   /// A copy.
   HeapType(const HeapType &other) { weft_heaptype_clone(&other.ty, &ty); }
   /// A copy.
@@ -170,6 +174,8 @@ public:
   bool is_concrete_array() const { return ty.kind == WEFT_HEAPTYPE_KIND_CONCRETE_ARRAY; }
   /// Whether it is a concrete exception type.
   bool is_concrete_exn() const { return ty.kind == WEFT_HEAPTYPE_KIND_CONCRETE_EXN; }
+  /// Whether it is a concrete type (function, struct, array or exception).
+  bool is_concrete() const { return is_concrete_func() || is_concrete_struct() || is_concrete_array() || is_concrete_exn(); }
   /// The concrete function type (nullopt for another kind).
   std::optional<FuncType> as_concrete_func() const;
   /// The concrete struct type (nullopt for another kind).
@@ -179,19 +185,53 @@ public:
   /// The concrete exception type (nullopt for another kind).
   std::optional<ExnType> as_concrete_exn() const;
   /// The C heap type.
-  const weft_heaptype_t &capi() const { return ty; }
+  const weft_heaptype_t *capi() const { return &ty; }
 };
 
 /// A reference type: a heap type and whether `null` is a value of it.
 class RefType {
-  bool nullable_;
-  HeapType heap;
+  weft_reftype_t ty;
+
+  void clear() {
+    ty.nullable = true;
+    ty.heaptype.kind = WEFT_HEAPTYPE_KIND_EXTERN;
+    ty.heaptype.of.concrete_func = nullptr;
+  }
 
 public:
   /// The reference type to `heap`, nullable or not.
-  RefType(bool nullable, HeapType heap) : nullable_(nullable), heap(std::move(heap)) {}
+  RefType(bool nullable, const HeapType &heap) {
+    ty.nullable = nullable;
+    weft_heaptype_clone(heap.capi(), &ty.heaptype);
+  }
   /// Takes ownership of the C reference type `raw`.
-  explicit RefType(weft_reftype_t raw) : nullable_(raw.nullable), heap(raw.heaptype) {}
+  explicit RefType(weft_reftype_t raw) : ty(raw) {}
+  /// A copy.
+  RefType(const RefType &other) {
+    ty.nullable = other.ty.nullable;
+    weft_heaptype_clone(&other.ty.heaptype, &ty.heaptype);
+  }
+  /// A copy.
+  RefType &operator=(const RefType &other) {
+    if (this != &other) {
+      weft_heaptype_delete(&ty.heaptype);
+      ty.nullable = other.ty.nullable;
+      weft_heaptype_clone(&other.ty.heaptype, &ty.heaptype);
+    }
+    return *this;
+  }
+  /// Takes `other`'s type, leaving it `externref`.
+  RefType(RefType &&other) noexcept : ty(other.ty) { other.clear(); }
+  /// Takes `other`'s type, leaving it `externref`.
+  RefType &operator=(RefType &&other) noexcept {
+    if (this != &other) {
+      weft_heaptype_delete(&ty.heaptype);
+      ty = other.ty;
+      other.clear();
+    }
+    return *this;
+  }
+  ~RefType() { weft_heaptype_delete(&ty.heaptype); }
   /// `externref` (`(ref null extern)`).
   static RefType externref() { return RefType(true, HeapType::extern_()); }
   /// `nullexternref`.
@@ -217,14 +257,24 @@ public:
   /// `nullexnref`.
   static RefType nullexnref() { return RefType(true, HeapType::noexn()); }
   /// Whether `null` is a value of the type.
-  bool is_nullable() const { return nullable_; }
+  bool is_nullable() const { return ty.nullable; }
+  /// Whether `null` is a value of the type (Wasmtime 48's name).
+  bool nullable() const { return ty.nullable; }
+  /// The heap type (Wasmtime 48's name), borrowed from this reference type.
+  const HeapType &heaptype() const {
+    static_assert(sizeof(HeapType) == sizeof(weft_heaptype_t), "HeapType wraps only the C type");
+    static_assert(std::is_standard_layout_v<HeapType>, "HeapType is pointer-interconvertible with its C type");
+    return *reinterpret_cast<const HeapType *>(&ty.heaptype);
+  }
   /// The heap type.
-  const HeapType &heap_type() const { return heap; }
+  const HeapType &heap_type() const { return heaptype(); }
+  /// The C reference type, still owned by this object.
+  const weft_reftype_t *capi() const { return &ty; }
   /// A C copy (caller-owned: #weft_reftype_delete).
   weft_reftype_t to_capi() const {
     weft_reftype_t out;
-    out.nullable = nullable_;
-    weft_heaptype_clone(&heap.capi(), &out.heaptype);
+    out.nullable = ty.nullable;
+    weft_heaptype_clone(&ty.heaptype, &out.heaptype);
     return out;
   }
 };
@@ -315,6 +365,8 @@ public:
     size_t size() const { return list->size; }
     /// Type `i`.
     Ref operator[](size_t i) const { return Ref(list->data[i]); }
+    /// The iterator type (Wasmtime 48's name).
+    using iterator = Iterator;
     /// The first type.
     Iterator begin() const { return Iterator(list->data); }
     /// Past the last type.
@@ -786,7 +838,7 @@ public:
     /// Borrows `raw`.
     Ref(const wasm_tagtype_t *raw) : ptr(raw) {}
     /// The function type.
-    FuncType::Ref functype() const { return FuncType::Ref(wasm_tagtype_functype(ptr)); }
+    FuncType functype() const { return FuncType(wasm_functype_copy(wasm_tagtype_functype(ptr))); }
     /// The C type.
     const wasm_tagtype_t *capi() const { return ptr; }
   };
@@ -827,22 +879,21 @@ private:
   Ref view;
 };
 
-/// The type of an import or export.
-class ExternType {
-public:
-  /// A view of the type: one of the views of the item types.
-  using Ref = std::variant<FuncType::Ref, GlobalType::Ref, TableType::Ref, MemoryType::Ref, TagType::Ref>;
-  /// The view of the C type `ty`.
-  static Ref ref_from_capi(const wasm_externtype_t *ty) {
-    switch (wasm_externtype_kind(ty)) {
-    case WASM_EXTERN_FUNC: return FuncType::Ref(wasm_externtype_as_functype_const(ty));
-    case WASM_EXTERN_GLOBAL: return GlobalType::Ref(wasm_externtype_as_globaltype_const(ty));
-    case WASM_EXTERN_TABLE: return TableType::Ref(wasm_externtype_as_tabletype_const(ty));
-    case WASM_EXTERN_MEMORY: return MemoryType::Ref(wasm_externtype_as_memorytype_const(ty));
-    default: return TagType::Ref(wasm_externtype_as_tagtype_const(ty));
-    }
+namespace detail {
+/// The view of an item type (`ExternType::Ref`).
+using ExternTypeRef = std::variant<FuncType::Ref, GlobalType::Ref, TableType::Ref, MemoryType::Ref, TagType::Ref>;
+/// The view of the C type `ty`.
+inline ExternTypeRef extern_type_ref(const wasm_externtype_t *ty) {
+  switch (wasm_externtype_kind(ty)) {
+  case WASM_EXTERN_FUNC: return FuncType::Ref(wasm_externtype_as_functype_const(ty));
+  case WASM_EXTERN_GLOBAL: return GlobalType::Ref(wasm_externtype_as_globaltype_const(ty));
+  case WASM_EXTERN_TABLE: return TableType::Ref(wasm_externtype_as_tabletype_const(ty));
+  case WASM_EXTERN_MEMORY: return MemoryType::Ref(wasm_externtype_as_memorytype_const(ty));
+  default: return TagType::Ref(wasm_externtype_as_tagtype_const(ty));
   }
-};
+}
+} // namespace detail
+
 
 namespace detail {
 inline std::string_view name_view(const wasm_name_t *n) { return std::string_view(n->data, n->size); }
@@ -868,7 +919,7 @@ public:
     /// The item name.
     std::string_view name() const { return detail::name_view(wasm_importtype_name(ptr)); }
     /// The item's type.
-    ExternType::Ref type() const { return ExternType::ref_from_capi(wasm_importtype_type(ptr)); }
+    detail::ExternTypeRef type() const { return detail::extern_type_ref(wasm_importtype_type(ptr)); }
     /// The C type.
     const wasm_importtype_t *capi() const { return ptr; }
   };
@@ -938,6 +989,8 @@ public:
     size_t size() const { return vec.size; }
     /// Import `i`.
     Ref operator[](size_t i) const { return Ref(vec.data[i]); }
+    /// The iterator type (Wasmtime 48's name).
+    using iterator = Iterator;
     /// The first import.
     Iterator begin() const { return Iterator(vec.data); }
     /// Past the last import.
@@ -963,7 +1016,7 @@ public:
     /// The export name.
     std::string_view name() const { return detail::name_view(wasm_exporttype_name(ptr)); }
     /// The item's type.
-    ExternType::Ref type() const { return ExternType::ref_from_capi(wasm_exporttype_type(ptr)); }
+    detail::ExternTypeRef type() const { return detail::extern_type_ref(wasm_exporttype_type(ptr)); }
     /// The C type.
     const wasm_exporttype_t *capi() const { return ptr; }
   };
@@ -1033,11 +1086,26 @@ public:
     size_t size() const { return vec.size; }
     /// Export `i`.
     Ref operator[](size_t i) const { return Ref(vec.data[i]); }
+    /// The iterator type (Wasmtime 48's name).
+    using iterator = Iterator;
     /// The first export.
     Iterator begin() const { return Iterator(vec.data); }
     /// Past the last export.
     Iterator end() const { return Iterator(vec.data + vec.size); }
   };
+};
+
+/// The type of an item (import or export): views of the item types.
+class ExternType {
+public:
+  /// A view of the type: one of the views of the item types.
+  using Ref = detail::ExternTypeRef;
+  /// The view of the C type `ty`.
+  static Ref ref_from_capi(const wasm_externtype_t *ty) { return detail::extern_type_ref(ty); }
+  /// The view of the type of the import `ty`.
+  static Ref from_import(ImportType::Ref ty) { return ty.type(); }
+  /// The view of the type of the export `ty`.
+  static Ref from_export(ExportType::Ref ty) { return ty.type(); }
 };
 
 /// What a struct field or an array element stores: `i8`, `i16` or a value
@@ -1093,8 +1161,10 @@ public:
       return std::nullopt;
     return ValType::Ref(ty.valtype);
   }
+  /// The value type (nullopt for `i8` and `i16`; Wasmtime 48's name).
+  std::optional<ValType::Ref> as_valtype() const { return valtype(); }
   /// The C storage type.
-  const weft_storage_type_t &capi() const { return ty; }
+  const weft_storage_type_t *capi() const { return &ty; }
 };
 
 /// The type of a struct field or of array elements: a storage type, and
@@ -1108,7 +1178,7 @@ public:
   /// A field of `storage`, mutable or not.
   FieldType(bool is_mutable, const StorageType &storage) {
     ty.mutable_ = is_mutable;
-    weft_storage_type_clone(&storage.capi(), &ty.storage);
+    weft_storage_type_clone(storage.capi(), &ty.storage);
   }
   /// A mutable field of `storage`.
   static FieldType mut_(const StorageType &storage) { return FieldType(true, storage); }
@@ -1150,8 +1220,14 @@ public:
     weft_storage_type_clone(&ty.storage, &s);
     return StorageType(s);
   }
+  /// What it stores (borrowed from this field type).
+  const StorageType &storage_type() const {
+    static_assert(sizeof(StorageType) == sizeof(weft_storage_type_t), "StorageType wraps only the C type");
+    static_assert(std::is_standard_layout_v<StorageType>, "StorageType is pointer-interconvertible with its C type");
+    return *reinterpret_cast<const StorageType *>(&ty.storage);
+  }
   /// The C field type.
-  const weft_field_type_t &capi() const { return ty; }
+  const weft_field_type_t *capi() const { return &ty; }
 };
 
 /// A struct type, registered in an engine. Copies clone.
@@ -1164,7 +1240,7 @@ class StructType {
   static weft_struct_type_t *make(const Engine &engine, const std::vector<FieldType> &fields) {
     std::vector<weft_field_type_t> raw;
     for (const FieldType &f : fields)
-      raw.push_back(f.capi());
+      raw.push_back(*f.capi());
     return weft_struct_type_new(engine.capi(), raw.data(), raw.size());
   }
 
@@ -1216,7 +1292,7 @@ public:
   /// Takes ownership of `raw`.
   explicit ArrayType(weft_array_type_t *raw) : ptr(raw) {}
   /// The array type of elements `field` in `engine`.
-  ArrayType(const Engine &engine, const FieldType &field) : ptr(weft_array_type_new(engine.capi(), &field.capi())) {}
+  ArrayType(const Engine &engine, const FieldType &field) : ptr(weft_array_type_new(engine.capi(), field.capi())) {}
   /// A copy.
   ArrayType(const ArrayType &other) : ptr(weft_array_type_copy(other.ptr.get())) {}
   /// A copy.
@@ -1235,6 +1311,8 @@ public:
     weft_array_type_element(ptr.get(), &f);
     return FieldType(f);
   }
+  /// The type of the elements (Wasmtime 48's name).
+  FieldType element_type() const { return field(); }
   /// The C object.
   const weft_array_type_t *capi() const { return ptr.get(); }
 };
@@ -1352,6 +1430,54 @@ inline std::optional<ExnType> HeapType::as_concrete_exn() const {
   if (!is_concrete_exn())
     return std::nullopt;
   return ExnType(weft_exn_type_copy(ty.of.concrete_exn));
+}
+
+/// Prints the heap type as in the text format (`any`, `eq`, …; a concrete
+/// type as `$func`, `$struct`, `$array` or `$exn`).
+inline std::ostream &operator<<(std::ostream &os, const HeapType &ty) {
+  switch (ty.kind()) {
+  case WEFT_HEAPTYPE_KIND_EXTERN: return os << "extern";
+  case WEFT_HEAPTYPE_KIND_NOEXTERN: return os << "noextern";
+  case WEFT_HEAPTYPE_KIND_FUNC: return os << "func";
+  case WEFT_HEAPTYPE_KIND_CONCRETE_FUNC: return os << "$func";
+  case WEFT_HEAPTYPE_KIND_NOFUNC: return os << "nofunc";
+  case WEFT_HEAPTYPE_KIND_ANY: return os << "any";
+  case WEFT_HEAPTYPE_KIND_NONE: return os << "none";
+  case WEFT_HEAPTYPE_KIND_EQ: return os << "eq";
+  case WEFT_HEAPTYPE_KIND_I31: return os << "i31";
+  case WEFT_HEAPTYPE_KIND_ARRAY: return os << "array";
+  case WEFT_HEAPTYPE_KIND_CONCRETE_ARRAY: return os << "$array";
+  case WEFT_HEAPTYPE_KIND_STRUCT: return os << "struct";
+  case WEFT_HEAPTYPE_KIND_CONCRETE_STRUCT: return os << "$struct";
+  case WEFT_HEAPTYPE_KIND_EXN: return os << "exn";
+  case WEFT_HEAPTYPE_KIND_CONCRETE_EXN: return os << "$exn";
+  case WEFT_HEAPTYPE_KIND_NOEXN: return os << "noexn";
+  default: return os << "unknown";
+  }
+}
+
+/// Prints the reference type as `(ref null? <heap type>)`.
+inline std::ostream &operator<<(std::ostream &os, const RefType &ty) {
+  os << "(ref ";
+  if (ty.nullable())
+    os << "null ";
+  return os << ty.heaptype() << ")";
+}
+
+/// Prints the value type as in the text format (`i32`, …; a reference type
+/// as `(ref null? <heap type>)`).
+inline std::ostream &operator<<(std::ostream &os, const ValType &ty) {
+  ValType::Ref r(ty);
+  if (std::optional<RefType> rt = r.as_ref())
+    return os << *rt;
+  switch (r.kind()) {
+  case ValKind::I32: return os << "i32";
+  case ValKind::I64: return os << "i64";
+  case ValKind::F32: return os << "f32";
+  case ValKind::F64: return os << "f64";
+  case ValKind::V128: return os << "v128";
+  default: return os << "unknown";
+  }
 }
 
 } // namespace weft

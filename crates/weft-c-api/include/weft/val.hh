@@ -158,8 +158,12 @@ public:
     weft_exnref_clone(&val.of.exnref, &copy);
     return ExnRef(copy);
   }
+  /// The C type of the value.
+  using Raw = weft_val_t;
   /// The C value, still owned by this object.
-  const weft_val_t &capi() const { return val; }
+  const Raw *capi() const { return &val; }
+  /// The C value, still owned by this object.
+  Raw *capi() { return &val; }
   /// Gives up the C value (the caller unroots it), leaving the `i32` 0.
   weft_val_t take_raw() {
     weft_val_t out = val;
@@ -187,14 +191,14 @@ inline Result<Val> StructRef::field(Store::Context cx, size_t index) const {
   return Val(v);
 }
 inline Result<std::monostate> StructRef::set_field(Store::Context cx, size_t index, const Val &value) const {
-  if (weft_error_t *e = weft_structref_set_field(cx.capi(), &raw, index, &value.capi()))
+  if (weft_error_t *e = weft_structref_set_field(cx.capi(), &raw, index, value.capi()))
     return Error(e);
   return std::monostate();
 }
 
 inline Result<ArrayRef> ArrayRef::create(Store::Context cx, const ArrayRefPre &pre, const Val &elem, uint32_t len) {
   weft_arrayref_t out;
-  if (weft_error_t *e = weft_arrayref_new(cx.capi(), pre.capi(), &elem.capi(), len, &out))
+  if (weft_error_t *e = weft_arrayref_new(cx.capi(), pre.capi(), elem.capi(), len, &out))
     return Error(e);
   return ArrayRef(out);
 }
@@ -205,7 +209,7 @@ inline Result<Val> ArrayRef::get(Store::Context cx, uint32_t index) const {
   return Val(v);
 }
 inline Result<std::monostate> ArrayRef::set(Store::Context cx, uint32_t index, const Val &value) const {
-  if (weft_error_t *e = weft_arrayref_set(cx.capi(), &raw, index, &value.capi()))
+  if (weft_error_t *e = weft_arrayref_set(cx.capi(), &raw, index, value.capi()))
     return Error(e);
   return std::monostate();
 }

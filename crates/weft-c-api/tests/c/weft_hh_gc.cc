@@ -181,7 +181,7 @@ int main() {
 
   // A GC with roots held by the host keeps their objects.
   get_func("stash").call(cx, {Val(std::optional<AnyRef>())}).unwrap();
-  cx.gc();
+  cx.gc().unwrap();
   CHECK(point.field(cx, 0).unwrap().i32() == 20 && ints.get(cx, 2).unwrap().i32() == 30);
   CHECK(std::any_cast<std::string>(ExternRef(cx, std::string("after gc")).data(cx)) == "after gc");
   std::cout << "done\n";

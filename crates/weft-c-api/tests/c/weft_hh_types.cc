@@ -74,7 +74,7 @@ static std::string describe(const ExternType::Ref &ty) {
     s = std::string("memory") + (m->is_64() ? "64 " : " ") + std::to_string(m->min()) + ".." +
         (m->max() ? std::to_string(*m->max()) : "") + " page " + std::to_string(m->page_size());
   } else if (auto *e = std::get_if<TagType::Ref>(&ty)) {
-    s = "tag params " + std::to_string(e->functype().params().size());
+    s = "tag params " + std::to_string(e->functype()->params().size());
   }
   return s;
 }
@@ -150,7 +150,7 @@ int main() {
   auto bad = MemoryType::Builder().min(5).max(2).build();
   std::cout << "memory type with min > max refused: " << !bad << "\n";
   TagType tagty(FuncType({ValType::i32()}, {}));
-  CHECK(tagty->functype().params().size() == 1);
+  CHECK(tagty->functype()->params().size() == 1);
   std::cout << "v128: " << kind_name(ValType::v128().kind()) << ", equal i32s " << (ValType::i32() == ValType::i32())
             << ", i32 vs i64 " << (ValType::i32() == ValType::i64()) << "\n";
 
@@ -179,9 +179,9 @@ int main() {
   ArrayType bytes(engine, FieldType::mut_(StorageType::i8()));
   CHECK(bytes.field().is_mutable() && bytes.field().storage().is_i8());
   ExnType exn = ExnType::create(engine, {ValType::i32(), ValType::f64()}).unwrap();
-  CHECK(exn.tag_type()->functype().params().size() == 2);
+  CHECK(exn.tag_type()->functype()->params().size() == 2);
   std::cout << "struct fields " << point.num_fields() << ", array of i8 " << bytes.field().storage().is_i8()
-            << ", exception payload " << exn.tag_type()->functype().params().size() << "\n";
+            << ", exception payload " << exn.tag_type()->functype()->params().size() << "\n";
 
   // Items made from types, and their types read back.
   Global g = Global::create(cx, gty, Val(1.5f)).unwrap();

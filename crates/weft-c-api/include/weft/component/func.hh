@@ -39,7 +39,7 @@ public:
   /// The function's type.
   FuncType type(Store::Context cx) const { return FuncType(weft_component_func_type(&f, cx.capi())); }
   /// The C function.
-  const weft_component_func_t &capi() const { return f; }
+  const weft_component_func_t *capi() const { return &f; }
 };
 
 } // namespace component

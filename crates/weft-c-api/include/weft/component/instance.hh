@@ -38,7 +38,7 @@ public:
     return Func(f);
   }
   /// The C instance.
-  const weft_component_instance_t &capi() const { return i; }
+  const weft_component_instance_t *capi() const { return &i; }
 };
 
 } // namespace component

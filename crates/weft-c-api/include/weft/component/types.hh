@@ -675,7 +675,9 @@ public:
   /// Whether `other` is another type.
   bool operator!=(const ValType &other) const { return !(*this == other); }
   /// The C type, still owned by this object.
-  const weft_component_valtype_t &capi() const { return ty; }
+  const weft_component_valtype_t *capi() const { return &ty; }
+  /// The C type, still owned by this object.
+  weft_component_valtype_t *capi() { return &ty; }
 };
 
 /// A case of a variant: its name (valid as long as the variant type) and

@@ -1,0 +1,13 @@
+/**
+ * \file weft/component/types/instance.hh
+ *
+ * \brief C++ API: the component model types (the file of Wasmtime 48's `wasmtime/component/types/instance.hh`; Weft
+ * declares them in `weft/component/types.hh`, which this includes).
+ */
+
+#ifndef WEFT_COMPONENT_TYPES_INSTANCE_HH
+#define WEFT_COMPONENT_TYPES_INSTANCE_HH
+
+#include <weft/component/types.hh>
+
+#endif // WEFT_COMPONENT_TYPES_INSTANCE_HH
