@@ -7,10 +7,13 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-pub const USAGE: &str = "usage: cargo xtask c-api install --prefix DIR [--release]
+pub const USAGE: &str = "usage: cargo xtask c-api install --prefix DIR [--release | --lib-dir LIBS]
 
   Builds libweft (crates/weft-c-api) and installs its headers, libraries,
-  pkg-config file (weft.pc) and CMake package (find_package(weft)) under DIR.";
+  pkg-config file (weft.pc) and CMake package (find_package(weft)) under DIR.
+  With --lib-dir, nothing is built: libweft.so and libweft.a are taken from
+  the folder LIBS (the C API's tests install the libraries their own cargo
+  run built, from target/debug/deps).";
 
 /// The version written into the pkg-config and CMake files.
 const VERSION: &str = "0.1.0";
@@ -19,6 +22,7 @@ const VERSION: &str = "0.1.0";
 pub fn run(root: &Path, args: &[String]) -> Result<(), String> {
     let mut prefix = None;
     let mut release = false;
+    let mut lib_dir = None;
     let mut it = args.iter();
     match it.next().map(String::as_str) {
         Some("install") => {}
@@ -28,6 +32,7 @@ pub fn run(root: &Path, args: &[String]) -> Result<(), String> {
         match a.as_str() {
             "--prefix" => prefix = Some(PathBuf::from(it.next().ok_or(USAGE)?)),
             "--release" => release = true,
+            "--lib-dir" => lib_dir = Some(PathBuf::from(it.next().ok_or(USAGE)?)),
             _ => return Err(format!("unknown argument `{a}`\n\n{USAGE}")),
         }
     }
@@ -37,10 +42,18 @@ pub fn run(root: &Path, args: &[String]) -> Result<(), String> {
     } else {
         std::env::current_dir().map_err(|e| e.to_string())?.join(prefix)
     };
-    install(root, &prefix, release)
+    if release && lib_dir.is_some() {
+        return Err(format!("--release and --lib-dir exclude each other\n\n{USAGE}"));
+    }
+    let lib_dir = match lib_dir {
+        Some(dir) => dir,
+        None => build(root, release)?,
+    };
+    install(root, &prefix, &lib_dir)
 }
 
-fn install(root: &Path, prefix: &Path, release: bool) -> Result<(), String> {
+/// Builds libweft and returns the folder holding `libweft.so` and `libweft.a`.
+fn build(root: &Path, release: bool) -> Result<PathBuf, String> {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_string());
     let mut build = Command::new(&cargo);
     build.args(["build", "-p", "weft-c-api", "--lib"]).current_dir(root);
@@ -52,8 +65,10 @@ fn install(root: &Path, prefix: &Path, release: bool) -> Result<(), String> {
         return Err("building libweft failed".to_string());
     }
     let profile = if release { "release" } else { "debug" };
-    let lib_dir = target_dir(&cargo, root)?.join(profile);
+    Ok(target_dir(&cargo, root)?.join(profile))
+}
 
+fn install(root: &Path, prefix: &Path, lib_dir: &Path) -> Result<(), String> {
     let include = prefix.join("include");
     let lib = prefix.join("lib");
     copy_dir(&root.join("crates/weft-c-api/include"), &include)?;

@@ -6,7 +6,7 @@
 //! unless `CI` is set, in which case it fails. The CMake part runs only
 //! where `cmake` is installed.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
 /// A program using only `wasm.h`: a module (as bytes) calling back the host.
@@ -166,14 +166,6 @@ fn have(tool: &str) -> bool {
     }
 }
 
-/// The target folder and profile of this test binary.
-fn target() -> (PathBuf, bool) {
-    let exe = std::env::current_exe().expect("test executable path");
-    let profile_dir = exe.parent().and_then(Path::parent).expect("profile folder");
-    let release = profile_dir.file_name().is_some_and(|n| n == "release");
-    (profile_dir.parent().expect("target folder").to_path_buf(), release)
-}
-
 fn run_ok(cmd: &mut Command, what: &str) -> String {
     let out = cmd.output().unwrap_or_else(|e| panic!("{what}: {e}"));
     assert!(
@@ -192,7 +184,11 @@ fn install_and_build_with_pkg_config() {
     if !have(&cc) || !have("pkg-config") {
         return;
     }
-    let (target_dir, release) = target();
+    // The libraries Cargo built for this test run (next to this binary), so
+    // that the installer does not build them again with other features.
+    let exe = std::env::current_exe().expect("test executable path");
+    let deps = exe.parent().expect("deps folder");
+    let target_dir = deps.parent().and_then(Path::parent).expect("target folder");
     let work = Path::new(env!("CARGO_TARGET_TMPDIR")).join("c-api-install");
     let _ = std::fs::remove_dir_all(&work);
     let prefix = work.join("prefix");
@@ -203,11 +199,10 @@ fn install_and_build_with_pkg_config() {
     install
         .args(["run", "--quiet", "-p", "xtask", "--", "c-api", "install", "--prefix"])
         .arg(&prefix)
-        .env("CARGO_TARGET_DIR", &target_dir)
+        .arg("--lib-dir")
+        .arg(deps)
+        .env("CARGO_TARGET_DIR", target_dir)
         .current_dir(&root);
-    if release {
-        install.arg("--release");
-    }
     run_ok(&mut install, "cargo xtask c-api install");
     for f in [
         "include/wasm.h",
