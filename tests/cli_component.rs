@@ -9,7 +9,7 @@
 /// The guests of weft-wasi's tests.
 #[allow(dead_code, reason = "the CLI tests use a part of the guests")]
 mod p2_guest {
-    include!("../crates/weft-wasi/tests/p2_guest/mod.rs");
+    include!("../crates/weft-wasi/tests/all/p2_guest/mod.rs");
 }
 
 use std::path::PathBuf;

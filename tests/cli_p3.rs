@@ -8,7 +8,7 @@
 /// The guests of weft-wasi's tests.
 #[allow(dead_code, reason = "the CLI tests use a part of the guests")]
 mod p3_guest {
-    include!("../crates/weft-wasi/tests/p3_guest/mod.rs");
+    include!("../crates/weft-wasi/tests/all/p3_guest/mod.rs");
 }
 
 use p3_guest::Ending;

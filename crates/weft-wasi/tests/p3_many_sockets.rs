@@ -9,6 +9,7 @@
 #![cfg(feature = "p3")]
 
 #[allow(dead_code, reason = "each test binary uses a part of the guests")]
+#[path = "all/p3_guest/mod.rs"]
 mod p3_guest;
 
 use std::sync::{Arc, Mutex};

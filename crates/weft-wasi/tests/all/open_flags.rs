@@ -3,7 +3,7 @@
 //! `O_DIRECTORY` and `O_EXCL` into `oflags`, and `O_APPEND` into the
 //! `fdflags` of the new descriptor.
 
-mod common;
+use crate::common;
 
 use common::errno::*;
 use common::{rights, Shim, APPEND, CREAT, DIRECTORY, FOLLOW, SEEK_CUR, SEEK_END, SEEK_SET, TRUNC};

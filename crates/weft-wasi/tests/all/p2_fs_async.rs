@@ -8,8 +8,7 @@
 
 #![cfg(feature = "p2")]
 
-#[allow(dead_code, reason = "each test binary uses a part of the guests")]
-mod p2_guest;
+use crate::p2_guest;
 
 use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};

@@ -6,8 +6,7 @@
 
 #![cfg(feature = "p3")]
 
-#[allow(dead_code, reason = "each test binary uses a part of the guests")]
-mod p3_guest;
+use crate::p3_guest;
 
 use p3_guest::Ending;
 use std::future::Future;

@@ -2,7 +2,7 @@
 //! public API with pipes for stdio and a temp dir as their preopen; their
 //! output is compared line by line with what a POSIX-like system prints.
 
-mod common;
+use crate::common;
 
 use common::{run, temp_dir};
 use weft_wasi::{FsPerms, I32Exit, MemoryInputPipe, WasiCtxBuilder};

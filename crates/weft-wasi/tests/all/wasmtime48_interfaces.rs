@@ -10,8 +10,7 @@
 
 #![cfg(feature = "p2")]
 
-#[allow(dead_code, reason = "only the error-code names are used here")]
-mod p2_guest;
+use crate::p2_guest;
 
 use weft::component::{Component, Instance, Linker, ResourceTable};
 use weft::{Engine, Store};

@@ -9,8 +9,7 @@
 
 #![cfg(feature = "p2")]
 
-#[allow(dead_code, reason = "each test binary uses a part of the guests")]
-mod p2_guest;
+use crate::p2_guest;
 
 use std::sync::{mpsc, Arc, Mutex};
 use weft::component::{Component, Linker, ResourceTable};

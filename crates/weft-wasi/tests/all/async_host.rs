@@ -2,7 +2,7 @@
 //! small executor; a `poll_oneoff` sleep suspends the guest instead of
 //! blocking the thread.
 
-mod common;
+use crate::common;
 
 use std::future::Future;
 use std::pin::pin;

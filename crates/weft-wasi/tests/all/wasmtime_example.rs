@@ -4,7 +4,7 @@
 
 #[allow(dead_code, reason = "the example's fields are read only by its Debug output")]
 mod example {
-    include!("../examples/wasip1/main.rs");
+    include!("../../examples/wasip1/main.rs");
 
     pub fn run() -> Result<()> {
         main()

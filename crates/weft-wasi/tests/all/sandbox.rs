@@ -5,7 +5,7 @@
 //! reached the guest's memory, and that nothing outside the preopen was
 //! changed or created.
 
-mod common;
+use crate::common;
 
 use common::errno::*;
 use common::{Shim, CREAT, DIRECTORY, FOLLOW, TRUNC};

@@ -5,8 +5,7 @@
 
 #![cfg(feature = "p2")]
 
-#[allow(dead_code, reason = "each test binary uses a part of the guests")]
-mod p2_guest;
+use crate::p2_guest;
 
 use weft::component::{Component, Linker, ResourceTable};
 use weft::{Engine, Store};
