@@ -266,7 +266,7 @@ fn cpp_headers() {
     let Some(cxx) = cxx_compiler("the C++ header test") else {
         return;
     };
-    let exe = build_cpp(&cxx, "cpp_headers");
+    let exe = build_cpp(&cxx, "cpp_headers", "c++17");
     let run = Command::new(&exe).output().expect("run the C++ program");
     assert!(run.status.success());
     assert_eq!(String::from_utf8_lossy(&run.stdout), "C++: 42\n");
@@ -290,16 +290,17 @@ fn cxx_compiler(what: &str) -> Option<String> {
     None
 }
 
-/// Compiles `tests/c/NAME.cc` as C++17 (warnings denied; no debug
-/// information, which only slows the compiler down here) against the
-/// headers and `libweft` into the scratch folder, and returns the
-/// program's path.
-fn build_cpp(cxx: &str, name: &str) -> PathBuf {
+/// Compiles `tests/c/NAME.cc` as C++ of the standard `std` (`c++17` or
+/// `c++20`; warnings denied; no debug information, which only slows the
+/// compiler down here) against the headers and `libweft` into the scratch
+/// folder, and returns the program's path.
+fn build_cpp(cxx: &str, name: &str, std: &str) -> PathBuf {
     let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
     let lib = lib_dir();
-    let exe = scratch().join(name);
+    let exe = scratch().join(format!("{name}-{std}"));
     let out = Command::new(cxx)
-        .args(["-std=c++17", "-Wall", "-Wextra", "-Werror"])
+        .arg(format!("-std={std}"))
+        .args(["-Wall", "-Wextra", "-Werror"])
         .arg("-I")
         .arg(manifest.join("include"))
         .arg(manifest.join(format!("tests/c/{name}.cc")))
@@ -324,11 +325,16 @@ fn build_cpp(cxx: &str, name: &str) -> PathBuf {
 /// `tests/c/NAME.out` (where a C++ compiler, `$CXX` or `c++`, is
 /// installed; under `CI` one must be).
 fn cpp_program(name: &str) {
+    cpp_program_as(name, "c++17");
+}
+
+/// `cpp_program` in the C++ standard `std`.
+fn cpp_program_as(name: &str, std: &str) {
     let Some(cxx) = cxx_compiler(&format!("the {name} test")) else {
         return;
     };
     let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let exe = build_cpp(&cxx, name);
+    let exe = build_cpp(&cxx, name, std);
     let run = Command::new(&exe)
         .current_dir(scratch())
         .output()
@@ -495,6 +501,13 @@ fn weft_hh_48() {
     cpp_program("weft_hh_48");
 }
 
+/// The same program as C++20, where `weft::Span` is `std::span` (as
+/// Wasmtime 48's `Span`) and the rest of the API must work with it.
+#[test]
+fn weft_hh_48_cpp20() {
+    cpp_program_as("weft_hh_48", "c++20");
+}
+
 /// `weft.hh`'s GC reference classes: `ExternRef`, `AnyRef`, `EqRef`,
 /// `StructRef`, `ArrayRef` and their `Pre`s, through globals and functions.
 #[test]
@@ -552,7 +565,7 @@ fn wasm_hh_program() -> Option<PathBuf> {
     BUILT
         .get_or_init(|| {
             let cxx = cxx_compiler("the wasm.hh tests")?;
-            Some(build_cpp(&cxx, "wasm_hh"))
+            Some(build_cpp(&cxx, "wasm_hh", "c++17"))
         })
         .clone()
 }

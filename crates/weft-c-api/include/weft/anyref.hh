@@ -60,11 +60,12 @@ public:
   /// As an array (nullopt if it is not one).
   std::optional<ArrayRef> as_array(Store::Context cx) const;
   /// The heap type of the object: `i31` or its concrete struct or array
-  /// type (nullopt for null or a reference of another store).
-  std::optional<HeapType> ty(Store::Context cx) const {
+  /// type. For null or a reference of another store it is `none` (Wasmtime
+  /// 48 asserts there).
+  HeapType ty(Store::Context cx) const {
     weft_heaptype_t t;
     if (!weft_anyref_type(cx.capi(), &raw, &t))
-      return std::nullopt;
+      return HeapType::none();
     return HeapType(t);
   }
   /// The reference's raw value (for unchecked calls).

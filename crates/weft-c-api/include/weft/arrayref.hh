@@ -65,13 +65,9 @@ public:
     weft_arrayref_to_eqref(&raw, &out);
     return EqRef(out);
   }
-  /// The array's type (nullopt for null).
-  std::optional<ArrayType> ty(Store::Context cx) const {
-    weft_array_type_t *t = weft_arrayref_type(cx.capi(), &raw);
-    if (!t)
-      return std::nullopt;
-    return ArrayType(t);
-  }
+  /// The array's type. For null or a reference of another store it is an
+  /// empty `ArrayType` (whose functions answer as for no type).
+  ArrayType ty(Store::Context cx) const { return ArrayType(weft_arrayref_type(cx.capi(), &raw)); }
 };
 
 inline std::optional<ArrayRef> AnyRef::as_array(Store::Context cx) const {

@@ -65,12 +65,12 @@ public:
     weft_eqref_to_anyref(&raw, &out);
     return AnyRef(out);
   }
-  /// The heap type of the object (nullopt for null or a reference of
-  /// another store).
-  std::optional<HeapType> ty(Store::Context cx) const {
+  /// The heap type of the object. For null or a reference of another
+  /// store it is `none` (Wasmtime 48 asserts there).
+  HeapType ty(Store::Context cx) const {
     weft_heaptype_t t;
     if (!weft_eqref_type(cx.capi(), &raw, &t))
-      return std::nullopt;
+      return HeapType::none();
     return HeapType(t);
   }
 };

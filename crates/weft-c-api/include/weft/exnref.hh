@@ -30,13 +30,9 @@ public:
   size_t field_count(Store::Context cx) const { return weft_exnref_field_count(cx.capi(), &raw); }
   /// Field `index` of its payload.
   Result<Val> field(Store::Context cx, size_t index) const;
-  /// The exception's type (nullopt for null).
-  std::optional<ExnType> ty(Store::Context cx) const {
-    weft_exn_type_t *t = weft_exnref_type(cx.capi(), &raw);
-    if (!t)
-      return std::nullopt;
-    return ExnType(t);
-  }
+  /// The exception's type. For null or a reference of another store it is an
+  /// empty `ExnType` (whose functions answer as for no type).
+  ExnType ty(Store::Context cx) const { return ExnType(weft_exnref_type(cx.capi(), &raw)); }
 };
 
 inline Trap Store::Context::throw_exception(ExnRef exn) {

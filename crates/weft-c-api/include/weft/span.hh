@@ -2,11 +2,19 @@
  * \file weft/span.hh
  *
  * \brief C++ API: `Span`, a view of contiguous elements (as Wasmtime 48's
- * `wasmtime/span.hh`).
+ * `wasmtime/span.hh`): `std::span` where the standard library has it
+ * (C++20), else a class of its own with the part of `std::span` the API
+ * uses.
  */
 
 #ifndef WEFT_SPAN_HH
 #define WEFT_SPAN_HH
+
+#ifdef __has_include
+#if __has_include(<span>)
+#include <span>
+#endif
+#endif
 
 #include <cstddef>
 #include <limits>
@@ -15,6 +23,22 @@
 #include <vector>
 
 namespace weft {
+
+#ifdef __cpp_lib_span
+
+/// `std::span`, as in Wasmtime 48 under C++20.
+template <typename T, std::size_t Extent = std::dynamic_extent> using Span = std::span<T, Extent>;
+
+/// The extent of a `Span` whose size is known only at run time.
+inline constexpr size_t dynamic_extent = std::dynamic_extent;
+
+/// Whether `T` is a `Span`.
+template <typename T> struct IsSpan : std::false_type {};
+
+/// Whether `T` is a `Span`: it is.
+template <typename T, std::size_t Extent> struct IsSpan<std::span<T, Extent>> : std::true_type {};
+
+#else
 
 /// The extent of a `Span` whose size is known only at run time (the only
 /// extent supported).
@@ -68,6 +92,8 @@ public:
   /// Iteration.
   iterator end() const { return ptr_ + size_; }
 };
+
+#endif // __cpp_lib_span
 
 } // namespace weft
 

@@ -58,13 +58,9 @@ public:
     weft_structref_to_eqref(&raw, &out);
     return EqRef(out);
   }
-  /// The struct's type (nullopt for null).
-  std::optional<StructType> ty(Store::Context cx) const {
-    weft_struct_type_t *t = weft_structref_type(cx.capi(), &raw);
-    if (!t)
-      return std::nullopt;
-    return StructType(t);
-  }
+  /// The struct's type. For null or a reference of another store it is an
+  /// empty `StructType` (whose functions answer as for no type).
+  StructType ty(Store::Context cx) const { return StructType(weft_structref_type(cx.capi(), &raw)); }
 };
 
 inline std::optional<StructRef> AnyRef::as_struct(Store::Context cx) const {

@@ -64,6 +64,26 @@ inline ValKind valkind_of_wasm(wasm_valkind_t k) {
   default: return ValKind::V128;
   }
 }
+
+/// The C++ object that owns the C value `slot`, as Wasmtime 48's
+/// accessors return it (`const ArrayType *`, `const ListType &`, …)
+/// without a copy: the classes these are used with hold exactly one member,
+/// the C value (a `std::unique_ptr` with an empty deleter for a C pointer),
+/// so they have its layout. The result is valid as long as `slot` is
+/// unchanged, and const: nothing may destroy or move from it.
+template <typename Owner, typename C> const Owner &owner_of(const C &slot) {
+  static_assert(sizeof(Owner) == sizeof(C), "the class is not a lone owner of the C value");
+  static_assert(alignof(Owner) == alignof(C), "the class is not a lone owner of the C value");
+  return *reinterpret_cast<const Owner *>(&slot);
+}
+
+/// An empty `T` (made from a null C pointer) that lives as long as the
+/// program, for the accessors that return a reference and are called on
+/// the wrong kind (where Wasmtime 48 asserts).
+template <typename T> const T &empty_of() {
+  static const T empty(nullptr);
+  return empty;
+}
 } // namespace detail
 
 /// A heap type: abstract (`any`, `eq`, `func`, …) or concrete (a function,
@@ -176,14 +196,19 @@ public:
   bool is_concrete_exn() const { return ty.kind == WEFT_HEAPTYPE_KIND_CONCRETE_EXN; }
   /// Whether it is a concrete type (function, struct, array or exception).
   bool is_concrete() const { return is_concrete_func() || is_concrete_struct() || is_concrete_array() || is_concrete_exn(); }
-  /// The concrete function type (nullopt for another kind).
-  std::optional<FuncType> as_concrete_func() const;
-  /// The concrete struct type (nullopt for another kind).
-  std::optional<StructType> as_concrete_struct() const;
-  /// The concrete array type (nullopt for another kind).
-  std::optional<ArrayType> as_concrete_array() const;
-  /// The concrete exception type (nullopt for another kind).
-  std::optional<ExnType> as_concrete_exn() const;
+  /// The concrete function type, as a `std::optional<FuncType::Ref>` (a
+  /// view valid as long as this heap type; nullopt for another kind), as
+  /// in Wasmtime 48. (Declared `auto` because `FuncType` is defined below.)
+  auto as_concrete_func() const;
+  /// The concrete struct type, owned by this heap type (null for another
+  /// kind).
+  const StructType *as_concrete_struct() const;
+  /// The concrete array type, owned by this heap type (null for another
+  /// kind).
+  const ArrayType *as_concrete_array() const;
+  /// The concrete exception type, owned by this heap type (null for
+  /// another kind).
+  const ExnType *as_concrete_exn() const;
   /// The C heap type.
   const weft_heaptype_t *capi() const { return &ty; }
 };
@@ -405,14 +430,21 @@ public:
   ValType(const ValType &other) : ptr(other.ptr ? wasm_valtype_copy(other.ptr.get()) : nullptr) {}
   /// A copy.
   ValType &operator=(const ValType &other) {
-    if (this != &other)
+    if (this != &other) {
       ptr.reset(other.ptr ? wasm_valtype_copy(other.ptr.get()) : nullptr);
+      reftype.reset();
+    }
     return *this;
   }
   /// Moves (the moved-from type is empty).
-  ValType(ValType &&) = default;
+  ValType(ValType &&other) noexcept : ptr(std::move(other.ptr)) { other.reftype.reset(); }
   /// Moves (the moved-from type is empty).
-  ValType &operator=(ValType &&) = default;
+  ValType &operator=(ValType &&other) noexcept {
+    ptr = std::move(other.ptr);
+    reftype.reset();
+    other.reftype.reset();
+    return *this;
+  }
 
   /// `i32`.
   static ValType i32() { return ValType(ValKind::I32); }
@@ -460,8 +492,13 @@ public:
   bool is_anyref() const { return Ref(ptr.get()).is_anyref(); }
   /// Whether it is a reference type of the `exn` hierarchy.
   bool is_exnref() const { return Ref(ptr.get()).is_exnref(); }
-  /// The precise reference type (nullopt for a number or vector type).
-  std::optional<RefType> as_ref() const { return Ref(ptr.get()).as_ref(); }
+  /// The precise reference type (null for a number or vector type), as in
+  /// Wasmtime 48: owned by this `ValType`, valid until it changes.
+  const RefType *as_ref() const {
+    if (!reftype)
+      reftype = Ref(ptr.get()).as_ref();
+    return reftype ? &*reftype : nullptr;
+  }
   /// Whether `other` is the same type.
   bool operator==(const ValType &other) const { return weft_wasm_valtype_equal(ptr.get(), other.ptr.get()); }
   /// Whether `other` is another type.
@@ -473,6 +510,8 @@ public:
 
 private:
   mutable Ref view = Ref(static_cast<const wasm_valtype_t *>(nullptr));
+  // What `as_ref` returns, made on its first call.
+  mutable std::optional<RefType> reftype;
 };
 
 namespace detail {
@@ -1411,25 +1450,19 @@ inline HeapType HeapType::concrete_exn(const ExnType &ty) {
   t.of.concrete_exn = weft_exn_type_copy(ty.capi());
   return HeapType(t);
 }
-inline std::optional<FuncType> HeapType::as_concrete_func() const {
+inline auto HeapType::as_concrete_func() const {
   if (!is_concrete_func())
-    return std::nullopt;
-  return FuncType(wasm_functype_copy(ty.of.concrete_func));
+    return std::optional<FuncType::Ref>();
+  return std::optional<FuncType::Ref>(FuncType::Ref(ty.of.concrete_func));
 }
-inline std::optional<StructType> HeapType::as_concrete_struct() const {
-  if (!is_concrete_struct())
-    return std::nullopt;
-  return StructType(weft_struct_type_copy(ty.of.concrete_struct));
+inline const StructType *HeapType::as_concrete_struct() const {
+  return is_concrete_struct() ? &detail::owner_of<StructType>(ty.of.concrete_struct) : nullptr;
 }
-inline std::optional<ArrayType> HeapType::as_concrete_array() const {
-  if (!is_concrete_array())
-    return std::nullopt;
-  return ArrayType(weft_array_type_copy(ty.of.concrete_array));
+inline const ArrayType *HeapType::as_concrete_array() const {
+  return is_concrete_array() ? &detail::owner_of<ArrayType>(ty.of.concrete_array) : nullptr;
 }
-inline std::optional<ExnType> HeapType::as_concrete_exn() const {
-  if (!is_concrete_exn())
-    return std::nullopt;
-  return ExnType(weft_exn_type_copy(ty.of.concrete_exn));
+inline const ExnType *HeapType::as_concrete_exn() const {
+  return is_concrete_exn() ? &detail::owner_of<ExnType>(ty.of.concrete_exn) : nullptr;
 }
 
 /// Prints the heap type as in the text format (`any`, `eq`, …; a concrete

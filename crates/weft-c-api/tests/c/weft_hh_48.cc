@@ -225,6 +225,59 @@ int main() {
   CHECK(&cbad.err_ref() == &bad.err_ref());
   std::cout << "result: " << cgood.ok_ref() << ", error " << (cbad.err().message().empty() ? "empty" : "set") << "\n";
 
+  // 48's return types: the GC references' ty(cx) by value, the concrete
+  // types of a HeapType and ValType::as_ref as pointers into the type, the
+  // component types' accessors as const references.
+  StructType obj_ty = obj.ty(cx);
+  CHECK(obj_ty.num_fields() == 2);
+  HeapType eq_ty = obj_eq.ty(cx);
+  const StructType *eq_struct = eq_ty.as_concrete_struct();
+  CHECK(eq_struct && eq_struct->num_fields() == 2);
+  CHECK(!eq_ty.as_concrete_array() && !eq_ty.as_concrete_exn() && !eq_ty.as_concrete_func());
+  CHECK(obj.to_anyref().ty(cx).is_concrete_struct());
+  Store other(engine);
+  CHECK(obj_eq.ty(other.context()).is_none() && obj.to_anyref().ty(other.context()).is_none());
+  CHECK(obj.ty(other.context()).num_fields() == 0);
+  HeapType fn_heap = HeapType::concrete_func(FuncType({ValType::i32(), ValType::f64()}, {}));
+  std::optional<FuncType::Ref> fn_ref = fn_heap.as_concrete_func();
+  CHECK(fn_ref && fn_ref->params().size() == 2 && fn_ref->params()[1].is_f64() && !fn_heap.as_concrete_struct());
+  ValType pv(engine, point_ref);
+  const RefType *pr = pv.as_ref();
+  CHECK(pr && !pr->nullable() && pr->heaptype().as_concrete_struct()->num_fields() == 2);
+  CHECK(pv.as_ref() == pr && ValType::i32().as_ref() == nullptr);
+  ValType pv_copy = pv;
+  CHECK(pv_copy.as_ref() && pv_copy.as_ref() != pr && pv_copy.as_ref()->heaptype().is_concrete_struct());
+  ValType pv_moved = std::move(pv_copy);
+  CHECK(pv_moved.as_ref() && pv_moved.as_ref()->heaptype().is_concrete_struct());
+  pv_moved = ValType::f32();
+  CHECK(pv_moved.as_ref() == nullptr);
+  component::Component comp = component::Component::compile(engine, R"((component
+    (core module $m
+      (memory (export "mem") 1)
+      (func (export "len") (param i32 i32) (result i32) local.get 1)
+      (func (export "realloc") (param i32 i32 i32 i32) (result i32) i32.const 64))
+    (core instance $i (instantiate $m))
+    (func (export "len") (param "xs" (list u8)) (result u32)
+      (canon lift (core func $i "len") (memory (core memory $i "mem")) (realloc (core func $i "realloc"))))
+    (import "plain" (core module))
+  ))").unwrap();
+  std::optional<component::ComponentItem> len_item = comp.type().export_get(engine, "len");
+  CHECK(len_item && len_item->is_component_func());
+  const component::FuncType &len_ty = len_item->component_func();
+  CHECK(len_ty.param_count() == 1 && len_ty.result()->is_u32());
+  component::ValType xs = len_ty.param_nth(0)->second;
+  const component::ListType &xs_list = xs.list();
+  CHECK(xs_list.element().is_u8());
+  CHECK(xs.record().field_count() == 0 && !xs.option().capi());
+  const component::ResourceType &not_resource = len_item->resource();
+  CHECK(!not_resource.capi() && len_item->type().is_bool() && !len_item->core_func().capi());
+  std::optional<component::ComponentItem> plain = comp.type().import_get(engine, "plain");
+  CHECK(plain && plain->is_module());
+  const component::ModuleType &plain_ty = plain->module();
+  CHECK(plain_ty.import_count(engine) == 0 && plain_ty.export_count(engine) == 0);
+  std::cout << "48 return types: struct fields " << obj_ty.num_fields() << ", list of u8 "
+            << xs_list.element().is_u8() << "\n";
+
   // weft/wat.hh and weft/extern_declare.hh.
   std::vector<uint8_t> wasm = wat2wasm("(module)").unwrap();
   CHECK(wasm.size() == 8 && wasm[0] == 0 && wasm[1] == 'a');

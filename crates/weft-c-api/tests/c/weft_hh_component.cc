@@ -126,7 +126,7 @@ static std::string item_kind(const ComponentItem &item) {
   if (item.is_core_func())
     return "core func";
   if (item.is_type())
-    return "type " + wit(*item.type());
+    return "type " + wit(item.type());
   return "?";
 }
 

@@ -106,8 +106,8 @@ int main() {
   CHECK(is_i31.call(cx, i31).unwrap() == 1);
   std::optional<EqRef> eq = i31.as_eqref(cx);
   CHECK(eq && eq->is_i31(cx) && *eq->u31(cx) == 0x7fffffff);
-  std::optional<HeapType> i31_ty = i31.ty(cx);
-  CHECK(i31_ty && i31_ty->is_i31());
+  HeapType i31_ty = i31.ty(cx);
+  CHECK(i31_ty.is_i31());
 
   // Structs made by the host, changed by wasm, read by the host.
   StructType point_ty(engine, {FieldType::mut_(ValType::i32()), FieldType::const_(ValType::i64())});
@@ -124,7 +124,7 @@ int main() {
   std::cout << "struct: x " << point.field(cx, 0).unwrap().i32() << ", y " << point.field(cx, 1).unwrap().i64()
             << ", refused: immutable " << !immutable << ", out of bounds " << !out_of_bounds << ", wrong type "
             << !wrong_type << "\n";
-  CHECK(point.ty(cx)->num_fields() == 2);
+  CHECK(point.ty(cx).num_fields() == 2);
   CHECK(!StructRef::create(cx, point_pre, {Val(int32_t(1))}));
 
   // A struct through a global, and a struct made by wasm.
@@ -138,8 +138,8 @@ int main() {
   auto made_vals = get_func("make").call(cx, {Val(int32_t(3)), Val(int64_t(4))}).unwrap();
   std::optional<AnyRef> made_ref = made_vals[0].anyref();
   CHECK(made_ref && made_ref->is_struct(cx) && !made_ref->is_array(cx));
-  std::optional<HeapType> made_ty = made_ref->ty(cx);
-  CHECK(made_ty && made_ty->is_concrete_struct() && made_ty->as_concrete_struct()->num_fields() == 2);
+  HeapType made_ty = made_ref->ty(cx);
+  CHECK(made_ty.is_concrete_struct() && made_ty.as_concrete_struct()->num_fields() == 2);
   std::optional<EqRef> made_eq = made_ref->as_eqref(cx);
   CHECK(made_eq && made_eq->is_struct(cx) && made_eq->as_struct(cx)->field(cx, 0).unwrap().i32() == 3);
   std::cout << "struct from wasm: x " << made_eq->as_struct(cx)->field(cx, 0).unwrap().i32() << ", y "
@@ -157,7 +157,7 @@ int main() {
   CHECK(sum[0].i32() == 45);
   AnyRef ints_any = ints.to_anyref();
   CHECK(ints_any.is_array(cx) && ints_any.as_array(cx)->get(cx, 0).unwrap().i32() == 5);
-  CHECK(ints.to_eqref().is_array(cx) && ints.ty(cx).has_value());
+  CHECK(ints.to_eqref().is_array(cx) && ints.ty(cx).field().is_mutable());
 
   // Copies are new roots; moved-from references are null; raw references
   // are taken and given back.

@@ -158,7 +158,7 @@ int main() {
   RefType eqref = RefType::eqref();
   ValType eq_val(engine, eqref);
   CHECK(eq_val.is_anyref());
-  std::optional<RefType> back = eq_val.as_ref();
+  const RefType *back = eq_val.as_ref();
   CHECK(back && back->is_nullable() && back->heap_type().is_eq());
   CHECK(!ValType::i32().as_ref());
   StructType point(engine, {FieldType::mut_(ValType::i32()), FieldType::const_(StorageType::i8())});
@@ -168,7 +168,7 @@ int main() {
   CHECK(!point.field(2));
   RefType point_ref(false, HeapType::concrete_struct(point));
   ValType point_val(engine, point_ref);
-  std::optional<RefType> point_back = point_val.as_ref();
+  const RefType *point_back = point_val.as_ref();
   CHECK(point_back && !point_back->is_nullable());
   std::cout << "concrete struct ref: kind " << kind_name(point_val.kind()) << ", heap type is struct "
             << (point_back->heap_type().is_struct() || point_back->heap_type().is_concrete_struct()) << "\n";

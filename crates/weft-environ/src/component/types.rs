@@ -298,6 +298,31 @@ pub struct ModuleType {
     pub exports: Box<[(String, CoreItemType)]>,
 }
 
+impl ModuleType {
+    /// The type of a translated core module: its imports and exports, in
+    /// order, each with the type of what it names.
+    pub fn of_module(module: &crate::module::Module) -> ModuleType {
+        let item = |index: crate::module::EntityIndex| {
+            use crate::module::EntityType as E;
+            match module.entity_type(index) {
+                E::Function(t) => CoreItemType::Func(module.types[t as usize].clone()),
+                E::Table(t) => CoreItemType::Table(t),
+                E::Memory(m) => CoreItemType::Memory(m),
+                E::Global(g) => CoreItemType::Global(g),
+                E::Tag(t) => CoreItemType::Tag(module.types[t as usize].clone()),
+            }
+        };
+        ModuleType {
+            imports: module
+                .imports
+                .iter()
+                .map(|i| (i.module.clone(), i.field.clone(), item(i.index)))
+                .collect(),
+            exports: module.exports.iter().map(|e| (e.name.clone(), item(e.index))).collect(),
+        }
+    }
+}
+
 /// The identity of a resource type.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub enum ResourceType {

@@ -105,6 +105,11 @@ impl Component {
     pub fn from_binary(engine: &Engine, binary: &[u8]) -> crate::Result<Component> {
         let features = component_features(&engine.inner.config);
         let translation = env::translate_component(binary, features)?;
+        let module_types: Vec<env::ModuleType> = translation
+            .modules
+            .iter()
+            .map(|m| env::ModuleType::of_module(&m.translation.module))
+            .collect();
         let mut modules = Vec::with_capacity(translation.modules.len());
         for m in translation.modules {
             let module = Module::compile_translation(engine, m.translation, m.bytes)
@@ -117,7 +122,9 @@ impl Component {
             .component
             .exports
             .iter()
-            .filter_map(|(n, e)| export_type(&mut types, &translation.component, e).map(|t| (n.clone(), t)))
+            .filter_map(|(n, e)| {
+                export_type(&mut types, &translation.component, &module_types, e).map(|t| (n.clone(), t))
+            })
             .collect();
         let types = Arc::new(types);
         let type_space = Arc::new(super::types::TypeSpace::new(engine, types.clone()));
@@ -163,11 +170,6 @@ impl Component {
     }
 }
 
-/// The type of an export of the root: functions and types as the plan
-/// records them, instances of exports with an instance type made of their
-/// items' types, and instances of the imports with the type the import
-/// declares. Core modules have none (`None`; inside an instance they are
-/// left out of its type).
 /// The features a component is validated with: the engine's core
 /// features, the component-model extensions Weft always accepts (those of
 /// `supported_component_features` other than the component model itself and
@@ -180,30 +182,46 @@ pub(crate) fn component_features(config: &crate::Config) -> wasmparser::WasmFeat
     config.features | always | config.component_features
 }
 
-fn export_type(types: &mut ComponentTypes, plan: &env::Component, e: &env::Export) -> Option<env::ItemType> {
-    use env::{Export, ItemType};
+/// The type of an export of the root: functions and types as the plan
+/// records them, instances of exports with an instance type made of their
+/// items' types, items of the imports (instances, core modules) with the
+/// type the import declares, and the component's own core modules with the
+/// type of their imports and exports (`module_types`, by static module
+/// index). `None` only for an export the plan does not resolve.
+fn export_type(
+    types: &mut ComponentTypes,
+    plan: &env::Component,
+    module_types: &[env::ModuleType],
+    e: &env::Export,
+) -> Option<env::ItemType> {
+    use env::{Export, ItemType, ModuleRef};
+    // The type of an import of the root, or of an item inside one.
+    let imported = |types: &ComponentTypes, at: &env::RuntimeImportIndex| {
+        let at = plan.runtime_imports.get(at.0 as usize)?;
+        let mut ty = plan.imports.get(at.import.0 as usize)?.ty;
+        for name in at.path.iter() {
+            ty = match ty {
+                ItemType::Instance(i) => types.instance(i)?.export(name)?,
+                _ => return None,
+            };
+        }
+        Some(ty)
+    };
     match e {
         Export::LiftedFunction { ty, .. } | Export::ImportedFunction { ty, .. } => Some(ItemType::Func(*ty)),
         Export::Type(t) => Some(ItemType::Type(*t)),
         Export::Instance(items) => {
             let exports = items
                 .iter()
-                .filter_map(|(n, e)| export_type(types, plan, e).map(|t| (n.clone(), t)))
+                .filter_map(|(n, e)| export_type(types, plan, module_types, e).map(|t| (n.clone(), t)))
                 .collect();
             Some(ItemType::Instance(types.intern_instance(env::InstanceType { exports })))
         }
-        Export::ImportedInstance(at) => {
-            let at = plan.runtime_imports.get(at.0 as usize)?;
-            let mut ty = plan.imports.get(at.import.0 as usize)?.ty;
-            for name in at.path.iter() {
-                ty = match ty {
-                    ItemType::Instance(i) => types.instance(i)?.export(name)?,
-                    _ => return None,
-                };
-            }
-            Some(ty)
+        Export::ImportedInstance(at) | Export::Module(ModuleRef::Import(at)) => imported(types, at),
+        Export::Module(ModuleRef::Static(m)) => {
+            let ty = module_types.get(m.0 as usize)?.clone();
+            Some(ItemType::Module(types.intern_module(ty)))
         }
-        Export::Module(_) => None,
     }
 }
 

@@ -1901,3 +1901,65 @@ fn module_type_import_and_export_types() {
     assert!(matches!(exports[0], ("f", weft::ExternType::Func(_))));
     assert!(matches!(exports[1], ("mem", weft::ExternType::Memory(_))));
 }
+
+/// A core module the component exports has a type too (as in Wasmtime):
+/// its own, and one re-exported from the imports has the imported type,
+/// at the root and inside an exported instance.
+#[test]
+fn exported_core_modules_have_their_types() {
+    use weft::component::types::ComponentItem;
+    let engine = Engine::default();
+    let c = component(
+        &engine,
+        r#"(component
+            (import "outside" (core module $outside
+                (export "g" (global i64))))
+            (core module $own
+                (import "host" "tick" (func (param i32 i64) (result f32)))
+                (memory (export "mem") 2 3)
+                (table (export "tab") 1 funcref)
+                (func (export "f") (result i32) i32.const 7))
+            (instance $bundle (export "inner" (core module $own)))
+            (export "own" (core module $own))
+            (export "again" (core module $outside))
+            (export "bundle" (instance $bundle)))"#,
+    );
+    let ty = c.component_type();
+    let names: Vec<_> = ty.exports(&engine).map(|(n, _)| n.to_string()).collect();
+    assert_eq!(names, ["own", "again", "bundle"]);
+
+    let Some(ComponentItem::Module(own)) = ty.get_export(&engine, "own") else {
+        panic!("`own` has no module type");
+    };
+    let imports: Vec<_> = own.import_types(&engine).collect();
+    assert_eq!(imports.len(), 1);
+    assert_eq!((imports[0].0, imports[0].1), ("host", "tick"));
+    let weft::ExternType::Func(tick) = &imports[0].2 else {
+        panic!("`tick` is not a function");
+    };
+    assert_eq!(tick.params().len(), 2);
+    assert_eq!(tick.results().len(), 1);
+    let exports: Vec<_> = own.export_types(&engine).collect();
+    assert_eq!(exports.len(), 3);
+    let ("mem", weft::ExternType::Memory(mem)) = &exports[0] else {
+        panic!("{:?}", exports[0].0);
+    };
+    assert_eq!((mem.minimum(), mem.maximum()), (2, Some(3)));
+    assert!(matches!(exports[1], ("tab", weft::ExternType::Table(_))));
+    assert!(matches!(exports[2], ("f", weft::ExternType::Func(_))));
+
+    let Some(ComponentItem::Module(again)) = ty.get_export(&engine, "again") else {
+        panic!("`again` has no module type");
+    };
+    let exports: Vec<_> = again.export_types(&engine).collect();
+    assert_eq!(exports.len(), 1);
+    assert!(matches!(exports[0], ("g", weft::ExternType::Global(_))));
+
+    let Some(ComponentItem::ComponentInstance(bundle)) = ty.get_export(&engine, "bundle") else {
+        panic!("`bundle` has no instance type");
+    };
+    let Some(ComponentItem::Module(inner)) = bundle.get_export("inner") else {
+        panic!("`bundle` has no module `inner`");
+    };
+    assert_eq!(inner.export_types(&engine).count(), 3);
+}

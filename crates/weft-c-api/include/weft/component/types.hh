@@ -618,57 +618,70 @@ public:
   bool is_error_context() const { return ty.kind == WEFT_COMPONENT_VALTYPE_ERROR_CONTEXT; }
   /// Whether it is `map`.
   bool is_map() const { return ty.kind == WEFT_COMPONENT_VALTYPE_MAP; }
-  /// The `list` type (a copy; empty for another kind).
-  ListType list() const {
-    return ListType(is_list() && ty.of.list ? weft_component_list_type_clone(ty.of.list) : nullptr);
+  /// The `list` type, owned by this type (as in Wasmtime 48; an empty one for another
+  /// kind, where Wasmtime 48 asserts).
+  const ListType &list() const {
+    return is_list() && ty.of.list ? weft::detail::owner_of<ListType>(ty.of.list) : weft::detail::empty_of<ListType>();
   }
-  /// The `record` type (a copy; empty for another kind).
-  RecordType record() const {
-    return RecordType(is_record() && ty.of.record ? weft_component_record_type_clone(ty.of.record) : nullptr);
+  /// The `record` type, owned by this type (as in Wasmtime 48; an empty one for another
+  /// kind, where Wasmtime 48 asserts).
+  const RecordType &record() const {
+    return is_record() && ty.of.record ? weft::detail::owner_of<RecordType>(ty.of.record) : weft::detail::empty_of<RecordType>();
   }
-  /// The `tuple` type (a copy; empty for another kind).
-  TupleType tuple() const {
-    return TupleType(is_tuple() && ty.of.tuple ? weft_component_tuple_type_clone(ty.of.tuple) : nullptr);
+  /// The `tuple` type, owned by this type (as in Wasmtime 48; an empty one for another
+  /// kind, where Wasmtime 48 asserts).
+  const TupleType &tuple() const {
+    return is_tuple() && ty.of.tuple ? weft::detail::owner_of<TupleType>(ty.of.tuple) : weft::detail::empty_of<TupleType>();
   }
-  /// The `variant` type (a copy; empty for another kind).
-  VariantType variant() const {
-    return VariantType(is_variant() && ty.of.variant ? weft_component_variant_type_clone(ty.of.variant) : nullptr);
+  /// The `variant` type, owned by this type (as in Wasmtime 48; an empty one for another
+  /// kind, where Wasmtime 48 asserts).
+  const VariantType &variant() const {
+    return is_variant() && ty.of.variant ? weft::detail::owner_of<VariantType>(ty.of.variant) : weft::detail::empty_of<VariantType>();
   }
-  /// The `enum` type (a copy; empty for another kind).
-  EnumType enum_() const {
-    return EnumType(is_enum() && ty.of.enum_ ? weft_component_enum_type_clone(ty.of.enum_) : nullptr);
+  /// The `enum` type, owned by this type (as in Wasmtime 48; an empty one for another
+  /// kind, where Wasmtime 48 asserts).
+  const EnumType &enum_() const {
+    return is_enum() && ty.of.enum_ ? weft::detail::owner_of<EnumType>(ty.of.enum_) : weft::detail::empty_of<EnumType>();
   }
-  /// The `option` type (a copy; empty for another kind).
-  OptionType option() const {
-    return OptionType(is_option() && ty.of.option ? weft_component_option_type_clone(ty.of.option) : nullptr);
+  /// The `option` type, owned by this type (as in Wasmtime 48; an empty one for another
+  /// kind, where Wasmtime 48 asserts).
+  const OptionType &option() const {
+    return is_option() && ty.of.option ? weft::detail::owner_of<OptionType>(ty.of.option) : weft::detail::empty_of<OptionType>();
   }
-  /// The `result` type (a copy; empty for another kind).
-  ResultType result() const {
-    return ResultType(is_result() && ty.of.result ? weft_component_result_type_clone(ty.of.result) : nullptr);
+  /// The `result` type, owned by this type (as in Wasmtime 48; an empty one for another
+  /// kind, where Wasmtime 48 asserts).
+  const ResultType &result() const {
+    return is_result() && ty.of.result ? weft::detail::owner_of<ResultType>(ty.of.result) : weft::detail::empty_of<ResultType>();
   }
-  /// The `flags` type (a copy; empty for another kind).
-  FlagsType flags() const {
-    return FlagsType(is_flags() && ty.of.flags ? weft_component_flags_type_clone(ty.of.flags) : nullptr);
+  /// The `flags` type, owned by this type (as in Wasmtime 48; an empty one for another
+  /// kind, where Wasmtime 48 asserts).
+  const FlagsType &flags() const {
+    return is_flags() && ty.of.flags ? weft::detail::owner_of<FlagsType>(ty.of.flags) : weft::detail::empty_of<FlagsType>();
   }
-  /// The `future` type (a copy; empty for another kind).
-  FutureType future() const {
-    return FutureType(is_future() && ty.of.future ? weft_component_future_type_clone(ty.of.future) : nullptr);
+  /// The `future` type, owned by this type (as in Wasmtime 48; an empty one for another
+  /// kind, where Wasmtime 48 asserts).
+  const FutureType &future() const {
+    return is_future() && ty.of.future ? weft::detail::owner_of<FutureType>(ty.of.future) : weft::detail::empty_of<FutureType>();
   }
-  /// The `stream` type (a copy; empty for another kind).
-  StreamType stream() const {
-    return StreamType(is_stream() && ty.of.stream ? weft_component_stream_type_clone(ty.of.stream) : nullptr);
+  /// The `stream` type, owned by this type (as in Wasmtime 48; an empty one for another
+  /// kind, where Wasmtime 48 asserts).
+  const StreamType &stream() const {
+    return is_stream() && ty.of.stream ? weft::detail::owner_of<StreamType>(ty.of.stream) : weft::detail::empty_of<StreamType>();
   }
-  /// The `map` type (a copy; empty for another kind).
-  MapType map() const {
-    return MapType(is_map() && ty.of.map ? weft_component_map_type_clone(ty.of.map) : nullptr);
+  /// The `map` type, owned by this type (as in Wasmtime 48; an empty one for another
+  /// kind, where Wasmtime 48 asserts).
+  const MapType &map() const {
+    return is_map() && ty.of.map ? weft::detail::owner_of<MapType>(ty.of.map) : weft::detail::empty_of<MapType>();
   }
-  /// The resource type of `own` (a copy; empty for another kind).
-  ResourceType own() const {
-    return ResourceType(is_own() && ty.of.own ? weft_component_resource_type_clone(ty.of.own) : nullptr);
+  /// The resource type of `own`, owned by this type (as in Wasmtime 48; an empty one for another
+  /// kind, where Wasmtime 48 asserts).
+  const ResourceType &own() const {
+    return is_own() && ty.of.own ? weft::detail::owner_of<ResourceType>(ty.of.own) : weft::detail::empty_of<ResourceType>();
   }
-  /// The resource type of `borrow` (a copy; empty for another kind).
-  ResourceType borrow() const {
-    return ResourceType(is_borrow() && ty.of.borrow ? weft_component_resource_type_clone(ty.of.borrow) : nullptr);
+  /// The resource type of `borrow`, owned by this type (as in Wasmtime 48; an empty one for another
+  /// kind, where Wasmtime 48 asserts).
+  const ResourceType &borrow() const {
+    return is_borrow() && ty.of.borrow ? weft::detail::owner_of<ResourceType>(ty.of.borrow) : weft::detail::empty_of<ResourceType>();
   }
   /// Whether `other` is the same type.
   bool operator==(const ValType &other) const { return weft_component_valtype_equal(&ty, &other.ty); }
@@ -944,6 +957,10 @@ class ComponentItem {
     return i;
   }
 
+  template <typename T, typename C> static const T &item_as(bool is, C *const &slot) {
+    return is && slot ? weft::detail::owner_of<T>(slot) : weft::detail::empty_of<T>();
+  }
+
 public:
   /// Takes ownership of the C item `raw`.
   explicit ComponentItem(weft_component_item_t raw) : item(raw) {}
@@ -985,44 +1002,36 @@ public:
   bool is_core_func() const { return item.kind == WEFT_COMPONENT_ITEM_CORE_FUNC; }
   /// Whether it is a value type.
   bool is_type() const { return item.kind == WEFT_COMPONENT_ITEM_TYPE; }
-  /// The component type (a copy; empty for another kind).
-  ComponentType component() const {
-    return ComponentType(is_component() && item.of.component ? weft_component_type_clone(item.of.component) : nullptr);
+  /// The component type, owned by this item (as in Wasmtime 48; an empty
+  /// one for another kind, where Wasmtime 48 asserts).
+  const ComponentType &component() const { return item_as<ComponentType>(is_component(), item.of.component); }
+  /// The component instance type, owned by this item (as in Wasmtime 48;
+  /// an empty one for another kind, where Wasmtime 48 asserts).
+  const ComponentInstanceType &component_instance() const {
+    return item_as<ComponentInstanceType>(is_component_instance(), item.of.component_instance);
   }
-  /// The component instance type (a copy; empty for another kind).
-  ComponentInstanceType component_instance() const {
-    return ComponentInstanceType(is_component_instance() && item.of.component_instance
-                                     ? weft_component_instance_type_clone(item.of.component_instance)
-                                     : nullptr);
+  /// The module type, owned by this item (as in Wasmtime 48; an empty one
+  /// for another kind, where Wasmtime 48 asserts).
+  const ModuleType &module() const { return item_as<ModuleType>(is_module(), item.of.module); }
+  /// The component function type, owned by this item (as in Wasmtime 48;
+  /// an empty one for another kind, where Wasmtime 48 asserts).
+  const FuncType &component_func() const { return item_as<FuncType>(is_component_func(), item.of.component_func); }
+  /// The resource type, owned by this item (as in Wasmtime 48; an empty one
+  /// for another kind, where Wasmtime 48 asserts).
+  const ResourceType &resource() const { return item_as<ResourceType>(is_resource(), item.of.resource); }
+  /// The core function type, a view valid as long as this item (as in
+  /// Wasmtime 48; a view of no type for another kind, where Wasmtime 48
+  /// asserts).
+  weft::FuncType::Ref core_func() const {
+    return weft::FuncType::Ref(is_core_func() ? item.of.core_func : static_cast<const wasm_functype_t *>(nullptr));
   }
-  /// The module type (a copy; empty for another kind).
-  ModuleType module() const {
-    return ModuleType(is_module() && item.of.module ? weft_module_type_clone(item.of.module) : nullptr);
-  }
-  /// The component function type (a copy; empty for another kind).
-  FuncType component_func() const {
-    return FuncType(is_component_func() && item.of.component_func
-                        ? weft_component_func_type_clone(item.of.component_func)
-                        : nullptr);
-  }
-  /// The resource type (a copy; empty for another kind).
-  ResourceType resource() const {
-    return ResourceType(is_resource() && item.of.resource ? weft_component_resource_type_clone(item.of.resource)
-                                                          : nullptr);
-  }
-  /// The core function type (nullopt for another kind).
-  std::optional<weft::FuncType> core_func() const {
-    if (!is_core_func() || !item.of.core_func)
-      return std::nullopt;
-    return weft::FuncType(wasm_functype_copy(item.of.core_func));
-  }
-  /// The value type (nullopt for another kind).
-  std::optional<ValType> type() const {
-    if (!is_type())
-      return std::nullopt;
-    weft_component_valtype_t t;
-    weft_component_valtype_clone(&item.of.type, &t);
-    return ValType(t);
+  /// The value type, owned by this item (as in Wasmtime 48; `bool` for
+  /// another kind, where Wasmtime 48 asserts).
+  const ValType &type() const {
+    if (is_type())
+      return weft::detail::owner_of<ValType>(item.of.type);
+    static const ValType none = ValType::new_bool();
+    return none;
   }
   /// The C item, still owned by this object.
   const weft_component_item_t &capi() const { return item; }
