@@ -84,6 +84,12 @@ template <typename T> const T &empty_of() {
   static const T empty(nullptr);
   return empty;
 }
+
+/// `owner_of<T>(slot)` where `is` (the accessor's kind matches) and the C
+/// pointer is set, else `empty_of<T>()`.
+template <typename T, typename C> const T &owner_or_empty(bool is, C *const &slot) {
+  return is && slot ? owner_of<T>(slot) : empty_of<T>();
+}
 } // namespace detail
 
 /// A heap type: abstract (`any`, `eq`, `func`, …) or concrete (a function,

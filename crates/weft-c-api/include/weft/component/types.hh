@@ -620,69 +620,43 @@ public:
   bool is_map() const { return ty.kind == WEFT_COMPONENT_VALTYPE_MAP; }
   /// The `list` type, owned by this type (as in Wasmtime 48; an empty one for another
   /// kind, where Wasmtime 48 asserts).
-  const ListType &list() const {
-    return is_list() && ty.of.list ? weft::detail::owner_of<ListType>(ty.of.list) : weft::detail::empty_of<ListType>();
-  }
+  const ListType &list() const { return weft::detail::owner_or_empty<ListType>(is_list(), ty.of.list); }
   /// The `record` type, owned by this type (as in Wasmtime 48; an empty one for another
   /// kind, where Wasmtime 48 asserts).
-  const RecordType &record() const {
-    return is_record() && ty.of.record ? weft::detail::owner_of<RecordType>(ty.of.record) : weft::detail::empty_of<RecordType>();
-  }
+  const RecordType &record() const { return weft::detail::owner_or_empty<RecordType>(is_record(), ty.of.record); }
   /// The `tuple` type, owned by this type (as in Wasmtime 48; an empty one for another
   /// kind, where Wasmtime 48 asserts).
-  const TupleType &tuple() const {
-    return is_tuple() && ty.of.tuple ? weft::detail::owner_of<TupleType>(ty.of.tuple) : weft::detail::empty_of<TupleType>();
-  }
+  const TupleType &tuple() const { return weft::detail::owner_or_empty<TupleType>(is_tuple(), ty.of.tuple); }
   /// The `variant` type, owned by this type (as in Wasmtime 48; an empty one for another
   /// kind, where Wasmtime 48 asserts).
-  const VariantType &variant() const {
-    return is_variant() && ty.of.variant ? weft::detail::owner_of<VariantType>(ty.of.variant) : weft::detail::empty_of<VariantType>();
-  }
+  const VariantType &variant() const { return weft::detail::owner_or_empty<VariantType>(is_variant(), ty.of.variant); }
   /// The `enum` type, owned by this type (as in Wasmtime 48; an empty one for another
   /// kind, where Wasmtime 48 asserts).
-  const EnumType &enum_() const {
-    return is_enum() && ty.of.enum_ ? weft::detail::owner_of<EnumType>(ty.of.enum_) : weft::detail::empty_of<EnumType>();
-  }
+  const EnumType &enum_() const { return weft::detail::owner_or_empty<EnumType>(is_enum(), ty.of.enum_); }
   /// The `option` type, owned by this type (as in Wasmtime 48; an empty one for another
   /// kind, where Wasmtime 48 asserts).
-  const OptionType &option() const {
-    return is_option() && ty.of.option ? weft::detail::owner_of<OptionType>(ty.of.option) : weft::detail::empty_of<OptionType>();
-  }
+  const OptionType &option() const { return weft::detail::owner_or_empty<OptionType>(is_option(), ty.of.option); }
   /// The `result` type, owned by this type (as in Wasmtime 48; an empty one for another
   /// kind, where Wasmtime 48 asserts).
-  const ResultType &result() const {
-    return is_result() && ty.of.result ? weft::detail::owner_of<ResultType>(ty.of.result) : weft::detail::empty_of<ResultType>();
-  }
+  const ResultType &result() const { return weft::detail::owner_or_empty<ResultType>(is_result(), ty.of.result); }
   /// The `flags` type, owned by this type (as in Wasmtime 48; an empty one for another
   /// kind, where Wasmtime 48 asserts).
-  const FlagsType &flags() const {
-    return is_flags() && ty.of.flags ? weft::detail::owner_of<FlagsType>(ty.of.flags) : weft::detail::empty_of<FlagsType>();
-  }
+  const FlagsType &flags() const { return weft::detail::owner_or_empty<FlagsType>(is_flags(), ty.of.flags); }
   /// The `future` type, owned by this type (as in Wasmtime 48; an empty one for another
   /// kind, where Wasmtime 48 asserts).
-  const FutureType &future() const {
-    return is_future() && ty.of.future ? weft::detail::owner_of<FutureType>(ty.of.future) : weft::detail::empty_of<FutureType>();
-  }
+  const FutureType &future() const { return weft::detail::owner_or_empty<FutureType>(is_future(), ty.of.future); }
   /// The `stream` type, owned by this type (as in Wasmtime 48; an empty one for another
   /// kind, where Wasmtime 48 asserts).
-  const StreamType &stream() const {
-    return is_stream() && ty.of.stream ? weft::detail::owner_of<StreamType>(ty.of.stream) : weft::detail::empty_of<StreamType>();
-  }
+  const StreamType &stream() const { return weft::detail::owner_or_empty<StreamType>(is_stream(), ty.of.stream); }
   /// The `map` type, owned by this type (as in Wasmtime 48; an empty one for another
   /// kind, where Wasmtime 48 asserts).
-  const MapType &map() const {
-    return is_map() && ty.of.map ? weft::detail::owner_of<MapType>(ty.of.map) : weft::detail::empty_of<MapType>();
-  }
+  const MapType &map() const { return weft::detail::owner_or_empty<MapType>(is_map(), ty.of.map); }
   /// The resource type of `own`, owned by this type (as in Wasmtime 48; an empty one for another
   /// kind, where Wasmtime 48 asserts).
-  const ResourceType &own() const {
-    return is_own() && ty.of.own ? weft::detail::owner_of<ResourceType>(ty.of.own) : weft::detail::empty_of<ResourceType>();
-  }
+  const ResourceType &own() const { return weft::detail::owner_or_empty<ResourceType>(is_own(), ty.of.own); }
   /// The resource type of `borrow`, owned by this type (as in Wasmtime 48; an empty one for another
   /// kind, where Wasmtime 48 asserts).
-  const ResourceType &borrow() const {
-    return is_borrow() && ty.of.borrow ? weft::detail::owner_of<ResourceType>(ty.of.borrow) : weft::detail::empty_of<ResourceType>();
-  }
+  const ResourceType &borrow() const { return weft::detail::owner_or_empty<ResourceType>(is_borrow(), ty.of.borrow); }
   /// Whether `other` is the same type.
   bool operator==(const ValType &other) const { return weft_component_valtype_equal(&ty, &other.ty); }
   /// Whether `other` is another type.
@@ -957,10 +931,6 @@ class ComponentItem {
     return i;
   }
 
-  template <typename T, typename C> static const T &item_as(bool is, C *const &slot) {
-    return is && slot ? weft::detail::owner_of<T>(slot) : weft::detail::empty_of<T>();
-  }
-
 public:
   /// Takes ownership of the C item `raw`.
   explicit ComponentItem(weft_component_item_t raw) : item(raw) {}
@@ -1004,21 +974,21 @@ public:
   bool is_type() const { return item.kind == WEFT_COMPONENT_ITEM_TYPE; }
   /// The component type, owned by this item (as in Wasmtime 48; an empty
   /// one for another kind, where Wasmtime 48 asserts).
-  const ComponentType &component() const { return item_as<ComponentType>(is_component(), item.of.component); }
+  const ComponentType &component() const { return weft::detail::owner_or_empty<ComponentType>(is_component(), item.of.component); }
   /// The component instance type, owned by this item (as in Wasmtime 48;
   /// an empty one for another kind, where Wasmtime 48 asserts).
   const ComponentInstanceType &component_instance() const {
-    return item_as<ComponentInstanceType>(is_component_instance(), item.of.component_instance);
+    return weft::detail::owner_or_empty<ComponentInstanceType>(is_component_instance(), item.of.component_instance);
   }
   /// The module type, owned by this item (as in Wasmtime 48; an empty one
   /// for another kind, where Wasmtime 48 asserts).
-  const ModuleType &module() const { return item_as<ModuleType>(is_module(), item.of.module); }
+  const ModuleType &module() const { return weft::detail::owner_or_empty<ModuleType>(is_module(), item.of.module); }
   /// The component function type, owned by this item (as in Wasmtime 48;
   /// an empty one for another kind, where Wasmtime 48 asserts).
-  const FuncType &component_func() const { return item_as<FuncType>(is_component_func(), item.of.component_func); }
+  const FuncType &component_func() const { return weft::detail::owner_or_empty<FuncType>(is_component_func(), item.of.component_func); }
   /// The resource type, owned by this item (as in Wasmtime 48; an empty one
   /// for another kind, where Wasmtime 48 asserts).
-  const ResourceType &resource() const { return item_as<ResourceType>(is_resource(), item.of.resource); }
+  const ResourceType &resource() const { return weft::detail::owner_or_empty<ResourceType>(is_resource(), item.of.resource); }
   /// The core function type, a view valid as long as this item (as in
   /// Wasmtime 48; a view of no type for another kind, where Wasmtime 48
   /// asserts).
