@@ -12,19 +12,17 @@
 //! runs on weft-wasi's blocking pool (or on the calling thread when the
 //! context allows it). The async bindings await it; the sync flavour
 //! (`filesystem_sync.rs`) and WASI 0.3 (`p3/filesystem_impl.rs`) reuse the
-//! same halves. The file streams (`read-via-stream`, ...) still read and
-//! write on the thread that polls them.
+//! same halves. The file streams (`read-via-stream`, ...) read and write a
+//! job at a time on the same pool (`file_streams.rs`).
 
 use super::bindings::wasi::clocks::wall_clock::Datetime;
 use super::bindings::wasi::filesystem::{preopens, types};
-use super::io::{
-    DynInputStream, DynOutputStream, InputStream, IoError, OutputStream, Pollable, StreamError, StreamResult,
-};
+use super::file_streams::{DirLister, FileInputStream, FileOutputStream, FileReader, FileWriter};
+use super::io::{DynInputStream, DynOutputStream, IoError};
 use super::TrappableError;
 use crate::errno::Errno;
 use crate::filesystem::WasiFilesystemCtxView;
 use crate::perms::FsPerms;
-use bytes::Bytes;
 use cap_fs_ext::{DirExt, FollowSymlinks, OpenOptionsFollowExt, OpenOptionsMaybeDirExt};
 use std::os::unix::fs::FileExt;
 use std::sync::Arc;
@@ -301,76 +299,6 @@ fn time_spec(t: NewTimestamp) -> FsResult<Option<crate::filestat::TimeSpec>> {
     })
 }
 
-/// A file read from `pos` on (`read-via-stream`).
-struct FileInputStream {
-    file: Arc<std::fs::File>,
-    pos: u64,
-}
-
-/// A regular file is always ready: its reads and writes do not wait for
-/// another party.
-#[async_trait::async_trait]
-impl Pollable for FileInputStream {
-    async fn ready(&mut self) {}
-}
-
-impl InputStream for FileInputStream {
-    fn read(&mut self, size: usize) -> StreamResult<Bytes> {
-        let mut buf = vec![0; size];
-        let n = self
-            .file
-            .read_at(&mut buf, self.pos)
-            .map_err(|e| StreamError::LastOperationFailed(e.into()))?;
-        if n == 0 && size > 0 {
-            return Err(StreamError::Closed);
-        }
-        buf.truncate(n);
-        self.pos += n as u64;
-        Ok(buf.into())
-    }
-}
-
-/// How many bytes a file stream accepts in one write.
-const FILE_BUDGET: usize = 1 << 20;
-
-/// A file written at `pos`, or appended to (`write-via-stream`,
-/// `append-via-stream`).
-struct FileOutputStream {
-    file: Arc<std::fs::File>,
-    pos: Option<u64>,
-}
-
-/// A regular file is always ready: its reads and writes do not wait for
-/// another party.
-#[async_trait::async_trait]
-impl Pollable for FileOutputStream {
-    async fn ready(&mut self) {}
-}
-
-impl OutputStream for FileOutputStream {
-    fn write(&mut self, bytes: Bytes) -> StreamResult<()> {
-        if bytes.len() > FILE_BUDGET {
-            return Err(StreamError::trap("write of more bytes than `check-write` allowed"));
-        }
-        let fail = |e: std::io::Error| StreamError::LastOperationFailed(e.into());
-        let at = match self.pos {
-            Some(p) => p,
-            None => self.file.metadata().map_err(fail)?.len(),
-        };
-        self.file.write_all_at(&bytes, at).map_err(fail)?;
-        if let Some(p) = &mut self.pos {
-            *p += bytes.len() as u64;
-        }
-        Ok(())
-    }
-    fn flush(&mut self) -> StreamResult<()> {
-        Ok(())
-    }
-    fn check_write(&mut self) -> StreamResult<usize> {
-        Ok(FILE_BUDGET)
-    }
-}
-
 impl WasiFilesystemCtxView<'_> {
     fn descriptor(&self, d: &Resource<Descriptor>) -> FsResult<&Descriptor> {
         Ok(self.table.get(d)?)
@@ -413,6 +341,33 @@ impl WasiFilesystemCtxView<'_> {
         }
         Ok(f)
     }
+
+    /// A reader of the file `d` (open for reading) from `offset` on.
+    pub(crate) fn file_reader(&self, d: &Resource<Descriptor>, offset: Filesize) -> FsResult<FileReader> {
+        let f = self.file_mode(d, OpenMode::READ)?;
+        Ok(FileReader::new(
+            f.file.clone(),
+            offset,
+            self.ctx.allow_blocking_current_thread,
+        ))
+    }
+
+    /// A lister of the directory `d`, a batch of entries at a time.
+    pub(crate) fn dir_lister(&self, d: &Resource<Descriptor>) -> FsResult<DirLister> {
+        let dir = self.dir_read(d)?.dir.clone();
+        Ok(DirLister::new(dir, self.ctx.allow_blocking_current_thread))
+    }
+
+    /// A writer of the file `d` (open for writing) at `offset` on, or at
+    /// its end (`None`).
+    pub(crate) fn file_writer(&self, d: &Resource<Descriptor>, offset: Option<Filesize>) -> FsResult<FileWriter> {
+        let f = self.file_mode(d, OpenMode::WRITE)?;
+        Ok(FileWriter::new(
+            f.file.clone(),
+            offset,
+            self.ctx.allow_blocking_current_thread,
+        ))
+    }
 }
 
 impl types::Host for WasiFilesystemCtxView<'_> {
@@ -453,22 +408,20 @@ where
 
 /// The entries of `dir`, each or its error (the work of `read-directory`).
 fn list(dir: &cap_std::fs::Dir) -> FsResult<Vec<FsResult<DirectoryEntry>>> {
-    let mut entries = Vec::new();
-    for entry in dir.entries()? {
-        let item = (|| -> FsResult<DirectoryEntry> {
-            let entry = entry?;
-            let name = entry
-                .file_name()
-                .into_string()
-                .map_err(|_| FsError::from(ErrorCode::IllegalByteSequence))?;
-            Ok(DirectoryEntry {
-                type_: descriptor_type(&entry.file_type()?),
-                name,
-            })
-        })();
-        entries.push(item);
-    }
-    Ok(entries)
+    Ok(dir.entries()?.map(entry_of).collect())
+}
+
+/// A directory entry as WASI sees it, or why it cannot be listed.
+pub(crate) fn entry_of(entry: std::io::Result<cap_std::fs::DirEntry>) -> FsResult<DirectoryEntry> {
+    let entry = entry?;
+    let name = entry
+        .file_name()
+        .into_string()
+        .map_err(|_| FsError::from(ErrorCode::IllegalByteSequence))?;
+    Ok(DirectoryEntry {
+        type_: descriptor_type(&entry.file_type()?),
+        name,
+    })
 }
 
 /// The stat of a descriptor.
@@ -870,11 +823,7 @@ impl WasiFilesystemCtxView<'_> {
 /// file streams and dropping blocks nothing and is synchronous.
 impl types::HostDescriptor for WasiFilesystemCtxView<'_> {
     fn read_via_stream(&mut self, self_: Resource<Descriptor>, offset: Filesize) -> FsResult<Resource<DynInputStream>> {
-        let f = self.file_mode(&self_, OpenMode::READ)?;
-        let s: DynInputStream = Box::new(FileInputStream {
-            file: f.file.clone(),
-            pos: offset,
-        });
+        let s: DynInputStream = Box::new(FileInputStream::new(self.file_reader(&self_, offset)?));
         Ok(self.table.push(s)?)
     }
     fn write_via_stream(
@@ -882,19 +831,11 @@ impl types::HostDescriptor for WasiFilesystemCtxView<'_> {
         self_: Resource<Descriptor>,
         offset: Filesize,
     ) -> FsResult<Resource<DynOutputStream>> {
-        let f = self.file_mode(&self_, OpenMode::WRITE)?;
-        let s: DynOutputStream = Box::new(FileOutputStream {
-            file: f.file.clone(),
-            pos: Some(offset),
-        });
+        let s: DynOutputStream = Box::new(FileOutputStream::new(self.file_writer(&self_, Some(offset))?));
         Ok(self.table.push(s)?)
     }
     fn append_via_stream(&mut self, self_: Resource<Descriptor>) -> FsResult<Resource<DynOutputStream>> {
-        let f = self.file_mode(&self_, OpenMode::WRITE)?;
-        let s: DynOutputStream = Box::new(FileOutputStream {
-            file: f.file.clone(),
-            pos: None,
-        });
+        let s: DynOutputStream = Box::new(FileOutputStream::new(self.file_writer(&self_, None)?));
         Ok(self.table.push(s)?)
     }
     async fn advise(

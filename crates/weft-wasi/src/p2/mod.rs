@@ -55,6 +55,7 @@ pub(crate) mod adapters;
 pub mod bindings;
 mod cli;
 mod clocks;
+pub(crate) mod file_streams;
 pub(crate) mod filesystem;
 mod filesystem_sync;
 mod io;

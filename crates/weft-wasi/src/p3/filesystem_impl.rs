@@ -3,13 +3,14 @@
 //! same table), so the same sandbox (every path resolved by `cap-std`
 //! inside a preopen's handle). Each function converts its arguments,
 //! calls the 0.2 function and converts the result; the stream functions
-//! wrap 0.2's file streams and directory listing in component-model
+//! wrap 0.2's file reads, writes and directory listing in component-model
 //! streams, with the future of their result.
 //!
 //! The work of a call runs outside the store, on a thread of weft-wasi's
 //! blocking pool unless the context allows blocking the calling thread
 //! (as the 0.2 functions), so a slow disk does not stop the guest's other
-//! tasks; listing a directory for `read-directory` is done in the call.
+//! tasks. The file streams read and write a job at a time there, and
+//! `read-directory` lists a batch of entries as the guest reads them.
 
 use super::bindings::wasi::clocks::system_clock::Instant;
 use super::bindings::wasi::filesystem::preopens;
@@ -21,9 +22,10 @@ use super::filesystem::{FilesystemError, FilesystemResult};
 use super::slot::ResultSlot;
 use crate::filesystem::{WasiFilesystem, WasiFilesystemCtxView};
 use crate::p2::bindings::wasi::clocks::wall_clock::Datetime;
-use crate::p2::bindings::wasi::filesystem::types::{self as p2t, HostDescriptor as _};
+use crate::p2::bindings::wasi::filesystem::types as p2t;
+use crate::p2::file_streams::{DirLister, FileReader, FileWriter, FILE_BUDGET};
 use crate::p2::filesystem::{run_blocking, Work};
-use crate::p2::{Descriptor, DynInputStream, DynOutputStream, FsError, StreamError};
+use crate::p2::{Descriptor, FsError};
 use std::pin::Pin;
 use std::task::{Context, Poll};
 use weft::component::{
@@ -236,22 +238,10 @@ async fn with<T: 'static, R: Send + 'static, W: Work<R>>(
         .map_err(err)
 }
 
-/// The error of a 0.2 stream as a 0.3 error code, or `None` at its end.
-fn stream_code(e: StreamError) -> Option<ErrorCode> {
-    match e {
-        StreamError::Closed => None,
-        StreamError::LastOperationFailed(e) => Some(match e.downcast::<std::io::Error>() {
-            Ok(io) => FsError::from(io).downcast().map(code).unwrap_or(ErrorCode::Io),
-            Err(_) => ErrorCode::Io,
-        }),
-        StreamError::Trap(_) => Some(ErrorCode::Io),
-    }
-}
-
-/// Reads a file through WASI 0.2's file stream, for a guest reading a
-/// 0.3 stream.
+/// Reads a file for a guest reading a 0.3 stream, a job at a time on
+/// weft-wasi's blocking pool (WASI 0.2's file reads).
 struct FileProducer {
-    input: Option<DynInputStream>,
+    reader: Option<FileReader>,
     slot: ResultSlot<ErrorCode>,
 }
 
@@ -267,41 +257,50 @@ impl<D: 'static> StreamProducer<D> for FileProducer {
 
     fn poll_produce<'a>(
         mut self: Pin<&mut Self>,
-        _cx: &mut Context<'_>,
+        cx: &mut Context<'_>,
         mut store: StoreContextMut<'a, D>,
         destination: Destination<'a, u8, VecBuffer<u8>>,
-        _finish: bool,
+        finish: bool,
     ) -> Poll<weft::Result<StreamResult>> {
         let room = destination.remaining(&mut store).unwrap_or(64 << 10);
         if room == 0 {
             return Poll::Ready(Ok(StreamResult::Completed));
         }
-        let Some(input) = self.input.as_mut() else {
+        let Some(reader) = self.reader.as_mut() else {
             return Poll::Ready(Ok(StreamResult::Dropped));
         };
-        match input.read(room.min(1 << 20)) {
-            Ok(bytes) if bytes.is_empty() => Poll::Ready(Ok(StreamResult::Dropped)),
-            Ok(bytes) => {
+        match reader.poll_read(cx, room.min(FILE_BUDGET)) {
+            // The read goes on; its bytes go to the next read.
+            Poll::Pending if finish => Poll::Ready(Ok(StreamResult::Cancelled)),
+            Poll::Pending => Poll::Pending,
+            Poll::Ready(Ok(bytes)) if bytes.is_empty() => Poll::Ready(Ok(StreamResult::Dropped)),
+            Poll::Ready(Ok(bytes)) => {
                 // At most the reader's room was read, so it all fits.
                 let mut dst = destination.as_direct(store, bytes.len());
                 std::io::Write::write(&mut dst, &bytes)?;
                 Poll::Ready(Ok(StreamResult::Completed))
             }
-            Err(e) => {
-                if let Some(c) = stream_code(e) {
-                    self.slot.set(Err(c));
-                }
-                self.input = None;
+            Poll::Ready(Err(e)) => {
+                self.slot.set(Err(io_code(e)));
+                self.reader = None;
                 Poll::Ready(Ok(StreamResult::Dropped))
             }
         }
     }
 }
 
-/// Writes what a guest writes to a 0.3 stream through WASI 0.2's file
-/// stream.
+/// The error code of a failed read or write.
+fn io_code(e: std::io::Error) -> ErrorCode {
+    FsError::from(e).downcast().map(code).unwrap_or(ErrorCode::Io)
+}
+
+/// Writes what a guest writes to a 0.3 stream to a file, a job at a time
+/// on weft-wasi's blocking pool (WASI 0.2's file writes). A write counts
+/// as done for the guest when it is on the file.
 struct FileConsumer {
-    output: DynOutputStream,
+    writer: FileWriter,
+    /// The bytes of the write in progress, marked read when it ends.
+    in_flight: usize,
     slot: ResultSlot<ErrorCode>,
 }
 
@@ -316,30 +315,59 @@ impl<D: 'static> StreamConsumer<D> for FileConsumer {
 
     fn poll_consume(
         mut self: Pin<&mut Self>,
-        _cx: &mut Context<'_>,
+        cx: &mut Context<'_>,
         store: StoreContextMut<D>,
         source: Source<'_, u8>,
-        _finish: bool,
+        finish: bool,
     ) -> Poll<weft::Result<StreamResult>> {
+        // A write in progress is waited for, even when the guest cancels:
+        // its bytes may be on the file already.
+        if self.writer.poll_settled(cx).is_pending() {
+            return Poll::Pending;
+        }
         let mut src = source.as_direct(store);
-        let bytes = bytes::Bytes::copy_from_slice(src.remaining());
-        let result = self.output.write(bytes.clone()).and_then(|()| self.output.flush());
-        match result {
+        if let Err(e) = self.writer.take_error() {
+            self.slot.set(Err(io_code(e)));
+            return Poll::Ready(Ok(StreamResult::Dropped));
+        }
+        if self.in_flight > 0 {
+            let n = std::mem::take(&mut self.in_flight).min(src.remaining().len());
+            src.mark_read(n);
+            return Poll::Ready(Ok(StreamResult::Completed));
+        }
+        if finish {
+            return Poll::Ready(Ok(StreamResult::Cancelled));
+        }
+        let pending = src.remaining();
+        let n = pending.len().min(FILE_BUDGET);
+        if n == 0 {
+            return Poll::Ready(Ok(StreamResult::Completed));
+        }
+        let chunk = bytes::Bytes::copy_from_slice(&pending[..n]);
+        self.writer.start(chunk);
+        self.in_flight = n;
+        // Ended at once (on this thread), or wakes this poll when it does.
+        if self.writer.poll_settled(cx).is_pending() {
+            return Poll::Pending;
+        }
+        self.in_flight = 0;
+        match self.writer.take_error() {
             Ok(()) => {
-                src.mark_read(bytes.len());
+                src.mark_read(n);
                 Poll::Ready(Ok(StreamResult::Completed))
             }
             Err(e) => {
-                self.slot.set(Err(stream_code(e).unwrap_or(ErrorCode::Io)));
+                self.slot.set(Err(io_code(e)));
                 Poll::Ready(Ok(StreamResult::Dropped))
             }
         }
     }
 }
 
-/// Gives a directory's entries to a guest reading a 0.3 stream.
+/// Gives a directory's entries to a guest reading a 0.3 stream, listing
+/// a batch as the guest reads.
 struct EntryProducer {
-    entries: std::vec::IntoIter<Result<p2t::DirectoryEntry, ErrorCode>>,
+    lister: DirLister,
     slot: ResultSlot<ErrorCode>,
 }
 
@@ -355,25 +383,38 @@ impl<D: 'static> StreamProducer<D> for EntryProducer {
 
     fn poll_produce<'a>(
         mut self: Pin<&mut Self>,
-        _cx: &mut Context<'_>,
+        cx: &mut Context<'_>,
         mut store: StoreContextMut<'a, D>,
         mut destination: Destination<'a, DirectoryEntry, VecBuffer<DirectoryEntry>>,
-        _finish: bool,
+        finish: bool,
     ) -> Poll<weft::Result<StreamResult>> {
         let room = destination.remaining(&mut store).unwrap_or(64).max(1);
-        let mut out = Vec::new();
-        while out.len() < room {
-            match self.entries.next() {
-                Some(Ok(e)) => out.push(DirectoryEntry {
+        let batch = match self.lister.poll_batch(cx, room) {
+            // The batch goes on; its entries go to the next read.
+            Poll::Pending if finish => return Poll::Ready(Ok(StreamResult::Cancelled)),
+            Poll::Pending => return Poll::Pending,
+            Poll::Ready(Ok(batch)) => batch,
+            Poll::Ready(Err(e)) => {
+                match err(e).downcast() {
+                    Ok(c) => self.slot.set(Err(c)),
+                    Err(trap) => return Poll::Ready(Err(trap)),
+                }
+                return Poll::Ready(Ok(StreamResult::Dropped));
+            }
+        };
+        let mut out = Vec::with_capacity(batch.len());
+        for e in batch {
+            match e {
+                Ok(e) => out.push(DirectoryEntry {
                     type_: dtype(e.type_),
                     name: e.name,
                 }),
-                Some(Err(c)) => {
-                    self.slot.set(Err(c));
-                    self.entries = Vec::new().into_iter();
+                Err(e) => {
+                    // An entry that cannot be listed ends the listing.
+                    self.slot.set(Err(err(e).downcast().unwrap_or(ErrorCode::Io)));
+                    self.lister = DirLister::ended();
                     break;
                 }
-                None => break,
             }
         }
         if out.is_empty() {
@@ -413,13 +454,10 @@ impl t::HostDescriptor for WasiFilesystemCtxView<'_> {
 fn write_stream<T: 'static>(
     host: &mut Access<'_, T, WasiFilesystem>,
     data: StreamReader<u8>,
-    open: impl FnOnce(&mut WasiFilesystemCtxView<'_>) -> Result<Resource<DynOutputStream>, FsError>,
+    open: impl FnOnce(&WasiFilesystemCtxView<'_>) -> Result<FileWriter, FsError>,
 ) -> weft::Result<FutureReader<Result<(), ErrorCode>>> {
-    let opened = {
-        let mut view = host.get();
-        open(&mut view).and_then(|r| Ok(view.table.delete(r)?))
-    };
-    let output = match opened {
+    let opened = open(&host.get());
+    let writer = match opened {
         Ok(o) => o,
         Err(e) => {
             let mut data = data;
@@ -431,7 +469,8 @@ fn write_stream<T: 'static>(
     data.pipe(
         &mut *host,
         FileConsumer {
-            output,
+            writer,
+            in_flight: 0,
             slot: slot.clone(),
         },
     )?;
@@ -444,14 +483,10 @@ impl<T: 'static> t::HostDescriptorWithStore<T> for WasiFilesystem {
         self_: Resource<Descriptor>,
         offset: Filesize,
     ) -> weft::Result<(StreamReader<u8>, FutureReader<Result<(), ErrorCode>>)> {
-        let opened = {
-            let mut view = host.get();
-            view.read_via_stream(self_, offset)
-                .and_then(|r| Ok(view.table.delete(r)?))
-        };
+        let opened = host.get().file_reader(&self_, offset);
         let slot = ResultSlot::default();
-        let input = match opened {
-            Ok(i) => Some(i),
+        let reader = match opened {
+            Ok(r) => Some(r),
             Err(e) => {
                 match err(e).downcast() {
                     Ok(c) => slot.set(Err(c)),
@@ -463,7 +498,7 @@ impl<T: 'static> t::HostDescriptorWithStore<T> for WasiFilesystem {
         let stream = StreamReader::new(
             &mut host,
             FileProducer {
-                input,
+                reader,
                 slot: slot.clone(),
             },
         )?;
@@ -476,7 +511,7 @@ impl<T: 'static> t::HostDescriptorWithStore<T> for WasiFilesystem {
         data: StreamReader<u8>,
         offset: Filesize,
     ) -> weft::Result<FutureReader<Result<(), ErrorCode>>> {
-        write_stream(&mut host, data, |v| v.write_via_stream(self_, offset))
+        write_stream(&mut host, data, |v| v.file_writer(&self_, Some(offset)))
     }
 
     fn append_via_stream(
@@ -484,38 +519,29 @@ impl<T: 'static> t::HostDescriptorWithStore<T> for WasiFilesystem {
         self_: Resource<Descriptor>,
         data: StreamReader<u8>,
     ) -> weft::Result<FutureReader<Result<(), ErrorCode>>> {
-        write_stream(&mut host, data, |v| v.append_via_stream(self_))
+        write_stream(&mut host, data, |v| v.file_writer(&self_, None))
     }
 
     fn read_directory(
         mut host: Access<'_, T, Self>,
         self_: Resource<Descriptor>,
     ) -> weft::Result<(StreamReader<DirectoryEntry>, FutureReader<Result<(), ErrorCode>>)> {
-        let listed = {
-            let view = host.get();
-            view.read_directory_work(&self_).and_then(|list| list())
-        };
+        let opened = host.get().dir_lister(&self_);
         let slot = ResultSlot::default();
-        let entries = match listed {
-            Ok(it) => it
-                .into_iter()
-                .map(|e| match e {
-                    Ok(e) => Ok(e),
-                    Err(e) => Err(err(e).downcast().unwrap_or(ErrorCode::Io)),
-                })
-                .collect(),
+        let lister = match opened {
+            Ok(l) => l,
             Err(e) => {
                 match err(e).downcast() {
                     Ok(c) => slot.set(Err(c)),
                     Err(trap) => return Err(trap),
                 }
-                Vec::new()
+                DirLister::ended()
             }
         };
         let stream = StreamReader::new(
             &mut host,
             EntryProducer {
-                entries: entries.into_iter(),
+                lister,
                 slot: slot.clone(),
             },
         )?;

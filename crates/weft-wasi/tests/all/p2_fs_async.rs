@@ -5,6 +5,7 @@
 //! blocking it (`allow_blocking_current_thread`). A FIFO whose opening
 //! blocks until a writer comes shows which: while the guest waits in
 //! `open-at`, a task of the same runtime goes on ticking, or does not.
+//! The file streams go through the same pool, a read or write at a time.
 
 #![cfg(feature = "p2")]
 
@@ -91,6 +92,57 @@ const READ_WRITE_STAT_LIST: &str = r#"
         (call $print (i32.load (i32.const 60)) (i32.load (i32.const 64)))
         (call $nl)
         (br $l)))
+      (i32.const 0))
+"#;
+
+/// A guest that writes `streamed.txt` through `write-via-stream` (at 0)
+/// and `append-via-stream`, each written with `blocking-write-and-flush`
+/// and dropped, then reads it back through `read-via-stream`, 4 bytes a
+/// `blocking-read` until the stream says `closed`, printing
+/// `stream: <text>`. A step that fails prints `failed <step>`.
+const FILE_STREAMS: &str = r#"
+    (data (i32.const 2048) "streamed.txt\00")
+    (data (i32.const 2064) "hello \00")
+    (data (i32.const 2080) "world\00")
+    (data (i32.const 2096) "stream: \00")
+    (data (i32.const 2112) "failed \00")
+    (func $fail (param $step i32) (result i32)
+      (call $puts (i32.const 2112)) (call $print_u32 (local.get $step)) (call $nl)
+      (i32.const 1))
+    (func $main (result i32) (local $root i32) (local $f i32) (local $s i32)
+      (call $get-dirs (i32.const 32))
+      (local.set $root (i32.load (i32.load (i32.const 32))))
+      ;; create | truncate, read | write
+      (call $open-at (local.get $root) (i32.const 0) (i32.const 2048) (call $strlen (i32.const 2048))
+        (i32.const 9) (i32.const 3) (i32.const 48))
+      (if (i32.load8_u (i32.const 48)) (then (return (call $fail (i32.const 1)))))
+      (local.set $f (i32.load (i32.const 52)))
+      (call $write-via (local.get $f) (i64.const 0) (i32.const 48))
+      (if (i32.load8_u (i32.const 48)) (then (return (call $fail (i32.const 2)))))
+      (local.set $s (i32.load (i32.const 52)))
+      (call $write (local.get $s) (i32.const 2064) (call $strlen (i32.const 2064)) (i32.const 16))
+      (if (i32.load8_u (i32.const 16)) (then (return (call $fail (i32.const 3)))))
+      (call $drop-output (local.get $s))
+      (call $append-via (local.get $f) (i32.const 48))
+      (if (i32.load8_u (i32.const 48)) (then (return (call $fail (i32.const 4)))))
+      (local.set $s (i32.load (i32.const 52)))
+      (call $write (local.get $s) (i32.const 2080) (call $strlen (i32.const 2080)) (i32.const 16))
+      (if (i32.load8_u (i32.const 16)) (then (return (call $fail (i32.const 5)))))
+      (call $drop-output (local.get $s))
+      (call $read-via (local.get $f) (i64.const 0) (i32.const 48))
+      (if (i32.load8_u (i32.const 48)) (then (return (call $fail (i32.const 6)))))
+      (local.set $s (i32.load (i32.const 52)))
+      (call $puts (i32.const 2096))
+      (block $end (loop $l
+        (call $read (local.get $s) (i64.const 4) (i32.const 16))
+        (br_if $end (i32.load8_u (i32.const 16)))
+        (call $print (i32.load (i32.const 20)) (i32.load (i32.const 24)))
+        (br $l)))
+      (call $nl)
+      ;; The stream ended `closed` (case 1), not failed.
+      (if (i32.ne (i32.load8_u (i32.const 20)) (i32.const 1)) (then (return (call $fail (i32.const 7)))))
+      (call $drop-input (local.get $s))
+      (call $drop-descriptor (local.get $f))
       (i32.const 0))
 "#;
 
@@ -235,6 +287,32 @@ fn sync_flavour_reads_writes_stats_and_lists() -> weft::Result<()> {
         let out = run_sync(READ_WRITE_STAT_LIST, &dir, allow_blocking)?;
         check_read_write(&format!("sync, {allow_blocking}"), &dir, &out);
         std::fs::remove_dir_all(&dir)?;
+    }
+    Ok(())
+}
+
+/// The file streams write, append and read back in both flavours, with
+/// the disk work on the blocking pool or (allowed) on the calling thread.
+#[test]
+fn file_streams_write_append_and_read_in_both_flavours() -> weft::Result<()> {
+    let rt = multi_thread(1);
+    for allow_blocking in [false, true] {
+        for flavour in ["async", "sync"] {
+            let label = format!("{flavour}, allow_blocking_current_thread({allow_blocking})");
+            let dir = sandbox(&format!("streams-{flavour}-{allow_blocking}"));
+            let (result, out) = match flavour {
+                "async" => run_async(&rt, FILE_STREAMS, &dir, allow_blocking)?,
+                _ => run_sync(FILE_STREAMS, &dir, allow_blocking)?,
+            };
+            assert_eq!(result, Ok(()), "{label}: {out}");
+            assert_eq!(out, "stream: hello world\n", "{label}");
+            assert_eq!(
+                std::fs::read_to_string(dir.join("streamed.txt"))?,
+                "hello world",
+                "{label}"
+            );
+            std::fs::remove_dir_all(&dir)?;
+        }
     }
     Ok(())
 }

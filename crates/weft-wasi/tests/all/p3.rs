@@ -349,13 +349,13 @@ fn stdin_is_read_through_a_stream() -> weft::Result<()> {
 }
 
 /// Runs the event loop until `done` says the host pipes ended (at most
-/// 100,000 turns).
+/// a minute).
 fn drive(store: &mut Store<State>, done: impl Fn() -> bool + Send + 'static) -> weft::Result<()> {
     block_on(store.run_concurrent(async move |_| {
-        let mut turns = 0u32;
+        // Long enough for the file jobs on a loaded machine.
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
         std::future::poll_fn(|cx| {
-            turns += 1;
-            if done() || turns > 100_000 {
+            if done() || std::time::Instant::now() > deadline {
                 Poll::Ready(())
             } else {
                 cx.waker().wake_by_ref();
@@ -406,6 +406,13 @@ fn directories_and_files_are_read_through_streams() -> weft::Result<()> {
     let dir = sandbox("read");
     std::fs::write(dir.join("sandbox/a.txt"), "alpha")?;
     std::fs::write(dir.join("sandbox/b.txt"), "beta")?;
+    // Enough entries for several batches of the listing, and a file of
+    // several reads.
+    for i in 0..200 {
+        std::fs::write(dir.join(format!("sandbox/n{i:03}")), "")?;
+    }
+    let big: Vec<u8> = (0..3_000_001u32).map(|i| (i % 251) as u8).collect();
+    std::fs::write(dir.join("sandbox/big.bin"), &big)?;
     let engine = Engine::default();
     let ctx = WasiCtxBuilder::new()
         .preopened_dir(dir.join("sandbox"), "/", weft_wasi::FsPerms::ReadWrite)?
@@ -443,7 +450,10 @@ fn directories_and_files_are_read_through_streams() -> weft::Result<()> {
     drive(&mut store, move || n.lock().unwrap().1 && s.lock().unwrap().is_some())?;
     let mut got = std::mem::take(&mut names.lock().unwrap().0);
     got.sort();
-    assert_eq!(got, ["a.txt", "b.txt", "sub"]);
+    let mut want = vec!["a.txt".to_string(), "b.txt".to_string(), "big.bin".to_string()];
+    want.extend((0..200).map(|i| format!("n{i:03}")));
+    want.push("sub".to_string());
+    assert_eq!(got, want);
     assert!(
         matches!(*status.lock().unwrap(), Some(Ok(()))),
         "{:?}",
@@ -464,6 +474,35 @@ fn directories_and_files_are_read_through_streams() -> weft::Result<()> {
     let (b, s) = (bytes.clone(), status.clone());
     drive(&mut store, move || b.lock().unwrap().1 && s.lock().unwrap().is_some())?;
     assert_eq!(bytes.lock().unwrap().0, b"lpha");
+    assert!(
+        matches!(*status.lock().unwrap(), Some(Ok(()))),
+        "{:?}",
+        status.lock().unwrap()
+    );
+
+    // A file bigger than one read, whole.
+    let file = p2t::HostDescriptor::open_at(
+        &mut store.data_mut().filesystem(),
+        weft::component::Resource::new_borrow(root.rep()),
+        p2t::PathFlags::empty(),
+        "big.bin".to_string(),
+        p2t::OpenFlags::empty(),
+        p2t::DescriptorFlags::READ,
+    )
+    .map_err(|e| weft::Error::msg(e.to_string()))?;
+    let bytes = Arc::new(Mutex::new((Vec::new(), false)));
+    let status = Arc::new(Mutex::new(None));
+    let access = Access::<State, WasiFilesystem>::new(store.as_context_mut(), get);
+    let (stream, future) = <WasiFilesystem as HostDescriptorWithStore<State>>::read_via_stream(
+        access,
+        weft::component::Resource::new_borrow(file.rep()),
+        0,
+    )?;
+    stream.pipe(&mut store, Collect(bytes.clone()))?;
+    future.pipe(&mut store, Status::<ErrorCode>(status.clone()))?;
+    let (b, s) = (bytes.clone(), status.clone());
+    drive(&mut store, move || b.lock().unwrap().1 && s.lock().unwrap().is_some())?;
+    assert!(bytes.lock().unwrap().0 == big, "big.bin read back differs");
     assert!(
         matches!(*status.lock().unwrap(), Some(Ok(()))),
         "{:?}",
