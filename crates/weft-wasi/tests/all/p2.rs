@@ -5,27 +5,15 @@
 
 #![cfg(feature = "p2")]
 
+use crate::common::State;
 use crate::p2_guest;
 
 use weft::component::{Component, Linker, ResourceTable};
 use weft::{Engine, Store};
 use weft_wasi::p2::bindings::sync::Command;
-use weft_wasi::p2::{add_to_linker_sync, WasiCtx, WasiCtxView, WasiView};
+use weft_wasi::p2::add_to_linker_sync;
 use weft_wasi::{I32Exit, MemoryInputPipe, MemoryOutputPipe, WasiCtxBuilder};
 
-struct State {
-    ctx: WasiCtx,
-    table: ResourceTable,
-}
-
-impl WasiView for State {
-    fn ctx(&mut self) -> WasiCtxView<'_> {
-        WasiCtxView {
-            ctx: &mut self.ctx,
-            table: &mut self.table,
-        }
-    }
-}
 
 /// What a run gave: `run`'s result (or the error that ended it), stdout
 /// and stderr.

@@ -9,12 +9,13 @@
 
 #![cfg(feature = "p2")]
 
+use crate::common::State;
 use crate::p2_guest;
 
 use std::sync::{mpsc, Arc, Mutex};
 use weft::component::{Component, Linker, ResourceTable};
 use weft::{Engine, Store};
-use weft_wasi::p2::{OutputStream, Pollable, StreamError, StreamResult, WasiCtx, WasiCtxView, WasiView};
+use weft_wasi::p2::{OutputStream, Pollable, StreamError, StreamResult};
 use weft_wasi::{IsTerminal, StdoutStream, WasiCtxBuilder};
 
 /// How many bytes the stream takes before the consumer must catch up.
@@ -90,19 +91,6 @@ impl StdoutStream for SlowStdout {
     }
 }
 
-struct State {
-    ctx: WasiCtx,
-    table: ResourceTable,
-}
-
-impl WasiView for State {
-    fn ctx(&mut self) -> WasiCtxView<'_> {
-        WasiCtxView {
-            ctx: &mut self.ctx,
-            table: &mut self.table,
-        }
-    }
-}
 
 /// The output the guest printed and how often it waited for room.
 fn run_hello(use_async: bool) -> weft::Result<(String, u32)> {

@@ -9,6 +9,7 @@
 
 #![cfg(feature = "p2")]
 
+use crate::common::State;
 use crate::p2_guest;
 
 use std::path::Path;
@@ -17,22 +18,8 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 use weft::component::{Component, Linker, ResourceTable};
 use weft::{Engine, Store};
-use weft_wasi::p2::{WasiCtx, WasiCtxView, WasiView};
 use weft_wasi::{FsPerms, MemoryOutputPipe, WasiCtxBuilder};
 
-struct State {
-    ctx: WasiCtx,
-    table: ResourceTable,
-}
-
-impl WasiView for State {
-    fn ctx(&mut self) -> WasiCtxView<'_> {
-        WasiCtxView {
-            ctx: &mut self.ctx,
-            table: &mut self.table,
-        }
-    }
-}
 
 /// A guest that writes `data.txt`, reads it back, stats it and lists its
 /// preopen, printing `read: <text>`, `size <n>`, `type <n>` and

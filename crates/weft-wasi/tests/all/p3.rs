@@ -6,6 +6,7 @@
 
 #![cfg(feature = "p3")]
 
+use crate::common::State;
 use crate::p3_guest;
 
 use p3_guest::Ending;
@@ -15,22 +16,9 @@ use std::task::{Context, Poll, Waker};
 use weft::component::{Component, Linker, ResourceTable};
 use weft::{AsContextMut, Engine, Store};
 use weft_wasi::p3::bindings::Command;
-use weft_wasi::p3::{add_to_linker, WasiCtx, WasiCtxView, WasiView};
+use weft_wasi::p3::add_to_linker;
 use weft_wasi::{I32Exit, MemoryOutputPipe, WasiCtxBuilder};
 
-struct State {
-    ctx: WasiCtx,
-    table: ResourceTable,
-}
-
-impl WasiView for State {
-    fn ctx(&mut self) -> WasiCtxView<'_> {
-        WasiCtxView {
-            ctx: &mut self.ctx,
-            table: &mut self.table,
-        }
-    }
-}
 
 /// Runs `future` on this thread, parking between polls (the host's
 /// waits wake it from helper threads).

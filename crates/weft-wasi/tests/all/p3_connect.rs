@@ -4,27 +4,15 @@
 
 #![cfg(feature = "p3")]
 
+use crate::common::State;
 use crate::p3_guest;
 
 use weft::component::{Component, Linker, ResourceTable};
 use weft::{Engine, Store};
 use weft_wasi::p3::bindings::Command;
-use weft_wasi::p3::{add_to_linker, WasiCtx, WasiCtxView, WasiView};
+use weft_wasi::p3::add_to_linker;
 use weft_wasi::{I32Exit, WasiCtxBuilder};
 
-struct State {
-    ctx: WasiCtx,
-    table: ResourceTable,
-}
-
-impl WasiView for State {
-    fn ctx(&mut self) -> WasiCtxView<'_> {
-        WasiCtxView {
-            ctx: &mut self.ctx,
-            table: &mut self.table,
-        }
-    }
-}
 
 /// Runs the TCP guest connecting to `port` on a current-thread runtime.
 fn connect_to(port: u16) -> weft::Result<Result<(), ()>> {

@@ -325,3 +325,22 @@ impl Shim {
         self.memory.data(&self.store).windows(needle.len()).any(|w| w == needle)
     }
 }
+
+/// The store data of the component tests: a WASI context and its resource
+/// table. One type for every test module, so the WASI host functions are
+/// monomorphized once in this binary.
+#[cfg(feature = "p2")]
+pub struct State {
+    pub ctx: weft_wasi::p2::WasiCtx,
+    pub table: weft::component::ResourceTable,
+}
+
+#[cfg(feature = "p2")]
+impl weft_wasi::p2::WasiView for State {
+    fn ctx(&mut self) -> weft_wasi::p2::WasiCtxView<'_> {
+        weft_wasi::p2::WasiCtxView {
+            ctx: &mut self.ctx,
+            table: &mut self.table,
+        }
+    }
+}
