@@ -281,6 +281,11 @@ impl WasiCtxBuilder {
     /// blocks it (and, on a current-thread runtime, every other task) for
     /// as long as the disk takes. The checks before the work (handles,
     /// open modes, permissions) always run on the calling thread.
+    ///
+    /// The setting is given to each preopened directory, and from a
+    /// directory to what a guest opens in it, file streams included; a
+    /// descriptor an embedder makes itself (`p2::File::new`,
+    /// `p2::Dir::new`) carries the setting it was made with.
     pub fn allow_blocking_current_thread(&mut self, enable: bool) -> &mut Self {
         self.allow_blocking_current_thread = enable;
         self
@@ -363,9 +368,10 @@ impl WasiCtxBuilder {
             .preopens
             .into_iter()
             .filter_map(|p| match p {
-                Preopen::Dir(dir, name, perms) => {
-                    Some((crate::p2::Descriptor::Dir(crate::p2::Dir::preopen(dir, perms)), name))
-                }
+                Preopen::Dir(dir, name, perms) => Some((
+                    crate::p2::Descriptor::Dir(crate::p2::Dir::preopen(dir, perms, b.allow_blocking_current_thread)),
+                    name,
+                )),
                 Preopen::Listener(_) | Preopen::Stream(_) => None,
             })
             .collect();

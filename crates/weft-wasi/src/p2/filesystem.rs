@@ -88,12 +88,30 @@ impl std::ops::BitOr for OpenMode {
 /// An open file.
 #[derive(Clone)]
 pub struct File {
-    pub(crate) file: Arc<std::fs::File>,
-    pub(crate) perms: FsPerms,
-    pub(crate) open_mode: OpenMode,
+    /// The host's file.
+    pub file: Arc<std::fs::File>,
+    /// What the guest may do with it.
+    pub perms: FsPerms,
+    /// Whether it was opened for reading, writing or both.
+    pub open_mode: OpenMode,
+    /// Whether its disk work runs on the calling thread.
+    allow_blocking_current_thread: bool,
 }
 
 impl File {
+    /// A descriptor of `file` for a guest (Wasmtime 48's `File::new`):
+    /// what it may do with it, the mode it was opened in, and whether its
+    /// disk work runs on the thread that calls the host function
+    /// (`allow_blocking_current_thread`) or on weft-wasi's blocking pool.
+    pub fn new(file: std::fs::File, perms: FsPerms, open_mode: OpenMode, allow_blocking_current_thread: bool) -> File {
+        File {
+            file: Arc::new(file),
+            perms,
+            open_mode,
+            allow_blocking_current_thread,
+        }
+    }
+
     /// What the guest may do with the file.
     pub fn perms(&self) -> FsPerms {
         self.perms
@@ -109,13 +127,34 @@ impl File {
 #[derive(Clone)]
 pub struct Dir {
     pub(crate) dir: Arc<cap_std::fs::Dir>,
-    pub(crate) perms: FsPerms,
-    pub(crate) open_mode: OpenMode,
+    /// What the guest may do in it (and with the files it opens there).
+    pub perms: FsPerms,
+    /// Whether its entries may be read only, or changed too.
+    pub open_mode: OpenMode,
+    /// Whether its disk work (and that of what is opened in it) runs on
+    /// the calling thread.
+    allow_blocking_current_thread: bool,
 }
 
 impl Dir {
+    /// A descriptor of the directory `dir` (a directory opened as a
+    /// `std::fs::File`) for a guest (Wasmtime 48's `Dir::new`): every path
+    /// the guest names below it is resolved inside it. `perms` and
+    /// `open_mode` say what the guest may do there;
+    /// `allow_blocking_current_thread` whether its disk work runs on the
+    /// thread that calls the host function or on weft-wasi's blocking pool
+    /// (what the guest opens in it inherits this).
+    pub fn new(dir: std::fs::File, perms: FsPerms, open_mode: OpenMode, allow_blocking_current_thread: bool) -> Dir {
+        Dir {
+            dir: Arc::new(cap_std::fs::Dir::from_std_file(dir)),
+            perms,
+            open_mode,
+            allow_blocking_current_thread,
+        }
+    }
+
     /// The descriptor of a preopened directory.
-    pub(crate) fn preopen(dir: cap_std::fs::Dir, perms: FsPerms) -> Dir {
+    pub(crate) fn preopen(dir: cap_std::fs::Dir, perms: FsPerms, allow_blocking_current_thread: bool) -> Dir {
         let mut open_mode = OpenMode::READ;
         if !perms.write_not_permitted() {
             open_mode = open_mode | OpenMode::WRITE;
@@ -124,6 +163,7 @@ impl Dir {
             dir: Arc::new(dir),
             perms,
             open_mode,
+            allow_blocking_current_thread,
         }
     }
 }
@@ -135,6 +175,16 @@ pub enum Descriptor {
     File(File),
     /// A directory.
     Dir(Dir),
+}
+
+impl Descriptor {
+    /// Whether the descriptor's disk work runs on the calling thread.
+    pub(crate) fn allow_blocking_current_thread(&self) -> bool {
+        match self {
+            Descriptor::File(f) => f.allow_blocking_current_thread,
+            Descriptor::Dir(d) => d.allow_blocking_current_thread,
+        }
+    }
 }
 
 /// The host value of `wasi:filesystem/types.directory-entry-stream`: the
@@ -345,28 +395,20 @@ impl WasiFilesystemCtxView<'_> {
     /// A reader of the file `d` (open for reading) from `offset` on.
     pub(crate) fn file_reader(&self, d: &Resource<Descriptor>, offset: Filesize) -> FsResult<FileReader> {
         let f = self.file_mode(d, OpenMode::READ)?;
-        Ok(FileReader::new(
-            f.file.clone(),
-            offset,
-            self.ctx.allow_blocking_current_thread,
-        ))
+        Ok(FileReader::new(f.file.clone(), offset, f.allow_blocking_current_thread))
     }
 
     /// A lister of the directory `d`, a batch of entries at a time.
     pub(crate) fn dir_lister(&self, d: &Resource<Descriptor>) -> FsResult<DirLister> {
-        let dir = self.dir_read(d)?.dir.clone();
-        Ok(DirLister::new(dir, self.ctx.allow_blocking_current_thread))
+        let dir = self.dir_read(d)?;
+        Ok(DirLister::new(dir.dir.clone(), dir.allow_blocking_current_thread))
     }
 
     /// A writer of the file `d` (open for writing) at `offset` on, or at
     /// its end (`None`).
     pub(crate) fn file_writer(&self, d: &Resource<Descriptor>, offset: Option<Filesize>) -> FsResult<FileWriter> {
         let f = self.file_mode(d, OpenMode::WRITE)?;
-        Ok(FileWriter::new(
-            f.file.clone(),
-            offset,
-            self.ctx.allow_blocking_current_thread,
-        ))
+        Ok(FileWriter::new(f.file.clone(), offset, f.allow_blocking_current_thread))
     }
 }
 
@@ -453,12 +495,22 @@ impl<R, F: FnOnce() -> FsResult<R> + Send + 'static> Work<R> for F {}
 /// host functions of WASI 0.2 (and, through them, the synchronous ones)
 /// and by WASI 0.3's.
 impl WasiFilesystemCtxView<'_> {
-    /// Runs `work` as the context says ([`run_blocking`]).
+    /// Whether the disk work of descriptor `d` runs on the calling thread:
+    /// as `d` was made (a preopen as the context, what is opened as the
+    /// directory it is opened in); the context's setting if `d` is gone.
+    pub(crate) fn allow_blocking(&self, d: &Resource<Descriptor>) -> bool {
+        self.descriptor(d).map_or(self.ctx.allow_blocking_current_thread, |d| {
+            d.allow_blocking_current_thread()
+        })
+    }
+
+    /// Runs `work` for descriptor `d` as `d` says ([`run_blocking`]).
     pub(crate) fn run<R: Send + 'static>(
         &self,
+        d: &Resource<Descriptor>,
         work: impl Work<R>,
     ) -> impl std::future::Future<Output = FsResult<R>> + Send + 'static {
-        let allow = self.ctx.allow_blocking_current_thread;
+        let allow = self.allow_blocking(d);
         async move { run_blocking(allow, work).await.map_err(FsError::trap)? }
     }
 
@@ -697,6 +749,7 @@ impl WasiFilesystemCtxView<'_> {
                     dir: Arc::new(dir),
                     perms: d.perms,
                     open_mode,
+                    allow_blocking_current_thread: d.allow_blocking_current_thread,
                 })
             };
             if open_flags.contains(OpenFlags::DIRECTORY) {
@@ -740,6 +793,7 @@ impl WasiFilesystemCtxView<'_> {
                 file: Arc::new(file.into_std()),
                 perms: d.perms,
                 open_mode,
+                allow_blocking_current_thread: d.allow_blocking_current_thread,
             }))
         })
     }
@@ -846,11 +900,11 @@ impl types::HostDescriptor for WasiFilesystemCtxView<'_> {
         _advice: Advice,
     ) -> FsResult<()> {
         let work = self.advise_work(&self_)?;
-        self.run(work).await
+        self.run(&self_, work).await
     }
     async fn sync_data(&mut self, self_: Resource<Descriptor>) -> FsResult<()> {
         let work = self.sync_data_work(&self_)?;
-        self.run(work).await
+        self.run(&self_, work).await
     }
     async fn get_flags(&mut self, self_: Resource<Descriptor>) -> FsResult<DescriptorFlags> {
         // Read from the descriptor itself: nothing to wait for.
@@ -858,11 +912,11 @@ impl types::HostDescriptor for WasiFilesystemCtxView<'_> {
     }
     async fn get_type(&mut self, self_: Resource<Descriptor>) -> FsResult<DescriptorType> {
         let work = self.get_type_work(&self_)?;
-        self.run(work).await
+        self.run(&self_, work).await
     }
     async fn set_size(&mut self, self_: Resource<Descriptor>, size: Filesize) -> FsResult<()> {
         let work = self.set_size_work(&self_, size)?;
-        self.run(work).await
+        self.run(&self_, work).await
     }
     async fn set_times(
         &mut self,
@@ -871,7 +925,7 @@ impl types::HostDescriptor for WasiFilesystemCtxView<'_> {
         data_modification_timestamp: NewTimestamp,
     ) -> FsResult<()> {
         let work = self.set_times_work(&self_, data_access_timestamp, data_modification_timestamp)?;
-        self.run(work).await
+        self.run(&self_, work).await
     }
     async fn read(
         &mut self,
@@ -880,28 +934,28 @@ impl types::HostDescriptor for WasiFilesystemCtxView<'_> {
         offset: Filesize,
     ) -> FsResult<(Vec<u8>, bool)> {
         let work = self.read_work(&self_, length, offset)?;
-        self.run(work).await
+        self.run(&self_, work).await
     }
     async fn write(&mut self, self_: Resource<Descriptor>, buffer: Vec<u8>, offset: Filesize) -> FsResult<Filesize> {
         let work = self.write_work(&self_, buffer, offset)?;
-        self.run(work).await
+        self.run(&self_, work).await
     }
     async fn read_directory(&mut self, self_: Resource<Descriptor>) -> FsResult<Resource<ReaddirIterator>> {
         let work = self.read_directory_work(&self_)?;
-        let entries = self.run(work).await?;
+        let entries = self.run(&self_, work).await?;
         Ok(self.table.push(ReaddirIterator(entries.into_iter()))?)
     }
     async fn sync(&mut self, self_: Resource<Descriptor>) -> FsResult<()> {
         let work = self.sync_work(&self_)?;
-        self.run(work).await
+        self.run(&self_, work).await
     }
     async fn create_directory_at(&mut self, self_: Resource<Descriptor>, path: String) -> FsResult<()> {
         let work = self.create_directory_at_work(&self_, path)?;
-        self.run(work).await
+        self.run(&self_, work).await
     }
     async fn stat(&mut self, self_: Resource<Descriptor>) -> FsResult<DescriptorStat> {
         let work = self.stat_work(&self_)?;
-        self.run(work).await
+        self.run(&self_, work).await
     }
     async fn stat_at(
         &mut self,
@@ -910,7 +964,7 @@ impl types::HostDescriptor for WasiFilesystemCtxView<'_> {
         path: String,
     ) -> FsResult<DescriptorStat> {
         let work = self.stat_at_work(&self_, path_flags, path)?;
-        self.run(work).await
+        self.run(&self_, work).await
     }
     async fn set_times_at(
         &mut self,
@@ -927,7 +981,7 @@ impl types::HostDescriptor for WasiFilesystemCtxView<'_> {
             data_access_timestamp,
             data_modification_timestamp,
         )?;
-        self.run(work).await
+        self.run(&self_, work).await
     }
     async fn link_at(
         &mut self,
@@ -938,7 +992,7 @@ impl types::HostDescriptor for WasiFilesystemCtxView<'_> {
         new_path: String,
     ) -> FsResult<()> {
         let work = self.link_at_work(&self_, old_path_flags, old_path, &new_descriptor, new_path)?;
-        self.run(work).await
+        self.run(&self_, work).await
     }
     async fn open_at(
         &mut self,
@@ -949,16 +1003,16 @@ impl types::HostDescriptor for WasiFilesystemCtxView<'_> {
         flags: DescriptorFlags,
     ) -> FsResult<Resource<Descriptor>> {
         let work = self.open_at_work(&self_, path_flags, path, open_flags, flags)?;
-        let desc = self.run(work).await?;
+        let desc = self.run(&self_, work).await?;
         Ok(self.table.push(desc)?)
     }
     async fn readlink_at(&mut self, self_: Resource<Descriptor>, path: String) -> FsResult<String> {
         let work = self.readlink_at_work(&self_, path)?;
-        self.run(work).await
+        self.run(&self_, work).await
     }
     async fn remove_directory_at(&mut self, self_: Resource<Descriptor>, path: String) -> FsResult<()> {
         let work = self.remove_directory_at_work(&self_, path)?;
-        self.run(work).await
+        self.run(&self_, work).await
     }
     async fn rename_at(
         &mut self,
@@ -968,15 +1022,15 @@ impl types::HostDescriptor for WasiFilesystemCtxView<'_> {
         new_path: String,
     ) -> FsResult<()> {
         let work = self.rename_at_work(&self_, old_path, &new_descriptor, new_path)?;
-        self.run(work).await
+        self.run(&self_, work).await
     }
     async fn symlink_at(&mut self, self_: Resource<Descriptor>, old_path: String, new_path: String) -> FsResult<()> {
         let work = self.symlink_at_work(&self_, old_path, new_path)?;
-        self.run(work).await
+        self.run(&self_, work).await
     }
     async fn unlink_file_at(&mut self, self_: Resource<Descriptor>, path: String) -> FsResult<()> {
         let work = self.unlink_file_at_work(&self_, path)?;
-        self.run(work).await
+        self.run(&self_, work).await
     }
     async fn is_same_object(
         &mut self,
@@ -984,11 +1038,11 @@ impl types::HostDescriptor for WasiFilesystemCtxView<'_> {
         other: Resource<Descriptor>,
     ) -> anyhow::Result<bool> {
         let work = self.is_same_object_work(&self_, &other)?;
-        run_blocking(self.ctx.allow_blocking_current_thread, work).await?
+        run_blocking(self.allow_blocking(&self_), work).await?
     }
     async fn metadata_hash(&mut self, self_: Resource<Descriptor>) -> FsResult<MetadataHashValue> {
         let work = self.metadata_hash_work(&self_)?;
-        self.run(work).await
+        self.run(&self_, work).await
     }
     async fn metadata_hash_at(
         &mut self,
@@ -997,7 +1051,7 @@ impl types::HostDescriptor for WasiFilesystemCtxView<'_> {
         path: String,
     ) -> FsResult<MetadataHashValue> {
         let work = self.metadata_hash_at_work(&self_, path_flags, path)?;
-        self.run(work).await
+        self.run(&self_, work).await
     }
     fn drop(&mut self, rep: Resource<Descriptor>) -> anyhow::Result<()> {
         self.table.delete(rep)?;

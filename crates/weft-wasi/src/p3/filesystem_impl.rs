@@ -222,12 +222,13 @@ fn hash(h: p2t::MetadataHashValue) -> MetadataHashValue {
 /// so other tasks of the store go on while the disk works.
 async fn with<T: 'static, R: Send + 'static, W: Work<R>>(
     accessor: &Accessor<T, WasiFilesystem>,
+    d: &Resource<Descriptor>,
     prepare: impl FnOnce(&mut WasiFilesystemCtxView<'_>) -> Result<W, FsError>,
 ) -> FilesystemResult<R> {
     let (allow, work) = accessor
         .with(|mut access| {
             let mut view = access.get();
-            let allow = view.ctx.allow_blocking_current_thread;
+            let allow = view.allow_blocking(d);
             prepare(&mut view).map(|w| (allow, w))
         })
         .map_err(err)?;
@@ -556,19 +557,21 @@ impl<T: 'static> t::HostDescriptorWithStore<T> for WasiFilesystem {
         a: Advice,
     ) -> FilesystemResult<()> {
         let _ = (offset, length, advice(a));
-        with(accessor, |v| v.advise_work(&self_)).await
+        with(accessor, &self_, |v| v.advise_work(&self_)).await
     }
 
     async fn sync_data(accessor: &Accessor<T, Self>, self_: Resource<Descriptor>) -> FilesystemResult<()> {
-        with(accessor, |v| v.sync_data_work(&self_)).await
+        with(accessor, &self_, |v| v.sync_data_work(&self_)).await
     }
 
     async fn get_flags(accessor: &Accessor<T, Self>, self_: Resource<Descriptor>) -> FilesystemResult<DescriptorFlags> {
-        with(accessor, |v| v.get_flags_work(&self_)).await.map(flags_from_p2)
+        with(accessor, &self_, |v| v.get_flags_work(&self_))
+            .await
+            .map(flags_from_p2)
     }
 
     async fn get_type(accessor: &Accessor<T, Self>, self_: Resource<Descriptor>) -> FilesystemResult<DescriptorType> {
-        with(accessor, |v| v.get_type_work(&self_)).await.map(dtype)
+        with(accessor, &self_, |v| v.get_type_work(&self_)).await.map(dtype)
     }
 
     async fn set_size(
@@ -576,7 +579,7 @@ impl<T: 'static> t::HostDescriptorWithStore<T> for WasiFilesystem {
         self_: Resource<Descriptor>,
         size: Filesize,
     ) -> FilesystemResult<()> {
-        with(accessor, |v| v.set_size_work(&self_, size)).await
+        with(accessor, &self_, |v| v.set_size_work(&self_, size)).await
     }
 
     async fn set_times(
@@ -589,11 +592,11 @@ impl<T: 'static> t::HostDescriptorWithStore<T> for WasiFilesystem {
             timestamp(data_access_timestamp)?,
             timestamp(data_modification_timestamp)?,
         );
-        with(accessor, |v| v.set_times_work(&self_, a, m)).await
+        with(accessor, &self_, |v| v.set_times_work(&self_, a, m)).await
     }
 
     async fn sync(accessor: &Accessor<T, Self>, self_: Resource<Descriptor>) -> FilesystemResult<()> {
-        with(accessor, |v| v.sync_work(&self_)).await
+        with(accessor, &self_, |v| v.sync_work(&self_)).await
     }
 
     async fn create_directory_at(
@@ -601,11 +604,11 @@ impl<T: 'static> t::HostDescriptorWithStore<T> for WasiFilesystem {
         self_: Resource<Descriptor>,
         path: String,
     ) -> FilesystemResult<()> {
-        with(accessor, |v| v.create_directory_at_work(&self_, path)).await
+        with(accessor, &self_, |v| v.create_directory_at_work(&self_, path)).await
     }
 
     async fn stat(accessor: &Accessor<T, Self>, self_: Resource<Descriptor>) -> FilesystemResult<DescriptorStat> {
-        with(accessor, |v| v.stat_work(&self_)).await.map(stat)
+        with(accessor, &self_, |v| v.stat_work(&self_)).await.map(stat)
     }
 
     async fn stat_at(
@@ -614,7 +617,7 @@ impl<T: 'static> t::HostDescriptorWithStore<T> for WasiFilesystem {
         flags: PathFlags,
         path: String,
     ) -> FilesystemResult<DescriptorStat> {
-        with(accessor, |v| v.stat_at_work(&self_, path_flags(flags), path))
+        with(accessor, &self_, |v| v.stat_at_work(&self_, path_flags(flags), path))
             .await
             .map(stat)
     }
@@ -631,7 +634,10 @@ impl<T: 'static> t::HostDescriptorWithStore<T> for WasiFilesystem {
             timestamp(data_access_timestamp)?,
             timestamp(data_modification_timestamp)?,
         );
-        with(accessor, |v| v.set_times_at_work(&self_, path_flags(flags), path, a, m)).await
+        with(accessor, &self_, |v| {
+            v.set_times_at_work(&self_, path_flags(flags), path, a, m)
+        })
+        .await
     }
 
     async fn link_at(
@@ -642,7 +648,7 @@ impl<T: 'static> t::HostDescriptorWithStore<T> for WasiFilesystem {
         new_descriptor: Resource<Descriptor>,
         new_path: String,
     ) -> FilesystemResult<()> {
-        with(accessor, |v| {
+        with(accessor, &self_, |v| {
             v.link_at_work(&self_, path_flags(old_path_flags), old_path, &new_descriptor, new_path)
         })
         .await
@@ -656,7 +662,7 @@ impl<T: 'static> t::HostDescriptorWithStore<T> for WasiFilesystem {
         o: OpenFlags,
         d: DescriptorFlags,
     ) -> FilesystemResult<Resource<Descriptor>> {
-        let desc = with(accessor, |v| {
+        let desc = with(accessor, &self_, |v| {
             v.open_at_work(&self_, path_flags(flags), path, open_flags(o), flags_to_p2(d))
         })
         .await?;
@@ -670,7 +676,7 @@ impl<T: 'static> t::HostDescriptorWithStore<T> for WasiFilesystem {
         self_: Resource<Descriptor>,
         path: String,
     ) -> FilesystemResult<String> {
-        with(accessor, |v| v.readlink_at_work(&self_, path)).await
+        with(accessor, &self_, |v| v.readlink_at_work(&self_, path)).await
     }
 
     async fn remove_directory_at(
@@ -678,7 +684,7 @@ impl<T: 'static> t::HostDescriptorWithStore<T> for WasiFilesystem {
         self_: Resource<Descriptor>,
         path: String,
     ) -> FilesystemResult<()> {
-        with(accessor, |v| v.remove_directory_at_work(&self_, path)).await
+        with(accessor, &self_, |v| v.remove_directory_at_work(&self_, path)).await
     }
 
     async fn rename_at(
@@ -688,7 +694,7 @@ impl<T: 'static> t::HostDescriptorWithStore<T> for WasiFilesystem {
         new_descriptor: Resource<Descriptor>,
         new_path: String,
     ) -> FilesystemResult<()> {
-        with(accessor, |v| {
+        with(accessor, &self_, |v| {
             v.rename_at_work(&self_, old_path, &new_descriptor, new_path)
         })
         .await
@@ -700,7 +706,7 @@ impl<T: 'static> t::HostDescriptorWithStore<T> for WasiFilesystem {
         old_path: String,
         new_path: String,
     ) -> FilesystemResult<()> {
-        with(accessor, |v| v.symlink_at_work(&self_, old_path, new_path)).await
+        with(accessor, &self_, |v| v.symlink_at_work(&self_, old_path, new_path)).await
     }
 
     async fn unlink_file_at(
@@ -708,7 +714,7 @@ impl<T: 'static> t::HostDescriptorWithStore<T> for WasiFilesystem {
         self_: Resource<Descriptor>,
         path: String,
     ) -> FilesystemResult<()> {
-        with(accessor, |v| v.unlink_file_at_work(&self_, path)).await
+        with(accessor, &self_, |v| v.unlink_file_at_work(&self_, path)).await
     }
 
     async fn is_same_object(
@@ -718,7 +724,7 @@ impl<T: 'static> t::HostDescriptorWithStore<T> for WasiFilesystem {
     ) -> weft::Result<bool> {
         let (allow, work) = accessor.with(|mut access| {
             let view = access.get();
-            let allow = view.ctx.allow_blocking_current_thread;
+            let allow = view.allow_blocking(&self_);
             view.is_same_object_work(&self_, &other).map(|w| (allow, w))
         })?;
         run_blocking(allow, work).await?
@@ -728,7 +734,7 @@ impl<T: 'static> t::HostDescriptorWithStore<T> for WasiFilesystem {
         accessor: &Accessor<T, Self>,
         self_: Resource<Descriptor>,
     ) -> FilesystemResult<MetadataHashValue> {
-        with(accessor, |v| v.metadata_hash_work(&self_)).await.map(hash)
+        with(accessor, &self_, |v| v.metadata_hash_work(&self_)).await.map(hash)
     }
 
     async fn metadata_hash_at(
@@ -737,9 +743,11 @@ impl<T: 'static> t::HostDescriptorWithStore<T> for WasiFilesystem {
         flags: PathFlags,
         path: String,
     ) -> FilesystemResult<MetadataHashValue> {
-        with(accessor, |v| v.metadata_hash_at_work(&self_, path_flags(flags), path))
-            .await
-            .map(hash)
+        with(accessor, &self_, |v| {
+            v.metadata_hash_at_work(&self_, path_flags(flags), path)
+        })
+        .await
+        .map(hash)
     }
 }
 

@@ -10,10 +10,9 @@ use crate::p2_guest;
 
 use weft::component::{Component, Linker, ResourceTable};
 use weft::{Engine, Store};
-use weft_wasi::p2::bindings::sync::Command;
 use weft_wasi::p2::add_to_linker_sync;
+use weft_wasi::p2::bindings::sync::Command;
 use weft_wasi::{I32Exit, MemoryInputPipe, MemoryOutputPipe, WasiCtxBuilder};
-
 
 /// What a run gave: `run`'s result (or the error that ended it), stdout
 /// and stderr.

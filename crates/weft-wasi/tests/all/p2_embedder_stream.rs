@@ -91,7 +91,6 @@ impl StdoutStream for SlowStdout {
     }
 }
 
-
 /// The output the guest printed and how often it waited for room.
 fn run_hello(use_async: bool) -> weft::Result<(String, u32)> {
     let (tx, rx) = mpsc::channel::<bytes::Bytes>();

@@ -20,7 +20,6 @@ use weft::component::{Component, Linker, ResourceTable};
 use weft::{Engine, Store};
 use weft_wasi::{FsPerms, MemoryOutputPipe, WasiCtxBuilder};
 
-
 /// A guest that writes `data.txt`, reads it back, stats it and lists its
 /// preopen, printing `read: <text>`, `size <n>`, `type <n>` and
 /// `entry <name>` lines.
@@ -420,4 +419,82 @@ fn allow_blocking_current_thread_blocks_the_executor() {
         during, 0,
         "the ticker ran while the executor's thread was blocked in open"
     );
+}
+
+/// An embedder's own descriptor (`Dir::new`, as Wasmtime 48's) carries
+/// its own `allow_blocking_current_thread`, whatever the context says, and
+/// a directory opened in it inherits it. `open-at` of a FIFO (which blocks
+/// until a writer comes) shows which: allowed, the first poll of the host
+/// function opens it on the polling thread; not allowed, the first poll
+/// returns at once and the open ends on the pool once the writer comes.
+#[test]
+fn a_descriptor_carries_its_own_allow_blocking_current_thread() -> weft::Result<()> {
+    use std::future::Future;
+    use std::task::{Context, Poll, Waker};
+    use weft::component::Resource;
+    use weft_wasi::filesystem::WasiFilesystemView;
+    use weft_wasi::p2::bindings::wasi::filesystem::types::{DescriptorFlags, HostDescriptor, OpenFlags, PathFlags};
+    use weft_wasi::p2::{Descriptor, Dir};
+    use weft_wasi::OpenMode;
+    for allow in [false, true] {
+        let dir = sandbox(&format!("own-{allow}"));
+        std::fs::create_dir(dir.join("sub"))?;
+        mkfifo(&dir.join("sub/fifo"));
+        let mut state = State {
+            // The context says the opposite: the descriptor decides.
+            ctx: WasiCtxBuilder::new().allow_blocking_current_thread(!allow).build(),
+            table: ResourceTable::new(),
+        };
+        let root = Dir::new(
+            std::fs::File::open(&dir)?,
+            FsPerms::ReadWrite,
+            OpenMode::READ | OpenMode::WRITE,
+            allow,
+        );
+        let root = state.table.push(Descriptor::Dir(root))?;
+        let mut fs = state.filesystem();
+        let sub = weft_wasi::runtime::in_tokio(fs.open_at(
+            Resource::new_borrow(root.rep()),
+            PathFlags::empty(),
+            "sub".to_string(),
+            OpenFlags::DIRECTORY,
+            DescriptorFlags::READ,
+        ))
+        .map_err(|e| weft::Error::msg(format!("open sub: {e:?}")))?;
+        let (go, wait) = std::sync::mpsc::channel::<()>();
+        let fifo = dir.join("sub/fifo");
+        let writer = std::thread::spawn(move || {
+            if !allow {
+                // Once the first poll has returned; a poll that blocks
+                // instead fails the test after 10 s rather than hang.
+                let _ = wait.recv_timeout(Duration::from_secs(10));
+            }
+            drop(
+                std::fs::OpenOptions::new()
+                    .write(true)
+                    .open(&fifo)
+                    .expect("open the fifo for writing"),
+            );
+        });
+        let mut open = std::pin::pin!(fs.open_at(
+            Resource::new_borrow(sub.rep()),
+            PathFlags::empty(),
+            "fifo".to_string(),
+            OpenFlags::empty(),
+            DescriptorFlags::READ,
+        ));
+        let first = open.as_mut().poll(&mut Context::from_waker(Waker::noop()));
+        assert_eq!(first.is_ready(), allow, "allow_blocking_current_thread({allow})");
+        let opened = match first {
+            Poll::Ready(r) => r,
+            Poll::Pending => {
+                go.send(()).expect("the writer waits");
+                weft_wasi::runtime::in_tokio(open)
+            }
+        };
+        opened.map_err(|e| weft::Error::msg(format!("open the fifo: {e:?}")))?;
+        writer.join().expect("the writer ends");
+        std::fs::remove_dir_all(&dir)?;
+    }
+    Ok(())
 }

@@ -15,10 +15,9 @@ use std::pin::pin;
 use std::task::{Context, Poll, Waker};
 use weft::component::{Component, Linker, ResourceTable};
 use weft::{AsContextMut, Engine, Store};
-use weft_wasi::p3::bindings::Command;
 use weft_wasi::p3::add_to_linker;
+use weft_wasi::p3::bindings::Command;
 use weft_wasi::{I32Exit, MemoryOutputPipe, WasiCtxBuilder};
-
 
 /// Runs `future` on this thread, parking between polls (the host's
 /// waits wake it from helper threads).

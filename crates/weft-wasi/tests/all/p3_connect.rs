@@ -9,10 +9,9 @@ use crate::p3_guest;
 
 use weft::component::{Component, Linker, ResourceTable};
 use weft::{Engine, Store};
-use weft_wasi::p3::bindings::Command;
 use weft_wasi::p3::add_to_linker;
+use weft_wasi::p3::bindings::Command;
 use weft_wasi::{I32Exit, WasiCtxBuilder};
-
 
 /// Runs the TCP guest connecting to `port` on a current-thread runtime.
 fn connect_to(port: u16) -> weft::Result<Result<(), ()>> {
