@@ -31,8 +31,8 @@ pub(crate) enum Job<R> {
 }
 
 impl<R: Send + 'static> Job<R> {
-    /// Starts `f` as [`super::filesystem::run_blocking`] would run it, but
-    /// without waiting for it.
+    /// Starts `f` as the descriptor functions' `run_blocking` would run
+    /// it, but without waiting for it.
     pub(crate) fn start(allow_blocking_current_thread: bool, f: impl FnOnce() -> R + Send + 'static) -> Job<R> {
         if allow_blocking_current_thread {
             return Job::Done(Some(f()));
@@ -350,18 +350,18 @@ impl OutputStream for FileOutputStream {
     }
 }
 
-/// The entries a batch of [`DirLister`] gives: each or why it cannot be
-/// listed.
-pub(crate) type Entries = Vec<super::FsResult<super::bindings::wasi::filesystem::types::DirectoryEntry>>;
+/// How a [`DirLister`] makes its items of the directory's entries (run
+/// in the listing's jobs, since looking at an entry may touch the disk).
+pub(crate) type MakeEntry<T> = fn(std::io::Result<cap_std::fs::DirEntry>) -> T;
 
 /// Where a [`DirLister`] is.
-enum ListState {
+enum ListState<T> {
     /// Not opened yet.
     Start(Arc<cap_std::fs::Dir>),
     /// Opened, between batches.
     Open(cap_std::fs::ReadDir),
     /// A batch in progress; it gives the listing back unless it ended.
-    Listing(Job<std::io::Result<(Option<cap_std::fs::ReadDir>, Entries)>>),
+    Listing(Job<std::io::Result<(Option<cap_std::fs::ReadDir>, Vec<T>)>>),
     /// Listed to the end, or failed.
     Ended,
 }
@@ -369,24 +369,27 @@ enum ListState {
 /// Lists a directory a batch at a time, each batch a job (WASI 0.3's
 /// `read-directory`, whose stream the guest may read slowly or drop
 /// early): nothing is listed before it is asked for.
-pub(crate) struct DirLister {
+pub(crate) struct DirLister<T> {
     allow_blocking_current_thread: bool,
-    state: ListState,
+    make: MakeEntry<T>,
+    state: ListState<T>,
 }
 
-impl DirLister {
-    /// A lister of `dir`.
-    pub(crate) fn new(dir: Arc<cap_std::fs::Dir>, allow_blocking_current_thread: bool) -> DirLister {
+impl<T: Send + 'static> DirLister<T> {
+    /// A lister of `dir`, whose items `make` makes.
+    pub(crate) fn new(dir: Arc<cap_std::fs::Dir>, allow_blocking_current_thread: bool, make: MakeEntry<T>) -> Self {
         DirLister {
             allow_blocking_current_thread,
+            make,
             state: ListState::Start(dir),
         }
     }
 
     /// A lister that lists nothing.
-    pub(crate) fn ended() -> DirLister {
+    pub(crate) fn ended(make: MakeEntry<T>) -> Self {
         DirLister {
             allow_blocking_current_thread: false,
+            make,
             state: ListState::Ended,
         }
     }
@@ -394,7 +397,7 @@ impl DirLister {
     /// Up to `n` (at least one) more entries, none at the end; an error
     /// when the directory cannot be opened for listing (and then the
     /// end). A batch in progress keeps going if this poll is dropped.
-    pub(crate) fn poll_batch(&mut self, cx: &mut Context<'_>, n: usize) -> Poll<super::FsResult<Entries>> {
+    pub(crate) fn poll_batch(&mut self, cx: &mut Context<'_>, n: usize) -> Poll<std::io::Result<Vec<T>>> {
         loop {
             match std::mem::replace(&mut self.state, ListState::Ended) {
                 ListState::Ended => return Poll::Ready(Ok(Vec::new())),
@@ -415,7 +418,7 @@ impl DirLister {
                         }
                         return Poll::Ready(Ok(entries));
                     }
-                    Poll::Ready(Err(e)) => return Poll::Ready(Err(e.into())),
+                    Poll::Ready(Err(e)) => return Poll::Ready(Err(e)),
                 },
             }
         }
@@ -426,10 +429,11 @@ impl DirLister {
         &self,
         n: usize,
         open: impl FnOnce() -> std::io::Result<cap_std::fs::ReadDir> + Send + 'static,
-    ) -> ListState {
+    ) -> ListState<T> {
+        let make = self.make;
         ListState::Listing(Job::start(self.allow_blocking_current_thread, move || {
             let mut it = open()?;
-            let entries: Entries = it.by_ref().take(n.max(1)).map(super::filesystem::entry_of).collect();
+            let entries: Vec<T> = it.by_ref().take(n.max(1)).map(make).collect();
             let ended = entries.is_empty();
             Ok(((!ended).then_some(it), entries))
         }))
@@ -516,7 +520,7 @@ mod tests {
             std::fs::write(path.join(format!("f{i}")), "").expect("make a file");
         }
         let dir = cap_std::fs::Dir::open_ambient_dir(&path, cap_std::ambient_authority()).expect("open it");
-        let mut l = DirLister::new(Arc::new(dir), false);
+        let mut l = DirLister::new(Arc::new(dir), false, |e| e.map(|e| e.file_name()));
         let mut names = Vec::new();
         loop {
             let batch = wait(|cx| l.poll_batch(cx, 2)).expect("a batch");
@@ -524,7 +528,11 @@ mod tests {
             if batch.is_empty() {
                 break;
             }
-            names.extend(batch.into_iter().map(|e| e.expect("an entry").name));
+            names.extend(
+                batch
+                    .into_iter()
+                    .map(|e| e.expect("an entry").into_string().expect("a name")),
+            );
         }
         names.sort();
         assert_eq!(names, ["f0", "f1", "f2", "f3", "f4"]);

@@ -399,9 +399,13 @@ impl WasiFilesystemCtxView<'_> {
     }
 
     /// A lister of the directory `d`, a batch of entries at a time.
-    pub(crate) fn dir_lister(&self, d: &Resource<Descriptor>) -> FsResult<DirLister> {
+    pub(crate) fn dir_lister(&self, d: &Resource<Descriptor>) -> FsResult<DirLister<FsResult<DirectoryEntry>>> {
         let dir = self.dir_read(d)?;
-        Ok(DirLister::new(dir.dir.clone(), dir.allow_blocking_current_thread))
+        Ok(DirLister::new(
+            dir.dir.clone(),
+            dir.allow_blocking_current_thread,
+            entry_of,
+        ))
     }
 
     /// A writer of the file `d` (open for writing) at `offset` on, or at

@@ -24,8 +24,8 @@ use crate::filesystem::{WasiFilesystem, WasiFilesystemCtxView};
 use crate::p2::bindings::wasi::clocks::wall_clock::Datetime;
 use crate::p2::bindings::wasi::filesystem::types as p2t;
 use crate::p2::file_streams::{DirLister, FileReader, FileWriter, FILE_BUDGET};
-use crate::p2::filesystem::{run_blocking, Work};
-use crate::p2::{Descriptor, FsError};
+use crate::p2::filesystem::{entry_of, run_blocking, Work};
+use crate::p2::{Descriptor, FsError, FsResult};
 use std::pin::Pin;
 use std::task::{Context, Poll};
 use weft::component::{
@@ -368,7 +368,7 @@ impl<D: 'static> StreamConsumer<D> for FileConsumer {
 /// Gives a directory's entries to a guest reading a 0.3 stream, listing
 /// a batch as the guest reads.
 struct EntryProducer {
-    lister: DirLister,
+    lister: DirLister<FsResult<p2t::DirectoryEntry>>,
     slot: ResultSlot<ErrorCode>,
 }
 
@@ -396,10 +396,7 @@ impl<D: 'static> StreamProducer<D> for EntryProducer {
             Poll::Pending => return Poll::Pending,
             Poll::Ready(Ok(batch)) => batch,
             Poll::Ready(Err(e)) => {
-                match err(e).downcast() {
-                    Ok(c) => self.slot.set(Err(c)),
-                    Err(trap) => return Poll::Ready(Err(trap)),
-                }
+                self.slot.set(Err(io_code(e)));
                 return Poll::Ready(Ok(StreamResult::Dropped));
             }
         };
@@ -413,7 +410,7 @@ impl<D: 'static> StreamProducer<D> for EntryProducer {
                 Err(e) => {
                     // An entry that cannot be listed ends the listing.
                     self.slot.set(Err(err(e).downcast().unwrap_or(ErrorCode::Io)));
-                    self.lister = DirLister::ended();
+                    self.lister = DirLister::ended(entry_of);
                     break;
                 }
             }
@@ -536,7 +533,7 @@ impl<T: 'static> t::HostDescriptorWithStore<T> for WasiFilesystem {
                     Ok(c) => slot.set(Err(c)),
                     Err(trap) => return Err(trap),
                 }
-                DirLister::ended()
+                DirLister::ended(entry_of)
             }
         };
         let stream = StreamReader::new(
