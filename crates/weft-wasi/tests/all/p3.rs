@@ -413,15 +413,38 @@ fn directories_and_files_are_read_through_streams() -> weft::Result<()> {
     );
     let get: fn(&mut State) -> WasiFilesystemCtxView<'_> = State::filesystem;
     let root = store.data_mut().filesystem().get_directories()?.remove(0).0;
-    let file = p2t::HostDescriptor::open_at(
-        &mut store.data_mut().filesystem(),
-        weft::component::Resource::new_borrow(root.rep()),
-        p2t::PathFlags::empty(),
-        "a.txt".to_string(),
-        p2t::OpenFlags::empty(),
-        p2t::DescriptorFlags::READ,
-    )
-    .map_err(|e| weft::Error::msg(e.to_string()))?;
+    // Opens `name` in the preopen for reading, through WASI 0.2.
+    let open = |store: &mut Store<State>, name: &str| {
+        p2t::HostDescriptor::open_at(
+            &mut store.data_mut().filesystem(),
+            weft::component::Resource::new_borrow(root.rep()),
+            p2t::PathFlags::empty(),
+            name.to_string(),
+            p2t::OpenFlags::empty(),
+            p2t::DescriptorFlags::READ,
+        )
+        .map_err(|e| weft::Error::msg(e.to_string()))
+    };
+    // What a read gives: the bytes, and what its future said.
+    type Read = (Vec<u8>, Option<Result<(), ErrorCode>>);
+    // Reads descriptor `rep` from `offset` through 0.3's `read-via-stream`.
+    let read = |store: &mut Store<State>, rep: u32, offset: u64| -> weft::Result<Read> {
+        let bytes = Arc::new(Mutex::new((Vec::new(), false)));
+        let status = Arc::new(Mutex::new(None));
+        let access = Access::<State, WasiFilesystem>::new(store.as_context_mut(), get);
+        let (stream, future) = <WasiFilesystem as HostDescriptorWithStore<State>>::read_via_stream(
+            access,
+            weft::component::Resource::new_borrow(rep),
+            offset,
+        )?;
+        stream.pipe(&mut *store, Collect(bytes.clone()))?;
+        future.pipe(&mut *store, Status::<ErrorCode>(status.clone()))?;
+        let (b, s) = (bytes.clone(), status.clone());
+        drive(store, move || b.lock().unwrap().1 && s.lock().unwrap().is_some())?;
+        let got = std::mem::take(&mut bytes.lock().unwrap().0);
+        let said = status.lock().unwrap().take();
+        Ok((got, said))
+    };
 
     // The directory's entries ("sub" from the sandbox helper).
     let names = Arc::new(Mutex::new((Vec::new(), false)));
@@ -448,73 +471,21 @@ fn directories_and_files_are_read_through_streams() -> weft::Result<()> {
     );
 
     // The file from offset 1.
-    let bytes = Arc::new(Mutex::new((Vec::new(), false)));
-    let status = Arc::new(Mutex::new(None));
-    let access = Access::<State, WasiFilesystem>::new(store.as_context_mut(), get);
-    let (stream, future) = <WasiFilesystem as HostDescriptorWithStore<State>>::read_via_stream(
-        access,
-        weft::component::Resource::new_borrow(file.rep()),
-        1,
-    )?;
-    stream.pipe(&mut store, Collect(bytes.clone()))?;
-    future.pipe(&mut store, Status::<ErrorCode>(status.clone()))?;
-    let (b, s) = (bytes.clone(), status.clone());
-    drive(&mut store, move || b.lock().unwrap().1 && s.lock().unwrap().is_some())?;
-    assert_eq!(bytes.lock().unwrap().0, b"lpha");
-    assert!(
-        matches!(*status.lock().unwrap(), Some(Ok(()))),
-        "{:?}",
-        status.lock().unwrap()
-    );
+    let file = open(&mut store, "a.txt")?;
+    let (got, said) = read(&mut store, file.rep(), 1)?;
+    assert_eq!(got, b"lpha");
+    assert!(matches!(said, Some(Ok(()))), "{said:?}");
 
     // A file bigger than one read, whole.
-    let file = p2t::HostDescriptor::open_at(
-        &mut store.data_mut().filesystem(),
-        weft::component::Resource::new_borrow(root.rep()),
-        p2t::PathFlags::empty(),
-        "big.bin".to_string(),
-        p2t::OpenFlags::empty(),
-        p2t::DescriptorFlags::READ,
-    )
-    .map_err(|e| weft::Error::msg(e.to_string()))?;
-    let bytes = Arc::new(Mutex::new((Vec::new(), false)));
-    let status = Arc::new(Mutex::new(None));
-    let access = Access::<State, WasiFilesystem>::new(store.as_context_mut(), get);
-    let (stream, future) = <WasiFilesystem as HostDescriptorWithStore<State>>::read_via_stream(
-        access,
-        weft::component::Resource::new_borrow(file.rep()),
-        0,
-    )?;
-    stream.pipe(&mut store, Collect(bytes.clone()))?;
-    future.pipe(&mut store, Status::<ErrorCode>(status.clone()))?;
-    let (b, s) = (bytes.clone(), status.clone());
-    drive(&mut store, move || b.lock().unwrap().1 && s.lock().unwrap().is_some())?;
-    assert!(bytes.lock().unwrap().0 == big, "big.bin read back differs");
-    assert!(
-        matches!(*status.lock().unwrap(), Some(Ok(()))),
-        "{:?}",
-        status.lock().unwrap()
-    );
+    let file = open(&mut store, "big.bin")?;
+    let (got, said) = read(&mut store, file.rep(), 0)?;
+    assert!(got == big, "big.bin read back differs");
+    assert!(matches!(said, Some(Ok(()))), "{said:?}");
 
     // A directory is no file to read: the stream ends, the future fails.
-    let bytes = Arc::new(Mutex::new((Vec::new(), false)));
-    let status = Arc::new(Mutex::new(None));
-    let access = Access::<State, WasiFilesystem>::new(store.as_context_mut(), get);
-    let (stream, future) = <WasiFilesystem as HostDescriptorWithStore<State>>::read_via_stream(
-        access,
-        weft::component::Resource::new_borrow(root.rep()),
-        0,
-    )?;
-    stream.pipe(&mut store, Collect(bytes.clone()))?;
-    future.pipe(&mut store, Status::<ErrorCode>(status.clone()))?;
-    let (b, s) = (bytes.clone(), status.clone());
-    drive(&mut store, move || b.lock().unwrap().1 && s.lock().unwrap().is_some())?;
-    assert!(bytes.lock().unwrap().0.is_empty());
-    assert!(
-        matches!(*status.lock().unwrap(), Some(Err(_))),
-        "{:?}",
-        status.lock().unwrap()
-    );
+    let (got, said) = read(&mut store, root.rep(), 0)?;
+    assert!(got.is_empty());
+    assert!(matches!(said, Some(Err(_))), "{said:?}");
     Ok(())
 }
 
