@@ -124,7 +124,7 @@ impl FileReader {
     /// poll is dropped, and its bytes are kept for the next call.
     pub(crate) fn poll_read(&mut self, cx: &mut Context<'_>, size: usize) -> Poll<std::io::Result<Bytes>> {
         loop {
-            match &mut self.state {
+            match std::mem::replace(&mut self.state, ReadState::Idle) {
                 ReadState::Idle => {
                     let (file, pos) = (self.file.clone(), self.pos);
                     let len = size.clamp(1, FILE_BUDGET);
@@ -135,24 +135,20 @@ impl FileReader {
                         Ok(buf)
                     }));
                 }
-                ReadState::Reading(_) => {
+                reading @ ReadState::Reading(_) => {
+                    self.state = reading;
                     if self.poll_settled(cx).is_pending() {
                         return Poll::Pending;
                     }
                 }
-                ReadState::Data(b) => {
+                ReadState::Data(mut b) => {
                     let chunk = b.split_to(b.len().min(size.max(1)));
-                    if b.is_empty() {
-                        self.state = ReadState::Idle;
+                    if !b.is_empty() {
+                        self.state = ReadState::Data(b);
                     }
                     return Poll::Ready(Ok(chunk));
                 }
-                ReadState::Ended(_) => {
-                    let ReadState::Ended(r) = std::mem::replace(&mut self.state, ReadState::Idle) else {
-                        unreachable!("matched above")
-                    };
-                    return Poll::Ready(r.map(|()| Bytes::new()));
-                }
+                ReadState::Ended(r) => return Poll::Ready(r.map(|()| Bytes::new())),
             }
         }
     }
@@ -215,13 +211,13 @@ impl FileWriter {
 
     /// The error of the last write, once; `Ok` while one is in progress.
     pub(crate) fn take_error(&mut self) -> std::io::Result<()> {
-        if let WriteState::Failed(_) = self.state {
-            let WriteState::Failed(e) = std::mem::replace(&mut self.state, WriteState::Idle) else {
-                unreachable!("matched above")
-            };
-            return Err(e);
+        match std::mem::replace(&mut self.state, WriteState::Idle) {
+            WriteState::Failed(e) => Err(e),
+            other => {
+                self.state = other;
+                Ok(())
+            }
         }
-        Ok(())
     }
 
     /// Starts writing `bytes` (the caller saw [`FileWriter::busy`] false
