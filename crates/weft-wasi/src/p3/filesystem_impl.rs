@@ -327,31 +327,25 @@ impl<D: 'static> StreamConsumer<D> for FileConsumer {
             return Poll::Pending;
         }
         let mut src = source.as_direct(store);
-        if let Err(e) = self.writer.take_error() {
-            self.slot.set(Err(io_code(e)));
-            return Poll::Ready(Ok(StreamResult::Dropped));
+        if self.in_flight == 0 {
+            if finish {
+                return Poll::Ready(Ok(StreamResult::Cancelled));
+            }
+            let pending = src.remaining();
+            let n = pending.len().min(FILE_BUDGET);
+            if n == 0 {
+                return Poll::Ready(Ok(StreamResult::Completed));
+            }
+            let chunk = bytes::Bytes::copy_from_slice(&pending[..n]);
+            self.writer.start(chunk);
+            self.in_flight = n;
+            // Ended at once (on this thread), or wakes this poll when it does.
+            if self.writer.poll_settled(cx).is_pending() {
+                return Poll::Pending;
+            }
         }
-        if self.in_flight > 0 {
-            let n = std::mem::take(&mut self.in_flight).min(src.remaining().len());
-            src.mark_read(n);
-            return Poll::Ready(Ok(StreamResult::Completed));
-        }
-        if finish {
-            return Poll::Ready(Ok(StreamResult::Cancelled));
-        }
-        let pending = src.remaining();
-        let n = pending.len().min(FILE_BUDGET);
-        if n == 0 {
-            return Poll::Ready(Ok(StreamResult::Completed));
-        }
-        let chunk = bytes::Bytes::copy_from_slice(&pending[..n]);
-        self.writer.start(chunk);
-        self.in_flight = n;
-        // Ended at once (on this thread), or wakes this poll when it does.
-        if self.writer.poll_settled(cx).is_pending() {
-            return Poll::Pending;
-        }
-        self.in_flight = 0;
+        // The write of `in_flight` bytes has ended.
+        let n = std::mem::take(&mut self.in_flight).min(src.remaining().len());
         match self.writer.take_error() {
             Ok(()) => {
                 src.mark_read(n);
@@ -429,11 +423,14 @@ fn failed<T: 'static>(
     e: FsError,
 ) -> weft::Result<FutureReader<Result<(), ErrorCode>>> {
     let slot = ResultSlot::default();
-    match err(e).downcast() {
-        Ok(c) => slot.set(Err(c)),
-        Err(trap) => return Err(trap),
-    }
+    set_code(&slot, e)?;
     FutureReader::new(host, slot.wait())
+}
+
+/// Puts the guest's error code of `e` in `slot`; a trap is returned.
+fn set_code(slot: &ResultSlot<ErrorCode>, e: FsError) -> weft::Result<()> {
+    slot.set(Err(err(e).downcast()?));
+    Ok(())
 }
 
 impl t::Host for WasiFilesystemCtxView<'_> {
@@ -486,10 +483,7 @@ impl<T: 'static> t::HostDescriptorWithStore<T> for WasiFilesystem {
         let reader = match opened {
             Ok(r) => Some(r),
             Err(e) => {
-                match err(e).downcast() {
-                    Ok(c) => slot.set(Err(c)),
-                    Err(trap) => return Err(trap),
-                }
+                set_code(&slot, e)?;
                 None
             }
         };
@@ -529,10 +523,7 @@ impl<T: 'static> t::HostDescriptorWithStore<T> for WasiFilesystem {
         let lister = match opened {
             Ok(l) => l,
             Err(e) => {
-                match err(e).downcast() {
-                    Ok(c) => slot.set(Err(c)),
-                    Err(trap) => return Err(trap),
-                }
+                set_code(&slot, e)?;
                 DirLister::ended(entry_of)
             }
         };
