@@ -11,13 +11,19 @@
 //! of `wasi:filesystem/types` that touch the disk (and
 //! `read-directory-entry`) are `async` and await their work on another
 //! thread (see [`crate::WasiCtxBuilder::allow_blocking_current_thread`]),
-//! and [`Command`] calls `wasi:cli/run` with `call_run(..).await` — and
-//! [`sync`] has the same world with synchronous host functions, which
-//! block their thread on the same futures ([`crate::runtime::in_tokio`]).
-//! Interfaces without waiting functions (`wasi:clocks`, `wasi:random`,
-//! `wasi:cli`, `wasi:filesystem/preopens`, `wasi:sockets`) are shared by
-//! both; [`sync`]'s `wasi:filesystem/types` has its own types (as 48's),
-//! its resources are the same host types.
+//! the socket functions that ask the embedder's address check
+//! (`tcp-socket.start-bind`/`start-listen`, `udp-socket.start-bind`/
+//! `stream`, with `create-udp-socket` and the outgoing datagram stream's
+//! drop) are `async` and await it, and [`Command`] calls `wasi:cli/run`
+//! with `call_run(..).await` — and [`sync`] has the same world with
+//! synchronous host functions, which block their thread on the same
+//! futures ([`crate::runtime::in_tokio`]). Interfaces without waiting
+//! functions (`wasi:clocks`, `wasi:random`, `wasi:cli`,
+//! `wasi:filesystem/preopens`, `wasi:sockets/network`, `instance-network`,
+//! `tcp-create-socket` and `ip-name-lookup`) are shared by both;
+//! [`sync`]'s `wasi:filesystem/types`, `wasi:sockets/tcp`, `udp` and
+//! `udp-create-socket` have their own types (as 48's), their resources
+//! are the same host types.
 
 mod generated {
     weft::component::bindgen!({
@@ -67,6 +73,12 @@ mod generated {
             "wasi:filesystem/types.[method]descriptor.unlink-file-at": async | trappable,
             "wasi:filesystem/types.[method]descriptor.write": async | trappable,
             "wasi:filesystem/types.[method]directory-entry-stream.read-directory-entry": async | trappable,
+            "wasi:sockets/tcp.[method]tcp-socket.start-bind": async | trappable,
+            "wasi:sockets/tcp.[method]tcp-socket.start-listen": async | trappable,
+            "wasi:sockets/udp.[method]udp-socket.start-bind": async | trappable,
+            "wasi:sockets/udp.[method]udp-socket.stream": async | trappable,
+            "wasi:sockets/udp.[drop]outgoing-datagram-stream": async | trappable,
+            "wasi:sockets/udp-create-socket.create-udp-socket": async | trappable,
             default: trappable,
         },
         exports: { default: async },
@@ -115,6 +127,7 @@ pub mod sync {
             trappable_error_type: {
                 "wasi:io/streams.stream-error" => crate::p2::StreamError,
                 "wasi:filesystem/types.error-code" => crate::p2::FsError,
+                "wasi:sockets/network.error-code" => crate::p2::SocketError,
             },
             with: {
                 "wasi:io/poll.pollable": crate::p2::DynPollable,
@@ -126,7 +139,14 @@ pub mod sync {
                 "wasi:filesystem/types.descriptor": crate::p2::Descriptor,
                 "wasi:filesystem/types.directory-entry-stream": crate::p2::ReaddirIterator,
                 "wasi:filesystem/preopens": crate::p2::bindings::wasi::filesystem::preopens,
-                "wasi:sockets": crate::p2::bindings::wasi::sockets,
+                "wasi:sockets/network": crate::p2::bindings::wasi::sockets::network,
+                "wasi:sockets/instance-network": crate::p2::bindings::wasi::sockets::instance_network,
+                "wasi:sockets/tcp-create-socket": crate::p2::bindings::wasi::sockets::tcp_create_socket,
+                "wasi:sockets/ip-name-lookup": crate::p2::bindings::wasi::sockets::ip_name_lookup,
+                "wasi:sockets/tcp.tcp-socket": crate::p2::TcpSocket,
+                "wasi:sockets/udp.udp-socket": crate::p2::UdpSocket,
+                "wasi:sockets/udp.incoming-datagram-stream": crate::p2::IncomingDatagramStream,
+                "wasi:sockets/udp.outgoing-datagram-stream": crate::p2::OutgoingDatagramStream,
                 "wasi:cli": crate::p2::bindings::wasi::cli,
             },
             require_store_data_send: true,

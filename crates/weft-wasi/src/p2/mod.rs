@@ -65,6 +65,7 @@ pub mod pipe;
 mod random;
 pub(crate) mod reactor;
 pub(crate) mod sockets;
+mod sockets_sync;
 
 pub use self::cli::{IsATTY, TerminalInput, TerminalOutput};
 pub use self::filesystem::{Descriptor, Dir, File, FsError, FsResult, OpenMode, ReaddirIterator};
@@ -83,6 +84,7 @@ pub use weft::component::{ResourceTable, ResourceTableError};
 pub use crate::sockets::SocketAddrUse;
 
 use crate::filesystem::{WasiFilesystem, WasiFilesystemCtxView, WasiFilesystemView};
+use crate::sockets::{WasiSockets, WasiSocketsCtxView, WasiSocketsView};
 pub use crate::view::{WasiCtx, WasiCtxView, WasiView};
 use weft::component::{HasData, Linker};
 
@@ -182,11 +184,19 @@ pub fn add_to_linker_with_options_sync<T: WasiView + 'static>(
     }
     let fs_get: fn(&mut T) -> WasiFilesystemCtxView<'_> = T::filesystem;
     bindings::sync::wasi::filesystem::types::add_to_linker::<T, WasiFilesystem>(linker, fs_get)?;
+    {
+        use bindings::sync::wasi::sockets;
+        let sockets_get: fn(&mut T) -> WasiSocketsCtxView<'_> = T::sockets;
+        sockets::tcp::add_to_linker::<T, WasiSockets>(linker, sockets_get)?;
+        sockets::udp::add_to_linker::<T, WasiSockets>(linker, sockets_get)?;
+        sockets::udp_create_socket::add_to_linker::<T, WasiSockets>(linker, sockets_get)?;
+    }
     add_nonblocking_to_linker(linker, &options.into())
 }
 
 /// Adds the interfaces the sync and async flavours share (none of their
-/// functions waits; `wasi:filesystem/types` is each flavour's own), each
+/// functions waits; `wasi:filesystem/types`, `wasi:sockets/tcp`, `udp` and
+/// `udp-create-socket` are each flavour's own), each
 /// with its own `HasData` type and getter, as an embedder linking single
 /// interfaces would.
 fn add_nonblocking_to_linker<T: WasiView + 'static>(
@@ -196,7 +206,6 @@ fn add_nonblocking_to_linker<T: WasiView + 'static>(
     use crate::cli::{WasiCli, WasiCliCtxView, WasiCliView};
     use crate::clocks::{WasiClocks, WasiClocksCtxView, WasiClocksView};
     use crate::random::{WasiRandom, WasiRandomCtx, WasiRandomView};
-    use crate::sockets::{WasiSockets, WasiSocketsCtxView, WasiSocketsView};
     use bindings::wasi::*;
     let clocks_get: fn(&mut T) -> WasiClocksCtxView<'_> = T::clocks;
     clocks::wall_clock::add_to_linker::<T, WasiClocks>(linker, clocks_get)?;
@@ -221,10 +230,7 @@ fn add_nonblocking_to_linker<T: WasiView + 'static>(
     let sockets_get: fn(&mut T) -> WasiSocketsCtxView<'_> = T::sockets;
     sockets::network::add_to_linker::<T, WasiSockets>(linker, network, sockets_get)?;
     sockets::instance_network::add_to_linker::<T, WasiSockets>(linker, sockets_get)?;
-    sockets::tcp::add_to_linker::<T, WasiSockets>(linker, sockets_get)?;
     sockets::tcp_create_socket::add_to_linker::<T, WasiSockets>(linker, sockets_get)?;
-    sockets::udp::add_to_linker::<T, WasiSockets>(linker, sockets_get)?;
-    sockets::udp_create_socket::add_to_linker::<T, WasiSockets>(linker, sockets_get)?;
     sockets::ip_name_lookup::add_to_linker::<T, WasiSockets>(linker, sockets_get)?;
     Ok(())
 }
@@ -256,6 +262,13 @@ pub fn add_to_linker_with_options_async<T: WasiView + 'static>(
     }
     let fs_get: fn(&mut T) -> WasiFilesystemCtxView<'_> = T::filesystem;
     bindings::wasi::filesystem::types::add_to_linker::<T, WasiFilesystem>(linker, fs_get)?;
+    {
+        use bindings::wasi::sockets;
+        let sockets_get: fn(&mut T) -> WasiSocketsCtxView<'_> = T::sockets;
+        sockets::tcp::add_to_linker::<T, WasiSockets>(linker, sockets_get)?;
+        sockets::udp::add_to_linker::<T, WasiSockets>(linker, sockets_get)?;
+        sockets::udp_create_socket::add_to_linker::<T, WasiSockets>(linker, sockets_get)?;
+    }
     add_nonblocking_to_linker(linker, &options.into())
 }
 

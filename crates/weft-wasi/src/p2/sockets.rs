@@ -101,9 +101,24 @@ impl WasiSocketsCtx {
     /// is driven to its end on the calling thread, inside the crate's
     /// tokio runtime (the check is called from synchronous code).
     pub(crate) fn allows(&self, addr: SocketAddr, what: SocketAddrUse) -> bool {
-        self.addr_check
-            .as_ref()
-            .is_some_and(|check| crate::runtime::in_tokio(check(addr, what)))
+        crate::runtime::in_tokio(self.allowed(addr, what))
+    }
+
+    /// [`Self::allows`] for async host functions: awaits the check.
+    pub(crate) async fn allowed(&self, addr: SocketAddr, what: SocketAddrUse) -> bool {
+        match &self.addr_check {
+            Some(check) => check(addr, what).await,
+            None => false,
+        }
+    }
+
+    /// [`Self::check`] for async host functions: awaits the check.
+    async fn check_async(&self, addr: SocketAddr, what: SocketAddrUse) -> SocketResult<()> {
+        if self.allowed(addr, what).await {
+            Ok(())
+        } else {
+            fail(ErrorCode::AccessDenied)
+        }
     }
 }
 
@@ -424,7 +439,7 @@ impl WasiSocketsCtxView<'_> {
 }
 
 impl tcp::HostTcpSocket for WasiSocketsCtxView<'_> {
-    fn start_bind(
+    async fn start_bind(
         &mut self,
         self_: Resource<TcpSocket>,
         network: Resource<Network>,
@@ -437,7 +452,8 @@ impl tcp::HostTcpSocket for WasiSocketsCtxView<'_> {
         }
         let addr = to_std(local_address);
         check_family(s.family, &addr)?;
-        net.check(addr, SocketAddrUse::TcpBind)?;
+        net.check_async(addr, SocketAddrUse::TcpBind).await?;
+        let s = self.tcp(&self_)?;
         s.socket.set_reuse_address(true)?;
         s.socket.bind(&addr.into())?;
         s.state = TcpState::BindStarted;
@@ -510,16 +526,18 @@ impl tcp::HostTcpSocket for WasiSocketsCtxView<'_> {
         let reactor = s.reactor.clone();
         streams(self, &socket, &reactor)
     }
-    fn start_listen(&mut self, self_: Resource<TcpSocket>) -> SocketResult<()> {
+    async fn start_listen(&mut self, self_: Resource<TcpSocket>) -> SocketResult<()> {
         let s = self.tcp(&self_)?;
         if !matches!(s.state, TcpState::Bound) {
             return fail(ErrorCode::InvalidState);
         }
         let local = s.socket.local_addr()?.as_socket();
+        let ctx = s.ctx.clone();
         match local {
-            Some(addr) => s.ctx.check(addr, SocketAddrUse::TcpListen)?,
+            Some(addr) => ctx.check_async(addr, SocketAddrUse::TcpListen).await?,
             None => return fail(ErrorCode::InvalidState),
         }
+        let s = self.tcp(&self_)?;
         s.socket.listen(s.backlog)?;
         s.state = TcpState::ListenStarted;
         Ok(())
@@ -778,7 +796,7 @@ impl Pollable for OutgoingDatagramStream {
 }
 
 impl udp_create_socket::Host for WasiSocketsCtxView<'_> {
-    fn create_udp_socket(&mut self, address_family: IpAddressFamily) -> SocketResult<Resource<UdpSocket>> {
+    async fn create_udp_socket(&mut self, address_family: IpAddressFamily) -> SocketResult<Resource<UdpSocket>> {
         if !self.ctx.allow_udp {
             return fail(ErrorCode::AccessDenied);
         }
@@ -804,7 +822,7 @@ impl udp_create_socket::Host for WasiSocketsCtxView<'_> {
 impl udp::Host for WasiSocketsCtxView<'_> {}
 
 impl udp::HostUdpSocket for WasiSocketsCtxView<'_> {
-    fn start_bind(
+    async fn start_bind(
         &mut self,
         self_: Resource<UdpSocket>,
         network: Resource<Network>,
@@ -817,7 +835,8 @@ impl udp::HostUdpSocket for WasiSocketsCtxView<'_> {
         }
         let addr = to_std(local_address);
         check_family(s.family, &addr)?;
-        net.check(addr, SocketAddrUse::UdpBind)?;
+        net.check_async(addr, SocketAddrUse::UdpBind).await?;
+        let s = self.table.get_mut(&self_)?;
         SockRef::from(&*s.socket).bind(&addr.into())?;
         s.bind_started = true;
         Ok(())
@@ -831,12 +850,12 @@ impl udp::HostUdpSocket for WasiSocketsCtxView<'_> {
         s.bound = true;
         Ok(())
     }
-    fn stream(
+    async fn stream(
         &mut self,
         self_: Resource<UdpSocket>,
         remote_address: Option<IpSocketAddress>,
     ) -> SocketResult<(Resource<IncomingDatagramStream>, Resource<OutgoingDatagramStream>)> {
-        let s = self.table.get_mut(&self_)?;
+        let s = self.table.get(&self_)?;
         if !s.bound {
             return fail(ErrorCode::InvalidState);
         }
@@ -847,12 +866,14 @@ impl udp::HostUdpSocket for WasiSocketsCtxView<'_> {
                 if addr.ip().is_unspecified() || addr.port() == 0 {
                     return fail(ErrorCode::InvalidArgument);
                 }
-                s.ctx.check(addr, SocketAddrUse::UdpSend)?;
-                s.socket.connect(addr)?;
+                let ctx = s.ctx.clone();
+                ctx.check_async(addr, SocketAddrUse::UdpSend).await?;
+                self.table.get(&self_)?.socket.connect(addr)?;
                 Some(addr)
             }
             None => None,
         };
+        let s = self.table.get_mut(&self_)?;
         s.remote = remote;
         let incoming = IncomingDatagramStream {
             socket: s.socket.clone(),
@@ -996,7 +1017,7 @@ impl udp::HostOutgoingDatagramStream for WasiSocketsCtxView<'_> {
     fn subscribe(&mut self, self_: Resource<OutgoingDatagramStream>) -> anyhow::Result<Resource<DynPollable>> {
         subscribe(self.table, self_)
     }
-    fn drop(&mut self, rep: Resource<OutgoingDatagramStream>) -> anyhow::Result<()> {
+    async fn drop(&mut self, rep: Resource<OutgoingDatagramStream>) -> anyhow::Result<()> {
         self.table.delete(rep)?;
         Ok(())
     }

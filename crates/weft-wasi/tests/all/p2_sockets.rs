@@ -1,7 +1,8 @@
 //! `wasi:sockets` of WASI 0.2, called through the host traits of
-//! `p2::bindings` as a guest's calls reach them: TCP and UDP over
-//! loopback, name lookup, and everything refused unless the context
-//! allows it.
+//! `p2::bindings` (the sync flavour's `tcp` and `udp`, which run the async
+//! flavour's functions to their end) as a guest's calls reach them: TCP
+//! and UDP over loopback, name lookup, and everything refused unless the
+//! context allows it.
 
 #![cfg(feature = "p2")]
 
@@ -9,17 +10,17 @@ use std::net::Ipv4Addr;
 use weft::component::{Resource, ResourceTable};
 use weft_wasi::p2::bindings::sync::wasi::io::poll::{Host as _, HostPollable};
 use weft_wasi::p2::bindings::sync::wasi::io::streams::{HostInputStream as _, HostOutputStream as _};
+use weft_wasi::p2::bindings::sync::wasi::sockets::tcp::{HostTcpSocket as Tcp, ShutdownType};
+use weft_wasi::p2::bindings::sync::wasi::sockets::udp::{
+    HostIncomingDatagramStream as Incoming, HostOutgoingDatagramStream as _, HostUdpSocket as Udp, OutgoingDatagram,
+};
+use weft_wasi::p2::bindings::sync::wasi::sockets::udp_create_socket::Host as _;
 use weft_wasi::p2::bindings::wasi::sockets::instance_network::Host as _;
 use weft_wasi::p2::bindings::wasi::sockets::ip_name_lookup::{Host as _, HostResolveAddressStream as Resolve};
 use weft_wasi::p2::bindings::wasi::sockets::network::{
     ErrorCode, IpAddress, IpAddressFamily, IpSocketAddress, Ipv4SocketAddress,
 };
-use weft_wasi::p2::bindings::wasi::sockets::tcp::{HostTcpSocket as Tcp, ShutdownType};
 use weft_wasi::p2::bindings::wasi::sockets::tcp_create_socket::Host as _;
-use weft_wasi::p2::bindings::wasi::sockets::udp::{
-    HostIncomingDatagramStream as Incoming, HostOutgoingDatagramStream as _, HostUdpSocket as Udp, OutgoingDatagram,
-};
-use weft_wasi::p2::bindings::wasi::sockets::udp_create_socket::Host as _;
 use weft_wasi::p2::{SocketResult, StreamError, WasiCtx};
 use weft_wasi::sockets::WasiSocketsCtxView;
 use weft_wasi::WasiCtxBuilder;
@@ -317,5 +318,78 @@ fn listening_is_checked_apart_from_binding() -> weft::Result<()> {
     assert_eq!(seen[1].1, SocketAddrUse::TcpListen);
     assert_eq!(seen[1].0.port(), port(bound));
     assert!(seen[1].0.ip().is_loopback());
+    Ok(())
+}
+
+/// The async flavour's `start-bind`, `start-listen` and UDP `stream` await
+/// the embedder's check on the caller's executor (48 made them `async` for
+/// this): a check answered by another task of the same current-thread
+/// runtime is answered. (The sync flavour blocks its thread on the check,
+/// so such a check could not be answered there.)
+#[test]
+fn the_async_flavour_awaits_the_check_on_the_callers_runtime() -> weft::Result<()> {
+    use std::net::SocketAddr;
+    use tokio::sync::{mpsc, oneshot};
+    use weft_wasi::p2::bindings::wasi::sockets::network::HostNetwork;
+    use weft_wasi::p2::bindings::wasi::sockets::tcp::HostTcpSocket as AsyncTcp;
+    use weft_wasi::p2::bindings::wasi::sockets::udp::{
+        HostOutgoingDatagramStream as AsyncOutgoing, HostUdpSocket as AsyncUdp,
+    };
+    use weft_wasi::p2::bindings::wasi::sockets::udp_create_socket::Host as AsyncUdpCreate;
+    use weft_wasi::sockets::SocketAddrUse;
+
+    type Question = (SocketAddr, SocketAddrUse, oneshot::Sender<bool>);
+    let (ask, mut questions) = mpsc::unbounded_channel::<Question>();
+    let mut ctx = WasiCtxBuilder::new()
+        .allow_tcp(true)
+        .allow_udp(true)
+        .socket_addr_check(move |addr, what| {
+            let (reply, answer) = oneshot::channel();
+            let asked = ask.send((addr, what, reply)).is_ok();
+            Box::pin(async move { asked && answer.await.unwrap_or(false) })
+        })
+        .build();
+    let runtime = tokio::runtime::Builder::new_current_thread().build()?;
+    let asked = runtime.block_on(async {
+        // The answers come from a task of this runtime, which runs only
+        // while the host function's future waits.
+        let answers = tokio::spawn(async move {
+            let mut asked = Vec::new();
+            while let Some((addr, what, reply)) = questions.recv().await {
+                asked.push(what);
+                let _ = reply.send(addr.ip().is_loopback() && what != SocketAddrUse::TcpListen);
+            }
+            asked
+        });
+        let mut table = ResourceTable::new();
+        let mut v = WasiSocketsCtxView {
+            ctx: ctx.sockets(),
+            table: &mut table,
+        };
+        let net = v.instance_network()?;
+        let server = ok(v.create_tcp_socket(IpAddressFamily::Ipv4));
+        ok(AsyncTcp::start_bind(&mut v, server, net, loopback(0)).await);
+        ok(Tcp::finish_bind(&mut v, server));
+        assert_eq!(
+            code(AsyncTcp::start_listen(&mut v, server).await),
+            ErrorCode::AccessDenied
+        );
+
+        let a = ok(AsyncUdpCreate::create_udp_socket(&mut v, IpAddressFamily::Ipv4).await);
+        ok(AsyncUdp::start_bind(&mut v, Resource::new_borrow(a.rep()), net, loopback(0)).await);
+        ok(Udp::finish_bind(&mut v, Resource::new_borrow(a.rep())));
+        let to = ok(Udp::local_address(&mut v, Resource::new_borrow(a.rep())));
+        let (incoming, outgoing) = ok(AsyncUdp::stream(&mut v, Resource::new_borrow(a.rep()), Some(to)).await);
+        AsyncOutgoing::drop(&mut v, outgoing).await?;
+        Incoming::drop(&mut v, incoming)?;
+        Udp::drop(&mut v, a)?;
+        Tcp::drop(&mut v, server)?;
+        HostNetwork::drop(&mut v, net)?;
+        assert!(table.is_empty());
+        drop(ctx);
+        Ok::<_, weft::Error>(answers.await?)
+    })?;
+    use SocketAddrUse::*;
+    assert_eq!(asked, [TcpBind, TcpListen, UdpBind, UdpSend]);
     Ok(())
 }
