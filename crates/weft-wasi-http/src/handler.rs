@@ -626,15 +626,22 @@ where
                 }
             }
         }
+        let free = |accepting: bool, running: usize| {
+            accepting && matches!(state.should_accept_request(running, total), ShouldAccept::Yes)
+        };
         if took {
+            // Whether the worker takes more is known before the new
+            // requests are polled (and may respond): a request that comes
+            // after a response finds the worker counted as free, and
+            // starts no other worker.
+            waiting.set(free(accepting, running.len()));
             // Poll the new requests once.
             continue;
         }
         if inner.closed.load(Ordering::SeqCst) && inner.queue().is_empty() {
             accepting = false;
         }
-        let free = accepting && matches!(state.should_accept_request(running.len(), total), ShouldAccept::Yes);
-        waiting.set(free);
+        waiting.set(free(accepting, running.len()));
         if !accepting && running.is_empty() {
             waiting.set(false);
             return Poll::Ready(Ok(()));

@@ -1,7 +1,7 @@
 //! The `handler` module serving a WASI 0.3 service in process: one
-//! instance serves requests one after the other (the test guest keeps a
-//! request's state in globals, so one at a time), each answered whole,
-//! and a trapping guest's instance is dropped.
+//! instance serves requests one after the other, each answered whole, and
+//! several at once, each task with its own state; a trapping guest's
+//! instance is dropped.
 
 #![cfg(feature = "p3")]
 
@@ -65,6 +65,8 @@ impl WorkerExpiration for Never {
 
 struct Worker {
     dropped_err: Arc<AtomicUsize>,
+    /// How many requests the worker takes at once.
+    at_once: usize,
 }
 
 impl WorkerState for Worker {
@@ -74,7 +76,7 @@ impl WorkerState for Worker {
     fn should_accept_request(&self, concurrent_count: usize, total_count: usize) -> ShouldAccept {
         match (concurrent_count, total_count) {
             (_, 100..) => ShouldAccept::Never,
-            (0, _) => ShouldAccept::Yes,
+            (n, _) if n < self.at_once => ShouldAccept::Yes,
             _ => ShouldAccept::No,
         }
     }
@@ -101,6 +103,7 @@ struct Server {
     pre: ProxyPre<State>,
     instantiated: Arc<AtomicUsize>,
     dropped_err: Arc<AtomicUsize>,
+    at_once: usize,
 }
 
 impl HandlerState for Server {
@@ -124,12 +127,15 @@ impl HandlerState for Server {
             expiration: Never,
             state: Worker {
                 dropped_err: self.dropped_err.clone(),
+                at_once: self.at_once,
             },
         })
     }
 }
 
-fn server(mode: p3_guest::Mode) -> weft::Result<Server> {
+/// A server of the guest `mode` whose workers take `at_once` requests at
+/// once.
+fn server(mode: p3_guest::Mode, at_once: usize) -> weft::Result<Server> {
     let engine = Engine::default();
     let component = Component::new(&engine, wat::parse_str(p3_guest::service(mode, ""))?)?;
     let mut linker = Linker::<State>::new(&engine);
@@ -141,6 +147,7 @@ fn server(mode: p3_guest::Mode) -> weft::Result<Server> {
         pre,
         instantiated: Default::default(),
         dropped_err: Default::default(),
+        at_once,
     })
 }
 
@@ -161,7 +168,7 @@ fn runtime() -> tokio::runtime::Runtime {
 
 #[test]
 fn one_instance_serves_requests_one_after_the_other() -> weft::Result<()> {
-    let server = server(p3_guest::Mode::Fixed)?;
+    let server = server(p3_guest::Mode::Fixed, 1)?;
     let instantiated = server.instantiated.clone();
     let handler = ProxyHandler::new(server);
     let rt = runtime();
@@ -190,7 +197,7 @@ fn one_instance_serves_requests_one_after_the_other() -> weft::Result<()> {
 
 #[test]
 fn a_trapping_service_gets_a_fresh_instance_per_request() -> weft::Result<()> {
-    let server = server(p3_guest::Mode::Trap)?;
+    let server = server(p3_guest::Mode::Trap, 1)?;
     let (instantiated, dropped_err) = (server.instantiated.clone(), server.dropped_err.clone());
     let handler = ProxyHandler::new(server);
     let rt = runtime();
@@ -205,5 +212,68 @@ fn a_trapping_service_gets_a_fresh_instance_per_request() -> weft::Result<()> {
     assert_eq!(dropped_err.load(Ordering::SeqCst), 2);
     drop(handler);
     drop(rt);
+    Ok(())
+}
+
+/// One instance serves several requests at once: in each round, four echo
+/// requests whose bodies are still arriving are all answered (their
+/// response heads come) before any body ends, and each response echoes its
+/// own request's body, whatever order the bodies end in. Five rounds take
+/// more requests than the guest has task blocks, so the blocks of ended
+/// tasks are used again. The worker always takes another request, so one
+/// instance serves them all.
+#[test]
+fn one_instance_serves_requests_at_once() -> weft::Result<()> {
+    use crate::common::ChannelBody;
+    use std::time::Duration;
+    const AT_ONCE: usize = 4;
+    const ROUNDS: usize = 5;
+    const _: () = assert!(ROUNDS * AT_ONCE > p3_guest::TASKS);
+    let server = server(p3_guest::Mode::Echo, usize::MAX)?;
+    let instantiated = server.instantiated.clone();
+    let handler = ProxyHandler::new(server);
+    let rt = runtime();
+    let limit = Duration::from_secs(30);
+    let result = rt.block_on(async {
+        for round in 0..ROUNDS {
+            let mut open = Vec::new();
+            for i in 0..AT_ONCE {
+                let (tx, rx) = tokio::sync::mpsc::channel(1);
+                tx.send(Bytes::from(format!("round {round}, request {i}, part 1\n")))
+                    .await
+                    .map_err(weft::Error::msg)?;
+                let request = http::Request::post("http://localhost/")
+                    .body(ChannelBody(rx).boxed_unsync())
+                    .unwrap();
+                // The earlier requests' bodies are still open: a guest
+                // that served one request at a time would not answer.
+                let response = tokio::time::timeout(limit, handler.handle((), request)).await??;
+                assert_eq!(response.status(), 200);
+                open.push((tx, response));
+            }
+            let mut responses = Vec::new();
+            for (i, (tx, response)) in open.into_iter().enumerate().rev() {
+                tx.send(Bytes::from(format!("round {round}, request {i}, part 2\n")))
+                    .await
+                    .map_err(weft::Error::msg)?;
+                drop(tx);
+                responses.push((i, response));
+            }
+            for (i, response) in responses {
+                let body = tokio::time::timeout(limit, response.into_body().collect())
+                    .await?
+                    .map_err(weft::Error::msg)?
+                    .to_bytes();
+                let want = format!("round {round}, request {i}, part 1\nround {round}, request {i}, part 2\n");
+                assert_eq!(body, want.as_bytes());
+            }
+        }
+        Ok::<_, weft::Error>(())
+    });
+    drop(handler);
+    // A worker stuck in a request would keep the runtime from stopping.
+    rt.shutdown_timeout(limit);
+    result?;
+    assert_eq!(instantiated.load(Ordering::SeqCst), 1);
     Ok(())
 }

@@ -6,6 +6,17 @@
 // writes the body with `stream.write async`, drops the stream's writable
 // end and writes `ok(none)` to the trailers future, waiting in a waitable
 // set (`WAIT` from the callback) whenever a copy is `BLOCKED`.
+//
+// A guest serves several requests at once: each task's state (the
+// globals of the core module, and the memory the host writes into while
+// a copy or a call is pending) lives in a block of its own, found with
+// `context.get`. `handle` and the callback load the globals from it
+// when they start and store them back when they return; a task that
+// ends gives its block back. At most `TASKS` tasks run at once.
+
+/// How many requests one instance of a guest serves at once (a request
+/// beyond them traps).
+pub const TASKS: usize = 16;
 
 /// What the guest does with a request.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -84,6 +95,7 @@ pub fn service(mode: Mode, authority: &str) -> String {
     let auth = escape(authority);
     let body_len = FIXED_BODY.len();
     let body = escape(FIXED_BODY);
+    let tasks = TASKS;
     format!(
         r#"(component
   (import "wasi:http/types@0.3.0" (instance $types
@@ -138,7 +150,7 @@ pub fn service(mode: Mode, authority: &str) -> String {
   (type $RF (future (result (error $ec))))
 
   (core module $libc
-    (memory (export "mem") 1)
+    (memory (export "mem") 3)
     (global $next (mut i32) (i32.const 32768))
     (func (export "realloc") (param i32 i32 i32 i32) (result i32)
       (local $p i32)
@@ -176,14 +188,17 @@ pub fn service(mode: Mode, authority: &str) -> String {
   (core func $rf-drop-r (canon future.drop-readable $RF))
   (core func $rf-drop-w (canon future.drop-writable $RF))
   (core func $ws-new (canon waitable-set.new))
+  (core func $ws-drop (canon waitable-set.drop))
   (core func $join (canon waitable.join))
   (core func $subtask-drop (canon subtask.drop))
   (core func $drop-fields (canon resource.drop $fields))
   (core func $drop-request (canon resource.drop $req))
   (core func $drop-response (canon resource.drop $resp))
+  (core func $ctx-get (canon context.get i32 0))
+  (core func $ctx-set (canon context.set i32 0))
 
   (core module $m
-    (import "libc" "mem" (memory 1))
+    (import "libc" "mem" (memory 3))
     (import "h" "fields-new" (func $fields-new (result i32)))
     (import "h" "fields-append" (func $fields-append (param i32 i32 i32 i32 i32 i32)))
     (import "h" "req-new" (func $req-new (param i32 i32 i32 i32 i32 i32 i32)))
@@ -211,11 +226,14 @@ pub fn service(mode: Mode, authority: &str) -> String {
     (import "h" "rf-drop-r" (func $rf-drop-r (param i32)))
     (import "h" "rf-drop-w" (func $rf-drop-w (param i32)))
     (import "h" "ws-new" (func $ws-new (result i32)))
+    (import "h" "ws-drop" (func $ws-drop (param i32)))
     (import "h" "join" (func $join (param i32 i32)))
     (import "h" "subtask-drop" (func $subtask-drop (param i32)))
     (import "h" "drop-fields" (func $drop-fields (param i32)))
     (import "h" "drop-request" (func $drop-request (param i32)))
     (import "h" "drop-response" (func $drop-response (param i32)))
+    (import "h" "ctx-get" (func $ctx-get (result i32)))
+    (import "h" "ctx-set" (func $ctx-set (param i32)))
     (global $mode i32 (i32.const {mode}))
     (global $ws (mut i32) (i32.const 0))
     ;; 1: writing the body, 2: reading the request's body (echo),
@@ -232,6 +250,14 @@ pub fn service(mode: Mode, authority: &str) -> String {
     ;; A stream read or write is in progress (`BLOCKED`, its event not
     ;; come yet).
     (global $busy (mut i32) (i32.const 0))
+    ;; The running task's block: its saved globals at 0..44, `send`'s
+    ;; result at 160, the trailers' value at 288, the echo's buffer at
+    ;; 4096..8192. Blocks are 8 KiB from 64 KiB on; `$free` lists the
+    ;; given-back ones (linked through their first word), `$fresh` counts
+    ;; the ones handed out.
+    (global $blk (mut i32) (i32.const 0))
+    (global $free (mut i32) (i32.const 0))
+    (global $fresh (mut i32) (i32.const 0))
     (data (i32.const 1024) "content-type")
     (data (i32.const 1040) "text/plain")
     (data (i32.const 1056) "{body}")
@@ -289,16 +315,17 @@ pub fn service(mode: Mode, authority: &str) -> String {
           (else (call $tf-drop-w (local.get $tx)))))))
 
     ;; Writes `ok(some(x-trailer: done))` to the response's trailers
-    ;; future (the value at 288: ok, some, the fields' handle).
+    ;; future (the value at 288 of the block: ok, some, the fields'
+    ;; handle).
     (func $write-trailers
       (local $t i32) (local $r i32)
       (local.set $t (call $fields-new))
       (call $fields-append (local.get $t) (i32.const 1300) (i32.const 9) (i32.const 1316) (i32.const 4) (i32.const 32))
       (if (i32.load8_u (i32.const 32)) (then unreachable))
-      (i32.store8 (i32.const 288) (i32.const 0))
-      (i32.store8 (i32.const 296) (i32.const 1))
-      (i32.store (i32.const 300) (local.get $t))
-      (local.set $r (call $tf-write (global.get $tr-tx) (i32.const 288)))
+      (i32.store8 offset=288 (global.get $blk) (i32.const 0))
+      (i32.store8 offset=296 (global.get $blk) (i32.const 1))
+      (i32.store offset=300 (global.get $blk) (local.get $t))
+      (local.set $r (call $tf-write (global.get $tr-tx) (i32.add (global.get $blk) (i32.const 288))))
       (if (i32.eq (local.get $r) (i32.const -1))
         (then
           (call $join (global.get $tr-tx) (global.get $ws))
@@ -323,19 +350,19 @@ pub fn service(mode: Mode, authority: &str) -> String {
     (func $got (param $r i32)
       (if (i32.eq (i32.and (local.get $r) (i32.const 0xf)) (i32.const 1)) (then
         (global.set $eof (i32.const 1))))
-      (global.set $ptr (i32.const 16384))
+      (global.set $ptr (i32.add (global.get $blk) (i32.const 4096)))
       (global.set $left (i32.shr_u (local.get $r) (i32.const 4)))
       (global.set $phase (i32.const 1)))
 
-    ;; The result of `send` at 160: answer with what it says.
+    ;; The result of `send` at 160 of the block: answer with what it says.
     (func $sent
       (local $resp i32)
-      (if (i32.eqz (i32.load8_u (i32.const 160))) (then
-        (local.set $resp (i32.load (i32.const 168)))
+      (if (i32.eqz (i32.load8_u offset=160 (global.get $blk))) (then
+        (local.set $resp (i32.load offset=168 (global.get $blk)))
         (call $respond (call $resp-get-status (local.get $resp)) (call $fields-new) (i32.const 1216) (i32.const 8))
         (call $drop-response (local.get $resp))
         (return)))
-      (if (i32.eq (i32.load8_u (i32.const 168)) (i32.const 15)) (then
+      (if (i32.eq (i32.load8_u offset=168 (global.get $blk)) (i32.const 15)) (then
         (call $respond (i32.const 403) (call $fields-new) (i32.const 1168) (i32.const 7))
         (return)))
       (call $respond (i32.const 502) (call $fields-new) (i32.const 1184) (i32.const 18)))
@@ -359,7 +386,7 @@ pub fn service(mode: Mode, authority: &str) -> String {
           (call $advance (local.get $r))
           (br $again)))
         (if (i32.eq (global.get $phase) (i32.const 2)) (then
-          (local.set $r (call $s-read (global.get $in-rx) (i32.const 16384) (i32.const 4096)))
+          (local.set $r (call $s-read (global.get $in-rx) (i32.add (global.get $blk) (i32.const 4096)) (i32.const 4096)))
           (if (i32.eq (local.get $r) (i32.const -1)) (then
             (call $join (global.get $in-rx) (global.get $ws))
             (global.set $busy (i32.const 1))
@@ -381,7 +408,69 @@ pub fn service(mode: Mode, authority: &str) -> String {
           (return (i32.const 0)))))
       (call $wait))
 
+    ;; The task's globals to its block, or its waitable set dropped and
+    ;; the block back to the free list once the task is done (`code` 0,
+    ;; `EXIT`); gives `code`.
+    (func $leave (param $code i32) (result i32)
+      (if (i32.eqz (local.get $code)) (then
+        (call $ws-drop (global.get $ws))
+        (i32.store (global.get $blk) (global.get $free))
+        (global.set $free (global.get $blk))
+        (return (i32.const 0))))
+      (i32.store offset=0 (global.get $blk) (global.get $ws))
+      (i32.store offset=4 (global.get $blk) (global.get $phase))
+      (i32.store offset=8 (global.get $blk) (global.get $pending))
+      (i32.store offset=12 (global.get $blk) (global.get $body-tx))
+      (i32.store offset=16 (global.get $blk) (global.get $tr-tx))
+      (i32.store offset=20 (global.get $blk) (global.get $in-rx))
+      (i32.store offset=24 (global.get $blk) (global.get $res-tx))
+      (i32.store offset=28 (global.get $blk) (global.get $ptr))
+      (i32.store offset=32 (global.get $blk) (global.get $left))
+      (i32.store offset=36 (global.get $blk) (global.get $eof))
+      (i32.store offset=40 (global.get $blk) (global.get $busy))
+      (local.get $code))
+
+    ;; The running task's globals from its block (`context.get`).
+    (func $resume
+      (global.set $blk (call $ctx-get))
+      (global.set $ws (i32.load offset=0 (global.get $blk)))
+      (global.set $phase (i32.load offset=4 (global.get $blk)))
+      (global.set $pending (i32.load offset=8 (global.get $blk)))
+      (global.set $body-tx (i32.load offset=12 (global.get $blk)))
+      (global.set $tr-tx (i32.load offset=16 (global.get $blk)))
+      (global.set $in-rx (i32.load offset=20 (global.get $blk)))
+      (global.set $res-tx (i32.load offset=24 (global.get $blk)))
+      (global.set $ptr (i32.load offset=28 (global.get $blk)))
+      (global.set $left (i32.load offset=32 (global.get $blk)))
+      (global.set $eof (i32.load offset=36 (global.get $blk)))
+      (global.set $busy (i32.load offset=40 (global.get $blk))))
+
+    ;; A new task: a block of its own (traps beyond `TASKS` at once) and
+    ;; its globals reset.
+    (func $begin
+      (if (global.get $free)
+        (then
+          (global.set $blk (global.get $free))
+          (global.set $free (i32.load (global.get $free))))
+        (else
+          (if (i32.ge_u (global.get $fresh) (i32.const {tasks})) (then unreachable))
+          (global.set $blk (i32.add (i32.const 65536) (i32.mul (global.get $fresh) (i32.const 8192))))
+          (global.set $fresh (i32.add (global.get $fresh) (i32.const 1)))))
+      (call $ctx-set (global.get $blk))
+      (global.set $phase (i32.const 0))
+      (global.set $pending (i32.const 0))
+      (global.set $eof (i32.const 0))
+      (global.set $busy (i32.const 0)))
+
     (func (export "handle") (param $req i32) (result i32)
+      (call $begin)
+      (call $leave (call $handle (local.get $req))))
+
+    (func (export "cb") (param $event i32) (param $index i32) (param $payload i32) (result i32)
+      (call $resume)
+      (call $leave (call $cb (local.get $event) (local.get $index) (local.get $payload))))
+
+    (func $handle (param $req i32) (result i32)
       (local $h i32) (local $e i64) (local $r i32) (local $tr-tx i32) (local $out i32)
       (global.set $ws (call $ws-new))
       (if (i32.or (i32.or (i32.eqz (global.get $mode)) (i32.eq (global.get $mode) (i32.const 5)))
@@ -422,7 +511,7 @@ pub fn service(mode: Mode, authority: &str) -> String {
         (if (call $req-set-path (local.get $out) (i32.const 1) (i32.const 1224) (i32.const 1))
           (then unreachable))
         (call $fwrite (local.get $tr-tx) (i32.const 0))
-        (local.set $r (call $send (local.get $out) (i32.const 160)))
+        (local.set $r (call $send (local.get $out) (i32.add (global.get $blk) (i32.const 160))))
         (if (i32.eq (i32.and (local.get $r) (i32.const 0xf)) (i32.const 2)) (then
           (call $sent)
           (return (call $step))))
@@ -447,7 +536,7 @@ pub fn service(mode: Mode, authority: &str) -> String {
         (return (call $step))))
       unreachable)
 
-    (func (export "cb") (param $event i32) (param $index i32) (param $payload i32) (result i32)
+    (func $cb (param $event i32) (param $index i32) (param $payload i32) (result i32)
       (call $join (local.get $index) (i32.const 0))
       ;; SUBTASK: `send` returned.
       (if (i32.eq (local.get $event) (i32.const 1)) (then
@@ -502,11 +591,14 @@ pub fn service(mode: Mode, authority: &str) -> String {
       (export "rf-drop-r" (func $rf-drop-r))
       (export "rf-drop-w" (func $rf-drop-w))
       (export "ws-new" (func $ws-new))
+      (export "ws-drop" (func $ws-drop))
       (export "join" (func $join))
       (export "subtask-drop" (func $subtask-drop))
       (export "drop-fields" (func $drop-fields))
       (export "drop-request" (func $drop-request))
-      (export "drop-response" (func $drop-response))))))
+      (export "drop-response" (func $drop-response))
+      (export "ctx-get" (func $ctx-get))
+      (export "ctx-set" (func $ctx-set))))))
 
   (func $handle async (param "request" (own $req)) (result (result (own $resp) (error $ec)))
     (canon lift (core func $i "handle") async (callback (core func $i "cb")) (memory $mem) (realloc $realloc)))
