@@ -47,8 +47,9 @@ const SERVE_WASI_HELP: &str = "The -S switches of weft serve (comma-separated or
                               wasi:http world's imports (default n)
   http[=y]                    wasi:http; always on (`=n` is an error)
   http-outgoing[=y|n]         send the guest's outgoing HTTP requests (0.2 outgoing-handler.handle,
-                              0.3 client.send) with weft_wasi_http::default_send_request (plain
-                              HTTP/1, no TLS); default n: they are refused with HTTP-request-denied
+                              0.3 client.send) with weft_wasi_http::default_send_request (HTTP/1,
+                              https over TLS trusting the Mozilla roots and the PEM file
+                              $SSL_CERT_FILE); default n: they are refused with HTTP-request-denied
   http-outgoing-body-buffer-chunks=N
                               writes buffered on a 0.2 outgoing body's stream (default 1)
   http-outgoing-body-chunk-size=N

@@ -4,7 +4,8 @@
 //! once, a trapping guest answered with 500, outgoing requests refused,
 //! and the `-S` switches; and the same for `wasi:http/service` (WASI
 //! 0.3) components (weft-wasi-http's `p3_guest`), with outgoing requests
-//! sent to a loopback hyper server under `-S http-outgoing`.
+//! sent to a loopback hyper server under `-S http-outgoing`, over TLS for
+//! `https`.
 
 /// The guests of weft-wasi-http's tests.
 #[allow(dead_code, reason = "the CLI tests use a part of the guests")]
@@ -16,6 +17,12 @@ mod proxy_guest {
 #[allow(dead_code, reason = "the CLI tests use a part of the guests")]
 mod p3_guest {
     include!("../crates/weft-wasi-http/tests/all/p3_guest/mod.rs");
+}
+
+/// The test CA and TLS server certificate of weft-wasi-http's tests.
+#[allow(dead_code, reason = "the CLI tests use a part of it")]
+mod tls_server {
+    include!("../crates/weft-wasi-http/tests/all/tls_server/mod.rs");
 }
 
 use std::io::{BufRead, BufReader};
@@ -57,10 +64,18 @@ impl Server {
     /// Starts `weft serve` on a free loopback port with the component
     /// text `component` and the extra arguments `args`.
     fn start_component(test: &str, component: &str, args: &[&str]) -> Server {
+        Server::start_component_env(test, component, args, &[])
+    }
+
+    /// [`Server::start_component`] with the environment variables `env`
+    /// set (and `SSL_CERT_FILE` only when `env` names it).
+    fn start_component_env(test: &str, component: &str, args: &[&str], env: &[(&str, &str)]) -> Server {
         let dir = temp_dir(test);
         let file = dir.join("component.wat");
         std::fs::write(&file, component).expect("write the component");
         let mut child = Command::new(env!("CARGO_BIN_EXE_weft"))
+            .env_remove("SSL_CERT_FILE")
+            .envs(env.iter().copied())
             .arg("serve")
             .args(["--addr", "127.0.0.1:0"])
             .args(args)
@@ -393,6 +408,14 @@ fn serve_p3_answers_a_trap_with_500() {
 /// A hyper server on a free loopback port answering every request with
 /// 418; the number of requests it answered.
 fn teapot(rt: &tokio::runtime::Runtime) -> (SocketAddr, Arc<std::sync::atomic::AtomicUsize>) {
+    teapot_with(rt, None)
+}
+
+/// [`teapot`], over TLS with `tls` when given.
+fn teapot_with(
+    rt: &tokio::runtime::Runtime,
+    tls: Option<tokio_rustls::TlsAcceptor>,
+) -> (SocketAddr, Arc<std::sync::atomic::AtomicUsize>) {
     let count = Arc::new(std::sync::atomic::AtomicUsize::new(0));
     let listener = rt
         .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))
@@ -405,6 +428,7 @@ fn teapot(rt: &tokio::runtime::Runtime) -> (SocketAddr, Arc<std::sync::atomic::A
                 continue;
             };
             let seen = seen.clone();
+            let tls = tls.clone();
             tokio::spawn(async move {
                 let service = hyper::service::service_fn(move |_req: hyper::Request<hyper::body::Incoming>| {
                     seen.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
@@ -415,9 +439,21 @@ fn teapot(rt: &tokio::runtime::Runtime) -> (SocketAddr, Arc<std::sync::atomic::A
                         Ok::<_, std::convert::Infallible>(resp)
                     }
                 });
-                let _ = hyper::server::conn::http1::Builder::new()
-                    .serve_connection(hyper_util::rt::TokioIo::new(stream), service)
-                    .await;
+                let http = hyper::server::conn::http1::Builder::new();
+                let _ = match tls {
+                    Some(tls) => match tls.accept(stream).await {
+                        Ok(stream) => {
+                            http.serve_connection(hyper_util::rt::TokioIo::new(stream), service)
+                                .await
+                        }
+                        // A client that refused the certificate.
+                        Err(_) => return,
+                    },
+                    None => {
+                        http.serve_connection(hyper_util::rt::TokioIo::new(stream), service)
+                            .await
+                    }
+                };
             });
         }
     });
@@ -444,6 +480,37 @@ fn serve_http_outgoing_sends_guest_requests_only_when_on() {
         assert_eq!((resp.status, &resp.body[..]), (403, &b"denied\n"[..]));
         assert_eq!(count.load(std::sync::atomic::Ordering::SeqCst), 0);
         let resp = request(on.addr, "GET", "/", &[], b"").await;
+        assert_eq!((resp.status, &resp.body[..]), (418, &b"fetched\n"[..]));
+        assert_eq!(count.load(std::sync::atomic::Ordering::SeqCst), 1);
+    });
+}
+
+/// `https` outgoing requests: a WASI 0.3 guest's request without a
+/// scheme goes out as `https` (the default scheme) to a loopback TLS
+/// server for `localhost`. With `SSL_CERT_FILE` naming the test CA, `weft
+/// serve` trusts the server's certificate and the guest gets the 418;
+/// without it the certificate is refused (a TLS error, which the guest
+/// answers with 502) and no request reaches the server.
+#[test]
+fn serve_sends_https_requests_to_the_servers_it_trusts() {
+    let rt = runtime();
+    let (addr, count) = teapot_with(&rt, Some(tls_server::acceptor()));
+    let guest = p3_guest::service(p3_guest::Mode::SendNoScheme, &format!("localhost:{}", addr.port()));
+    let ca = temp_dir("https-ca").join("ca.pem");
+    std::fs::write(&ca, tls_server::CA_PEM).expect("write the CA");
+    let args = ["-S", "http-outgoing", "--max-instance-reuse-count", "1"];
+    let untrusting = Server::start_component("https-untrusted", &guest, &args);
+    let trusting = Server::start_component_env(
+        "https-trusted",
+        &guest,
+        &args,
+        &[("SSL_CERT_FILE", ca.to_str().unwrap())],
+    );
+    rt.block_on(async {
+        let resp = request(untrusting.addr, "GET", "/", &[], b"").await;
+        assert_eq!((resp.status, &resp.body[..]), (502, &b"refused otherwise\n"[..]));
+        assert_eq!(count.load(std::sync::atomic::Ordering::SeqCst), 0);
+        let resp = request(trusting.addr, "GET", "/", &[], b"").await;
         assert_eq!((resp.status, &resp.body[..]), (418, &b"fetched\n"[..]));
         assert_eq!(count.load(std::sync::atomic::Ordering::SeqCst), 1);
     });

@@ -126,8 +126,8 @@ pub trait WasiHttpHooks: Send {
     /// future that is ready at once).
     ///
     /// The default (feature `default-send-request`, on by default, as in
-    /// Wasmtime 48) sends it with [`crate::default_send_request`]: plain
-    /// HTTP/1 (no TLS: `https` fails with `HTTP-protocol-error`), which
+    /// Wasmtime 48) sends it with [`crate::default_send_request`]: HTTP/1,
+    /// over TLS for `https`, which
     /// needs a tokio runtime (the 0.2 host runs the future on the runtime
     /// of the calling thread, if any; without one the request fails with
     /// an internal error). An embedder that must not let the guest reach

@@ -1,11 +1,69 @@
-//! `default_send_request`: an HTTP/1 client on hyper and tokio.
+//! `default_send_request`: an HTTP/1 client on hyper and tokio, with TLS
+//! (rustls) for `https`.
 
 use crate::{Error, RequestOptions};
 use bytes::Bytes;
 use http_body::Body;
 use http_body_util::BodyExt;
 use std::future::Future;
+use std::sync::{Arc, OnceLock};
 use std::time::Duration;
+use tokio::io::{AsyncRead, AsyncWrite};
+
+/// A connection's byte stream: a TCP stream, or TLS over one.
+trait Io: AsyncRead + AsyncWrite + Send + Unpin {}
+impl<T: AsyncRead + AsyncWrite + Send + Unpin> Io for T {}
+
+/// The TLS client configuration of `https` requests, made at the first
+/// one: the Mozilla root certificates of `webpki-roots` (as Wasmtime 48's
+/// client trusts), and the PEM certificates of the file that the
+/// environment variable `SSL_CERT_FILE` names, when it is set (as OpenSSL
+/// and curl read it), so a private CA can be trusted. A file that cannot
+/// be read or holds a certificate that is not one fails every `https`
+/// request with [`Error::InternalError`] naming the file.
+fn tls_config() -> Result<Arc<rustls::ClientConfig>, Error> {
+    static CONFIG: OnceLock<Result<Arc<rustls::ClientConfig>, String>> = OnceLock::new();
+    let made = CONFIG.get_or_init(|| {
+        let mut roots = rustls::RootCertStore {
+            roots: webpki_roots::TLS_SERVER_ROOTS.to_vec(),
+        };
+        if let Some(path) = std::env::var_os("SSL_CERT_FILE") {
+            use rustls_pki_types::pem::PemObject;
+            let shown = std::path::Path::new(&path).display().to_string();
+            let certs = rustls_pki_types::CertificateDer::pem_file_iter(&path)
+                .map_err(|e| format!("SSL_CERT_FILE {shown}: {e}"))?;
+            for cert in certs {
+                let cert = cert.map_err(|e| format!("SSL_CERT_FILE {shown}: {e}"))?;
+                roots
+                    .add(cert)
+                    .map_err(|e| format!("SSL_CERT_FILE {shown}: a certificate that is not one: {e}"))?;
+            }
+        }
+        let provider = Arc::new(rustls::crypto::ring::default_provider());
+        let config = rustls::ClientConfig::builder_with_provider(provider)
+            .with_safe_default_protocol_versions()
+            .map_err(|e| format!("the TLS configuration: {e}"))?
+            .with_root_certificates(roots)
+            .with_no_client_auth();
+        Ok(Arc::new(config))
+    });
+    made.clone().map_err(|e| Error::InternalError(Some(e)))
+}
+
+/// Opens the connection to `host:port`, with TLS for `https` (the
+/// server's certificate checked against [`tls_config`]'s roots, for the
+/// name `host`).
+async fn connect(host: &str, port: u16, https: bool) -> Result<Box<dyn Io>, Error> {
+    let stream = tokio::net::TcpStream::connect((host, port))
+        .await
+        .map_err(Error::Connect)?;
+    if !https {
+        return Ok(Box::new(stream));
+    }
+    let name = rustls_pki_types::ServerName::try_from(host.to_string())?;
+    let tls = tokio_rustls::TlsConnector::from(tls_config()?);
+    Ok(Box::new(tls.connect(name, stream).await.map_err(Error::Tls)?))
+}
 
 async fn with_timeout<T>(limit: Option<Duration>, err: Error, fut: impl Future<Output = T>) -> Result<T, Error> {
     match limit {
@@ -14,16 +72,20 @@ async fn with_timeout<T>(limit: Option<Duration>, err: Error, fut: impl Future<O
     }
 }
 
-/// Sends `request` over a new HTTP/1 connection (plain `http` only: Weft
-/// has no TLS client, so `https` fails with [`Error::HttpProtocolError`])
-/// and returns the response, whose body streams from the connection, and
-/// the future that drives the connection (Wasmtime 48's shape): poll it
-/// (spawn it) until it ends, or the request and the response body stall.
-/// Its error is the connection's.
+/// Sends `request` over a new HTTP/1 connection (`http`, or `https` over
+/// TLS: the roots it trusts are [`tls_config`]'s) and returns the
+/// response, whose body streams from the connection, and the future that
+/// drives the connection (Wasmtime 48's shape): poll it (spawn it) until
+/// it ends, or the request and the response body stall. Its error is the
+/// connection's.
 ///
 /// Must run on a tokio runtime with its time and I/O drivers; without one
-/// it fails with [`Error::InternalError`]. A failed connection is
-/// [`Error::Connect`], a connection or first-byte timeout of `options`
+/// it fails with [`Error::InternalError`]. Another scheme is
+/// [`Error::HttpProtocolError`], a failed connection [`Error::Connect`], a
+/// failed TLS handshake (a certificate not trusted, say) [`Error::Tls`], a
+/// host that is no DNS name or IP address for TLS
+/// [`Error::InvalidDnsNameError`], and a connection (with the TLS
+/// handshake) or first-byte timeout of `options`
 /// [`Error::ConnectionTimeout`] or [`Error::ConnectionReadTimeout`]. The
 /// body's `content-length` is not checked here (the hosts of 0.2 and 0.3
 /// check the guest's).
@@ -44,11 +106,19 @@ pub async fn default_send_request(
     }
     let options = options.unwrap_or_default();
     let uri = request.uri().clone();
-    if uri.scheme() != Some(&http::uri::Scheme::HTTP) {
-        return Err(Error::HttpProtocolError);
-    }
-    let host = uri.host().ok_or(Error::HttpRequestUriInvalid)?.to_string();
-    let port = uri.port_u16().unwrap_or(80);
+    let https = match uri.scheme() {
+        Some(s) if *s == http::uri::Scheme::HTTP => false,
+        Some(s) if *s == http::uri::Scheme::HTTPS => true,
+        _ => return Err(Error::HttpProtocolError),
+    };
+    // An IPv6 address comes in brackets.
+    let host = uri.host().ok_or(Error::HttpRequestUriInvalid)?;
+    let host = host
+        .strip_prefix('[')
+        .and_then(|h| h.strip_suffix(']'))
+        .unwrap_or(host)
+        .to_string();
+    let port = uri.port_u16().unwrap_or(if https { 443 } else { 80 });
     let authority = uri.authority().ok_or(Error::HttpRequestUriInvalid)?.clone();
     // On a direct connection the request target is the origin form (the
     // path and query); the authority goes in the `host` header.
@@ -62,10 +132,9 @@ pub async fn default_send_request(
     let stream = with_timeout(
         options.connect_timeout,
         Error::ConnectionTimeout,
-        tokio::net::TcpStream::connect((host.as_str(), port)),
+        connect(&host, port, https),
     )
-    .await?
-    .map_err(Error::Connect)?;
+    .await??;
     let (mut sender, conn) = hyper::client::conn::http1::handshake(hyper_util::rt::TokioIo::new(stream)).await?;
     // The connection runs while the response is awaited; then the caller
     // drives it with the future returned.

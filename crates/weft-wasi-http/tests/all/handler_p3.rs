@@ -224,7 +224,6 @@ fn a_trapping_service_gets_a_fresh_instance_per_request() -> weft::Result<()> {
 /// instance serves them all.
 #[test]
 fn one_instance_serves_requests_at_once() -> weft::Result<()> {
-    use crate::common::ChannelBody;
     use std::time::Duration;
     const AT_ONCE: usize = 4;
     const ROUNDS: usize = 5;
@@ -276,4 +275,22 @@ fn one_instance_serves_requests_at_once() -> weft::Result<()> {
     result?;
     assert_eq!(instantiated.load(Ordering::SeqCst), 1);
     Ok(())
+}
+
+/// A request body whose data comes from a channel, ending when the sender
+/// is dropped.
+pub(crate) struct ChannelBody(pub tokio::sync::mpsc::Receiver<bytes::Bytes>);
+
+impl http_body::Body for ChannelBody {
+    type Data = bytes::Bytes;
+    type Error = weft_wasi_http::Error;
+
+    fn poll_frame(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Option<Result<http_body::Frame<bytes::Bytes>, Self::Error>>> {
+        self.0
+            .poll_recv(cx)
+            .map(|data| data.map(|d| Ok(http_body::Frame::data(d))))
+    }
 }

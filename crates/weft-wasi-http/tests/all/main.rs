@@ -4,6 +4,10 @@
 //! test file of its own; run one with `cargo test -p weft-wasi-http --test
 //! all MODULE::`.
 
+#[cfg_attr(
+    not(feature = "p3"),
+    allow(dead_code, reason = "the 0.3 tests use a part of the guests")
+)]
 mod common;
 #[cfg(feature = "p3")]
 mod p3_guest;
@@ -13,4 +17,6 @@ mod p2_async_io;
 mod p3;
 mod proxy;
 mod send;
+#[allow(dead_code, reason = "weft serve's tests use the CA too")]
+mod tls_server;
 mod wasmtime48_shape;

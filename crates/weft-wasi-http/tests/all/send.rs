@@ -1,7 +1,10 @@
 //! `default_send_request` against a small HTTP/1 server on loopback: the
 //! request arrives with its method, path, headers and body, and the
 //! response's status, headers and body come back; a refused connection is
-//! `Error::Connect` and an `https` URI is refused (no TLS).
+//! `Error::Connect`, another scheme than `http` and `https` is refused,
+//! and an `https` server whose certificate no root vouches for is
+//! `Error::Tls`. (`weft serve`'s tests send `https` requests to a server
+//! whose CA the client is told to trust.)
 
 use bytes::Bytes;
 use http_body_util::{BodyExt, Full};
@@ -66,10 +69,43 @@ fn a_request_goes_out_and_its_response_comes_back() {
         };
         assert!(matches!(err, Error::Connect(_)), "{err:?}");
 
-        let req = http::Request::get("https://localhost/").body(body(b"")).unwrap();
+        let req = http::Request::get("ftp://localhost/").body(body(b"")).unwrap();
         let Err(err) = default_send_request(req, None).await else {
-            panic!("an https request was sent without TLS")
+            panic!("an ftp request was sent")
         };
         assert!(matches!(err, Error::HttpProtocolError), "{err:?}");
+    });
+}
+
+/// An `https` request makes a TLS connection, and checks the server's
+/// certificate: the test CA is not among the roots this process trusts,
+/// so the handshake fails, with `Error::Tls`, and the server sees the
+/// client give up on it.
+#[test]
+fn an_https_server_is_checked_against_the_roots() {
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    rt.block_on(async {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        let server = tokio::spawn(async move {
+            let (s, _) = listener.accept().await.unwrap();
+            crate::tls_server::acceptor().accept(s).await.map(drop)
+        });
+        let req = http::Request::get(format!("https://localhost:{}/", addr.port()))
+            .body(body(b""))
+            .unwrap();
+        let Err(err) = default_send_request(req, None).await else {
+            panic!("a server with an unknown CA was trusted")
+        };
+        let Error::Tls(e) = &err else {
+            panic!("not a TLS error: {err:?}")
+        };
+        assert!(e.to_string().contains("UnknownIssuer"), "{e}");
+        let handshake = server.await.unwrap();
+        assert!(handshake.is_err(), "the server's handshake ended well");
     });
 }

@@ -453,7 +453,7 @@ fn a_p2_request_that_expires_while_the_guest_waits_fails_and_ends_the_worker() -
             .await
             .map_err(weft::Error::msg)?;
         let endless = http::Request::post("http://localhost/")
-            .body(common::ChannelBody(body_rx).boxed_unsync())
+            .body(crate::handler_p3::ChannelBody(body_rx).boxed_unsync())
             .unwrap();
         let err = match handler.handle(7, endless).await {
             Ok(response) => return Err(weft::Error::msg(format!("answered: {response:?}"))),
@@ -509,7 +509,7 @@ fn a_p2_worker_is_post_return_while_the_guest_writes_the_body() -> weft::Result<
             .send(Bytes::from_static(b"part"))
             .await
             .map_err(weft::Error::msg)?;
-        let body = common::ChannelBody(body_rx).boxed_unsync();
+        let body = crate::handler_p3::ChannelBody(body_rx).boxed_unsync();
         let request = http::Request::post("http://localhost/echo").body(body).unwrap();
         let response = handler.handle(7, request).await?;
         assert_eq!(response.status(), 200);

@@ -348,9 +348,17 @@ impl OutputStream for FileOutputStream {
 
 /// How a [`DirLister`] makes its items of the directory's entries (run
 /// in the listing's jobs, since looking at an entry may touch the disk).
+#[cfg_attr(
+    not(feature = "p3"),
+    allow(dead_code, reason = "WASI 0.3's read-directory lists with it")
+)]
 pub(crate) type MakeEntry<T> = fn(std::io::Result<cap_std::fs::DirEntry>) -> T;
 
 /// Where a [`DirLister`] is.
+#[cfg_attr(
+    not(feature = "p3"),
+    allow(dead_code, reason = "WASI 0.3's read-directory lists with it")
+)]
 enum ListState<T> {
     /// Not opened yet.
     Start(Arc<cap_std::fs::Dir>),
@@ -365,12 +373,20 @@ enum ListState<T> {
 /// Lists a directory a batch at a time, each batch a job (WASI 0.3's
 /// `read-directory`, whose stream the guest may read slowly or drop
 /// early): nothing is listed before it is asked for.
+#[cfg_attr(
+    not(feature = "p3"),
+    allow(dead_code, reason = "WASI 0.3's read-directory lists with it")
+)]
 pub(crate) struct DirLister<T> {
     allow_blocking_current_thread: bool,
     make: MakeEntry<T>,
     state: ListState<T>,
 }
 
+#[cfg_attr(
+    not(feature = "p3"),
+    allow(dead_code, reason = "WASI 0.3's read-directory lists with it")
+)]
 impl<T: Send + 'static> DirLister<T> {
     /// A lister of `dir`, whose items `make` makes.
     pub(crate) fn new(dir: Arc<cap_std::fs::Dir>, allow_blocking_current_thread: bool, make: MakeEntry<T>) -> Self {

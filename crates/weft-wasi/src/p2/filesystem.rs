@@ -399,6 +399,10 @@ impl WasiFilesystemCtxView<'_> {
     }
 
     /// A lister of the directory `d`, a batch of entries at a time.
+    #[cfg_attr(
+        not(feature = "p3"),
+        allow(dead_code, reason = "WASI 0.3's read-directory lists with it")
+    )]
     pub(crate) fn dir_lister(&self, d: &Resource<Descriptor>) -> FsResult<DirLister<FsResult<DirectoryEntry>>> {
         let dir = self.dir_read(d)?;
         Ok(DirLister::new(

@@ -363,21 +363,3 @@ pub fn proxy(version: &str, guest: &str) -> String {
 "#
     )
 }
-
-/// A request body whose data comes from a channel, ending when the sender
-/// is dropped.
-pub struct ChannelBody(pub tokio::sync::mpsc::Receiver<bytes::Bytes>);
-
-impl http_body::Body for ChannelBody {
-    type Data = bytes::Bytes;
-    type Error = weft_wasi_http::Error;
-
-    fn poll_frame(
-        mut self: std::pin::Pin<&mut Self>,
-        cx: &mut std::task::Context<'_>,
-    ) -> std::task::Poll<Option<Result<http_body::Frame<bytes::Bytes>, Self::Error>>> {
-        self.0
-            .poll_recv(cx)
-            .map(|data| data.map(|d| Ok(http_body::Frame::data(d))))
-    }
-}
