@@ -176,9 +176,9 @@ pub trait HandlerState: 'static + Sync + Send + Sized {
 }
 
 /// [`ProxyHandler::handle`]'s error when no instance could be made for
-/// the request: the request comes back with it. (Weft's handler gives
-/// `()` as `request_data`: the request's data need not be `'static`,
-/// which an error inside a `weft::Error` must be.)
+/// the request: the request and its data come back with it (downcast the
+/// `weft::Error` to `InstantiationError<RequestData>`, with the
+/// [`WorkerState::RequestData`] of the handler).
 pub struct InstantiationError<T> {
     /// The request's data.
     pub request_data: T,
@@ -377,11 +377,10 @@ async fn run_worker<S: HandlerState>(inner: Arc<Inner<S>>) {
             // The request this worker was started for gets the error.
             if let Some(job) = take_job(&inner) {
                 let error = InstantiationError {
-                    request_data: (),
+                    request_data: job.data,
                     request: Mutex::new(job.request),
                     error: Arc::new(error),
                 };
-                drop(job.data);
                 let _ = job.tx.send(Err(weft::Error::new(error)));
             }
             restart_if_needed(&inner);

@@ -416,18 +416,28 @@ fn a_failed_instantiation_is_each_requests_error() {
     let rt = runtime();
     rt.block_on(async {
         let requests: Vec<_> = (0..3)
-            .map(|_| {
+            .map(|i| {
                 let handler = handler.clone();
-                tokio::spawn(async move { handler.handle(7, request("/")).await })
+                tokio::spawn(async move { handler.handle(7 + i, request(&format!("/{i}"))).await })
             })
             .collect();
+        let mut back = Vec::new();
         for r in requests {
             let err = r.await.unwrap().expect_err("no instance");
+            // The request and its data come back with the error (as the
+            // worker state's `RequestData`, `u32` here).
             let err = err
-                .downcast_ref::<InstantiationError<()>>()
+                .downcast_ref::<InstantiationError<u32>>()
                 .expect("an instantiation error");
             assert!(format!("{err}").contains("no instance today"), "{err}");
+            let path = err.request.lock().unwrap().uri().path().to_string();
+            back.push((err.request_data, path));
         }
+        back.sort();
+        assert_eq!(
+            back,
+            [(7, "/0".to_string()), (8, "/1".to_string()), (9, "/2".to_string())]
+        );
     });
 }
 
