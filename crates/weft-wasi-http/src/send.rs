@@ -73,7 +73,10 @@ async fn with_timeout<T>(limit: Option<Duration>, err: Error, fut: impl Future<O
 }
 
 /// Sends `request` over a new HTTP/1 connection (`http`, or `https` over
-/// TLS: the roots it trusts are [`tls_config`]'s) and returns the
+/// TLS, trusting the Mozilla root certificates of `webpki-roots` and the
+/// PEM certificates of the file the environment variable `SSL_CERT_FILE`
+/// names, when set; a file that cannot be read fails `https` requests
+/// with [`Error::InternalError`]) and returns the
 /// response, whose body streams from the connection, and the future that
 /// drives the connection (Wasmtime 48's shape): poll it (spawn it) until
 /// it ends, or the request and the response body stall. Its error is the
