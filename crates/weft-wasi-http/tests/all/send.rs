@@ -19,13 +19,17 @@ fn body(data: &'static [u8]) -> HyperOutgoingBody {
         .boxed_unsync()
 }
 
-#[test]
-fn a_request_goes_out_and_its_response_comes_back() {
-    let rt = tokio::runtime::Builder::new_multi_thread()
+fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
         .build()
-        .unwrap();
+        .unwrap()
+}
+
+#[test]
+fn a_request_goes_out_and_its_response_comes_back() {
+    let rt = runtime();
     rt.block_on(async {
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let addr = listener.local_addr().unwrap();
@@ -83,11 +87,7 @@ fn a_request_goes_out_and_its_response_comes_back() {
 /// client give up on it.
 #[test]
 fn an_https_server_is_checked_against_the_roots() {
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .unwrap();
+    let rt = runtime();
     rt.block_on(async {
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let addr = listener.local_addr().unwrap();
