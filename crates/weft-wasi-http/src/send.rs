@@ -54,15 +54,23 @@ fn tls_config() -> Result<Arc<rustls::ClientConfig>, Error> {
 /// server's certificate checked against [`tls_config`]'s roots, for the
 /// name `host`).
 async fn connect(host: &str, port: u16, https: bool) -> Result<Box<dyn Io>, Error> {
+    // The server's name and the roots are known (or fail) before any
+    // connection is made.
+    let tls = if https {
+        Some((
+            rustls_pki_types::ServerName::try_from(host.to_string())?,
+            tokio_rustls::TlsConnector::from(tls_config()?),
+        ))
+    } else {
+        None
+    };
     let stream = tokio::net::TcpStream::connect((host, port))
         .await
         .map_err(Error::Connect)?;
-    if !https {
-        return Ok(Box::new(stream));
+    match tls {
+        Some((name, tls)) => Ok(Box::new(tls.connect(name, stream).await.map_err(Error::Tls)?)),
+        None => Ok(Box::new(stream)),
     }
-    let name = rustls_pki_types::ServerName::try_from(host.to_string())?;
-    let tls = tokio_rustls::TlsConnector::from(tls_config()?);
-    Ok(Box::new(tls.connect(name, stream).await.map_err(Error::Tls)?))
 }
 
 async fn with_timeout<T>(limit: Option<Duration>, err: Error, fut: impl Future<Output = T>) -> Result<T, Error> {
