@@ -22,17 +22,19 @@ use std::fmt;
 use std::future::Future;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::pin::Pin;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, Weak};
 use std::task::{Context, Poll};
 use wasmtime_fiber::{Fiber, FiberStack, Suspend};
 
 mod custom_stack;
 mod lent;
 mod store_fiber;
+mod worker;
 pub use custom_stack::{StackCreator, StackMemory};
 pub use lent::{is_store_lent, lend_store, with_lent_store};
 pub use store_fiber::{StoreFiber, SuspendError, Suspender};
+pub use worker::{FiberWorker, WorkerFuture};
 
 thread_local! {
     /// The fiber running innermost on this thread now (the address of its
@@ -59,12 +61,21 @@ fn is_innermost(id: *const ()) -> bool {
 /// for reuse like the pool's own (as Wasmtime reuses a store's last stack
 /// rather than asking its creator again for each call); they are dropped,
 /// given back to the creator's memory, with the pool.
+///
+/// A stack is out of the pool while a fiber runs on it, and for as long as
+/// a [`FiberWorker`] holds it (between its jobs too, as Wasmtime's stores
+/// hold their last stack); the limit counts every stack out of the pool.
 pub struct FiberPool {
     stack_size: usize,
     free: Mutex<Vec<FiberStack>>,
+    /// The stacks out of the pool.
     in_use: AtomicUsize,
+    /// The workers holding a stack, each by whether a job runs on it: an
+    /// idle worker's stack is not in use. A worker sets its flag without
+    /// taking any lock (see [`FiberPool::stacks_in_use`]).
+    workers: Mutex<Vec<Weak<AtomicBool>>>,
     creator: Option<Arc<dyn StackCreator>>,
-    /// The most stacks lent at once (the pooling allocator's
+    /// The most stacks out of the pool at once (the pooling allocator's
     /// `total_stacks`).
     max_in_use: usize,
 }
@@ -90,6 +101,7 @@ impl FiberPool {
             stack_size,
             free: Mutex::new(Vec::new()),
             in_use: AtomicUsize::new(0),
+            workers: Mutex::new(Vec::new()),
             creator: None,
             max_in_use: usize::MAX,
         }
@@ -119,9 +131,27 @@ impl FiberPool {
         self.stack_size
     }
 
-    /// The number of stacks lent to fibers now.
+    /// The number of stacks that fibers run on now: running or suspended,
+    /// but not the stacks of idle workers.
     pub fn stacks_in_use(&self) -> usize {
-        self.in_use.load(Ordering::SeqCst)
+        let out = self.in_use.load(Ordering::SeqCst);
+        let workers = self.workers.lock().unwrap_or_else(|e| e.into_inner());
+        let idle = workers
+            .iter()
+            .filter(|w| w.upgrade().is_some_and(|busy| !busy.load(Ordering::Acquire)))
+            .count();
+        out.saturating_sub(idle)
+    }
+
+    /// Counts `busy`, the flag of a worker that took a stack, among the
+    /// pool's workers until it is dropped.
+    fn register_worker(&self, busy: &Arc<AtomicBool>) {
+        let mut workers = self.workers.lock().unwrap_or_else(|e| e.into_inner());
+        if workers.len() == workers.capacity() {
+            // Forget dropped workers before the list grows.
+            workers.retain(|w| w.strong_count() > 0);
+        }
+        workers.push(Arc::downgrade(busy));
     }
 
     /// The number of idle stacks kept for reuse.
@@ -175,6 +205,8 @@ impl std::error::Error for Cancelled {}
 enum Resume {
     Poll,
     Cancel,
+    /// Ends an idle [`FiberWorker`]'s fiber.
+    Exit,
 }
 
 type FiberSuspend<R> = Suspend<Resume, (), Option<R>>;
@@ -195,6 +227,25 @@ struct Shared {
     poll_cx: Cell<*mut Context<'static>>,
     /// Set once the future was dropped.
     cancelled: Cell<bool>,
+    /// A [`FiberWorker`]'s next job, until its fiber takes it.
+    job: Cell<Option<worker::JobRef>>,
+    /// Where a [`FiberWorker`]'s job puts its outcome: a slot of the future
+    /// resuming it, during that resumption.
+    out: Cell<*mut ()>,
+}
+
+impl Shared {
+    /// The state of a fiber that has not started.
+    fn new() -> Shared {
+        Shared {
+            suspend: Cell::new(std::ptr::null_mut()),
+            suspend_fn: Cell::new(None),
+            poll_cx: Cell::new(std::ptr::null_mut()),
+            cancelled: Cell::new(false),
+            job: Cell::new(None),
+            out: Cell::new(std::ptr::null_mut()),
+        }
+    }
 }
 
 /// The handle through which code running on a fiber waits for futures.
@@ -322,7 +373,7 @@ impl<R> fmt::Debug for FiberFuture<'_, R> {
 unsafe fn suspend_erased<R>(ptr: *mut ()) -> bool {
     // SAFETY: guaranteed by the caller.
     let suspend = unsafe { &mut *ptr.cast::<FiberSuspend<R>>() };
-    matches!(suspend.suspend(()), Resume::Cancel)
+    !matches!(suspend.suspend(()), Resume::Poll)
 }
 
 /// Prepares `f` to run on a fiber from `pool`; it starts at the first poll of
@@ -335,16 +386,11 @@ pub fn on_fiber<'a, R: 'a>(
         clippy::arc_with_non_send_sync,
         reason = "shared by the future and its fiber, which never run at once (see the Send impls)"
     )]
-    let shared = Arc::new(Shared {
-        suspend: Cell::new(std::ptr::null_mut()),
-        suspend_fn: Cell::new(None),
-        poll_cx: Cell::new(std::ptr::null_mut()),
-        cancelled: Cell::new(false),
-    });
+    let shared = Arc::new(Shared::new());
     let cx = AsyncCx { shared: shared.clone() };
     let stack = pool.take()?;
     let body = move |first: Resume, suspend: &mut FiberSuspend<R>| -> Option<R> {
-        if let Resume::Cancel = first {
+        if !matches!(first, Resume::Poll) {
             return None;
         }
         cx.shared.suspend.set((suspend as *mut FiberSuspend<R>).cast());

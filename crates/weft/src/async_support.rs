@@ -128,26 +128,38 @@ impl<T: 'static> StoreInner<T> {
     }
 }
 
-/// Runs `f` with the store on a fiber of the engine's pool.
+/// Runs `f` with the store on a fiber of the engine's pool: the store's
+/// worker fiber, kept for its next async call (it goes, and its stack back
+/// to the pool, with the store, or when a call is cancelled).
 pub(crate) async fn on_fiber<T: Send + 'static, R: Send>(
     store: &mut StoreInner<T>,
     f: impl FnOnce(&mut StoreInner<T>) -> crate::Result<R> + Send,
 ) -> crate::Result<R> {
-    let engine = store.opaque.engine.clone();
-    let future = weft_fiber::on_fiber(&engine.inner.fiber_pool, move |cx| {
+    let (worker, cx) = match (store.opaque.fiber_worker.take(), store.opaque.fiber_cx.take()) {
+        (Some(worker), Some(cx)) if worker.owns(&cx) => (worker, cx),
+        _ => {
+            let worker = weft_fiber::FiberWorker::new(store.opaque.engine.inner.fiber_pool.clone());
+            let cx = worker.cx();
+            (worker, cx)
+        }
+    };
+    let on_store = &mut *store;
+    let future = worker.on_fiber(move |_| {
         let entry = weft_runtime::current_call_state();
-        let hook_depth = store.call_hook_depth();
-        let prev = store.opaque.async_state.replace(AsyncState {
-            cx: cx.clone(),
-            entry,
-            hook_depth,
-        });
+        let hook_depth = on_store.call_hook_depth();
+        let prev = on_store
+            .opaque
+            .async_state
+            .replace(AsyncState { cx, entry, hook_depth });
         // A host panic unwinds through here: put the store back first.
-        let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f(&mut *store)));
-        store.opaque.async_state = prev;
+        let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f(&mut *on_store)));
+        let ours = std::mem::replace(&mut on_store.opaque.async_state, prev);
+        on_store.opaque.fiber_cx = ours.map(|state| state.cx);
         result.unwrap_or_else(|panic| std::panic::resume_unwind(panic))
     })?;
-    future.await
+    let (result, worker) = future.await;
+    store.opaque.fiber_worker = Some(worker);
+    result
 }
 
 impl Func {

@@ -16,17 +16,19 @@
 //! `Linker::func_wrap_async`), fuel yields (`Store::fuel_async_yield_interval`)
 //! and epoch yields (`Store::epoch_deadline_async_yield_and_update`) suspend
 //! the call instead of blocking the thread. The futures are `Send` when the
-//! store's data is, and run under any executor.
+//! store's data is, and run under any executor. A store keeps the fiber of
+//! its last async call, idle, and runs its next one on it: a call makes no
+//! fiber and takes no stack; the stack goes back to the pool with the store.
 //!
 //! **Guarantee.** The future of an async call may be dropped at any point:
 //! before its first poll, after any number of polls, while an async host
 //! function is pending, or while wasm yields for fuel or an epoch. Dropping
 //! it resumes the fiber with a cancellation: every wait on it fails, the
 //! pending host function returns an error, the wasm frames unwind through the
-//! trap path and the fiber's stack returns to the engine's pool. Nothing
-//! panics, nothing leaks, and the store stays usable: the next call on it
-//! runs normally or returns a clean `Err`. A sync call that reaches an async
-//! host function, or a yield, fails with an `Err` as well.
+//! trap path, and the fiber ends and its stack returns to the engine's pool.
+//! Nothing panics, nothing leaks, and the store stays usable: the next call
+//! on it runs normally or returns a clean `Err`. A sync call that reaches an
+//! async host function, or a yield, fails with an `Err` as well.
 //!
 //! This crate contains no `unsafe` code, and no input or misuse of the API
 //! (values of another store, wrong types or argument counts) panics: such

@@ -138,6 +138,12 @@ pub struct StoreOpaque {
     pub(crate) pending_exception: Option<PendingException>,
     #[cfg(feature = "async")]
     pub(crate) async_state: Option<async_support::AsyncState>,
+    /// The fiber of the last async call, for the next one, and its handle
+    /// (in `async_state` while a call runs).
+    #[cfg(feature = "async")]
+    pub(crate) fiber_worker: Option<weft_fiber::FiberWorker>,
+    #[cfg(feature = "async")]
+    pub(crate) fiber_cx: Option<weft_fiber::AsyncCx>,
     /// Lifted functions and component instances.
     #[cfg(feature = "component-model")]
     pub(crate) components: component::store::ComponentStore,
@@ -408,6 +414,10 @@ impl<T: 'static> Store<T> {
                     pending_exception: None,
                     #[cfg(feature = "async")]
                     async_state: None,
+                    #[cfg(feature = "async")]
+                    fiber_worker: None,
+                    #[cfg(feature = "async")]
+                    fiber_cx: None,
                     #[cfg(feature = "component-model")]
                     components: Default::default(),
                 },

@@ -14,8 +14,8 @@
 //! Enforced: `total_core_instances`, `total_memories`, `total_tables`,
 //! `max_memories_per_module`, `max_tables_per_module`, `max_memory_size`
 //! (initial size and growth), `table_elements` (initial size and growth),
-//! `max_core_instance_size`, `total_stacks` (async stacks lent at once) and
-//! `total_component_instances`.
+//! `max_core_instance_size`, `total_stacks` (async stacks out of the pool at
+//! once) and `total_component_instances`.
 //! Accepted and kept, with no effect in Weft: the `*_keep_resident`,
 //! `decommit_batch_size` and `max_unused_warm_slots` tunings (a slot is
 //! always reset when it is given back), the per-component limits and
@@ -133,8 +133,10 @@ impl PoolingAllocationConfig {
         /// Tables live at once, of instances or made by the host (default
         /// 1000).
         total_tables: u32;
-        /// Async stacks lent at once (default 1000): an async call started
-        /// past it fails.
+        /// Async stacks out of the pool at once (default 1000): those of
+        /// running calls, and the one each store keeps, as in Wasmtime, for
+        /// its next async call from its first to its drop. An async call
+        /// that needs a stack past it fails.
         total_stacks: u32;
         /// Core instances live at once in all the engine's stores (default
         /// 1000).
@@ -206,8 +208,8 @@ impl Config {
         self
     }
 
-    /// The most async stacks lent at once: `total_stacks` with the pooling
-    /// strategy.
+    /// The most async stacks out of the pool at once: `total_stacks` with
+    /// the pooling strategy.
     #[cfg(feature = "async")]
     pub(crate) fn max_async_stacks(&self) -> usize {
         match &self.allocation_strategy {

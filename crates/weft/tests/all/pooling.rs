@@ -189,6 +189,16 @@ fn total_stacks_limits_async_calls() -> Result<()> {
     let inst = block_on(Instance::new_async(&mut store, &module, &[]))?;
     assert_eq!(engine.async_stacks_in_use(), 0);
     assert!(inst.get_memory(&mut store, "mem").is_some());
+    // As in Wasmtime, the store keeps its stack for its next async call:
+    // another store finds none left until the first is dropped.
+    let mut other = Store::new(&engine, ());
+    let Err(err) = block_on(Instance::new_async(&mut other, &module, &[])) else {
+        panic!("a second stack was lent past `total_stacks`")
+    };
+    assert!(format!("{err:#}").contains("total_stacks"), "{err:#}");
+    block_on(Instance::new_async(&mut store, &module, &[]))?;
+    drop(store);
+    block_on(Instance::new_async(&mut other, &module, &[]))?;
 
     let engine = self::engine(|p| {
         p.total_stacks(0);
