@@ -178,12 +178,6 @@ pub fn invoke<S: VMStore>(
         let (tramp, vmctx, code, vals) = *args;
         tramp(vmctx, vmctx, code, vals)
     });
-    // An exception no wasm handler caught makes the entry trampoline trap
-    // with `UncaughtException`: only then is the pending exception read.
-    let result = match result {
-        Ok(()) => Ok(()),
-        Err(reason) => uncaught_exception(ctx, reason),
-    };
     ctx.stack_limit.set(prev_limit);
     ctx.store_ptr.set(prev_store);
     if nested {
@@ -191,5 +185,13 @@ pub fn invoke<S: VMStore>(
     }
     ctx.last_wasm_exit_fp.set(prev_exit.0);
     ctx.last_wasm_exit_pc.set(prev_exit.1);
-    result
+    // Returned as made, in each arm: the common `Ok` is one byte written,
+    // not a copy of the whole result read back right after that byte.
+    match result {
+        Ok(()) => Ok(()),
+        // An exception no wasm handler caught makes the entry trampoline
+        // trap with `UncaughtException`: only then is the pending exception
+        // read.
+        Err(reason) => uncaught_exception(ctx, reason),
+    }
 }

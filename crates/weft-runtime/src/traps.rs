@@ -166,8 +166,17 @@ static INIT: Once = Once::new();
 static mut PREV_HANDLERS: [std::mem::MaybeUninit<libc::sigaction>; 4] = [std::mem::MaybeUninit::zeroed(); 4];
 const SIGNALS: [libc::c_int; 4] = [libc::SIGSEGV, libc::SIGBUS, libc::SIGILL, libc::SIGFPE];
 
-/// Installs the process-wide trap handlers (once).
+/// Installs the process-wide trap handlers (once): after the first call,
+/// one load and a branch, inlined into each entry to wasm.
+#[inline]
 pub fn init_signal_handlers() {
+    if !INIT.is_completed() {
+        install_signal_handlers();
+    }
+}
+
+#[cold]
+fn install_signal_handlers() {
     INIT.call_once(|| {
         for (i, &sig) in SIGNALS.iter().enumerate() {
             // SAFETY: `sigaction` with a zeroed, filled-in struct; the

@@ -33,6 +33,11 @@ pub(crate) type HostClosure<T> = weft_runtime::HostFunc<StoreInner<T>>;
 /// a buffer on the stack.
 const INLINE_VALUES: usize = 16;
 
+#[cold]
+fn func_not_found() -> crate::Error {
+    crate::format_err!("function not found in store")
+}
+
 impl Func {
     pub(crate) fn from_store_index(store: StoreId, index: u32) -> Func {
         Func { store, index }
@@ -71,12 +76,13 @@ impl Func {
         }
     }
 
+    #[inline]
     pub(crate) fn data<'a>(&self, store: &'a StoreOpaque) -> crate::Result<&'a FuncData> {
         store.check(self.store, "function")?;
-        store
-            .funcs
-            .get(self.index as usize)
-            .ok_or_else(|| crate::format_err!("function not found in store"))
+        match store.funcs.get(self.index as usize) {
+            Some(data) => Ok(data),
+            None => Err(func_not_found()),
+        }
     }
 
     /// Calls the function with `params`, writing its results to `results`.

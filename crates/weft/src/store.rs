@@ -149,15 +149,23 @@ pub struct StoreOpaque {
     pub(crate) components: component::store::ComponentStore,
 }
 
+/// The error of an object used with a store it does not belong to (out of
+/// line: every call checks, none should fail).
+#[cold]
+fn wrong_store(what: &str) -> crate::Error {
+    crate::format_err!("{what} belongs to a different store than the one it is used with")
+}
+
 impl StoreOpaque {
     pub(crate) fn id(&self) -> StoreId {
         self.id
     }
 
     /// Fails unless `id` is this store.
+    #[inline]
     pub(crate) fn check(&self, id: StoreId, what: &str) -> crate::Result<()> {
         if id != self.id {
-            crate::bail!("{what} belongs to a different store than the one it is used with");
+            return Err(wrong_store(what));
         }
         Ok(())
     }
