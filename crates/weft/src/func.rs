@@ -386,6 +386,12 @@ impl<Params: WasmParams, Results: WasmResults> TypedFunc<Params, Results> {
 
 /// A Rust type that is a wasm value type.
 pub trait WasmTy: Send + Sized + 'static {
+    /// Whether a value of the type may be a reference, which a host
+    /// function's call roots while it runs (`true` unless the type is a
+    /// number or a vector: a host function whose parameters are all
+    /// numbers does no rooting work at all).
+    const MAY_BE_REF: bool = true;
+
     /// The wasm type.
     fn valtype() -> ValType;
     /// Lowers the value for `store`.
@@ -397,6 +403,7 @@ pub trait WasmTy: Send + Sized + 'static {
 macro_rules! num_wasm_ty {
     ($($t:ty => $vt:ident, |$v:ident| $to:expr, |$r:ident| $from:expr;)*) => {$(
         impl WasmTy for $t {
+            const MAY_BE_REF: bool = false;
             fn valtype() -> ValType {
                 ValType::$vt
             }
@@ -424,6 +431,7 @@ num_wasm_ty! {
 }
 
 impl WasmTy for V128 {
+    const MAY_BE_REF: bool = false;
     fn valtype() -> ValType {
         ValType::V128
     }
@@ -594,8 +602,9 @@ macro_rules! into_func {
         {
             fn into_func(self, engine: &crate::Engine) -> (FuncType, HostClosure<T>) {
                 let ty = FuncType::new(engine, vec![$($t::valtype()),*], R::Ok::types());
-                let has_refs = ty.params().any(|p| matches!(p, ValType::Ref(_)));
                 let host = weft_runtime::HostFunc::new(move |store: &mut StoreInner<T>, _caller: HostCaller, values: &mut [ValRaw]| {
+                    // Known when the shim is compiled: numbers need no roots.
+                    let has_refs = false $(|| $t::MAY_BE_REF)*;
                     let depth = has_refs.then(|| store.opaque.objects.context().host_roots_depth());
                     load_args!(store, values; $($t),*);
                     let r = self($($t),*).into_result();
@@ -615,8 +624,9 @@ macro_rules! into_func {
         {
             fn into_func(self, engine: &crate::Engine) -> (FuncType, HostClosure<T>) {
                 let ty = FuncType::new(engine, vec![$($t::valtype()),*], R::Ok::types());
-                let has_refs = ty.params().any(|p| matches!(p, ValType::Ref(_)));
                 let host = weft_runtime::HostFunc::new(move |store: &mut StoreInner<T>, caller: HostCaller, values: &mut [ValRaw]| {
+                    // Known when the shim is compiled: numbers need no roots.
+                    let has_refs = false $(|| $t::MAY_BE_REF)*;
                     let depth = has_refs.then(|| store.opaque.objects.context().host_roots_depth());
                     load_args!(store, values; $($t),*);
                     let caller_instance = store.opaque.instance_by_runtime_index(caller.instance);
