@@ -86,6 +86,12 @@ unsafe fn suspend_worker(ptr: *mut ()) -> bool {
 /// is idle: [`FiberPool::stacks_in_use`] counts it only while a job runs.
 /// Starting and ending a job takes no lock and no atomic read-modify-write.
 pub struct FiberWorker {
+    /// Boxed, so that the futures that carry the worker stay small.
+    inner: Box<Worker>,
+}
+
+/// A [`FiberWorker`]'s state.
+struct Worker {
     pool: Arc<FiberPool>,
     shared: Arc<Shared>,
     /// The fiber, from the first job on.
@@ -101,16 +107,16 @@ pub struct FiberWorker {
 // its stack but its `AsyncCx`, and a job's closure and result are `Send`.
 // The shared cells are only touched by that thread and the fiber it runs,
 // never at once.
-unsafe impl Send for FiberWorker {}
+unsafe impl Send for Worker {}
 // SAFETY: through `&FiberWorker` one can only clone or compare the handle
 // of the shared state (its cells are not touched) and read the busy flag.
-unsafe impl Sync for FiberWorker {}
+unsafe impl Sync for Worker {}
 
 impl fmt::Debug for FiberWorker {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("FiberWorker")
-            .field("started", &self.fiber.is_some())
-            .field("busy", &self.busy.load(Ordering::Relaxed))
+            .field("started", &self.inner.fiber.is_some())
+            .field("busy", &self.inner.busy.load(Ordering::Relaxed))
             .finish()
     }
 }
@@ -124,10 +130,12 @@ impl FiberWorker {
         )]
         let shared = Arc::new(Shared::new());
         FiberWorker {
-            pool,
-            shared,
-            fiber: None,
-            busy: Arc::new(AtomicBool::new(false)),
+            inner: Box::new(Worker {
+                pool,
+                shared,
+                fiber: None,
+                busy: Arc::new(AtomicBool::new(false)),
+            }),
         }
     }
 
@@ -136,13 +144,13 @@ impl FiberWorker {
     /// cancelled while a job's future is being dropped.
     pub fn cx(&self) -> AsyncCx {
         AsyncCx {
-            shared: self.shared.clone(),
+            shared: self.inner.shared.clone(),
         }
     }
 
     /// Whether `cx` is this worker's handle ([`FiberWorker::cx`]).
     pub fn owns(&self, cx: &AsyncCx) -> bool {
-        Arc::ptr_eq(&self.shared, &cx.shared)
+        Arc::ptr_eq(&self.inner.shared, &cx.shared)
     }
 
     /// Prepares `f` to run on the worker's fiber; it starts at the first
@@ -154,38 +162,8 @@ impl FiberWorker {
     /// Fails when the worker has no stack yet and the pool's limit on
     /// stacks in use is reached, or a stack cannot be made.
     pub fn on_fiber<R, F: FnOnce(&AsyncCx) -> R + Send>(mut self, f: F) -> anyhow::Result<WorkerFuture<F, R>> {
-        if self.fiber.is_none() {
-            let stack = self.pool.take()?;
-            let cx = self.cx();
-            let body = move |first: Resume, suspend: &mut WorkerSuspend| {
-                let mut how = first;
-                loop {
-                    if let Resume::Exit = how {
-                        return;
-                    }
-                    if let Some(job) = cx.shared.job.take() {
-                        cx.shared.suspend.set((suspend as *mut WorkerSuspend).cast());
-                        cx.shared.suspend_fn.set(Some(suspend_worker));
-                        // SAFETY: the future that set `job` resumed this
-                        // fiber, with `job` and `out` pointing into itself
-                        // (`WorkerFuture::poll`), and resumes it, naming its
-                        // `out` again each time, until the job returns.
-                        unsafe { (job.run)(job.job, &cx) };
-                        cx.shared.suspend.set(std::ptr::null_mut());
-                    }
-                    how = suspend.suspend(Yielded::Idle);
-                }
-            };
-            match Fiber::new(stack, body) {
-                Ok(fiber) => {
-                    self.fiber = Some(fiber);
-                    self.pool.register_worker(&self.busy);
-                }
-                Err(e) => {
-                    self.pool.in_use.fetch_sub(1, Ordering::SeqCst);
-                    return Err(anyhow::anyhow!("failed to create a fiber: {e}"));
-                }
-            }
+        if self.inner.fiber.is_none() {
+            self.inner.start()?;
         }
         Ok(WorkerFuture {
             worker: Some(self),
@@ -193,6 +171,46 @@ impl FiberWorker {
             state: JobState::Ready,
             out: None,
         })
+    }
+}
+
+impl Worker {
+    /// Makes the worker's fiber, on a stack of its pool.
+    fn start(&mut self) -> anyhow::Result<()> {
+        let stack = self.pool.take()?;
+        let cx = AsyncCx {
+            shared: self.shared.clone(),
+        };
+        let body = move |first: Resume, suspend: &mut WorkerSuspend| {
+            let mut how = first;
+            loop {
+                if let Resume::Exit = how {
+                    return;
+                }
+                if let Some(job) = cx.shared.job.take() {
+                    cx.shared.suspend.set((suspend as *mut WorkerSuspend).cast());
+                    cx.shared.suspend_fn.set(Some(suspend_worker));
+                    // SAFETY: the future that set `job` resumed this fiber,
+                    // with `job` and `out` pointing into itself
+                    // (`WorkerFuture::step`), and resumes it, naming its
+                    // `out` again each time, until the job returns.
+                    unsafe { (job.run)(job.job, &cx) };
+                    cx.shared.suspend.set(std::ptr::null_mut());
+                }
+                how = suspend.suspend(Yielded::Idle);
+            }
+        };
+        match Fiber::new(stack, body) {
+            Ok(fiber) => {
+                self.fiber = Some(fiber);
+                self.pool.register_worker(&self.busy);
+                Ok(())
+            }
+            Err(e) => {
+                self.pool.in_use.fetch_sub(1, Ordering::SeqCst);
+                Err(anyhow::anyhow!("failed to create a fiber: {e}"))
+            }
+        }
     }
 
     /// Resumes the fiber with `how`, as the innermost fiber of this thread.
@@ -205,7 +223,7 @@ impl FiberWorker {
     }
 }
 
-impl Drop for FiberWorker {
+impl Drop for Worker {
     fn drop(&mut self) {
         if self.busy.load(Ordering::Relaxed) {
             // A job that kept suspending after it was cancelled: its frames
@@ -312,10 +330,10 @@ impl<F, R> WorkerFuture<F, R> {
         run: unsafe fn(*mut (), &AsyncCx),
     ) -> Option<std::thread::Result<Result<(), Yielded>>> {
         let worker = self.worker.as_mut()?;
-        let shared = &worker.shared;
+        let shared = &worker.inner.shared;
         if self.state == JobState::Ready {
             self.state = JobState::Running;
-            worker.busy.store(true, Ordering::Relaxed);
+            worker.inner.busy.store(true, Ordering::Relaxed);
             shared.cancelled.set(false);
             let job = (&mut self.job as *mut Option<F>).cast();
             shared.job.set(Some(JobRef { job, run }));
@@ -324,7 +342,7 @@ impl<F, R> WorkerFuture<F, R> {
         if let Some(cx) = cx {
             shared.poll_cx.set((cx as *mut Context<'_>).cast());
         }
-        let result = worker.resume(how);
+        let result = worker.inner.resume(how);
         shared.poll_cx.set(std::ptr::null_mut());
         shared.out.set(std::ptr::null_mut());
         shared.job.set(None);
@@ -339,7 +357,7 @@ impl<F, R> WorkerFuture<F, R> {
     fn finish_job(&mut self) {
         self.state = JobState::Done;
         if let Some(worker) = self.worker.as_mut() {
-            worker.busy.store(false, Ordering::Release);
+            worker.inner.busy.store(false, Ordering::Release);
         }
     }
 
@@ -347,9 +365,9 @@ impl<F, R> WorkerFuture<F, R> {
     /// out of the pool unless the fiber is done.
     fn lose_worker(&mut self) {
         if let Some(mut worker) = self.worker.take() {
-            if let Some(fiber) = worker.fiber.take() {
+            if let Some(fiber) = worker.inner.fiber.take() {
                 if fiber.done() {
-                    worker.pool.give_back(fiber.into_stack());
+                    worker.inner.pool.give_back(fiber.into_stack());
                 } else {
                     std::mem::forget(fiber);
                 }
@@ -369,7 +387,7 @@ impl<F, R> Drop for WorkerFuture<F, R> {
         // Cancel the suspended job: every wait on the fiber fails with
         // `Cancelled` until the job returns; its outcome is dropped with
         // this future.
-        worker.shared.cancelled.set(true);
+        worker.inner.shared.cancelled.set(true);
         for _ in 0..MAX_CANCEL_RESUMES {
             match self.step(Resume::Cancel, None, no_job) {
                 Some(Ok(Err(Yielded::Suspended))) => continue,
