@@ -228,10 +228,21 @@ struct Shared {
     /// Set once the future was dropped.
     cancelled: Cell<bool>,
     /// A [`FiberWorker`]'s next job, until its fiber takes it.
-    job: Cell<Option<worker::JobRef>>,
+    job: Cell<Option<JobRef>>,
     /// Where a [`FiberWorker`]'s job puts its outcome: a slot of the future
     /// resuming it, during that resumption.
     out: Cell<*mut ()>,
+}
+
+/// A job for a [`FiberWorker`]'s fiber: where its closure is, and the
+/// function that runs a closure of its type (`worker::run_job`).
+#[derive(Clone, Copy)]
+struct JobRef {
+    /// The future's `Option<F>`.
+    job: *mut (),
+    /// Takes the closure out of `job`, runs it, and writes its outcome to
+    /// the slot the shared state names.
+    run: unsafe fn(*mut (), &AsyncCx),
 }
 
 impl Shared {

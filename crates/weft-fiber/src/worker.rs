@@ -7,7 +7,7 @@
 //! the current resumption, and wait, idle, for the next job (or for the
 //! order to exit, when the worker is dropped).
 
-use crate::{as_innermost, AsyncCx, FiberPool, Resume, Shared, MAX_CANCEL_RESUMES};
+use crate::{as_innermost, AsyncCx, FiberPool, JobRef, Resume, Shared, MAX_CANCEL_RESUMES};
 use std::fmt;
 use std::future::Future;
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -26,17 +26,6 @@ enum Yielded {
 }
 
 type WorkerSuspend = Suspend<Resume, Yielded, ()>;
-
-/// A job for the worker's fiber: where its closure is, and the function
-/// that runs a closure of its type.
-#[derive(Clone, Copy)]
-pub(crate) struct JobRef {
-    /// The future's `Option<F>`.
-    job: *mut (),
-    /// Takes the closure out of `job`, runs it, and writes its outcome to
-    /// the slot the shared state names (see [`run_job`]).
-    run: unsafe fn(*mut (), &AsyncCx),
-}
 
 /// The outcome of a job: its result, or the panic it ended with.
 type Outcome<R> = Option<std::thread::Result<R>>;
