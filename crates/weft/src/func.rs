@@ -356,10 +356,24 @@ impl<Params: WasmParams, Results: WasmResults> TypedFunc<Params, Results> {
     pub fn call(&self, mut store: impl AsContextMut, params: Params) -> crate::Result<Results> {
         let store = store.as_context_mut().0;
         // Typed lists have at most 16 values (`WasmParams` is implemented for
-        // tuples of up to 16), so the values always fit on the stack.
+        // tuples of up to 16), so the values always fit on the stack. `n` is
+        // a constant of the types: one branch is left, which clears no more
+        // slots than a short list needs.
         let n = Params::COUNT.max(Results::COUNT).max(1);
-        let mut values = [ValRaw::default(); INLINE_VALUES];
-        let values = &mut values[..n];
+        if n <= 2 {
+            self.call_in(store, params, &mut [ValRaw::default(); 2][..n])
+        } else {
+            self.call_in(store, params, &mut [ValRaw::default(); INLINE_VALUES][..n])
+        }
+    }
+
+    #[inline]
+    fn call_in<T: 'static>(
+        &self,
+        store: &mut StoreInner<T>,
+        params: Params,
+        values: &mut [ValRaw],
+    ) -> crate::Result<Results> {
         params.store(&store.opaque, values)?;
         if self.check_gc_params {
             self.check_gc_params(&store.opaque, values)?;

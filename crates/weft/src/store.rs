@@ -116,6 +116,8 @@ pub(crate) struct InstanceData {
 pub struct StoreOpaque {
     id: StoreId,
     pub(crate) engine: Engine,
+    /// The engine's `Config::max_wasm_stack`, at hand for every call.
+    pub(crate) max_wasm_stack: usize,
     pub(crate) objects: StoreObjects,
     pub(crate) funcs: Vec<FuncData>,
     pub(crate) instances: Vec<InstanceData>,
@@ -376,7 +378,7 @@ impl<T: 'static> StoreInner<T> {
         trampoline: weft_runtime::CodePtr,
         values: &mut [ValRaw],
     ) -> crate::Result<()> {
-        let max = self.opaque.engine.inner.config.max_wasm_stack;
+        let max = self.opaque.max_wasm_stack;
         self.call_hook(CallHook::CallingWasm)?;
         let r = match weft_runtime::invoke(self, callee, trampoline, values, max) {
             Ok(()) => Ok(()),
@@ -409,6 +411,7 @@ impl<T: 'static> Store<T> {
                 opaque: StoreOpaque {
                     id: StoreId::new(),
                     engine: engine.clone(),
+                    max_wasm_stack: engine.inner.config.max_wasm_stack,
                     objects,
                     funcs: Vec::new(),
                     instances: Vec::new(),
