@@ -181,6 +181,19 @@ impl FiberPool {
         stack
     }
 
+    /// A fiber running `body` on a stack of the pool (counted in use); the
+    /// count is given back when the fiber cannot be made.
+    fn new_fiber<'a, A, B, C>(
+        &self,
+        body: impl FnOnce(A, &mut Suspend<A, B, C>) -> C + 'a,
+    ) -> anyhow::Result<Fiber<'a, A, B, C>> {
+        let stack = self.take()?;
+        Fiber::new(stack, body).map_err(|e| {
+            self.in_use.fetch_sub(1, Ordering::SeqCst);
+            anyhow::anyhow!("failed to create a fiber: {e}")
+        })
+    }
+
     fn give_back(&self, stack: FiberStack) {
         self.in_use.fetch_sub(1, Ordering::SeqCst);
         let mut free = self.free.lock().unwrap_or_else(|e| e.into_inner());
@@ -399,7 +412,6 @@ pub fn on_fiber<'a, R: 'a>(
     )]
     let shared = Arc::new(Shared::new());
     let cx = AsyncCx { shared: shared.clone() };
-    let stack = pool.take()?;
     let body = move |first: Resume, suspend: &mut FiberSuspend<R>| -> Option<R> {
         if !matches!(first, Resume::Poll) {
             return None;
@@ -410,17 +422,11 @@ pub fn on_fiber<'a, R: 'a>(
         cx.shared.suspend.set(std::ptr::null_mut());
         Some(result)
     };
-    match Fiber::new(stack, body) {
-        Ok(fiber) => Ok(FiberFuture {
-            fiber: Some(fiber),
-            shared,
-            pool,
-        }),
-        Err(e) => {
-            pool.in_use.fetch_sub(1, Ordering::SeqCst);
-            Err(anyhow::anyhow!("failed to create a fiber: {e}"))
-        }
-    }
+    Ok(FiberFuture {
+        fiber: Some(pool.new_fiber(body)?),
+        shared,
+        pool,
+    })
 }
 
 impl<R> FiberFuture<'_, R> {

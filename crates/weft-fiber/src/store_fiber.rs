@@ -6,7 +6,6 @@ use crate::{Cancelled, FiberPool};
 use std::cell::Cell;
 use std::fmt;
 use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
-use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use wasmtime_fiber::{Fiber, Suspend};
 
@@ -199,7 +198,6 @@ impl<S: 'static> StoreFiber<S> {
         let job: Arc<JobSlot<S>> = Arc::new(JobSlot(Cell::new(Some(Box::new(body)))));
         let suspender = Suspender { shared: shared.clone() };
         let slot = job.clone();
-        let stack = pool.take()?;
         // The fiber runs one job after another: when a job returns it waits,
         // idle, until it is given the next one or dropped.
         let fiber_body = move |first: Resume, suspend: &mut StoreSuspend| {
@@ -224,19 +222,13 @@ impl<S: 'static> StoreFiber<S> {
                 how = suspend.suspend(Yielded::Idle);
             }
         };
-        match Fiber::new(stack, fiber_body) {
-            Ok(fiber) => Ok(StoreFiber {
-                fiber: Some(fiber),
-                shared,
-                job,
-                pool: pool.clone(),
-                _store: std::marker::PhantomData,
-            }),
-            Err(e) => {
-                pool.in_use.fetch_sub(1, Ordering::SeqCst);
-                Err(anyhow::anyhow!("failed to create a fiber: {e}"))
-            }
-        }
+        Ok(StoreFiber {
+            fiber: Some(pool.new_fiber(fiber_body)?),
+            shared,
+            job,
+            pool: pool.clone(),
+            _store: std::marker::PhantomData,
+        })
     }
 
     /// Gives a fiber whose body returned a new `body` to run, on the same

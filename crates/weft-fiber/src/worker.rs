@@ -166,7 +166,6 @@ impl FiberWorker {
 impl Worker {
     /// Makes the worker's fiber, on a stack of its pool.
     fn start(&mut self) -> anyhow::Result<()> {
-        let stack = self.pool.take()?;
         let cx = AsyncCx {
             shared: self.shared.clone(),
         };
@@ -189,17 +188,9 @@ impl Worker {
                 how = suspend.suspend(Yielded::Idle);
             }
         };
-        match Fiber::new(stack, body) {
-            Ok(fiber) => {
-                self.fiber = Some(fiber);
-                self.pool.register_worker(&self.busy);
-                Ok(())
-            }
-            Err(e) => {
-                self.pool.in_use.fetch_sub(1, Ordering::SeqCst);
-                Err(anyhow::anyhow!("failed to create a fiber: {e}"))
-            }
-        }
+        self.fiber = Some(self.pool.new_fiber(body)?);
+        self.pool.register_worker(&self.busy);
+        Ok(())
     }
 
     /// Resumes the fiber with `how`, as the innermost fiber of this thread.
