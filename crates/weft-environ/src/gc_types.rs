@@ -13,6 +13,7 @@ use std::fmt;
 /// The type of a field or array element: a value type, or a packed integer
 /// that is stored in fewer bits and read with `_s`/`_u` extension.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum WasmStorageType {
     /// A packed 8-bit integer (`i8`), read as an `i32`.
     I8,
@@ -75,6 +76,7 @@ impl fmt::Display for WasmStorageType {
 /// A field of a struct, or the element of an array: its storage type and
 /// whether it may be set.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct WasmFieldType {
     /// What the field holds.
     pub element_type: WasmStorageType,
@@ -128,6 +130,7 @@ impl fmt::Display for WasmFieldType {
 /// A struct type: its fields in order, and its `descriptor`/`describes`
 /// clauses (the custom descriptors proposal).
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct WasmStructType {
     /// The fields, in declaration order.
     pub fields: Box<[WasmFieldType]>,
@@ -150,10 +153,12 @@ pub struct WasmStructType {
 
 /// An array type: the type of its elements.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct WasmArrayType(pub WasmFieldType);
 
 /// What a type index names: a function, struct or array type.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum WasmCompositeType {
     /// A function type.
     Func(WasmFuncType),
@@ -165,6 +170,7 @@ pub enum WasmCompositeType {
 
 /// The kind of a composite type, without its contents.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum CompositeKind {
     /// A function type.
     Func,
@@ -238,6 +244,7 @@ impl fmt::Display for WasmCompositeType {
 /// type, whether it is `final` (may have no subtypes), and its declared
 /// supertype, if any.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct WasmSubType {
     /// Whether no type may declare this one as its supertype.
     pub is_final: bool,

@@ -2,11 +2,11 @@
 
 use crate::gc_types::*;
 use crate::types::*;
-use std::collections::HashMap;
+use std::collections::BTreeMap;
 
 /// An index into one of a module's index spaces.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-#[cfg_attr(feature = "component-model", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum EntityIndex {
     /// A function index (imports first).
     Function(u32),
@@ -22,6 +22,7 @@ pub enum EntityIndex {
 
 /// The type of something imported or exported.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum EntityType {
     /// A function of the given module type index.
     Function(u32),
@@ -38,6 +39,7 @@ pub enum EntityType {
 
 /// One import of a module.
 #[derive(Debug, Clone)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Import {
     /// The module name of the import.
     pub module: String,
@@ -49,6 +51,7 @@ pub struct Import {
 
 /// One export of a module.
 #[derive(Debug, Clone)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Export {
     /// The export's name.
     pub name: String,
@@ -58,6 +61,7 @@ pub struct Export {
 
 /// One instruction of a constant expression.
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum ConstOp {
     /// `i32.const`.
     I32Const(i32),
@@ -112,6 +116,7 @@ pub enum ConstOp {
 
 /// A constant expression, evaluated at instantiation.
 #[derive(Debug, Clone, PartialEq, Default)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct ConstExpr {
     /// The instructions, in order, without the final `end`.
     pub ops: Vec<ConstOp>,
@@ -119,6 +124,7 @@ pub struct ConstExpr {
 
 /// Where a data segment goes.
 #[derive(Debug, Clone)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum DataKind {
     /// Copied into a memory at instantiation.
     Active {
@@ -133,15 +139,18 @@ pub enum DataKind {
 
 /// A data segment: its bytes, and where an active one is copied.
 #[derive(Debug, Clone)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct DataSegment {
     /// Active or passive.
     pub kind: DataKind,
     /// The bytes.
+    #[cfg_attr(feature = "serde", serde(with = "byte_string"))]
     pub data: Box<[u8]>,
 }
 
 /// Where an element segment goes.
 #[derive(Debug, Clone)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum ElemKind {
     /// Copied into a table at instantiation.
     Active {
@@ -158,6 +167,7 @@ pub enum ElemKind {
 
 /// The items of an element segment.
 #[derive(Debug, Clone)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum ElemItems {
     /// Function indices.
     Functions(Vec<u32>),
@@ -182,6 +192,7 @@ impl ElemItems {
 
 /// An element segment.
 #[derive(Debug, Clone)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct ElemSegment {
     /// Active, passive or declared.
     pub kind: ElemKind,
@@ -194,6 +205,7 @@ pub struct ElemSegment {
 /// A translated module: all declarations, with function bodies kept apart
 /// in [`crate::ModuleTranslation`].
 #[derive(Debug, Clone, Default)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Module {
     /// The module's name from the name section.
     pub name: Option<String>,
@@ -252,7 +264,7 @@ pub struct Module {
     /// The start function.
     pub start: Option<u32>,
     /// Function names from the name section.
-    pub func_names: HashMap<u32, String>,
+    pub func_names: BTreeMap<u32, String>,
     /// Per defined function: whether an exception may escape it (it
     /// throws, calls an import or calls indirectly, or calls a defined
     /// function that may throw). Calls to the others need no exception
@@ -359,5 +371,42 @@ impl Module {
     /// The export called `name`.
     pub fn export(&self, name: &str) -> Option<EntityIndex> {
         self.exports.iter().find(|e| e.name == name).map(|e| e.index)
+    }
+}
+
+/// Writes bytes as one byte string rather than a sequence of bytes (serde's
+/// default for a slice), so that formats such as `postcard` read them back
+/// with one copy instead of a call per byte.
+#[cfg(feature = "serde")]
+mod byte_string {
+    use serde::de::{Deserializer, SeqAccess, Visitor};
+    use serde::Serializer;
+
+    pub(super) fn serialize<S: Serializer>(bytes: &[u8], s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_bytes(bytes)
+    }
+
+    pub(super) fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Box<[u8]>, D::Error> {
+        struct Bytes;
+        impl<'de> Visitor<'de> for Bytes {
+            type Value = Box<[u8]>;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a byte string")
+            }
+            fn visit_bytes<E>(self, v: &[u8]) -> Result<Box<[u8]>, E> {
+                Ok(v.into())
+            }
+            fn visit_byte_buf<E>(self, v: Vec<u8>) -> Result<Box<[u8]>, E> {
+                Ok(v.into_boxed_slice())
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Box<[u8]>, A::Error> {
+                let mut out = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(1 << 16));
+                while let Some(b) = seq.next_element()? {
+                    out.push(b);
+                }
+                Ok(out.into_boxed_slice())
+            }
+        }
+        d.deserialize_bytes(Bytes)
     }
 }

@@ -17,6 +17,17 @@ pub struct ModuleTranslation<'a> {
     pub function_bodies: Vec<FunctionBody<'a>>,
 }
 
+impl ModuleTranslation<'_> {
+    /// The offset in the binary of each defined function's body, in order
+    /// (what backtraces count a function's wasm offsets from).
+    pub fn func_starts(&self) -> Vec<u32> {
+        self.function_bodies
+            .iter()
+            .map(|b| u32::try_from(b.range().start).unwrap_or(u32::MAX))
+            .collect()
+    }
+}
+
 fn unsupported(message: impl Into<String>, offset: u64) -> TranslateError {
     TranslateError {
         message: message.into(),

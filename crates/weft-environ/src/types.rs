@@ -10,7 +10,7 @@ use std::fmt;
 /// public API and the runtime compare across modules only hold `Engine` ids,
 /// so that two structurally equal types of different modules are equal.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-#[cfg_attr(feature = "component-model", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum EngineOrModuleTypeIndex {
     /// An index into the module's types.
     Module(u32),
@@ -27,7 +27,7 @@ pub enum EngineOrModuleTypeIndex {
 
 /// The heap type of a reference.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-#[cfg_attr(feature = "component-model", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum WasmHeapType {
     /// Any function: `func`.
     Func,
@@ -183,7 +183,7 @@ impl fmt::Display for WasmHeapType {
 
 /// A reference type: a heap type and whether `null` is a value of it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-#[cfg_attr(feature = "component-model", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct WasmRefType {
     /// Whether the reference may be null.
     pub nullable: bool,
@@ -272,7 +272,7 @@ impl fmt::Display for WasmRefType {
 
 /// A WebAssembly value type.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-#[cfg_attr(feature = "component-model", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum WasmValType {
     /// 32-bit integer.
     I32,
@@ -336,7 +336,7 @@ impl fmt::Display for WasmValType {
 
 /// A function type: parameters and results.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
-#[cfg_attr(feature = "component-model", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct WasmFuncType {
     /// Parameter types, in order.
     pub params: Box<[WasmValType]>,
@@ -388,7 +388,7 @@ impl fmt::Display for WasmFuncType {
 
 /// A table declaration.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-#[cfg_attr(feature = "component-model", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Table {
     /// The type of the elements.
     pub element: WasmRefType,
@@ -402,7 +402,7 @@ pub struct Table {
 
 /// A linear memory declaration.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-#[cfg_attr(feature = "component-model", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Memory {
     /// Initial size in pages.
     pub minimum: u64,
@@ -432,7 +432,7 @@ pub const WASM_PAGE_SIZE_LOG2: u8 = 16;
 
 /// A global declaration.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-#[cfg_attr(feature = "component-model", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Global {
     /// The type of the value.
     pub ty: WasmValType,

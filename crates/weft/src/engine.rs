@@ -119,7 +119,12 @@ impl Engine {
         let bytes = &wat::parse_bytes(bytes)?[..];
         let translation = weft_environ::translate_module(bytes, self.inner.config.features)?;
         let compiled = self.compile_module(&translation)?;
-        Ok(crate::serialize::write(&self.inner.config, bytes, &compiled))
+        crate::serialize::write(
+            &self.inner.config,
+            &translation.module,
+            &translation.func_starts(),
+            &compiled,
+        )
     }
 
     /// Compiles every function of `translation`, and the host trampolines

@@ -43,8 +43,6 @@ pub(crate) struct ModuleInner {
     /// Copy-on-write images of the defined memories' initial contents, made
     /// with the module (see `weft_runtime::MemoryImage`).
     pub(crate) memory_images: OnceLock<Vec<Option<MemoryImage>>>,
-    /// The module's binary, for `Module::serialize`.
-    pub(crate) binary: Box<[u8]>,
     /// The function type of each module type, made once with the module and
     /// shared by the functions of every instance.
     pub(crate) func_types: OnceLock<Vec<Arc<FuncType>>>,
@@ -102,7 +100,7 @@ impl Module {
     /// Compiles a module from its binary format.
     pub fn from_binary(engine: &Engine, binary: &[u8]) -> crate::Result<Module> {
         let translation = weft_environ::translate_module(binary, engine.inner.config.features)?;
-        Module::compile_translation(engine, translation, binary)
+        Module::compile_translation(engine, translation)
     }
 
     /// Checks that `binary` is a valid module for this engine without
@@ -137,18 +135,14 @@ impl Module {
             address_map: inner.address_map.clone(),
             stack_maps: inner.code.stack_maps().to_vec(),
         };
-        Ok(crate::serialize::write(
-            &inner.engine.inner.config,
-            &inner.binary,
-            &compiled,
-        ))
+        crate::serialize::write(&inner.engine.inner.config, &inner.env, &inner.func_starts, &compiled)
     }
 
     /// A module from the bytes of [`Module::serialize`] or
     /// [`Engine::precompile_module`], without compiling: the code is mapped
-    /// as it was written (the module's binary is parsed and its sections
-    /// validated again; the function bodies were validated when the module
-    /// was compiled). Fails with a clear error when the bytes were made by
+    /// as it was written, and the module's declarations are read as they
+    /// were translated when it was compiled (nothing is parsed or validated
+    /// again). Fails with a clear error when the bytes were made by
     /// another Weft version, for another CPU, with a WebAssembly feature
     /// `engine` does not enable, or with another code-changing
     /// configuration (fuel, epochs, ...). As in Wasmtime, code compiled with
@@ -168,9 +162,8 @@ impl Module {
         reason = "Module::deserialize is unsafe, as in Wasmtime: it trusts the bytes to be Weft's output"
     )]
     pub unsafe fn deserialize(engine: &Engine, bytes: impl AsRef<[u8]>) -> crate::Result<Module> {
-        let (wasm, features, compiled) = crate::serialize::read(&engine.inner.config, bytes.as_ref())?;
-        let translation = weft_environ::translate_module_trusting_bodies(wasm, features)?;
-        Module::from_compiled(engine, translation, wasm, compiled)
+        let read = crate::serialize::read(&engine.inner.config, bytes.as_ref())?;
+        Module::from_compiled(engine, read.env, read.func_starts, read.compiled)
     }
 
     /// [`Module::deserialize`] of the contents of the file at `path`.
@@ -186,51 +179,43 @@ impl Module {
     pub unsafe fn deserialize_file(engine: &Engine, path: impl AsRef<Path>) -> crate::Result<Module> {
         let path = path.as_ref();
         let bytes = std::fs::read(path).map_err(|e| crate::format_err!("failed to read `{}`: {e}", path.display()))?;
-        let (wasm, features, compiled) = crate::serialize::read(&engine.inner.config, &bytes)
+        let read = crate::serialize::read(&engine.inner.config, &bytes)
             .map_err(|e| e.context(format!("failed to load the precompiled module `{}`", path.display())))?;
-        let translation = weft_environ::translate_module_trusting_bodies(wasm, features)?;
-        Module::from_compiled(engine, translation, wasm, compiled)
+        Module::from_compiled(engine, read.env, read.func_starts, read.compiled)
     }
 
-    /// A module from the bytes of [`Module::serialize`], its binary
-    /// translated with `features` (those a component's core modules were
-    /// compiled with: the component's), else with the core features the
-    /// bytes record.
+    /// A module from the bytes of [`Module::serialize`] (a core module of a
+    /// precompiled component).
     #[cfg(feature = "component-model")]
-    pub(crate) fn from_precompiled(
-        engine: &Engine,
-        bytes: &[u8],
-        features: Option<wasmparser::WasmFeatures>,
-    ) -> crate::Result<Module> {
-        let (wasm, core_features, compiled) = crate::serialize::read(&engine.inner.config, bytes)?;
-        let translation = weft_environ::translate_module_trusting_bodies(wasm, features.unwrap_or(core_features))?;
-        Module::from_compiled(engine, translation, wasm, compiled)
+    pub(crate) fn from_precompiled(engine: &Engine, bytes: &[u8]) -> crate::Result<Module> {
+        let read = crate::serialize::read(&engine.inner.config, bytes)?;
+        Module::from_compiled(engine, read.env, read.func_starts, read.compiled)
     }
 
-    pub(crate) fn compile_translation(
-        engine: &Engine,
-        translation: ModuleTranslation<'_>,
-        binary: &[u8],
-    ) -> crate::Result<Module> {
+    pub(crate) fn compile_translation(engine: &Engine, translation: ModuleTranslation<'_>) -> crate::Result<Module> {
         let compiled = engine.compile_module(&translation)?;
-        Module::from_compiled(engine, translation, binary, compiled)
+        let func_starts = translation.func_starts();
+        Module::from_compiled(engine, translation.module, func_starts, compiled)
     }
 
-    /// A module from its translation and its compiled (or deserialized) code.
+    /// A module from its translation `env`, the offset in its binary of each
+    /// defined function's body, and its compiled (or deserialized) code.
     fn from_compiled(
         engine: &Engine,
-        translation: ModuleTranslation<'_>,
-        binary: &[u8],
+        env: weft_environ::Module,
+        func_starts: Vec<u32>,
         compiled: CompiledModule<'_>,
     ) -> crate::Result<Module> {
-        let env_ref = &translation.module;
+        let env_ref = &env;
         // With the pooling allocator, a module that could never be
         // instantiated is refused now, as in Wasmtime.
         if let Some(pool) = &engine.inner.instance_pool {
             pool.check_module(env_ref, weft_environ::VMOffsets::new(env_ref).size() as usize)
                 .map_err(|e| e.context("the module does not fit the pooling allocator's limits"))?;
         }
-        if compiled.funcs.len() != env_ref.num_defined_funcs() as usize
+        if env_ref.num_imported_funcs as usize > env_ref.functions.len()
+            || compiled.funcs.len() != env_ref.num_defined_funcs() as usize
+            || func_starts.len() != compiled.funcs.len()
             || compiled.array_trampolines.len() != env_ref.types.len()
         {
             crate::bail!("the compiled code does not match the module");
@@ -247,12 +232,6 @@ impl Module {
             .iter()
             .map(|offset| code.ptr_at(*offset))
             .collect();
-        let func_starts = translation
-            .function_bodies
-            .iter()
-            .map(|b| u32::try_from(b.range().start).unwrap_or(u32::MAX))
-            .collect();
-        let env = translation.module;
         // Register the types in order: a type may only refer to the types
         // before it (or, recursively, to itself).
         let mut type_ids: Vec<VMSharedTypeIndex> = Vec::with_capacity(env.types.len());
@@ -329,7 +308,6 @@ impl Module {
                 raw_type_ids,
                 gc_types,
                 memory_images: OnceLock::new(),
-                binary: binary.into(),
                 func_types: OnceLock::new(),
             }),
         };

@@ -7,13 +7,15 @@
 //! compiled with (a `u64` of wasmparser's bits: the reading engine must
 //! enable each of them, and may enable more, as in Wasmtime), the rest of
 //! the engine configuration that changes code (a string that must equal the
-//! reading engine's), the module's binary, the machine code, the location of each defined
-//! function and of each type's array trampoline, the trap table and the
-//! address map (code offsets to offsets in the binary).
+//! reading engine's), the translated module (`weft_environ::Module`, with
+//! `postcard`), the offset in the original binary of each defined
+//! function's body, the machine code, the location of each defined function
+//! and of each type's array trampoline, the trap table, the address map
+//! (code offsets to offsets in the binary) and the stack maps.
 //!
-//! The binary is translated (parsed and validated) again on reading, which
-//! is cheap next to code generation; the code is mapped as it was written,
-//! without compiling anything.
+//! Reading translates nothing: the module is decoded as it was written, the
+//! tables are read in bulk, and the code is copied once into executable
+//! memory. The module's binary is not kept.
 
 use crate::Config;
 use wasmparser::WasmFeatures;
@@ -24,7 +26,8 @@ const MAGIC: &[u8] = b"\0weft-cwasm";
 // trampoline (exceptions are collected), so older code must not be loaded.
 // 7: the WebAssembly features are written apart from the rest of the
 // configuration, so that an engine with more of them loads the code.
-const FORMAT: u32 = 7;
+// 8: the translated module instead of the binary.
+const FORMAT: u32 = 8;
 /// The magic of a precompiled component (`crate::component::Component::serialize`),
 /// as long as [`MAGIC`] and differing from it, so that each kind is told
 /// from the other by its first bytes.
@@ -50,8 +53,14 @@ pub(crate) fn detect(bytes: &[u8]) -> Option<Kind> {
     }
 }
 
-/// The host's architecture and the CPU features code generation may use.
-fn cpu() -> String {
+/// The host's architecture and the CPU features code generation may use
+/// (found once per process).
+fn cpu() -> &'static str {
+    static CPU: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    CPU.get_or_init(detect_cpu)
+}
+
+fn detect_cpu() -> String {
     #[allow(unused_mut, reason = "only some architectures push features")]
     let mut features: Vec<&str> = Vec::new();
     #[cfg(target_arch = "x86_64")]
@@ -127,22 +136,27 @@ pub(crate) fn write_header(out: &mut Vec<u8>, magic: &[u8], format: u32, feature
     put_bytes(out, tunables.as_bytes());
 }
 
-/// The precompiled form, for an engine configured as `config`, of a module
-/// of binary `wasm` whose code is `parts`.
-pub(crate) fn write(config: &Config, wasm: &[u8], parts: &CompiledModule<'_>) -> Vec<u8> {
-    let mut out = Vec::with_capacity(wasm.len() + parts.code.len() + 256);
+/// The precompiled form, for an engine configured as `config`, of the
+/// translated module `env`, whose defined functions' bodies start at
+/// `func_starts` in its binary and whose code is `parts`.
+pub(crate) fn write(
+    config: &Config,
+    env: &weft_environ::Module,
+    func_starts: &[u32],
+    parts: &CompiledModule<'_>,
+) -> crate::Result<Vec<u8>> {
+    let env = postcard::to_allocvec(env).map_err(|e| crate::format_err!("failed to write the module: {e}"))?;
+    let mut out = Vec::with_capacity(env.len() + parts.code.len() + 16 * parts.address_map.len() + 256);
     write_header(&mut out, MAGIC, FORMAT, config.features, &tunables(config));
-    put_bytes(&mut out, wasm);
+    put_bytes(&mut out, &env);
+    put_u32s(&mut out, func_starts.iter().copied());
     put_bytes(&mut out, &parts.code);
     put_u32(&mut out, parts.funcs.len() as u32);
     for loc in &parts.funcs {
         put_u32(&mut out, loc.offset);
         put_u32(&mut out, loc.len);
     }
-    put_u32(&mut out, parts.array_trampolines.len() as u32);
-    for offset in &parts.array_trampolines {
-        put_u32(&mut out, *offset);
-    }
+    put_u32s(&mut out, parts.array_trampolines.iter().copied());
     put_u32(&mut out, parts.traps.len() as u32);
     for (offset, trap) in &parts.traps {
         put_u32(&mut out, *offset);
@@ -156,12 +170,22 @@ pub(crate) fn write(config: &Config, wasm: &[u8], parts: &CompiledModule<'_>) ->
     put_u32(&mut out, parts.stack_maps.len() as u32);
     for (code, slots) in &parts.stack_maps {
         put_u32(&mut out, *code);
-        put_u32(&mut out, slots.len() as u32);
-        for slot in slots.iter() {
-            put_u32(&mut out, *slot);
-        }
+        put_u32s(&mut out, slots.iter().copied());
     }
-    out
+    Ok(out)
+}
+
+/// Writes a count and then each of `values`.
+fn put_u32s(out: &mut Vec<u8>, values: impl ExactSizeIterator<Item = u32>) {
+    put_u32(out, values.len() as u32);
+    for v in values {
+        put_u32(out, v);
+    }
+}
+
+/// The `u32` at the start of `b` (at least 4 bytes long).
+fn le32(b: &[u8]) -> u32 {
+    u32::from_le_bytes([b[0], b[1], b[2], b[3]])
 }
 
 /// Reads precompiled output; `what` names it in errors (`module`,
@@ -181,11 +205,13 @@ impl<'a> Reader<'a> {
         Ok(head)
     }
     pub(crate) fn u32(&mut self) -> crate::Result<u32> {
-        let b = self.take(4)?;
-        Ok(u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+        Ok(le32(self.take(4)?))
     }
-    pub(crate) fn u8(&mut self) -> crate::Result<u8> {
-        Ok(self.take(1)?[0])
+    /// A count and then as many records of `width` bytes each: the
+    /// records, as one slice to split with `chunks_exact(width)`.
+    fn records(&mut self, width: usize) -> crate::Result<std::slice::ChunksExact<'a, u8>> {
+        let n = self.count(width)?;
+        Ok(self.take(n * width)?.chunks_exact(width))
     }
     pub(crate) fn bytes(&mut self) -> crate::Result<&'a [u8]> {
         let b = self.take(8)?;
@@ -286,64 +312,61 @@ impl<'a> Reader<'a> {
     }
 }
 
-/// Reads precompiled bytes for an engine configured as `config`: the
-/// module's binary, the WebAssembly features it was compiled with (all
-/// enabled by `config`) and its code. Fails with a clear error when they
-/// were made by another Weft version, for another CPU, with features
-/// `config` does not enable, or with another engine configuration.
-pub(crate) fn read<'a>(
-    config: &Config,
-    bytes: &'a [u8],
-) -> crate::Result<(&'a [u8], WasmFeatures, CompiledModule<'a>)> {
+/// A module read back from precompiled bytes: its translation, the offset
+/// of each defined function's body in its binary, and its code.
+pub(crate) struct Precompiled<'a> {
+    /// The translated module.
+    pub(crate) env: weft_environ::Module,
+    /// The offset in the binary of each defined function's body.
+    pub(crate) func_starts: Vec<u32>,
+    /// The code and its tables.
+    pub(crate) compiled: CompiledModule<'a>,
+}
+
+/// Reads precompiled bytes for an engine configured as `config`. Fails with
+/// a clear error when they were made by another Weft version, for another
+/// CPU, with WebAssembly features `config` does not enable, or with another
+/// engine configuration, and when they are truncated or corrupt.
+pub(crate) fn read<'a>(config: &Config, bytes: &'a [u8]) -> crate::Result<Precompiled<'a>> {
     let mut r = Reader { bytes, what: "module" };
-    let features = r.header(MAGIC, FORMAT, config.features, &tunables(config))?;
-    let wasm = r.bytes()?;
+    r.header(MAGIC, FORMAT, config.features, &tunables(config))?;
+    let env: weft_environ::Module = postcard::from_bytes(r.bytes()?)
+        .map_err(|e| crate::format_err!("the precompiled module is corrupt (its translation: {e})"))?;
+    let func_starts = r.records(4)?.map(le32).collect();
     let code = r.bytes()?;
-    let n = r.count(8)?;
-    let mut funcs = Vec::with_capacity(n);
-    for _ in 0..n {
-        funcs.push(FunctionLoc {
-            offset: r.u32()?,
-            len: r.u32()?,
-        });
+    let funcs: Vec<FunctionLoc> = r
+        .records(8)?
+        .map(|b| FunctionLoc {
+            offset: le32(b),
+            len: le32(&b[4..]),
+        })
+        .collect();
+    let trampolines: Vec<u32> = r.records(4)?.map(le32).collect();
+    let mut trap_of = [None; 256];
+    for trap in Trap::ALL {
+        trap_of[*trap as u8 as usize] = Some(*trap);
     }
-    let n = r.count(4)?;
-    let mut trampolines = Vec::with_capacity(n);
-    for _ in 0..n {
-        trampolines.push(r.u32()?);
-    }
-    let n = r.count(5)?;
-    let mut traps = Vec::with_capacity(n);
-    for _ in 0..n {
-        let offset = r.u32()?;
-        let code = r.u8()?;
-        let trap = Trap::ALL
-            .iter()
-            .copied()
-            .find(|t| *t as u8 == code)
-            .ok_or_else(|| crate::format_err!("the precompiled module is corrupt (trap code {code})"))?;
-        traps.push((offset, trap));
-    }
-    let n = r.count(8)?;
-    let mut address_map = Vec::with_capacity(n);
-    for _ in 0..n {
-        address_map.push((r.u32()?, r.u32()?));
-    }
+    let traps = r
+        .records(5)?
+        .map(|b| match trap_of[b[4] as usize] {
+            Some(trap) => Ok((le32(b), trap)),
+            None => Err(crate::format_err!(
+                "the precompiled module is corrupt (trap code {})",
+                b[4]
+            )),
+        })
+        .collect::<crate::Result<Vec<_>>>()?;
+    let address_map: Vec<(u32, u32)> = r.records(8)?.map(|b| (le32(b), le32(&b[4..]))).collect();
     let n = r.count(8)?;
     let mut stack_maps = Vec::with_capacity(n);
     for _ in 0..n {
         let offset = r.u32()?;
-        let k = r.count(4)?;
-        let mut slots = Vec::with_capacity(k);
-        for _ in 0..k {
-            let slot = r.u32()?;
-            // Frames are far smaller than this; a larger offset is corrupt.
-            if slot >= 1 << 24 || slot % 8 != 0 {
-                crate::bail!("the precompiled module is corrupt (stack map slot {slot})");
-            }
-            slots.push(slot);
+        let slots = r.records(4)?.map(le32).collect::<Box<[u32]>>();
+        // Frames are far smaller than this; a larger offset is corrupt.
+        if let Some(slot) = slots.iter().find(|slot| **slot >= 1 << 24 || **slot % 8 != 0) {
+            crate::bail!("the precompiled module is corrupt (stack map slot {slot})");
         }
-        stack_maps.push((offset, slots.into_boxed_slice()));
+        stack_maps.push((offset, slots));
     }
     if !r.bytes.is_empty() {
         crate::bail!("the precompiled module has trailing bytes");
@@ -359,10 +382,10 @@ pub(crate) fn read<'a>(
     {
         crate::bail!("the precompiled module is corrupt (code offsets out of range)");
     }
-    Ok((
-        wasm,
-        features,
-        CompiledModule {
+    Ok(Precompiled {
+        env,
+        func_starts,
+        compiled: CompiledModule {
             code: code.into(),
             funcs,
             array_trampolines: trampolines,
@@ -370,5 +393,5 @@ pub(crate) fn read<'a>(
             address_map,
             stack_maps,
         },
-    ))
+    })
 }

@@ -112,7 +112,7 @@ impl Component {
             .collect();
         let mut modules = Vec::with_capacity(translation.modules.len());
         for m in translation.modules {
-            let module = Module::compile_translation(engine, m.translation, m.bytes)
+            let module = Module::compile_translation(engine, m.translation)
                 .map_err(|e| e.context(format!("in the core module at offset {:#x}", m.offset)))?;
             modules.push(module);
         }

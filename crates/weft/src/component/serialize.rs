@@ -14,8 +14,8 @@
 //!
 //! Loading translates nothing of the component and compiles nothing: the
 //! plan and types are read as they were written, and each core module is
-//! read as `Module::deserialize` reads one (its binary's sections parsed
-//! again, its code mapped as written).
+//! read as `Module::deserialize` reads one (its translation decoded, its
+//! code mapped as written).
 
 use super::component::{component_features, ComponentInner};
 use super::Component;
@@ -29,7 +29,8 @@ use weft_environ::component::{self as env, ComponentTypes};
 // 2: the core code of format 6 (see `crate::serialize`).
 // 3: the features apart from the rest of the configuration, as format 7 of
 // core code.
-const FORMAT: u32 = 3;
+// 4: core modules of format 8 (their translations, not their binaries).
+const FORMAT: u32 = 4;
 
 impl Component {
     /// The component in precompiled form: the compiled code of each of its
@@ -173,7 +174,7 @@ pub(crate) fn read(engine: &Engine, bytes: &[u8]) -> crate::Result<Component> {
         bytes,
         what: "component",
     };
-    let features = r.header(
+    r.header(
         COMPONENT_MAGIC,
         FORMAT,
         component_features(config),
@@ -184,14 +185,14 @@ pub(crate) fn read(engine: &Engine, bytes: &[u8]) -> crate::Result<Component> {
     let n = r.count(8)?;
     let mut modules = Vec::with_capacity(n);
     for i in 0..n {
-        let module = Module::from_precompiled(engine, r.bytes()?, Some(features))
+        let module = Module::from_precompiled(engine, r.bytes()?)
             .map_err(|e| e.context(format!("in core module {i} of the precompiled component")))?;
         modules.push(module);
     }
     let n = r.count(8)?;
     let mut distinct = Vec::with_capacity(n);
     for i in 0..n {
-        let module = Module::from_precompiled(engine, r.bytes()?, None)
+        let module = Module::from_precompiled(engine, r.bytes()?)
             .map_err(|e| e.context(format!("in fused adapter {i} of the precompiled component")))?;
         distinct.push(module);
     }
