@@ -126,7 +126,7 @@ impl Compiler {
     ) -> Result<CompiledFunction> {
         let module = &translation.module;
         let func_index = module.num_imported_funcs + defined_index;
-        let describe = || match module.func_names.get(&func_index) {
+        let describe = || match module.func_names.get(func_index) {
             Some(name) => format!("failed to compile wasm function {func_index} ({name})"),
             None => format!("failed to compile wasm function {func_index}"),
         };

@@ -2,7 +2,6 @@
 
 use crate::gc_types::*;
 use crate::types::*;
-use std::collections::BTreeMap;
 
 /// An index into one of a module's index spaces.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -202,6 +201,66 @@ pub struct ElemSegment {
     pub items: ElemItems,
 }
 
+/// The function names of a module's name section, by function index. One
+/// string holds every name, so that a module of thousands of named functions
+/// holds two allocations rather than one per name (and reads back from
+/// precompiled bytes as fast).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct FuncNames {
+    /// Every name, one after another.
+    text: String,
+    /// `(function index, end of its name in text)`, sorted by index, each
+    /// index once; a name starts where the one before it ends.
+    ends: Vec<(u32, u32)>,
+}
+
+impl FuncNames {
+    /// The name of function `index`, if it has one.
+    pub fn get(&self, index: u32) -> Option<&str> {
+        let at = self.ends.binary_search_by_key(&index, |e| e.0).ok()?;
+        let start = if at == 0 { 0 } else { self.ends[at - 1].1 };
+        // `get`, not indexing: names read back from precompiled bytes are
+        // not trusted to end on character boundaries.
+        self.text.get(start as usize..self.ends[at].1 as usize)
+    }
+
+    /// Names function `index` `name`, replacing any name it had.
+    pub fn insert(&mut self, index: u32, name: &str) {
+        if self.ends.last().is_none_or(|last| last.0 < index) {
+            self.text.push_str(name);
+            self.ends.push((index, self.text.len() as u32));
+            return;
+        }
+        // Out of order (the name section lists functions in increasing
+        // order, so only a malformed or repeated section gets here).
+        let mut all: Vec<(u32, String)> = self.iter().map(|(i, n)| (i, n.to_string())).collect();
+        match all.binary_search_by_key(&index, |e| e.0) {
+            Ok(at) => all[at].1 = name.to_string(),
+            Err(at) => all.insert(at, (index, name.to_string())),
+        }
+        *self = FuncNames::default();
+        for (i, n) in &all {
+            self.insert(*i, n);
+        }
+    }
+
+    /// The number of named functions.
+    pub fn len(&self) -> usize {
+        self.ends.len()
+    }
+
+    /// Whether no function is named.
+    pub fn is_empty(&self) -> bool {
+        self.ends.is_empty()
+    }
+
+    /// Each named function's index and name, by increasing index.
+    pub fn iter(&self) -> impl Iterator<Item = (u32, &str)> + '_ {
+        (0..self.ends.len()).filter_map(|at| Some((self.ends[at].0, self.get(self.ends[at].0)?)))
+    }
+}
+
 /// A translated module: all declarations, with function bodies kept apart
 /// in [`crate::ModuleTranslation`].
 #[derive(Debug, Clone, Default)]
@@ -264,7 +323,7 @@ pub struct Module {
     /// The start function.
     pub start: Option<u32>,
     /// Function names from the name section.
-    pub func_names: BTreeMap<u32, String>,
+    pub func_names: FuncNames,
     /// Per defined function: whether an exception may escape it (it
     /// throws, calls an import or calls indirectly, or calls a defined
     /// function that may throw). Calls to the others need no exception

@@ -395,7 +395,7 @@ fn read_names(module: &mut Module, names: wasmparser::NameSectionReader<'_>) {
             Name::Function(map) => {
                 for naming in map {
                     let Ok(naming) = naming else { return };
-                    module.func_names.insert(naming.index, naming.name.to_string());
+                    module.func_names.insert(naming.index, naming.name);
                 }
             }
             _ => {}

@@ -140,8 +140,8 @@ impl GuestProfiler {
         for &pc in pcs.iter().rev() {
             let Some((name, func)) = self.modules.iter().find_map(|(name, module)| {
                 let (index, _, _) = module.frame_at_pc(pc)?;
-                let func = match module.inner.env.func_names.get(&index) {
-                    Some(f) => f.clone(),
+                let func = match module.inner.env.func_names.get(index) {
+                    Some(f) => f.to_string(),
                     None => format!("wasm-function[{index}]"),
                 };
                 Some((name, func))

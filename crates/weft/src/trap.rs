@@ -35,7 +35,7 @@ impl FrameInfo {
         FrameInfo {
             module_name: module.name().map(str::to_string),
             func_index,
-            func_name: module.inner.env.func_names.get(&func_index).cloned(),
+            func_name: module.inner.env.func_names.get(func_index).map(str::to_string),
             module_offset,
             func_start,
         }
