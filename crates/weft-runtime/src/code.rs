@@ -7,9 +7,19 @@ use weft_environ::Trap;
 
 /// Code and its trap table, kept alive while any handle refers to it.
 pub struct CodeMemory {
-    alloc: region::Allocation,
+    /// The memory that holds the code, from `info.start` on.
+    _backing: Backing,
     len: usize,
     info: Arc<CodeInfo>,
+}
+
+/// What holds a [`CodeMemory`]'s code (kept for its drop, which unmaps it).
+#[allow(dead_code, reason = "held only to be dropped with the code")]
+enum Backing {
+    /// Memory of its own, the code copied in.
+    Alloc(region::Allocation),
+    /// A precompiled file, the code executed where it lies.
+    File(crate::MappedFile),
 }
 
 /// What the trap handler knows about a range of code.
@@ -56,8 +66,8 @@ impl CodeMemory {
     /// here).
     pub fn new_with_stack_maps(
         code: &[u8],
-        mut traps: Vec<(u32, Trap)>,
-        mut stack_maps: Vec<(u32, Box<[u32]>)>,
+        traps: Vec<(u32, Trap)>,
+        stack_maps: Vec<(u32, Box<[u32]>)>,
     ) -> anyhow::Result<CodeMemory> {
         let mut alloc = region::alloc(code.len().max(1), region::Protection::READ_WRITE)
             .map_err(|e| anyhow::anyhow!("failed to map code memory: {e}"))?;
@@ -70,12 +80,53 @@ impl CodeMemory {
         // its contents as data any more.
         unsafe { region::protect(base, alloc.len(), region::Protection::READ_EXECUTE) }
             .map_err(|e| anyhow::anyhow!("failed to make code executable: {e}"))?;
+        Ok(Self::register(
+            Backing::Alloc(alloc),
+            base as usize,
+            code.len(),
+            traps,
+            stack_maps,
+        ))
+    }
+
+    #[doc(hidden)]
+    /// [`CodeMemory::new_with_stack_maps`] for code that lies in `file` at
+    /// `[start, start + len)`: with `start` a multiple of the page size,
+    /// that range is made executable where it lies, without a copy. Where
+    /// that cannot be done (the file's mount forbids executing it, say),
+    /// the code is copied as `new_with_stack_maps` copies it. Fails when
+    /// the range is not inside the file.
+    pub fn from_mapped_file(
+        mut file: crate::MappedFile,
+        start: usize,
+        len: usize,
+        traps: Vec<(u32, Trap)>,
+        stack_maps: Vec<(u32, Box<[u32]>)>,
+    ) -> anyhow::Result<CodeMemory> {
+        let Some(end) = start.checked_add(len).filter(|end| *end <= file.bytes().len()) else {
+            anyhow::bail!("the code lies outside the mapped file");
+        };
+        if len == 0 || !start.is_multiple_of(crate::page_size()) || file.make_executable(start, len).is_err() {
+            return Self::new_with_stack_maps(&file.bytes()[start..end], traps, stack_maps);
+        }
+        let base = file.bytes().as_ptr() as usize + start;
+        Ok(Self::register(Backing::File(file), base, len, traps, stack_maps))
+    }
+
+    /// Sorts the tables and registers the code at `[start, start + len)`,
+    /// executable now and held by `backing`, for the trap handler.
+    fn register(
+        backing: Backing,
+        start: usize,
+        len: usize,
+        mut traps: Vec<(u32, Trap)>,
+        mut stack_maps: Vec<(u32, Box<[u32]>)>,
+    ) -> CodeMemory {
         traps.sort_by_key(|t| t.0);
         stack_maps.sort_by_key(|t| t.0);
-        let start = base as usize;
         let info = Arc::new(CodeInfo {
             start,
-            end: start + code.len(),
+            end: start + len,
             traps,
             stack_maps,
         });
@@ -83,17 +134,17 @@ impl CodeMemory {
             .write()
             .unwrap_or_else(|e| e.into_inner())
             .insert(start, info.clone());
-        Ok(CodeMemory {
-            alloc,
-            len: code.len(),
+        CodeMemory {
+            _backing: backing,
+            len,
             info,
-        })
+        }
     }
 
     #[doc(hidden)]
     /// The address of the code at `offset`.
     pub fn ptr_at(&self, offset: u32) -> CodePtr {
-        CodePtr(self.alloc.as_ptr::<u8>() as usize + (offset as usize).min(self.len))
+        CodePtr(self.info.start + (offset as usize).min(self.len))
     }
 
     /// The range `[start, end)` of the code.
@@ -103,10 +154,10 @@ impl CodeMemory {
 
     /// The machine code, as mapped (for serializing a module).
     pub fn code(&self) -> &[u8] {
-        // SAFETY: `[start, start + len)` is our own allocation, mapped
-        // readable (and executable) until `self` is dropped, and never
-        // written after `new` made it read-execute.
-        unsafe { std::slice::from_raw_parts(self.alloc.as_ptr::<u8>(), self.len) }
+        // SAFETY: `[start, start + len)` lies in our own allocation or
+        // mapped file, readable (and executable) until `self` is dropped,
+        // and never written after it was made read-execute.
+        unsafe { std::slice::from_raw_parts(self.info.start as *const u8, self.len) }
     }
 
     /// The trap table, sorted by code offset.

@@ -70,6 +70,7 @@ pub use memory::{
     SharedLinearMemory, MAX_PAGES_32, MEMORY_RESERVATION,
 };
 pub use memory_image::MemoryImage;
+pub use mmap::{page_size, MappedFile};
 pub use parking::WaitResult;
 pub use pool::{InstancePool, PoolLimits};
 pub use store::{GlobalId, InstanceEntities, InstanceId, InstanceImports, MemoryId, StoreObjects, TableId, TagId};

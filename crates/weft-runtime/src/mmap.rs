@@ -121,3 +121,66 @@ impl Drop for Mmap {
 pub fn round_up(n: usize, to: usize) -> usize {
     (n + to - 1) & !(to - 1)
 }
+
+/// A file mapped read-only and private (copy-on-write), for reading
+/// precompiled code where it lies ([`crate::CodeMemory::from_mapped_file`]);
+/// unmapped on drop.
+///
+/// The mapping reflects the file: a file changed or truncated while it is
+/// mapped changes or (past its new end) faults what the mapping reads. Map
+/// only files no one else changes, as `Module::deserialize_file` requires.
+#[derive(Debug)]
+pub struct MappedFile {
+    map: Mmap,
+    len: usize,
+}
+
+impl MappedFile {
+    /// Maps the whole of `file`, which must not be empty.
+    pub fn map(file: &std::fs::File) -> io::Result<MappedFile> {
+        let len = usize::try_from(file.metadata()?.len()).map_err(|_| io::Error::other("the file is too large"))?;
+        if len == 0 {
+            return Err(io::Error::other("the file is empty"));
+        }
+        use std::os::fd::AsRawFd;
+        // SAFETY: a private read-only mapping of a file we hold open, at an
+        // address of the kernel's choosing: it aliases no memory of ours.
+        let ptr = unsafe {
+            libc::mmap(
+                std::ptr::null_mut(),
+                len,
+                libc::PROT_READ,
+                libc::MAP_PRIVATE,
+                file.as_raw_fd(),
+                0,
+            )
+        };
+        if ptr == libc::MAP_FAILED {
+            return Err(io::Error::last_os_error());
+        }
+        let ptr = NonNull::new(ptr.cast::<u8>()).ok_or_else(|| io::Error::other("mmap returned null"))?;
+        Ok(MappedFile {
+            map: Mmap {
+                ptr,
+                len: round_up(len, page_size()),
+            },
+            len,
+        })
+    }
+
+    /// The file's bytes.
+    pub fn bytes(&self) -> &[u8] {
+        // SAFETY: the first `len` bytes of the mapping are the file's,
+        // mapped readable for as long as `self` lives; nothing writes
+        // through this mapping (it is read-only, or read-execute where
+        // `make_executable` made it so).
+        unsafe { std::slice::from_raw_parts(self.map.ptr.as_ptr(), self.len) }
+    }
+
+    /// Makes `[start, start + len)` of the mapping readable and executable
+    /// (`start` a multiple of the page size). Fails where the file's
+    /// mount forbids executing its contents (`noexec`).
+    pub(crate) fn make_executable(&mut self, start: usize, len: usize) -> io::Result<()> {
+        self.map.protect(start, len, libc::PROT_READ | libc::PROT_EXEC)
+    }
+}

@@ -48,6 +48,14 @@ pub(crate) struct ModuleInner {
     pub(crate) func_types: OnceLock<Vec<Arc<FuncType>>>,
 }
 
+/// The code of a module in a mapped precompiled file: `[start, start +
+/// len)` of `file`.
+struct MappedCode {
+    file: weft_runtime::MappedFile,
+    start: usize,
+    len: usize,
+}
+
 impl ModuleInner {
     /// The function types of the module's types, made on first use.
     pub(crate) fn func_types(&self, module: &Module) -> &[Arc<FuncType>] {
@@ -163,7 +171,7 @@ impl Module {
     )]
     pub unsafe fn deserialize(engine: &Engine, bytes: impl AsRef<[u8]>) -> crate::Result<Module> {
         let read = crate::serialize::read(&engine.inner.config, bytes.as_ref())?;
-        Module::from_compiled(engine, read.env, read.func_starts, read.compiled)
+        Module::from_compiled(engine, read.env, read.func_starts, read.compiled, None)
     }
 
     /// [`Module::deserialize`] of the contents of the file at `path`.
@@ -178,10 +186,45 @@ impl Module {
     )]
     pub unsafe fn deserialize_file(engine: &Engine, path: impl AsRef<Path>) -> crate::Result<Module> {
         let path = path.as_ref();
-        let bytes = std::fs::read(path).map_err(|e| crate::format_err!("failed to read `{}`: {e}", path.display()))?;
-        let read = crate::serialize::read(&engine.inner.config, &bytes)
-            .map_err(|e| e.context(format!("failed to load the precompiled module `{}`", path.display())))?;
-        Module::from_compiled(engine, read.env, read.func_starts, read.compiled)
+        let failed = |e: crate::Error| e.context(format!("failed to load the precompiled module `{}`", path.display()));
+        let file =
+            std::fs::File::open(path).map_err(|e| crate::format_err!("failed to read `{}`: {e}", path.display()))?;
+        // Mapped, so that the code runs where it lies in the file; read
+        // into memory where the file cannot be mapped.
+        let Ok(map) = weft_runtime::MappedFile::map(&file) else {
+            let bytes =
+                std::fs::read(path).map_err(|e| crate::format_err!("failed to read `{}`: {e}", path.display()))?;
+            let read = crate::serialize::read(&engine.inner.config, &bytes).map_err(failed)?;
+            return Module::from_compiled(engine, read.env, read.func_starts, read.compiled, None);
+        };
+        let crate::serialize::Precompiled {
+            env,
+            func_starts,
+            compiled,
+            code_offset,
+        } = crate::serialize::read(&engine.inner.config, map.bytes()).map_err(failed)?;
+        let CompiledModule {
+            code,
+            funcs,
+            array_trampolines,
+            traps,
+            address_map,
+            stack_maps,
+        } = compiled;
+        let mapped = MappedCode {
+            start: code_offset,
+            len: code.len(),
+            file: map,
+        };
+        let compiled = CompiledModule {
+            code: Default::default(),
+            funcs,
+            array_trampolines,
+            traps,
+            address_map,
+            stack_maps,
+        };
+        Module::from_compiled(engine, env, func_starts, compiled, Some(mapped))
     }
 
     /// A module from the bytes of [`Module::serialize`] (a core module of a
@@ -189,22 +232,25 @@ impl Module {
     #[cfg(feature = "component-model")]
     pub(crate) fn from_precompiled(engine: &Engine, bytes: &[u8]) -> crate::Result<Module> {
         let read = crate::serialize::read(&engine.inner.config, bytes)?;
-        Module::from_compiled(engine, read.env, read.func_starts, read.compiled)
+        Module::from_compiled(engine, read.env, read.func_starts, read.compiled, None)
     }
 
     pub(crate) fn compile_translation(engine: &Engine, translation: ModuleTranslation<'_>) -> crate::Result<Module> {
         let compiled = engine.compile_module(&translation)?;
         let func_starts = translation.func_starts();
-        Module::from_compiled(engine, translation.module, func_starts, compiled)
+        Module::from_compiled(engine, translation.module, func_starts, compiled, None)
     }
 
     /// A module from its translation `env`, the offset in its binary of each
-    /// defined function's body, and its compiled (or deserialized) code.
+    /// defined function's body, and its compiled (or deserialized) code:
+    /// `compiled.code`, or, when `mapped` is given, the code in a mapped
+    /// precompiled file.
     fn from_compiled(
         engine: &Engine,
         env: weft_environ::Module,
         func_starts: Vec<u32>,
         compiled: CompiledModule<'_>,
+        mapped: Option<MappedCode>,
     ) -> crate::Result<Module> {
         let env_ref = &env;
         // With the pooling allocator, a module that could never be
@@ -220,7 +266,10 @@ impl Module {
         {
             crate::bail!("the compiled code does not match the module");
         }
-        let code = CodeMemory::new_with_stack_maps(&compiled.code, compiled.traps, compiled.stack_maps)?;
+        let code = match mapped {
+            None => CodeMemory::new_with_stack_maps(&compiled.code, compiled.traps, compiled.stack_maps)?,
+            Some(m) => CodeMemory::from_mapped_file(m.file, m.start, m.len, compiled.traps, compiled.stack_maps)?,
+        };
         let func_code = compiled.funcs.iter().map(|loc| code.ptr_at(loc.offset)).collect();
         let func_ranges = compiled
             .funcs

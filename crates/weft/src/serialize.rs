@@ -9,13 +9,15 @@
 //! the engine configuration that changes code (a string that must equal the
 //! reading engine's), the translated module (`weft_environ::Module`, with
 //! `postcard`), the offset in the original binary of each defined
-//! function's body, the machine code, the location of each defined function
+//! function's body, zeros up to a page boundary (`CODE_ALIGN`), the machine
+//! code, the location of each defined function
 //! and of each type's array trampoline, the trap table, the address map
 //! (code offsets to offsets in the binary) and the stack maps.
 //!
 //! Reading translates nothing: the module is decoded as it was written, the
 //! tables are read in bulk, and the code is copied once into executable
-//! memory. The module's binary is not kept.
+//! memory, or, from a file (`Module::deserialize_file`), made executable
+//! where the file is mapped. The module's binary is not kept.
 
 use crate::Config;
 use wasmparser::WasmFeatures;
@@ -150,6 +152,13 @@ pub(crate) fn write(
     write_header(&mut out, MAGIC, FORMAT, config.features, &tunables(config));
     put_bytes(&mut out, &env);
     put_u32s(&mut out, func_starts.iter().copied());
+    // Zeros up to where the code starts at a multiple of `CODE_ALIGN`, so
+    // that `Module::deserialize_file` can execute the code where the file
+    // is mapped.
+    let at = out.len() + 4 + 8;
+    let pad = (CODE_ALIGN - at % CODE_ALIGN) % CODE_ALIGN;
+    put_u32(&mut out, pad as u32);
+    out.resize(out.len() + pad, 0);
     put_bytes(&mut out, &parts.code);
     put_u32(&mut out, parts.funcs.len() as u32);
     for loc in &parts.funcs {
@@ -174,6 +183,11 @@ pub(crate) fn write(
     }
     Ok(out)
 }
+
+/// Where the code of a precompiled module starts: a multiple of this in its
+/// bytes, the host's page size or a multiple of it (64 KiB where pages may
+/// be as large).
+const CODE_ALIGN: usize = if cfg!(target_arch = "x86_64") { 4096 } else { 65536 };
 
 /// Writes a count and then each of `values`.
 fn put_u32s(out: &mut Vec<u8>, values: impl ExactSizeIterator<Item = u32>) {
@@ -321,6 +335,8 @@ pub(crate) struct Precompiled<'a> {
     pub(crate) func_starts: Vec<u32>,
     /// The code and its tables.
     pub(crate) compiled: CompiledModule<'a>,
+    /// Where the code starts in the bytes read.
+    pub(crate) code_offset: usize,
 }
 
 /// Reads precompiled bytes for an engine configured as `config`. Fails with
@@ -333,7 +349,10 @@ pub(crate) fn read<'a>(config: &Config, bytes: &'a [u8]) -> crate::Result<Precom
     let env: weft_environ::Module = postcard::from_bytes(r.bytes()?)
         .map_err(|e| crate::format_err!("the precompiled module is corrupt (its translation: {e})"))?;
     let func_starts = r.records(4)?.map(le32).collect();
+    let pad = r.u32()? as usize;
+    r.take(pad)?;
     let code = r.bytes()?;
+    let code_offset = code.as_ptr() as usize - bytes.as_ptr() as usize;
     let funcs: Vec<FunctionLoc> = r
         .records(8)?
         .map(|b| FunctionLoc {
@@ -385,6 +404,7 @@ pub(crate) fn read<'a>(config: &Config, bytes: &'a [u8]) -> crate::Result<Precom
     Ok(Precompiled {
         env,
         func_starts,
+        code_offset,
         compiled: CompiledModule {
             code: code.into(),
             funcs,

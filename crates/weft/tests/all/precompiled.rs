@@ -72,16 +72,47 @@ fn serialize_then_deserialize_in_another_engine() {
 #[test]
 fn deserialize_file_reads_the_file() {
     let engine = Engine::default();
-    let dir = std::env::temp_dir().join(format!("weft-precompiled-{}", std::process::id()));
+    // Under the target directory, whose mount lets files execute (the
+    // test binaries run from it), unlike some systems' temporary one.
+    let dir =
+        std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("weft-precompiled-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join("m.cwasm");
     std::fs::write(&path, engine.precompile_module(&binary()).unwrap()).unwrap();
     // SAFETY: the file was just written by this process.
     let module = unsafe { Module::deserialize_file(&engine, &path) }.unwrap();
     check(&engine, &module);
+    // The file itself is mapped executable: its code was not copied.
+    #[cfg(target_os = "linux")]
+    {
+        let maps = std::fs::read_to_string("/proc/self/maps").unwrap();
+        assert!(
+            maps.lines()
+                .any(|l| l.ends_with("m.cwasm") && l.split_whitespace().nth(1) == Some("r-xp")),
+            "{maps}"
+        );
+    }
+    // The code runs where the file is mapped: removing the file leaves the
+    // mapping (and the module) intact, and serializing the module gives
+    // the file's bytes back.
+    let written = std::fs::read(&path).unwrap();
+    std::fs::remove_file(&path).unwrap();
+    check(&engine, &module);
+    assert_eq!(module.serialize().unwrap(), written);
     // SAFETY: a missing file is only an error.
     let err = unsafe { Module::deserialize_file(&engine, dir.join("missing.cwasm")) }.unwrap_err();
     assert!(format!("{err:#}").contains("failed to read"), "{err:#}");
+    // An empty file cannot be mapped: it is read instead, and refused.
+    std::fs::write(dir.join("empty.cwasm"), b"").unwrap();
+    // SAFETY: an empty file is refused before any code is mapped.
+    let err = unsafe { Module::deserialize_file(&engine, dir.join("empty.cwasm")) }.unwrap_err();
+    assert!(format!("{err:#}").contains("truncated"), "{err:#}");
+    // A truncated file is refused with its name.
+    std::fs::write(&path, &written[..written.len() / 2]).unwrap();
+    // SAFETY: truncated bytes are refused before any code is mapped.
+    let err = unsafe { Module::deserialize_file(&engine, &path) }.unwrap_err();
+    let msg = format!("{err:#}");
+    assert!(msg.contains("truncated") && msg.contains("m.cwasm"), "{msg}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
