@@ -28,7 +28,7 @@ pub(crate) struct ModuleInner {
     /// `(code offset, wasm offset)` pairs, sorted by code offset: the
     /// instruction at a code offset belongs to the wasm operator at the
     /// offset of the last pair at or before it.
-    pub(crate) address_map: Vec<(u32, u32)>,
+    pub(crate) address_map: AddressMap,
     /// Offset in the binary of each defined function's body.
     pub(crate) func_starts: Vec<u32>,
     /// Array-call trampoline of each module type.
@@ -46,6 +46,61 @@ pub(crate) struct ModuleInner {
     /// The function type of each module type, made once with the module and
     /// shared by the functions of every instance.
     pub(crate) func_types: OnceLock<Vec<Arc<FuncType>>>,
+}
+
+/// A module's address map: `(code offset, wasm offset)` records of two
+/// little-endian `u32`s, sorted by code offset (the instruction at a code
+/// offset belongs to the wasm operator of the last record at or before
+/// it). Kept in the form precompiled bytes carry it, so that loading them
+/// copies it once and decodes nothing; a lookup in a corrupt map only finds
+/// a wrong offset for a backtrace.
+pub(crate) struct AddressMap(Box<[u8]>);
+
+impl AddressMap {
+    /// The map of `pairs`, sorted by code offset.
+    fn from_pairs(pairs: &[(u32, u32)]) -> AddressMap {
+        AddressMap(
+            pairs
+                .iter()
+                .flat_map(|(c, w)| [c.to_le_bytes(), w.to_le_bytes()])
+                .flatten()
+                .collect(),
+        )
+    }
+
+    /// The map of records as precompiled bytes carry them (a whole number
+    /// of 8-byte records; a trailing partial record is never read).
+    fn from_bytes(bytes: &[u8]) -> AddressMap {
+        AddressMap(bytes.into())
+    }
+
+    /// Record `i`.
+    fn get(&self, i: usize) -> Option<(u32, u32)> {
+        let r = self.0.get(i * 8..i * 8 + 8)?;
+        Some((
+            u32::from_le_bytes([r[0], r[1], r[2], r[3]]),
+            u32::from_le_bytes([r[4], r[5], r[6], r[7]]),
+        ))
+    }
+
+    /// Every record, in order.
+    fn pairs(&self) -> impl Iterator<Item = (u32, u32)> + '_ {
+        (0..self.0.len() / 8).filter_map(|i| self.get(i))
+    }
+
+    /// The last record at or before code offset `offset`.
+    fn at(&self, offset: u32) -> Option<(u32, u32)> {
+        // The number of records at or before `offset`, by bisection.
+        let (mut lo, mut hi) = (0, self.0.len() / 8);
+        while lo < hi {
+            let mid = lo + (hi - lo) / 2;
+            match self.get(mid) {
+                Some((code, _)) if code <= offset => lo = mid + 1,
+                _ => hi = mid,
+            }
+        }
+        self.get(lo.checked_sub(1)?)
+    }
 }
 
 /// The code of a module in a mapped precompiled file: `[start, start +
@@ -140,7 +195,7 @@ impl Module {
                 .map(|p| (p.addr() - start) as u32)
                 .collect(),
             traps: inner.code.traps().to_vec(),
-            address_map: inner.address_map.clone(),
+            address_map: inner.address_map.pairs().collect(),
             stack_maps: inner.code.stack_maps().to_vec(),
         };
         crate::serialize::write(&inner.engine.inner.config, &inner.env, &inner.func_starts, &compiled)
@@ -171,7 +226,14 @@ impl Module {
     )]
     pub unsafe fn deserialize(engine: &Engine, bytes: impl AsRef<[u8]>) -> crate::Result<Module> {
         let read = crate::serialize::read(&engine.inner.config, bytes.as_ref())?;
-        Module::from_compiled(engine, read.env, read.func_starts, read.compiled, None)
+        Module::from_compiled(
+            engine,
+            read.env,
+            read.func_starts,
+            read.compiled,
+            AddressMap::from_bytes(read.address_map),
+            None,
+        )
     }
 
     /// [`Module::deserialize`] of the contents of the file at `path`.
@@ -195,14 +257,23 @@ impl Module {
             let bytes =
                 std::fs::read(path).map_err(|e| crate::format_err!("failed to read `{}`: {e}", path.display()))?;
             let read = crate::serialize::read(&engine.inner.config, &bytes).map_err(failed)?;
-            return Module::from_compiled(engine, read.env, read.func_starts, read.compiled, None);
+            return Module::from_compiled(
+                engine,
+                read.env,
+                read.func_starts,
+                read.compiled,
+                AddressMap::from_bytes(read.address_map),
+                None,
+            );
         };
         let crate::serialize::Precompiled {
             env,
             func_starts,
             compiled,
             code_offset,
+            address_map: written_map,
         } = crate::serialize::read(&engine.inner.config, map.bytes()).map_err(failed)?;
+        let written_map = AddressMap::from_bytes(written_map);
         let CompiledModule {
             code,
             funcs,
@@ -224,7 +295,7 @@ impl Module {
             address_map,
             stack_maps,
         };
-        Module::from_compiled(engine, env, func_starts, compiled, Some(mapped))
+        Module::from_compiled(engine, env, func_starts, compiled, written_map, Some(mapped))
     }
 
     /// A module from the bytes of [`Module::serialize`] (a core module of a
@@ -232,13 +303,21 @@ impl Module {
     #[cfg(feature = "component-model")]
     pub(crate) fn from_precompiled(engine: &Engine, bytes: &[u8]) -> crate::Result<Module> {
         let read = crate::serialize::read(&engine.inner.config, bytes)?;
-        Module::from_compiled(engine, read.env, read.func_starts, read.compiled, None)
+        Module::from_compiled(
+            engine,
+            read.env,
+            read.func_starts,
+            read.compiled,
+            AddressMap::from_bytes(read.address_map),
+            None,
+        )
     }
 
     pub(crate) fn compile_translation(engine: &Engine, translation: ModuleTranslation<'_>) -> crate::Result<Module> {
         let compiled = engine.compile_module(&translation)?;
         let func_starts = translation.func_starts();
-        Module::from_compiled(engine, translation.module, func_starts, compiled, None)
+        let address_map = AddressMap::from_pairs(&compiled.address_map);
+        Module::from_compiled(engine, translation.module, func_starts, compiled, address_map, None)
     }
 
     /// A module from its translation `env`, the offset in its binary of each
@@ -250,6 +329,7 @@ impl Module {
         env: weft_environ::Module,
         func_starts: Vec<u32>,
         compiled: CompiledModule<'_>,
+        address_map: AddressMap,
         mapped: Option<MappedCode>,
     ) -> crate::Result<Module> {
         let env_ref = &env;
@@ -350,7 +430,7 @@ impl Module {
                 code,
                 func_code,
                 func_ranges,
-                address_map: compiled.address_map,
+                address_map,
                 func_starts,
                 array_trampolines,
                 type_ids,
@@ -461,13 +541,12 @@ impl Module {
         let (start, _) = self.inner.code.range();
         let offset = u32::try_from(pc - start).ok()?;
         let (func_offset, _) = self.inner.func_ranges.get(defined).copied()?;
-        let map = &self.inner.address_map;
-        let wasm = map
-            .partition_point(|(o, _)| *o <= offset)
-            .checked_sub(1)
-            .and_then(|i| map.get(i))
+        let wasm = self
+            .inner
+            .address_map
+            .at(offset)
             .filter(|(o, _)| *o as usize >= func_offset)
-            .map(|(_, w)| *w);
+            .map(|(_, w)| w);
         Some((index, wasm, self.inner.func_starts.get(defined).copied()))
     }
 
