@@ -145,6 +145,10 @@ fn benches(sightglass: &[PathBuf], quick: bool) -> Vec<Bench> {
                 ("instantiate", "sightglass: instantiation (first after compiling)"),
                 ("instantiate_again", "sightglass: instantiation (again)"),
                 ("deserialize", "sightglass: deserialization (precompiled module)"),
+                (
+                    "deserialize_file",
+                    "sightglass: deserialization from a file (deserialize_file)",
+                ),
             ],
         });
     }

@@ -4,7 +4,7 @@
 //! ```text
 //! weft-bench-harness ENGINE BENCH [ARG] [--reps N] [--gc]
 //!   ENGINE  weft | wasmtime
-//!   BENCH   sightglass PATH.wasm       compile, deserialize, instantiate (first, again), execute
+//!   BENCH   sightglass PATH.wasm       compile, deserialize (bytes, file), instantiate (first, again), execute
 //!           call-empty | call-empty-untyped | call-args8 | call-args8-untyped
 //!           call-host | call-host-args8 | memory-grow
 //!           atomics-counter | atomics-pingpong
@@ -165,6 +165,17 @@ macro_rules! engine {
                     let deserialized = unsafe { Module::deserialize(&engine, &serialized)? };
                     sample("deserialize", start.elapsed());
                     drop(deserialized);
+
+                    // The same bytes from a file (in the page cache): an
+                    // engine may map it rather than read and copy it.
+                    let file = std::env::temp_dir().join(format!("weft-bench-{}.cwasm", std::process::id()));
+                    std::fs::write(&file, &serialized)?;
+                    let start = Instant::now();
+                    // SAFETY: the file was just written from the same engine's bytes.
+                    let deserialized = unsafe { Module::deserialize_file(&engine, &file)? };
+                    sample("deserialize_file", start.elapsed());
+                    drop(deserialized);
+                    std::fs::remove_file(&file)?;
 
                     // The first instantiation after compiling is the one
                     // timed; short programs then run again in fresh
