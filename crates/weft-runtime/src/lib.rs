@@ -20,8 +20,11 @@
 //!   of the store, and `FuncRefPtr::store_index` and `FuncRefPtr::type_id`
 //!   read through the reference, which must belong to a live store;
 //! - `Instance::func_ref` trusts that `index` is a function of the instance;
-//! - `CodeMemory::new` makes the bytes it is given executable, and
+//! - `CodeMemory::new` makes the bytes it is given executable (and
+//!   `CodeMemory::from_mapped_file` the range of a file it is given), and
 //!   `CodeMemory::ptr_at` hands out pointers into them;
+//! - `MappedFile::map` trusts that no one changes or truncates the file
+//!   while it is mapped (its bytes are handed out as a `&[u8]`);
 //! - `StoreObjects::add_host_func` trusts its type, trampoline and store
 //!   type, `StoreObjects::instantiate` the type ids, code pointers and
 //!   imports it is given, and `StoreObjects::set_interrupt_handler` that

@@ -127,8 +127,13 @@ pub fn round_up(n: usize, to: usize) -> usize {
 /// unmapped on drop.
 ///
 /// The mapping reflects the file: a file changed or truncated while it is
-/// mapped changes or (past its new end) faults what the mapping reads. Map
-/// only files no one else changes, as `Module::deserialize_file` requires.
+/// mapped changes or (past its new end) faults what the mapping reads, so
+/// [`MappedFile::bytes`] is only sound for files no one changes while they
+/// are mapped. Like [`crate::CodeMemory`], whose code is trusted, this is
+/// for the facade's `unsafe` `Module::deserialize_file`, whose contract
+/// (the file is Weft's output, kept where no one else can change it) is
+/// what upholds that; it is hidden from the documentation for that reason.
+#[doc(hidden)]
 #[derive(Debug)]
 pub struct MappedFile {
     map: Mmap,

@@ -25,9 +25,7 @@ pub(crate) struct ModuleInner {
     pub(crate) func_code: Vec<CodePtr>,
     /// Offset and length of each defined function in the code.
     pub(crate) func_ranges: Vec<(usize, usize)>,
-    /// `(code offset, wasm offset)` pairs, sorted by code offset: the
-    /// instruction at a code offset belongs to the wasm operator at the
-    /// offset of the last pair at or before it.
+    /// Code offsets to offsets in the binary, for backtraces.
     pub(crate) address_map: AddressMap,
     /// Offset in the binary of each defined function's body.
     pub(crate) func_starts: Vec<u32>,
@@ -225,15 +223,7 @@ impl Module {
         reason = "Module::deserialize is unsafe, as in Wasmtime: it trusts the bytes to be Weft's output"
     )]
     pub unsafe fn deserialize(engine: &Engine, bytes: impl AsRef<[u8]>) -> crate::Result<Module> {
-        let read = crate::serialize::read(&engine.inner.config, bytes.as_ref())?;
-        Module::from_compiled(
-            engine,
-            read.env,
-            read.func_starts,
-            read.compiled,
-            AddressMap::from_bytes(read.address_map),
-            None,
-        )
+        Module::from_precompiled(engine, bytes.as_ref())
     }
 
     /// [`Module::deserialize`] of the contents of the file at `path`.
@@ -256,15 +246,7 @@ impl Module {
         let Ok(map) = weft_runtime::MappedFile::map(&file) else {
             let bytes =
                 std::fs::read(path).map_err(|e| crate::format_err!("failed to read `{}`: {e}", path.display()))?;
-            let read = crate::serialize::read(&engine.inner.config, &bytes).map_err(failed)?;
-            return Module::from_compiled(
-                engine,
-                read.env,
-                read.func_starts,
-                read.compiled,
-                AddressMap::from_bytes(read.address_map),
-                None,
-            );
+            return Module::from_precompiled(engine, &bytes).map_err(failed);
         };
         let crate::serialize::Precompiled {
             env,
@@ -298,9 +280,8 @@ impl Module {
         Module::from_compiled(engine, env, func_starts, compiled, written_map, Some(mapped))
     }
 
-    /// A module from the bytes of [`Module::serialize`] (a core module of a
-    /// precompiled component).
-    #[cfg(feature = "component-model")]
+    /// A module from the bytes of [`Module::serialize`] in memory (those
+    /// of `deserialize`, or a core module of a precompiled component).
     pub(crate) fn from_precompiled(engine: &Engine, bytes: &[u8]) -> crate::Result<Module> {
         let read = crate::serialize::read(&engine.inner.config, bytes)?;
         Module::from_compiled(
