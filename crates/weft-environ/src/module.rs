@@ -218,11 +218,15 @@ pub struct FuncNames {
 impl FuncNames {
     /// The name of function `index`, if it has one.
     pub fn get(&self, index: u32) -> Option<&str> {
-        let at = self.ends.binary_search_by_key(&index, |e| e.0).ok()?;
+        self.name_at(self.ends.binary_search_by_key(&index, |e| e.0).ok()?)
+    }
+
+    /// The name of the `at`th named function.
+    fn name_at(&self, at: usize) -> Option<&str> {
         let start = if at == 0 { 0 } else { self.ends[at - 1].1 };
         // `get`, not indexing: names read back from precompiled bytes are
         // not trusted to end on character boundaries.
-        self.text.get(start as usize..self.ends[at].1 as usize)
+        self.text.get(start as usize..self.ends.get(at)?.1 as usize)
     }
 
     /// Names function `index` `name`, replacing any name it had.
@@ -257,7 +261,7 @@ impl FuncNames {
 
     /// Each named function's index and name, by increasing index.
     pub fn iter(&self) -> impl Iterator<Item = (u32, &str)> + '_ {
-        (0..self.ends.len()).filter_map(|at| Some((self.ends[at].0, self.get(self.ends[at].0)?)))
+        (0..self.ends.len()).filter_map(|at| Some((self.ends[at].0, self.name_at(at)?)))
     }
 }
 

@@ -254,9 +254,9 @@ impl<'a> Reader<'a> {
 
     /// Reads and checks the header [`write_header`] wrote with `magic` and
     /// `format`, for an engine that enables the WebAssembly `features` and
-    /// whose other code-changing configuration is `tunables`: returns the
-    /// features the output was compiled with, a subset of `features`. Fails
-    /// with an error that says what differs (the kind of output, the Weft
+    /// whose other code-changing configuration is `tunables` (the output
+    /// must have been compiled with a subset of `features`). Fails with an
+    /// error that says what differs (the kind of output, the Weft
     /// version, the CPU, the features the engine lacks or the rest of the
     /// engine configuration).
     pub(crate) fn header(
@@ -265,7 +265,7 @@ impl<'a> Reader<'a> {
         format: u32,
         features: WasmFeatures,
         tunables: &str,
-    ) -> crate::Result<WasmFeatures> {
+    ) -> crate::Result<()> {
         let what = self.what;
         let head = self.bytes.get(..magic.len());
         if head != Some(magic) {
@@ -326,7 +326,7 @@ impl<'a> Reader<'a> {
                  but this engine has `{tunables}`: compile it again"
             );
         }
-        Ok(their_features)
+        Ok(())
     }
 }
 
