@@ -418,20 +418,35 @@ impl StoreObjects {
             instance.write(offsets.vmctx_func_ref(i as u32), f.0 as usize);
         }
         let vmctx = instance.vmctx_ptr();
-        for (i, code) in func_code.iter().enumerate() {
-            let index = module.num_imported_funcs + i as u32;
-            let type_id = type_ids[module.functions[index as usize] as usize];
-            let ptr = instance.defined_func_ref_ptr(i as u32);
-            // SAFETY: `ptr` is inside the vmctx allocation, aligned to 8.
+        let defined_types = module
+            .functions
+            .get(module.num_imported_funcs as usize..)
+            .unwrap_or_default();
+        anyhow::ensure!(defined_types.len() == func_code.len(), "code does not match the module");
+        let refs = instance.defined_func_ref_ptr(0);
+        // SAFETY: the offset of the first defined function's slot lies
+        // within the vmctx allocation (the slots run to `memories_begin`).
+        let slots = unsafe {
+            vmctx
+                .add(offsets.vmctx_func_ref(module.num_imported_funcs) as usize)
+                .cast::<usize>()
+        };
+        for (i, (code, ty)) in func_code.iter().zip(defined_types).enumerate() {
+            let func_ref = VMFuncRef {
+                code: code.0,
+                vmctx,
+                type_id: type_ids[*ty as usize],
+                store_index: first_func_store_index + i as u32,
+            };
+            // SAFETY: `i` is below the number of defined functions, so
+            // `refs + i` is a `VMFuncRef` slot of the vmctx (aligned to 8)
+            // and `slots + i` the pointer slot of function
+            // `num_imported_funcs + i`; the vmctx is this instance's own.
             unsafe {
-                ptr.write(VMFuncRef {
-                    code: code.0,
-                    vmctx,
-                    type_id,
-                    store_index: first_func_store_index + i as u32,
-                });
+                let ptr = refs.add(i);
+                ptr.write(func_ref);
+                slots.add(i).write(ptr as usize);
             }
-            instance.write(offsets.vmctx_func_ref(index), ptr as usize);
         }
         // Memories.
         let mut memories = Vec::new();

@@ -18,13 +18,37 @@ pub struct Func {
 /// What a store knows about one of its functions.
 pub(crate) struct FuncData {
     pub(crate) func_ref: FuncRefPtr,
-    /// Shared: every function of a type, in every instance of a module,
-    /// holds the same one (no per-function registration at instantiation).
-    pub(crate) ty: Arc<FuncType>,
+    /// Its type; read it with [`FuncData::ty`].
+    pub(crate) ty: FuncTy,
     /// The array-call trampoline of a wasm function.
     pub(crate) trampoline: Option<CodePtr>,
     /// The closure of a host function (a `HostClosure<T>`).
     pub(crate) host: Option<Arc<dyn Any + Send + Sync>>,
+}
+
+/// Where a store function's type is kept.
+pub(crate) enum FuncTy {
+    /// A host function's own.
+    Host(Arc<FuncType>),
+    /// A wasm function's: type `index` of the module of the store's
+    /// instance `instance`, which every function of that type in every
+    /// instance shares. Instantiation writes two numbers per function and
+    /// touches no reference count.
+    Wasm { instance: u32, index: u32 },
+}
+
+impl FuncData {
+    /// The function's type.
+    pub(crate) fn ty<'a>(&'a self, store: &'a StoreOpaque) -> crate::Result<&'a Arc<FuncType>> {
+        match &self.ty {
+            FuncTy::Host(ty) => Ok(ty),
+            FuncTy::Wasm { instance, index } => store
+                .instances
+                .get(*instance as usize)
+                .and_then(|i| i.module.inner.func_types(&i.module).get(*index as usize))
+                .ok_or_else(func_not_found),
+        }
+    }
 }
 
 pub(crate) type HostClosure<T> = weft_runtime::HostFunc<StoreInner<T>>;
@@ -70,10 +94,15 @@ impl Func {
     /// The type of the function.
     pub fn ty(&self, store: impl AsContext) -> FuncType {
         let store = store.as_context();
-        match self.data(store.0.opaque()) {
-            Ok(d) => (*d.ty).clone(),
+        match self.func_ty(store.0.opaque()) {
+            Ok(ty) => (**ty).clone(),
             Err(_) => FuncType::new(store.engine(), [], []),
         }
+    }
+
+    /// The function's type, as the store keeps it.
+    pub(crate) fn func_ty<'a>(&self, store: &'a StoreOpaque) -> crate::Result<&'a Arc<FuncType>> {
+        self.data(store)?.ty(store)
     }
 
     #[inline]
@@ -92,8 +121,8 @@ impl Func {
     /// traps (the error then downcasts to [`crate::Trap`]).
     pub fn call(&self, mut store: impl AsContextMut, params: &[Val], results: &mut [Val]) -> crate::Result<()> {
         let store = store.as_context_mut().0;
-        let data = self.data(&store.opaque)?;
-        let (n_params, n_results) = (data.ty.params().len(), data.ty.results().len());
+        let ty = self.func_ty(&store.opaque)?;
+        let (n_params, n_results) = (ty.params().len(), ty.results().len());
         if params.len() != n_params {
             crate::bail!("expected {} arguments, got {}", n_params, params.len());
         }
@@ -110,14 +139,14 @@ impl Func {
             heap.resize(n, ValRaw::default());
             &mut heap
         };
-        for (i, (p, t)) in params.iter().zip(data.ty.params()).enumerate() {
+        for (i, (p, t)) in params.iter().zip(ty.params()).enumerate() {
             values[i] = p
                 .to_raw(&store.opaque, &t)
                 .map_err(|e| e.context(format!("argument {i} of the call")))?;
         }
         self.call_raw(store, values)?;
-        let data = self.data(&store.opaque)?;
-        for (i, t) in data.ty.results().enumerate() {
+        let ty = self.func_ty(&store.opaque)?;
+        for (i, t) in ty.results().enumerate() {
             results[i] = Val::from_raw(&store.opaque, values[i], &t);
         }
         Ok(())
@@ -147,7 +176,7 @@ impl Func {
         store: impl AsContext,
     ) -> crate::Result<TypedFunc<Params, Results>> {
         let store = store.as_context();
-        let ty = self.data(store.0.opaque())?.ty.clone();
+        let ty = self.func_ty(store.0.opaque())?.clone();
         let params = Params::types();
         let results = Results::types();
         // A GC reference of an abstract type (`Rooted<StructRef>`) may be
@@ -215,7 +244,7 @@ pub(crate) fn new_host_with<T: 'static>(
         .add_host_func::<StoreInner<T>>(type_id.0, trampoline, index, &host);
     store.opaque.funcs.push(FuncData {
         func_ref,
-        ty,
+        ty: FuncTy::Host(ty),
         trampoline: None,
         host: Some(Arc::new(host)),
     });
@@ -386,7 +415,7 @@ impl<Params: WasmParams, Results: WasmResults> TypedFunc<Params, Results> {
     /// of that type (a struct of another type would be read with the
     /// wrong layout).
     fn check_gc_params(&self, store: &StoreOpaque, values: &[ValRaw]) -> crate::Result<()> {
-        let ty = self.func.data(store)?.ty.clone();
+        let ty = self.func.func_ty(store)?.clone();
         for (i, (param, raw)) in ty.params().zip(values).enumerate() {
             if let ValType::Ref(r) = &param {
                 if is_concrete_gc(r) && !store.gc_word_is_of(raw.get_word() as u64, r) {

@@ -1,7 +1,7 @@
 //! Instances of modules.
 
 use crate::externals::{Extern, Global, Memory, Table, Tag};
-use crate::func::{FuncData, TypedFunc, WasmParams, WasmResults};
+use crate::func::{FuncData, FuncTy, TypedFunc, WasmParams, WasmResults};
 use crate::store::{AsContextMut, InstanceData, StoreId, StoreInner, StoreOpaque};
 use crate::trap::TrapExt;
 use crate::types::{GlobalType, MemoryType, TableType};
@@ -219,7 +219,10 @@ fn check_import(
                 })
             };
             if Some(have) != want && (exact || !subtype()) {
-                return mismatch(format!("function of type `{}`", data.ty));
+                return mismatch(match data.ty(store) {
+                    Ok(ty) => format!("function of type `{ty}`"),
+                    Err(_) => "a function".to_string(),
+                });
             }
             None
         }
@@ -463,18 +466,22 @@ pub(crate) fn instantiate<T: 'static>(
         instance_index,
     )?;
     // Register the defined functions, memories, tables and globals.
-    for i in 0..env.num_defined_funcs() {
-        let index = env.num_imported_funcs + i;
-        let type_index = env.functions[index as usize] as usize;
-        let func_ref = opaque.objects.instance(id).func_ref(index);
-        opaque.funcs.push(FuncData {
-            func_ref,
-            ty: module.inner.func_types(module)[type_index].clone(),
-            trampoline: Some(module.inner.array_trampolines[type_index]),
+    let defined = env.num_imported_funcs..env.num_imported_funcs + env.num_defined_funcs();
+    let runtime_instance = opaque.objects.instance(id);
+    let trampolines = &module.inner.array_trampolines;
+    opaque.funcs.extend(defined.clone().map(|index| {
+        let type_index = env.functions[index as usize];
+        FuncData {
+            func_ref: runtime_instance.func_ref(index),
+            ty: FuncTy::Wasm {
+                instance: instance_index,
+                index: type_index,
+            },
+            trampoline: trampolines.get(type_index as usize).copied(),
             host: None,
-        });
-        func_indices.push(first_func + i);
-    }
+        }
+    }));
+    func_indices.extend((first_func..).take(defined.len()));
     let entities = opaque.objects.instance_entities(id).clone();
     for (i, g) in entities
         .globals

@@ -201,14 +201,22 @@ impl<T: 'static> Linker<T> {
     /// Instantiates `module`, resolving its imports by name.
     pub fn instantiate(&self, mut store: impl AsContextMut<Data = T>, module: &Module) -> crate::Result<Instance> {
         let store = store.as_context_mut().0;
-        let mut imports = Vec::new();
-        for import in module.imports() {
-            match self.map.get(import.module()).and_then(|names| names.get(import.name())) {
+        // By name only: `Module::imports` would also build each import's
+        // public type, which instantiation checks in its own form.
+        let wanted = &module.inner.env.imports;
+        let mut imports = Vec::with_capacity(wanted.len());
+        store.opaque.funcs.reserve(wanted.len());
+        for import in wanted {
+            match self
+                .map
+                .get(&*import.module)
+                .and_then(|names| names.get(&*import.field))
+            {
                 Some(def) => imports.push(self.materialize(store, def)),
                 None => crate::bail!(
                     "unknown import: `{}::{}` has not been defined",
-                    import.module(),
-                    import.name()
+                    import.module,
+                    import.field
                 ),
             }
         }

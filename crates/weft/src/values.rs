@@ -133,8 +133,8 @@ impl Val {
     pub fn ty(&self, store: impl AsContext) -> ValType {
         let store = store.as_context();
         if let Val::FuncRef(Some(f)) = self {
-            if let Ok(data) = f.data(store.0.opaque()) {
-                return ValType::Ref(RefType::new(false, HeapType::ConcreteFunc((*data.ty).clone())));
+            if let Ok(ty) = f.func_ty(store.0.opaque()) {
+                return ValType::Ref(RefType::new(false, HeapType::ConcreteFunc((**ty).clone())));
             }
         }
         self.ty_opaque()
@@ -172,7 +172,7 @@ impl Val {
         Ok(match self {
             Val::FuncRef(Some(f)) => match ty.heap_type() {
                 HeapType::Func => true,
-                HeapType::ConcreteFunc(want) => *f.data(store)?.ty == *want,
+                HeapType::ConcreteFunc(want) => **f.func_ty(store)? == *want,
                 _ => false,
             },
             Val::FuncRef(None) => ty.is_nullable() && ty.heap_type().is_func(),
@@ -331,8 +331,8 @@ impl Val {
 /// The type of a value for messages: precise for functions of `store`.
 fn describe(store: &StoreOpaque, v: &Val) -> String {
     match v {
-        Val::FuncRef(Some(f)) => match f.data(store) {
-            Ok(data) => format!("(ref {})", data.ty),
+        Val::FuncRef(Some(f)) => match f.func_ty(store) {
+            Ok(ty) => format!("(ref {ty})"),
             Err(_) => v.ty_opaque().to_string(),
         },
         _ => v.ty_opaque().to_string(),
