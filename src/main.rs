@@ -9,7 +9,7 @@
 //! imports it provides are WASI preview1; `run_options` parses the
 //! `-W`/`-S` switches and builds the WASI context.
 
-// No `unsafe` code but the calls of `Module::deserialize` and
+// No `unsafe` code but the calls of `Module::deserialize_file` and
 // `Component::deserialize`, whose contract `--allow-precompiled` hands to
 // the user (see `load_module` and `load_precompiled_component`).
 #![deny(unsafe_code)]
@@ -620,11 +620,14 @@ fn load_module(engine: &Engine, path: &Path, bytes: &[u8], allow_precompiled: bo
             unsafe_code,
             reason = "--allow-precompiled opts in to the unsafe Module::deserialize"
         )]
-        // SAFETY: `deserialize` trusts its bytes to be a module Weft
-        // precompiled; the user vouched for the file with
-        // `--allow-precompiled`, as with `wasmtime run`.
-        let module = unsafe { Module::deserialize(engine, bytes) };
-        return module.with_context(|| format!("failed to load `{}`", path.display()));
+        // SAFETY: `deserialize_file` trusts the file to be a module Weft
+        // precompiled; the user vouched for it with `--allow-precompiled`,
+        // as with `wasmtime run`. Loaded from the file rather than from
+        // `bytes`, so that its code and memory images are used where the
+        // file is mapped instead of being copied.
+        let module = unsafe { Module::deserialize_file(engine, path) };
+        // Its errors name the file already.
+        return module;
     }
     Module::new(engine, bytes).with_context(|| format!("failed to compile `{}`", path.display()))
 }

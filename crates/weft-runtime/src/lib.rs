@@ -72,7 +72,7 @@ pub use memory::{
     max_pages, HostLinearMemory, HostMemoryCreator, HostMemorySpec, LinearMemory, SharedAccessError,
     SharedLinearMemory, MAX_PAGES_32, MEMORY_RESERVATION,
 };
-pub use memory_image::MemoryImage;
+pub use memory_image::{ImageContents, MemoryImage};
 pub use mmap::{page_size, MappedFile};
 pub use parking::WaitResult;
 pub use pool::{InstancePool, PoolLimits};

@@ -21,11 +21,36 @@ use weft_environ::{ConstOp, DataKind, Module, WASM_PAGE_SIZE};
 #[derive(Debug)]
 pub struct MemoryImage {
     #[cfg(target_os = "linux")]
-    fd: std::os::fd::OwnedFd,
+    source: Source,
     /// Where the image starts in the linear memory (page aligned).
     offset: usize,
     /// The length of the image (page aligned).
     len: usize,
+}
+
+/// The file an image is mapped from.
+#[cfg(target_os = "linux")]
+#[derive(Debug)]
+enum Source {
+    /// An in-memory file of its own, the whole of which is the image.
+    Memfd(std::os::fd::OwnedFd),
+    /// A precompiled module's file, which holds the image at `at` (page
+    /// aligned).
+    File {
+        file: std::sync::Arc<std::fs::File>,
+        at: u64,
+    },
+}
+
+/// The initial contents of a memory as an image holds them: `bytes` (a
+/// whole number of pages) from `offset` (page aligned) in the memory, zero
+/// elsewhere.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ImageContents {
+    /// Where the contents start in the memory.
+    pub offset: usize,
+    /// The contents.
+    pub bytes: Vec<u8>,
 }
 
 /// The constant offset and length of every active segment of `memory`, or
@@ -56,21 +81,79 @@ fn constant_segments(module: &Module, memory: u32) -> Option<Vec<(usize, &[u8])>
     Some(out)
 }
 
+/// The page-aligned span `(offset, len)` an image of `segments` covers, or
+/// `None` when they are all empty or the host's pages do not divide wasm
+/// pages.
+fn span(segments: &[(usize, &[u8])]) -> Option<(usize, usize)> {
+    let page = page_size();
+    if !(WASM_PAGE_SIZE as usize).is_multiple_of(page) {
+        return None;
+    }
+    let nonempty = segments.iter().filter(|(_, d)| !d.is_empty());
+    let start = nonempty.clone().map(|(o, _)| *o).min()?;
+    let end = nonempty.map(|(o, d)| o + d.len()).max().unwrap_or(start);
+    let offset = start / page * page;
+    Some((offset, crate::mmap::round_up(end - offset, page)))
+}
+
+/// The segments of defined memory `m` of `module` that an image can hold:
+/// `None` for a memory an image does not apply to.
+fn image_segments(module: &Module, m: u32) -> Option<Vec<(usize, &[u8])>> {
+    let memory = module.memories.get(m as usize)?;
+    // Images map whole 64 KiB pages.
+    if memory.memory64 || memory.shared || memory.page_size_log2 != weft_environ::WASM_PAGE_SIZE_LOG2 {
+        return None;
+    }
+    constant_segments(module, m)
+}
+
 impl MemoryImage {
     /// The images of the defined memories of `module`, in order: `None` for
     /// a memory without data segments or whose segments must be copied.
     pub fn for_module(module: &Module) -> Vec<Option<MemoryImage>> {
         (module.num_imported_memories..module.memories.len() as u32)
+            .map(|m| MemoryImage::new(&image_segments(module, m)?).ok().flatten())
+            .collect()
+    }
+
+    /// The contents the images of [`MemoryImage::for_module`] hold, for
+    /// writing them out (a precompiled module carries them, so that
+    /// [`MemoryImage::from_file`] can map them where they lie).
+    pub fn contents_for_module(module: &Module) -> Vec<Option<ImageContents>> {
+        (module.num_imported_memories..module.memories.len() as u32)
             .map(|m| {
-                let memory = &module.memories[m as usize];
-                // Images map whole 64 KiB pages.
-                if memory.memory64 || memory.shared || memory.page_size_log2 != weft_environ::WASM_PAGE_SIZE_LOG2 {
-                    return None;
+                let segments = image_segments(module, m)?;
+                let (offset, len) = span(&segments)?;
+                let mut bytes = vec![0; len];
+                // Later segments overwrite earlier ones, as when copied.
+                for (o, data) in segments.iter().filter(|(_, d)| !d.is_empty()) {
+                    bytes[o - offset..o - offset + data.len()].copy_from_slice(data);
                 }
-                let segments = constant_segments(module, m)?;
-                MemoryImage::new(&segments).ok().flatten()
+                Some(ImageContents { offset, bytes })
             })
             .collect()
+    }
+
+    /// An image whose `len` bytes lie in `file` at `at`, for `offset` in the
+    /// memory: mapped from the file itself at each instantiation, with
+    /// nothing copied now. `None` where `at`, `offset` or `len` is not a
+    /// whole number of the host's pages, or off Linux.
+    pub fn from_file(file: &std::sync::Arc<std::fs::File>, at: u64, offset: usize, len: usize) -> Option<MemoryImage> {
+        let page = page_size();
+        let aligned = at.is_multiple_of(page as u64) && offset.is_multiple_of(page) && len.is_multiple_of(page);
+        #[cfg(target_os = "linux")]
+        {
+            (aligned && len > 0).then(|| MemoryImage {
+                source: Source::File { file: file.clone(), at },
+                offset,
+                len,
+            })
+        }
+        #[cfg(not(target_os = "linux"))]
+        {
+            let _ = (file, aligned);
+            None
+        }
     }
 
     /// An image holding `segments` (`(offset, bytes)`, applied in order), or
@@ -78,17 +161,9 @@ impl MemoryImage {
     #[cfg(target_os = "linux")]
     fn new(segments: &[(usize, &[u8])]) -> io::Result<Option<MemoryImage>> {
         use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
-        let page = page_size();
-        if !(WASM_PAGE_SIZE as usize).is_multiple_of(page) {
-            return Ok(None);
-        }
-        let nonempty = segments.iter().filter(|(_, d)| !d.is_empty());
-        let Some(start) = nonempty.clone().map(|(o, _)| *o).min() else {
+        let Some((offset, len)) = span(segments) else {
             return Ok(None);
         };
-        let end = nonempty.map(|(o, d)| o + d.len()).max().unwrap_or(start);
-        let offset = start / page * page;
-        let len = crate::mmap::round_up(end - offset, page);
         // SAFETY: `memfd_create` takes a NUL-terminated name and flags; it
         // returns a new descriptor that we own, or -1.
         let raw = unsafe { libc::memfd_create(c"weft-memory-image".as_ptr(), libc::MFD_CLOEXEC) };
@@ -121,7 +196,11 @@ impl MemoryImage {
                 done += n as usize;
             }
         }
-        Ok(Some(MemoryImage { fd, offset, len }))
+        Ok(Some(MemoryImage {
+            source: Source::Memfd(fd),
+            offset,
+            len,
+        }))
     }
 
     #[cfg(not(target_os = "linux"))]
@@ -138,18 +217,24 @@ impl MemoryImage {
         if self.offset + self.len > accessible_len {
             return Err(io::Error::other("memory image larger than the memory"));
         }
+        let (fd, at) = match &self.source {
+            Source::Memfd(fd) => (fd.as_raw_fd(), 0),
+            Source::File { file, at } => (file.as_raw_fd(), *at),
+        };
+        let at = libc::off_t::try_from(at).map_err(|_| io::Error::other("memory image offset too large"))?;
         // SAFETY: the range `[base + offset, base + offset + len)` lies in a
         // mapping owned by the caller (checked against `accessible_len`), so
         // replacing it with `MAP_FIXED` clobbers nobody else's memory. The
-        // file mapping keeps the file alive after `fd` is closed.
+        // mapping is private: writes to it never reach the file. The file
+        // mapping keeps the file alive after `fd` is closed.
         let ptr = unsafe {
             libc::mmap(
                 base.add(self.offset).cast(),
                 self.len,
                 libc::PROT_READ | libc::PROT_WRITE,
                 libc::MAP_PRIVATE | libc::MAP_FIXED,
-                self.fd.as_raw_fd(),
-                0,
+                fd,
+                at,
             )
         };
         if ptr == libc::MAP_FAILED {
@@ -201,5 +286,26 @@ mod tests {
             assert_eq!(image.offset % page_size(), 0);
             assert!(image.offset <= 70000 && image.offset + image.len >= 70003);
         }
+        // What a precompiled module carries: the same span, the segments
+        // applied in order (the later `Q` over the `y`), zeros elsewhere.
+        let contents = MemoryImage::contents_for_module(&t.module);
+        let contents = contents[0].as_ref().expect("contents");
+        let page = page_size();
+        assert_eq!(contents.offset, 70000 / page * page);
+        assert_eq!(contents.bytes.len() % page, 0);
+        let at = 70000 - contents.offset;
+        assert_eq!(&contents.bytes[at..at + 3], b"xQz");
+        assert!(contents.bytes[..at]
+            .iter()
+            .chain(&contents.bytes[at + 3..])
+            .all(|b| *b == 0));
+        if cfg!(target_os = "linux") {
+            let image = images[0].as_ref().expect("an image");
+            assert_eq!((image.offset, image.len), (contents.offset, contents.bytes.len()));
+        }
+        // A memory without data has no image and no contents.
+        let bytes = wat::parse_str("(module (memory 1))").unwrap();
+        let t = weft_environ::translate_module(&bytes, weft_environ::supported_features()).unwrap();
+        assert_eq!(MemoryImage::contents_for_module(&t.module), vec![None]);
     }
 }

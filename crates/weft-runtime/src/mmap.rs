@@ -138,11 +138,15 @@ pub fn round_up(n: usize, to: usize) -> usize {
 pub struct MappedFile {
     map: Mmap,
     len: usize,
+    /// The file, kept open so that memory images can map parts of it
+    /// ([`crate::MemoryImage::from_file`]).
+    file: std::sync::Arc<std::fs::File>,
 }
 
 impl MappedFile {
-    /// Maps the whole of `file`, which must not be empty.
-    pub fn map(file: &std::fs::File) -> io::Result<MappedFile> {
+    /// Maps the whole of `file`, which must not be empty, and keeps it
+    /// open.
+    pub fn map(file: std::fs::File) -> io::Result<MappedFile> {
         let len = usize::try_from(file.metadata()?.len()).map_err(|_| io::Error::other("the file is too large"))?;
         if len == 0 {
             return Err(io::Error::other("the file is empty"));
@@ -170,6 +174,7 @@ impl MappedFile {
                 len: round_up(len, page_size()),
             },
             len,
+            file: std::sync::Arc::new(file),
         })
     }
 
@@ -180,6 +185,11 @@ impl MappedFile {
         // through this mapping (it is read-only, or read-execute where
         // `make_executable` made it so).
         unsafe { std::slice::from_raw_parts(self.map.ptr.as_ptr(), self.len) }
+    }
+
+    /// The mapped file.
+    pub fn file(&self) -> &std::sync::Arc<std::fs::File> {
+        &self.file
     }
 
     /// Makes `[start, start + len)` of the mapping readable and executable

@@ -107,6 +107,8 @@ struct MappedCode {
     file: weft_runtime::MappedFile,
     start: usize,
     len: usize,
+    /// The memory images, mapped from the file, if they can be.
+    images: Option<Vec<Option<MemoryImage>>>,
 }
 
 impl ModuleInner {
@@ -243,7 +245,7 @@ impl Module {
             std::fs::File::open(path).map_err(|e| crate::format_err!("failed to read `{}`: {e}", path.display()))?;
         // Mapped, so that the code runs where it lies in the file; read
         // into memory where the file cannot be mapped.
-        let Ok(map) = weft_runtime::MappedFile::map(&file) else {
+        let Ok(map) = weft_runtime::MappedFile::map(file) else {
             let bytes =
                 std::fs::read(path).map_err(|e| crate::format_err!("failed to read `{}`: {e}", path.display()))?;
             return Module::from_precompiled(engine, &bytes).map_err(failed);
@@ -253,9 +255,19 @@ impl Module {
             func_starts,
             compiled,
             code_offset,
+            images,
             address_map: written_map,
         } = crate::serialize::read(&engine.inner.config, map.bytes()).map_err(failed)?;
         let written_map = AddressMap::from_bytes(written_map);
+        // The memory images are mapped from the file itself; all of them,
+        // or (where the host's pages do not divide their alignment) none.
+        let images = images
+            .iter()
+            .map(|image| match image {
+                None => Some(None),
+                Some(i) => MemoryImage::from_file(map.file(), i.at as u64, i.offset, i.len).map(Some),
+            })
+            .collect::<Option<Vec<_>>>();
         let CompiledModule {
             code,
             funcs,
@@ -268,6 +280,7 @@ impl Module {
             start: code_offset,
             len: code.len(),
             file: map,
+            images,
         };
         let compiled = CompiledModule {
             code: Default::default(),
@@ -327,9 +340,15 @@ impl Module {
         {
             crate::bail!("the compiled code does not match the module");
         }
-        let code = match mapped {
-            None => CodeMemory::new_with_stack_maps(&compiled.code, compiled.traps, compiled.stack_maps)?,
-            Some(m) => CodeMemory::from_mapped_file(m.file, m.start, m.len, compiled.traps, compiled.stack_maps)?,
+        let (code, images) = match mapped {
+            None => (
+                CodeMemory::new_with_stack_maps(&compiled.code, compiled.traps, compiled.stack_maps)?,
+                None,
+            ),
+            Some(m) => (
+                CodeMemory::from_mapped_file(m.file, m.start, m.len, compiled.traps, compiled.stack_maps)?,
+                m.images,
+            ),
         };
         let func_code = compiled.funcs.iter().map(|loc| code.ptr_at(loc.offset)).collect();
         let func_ranges = compiled
@@ -417,7 +436,7 @@ impl Module {
                 type_ids,
                 raw_type_ids,
                 gc_types,
-                memory_images: OnceLock::new(),
+                memory_images: images.map(OnceLock::from).unwrap_or_default(),
                 func_types: OnceLock::new(),
             }),
         };

@@ -12,12 +12,15 @@
 //! function's body, zeros up to a page boundary (`CODE_ALIGN`), the machine
 //! code, the location of each defined function
 //! and of each type's array trampoline, the trap table, the address map
-//! (code offsets to offsets in the binary) and the stack maps.
+//! (code offsets to offsets in the binary), the stack maps, and the memory
+//! image of each defined memory that has one (its contents, starting at a
+//! multiple of `CODE_ALIGN`).
 //!
 //! Reading translates nothing: the module is decoded as it was written, the
 //! tables are read in bulk, and the code is copied once into executable
 //! memory, or, from a file (`Module::deserialize_file`), made executable
-//! where the file is mapped. The module's binary is not kept.
+//! where the file is mapped, and the memory images are mapped from the file
+//! at each instantiation. The module's binary is not kept.
 
 use crate::Config;
 use wasmparser::WasmFeatures;
@@ -29,7 +32,8 @@ const MAGIC: &[u8] = b"\0weft-cwasm";
 // 7: the WebAssembly features are written apart from the rest of the
 // configuration, so that an engine with more of them loads the code.
 // 8: the translated module instead of the binary.
-const FORMAT: u32 = 8;
+// 9: the memory images, page-aligned, at the end.
+const FORMAT: u32 = 9;
 /// The magic of a precompiled component (`crate::component::Component::serialize`),
 /// as long as [`MAGIC`] and differing from it, so that each kind is told
 /// from the other by its first bytes.
@@ -147,19 +151,15 @@ pub(crate) fn write(
     func_starts: &[u32],
     parts: &CompiledModule<'_>,
 ) -> crate::Result<Vec<u8>> {
+    let env_ref = env;
     let env = postcard::to_allocvec(env).map_err(|e| crate::format_err!("failed to write the module: {e}"))?;
     let mut out = Vec::with_capacity(env.len() + parts.code.len() + 16 * parts.address_map.len() + 256);
     write_header(&mut out, MAGIC, FORMAT, config.features, &tunables(config));
     put_bytes(&mut out, &env);
     put_u32s(&mut out, func_starts.iter().copied());
-    // Zeros up to where the code starts at a multiple of `CODE_ALIGN`, so
-    // that `Module::deserialize_file` can execute the code where the file
-    // is mapped.
-    let at = out.len() + 4 + 8;
-    let pad = (CODE_ALIGN - at % CODE_ALIGN) % CODE_ALIGN;
-    put_u32(&mut out, pad as u32);
-    out.resize(out.len() + pad, 0);
-    put_bytes(&mut out, &parts.code);
+    // Aligned, so that `Module::deserialize_file` can execute the code
+    // where the file is mapped.
+    put_aligned(&mut out, &parts.code);
     put_u32(&mut out, parts.funcs.len() as u32);
     for loc in &parts.funcs {
         put_u32(&mut out, loc.offset);
@@ -181,7 +181,29 @@ pub(crate) fn write(
         put_u32(&mut out, *code);
         put_u32s(&mut out, slots.iter().copied());
     }
+    let images = weft_runtime::MemoryImage::contents_for_module(env_ref);
+    put_u32(&mut out, images.len() as u32);
+    for image in &images {
+        match image {
+            None => out.push(0),
+            Some(image) => {
+                out.push(1);
+                out.extend_from_slice(&(image.offset as u64).to_le_bytes());
+                put_aligned(&mut out, &image.bytes);
+            }
+        }
+    }
     Ok(out)
+}
+
+/// Writes `bytes` as [`put_bytes`] does, after zeros (and their count) that
+/// make them start at a multiple of `CODE_ALIGN` in `out`.
+fn put_aligned(out: &mut Vec<u8>, bytes: &[u8]) {
+    let at = out.len() + 4 + 8;
+    let pad = (CODE_ALIGN - at % CODE_ALIGN) % CODE_ALIGN;
+    put_u32(out, pad as u32);
+    out.resize(out.len() + pad, 0);
+    put_bytes(out, bytes);
 }
 
 /// Where the code of a precompiled module starts: a multiple of this in its
@@ -231,11 +253,19 @@ impl<'a> Reader<'a> {
         let n = self.count(width)?;
         self.take(n * width)
     }
+    /// What [`put_aligned`] wrote.
+    fn aligned(&mut self) -> crate::Result<&'a [u8]> {
+        let pad = self.u32()? as usize;
+        self.take(pad)?;
+        self.bytes()
+    }
+    fn u64(&mut self) -> crate::Result<u64> {
+        let mut word = [0; 8];
+        word.copy_from_slice(self.take(8)?);
+        Ok(u64::from_le_bytes(word))
+    }
     pub(crate) fn bytes(&mut self) -> crate::Result<&'a [u8]> {
-        let b = self.take(8)?;
-        let mut len = [0; 8];
-        len.copy_from_slice(b);
-        let len = usize::try_from(u64::from_le_bytes(len)).unwrap_or(usize::MAX);
+        let len = usize::try_from(self.u64()?).unwrap_or(usize::MAX);
         self.take(len)
     }
     fn string(&mut self) -> crate::Result<&'a str> {
@@ -306,10 +336,7 @@ impl<'a> Reader<'a> {
                 "the {what} was precompiled for the CPU `{their_cpu}`, but this host is `{our_cpu}`: compile it again"
             );
         }
-        let bits = self.take(8)?;
-        let mut word = [0; 8];
-        word.copy_from_slice(bits);
-        let Some(their_features) = WasmFeatures::from_bits(u64::from_le_bytes(word)) else {
+        let Some(their_features) = WasmFeatures::from_bits(self.u64()?) else {
             crate::bail!("the precompiled {what} is corrupt (unknown WebAssembly features)");
         };
         let missing = their_features.difference(features);
@@ -341,9 +368,22 @@ pub(crate) struct Precompiled<'a> {
     pub(crate) compiled: CompiledModule<'a>,
     /// Where the code starts in the bytes read.
     pub(crate) code_offset: usize,
+    /// The memory image of each defined memory, if it has one.
+    pub(crate) images: Vec<Option<WrittenImage>>,
     /// The address map as written: `(code offset, wasm offset)` records of
     /// two little-endian `u32`s (`compiled.address_map` is left empty).
     pub(crate) address_map: &'a [u8],
+}
+
+/// A memory image as precompiled bytes hold it.
+pub(crate) struct WrittenImage {
+    /// Where its contents start in the memory.
+    pub(crate) offset: usize,
+    /// Where its contents start in the bytes read (a multiple of
+    /// `CODE_ALIGN`).
+    pub(crate) at: usize,
+    /// The length of its contents.
+    pub(crate) len: usize,
 }
 
 /// Reads precompiled bytes for an engine configured as `config`. Fails with
@@ -356,9 +396,7 @@ pub(crate) fn read<'a>(config: &Config, bytes: &'a [u8]) -> crate::Result<Precom
     let env: weft_environ::Module = postcard::from_bytes(r.bytes()?)
         .map_err(|e| crate::format_err!("the precompiled module is corrupt (its translation: {e})"))?;
     let func_starts = r.records(4)?.map(le32).collect();
-    let pad = r.u32()? as usize;
-    r.take(pad)?;
-    let code = r.bytes()?;
+    let code = r.aligned()?;
     let code_offset = code.as_ptr() as usize - bytes.as_ptr() as usize;
     let funcs: Vec<FunctionLoc> = r
         .records(8)?
@@ -396,6 +434,26 @@ pub(crate) fn read<'a>(config: &Config, bytes: &'a [u8]) -> crate::Result<Precom
         }
         stack_maps.push((offset, slots));
     }
+    let n = r.count(1)?;
+    if n != env.memories.len().saturating_sub(env.num_imported_memories as usize) {
+        crate::bail!("the precompiled module is corrupt (memory images of other memories)");
+    }
+    let mut images = Vec::with_capacity(n);
+    for _ in 0..n {
+        images.push(match r.take(1)?[0] {
+            0 => None,
+            _ => {
+                let offset = usize::try_from(r.u64()?)
+                    .map_err(|_| crate::format_err!("the precompiled module is corrupt (memory image offset)"))?;
+                let image = r.aligned()?;
+                Some(WrittenImage {
+                    offset,
+                    at: image.as_ptr() as usize - bytes.as_ptr() as usize,
+                    len: image.len(),
+                })
+            }
+        });
+    }
     if !r.bytes.is_empty() {
         crate::bail!("the precompiled module has trailing bytes");
     }
@@ -412,6 +470,7 @@ pub(crate) fn read<'a>(config: &Config, bytes: &'a [u8]) -> crate::Result<Precom
         env,
         func_starts,
         code_offset,
+        images,
         address_map,
         compiled: CompiledModule {
             code: code.into(),

@@ -30,7 +30,8 @@ use weft_environ::component::{self as env, ComponentTypes};
 // 3: the features apart from the rest of the configuration, as format 7 of
 // core code.
 // 4: core modules of format 8 (their translations, not their binaries).
-const FORMAT: u32 = 4;
+// 5: core modules of format 9 (with their memory images).
+const FORMAT: u32 = 5;
 
 impl Component {
     /// The component in precompiled form: the compiled code of each of its

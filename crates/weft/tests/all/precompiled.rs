@@ -92,6 +92,30 @@ fn deserialize_file_reads_the_file() {
             "{maps}"
         );
     }
+    // So is its memory image, privately: an instance's memory maps the
+    // data from the file, and writing to the memory changes neither the
+    // file nor the next instance's memory.
+    {
+        let mut store = Store::new(&engine, ());
+        let mut linker = Linker::new(&engine);
+        linker.func_wrap("host", "double", |x: i32| x * 2).unwrap();
+        let instance = linker.instantiate(&mut store, &module).unwrap();
+        #[cfg(target_os = "linux")]
+        {
+            let maps = std::fs::read_to_string("/proc/self/maps").unwrap();
+            assert!(
+                maps.lines()
+                    .any(|l| l.ends_with("m.cwasm") && l.split_whitespace().nth(1) == Some("rw-p")),
+                "{maps}"
+            );
+        }
+        let memory = instance.get_memory(&mut store, "memory").unwrap();
+        assert_eq!(&memory.data(&store)[16..27], b"precompiled");
+        memory.data_mut(&mut store)[16] = b'P';
+        let before = std::fs::read(&path).unwrap();
+        assert_eq!(before, engine.precompile_module(&binary()).unwrap());
+    }
+    check(&engine, &module);
     // The code runs where the file is mapped: removing the file leaves the
     // mapping (and the module) intact, and serializing the module gives
     // the file's bytes back.
