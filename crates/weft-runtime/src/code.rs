@@ -7,19 +7,11 @@ use weft_environ::Trap;
 
 /// Code and its trap table, kept alive while any handle refers to it.
 pub struct CodeMemory {
-    /// The memory that holds the code, from `info.start` on.
-    _backing: Backing,
+    /// The memory the code was copied into, unless it runs where it lies
+    /// in a mapped file (`info.file`); kept for its drop, which unmaps it.
+    _alloc: Option<region::Allocation>,
     len: usize,
     info: Arc<CodeInfo>,
-}
-
-/// What holds a [`CodeMemory`]'s code (kept for its drop, which unmaps it).
-#[allow(dead_code, reason = "held only to be dropped with the code")]
-enum Backing {
-    /// Memory of its own, the code copied in.
-    Alloc(region::Allocation),
-    /// A precompiled file, the code executed where it lies.
-    File(crate::MappedFile),
 }
 
 /// What the trap handler knows about a range of code.
@@ -27,12 +19,104 @@ enum Backing {
 struct CodeInfo {
     start: usize,
     end: usize,
-    /// Sorted by offset.
-    traps: Vec<(u32, Trap)>,
+    traps: TrapTable,
     /// The stack maps of the calls that may collect: the offset of each
     /// call's return address, sorted, with the offsets from the stack
     /// pointer at the call of the 8-byte slots holding references.
     stack_maps: Vec<(u32, Box<[u32]>)>,
+    /// The precompiled file the code was loaded from, if it was: the code
+    /// may run where it lies in it, and tables be read where they lie.
+    file: Option<crate::MappedFile>,
+}
+
+/// A trap table: the code offsets at which a trap may happen, sorted, each
+/// with its trap.
+#[derive(Debug)]
+pub enum TrapTable {
+    /// Decoded pairs (unsorted input is sorted when the code is made).
+    Decoded(Vec<(u32, Trap)>),
+    /// The table as precompiled bytes carry it, at this range of the mapped
+    /// file the code comes from ([`CodeMemory::from_mapped_file`]): 5-byte
+    /// records (a little-endian `u32` offset, then the trap as a byte),
+    /// sorted by offset. Read where it lies, never decoded as a whole; a
+    /// corrupt table only makes a trap be reported as another, or a fault
+    /// as no trap.
+    InFile(std::ops::Range<usize>),
+}
+
+/// The width of a record of [`TrapTable::InFile`].
+pub const TRAP_RECORD: usize = 5;
+
+impl TrapTable {
+    /// The empty table.
+    pub fn empty() -> TrapTable {
+        TrapTable::Decoded(Vec::new())
+    }
+
+    fn sorted(self) -> TrapTable {
+        match self {
+            TrapTable::Decoded(mut traps) => {
+                traps.sort_by_key(|t| t.0);
+                TrapTable::Decoded(traps)
+            }
+            in_file => in_file,
+        }
+    }
+}
+
+impl CodeInfo {
+    /// The records of an [`TrapTable::InFile`] table (empty when the range
+    /// is not in the file).
+    fn trap_records(&self, range: &std::ops::Range<usize>) -> &[u8] {
+        self.file
+            .as_ref()
+            .and_then(|f| f.bytes().get(range.clone()))
+            .unwrap_or_default()
+    }
+
+    /// The trap recorded at exactly code offset `offset`, if any.
+    fn trap_at(&self, offset: u32) -> Option<Trap> {
+        match &self.traps {
+            TrapTable::Decoded(traps) => traps.binary_search_by_key(&offset, |t| t.0).ok().map(|i| traps[i].1),
+            TrapTable::InFile(range) => {
+                let records = self.trap_records(range);
+                let record = |i: usize| &records[i * TRAP_RECORD..(i + 1) * TRAP_RECORD];
+                let key = |r: &[u8]| u32::from_le_bytes([r[0], r[1], r[2], r[3]]);
+                let n = records.len() / TRAP_RECORD;
+                let (mut lo, mut hi) = (0, n);
+                while lo < hi {
+                    let mid = lo + (hi - lo) / 2;
+                    match key(record(mid)).cmp(&offset) {
+                        std::cmp::Ordering::Less => lo = mid + 1,
+                        std::cmp::Ordering::Greater => hi = mid,
+                        std::cmp::Ordering::Equal => return trap_of_byte(record(mid)[4]),
+                    }
+                }
+                None
+            }
+        }
+    }
+
+    /// Every entry of the trap table, in order.
+    fn traps(&self) -> Vec<(u32, Trap)> {
+        match &self.traps {
+            TrapTable::Decoded(traps) => traps.clone(),
+            TrapTable::InFile(range) => self
+                .trap_records(range)
+                .chunks_exact(TRAP_RECORD)
+                .filter_map(|r| Some((u32::from_le_bytes([r[0], r[1], r[2], r[3]]), trap_of_byte(r[4])?)))
+                .collect(),
+        }
+    }
+}
+
+/// The trap whose code (`trap as u8`) is `byte`, if any.
+pub fn trap_of_byte(byte: u8) -> Option<Trap> {
+    match Trap::ALL.get(byte as usize) {
+        // `ALL` lists the traps in the order of their codes.
+        Some(trap) if *trap as u8 == byte => Some(*trap),
+        _ => Trap::ALL.iter().copied().find(|t| *t as u8 == byte),
+    }
 }
 
 /// Code ranges by their start address.
@@ -69,6 +153,17 @@ impl CodeMemory {
         traps: Vec<(u32, Trap)>,
         stack_maps: Vec<(u32, Box<[u32]>)>,
     ) -> anyhow::Result<CodeMemory> {
+        Self::copied(code, TrapTable::Decoded(traps), stack_maps, None)
+    }
+
+    /// Copies `code` into fresh executable memory and registers it, with
+    /// `file` (whose tables `traps` may lie in) kept alongside.
+    fn copied(
+        code: &[u8],
+        traps: TrapTable,
+        stack_maps: Vec<(u32, Box<[u32]>)>,
+        file: Option<crate::MappedFile>,
+    ) -> anyhow::Result<CodeMemory> {
         let mut alloc = region::alloc(code.len().max(1), region::Protection::READ_WRITE)
             .map_err(|e| anyhow::anyhow!("failed to map code memory: {e}"))?;
         let base = alloc.as_mut_ptr::<u8>();
@@ -81,11 +176,14 @@ impl CodeMemory {
         unsafe { region::protect(base, alloc.len(), region::Protection::READ_EXECUTE) }
             .map_err(|e| anyhow::anyhow!("failed to make code executable: {e}"))?;
         Ok(Self::register(
-            Backing::Alloc(alloc),
-            base as usize,
-            code.len(),
-            traps,
-            stack_maps,
+            Some(alloc),
+            CodeInfo {
+                start: base as usize,
+                end: base as usize + code.len(),
+                traps,
+                stack_maps,
+                file,
+            },
         ))
     }
 
@@ -94,48 +192,49 @@ impl CodeMemory {
     /// `[start, start + len)`: with `start` a multiple of the page size,
     /// that range is made executable where it lies, without a copy. Where
     /// that cannot be done (the file's mount forbids executing it, say),
-    /// the code is copied as `new_with_stack_maps` copies it. Fails when
-    /// the range is not inside the file.
+    /// the code is copied as `new_with_stack_maps` copies it. The file is
+    /// kept either way, so that `traps` may lie in it too. Fails when the
+    /// range is not inside the file.
     pub fn from_mapped_file(
         mut file: crate::MappedFile,
         start: usize,
         len: usize,
-        traps: Vec<(u32, Trap)>,
+        traps: TrapTable,
         stack_maps: Vec<(u32, Box<[u32]>)>,
     ) -> anyhow::Result<CodeMemory> {
         let Some(end) = start.checked_add(len).filter(|end| *end <= file.bytes().len()) else {
             anyhow::bail!("the code lies outside the mapped file");
         };
         if len == 0 || !start.is_multiple_of(crate::page_size()) || file.make_executable(start, len).is_err() {
-            return Self::new_with_stack_maps(&file.bytes()[start..end], traps, stack_maps);
+            let code = file.bytes()[start..end].to_vec();
+            return Self::copied(&code, traps, stack_maps, Some(file));
         }
         let base = file.bytes().as_ptr() as usize + start;
-        Ok(Self::register(Backing::File(file), base, len, traps, stack_maps))
+        Ok(Self::register(
+            None,
+            CodeInfo {
+                start: base,
+                end: base + len,
+                traps,
+                stack_maps,
+                file: Some(file),
+            },
+        ))
     }
 
-    /// Sorts the tables and registers the code at `[start, start + len)`,
-    /// executable now and held by `backing`, for the trap handler.
-    fn register(
-        backing: Backing,
-        start: usize,
-        len: usize,
-        mut traps: Vec<(u32, Trap)>,
-        mut stack_maps: Vec<(u32, Box<[u32]>)>,
-    ) -> CodeMemory {
-        traps.sort_by_key(|t| t.0);
-        stack_maps.sort_by_key(|t| t.0);
-        let info = Arc::new(CodeInfo {
-            start,
-            end: start + len,
-            traps,
-            stack_maps,
-        });
+    /// Sorts the tables of `info` and registers its code, executable now
+    /// and held by `alloc` or `info.file`, for the trap handler.
+    fn register(alloc: Option<region::Allocation>, mut info: CodeInfo) -> CodeMemory {
+        info.traps = std::mem::replace(&mut info.traps, TrapTable::empty()).sorted();
+        info.stack_maps.sort_by_key(|t| t.0);
+        let len = info.end - info.start;
+        let info = Arc::new(info);
         REGISTRY
             .write()
             .unwrap_or_else(|e| e.into_inner())
-            .insert(start, info.clone());
+            .insert(info.start, info.clone());
         CodeMemory {
-            _backing: backing,
+            _alloc: alloc,
             len,
             info,
         }
@@ -160,9 +259,15 @@ impl CodeMemory {
         unsafe { std::slice::from_raw_parts(self.info.start as *const u8, self.len) }
     }
 
+    /// The bytes of the precompiled file the code was loaded from, if it
+    /// was loaded from one (tables of the module may lie in them).
+    pub fn file_bytes(&self) -> Option<&[u8]> {
+        self.info.file.as_ref().map(crate::MappedFile::bytes)
+    }
+
     /// The trap table, sorted by code offset.
-    pub fn traps(&self) -> &[(u32, Trap)] {
-        &self.info.traps
+    pub fn traps(&self) -> Vec<(u32, Trap)> {
+        self.info.traps()
     }
 
     /// The stack maps, sorted by code offset.
@@ -224,13 +329,7 @@ pub(crate) fn lookup(pc: usize) -> Option<Option<Trap>> {
     if pc >= info.end {
         return None;
     }
-    let offset = (pc - info.start) as u32;
-    let trap = info
-        .traps
-        .binary_search_by_key(&offset, |t| t.0)
-        .ok()
-        .map(|i| info.traps[i].1);
-    Some(trap)
+    Some(info.trap_at((pc - info.start) as u32))
 }
 
 /// Whether `pc` is inside registered code.
@@ -261,4 +360,44 @@ fn populate(base: *mut u8, len: usize) {
     }
     #[cfg(not(any(target_os = "linux", target_os = "android")))]
     let _ = (base, len);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn trap_tables_in_a_file_are_searched_where_they_lie() {
+        // A byte, 16 bytes of "code" (`ret`s, never run), then the trap
+        // table's records: the code is not page-aligned in the file, so it
+        // is copied, and the table is still read from the file.
+        let mut bytes = vec![0u8];
+        bytes.extend([0xc3; 16]);
+        let table_start = bytes.len();
+        for (offset, trap) in [(2u32, Trap::IntegerDivisionByZero), (9, Trap::MemoryOutOfBounds)] {
+            bytes.extend(offset.to_le_bytes());
+            bytes.push(trap as u8);
+        }
+        let path = std::env::temp_dir().join(format!("weft-trap-table-{}", std::process::id()));
+        std::fs::write(&path, &bytes).unwrap();
+        let file = crate::MappedFile::map(std::fs::File::open(&path).unwrap()).unwrap();
+        std::fs::remove_file(&path).unwrap();
+        let code =
+            CodeMemory::from_mapped_file(file, 1, 16, TrapTable::InFile(table_start..bytes.len()), Vec::new()).unwrap();
+        assert_eq!(code.code(), &[0xc3; 16]);
+        assert_eq!(code.file_bytes(), Some(&bytes[..]));
+        let (start, end) = code.range();
+        assert_eq!(lookup(start + 2), Some(Some(Trap::IntegerDivisionByZero)));
+        assert_eq!(lookup(start + 9), Some(Some(Trap::MemoryOutOfBounds)));
+        assert_eq!(lookup(start + 3), Some(None));
+        assert_eq!(lookup(end), None);
+        assert_eq!(
+            code.traps(),
+            vec![(2, Trap::IntegerDivisionByZero), (9, Trap::MemoryOutOfBounds)]
+        );
+        // Every trap's byte names it back.
+        for trap in Trap::ALL {
+            assert_eq!(trap_of_byte(*trap as u8), Some(*trap));
+        }
+    }
 }

@@ -7,7 +7,7 @@ use std::sync::{Arc, OnceLock};
 use weft_environ::{
     CompiledModule, EngineOrModuleTypeIndex, FunctionLoc, ModuleTranslation, WasmFuncType, WasmSubType, WasmValType,
 };
-use weft_runtime::{CodeMemory, CodePtr, MemoryImage};
+use weft_runtime::{CodeMemory, CodePtr, MemoryImage, TrapTable};
 use weft_types::VMSharedTypeIndex;
 
 /// A compiled WebAssembly module, ready to be instantiated. Cheap to clone and
@@ -52,12 +52,18 @@ pub(crate) struct ModuleInner {
 /// it). Kept in the form precompiled bytes carry it, so that loading them
 /// copies it once and decodes nothing; a lookup in a corrupt map only finds
 /// a wrong offset for a backtrace.
-pub(crate) struct AddressMap(Box<[u8]>);
+pub(crate) enum AddressMap {
+    /// In memory of its own.
+    Owned(Box<[u8]>),
+    /// At this range of the precompiled file the module's code was loaded
+    /// from (`CodeMemory::file_bytes`), where it is read.
+    InFile(std::ops::Range<usize>),
+}
 
 impl AddressMap {
     /// The map of `pairs`, sorted by code offset.
     fn from_pairs(pairs: &[(u32, u32)]) -> AddressMap {
-        AddressMap(
+        AddressMap::Owned(
             pairs
                 .iter()
                 .flat_map(|(c, w)| [c.to_le_bytes(), w.to_le_bytes()])
@@ -66,12 +72,20 @@ impl AddressMap {
         )
     }
 
-    /// The map of records as precompiled bytes carry them (a whole number
-    /// of 8-byte records; a trailing partial record is never read).
-    fn from_bytes(bytes: &[u8]) -> AddressMap {
-        AddressMap(bytes.into())
+    /// The records, given the module's `code`.
+    fn records<'a>(&'a self, code: &'a CodeMemory) -> Records<'a> {
+        Records(match self {
+            AddressMap::Owned(bytes) => bytes,
+            AddressMap::InFile(range) => code.file_bytes().and_then(|b| b.get(range.clone())).unwrap_or_default(),
+        })
     }
+}
 
+/// The records of an [`AddressMap`] (a whole number of 8-byte records; a
+/// trailing partial record is never read).
+struct Records<'a>(&'a [u8]);
+
+impl Records<'_> {
     /// Record `i`.
     fn get(&self, i: usize) -> Option<(u32, u32)> {
         let r = self.0.get(i * 8..i * 8 + 8)?;
@@ -107,6 +121,8 @@ struct MappedCode {
     file: weft_runtime::MappedFile,
     start: usize,
     len: usize,
+    /// The trap table (in the file).
+    traps: TrapTable,
     /// The memory images, mapped from the file, if they can be.
     images: Option<Vec<Option<MemoryImage>>>,
 }
@@ -194,8 +210,8 @@ impl Module {
                 .iter()
                 .map(|p| (p.addr() - start) as u32)
                 .collect(),
-            traps: inner.code.traps().to_vec(),
-            address_map: inner.address_map.pairs().collect(),
+            traps: inner.code.traps(),
+            address_map: inner.address_map.records(&inner.code).pairs().collect(),
             stack_maps: inner.code.stack_maps().to_vec(),
         };
         crate::serialize::write(&inner.engine.inner.config, &inner.env, &inner.func_starts, &compiled)
@@ -256,9 +272,16 @@ impl Module {
             compiled,
             code_offset,
             images,
+            traps,
             address_map: written_map,
         } = crate::serialize::read(&engine.inner.config, map.bytes()).map_err(failed)?;
-        let written_map = AddressMap::from_bytes(written_map);
+        // The trap table and the address map are read where they lie.
+        let in_file = |table: &[u8]| {
+            let start = table.as_ptr() as usize - map.bytes().as_ptr() as usize;
+            start..start + table.len()
+        };
+        let trap_table = TrapTable::InFile(in_file(traps));
+        let written_map = AddressMap::InFile(in_file(written_map));
         // The memory images are mapped from the file itself; all of them,
         // or (where the host's pages do not divide their alignment) none.
         let images = images
@@ -280,6 +303,7 @@ impl Module {
             start: code_offset,
             len: code.len(),
             file: map,
+            traps: trap_table,
             images,
         };
         let compiled = CompiledModule {
@@ -296,13 +320,14 @@ impl Module {
     /// A module from the bytes of [`Module::serialize`] in memory (those
     /// of `deserialize`, or a core module of a precompiled component).
     pub(crate) fn from_precompiled(engine: &Engine, bytes: &[u8]) -> crate::Result<Module> {
-        let read = crate::serialize::read(&engine.inner.config, bytes)?;
+        let mut read = crate::serialize::read(&engine.inner.config, bytes)?;
+        read.compiled.traps = crate::serialize::decode_traps(read.traps, read.compiled.code.len())?;
         Module::from_compiled(
             engine,
             read.env,
             read.func_starts,
             read.compiled,
-            AddressMap::from_bytes(read.address_map),
+            AddressMap::Owned(read.address_map.into()),
             None,
         )
     }
@@ -346,7 +371,7 @@ impl Module {
                 None,
             ),
             Some(m) => (
-                CodeMemory::from_mapped_file(m.file, m.start, m.len, compiled.traps, compiled.stack_maps)?,
+                CodeMemory::from_mapped_file(m.file, m.start, m.len, m.traps, compiled.stack_maps)?,
                 m.images,
             ),
         };
@@ -544,6 +569,7 @@ impl Module {
         let wasm = self
             .inner
             .address_map
+            .records(&self.inner.code)
             .at(offset)
             .filter(|(o, _)| *o as usize >= func_offset)
             .map(|(_, w)| w);

@@ -18,9 +18,11 @@
 //!
 //! Reading translates nothing: the module is decoded as it was written, the
 //! tables are read in bulk, and the code is copied once into executable
-//! memory, or, from a file (`Module::deserialize_file`), made executable
-//! where the file is mapped, and the memory images are mapped from the file
-//! at each instantiation. The module's binary is not kept.
+//! memory. From a file (`Module::deserialize_file`), the code is made
+//! executable where the file is mapped, the trap table (sorted) and the
+//! address map are searched where they lie, and the memory images are
+//! mapped from the file at each instantiation. The module's binary is not
+//! kept.
 
 use crate::Config;
 use wasmparser::WasmFeatures;
@@ -166,8 +168,12 @@ pub(crate) fn write(
         put_u32(&mut out, loc.len);
     }
     put_u32s(&mut out, parts.array_trampolines.iter().copied());
-    put_u32(&mut out, parts.traps.len() as u32);
-    for (offset, trap) in &parts.traps {
+    // Sorted, so that `Module::deserialize_file` can search the table
+    // where it lies.
+    let mut traps = parts.traps.clone();
+    traps.sort_by_key(|t| t.0);
+    put_u32(&mut out, traps.len() as u32);
+    for (offset, trap) in &traps {
         put_u32(&mut out, *offset);
         out.push(*trap as u8);
     }
@@ -370,9 +376,30 @@ pub(crate) struct Precompiled<'a> {
     pub(crate) code_offset: usize,
     /// The memory image of each defined memory, if it has one.
     pub(crate) images: Vec<Option<WrittenImage>>,
+    /// The trap table as written: `weft_runtime::TRAP_RECORD`-byte records
+    /// (`compiled.traps` is left empty; see [`decode_traps`]).
+    pub(crate) traps: &'a [u8],
     /// The address map as written: `(code offset, wasm offset)` records of
     /// two little-endian `u32`s (`compiled.address_map` is left empty).
     pub(crate) address_map: &'a [u8],
+}
+
+/// The trap table `records` of [`Precompiled::traps`], for code of `code_len`
+/// bytes, decoded and checked.
+pub(crate) fn decode_traps(records: &[u8], code_len: usize) -> crate::Result<Vec<(u32, Trap)>> {
+    records
+        .chunks_exact(weft_runtime::TRAP_RECORD)
+        .map(|b| match weft_runtime::trap_of_byte(b[4]) {
+            Some(trap) if le32(b) as usize <= code_len => Ok((le32(b), trap)),
+            Some(_) => Err(crate::format_err!(
+                "the precompiled module is corrupt (code offsets out of range)"
+            )),
+            None => Err(crate::format_err!(
+                "the precompiled module is corrupt (trap code {})",
+                b[4]
+            )),
+        })
+        .collect()
 }
 
 /// A memory image as precompiled bytes hold it.
@@ -406,20 +433,7 @@ pub(crate) fn read<'a>(config: &Config, bytes: &'a [u8]) -> crate::Result<Precom
         })
         .collect();
     let trampolines: Vec<u32> = r.records(4)?.map(le32).collect();
-    let mut trap_of = [None; 256];
-    for trap in Trap::ALL {
-        trap_of[*trap as u8 as usize] = Some(*trap);
-    }
-    let traps = r
-        .records(5)?
-        .map(|b| match trap_of[b[4] as usize] {
-            Some(trap) => Ok((le32(b), trap)),
-            None => Err(crate::format_err!(
-                "the precompiled module is corrupt (trap code {})",
-                b[4]
-            )),
-        })
-        .collect::<crate::Result<Vec<_>>>()?;
+    let traps = r.record_bytes(weft_runtime::TRAP_RECORD)?;
     // Kept as written: a lookup in it only names an offset for a
     // backtrace, so it is not decoded or checked here.
     let address_map = r.record_bytes(8)?;
@@ -461,7 +475,6 @@ pub(crate) fn read<'a>(config: &Config, bytes: &'a [u8]) -> crate::Result<Precom
     let in_code = |offset: u32, n: u32| offset as u64 + n as u64 <= len;
     if !funcs.iter().all(|loc| in_code(loc.offset, loc.len))
         || !trampolines.iter().all(|o| in_code(*o, 0))
-        || !traps.iter().all(|(o, _)| in_code(*o, 0))
         || !stack_maps.iter().all(|(o, _)| in_code(*o, 0))
     {
         crate::bail!("the precompiled module is corrupt (code offsets out of range)");
@@ -471,12 +484,13 @@ pub(crate) fn read<'a>(config: &Config, bytes: &'a [u8]) -> crate::Result<Precom
         func_starts,
         code_offset,
         images,
+        traps,
         address_map,
         compiled: CompiledModule {
             code: code.into(),
             funcs,
             array_trampolines: trampolines,
-            traps,
+            traps: Vec::new(),
             address_map: Vec::new(),
             stack_maps,
         },
