@@ -42,7 +42,8 @@ pub(crate) struct ModuleInner {
     /// with the module (see `weft_runtime::MemoryImage`).
     pub(crate) memory_images: OnceLock<Vec<Option<MemoryImage>>>,
     /// The function type of each module type, made once with the module and
-    /// shared by the functions of every instance.
+    /// shared by the functions of every instance (their store entries name
+    /// these by index: `crate::func::FuncTy`).
     pub(crate) func_types: OnceLock<Vec<Arc<FuncType>>>,
 }
 
@@ -50,8 +51,8 @@ pub(crate) struct ModuleInner {
 /// little-endian `u32`s, sorted by code offset (the instruction at a code
 /// offset belongs to the wasm operator of the last record at or before
 /// it). Kept in the form precompiled bytes carry it, so that loading them
-/// copies it once and decodes nothing; a lookup in a corrupt map only finds
-/// a wrong offset for a backtrace.
+/// decodes nothing (and from a file copies nothing); a lookup in a corrupt
+/// map only finds a wrong offset for a backtrace.
 pub(crate) enum AddressMap {
     /// In memory of its own.
     Owned(Box<[u8]>),
