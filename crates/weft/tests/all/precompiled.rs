@@ -69,6 +69,19 @@ fn serialize_then_deserialize_in_another_engine() {
     assert_eq!(module.serialize().unwrap(), bytes);
 }
 
+/// Asserts that this process maps a file named `name` with the
+/// permissions `perms` (as `/proc/self/maps` shows them; Linux only).
+fn assert_mapped(name: &str, perms: &str) {
+    if cfg!(target_os = "linux") {
+        let maps = std::fs::read_to_string("/proc/self/maps").unwrap();
+        assert!(
+            maps.lines()
+                .any(|l| l.ends_with(name) && l.split_whitespace().nth(1) == Some(perms)),
+            "no {perms} mapping of {name}:\n{maps}"
+        );
+    }
+}
+
 #[test]
 fn deserialize_file_reads_the_file() {
     let engine = Engine::default();
@@ -83,15 +96,7 @@ fn deserialize_file_reads_the_file() {
     let module = unsafe { Module::deserialize_file(&engine, &path) }.unwrap();
     check(&engine, &module);
     // The file itself is mapped executable: its code was not copied.
-    #[cfg(target_os = "linux")]
-    {
-        let maps = std::fs::read_to_string("/proc/self/maps").unwrap();
-        assert!(
-            maps.lines()
-                .any(|l| l.ends_with("m.cwasm") && l.split_whitespace().nth(1) == Some("r-xp")),
-            "{maps}"
-        );
-    }
+    assert_mapped("m.cwasm", "r-xp");
     // So is its memory image, privately: an instance's memory maps the
     // data from the file, and writing to the memory changes neither the
     // file nor the next instance's memory.
@@ -100,15 +105,7 @@ fn deserialize_file_reads_the_file() {
         let mut linker = Linker::new(&engine);
         linker.func_wrap("host", "double", |x: i32| x * 2).unwrap();
         let instance = linker.instantiate(&mut store, &module).unwrap();
-        #[cfg(target_os = "linux")]
-        {
-            let maps = std::fs::read_to_string("/proc/self/maps").unwrap();
-            assert!(
-                maps.lines()
-                    .any(|l| l.ends_with("m.cwasm") && l.split_whitespace().nth(1) == Some("rw-p")),
-                "{maps}"
-            );
-        }
+        assert_mapped("m.cwasm", "rw-p");
         let memory = instance.get_memory(&mut store, "memory").unwrap();
         assert_eq!(&memory.data(&store)[16..27], b"precompiled");
         memory.data_mut(&mut store)[16] = b'P';
