@@ -128,16 +128,11 @@ impl WasiRandomView for WasiRandomCtx {
     }
 }
 
-/// A random seed from the operating system.
+/// A random seed, from the thread's generator (seeded once from the
+/// operating system, as Wasmtime seeds its own): one system call per
+/// thread rather than one per WASI context.
 pub(crate) fn random_seed() -> u128 {
-    u128::from_le_bytes(os_random::<16>())
-}
-
-/// Random bytes from the operating system.
-fn os_random<const N: usize>() -> [u8; N] {
-    let mut b = [0u8; N];
-    // Without an OS generator the bytes stay as they are; that only weakens
-    // the insecure generator's seed.
-    let _ = getrandom::fill(&mut b);
-    b
+    let mut b = [0u8; 16];
+    rand::rng().fill_bytes(&mut b);
+    u128::from_le_bytes(b)
 }
