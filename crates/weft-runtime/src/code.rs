@@ -81,12 +81,11 @@ impl CodeInfo {
             TrapTable::InFile(range) => {
                 let records = self.trap_records(range);
                 let record = |i: usize| &records[i * TRAP_RECORD..(i + 1) * TRAP_RECORD];
-                let key = |r: &[u8]| u32::from_le_bytes([r[0], r[1], r[2], r[3]]);
                 let n = records.len() / TRAP_RECORD;
                 let (mut lo, mut hi) = (0, n);
                 while lo < hi {
                     let mid = lo + (hi - lo) / 2;
-                    match key(record(mid)).cmp(&offset) {
+                    match record_offset(record(mid)).cmp(&offset) {
                         std::cmp::Ordering::Less => lo = mid + 1,
                         std::cmp::Ordering::Greater => hi = mid,
                         std::cmp::Ordering::Equal => return trap_of_byte(record(mid)[4]),
@@ -104,10 +103,15 @@ impl CodeInfo {
             TrapTable::InFile(range) => self
                 .trap_records(range)
                 .chunks_exact(TRAP_RECORD)
-                .filter_map(|r| Some((u32::from_le_bytes([r[0], r[1], r[2], r[3]]), trap_of_byte(r[4])?)))
+                .filter_map(|r| Some((record_offset(r), trap_of_byte(r[4])?)))
                 .collect(),
         }
     }
+}
+
+/// The code offset of a [`TrapTable::InFile`] record.
+fn record_offset(record: &[u8]) -> u32 {
+    u32::from_le_bytes([record[0], record[1], record[2], record[3]])
 }
 
 /// The trap whose code (`trap as u8`) is `byte`, if any.

@@ -278,7 +278,7 @@ impl Module {
         } = crate::serialize::read(&engine.inner.config, map.bytes()).map_err(failed)?;
         // The trap table and the address map are read where they lie.
         let in_file = |table: &[u8]| {
-            let start = table.as_ptr() as usize - map.bytes().as_ptr() as usize;
+            let start = crate::serialize::offset_in(map.bytes(), table);
             start..start + table.len()
         };
         let trap_table = TrapTable::InFile(in_file(traps));

@@ -225,6 +225,11 @@ fn put_u32s(out: &mut Vec<u8>, values: impl ExactSizeIterator<Item = u32>) {
     }
 }
 
+/// Where `part`, a subslice of `bytes`, starts in `bytes`.
+pub(crate) fn offset_in(bytes: &[u8], part: &[u8]) -> usize {
+    part.as_ptr() as usize - bytes.as_ptr() as usize
+}
+
 /// The `u32` at the start of `b` (at least 4 bytes long).
 fn le32(b: &[u8]) -> u32 {
     u32::from_le_bytes([b[0], b[1], b[2], b[3]])
@@ -424,7 +429,7 @@ pub(crate) fn read<'a>(config: &Config, bytes: &'a [u8]) -> crate::Result<Precom
         .map_err(|e| crate::format_err!("the precompiled module is corrupt (its translation: {e})"))?;
     let func_starts = r.records(4)?.map(le32).collect();
     let code = r.aligned()?;
-    let code_offset = code.as_ptr() as usize - bytes.as_ptr() as usize;
+    let code_offset = offset_in(bytes, code);
     let funcs: Vec<FunctionLoc> = r
         .records(8)?
         .map(|b| FunctionLoc {
@@ -462,7 +467,7 @@ pub(crate) fn read<'a>(config: &Config, bytes: &'a [u8]) -> crate::Result<Precom
                 let image = r.aligned()?;
                 Some(WrittenImage {
                     offset,
-                    at: image.as_ptr() as usize - bytes.as_ptr() as usize,
+                    at: offset_in(bytes, image),
                     len: image.len(),
                 })
             }
