@@ -44,7 +44,8 @@ impl CompiledFunction {
     }
 }
 
-/// The alignment of every function in the code buffer.
+/// The least alignment of a function in the code buffer (wasm functions ask
+/// for a cache line, see `Compiler::compile_function`).
 const FUNCTION_ALIGNMENT: u32 = 16;
 
 /// Appends `f` to `code`, aligned, and returns its location.
