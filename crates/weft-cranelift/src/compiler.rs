@@ -148,9 +148,10 @@ impl Compiler {
         // fall relative to the instruction fetch windows (32 or 64 bytes)
         // depends on the function alone, not on the sizes of the functions
         // before it. Measured over the sightglass suite (3 rounds each,
-        // Weft/Wasmtime execution): 16 bytes 1.00x, 32 bytes (Wasmtime's
-        // choice on x86_64) 1.04x, 64 bytes 0.97x. Trampolines keep the
-        // minimum.
+        // geometric mean of Weft/Wasmtime execution, without the two
+        // programs that run for nanoseconds): 16 bytes 1.00x, 32 bytes
+        // (Wasmtime's choice on x86_64) 1.04x, 64 bytes 0.97x. Trampolines
+        // keep the minimum.
         compiled.alignment = compiled.alignment.max(WASM_FUNCTION_ALIGNMENT);
         Ok(compiled)
     }
