@@ -489,9 +489,9 @@ mod debug_tests {
         }
     }
 
-    /// Each function starts on a cache line, and
-    /// compiling in parallel, largest function first, keeps the functions
-    /// in index order.
+    /// Each function starts on a cache line, and compiling in parallel
+    /// (largest function first) gives the same code, the functions in index
+    /// order.
     #[test]
     fn functions_are_aligned_and_in_order() {
         let wasm = wat::parse_str(
@@ -505,16 +505,15 @@ mod debug_tests {
         .unwrap();
         let translation = weft_environ::translate_module(&wasm, weft_environ::supported_features()).unwrap();
         let compiler = Compiler::new_native().unwrap();
-        let preferred = WASM_FUNCTION_ALIGNMENT;
         let serial = compiler.compile_module(&translation, false).unwrap();
         let parallel = compiler.compile_module(&translation, true).unwrap();
         assert_eq!(serial.code, parallel.code);
         assert_eq!(serial.funcs.len(), 3);
         for f in &parallel.funcs {
             assert_eq!(
-                f.offset % preferred,
+                f.offset % WASM_FUNCTION_ALIGNMENT,
                 0,
-                "function at {} not {preferred}-byte aligned",
+                "function at {} not {WASM_FUNCTION_ALIGNMENT}-byte aligned",
                 f.offset
             );
         }
