@@ -65,13 +65,15 @@ impl TrapTable {
 }
 
 impl CodeInfo {
-    /// The records of an [`TrapTable::InFile`] table (empty when the range
-    /// is not in the file).
-    fn trap_records(&self, range: &std::ops::Range<usize>) -> &[u8] {
-        self.file
+    /// The records of an [`TrapTable::InFile`] table (none when the range
+    /// is not in the file; a trailing partial record is never read).
+    fn trap_records(&self, range: &std::ops::Range<usize>) -> &[[u8; TRAP_RECORD]] {
+        let bytes: &[u8] = self
+            .file
             .as_ref()
             .and_then(|f| f.bytes().get(range.clone()))
-            .unwrap_or_default()
+            .unwrap_or_default();
+        bytes.as_chunks().0
     }
 
     /// The trap recorded at exactly code offset `offset`, if any.
@@ -80,18 +82,8 @@ impl CodeInfo {
             TrapTable::Decoded(traps) => traps.binary_search_by_key(&offset, |t| t.0).ok().map(|i| traps[i].1),
             TrapTable::InFile(range) => {
                 let records = self.trap_records(range);
-                let record = |i: usize| &records[i * TRAP_RECORD..(i + 1) * TRAP_RECORD];
-                let n = records.len() / TRAP_RECORD;
-                let (mut lo, mut hi) = (0, n);
-                while lo < hi {
-                    let mid = lo + (hi - lo) / 2;
-                    match record_offset(record(mid)).cmp(&offset) {
-                        std::cmp::Ordering::Less => lo = mid + 1,
-                        std::cmp::Ordering::Greater => hi = mid,
-                        std::cmp::Ordering::Equal => return trap_of_byte(record(mid)[4]),
-                    }
-                }
-                None
+                let i = records.binary_search_by_key(&offset, |r| trap_record(r).0).ok()?;
+                trap_record(&records[i]).1
             }
         }
     }
@@ -102,20 +94,25 @@ impl CodeInfo {
             TrapTable::Decoded(traps) => traps.clone(),
             TrapTable::InFile(range) => self
                 .trap_records(range)
-                .chunks_exact(TRAP_RECORD)
-                .filter_map(|r| Some((record_offset(r), trap_of_byte(r[4])?)))
+                .iter()
+                .filter_map(|r| match trap_record(r) {
+                    (offset, Some(trap)) => Some((offset, trap)),
+                    (_, None) => None,
+                })
                 .collect(),
         }
     }
 }
 
-/// The code offset of a [`TrapTable::InFile`] record.
-fn record_offset(record: &[u8]) -> u32 {
-    u32::from_le_bytes([record[0], record[1], record[2], record[3]])
+/// A record of a [`TrapTable::InFile`] table: its code offset, and its trap
+/// (`None` for a byte that names no trap).
+pub fn trap_record(record: &[u8; TRAP_RECORD]) -> (u32, Option<Trap>) {
+    let [a, b, c, d, trap] = *record;
+    (u32::from_le_bytes([a, b, c, d]), trap_of_byte(trap))
 }
 
 /// The trap whose code (`trap as u8`) is `byte`, if any.
-pub fn trap_of_byte(byte: u8) -> Option<Trap> {
+fn trap_of_byte(byte: u8) -> Option<Trap> {
     match Trap::ALL.get(byte as usize) {
         // `ALL` lists the traps in the order of their codes.
         Some(trap) if *trap as u8 == byte => Some(*trap),

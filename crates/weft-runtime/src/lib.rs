@@ -65,7 +65,7 @@ mod table;
 mod traps;
 mod vm;
 
-pub use code::{is_wasm_pc, trap_of_byte, CodeMemory, CodePtr, TrapTable, TRAP_RECORD};
+pub use code::{is_wasm_pc, trap_record, CodeMemory, CodePtr, TrapTable, TRAP_RECORD};
 pub use host::{HostCaller, HostFn, HostFunc};
 pub use instance::Instance;
 pub use memory::{

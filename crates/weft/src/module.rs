@@ -75,44 +75,35 @@ impl AddressMap {
 
     /// The records, given the module's `code`.
     fn records<'a>(&'a self, code: &'a CodeMemory) -> Records<'a> {
-        Records(match self {
+        let bytes: &[u8] = match self {
             AddressMap::Owned(bytes) => bytes,
             AddressMap::InFile(range) => code.file_bytes().and_then(|b| b.get(range.clone())).unwrap_or_default(),
-        })
+        };
+        Records(bytes.as_chunks().0)
     }
 }
 
-/// The records of an [`AddressMap`] (a whole number of 8-byte records; a
-/// trailing partial record is never read).
-struct Records<'a>(&'a [u8]);
+/// The records of an [`AddressMap`] (a trailing partial record is never
+/// read).
+struct Records<'a>(&'a [[u8; 8]]);
+
+/// An address map record as `(code offset, wasm offset)`.
+fn address_record(record: &[u8; 8]) -> (u32, u32) {
+    let [a, b, c, d, e, f, g, h] = *record;
+    (u32::from_le_bytes([a, b, c, d]), u32::from_le_bytes([e, f, g, h]))
+}
 
 impl Records<'_> {
-    /// Record `i`.
-    fn get(&self, i: usize) -> Option<(u32, u32)> {
-        let r = self.0.get(i * 8..i * 8 + 8)?;
-        Some((
-            u32::from_le_bytes([r[0], r[1], r[2], r[3]]),
-            u32::from_le_bytes([r[4], r[5], r[6], r[7]]),
-        ))
-    }
-
     /// Every record, in order.
     fn pairs(&self) -> impl Iterator<Item = (u32, u32)> + '_ {
-        (0..self.0.len() / 8).filter_map(|i| self.get(i))
+        self.0.iter().map(address_record)
     }
 
     /// The last record at or before code offset `offset`.
     fn at(&self, offset: u32) -> Option<(u32, u32)> {
-        // The number of records at or before `offset`, by bisection.
-        let (mut lo, mut hi) = (0, self.0.len() / 8);
-        while lo < hi {
-            let mid = lo + (hi - lo) / 2;
-            match self.get(mid) {
-                Some((code, _)) if code <= offset => lo = mid + 1,
-                _ => hi = mid,
-            }
-        }
-        self.get(lo.checked_sub(1)?)
+        // The number of records at or before `offset`.
+        let n = self.0.partition_point(|r| address_record(r).0 <= offset);
+        Some(address_record(self.0.get(n.checked_sub(1)?)?))
     }
 }
 

@@ -392,16 +392,17 @@ pub(crate) struct Precompiled<'a> {
 /// The trap table `records` of [`Precompiled::traps`], for code of `code_len`
 /// bytes, decoded and checked.
 pub(crate) fn decode_traps(records: &[u8], code_len: usize) -> crate::Result<Vec<(u32, Trap)>> {
+    let (records, _) = records.as_chunks::<{ weft_runtime::TRAP_RECORD }>();
     records
-        .chunks_exact(weft_runtime::TRAP_RECORD)
-        .map(|b| match weft_runtime::trap_of_byte(b[4]) {
-            Some(trap) if le32(b) as usize <= code_len => Ok((le32(b), trap)),
-            Some(_) => Err(crate::format_err!(
+        .iter()
+        .map(|r| match weft_runtime::trap_record(r) {
+            (offset, Some(trap)) if offset as usize <= code_len => Ok((offset, trap)),
+            (_, Some(_)) => Err(crate::format_err!(
                 "the precompiled module is corrupt (code offsets out of range)"
             )),
-            None => Err(crate::format_err!(
+            (_, None) => Err(crate::format_err!(
                 "the precompiled module is corrupt (trap code {})",
-                b[4]
+                r[4]
             )),
         })
         .collect()
