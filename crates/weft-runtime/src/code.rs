@@ -120,6 +120,23 @@ fn trap_of_byte(byte: u8) -> Option<Trap> {
     }
 }
 
+/// Copies `code` into fresh memory and makes it executable; returns the
+/// memory (unmapped on drop) and the address the code starts at.
+fn copy_executable(code: &[u8]) -> anyhow::Result<(region::Allocation, usize)> {
+    let mut alloc = region::alloc(code.len().max(1), region::Protection::READ_WRITE)
+        .map_err(|e| anyhow::anyhow!("failed to map code memory: {e}"))?;
+    let base = alloc.as_mut_ptr::<u8>();
+    populate(base, alloc.len());
+    // SAFETY: the allocation is at least `code.len()` bytes, writable,
+    // fresh and not aliased.
+    unsafe { std::ptr::copy_nonoverlapping(code.as_ptr(), base, code.len()) };
+    // SAFETY: the range is exactly our own allocation; nothing refers to
+    // its contents as data any more.
+    unsafe { region::protect(base, alloc.len(), region::Protection::READ_EXECUTE) }
+        .map_err(|e| anyhow::anyhow!("failed to make code executable: {e}"))?;
+    Ok((alloc, base as usize))
+}
+
 /// Code ranges by their start address.
 static REGISTRY: RwLock<BTreeMap<usize, Arc<CodeInfo>>> = RwLock::new(BTreeMap::new());
 
@@ -154,36 +171,15 @@ impl CodeMemory {
         traps: Vec<(u32, Trap)>,
         stack_maps: Vec<(u32, Box<[u32]>)>,
     ) -> anyhow::Result<CodeMemory> {
-        Self::copied(code, TrapTable::Decoded(traps), stack_maps, None)
-    }
-
-    /// Copies `code` into fresh executable memory and registers it, with
-    /// `file` (whose tables `traps` may lie in) kept alongside.
-    fn copied(
-        code: &[u8],
-        traps: TrapTable,
-        stack_maps: Vec<(u32, Box<[u32]>)>,
-        file: Option<crate::MappedFile>,
-    ) -> anyhow::Result<CodeMemory> {
-        let mut alloc = region::alloc(code.len().max(1), region::Protection::READ_WRITE)
-            .map_err(|e| anyhow::anyhow!("failed to map code memory: {e}"))?;
-        let base = alloc.as_mut_ptr::<u8>();
-        populate(base, alloc.len());
-        // SAFETY: the allocation is at least `code.len()` bytes, writable,
-        // fresh and not aliased.
-        unsafe { std::ptr::copy_nonoverlapping(code.as_ptr(), base, code.len()) };
-        // SAFETY: the range is exactly our own allocation; nothing refers to
-        // its contents as data any more.
-        unsafe { region::protect(base, alloc.len(), region::Protection::READ_EXECUTE) }
-            .map_err(|e| anyhow::anyhow!("failed to make code executable: {e}"))?;
+        let (alloc, base) = copy_executable(code)?;
         Ok(Self::register(
             Some(alloc),
             CodeInfo {
-                start: base as usize,
-                end: base as usize + code.len(),
-                traps,
+                start: base,
+                end: base + code.len(),
+                traps: TrapTable::Decoded(traps),
                 stack_maps,
-                file,
+                file: None,
             },
         ))
     }
@@ -206,13 +202,15 @@ impl CodeMemory {
         let Some(end) = start.checked_add(len).filter(|end| *end <= file.bytes().len()) else {
             anyhow::bail!("the code lies outside the mapped file");
         };
-        if len == 0 || !start.is_multiple_of(crate::page_size()) || file.make_executable(start, len).is_err() {
-            let code = file.bytes()[start..end].to_vec();
-            return Self::copied(&code, traps, stack_maps, Some(file));
-        }
-        let base = file.bytes().as_ptr() as usize + start;
+        let in_place = len != 0 && start.is_multiple_of(crate::page_size()) && file.make_executable(start, len).is_ok();
+        let (alloc, base) = if in_place {
+            (None, file.bytes().as_ptr() as usize + start)
+        } else {
+            let (alloc, base) = copy_executable(&file.bytes()[start..end])?;
+            (Some(alloc), base)
+        };
         Ok(Self::register(
-            None,
+            alloc,
             CodeInfo {
                 start: base,
                 end: base + len,
