@@ -213,7 +213,7 @@ pub struct FuncType {
 
 impl FuncType {
     /// The parameter types, in order.
-    pub fn param_types(&self) -> impl Iterator<Item = InterfaceType> + '_ {
+    pub fn param_types(&self) -> impl ExactSizeIterator<Item = InterfaceType> + Clone + '_ {
         self.params.iter().map(|(_, t)| *t)
     }
 }

@@ -4,6 +4,7 @@
 // Import loop kept on purpose: a call into a lifted function runs as a
 // task of the event loop (concurrent/), whose tasks and hooks make calls.
 use super::concurrent;
+use super::flat::lift_flat_iter;
 use super::handles::{enter_call, exit_call, lift_resources, lower_resources};
 use super::linker::HostDtor;
 use super::resources::Handle;
@@ -291,19 +292,22 @@ pub(crate) fn lift_args_from_core<T>(
     options: &Options,
     params: &[crate::Val],
 ) -> crate::Result<Vec<Val>> {
-    let param_tys: Vec<InterfaceType> = ty.param_types().collect();
     let spilled_results = flat_count(types, result_types(ty)) > MAX_FLAT_RESULTS;
     let n = params.len() - usize::from(spilled_results && !params.is_empty());
-    let flat = params[..n]
-        .iter()
-        .map(core_to_flat)
-        .collect::<crate::Result<Vec<_>>>()?;
+    // At most `MAX_FLAT_PARAMS` flat values, or one pointer to them.
+    let mut flat = [0u64; MAX_FLAT_PARAMS];
+    let Some(flat) = flat.get_mut(..n) else {
+        crate::bail!("a lowered function has {n} core parameters, more than the canonical ABI passes");
+    };
+    for (f, p) in flat.iter_mut().zip(params) {
+        *f = core_to_flat(p)?;
+    }
     let cx = LiftContext {
         types,
         memory: memory_bytes(store, options),
         encoding: options.encoding,
     };
-    lift_flat_values(&cx, MAX_FLAT_PARAMS, &param_tys, &flat)
+    lift_flat_iter(&cx, MAX_FLAT_PARAMS, ty.param_types(), flat)
 }
 
 /// The results of a lowered function, lowered into its core results (or
@@ -693,7 +697,7 @@ pub(crate) fn lift_call_results<T: 'static>(
     };
     check_borrows_returned(store, scope)?;
     if !f.sig.result_plain {
-        lift_resources(store, types, result_tys, &mut v, f.options.flags, scope)?;
+        lift_resources(store, types, result_tys.iter().copied(), &mut v, f.options.flags, scope)?;
     }
     Ok(v)
 }

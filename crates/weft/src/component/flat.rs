@@ -266,15 +266,28 @@ pub fn lift_flat_values(
     tys: &[InterfaceType],
     flat: &[u64],
 ) -> Result<Vec<Val>> {
+    lift_flat_iter(cx, max_flat, tys.iter().copied(), flat)
+}
+
+/// [`lift_flat_values`] of types given one by one.
+pub(crate) fn lift_flat_iter(
+    cx: &LiftContext<'_>,
+    max_flat: usize,
+    tys: impl Iterator<Item = InterfaceType> + Clone,
+    flat: &[u64],
+) -> Result<Vec<Val>> {
     let mut vi = FlatIter { values: flat };
-    let vals = if total_flat_count(cx.types, tys) > max_flat {
+    let count = tys
+        .clone()
+        .fold(0usize, |n, t| n.saturating_add(flat_count(cx.types, t)));
+    let vals = if count > max_flat {
         let ptr = vi.next_i32()?;
-        let (_, align, size) = record_layout(cx.types, tys);
+        let (align, size) = record_layout(cx.types, tys.clone());
         check_aligned(ptr, align)?;
         range(cx.memory.len(), ptr, size)?;
         load_fields(cx, tys, ptr)?
     } else {
-        tys.iter().map(|t| lift(cx, *t, &mut vi)).collect::<Result<_>>()?
+        tys.map(|t| lift(cx, t, &mut vi)).collect::<Result<_>>()?
     };
     if !vi.values.is_empty() {
         return Err(anyhow::anyhow!("type mismatch: too many flat values"));
@@ -309,7 +322,7 @@ pub fn lower_flat_values(
         }
         return Ok(out);
     }
-    let (_, align, size) = record_layout(cx.types, tys);
+    let (align, size) = record_layout(cx.types, tys.iter().copied());
     let (ptr, out) = match out_param {
         Some(ptr) => (ptr, Vec::new()),
         None => {
@@ -319,8 +332,7 @@ pub fn lower_flat_values(
     };
     check_aligned(ptr, align)?;
     range(cx.memory.memory().len(), ptr, size)?;
-    let refs: Vec<&Val> = vals.iter().collect();
-    store_fields(cx, &refs, tys, ptr)?;
+    store_fields(cx, vals.iter().zip(tys.iter().copied()), ptr)?;
     Ok(out)
 }
 

@@ -25,11 +25,12 @@ impl<T: 'static> LinkerInstance<'_, T> {
         Params: ComponentNamedList + Lift + 'static,
         Results: ComponentNamedList + Lower + 'static,
     {
-        let host = move |mut store: StoreContextMut<'_, T>, _ty: &ComponentFunc, args: &[Val], results: &mut [Val]| {
-            let params = Params::lift(&mut store, Val::Tuple(args.to_vec()))?;
-            let out = func(store.as_context_mut(), params)?;
-            write_results(results, results_of(&mut store, out)?)
-        };
+        let host =
+            move |mut store: StoreContextMut<'_, T>, _ty: &ComponentFunc, args: Vec<Val>, results: &mut [Val]| {
+                let params = Params::lift(&mut store, Val::Tuple(args))?;
+                let out = func(store.as_context_mut(), params)?;
+                write_results(results, results_of(&mut store, out)?)
+            };
         let check = typecheck_check::<Params, Results>();
         self.insert(name, Definition::Func(Arc::new(host), Some(check)))
     }

@@ -119,15 +119,15 @@ pub(crate) fn for_each_handle_ref(
 pub(crate) fn lift_resources<T>(
     store: &mut StoreContextMut<'_, T>,
     types: &ComponentTypes,
-    tys: &[InterfaceType],
+    tys: impl IntoIterator<Item = InterfaceType>,
     vals: &mut [Val],
     from: ComponentInstanceRef,
     scope: usize,
 ) -> crate::Result<()> {
     let id = store.0.opaque().id();
     let components = &mut store.components_mut();
-    for (t, v) in tys.iter().zip(vals.iter_mut()) {
-        for_each_handle_ref(types, *t, v, &mut |h| {
+    for (t, v) in tys.into_iter().zip(vals.iter_mut()) {
+        for_each_handle_ref(types, t, v, &mut |h| {
             let (own, r, a) = match h {
                 HandleRef::Resource { own, ty, handle } => (own, ty, handle),
                 #[cfg(feature = "component-model-async")]

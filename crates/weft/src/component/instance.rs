@@ -759,18 +759,26 @@ fn lowered_func<T: 'static>(
         }
         let r = (|| {
             let mut args = lift_args_from_core(&mut store, &types, func_ty, &options, params)?;
-            let param_tys: Vec<_> = func_ty.param_types().collect();
-            lift_resources(&mut store, &types, &param_tys, &mut args, options.flags, scope)?;
-            let mut out = vec![Val::Bool(false); usize::from(func_ty.result.is_some())];
+            lift_resources(
+                &mut store,
+                &types,
+                func_ty.param_types(),
+                &mut args,
+                options.flags,
+                scope,
+            )?;
+            // At most one result: no allocation for it.
+            let mut out = [Val::Bool(false)];
+            let out = &mut out[..usize::from(func_ty.result.is_some())];
             match &callee {
-                Callee::Host(f) => f(store.as_context_mut(), &import_ty, &args, &mut out)?,
-                Callee::Lifted(index) => call_lifted(&mut store, *index, &args, &mut out)?,
+                Callee::Host(f) => f(store.as_context_mut(), &import_ty, args, out)?,
+                Callee::Lifted(index) => call_lifted(&mut store, *index, &args, out)?,
                 #[cfg(feature = "component-model-async")]
                 Callee::Concurrent(_) => {
                     crate::bail!("internal error: a concurrent host function called synchronously")
                 }
             }
-            lower_sync_results(&mut store, &types, func_ty, &options, params, &mut out, results)
+            lower_sync_results(&mut store, &types, func_ty, &options, params, out, results)
         })();
         let exited = exit_call(&mut store, scope, false);
         r.and(exited)
@@ -806,10 +814,10 @@ fn call_lowered_async<T: 'static>(
     const RETURNED: i32 = 2;
     let (mut args, retptr) = lift_async_args(store, types, func_ty, options, params)?;
     let param_tys: Vec<_> = func_ty.param_types().collect();
-    lift_resources(store, types, &param_tys, &mut args, options.flags, scope)?;
+    lift_resources(store, types, param_tys.iter().copied(), &mut args, options.flags, scope)?;
     let mut out = vec![Val::Bool(false); usize::from(func_ty.result.is_some())];
     match callee {
-        Callee::Host(f) => f(store.as_context_mut(), import_ty, &args, &mut out)?,
+        Callee::Host(f) => f(store.as_context_mut(), import_ty, args, &mut out)?,
         Callee::Lifted(index) => call_lifted(store, *index, &args, &mut out)?,
         #[cfg(feature = "component-model-async")]
         Callee::Concurrent(_) => crate::bail!("internal error: a concurrent host function called synchronously"),

@@ -7,9 +7,10 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 /// A host function of the component model: called with the import's type
-/// and the lifted arguments, it writes the results to be lowered.
+/// and the lifted arguments (its own, so a typed function lifts them
+/// without a copy), it writes the results to be lowered.
 pub(crate) type HostFunc<T> = Arc<
-    dyn Fn(StoreContextMut<'_, T>, &super::types::ComponentFunc, &[Val], &mut [Val]) -> crate::Result<()>
+    dyn Fn(StoreContextMut<'_, T>, &super::types::ComponentFunc, Vec<Val>, &mut [Val]) -> crate::Result<()>
         + Send
         + Sync
         + 'static,
@@ -242,7 +243,7 @@ impl<T: 'static> LinkerInstance<'_, T> {
         name: &str,
         func: impl Fn(StoreContextMut<'_, T>, &[Val], &mut [Val]) -> crate::Result<()> + Send + Sync + 'static,
     ) -> crate::Result<()> {
-        let func: HostFunc<T> = Arc::new(move |store, _ty, args, results| func(store, args, results));
+        let func: HostFunc<T> = Arc::new(move |store, _ty, args, results| func(store, &args, results));
         self.insert(name, Definition::Func(func, None))
     }
 
@@ -260,7 +261,7 @@ impl<T: 'static> LinkerInstance<'_, T> {
             + Sync
             + 'static,
     ) -> crate::Result<()> {
-        let func: HostFunc<T> = Arc::new(move |store, ty, args, results| func(store, ty, args, results));
+        let func: HostFunc<T> = Arc::new(move |store, ty, args, results| func(store, ty, &args, results));
         self.insert(name, Definition::Func(func, None))
     }
 
@@ -287,7 +288,7 @@ impl<T: 'static> LinkerInstance<'_, T> {
                 crate::bail!("the function's type differs from the type of the import")
             }
         });
-        let func: HostFunc<T> = Arc::new(move |store, _ty, args, results| func(store, args, results));
+        let func: HostFunc<T> = Arc::new(move |store, _ty, args, results| func(store, &args, results));
         self.insert(name, Definition::Func(func, Some(check)))
     }
 

@@ -122,8 +122,8 @@ impl<T: 'static> LinkerInstance<'_, T> {
         Return: ComponentNamedList + Lower + 'static,
     {
         let host: HostFunc<T> = Arc::new(
-            move |mut store: StoreContextMut<'_, T>, _ty: &ComponentFunc, args: &[Val], results: &mut [Val]| {
-                let params = Params::lift(&mut store, Val::Tuple(args.to_vec()))?;
+            move |mut store: StoreContextMut<'_, T>, _ty: &ComponentFunc, args: Vec<Val>, results: &mut [Val]| {
+                let params = Params::lift(&mut store, Val::Tuple(args))?;
                 let ret = block_on_store(&mut store, |s| Box::into_pin(f(s, params)))??;
                 write_results(results, results_of(&mut store, ret)?)
             },
@@ -148,8 +148,8 @@ impl<T: 'static> LinkerInstance<'_, T> {
             + 'static,
     {
         let host: HostFunc<T> = Arc::new(
-            move |mut store: StoreContextMut<'_, T>, ty: &ComponentFunc, args: &[Val], results: &mut [Val]| {
-                block_on_store(&mut store, |s| Box::into_pin(f(s, ty.clone(), args, results)))?
+            move |mut store: StoreContextMut<'_, T>, ty: &ComponentFunc, args: Vec<Val>, results: &mut [Val]| {
+                block_on_store(&mut store, |s| Box::into_pin(f(s, ty.clone(), &args, results)))?
             },
         );
         self.insert(name, Definition::Func(host, None))

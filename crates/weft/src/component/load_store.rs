@@ -8,7 +8,7 @@ use super::{
     StringEncoding, Val, MAX_LIST_BYTE_LENGTH, MAX_STRING_BYTE_LENGTH, UTF16_TAG,
 };
 use crate::Result;
-use weft_environ::component::abi::{discriminant_size, flags_size, DefinedAbi, PtrType, ValueAbi};
+use weft_environ::component::abi::{align_to, discriminant_size, flags_size, PtrType};
 use weft_environ::component::{DefinedType, TypeDefinedIndex};
 
 const PTR: PtrType = PtrType::I32;
@@ -42,15 +42,36 @@ fn payload_offset(types: &ComponentTypes, index: TypeDefinedIndex) -> u32 {
     types.defined_abi(index).map_or(0, |abi| abi.payload_offset(PTR))
 }
 
-/// The offsets of the fields of a record of `fields`, with its alignment and
-/// size, laid out as the registry lays out a record type
-/// ([`ValueAbi::record`]).
-pub(crate) fn record_layout(types: &ComponentTypes, fields: &[InterfaceType]) -> (Vec<u32>, u32, u32) {
-    let fields: Vec<ValueAbi> = fields.iter().map(|t| types.value_abi(*t)).collect();
-    let (value, offsets) = ValueAbi::record(&fields);
-    let layout = value.layout(PTR);
-    let offsets = DefinedAbi::record(value, offsets).field_offsets(PTR).to_vec();
-    (offsets, layout.align, layout.size)
+/// A record's layout worked out field by field, as the registry lays out
+/// a record type (`ValueAbi::record` of weft-environ), without allocating.
+#[derive(Default)]
+struct RecordWalk {
+    /// The end of the last field placed.
+    end: u32,
+    /// The largest alignment so far.
+    align: u32,
+}
+
+impl RecordWalk {
+    /// Places a field of type `ty` after the ones before: its offset.
+    fn field(&mut self, types: &ComponentTypes, ty: InterfaceType) -> u32 {
+        let l = types.value_abi(ty).layout(PTR);
+        self.align = self.align.max(l.align);
+        let offset = align_to(self.end, l.align);
+        self.end = offset.saturating_add(l.size);
+        offset
+    }
+}
+
+/// The alignment and size of a record of fields of types `tys` in a
+/// 32-bit memory, laid out as the registry lays out a record type.
+pub(crate) fn record_layout(types: &ComponentTypes, tys: impl IntoIterator<Item = InterfaceType>) -> (u32, u32) {
+    let mut walk = RecordWalk::default();
+    for t in tys {
+        walk.field(types, t);
+    }
+    let align = walk.align.max(1);
+    (align, align_to(walk.end, align))
 }
 
 fn read<const N: usize>(memory: &[u8], ptr: u32) -> Result<[u8; N]> {
@@ -226,9 +247,15 @@ pub(crate) fn check_fixed_length(n: u32) -> Result<()> {
 }
 
 /// `load_record`: the fields of types `tys` of a record at `ptr`.
-pub(crate) fn load_fields(cx: &LiftContext<'_>, tys: &[InterfaceType], ptr: u32) -> Result<Vec<Val>> {
-    let (offsets, _, _) = record_layout(cx.types, tys);
-    load_fields_at(cx, tys.iter().copied(), &offsets, ptr)
+pub(crate) fn load_fields(
+    cx: &LiftContext<'_>,
+    tys: impl IntoIterator<Item = InterfaceType>,
+    ptr: u32,
+) -> Result<Vec<Val>> {
+    let mut walk = RecordWalk::default();
+    tys.into_iter()
+        .map(|t| load(cx, t, add(ptr, walk.field(cx.types, t))?))
+        .collect()
 }
 
 /// The fields of types `tys` at `offsets` from `ptr`.
@@ -334,7 +361,7 @@ pub(crate) fn store_map_into_range(
     let entry = map_entry(cx.types, key, value)?;
     let (ptr, length, size) = allocate_list(cx, pairs.len(), entry)?;
     for (i, (k, v)) in (0u32..).zip(pairs) {
-        store_fields(cx, &[k, v], &[key, value], add(ptr, i.saturating_mul(size))?)?;
+        store_fields(cx, [(k, key), (v, value)], add(ptr, i.saturating_mul(size))?)?;
     }
     Ok((ptr, length))
 }
@@ -485,10 +512,19 @@ fn pair(a: u32, b: u32) -> ([u8; 8], usize) {
     (buf, 8)
 }
 
-/// `store_record`: the fields `vals` of types `tys` of a record at `ptr`.
-pub(crate) fn store_fields(cx: &mut LowerContext<'_>, vals: &[&Val], tys: &[InterfaceType], ptr: u32) -> Result<()> {
-    let (offsets, _, _) = record_layout(cx.types, tys);
-    store_fields_at(cx, vals.iter().copied().zip(tys.iter().copied()), &offsets, ptr)
+/// `store_record`: the `fields` of a record at `ptr`, each a value with
+/// its type (the caller has checked that there is a value for each type).
+pub(crate) fn store_fields<'v>(
+    cx: &mut LowerContext<'_>,
+    fields: impl IntoIterator<Item = (&'v Val, InterfaceType)>,
+    ptr: u32,
+) -> Result<()> {
+    let mut walk = RecordWalk::default();
+    for (v, t) in fields {
+        let offset = walk.field(cx.types, t);
+        store(cx, v, t, add(ptr, offset)?)?;
+    }
+    Ok(())
 }
 
 /// Stores each field value with its type at its offset from `ptr`.

@@ -557,6 +557,6 @@ fn task_return<T: 'static>(
         };
         lift_flat_values(&cx, MAX_FLAT_PARAMS, tys, args)?
     };
-    crate::component::handles::lift_resources(store, types, tys, &mut vals, at, usize::MAX)?;
+    crate::component::handles::lift_resources(store, types, tys.iter().copied(), &mut vals, at, usize::MAX)?;
     resolve(store, cur.task, Some(vals))
 }

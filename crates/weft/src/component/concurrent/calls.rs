@@ -780,7 +780,14 @@ fn on_start<T: 'static>(store: &mut StoreContextMut<'_, T>, task: EntryId, scope
         lift_args_from_core(store, &types, fty, &options, &params)?
     };
     let param_tys: Vec<InterfaceType> = fty.param_types().collect();
-    lift_resources(store, &types, &param_tys, &mut args, options.flags, scope)?;
+    lift_resources(
+        store,
+        &types,
+        param_tys.iter().copied(),
+        &mut args,
+        options.flags,
+        scope,
+    )?;
     Ok(StartArgs::Lifted(args))
 }
 

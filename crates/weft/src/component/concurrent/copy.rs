@@ -280,7 +280,14 @@ pub(crate) fn load_elems<T: 'static>(
     // Streams hold no borrows.
     if src.types.contains_async_value(src_ty) || has_resources(&src.types, src_ty) {
         let src_tys = vec![src_ty; vals.len()];
-        lift_resources(store, &src.types, &src_tys, &mut vals, src.options.flags, usize::MAX)?;
+        lift_resources(
+            store,
+            &src.types,
+            src_tys.iter().copied(),
+            &mut vals,
+            src.options.flags,
+            usize::MAX,
+        )?;
     }
     Ok(vals)
 }

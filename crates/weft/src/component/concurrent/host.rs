@@ -570,7 +570,7 @@ pub(crate) fn call_host<T: 'static>(
         (lift_args_from_core(store, types, fty, options, params)?, None)
     };
     let param_tys: Vec<InterfaceType> = fty.param_types().collect();
-    lift_resources(store, types, &param_tys, &mut args, options.flags, scope)?;
+    lift_resources(store, types, param_tys.iter().copied(), &mut args, options.flags, scope)?;
     let future = func(store, args, usize::from(fty.result.is_some()))?;
     let caller_inst = calls::task_instance(store, options.flags)?;
     let tasks = &mut store.components_mut().tasks;
