@@ -317,9 +317,20 @@ pub(crate) fn new_flat_host<T: 'static>(
     ty: FuncType,
     func: impl Fn(StoreContextMut<'_, T>, &[u64]) -> crate::Result<Option<u64>> + Send + Sync + 'static,
 ) -> Func {
+    let host = flat_host_closure(&ty, func);
+    new_host(store, ty, host)
+}
+
+/// The closure of a host function of type `ty` whose parameters and
+/// results are numbers, as [`new_flat_host`] describes.
+#[cfg(feature = "component-model")]
+pub(crate) fn flat_host_closure<T: 'static>(
+    ty: &FuncType,
+    func: impl Fn(StoreContextMut<'_, T>, &[u64]) -> crate::Result<Option<u64>> + Send + Sync + 'static,
+) -> HostClosure<T> {
     let params: Box<[ValType]> = ty.params().collect();
     let result = ty.results().next();
-    let host: HostClosure<T> = weft_runtime::HostFunc::new(
+    weft_runtime::HostFunc::new(
         move |store: &mut StoreInner<T>, _caller: HostCaller, values: &mut [ValRaw]| {
             let mut inline = [0u64; INLINE_VALUES];
             let mut spilled = Vec::new();
@@ -350,8 +361,7 @@ pub(crate) fn new_flat_host<T: 'static>(
             }
             Ok(())
         },
-    );
-    new_host(store, ty, host)
+    )
 }
 
 /// Whether `r` is a reference to a concrete struct or array type.

@@ -22,13 +22,25 @@ pub(crate) fn flat_count(types: &ComponentTypes, ty: InterfaceType) -> usize {
     types.value_abi(ty).flat_count()
 }
 
-/// The flat values being lifted, in order (`CoreValueIter`).
-struct FlatIter<'a> {
+/// The flat values being lifted, in order (`CoreValueIter`). Not a
+/// stable API: the direct methods of [`super::Lift`] take it.
+#[doc(hidden)]
+pub struct FlatIter<'a> {
     values: &'a [u64],
 }
 
 impl<'a> FlatIter<'a> {
-    fn next(&mut self) -> Result<u64> {
+    /// The iterator over `values`.
+    pub(crate) fn new(values: &'a [u64]) -> Self {
+        FlatIter { values }
+    }
+
+    /// Whether every value was read.
+    pub(crate) fn is_empty(&self) -> bool {
+        self.values.is_empty()
+    }
+
+    pub(crate) fn next(&mut self) -> Result<u64> {
         let (first, rest) = self
             .values
             .split_first()
@@ -38,7 +50,7 @@ impl<'a> FlatIter<'a> {
     }
 
     /// The next `n` values, as a slice.
-    fn take(&mut self, n: usize) -> Result<&'a [u64]> {
+    pub(crate) fn take(&mut self, n: usize) -> Result<&'a [u64]> {
         if n > self.values.len() {
             return Err(anyhow::anyhow!("type mismatch: too few flat values"));
         }
@@ -47,7 +59,7 @@ impl<'a> FlatIter<'a> {
         Ok(taken)
     }
 
-    fn next_i32(&mut self) -> Result<u32> {
+    pub(crate) fn next_i32(&mut self) -> Result<u32> {
         // The low 32 bits: an `i32`, or an `i64` wrapped to one.
         Ok(self.next()? as u32)
     }
@@ -64,7 +76,7 @@ pub fn lift_flat(cx: &LiftContext<'_>, ty: InterfaceType, flat: &[u64]) -> Resul
     Ok(val)
 }
 
-fn lift(cx: &LiftContext<'_>, ty: InterfaceType, vi: &mut FlatIter<'_>) -> Result<Val> {
+pub(crate) fn lift(cx: &LiftContext<'_>, ty: InterfaceType, vi: &mut FlatIter<'_>) -> Result<Val> {
     use InterfaceType as T;
     Ok(match ty {
         T::Bool => Val::Bool(vi.next_i32()? != 0),
@@ -156,7 +168,7 @@ pub fn lower_flat(cx: &mut LowerContext<'_>, val: &Val, ty: InterfaceType) -> Re
     Ok(out)
 }
 
-fn lower(cx: &mut LowerContext<'_>, val: &Val, ty: InterfaceType, out: &mut Vec<u64>) -> Result<()> {
+pub(crate) fn lower(cx: &mut LowerContext<'_>, val: &Val, ty: InterfaceType, out: &mut Vec<u64>) -> Result<()> {
     use InterfaceType as T;
     let i32 = |x: u32| u64::from(x);
     let v = match (ty, val) {

@@ -3,14 +3,15 @@
 
 // Import loop kept on purpose: this file is the `func_wrap` part of the
 // linker (`LinkerInstance`), split off by size.
-use super::linker::{Definition, TypeCheck};
+use super::direct::HostCall;
+use super::linker::{Definition, DirectFunc, TypeCheck};
 use super::typed::{typecheck_func, ComponentNamedList, InstanceType, Lift, Lower};
 use super::types::ComponentFunc;
 use super::{LinkerInstance, Val};
 use crate::{AsContextMut, StoreContextMut};
 use anyhow::Context as _;
 use std::sync::Arc;
-use weft_environ::component::ItemType;
+use weft_environ::component::{FuncType, ItemType};
 
 impl<T: 'static> LinkerInstance<'_, T> {
     /// Defines `name` as a host function with typed parameters `Params` and
@@ -25,14 +26,28 @@ impl<T: 'static> LinkerInstance<'_, T> {
         Params: ComponentNamedList + Lift + 'static,
         Results: ComponentNamedList + Lower + 'static,
     {
+        let func = Arc::new(func);
+        let direct_func = func.clone();
         let host =
             move |mut store: StoreContextMut<'_, T>, _ty: &ComponentFunc, args: Vec<Val>, results: &mut [Val]| {
                 let params = Params::lift(&mut store, Val::Tuple(args))?;
                 let out = func(store.as_context_mut(), params)?;
                 write_results(results, results_of(&mut store, out)?)
             };
+        // Calls from a synchronous `canon lower` skip the `Val`s.
+        let direct: DirectFunc<T> = Arc::new(
+            move |cx: &mut HostCall<'_, '_, T>,
+                  ty: &FuncType,
+                  flat: &[u64],
+                  out_param: Option<u32>,
+                  out: &mut Vec<u64>| {
+                let params = Params::lift_params_direct(cx, ty, flat)?;
+                let ret = direct_func(cx.store().as_context_mut(), params)?;
+                ret.lower_results_direct(cx, ty, out_param, out)
+            },
+        );
         let check = typecheck_check::<Params, Results>();
-        self.insert(name, Definition::Func(Arc::new(host), Some(check)))
+        self.insert(name, Definition::Func(Arc::new(host), Some(check), Some(direct)))
     }
 }
 
@@ -100,7 +115,7 @@ pub(crate) fn check_import<T>(
     path: &str,
 ) -> crate::Result<()> {
     match (ty, def) {
-        (ItemType::Func(f), Definition::Func(_, check)) => {
+        (ItemType::Func(f), Definition::Func(_, check, _)) => {
             if types.func(f).is_some_and(|t| t.is_async) {
                 crate::bail!(
                     "component imports `{path}` as an `async` function, which a synchronous or `*_async` \

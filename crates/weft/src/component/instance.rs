@@ -16,7 +16,7 @@ use super::handles::{enter_call, exit_call, lift_resources};
 // Import loop kept on purpose: instantiation resolves a component's imports
 // against the linker's definitions, and the linker's `instantiate` makes an
 // `Instance`.
-use super::linker::{Definition, HostFunc};
+use super::linker::{Definition, DirectFunc, HostFunc};
 use super::resources::{Handle, HandleTable};
 use super::store::{
     ComponentInstanceData, ComponentInstanceRef, DefinedResource, ExportItem, Flags, LiftedFunc, Options,
@@ -450,7 +450,7 @@ fn run_step<T: 'static>(
             let options = resolve_options(t, instance_index, options)?;
             let target = match callee {
                 LowerCallee::Import(rt) => match runtime_import(component, imports, *rt)? {
-                    Definition::Func(f, _) => Callee::Host(f.clone()),
+                    Definition::Func(f, _, direct) => Callee::Host(f.clone(), direct.clone()),
                     #[cfg(feature = "component-model-async")]
                     Definition::ConcurrentFunc(f, _) => Callee::Concurrent(f.clone()),
                     other => crate::bail!("expected a function, found {}", other.describe()),
@@ -672,7 +672,8 @@ fn fused_call<T: 'static>(
 /// What a lowered function calls.
 #[derive(Clone)]
 enum Callee<T: 'static> {
-    Host(HostFunc<T>),
+    /// A host function, with the direct path of a typed one.
+    Host(HostFunc<T>, Option<DirectFunc<T>>),
     /// A concurrent host function: its calls are host tasks.
     #[cfg(feature = "component-model-async")]
     Concurrent(super::linker::ConcurrentHostFunc<T>),
@@ -712,6 +713,30 @@ fn lowered_func<T: 'static>(
             flat.results.iter().map(|t| core_type(*t)),
         ))
     })?;
+    // A typed host function called synchronously: flat values straight to
+    // Rust values and back, without a `Val` of either kind.
+    if let (Callee::Host(_, Some(direct)), false) = (&callee, options.is_async) {
+        let direct = direct.clone();
+        let host = crate::func::flat_host_closure(&lowered.ty, move |mut store, flat| {
+            let Some(func_ty) = types.func(ty) else {
+                crate::bail!("function type {} not found", ty.0);
+            };
+            if !store.components().flags(options.flags)?.may_leave {
+                return Err(crate::component::trap("cannot leave component instance"));
+            }
+            let scope = enter_call(&mut store);
+            let r = call_direct(&mut store, (&types, func_ty), &options, &direct, flat, scope);
+            let exited = exit_call(&mut store, scope, false);
+            let out = r?;
+            exited.map(|()| out)
+        });
+        return Ok(crate::func::new_host_with(
+            store.0,
+            lowered.ty.clone(),
+            host,
+            Some(&lowered.trampoline),
+        ));
+    }
     let import_ty = super::types::ComponentFunc::new(&component.inner.type_space, ty);
     let host = crate::func::host_closure_dynamic(lowered.ty.clone(), move |mut caller, params, results| {
         let mut store = caller.as_context_mut();
@@ -771,7 +796,7 @@ fn lowered_func<T: 'static>(
             let mut out = [Val::Bool(false)];
             let out = &mut out[..usize::from(func_ty.result.is_some())];
             match &callee {
-                Callee::Host(f) => f(store.as_context_mut(), &import_ty, args, out)?,
+                Callee::Host(f, _) => f(store.as_context_mut(), &import_ty, args, out)?,
                 Callee::Lifted(index) => call_lifted(&mut store, *index, &args, out)?,
                 #[cfg(feature = "component-model-async")]
                 Callee::Concurrent(_) => {
@@ -789,6 +814,42 @@ fn lowered_func<T: 'static>(
         host,
         Some(&lowered.trampoline),
     ))
+}
+
+/// A call of the typed host function `direct` of type `ty` through a
+/// synchronous `canon lower` with `options`: its flat core arguments
+/// `params` (the last the pointer for the results when they do not fit in
+/// one flat value); its flat result, if it has one.
+fn call_direct<T: 'static>(
+    store: &mut StoreContextMut<'_, T>,
+    (types, ty): (&env::ComponentTypes, &env::FuncType),
+    options: &Options,
+    direct: &DirectFunc<T>,
+    params: &[u64],
+    scope: usize,
+) -> crate::Result<Option<u64>> {
+    let spilled = ty
+        .result
+        .is_some_and(|t| types.value_abi(t).flat_count() > abi::MAX_FLAT_RESULTS);
+    let (flat, out_param) = match (spilled, params.split_last()) {
+        (false, _) => (params, None),
+        (true, Some((ptr, flat))) => (flat, Some(*ptr as u32)),
+        (true, None) => crate::bail!("the lowered function has no pointer for its results"),
+    };
+    let mut out = Vec::new();
+    direct(
+        &mut super::direct::HostCall::new(store, types, options, scope),
+        ty,
+        flat,
+        out_param,
+        &mut out,
+    )?;
+    let expected = usize::from(ty.result.is_some() && !spilled);
+    match out[..] {
+        [] if expected == 0 => Ok(None),
+        [v] if expected == 1 => Ok(Some(v)),
+        _ => crate::bail!("the lowered results do not match the core signature"),
+    }
 }
 
 /// A call through a function lowered `async`. The callee runs to
@@ -817,7 +878,7 @@ fn call_lowered_async<T: 'static>(
     lift_resources(store, types, param_tys.iter().copied(), &mut args, options.flags, scope)?;
     let mut out = vec![Val::Bool(false); usize::from(func_ty.result.is_some())];
     match callee {
-        Callee::Host(f) => f(store.as_context_mut(), import_ty, args, &mut out)?,
+        Callee::Host(f, _) => f(store.as_context_mut(), import_ty, args, &mut out)?,
         Callee::Lifted(index) => call_lifted(store, *index, &args, &mut out)?,
         #[cfg(feature = "component-model-async")]
         Callee::Concurrent(_) => crate::bail!("internal error: a concurrent host function called synchronously"),

@@ -16,6 +16,24 @@ pub(crate) type HostFunc<T> = Arc<
         + 'static,
 >;
 
+/// The direct path of a typed host function (`func_wrap`): given the call,
+/// the function's type, its flat core arguments and the pointer for its
+/// results (when they do not fit in flat values), it lifts the arguments,
+/// calls the function and lowers the results (flat ones pushed to the
+/// vector).
+pub(crate) type DirectFunc<T> = Arc<
+    dyn for<'a, 's> Fn(
+            &mut super::direct::HostCall<'a, 's, T>,
+            &weft_environ::component::FuncType,
+            &[u64],
+            Option<u32>,
+            &mut Vec<u64>,
+        ) -> crate::Result<()>
+        + Send
+        + Sync
+        + 'static,
+>;
+
 /// A concurrent host function of the component model
 /// (`func_wrap_concurrent`, `func_new_concurrent`): called with the
 /// import's type, the lifted arguments and the number of results, it gives
@@ -50,7 +68,9 @@ pub(crate) type TypeCheck = Arc<
 /// What a name of a [`Linker`] is defined as.
 pub(crate) enum Definition<T: 'static> {
     /// A host function, with its type check if it is typed.
-    Func(HostFunc<T>, Option<TypeCheck>),
+    ///
+    /// A typed host function (`func_wrap`) also has its direct path.
+    Func(HostFunc<T>, Option<TypeCheck>, Option<DirectFunc<T>>),
     /// A concurrent host function, with its type check if it is typed.
     #[cfg(feature = "component-model-async")]
     ConcurrentFunc(ConcurrentHostFunc<T>, Option<TypeCheck>),
@@ -65,7 +85,7 @@ pub(crate) enum Definition<T: 'static> {
 impl<T: 'static> Clone for Definition<T> {
     fn clone(&self) -> Self {
         match self {
-            Definition::Func(f, c) => Definition::Func(f.clone(), c.clone()),
+            Definition::Func(f, c, d) => Definition::Func(f.clone(), c.clone(), d.clone()),
             #[cfg(feature = "component-model-async")]
             Definition::ConcurrentFunc(f, c) => Definition::ConcurrentFunc(f.clone(), c.clone()),
             Definition::Instance(m) => Definition::Instance(m.clone()),
@@ -244,7 +264,7 @@ impl<T: 'static> LinkerInstance<'_, T> {
         func: impl Fn(StoreContextMut<'_, T>, &[Val], &mut [Val]) -> crate::Result<()> + Send + Sync + 'static,
     ) -> crate::Result<()> {
         let func: HostFunc<T> = Arc::new(move |store, _ty, args, results| func(store, &args, results));
-        self.insert(name, Definition::Func(func, None))
+        self.insert(name, Definition::Func(func, None, None))
     }
 
     /// Defines `name` as a host function taking and returning dynamic
@@ -262,7 +282,7 @@ impl<T: 'static> LinkerInstance<'_, T> {
             + 'static,
     ) -> crate::Result<()> {
         let func: HostFunc<T> = Arc::new(move |store, ty, args, results| func(store, ty, &args, results));
-        self.insert(name, Definition::Func(func, None))
+        self.insert(name, Definition::Func(func, None, None))
     }
 
     /// Defines `name` as a host function of the component function type
@@ -289,7 +309,7 @@ impl<T: 'static> LinkerInstance<'_, T> {
             }
         });
         let func: HostFunc<T> = Arc::new(move |store, _ty, args, results| func(store, &args, results));
-        self.insert(name, Definition::Func(func, Some(check)))
+        self.insert(name, Definition::Func(func, Some(check), None))
     }
 
     /// Defines `name` as the resource type `ty` of the host (usually

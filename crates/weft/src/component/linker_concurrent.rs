@@ -129,7 +129,7 @@ impl<T: 'static> LinkerInstance<'_, T> {
             },
         );
         let check = typecheck_check::<Params, Return>();
-        self.insert(name, Definition::Func(host, Some(check)))
+        self.insert(name, Definition::Func(host, Some(check), None))
     }
 
     /// Defines `name` as a host function taking and returning dynamic
@@ -152,7 +152,7 @@ impl<T: 'static> LinkerInstance<'_, T> {
                 block_on_store(&mut store, |s| Box::into_pin(f(s, ty.clone(), &args, results)))?
             },
         );
-        self.insert(name, Definition::Func(host, None))
+        self.insert(name, Definition::Func(host, None, None))
     }
 
     /// Defines `name` as a resource type of the host whose destructor is a

@@ -51,7 +51,7 @@ fn define_trap<T: 'static>(
             let _ = f;
             let func: HostFunc<T> =
                 Arc::new(move |_, _, _, _| crate::bail!("unknown import: `{path}` has not been defined"));
-            map.insert(name.to_string(), Definition::Func(func, None));
+            map.insert(name.to_string(), Definition::Func(func, None, None));
         }
         ItemType::Instance(index) if depth < MAX_DEPTH => {
             let Some(instance) = types.instance(index) else {

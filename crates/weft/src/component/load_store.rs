@@ -45,7 +45,7 @@ fn payload_offset(types: &ComponentTypes, index: TypeDefinedIndex) -> u32 {
 /// A record's layout worked out field by field, as the registry lays out
 /// a record type (`ValueAbi::record` of weft-environ), without allocating.
 #[derive(Default)]
-struct RecordWalk {
+pub(crate) struct RecordWalk {
     /// The end of the last field placed.
     end: u32,
     /// The largest alignment so far.
@@ -54,7 +54,7 @@ struct RecordWalk {
 
 impl RecordWalk {
     /// Places a field of type `ty` after the ones before: its offset.
-    fn field(&mut self, types: &ComponentTypes, ty: InterfaceType) -> u32 {
+    pub(crate) fn field(&mut self, types: &ComponentTypes, ty: InterfaceType) -> u32 {
         let l = types.value_abi(ty).layout(PTR);
         self.align = self.align.max(l.align);
         let offset = align_to(self.end, l.align);
@@ -288,6 +288,17 @@ pub(crate) fn load_list_from_range(
     length: u32,
     elem: InterfaceType,
 ) -> Result<Vec<Val>> {
+    let size = load_list_direct_checks(cx, ptr, length, elem)?;
+    let mut elems = Vec::with_capacity(length.min(1024) as usize);
+    for i in 0..length {
+        elems.push(load(cx, elem, add(ptr, i.saturating_mul(size))?)?);
+    }
+    Ok(elems)
+}
+
+/// Checks the list of `length` elements of type `elem` at `ptr` before
+/// it is loaded: its length, alignment and bounds. The size of an element.
+pub(crate) fn load_list_direct_checks(cx: &LiftContext<'_>, ptr: u32, length: u32, elem: InterfaceType) -> Result<u32> {
     let size = size_of(cx.types, elem);
     let bytes = u64::from(length) * u64::from(size);
     // Zero-sized elements take no memory but one `Val` each: limit their
@@ -299,11 +310,7 @@ pub(crate) fn load_list_from_range(
     // `bytes` fits in `u32` as it is at most `MAX_LIST_BYTE_LENGTH`.
     let what = "list pointer/length out of bounds of memory";
     range_named(what, cx.memory.len(), ptr, bytes as u32)?;
-    let mut elems = Vec::with_capacity(length.min(1024) as usize);
-    for i in 0..length {
-        elems.push(load(cx, elem, add(ptr, i.saturating_mul(size))?)?);
-    }
-    Ok(elems)
+    Ok(size)
 }
 
 /// The entry type `tuple<K, V>` of `map<K, V>`, the element type of the
@@ -339,7 +346,7 @@ pub(crate) fn load_map_from_range(
 /// Allocates, with the destination's `realloc`, room for `len` elements of
 /// type `elem`; returns the pointer, the length as a `u32` and the element
 /// size. A list too large for a 32-bit memory traps.
-fn allocate_list(cx: &mut LowerContext<'_>, len: usize, elem: InterfaceType) -> Result<(u32, u32, u32)> {
+pub(crate) fn allocate_list(cx: &mut LowerContext<'_>, len: usize, elem: InterfaceType) -> Result<(u32, u32, u32)> {
     let size = size_of(cx.types, elem);
     let length = u32::try_from(len).map_err(|_| trap("list too long for a 32-bit memory"))?;
     let bytes =

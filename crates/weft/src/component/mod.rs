@@ -67,6 +67,7 @@ mod call_async;
 )]
 mod component;
 pub(crate) mod concurrent;
+mod direct;
 mod flat;
 mod func_wrap;
 mod handles;

@@ -3,8 +3,11 @@
 //! from component values ([`Lift`], [`Lower`]), typed functions
 //! ([`TypedFunc`]) and the helpers the derive macros expand to.
 //!
-//! This is built on the dynamic path: a typed value is converted to or from
-//! a [`Val`], which the canonical ABI then lowers or lifts. The type check
+//! A typed value is converted to or from a [`Val`], which the canonical ABI
+//! then lowers or lifts; the arguments and results of a typed host function
+//! called from a synchronous `canon lower` go straight between Rust values
+//! and the caller's flat values and memory instead (direct.rs), through the
+//! hidden `*_direct` methods, whose defaults take the [`Val`] way. The type check
 //! happens once, when a [`TypedFunc`] is made or when a component whose
 //! imports a [`LinkerInstance::func_wrap`](super::LinkerInstance::func_wrap)
 //! function satisfies is instantiated.
@@ -22,6 +25,7 @@
 //! `ok` or `error` type of a [`Result`] (`result<_, E>` is
 //! `Result<(), E>`).
 
+use super::direct::{self, FlatValues, HostCall};
 use super::flat::ScalarFlat;
 use super::types::TypeSpace;
 use super::ResourceType;
@@ -57,6 +61,46 @@ pub trait Lift: ComponentType + Sized {
         let _ = flat;
         None
     }
+
+    /// `Self` as a value of type `ty` made of the next flat values of a
+    /// typed host function's arguments. The default lifts a [`Val`] and
+    /// converts it.
+    #[doc(hidden)]
+    fn lift_direct<U: 'static>(
+        cx: &mut HostCall<'_, '_, U>,
+        ty: InterfaceType,
+        src: &mut FlatValues<'_>,
+    ) -> Result<Self> {
+        let val = cx.lift_flat_val(ty, src)?;
+        Self::lift(cx.store(), val)
+    }
+
+    /// `Self` as a value of type `ty` stored at `ptr` in the memory of a
+    /// typed host function's caller. The default loads a [`Val`] and
+    /// converts it.
+    #[doc(hidden)]
+    fn load_direct<U: 'static>(cx: &mut HostCall<'_, '_, U>, ty: InterfaceType, ptr: u32) -> Result<Self> {
+        let val = cx.load_val(ty, ptr)?;
+        Self::lift(cx.store(), val)
+    }
+
+    /// `Self` as the parameters of a typed host function of type `ty`,
+    /// lifted from its flat core arguments `flat`. The default lifts a
+    /// [`Val`] of each and converts their tuple.
+    #[doc(hidden)]
+    fn lift_params_direct<U: 'static>(cx: &mut HostCall<'_, '_, U>, ty: &FuncType, flat: &[u64]) -> Result<Self> {
+        let vals = cx.lift_params_val(ty, flat)?;
+        Self::lift(cx.store(), Val::Tuple(vals))
+    }
+
+    /// The values of a list of elements of type `elem` whose bytes are
+    /// `bytes`, when they are their plain little-endian bytes (integers);
+    /// `None` for other types, whose elements are then loaded one by one.
+    #[doc(hidden)]
+    fn load_plain(elem: InterfaceType, bytes: &[u8]) -> Option<Vec<Self>> {
+        let _ = (elem, bytes);
+        None
+    }
 }
 
 /// A Rust type whose values can be turned into component values.
@@ -88,6 +132,43 @@ pub trait Lower: ComponentType {
     fn lower_scalars(&self, out: &mut [u64]) -> Option<usize> {
         let _ = out;
         None
+    }
+
+    /// Pushes the flat values of `self` as a value of type `ty` for a
+    /// typed host function's caller to `out`. The default goes through a
+    /// [`Val`].
+    #[doc(hidden)]
+    fn lower_direct<U: 'static>(
+        &self,
+        cx: &mut HostCall<'_, '_, U>,
+        ty: InterfaceType,
+        out: &mut Vec<u64>,
+    ) -> Result<()> {
+        let val = self.lower(cx.store())?;
+        cx.lower_flat_val(ty, val, out)
+    }
+
+    /// Stores `self` as a value of type `ty` at `ptr` in the memory of a
+    /// typed host function's caller. The default goes through a [`Val`].
+    #[doc(hidden)]
+    fn store_direct<U: 'static>(&self, cx: &mut HostCall<'_, '_, U>, ty: InterfaceType, ptr: u32) -> Result<()> {
+        let val = self.lower(cx.store())?;
+        cx.store_val(ty, val, ptr)
+    }
+
+    /// Lowers `self` as the results of a typed host function of type `ty`:
+    /// flat values pushed to `out`, or stored at `out_param` when they do
+    /// not fit. The default goes through a [`Val`] of each.
+    #[doc(hidden)]
+    fn lower_results_direct<U: 'static>(
+        &self,
+        cx: &mut HostCall<'_, '_, U>,
+        ty: &FuncType,
+        out_param: Option<u32>,
+        out: &mut Vec<u64>,
+    ) -> Result<()> {
+        let vals = tuple_vals(self.lower(cx.store())?, ty.result.iter().count())?;
+        cx.lower_results_val(ty, vals, out_param, out)
     }
 }
 
@@ -127,6 +208,24 @@ macro_rules! store_plain {
                 slot.copy_from_slice(&item.to_le_bytes());
             }
             true
+        }
+    };
+    (other $t:ty) => {};
+}
+
+/// The `load_plain` of an integer type (`plain`), or nothing (`other`,
+/// `flat`).
+macro_rules! load_plain {
+    (flat $t:ty) => {};
+    (plain $t:ty) => {
+        fn load_plain(elem: InterfaceType, bytes: &[u8]) -> Option<Vec<Self>> {
+            const SIZE: usize = std::mem::size_of::<$t>();
+            if elem != <$t as direct::DirectScalar<SIZE>>::TY {
+                return None;
+            }
+            let (items, rest) = bytes.as_chunks::<SIZE>();
+            rest.is_empty()
+                .then(|| items.iter().map(|b| <$t>::from_le_bytes(*b)).collect())
         }
     };
     (other $t:ty) => {};
@@ -229,6 +328,15 @@ macro_rules! primitives {
             }
 
             lift_scalars!($kind);
+            load_plain!($kind $t);
+
+            fn lift_direct<U: 'static>(_cx: &mut HostCall<'_, '_, U>, ty: InterfaceType, src: &mut FlatValues<'_>) -> Result<Self> {
+                direct::lift_scalar::<$t, { std::mem::size_of::<$t>() }>(ty, src)
+            }
+
+            fn load_direct<U: 'static>(cx: &mut HostCall<'_, '_, U>, ty: InterfaceType, ptr: u32) -> Result<Self> {
+                direct::load_scalar::<$t, { std::mem::size_of::<$t>() }, U>(cx, ty, ptr)
+            }
         }
 
         impl Lower for $t {
@@ -238,6 +346,14 @@ macro_rules! primitives {
 
             store_plain!($kind $t);
             lower_scalars!($kind);
+
+            fn lower_direct<U: 'static>(&self, _cx: &mut HostCall<'_, '_, U>, ty: InterfaceType, out: &mut Vec<u64>) -> Result<()> {
+                direct::lower_scalar::<$t, { std::mem::size_of::<$t>() }>(self, ty, out)
+            }
+
+            fn store_direct<U: 'static>(&self, cx: &mut HostCall<'_, '_, U>, ty: InterfaceType, ptr: u32) -> Result<()> {
+                direct::store_scalar::<$t, { std::mem::size_of::<$t>() }, U>(self, cx, ty, ptr)
+            }
         }
     )*};
 }
@@ -270,6 +386,19 @@ impl Lower for str {
     fn lower<U: 'static>(&self, _store: &mut StoreContextMut<'_, U>) -> Result<Val> {
         Ok(Val::String(self.to_string()))
     }
+
+    fn lower_direct<U: 'static>(
+        &self,
+        cx: &mut HostCall<'_, '_, U>,
+        ty: InterfaceType,
+        out: &mut Vec<u64>,
+    ) -> Result<()> {
+        direct::lower_string(cx, ty, self, out)
+    }
+
+    fn store_direct<U: 'static>(&self, cx: &mut HostCall<'_, '_, U>, ty: InterfaceType, ptr: u32) -> Result<()> {
+        direct::store_string(cx, ty, self, ptr)
+    }
 }
 
 impl ComponentType for String {
@@ -285,11 +414,36 @@ impl Lift for String {
             other => Err(wrong_val("string", &other)),
         }
     }
+
+    fn lift_direct<U: 'static>(
+        cx: &mut HostCall<'_, '_, U>,
+        ty: InterfaceType,
+        src: &mut FlatValues<'_>,
+    ) -> Result<Self> {
+        direct::lift_string(cx, ty, src)
+    }
+
+    fn load_direct<U: 'static>(cx: &mut HostCall<'_, '_, U>, ty: InterfaceType, ptr: u32) -> Result<Self> {
+        direct::load_string(cx, ty, ptr)
+    }
 }
 
 impl Lower for String {
     fn lower<U: 'static>(&self, _store: &mut StoreContextMut<'_, U>) -> Result<Val> {
         Ok(Val::String(self.clone()))
+    }
+
+    fn lower_direct<U: 'static>(
+        &self,
+        cx: &mut HostCall<'_, '_, U>,
+        ty: InterfaceType,
+        out: &mut Vec<u64>,
+    ) -> Result<()> {
+        direct::lower_string(cx, ty, self, out)
+    }
+
+    fn store_direct<U: 'static>(&self, cx: &mut HostCall<'_, '_, U>, ty: InterfaceType, ptr: u32) -> Result<()> {
+        direct::store_string(cx, ty, self, ptr)
     }
 }
 
@@ -309,6 +463,19 @@ impl<T: Lower + ?Sized> Lower for &T {
     fn lower_scalars(&self, out: &mut [u64]) -> Option<usize> {
         T::lower_scalars(self, out)
     }
+
+    fn lower_direct<U: 'static>(
+        &self,
+        cx: &mut HostCall<'_, '_, U>,
+        ty: InterfaceType,
+        out: &mut Vec<u64>,
+    ) -> Result<()> {
+        T::lower_direct(self, cx, ty, out)
+    }
+
+    fn store_direct<U: 'static>(&self, cx: &mut HostCall<'_, '_, U>, ty: InterfaceType, ptr: u32) -> Result<()> {
+        T::store_direct(self, cx, ty, ptr)
+    }
 }
 
 impl<T: ComponentType> ComponentType for [T] {
@@ -326,6 +493,19 @@ impl<T: Lower> Lower for [T] {
     fn lower<U: 'static>(&self, store: &mut StoreContextMut<'_, U>) -> Result<Val> {
         Ok(Val::List(self.iter().map(|v| v.lower(store)).collect::<Result<_>>()?))
     }
+
+    fn lower_direct<U: 'static>(
+        &self,
+        cx: &mut HostCall<'_, '_, U>,
+        ty: InterfaceType,
+        out: &mut Vec<u64>,
+    ) -> Result<()> {
+        direct::lower_list(cx, ty, self, out)
+    }
+
+    fn store_direct<U: 'static>(&self, cx: &mut HostCall<'_, '_, U>, ty: InterfaceType, ptr: u32) -> Result<()> {
+        direct::store_list(cx, ty, self, ptr)
+    }
 }
 
 impl<T: ComponentType> ComponentType for Vec<T> {
@@ -341,11 +521,36 @@ impl<T: Lift> Lift for Vec<T> {
             other => Err(wrong_val("list", &other)),
         }
     }
+
+    fn lift_direct<U: 'static>(
+        cx: &mut HostCall<'_, '_, U>,
+        ty: InterfaceType,
+        src: &mut FlatValues<'_>,
+    ) -> Result<Self> {
+        direct::lift_list(cx, ty, src)
+    }
+
+    fn load_direct<U: 'static>(cx: &mut HostCall<'_, '_, U>, ty: InterfaceType, ptr: u32) -> Result<Self> {
+        direct::load_list(cx, ty, ptr)
+    }
 }
 
 impl<T: Lower> Lower for Vec<T> {
     fn lower<U: 'static>(&self, store: &mut StoreContextMut<'_, U>) -> Result<Val> {
         self[..].lower(store)
+    }
+
+    fn lower_direct<U: 'static>(
+        &self,
+        cx: &mut HostCall<'_, '_, U>,
+        ty: InterfaceType,
+        out: &mut Vec<u64>,
+    ) -> Result<()> {
+        direct::lower_list(cx, ty, self, out)
+    }
+
+    fn store_direct<U: 'static>(&self, cx: &mut HostCall<'_, '_, U>, ty: InterfaceType, ptr: u32) -> Result<()> {
+        direct::store_list(cx, ty, self, ptr)
     }
 }
 
@@ -384,6 +589,24 @@ impl<T: Lift> Lift for Option<T> {
             other => Err(wrong_val("option", &other)),
         }
     }
+
+    fn lift_direct<U: 'static>(
+        cx: &mut HostCall<'_, '_, U>,
+        ty: InterfaceType,
+        src: &mut FlatValues<'_>,
+    ) -> Result<Self> {
+        match direct::lift_cases::<T, (), U>(cx, ty, true, src)? {
+            Ok(v) => Ok(v),
+            Err(()) => Err(anyhow!("internal error: an option lifted as an error")),
+        }
+    }
+
+    fn load_direct<U: 'static>(cx: &mut HostCall<'_, '_, U>, ty: InterfaceType, ptr: u32) -> Result<Self> {
+        match direct::load_cases::<T, (), U>(cx, ty, true, ptr)? {
+            Ok(v) => Ok(v),
+            Err(()) => Err(anyhow!("internal error: an option lifted as an error")),
+        }
+    }
 }
 
 impl<T: Lower> Lower for Option<T> {
@@ -392,6 +615,27 @@ impl<T: Lower> Lower for Option<T> {
             None => None,
             Some(v) => Some(Box::new(v.lower(store)?)),
         }))
+    }
+
+    fn lower_direct<U: 'static>(
+        &self,
+        cx: &mut HostCall<'_, '_, U>,
+        ty: InterfaceType,
+        out: &mut Vec<u64>,
+    ) -> Result<()> {
+        let case = u8::from(self.is_some());
+        direct::lower_cases(cx, ty, true, case, out, |cx, t, out| match self {
+            Some(v) => v.lower_direct(cx, t, out),
+            None => Ok(()),
+        })
+    }
+
+    fn store_direct<U: 'static>(&self, cx: &mut HostCall<'_, '_, U>, ty: InterfaceType, ptr: u32) -> Result<()> {
+        let case = u8::from(self.is_some());
+        direct::store_cases(cx, ty, true, ptr, case, |cx, t, at| match self {
+            Some(v) => v.store_direct(cx, t, at),
+            None => Ok(()),
+        })
     }
 }
 
@@ -446,6 +690,26 @@ impl<T: Lift, E: Lift> Lift for std::result::Result<T, E> {
             other => Err(wrong_val("result", &other)),
         }
     }
+
+    fn lift_direct<U: 'static>(
+        cx: &mut HostCall<'_, '_, U>,
+        ty: InterfaceType,
+        src: &mut FlatValues<'_>,
+    ) -> Result<Self> {
+        match direct::lift_cases::<T, E, U>(cx, ty, false, src)? {
+            Ok(Some(v)) => Ok(Ok(v)),
+            Ok(None) => Err(anyhow!("internal error: a result lifted as none")),
+            Err(e) => Ok(Err(e)),
+        }
+    }
+
+    fn load_direct<U: 'static>(cx: &mut HostCall<'_, '_, U>, ty: InterfaceType, ptr: u32) -> Result<Self> {
+        match direct::load_cases::<T, E, U>(cx, ty, false, ptr)? {
+            Ok(Some(v)) => Ok(Ok(v)),
+            Ok(None) => Err(anyhow!("internal error: a result lifted as none")),
+            Err(e) => Ok(Err(e)),
+        }
+    }
 }
 
 impl<T: Lower, E: Lower> Lower for std::result::Result<T, E> {
@@ -454,6 +718,27 @@ impl<T: Lower, E: Lower> Lower for std::result::Result<T, E> {
             Ok(v) => Ok(lower_payload(v, store)?),
             Err(e) => Err(lower_payload(e, store)?),
         }))
+    }
+
+    fn lower_direct<U: 'static>(
+        &self,
+        cx: &mut HostCall<'_, '_, U>,
+        ty: InterfaceType,
+        out: &mut Vec<u64>,
+    ) -> Result<()> {
+        let case = u8::from(self.is_err());
+        direct::lower_cases(cx, ty, false, case, out, |cx, t, out| match self {
+            Ok(v) => v.lower_direct(cx, t, out),
+            Err(e) => e.lower_direct(cx, t, out),
+        })
+    }
+
+    fn store_direct<U: 'static>(&self, cx: &mut HostCall<'_, '_, U>, ty: InterfaceType, ptr: u32) -> Result<()> {
+        let case = u8::from(self.is_err());
+        direct::store_cases(cx, ty, false, ptr, case, |cx, t, at| match self {
+            Ok(v) => v.store_direct(cx, t, at),
+            Err(e) => e.store_direct(cx, t, at),
+        })
     }
 }
 
@@ -482,11 +767,43 @@ impl<R: 'static> Lift for Resource<R> {
             other => Err(wrong_val("own or borrow", &other)),
         }
     }
+
+    fn lift_direct<U: 'static>(
+        cx: &mut HostCall<'_, '_, U>,
+        ty: InterfaceType,
+        src: &mut FlatValues<'_>,
+    ) -> Result<Self> {
+        let index = src.next_i32()?;
+        direct::lift_resource(cx, ty, index)
+    }
+
+    fn load_direct<U: 'static>(cx: &mut HostCall<'_, '_, U>, ty: InterfaceType, ptr: u32) -> Result<Self> {
+        let index = u32::from_le_bytes(cx.read::<4>(ptr, 4)?);
+        direct::lift_resource(cx, ty, index)
+    }
 }
 
 impl<R: 'static> Lower for Resource<R> {
     fn lower<U: 'static>(&self, store: &mut StoreContextMut<'_, U>) -> Result<Val> {
         Ok(Val::Resource(self.try_into_resource_any(store)?))
+    }
+
+    fn lower_direct<U: 'static>(
+        &self,
+        cx: &mut HostCall<'_, '_, U>,
+        ty: InterfaceType,
+        out: &mut Vec<u64>,
+    ) -> Result<()> {
+        let index = direct::lower_resource(cx, ty, self)?;
+        out.push(u64::from(index));
+        Ok(())
+    }
+
+    fn store_direct<U: 'static>(&self, cx: &mut HostCall<'_, '_, U>, ty: InterfaceType, ptr: u32) -> Result<()> {
+        // The place is checked before the handle moves.
+        cx.read::<4>(ptr, 4)?;
+        let index = direct::lower_resource(cx, ty, self)?;
+        cx.write(ptr, 4, &index.to_le_bytes())
     }
 }
 
@@ -579,6 +896,32 @@ macro_rules! tuples {
                     used,
                 ))
             }
+
+            #[allow(unused_variables, clippy::unused_unit, reason = "the macro expands for every arity, zero included")]
+            fn lift_direct<U: 'static>(cx: &mut HostCall<'_, '_, U>, ty: InterfaceType, src: &mut FlatValues<'_>) -> Result<Self> {
+                let tys = direct::tuple_of(cx.types(), ty, $n)?;
+                Ok(($($t::lift_direct(cx, direct::elem(tys, $i)?, src)?,)*))
+            }
+
+            #[allow(unused_variables, unused_mut, clippy::unused_unit, reason = "the macro expands for every arity, zero included")]
+            fn load_direct<U: 'static>(cx: &mut HostCall<'_, '_, U>, ty: InterfaceType, ptr: u32) -> Result<Self> {
+                let tys = direct::tuple_of(cx.types(), ty, $n)?;
+                let mut walk = direct::tuple_place(cx, ty, ptr)?;
+                Ok(($({
+                    let t = direct::elem(tys, $i)?;
+                    let at = direct::field_at(cx, &mut walk, ptr, t)?;
+                    $t::load_direct(cx, t, at)?
+                },)*))
+            }
+
+            #[allow(unused_variables, unused_mut, clippy::unused_unit, reason = "the macro expands for every arity, zero included")]
+            fn lift_params_direct<U: 'static>(cx: &mut HostCall<'_, '_, U>, ty: &FuncType, flat: &[u64]) -> Result<Self> {
+                typecheck_tuple_len($n, ty.params.len(), "parameters")?;
+                let mut place = direct::params_place(cx, ty, flat)?;
+                let params = ($(place.next::<$t, U>(cx, direct::param_type(ty, $i)?)?,)*);
+                place.finish()?;
+                Ok(params)
+            }
         }
 
         impl<$($t: Lower),*> Lower for ($($t,)*) {
@@ -592,6 +935,39 @@ macro_rules! tuples {
                 let mut used = 0;
                 $(used += self.$i.lower_scalars(out.get_mut(used..)?)?;)*
                 Some(used)
+            }
+
+            #[allow(unused_variables, reason = "the macro expands for every arity, zero included")]
+            fn lower_direct<U: 'static>(&self, cx: &mut HostCall<'_, '_, U>, ty: InterfaceType, out: &mut Vec<u64>) -> Result<()> {
+                let tys = direct::tuple_of(cx.types(), ty, $n)?;
+                $(self.$i.lower_direct(cx, direct::elem(tys, $i)?, out)?;)*
+                Ok(())
+            }
+
+            #[allow(unused_variables, unused_mut, reason = "the macro expands for every arity, zero included")]
+            fn store_direct<U: 'static>(&self, cx: &mut HostCall<'_, '_, U>, ty: InterfaceType, ptr: u32) -> Result<()> {
+                let tys = direct::tuple_of(cx.types(), ty, $n)?;
+                let mut walk = direct::tuple_place(cx, ty, ptr)?;
+                $({
+                    let t = direct::elem(tys, $i)?;
+                    let at = direct::field_at(cx, &mut walk, ptr, t)?;
+                    self.$i.store_direct(cx, t, at)?;
+                })*
+                Ok(())
+            }
+
+            #[allow(unused_variables, unused_mut, reason = "the macro expands for every arity, zero included")]
+            fn lower_results_direct<U: 'static>(
+                &self,
+                cx: &mut HostCall<'_, '_, U>,
+                ty: &FuncType,
+                out_param: Option<u32>,
+                out: &mut Vec<u64>,
+            ) -> Result<()> {
+                typecheck_tuple_len($n, ty.result.iter().count(), "results")?;
+                let mut place = direct::results_place(cx, ty, out_param, out)?;
+                $(place.next(cx, direct::result_type(ty, $i)?, &self.$i)?;)*
+                Ok(())
             }
         }
     )*};
@@ -794,6 +1170,7 @@ impl Instance {
 /// `flags!` expand to. Not a stable API.
 #[doc(hidden)]
 pub mod __internal {
+    pub use super::super::direct::{FlatValues, HostCall};
     pub use super::super::{ComponentType, ComponentTypes, InterfaceType, Lift, Lower, Val};
     pub use super::InstanceType;
     use super::{defined, expected, next, wrong_val};

@@ -23,6 +23,7 @@ mod component_precompiled;
 mod component_stream_cancel;
 mod component_streams;
 mod component_typed;
+mod component_typed_direct;
 mod component_typed_scalars;
 mod custom_descriptors;
 mod custom_stack;
