@@ -317,19 +317,20 @@ pub(crate) fn new_flat_host<T: 'static>(
     ty: FuncType,
     func: impl Fn(StoreContextMut<'_, T>, &[u64]) -> crate::Result<Option<u64>> + Send + Sync + 'static,
 ) -> Func {
-    let host = flat_host_closure(&ty, func);
+    let host = flat_host_closure(ty.params().collect(), ty.results().next(), func);
     new_host(store, ty, host)
 }
 
-/// The closure of a host function of type `ty` whose parameters and
-/// results are numbers, as [`new_flat_host`] describes.
+/// The closure of a host function with parameters `params` and result
+/// `result`, all numbers, as [`new_flat_host`] describes: the built-ins, and
+/// the typed host functions a component lowers (which share `params`
+/// between instances).
 #[cfg(feature = "component-model")]
 pub(crate) fn flat_host_closure<T: 'static>(
-    ty: &FuncType,
+    params: Arc<[ValType]>,
+    result: Option<ValType>,
     func: impl Fn(StoreContextMut<'_, T>, &[u64]) -> crate::Result<Option<u64>> + Send + Sync + 'static,
 ) -> HostClosure<T> {
-    let params: Box<[ValType]> = ty.params().collect();
-    let result = ty.results().next();
     weft_runtime::HostFunc::new(
         move |store: &mut StoreInner<T>, _caller: HostCaller, values: &mut [ValRaw]| {
             let mut inline = [0u64; INLINE_VALUES];
@@ -346,17 +347,20 @@ pub(crate) fn flat_host_closure<T: 'static>(
                     ValType::I64 => raw.get_i64() as u64,
                     ValType::F32 => u64::from(raw.get_f32()),
                     ValType::F64 => raw.get_f64(),
-                    _ => crate::bail!("a built-in of the canonical ABI takes numbers only"),
+                    _ => crate::bail!("a host function of flat values takes numbers only"),
                 };
             }
-            let out = func(StoreContextMut(&mut *store), args)?;
-            if let (Some(t), Some(v), Some(slot)) = (&result, out, values.first_mut()) {
+            // A root scope of its own, as for other host calls.
+            let depth = store.opaque.objects.context().host_roots_depth();
+            let out = func(StoreContextMut(&mut *store), args);
+            store.opaque.objects.context().truncate_host_roots(depth);
+            if let (Some(t), Some(v), Some(slot)) = (&result, out?, values.first_mut()) {
                 *slot = match t {
                     ValType::I32 => ValRaw::i32(v as u32 as i32),
                     ValType::I64 => ValRaw::i64(v as i64),
                     ValType::F32 => ValRaw::f32(v as u32),
                     ValType::F64 => ValRaw::f64(v),
-                    _ => crate::bail!("a built-in of the canonical ABI returns numbers only"),
+                    _ => crate::bail!("a host function of flat values returns numbers only"),
                 };
             }
             Ok(())

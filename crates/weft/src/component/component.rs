@@ -40,6 +40,8 @@ pub(crate) struct ComponentInner {
 pub(crate) struct LoweredCore {
     /// The flattened core signature.
     pub(crate) ty: Arc<crate::FuncType>,
+    /// Its parameter types, for host functions of flat values.
+    pub(crate) params: Arc<[crate::ValType]>,
     /// The trampoline of `ty`, found on first use.
     pub(crate) trampoline: OnceLock<crate::func::HostTrampoline>,
 }
@@ -64,8 +66,10 @@ impl ComponentInner {
         if let Some(core) = slot.get() {
             return Ok(core);
         }
+        let ty = make()?;
         let core = LoweredCore {
-            ty: Arc::new(make()?),
+            params: ty.params().collect(),
+            ty: Arc::new(ty),
             trampoline: OnceLock::new(),
         };
         // Another thread may have made it meanwhile: either is the same.

@@ -19,7 +19,7 @@ use super::call::StoreMemory;
 use super::flat::{lift_flat_iter, lower_flat_values, FlatIter};
 use super::handles::{implemented_by, lift_resources, lower_resources};
 use super::load_store::{
-    allocate_list, canonicalize_f32, canonicalize_f64, convert_i32_to_char, load, load_list_direct_checks,
+    allocate_list, canonicalize_f32, canonicalize_f64, check_list_range, convert_i32_to_char, load,
     load_string_from_range, record_layout, store, store_string_into_range, RecordWalk,
 };
 use super::store::Options;
@@ -213,16 +213,14 @@ impl<'a, 's, U: 'static> HostCall<'a, 's, U> {
     /// length, alignment and bounds, as lifting a list does); the size of
     /// an element.
     pub(crate) fn check_list(&mut self, ptr: u32, length: u32, elem: InterfaceType) -> Result<u32> {
-        load_list_direct_checks(&self.lift_cx(), ptr, length, elem)
+        check_list_range(&self.lift_cx(), ptr, length, elem)
     }
 
-    /// The bytes `ptr..ptr + len` (checked by [`HostCall::check_list`]).
-    pub(crate) fn bytes(&mut self, ptr: u32, len: u32) -> &[u8] {
+    /// The bytes `ptr..ptr + len`.
+    pub(crate) fn bytes(&mut self, ptr: u32, len: u32) -> Result<&[u8]> {
         let memory = self.mem.memory();
-        match range(memory.len(), ptr, len) {
-            Ok(r) => memory.get(r).unwrap_or_default(),
-            Err(_) => &[],
-        }
+        let r = range(memory.len(), ptr, len)?;
+        Ok(memory.get(r).unwrap_or_default())
     }
 
     /// The bytes `ptr..ptr + len`, writable (after [`HostCall::alloc_list`]).
@@ -732,7 +730,7 @@ fn list_at<T: Lift, U: 'static>(
     length: u32,
 ) -> Result<Vec<T>> {
     let size = cx.check_list(ptr, length, elem)?;
-    if let Some(items) = T::load_plain(elem, cx.bytes(ptr, length.saturating_mul(size))) {
+    if let Some(items) = T::load_plain(elem, cx.bytes(ptr, length.saturating_mul(size))?) {
         return Ok(items);
     }
     let mut items = Vec::with_capacity(length.min(1024) as usize);

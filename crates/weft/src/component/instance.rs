@@ -24,7 +24,6 @@ use super::store::{
 use super::types::{ResourceKind, ResourceType};
 use super::{Component, Val};
 use crate::{AsContextMut, Extern, StoreContextMut, ValType};
-use std::any::Any;
 use std::sync::Arc;
 use weft_environ::component::abi::{self, AbiOptions, Context, FlatType};
 use weft_environ::component::{
@@ -317,8 +316,7 @@ pub(crate) fn instantiate<T: 'static>(
     let resource_types = resource_types(component, &imported, store_id, instance_index)?;
     for def in imported {
         if let Definition::Resource(rt, dtor) = def {
-            let dtor: Arc<dyn Any + Send + Sync> = Arc::new(dtor.clone());
-            store.components_mut().host_dtors.insert(*rt, dtor);
+            store.components_mut().host_dtors.insert(*rt, dtor.clone());
         }
     }
     let n = plan.num_component_instances as usize;
@@ -717,7 +715,8 @@ fn lowered_func<T: 'static>(
     // Rust values and back, without a `Val` of either kind.
     if let (Callee::Host(_, Some(direct)), false) = (&callee, options.is_async) {
         let direct = direct.clone();
-        let host = crate::func::flat_host_closure(&lowered.ty, move |mut store, flat| {
+        let result = lowered.ty.results().next();
+        let host = crate::func::flat_host_closure(lowered.params.clone(), result, move |mut store, flat| {
             let Some(func_ty) = types.func(ty) else {
                 crate::bail!("function type {} not found", ty.0);
             };

@@ -78,8 +78,10 @@ pub(crate) enum Definition<T: 'static> {
     Instance(BTreeMap<String, Definition<T>>),
     /// A core module, given as is to a module import.
     Module(crate::Module),
-    /// A resource type of the host, with its destructor.
-    Resource(ResourceType, HostDtor<T>),
+    /// A resource type of the host, with its destructor: a `HostDtor<T>`,
+    /// kept as the store keeps it, so instantiating shares it without a
+    /// new allocation.
+    Resource(ResourceType, Arc<dyn std::any::Any + Send + Sync>),
 }
 
 impl<T: 'static> Clone for Definition<T> {
@@ -321,6 +323,7 @@ impl<T: 'static> LinkerInstance<'_, T> {
         ty: ResourceType,
         dtor: impl Fn(StoreContextMut<'_, T>, u32) -> crate::Result<()> + Send + Sync + 'static,
     ) -> crate::Result<()> {
+        let dtor: HostDtor<T> = Arc::new(dtor);
         self.insert(name, Definition::Resource(ty, Arc::new(dtor)))
     }
 

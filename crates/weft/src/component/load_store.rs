@@ -288,7 +288,7 @@ pub(crate) fn load_list_from_range(
     length: u32,
     elem: InterfaceType,
 ) -> Result<Vec<Val>> {
-    let size = load_list_direct_checks(cx, ptr, length, elem)?;
+    let size = check_list_range(cx, ptr, length, elem)?;
     let mut elems = Vec::with_capacity(length.min(1024) as usize);
     for i in 0..length {
         elems.push(load(cx, elem, add(ptr, i.saturating_mul(size))?)?);
@@ -298,7 +298,7 @@ pub(crate) fn load_list_from_range(
 
 /// Checks the list of `length` elements of type `elem` at `ptr` before
 /// it is loaded: its length, alignment and bounds. The size of an element.
-pub(crate) fn load_list_direct_checks(cx: &LiftContext<'_>, ptr: u32, length: u32, elem: InterfaceType) -> Result<u32> {
+pub(crate) fn check_list_range(cx: &LiftContext<'_>, ptr: u32, length: u32, elem: InterfaceType) -> Result<u32> {
     let size = size_of(cx.types, elem);
     let bytes = u64::from(length) * u64::from(size);
     // Zero-sized elements take no memory but one `Val` each: limit their
