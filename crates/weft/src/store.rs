@@ -17,7 +17,6 @@ use crate::values::{ExnRef, ExternRef, Rooted};
 use crate::{call_hook, interrupts, limits, CallHook, Extern, ThrownException};
 use crate::{Engine, Func, Instance, Module, Trap, WasmBacktrace};
 use std::any::Any;
-use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use weft_runtime::{FuncRefPtr, StoreObjects, UnwindReason, VMStore, ValRaw};
 
@@ -121,20 +120,20 @@ pub struct StoreOpaque {
     pub(crate) objects: StoreObjects,
     pub(crate) funcs: Vec<FuncData>,
     pub(crate) instances: Vec<InstanceData>,
-    pub(crate) global_types: HashMap<usize, GlobalType>,
-    pub(crate) table_types: HashMap<usize, TableType>,
+    pub(crate) global_types: crate::index_map::IndexMap<usize, GlobalType>,
+    pub(crate) table_types: crate::index_map::IndexMap<usize, TableType>,
     /// The canonical value types of the globals wasm instances define, and
     /// the element types of their tables, when the public types above do
     /// not fully show them (concrete struct and array types, exactness);
     /// import matching compares these, else the public types' wasm form.
-    pub(crate) wasm_global_types: HashMap<usize, weft_environ::WasmValType>,
-    pub(crate) wasm_table_elements: HashMap<usize, weft_environ::WasmRefType>,
-    pub(crate) memory_types: HashMap<usize, MemoryType>,
+    pub(crate) wasm_global_types: crate::index_map::IndexMap<usize, weft_environ::WasmValType>,
+    pub(crate) wasm_table_elements: crate::index_map::IndexMap<usize, weft_environ::WasmRefType>,
+    pub(crate) memory_types: crate::index_map::IndexMap<usize, MemoryType>,
     /// The store's memory of each shared memory it holds, by the shared
     /// memory's identity (kept valid by the store's own handle).
-    pub(crate) shared_memories: HashMap<usize, weft_runtime::MemoryId>,
+    pub(crate) shared_memories: crate::index_map::IndexMap<usize, weft_runtime::MemoryId>,
     /// The types of the store's tags, by tag index.
-    pub(crate) tag_types: HashMap<usize, TagType>,
+    pub(crate) tag_types: crate::index_map::IndexMap<usize, TagType>,
     /// The last exception that escaped wasm (an exnref word), until the
     /// host takes it.
     pub(crate) pending_exception: Option<PendingException>,
@@ -415,13 +414,13 @@ impl<T: 'static> Store<T> {
                     objects,
                     funcs: Vec::new(),
                     instances: Vec::new(),
-                    global_types: HashMap::new(),
-                    table_types: HashMap::new(),
-                    wasm_global_types: HashMap::new(),
-                    wasm_table_elements: HashMap::new(),
-                    memory_types: HashMap::new(),
-                    shared_memories: HashMap::new(),
-                    tag_types: HashMap::new(),
+                    global_types: Default::default(),
+                    table_types: Default::default(),
+                    wasm_global_types: Default::default(),
+                    wasm_table_elements: Default::default(),
+                    memory_types: Default::default(),
+                    shared_memories: Default::default(),
+                    tag_types: Default::default(),
                     pending_exception: None,
                     #[cfg(feature = "async")]
                     async_state: None,
