@@ -66,7 +66,7 @@ mod externals;
 mod func;
 mod gc_objects;
 mod gc_refs;
-mod index_map;
+mod id_map;
 mod instance;
 mod interrupts;
 mod limits;

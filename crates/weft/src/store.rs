@@ -120,20 +120,20 @@ pub struct StoreOpaque {
     pub(crate) objects: StoreObjects,
     pub(crate) funcs: Vec<FuncData>,
     pub(crate) instances: Vec<InstanceData>,
-    pub(crate) global_types: crate::index_map::IndexMap<usize, GlobalType>,
-    pub(crate) table_types: crate::index_map::IndexMap<usize, TableType>,
+    pub(crate) global_types: crate::id_map::IdMap<usize, GlobalType>,
+    pub(crate) table_types: crate::id_map::IdMap<usize, TableType>,
     /// The canonical value types of the globals wasm instances define, and
     /// the element types of their tables, when the public types above do
     /// not fully show them (concrete struct and array types, exactness);
     /// import matching compares these, else the public types' wasm form.
-    pub(crate) wasm_global_types: crate::index_map::IndexMap<usize, weft_environ::WasmValType>,
-    pub(crate) wasm_table_elements: crate::index_map::IndexMap<usize, weft_environ::WasmRefType>,
-    pub(crate) memory_types: crate::index_map::IndexMap<usize, MemoryType>,
+    pub(crate) wasm_global_types: crate::id_map::IdMap<usize, weft_environ::WasmValType>,
+    pub(crate) wasm_table_elements: crate::id_map::IdMap<usize, weft_environ::WasmRefType>,
+    pub(crate) memory_types: crate::id_map::IdMap<usize, MemoryType>,
     /// The store's memory of each shared memory it holds, by the shared
     /// memory's identity (kept valid by the store's own handle).
-    pub(crate) shared_memories: crate::index_map::IndexMap<usize, weft_runtime::MemoryId>,
+    pub(crate) shared_memories: crate::id_map::IdMap<usize, weft_runtime::MemoryId>,
     /// The types of the store's tags, by tag index.
-    pub(crate) tag_types: crate::index_map::IndexMap<usize, TagType>,
+    pub(crate) tag_types: crate::id_map::IdMap<usize, TagType>,
     /// The last exception that escaped wasm (an exnref word), until the
     /// host takes it.
     pub(crate) pending_exception: Option<PendingException>,

@@ -178,25 +178,13 @@ impl<'a, 's, U: 'static> HostCall<'a, 's, U> {
     /// The `N` bytes at `ptr`, which must be aligned to `align`.
     pub(crate) fn read<const N: usize>(&mut self, ptr: u32, align: u32) -> Result<[u8; N]> {
         check_aligned(ptr, align)?;
-        let memory = self.mem.memory();
-        let r = range(memory.len(), ptr, N as u32)?;
-        let mut out = [0; N];
-        if let Some(bytes) = memory.get(r) {
-            out.copy_from_slice(bytes);
-        }
-        Ok(out)
+        super::load_store::read(self.mem.memory(), ptr)
     }
 
     /// Writes `bytes` at `ptr`, which must be aligned to `align`.
     pub(crate) fn write(&mut self, ptr: u32, align: u32, bytes: &[u8]) -> Result<()> {
         check_aligned(ptr, align)?;
-        let len = u32::try_from(bytes.len()).map_err(|_| trap("write larger than the address space"))?;
-        let memory = self.mem.memory();
-        let r = range(memory.len(), ptr, len)?;
-        if let Some(dst) = memory.get_mut(r) {
-            dst.copy_from_slice(bytes);
-        }
-        Ok(())
+        super::load_store::write(self.mem.memory(), ptr, bytes)
     }
 
     /// The string at `ptr` of `units` code units.
@@ -296,14 +284,7 @@ impl<'a, 's, U: 'static> HostCall<'a, 's, U> {
             if !own {
                 crate::bail!("a borrowed resource cannot be passed as an owned one");
             }
-            components.handles(to)?.add(super::resources::Handle {
-                ty,
-                rep,
-                own: true,
-                borrow_scope: None,
-                num_lends: 0,
-                host_made: false,
-            })
+            components.handles(to)?.add(super::resources::Handle::owned(ty, rep))
         } else if implemented_by(components, ty, to)? {
             Ok(rep)
         } else {

@@ -488,14 +488,7 @@ fn run_step<T: 'static>(
                 true,
                 |store, at, ty, rep| {
                     check_may_leave(store, at)?;
-                    let index = store.components_mut().handles(at)?.add(Handle {
-                        ty,
-                        rep,
-                        own: true,
-                        borrow_scope: None,
-                        num_lends: 0,
-                        host_made: false,
-                    })?;
+                    let index = store.components_mut().handles(at)?.add(Handle::owned(ty, rep))?;
                     Ok(Some(index))
                 },
             )?;

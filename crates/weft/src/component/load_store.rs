@@ -74,7 +74,7 @@ pub(crate) fn record_layout(types: &ComponentTypes, tys: impl IntoIterator<Item 
     (align, align_to(walk.end, align))
 }
 
-fn read<const N: usize>(memory: &[u8], ptr: u32) -> Result<[u8; N]> {
+pub(crate) fn read<const N: usize>(memory: &[u8], ptr: u32) -> Result<[u8; N]> {
     let r = range(memory.len(), ptr, N as u32)?;
     let mut out = [0; N];
     if let Some(bytes) = memory.get(r) {
@@ -87,7 +87,7 @@ fn read_u32(memory: &[u8], ptr: u32) -> Result<u32> {
     Ok(u32::from_le_bytes(read(memory, ptr)?))
 }
 
-fn write(memory: &mut [u8], ptr: u32, bytes: &[u8]) -> Result<()> {
+pub(crate) fn write(memory: &mut [u8], ptr: u32, bytes: &[u8]) -> Result<()> {
     let len = u32::try_from(bytes.len()).map_err(|_| trap("write larger than the address space"))?;
     let r = range(memory.len(), ptr, len)?;
     if let Some(dst) = memory.get_mut(r) {

@@ -38,6 +38,21 @@ pub(crate) struct Handle {
     pub(crate) host_made: bool,
 }
 
+impl Handle {
+    /// A new `own` handle of the resource `rep` of type `ty`, neither lent
+    /// nor made by the host.
+    pub(crate) fn owned(ty: ResourceType, rep: u32) -> Handle {
+        Handle {
+            ty,
+            rep,
+            own: true,
+            borrow_scope: None,
+            num_lends: 0,
+            host_made: false,
+        }
+    }
+}
+
 /// The handle table of one component instance (`Table` of CanonicalABI.md):
 /// index 0 is never used, freed indices are reused.
 #[derive(Debug, Clone)]

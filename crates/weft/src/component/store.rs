@@ -22,7 +22,7 @@ pub(crate) struct ComponentStore {
     pub(crate) host_handles: HandleTable,
     /// The destructors of host resource types, each a
     /// `linker::HostDtor<T>` for the store's `T`.
-    pub(crate) host_dtors: crate::index_map::IndexMap<ResourceType, Arc<dyn Any + Send + Sync>>,
+    pub(crate) host_dtors: crate::id_map::IdMap<ResourceType, Arc<dyn Any + Send + Sync>>,
     /// The calls into lifted functions in progress: the borrows each has
     /// lent out and received.
     pub(crate) calls: CallScopes,

@@ -16,7 +16,6 @@
 // host.rs, built-ins and copies); a resumed thread runs calls that wait in
 // the loop, so each part calls the others.
 use super::accessor::{Accessor, AccessorTask, HasData, JoinHandle, JoinState};
-use super::id_map::IdMap;
 use super::sched;
 use super::{calls, hold, hooks, host_streams};
 use crate::component::call::{lift_args_from_core, lift_async_args, lower_async_results, lower_sync_results};
@@ -24,6 +23,7 @@ use crate::component::handles::lift_resources;
 use crate::component::lock;
 use crate::component::store::Options;
 use crate::component::{trap, Val};
+use crate::id_map::IdMap;
 use crate::store::StoreInner;
 use crate::{Store, StoreContextMut};
 use std::future::Future;

@@ -21,11 +21,11 @@
 // host.rs, built-ins and copies); a resumed thread runs calls that wait in
 // the loop, so each part calls the others.
 use super::host::{self, HostFuture};
-use super::id_map::IdMap;
 use crate::component::async_values::HostHold;
 use crate::component::lock;
 use crate::component::store::ComponentStore;
 use crate::component::trap;
+use crate::id_map::IdMap;
 use crate::store::{StoreId, StoreInner};
 use crate::StoreContextMut;
 use std::any::{Any, TypeId};

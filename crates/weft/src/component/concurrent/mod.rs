@@ -40,6 +40,8 @@ mod calls;
 #[cfg(feature = "component-model-async")]
 mod copy;
 #[cfg(feature = "component-model-async")]
+mod dense_map;
+#[cfg(feature = "component-model-async")]
 mod drivers;
 #[cfg(feature = "component-model-async")]
 mod hold;
@@ -49,8 +51,6 @@ mod hooks;
 mod host;
 #[cfg(feature = "component-model-async")]
 mod host_streams;
-#[cfg(feature = "component-model-async")]
-mod id_map;
 #[cfg(feature = "component-model-async")]
 mod readers;
 #[cfg(feature = "component-model-async")]

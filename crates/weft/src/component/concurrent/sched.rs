@@ -7,7 +7,7 @@
 // host.rs, built-ins and copies); a resumed thread runs calls that wait in
 // the loop, so each part calls the others.
 use super::calls::TaskData;
-use super::id_map::DenseMap;
+use super::dense_map::DenseMap;
 use super::{copy, hold, hooks, host};
 use crate::component::trap;
 use crate::store::StoreInner;
