@@ -16,7 +16,7 @@
 use super::typed::{Lift, Lower};
 
 use super::call::StoreMemory;
-use super::flat::{lift_flat_iter, lower_flat_values, FlatIter};
+use super::flat::{lift_flat_iter, lower_flat_values, results_spill, total_flat_count, FlatIter};
 use super::handles::{implemented_by, lift_resources, lower_resources};
 use super::load_store::{
     allocate_list, canonicalize_f32, canonicalize_f64, check_list_range, convert_i32_to_char, load,
@@ -315,8 +315,8 @@ pub(crate) fn tuple_elems(types: &ComponentTypes, ty: InterfaceType) -> Result<&
     }
 }
 
-/// The `(ok, err)` payload types of the result type `ty`, or of the
-/// option type `ty` as `(Some(payload), None)` (`is_option`).
+/// The cases of the option type (`is_option`) or result type `ty`: an
+/// option's are `none` and `some`, a result's `ok` and `error`.
 pub(crate) fn cases(types: &ComponentTypes, ty: InterfaceType, is_option: bool) -> Result<CaseTypes> {
     let InterfaceType::Defined(d) = ty else {
         crate::bail!("type mismatch: expected an option or result")
@@ -324,14 +324,13 @@ pub(crate) fn cases(types: &ComponentTypes, ty: InterfaceType, is_option: bool) 
     let abi = types.defined_abi(d);
     let payload_offset = abi.map_or(0, |a| a.payload_offset(PtrType::I32));
     let flat_count = abi.map_or(0, |a| a.value.flat_count());
-    let (some, none) = match (types.defined(d), is_option) {
-        (Some(DefinedType::Option(t)), true) => (Some(*t), None),
-        (Some(DefinedType::Result { ok, err }), false) => (*ok, *err),
+    let payloads = match (types.defined(d), is_option) {
+        (Some(DefinedType::Option(t)), true) => [None, Some(*t)],
+        (Some(DefinedType::Result { ok, err }), false) => [*ok, *err],
         _ => crate::bail!("type mismatch: expected an option or result"),
     };
     Ok(CaseTypes {
-        ok: some,
-        err: none,
+        payloads,
         payload_offset,
         payload_flat: flat_count.saturating_sub(1),
     })
@@ -339,19 +338,12 @@ pub(crate) fn cases(types: &ComponentTypes, ty: InterfaceType, is_option: bool) 
 
 /// What lifting and lowering an option or result needs of its type.
 pub(crate) struct CaseTypes {
-    /// The payload of `some` or `ok`.
-    pub(crate) ok: Option<InterfaceType>,
-    /// The payload of `err` (none for an option).
-    pub(crate) err: Option<InterfaceType>,
+    /// The payload type of each of the two cases, if it has one.
+    pub(crate) payloads: [Option<InterfaceType>; 2],
     /// The offset of the payload from the discriminant, in memory.
     pub(crate) payload_offset: u32,
     /// The number of flat values of the (joined) payload.
     pub(crate) payload_flat: usize,
-}
-
-/// The number of flat values of `ty`.
-pub(crate) fn flat_count(types: &ComponentTypes, ty: InterfaceType) -> usize {
-    types.value_abi(ty).flat_count()
 }
 
 /// The place of the parameters or results of a typed host function:
@@ -371,11 +363,8 @@ pub(crate) fn params_place<'v, U: 'static>(
     ty: &FuncType,
     flat: &'v [u64],
 ) -> Result<ParamsPlace<'v>> {
-    let count = ty
-        .param_types()
-        .fold(0usize, |n, t| n.saturating_add(flat_count(cx.types, t)));
     let mut src = FlatIter::new(flat);
-    if count <= MAX_FLAT_PARAMS {
+    if total_flat_count(cx.types, ty.param_types()) <= MAX_FLAT_PARAMS {
         return Ok(ParamsPlace(Place::Flat(src)));
     }
     let ptr = src.next_i32()?;
@@ -404,10 +393,7 @@ pub(crate) fn results_place<'o, U: 'static>(
     out: &'o mut Vec<u64>,
 ) -> Result<ResultsPlace<'o>> {
     let tys = ty.result.as_slice();
-    let count = tys
-        .iter()
-        .fold(0usize, |n, t| n.saturating_add(flat_count(cx.types, *t)));
-    if count <= MAX_FLAT_RESULTS {
+    if !results_spill(cx.types, ty) {
         return Ok(ResultsPlace { out, ptr: None });
     }
     let Some(ptr) = out_param else {
@@ -800,29 +786,34 @@ fn bad_case(case: u32) -> crate::Error {
     trap(format_args!("discriminant {case} out of range for 2 cases"))
 }
 
-/// An option or result lifted from flat values: the case (0 or 1) and
-/// its payload's value, made with `some_or_ok` or `err`.
+/// Case 0 or case 1 of an option or result, with its payload's value
+/// (`()` for a case without one).
+pub(crate) enum Case<A, B> {
+    /// Case 0: `none`, or `ok`.
+    First(A),
+    /// Case 1: `some`, or `error`.
+    Second(B),
+}
+
+/// An option or result lifted from flat values: its case, with the
+/// payload lifted as `A` (case 0) or `B` (case 1).
 pub(crate) fn lift_cases<A: Lift, B: Lift, U: 'static>(
     cx: &mut HostCall<'_, '_, U>,
     ty: InterfaceType,
     is_option: bool,
     src: &mut FlatValues<'_>,
-) -> Result<std::result::Result<Option<A>, B>> {
+) -> Result<Case<A, B>> {
     let c = cases(cx.types, ty, is_option)?;
     let case = src.next_i32()?;
     let mut payload = FlatIter::new(src.take(c.payload_flat)?);
-    // An option's case 0 is `none`; a result's is `ok`.
-    let (first, second) = if is_option { (None, c.ok) } else { (c.ok, c.err) };
-    match (case, is_option) {
-        (0, true) => Ok(Ok(None)),
-        (1, true) => Ok(Ok(Some(lift_case(cx, second, |cx, t| {
+    match case {
+        0 => Ok(Case::First(lift_case(cx, c.payloads[0], |cx, t| {
             A::lift_direct(cx, t, &mut payload)
-        })?))),
-        (0, false) => Ok(Ok(Some(lift_case(cx, first, |cx, t| {
-            A::lift_direct(cx, t, &mut payload)
-        })?))),
-        (1, false) => Ok(Err(lift_case(cx, second, |cx, t| B::lift_direct(cx, t, &mut payload))?)),
-        (case, _) => Err(bad_case(case)),
+        })?)),
+        1 => Ok(Case::Second(lift_case(cx, c.payloads[1], |cx, t| {
+            B::lift_direct(cx, t, &mut payload)
+        })?)),
+        case => Err(bad_case(case)),
     }
 }
 
@@ -832,18 +823,19 @@ pub(crate) fn load_cases<A: Lift, B: Lift, U: 'static>(
     ty: InterfaceType,
     is_option: bool,
     ptr: u32,
-) -> Result<std::result::Result<Option<A>, B>> {
+) -> Result<Case<A, B>> {
     let c = cases(cx.types, ty, is_option)?;
     check_place(cx, ty, ptr)?;
     let case = u32::from(cx.read::<1>(ptr, 1)?[0]);
     let at = add(ptr, c.payload_offset)?;
-    let (first, second) = if is_option { (None, c.ok) } else { (c.ok, c.err) };
-    match (case, is_option) {
-        (0, true) => Ok(Ok(None)),
-        (1, true) => Ok(Ok(Some(lift_case(cx, second, |cx, t| A::load_direct(cx, t, at))?))),
-        (0, false) => Ok(Ok(Some(lift_case(cx, first, |cx, t| A::load_direct(cx, t, at))?))),
-        (1, false) => Ok(Err(lift_case(cx, second, |cx, t| B::load_direct(cx, t, at))?)),
-        (case, _) => Err(bad_case(case)),
+    match case {
+        0 => Ok(Case::First(lift_case(cx, c.payloads[0], |cx, t| {
+            A::load_direct(cx, t, at)
+        })?)),
+        1 => Ok(Case::Second(lift_case(cx, c.payloads[1], |cx, t| {
+            B::load_direct(cx, t, at)
+        })?)),
+        case => Err(bad_case(case)),
     }
 }
 
@@ -861,8 +853,7 @@ pub(crate) fn store_cases<U: 'static>(
     let c = cases(cx.types, ty, is_option)?;
     check_place(cx, ty, ptr)?;
     cx.write(ptr, 1, &[case])?;
-    let (first, second) = if is_option { (None, c.ok) } else { (c.ok, c.err) };
-    match if case == 0 { first } else { second } {
+    match c.payloads.get(usize::from(case)).copied().flatten() {
         Some(t) => payload(cx, t, add(ptr, c.payload_offset)?),
         None => Ok(()),
     }
@@ -882,8 +873,7 @@ pub(crate) fn lower_cases<U: 'static>(
     let c = cases(cx.types, ty, is_option)?;
     out.push(u64::from(case));
     let end = out.len().saturating_add(c.payload_flat);
-    let (first, second) = if is_option { (None, c.ok) } else { (c.ok, c.err) };
-    if let Some(t) = if case == 0 { first } else { second } {
+    if let Some(t) = c.payloads.get(usize::from(case)).copied().flatten() {
         payload(cx, t, out)?;
     }
     if out.len() > end {

@@ -263,8 +263,8 @@ pub(crate) fn lower(cx: &mut LowerContext<'_>, val: &Val, ty: InterfaceType, out
     Ok(())
 }
 
-fn total_flat_count(types: &ComponentTypes, tys: &[InterfaceType]) -> usize {
-    tys.iter().fold(0, |n, t| n.saturating_add(flat_count(types, *t)))
+pub(crate) fn total_flat_count(types: &ComponentTypes, tys: impl IntoIterator<Item = InterfaceType>) -> usize {
+    tys.into_iter().fold(0, |n, t| n.saturating_add(flat_count(types, t)))
 }
 
 /// `lift_flat_values`: the values of types `tys` from the flat values
@@ -289,10 +289,7 @@ pub(crate) fn lift_flat_iter(
     flat: &[u64],
 ) -> Result<Vec<Val>> {
     let mut vi = FlatIter { values: flat };
-    let count = tys
-        .clone()
-        .fold(0usize, |n, t| n.saturating_add(flat_count(cx.types, t)));
-    let vals = if count > max_flat {
+    let vals = if total_flat_count(cx.types, tys.clone()) > max_flat {
         let ptr = vi.next_i32()?;
         let (align, size) = record_layout(cx.types, tys.clone());
         check_aligned(ptr, align)?;
@@ -326,7 +323,7 @@ pub fn lower_flat_values(
             tys.len()
         ));
     }
-    let count = total_flat_count(cx.types, tys);
+    let count = total_flat_count(cx.types, tys.iter().copied());
     if count <= max_flat {
         let mut out = Vec::with_capacity(count);
         for (v, t) in vals.iter().zip(tys) {
@@ -393,8 +390,8 @@ pub fn lift_results(cx: &LiftContext<'_>, ty: &FuncType, flat: &[u64]) -> Result
 
 /// Whether the results of `ty` are returned through a pointer parameter
 /// when it is lowered.
-fn results_spill(types: &ComponentTypes, ty: &FuncType) -> bool {
-    total_flat_count(types, &ty.result.into_iter().collect::<Vec<_>>()) > MAX_FLAT_RESULTS
+pub(crate) fn results_spill(types: &ComponentTypes, ty: &FuncType) -> bool {
+    total_flat_count(types, ty.result) > MAX_FLAT_RESULTS
 }
 
 /// The arguments of a call to a lowered (host) function of type `ty`, from

@@ -713,9 +713,7 @@ fn lowered_func<T: 'static>(
             let Some(func_ty) = types.func(ty) else {
                 crate::bail!("function type {} not found", ty.0);
             };
-            if !store.components().flags(options.flags)?.may_leave {
-                return Err(crate::component::trap("cannot leave component instance"));
-            }
+            check_may_leave(&store, options.flags)?;
             let scope = enter_call(&mut store);
             let r = call_direct(&mut store, (&types, func_ty), &options, &direct, flat, scope);
             let exited = exit_call(&mut store, scope, false);
@@ -735,9 +733,7 @@ fn lowered_func<T: 'static>(
         let Some(func_ty) = types.func(ty) else {
             crate::bail!("function type {} not found", ty.0);
         };
-        if !store.components().flags(options.flags)?.may_leave {
-            return Err(crate::component::trap("cannot leave component instance"));
-        }
+        check_may_leave(&store, options.flags)?;
         if let Callee::Lifted(index) = &callee {
             let components = &store.components();
             let to = components
@@ -820,9 +816,7 @@ fn call_direct<T: 'static>(
     params: &[u64],
     scope: usize,
 ) -> crate::Result<Option<u64>> {
-    let spilled = ty
-        .result
-        .is_some_and(|t| types.value_abi(t).flat_count() > abi::MAX_FLAT_RESULTS);
+    let spilled = super::flat::results_spill(types, ty);
     let (flat, out_param) = match (spilled, params.split_last()) {
         (false, _) => (params, None),
         (true, Some((ptr, flat))) => (flat, Some(*ptr as u32)),

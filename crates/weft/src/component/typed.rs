@@ -25,7 +25,7 @@
 //! `ok` or `error` type of a [`Result`] (`result<_, E>` is
 //! `Result<(), E>`).
 
-use super::direct::{self, FlatValues, HostCall};
+use super::direct::{self, Case, FlatValues, HostCall};
 use super::flat::ScalarFlat;
 use super::types::TypeSpace;
 use super::ResourceType;
@@ -231,6 +231,43 @@ macro_rules! load_plain {
     (other $t:ty) => {};
 }
 
+/// The `lift_direct` and `load_direct` of a type that direct.rs lifts with
+/// `$lift` and loads with `$load`.
+macro_rules! lift_direct_with {
+    ($lift:path, $load:path) => {
+        fn lift_direct<U: 'static>(
+            cx: &mut HostCall<'_, '_, U>,
+            ty: InterfaceType,
+            src: &mut FlatValues<'_>,
+        ) -> Result<Self> {
+            $lift(cx, ty, src)
+        }
+
+        fn load_direct<U: 'static>(cx: &mut HostCall<'_, '_, U>, ty: InterfaceType, ptr: u32) -> Result<Self> {
+            $load(cx, ty, ptr)
+        }
+    };
+}
+
+/// The `lower_direct` and `store_direct` of a type that direct.rs lowers
+/// with `$lower` and stores with `$store`.
+macro_rules! lower_direct_with {
+    ($lower:path, $store:path) => {
+        fn lower_direct<U: 'static>(
+            &self,
+            cx: &mut HostCall<'_, '_, U>,
+            ty: InterfaceType,
+            out: &mut Vec<u64>,
+        ) -> Result<()> {
+            $lower(cx, ty, self, out)
+        }
+
+        fn store_direct<U: 'static>(&self, cx: &mut HostCall<'_, '_, U>, ty: InterfaceType, ptr: u32) -> Result<()> {
+            $store(cx, ty, self, ptr)
+        }
+    };
+}
+
 /// A list of parameters or results: a tuple of up to 16 elements.
 ///
 /// As a parameter list a tuple matches the parameters of a function type in
@@ -387,18 +424,7 @@ impl Lower for str {
         Ok(Val::String(self.to_string()))
     }
 
-    fn lower_direct<U: 'static>(
-        &self,
-        cx: &mut HostCall<'_, '_, U>,
-        ty: InterfaceType,
-        out: &mut Vec<u64>,
-    ) -> Result<()> {
-        direct::lower_string(cx, ty, self, out)
-    }
-
-    fn store_direct<U: 'static>(&self, cx: &mut HostCall<'_, '_, U>, ty: InterfaceType, ptr: u32) -> Result<()> {
-        direct::store_string(cx, ty, self, ptr)
-    }
+    lower_direct_with!(direct::lower_string, direct::store_string);
 }
 
 impl ComponentType for String {
@@ -415,17 +441,7 @@ impl Lift for String {
         }
     }
 
-    fn lift_direct<U: 'static>(
-        cx: &mut HostCall<'_, '_, U>,
-        ty: InterfaceType,
-        src: &mut FlatValues<'_>,
-    ) -> Result<Self> {
-        direct::lift_string(cx, ty, src)
-    }
-
-    fn load_direct<U: 'static>(cx: &mut HostCall<'_, '_, U>, ty: InterfaceType, ptr: u32) -> Result<Self> {
-        direct::load_string(cx, ty, ptr)
-    }
+    lift_direct_with!(direct::lift_string, direct::load_string);
 }
 
 impl Lower for String {
@@ -433,18 +449,7 @@ impl Lower for String {
         Ok(Val::String(self.clone()))
     }
 
-    fn lower_direct<U: 'static>(
-        &self,
-        cx: &mut HostCall<'_, '_, U>,
-        ty: InterfaceType,
-        out: &mut Vec<u64>,
-    ) -> Result<()> {
-        direct::lower_string(cx, ty, self, out)
-    }
-
-    fn store_direct<U: 'static>(&self, cx: &mut HostCall<'_, '_, U>, ty: InterfaceType, ptr: u32) -> Result<()> {
-        direct::store_string(cx, ty, self, ptr)
-    }
+    lower_direct_with!(direct::lower_string, direct::store_string);
 }
 
 impl<T: ComponentType + ?Sized> ComponentType for &T {
@@ -494,18 +499,7 @@ impl<T: Lower> Lower for [T] {
         Ok(Val::List(self.iter().map(|v| v.lower(store)).collect::<Result<_>>()?))
     }
 
-    fn lower_direct<U: 'static>(
-        &self,
-        cx: &mut HostCall<'_, '_, U>,
-        ty: InterfaceType,
-        out: &mut Vec<u64>,
-    ) -> Result<()> {
-        direct::lower_list(cx, ty, self, out)
-    }
-
-    fn store_direct<U: 'static>(&self, cx: &mut HostCall<'_, '_, U>, ty: InterfaceType, ptr: u32) -> Result<()> {
-        direct::store_list(cx, ty, self, ptr)
-    }
+    lower_direct_with!(direct::lower_list, direct::store_list);
 }
 
 impl<T: ComponentType> ComponentType for Vec<T> {
@@ -522,17 +516,7 @@ impl<T: Lift> Lift for Vec<T> {
         }
     }
 
-    fn lift_direct<U: 'static>(
-        cx: &mut HostCall<'_, '_, U>,
-        ty: InterfaceType,
-        src: &mut FlatValues<'_>,
-    ) -> Result<Self> {
-        direct::lift_list(cx, ty, src)
-    }
-
-    fn load_direct<U: 'static>(cx: &mut HostCall<'_, '_, U>, ty: InterfaceType, ptr: u32) -> Result<Self> {
-        direct::load_list(cx, ty, ptr)
-    }
+    lift_direct_with!(direct::lift_list, direct::load_list);
 }
 
 impl<T: Lower> Lower for Vec<T> {
@@ -540,18 +524,7 @@ impl<T: Lower> Lower for Vec<T> {
         self[..].lower(store)
     }
 
-    fn lower_direct<U: 'static>(
-        &self,
-        cx: &mut HostCall<'_, '_, U>,
-        ty: InterfaceType,
-        out: &mut Vec<u64>,
-    ) -> Result<()> {
-        direct::lower_list(cx, ty, self, out)
-    }
-
-    fn store_direct<U: 'static>(&self, cx: &mut HostCall<'_, '_, U>, ty: InterfaceType, ptr: u32) -> Result<()> {
-        direct::store_list(cx, ty, self, ptr)
-    }
+    lower_direct_with!(direct::lower_list, direct::store_list);
 }
 
 impl<T: ComponentType> ComponentType for Box<[T]> {
@@ -595,17 +568,17 @@ impl<T: Lift> Lift for Option<T> {
         ty: InterfaceType,
         src: &mut FlatValues<'_>,
     ) -> Result<Self> {
-        match direct::lift_cases::<T, (), U>(cx, ty, true, src)? {
-            Ok(v) => Ok(v),
-            Err(()) => Err(anyhow!("internal error: an option lifted as an error")),
-        }
+        Ok(match direct::lift_cases::<(), T, U>(cx, ty, true, src)? {
+            Case::First(()) => None,
+            Case::Second(v) => Some(v),
+        })
     }
 
     fn load_direct<U: 'static>(cx: &mut HostCall<'_, '_, U>, ty: InterfaceType, ptr: u32) -> Result<Self> {
-        match direct::load_cases::<T, (), U>(cx, ty, true, ptr)? {
-            Ok(v) => Ok(v),
-            Err(()) => Err(anyhow!("internal error: an option lifted as an error")),
-        }
+        Ok(match direct::load_cases::<(), T, U>(cx, ty, true, ptr)? {
+            Case::First(()) => None,
+            Case::Second(v) => Some(v),
+        })
     }
 }
 
@@ -696,19 +669,17 @@ impl<T: Lift, E: Lift> Lift for std::result::Result<T, E> {
         ty: InterfaceType,
         src: &mut FlatValues<'_>,
     ) -> Result<Self> {
-        match direct::lift_cases::<T, E, U>(cx, ty, false, src)? {
-            Ok(Some(v)) => Ok(Ok(v)),
-            Ok(None) => Err(anyhow!("internal error: a result lifted as none")),
-            Err(e) => Ok(Err(e)),
-        }
+        Ok(match direct::lift_cases::<T, E, U>(cx, ty, false, src)? {
+            Case::First(v) => Ok(v),
+            Case::Second(e) => Err(e),
+        })
     }
 
     fn load_direct<U: 'static>(cx: &mut HostCall<'_, '_, U>, ty: InterfaceType, ptr: u32) -> Result<Self> {
-        match direct::load_cases::<T, E, U>(cx, ty, false, ptr)? {
-            Ok(Some(v)) => Ok(Ok(v)),
-            Ok(None) => Err(anyhow!("internal error: a result lifted as none")),
-            Err(e) => Ok(Err(e)),
-        }
+        Ok(match direct::load_cases::<T, E, U>(cx, ty, false, ptr)? {
+            Case::First(v) => Ok(v),
+            Case::Second(e) => Err(e),
+        })
     }
 }
 
