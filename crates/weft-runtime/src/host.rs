@@ -64,8 +64,13 @@ impl<S: 'static> HostFunc<S> {
         (self.func)(store, caller, values)
     }
 
-    pub(crate) fn parts(&self) -> (usize, Arc<HostFn<S>>) {
-        (self.shim, self.func.clone())
+    pub(crate) fn into_parts(self) -> (usize, Arc<HostFn<S>>) {
+        (self.shim, self.func)
+    }
+
+    /// The host function of `parts`, which came from [`HostFunc::into_parts`].
+    pub(crate) fn from_parts(shim: usize, func: Arc<HostFn<S>>) -> HostFunc<S> {
+        HostFunc { func, shim }
     }
 }
 

@@ -76,7 +76,9 @@ pub use memory_image::{ImageContents, MemoryImage};
 pub use mmap::{page_size, MappedFile};
 pub use parking::WaitResult;
 pub use pool::{InstancePool, PoolLimits};
-pub use store::{GlobalId, InstanceEntities, InstanceId, InstanceImports, MemoryId, StoreObjects, TableId, TagId};
+pub use store::{
+    GlobalId, HostFuncSlot, InstanceEntities, InstanceId, InstanceImports, MemoryId, StoreObjects, TableId, TagId,
+};
 pub use table::{Table, MAX_TABLE_ELEMENTS};
 pub use traps::{current_call_state, init_signal_handlers, replace_call_state, CallState, StackState, UnwindReason};
 pub use vm::{FuncRefPtr, Interrupt, InterruptFn, VMStoreContext, VMTagDefinition, ValRaw};

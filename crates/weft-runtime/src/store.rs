@@ -44,8 +44,11 @@ pub struct StoreObjects {
     globals: Vec<Box<UnsafeCell<ValRaw>>>,
     tags: Vec<Box<VMTagDefinition>>,
     instances: Vec<Box<Instance>>,
+    /// The host functions' contexts, in chunks (each a
+    /// `Vec<HostFuncContextHeader<S>>`) that are never pushed beyond the
+    /// capacity they were made with, so a context never moves; each chunk
+    /// is twice the size of the one before, up to [`HOST_CHUNK_MAX`].
     host_funcs: Vec<Box<dyn std::any::Any>>,
-    host_func_refs: Vec<FuncRefPtr>,
     instance_entities: Vec<InstanceEntities>,
     epoch: Option<Arc<AtomicU64>>,
     /// The maker of the store's (non-shared) memories, if the embedder
@@ -57,6 +60,39 @@ pub struct StoreObjects {
     pool_instances: u32,
     pool_tables: u32,
     pool_component_instances: u32,
+}
+
+/// The number of host-function contexts in a store's first chunk.
+const HOST_CHUNK_MIN: usize = 8;
+/// The most host-function contexts in one chunk.
+const HOST_CHUNK_MAX: usize = 1024;
+
+/// Where a store keeps a host function's context: see
+/// [`StoreObjects::add_host_func`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct HostFuncSlot {
+    chunk: u32,
+    index: u32,
+}
+
+/// Pushes `context` onto `chunk`, which has room for it (so that no context
+/// already there moves), with its function reference's `vmctx` pointing at
+/// it; its function reference and index. No reference to the chunk's other
+/// contexts is made: compiled code and running host calls may hold them.
+fn place_host_func<S: 'static>(
+    chunk: &mut Vec<HostFuncContextHeader<S>>,
+    mut context: HostFuncContextHeader<S>,
+) -> (FuncRefPtr, u32) {
+    let index = chunk.len();
+    // Within the capacity, the next element's address is this one.
+    let at = chunk.as_mut_ptr().wrapping_add(index);
+    context.func_ref.vmctx = at.cast();
+    chunk.push(context);
+    let func_ref = at
+        .cast::<u8>()
+        .wrapping_add(std::mem::offset_of!(HostFuncContextHeader<S>, func_ref))
+        .cast::<VMFuncRef>();
+    (FuncRefPtr(func_ref), index as u32)
 }
 
 impl Drop for StoreObjects {
@@ -92,7 +128,6 @@ impl StoreObjects {
             tags: Vec::new(),
             instances: Vec::new(),
             host_funcs: Vec::new(),
-            host_func_refs: Vec::new(),
             instance_entities: Vec::new(),
             epoch: None,
             memory_creator: None,
@@ -339,15 +374,17 @@ impl StoreObjects {
     /// Adds a host function of canonical type `type_id`, reached from wasm
     /// through `trampoline` (a wasm-to-host trampoline of its type). `S` is
     /// the type that [`crate::invoke`] is called with for this store.
+    /// Returns its function reference and where [`StoreObjects::host_func`]
+    /// finds its closure.
     pub fn add_host_func<S: crate::VMStore>(
         &mut self,
         type_id: u32,
         trampoline: CodePtr,
         store_index: u32,
-        func: &HostFunc<S>,
-    ) -> FuncRefPtr {
-        let (shim, func) = func.parts();
-        let mut ctx = Box::new(HostFuncContextHeader::<S> {
+        func: HostFunc<S>,
+    ) -> (FuncRefPtr, HostFuncSlot) {
+        let (shim, func) = func.into_parts();
+        let header = HostFuncContextHeader::<S> {
             shim,
             func_ref: VMFuncRef {
                 code: trampoline.0,
@@ -356,13 +393,44 @@ impl StoreObjects {
                 store_index,
             },
             func,
-        });
-        let ctx_ptr: *mut HostFuncContextHeader<S> = &mut *ctx;
-        ctx.func_ref.vmctx = ctx_ptr.cast();
-        let ptr = FuncRefPtr(&ctx.func_ref);
-        self.host_funcs.push(ctx);
-        self.host_func_refs.push(ptr);
-        ptr
+        };
+        // The context goes at the end of the last chunk if that has room
+        // (and holds contexts of this `S`), or else starts a new chunk.
+        // Either way the vector does not grow past its capacity, so no
+        // context moves.
+        let chunks = &mut self.host_funcs;
+        let count = chunks.len();
+        let (chunk_index, (ptr, index)) = match chunks
+            .last_mut()
+            .and_then(|c| c.downcast_mut::<Vec<HostFuncContextHeader<S>>>())
+        {
+            Some(chunk) if chunk.len() < chunk.capacity() => (count - 1, place_host_func(chunk, header)),
+            last => {
+                let capacity = last.map_or(HOST_CHUNK_MIN, |c| (c.capacity() * 2).min(HOST_CHUNK_MAX));
+                let mut chunk = Vec::with_capacity(capacity);
+                let placed = place_host_func(&mut chunk, header);
+                // Moving the vector into its box moves its pointer and
+                // lengths, not the buffer the contexts are in.
+                chunks.push(Box::new(chunk));
+                (count, placed)
+            }
+        };
+        let slot = HostFuncSlot {
+            chunk: chunk_index as u32,
+            index,
+        };
+        (ptr, slot)
+    }
+
+    /// The host function added by [`StoreObjects::add_host_func`] at
+    /// `slot`, if it is there and was added with the same `S`.
+    pub fn host_func<S: 'static>(&self, slot: HostFuncSlot) -> Option<HostFunc<S>> {
+        let chunk = self
+            .host_funcs
+            .get(slot.chunk as usize)?
+            .downcast_ref::<Vec<HostFuncContextHeader<S>>>()?;
+        let header = chunk.get(slot.index as usize)?;
+        Some(HostFunc::from_parts(header.shim, header.func.clone()))
     }
 
     #[doc(hidden)]
@@ -711,4 +779,64 @@ fn eval_const(instance: &Instance, expr: &ConstExpr) -> Result<ValRaw, Trap> {
         stack.push(v);
     }
     Ok(stack.pop().unwrap_or_default())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::host::HostCaller;
+
+    struct TestStore(StoreObjects);
+
+    impl crate::VMStore for TestStore {
+        fn objects(&self) -> &StoreObjects {
+            &self.0
+        }
+    }
+
+    #[test]
+    fn host_funcs_stay_in_place_across_chunks() {
+        let mut objects = StoreObjects::new();
+        // Enough to fill several chunks (8, 16, 32, 64, 128, ...).
+        let n = 300u32;
+        let mut added = Vec::new();
+        for i in 0..n {
+            let f = HostFunc::<TestStore>::new(move |_: &mut TestStore, _: HostCaller, values: &mut [ValRaw]| {
+                values[0] = ValRaw::i32(i as i32);
+                Ok(())
+            });
+            added.push(objects.add_host_func(7, CodePtr::null(), i, f));
+        }
+        let mut store = TestStore(objects);
+        for (i, (ptr, slot)) in added.iter().enumerate() {
+            // SAFETY: the function reference points into a context of the
+            // store, which never moves and lives as long as the store.
+            let func_ref = unsafe { &*ptr.0 };
+            assert_eq!(func_ref.store_index, i as u32, "context {i} moved or was overwritten");
+            assert_eq!(func_ref.type_id, 7);
+            let header = (func_ref.vmctx as *const u8)
+                .wrapping_add(std::mem::offset_of!(HostFuncContextHeader<TestStore>, func_ref));
+            assert_eq!(
+                header,
+                ptr.0.cast::<u8>(),
+                "vmctx of context {i} is not its own context"
+            );
+            let f = store
+                .0
+                .host_func::<TestStore>(*slot)
+                .expect("the slot finds its function");
+            let mut values = [ValRaw::default()];
+            f.call(&mut store, HostCaller { instance: 0 }, &mut values).unwrap();
+            assert_eq!(values[0].get_i32(), i as i32);
+            // A store type the function was not added with finds nothing.
+            assert!(store.0.host_func::<StoreObjectsOfAnotherType>(*slot).is_none());
+        }
+        assert!(
+            store.0.host_funcs.len() < 10,
+            "{} chunks for {n} functions",
+            store.0.host_funcs.len()
+        );
+    }
+
+    struct StoreObjectsOfAnotherType;
 }

@@ -3,7 +3,6 @@
 use crate::store::{AsContext, AsContextMut, Caller, StoreContextMut, StoreId, StoreInner, StoreOpaque};
 use crate::types::{FuncType, ValType};
 use crate::values::{ExternRef, Rooted, Val, V128};
-use std::any::Any;
 use std::marker::PhantomData;
 use std::sync::Arc;
 use weft_runtime::{CodePtr, FuncRefPtr, HostCaller, ValRaw};
@@ -22,8 +21,9 @@ pub(crate) struct FuncData {
     pub(crate) ty: FuncTy,
     /// The array-call trampoline of a wasm function.
     pub(crate) trampoline: Option<CodePtr>,
-    /// The closure of a host function (a `HostClosure<T>`).
-    pub(crate) host: Option<Arc<dyn Any + Send + Sync>>,
+    /// Where the store keeps a host function's closure (a
+    /// `HostClosure<T>`).
+    pub(crate) host: Option<weft_runtime::HostFuncSlot>,
 }
 
 /// Where a store function's type is kept.
@@ -155,11 +155,12 @@ impl Func {
     /// Calls with lowered values (arguments in, results out).
     pub(crate) fn call_raw<T: 'static>(&self, store: &mut StoreInner<T>, values: &mut [ValRaw]) -> crate::Result<()> {
         let data = self.data(&store.opaque)?;
-        if let Some(host) = &data.host {
-            let host = host
-                .clone()
-                .downcast::<HostClosure<T>>()
-                .map_err(|_| crate::format_err!("host function belongs to a store of another type"))?;
+        if let Some(slot) = data.host {
+            let host = store
+                .opaque
+                .objects
+                .host_func::<StoreInner<T>>(slot)
+                .ok_or_else(|| crate::format_err!("host function belongs to a store of another type"))?;
             return host.call(store, HostCaller { instance: u32::MAX }, values);
         }
         let func_ref = data.func_ref;
@@ -238,15 +239,15 @@ pub(crate) fn new_host_with<T: 'static>(
         Some(cache) => *cache.get_or_init(resolve),
         None => resolve(),
     };
-    let func_ref = store
+    let (func_ref, slot) = store
         .opaque
         .objects
-        .add_host_func::<StoreInner<T>>(type_id.0, trampoline, index, &host);
+        .add_host_func::<StoreInner<T>>(type_id.0, trampoline, index, host);
     store.opaque.funcs.push(FuncData {
         func_ref,
         ty: FuncTy::Host(ty),
         trampoline: None,
-        host: Some(Arc::new(host)),
+        host: Some(slot),
     });
     Func {
         store: store.opaque.id(),

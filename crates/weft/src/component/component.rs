@@ -32,6 +32,10 @@ pub(crate) struct ComponentInner {
     /// `Lower` of a host function, `resource.new`, `.rep`, `.drop`), by step
     /// index: made on the first instantiation and shared by the later ones.
     pub(crate) lowered: Box<[OnceLock<LoweredCore>]>,
+    /// About how many functions an instance adds to its store (those of
+    /// its static core modules and adapters, and one per step that may make
+    /// a host function): instantiation reserves room for them at once.
+    pub(crate) store_funcs: usize,
 }
 
 /// What every instance's core function of one step (a `canon lower` of a
@@ -50,6 +54,21 @@ impl ComponentInner {
     /// One empty slot per step of `plan`, for [`ComponentInner::lowered`].
     pub(crate) fn lowered_slots(plan: &env::Component) -> Box<[OnceLock<LoweredCore>]> {
         plan.steps.iter().map(|_| OnceLock::new()).collect()
+    }
+
+    /// The value of [`ComponentInner::store_funcs`] for `plan`, whose static
+    /// modules are `modules` and fused adapters `adapters`.
+    pub(crate) fn store_funcs<'a>(plan: &env::Component, modules: impl IntoIterator<Item = &'a Module>) -> usize {
+        let defined: usize = modules
+            .into_iter()
+            .map(|m| m.inner.env.num_defined_funcs() as usize)
+            .sum();
+        let made = plan
+            .steps
+            .iter()
+            .filter(|s| !matches!(s, env::Step::InstantiateModule { .. } | env::Step::AliasExport { .. }))
+            .count();
+        defined + made
     }
 
     /// The shared core function type of the step `step`, made with `make`
@@ -136,6 +155,10 @@ impl Component {
             inner: Arc::new(ComponentInner {
                 engine: engine.clone(),
                 lowered: ComponentInner::lowered_slots(&translation.component),
+                store_funcs: ComponentInner::store_funcs(
+                    &translation.component,
+                    modules.iter().chain(adapters.values()),
+                ),
                 plan: translation.component,
                 types,
                 type_space,

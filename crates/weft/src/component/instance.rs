@@ -319,6 +319,7 @@ pub(crate) fn instantiate<T: 'static>(
             store.components_mut().host_dtors.insert(*rt, dtor.clone());
         }
     }
+    store.0.opaque_mut().funcs.reserve(inner.store_funcs);
     let n = plan.num_component_instances as usize;
     #[cfg(feature = "component-model-async")]
     let task_tables = (0..n).map(|_| store.components_mut().tasks.new_instance()).collect();

@@ -217,6 +217,7 @@ pub(crate) fn read(engine: &Engine, bytes: &[u8]) -> crate::Result<Component> {
         inner: Arc::new(ComponentInner {
             engine: engine.clone(),
             lowered: ComponentInner::lowered_slots(&meta.plan),
+            store_funcs: ComponentInner::store_funcs(&meta.plan, modules.iter().chain(adapters.values())),
             plan: meta.plan,
             types,
             type_space,
