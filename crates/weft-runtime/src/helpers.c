@@ -1,8 +1,9 @@
-// The two operations Rust cannot express: a setjmp that survives the
-// function returning twice, and the matching longjmp. They let a trap in
-// compiled wasm code discard all wasm frames at once and resume in the host
-// call that entered wasm. Only wasm frames and `weft_catch`'s own frame are
-// ever skipped; no Rust frame with destructors lies between them.
+// On targets other than x86-64 Unix (where traps.rs has naked functions
+// for them): a setjmp that survives the function returning twice, and the
+// matching longjmp. They let a trap in compiled wasm code discard all wasm
+// frames at once and resume in the host call that entered wasm. Only wasm
+// frames and `weft_catch`'s own frame are ever skipped; no Rust frame with
+// destructors lies between them.
 #include <setjmp.h>
 
 typedef void (*weft_body)(void *);

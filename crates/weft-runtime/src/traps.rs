@@ -17,9 +17,85 @@ use std::mem::MaybeUninit;
 use std::sync::Once;
 use weft_environ::Trap;
 
+#[cfg(not(all(target_arch = "x86_64", unix)))]
 extern "C" {
     fn weft_catch(jmp_slot: *mut *mut c_void, body: extern "C" fn(*mut c_void), data: *mut c_void) -> i32;
     fn weft_unwind(jmp_buf: *mut c_void) -> !;
+}
+
+/// Calls `body(data)` and returns 1; or returns 0 when [`weft_unwind`] is
+/// given the value this stores in `*jmp_slot` while `body` runs. On x86-64
+/// this is a setjmp of its own, which saves what a return from here must
+/// restore (the callee-saved registers, by pushing them on this frame) and
+/// nothing else: no signal mask (the trap handler is `SA_NODEFER`) and no
+/// pointer mangling. `*jmp_slot` is the stack pointer of this frame after
+/// the pushes.
+///
+/// # Safety
+///
+/// `body` must be safe to call with `data`, and must not unwind.
+#[cfg(all(target_arch = "x86_64", unix))]
+#[unsafe(naked)]
+unsafe extern "C" fn weft_catch(
+    jmp_slot: *mut *mut c_void,
+    body: extern "C" fn(*mut c_void),
+    data: *mut c_void,
+) -> i32 {
+    // rdi = jmp_slot, rsi = body, rdx = data. On entry rsp is 8 past a
+    // 16-byte boundary; after six pushes and 8 bytes of padding it is on
+    // one again, as the call needs.
+    std::arch::naked_asm!(
+        ".cfi_startproc",
+        "push rbp",
+        ".cfi_def_cfa_offset 16",
+        ".cfi_offset rbp, -16",
+        "mov rbp, rsp",
+        ".cfi_def_cfa_register rbp",
+        "push rbx",
+        "push r12",
+        "push r13",
+        "push r14",
+        "push r15",
+        "sub rsp, 8",
+        "mov [rdi], rsp",
+        "mov rdi, rdx",
+        "call rsi",
+        "mov eax, 1",
+        "add rsp, 8",
+        "pop r15",
+        "pop r14",
+        "pop r13",
+        "pop r12",
+        "pop rbx",
+        "pop rbp",
+        ".cfi_def_cfa rsp, 8",
+        "ret",
+        ".cfi_endproc",
+    )
+}
+
+/// Returns 0 from the [`weft_catch`] whose frame `jmp_buf` (the value it
+/// stored) points into, discarding every frame above it.
+///
+/// # Safety
+///
+/// That `weft_catch` must still be running `body`, on this thread's current
+/// stack, and no frame above it may need its destructors run.
+#[cfg(all(target_arch = "x86_64", unix))]
+#[unsafe(naked)]
+unsafe extern "C" fn weft_unwind(jmp_buf: *mut c_void) -> ! {
+    std::arch::naked_asm!(
+        "mov rsp, rdi",
+        "add rsp, 8",
+        "pop r15",
+        "pop r14",
+        "pop r13",
+        "pop r12",
+        "pop rbx",
+        "pop rbp",
+        "xor eax, eax",
+        "ret",
+    )
 }
 
 /// The most frames a backtrace records.
