@@ -136,6 +136,54 @@ impl<T: 'static> Linker<T> {
         self.insert(module, name, Definition::HostFunc(ty, host, Default::default()))
     }
 
+    /// Whether `module::name` is defined, whatever its type.
+    fn is_defined(&self, module: &str, name: &str) -> bool {
+        self.map.get(module).is_some_and(|names| names.contains_key(name))
+    }
+
+    /// Defines each function import of `module` that this linker does not
+    /// define (by name) as a function that fails with an error naming the
+    /// import, as Wasmtime's: a module whose unknown imports are never
+    /// called can then be instantiated.
+    pub fn define_unknown_imports_as_traps(&mut self, module: &Module) -> crate::Result<()> {
+        for import in module.imports() {
+            let (m, n) = (import.module(), import.name());
+            if self.is_defined(m, n) {
+                continue;
+            }
+            if let crate::ExternType::Func(ty) = import.ty() {
+                let message = format!("unknown import: `{m}::{n}` has not been defined");
+                self.func_new(m, n, ty, move |_, _, _| Err(crate::format_err!("{message}")))?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Defines each import of `module` that this linker does not define
+    /// (by name) as an item of its type with default contents, made in
+    /// `store` (see [`crate::ExternType::default_value`]): functions that
+    /// return zeros and nulls, globals of those, tables of nulls, memories
+    /// of their minimum size, new tags. Fails, naming the import, when a
+    /// type has no default.
+    pub fn define_unknown_imports_as_default_values(
+        &mut self,
+        mut store: impl AsContextMut<Data = T>,
+        module: &Module,
+    ) -> crate::Result<()> {
+        for import in module.imports() {
+            let (m, n) = (import.module(), import.name());
+            if self.is_defined(m, n) {
+                continue;
+            }
+            let ty = import.ty();
+            let item = ty
+                .default_value(&mut store)
+                .map_err(|e| e.context(format!("no default value for the import `{m}::{n}` of type {ty}")))?;
+            self.define(&store, m, n, item)?;
+        }
+        Ok(())
+    }
+
     /// Defines every export of `instance` under `module_name`.
     pub fn instance(
         &mut self,

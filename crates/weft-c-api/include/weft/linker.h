@@ -49,8 +49,11 @@ WASM_API_EXTERN weft_error_t *weft_linker_define_unknown_imports_as_traps(weft_l
                                                                           const weft_module_t *module);
 
 /**
- * \brief Defines each function import of `module` that the linker lacks as
- * a function returning default values (zeros and null references).
+ * \brief Defines each import of `module` that the linker lacks as an item
+ * of default contents made in `store`: a function returning default values
+ * (zeros and null references), a global of such a value, a table of nulls,
+ * a memory of its minimum size, or a new tag. Fails, naming the import, when
+ * its type has no default (a non-nullable reference).
  */
 WASM_API_EXTERN weft_error_t *weft_linker_define_unknown_imports_as_default_values(weft_linker_t *linker,
                                                                                    weft_context_t *store,

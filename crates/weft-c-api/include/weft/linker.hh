@@ -100,8 +100,9 @@ public:
                     [f = std::move(f)](Caller caller, Span<const Val> args, Span<Val> results) mutable
                     -> Result<std::monostate, Trap> { return Sig::invoke(f, caller, args, results); });
   }
-  /// Defines each function import of `module` the linker lacks as a
-  /// function returning default values (zeros and null references).
+  /// Defines each import of `module` the linker lacks as an item of default
+  /// contents: functions returning zeros and null references, globals of
+  /// those, tables of nulls, memories of their minimum size, new tags.
   Result<std::monostate> define_unknown_imports_as_default_values(Store::Context cx, const Module &module) {
     return done(weft_linker_define_unknown_imports_as_default_values(ptr.get(), cx.capi(), module.capi()));
   }

@@ -16,7 +16,7 @@ use crate::types::wasm_functype_t;
 use std::collections::HashSet;
 use std::ffi::{c_char, c_void};
 use std::mem::MaybeUninit;
-use weft::{ExternType, Linker, Val};
+use weft::{ExternType, Linker};
 
 /// `weft_linker_t`: definitions by name, to instantiate modules with.
 #[derive(Clone)]
@@ -45,6 +45,20 @@ impl weft_linker_t {
             }
         }
         Ok(())
+    }
+
+    /// The imports of `module` not defined here whose type passes `keep`.
+    fn unknown_imports(&self, module: &weft::Module, keep: impl Fn(&ExternType) -> bool) -> Vec<(String, String)> {
+        module
+            .imports()
+            .filter(|i| !self.is_defined(i.module(), i.name()) && keep(&i.ty()))
+            .map(|i| (i.module().to_string(), i.name().to_string()))
+            .collect()
+    }
+
+    /// Notes each of `names` as defined.
+    fn note_all(&mut self, names: Vec<(String, String)>) {
+        self.defined.extend(names);
     }
 
     fn is_defined(&self, module: &str, name: &str) -> bool {
@@ -94,7 +108,7 @@ pub extern "C" fn weft_linker_allow_shadowing(linker: Option<&mut weft_linker_t>
 }
 
 /// Defines every function import of `module` not yet defined as a function
-/// that traps.
+/// that traps (`Linker::define_unknown_imports_as_traps`).
 #[no_mangle]
 pub extern "C" fn weft_linker_define_unknown_imports_as_traps(
     linker: Option<&mut weft_linker_t>,
@@ -103,51 +117,34 @@ pub extern "C" fn weft_linker_define_unknown_imports_as_traps(
     catch_err(|| {
         let linker = linker.ok_or_else(|| crate::null_error("linker"))?;
         let module = module.ok_or_else(|| crate::null_error("module"))?;
-        for import in module.module.imports() {
-            let (m, n) = (import.module().to_string(), import.name().to_string());
-            if linker.is_defined(&m, &n) {
-                continue;
-            }
-            if let ExternType::Func(ty) = import.ty() {
-                let msg = format!("unknown import: `{m}::{n}` has not been defined");
-                linker
-                    .linker
-                    .func_new(&m, &n, ty, move |_, _, _| Err(anyhow::anyhow!("{msg}")))?;
-                linker.note(&m, &n);
-            }
-        }
+        let unknown = linker.unknown_imports(&module.module, |ty| matches!(ty, ExternType::Func(_)));
+        linker.linker.define_unknown_imports_as_traps(&module.module)?;
+        linker.note_all(unknown);
         Ok(())
     })
 }
 
-/// Defines every function import of `module` not yet defined as a function
-/// returning default values (zeros and nulls).
+/// Defines every import of `module` not yet defined as an item of default
+/// contents made in `store` (`Linker::define_unknown_imports_as_default_values`:
+/// functions returning zeros and nulls, globals of those, tables of nulls,
+/// memories of their minimum size, tags).
 #[no_mangle]
 pub extern "C" fn weft_linker_define_unknown_imports_as_default_values(
     linker: Option<&mut weft_linker_t>,
-    _store: Option<&StoreShared>,
+    store: Option<&StoreShared>,
     module: Option<&weft_module_t>,
 ) -> Option<Box<weft_error_t>> {
     catch_err(|| {
         let linker = linker.ok_or_else(|| crate::null_error("linker"))?;
+        let store = store.ok_or_else(|| crate::null_error("store"))?;
         let module = module.ok_or_else(|| crate::null_error("module"))?;
-        for import in module.module.imports() {
-            let (m, n) = (import.module().to_string(), import.name().to_string());
-            if linker.is_defined(&m, &n) {
-                continue;
-            }
-            if let ExternType::Func(ty) = import.ty() {
-                let defaults = ty
-                    .results()
-                    .map(|t| Val::default_for_ty(&t).ok_or_else(|| anyhow::anyhow!("no default value for {t}")))
-                    .collect::<anyhow::Result<Vec<_>>>()?;
-                linker.linker.func_new(&m, &n, ty, move |_, _, results| {
-                    results.clone_from_slice(&defaults);
-                    Ok(())
-                })?;
-                linker.note(&m, &n);
-            }
-        }
+        let unknown = linker.unknown_imports(&module.module, |_| true);
+        // SAFETY: the only context in use in this function.
+        let mut cx = unsafe { store.ctx() };
+        linker
+            .linker
+            .define_unknown_imports_as_default_values(&mut cx, &module.module)?;
+        linker.note_all(unknown);
         Ok(())
     })
 }

@@ -327,3 +327,111 @@ fn module_imports_and_exports_are_listed() -> Result<()> {
     assert_eq!(exports, ["mem", "f"]);
     Ok(())
 }
+
+#[test]
+fn linker_defines_unknown_imports_as_traps() -> Result<()> {
+    let engine = Engine::default();
+    let module = Module::new(
+        &engine,
+        wasm(
+            r#"(module
+                (import "host" "known" (func $known (result i32)))
+                (import "env" "missing" (func $missing (param i32) (result i64)))
+                (import "env" "memory" (memory 1))
+                (func (export "known") (result i32) (call $known))
+                (func (export "missing") (result i64) (call $missing (i32.const 1))))"#,
+        ),
+    )?;
+    let mut store = Store::new(&engine, ());
+    let mut linker = Linker::new(&engine);
+    linker.func_wrap("host", "known", || 7i32)?;
+    let memory = Memory::new(&mut store, MemoryType::new(1, None))?;
+    linker.define(&store, "env", "memory", memory)?;
+    linker.define_unknown_imports_as_traps(&module)?;
+    // The known function keeps its definition; only functions are defined.
+    let instance = linker.instantiate(&mut store, &module)?;
+    let known = instance.get_typed_func::<(), i32>(&mut store, "known")?;
+    assert_eq!(known.call(&mut store, ())?, 7);
+    let missing = instance.get_typed_func::<(), i64>(&mut store, "missing")?;
+    let err = missing.call(&mut store, ()).unwrap_err();
+    assert!(
+        format!("{err:?}").contains("unknown import: `env::missing` has not been defined"),
+        "{err:?}"
+    );
+    // The store stays usable after the trap.
+    assert_eq!(known.call(&mut store, ())?, 7);
+
+    // A memory import is not a function: it stays undefined.
+    let mut bare = Linker::new(&engine);
+    bare.define_unknown_imports_as_traps(&module)?;
+    let err = bare.instantiate(&mut store, &module).unwrap_err();
+    assert!(format!("{err:?}").contains("env::memory"), "{err:?}");
+    Ok(())
+}
+
+#[test]
+fn linker_defines_unknown_imports_as_default_values() -> Result<()> {
+    let engine = Engine::default();
+    let module = Module::new(
+        &engine,
+        wasm(
+            r#"(module
+                (import "env" "f" (func $f (param i32) (result i32 i64 f32 f64 funcref externref)))
+                (import "env" "g" (global $g (mut i64)))
+                (import "env" "t" (table 3 funcref))
+                (import "env" "m" (memory 2))
+                (import "env" "e" (tag))
+                (func (export "f") (result i32 i64 f32 f64 funcref externref) (call $f (i32.const 5)))
+                (func (export "g") (result i64) (global.get $g))
+                (func (export "t") (result i32) (table.size 0))
+                (func (export "m") (result i32) (memory.size))
+                (func (export "null") (result i32) (ref.is_null (table.get 0 (i32.const 2)))))"#,
+        ),
+    )?;
+    let mut store = Store::new(&engine, ());
+    let mut linker = Linker::new(&engine);
+    linker.define_unknown_imports_as_default_values(&mut store, &module)?;
+    let instance = linker.instantiate(&mut store, &module)?;
+    let f = instance.get_func(&mut store, "f").unwrap();
+    let mut results = vec![Val::I32(9); 6];
+    f.call(&mut store, &[], &mut results)?;
+    assert!(matches!(results[0], Val::I32(0)));
+    assert!(matches!(results[1], Val::I64(0)));
+    assert!(matches!(results[2], Val::F32(0)));
+    assert!(matches!(results[3], Val::F64(0)));
+    assert!(matches!(results[4], Val::FuncRef(None)));
+    assert!(matches!(results[5], Val::ExternRef(None)));
+    let call = |store: &mut Store<()>, name: &str| -> Result<i64> {
+        let func = instance.get_func(&mut *store, name).unwrap();
+        let mut out = [Val::I64(-1)];
+        func.call(&mut *store, &[], &mut out)?;
+        Ok(match out[0] {
+            Val::I32(v) => i64::from(v),
+            Val::I64(v) => v,
+            _ => -1,
+        })
+    };
+    assert_eq!(call(&mut store, "g")?, 0);
+    assert_eq!(call(&mut store, "t")?, 3);
+    assert_eq!(call(&mut store, "m")?, 2);
+    assert_eq!(call(&mut store, "null")?, 1);
+
+    // A type without a default value: the error names the import.
+    let strict = Module::new(
+        &engine,
+        wasm(r#"(module (type $t (func)) (import "env" "r" (global (ref $t))))"#),
+    )?;
+    let err = Linker::new(&engine)
+        .define_unknown_imports_as_default_values(&mut store, &strict)
+        .unwrap_err();
+    assert!(format!("{err:?}").contains("env::r"), "{err:?}");
+    let strict = Module::new(
+        &engine,
+        wasm(r#"(module (import "env" "f" (func (result (ref func)))))"#),
+    )?;
+    let err = Linker::new(&engine)
+        .define_unknown_imports_as_default_values(&mut store, &strict)
+        .unwrap_err();
+    assert!(format!("{err:?}").contains("env::f"), "{err:?}");
+    Ok(())
+}
