@@ -9,7 +9,7 @@
 //! the runtime, and the record of a module's compiled code
 //! ([`CompiledModule`]: plain data that code generation fills and
 //! precompiled modules carry). With the `component-model` feature it also
-//! owns the translation of components ([`component`]): the static core
+//! owns the translation of components (module `component`): the static core
 //! modules they contain, a flat instantiation plan with nested components
 //! resolved, the registry of component types with the canonical ABI's
 //! layouts, and the generation of the fused adapter modules through which

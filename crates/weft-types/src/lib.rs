@@ -6,8 +6,8 @@
 //! reference counted: an id stays valid while any registration holds it, and
 //! ids are never reused, so a stale id can never alias a newer type.
 //!
-//! With the `component-model` feature, [`component`] has the engine-wide
-//! registry of component types, [`component::ComponentTypeRegistry`]: each
+//! With the `component-model` feature, module `component` has the
+//! engine-wide registry of component types, `ComponentTypeRegistry`: each
 //! compiled component registers the types of its translation there, and
 //! structurally equal types of different components get the same engine id.
 //! The per-translation registry and the canonical ABI's layout functions

@@ -101,7 +101,7 @@ pub trait WasiHttpHooks: Send {
 
     /// The scheme of an outgoing request whose guest set none, and of an
     /// incoming `wasi:http` 0.3 request whose URI has none
-    /// ([`crate::p3::Request::from_http`]). Default: `https`. `None`: an
+    /// (`p3::Request::from_http`, feature `p3`). Default: `https`. `None`: an
     /// outgoing request without a scheme fails with
     /// `error-code.HTTP-protocol-error` (an incoming one stays without).
     fn default_scheme(&mut self) -> Option<Scheme> {

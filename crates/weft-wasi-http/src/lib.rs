@@ -15,13 +15,13 @@
 //! Outgoing requests (`wasi:http/outgoing-handler.handle`, 0.3
 //! `wasi:http/client.send`) go through [`WasiHttpHooks::send_request`].
 //! As in Wasmtime 48, its default (feature `default-send-request`, on by
-//! default) sends them with [`default_send_request`] (plain HTTP/1, on
+//! default) sends them with `default_send_request` (plain HTTP/1, on
 //! the caller's tokio runtime); an embedder that keeps the guest off the
 //! network overrides it, for instance with [`refuse_request`]
 //! (`error-code.HTTP-request-denied`), as `weft serve` does unless
 //! `-S http-outgoing` is given. Errors on the way are [`Error`]s, which
 //! the hooks (`p2_error_from_hyper` and the others) turn into the guest's
-//! error codes. The [`handler`] module (feature `p3`) serves requests with
+//! error codes. The `handler` module (feature `p3`) serves requests with
 //! reused instances.
 //!
 //! ```no_run

@@ -318,7 +318,7 @@ impl WasiCtxBuilder {
 
     /// Lets a WASI 0.2 guest's sockets reach every address (by default
     /// none); TCP and UDP must still be allowed. Replaces a
-    /// [`WasiCtxBuilder::socket_addr_check`].
+    /// `socket_addr_check` (feature `p2`).
     pub fn inherit_network(&mut self) -> &mut Self {
         self.inherit_network = true;
         #[cfg(feature = "p2")]

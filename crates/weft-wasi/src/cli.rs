@@ -2,10 +2,9 @@
 //! feature) the part of the context the `wasi:cli` interfaces see, under
 //! the module path Wasmtime 48 gives them (`wasmtime_wasi::cli`).
 //!
-//! An embedder that links only `wasi:cli` implements [`WasiCliView`] for
-//! its store data (every [`crate::WasiView`] does already) and passes
-//! [`WasiCli`] as the `HasData` type of the per-interface
-//! `add_to_linker` functions.
+//! An embedder that links only `wasi:cli` implements `WasiCliView` for
+//! its store data (every `WasiView` does already) and passes `WasiCli` as
+//! the `HasData` type of the per-interface `add_to_linker` functions.
 
 pub use crate::cli_streams::{AsyncStdinStream, AsyncStdoutStream};
 pub use crate::stdio::{

@@ -88,7 +88,7 @@ impl Wake for ThreadWaker {
 
 /// Runs `f` to its end on the calling thread, inside a tokio runtime's
 /// context (Wasmtime's `in_tokio`): this is how the synchronous host
-/// functions of [`crate::p2::add_to_linker_sync`] wait. The thread parks
+/// functions of `p2::add_to_linker_sync` wait. The thread parks
 /// until one of the futures `f` waits on is woken, never in a sleep loop.
 ///
 /// `f` runs in the context of this crate's runtime, whose worker thread

@@ -203,7 +203,7 @@ impl Config {
 
     /// Whether components may be compiled at all (the component model
     /// proposal, wasmparser's `component_model`). With it off,
-    /// [`crate::component::Component::new`] rejects every component.
+    /// `component::Component::new` rejects every component.
     ///
     /// Default on with the `component-model` feature, which it needs.
     pub fn wasm_component_model(&mut self, enable: bool) -> &mut Self {

@@ -6,7 +6,7 @@
 //! [`crate::p2::body`], and `error-code` and `header-error` are trappable
 //! ([`crate::p2::HttpError`], [`crate::p2::HeaderError`]).
 //!
-//! As in Wasmtime, [`Proxy`] (with the default `async` feature) calls
+//! As in Wasmtime, `Proxy` (with the default `async` feature) calls
 //! `wasi:http/incoming-handler.handle` with `call_handle(..).await` and
 //! links `weft_wasi::p2`'s async `wasi:io`, and [`sync::Proxy`] calls it
 //! synchronously with the synchronous `wasi:io` of

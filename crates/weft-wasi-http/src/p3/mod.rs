@@ -11,7 +11,7 @@
 //!
 //! `client.send` goes through [`crate::WasiHttpHooks::send_request`] (the
 //! hook of 0.2 too): by default it sends with
-//! [`crate::default_send_request`] (see the crate's documentation).
+//! `default_send_request` (see the crate's documentation).
 //!
 //! ```no_run
 //! use weft::component::{Component, Linker, ResourceTable};
