@@ -204,8 +204,14 @@ impl Func {
                 FuncType::new(store.engine(), params, results)
             );
         }
+        let data = self.data(store.0.opaque())?;
+        let entry = match (&data.host, data.trampoline) {
+            (None, Some(trampoline)) => Some((data.func_ref, trampoline)),
+            _ => None,
+        };
         Ok(TypedFunc {
             func: *self,
+            entry,
             check_gc_params,
             _marker: PhantomData,
         })
@@ -377,6 +383,10 @@ fn is_concrete_gc(r: &crate::RefType) -> bool {
 /// A function with statically known parameter and result types.
 pub struct TypedFunc<Params, Results> {
     func: Func,
+    /// A wasm function's reference and entry trampoline, read when the
+    /// view was made: a call in the function's own store (checked each
+    /// time) goes straight to them. They stay valid as long as the store.
+    entry: Option<(FuncRefPtr, CodePtr)>,
     /// Whether a parameter of a concrete GC type is given as a reference
     /// of an abstract type, whose type each call checks.
     check_gc_params: bool,
@@ -422,7 +432,12 @@ impl<Params: WasmParams, Results: WasmResults> TypedFunc<Params, Results> {
         if self.check_gc_params {
             self.check_gc_params(&store.opaque, values)?;
         }
-        self.func.call_raw(store, values)?;
+        match self.entry {
+            Some((func_ref, trampoline)) if store.opaque.id() == self.func.store => {
+                store.invoke(func_ref, trampoline, values)?
+            }
+            _ => self.func.call_raw(store, values)?,
+        }
         Ok(Results::load(&store.opaque, values))
     }
 

@@ -55,3 +55,28 @@ fn memory_of_another_store_is_empty() -> Result<()> {
     assert_eq!(*data, 1);
     Ok(())
 }
+
+#[test]
+fn a_typed_func_called_with_another_store_is_refused() -> Result<()> {
+    let engine = Engine::default();
+    let module = Module::new(
+        &engine,
+        wat::parse_str(
+            r#"(module (func (export "add") (param i32 i32) (result i32) (i32.add (local.get 0) (local.get 1))))"#,
+        )?,
+    )?;
+    let mut a = Store::new(&engine, 1u32);
+    let mut b = Store::new(&engine, 2u32);
+    let add = Instance::new(&mut a, &module, &[])?.get_typed_func::<(i32, i32), i32>(&mut a, "add")?;
+    assert_eq!(add.call(&mut a, (2, 3))?, 5);
+    // Another store of the same type, with an instance at the same index.
+    Instance::new(&mut b, &module, &[])?;
+    let err = add.call(&mut b, (2, 3)).unwrap_err();
+    assert!(format!("{err:?}").contains("store"), "{err:?}");
+    // The view still works in its own store, and so does a host function's.
+    assert_eq!(add.call(&mut a, (4, 5))?, 9);
+    let host = Func::wrap(&mut a, |x: i32| x * 2).typed::<i32, i32>(&a)?;
+    assert_eq!(host.call(&mut a, 21)?, 42);
+    assert!(host.call(&mut b, 21).is_err());
+    Ok(())
+}
