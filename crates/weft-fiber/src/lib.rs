@@ -36,23 +36,64 @@ pub use lent::{is_store_lent, lend_store, with_lent_store};
 pub use store_fiber::{StoreFiber, SuspendError, Suspender};
 pub use worker::{FiberWorker, WorkerFuture};
 
+/// One fiber running on this thread, in the list [`INNERMOST`] heads: it
+/// lives in the frame of the [`as_innermost`] that resumed the fiber.
+struct Running {
+    /// The address of the fiber's shared state.
+    id: *const (),
+    /// The fiber it runs on top of (resumed from), if any.
+    outer: *const Running,
+}
+
 thread_local! {
-    /// The fiber running innermost on this thread now (the address of its
-    /// shared state), of either kind: only that fiber may suspend, since a
-    /// suspension switches away from the stack that is running.
-    static INNERMOST: Cell<*const ()> = const { Cell::new(std::ptr::null()) };
+    /// The fibers running on this thread now, innermost first, as a list
+    /// through the frames of the [`as_innermost`] calls that resumed them.
+    /// Only the innermost fiber may suspend, since a suspension switches
+    /// away from the stack that is running; code that runs on this thread
+    /// while a fiber is in the list runs inside that fiber's resumption (on
+    /// its stack or on one started from it).
+    static INNERMOST: Cell<*const Running> = const { Cell::new(std::ptr::null()) };
 }
 
 /// Runs `f` with the fiber whose shared state is at `id` marked innermost.
 fn as_innermost<R>(id: *const (), f: impl FnOnce() -> R) -> R {
-    let prev = INNERMOST.with(|c| c.replace(id));
-    let r = lent::switching(f);
-    INNERMOST.with(|c| c.set(prev));
-    r
+    /// Puts the outer fiber back at the head of the list, even if `f`
+    /// unwinds, before `running` goes away.
+    struct Restore(*const Running);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            INNERMOST.with(|c| c.set(self.0));
+        }
+    }
+    let outer = INNERMOST.with(|c| c.get());
+    let running = Running { id, outer };
+    INNERMOST.with(|c| c.set(&running));
+    let _restore = Restore(outer);
+    lent::switching(f)
 }
 
+/// Whether the fiber whose shared state is at `id` runs innermost on this
+/// thread now.
 fn is_innermost(id: *const ()) -> bool {
-    INNERMOST.with(|c| c.get()) == id
+    let head = INNERMOST.with(|c| c.get());
+    // SAFETY: the list only holds entries whose `as_innermost` frame is
+    // still running (each restores the head before its frame ends).
+    !head.is_null() && unsafe { (*head).id } == id
+}
+
+/// Whether the fiber whose shared state is at `id` is running on this
+/// thread now, innermost or not.
+fn is_running_here(id: *const ()) -> bool {
+    let mut at = INNERMOST.with(|c| c.get());
+    while !at.is_null() {
+        // SAFETY: as in `is_innermost`: every entry of the list is alive.
+        let running = unsafe { &*at };
+        if running.id == id {
+            return true;
+        }
+        at = running.outer;
+    }
+    false
 }
 
 /// A pool of fiber stacks of one size.
@@ -238,8 +279,9 @@ struct Shared {
     suspend_fn: Cell<Option<SuspendFn>>,
     /// The context of the poll that resumed the fiber, during that poll.
     poll_cx: Cell<*mut Context<'static>>,
-    /// Set once the future was dropped.
-    cancelled: Cell<bool>,
+    /// Set once the future was dropped (atomic: [`AsyncCx::is_cancelled`]
+    /// may be asked from any thread).
+    cancelled: AtomicBool,
     /// A [`FiberWorker`]'s next job, until its fiber takes it.
     job: Cell<Option<JobRef>>,
     /// Where a [`FiberWorker`]'s job puts its outcome: a slot of the future
@@ -265,7 +307,7 @@ impl Shared {
             suspend: Cell::new(std::ptr::null_mut()),
             suspend_fn: Cell::new(None),
             poll_cx: Cell::new(std::ptr::null_mut()),
-            cancelled: Cell::new(false),
+            cancelled: AtomicBool::new(false),
             job: Cell::new(None),
             out: Cell::new(std::ptr::null_mut()),
         }
@@ -283,7 +325,7 @@ pub struct AsyncCx {
 impl fmt::Debug for AsyncCx {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("AsyncCx")
-            .field("cancelled", &self.shared.cancelled.get())
+            .field("cancelled", &self.shared.cancelled.load(Ordering::Relaxed))
             .finish()
     }
 }
@@ -291,7 +333,9 @@ impl fmt::Debug for AsyncCx {
 // SAFETY: the cells are only touched by the thread that is resuming the
 // fiber: `FiberFuture::poll` and `Drop` (which hold `&mut FiberFuture`) and
 // the code on the fiber they resume. A future is polled by one thread at a
-// time, so no two threads reach the cells at once.
+// time, so no two threads reach the cells at once. An `AsyncCx` sent to
+// another thread reads no cell there: `poll` and `suspend` first check that
+// the fiber is running on the calling thread, and `cancelled` is atomic.
 unsafe impl Send for AsyncCx {}
 // SAFETY: as for `Send`.
 unsafe impl Sync for AsyncCx {}
@@ -299,13 +343,19 @@ unsafe impl Sync for AsyncCx {}
 impl AsyncCx {
     /// Whether the future of this fiber was dropped.
     pub fn is_cancelled(&self) -> bool {
-        self.shared.cancelled.get()
+        self.shared.cancelled.load(Ordering::Relaxed)
+    }
+
+    fn id(&self) -> *const () {
+        Arc::as_ptr(&self.shared).cast()
     }
 
     /// Polls `future` once with the context of the poll that is running the
-    /// fiber now.
+    /// fiber now. Fails with [`Cancelled`] when the fiber's future was
+    /// dropped, and when the fiber is not running on the calling thread (an
+    /// `AsyncCx` sent to another thread, or kept after its fiber ended).
     pub fn poll<F: Future + ?Sized>(&self, future: Pin<&mut F>) -> Result<Poll<F::Output>, Cancelled> {
-        if self.shared.cancelled.get() {
+        if !is_running_here(self.id()) || self.is_cancelled() {
             return Err(Cancelled);
         }
         let cx = self.shared.poll_cx.get();
@@ -313,8 +363,8 @@ impl AsyncCx {
             return Err(Cancelled);
         }
         // SAFETY: `poll_cx` is set by `FiberFuture::poll` to its own
-        // `Context` for exactly the time the fiber runs inside that poll, and
-        // we are on the fiber (it is non-null only then).
+        // `Context` for exactly the time the fiber runs inside that poll,
+        // and we run inside that resumption, on its thread (checked above).
         let cx = unsafe { &mut *cx };
         Ok(future.poll(cx))
     }
@@ -322,31 +372,30 @@ impl AsyncCx {
     /// Whether this fiber is the innermost one running on this thread (only
     /// then can it suspend: a store fiber may run on top of it).
     pub fn can_suspend(&self) -> bool {
-        is_innermost(Arc::as_ptr(&self.shared).cast())
+        is_innermost(self.id())
     }
 
     /// Suspends the fiber until its future is polled again. Fails with
-    /// [`Cancelled`] when the future is dropped instead.
+    /// [`Cancelled`] when the future is dropped instead, and when this
+    /// fiber is not the innermost one running on the calling thread.
     pub fn suspend(&self) -> Result<(), Cancelled> {
-        if self.shared.cancelled.get() {
+        // Another fiber runs on top of this one (a guest thread of the
+        // component model), or this fiber does not run on this thread at
+        // all: switching away from its suspension point is impossible from
+        // here.
+        if !is_innermost(self.id()) || self.is_cancelled() {
             return Err(Cancelled);
         }
         let (ptr, f) = (self.shared.suspend.get(), self.shared.suspend_fn.get());
         let Some(f) = f.filter(|_| !ptr.is_null()) else {
             return Err(Cancelled);
         };
-        // Another fiber runs on top of this one (a guest thread of the
-        // component model): switching away from this fiber's suspension
-        // point is impossible from there.
-        if !is_innermost(Arc::as_ptr(&self.shared).cast()) {
-            return Err(Cancelled);
-        }
         // SAFETY: `suspend` points at the fiber's `Suspend` while the fiber
         // body runs, and `suspend_fn` is the function for its type; we are
         // on that fiber (the pointer is only non-null while its body runs).
         let cancelled = lent::switching(|| unsafe { f(ptr) });
         if cancelled {
-            self.shared.cancelled.set(true);
+            self.shared.cancelled.store(true, Ordering::Relaxed);
             return Err(Cancelled);
         }
         Ok(())
@@ -482,7 +531,7 @@ impl<R> Drop for FiberFuture<'_, R> {
     fn drop(&mut self) {
         let Some(fiber) = self.fiber.as_ref() else { return };
         if !fiber.done() {
-            self.shared.cancelled.set(true);
+            self.shared.cancelled.store(true, Ordering::Relaxed);
             let id = Arc::as_ptr(&self.shared).cast();
             for _ in 0..MAX_CANCEL_RESUMES {
                 match as_innermost(id, || catch_unwind(AssertUnwindSafe(|| fiber.resume(Resume::Cancel)))) {

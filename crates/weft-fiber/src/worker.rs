@@ -314,7 +314,7 @@ impl<F, R> WorkerFuture<F, R> {
         if self.state == JobState::Ready {
             self.state = JobState::Running;
             worker.inner.busy.store(true, Ordering::Relaxed);
-            shared.cancelled.set(false);
+            shared.cancelled.store(false, Ordering::Relaxed);
             let job = (&mut self.job as *mut Option<F>).cast();
             shared.job.set(Some(JobRef { job, run }));
         }
@@ -367,7 +367,7 @@ impl<F, R> Drop for WorkerFuture<F, R> {
         // Cancel the suspended job: every wait on the fiber fails with
         // `Cancelled` until the job returns; its outcome is dropped with
         // this future.
-        worker.inner.shared.cancelled.set(true);
+        worker.inner.shared.cancelled.store(true, Ordering::Relaxed);
         for _ in 0..MAX_CANCEL_RESUMES {
             match self.step(Resume::Cancel, None, no_job) {
                 Some(Ok(Err(Yielded::Suspended))) => continue,
