@@ -60,6 +60,7 @@ mod call_hook;
 #[cfg(feature = "component-model")]
 pub mod component;
 mod config;
+mod default_values;
 mod engine;
 mod exceptions;
 mod externals;

@@ -298,12 +298,6 @@ impl ValType {
     pub const FUNCREF: ValType = ValType::Ref(RefType::FUNCREF);
     /// `externref`.
     pub const EXTERNREF: ValType = ValType::Ref(RefType::EXTERNREF);
-
-    /// The default value of the type: zero, or null for a nullable
-    /// reference; `None` for a non-nullable reference, which has none.
-    pub fn default_value(&self) -> Option<crate::Val> {
-        crate::Val::default_for_ty(self)
-    }
     /// `nullfuncref`.
     pub const NULLFUNCREF: ValType = ValType::Ref(RefType::NULLFUNCREF);
     /// `nullexternref`.
@@ -436,23 +430,6 @@ impl fmt::Debug for FuncType {
 }
 
 impl FuncType {
-    /// A new host function of this type in `store` that ignores its
-    /// arguments and returns the default value of each result type; fails
-    /// when one has none (a non-nullable reference).
-    pub fn default_value(&self, store: impl crate::AsContextMut) -> crate::Result<crate::Func> {
-        let results = self
-            .results()
-            .map(|t| {
-                t.default_value()
-                    .ok_or_else(|| crate::format_err!("result type {t} of {self} has no default value"))
-            })
-            .collect::<crate::Result<Vec<_>>>()?;
-        Ok(crate::Func::new(store, self.clone(), move |_, _, out| {
-            out.clone_from_slice(&results);
-            Ok(())
-        }))
-    }
-
     /// A function type with the given parameters and results, registered
     /// in `engine`.
     pub fn new(
@@ -569,16 +546,6 @@ impl GlobalType {
     pub fn new(content: ValType, mutability: Mutability) -> GlobalType {
         GlobalType { content, mutability }
     }
-
-    /// A new global of this type in `store`, holding the default value of
-    /// its content type; fails when that type has none.
-    pub fn default_value(&self, store: impl crate::AsContextMut) -> crate::Result<crate::Global> {
-        let value = self
-            .content
-            .default_value()
-            .ok_or_else(|| crate::format_err!("global type {self} has no default value"))?;
-        crate::Global::new(store, self.clone(), value)
-    }
     /// The type of the value.
     pub fn content(&self) -> &ValType {
         &self.content
@@ -619,15 +586,6 @@ pub struct TableType {
 }
 
 impl TableType {
-    /// A new table of this type in `store`, of its minimum size and filled
-    /// with null; fails when its element type is not nullable.
-    pub fn default_value(&self, store: impl crate::AsContextMut) -> crate::Result<crate::Table> {
-        if !self.element.is_nullable() {
-            crate::bail!("table type {self} has no default element: its element type is not nullable");
-        }
-        crate::Table::new(store, self.clone(), crate::Ref::null(self.element.heap_type()))
-    }
-
     /// A 32-bit table of `element`s with the given limits.
     pub fn new(element: RefType, min: u32, max: Option<u32>) -> TableType {
         TableType {
@@ -696,18 +654,6 @@ pub struct MemoryType {
 }
 
 impl MemoryType {
-    /// A new memory of this type, of its minimum size: a
-    /// [`crate::SharedMemory`] of `store`'s engine when the type is shared,
-    /// else a [`crate::Memory`] of `store`.
-    pub fn default_value(&self, mut store: impl crate::AsContextMut) -> crate::Result<crate::Extern> {
-        Ok(if self.is_shared() {
-            let engine = store.as_context_mut().engine().clone();
-            crate::Extern::SharedMemory(crate::SharedMemory::new(&engine, self.clone())?)
-        } else {
-            crate::Extern::Memory(crate::Memory::new(store, self.clone())?)
-        })
-    }
-
     /// A 32-bit memory with the given limits in pages.
     pub fn new(minimum: u32, maximum: Option<u32>) -> MemoryType {
         MemoryType {
@@ -893,11 +839,6 @@ impl TagType {
     pub fn new(ty: FuncType) -> TagType {
         TagType { ty }
     }
-
-    /// A new tag of this type in `store`.
-    pub fn default_value(&self, store: impl crate::AsContextMut) -> crate::Result<crate::Tag> {
-        crate::Tag::new(store, self)
-    }
     /// The function type of the tag.
     pub fn ty(&self) -> &FuncType {
         &self.ty
@@ -926,21 +867,6 @@ pub enum ExternType {
 }
 
 impl ExternType {
-    /// A new item of this type in `store` with default contents: a function
-    /// that ignores its arguments and returns default values, a global of
-    /// the default value, a table of nulls, a memory of its minimum size,
-    /// a tag. Fails when a value type in it has no default (a non-nullable
-    /// reference).
-    pub fn default_value(&self, store: impl crate::AsContextMut) -> crate::Result<crate::Extern> {
-        Ok(match self {
-            ExternType::Func(t) => crate::Extern::Func(t.default_value(store)?),
-            ExternType::Global(t) => crate::Extern::Global(t.default_value(store)?),
-            ExternType::Table(t) => crate::Extern::Table(t.default_value(store)?),
-            ExternType::Memory(t) => t.default_value(store)?,
-            ExternType::Tag(t) => crate::Extern::Tag(t.default_value(store)?),
-        })
-    }
-
     /// The tag type, if this is one.
     pub fn tag(&self) -> Option<&TagType> {
         match self {

@@ -56,12 +56,18 @@ impl ComponentInner {
         plan.steps.iter().map(|_| OnceLock::new()).collect()
     }
 
-    /// The value of [`ComponentInner::store_funcs`] for `plan`, whose static
-    /// modules are `modules` and fused adapters `adapters`.
+    /// The value of [`ComponentInner::store_funcs`] for `plan`, whose core
+    /// modules (static ones and fused adapters) are `modules`.
     pub(crate) fn store_funcs<'a>(plan: &env::Component, modules: impl IntoIterator<Item = &'a Module>) -> usize {
         let defined: usize = modules
             .into_iter()
-            .map(|m| m.inner.env.num_defined_funcs() as usize)
+            .map(|m| {
+                m.inner
+                    .env
+                    .functions
+                    .len()
+                    .saturating_sub(m.inner.env.num_imported_funcs as usize)
+            })
             .sum();
         let made = plan
             .steps
