@@ -625,8 +625,10 @@ fn counts(server: &Server, paths: &[&str]) -> Vec<String> {
         for path in paths {
             // A 0.2 guest answers before its call returns: a request sent
             // at once may find the instance busy and get a new one. The
-            // pause lets the instance finish first.
-            tokio::time::sleep(Duration::from_millis(100)).await;
+            // pause lets the instance finish first, also on a 2-core CI
+            // machine busy with the other tests' servers (100 ms was once
+            // too short there). It stays well below the idle timeout below.
+            tokio::time::sleep(Duration::from_millis(300)).await;
             let resp = request(server.addr, "GET", path, &[], b"").await;
             out.push(if resp.status == 200 {
                 String::from_utf8_lossy(&resp.body).into_owned()
@@ -662,10 +664,10 @@ fn serve_reuses_p2_instances_and_drops_them_after_a_trap() {
     let idle = Server::start(
         "count-idle",
         COUNTER,
-        &["--max-instance-reuse-count", "10", "--idle-instance-timeout", "400ms"],
+        &["--max-instance-reuse-count", "10", "--idle-instance-timeout", "1500ms"],
     );
     assert_eq!(counts(&idle, &["/", "/"]), ["1", "2"]);
-    std::thread::sleep(Duration::from_millis(900));
+    std::thread::sleep(Duration::from_millis(2500));
     assert_eq!(counts(&idle, &["/"]), ["1"]);
 }
 
