@@ -839,42 +839,59 @@ pub(crate) fn load_cases<A: Lift, B: Lift, U: 'static>(
     }
 }
 
-/// Stores case `case` (0 or 1) of an option or result at `ptr`, with its
-/// payload stored by `payload` at the payload's offset when the case has
+impl<'v, A, B> Case<&'v A, &'v B> {
+    /// The discriminant of the case (0 or 1).
+    fn index(&self) -> u8 {
+        match self {
+            Case::First(_) => 0,
+            Case::Second(_) => 1,
+        }
+    }
+}
+
+/// Stores `value`, an option or result seen as its case, at `ptr`: the
+/// discriminant, then the payload at the payload's offset when the case has
 /// a payload type.
-pub(crate) fn store_cases<U: 'static>(
+pub(crate) fn store_cases<A: Lower, B: Lower, U: 'static>(
     cx: &mut HostCall<'_, '_, U>,
     ty: InterfaceType,
     is_option: bool,
     ptr: u32,
-    case: u8,
-    payload: impl FnOnce(&mut HostCall<'_, '_, U>, InterfaceType, u32) -> Result<()>,
+    value: Case<&A, &B>,
 ) -> Result<()> {
     let c = cases(cx.types, ty, is_option)?;
     check_place(cx, ty, ptr)?;
+    let case = value.index();
     cx.write(ptr, 1, &[case])?;
-    match c.payloads.get(usize::from(case)).copied().flatten() {
-        Some(t) => payload(cx, t, add(ptr, c.payload_offset)?),
-        None => Ok(()),
+    let Some(t) = c.payloads[usize::from(case)] else {
+        return Ok(());
+    };
+    let at = add(ptr, c.payload_offset)?;
+    match value {
+        Case::First(a) => a.store_direct(cx, t, at),
+        Case::Second(b) => b.store_direct(cx, t, at),
     }
 }
 
-/// Lowers case `case` (0 or 1) of an option or result to flat values: the
-/// discriminant, then the payload lowered by `payload` when the case has a
-/// payload type, padded with zeros to the joined payload's length.
-pub(crate) fn lower_cases<U: 'static>(
+/// Lowers `value`, an option or result seen as its case, to flat values:
+/// the discriminant, then the payload when the case has a payload type,
+/// padded with zeros to the joined payload's length.
+pub(crate) fn lower_cases<A: Lower, B: Lower, U: 'static>(
     cx: &mut HostCall<'_, '_, U>,
     ty: InterfaceType,
     is_option: bool,
-    case: u8,
+    value: Case<&A, &B>,
     out: &mut Vec<u64>,
-    payload: impl FnOnce(&mut HostCall<'_, '_, U>, InterfaceType, &mut Vec<u64>) -> Result<()>,
 ) -> Result<()> {
     let c = cases(cx.types, ty, is_option)?;
+    let case = value.index();
     out.push(u64::from(case));
     let end = out.len().saturating_add(c.payload_flat);
-    if let Some(t) = c.payloads.get(usize::from(case)).copied().flatten() {
-        payload(cx, t, out)?;
+    if let Some(t) = c.payloads[usize::from(case)] {
+        match value {
+            Case::First(a) => a.lower_direct(cx, t, out)?,
+            Case::Second(b) => b.lower_direct(cx, t, out)?,
+        }
     }
     if out.len() > end {
         crate::bail!("type mismatch: a payload has more flat values than its type");

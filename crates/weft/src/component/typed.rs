@@ -596,19 +596,27 @@ impl<T: Lower> Lower for Option<T> {
         ty: InterfaceType,
         out: &mut Vec<u64>,
     ) -> Result<()> {
-        let case = u8::from(self.is_some());
-        direct::lower_cases(cx, ty, true, case, out, |cx, t, out| match self {
-            Some(v) => v.lower_direct(cx, t, out),
-            None => Ok(()),
-        })
+        direct::lower_cases(cx, ty, true, option_case(self), out)
     }
 
     fn store_direct<U: 'static>(&self, cx: &mut HostCall<'_, '_, U>, ty: InterfaceType, ptr: u32) -> Result<()> {
-        let case = u8::from(self.is_some());
-        direct::store_cases(cx, ty, true, ptr, case, |cx, t, at| match self {
-            Some(v) => v.store_direct(cx, t, at),
-            None => Ok(()),
-        })
+        direct::store_cases(cx, ty, true, ptr, option_case(self))
+    }
+}
+
+/// An option as the two cases of the canonical ABI (`none`, `some`).
+fn option_case<T>(v: &Option<T>) -> Case<&(), &T> {
+    match v {
+        None => Case::First(&()),
+        Some(v) => Case::Second(v),
+    }
+}
+
+/// A result as the two cases of the canonical ABI (`ok`, `error`).
+fn result_case<T, E>(v: &std::result::Result<T, E>) -> Case<&T, &E> {
+    match v {
+        Ok(v) => Case::First(v),
+        Err(e) => Case::Second(e),
     }
 }
 
@@ -697,19 +705,11 @@ impl<T: Lower, E: Lower> Lower for std::result::Result<T, E> {
         ty: InterfaceType,
         out: &mut Vec<u64>,
     ) -> Result<()> {
-        let case = u8::from(self.is_err());
-        direct::lower_cases(cx, ty, false, case, out, |cx, t, out| match self {
-            Ok(v) => v.lower_direct(cx, t, out),
-            Err(e) => e.lower_direct(cx, t, out),
-        })
+        direct::lower_cases(cx, ty, false, result_case(self), out)
     }
 
     fn store_direct<U: 'static>(&self, cx: &mut HostCall<'_, '_, U>, ty: InterfaceType, ptr: u32) -> Result<()> {
-        let case = u8::from(self.is_err());
-        direct::store_cases(cx, ty, false, ptr, case, |cx, t, at| match self {
-            Ok(v) => v.store_direct(cx, t, at),
-            Err(e) => e.store_direct(cx, t, at),
-        })
+        direct::store_cases(cx, ty, false, ptr, result_case(self))
     }
 }
 
