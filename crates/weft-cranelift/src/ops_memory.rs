@@ -211,24 +211,24 @@ impl FuncTranslator<'_, '_> {
                 self.push(old);
             }
             O::MemoryFill { mem } => {
-                self.check_memory(*mem)?;
+                // The builtin takes the memory's definition, not its index,
+                // and reads its base and length where this code does.
+                let def = self.memory_def(*mem)?;
                 let (dst, byte, len) = self.pop3();
-                let mem = self.i32_const(*mem);
                 self.call_builtin_checked(
                     BuiltinFunction::MemoryFill,
-                    &[mem, dst, byte, len],
+                    &[def, dst, byte, len],
                     Trap::MemoryOutOfBounds,
                 )?;
             }
             O::MemoryCopy { dst_mem, src_mem } => {
-                self.check_memory(*dst_mem)?;
-                self.check_memory(*src_mem)?;
+                // Definitions, not indices, as for `memory.fill`.
+                let dst_def = self.memory_def(*dst_mem)?;
+                let src_def = self.memory_def(*src_mem)?;
                 let (dst, src, len) = self.pop3();
-                let dst_mem = self.i32_const(*dst_mem);
-                let src_mem = self.i32_const(*src_mem);
                 self.call_builtin_checked(
                     BuiltinFunction::MemoryCopy,
-                    &[dst_mem, dst, src_mem, src, len],
+                    &[dst_def, dst, src_def, src, len],
                     Trap::MemoryOutOfBounds,
                 )?;
             }

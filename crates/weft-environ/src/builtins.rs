@@ -53,10 +53,12 @@ macro_rules! builtins {
 builtins! {
     /// `memory.grow`: (vmctx, memory, delta pages) -> old size in pages, or -1.
     MemoryGrow(Vmctx, I32, I64) -> [I64];
-    /// `memory.fill`: (vmctx, memory, dst, byte, len) -> status.
-    MemoryFill(Vmctx, I32, I64, I32, I64) -> [I32];
-    /// `memory.copy`: (vmctx, dst memory, dst, src memory, src, len) -> status.
-    MemoryCopy(Vmctx, I32, I64, I32, I64, I64) -> [I32];
+    /// `memory.fill`: (vmctx, the memory's `VMMemoryDefinition`, dst, byte,
+    /// len) -> status.
+    MemoryFill(Vmctx, Pointer, I64, I32, I64) -> [I32];
+    /// `memory.copy`: (vmctx, the destination memory's `VMMemoryDefinition`,
+    /// dst, the source memory's, src, len) -> status.
+    MemoryCopy(Vmctx, Pointer, I64, Pointer, I64, I64) -> [I32];
     /// `memory.init`: (vmctx, memory, data segment, dst, src, len) -> status.
     MemoryInit(Vmctx, I32, I32, I64, I32, I32) -> [I32];
     /// `data.drop`: (vmctx, data segment).

@@ -4,7 +4,9 @@
 
 use crate::exn::ExnObject;
 use crate::instance::Instance;
+use crate::memory::VMMemoryDefinition;
 use crate::vm::{Answer, Interrupt, VMStoreContext, VMTagDefinition, ValRaw};
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// The builtins array every vmctx points to.
 pub(crate) static BUILTINS: Builtins = Builtins([
@@ -127,29 +129,70 @@ extern "C" fn memory_grow(vmctx: *mut u8, memory: u32, delta: u64) -> u64 {
         .unwrap_or(u64::MAX)
 }
 
-extern "C" fn memory_fill(vmctx: *mut u8, memory: u32, dst: u64, value: u32, len: u64) -> u32 {
-    let Some(mem) = instance(vmctx).memory(memory) else {
-        return 1;
-    };
-    match range(dst, len, mem.byte_size()) {
+/// The base and accessible length of a memory, read from the definition its
+/// compiled code reads (which that code's memory accesses keep in cache),
+/// not through the instance's `LinearMemory`.
+///
+/// # Safety
+///
+/// `def` is a definition pointer compiled code loaded from its vmctx: a live
+/// `VMMemoryDefinition`, or a shared memory's definition, which has the same
+/// layout.
+unsafe fn memory_view(def: *const VMMemoryDefinition) -> (*mut u8, usize) {
+    // SAFETY: `def` is live (the caller's contract). A base never changes;
+    // the length of a shared memory may grow on another thread, so it is
+    // read atomically (the grower updates it atomically too), which for
+    // other memories is an ordinary read.
+    unsafe {
+        let len = AtomicUsize::from_ptr(std::ptr::addr_of!((*def).current_length).cast_mut());
+        ((*def).base, len.load(Ordering::Acquire))
+    }
+}
+
+/// `memory.fill` of the memory whose definition is `def`.
+///
+/// # Safety
+///
+/// Called by compiled code only, with a definition pointer from its vmctx
+/// (see [`memory_view`]).
+unsafe extern "C" fn memory_fill(
+    _vmctx: *mut u8,
+    def: *const VMMemoryDefinition,
+    dst: u64,
+    value: u32,
+    len: u64,
+) -> u32 {
+    // SAFETY: as this function's contract.
+    let (base, size) = unsafe { memory_view(def) };
+    match range(dst, len, size) {
         Some(r) => {
             // SAFETY: the range is inside the accessible memory. Raw writes,
             // not a `&mut [u8]`: a shared memory may be in use by other
             // threads.
-            unsafe { std::ptr::write_bytes(mem.base().add(r.start), value as u8, r.len()) };
+            unsafe { std::ptr::write_bytes(base.add(r.start), value as u8, r.len()) };
             0
         }
         None => 1,
     }
 }
 
-extern "C" fn memory_copy(vmctx: *mut u8, dst_mem: u32, dst: u64, src_mem: u32, src: u64, len: u64) -> u32 {
-    let instance = instance(vmctx);
-    let (Some(d), Some(s)) = (instance.memory(dst_mem), instance.memory(src_mem)) else {
-        return 1;
-    };
-    let (dst_base, dst_len) = (d.base(), d.byte_size());
-    let (src_base, src_len) = (s.base(), s.byte_size());
+/// `memory.copy` between the memories whose definitions are `dst_def` and
+/// `src_def` (the same one for a copy inside a memory).
+///
+/// # Safety
+///
+/// Called by compiled code only, with definition pointers from its vmctx
+/// (see [`memory_view`]).
+unsafe extern "C" fn memory_copy(
+    _vmctx: *mut u8,
+    dst_def: *const VMMemoryDefinition,
+    dst: u64,
+    src_def: *const VMMemoryDefinition,
+    src: u64,
+    len: u64,
+) -> u32 {
+    // SAFETY: as this function's contract.
+    let ((dst_base, dst_len), (src_base, src_len)) = unsafe { (memory_view(dst_def), memory_view(src_def)) };
     let (Some(dr), Some(sr)) = (range(dst, len, dst_len), range(src, len, src_len)) else {
         return 1;
     };

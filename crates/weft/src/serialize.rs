@@ -35,7 +35,9 @@ const MAGIC: &[u8] = b"\0weft-cwasm";
 // configuration, so that an engine with more of them loads the code.
 // 8: the translated module instead of the binary.
 // 9: the memory images, page-aligned, at the end.
-const FORMAT: u32 = 9;
+// 10: `memory.fill` and `memory.copy` pass the builtins memory definitions
+// instead of indices.
+const FORMAT: u32 = 10;
 /// The magic of a precompiled component (`crate::component::Component::serialize`),
 /// as long as [`MAGIC`] and differing from it, so that each kind is told
 /// from the other by its first bytes.

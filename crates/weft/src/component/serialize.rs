@@ -31,7 +31,8 @@ use weft_environ::component::{self as env, ComponentTypes};
 // core code.
 // 4: core modules of format 8 (their translations, not their binaries).
 // 5: core modules of format 9 (with their memory images).
-const FORMAT: u32 = 5;
+// 6: core modules of format 10.
+const FORMAT: u32 = 6;
 
 impl Component {
     /// The component in precompiled form: the compiled code of each of its
