@@ -248,36 +248,43 @@ impl FuncTranslator<'_, '_> {
                 self.call_builtin(BuiltinFunction::DataDrop, &[data])?;
             }
             O::GlobalGet { global_index } => {
-                let (ptr, ty, flags) = self.global_access(*global_index)?;
-                let v = self.b.ins().load(ty, flags, ptr, 0);
+                let (ptr, offset, ty, flags) = self.global_access(*global_index)?;
+                let v = self.b.ins().load(ty, flags, ptr, offset);
                 self.push(v);
             }
             O::GlobalSet { global_index } => {
-                let (ptr, _, flags) = self.global_access(*global_index)?;
+                let (ptr, offset, _, flags) = self.global_access(*global_index)?;
                 let v = self.pop();
-                self.b.ins().store(flags, v, ptr, 0);
+                self.b.ins().store(flags, v, ptr, offset);
             }
             _ => return Ok(false),
         }
         Ok(true)
     }
 
-    /// The address of a global's value, its type and the flags to access it
-    /// with. The value of an immutable global never changes, so its loads
-    /// may be moved and shared.
-    fn global_access(&mut self, index: u32) -> Result<(Value, Type, MemFlagsData)> {
+    /// Where a global's value lies (an address and an offset from it), its
+    /// type and the flags to access it with: a defined global in this
+    /// instance's vmctx, an imported one behind the pointer the vmctx holds.
+    /// The value of an immutable global never changes, so its loads may be
+    /// moved and shared.
+    fn global_access(&mut self, index: u32) -> Result<(Value, i32, Type, MemFlagsData)> {
         let global = *self
             .module
             .globals
             .get(index as usize)
             .ok_or_else(|| anyhow!("global {index} out of range"))?;
         let ty = clif_type(global.ty)?;
-        let offset = self.offsets.vmctx_global(index) as i32;
-        let ptr = self.b.ins().load(I64, vmctx_readonly(), self.vmctx, offset);
+        let (ptr, offset) = match index.checked_sub(self.offsets.num_imported_globals) {
+            Some(defined) => (self.vmctx, self.offsets.vmctx_defined_global(defined)),
+            None => {
+                let offset = self.offsets.vmctx_imported_global(index) as i32;
+                (self.b.ins().load(I64, vmctx_readonly(), self.vmctx, offset), 0)
+            }
+        };
         let mut flags = trusted().with_alias_region(Some(self.regions.globals));
         if !global.mutable {
             flags = flags.with_readonly().with_can_move();
         }
-        Ok((ptr, ty, flags))
+        Ok((ptr, i32::try_from(offset)?, ty, flags))
     }
 }

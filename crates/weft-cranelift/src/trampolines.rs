@@ -18,6 +18,7 @@ pub(crate) fn fixed_offsets() -> VMOffsets {
         num_memories: 0,
         num_tables: 0,
         num_globals: 0,
+        num_imported_globals: 0,
         num_tags: 0,
     }
 }

@@ -10,16 +10,21 @@
 //! | 8 | `*mut VMStoreContext` |
 //! | 16 | `*const [builtin fn; N]` |
 //! | 24 | `*mut` runtime instance (opaque to compiled code) |
-//! | 32.. | `type_ids: [u32; num_types]` engine-wide canonical type ids |
+//! | 32.. | `defined_globals: [VMGlobalDefinition; num_defined_globals]` |
+//! | ... | `type_ids: [u32; num_types]` engine-wide canonical type ids |
 //! | ... | `func_refs: [*const VMFuncRef; num_funcs]` |
 //! | ... | `memories: [*mut VMMemoryDefinition; num_memories]` |
 //! | ... | `tables: [*mut VMTableDefinition; num_tables]` |
-//! | ... | `globals: [*mut VMGlobalDefinition; num_globals]` |
+//! | ... | `imported_globals: [*mut VMGlobalDefinition; num_imported_globals]` |
 //! | ... | `defined_func_refs: [VMFuncRef; num_defined_funcs]` |
 //! | ... | `tags: [*const VMTagDefinition; num_tags]` |
 //!
-//! Every function, memory, table and global, imported or defined, is reached
+//! Every function, memory and table, imported or defined, is reached
 //! through a pointer, so imports and definitions look the same to code.
+//! Globals are the exception: a defined global's value lies in the vmctx,
+//! next to the header that every function's stack check reads, so that an
+//! access (a C program's stack pointer is one, in most functions) is one
+//! load, not two; an imported global is reached through its pointer.
 
 use crate::Module;
 
@@ -130,8 +135,10 @@ pub struct VMOffsets {
     pub num_memories: u32,
     /// Number of tables.
     pub num_tables: u32,
-    /// Number of globals.
+    /// Number of globals, imported and defined.
     pub num_globals: u32,
+    /// Number of imported globals (the first globals).
+    pub num_imported_globals: u32,
     /// Number of tags.
     pub num_tags: u32,
 }
@@ -146,6 +153,7 @@ impl VMOffsets {
             num_memories: module.memories.len() as u32,
             num_tables: module.tables.len() as u32,
             num_globals: module.globals.len() as u32,
+            num_imported_globals: module.num_imported_globals,
             num_tags: module.tags.len() as u32,
         }
     }
@@ -166,9 +174,22 @@ impl VMOffsets {
     pub const fn vmctx_instance(&self) -> u32 {
         24
     }
+    /// Number of defined globals.
+    pub fn num_defined_globals(&self) -> u32 {
+        self.num_globals.saturating_sub(self.num_imported_globals)
+    }
+    /// Offset of `defined_globals[0]` (16-aligned, as the vmctx is).
+    pub const fn vmctx_defined_globals_begin(&self) -> u32 {
+        32
+    }
+    /// Offset of `defined_globals[defined_index]`, the value of global
+    /// `num_imported_globals + defined_index` (a `VMGlobalDefinition`).
+    pub fn vmctx_defined_global(&self, defined_index: u32) -> u32 {
+        self.vmctx_defined_globals_begin() + vmglobal::SIZE * defined_index
+    }
     /// Offset of `type_ids[0]`.
     pub fn vmctx_type_ids_begin(&self) -> u32 {
-        32
+        self.vmctx_defined_global(self.num_defined_globals())
     }
     /// Offset of `type_ids[index]` (`u32`).
     pub fn vmctx_type_id(&self, index: u32) -> u32 {
@@ -198,17 +219,18 @@ impl VMOffsets {
     pub fn vmctx_table(&self, index: u32) -> u32 {
         self.vmctx_tables_begin() + 8 * index
     }
-    /// Offset of `globals[0]`.
-    pub fn vmctx_globals_begin(&self) -> u32 {
+    /// Offset of `imported_globals[0]`.
+    pub fn vmctx_imported_globals_begin(&self) -> u32 {
         self.vmctx_tables_begin() + 8 * self.num_tables
     }
-    /// Offset of `globals[index]` (`*mut VMGlobalDefinition`).
-    pub fn vmctx_global(&self, index: u32) -> u32 {
-        self.vmctx_globals_begin() + 8 * index
+    /// Offset of `imported_globals[index]` (`*mut VMGlobalDefinition`),
+    /// for a global `index` below `num_imported_globals`.
+    pub fn vmctx_imported_global(&self, index: u32) -> u32 {
+        self.vmctx_imported_globals_begin() + 8 * index
     }
     /// Offset of `defined_func_refs[0]`.
     pub fn vmctx_defined_func_refs_begin(&self) -> u32 {
-        self.vmctx_globals_begin() + 8 * self.num_globals
+        self.vmctx_imported_globals_begin() + 8 * self.num_imported_globals
     }
     /// Offset of `defined_func_refs[index]` (a `VMFuncRef`).
     pub fn vmctx_defined_func_ref(&self, defined_index: u32) -> u32 {
@@ -231,4 +253,44 @@ impl VMOffsets {
 
 fn align8(n: u32) -> u32 {
     (n + 7) & !7
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defined_globals_follow_the_header_aligned_and_the_regions_do_not_overlap() {
+        let o = VMOffsets {
+            num_types: 3,
+            num_funcs: 5,
+            num_defined_funcs: 2,
+            num_memories: 1,
+            num_tables: 2,
+            num_globals: 4,
+            num_imported_globals: 1,
+            num_tags: 1,
+        };
+        assert_eq!(o.num_defined_globals(), 3);
+        assert_eq!(o.vmctx_defined_global(0), o.vmctx_instance() + 8);
+        for i in 0..3 {
+            assert_eq!(o.vmctx_defined_global(i) % 16, 0, "a global's value is 16-aligned");
+        }
+        // Each region begins where the one before it ends.
+        assert_eq!(o.vmctx_type_ids_begin(), o.vmctx_defined_global(3));
+        assert!(o.vmctx_func_refs_begin() >= o.vmctx_type_id(3));
+        assert_eq!(o.vmctx_memories_begin(), o.vmctx_func_ref(5));
+        assert_eq!(o.vmctx_tables_begin(), o.vmctx_memory(1));
+        assert_eq!(o.vmctx_imported_globals_begin(), o.vmctx_table(2));
+        assert_eq!(o.vmctx_defined_func_refs_begin(), o.vmctx_imported_global(1));
+        assert_eq!(o.vmctx_tags_begin(), o.vmctx_defined_func_ref(2));
+        assert_eq!(o.size(), o.vmctx_tag(1));
+        // A module importing more globals than it has (a corrupt count)
+        // defines none, rather than wrapping.
+        let odd = VMOffsets {
+            num_imported_globals: 9,
+            ..o
+        };
+        assert_eq!(odd.num_defined_globals(), 0);
+    }
 }

@@ -105,6 +105,19 @@ impl Instance {
         }
     }
 
+    /// Where the value of the defined global `defined_index` lies in the
+    /// vmctx.
+    pub(crate) fn defined_global_ptr(&self, defined_index: u32) -> NonNull<UnsafeCell<ValRaw>> {
+        let offset = self.offsets.vmctx_defined_global(defined_index) as usize;
+        assert!(
+            offset + std::mem::size_of::<ValRaw>() <= self.layout.size(),
+            "vmctx global out of bounds"
+        );
+        // SAFETY: in bounds (checked above) and 16-aligned: the vmctx is,
+        // and `VMOffsets` places the defined globals at a multiple of 16.
+        unsafe { self.vmctx.add(offset).cast() }
+    }
+
     /// The instance whose vmctx is `vmctx`.
     ///
     /// # Safety
@@ -142,7 +155,7 @@ impl Instance {
 
     /// The value of global `index`.
     pub(crate) fn global(&self, index: u32) -> ValRaw {
-        // SAFETY: global pointers point to boxes owned by the same store.
+        // SAFETY: global pointers point to values owned by the same store.
         self.globals
             .get(index as usize)
             .map(|g| unsafe { *(**g).get() })

@@ -10,6 +10,7 @@ use crate::memory_image::MemoryImage;
 use crate::table::Table;
 use crate::vm::{FuncRefPtr, InterruptFn, InterruptHandler, VMFuncRef, VMStoreContext, VMTagDefinition, ValRaw};
 use std::cell::UnsafeCell;
+use std::ptr::NonNull;
 use std::sync::atomic::AtomicU64;
 use std::sync::Arc;
 use weft_environ::{ConstExpr, ConstOp, DataKind, ElemItems, ElemKind, Module, Trap, VMOffsets};
@@ -41,7 +42,12 @@ pub struct StoreObjects {
     ctx: Box<VMStoreContext>,
     memories: Vec<Box<LinearMemory>>,
     tables: Vec<Box<Table>>,
-    globals: Vec<Box<UnsafeCell<ValRaw>>>,
+    /// Where each global's value lies: in a box of `host_globals`, or in
+    /// the vmctx of the instance that defines it (see `VMOffsets`); both
+    /// live as long as the store.
+    globals: Vec<NonNull<UnsafeCell<ValRaw>>>,
+    /// The values of the globals the host made (`add_global`).
+    host_globals: Vec<Box<UnsafeCell<ValRaw>>>,
     tags: Vec<Box<VMTagDefinition>>,
     instances: Vec<Box<Instance>>,
     /// The host functions' contexts, in chunks (each a
@@ -125,6 +131,7 @@ impl StoreObjects {
             memories: Vec::new(),
             tables: Vec::new(),
             globals: Vec::new(),
+            host_globals: Vec::new(),
             tags: Vec::new(),
             instances: Vec::new(),
             host_funcs: Vec::new(),
@@ -295,20 +302,30 @@ impl StoreObjects {
     #[doc(hidden)]
     /// Adds a global with its initial value.
     pub fn add_global(&mut self, value: ValRaw) -> GlobalId {
-        let global = Box::new(UnsafeCell::new(value));
-        self.ctx.register_global_root(&*global);
-        self.globals.push(global);
+        let mut global = Box::new(UnsafeCell::new(value));
+        let at = NonNull::from(&mut *global);
+        self.host_globals.push(global);
+        self.push_global(at)
+    }
+    /// Gives the global whose value lies at `at` (in a box or a vmctx of
+    /// this store) its id, and roots its value.
+    fn push_global(&mut self, at: NonNull<UnsafeCell<ValRaw>>) -> GlobalId {
+        self.ctx.register_global_root(at.as_ptr());
+        self.globals.push(at);
         GlobalId(self.globals.len() - 1)
     }
     /// The value of a global.
     pub fn global_get(&self, id: GlobalId) -> ValRaw {
-        // SAFETY: no compiled code runs while the store is borrowed here.
-        unsafe { *self.globals[id.0].get() }
+        // SAFETY: the pointer is to a live value of this store (see
+        // `globals`); no compiled code runs while the store is borrowed
+        // here.
+        unsafe { *self.globals[id.0].as_ref().get() }
     }
     #[doc(hidden)]
     /// Sets the value of a global.
     pub fn global_set(&mut self, id: GlobalId, value: ValRaw) {
-        *self.globals[id.0].get_mut() = value;
+        // SAFETY: as in `global_get`; `&mut self` excludes other accesses.
+        unsafe { *self.globals[id.0].as_ref().get() = value }
     }
     /// Adds a tag (a new identity) of canonical function type `type_id`.
     pub fn add_tag(&mut self, type_id: u32) -> TagId {
@@ -575,19 +592,19 @@ impl StoreObjects {
             let def = unsafe { (*table).definition_ptr() };
             instance.write(offsets.vmctx_table(i as u32), def as usize);
         }
-        // Globals (zero; initializers run in `initialize`).
-        let mut globals = Vec::new();
-        for id in imports.globals {
-            globals.push(*id);
-        }
-        for _ in &module.globals[module.num_imported_globals as usize..] {
-            globals.push(self.add_global(ValRaw::default()));
-        }
-        for (i, id) in globals.iter().enumerate() {
-            let global: *mut UnsafeCell<ValRaw> = &mut *self.globals[id.0];
+        // Globals: imported ones through their pointers, defined ones in
+        // the vmctx (zero; initializers run in `initialize`), which gets
+        // their ids once it is the store's.
+        let mut globals = imports.globals.to_vec();
+        for (i, id) in imports.globals.iter().enumerate() {
+            let global = self.globals[id.0].as_ptr();
             instance.globals.push(global);
-            instance.write(offsets.vmctx_global(i as u32), global as usize);
+            instance.write(offsets.vmctx_imported_global(i as u32), global as usize);
         }
+        let defined_globals: Vec<_> = (0..offsets.num_defined_globals())
+            .map(|i| instance.defined_global_ptr(i))
+            .collect();
+        instance.globals.extend(defined_globals.iter().map(|g| g.as_ptr()));
         // Tags: each instance defines new ones (tags are generative).
         let mut tags = imports.tags.to_vec();
         for ty in &module.tags[module.num_imported_tags as usize..] {
@@ -599,6 +616,9 @@ impl StoreObjects {
         self.ctx.register_elements_root(&instance.elements);
         self.instances.push(instance);
         let id = InstanceId(self.instances.len() - 1);
+        for at in defined_globals {
+            globals.push(self.push_global(at));
+        }
         self.instance_entities.push(InstanceEntities {
             memories,
             tables,
@@ -625,7 +645,7 @@ impl StoreObjects {
         for (i, init) in module.global_inits.iter().enumerate() {
             let value = eval_const(instance, init)?;
             let index = module.num_imported_globals as usize + i;
-            // SAFETY: global pointers point to boxes owned by this store.
+            // SAFETY: global pointers point to values owned by this store.
             unsafe { *(*instance.globals[index]).get() = value };
         }
         for (i, init) in module.table_inits.iter().enumerate() {

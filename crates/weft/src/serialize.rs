@@ -37,7 +37,8 @@ const MAGIC: &[u8] = b"\0weft-cwasm";
 // 9: the memory images, page-aligned, at the end.
 // 10: `memory.fill` and `memory.copy` pass the builtins memory definitions
 // instead of indices.
-const FORMAT: u32 = 10;
+// 11: defined globals lie in the vmctx (see `weft_environ::VMOffsets`).
+const FORMAT: u32 = 11;
 /// The magic of a precompiled component (`crate::component::Component::serialize`),
 /// as long as [`MAGIC`] and differing from it, so that each kind is told
 /// from the other by its first bytes.

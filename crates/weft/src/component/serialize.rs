@@ -32,7 +32,8 @@ use weft_environ::component::{self as env, ComponentTypes};
 // 4: core modules of format 8 (their translations, not their binaries).
 // 5: core modules of format 9 (with their memory images).
 // 6: core modules of format 10.
-const FORMAT: u32 = 6;
+// 7: core modules of format 11.
+const FORMAT: u32 = 7;
 
 impl Component {
     /// The component in precompiled form: the compiled code of each of its
