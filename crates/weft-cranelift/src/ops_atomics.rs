@@ -170,7 +170,7 @@ impl FuncTranslator<'_, '_> {
             .uadd_overflow_trap(ea, size, trap_to_code(Trap::MemoryOutOfBounds));
         let oob = self.b.ins().icmp(IntCC::UnsignedGreaterThan, end, length);
         self.b.ins().trapnz(oob, trap_to_code(Trap::MemoryOutOfBounds));
-        let base = self.b.ins().load(I64, flags, def, vmmemory::BASE as i32);
+        let base = self.memory_base(mem)?;
         Ok(self.b.ins().iadd(base, ea))
     }
 

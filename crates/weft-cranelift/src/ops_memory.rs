@@ -19,6 +19,16 @@ impl FuncTranslator<'_, '_> {
         Ok(self.b.ins().load(I64, vmctx_readonly(), self.vmctx, offset))
     }
 
+    /// Loads the base of memory `mem` from the vmctx's copy of it. The base
+    /// of a memory never moves (it is a fixed reservation whose accessible
+    /// part only grows), so the load may be hoisted and shared like any
+    /// field of the vmctx.
+    pub(crate) fn memory_base(&mut self, mem: u32) -> Result<Value> {
+        self.check_memory(mem)?;
+        let offset = self.offsets.vmctx_memory_base(mem) as i32;
+        Ok(self.b.ins().load(I64, vmctx_readonly(), self.vmctx, offset))
+    }
+
     /// Checks that memory `mem` exists; returns whether it is a 64-bit
     /// memory.
     fn check_memory(&self, mem: u32) -> Result<bool> {
@@ -70,16 +80,14 @@ impl FuncTranslator<'_, '_> {
         let index = self.pop();
         let decl = self.memory_decl(mem)?;
         let (memory64, small_pages) = (decl.memory64, decl.page_size_log2 < weft_environ::WASM_PAGE_SIZE_LOG2);
-        let def = self.memory_def(mem)?;
-        // The base of a memory never moves: it is a fixed reservation whose
-        // accessible part only grows. So its load may be hoisted and shared
-        // like a field of the vmctx.
-        let base = self.b.ins().load(I64, vmctx_readonly(), def, vmmemory::BASE as i32);
+        let base = self.memory_base(mem)?;
         if memory64 {
+            let def = self.memory_def(mem)?;
             return Ok((self.bounds_checked_addr(def, base, index, memarg.offset, size), 0));
         }
         let index = self.b.ins().uextend(I64, index);
         if small_pages || self.tunables.explicit_bounds_checks {
+            let def = self.memory_def(mem)?;
             return Ok((self.bounds_checked_addr(def, base, index, memarg.offset, size), 0));
         }
         let addr = self.b.ins().iadd(base, index);

@@ -11,6 +11,7 @@
 //! | 16 | `*const [builtin fn; N]` |
 //! | 24 | `*mut` runtime instance (opaque to compiled code) |
 //! | 32.. | `defined_globals: [VMGlobalDefinition; num_defined_globals]` |
+//! | ... | `memory_bases: [*mut u8; num_memories]` |
 //! | ... | `type_ids: [u32; num_types]` engine-wide canonical type ids |
 //! | ... | `func_refs: [*const VMFuncRef; num_funcs]` |
 //! | ... | `memories: [*mut VMMemoryDefinition; num_memories]` |
@@ -25,6 +26,10 @@
 //! next to the header that every function's stack check reads, so that an
 //! access (a C program's stack pointer is one, in most functions) is one
 //! load, not two; an imported global is reached through its pointer.
+//! And the base of every memory, which never moves (a memory is a fixed
+//! reservation whose accessible part grows), is copied into the vmctx
+//! beside them, so that code finds it with one load; its length is read
+//! through the memory's pointer.
 
 use crate::Module;
 
@@ -187,9 +192,18 @@ impl VMOffsets {
     pub fn vmctx_defined_global(&self, defined_index: u32) -> u32 {
         self.vmctx_defined_globals_begin() + vmglobal::SIZE * defined_index
     }
+    /// Offset of `memory_bases[0]`.
+    pub fn vmctx_memory_bases_begin(&self) -> u32 {
+        self.vmctx_defined_global(self.num_defined_globals())
+    }
+    /// Offset of `memory_bases[index]` (`*mut u8`: the first byte of memory
+    /// `index`, imported or defined).
+    pub fn vmctx_memory_base(&self, index: u32) -> u32 {
+        self.vmctx_memory_bases_begin() + 8 * index
+    }
     /// Offset of `type_ids[0]`.
     pub fn vmctx_type_ids_begin(&self) -> u32 {
-        self.vmctx_defined_global(self.num_defined_globals())
+        self.vmctx_memory_base(self.num_memories)
     }
     /// Offset of `type_ids[index]` (`u32`).
     pub fn vmctx_type_id(&self, index: u32) -> u32 {
@@ -260,7 +274,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn defined_globals_follow_the_header_aligned_and_the_regions_do_not_overlap() {
+    fn defined_globals_and_memory_bases_follow_the_header_and_the_regions_do_not_overlap() {
         let o = VMOffsets {
             num_types: 3,
             num_funcs: 5,
@@ -277,7 +291,8 @@ mod tests {
             assert_eq!(o.vmctx_defined_global(i) % 16, 0, "a global's value is 16-aligned");
         }
         // Each region begins where the one before it ends.
-        assert_eq!(o.vmctx_type_ids_begin(), o.vmctx_defined_global(3));
+        assert_eq!(o.vmctx_memory_bases_begin(), o.vmctx_defined_global(3));
+        assert_eq!(o.vmctx_type_ids_begin(), o.vmctx_memory_base(1));
         assert!(o.vmctx_func_refs_begin() >= o.vmctx_type_id(3));
         assert_eq!(o.vmctx_memories_begin(), o.vmctx_func_ref(5));
         assert_eq!(o.vmctx_tables_begin(), o.vmctx_memory(1));

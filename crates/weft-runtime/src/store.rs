@@ -566,8 +566,10 @@ impl StoreObjects {
             let mem: *mut LinearMemory = &mut *self.memories[id.0];
             instance.memories.push(mem);
             // SAFETY: `mem` points to a live box of this store.
-            let def = unsafe { (*mem).definition_ptr() };
+            let (def, base) = unsafe { ((*mem).definition_ptr(), (*mem).base()) };
             instance.write(offsets.vmctx_memory(i as u32), def as usize);
+            // The base never moves (see `VMOffsets`): code reads this copy.
+            instance.write(offsets.vmctx_memory_base(i as u32), base as usize);
         }
         // Tables (filled with null; initializers run in `initialize`).
         let mut tables = Vec::new();

@@ -38,7 +38,8 @@ const MAGIC: &[u8] = b"\0weft-cwasm";
 // 10: `memory.fill` and `memory.copy` pass the builtins memory definitions
 // instead of indices.
 // 11: defined globals lie in the vmctx (see `weft_environ::VMOffsets`).
-const FORMAT: u32 = 11;
+// 12: so do copies of the memories' bases.
+const FORMAT: u32 = 12;
 /// The magic of a precompiled component (`crate::component::Component::serialize`),
 /// as long as [`MAGIC`] and differing from it, so that each kind is told
 /// from the other by its first bytes.

@@ -33,7 +33,8 @@ use weft_environ::component::{self as env, ComponentTypes};
 // 5: core modules of format 9 (with their memory images).
 // 6: core modules of format 10.
 // 7: core modules of format 11.
-const FORMAT: u32 = 7;
+// 8: core modules of format 12.
+const FORMAT: u32 = 8;
 
 impl Component {
     /// The component in precompiled form: the compiled code of each of its
