@@ -72,6 +72,8 @@ impl Compiler {
         )?;
         set(&mut flags, "unwind_info", "false")?;
         set(&mut flags, "enable_probestack", "false")?;
+        // Block offsets, to fit loops to cache lines.
+        set(&mut flags, "machine_code_cfg_info", "true")?;
         let mut builder = cranelift_native::builder().map_err(|e| anyhow!("host machine not supported: {e}"))?;
         for (name, value) in isa_flags {
             builder
@@ -143,15 +145,21 @@ impl Compiler {
         let mut fctx = FunctionBuilderContext::new();
         translate_function(&*self.isa, self.tunables, module, ty_index, body, &mut func, &mut fctx)
             .with_context(describe)?;
-        let mut compiled = self.compile_clif(func).with_context(describe)?;
-        // A wasm function starts on a cache line, so that where its loops
-        // fall relative to the instruction fetch windows (32 or 64 bytes)
-        // depends on the function alone, not on the sizes of the functions
-        // before it. Measured over the sightglass suite (3 rounds each,
-        // geometric mean of Weft/Wasmtime execution, without the two
-        // programs that run for nanoseconds): 16 bytes 1.00x, 32 bytes
-        // (Wasmtime's choice on x86_64) 1.04x, 64 bytes 0.97x. Trampolines
-        // keep the minimum.
+        let (mut compiled, block_starts) = self.compile_clif_with_code(func).with_context(describe)?;
+        // A wasm function starts at a chosen offset into a cache line, so
+        // that where its loops fall relative to the lines depends on the
+        // function alone, not on the sizes of the functions before it:
+        // on a line, or as far into one as keeps its small loops on the
+        // fewest lines (`crate::placement`). Measured over the sightglass
+        // suite before loops were fitted (3 rounds each, geometric mean of
+        // Weft/Wasmtime execution, without the two programs that run for
+        // nanoseconds): 16-byte alignment 1.00x, 32 bytes (Wasmtime's
+        // choice on x86_64) 1.04x, 64 bytes 0.97x. Trampolines keep the
+        // minimum.
+        if self.isa.name() == "x64" {
+            let loops = crate::placement::loops_x64(&compiled.code, &block_starts);
+            compiled.start_in_line = crate::placement::start_in_line(compiled.alignment, &loops);
+        }
         compiled.alignment = compiled.alignment.max(WASM_FUNCTION_ALIGNMENT);
         Ok(compiled)
     }
@@ -271,6 +279,12 @@ impl Compiler {
     /// Runs Cranelift on a function and collects its code, relocations and
     /// traps.
     fn compile_clif(&self, func: Function) -> Result<CompiledFunction> {
+        Ok(self.compile_clif_with_code(func)?.0)
+    }
+
+    /// [`Compiler::compile_clif`], also returning where the code's basic
+    /// blocks start, in order (Cranelift's `machine_code_cfg_info`).
+    fn compile_clif_with_code(&self, func: Function) -> Result<(CompiledFunction, Vec<u32>)> {
         let mut ctx = Context::for_function(func);
         let mut ctrl = ControlPlane::default();
         if let Err(e) = ctx.compile(&*self.isa, &mut ctrl) {
@@ -317,14 +331,19 @@ impl Compiler {
             .iter()
             .map(|(offset, _, map)| (*offset, map.entries().map(|(_, slot)| slot).collect()))
             .collect();
-        Ok(CompiledFunction {
+        let mut block_starts = compiled.bb_starts.clone();
+        block_starts.sort_unstable();
+        block_starts.dedup();
+        let function = CompiledFunction {
             code: buffer.data().to_vec(),
             alignment: buffer.alignment,
+            start_in_line: 0,
             relocs,
             traps,
             address_map,
             stack_maps,
-        })
+        };
+        Ok((function, block_starts))
     }
 }
 

@@ -62,6 +62,7 @@ mod ops_simd;
 mod ops_simd_arith;
 mod ops_simd_memory;
 mod ops_table;
+mod placement;
 mod trampolines;
 mod types;
 

@@ -23,6 +23,9 @@ pub(crate) struct Relocation {
 pub struct CompiledFunction {
     pub(crate) code: Vec<u8>,
     pub(crate) alignment: u32,
+    /// Where in an `alignment`-sized block the function starts (a multiple
+    /// of the alignment its code needs; see `crate::placement`).
+    pub(crate) start_in_line: u32,
     pub(crate) relocs: Vec<Relocation>,
     pub(crate) traps: Vec<(u32, Trap)>,
     pub(crate) address_map: Vec<(u32, u32)>,
@@ -44,14 +47,18 @@ impl CompiledFunction {
     }
 }
 
-/// The least alignment of a function in the code buffer (wasm functions ask
-/// for a cache line, see `Compiler::compile_function`).
+/// The alignment of the blocks functions are placed in. A trampoline starts
+/// on one; a wasm function asks for a cache line and may start some way
+/// into it, at a multiple of 8 and of what its code needs (see
+/// `Compiler::compile_function` and `crate::placement`).
 const FUNCTION_ALIGNMENT: u32 = 16;
 
 /// Appends `f` to `code`, aligned, and returns its location.
 fn append(code: &mut Vec<u8>, f: &CompiledFunction) -> Result<FunctionLoc> {
     let align = f.alignment.max(FUNCTION_ALIGNMENT) as usize;
-    let start = code.len().next_multiple_of(align);
+    let within = f.start_in_line as usize % align;
+    // The first offset at or after the end that is `within` into a block.
+    let start = code.len() + (within + align - code.len() % align) % align;
     code.resize(start, 0);
     code.extend_from_slice(&f.code);
     let offset = u32::try_from(start).map_err(|_| anyhow!("code larger than 4 GiB"))?;
