@@ -39,9 +39,12 @@ impl<T: 'static> LowerMemory for StoreMemory<'_, '_, T> {
         };
         let args = [old_ptr, old_size, align, new_size].map(|v| crate::Val::I32(v as i32));
         let mut result = [crate::Val::I32(0)];
+        // `realloc` may not call out; the flag goes back to what it was,
+        // which inside `lowering` is cleared too.
+        let was = self.store.components().flags(self.flags)?.may_leave;
         set_may_leave(self.store, self.flags, false)?;
         let called = realloc.call(&mut *self.store, &args, &mut result);
-        set_may_leave(self.store, self.flags, true)?;
+        set_may_leave(self.store, self.flags, was)?;
         called?;
         match result[0] {
             crate::Val::I32(p) => Ok(p as u32),
@@ -359,6 +362,7 @@ pub(crate) fn lowering<T, R>(
     options: &Options,
     f: impl FnOnce(&mut LowerContext<'_>) -> crate::Result<R>,
 ) -> crate::Result<R> {
+    let was = store.components().flags(options.flags)?.may_leave;
     set_may_leave(store, options.flags, false)?;
     let result = {
         let mut memory = StoreMemory {
@@ -374,7 +378,7 @@ pub(crate) fn lowering<T, R>(
         };
         f(&mut cx)
     };
-    set_may_leave(store, options.flags, true)?;
+    set_may_leave(store, options.flags, was)?;
     result
 }
 
