@@ -5,7 +5,7 @@
 // task of the event loop (concurrent/), whose tasks and hooks make calls.
 use super::concurrent;
 use super::flat::lift_flat_iter;
-use super::handles::{enter_call, exit_call, lift_resources, lower_resources};
+use super::handles::{enter_call, exit_call, lift_resources, lower_resources, release_lowered};
 use super::linker::HostDtor;
 use super::resources::Handle;
 use super::store::{ComponentInstanceRef, LiftedFunc, Options};
@@ -422,7 +422,10 @@ pub(crate) fn lower_sync_results<T>(
     results: &mut [crate::Val],
 ) -> crate::Result<()> {
     let tys = result_types(ty);
-    lower_resources(store, types, tys, out, options.flags, None)?;
+    if let Err(e) = lower_resources(store, types, tys, out, options.flags, None) {
+        release_lowered(store, out);
+        return Err(e);
+    }
     lower_results_to_core(store, types, ty, options, params, out, results)
 }
 
@@ -438,7 +441,10 @@ pub(crate) fn lower_async_results<T>(
     out: &mut [Val],
 ) -> crate::Result<()> {
     let tys = result_types(ty);
-    lower_resources(store, types, tys, out, options.flags, None)?;
+    if let Err(e) = lower_resources(store, types, tys, out, options.flags, None) {
+        release_lowered(store, out);
+        return Err(e);
+    }
     match retptr {
         Some(ptr) => store_results_at(store, types, ty, options, ptr, out),
         None => Ok(()),

@@ -151,6 +151,7 @@ pub(crate) fn lift_resources<T>(
                     borrow_scope: None,
                     num_lends: 0,
                     host_made: false,
+                    lowered: false,
                     ..h
                 })?
             } else {
@@ -162,6 +163,7 @@ pub(crate) fn lift_resources<T>(
                     borrow_scope: None,
                     num_lends: 0,
                     host_made: false,
+                    lowered: false,
                 })?;
                 let call = components
                     .calls
@@ -181,6 +183,36 @@ pub(crate) fn lift_resources<T>(
         })?;
     }
     Ok(())
+}
+
+/// Removes from the host table what `vals`, the values of one call, still
+/// hold of the handles `Lower` made for them (`Handle::lowered`): a
+/// `borrow`, lent for the call only, and an `own` the call failed before
+/// taking. Runs no destructor: the host made them. A value that moved into
+/// a guest no longer names a host handle and is left alone.
+pub(crate) fn release_lowered<T>(store: &mut StoreContextMut<'_, T>, vals: &[Val]) {
+    let id = store.0.opaque().id();
+    let table = &mut store.components_mut().host_handles;
+    let mut pending: Vec<&Val> = vals.iter().collect();
+    while let Some(v) = pending.pop() {
+        match v {
+            Val::Resource(r) if r.store == id => {
+                let made_for_the_call = table
+                    .get(r.index)
+                    .is_ok_and(|h| h.lowered && h.ty == r.ty && h.own == r.own);
+                if made_for_the_call {
+                    let _ = table.remove(r.index);
+                }
+            }
+            Val::List(vs) | Val::Tuple(vs) => pending.extend(vs),
+            Val::Map(entries) => pending.extend(entries.iter().flat_map(|(k, v)| [k, v])),
+            Val::Record(fields) => pending.extend(fields.iter().map(|(_, v)| v)),
+            Val::Variant(_, Some(v)) | Val::Option(Some(v)) | Val::Result(Ok(Some(v)) | Err(Some(v))) => {
+                pending.push(v)
+            }
+            _ => {}
+        }
+    }
 }
 
 /// Moves the resources of `vals` (host values) into the table of the
@@ -225,7 +257,11 @@ pub(crate) fn lower_resources<T>(
                     crate::bail!("cannot move a resource that is lent out");
                 }
                 components.host_handles.remove(a.index)?;
-                components.handles(to)?.add(Handle { host_made: false, ..h })?
+                components.handles(to)?.add(Handle {
+                    host_made: false,
+                    lowered: false,
+                    ..h
+                })?
             } else {
                 if implemented_by(components, ty, to)? {
                     h.rep
@@ -239,6 +275,7 @@ pub(crate) fn lower_resources<T>(
                         borrow_scope: Some(scope as u32),
                         num_lends: 0,
                         host_made: false,
+                        lowered: false,
                     })?;
                     if let Some(call) = components.calls.get_mut(scope) {
                         call.num_borrows += 1;

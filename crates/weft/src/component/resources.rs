@@ -36,6 +36,12 @@ pub(crate) struct Handle {
     /// by the host, it runs no destructor (as in Wasmtime, where only a
     /// handle that came from a guest carries one).
     pub(crate) host_made: bool,
+    /// Made by `Lower` for a `Val` of one call (a `Resource<T>` among a
+    /// typed call's parameters or a typed host function's results): no
+    /// `ResourceAny` of it is the host's, so what the call leaves of it in
+    /// the host table (a `borrow`, or an `own` the call failed before
+    /// taking) is removed when the call ends (`handles::release_lowered`).
+    pub(crate) lowered: bool,
 }
 
 impl Handle {
@@ -49,6 +55,7 @@ impl Handle {
             borrow_scope: None,
             num_lends: 0,
             host_made: false,
+            lowered: false,
         }
     }
 }
@@ -74,6 +81,12 @@ impl HandleTable {
         self.slots
             .insert_within(h, MAX_HANDLES)
             .ok_or_else(|| trap("the handle table is full"))
+    }
+
+    /// How many handles the table holds.
+    #[cfg(test)]
+    pub(crate) fn len(&self) -> usize {
+        self.slots.len()
     }
 
     /// `Table.get`.
@@ -291,7 +304,17 @@ impl<T: 'static> Resource<T> {
     }
 
     /// This resource as a [`ResourceAny`] in `store`'s host table.
-    pub fn try_into_resource_any(self, mut store: impl crate::AsContextMut) -> crate::Result<ResourceAny> {
+    pub fn try_into_resource_any(self, store: impl crate::AsContextMut) -> crate::Result<ResourceAny> {
+        self.into_host_handle(store, false)
+    }
+
+    /// This resource as a [`ResourceAny`] made for a `Val` of one call
+    /// (see `Handle::lowered`).
+    pub(crate) fn lower_to_resource_any(self, store: impl crate::AsContextMut) -> crate::Result<ResourceAny> {
+        self.into_host_handle(store, true)
+    }
+
+    fn into_host_handle(self, mut store: impl crate::AsContextMut, lowered: bool) -> crate::Result<ResourceAny> {
         let mut store = store.as_context_mut();
         let id = store.0.opaque().id();
         let ty = ResourceType::host::<T>();
@@ -302,6 +325,7 @@ impl<T: 'static> Resource<T> {
             borrow_scope: None,
             num_lends: 0,
             host_made: true,
+            lowered,
         })?;
         Ok(ResourceAny {
             store: id,
@@ -381,6 +405,7 @@ impl ResourceDynamic {
             borrow_scope: None,
             num_lends: 0,
             host_made: true,
+            lowered: false,
         })?;
         Ok(ResourceAny {
             store: id,

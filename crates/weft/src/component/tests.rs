@@ -1132,3 +1132,65 @@ fn function_values_with_spilling() {
     };
     is_trap(lower_results(&mut cx, &ty, Some(&result), &[flat[0], out + 4]));
 }
+
+/// Host resource types of the handle-table test below.
+struct Res;
+struct Other;
+
+#[test]
+fn handles_made_for_a_typed_calls_parameters_do_not_stay_in_the_host_table() -> Result<()> {
+    let engine = crate::Engine::default();
+    let component = Component::new(
+        &engine,
+        r#"(component
+            (import "r" (type $r (sub resource)))
+            (core func $drop (canon resource.drop $r))
+            (core module $m
+                (import "" "drop" (func $drop (param i32)))
+                (func (export "borrow") (param i32) (result i32)
+                    (call $drop (local.get 0))
+                    i32.const 7)
+                (func (export "two") (param i32 i32) (result i32) unreachable))
+            (core instance $i (instantiate $m (with "" (instance (export "drop" (func $drop))))))
+            (func (export "borrow") (param "x" (borrow $r)) (result u32)
+                (canon lift (core func $i "borrow")))
+            (func (export "two") (param "x" (own $r)) (param "y" (own $r)) (result u32)
+                (canon lift (core func $i "two"))))"#,
+    )?;
+    let mut linker = Linker::<()>::new(&engine);
+    linker
+        .root()
+        .resource("r", ResourceType::host::<Res>(), |_, _| Ok(()))?;
+    let mut store = crate::Store::new(&engine, ());
+    let instance = linker.instantiate(&mut store, &component)?;
+    let host_handles = |store: &mut crate::Store<()>| {
+        crate::AsContextMut::as_context_mut(store)
+            .components()
+            .host_handles
+            .len()
+    };
+
+    // A borrow is lent for the call only.
+    let borrow = instance.get_typed_func::<(Resource<Res>,), (u32,)>(&mut store, "borrow")?;
+    for _ in 0..3 {
+        assert_eq!(borrow.call(&mut store, (Resource::new_borrow(5),))?, (7,));
+    }
+    assert_eq!(host_handles(&mut store), 0, "the borrows stayed in the host table");
+
+    // The call fails on its first parameter (a handle of another type),
+    // before it takes the second, made for the call; the first, which the
+    // host made itself, stays the host's.
+    let two = instance.get_typed_func::<(ResourceAny, Resource<Res>), (u32,)>(&mut store, "two")?;
+    let kept = Resource::<Other>::new_own(1).try_into_resource_any(&mut store)?;
+    for _ in 0..2 {
+        let err = two.call(&mut store, (kept, Resource::new_own(6))).unwrap_err();
+        assert!(format!("{err:#}").contains("another resource type"), "{err:#}");
+    }
+    assert_eq!(
+        host_handles(&mut store),
+        1,
+        "the second parameter stayed in the host table"
+    );
+    kept.resource_drop(&mut store)?;
+    Ok(())
+}

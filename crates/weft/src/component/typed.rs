@@ -494,9 +494,44 @@ impl<T: ComponentType> ComponentType for [T] {
     }
 }
 
+/// `Lower::lower` behind a `dyn`, so that values of different types can be
+/// lowered in one loop ([`lower_each`]).
+trait LowerVal<U> {
+    fn lower_val(&self, store: &mut StoreContextMut<'_, U>) -> Result<Val>;
+}
+
+impl<U: 'static, T: Lower + ?Sized> LowerVal<U> for T {
+    fn lower_val(&self, store: &mut StoreContextMut<'_, U>) -> Result<Val> {
+        self.lower(store)
+    }
+}
+
+/// The values of `items`, lowered in order; when one fails, the handles
+/// made for those before it are released (`handles::release_lowered`)
+/// rather than left in the host table.
+fn lower_each<'a, U: 'static>(
+    store: &mut StoreContextMut<'_, U>,
+    items: impl IntoIterator<Item = &'a dyn LowerVal<U>>,
+) -> Result<Vec<Val>> {
+    let mut vals = Vec::new();
+    for item in items {
+        match item.lower_val(store) {
+            Ok(v) => vals.push(v),
+            Err(e) => {
+                crate::component::handles::release_lowered(store, &vals);
+                return Err(e);
+            }
+        }
+    }
+    Ok(vals)
+}
+
 impl<T: Lower> Lower for [T] {
     fn lower<U: 'static>(&self, store: &mut StoreContextMut<'_, U>) -> Result<Val> {
-        Ok(Val::List(self.iter().map(|v| v.lower(store)).collect::<Result<_>>()?))
+        Ok(Val::List(lower_each(
+            store,
+            self.iter().map(|v| v as &dyn LowerVal<U>),
+        )?))
     }
 
     lower_direct_with!(direct::lower_list, direct::store_list);
@@ -756,7 +791,9 @@ impl<R: 'static> Lift for Resource<R> {
 
 impl<R: 'static> Lower for Resource<R> {
     fn lower<U: 'static>(&self, store: &mut StoreContextMut<'_, U>) -> Result<Val> {
-        Ok(Val::Resource(self.try_into_resource_any(store)?))
+        // A handle made for this call's values (`Handle::lowered`): the
+        // call removes what it leaves of it.
+        Ok(Val::Resource(self.lower_to_resource_any(store)?))
     }
 
     fn lower_direct<U: 'static>(
@@ -898,7 +935,7 @@ macro_rules! tuples {
         impl<$($t: Lower),*> Lower for ($($t,)*) {
             #[allow(unused_variables, reason = "the macro expands for every arity, zero included")]
             fn lower<U: 'static>(&self, store: &mut StoreContextMut<'_, U>) -> Result<Val> {
-                Ok(Val::Tuple(vec![$(self.$i.lower(store)?),*]))
+                Ok(Val::Tuple(lower_each(store, [$(&self.$i as &dyn LowerVal<U>),*])?))
             }
 
             #[allow(unused_mut, unused_variables, reason = "the macro expands for every arity, zero included")]
@@ -1069,7 +1106,12 @@ where
         }
         let args = tuple_vals(params.lower(&mut store)?, Params::LEN)?;
         let mut results = vec![Val::Bool(false); Results::LEN];
-        self.func.call(&mut store, &args, &mut results)?;
+        let called = self.func.call(&mut store, &args, &mut results);
+        // The host table keeps nothing of the handles made for the
+        // parameters: a borrow was lent for the call only, and an own the
+        // call failed to take is no one's.
+        crate::component::handles::release_lowered(&mut store, &args);
+        called?;
         Results::lift(&mut store, Val::Tuple(results))
     }
 

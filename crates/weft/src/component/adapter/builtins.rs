@@ -366,6 +366,7 @@ fn move_own<T>(
         borrow_scope: None,
         num_lends: 0,
         host_made: false,
+        lowered: false,
         ..h
     })
 }
@@ -401,6 +402,7 @@ fn lend_borrow<T>(
         borrow_scope: Some(scope),
         num_lends: 0,
         host_made: false,
+        lowered: false,
     })?;
     if let Some(call) = components.calls.get_mut(scope as usize) {
         call.num_borrows += 1;
