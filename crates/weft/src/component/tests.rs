@@ -1133,30 +1133,31 @@ fn function_values_with_spilling() {
     is_trap(lower_results(&mut cx, &ty, Some(&result), &[flat[0], out + 4]));
 }
 
-/// Host resource types of the handle-table test below.
+/// Host resource types of the handle-table tests below.
 struct Res;
 struct Other;
+
+/// A component importing the resource type `r`, with `borrow` (takes a
+/// borrow, drops it, returns 7) and `two` (takes two owns, traps).
+const HANDLE_TABLE_COMPONENT: &str = r#"(component
+    (import "r" (type $r (sub resource)))
+    (core func $drop (canon resource.drop $r))
+    (core module $m
+        (import "" "drop" (func $drop (param i32)))
+        (func (export "borrow") (param i32) (result i32)
+            (call $drop (local.get 0))
+            i32.const 7)
+        (func (export "two") (param i32 i32) (result i32) unreachable))
+    (core instance $i (instantiate $m (with "" (instance (export "drop" (func $drop))))))
+    (func (export "borrow") (param "x" (borrow $r)) (result u32)
+        (canon lift (core func $i "borrow")))
+    (func (export "two") (param "x" (own $r)) (param "y" (own $r)) (result u32)
+        (canon lift (core func $i "two"))))"#;
 
 #[test]
 fn handles_made_for_a_typed_calls_parameters_do_not_stay_in_the_host_table() -> Result<()> {
     let engine = crate::Engine::default();
-    let component = Component::new(
-        &engine,
-        r#"(component
-            (import "r" (type $r (sub resource)))
-            (core func $drop (canon resource.drop $r))
-            (core module $m
-                (import "" "drop" (func $drop (param i32)))
-                (func (export "borrow") (param i32) (result i32)
-                    (call $drop (local.get 0))
-                    i32.const 7)
-                (func (export "two") (param i32 i32) (result i32) unreachable))
-            (core instance $i (instantiate $m (with "" (instance (export "drop" (func $drop))))))
-            (func (export "borrow") (param "x" (borrow $r)) (result u32)
-                (canon lift (core func $i "borrow")))
-            (func (export "two") (param "x" (own $r)) (param "y" (own $r)) (result u32)
-                (canon lift (core func $i "two"))))"#,
-    )?;
+    let component = Component::new(&engine, HANDLE_TABLE_COMPONENT)?;
     let mut linker = Linker::<()>::new(&engine);
     linker
         .root()
@@ -1192,5 +1193,36 @@ fn handles_made_for_a_typed_calls_parameters_do_not_stay_in_the_host_table() -> 
         "the second parameter stayed in the host table"
     );
     kept.resource_drop(&mut store)?;
+    Ok(())
+}
+
+#[cfg(feature = "component-model-async")]
+#[test]
+fn handles_made_for_a_concurrent_calls_parameters_do_not_stay_in_the_host_table() -> Result<()> {
+    let engine = crate::Engine::default();
+    let component = Component::new(&engine, HANDLE_TABLE_COMPONENT)?;
+    let mut linker = Linker::<()>::new(&engine);
+    linker
+        .root()
+        .resource("r", ResourceType::host::<Res>(), |_, _| Ok(()))?;
+    let mut store = crate::Store::new(&engine, ());
+    let instance = linker.instantiate(&mut store, &component)?;
+    let borrow = instance.get_typed_func::<(Resource<Res>,), (u32,)>(&mut store, "borrow")?;
+    for _ in 0..3 {
+        let run = store.run_concurrent(async |a| borrow.call_concurrent(a, (Resource::new_borrow(5),)).await);
+        let mut run = std::pin::pin!(run);
+        let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
+        let out = loop {
+            if let std::task::Poll::Ready(out) = std::future::Future::poll(run.as_mut(), &mut cx) {
+                break out;
+            }
+        };
+        assert_eq!(out??, (7,));
+    }
+    let left = crate::AsContextMut::as_context_mut(&mut store)
+        .components()
+        .host_handles
+        .len();
+    assert_eq!(left, 0, "the borrows stayed in the host table");
     Ok(())
 }

@@ -653,7 +653,14 @@ fn run_core<T: 'static>(
         return run_callbacks(store, f, thread, first.unwrap_or(0) as u32);
     }
     let (core_args, mut core_results) = match args {
-        StartArgs::Lifted(args) => lower_call_args(store, f, &args, scope)?,
+        StartArgs::Lifted(args) => {
+            let lowered = lower_call_args(store, f, &args, scope);
+            // The host table keeps nothing of the handles the host made
+            // for these values (`Handle::lowered`): a borrow is lent to the
+            // callee by now, an own moved or refused.
+            crate::component::handles::release_lowered(store, &args);
+            lowered?
+        }
         StartArgs::Flat(args) => flat_core_args(f, args.vals.get(..args.len).unwrap_or(&[]))?,
         StartArgs::Core(core_args) => (core_args, result_slots(store, &f.core)?),
     };
