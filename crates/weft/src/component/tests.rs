@@ -1154,8 +1154,8 @@ const HANDLE_TABLE_COMPONENT: &str = r#"(component
     (func (export "two") (param "x" (own $r)) (param "y" (own $r)) (result u32)
         (canon lift (core func $i "two"))))"#;
 
-#[test]
-fn handles_made_for_a_typed_calls_parameters_do_not_stay_in_the_host_table() -> Result<()> {
+/// A store with an instance of [`HANDLE_TABLE_COMPONENT`].
+fn handle_table_instance() -> Result<(crate::Store<()>, Instance)> {
     let engine = crate::Engine::default();
     let component = Component::new(&engine, HANDLE_TABLE_COMPONENT)?;
     let mut linker = Linker::<()>::new(&engine);
@@ -1164,12 +1164,20 @@ fn handles_made_for_a_typed_calls_parameters_do_not_stay_in_the_host_table() -> 
         .resource("r", ResourceType::host::<Res>(), |_, _| Ok(()))?;
     let mut store = crate::Store::new(&engine, ());
     let instance = linker.instantiate(&mut store, &component)?;
-    let host_handles = |store: &mut crate::Store<()>| {
-        crate::AsContextMut::as_context_mut(store)
-            .components()
-            .host_handles
-            .len()
-    };
+    Ok((store, instance))
+}
+
+/// How many handles the host table of `store` holds.
+fn host_handles(store: &mut crate::Store<()>) -> usize {
+    crate::AsContextMut::as_context_mut(store)
+        .components()
+        .host_handles
+        .len()
+}
+
+#[test]
+fn handles_made_for_a_typed_calls_parameters_do_not_stay_in_the_host_table() -> Result<()> {
+    let (mut store, instance) = handle_table_instance()?;
 
     // A borrow is lent for the call only.
     let borrow = instance.get_typed_func::<(Resource<Res>,), (u32,)>(&mut store, "borrow")?;
@@ -1199,14 +1207,7 @@ fn handles_made_for_a_typed_calls_parameters_do_not_stay_in_the_host_table() -> 
 #[cfg(feature = "component-model-async")]
 #[test]
 fn handles_made_for_a_concurrent_calls_parameters_do_not_stay_in_the_host_table() -> Result<()> {
-    let engine = crate::Engine::default();
-    let component = Component::new(&engine, HANDLE_TABLE_COMPONENT)?;
-    let mut linker = Linker::<()>::new(&engine);
-    linker
-        .root()
-        .resource("r", ResourceType::host::<Res>(), |_, _| Ok(()))?;
-    let mut store = crate::Store::new(&engine, ());
-    let instance = linker.instantiate(&mut store, &component)?;
+    let (mut store, instance) = handle_table_instance()?;
     let borrow = instance.get_typed_func::<(Resource<Res>,), (u32,)>(&mut store, "borrow")?;
     for _ in 0..3 {
         let run = store.run_concurrent(async |a| borrow.call_concurrent(a, (Resource::new_borrow(5),)).await);
@@ -1219,10 +1220,7 @@ fn handles_made_for_a_concurrent_calls_parameters_do_not_stay_in_the_host_table(
         };
         assert_eq!(out??, (7,));
     }
-    let left = crate::AsContextMut::as_context_mut(&mut store)
-        .components()
-        .host_handles
-        .len();
+    let left = host_handles(&mut store);
     assert_eq!(left, 0, "the borrows stayed in the host table");
     Ok(())
 }
