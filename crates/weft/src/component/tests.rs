@@ -1157,7 +1157,7 @@ const HANDLE_TABLE_COMPONENT: &str = r#"(component
 /// A store with an instance of [`HANDLE_TABLE_COMPONENT`].
 fn handle_table_instance() -> Result<(crate::Store<()>, Instance)> {
     let engine = crate::Engine::default();
-    let component = Component::new(&engine, HANDLE_TABLE_COMPONENT)?;
+    let component = Component::new(&engine, wat::parse_str(HANDLE_TABLE_COMPONENT)?)?;
     let mut linker = Linker::<()>::new(&engine);
     linker
         .root()
