@@ -2,8 +2,8 @@
 //! small loops touch as few 64-byte lines as they can.
 //!
 //! A loop that straddles one line more than it needs costs much more than
-//! its extra bytes on the machines we measured (AMD Zen: instructions are
-//! decoded and cached by 64-byte line): shootout-sieve ran 1.5× slower
+//! its extra bytes on the machine measured (an AMD EPYC, whose decoded
+//! instructions are cached by 64-byte line): shootout-sieve ran 1.5× slower
 //! when its inner loop crossed a line and 1.25× slower when its outer loop
 //! touched three lines instead of two, with the same machine code.
 //! Cranelift does not align loop headers, so the only lever is where the
@@ -17,11 +17,10 @@
 pub(crate) const LINE: u32 = 64;
 
 /// The finest granularity of the start within a line. Eight bytes, not
-/// sixteen:
-/// with sixteen, a loop beginning 10 bytes into a 16-byte block could never
-/// share a line with an outer loop that begins 36 bytes before it (sieve's
-/// case); a function entry 8 bytes into a 16-byte block costs a
-/// negligible part of one fetch.
+/// sixteen: with sixteen, a loop beginning 10 bytes into a 16-byte block
+/// could never share a line with an outer loop that begins 36 bytes before
+/// it (sieve's case); a function entry 8 bytes into a 16-byte block costs
+/// a negligible part of one fetch.
 const STEP: u32 = 8;
 
 /// Loops longer than this are left to chance: one more line is a small
