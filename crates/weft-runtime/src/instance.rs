@@ -62,21 +62,26 @@ impl Instance {
         self.vmctx.as_ptr()
     }
 
-    /// Writes a word-sized field of the vmctx.
-    pub(crate) fn write<T: Copy>(&mut self, offset: u32, value: T) {
+    /// The address of the `T` at `offset` in the vmctx, which must lie
+    /// within it. `VMOffsets` places every field at its natural alignment
+    /// (the vmctx is 16-aligned), so the address is aligned for `T`.
+    fn field_ptr<T>(&self, offset: u32) -> NonNull<T> {
         let end = offset as usize + std::mem::size_of::<T>();
         assert!(end <= self.layout.size(), "vmctx field out of bounds");
-        // SAFETY: in bounds (checked above) and aligned by the layout of
-        // `VMOffsets`, which places every field at its natural alignment.
-        unsafe { self.vmctx.as_ptr().add(offset as usize).cast::<T>().write(value) }
+        // SAFETY: in bounds (checked above) of the vmctx allocation.
+        unsafe { self.vmctx.add(offset as usize).cast() }
+    }
+
+    /// Writes a word-sized field of the vmctx.
+    pub(crate) fn write<T: Copy>(&mut self, offset: u32, value: T) {
+        // SAFETY: in bounds and aligned (`field_ptr`).
+        unsafe { self.field_ptr::<T>(offset).write(value) }
     }
 
     /// Reads a field of the vmctx.
     pub(crate) fn read<T: Copy>(&self, offset: u32) -> T {
-        let end = offset as usize + std::mem::size_of::<T>();
-        assert!(end <= self.layout.size(), "vmctx field out of bounds");
         // SAFETY: as in `write`.
-        unsafe { self.vmctx.as_ptr().add(offset as usize).cast::<T>().read() }
+        unsafe { self.field_ptr::<T>(offset).read() }
     }
 
     /// Fills in the header of the vmctx.
@@ -108,14 +113,7 @@ impl Instance {
     /// Where the value of the defined global `defined_index` lies in the
     /// vmctx.
     pub(crate) fn defined_global_ptr(&self, defined_index: u32) -> NonNull<UnsafeCell<ValRaw>> {
-        let offset = self.offsets.vmctx_defined_global(defined_index) as usize;
-        assert!(
-            offset + std::mem::size_of::<ValRaw>() <= self.layout.size(),
-            "vmctx global out of bounds"
-        );
-        // SAFETY: in bounds (checked above) and 16-aligned: the vmctx is,
-        // and `VMOffsets` places the defined globals at a multiple of 16.
-        unsafe { self.vmctx.add(offset).cast() }
+        self.field_ptr(self.offsets.vmctx_defined_global(defined_index))
     }
 
     /// The instance whose vmctx is `vmctx`.
