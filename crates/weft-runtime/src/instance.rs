@@ -47,12 +47,12 @@ impl Instance {
             layout,
             offsets,
             dropped_data: vec![false; module.data.len()],
-            memory_from_image: Vec::new(),
+            memory_from_image: Vec::with_capacity(module.memories.len()),
             elements: Vec::new(),
+            memories: Vec::with_capacity(module.memories.len()),
+            tables: Vec::with_capacity(module.tables.len()),
+            globals: Vec::with_capacity(module.globals.len()),
             module,
-            memories: Vec::new(),
-            tables: Vec::new(),
-            globals: Vec::new(),
             store_index,
         }))
     }

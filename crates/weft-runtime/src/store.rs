@@ -534,11 +534,11 @@ impl StoreObjects {
             }
         }
         // Memories.
-        let mut memories = Vec::new();
-        for id in imports.memories {
-            memories.push(*id);
-            instance.memory_from_image.push(false);
-        }
+        let mut memories = Vec::with_capacity(module.memories.len());
+        memories.extend_from_slice(imports.memories);
+        instance.memory_from_image.resize(imports.memories.len(), false);
+        self.memories
+            .reserve(module.memories.len().saturating_sub(imports.memories.len()));
         for (i, m) in module.memories[module.num_imported_memories as usize..]
             .iter()
             .enumerate()
@@ -572,10 +572,10 @@ impl StoreObjects {
             instance.write(offsets.vmctx_memory_base(i as u32), base as usize);
         }
         // Tables (filled with null; initializers run in `initialize`).
-        let mut tables = Vec::new();
-        for id in imports.tables {
-            tables.push(*id);
-        }
+        let mut tables = Vec::with_capacity(module.tables.len());
+        tables.extend_from_slice(imports.tables);
+        self.tables
+            .reserve(module.tables.len().saturating_sub(imports.tables.len()));
         for t in &module.tables[module.num_imported_tables as usize..] {
             // A pool caps every table at its `table_elements`.
             let maximum = match &self.pool {
@@ -597,18 +597,20 @@ impl StoreObjects {
         // Globals: imported ones through their pointers, defined ones in
         // the vmctx (zero; initializers run in `initialize`), which gets
         // their ids once it is the store's.
-        let mut globals = imports.globals.to_vec();
+        let mut globals = Vec::with_capacity(module.globals.len());
+        globals.extend_from_slice(imports.globals);
         for (i, id) in imports.globals.iter().enumerate() {
             let global = self.globals[id.0].as_ptr();
             instance.globals.push(global);
             instance.write(offsets.vmctx_imported_global(i as u32), global as usize);
         }
-        let defined_globals: Vec<_> = (0..offsets.num_defined_globals())
-            .map(|i| instance.defined_global_ptr(i))
-            .collect();
-        instance.globals.extend(defined_globals.iter().map(|g| g.as_ptr()));
+        for i in 0..offsets.num_defined_globals() {
+            let at = instance.defined_global_ptr(i);
+            instance.globals.push(at.as_ptr());
+        }
         // Tags: each instance defines new ones (tags are generative).
-        let mut tags = imports.tags.to_vec();
+        let mut tags = Vec::with_capacity(module.tags.len());
+        tags.extend_from_slice(imports.tags);
         for ty in &module.tags[module.num_imported_tags as usize..] {
             tags.push(self.add_tag(type_ids[*ty as usize]));
         }
@@ -618,7 +620,9 @@ impl StoreObjects {
         self.ctx.register_elements_root(&instance.elements);
         self.instances.push(instance);
         let id = InstanceId(self.instances.len() - 1);
-        for at in defined_globals {
+        self.globals.reserve(offsets.num_defined_globals() as usize);
+        for i in 0..offsets.num_defined_globals() {
+            let at = self.instances[id.0].defined_global_ptr(i);
             globals.push(self.push_global(at));
         }
         self.instance_entities.push(InstanceEntities {
@@ -758,17 +762,20 @@ pub struct InstanceImports<'a> {
 /// Evaluates a constant expression in the context of an instance. Only the
 /// GC proposal's allocations can fail (the GC heap is out of memory).
 fn eval_const(instance: &Instance, expr: &ConstExpr) -> Result<ValRaw, Trap> {
+    // Most expressions are one operand (an offset, an initial value): they
+    // need no stack, and instantiation allocates nothing for them.
+    if let [op] = expr.ops.as_slice() {
+        if let Some(v) = eval_operand(instance, op) {
+            return Ok(v);
+        }
+    }
     let mut stack: Vec<ValRaw> = Vec::with_capacity(2);
     for op in &expr.ops {
+        if let Some(v) = eval_operand(instance, op) {
+            stack.push(v);
+            continue;
+        }
         let v = match *op {
-            ConstOp::I32Const(v) => ValRaw::i32(v),
-            ConstOp::I64Const(v) => ValRaw::i64(v),
-            ConstOp::F32Const(v) => ValRaw::f32(v),
-            ConstOp::F64Const(v) => ValRaw::f64(v),
-            ConstOp::V128Const(v) => ValRaw::v128(v),
-            ConstOp::GlobalGet(g) => instance.global(g),
-            ConstOp::RefNull(_) => ValRaw::word(0),
-            ConstOp::RefFunc(f) => ValRaw::word(instance.func_ref(f).to_word()),
             ConstOp::I32Add | ConstOp::I32Sub | ConstOp::I32Mul => {
                 let b = stack.pop().unwrap_or_default().get_i32();
                 let a = stack.pop().unwrap_or_default().get_i32();
@@ -797,10 +804,35 @@ fn eval_const(instance: &Instance, expr: &ConstExpr) -> Result<ValRaw, Trap> {
             | ConstOp::ArrayNewFixed(..)
             | ConstOp::AnyConvertExtern
             | ConstOp::ExternConvertAny => crate::builtins_gc::eval_gc_const(instance, op, &mut stack)?,
+            // Operands, handled above.
+            ConstOp::I32Const(_)
+            | ConstOp::I64Const(_)
+            | ConstOp::F32Const(_)
+            | ConstOp::F64Const(_)
+            | ConstOp::V128Const(_)
+            | ConstOp::GlobalGet(_)
+            | ConstOp::RefNull(_)
+            | ConstOp::RefFunc(_) => continue,
         };
         stack.push(v);
     }
     Ok(stack.pop().unwrap_or_default())
+}
+
+/// The value of a constant instruction that takes nothing from the stack,
+/// or `None` for an operator.
+fn eval_operand(instance: &Instance, op: &ConstOp) -> Option<ValRaw> {
+    Some(match *op {
+        ConstOp::I32Const(v) => ValRaw::i32(v),
+        ConstOp::I64Const(v) => ValRaw::i64(v),
+        ConstOp::F32Const(v) => ValRaw::f32(v),
+        ConstOp::F64Const(v) => ValRaw::f64(v),
+        ConstOp::V128Const(v) => ValRaw::v128(v),
+        ConstOp::GlobalGet(g) => instance.global(g),
+        ConstOp::RefNull(_) => ValRaw::word(0),
+        ConstOp::RefFunc(f) => ValRaw::word(instance.func_ref(f).to_word()),
+        _ => return None,
+    })
 }
 
 #[cfg(test)]

@@ -393,12 +393,12 @@ pub(crate) fn instantiate<T: 'static>(
         crate::bail!("{}", crate::shared_memory::SHARED_MEMORY_DISABLED);
     }
     let opaque = store.opaque_mut();
-    let mut funcs: Vec<FuncRefPtr> = Vec::new();
-    let mut func_indices: Vec<u32> = Vec::new();
-    let mut tables = Vec::new();
-    let mut memories = Vec::new();
-    let mut globals = Vec::new();
-    let mut tags = Vec::new();
+    let mut funcs: Vec<FuncRefPtr> = Vec::with_capacity(env.num_imported_funcs as usize);
+    let mut func_indices: Vec<u32> = Vec::with_capacity(env.functions.len());
+    let mut tables = Vec::with_capacity(env.num_imported_tables as usize);
+    let mut memories = Vec::with_capacity(env.num_imported_memories as usize);
+    let mut globals = Vec::with_capacity(env.num_imported_globals as usize);
+    let mut tags = Vec::with_capacity(env.num_imported_tags as usize);
     for (import, actual) in env.imports.iter().zip(imports) {
         if actual.store_id().is_some_and(|id| id != opaque.id()) {
             crate::bail!(
@@ -482,7 +482,7 @@ pub(crate) fn instantiate<T: 'static>(
         }
     }));
     func_indices.extend((first_func..).take(defined.len()));
-    let entities = opaque.objects.instance_entities(id).clone();
+    let entities = opaque.objects.instance_entities(id);
     for (i, g) in entities
         .globals
         .iter()

@@ -198,8 +198,8 @@ pub(crate) fn release_lowered<T>(store: &mut StoreContextMut<'_, T>, vals: &[Val
         match v {
             Val::Resource(r) if r.store == id => {
                 let made_for_the_call = table
-                    .get(r.index)
-                    .is_ok_and(|h| h.lowered && h.ty == r.ty && h.own == r.own);
+                    .find(r.index)
+                    .is_some_and(|h| h.lowered && h.ty == r.ty && h.own == r.own);
                 if made_for_the_call {
                     let _ = table.remove(r.index);
                 }

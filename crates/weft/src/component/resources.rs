@@ -91,9 +91,14 @@ impl HandleTable {
 
     /// `Table.get`.
     pub(crate) fn get(&self, i: u32) -> crate::Result<&Handle> {
-        self.slots
-            .get(i)
+        self.find(i)
             .ok_or_else(|| trap(format_args!("unknown handle index {i}")))
+    }
+
+    /// The handle at `i`, if there is one: for callers to whom an empty
+    /// index is no error (building the error costs a backtrace capture).
+    pub(crate) fn find(&self, i: u32) -> Option<&Handle> {
+        self.slots.get(i)
     }
 
     pub(crate) fn get_mut(&mut self, i: u32) -> crate::Result<&mut Handle> {
