@@ -15,6 +15,9 @@ pub type HostFn<S> = dyn Fn(&mut S, HostCaller, &mut [ValRaw]) -> anyhow::Result
 pub struct HostCaller {
     /// The store handle of the calling instance.
     pub instance: u32,
+    /// The word the function was made with ([`HostFunc::with_data`]): lets
+    /// one closure serve many functions, each finding its own state by it.
+    pub data: usize,
 }
 
 /// The host context of a host function, which its `VMFuncRef`'s `vmctx`
@@ -25,6 +28,7 @@ pub(crate) struct HostFuncContextHeader<S: 'static> {
     pub(crate) shim: usize,
     pub(crate) func_ref: VMFuncRef,
     pub(crate) func: Arc<HostFn<S>>,
+    pub(crate) data: usize,
 }
 
 /// A host function's closure with the shim compiled code enters it
@@ -34,6 +38,8 @@ pub struct HostFunc<S: 'static> {
     func: Arc<HostFn<S>>,
     /// The shim for `func`'s concrete type (`typed_shim::<S, F>`).
     shim: usize,
+    /// The word `func` gets as [`HostCaller::data`].
+    data: usize,
 }
 
 impl<S: 'static> Clone for HostFunc<S> {
@@ -41,6 +47,7 @@ impl<S: 'static> Clone for HostFunc<S> {
         HostFunc {
             func: self.func.clone(),
             shim: self.shim,
+            data: self.data,
         }
     }
 }
@@ -54,23 +61,40 @@ impl<S: crate::VMStore> HostFunc<S> {
         HostFunc {
             func: Arc::new(f),
             shim: typed_shim::<S, F> as *const () as usize,
+            data: 0,
         }
     }
 }
 
 impl<S: 'static> HostFunc<S> {
-    /// Calls the closure from the host (not through compiled code).
-    pub fn call(&self, store: &mut S, caller: HostCaller, values: &mut [ValRaw]) -> anyhow::Result<()> {
+    /// The same closure as another function, which gets `data` as
+    /// [`HostCaller::data`] (0 unless set): functions made this way share
+    /// one allocation.
+    pub fn with_data(&self, data: usize) -> HostFunc<S> {
+        HostFunc {
+            func: self.func.clone(),
+            shim: self.shim,
+            data,
+        }
+    }
+
+    /// Calls the closure from the host (not through compiled code), for a
+    /// caller in the store instance `instance`.
+    pub fn call(&self, store: &mut S, instance: u32, values: &mut [ValRaw]) -> anyhow::Result<()> {
+        let caller = HostCaller {
+            instance,
+            data: self.data,
+        };
         (self.func)(store, caller, values)
     }
 
-    pub(crate) fn into_parts(self) -> (usize, Arc<HostFn<S>>) {
-        (self.shim, self.func)
+    pub(crate) fn into_parts(self) -> (usize, Arc<HostFn<S>>, usize) {
+        (self.shim, self.func, self.data)
     }
 
     /// The host function of `parts`, which came from [`HostFunc::into_parts`].
-    pub(crate) fn from_parts(shim: usize, func: Arc<HostFn<S>>) -> HostFunc<S> {
-        HostFunc { func, shim }
+    pub(crate) fn from_parts(shim: usize, func: Arc<HostFn<S>>, data: usize) -> HostFunc<S> {
+        HostFunc { func, shim, data }
     }
 }
 
@@ -98,6 +122,7 @@ where
         let func = &*Arc::as_ptr(&ctx.func).cast::<F>();
         let host_caller = HostCaller {
             instance: caller.store_index,
+            data: ctx.data,
         };
         (store, store_ctx, host_caller, values, func)
     };

@@ -400,7 +400,7 @@ impl StoreObjects {
         store_index: u32,
         func: HostFunc<S>,
     ) -> (FuncRefPtr, HostFuncSlot) {
-        let (shim, func) = func.into_parts();
+        let (shim, func, data) = func.into_parts();
         let header = HostFuncContextHeader::<S> {
             shim,
             func_ref: VMFuncRef {
@@ -410,11 +410,13 @@ impl StoreObjects {
                 store_index,
             },
             func,
+            data,
         };
-        // The context goes at the end of the last chunk if that has room
-        // (and holds contexts of this `S`), or else starts a new chunk.
-        // Either way the vector does not grow past its capacity, so no
+        // The context goes at the end of the last chunk, which
+        // `reserve_host_funcs` leaves with room for it (and holding contexts
+        // of this `S`). The vector does not grow past its capacity, so no
         // context moves.
+        self.reserve_host_funcs::<S>(1);
         let chunks = &mut self.host_funcs;
         let count = chunks.len();
         let (chunk_index, (ptr, index)) = match chunks
@@ -422,9 +424,10 @@ impl StoreObjects {
             .and_then(|c| c.downcast_mut::<Vec<HostFuncContextHeader<S>>>())
         {
             Some(chunk) if chunk.len() < chunk.capacity() => (count - 1, place_host_func(chunk, header)),
-            last => {
-                let capacity = last.map_or(HOST_CHUNK_MIN, |c| (c.capacity() * 2).min(HOST_CHUNK_MAX));
-                let mut chunk = Vec::with_capacity(capacity);
+            // Not reached after `reserve_host_funcs`; a new chunk is right
+            // all the same.
+            _ => {
+                let mut chunk = Vec::with_capacity(HOST_CHUNK_MIN);
                 let placed = place_host_func(&mut chunk, header);
                 // Moving the vector into its box moves its pointer and
                 // lengths, not the buffer the contexts are in.
@@ -439,6 +442,25 @@ impl StoreObjects {
         (ptr, slot)
     }
 
+    #[doc(hidden)]
+    /// Makes room for `n` more host functions of store type `S` in one
+    /// chunk, so that adding them allocates at most once (an instantiation
+    /// that adds many says how many first).
+    pub fn reserve_host_funcs<S: 'static>(&mut self, n: usize) {
+        let last = self
+            .host_funcs
+            .last()
+            .and_then(|c| c.downcast_ref::<Vec<HostFuncContextHeader<S>>>());
+        if last.is_some_and(|c| c.capacity() - c.len() >= n) {
+            return;
+        }
+        let grown = last.map_or(HOST_CHUNK_MIN, |c| (c.capacity() * 2).min(HOST_CHUNK_MAX));
+        let chunk: Vec<HostFuncContextHeader<S>> = Vec::with_capacity(grown.max(n));
+        // Moving the vector into its box moves its pointer and lengths,
+        // not the buffer the contexts will be in.
+        self.host_funcs.push(Box::new(chunk));
+    }
+
     /// The host function added by [`StoreObjects::add_host_func`] at
     /// `slot`, if it is there and was added with the same `S`.
     pub fn host_func<S: 'static>(&self, slot: HostFuncSlot) -> Option<HostFunc<S>> {
@@ -447,7 +469,7 @@ impl StoreObjects {
             .get(slot.chunk as usize)?
             .downcast_ref::<Vec<HostFuncContextHeader<S>>>()?;
         let header = chunk.get(slot.index as usize)?;
-        Some(HostFunc::from_parts(header.shim, header.func.clone()))
+        Some(HostFunc::from_parts(header.shim, header.func.clone(), header.data))
     }
 
     #[doc(hidden)]
@@ -880,7 +902,7 @@ mod tests {
                 .host_func::<TestStore>(*slot)
                 .expect("the slot finds its function");
             let mut values = [ValRaw::default()];
-            f.call(&mut store, HostCaller { instance: 0 }, &mut values).unwrap();
+            f.call(&mut store, 0, &mut values).unwrap();
             assert_eq!(values[0].get_i32(), i as i32);
             // A store type the function was not added with finds nothing.
             assert!(store.0.host_func::<StoreObjectsOfAnotherType>(*slot).is_none());

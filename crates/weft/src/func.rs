@@ -161,7 +161,7 @@ impl Func {
                 .objects
                 .host_func::<StoreInner<T>>(slot)
                 .ok_or_else(|| crate::format_err!("host function belongs to a store of another type"))?;
-            return host.call(store, HostCaller { instance: u32::MAX }, values);
+            return host.call(store, u32::MAX, values);
         }
         let func_ref = data.func_ref;
         let trampoline = data
@@ -324,22 +324,25 @@ pub(crate) fn new_flat_host<T: 'static>(
     ty: FuncType,
     func: impl Fn(StoreContextMut<'_, T>, &[u64]) -> crate::Result<Option<u64>> + Send + Sync + 'static,
 ) -> Func {
-    let host = flat_host_closure(ty.params().collect(), ty.results().next(), func);
+    let host = flat_host_closure(ty.params().collect(), ty.results().next(), move |store, _, args| {
+        func(store, args)
+    });
     new_host(store, ty, host)
 }
 
 /// The closure of a host function with parameters `params` and result
 /// `result`, all numbers, as [`new_flat_host`] describes: the built-ins, and
-/// the typed host functions a component lowers (which share `params`
-/// between instances).
+/// the typed host functions a component lowers (which share the closure
+/// between instances, each function telling `func` its own state by the
+/// word it gets: [`HostCaller::data`]).
 #[cfg(feature = "component-model")]
 pub(crate) fn flat_host_closure<T: 'static>(
     params: Arc<[ValType]>,
     result: Option<ValType>,
-    func: impl Fn(StoreContextMut<'_, T>, &[u64]) -> crate::Result<Option<u64>> + Send + Sync + 'static,
+    func: impl Fn(StoreContextMut<'_, T>, usize, &[u64]) -> crate::Result<Option<u64>> + Send + Sync + 'static,
 ) -> HostClosure<T> {
     weft_runtime::HostFunc::new(
-        move |store: &mut StoreInner<T>, _caller: HostCaller, values: &mut [ValRaw]| {
+        move |store: &mut StoreInner<T>, caller: HostCaller, values: &mut [ValRaw]| {
             let mut inline = [0u64; INLINE_VALUES];
             let mut spilled = Vec::new();
             let args = if params.len() <= INLINE_VALUES {
@@ -359,7 +362,7 @@ pub(crate) fn flat_host_closure<T: 'static>(
             }
             // A root scope of its own, as for other host calls.
             let depth = store.opaque.objects.context().host_roots_depth();
-            let out = func(StoreContextMut(&mut *store), args);
+            let out = func(StoreContextMut(&mut *store), caller.data, args);
             store.opaque.objects.context().truncate_host_roots(depth);
             if let (Some(t), Some(v), Some(slot)) = (&result, out?, values.first_mut()) {
                 *slot = match t {

@@ -36,6 +36,8 @@ pub(crate) struct ComponentInner {
     /// its static core modules and adapters, and one per step that may make
     /// a host function): instantiation reserves room for them at once.
     pub(crate) store_funcs: usize,
+    /// How many of those are host functions (see [`ComponentInner::host_funcs`]).
+    pub(crate) host_funcs: usize,
 }
 
 /// What every instance's core function of one step (a `canon lower` of a
@@ -48,6 +50,10 @@ pub(crate) struct LoweredCore {
     pub(crate) params: Arc<[crate::ValType]>,
     /// The trampoline of `ty`, found on first use.
     pub(crate) trampoline: OnceLock<crate::func::HostTrampoline>,
+    /// The closure of the step's typed host function, made by the first
+    /// instantiation (a `instance::SharedLowered<T>`): later ones with the
+    /// same host function share it, each with its own options in the store.
+    pub(crate) host: OnceLock<Box<dyn std::any::Any + Send + Sync>>,
 }
 
 impl ComponentInner {
@@ -69,12 +75,16 @@ impl ComponentInner {
                     .saturating_sub(m.inner.env.num_imported_funcs as usize)
             })
             .sum();
-        let made = plan
-            .steps
+        defined + Self::host_funcs(plan)
+    }
+
+    /// How many steps of `plan` may each make a host function (lowerings,
+    /// built-ins): an instance adds at most that many to its store.
+    pub(crate) fn host_funcs(plan: &env::Component) -> usize {
+        plan.steps
             .iter()
             .filter(|s| !matches!(s, env::Step::InstantiateModule { .. } | env::Step::AliasExport { .. }))
-            .count();
-        defined + made
+            .count()
     }
 
     /// The shared core function type of the step `step`, made with `make`
@@ -96,6 +106,7 @@ impl ComponentInner {
             params: ty.params().collect(),
             ty: Arc::new(ty),
             trampoline: OnceLock::new(),
+            host: OnceLock::new(),
         };
         // Another thread may have made it meanwhile: either is the same.
         Ok(slot.get_or_init(|| core))
@@ -165,6 +176,7 @@ impl Component {
                     &translation.component,
                     modules.iter().chain(adapters.values()),
                 ),
+                host_funcs: ComponentInner::host_funcs(&translation.component),
                 plan: translation.component,
                 types,
                 type_space,

@@ -320,6 +320,12 @@ pub(crate) fn instantiate<T: 'static>(
         }
     }
     store.0.opaque_mut().funcs.reserve(inner.store_funcs);
+    store
+        .0
+        .opaque_mut()
+        .objects
+        .reserve_host_funcs::<crate::store::StoreInner<T>>(inner.host_funcs);
+    store.components_mut().lowered_options.reserve(inner.host_funcs);
     let n = plan.num_component_instances as usize;
     #[cfg(feature = "component-model-async")]
     let task_tables = (0..n).map(|_| store.components_mut().tasks.new_instance()).collect();
@@ -681,6 +687,39 @@ fn core_type(t: FlatType) -> ValType {
     }
 }
 
+/// A lowered typed host function's closure with the host function it
+/// calls, as a step of a component keeps it ([`LoweredCore::host`]).
+struct SharedLowered<T: 'static> {
+    direct: DirectFunc<T>,
+    host: crate::func::HostClosure<T>,
+}
+
+/// The closure of a lowered typed host function `direct` of type `ty`,
+/// called synchronously: its function's word ([`weft_runtime::HostCaller::data`])
+/// is the index of the lowering's options in the store.
+fn lowered_host<T: 'static>(
+    types: Arc<env::ComponentTypes>,
+    ty: TypeFuncIndex,
+    lowered: &super::component::LoweredCore,
+    direct: DirectFunc<T>,
+) -> crate::func::HostClosure<T> {
+    let result = lowered.ty.results().next();
+    crate::func::flat_host_closure(lowered.params.clone(), result, move |mut store, data, flat| {
+        let Some(func_ty) = types.func(ty) else {
+            crate::bail!("function type {} not found", ty.0);
+        };
+        let Some(options) = store.components().lowered_options.get(data).cloned() else {
+            crate::bail!("the options of lowered function {data} are not in the store");
+        };
+        check_may_leave(&store, options.flags)?;
+        let scope = enter_call(&mut store);
+        let r = call_direct(&mut store, (&types, func_ty), &options, &direct, flat, scope);
+        let exited = exit_call(&mut store, scope, false);
+        let out = r?;
+        exited.map(|()| out)
+    })
+}
+
 /// The core function of a `canon lower` of a function of type `ty`.
 fn lowered_func<T: 'static>(
     store: &mut StoreContextMut<'_, T>,
@@ -706,21 +745,32 @@ fn lowered_func<T: 'static>(
         ))
     })?;
     // A typed host function called synchronously: flat values straight to
-    // Rust values and back, without a `Val` of either kind.
+    // Rust values and back, without a `Val` of either kind. Its closure is
+    // the component's, shared by every instantiation with the same host
+    // function; the function's word is the index of its options.
     if let (Callee::Host(_, Some(direct)), false) = (&callee, options.is_async) {
-        let direct = direct.clone();
-        let result = lowered.ty.results().next();
-        let host = crate::func::flat_host_closure(lowered.params.clone(), result, move |mut store, flat| {
-            let Some(func_ty) = types.func(ty) else {
-                crate::bail!("function type {} not found", ty.0);
-            };
-            check_may_leave(&store, options.flags)?;
-            let scope = enter_call(&mut store);
-            let r = call_direct(&mut store, (&types, func_ty), &options, &direct, flat, scope);
-            let exited = exit_call(&mut store, scope, false);
-            let out = r?;
-            exited.map(|()| out)
-        });
+        let components = store.components_mut();
+        let data = components.lowered_options.len();
+        components.lowered_options.push(options);
+        let shared = lowered
+            .host
+            .get()
+            .and_then(|h| h.downcast_ref::<SharedLowered<T>>())
+            .filter(|h| Arc::ptr_eq(&h.direct, direct));
+        let host = match shared {
+            Some(shared) => shared.host.with_data(data),
+            None => {
+                let host = lowered_host(types, ty, lowered, direct.clone());
+                let shared = SharedLowered {
+                    direct: direct.clone(),
+                    host: host.clone(),
+                };
+                // The first instantiation's closure is kept; another host
+                // function for the step gets a closure of its own each time.
+                let _ = lowered.host.set(Box::new(shared));
+                host.with_data(data)
+            }
+        };
         return Ok(crate::func::new_host_with(
             store.0,
             lowered.ty.clone(),

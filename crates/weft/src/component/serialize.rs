@@ -221,6 +221,7 @@ pub(crate) fn read(engine: &Engine, bytes: &[u8]) -> crate::Result<Component> {
             engine: engine.clone(),
             lowered: ComponentInner::lowered_slots(&meta.plan),
             store_funcs: ComponentInner::store_funcs(&meta.plan, modules.iter().chain(adapters.values())),
+            host_funcs: ComponentInner::host_funcs(&meta.plan),
             plan: meta.plan,
             types,
             type_space,

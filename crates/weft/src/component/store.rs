@@ -18,6 +18,9 @@ use weft_environ::component::TypeFuncIndex;
 pub(crate) struct ComponentStore {
     pub(crate) funcs: Vec<LiftedFunc>,
     pub(crate) instances: Vec<ComponentInstanceData>,
+    /// The options of the typed host functions lowered in this store,
+    /// indexed by their functions' words (see `instance::lowered_host`).
+    pub(crate) lowered_options: Vec<Options>,
     /// The `own` and `borrow` handles the host holds ([`super::ResourceAny`]).
     pub(crate) host_handles: HandleTable,
     /// The destructors of host resource types, each a

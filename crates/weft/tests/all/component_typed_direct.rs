@@ -232,3 +232,70 @@ fn resources_move_in_and_out_of_the_direct_path() -> weft::Result<()> {
     assert!(format!("{err:#}").contains("unknown handle index"), "{err:#}");
     Ok(())
 }
+
+/// A component whose `run: func(n: u32) -> u32` writes the decimal digit
+/// `n` into its own memory and passes that one-character string to the
+/// host's `f: func(s: string) -> u32`, returning what `f` returns.
+const STRING_CALLER: &str = r#"(component
+    (import "f" (func $f (param "s" string) (result u32)))
+    (core module $libc
+        (memory (export "mem") 1)
+        (func (export "realloc") (param i32 i32 i32 i32) (result i32) (i32.const 512)))
+    (core instance $libc (instantiate $libc))
+    (core func $f (canon lower (func $f) (memory (core memory $libc "mem")) (realloc (core func $libc "realloc"))))
+    (core module $m
+        (import "host" "f" (func $f (param i32 i32) (result i32)))
+        (import "libc" "mem" (memory 1))
+        (func (export "run") (param i32) (result i32)
+            (i32.store8 (i32.const 100) (i32.add (i32.const 48) (local.get 0)))
+            (call $f (i32.const 100) (i32.const 1))))
+    (core instance $i (instantiate $m
+        (with "host" (instance (export "f" (func $f))))
+        (with "libc" (instance $libc))))
+    (func (export "run") (param "n" u32) (result u32)
+        (canon lift (core func $i "run"))))"#;
+
+/// Calls `run(n)` of `instance`.
+fn run_digit(store: &mut Store<()>, instance: &weft::component::Instance, n: u32) -> u32 {
+    let run = instance
+        .get_typed_func::<(u32,), (u32,)>(&mut *store, "run")
+        .expect("run is exported");
+    run.call(&mut *store, (n,)).expect("run succeeds").0
+}
+
+/// The instances of a component share the closure of each typed host
+/// function they lower, but each call reads its own instance's memory, in
+/// one store and across stores; a linker with another host function for
+/// the same import gets that function.
+#[test]
+fn lowered_host_functions_keep_their_instance_and_linker() {
+    let engine = Engine::default();
+    let component = Component::new(&engine, STRING_CALLER).expect("compiles");
+    let parse = |base: u32| {
+        let mut linker = Linker::<()>::new(&engine);
+        linker
+            .root()
+            .func_wrap("f", move |_, (s,): (String,)| {
+                let digit = s.parse::<u32>().map_err(|e| weft::format_err!("`{s}`: {e}"))?;
+                Ok((base + digit,))
+            })
+            .expect("defines f");
+        linker
+    };
+    let (tens, hundreds) = (parse(10), parse(100));
+    let mut store = Store::new(&engine, ());
+    let a = tens.instantiate(&mut store, &component).expect("instantiates");
+    let b = tens.instantiate(&mut store, &component).expect("instantiates");
+    let c = hundreds.instantiate(&mut store, &component).expect("instantiates");
+    let mut other = Store::new(&engine, ());
+    let d = tens.instantiate(&mut other, &component).expect("instantiates");
+    // Each call writes its digit into its own instance's memory first;
+    // interleaving them shows that no call reads another's.
+    assert_eq!(run_digit(&mut store, &a, 3), 13);
+    assert_eq!(run_digit(&mut store, &b, 4), 14);
+    assert_eq!(run_digit(&mut store, &c, 5), 105);
+    assert_eq!(run_digit(&mut other, &d, 6), 16);
+    assert_eq!(run_digit(&mut store, &a, 7), 17);
+    assert_eq!(run_digit(&mut store, &c, 8), 108);
+    assert_eq!(run_digit(&mut store, &b, 9), 19);
+}
