@@ -371,34 +371,34 @@ impl Tasks {
         let Some(entry) = self.entries.remove(id.0) else {
             return Err(TaskError::Stale);
         };
-        let mut held = Vec::new();
-        match entry.state {
+        // The one entry this one holds a reference to, if any.
+        let held = match entry.state {
             State::End(end) => {
-                held.push(end.shared);
                 if let Some(set) = end.waitable.set {
                     self.leave_set(set, id)?;
                 }
+                Some(end.shared)
             }
             State::Subtask(sub) => {
-                held.extend(sub.callee);
                 if let Some(set) = sub.waitable.set {
                     self.leave_set(set, id)?;
                 }
+                sub.callee
             }
             State::Task(mut task) => {
-                held.extend(task.subtask);
                 self.freed_tasks.push(id);
                 if self.spare_thread_lists.len() < MAX_SPARE_THREAD_LISTS {
                     task.threads.clear();
                     self.spare_thread_lists.push(std::mem::take(&mut task.threads));
                 }
+                task.subtask
             }
-            _ => {}
+            _ => None,
+        };
+        match held {
+            Some(h) => self.release(h),
+            None => Ok(()),
         }
-        for h in held {
-            self.release(h)?;
-        }
-        Ok(())
     }
 
     /// The tasks freed since the last call (so that a runtime can forget
