@@ -57,7 +57,8 @@ fn core_modules_do_not_need_the_component_model() {
     let mut config = Config::new();
     config.wasm_component_model(false);
     let engine = Engine::new(&config).unwrap();
-    weft::Module::new(&engine, "(module (func (export \"f\")))").expect("a core module compiles");
+    weft::Module::new(&engine, wat::parse_str("(module (func (export \"f\")))").unwrap())
+        .expect("a core module compiles");
 }
 
 #[cfg(feature = "component-model-async")]

@@ -44,7 +44,7 @@ fn raw_caller(engine: &Engine, ty: &str, flat: &[&str]) -> Component {
             (func (export "run") (param "a" u32) (param "b" u32) (result u32)
                 (canon lift (core func $i "run"))))"#
     );
-    Component::new(engine, text).expect("the test component compiles")
+    Component::new(engine, wat::parse_str(text).expect("valid text")).expect("the test component compiles")
 }
 
 /// A linker defining the resource type `r` as [`Counter`].
@@ -148,7 +148,8 @@ fn a_result_pointer_out_of_bounds_traps() {
         (core instance $i (instantiate $m (with "host" (instance (export "f" (func $f))))))
         (func (export "run") (param "a" u32) (param "b" u32) (result u32)
             (canon lift (core func $i "run"))))"#;
-    let component = Component::new(&engine, text).expect("the test component compiles");
+    let component =
+        Component::new(&engine, wat::parse_str(text).expect("valid text")).expect("the test component compiles");
     let mut typed = linker_with_r(&engine);
     typed
         .root()
@@ -210,7 +211,7 @@ fn resources_move_in_and_out_of_the_direct_path() -> weft::Result<()> {
             (export "make" (func $make)) (export "get" (func $get)) (export "take" (func $take))))))
         (func (export "run") (param "n" u32) (result u32) (canon lift (core func $i "run")))
         (func (export "twice") (param "n" u32) (result u32) (canon lift (core func $i "twice"))))"#;
-    let component = Component::new(&engine, text)?;
+    let component = Component::new(&engine, wat::parse_str(text)?)?;
     let mut linker = Linker::<ResourceTable>::new(&engine);
     let mut root = linker.root();
     root.resource("r", weft::component::ResourceType::host::<Counter>(), |_, _| Ok(()))?;
@@ -270,7 +271,8 @@ fn run_digit(store: &mut Store<()>, instance: &weft::component::Instance, n: u32
 #[test]
 fn lowered_host_functions_keep_their_instance_and_linker() {
     let engine = Engine::default();
-    let component = Component::new(&engine, STRING_CALLER).expect("compiles");
+    let bytes = wat::parse_str(STRING_CALLER).expect("valid text");
+    let component = Component::new(&engine, bytes).expect("compiles");
     let parse = |base: u32| {
         let mut linker = Linker::<()>::new(&engine);
         linker
