@@ -85,7 +85,7 @@ impl Shape {
     /// Reserves the whole address range of a memory and makes its first
     /// `minimum` pages accessible.
     fn reserve(&self, minimum: u64) -> anyhow::Result<(Mmap, usize)> {
-        let mut mmap = Mmap::reserve(MEMORY_RESERVATION)
+        let mut mmap = crate::mmap::take_reservation()
             .map_err(|e| anyhow::anyhow!("failed to reserve address space for a linear memory: {e}"))?;
         let len = (minimum << self.page_size_log2) as usize;
         mmap.make_accessible(0, len)
@@ -136,6 +136,17 @@ enum Storage {
         memory: HostMemory,
         definition: Box<VMMemoryDefinition>,
     },
+}
+
+impl Drop for LinearMemory {
+    fn drop(&mut self) {
+        // An owned reservation goes back to the spares; the pages it made
+        // accessible (its current length: memories never shrink) are reset.
+        if let Storage::Owned { mmap, definition } = &mut self.storage {
+            let used = definition.current_length;
+            crate::mmap::give_back_reservation(mmap, used);
+        }
+    }
 }
 
 /// Memory an embedder provides for a linear memory (Wasmtime's

@@ -308,4 +308,32 @@ mod tests {
         let t = weft_environ::translate_module(&bytes, weft_environ::supported_features()).unwrap();
         assert_eq!(MemoryImage::contents_for_module(&t.module), vec![None]);
     }
+
+    /// Dropped memories give their reservations back for reuse: a memory
+    /// made after others had an image mapped, were written and grew reads
+    /// zeros everywhere and has exactly its own size accessible.
+    #[test]
+    fn reused_reservations_start_clean() {
+        use crate::memory::LinearMemory;
+        let bytes = wat::parse_str(r#"(module (memory 2) (data (i32.const 70000) "xyz"))"#).unwrap();
+        let t = weft_environ::translate_module(&bytes, weft_environ::supported_features()).unwrap();
+        let images = MemoryImage::for_module(&t.module);
+        // Several rounds, so that some memory reuses a reservation even
+        // while other tests take spares from other threads.
+        for _ in 0..20 {
+            let (mut used, _) = LinearMemory::with_image(2, None, false, 16, images[0].as_ref()).unwrap();
+            used.data_mut()[5] = 1;
+            assert_eq!(used.grow(3), Some(2));
+            used.data_mut()[4 * 65536 + 7] = 2;
+            drop(used);
+            let (mut fresh, mapped) = LinearMemory::with_image(1, None, false, 16, None).unwrap();
+            assert!(!mapped);
+            assert_eq!(fresh.byte_size(), 65536);
+            assert!(fresh.data().iter().all(|b| *b == 0), "a reused reservation kept data");
+            // It grows into zeroed pages too (the old memory's were reset).
+            assert_eq!(fresh.grow(4), Some(1));
+            assert!(fresh.data().iter().all(|b| *b == 0), "grown pages kept data");
+            fresh.data_mut()[0] = 3;
+        }
+    }
 }

@@ -102,6 +102,41 @@ impl Mmap {
         Ok(())
     }
 
+    /// Replaces the first `len` bytes of the mapping (rounded up to pages)
+    /// with fresh inaccessible anonymous memory, as [`Mmap::reset`] does
+    /// the whole: for a mapping only whose prefix was ever accessible or
+    /// mapped over, which this leaves as it was when reserved.
+    fn reset_prefix(&mut self, len: usize) -> io::Result<()> {
+        let len = round_up(len, page_size()).min(self.len);
+        if len == 0 {
+            return Ok(());
+        }
+        // SAFETY: as in `reset`, over the start of our own mapping.
+        let ptr = unsafe {
+            libc::mmap(
+                self.ptr.as_ptr().cast(),
+                len,
+                libc::PROT_NONE,
+                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_NORESERVE | libc::MAP_FIXED,
+                -1,
+                0,
+            )
+        };
+        if ptr == libc::MAP_FAILED {
+            return Err(io::Error::last_os_error());
+        }
+        Ok(())
+    }
+
+    /// A mapping of nothing, which dropping leaves alone: what is left of
+    /// a mapping moved out of a value being dropped.
+    fn empty() -> Mmap {
+        Mmap {
+            ptr: NonNull::dangling(),
+            len: 0,
+        }
+    }
+
     /// The first byte of the mapping.
     pub fn as_ptr(&self) -> *mut u8 {
         self.ptr.as_ptr()
@@ -110,10 +145,49 @@ impl Mmap {
 
 impl Drop for Mmap {
     fn drop(&mut self) {
+        if self.len == 0 {
+            return;
+        }
         // SAFETY: we own the mapping and nothing refers to it any more.
         unsafe {
             libc::munmap(self.ptr.as_ptr().cast(), self.len);
         }
+    }
+}
+
+/// How many released linear-memory reservations the process keeps for
+/// reuse (each is [`MEMORY_RESERVATION`] bytes of address space, none of
+/// it memory).
+const SPARE_RESERVATIONS: usize = 8;
+
+/// Reservations of dropped linear memories, reset to inaccessible and
+/// unpopulated: the next memory takes one instead of mapping anew, and
+/// dropping a memory resets the pages it used instead of unmapping the
+/// whole reservation (both of which cost the kernel a walk of it).
+static SPARE: std::sync::Mutex<Vec<Mmap>> = std::sync::Mutex::new(Vec::new());
+
+/// A reservation of [`MEMORY_RESERVATION`] bytes, inaccessible: a spare
+/// one if there is one, or a new one.
+pub(crate) fn take_reservation() -> io::Result<Mmap> {
+    let spare = SPARE.lock().unwrap_or_else(|e| e.into_inner()).pop();
+    match spare {
+        Some(map) => Ok(map),
+        None => Mmap::reserve(MEMORY_RESERVATION),
+    }
+}
+
+/// Gives back a reservation from [`take_reservation`] of which at most the
+/// first `used` bytes were made accessible or mapped over, leaving an empty
+/// mapping in its place: it is reset and kept as a spare, or unmapped if
+/// there are enough spares (or the reset fails).
+pub(crate) fn give_back_reservation(map: &mut Mmap, used: usize) {
+    let mut map = std::mem::replace(map, Mmap::empty());
+    if map.len != round_up(MEMORY_RESERVATION, page_size()) || map.reset_prefix(used).is_err() {
+        return;
+    }
+    let mut spare = SPARE.lock().unwrap_or_else(|e| e.into_inner());
+    if spare.len() < SPARE_RESERVATIONS {
+        spare.push(map);
     }
 }
 
