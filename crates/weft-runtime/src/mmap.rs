@@ -83,23 +83,7 @@ impl Mmap {
     /// it, is dropped, so that the mapping reads as zeros once made
     /// accessible again.
     pub fn reset(&mut self) -> io::Result<()> {
-        // SAFETY: `MAP_FIXED` over exactly our own mapping, which nothing
-        // else uses now (`&mut self`): it replaces our pages and no one
-        // else's.
-        let ptr = unsafe {
-            libc::mmap(
-                self.ptr.as_ptr().cast(),
-                self.len,
-                libc::PROT_NONE,
-                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_NORESERVE | libc::MAP_FIXED,
-                -1,
-                0,
-            )
-        };
-        if ptr == libc::MAP_FAILED {
-            return Err(io::Error::last_os_error());
-        }
-        Ok(())
+        self.reset_prefix(self.len)
     }
 
     /// Replaces the first `len` bytes of the mapping (rounded up to pages)
@@ -111,7 +95,9 @@ impl Mmap {
         if len == 0 {
             return Ok(());
         }
-        // SAFETY: as in `reset`, over the start of our own mapping.
+        // SAFETY: `MAP_FIXED` over the first `len` bytes of our own mapping
+        // (`len` is at most its length), which nothing else uses now
+        // (`&mut self`): it replaces our pages and no one else's.
         let ptr = unsafe {
             libc::mmap(
                 self.ptr.as_ptr().cast(),

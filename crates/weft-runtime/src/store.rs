@@ -793,10 +793,6 @@ fn eval_const(instance: &Instance, expr: &ConstExpr) -> Result<ValRaw, Trap> {
     }
     let mut stack: Vec<ValRaw> = Vec::with_capacity(2);
     for op in &expr.ops {
-        if let Some(v) = eval_operand(instance, op) {
-            stack.push(v);
-            continue;
-        }
         let v = match *op {
             ConstOp::I32Add | ConstOp::I32Sub | ConstOp::I32Mul => {
                 let b = stack.pop().unwrap_or_default().get_i32();
@@ -826,15 +822,8 @@ fn eval_const(instance: &Instance, expr: &ConstExpr) -> Result<ValRaw, Trap> {
             | ConstOp::ArrayNewFixed(..)
             | ConstOp::AnyConvertExtern
             | ConstOp::ExternConvertAny => crate::builtins_gc::eval_gc_const(instance, op, &mut stack)?,
-            // Operands, handled above.
-            ConstOp::I32Const(_)
-            | ConstOp::I64Const(_)
-            | ConstOp::F32Const(_)
-            | ConstOp::F64Const(_)
-            | ConstOp::V128Const(_)
-            | ConstOp::GlobalGet(_)
-            | ConstOp::RefNull(_)
-            | ConstOp::RefFunc(_) => continue,
+            // The operands, each of which `eval_operand` evaluates.
+            _ => eval_operand(instance, op).unwrap_or_default(),
         };
         stack.push(v);
     }

@@ -122,6 +122,20 @@ fn invalid_flat_values_trap_as_on_the_val_path() {
 /// A host resource type of the tests.
 struct Counter;
 
+/// Component text shared by tests: a core module `$libc` with a memory and
+/// a `realloc` that always answers 512, and the import `$f` lowered with
+/// them as the core function `$f`.
+macro_rules! libc_and_lowered_f {
+    () => {
+        r#"
+        (core module $libc
+            (memory (export "mem") 1)
+            (func (export "realloc") (param i32 i32 i32 i32) (result i32) (i32.const 512)))
+        (core instance $libc (instantiate $libc))
+        (core func $f (canon lower (func $f) (memory (core memory $libc "mem")) (realloc (core func $libc "realloc"))))"#
+    };
+}
+
 #[test]
 fn invalid_handles_trap_as_on_the_val_path() {
     // No handle 5 in the caller's table, and no handle 0 ever.
@@ -134,20 +148,19 @@ fn a_result_pointer_out_of_bounds_traps() {
     // `f: func(x: u32) -> string` returns through a pointer the guest gives
     // (the second core parameter): 65535 is neither aligned nor in bounds.
     let engine = Engine::default();
-    let text = r#"(component
+    let text = concat!(
+        r#"(component
         (import "r" (type $r (sub resource)))
-        (import "f" (func $f (param "x" u32) (result string)))
-        (core module $libc
-            (memory (export "mem") 1)
-            (func (export "realloc") (param i32 i32 i32 i32) (result i32) (i32.const 512)))
-        (core instance $libc (instantiate $libc))
-        (core func $f (canon lower (func $f) (memory (core memory $libc "mem")) (realloc (core func $libc "realloc"))))
+        (import "f" (func $f (param "x" u32) (result string)))"#,
+        libc_and_lowered_f!(),
+        r#"
         (core module $m
             (import "host" "f" (func $f (param i32 i32)))
             (func (export "run") (param i32 i32) (result i32) (call $f (local.get 0) (local.get 1)) (i32.const 0)))
         (core instance $i (instantiate $m (with "host" (instance (export "f" (func $f))))))
         (func (export "run") (param "a" u32) (param "b" u32) (result u32)
-            (canon lift (core func $i "run"))))"#;
+            (canon lift (core func $i "run"))))"#
+    );
     let component =
         Component::new(&engine, wat::parse_str(text).expect("valid text")).expect("the test component compiles");
     let mut typed = linker_with_r(&engine);
@@ -237,13 +250,11 @@ fn resources_move_in_and_out_of_the_direct_path() -> weft::Result<()> {
 /// A component whose `run: func(n: u32) -> u32` writes the decimal digit
 /// `n` into its own memory and passes that one-character string to the
 /// host's `f: func(s: string) -> u32`, returning what `f` returns.
-const STRING_CALLER: &str = r#"(component
-    (import "f" (func $f (param "s" string) (result u32)))
-    (core module $libc
-        (memory (export "mem") 1)
-        (func (export "realloc") (param i32 i32 i32 i32) (result i32) (i32.const 512)))
-    (core instance $libc (instantiate $libc))
-    (core func $f (canon lower (func $f) (memory (core memory $libc "mem")) (realloc (core func $libc "realloc"))))
+const STRING_CALLER: &str = concat!(
+    r#"(component
+    (import "f" (func $f (param "s" string) (result u32)))"#,
+    libc_and_lowered_f!(),
+    r#"
     (core module $m
         (import "host" "f" (func $f (param i32 i32) (result i32)))
         (import "libc" "mem" (memory 1))
@@ -254,7 +265,8 @@ const STRING_CALLER: &str = r#"(component
         (with "host" (instance (export "f" (func $f))))
         (with "libc" (instance $libc))))
     (func (export "run") (param "n" u32) (result u32)
-        (canon lift (core func $i "run"))))"#;
+        (canon lift (core func $i "run"))))"#
+);
 
 /// Calls `run(n)` of `instance`.
 fn run_digit(store: &mut Store<()>, instance: &weft::component::Instance, n: u32) -> u32 {
