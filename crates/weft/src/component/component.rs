@@ -51,7 +51,7 @@ pub(crate) struct LoweredCore {
     /// The trampoline of `ty`, found on first use.
     pub(crate) trampoline: OnceLock<crate::func::HostTrampoline>,
     /// The closure of the step's typed host function, made by the first
-    /// instantiation (a `instance::SharedLowered<T>`): later ones with the
+    /// instantiation (an `instance::SharedLowered<T>`): later ones with the
     /// same host function share it, each with its own options in the store.
     pub(crate) host: OnceLock<Box<dyn std::any::Any + Send + Sync>>,
 }
