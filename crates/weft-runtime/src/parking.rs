@@ -2,24 +2,26 @@
 //! `memory.atomic.notify` of their address (or their timeout): one spot per
 //! shared memory, waiters woken in the order they came, per address.
 
-use std::collections::{HashMap, HashSet, VecDeque};
-use std::sync::{Condvar, Mutex, PoisonError};
+use std::collections::{HashMap, VecDeque};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::thread::Thread;
 use std::time::{Duration, Instant};
 
 /// The waiters of one memory.
 #[derive(Debug, Default)]
 pub struct ParkingSpot {
-    state: Mutex<Waiters>,
-    woken: Condvar,
+    /// The waiters of each address, oldest first.
+    waiters: Mutex<HashMap<u64, VecDeque<Arc<Waiter>>>>,
 }
 
-#[derive(Debug, Default)]
-struct Waiters {
-    /// The tickets of the waiters of each address, oldest first.
-    by_addr: HashMap<u64, VecDeque<u64>>,
-    /// Tickets notified and not yet seen by their waiter.
-    notified: HashSet<u64>,
-    next_ticket: u64,
+/// One waiting thread: a notify sets `notified` and unparks `thread`, which
+/// sees the flag without taking the spot's lock (which the notifier, about
+/// to wait in its turn, may hold).
+#[derive(Debug)]
+struct Waiter {
+    thread: Thread,
+    notified: AtomicBool,
 }
 
 /// How a wait ended.
@@ -38,58 +40,68 @@ impl ParkingSpot {
     /// so that a notify cannot slip in between the check and the wait)
     /// holds, until notified or `timeout` passes (`None`: forever).
     pub fn wait(&self, addr: u64, still_expected: impl FnOnce() -> bool, timeout: Option<Duration>) -> WaitResult {
-        let mut w = self.state.lock().unwrap_or_else(PoisonError::into_inner);
-        if !still_expected() {
-            return WaitResult::Mismatch;
-        }
-        let ticket = w.next_ticket;
-        w.next_ticket += 1;
-        w.by_addr.entry(addr).or_default().push_back(ticket);
-        let deadline = timeout.map(|t| Instant::now().checked_add(t));
+        let me = {
+            let mut waiters = self.waiters.lock().unwrap_or_else(PoisonError::into_inner);
+            if !still_expected() {
+                return WaitResult::Mismatch;
+            }
+            let me = Arc::new(Waiter {
+                thread: std::thread::current(),
+                notified: AtomicBool::new(false),
+            });
+            waiters.entry(addr).or_default().push_back(me.clone());
+            me
+        };
+        // A timeout too far to represent is forever.
+        let deadline = timeout.and_then(|t| Instant::now().checked_add(t));
         loop {
-            if w.notified.remove(&ticket) {
+            if me.notified.load(Ordering::Acquire) {
                 return WaitResult::Ok;
             }
-            let remaining = match deadline {
-                None => None,
-                // A timeout too far to represent is forever.
-                Some(None) => None,
-                Some(Some(d)) => match d.checked_duration_since(Instant::now()) {
-                    Some(r) if !r.is_zero() => Some(r),
-                    _ => {
-                        if let Some(q) = w.by_addr.get_mut(&addr) {
-                            q.retain(|t| *t != ticket);
-                            if q.is_empty() {
-                                w.by_addr.remove(&addr);
-                            }
-                        }
-                        return WaitResult::TimedOut;
-                    }
-                },
+            let Some(deadline) = deadline else {
+                // `park` may return without an unpark: the loop checks again.
+                std::thread::park();
+                continue;
             };
-            w = match remaining {
-                None => self.woken.wait(w).unwrap_or_else(PoisonError::into_inner),
-                Some(r) => self.woken.wait_timeout(w, r).unwrap_or_else(PoisonError::into_inner).0,
-            };
+            match deadline.checked_duration_since(Instant::now()) {
+                Some(r) if !r.is_zero() => std::thread::park_timeout(r),
+                _ => return self.time_out(addr, &me),
+            }
         }
+    }
+
+    /// Ends the wait of `me` at `addr` whose time is up: it leaves the
+    /// queue, unless a notify took it out first (which then counts).
+    fn time_out(&self, addr: u64, me: &Arc<Waiter>) -> WaitResult {
+        let mut waiters = self.waiters.lock().unwrap_or_else(PoisonError::into_inner);
+        if me.notified.load(Ordering::Acquire) {
+            return WaitResult::Ok;
+        }
+        if let Some(q) = waiters.get_mut(&addr) {
+            q.retain(|w| !Arc::ptr_eq(w, me));
+            if q.is_empty() {
+                waiters.remove(&addr);
+            }
+        }
+        WaitResult::TimedOut
     }
 
     /// Wakes up to `count` waiters of `addr`, oldest first; returns how
     /// many.
     pub fn notify(&self, addr: u64, count: u32) -> u32 {
-        let mut w = self.state.lock().unwrap_or_else(PoisonError::into_inner);
-        let Some(q) = w.by_addr.get_mut(&addr) else {
+        let mut waiters = self.waiters.lock().unwrap_or_else(PoisonError::into_inner);
+        let Some(q) = waiters.get_mut(&addr) else {
             return 0;
         };
         let n = q.len().min(count as usize);
-        let tickets: Vec<u64> = q.drain(..n).collect();
-        if q.is_empty() {
-            w.by_addr.remove(&addr);
+        // Flagged under the lock, so that a waiter timing out (which looks
+        // under it) either was woken or is still in the queue.
+        for w in q.drain(..n) {
+            w.notified.store(true, Ordering::Release);
+            w.thread.unpark();
         }
-        w.notified.extend(tickets);
-        drop(w);
-        if n > 0 {
-            self.woken.notify_all();
+        if q.is_empty() {
+            waiters.remove(&addr);
         }
         n as u32
     }
@@ -114,5 +126,40 @@ mod tests {
             std::thread::yield_now();
         }
         assert_eq!(waiter.join().unwrap(), WaitResult::Ok);
+    }
+
+    #[test]
+    fn a_wait_with_time_left_times_out_and_leaves_the_queue() {
+        let spot = ParkingSpot::default();
+        let start = Instant::now();
+        assert_eq!(
+            spot.wait(8, || true, Some(Duration::from_millis(20))),
+            WaitResult::TimedOut
+        );
+        assert!(start.elapsed() >= Duration::from_millis(20));
+        assert_eq!(spot.notify(8, 1), 0, "the timed-out waiter left");
+    }
+
+    #[test]
+    fn one_notify_wakes_several_waiters() {
+        let spot = Arc::new(ParkingSpot::default());
+        let waiters: Vec<_> = (0..3)
+            .map(|_| {
+                let spot = spot.clone();
+                std::thread::spawn(move || spot.wait(24, || true, None))
+            })
+            .collect();
+        // Each notify wakes those waiting by then; all three are woken in
+        // the end, none twice (a fourth notify finds nobody).
+        let mut woken = 0;
+        while woken < 3 {
+            woken += spot.notify(24, 3);
+            std::thread::yield_now();
+        }
+        assert_eq!(woken, 3);
+        for w in waiters {
+            assert_eq!(w.join().unwrap(), WaitResult::Ok);
+        }
+        assert_eq!(spot.notify(24, 1), 0);
     }
 }
