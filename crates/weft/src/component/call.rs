@@ -421,12 +421,25 @@ pub(crate) fn lower_sync_results<T>(
     out: &mut [Val],
     results: &mut [crate::Val],
 ) -> crate::Result<()> {
-    let tys = result_types(ty);
-    if let Err(e) = lower_resources(store, types, tys, out, options.flags, None) {
-        release_lowered(store, out);
-        return Err(e);
-    }
+    move_result_handles(store, types, ty, options, out)?;
     lower_results_to_core(store, types, ty, options, params, out, results)
+}
+
+/// Moves the handles of the results `out` into the instance of the
+/// caller's `options`; when that fails, releases the handles made for
+/// them in the host table (`release_lowered`).
+fn move_result_handles<T>(
+    store: &mut StoreContextMut<'_, T>,
+    types: &ComponentTypes,
+    ty: &FuncType,
+    options: &Options,
+    out: &mut [Val],
+) -> crate::Result<()> {
+    let moved = lower_resources(store, types, result_types(ty), out, options.flags, None);
+    if moved.is_err() {
+        release_lowered(store, out);
+    }
+    moved
 }
 
 /// Lowers the results `out` of a call that the caller lowered `async`
@@ -440,11 +453,7 @@ pub(crate) fn lower_async_results<T>(
     retptr: Option<u32>,
     out: &mut [Val],
 ) -> crate::Result<()> {
-    let tys = result_types(ty);
-    if let Err(e) = lower_resources(store, types, tys, out, options.flags, None) {
-        release_lowered(store, out);
-        return Err(e);
-    }
+    move_result_handles(store, types, ty, options, out)?;
     match retptr {
         Some(ptr) => store_results_at(store, types, ty, options, ptr, out),
         None => Ok(()),

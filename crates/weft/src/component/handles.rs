@@ -193,8 +193,11 @@ pub(crate) fn lift_resources<T>(
 pub(crate) fn release_lowered<T>(store: &mut StoreContextMut<'_, T>, vals: &[Val]) {
     let id = store.0.opaque().id();
     let table = &mut store.components_mut().host_handles;
-    let mut pending: Vec<&Val> = vals.iter().collect();
-    while let Some(v) = pending.pop() {
+    // The values inside aggregates wait in `pending`, which allocates only
+    // for a call that passes one.
+    let mut top = vals.iter();
+    let mut pending: Vec<&Val> = Vec::new();
+    while let Some(v) = pending.pop().or_else(|| top.next()) {
         match v {
             Val::Resource(r) if r.store == id => {
                 let made_for_the_call = table
