@@ -9,9 +9,9 @@ use cranelift_codegen::control::ControlPlane;
 use cranelift_codegen::ir::{ExternalName, Function, UserFuncName};
 use cranelift_codegen::isa::OwnedTargetIsa;
 use cranelift_codegen::settings::{self, Configurable};
-use cranelift_codegen::{Context, FinalizedRelocTarget};
+use cranelift_codegen::{Context, FinalizedMachExceptionHandler, FinalizedRelocTarget};
 use cranelift_frontend::FunctionBuilderContext;
-use weft_environ::{CompiledModule, ModuleTranslation, Trap, Tunables, WasmFuncType};
+use weft_environ::{CompiledModule, ExceptionHandler, ModuleTranslation, Trap, Tunables, WasmFuncType};
 
 /// Compiles wasm functions and trampolines for the host machine.
 ///
@@ -171,7 +171,7 @@ impl Compiler {
     /// `values[0..results]`.
     pub fn compile_array_trampoline(&self, ty: &WasmFuncType) -> Result<CompiledFunction> {
         let mut fctx = FunctionBuilderContext::new();
-        let func = build_array_trampoline(ty, self.isa.frontend_config(), &mut fctx, self.tunables.exceptions)
+        let func = build_array_trampoline(ty, self.isa.frontend_config(), &mut fctx)
             .with_context(|| format!("failed to compile the trampoline of {ty}"))?;
         self.compile_clif(func)
             .with_context(|| format!("failed to compile the trampoline of {ty}"))
@@ -331,6 +331,23 @@ impl Compiler {
             .iter()
             .map(|(offset, _, map)| (*offset, map.entries().map(|(_, slot)| slot).collect()))
             .collect();
+        let mut exception_handlers = Vec::new();
+        for site in buffer.call_sites() {
+            let Some(handler) = site.exception_handlers.iter().find_map(|h| match h {
+                FinalizedMachExceptionHandler::Default(offset) => Some(*offset),
+                _ => None,
+            }) else {
+                continue;
+            };
+            let frame_offset = site
+                .frame_offset
+                .ok_or_else(|| anyhow!("Cranelift gave no frame offset for a call with an exception handler"))?;
+            exception_handlers.push(ExceptionHandler {
+                ret: site.ret_addr,
+                handler,
+                frame_offset,
+            });
+        }
         let mut block_starts = compiled.bb_starts.clone();
         block_starts.sort_unstable();
         block_starts.dedup();
@@ -342,6 +359,7 @@ impl Compiler {
             traps,
             address_map,
             stack_maps,
+            exception_handlers,
         };
         Ok((function, block_starts))
     }
@@ -452,7 +470,7 @@ mod debug_tests {
         for ty in &module.types {
             let mut fctx = FunctionBuilderContext::new();
             for func in [
-                build_array_trampoline(ty, compiler.isa.frontend_config(), &mut fctx, false).unwrap(),
+                build_array_trampoline(ty, compiler.isa.frontend_config(), &mut fctx).unwrap(),
                 build_wasm_to_host_trampoline(ty, compiler.isa.frontend_config(), &mut fctx).unwrap(),
             ] {
                 println!("{}", func.display());

@@ -7,8 +7,9 @@
 use crate::types::{clif_type, clif_type_of, trap_to_code, trusted, vmctx_readonly, wasm_signature};
 use anyhow::{anyhow, bail, Context as _, Result};
 use cranelift_codegen::ir::{
-    types, AliasRegion, AliasRegionData, Block, BlockArg, ExtFuncData, ExternalName, FuncRef, Function,
-    GlobalValueData, InstBuilder, JumpTableData, SigRef, SourceLoc, Type, UserExternalName, Value,
+    types, AliasRegion, AliasRegionData, Block, BlockArg, ExceptionTableData, ExceptionTableItem, ExtFuncData,
+    ExternalName, FuncRef, Function, GlobalValueData, InstBuilder, JumpTableData, SigRef, SourceLoc, Type,
+    UserExternalName, Value,
 };
 use cranelift_codegen::isa::{CallConv, TargetIsa};
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext, Variable};
@@ -234,7 +235,7 @@ pub(crate) fn translate_function<'m>(
     if !t.frames.is_empty() {
         bail!("function body ends before its last `end`");
     }
-    t.finish_propagate_block();
+    t.finish_propagate_block()?;
     t.b.finalize(isa.frontend_config());
     Ok(())
 }
@@ -368,18 +369,32 @@ impl FuncTranslator<'_, '_> {
     /// [`FuncTranslator::handler_block`] as seen from inside the first
     /// `frames` frames only (for `delegate`).
     pub(crate) fn handler_block_within(&mut self, frames: usize) -> Block {
-        for frame in self.frames[..frames.min(self.frames.len())].iter().rev() {
-            match frame.kind {
-                FrameKind::TryTable { dispatch: Some(d) } => return d,
+        self.local_handler_within(frames)
+            .unwrap_or_else(|| self.propagate_block())
+    }
+
+    /// The dispatch block of the innermost handler in whose scope the
+    /// current point is, if any.
+    fn local_handler_block(&self) -> Option<Block> {
+        if !self.tunables.exceptions {
+            return None;
+        }
+        self.local_handler_within(self.frames.len())
+    }
+
+    fn local_handler_within(&self, frames: usize) -> Option<Block> {
+        self.frames[..frames.min(self.frames.len())]
+            .iter()
+            .rev()
+            .find_map(|frame| match frame.kind {
+                FrameKind::TryTable { dispatch: Some(d) } => Some(d),
                 FrameKind::LegacyTry {
                     dispatch,
                     in_catch: false,
                     ..
-                } => return dispatch,
-                _ => {}
-            }
-        }
-        self.propagate_block()
+                } => Some(dispatch),
+                _ => None,
+            })
     }
 
     pub(crate) fn frame_index(&self, relative_depth: u32) -> usize {
@@ -779,7 +794,7 @@ impl FuncTranslator<'_, '_> {
         let num_params = self.module.types[ty_index as usize].params.len();
         let mut args = vec![self.vmctx, self.vmctx];
         args.extend(self.popn(num_params));
-        let inst = if self.module.is_imported_func(function_index) {
+        let callee = if self.module.is_imported_func(function_index) {
             let func_ref = self.b.ins().load(
                 types::I64,
                 vmctx_readonly(),
@@ -788,16 +803,11 @@ impl FuncTranslator<'_, '_> {
             );
             let (code, callee_vmctx) = self.load_func_ref_fields(func_ref, true);
             args[0] = callee_vmctx;
-            self.b.ins().call_indirect(sig, code, &args)
+            Callee::Indirect(code)
         } else {
-            let f = self.direct_func_ref(function_index - self.module.num_imported_funcs, sig);
-            self.b.ins().call(f, &args)
+            Callee::Direct(self.direct_func_ref(function_index - self.module.num_imported_funcs, sig))
         };
-        let results = self.b.inst_results(inst).to_vec();
-        let imported = self.module.is_imported_func(function_index);
-        if imported || self.module.may_throw(function_index - self.module.num_imported_funcs) {
-            self.check_pending_exception();
-        }
+        let results = self.call_wasm(callee, sig, &args);
         self.stack.extend(results);
         Ok(())
     }
@@ -823,12 +833,59 @@ impl FuncTranslator<'_, '_> {
         let num_params = self.module.types[ty_index as usize].params.len();
         let mut args = vec![callee_vmctx, self.vmctx];
         args.extend(self.popn(num_params));
-        let inst = self.b.ins().call_indirect(sig, code, &args);
-        let results = self.b.inst_results(inst).to_vec();
-        self.check_pending_exception();
+        let results = self.call_wasm(Callee::Indirect(code), sig, &args);
         self.stack.extend(results);
         Ok(())
     }
+
+    /// Calls wasm code with signature `sig` and returns the results. In
+    /// the scope of an exception handler the call is a `try_call` whose
+    /// exceptional edge (taken when an exception thrown below it resumes
+    /// here; see `ops_exceptions.rs`) leads to the handler; elsewhere it is
+    /// a plain call, which an exception never returns to.
+    fn call_wasm(&mut self, callee: Callee, sig: SigRef, args: &[Value]) -> Vec<Value> {
+        let Some(handler) = self.local_handler_block() else {
+            let inst = match callee {
+                Callee::Direct(f) => self.b.ins().call(f, args),
+                Callee::Indirect(code) => self.b.ins().call_indirect(sig, code, args),
+            };
+            return self.b.inst_results(inst).to_vec();
+        };
+        let returns: Vec<Type> = self.b.func.dfg.signatures[sig]
+            .returns
+            .iter()
+            .map(|r| r.value_type)
+            .collect();
+        let next = self.b.create_block();
+        for ty in &returns {
+            self.b.append_block_param(next, *ty);
+        }
+        let landing = self.b.create_block();
+        self.b.set_cold_block(landing);
+        let results: Vec<BlockArg> = (0..returns.len() as u32).map(BlockArg::TryCallRet).collect();
+        let normal = self.b.func.dfg.block_call(next, &results);
+        let exceptional = self.b.func.dfg.block_call(landing, &[]);
+        let table = ExceptionTableData::new(sig, normal, [ExceptionTableItem::Default(exceptional)]);
+        let table = self.b.func.dfg.exception_tables.push(table);
+        match callee {
+            Callee::Direct(f) => self.b.ins().try_call(f, args, table),
+            Callee::Indirect(code) => self.b.ins().try_call_indirect(code, args, table),
+        };
+        self.b.seal_block(landing);
+        self.b.switch_to_block(landing);
+        self.b.ins().jump(handler, &[]);
+        self.b.seal_block(next);
+        self.b.switch_to_block(next);
+        self.b.block_params(next).to_vec()
+    }
+}
+
+/// The callee of [`FuncTranslator::call_wasm`].
+enum Callee {
+    /// A function of the module, called directly.
+    Direct(FuncRef),
+    /// The code at an address.
+    Indirect(Value),
 }
 
 pub(crate) fn block_args(values: &[Value]) -> Vec<BlockArg> {

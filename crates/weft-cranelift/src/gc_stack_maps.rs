@@ -34,10 +34,12 @@ use weft_environ::{vmstore, BuiltinFunction, Module, WasmHeapType, WasmValType};
 /// store's fuel and epoch callbacks, where the embedder may collect,
 /// capture a `WasmBacktrace` or take a `GuestProfiler` sample.
 /// `Throw` makes an exception, and collects when the number of live
-/// exceptions has grown enough.
-pub(crate) const COLLECTING_BUILTINS: [BuiltinFunction; 6] = [
+/// exceptions has grown enough. `Unwind` walks the wasm frames from the
+/// exit to find where an exception resumes.
+pub(crate) const COLLECTING_BUILTINS: [BuiltinFunction; 7] = [
     BuiltinFunction::GcAlloc,
     BuiltinFunction::Throw,
+    BuiltinFunction::Unwind,
     BuiltinFunction::GcArrayNewSegment,
     BuiltinFunction::GcAnyConvertExtern,
     BuiltinFunction::OutOfFuel,

@@ -4,7 +4,7 @@
 
 use anyhow::{anyhow, bail, Result};
 use cranelift_codegen::binemit::Reloc;
-use weft_environ::{CompiledModule, FunctionLoc, Trap};
+use weft_environ::{CompiledModule, ExceptionHandler, FunctionLoc, Trap};
 
 /// A direct call from one function to a defined function of the same
 /// module, to be resolved when the module is linked.
@@ -33,6 +33,9 @@ pub struct CompiledFunction {
     /// address, and the offsets from the stack pointer at the call of the
     /// slots holding references.
     pub(crate) stack_maps: Vec<(u32, Box<[u32]>)>,
+    /// The calls in the scope of an exception handler, by the offset of
+    /// their return address (as Cranelift lists its call sites: in order).
+    pub(crate) exception_handlers: Vec<ExceptionHandler>,
 }
 
 impl CompiledFunction {
@@ -104,6 +107,13 @@ pub(crate) fn link_with_builtins(
                 .iter()
                 .map(|(off, slots)| (loc.offset + off, slots.clone())),
         );
+        module
+            .exception_handlers
+            .extend(f.exception_handlers.iter().map(|h| ExceptionHandler {
+                ret: loc.offset + h.ret,
+                handler: loc.offset + h.handler,
+                frame_offset: h.frame_offset,
+            }));
     }
     for t in &trampolines {
         let loc = append(&mut code, t)?;

@@ -1,17 +1,11 @@
 //! Exception handling: `throw`, `throw_ref` and the handlers of `try_table`.
 //!
-//! Exceptions propagate by return, not by unwinding. Throwing calls a
-//! builtin that records the exception as the store's pending exception
-//! (`vmstore::PENDING_EXN` and its tag identity in `PENDING_EXN_TAG`), then
-//! jumps to the handler of the throw point. After every call to wasm that
-//! may throw (all but direct calls to functions of the module that
-//! `Module::func_may_throw` clears), compiled code loads the pending
-//! exception and, when it is set, jumps to the handler of the call site as
-//! well.
+//! Throwing calls a builtin that records the exception as the store's
+//! pending exception (`vmstore::PENDING_EXN` and its tag identity in
+//! `PENDING_EXN_TAG`), then jumps to the handler of the throw point.
 //!
 //! The handler of a point is the dispatch block of the innermost enclosing
-//! `try_table`, or else the function's propagate block, which returns zero
-//! values (its caller checks the pending exception in turn). A dispatch
+//! `try_table`, or else the function's propagate block. A dispatch
 //! block compares the pending tag with the tag identity of each `catch`
 //! clause (identities are per instance: the pointer in the vmctx's tag
 //! array), in order; on a match it clears the pending exception, reads the
@@ -27,13 +21,21 @@
 //! label it names. A clause keeps the exception it caught, for
 //! `rethrow`. Inside a clause the `try`'s own handlers no longer apply.
 //!
-//! An exception nobody catches returns to the host-to-wasm trampoline,
-//! which traps with `Trap::UncaughtException`; the runtime turns that into
+//! Exceptions leave a function by unwinding, so calls outside the scope of
+//! a handler cost nothing. A call to wasm in the scope of one is a
+//! `try_call`: Cranelift records, for its return address, a landing pad
+//! that jumps to the handler, and the offset of the stack pointer from the
+//! frame pointer there. The propagate block calls the `Unwind` builtin,
+//! which walks the frame pointers of the calling wasm frames to the first
+//! return address with a landing pad and resumes there (the landing pad
+//! takes every register as clobbered, as after any exceptional edge). When
+//! no frame of this call into wasm has one, the builtin returns and the
+//! block traps with `Trap::UncaughtException`; the runtime turns that into
 //! an error. A host function between the thrower and a would-be catcher
-//! gets that error from its own call into wasm, so no Rust frame is ever
-//! skipped; if it returns it (or throws an exception of its own), the host
-//! shim makes the exception pending again and returns normally, and the
-//! wasm caller's check after the call sends it to its handler.
+//! gets that error from its own call into wasm, so no Rust frame with
+//! work left is ever skipped; if it returns it (or throws an exception of
+//! its own), the host shim makes the exception pending again and unwinds
+//! from the wasm-to-host trampoline's exit in the same way.
 
 use crate::func_translator::{block_args, FuncTranslator};
 use crate::types::{clif_type, trap_to_code, trusted, vmctx_readonly};
@@ -99,26 +101,10 @@ impl FuncTranslator<'_, '_> {
         Ok(())
     }
 
-    /// After a call to wasm: jumps to the handler of this point when the
-    /// callee left an exception pending.
-    pub(crate) fn check_pending_exception(&mut self) {
-        if !self.tunables.exceptions {
-            return;
-        }
-        let store = self.store_context();
-        let pending = self
-            .b
-            .ins()
-            .load(types::I64, trusted(), store, vmstore::PENDING_EXN as i32);
-        let handler = self.handler_block();
-        let next = self.b.create_block();
-        self.b.ins().brif(pending, handler, &[], next, &[]);
-        self.b.seal_block(next);
-        self.b.switch_to_block(next);
-    }
-
-    /// The function's propagate block: returns zeros, leaving the exception
-    /// pending for the caller. Created on first use and filled by
+    /// The function's propagate block: unwinds the pending exception to the
+    /// innermost calling frame with a handler for it (the `Unwind`
+    /// builtin), or traps with `UncaughtException` when no frame of this
+    /// call into wasm has one. Created on first use and filled by
     /// [`FuncTranslator::finish_propagate_block`] once the body is done.
     pub(crate) fn propagate_block(&mut self) -> Block {
         if let Some(block) = self.propagate {
@@ -133,13 +119,13 @@ impl FuncTranslator<'_, '_> {
 
     /// Fills the propagate block, if some throw point used it. Called after
     /// the function's last `end`, when every other block is filled.
-    pub(crate) fn finish_propagate_block(&mut self) {
-        let Some(block) = self.propagate else { return };
+    pub(crate) fn finish_propagate_block(&mut self) -> Result<()> {
+        let Some(block) = self.propagate else { return Ok(()) };
         self.b.switch_to_block(block);
         self.b.seal_block(block);
-        let results = self.result_types.clone();
-        let zeros: Vec<Value> = results.iter().map(|t| self.zero(*t)).collect();
-        self.b.ins().return_(&zeros);
+        self.call_builtin(BuiltinFunction::Unwind, &[])?;
+        self.b.ins().trap(trap_to_code(Trap::UncaughtException));
+        Ok(())
     }
 
     /// Emits the test of a handler of `tag` in the current block (a dispatch

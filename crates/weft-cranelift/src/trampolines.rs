@@ -27,15 +27,14 @@ pub(crate) fn fixed_offsets() -> VMOffsets {
 /// `extern fn(callee_vmctx, caller_vmctx, code, values: *mut ValRaw)`.
 ///
 /// It loads the parameters from `values[i]`, calls `code` with the wasm
-/// calling convention and stores the results to `values[i]`. With
-/// `exceptions`, it then traps with [`Trap::UncaughtException`] when the
-/// callee left an exception pending (no wasm handler caught it), so that
-/// the runtime looks at pending exceptions only on that path.
+/// calling convention and stores the results to `values[i]`. (An
+/// exception no wasm handler catches never returns here: compiled code
+/// traps with [`weft_environ::Trap::UncaughtException`] where it finds no
+/// handler.)
 pub(crate) fn build_array_trampoline(
     ty: &WasmFuncType,
     config: TargetFrontendConfig,
     fctx: &mut FunctionBuilderContext,
-    exceptions: bool,
 ) -> Result<Function> {
     let wasm_sig = wasm_signature(ty)?;
     let mut sig = Signature::new(config.default_call_conv);
@@ -61,12 +60,6 @@ pub(crate) fn build_array_trampoline(
     for (i, r) in results.into_iter().enumerate() {
         let offset = i32::try_from(i as u64 * u64::from(VALRAW_SIZE))?;
         b.ins().store(trusted(), r, values, offset);
-    }
-    if exceptions {
-        let offset = i32::try_from(fixed_offsets().vmctx_store_context())?;
-        let store_context = b.ins().load(I64, trusted(), callee_vmctx, offset);
-        let pending = b.ins().load(I64, trusted(), store_context, vmstore::PENDING_EXN as i32);
-        b.ins().trapnz(pending, trap_to_code(Trap::UncaughtException));
     }
     b.ins().return_(&[]);
     b.finalize(config);

@@ -98,6 +98,13 @@ builtins! {
     /// without it, the exception is freed if no `exnref` to it was ever
     /// made, so that a throw-and-catch loop needs no memory.
     ExnCatch(Vmctx, Pointer, Pointer, I32) -> [];
+    /// The pending exception leaves a function with no handler for it:
+    /// (vmctx). Called through its trampoline (which records the exit),
+    /// it resumes at the handler of the innermost calling wasm frame whose
+    /// call is in the scope of one (see `weft_runtime`'s exception
+    /// unwinding), and returns only when no frame of this call into wasm
+    /// has one; compiled code then traps with `UncaughtException`.
+    Unwind(Vmctx) -> [];
     /// `memory.atomic.wait32`: (vmctx, memory, effective address (aligned),
     /// expected, timeout in ns or negative for none) -> 0 woken, 1 not
     /// equal, 2 timed out, or [`ATOMIC_OUT_OF_BOUNDS`] /

@@ -43,4 +43,21 @@ pub struct CompiledModule<'a> {
     /// return address, with the offsets (from the stack pointer at the
     /// call) of the 8-byte slots holding those references.
     pub stack_maps: Vec<(u32, Box<[u32]>)>,
+    /// The calls that are in the scope of an exception handler, sorted by
+    /// the offset of their return address: where an exception thrown
+    /// below one of them resumes.
+    pub exception_handlers: Vec<ExceptionHandler>,
+}
+
+/// A call in the scope of an exception handler: an exception thrown below
+/// it resumes in its frame at `handler`, with the stack pointer at
+/// `frame_offset` below the frame pointer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct ExceptionHandler {
+    /// The code offset of the call's return address.
+    pub ret: u32,
+    /// The code offset of the handler's landing pad.
+    pub handler: u32,
+    /// The frame pointer minus the stack pointer, at the call.
+    pub frame_offset: u32,
 }

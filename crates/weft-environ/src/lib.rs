@@ -40,7 +40,7 @@ pub use builtins::{
     GC_OUT_OF_BOUNDS, GC_OUT_OF_MEMORY, GC_TEST_ARRAY, GC_TEST_CONCRETE, GC_TEST_FUNC_SUBTYPE, GC_TEST_STRUCT,
     GROW_ERROR,
 };
-pub use compiled::{CompiledModule, FunctionLoc};
+pub use compiled::{CompiledModule, ExceptionHandler, FunctionLoc};
 pub use error::TranslateError;
 pub use gc_types::*;
 pub use module::*;
@@ -63,9 +63,11 @@ pub struct Tunables {
     /// Relaxed SIMD instructions compute the deterministic results of the
     /// spec instead of the fastest ones of the machine.
     pub relaxed_simd_deterministic: bool,
-    /// Exception handling is enabled: after every call, compiled code checks
-    /// the store's pending exception (see `vmstore::PENDING_EXN`). Without
-    /// it no module may use tags, so no exception can ever be pending.
+    /// Exception handling is enabled: calls in the scope of a handler
+    /// record where an exception thrown below them resumes, and a function
+    /// that has no handler for an exception unwinds to the one that has
+    /// (see `vmstore::PENDING_EXN`). Without it no module may use tags, so
+    /// no exception can ever be pending.
     pub exceptions: bool,
     /// Every access to a linear memory is checked against its current
     /// length, 32-bit memories of 64 KiB pages included: their memory may

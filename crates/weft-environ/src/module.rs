@@ -328,11 +328,6 @@ pub struct Module {
     pub start: Option<u32>,
     /// Function names from the name section.
     pub func_names: FuncNames,
-    /// Per defined function: whether an exception may escape it (it
-    /// throws, calls an import or calls indirectly, or calls a defined
-    /// function that may throw). Calls to the others need no exception
-    /// check. Empty when not computed: every function may throw.
-    pub func_may_throw: Vec<bool>,
 }
 
 impl Module {
@@ -378,12 +373,6 @@ impl Module {
     /// tags.
     pub fn uses_tags(&self) -> bool {
         !self.tags.is_empty()
-    }
-
-    /// Whether an exception may escape the defined function
-    /// `defined_index` (see [`Module::func_may_throw`]).
-    pub fn may_throw(&self, defined_index: u32) -> bool {
-        self.func_may_throw.get(defined_index as usize).copied().unwrap_or(true)
     }
 
     /// Whether the module declares a type that only the GC proposal can

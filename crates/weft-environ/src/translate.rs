@@ -44,17 +44,7 @@ fn unsupported(message: impl Into<String>, offset: u64) -> TranslateError {
 /// validation fails on one of those constructs is validated again with it
 /// and then checked to use nothing else of GC (see `gc_check.rs`).
 pub fn translate_module(wasm: &[u8], features: WasmFeatures) -> Result<ModuleTranslation<'_>, TranslateError> {
-    let mut translation = translate_checked(wasm, features, true)?;
-    analyze_throws(&mut translation, features);
-    Ok(translation)
-}
-
-/// Fills [`Module::func_may_throw`] for code generation, when exceptions
-/// are enabled (without them nothing can throw and the field stays empty).
-pub(crate) fn analyze_throws(translation: &mut ModuleTranslation<'_>, features: WasmFeatures) {
-    if features.intersects(WasmFeatures::EXCEPTIONS | WasmFeatures::LEGACY_EXCEPTIONS) {
-        translation.module.func_may_throw = may_throw(&translation.module, &translation.function_bodies);
-    }
+    translate_checked(wasm, features, true)
 }
 
 /// Translates `wasm` validating its sections but not its function bodies.
@@ -63,9 +53,7 @@ pub(crate) fn analyze_throws(translation: &mut ModuleTranslation<'_>, features: 
 /// (a precompiled module being read back): the bodies are only carried
 /// along, never compiled again, so validating them once more would be
 /// wasted work. Later stages must not compile bodies from this
-/// translation unless they trust them. The bodies are not analysed for
-/// code generation either ([`Module::func_may_throw`] stays empty, which
-/// code generation reads as "every call may throw").
+/// translation unless they trust them.
 pub fn translate_module_trusting_bodies(
     wasm: &[u8],
     features: WasmFeatures,
@@ -137,50 +125,6 @@ fn translate_with(
         module,
         function_bodies,
     })
-}
-
-/// Which defined functions an exception may escape (see
-/// [`Module::func_may_throw`]): those that throw, call an import or call
-/// indirectly, and, through the call graph, their direct callers.
-fn may_throw(module: &Module, bodies: &[FunctionBody<'_>]) -> Vec<bool> {
-    use wasmparser::Operator as O;
-    let imported = module.num_imported_funcs;
-    let mut may = vec![false; bodies.len()];
-    let mut callers: Vec<Vec<u32>> = vec![Vec::new(); bodies.len()];
-    for (i, body) in bodies.iter().enumerate() {
-        let Ok(mut reader) = body.get_operators_reader() else {
-            may[i] = true;
-            continue;
-        };
-        while !reader.eof() {
-            match reader.read() {
-                Ok(O::Throw { .. } | O::ThrowRef | O::Rethrow { .. })
-                | Ok(O::CallIndirect { .. } | O::CallRef { .. })
-                | Ok(O::ReturnCallIndirect { .. } | O::ReturnCallRef { .. })
-                | Err(_) => may[i] = true,
-                Ok(O::Call { function_index } | O::ReturnCall { function_index }) => {
-                    match function_index.checked_sub(imported) {
-                        Some(callee) if (callee as usize) < bodies.len() => callers[callee as usize].push(i as u32),
-                        _ => may[i] = true,
-                    }
-                }
-                Ok(_) => {}
-            }
-            if may[i] {
-                break;
-            }
-        }
-    }
-    let mut pending: Vec<u32> = (0..bodies.len() as u32).filter(|i| may[*i as usize]).collect();
-    while let Some(callee) = pending.pop() {
-        for &caller in &callers[callee as usize] {
-            if !may[caller as usize] {
-                may[caller as usize] = true;
-                pending.push(caller);
-            }
-        }
-    }
-    may
 }
 
 fn payload_end(payload: &Payload<'_>) -> Option<u64> {

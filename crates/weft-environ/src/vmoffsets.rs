@@ -103,8 +103,8 @@ pub mod vmstore {
     /// Address of the engine's epoch counter (`*const u64`).
     pub const EPOCH_PTR: u32 = 56;
     /// The exception being thrown (an exnref word, 0 when none): set by the
-    /// `Throw` and `ThrowRef` builtins, checked by compiled code after every
-    /// call, cleared when a handler catches it.
+    /// `Throw` and `ThrowRef` builtins and by host functions that throw,
+    /// cleared when a handler catches it.
     pub const PENDING_EXN: u32 = 64;
     /// The tag identity (`*const VMTagDefinition`) of the pending exception.
     pub const PENDING_EXN_TAG: u32 = 72;

@@ -28,6 +28,7 @@ pub(crate) static BUILTINS: Builtins = Builtins([
     throw as *const (),
     throw_ref as *const (),
     exn_catch as *const (),
+    unwind as *const (),
     memory_atomic_wait32 as *const (),
     memory_atomic_wait64 as *const (),
     memory_atomic_notify as *const (),
@@ -41,7 +42,7 @@ pub(crate) static BUILTINS: Builtins = Builtins([
 ]);
 
 /// The addresses of the builtins.
-pub(crate) struct Builtins(pub(crate) [*const (); 27]);
+pub(crate) struct Builtins(pub(crate) [*const (); 28]);
 
 // SAFETY: function addresses are immutable and valid on every thread.
 unsafe impl Sync for Builtins {}
@@ -406,6 +407,18 @@ extern "C" fn throw_ref(vmctx: *mut u8, exn: usize) {
     };
     ctx.pending_exn.set(exn);
     ctx.pending_exn_tag.set(tag);
+}
+
+/// `Unwind`: the pending exception leaves a function that has no handler
+/// for it. Called through its trampoline, which records the exit; resumes
+/// at the landing pad of the innermost calling frame that has one, or
+/// returns (and compiled code traps with `UncaughtException`).
+extern "C" fn unwind(vmctx: *mut u8) {
+    let ctx = store_context(instance(vmctx));
+    // SAFETY: compiled code calls this builtin through its trampoline,
+    // which recorded its exit in the store context; this frame holds
+    // nothing to drop.
+    unsafe { crate::unwind::resume_at_handler(ctx) }
 }
 
 extern "C" fn exn_catch(vmctx: *mut u8, exn: usize, out: *mut ValRaw, keep: u32) {

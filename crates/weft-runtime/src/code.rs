@@ -3,7 +3,7 @@
 
 use std::collections::BTreeMap;
 use std::sync::{Arc, RwLock};
-use weft_environ::Trap;
+use weft_environ::{ExceptionHandler, Trap};
 
 /// Code and its trap table, kept alive while any handle refers to it.
 pub struct CodeMemory {
@@ -24,6 +24,9 @@ struct CodeInfo {
     /// call's return address, sorted, with the offsets from the stack
     /// pointer at the call of the 8-byte slots holding references.
     stack_maps: Vec<(u32, Box<[u32]>)>,
+    /// The calls in the scope of an exception handler, sorted by the
+    /// offset of their return address (see `unwind.rs`).
+    exception_handlers: Vec<ExceptionHandler>,
     /// The precompiled file the code was loaded from, if it was: the code
     /// may run where it lies in it, and tables be read where they lie.
     file: Option<crate::MappedFile>,
@@ -159,17 +162,18 @@ impl CodeMemory {
     /// Maps `code` as executable and registers its trap table (sorted by
     /// offset; unsorted input is sorted here).
     pub fn new(code: &[u8], traps: Vec<(u32, Trap)>) -> anyhow::Result<CodeMemory> {
-        Self::new_with_stack_maps(code, traps, Vec::new())
+        Self::new_with_stack_maps(code, traps, Vec::new(), Vec::new())
     }
 
     #[doc(hidden)]
-    /// [`CodeMemory::new`] with the stack maps of the code's calls (see
-    /// `weft_environ::CompiledModule::stack_maps`; unsorted input is sorted
-    /// here).
+    /// [`CodeMemory::new`] with the stack maps and the exception handlers
+    /// of the code's calls (see `weft_environ::CompiledModule::stack_maps`
+    /// and `exception_handlers`; unsorted input is sorted here).
     pub fn new_with_stack_maps(
         code: &[u8],
         traps: Vec<(u32, Trap)>,
         stack_maps: Vec<(u32, Box<[u32]>)>,
+        exception_handlers: Vec<ExceptionHandler>,
     ) -> anyhow::Result<CodeMemory> {
         let (alloc, base) = copy_executable(code)?;
         Ok(Self::register(
@@ -179,6 +183,7 @@ impl CodeMemory {
                 end: base + code.len(),
                 traps: TrapTable::Decoded(traps),
                 stack_maps,
+                exception_handlers,
                 file: None,
             },
         ))
@@ -198,6 +203,7 @@ impl CodeMemory {
         len: usize,
         traps: TrapTable,
         stack_maps: Vec<(u32, Box<[u32]>)>,
+        exception_handlers: Vec<ExceptionHandler>,
     ) -> anyhow::Result<CodeMemory> {
         let Some(end) = start.checked_add(len).filter(|end| *end <= file.bytes().len()) else {
             anyhow::bail!("the code lies outside the mapped file");
@@ -216,6 +222,7 @@ impl CodeMemory {
                 end: base + len,
                 traps,
                 stack_maps,
+                exception_handlers,
                 file: Some(file),
             },
         ))
@@ -226,6 +233,7 @@ impl CodeMemory {
     fn register(alloc: Option<region::Allocation>, mut info: CodeInfo) -> CodeMemory {
         info.traps = std::mem::replace(&mut info.traps, TrapTable::empty()).sorted();
         info.stack_maps.sort_by_key(|t| t.0);
+        info.exception_handlers.sort_by_key(|h| h.ret);
         let len = info.end - info.start;
         let info = Arc::new(info);
         REGISTRY
@@ -273,6 +281,34 @@ impl CodeMemory {
     pub fn stack_maps(&self) -> &[(u32, Box<[u32]>)] {
         &self.info.stack_maps
     }
+
+    /// The exception handlers, sorted by the offset of the return address.
+    pub fn exception_handlers(&self) -> &[ExceptionHandler] {
+        &self.info.exception_handlers
+    }
+}
+
+/// `None` when `pc` is not in registered code; else the landing pad of the
+/// call returning to `pc` and the offset of its frame's stack pointer
+/// below its frame pointer, if the call is in the scope of an exception
+/// handler. (A landing pad outside the code, from a corrupt table, counts
+/// as none.)
+pub(crate) fn exception_handler_at(pc: usize) -> Option<Option<(usize, u32)>> {
+    let registry = REGISTRY.read().unwrap_or_else(|e| e.into_inner());
+    let (_, info) = registry.range(..=pc).next_back()?;
+    if pc >= info.end {
+        return None;
+    }
+    let offset = (pc - info.start) as u32;
+    let handlers = &info.exception_handlers;
+    Some(
+        handlers
+            .binary_search_by_key(&offset, |h| h.ret)
+            .ok()
+            .map(|i| handlers[i])
+            .filter(|h| (h.handler as usize) < info.end - info.start)
+            .map(|h| (info.start + h.handler as usize, h.frame_offset)),
+    )
 }
 
 /// Calls `f` with each stack-pointer offset of the stack map of the call
@@ -381,8 +417,15 @@ mod tests {
         std::fs::write(&path, &bytes).unwrap();
         let file = crate::MappedFile::map(std::fs::File::open(&path).unwrap()).unwrap();
         std::fs::remove_file(&path).unwrap();
-        let code =
-            CodeMemory::from_mapped_file(file, 1, 16, TrapTable::InFile(table_start..bytes.len()), Vec::new()).unwrap();
+        let code = CodeMemory::from_mapped_file(
+            file,
+            1,
+            16,
+            TrapTable::InFile(table_start..bytes.len()),
+            Vec::new(),
+            Vec::new(),
+        )
+        .unwrap();
         assert_eq!(code.code(), &[0xc3; 16]);
         assert_eq!(code.file_bytes(), Some(&bytes[..]));
         let (start, end) = code.range();

@@ -134,33 +134,53 @@ where
     }));
     match outcome {
         Ok(Ok(())) => 1,
-        Ok(Err(error)) => host_error(store, store_ctx, values, error),
+        Ok(Err(error)) => {
+            if host_error(store, store_ctx, error) {
+                // SAFETY: this runs on the wasm frames' stack, under the
+                // wasm-to-host trampoline whose exit the store context
+                // records; nothing in this frame is left to drop (`outcome`
+                // was moved out, the rest are references).
+                unsafe { crate::unwind::resume_at_handler(store_ctx) };
+                return uncaught_from_host();
+            }
+            0
+        }
         other => host_failed(other),
     }
 }
 
 /// A host function's error: the exception the host threw (see
-/// [`crate::VMStore::host_throw`]) becomes the pending exception, which the
-/// wasm caller's check after the call sends to its handler (the results,
-/// zeroed, are not read then); any other error is recorded for the trap
-/// that follows.
+/// [`crate::VMStore::host_throw`]) becomes the pending exception, and true
+/// is returned: the shim then unwinds it to its wasm handler. Any other
+/// error is recorded for the trap that follows, and false is returned.
 #[cold]
 #[inline(never)]
-fn host_error<S: crate::VMStore>(
-    store: &mut S,
-    ctx: &VMStoreContext,
-    values: &mut [ValRaw],
-    error: anyhow::Error,
-) -> u8 {
+fn host_error<S: crate::VMStore>(store: &mut S, ctx: &VMStoreContext, error: anyhow::Error) -> bool {
     let thrown = catch_unwind(AssertUnwindSafe(|| store.host_throw(&error)));
     match thrown {
-        Ok(Some(exn)) if ctx.set_pending_exception(exn) => {
-            values.fill(ValRaw::default());
-            1
+        Ok(Some(exn)) if ctx.set_pending_exception(exn) => true,
+        Ok(_) => {
+            host_failed(Ok(Err(error)));
+            false
         }
-        Ok(_) => host_failed(Ok(Err(error))),
-        Err(panic) => host_failed(Err(panic)),
+        Err(panic) => {
+            host_failed(Err(panic));
+            false
+        }
     }
+}
+
+/// A host function threw an exception that no wasm frame of this call
+/// into wasm handles: the trap that follows becomes `UncaughtException`,
+/// which hands the pending exception to the host that called into wasm.
+#[cold]
+#[inline(never)]
+fn uncaught_from_host() -> u8 {
+    record_host_failure(UnwindReason::Trap {
+        trap: weft_environ::Trap::UncaughtException,
+        pcs: Vec::new(),
+    });
+    0
 }
 
 /// Records a host function's error or panic for the trap that follows.

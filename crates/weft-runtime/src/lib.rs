@@ -63,6 +63,7 @@ mod pool;
 mod store;
 mod table;
 mod traps;
+mod unwind;
 mod vm;
 
 pub use code::{is_wasm_pc, trap_record, CodeMemory, CodePtr, TrapTable, TRAP_RECORD};

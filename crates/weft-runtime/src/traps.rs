@@ -8,7 +8,9 @@
 //! and jumps back to `catch_traps`, discarding every wasm frame at once. No
 //! Rust frame is ever skipped: host functions called from wasm catch their
 //! own errors and panics and return a status, and compiled code traps with
-//! [`Trap::HostError`] after they have returned.
+//! [`Trap::HostError`] after they have returned. (Only an exception that a
+//! wasm frame handles skips frames: the host shim's own, with nothing left
+//! to drop, when it resumes at the handler; see `unwind.rs`.)
 
 use crate::code;
 use std::cell::{Cell, RefCell, UnsafeCell};

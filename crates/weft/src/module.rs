@@ -205,6 +205,7 @@ impl Module {
             traps: inner.code.traps(),
             address_map: inner.address_map.records(&inner.code).pairs().collect(),
             stack_maps: inner.code.stack_maps().to_vec(),
+            exception_handlers: inner.code.exception_handlers().to_vec(),
         };
         crate::serialize::write(&inner.engine.inner.config, &inner.env, &inner.func_starts, &compiled)
     }
@@ -290,6 +291,7 @@ impl Module {
             traps,
             address_map,
             stack_maps,
+            exception_handlers,
         } = compiled;
         let mapped = MappedCode {
             start: code_offset,
@@ -305,6 +307,7 @@ impl Module {
             traps,
             address_map,
             stack_maps,
+            exception_handlers,
         };
         Module::from_compiled(engine, env, func_starts, compiled, written_map, Some(mapped))
     }
@@ -359,11 +362,23 @@ impl Module {
         }
         let (code, images) = match mapped {
             None => (
-                CodeMemory::new_with_stack_maps(&compiled.code, compiled.traps, compiled.stack_maps)?,
+                CodeMemory::new_with_stack_maps(
+                    &compiled.code,
+                    compiled.traps,
+                    compiled.stack_maps,
+                    compiled.exception_handlers,
+                )?,
                 None,
             ),
             Some(m) => (
-                CodeMemory::from_mapped_file(m.file, m.start, m.len, m.traps, compiled.stack_maps)?,
+                CodeMemory::from_mapped_file(
+                    m.file,
+                    m.start,
+                    m.len,
+                    m.traps,
+                    compiled.stack_maps,
+                    compiled.exception_handlers,
+                )?,
                 m.images,
             ),
         };

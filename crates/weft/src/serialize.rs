@@ -26,7 +26,7 @@
 
 use crate::Config;
 use wasmparser::WasmFeatures;
-use weft_environ::{CompiledModule, FunctionLoc, Trap};
+use weft_environ::{CompiledModule, ExceptionHandler, FunctionLoc, Trap};
 
 const MAGIC: &[u8] = b"\0weft-cwasm";
 // 6: exnref values get stack maps and `throw` goes through its collecting
@@ -39,7 +39,7 @@ const MAGIC: &[u8] = b"\0weft-cwasm";
 // instead of indices.
 // 11: defined globals lie in the vmctx (see `weft_environ::VMOffsets`).
 // 12: so do copies of the memories' bases.
-const FORMAT: u32 = 12;
+const FORMAT: u32 = 13;
 /// The magic of a precompiled component (`crate::component::Component::serialize`),
 /// as long as [`MAGIC`] and differing from it, so that each kind is told
 /// from the other by its first bytes.
@@ -190,6 +190,12 @@ pub(crate) fn write(
     for (code, slots) in &parts.stack_maps {
         put_u32(&mut out, *code);
         put_u32s(&mut out, slots.iter().copied());
+    }
+    put_u32(&mut out, parts.exception_handlers.len() as u32);
+    for h in &parts.exception_handlers {
+        put_u32(&mut out, h.ret);
+        put_u32(&mut out, h.handler);
+        put_u32(&mut out, h.frame_offset);
     }
     let images = weft_runtime::MemoryImage::contents_for_module(env_ref);
     put_u32(&mut out, images.len() as u32);
@@ -458,6 +464,14 @@ pub(crate) fn read<'a>(config: &Config, bytes: &'a [u8]) -> crate::Result<Precom
         }
         stack_maps.push((offset, slots));
     }
+    let exception_handlers: Vec<ExceptionHandler> = r
+        .records(12)?
+        .map(|b| ExceptionHandler {
+            ret: le32(b),
+            handler: le32(&b[4..]),
+            frame_offset: le32(&b[8..]),
+        })
+        .collect();
     let n = r.count(1)?;
     if n != env.memories.len().saturating_sub(env.num_imported_memories as usize) {
         crate::bail!("the precompiled module is corrupt (memory images of other memories)");
@@ -486,6 +500,9 @@ pub(crate) fn read<'a>(config: &Config, bytes: &'a [u8]) -> crate::Result<Precom
     if !funcs.iter().all(|loc| in_code(loc.offset, loc.len))
         || !trampolines.iter().all(|o| in_code(*o, 0))
         || !stack_maps.iter().all(|(o, _)| in_code(*o, 0))
+        || !exception_handlers
+            .iter()
+            .all(|h| in_code(h.ret, 0) && in_code(h.handler, 0) && h.frame_offset < 1 << 24)
     {
         crate::bail!("the precompiled module is corrupt (code offsets out of range)");
     }
@@ -503,6 +520,7 @@ pub(crate) fn read<'a>(config: &Config, bytes: &'a [u8]) -> crate::Result<Precom
             traps: Vec::new(),
             address_map: Vec::new(),
             stack_maps,
+            exception_handlers,
         },
     })
 }

@@ -116,11 +116,7 @@ pub(crate) fn parse(bytes: &[u8], features: WasmFeatures, trust_bodies: bool) ->
                 // bodies included, before this pass: unless told otherwise,
                 // they are not validated again.
                 let translation = if trust_bodies {
-                    // Compiled next: analysed for code generation.
-                    translate_module_trusting_bodies(module_bytes, features).map(|mut t| {
-                        crate::translate::analyze_throws(&mut t, features);
-                        t
-                    })
+                    translate_module_trusting_bodies(module_bytes, features)
                 } else {
                     translate_module(module_bytes, features)
                 }

@@ -34,7 +34,7 @@ use weft_environ::component::{self as env, ComponentTypes};
 // 6: core modules of format 10.
 // 7: core modules of format 11.
 // 8: core modules of format 12.
-const FORMAT: u32 = 8;
+const FORMAT: u32 = 9;
 
 impl Component {
     /// The component in precompiled form: the compiled code of each of its

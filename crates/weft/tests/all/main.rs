@@ -30,6 +30,7 @@ mod custom_stack;
 mod data_and_store;
 mod exceptions;
 mod exn_collect;
+mod exn_unwind;
 mod gc;
 mod gc_collect;
 mod gc_host_api;
