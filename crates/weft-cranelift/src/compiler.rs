@@ -177,29 +177,42 @@ impl Compiler {
             .with_context(|| format!("failed to compile the trampoline of {ty}"))
     }
 
-    /// Compiles every defined function of `translation` (spread over
+    /// Compiles every defined function of `translation` and the
+    /// host-to-wasm trampoline of every module type that a function the
+    /// host may call has (`Module::host_callable_types`), spread over
     /// threads when `parallel` is set and the crate's `parallel` feature is
-    /// on) and the host-to-wasm trampoline of every module type, and links
-    /// them.
+    /// on, and links them.
     pub fn compile_module(
         &self,
         translation: &ModuleTranslation<'_>,
         parallel: bool,
     ) -> Result<CompiledModule<'static>> {
-        let num_defined = translation.module.num_defined_funcs() as usize;
+        let module = &translation.module;
+        let num_defined = module.num_defined_funcs() as usize;
         let bodies = &translation.function_bodies;
-        let funcs = map_indices(
-            num_defined,
+        let trampoline_types: Vec<usize> = module
+            .host_callable_types()
+            .iter()
+            .enumerate()
+            .filter_map(|(ty, callable)| callable.then_some(ty))
+            .collect();
+        // One list of jobs, trampolines last (they are the smallest), so
+        // that they fill the threads' idle time at the end.
+        let mut compiled = map_indices(
+            num_defined + trampoline_types.len(),
             parallel,
             |i| bodies.get(i).map_or(0, |b| b.range().end - b.range().start),
-            |i| self.compile_function(translation, i as u32),
+            |i| match i.checked_sub(num_defined) {
+                Some(t) => self.compile_array_trampoline(&module.types[trampoline_types[t]]),
+                None => self.compile_function(translation, i as u32),
+            },
         )?;
-        let trampolines = translation
-            .module
-            .types
-            .iter()
-            .map(|ty| self.compile_array_trampoline(ty))
-            .collect::<Result<Vec<_>>>()?;
+        let mut trampolines: Vec<Option<CompiledFunction>> =
+            std::iter::repeat_with(|| None).take(module.types.len()).collect();
+        for (ty, trampoline) in trampoline_types.iter().zip(compiled.drain(num_defined..)) {
+            trampolines[*ty] = Some(trampoline);
+        }
+        let funcs = compiled;
         let calls_collecting_builtins = funcs.iter().any(|f| {
             f.relocs
                 .iter()

@@ -4,7 +4,7 @@
 
 use anyhow::{anyhow, bail, Result};
 use cranelift_codegen::binemit::Reloc;
-use weft_environ::{CompiledModule, ExceptionHandler, FunctionLoc, Trap};
+use weft_environ::{CompiledModule, ExceptionHandler, FunctionLoc, Trap, NO_TRAMPOLINE};
 
 /// A direct call from one function to a defined function of the same
 /// module, to be resolved when the module is linked.
@@ -73,12 +73,12 @@ fn append(code: &mut Vec<u8>, f: &CompiledFunction) -> Result<FunctionLoc> {
 /// builtin at `target - BUILTIN_TRAMPOLINE_BASE` (see `gc_stack_maps.rs`).
 pub(crate) const BUILTIN_TRAMPOLINE_BASE: u32 = 1 << 31;
 
-/// Lays out `funcs` then `trampolines` and applies the relocations of all of
-/// them.
+/// Lays out `funcs` then `trampolines` (one per module type, `None` for a
+/// type without one) and applies the relocations of all of them.
 #[cfg(test)]
 pub(crate) fn link(
     funcs: Vec<CompiledFunction>,
-    trampolines: Vec<CompiledFunction>,
+    trampolines: Vec<Option<CompiledFunction>>,
 ) -> Result<CompiledModule<'static>> {
     link_with_builtins(funcs, trampolines, Vec::new())
 }
@@ -87,7 +87,7 @@ pub(crate) fn link(
 /// the others.
 pub(crate) fn link_with_builtins(
     funcs: Vec<CompiledFunction>,
-    trampolines: Vec<CompiledFunction>,
+    trampolines: Vec<Option<CompiledFunction>>,
     builtin_trampolines: Vec<CompiledFunction>,
 ) -> Result<CompiledModule<'static>> {
     let mut module = CompiledModule::default();
@@ -116,6 +116,10 @@ pub(crate) fn link_with_builtins(
             }));
     }
     for t in &trampolines {
+        let Some(t) = t else {
+            module.array_trampolines.push(NO_TRAMPOLINE);
+            continue;
+        };
         let loc = append(&mut code, t)?;
         module.array_trampolines.push(loc.offset);
         trampoline_locs.push(loc);
@@ -130,7 +134,7 @@ pub(crate) fn link_with_builtins(
     let all = funcs
         .iter()
         .zip(&module.funcs)
-        .chain(trampolines.iter().zip(&trampoline_locs));
+        .chain(trampolines.iter().flatten().zip(&trampoline_locs));
     for (f, loc) in all {
         for r in &f.relocs {
             let target = match r.target.checked_sub(BUILTIN_TRAMPOLINE_BASE) {

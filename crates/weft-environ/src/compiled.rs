@@ -29,6 +29,8 @@ pub struct CompiledModule<'a> {
     /// The offset in `code` of the host-to-wasm trampoline of each module
     /// type, by module type index: `extern fn(callee_vmctx, caller_vmctx,
     /// code, values: *mut ValRaw)` with the platform's C calling convention.
+    /// [`NO_TRAMPOLINE`] for a type no defined function the host may call
+    /// has (see `Module::host_callable_types`).
     pub array_trampolines: Vec<u32>,
     /// The offset in `code` of each instruction that may trap, with its trap,
     /// sorted by offset.
@@ -48,6 +50,10 @@ pub struct CompiledModule<'a> {
     /// below one of them resumes.
     pub exception_handlers: Vec<ExceptionHandler>,
 }
+
+/// The entry of [`CompiledModule::array_trampolines`] for a type without a
+/// trampoline.
+pub const NO_TRAMPOLINE: u32 = u32::MAX;
 
 /// A call in the scope of an exception handler: an exception thrown below
 /// it resumes in its frame at `handler`, with the stack pointer at

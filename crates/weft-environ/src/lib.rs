@@ -40,7 +40,7 @@ pub use builtins::{
     GC_OUT_OF_BOUNDS, GC_OUT_OF_MEMORY, GC_TEST_ARRAY, GC_TEST_CONCRETE, GC_TEST_FUNC_SUBTYPE, GC_TEST_STRUCT,
     GROW_ERROR,
 };
-pub use compiled::{CompiledModule, ExceptionHandler, FunctionLoc};
+pub use compiled::{CompiledModule, ExceptionHandler, FunctionLoc, NO_TRAMPOLINE};
 pub use error::TranslateError;
 pub use gc_types::*;
 pub use module::*;

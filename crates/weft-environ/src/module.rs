@@ -375,6 +375,52 @@ impl Module {
         !self.tags.is_empty()
     }
 
+    /// Per module type: whether a defined function of that type may be
+    /// called from the host, so that it needs a host-to-wasm trampoline.
+    /// Those are the start function and the functions a reference can be
+    /// made of: exported ones and those named in element segments and in
+    /// the initializers of globals and tables (validation refuses a
+    /// `ref.func` in code of any other function).
+    pub fn host_callable_types(&self) -> Vec<bool> {
+        let mut callable = vec![false; self.types.len()];
+        let mut mark = |func: u32| {
+            if func >= self.num_imported_funcs {
+                if let Some(slot) = self
+                    .functions
+                    .get(func as usize)
+                    .and_then(|ty| callable.get_mut(*ty as usize))
+                {
+                    *slot = true;
+                }
+            }
+        };
+        let mark_expr = |expr: &ConstExpr, mark: &mut dyn FnMut(u32)| {
+            for op in &expr.ops {
+                if let ConstOp::RefFunc(func) = op {
+                    mark(*func);
+                }
+            }
+        };
+        if let Some(start) = self.start {
+            mark(start);
+        }
+        for export in &self.exports {
+            if let EntityIndex::Function(func) = export.index {
+                mark(func);
+            }
+        }
+        for elem in &self.elems {
+            match &elem.items {
+                ElemItems::Functions(funcs) => funcs.iter().for_each(|f| mark(*f)),
+                ElemItems::Expressions(exprs) => exprs.iter().for_each(|e| mark_expr(e, &mut mark)),
+            }
+        }
+        for expr in self.global_inits.iter().chain(self.table_inits.iter().flatten()) {
+            mark_expr(expr, &mut mark);
+        }
+        callable
+    }
+
     /// Whether the module declares a type that only the GC proposal can
     /// express: a struct or array type, a type that is not final, or one
     /// with a supertype.
@@ -460,5 +506,45 @@ mod byte_string {
             }
         }
         d.deserialize_bytes(Bytes)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    /// A type gets a host entry when a function of it is exported, the
+    /// start function, in an element segment (by index or by expression)
+    /// or in a global's initializer; not for imports or functions reached
+    /// from wasm only.
+    #[test]
+    fn host_callable_types_follow_the_ways_a_function_escapes() {
+        let wasm = wat::parse_str(
+            r#"(module
+                (type $import (func (param i64)))
+                (type $export (func (result i32)))
+                (type $start (func))
+                (type $elem (func (param i32)))
+                (type $expr (func (param f32)))
+                (type $global (func (param f64)))
+                (type $hidden (func (param i32 i32)))
+                (type $unused (func (param i64 i64)))
+                (import "m" "f" (func (type $import)))
+                (func (export "e") (type $export) (i32.const 0))
+                (func $start (type $start))
+                (start $start)
+                (func $elem (type $elem))
+                (func $expr (type $expr))
+                (func $global (type $global))
+                (func $hidden (type $hidden))
+                (table 1 funcref)
+                (elem (i32.const 0) func $elem)
+                (elem declare funcref (ref.func $expr))
+                (global funcref (ref.func $global)))"#,
+        )
+        .unwrap();
+        let translation = crate::translate_module(&wasm, crate::supported_features()).unwrap();
+        assert_eq!(
+            translation.module.host_callable_types(),
+            [false, true, true, true, true, true, false, false]
+        );
     }
 }

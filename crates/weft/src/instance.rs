@@ -477,7 +477,7 @@ pub(crate) fn instantiate<T: 'static>(
                 instance: instance_index,
                 index: type_index,
             },
-            trampoline: trampolines.get(type_index as usize).copied(),
+            trampoline: trampolines.get(type_index as usize).copied().flatten(),
             host: None,
         }
     }));

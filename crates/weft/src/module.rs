@@ -29,8 +29,9 @@ pub(crate) struct ModuleInner {
     pub(crate) address_map: AddressMap,
     /// Offset in the binary of each defined function's body.
     pub(crate) func_starts: Vec<u32>,
-    /// Array-call trampoline of each module type.
-    pub(crate) array_trampolines: Vec<CodePtr>,
+    /// Array-call trampoline of each module type, if a function the host
+    /// may call has that type.
+    pub(crate) array_trampolines: Vec<Option<CodePtr>>,
     /// Canonical id of each module type.
     pub(crate) type_ids: Vec<VMSharedTypeIndex>,
     pub(crate) raw_type_ids: Vec<u32>,
@@ -200,7 +201,7 @@ impl Module {
             array_trampolines: inner
                 .array_trampolines
                 .iter()
-                .map(|p| (p.addr() - start) as u32)
+                .map(|p| p.map_or(weft_environ::NO_TRAMPOLINE, |p| (p.addr() - start) as u32))
                 .collect(),
             traps: inner.code.traps(),
             address_map: inner.address_map.records(&inner.code).pairs().collect(),
@@ -391,7 +392,7 @@ impl Module {
         let array_trampolines = compiled
             .array_trampolines
             .iter()
-            .map(|offset| code.ptr_at(*offset))
+            .map(|offset| (*offset != weft_environ::NO_TRAMPOLINE).then(|| code.ptr_at(*offset)))
             .collect();
         // Register the types in order: a type may only refer to the types
         // before it (or, recursively, to itself).

@@ -498,7 +498,9 @@ pub(crate) fn read<'a>(config: &Config, bytes: &'a [u8]) -> crate::Result<Precom
     let len = code.len() as u64;
     let in_code = |offset: u32, n: u32| offset as u64 + n as u64 <= len;
     if !funcs.iter().all(|loc| in_code(loc.offset, loc.len))
-        || !trampolines.iter().all(|o| in_code(*o, 0))
+        || !trampolines
+            .iter()
+            .all(|o| *o == weft_environ::NO_TRAMPOLINE || in_code(*o, 0))
         || !stack_maps.iter().all(|(o, _)| in_code(*o, 0))
         || !exception_handlers
             .iter()

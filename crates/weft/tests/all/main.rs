@@ -28,6 +28,7 @@ mod component_typed_scalars;
 mod custom_descriptors;
 mod custom_stack;
 mod data_and_store;
+mod entry_trampolines;
 mod exceptions;
 mod exn_collect;
 mod exn_unwind;
