@@ -17,8 +17,9 @@ use weft_environ::{CompiledModule, ExceptionHandler, ModuleTranslation, Trap, Tu
 ///
 /// [`Compiler::compile_module`] is the one way a module is compiled: each
 /// defined function ([`Compiler::compile_function`]), on several threads
-/// when asked (with the `parallel` feature), and each type's array
-/// trampoline ([`Compiler::compile_array_trampoline`]), then linked into one
+/// when asked (with the `parallel` feature), and the array trampoline
+/// ([`Compiler::compile_array_trampoline`]) of each type the host can call,
+/// then linked into one
 /// [`CompiledModule`]. A `Compiler` is `Send + Sync`; cloning is cheap (the
 /// target description is shared).
 #[derive(Clone)]

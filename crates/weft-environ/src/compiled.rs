@@ -14,7 +14,8 @@ pub struct FunctionLoc {
 }
 
 /// The machine code of a module: every defined function and one host-to-wasm
-/// trampoline per module type, linked together, with the tables the runtime
+/// trampoline per module type that a function the host can call has,
+/// linked together, with the tables the runtime
 /// needs to run it. Code generation makes it (with owned `code`); reading a
 /// precompiled module makes it again (with `code` borrowed from the bytes
 /// read, copied once into executable memory).
