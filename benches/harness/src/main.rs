@@ -16,6 +16,7 @@
 //!           wasi-p2-start                a WASI 0.2 command's start-up (wasi_p2.rs)
 //!           wasi-http-round-trip         a wasi:http request in process (wasi_http.rs)
 //!           compile-synthetic NFUNCS     compile a generated module of NFUNCS functions
+//!           compile PATH.wasm            compile a module file (and deserialize), nothing else
 //!           instantiate-data BYTES       instantiate a module with one BYTES-long data segment
 //! ```
 //!
@@ -466,15 +467,24 @@ macro_rules! engine {
             }
 
             pub fn compile_synthetic(funcs: usize, reps: usize) -> anyhow::Result<()> {
-                let bytes = inputs::synthetic_module(funcs);
+                compile_bytes(&inputs::synthetic_module(funcs), reps)
+            }
+
+            pub fn compile_file(path: &Path, reps: usize) -> anyhow::Result<()> {
+                compile_bytes(&std::fs::read(path)?, reps)
+            }
+
+            /// Compiles `bytes` `reps` times, and deserializes what each
+            /// compilation serializes.
+            fn compile_bytes(bytes: &[u8], reps: usize) -> anyhow::Result<()> {
                 println!("size {}", bytes.len());
                 let engine = engine(false)?;
                 for rep in 0..reps {
                     let start = Instant::now();
                     let module = if rep == 0 {
-                        peak_of("compile", || Module::new(&engine, &bytes))?
+                        peak_of("compile", || Module::new(&engine, bytes))?
                     } else {
-                        Module::new(&engine, &bytes)?
+                        Module::new(&engine, bytes)?
                     };
                     sample("compile", start.elapsed());
 
@@ -583,6 +593,7 @@ fn run() -> anyhow::Result<()> {
                 b if b.starts_with("atomics-") => $m::atomics(b, reps),
                 b if b.starts_with("gc-") => $m::gc(b, reps),
                 "compile-synthetic" => $m::compile_synthetic(number()?, reps),
+                "compile" => $m::compile_file(Path::new(arg.unwrap_or_default()), reps),
                 "instantiate-data" => $m::instantiate_data(number()?, reps),
                 b if b.starts_with("async-") => $m::async_calls(b, reps),
                 b => $m::calls(b, reps),
