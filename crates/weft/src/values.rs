@@ -276,6 +276,25 @@ impl Val {
             _ => None,
         }
     }
+    /// The `funcref`, if this is one (Wasmtime's other name for
+    /// [`Val::func_ref`]).
+    pub fn funcref(&self) -> Option<Option<&Func>> {
+        self.func_ref()
+    }
+    /// The `externref`, if this is one (Wasmtime's other name for
+    /// [`Val::extern_ref`]).
+    pub fn externref(&self) -> Option<Option<&Rooted<ExternRef>>> {
+        self.extern_ref()
+    }
+    /// The `anyref`, if this is one (Wasmtime's other name for
+    /// [`Val::any_ref`]).
+    pub fn anyref(&self) -> Option<Option<&Rooted<AnyRef>>> {
+        self.any_ref()
+    }
+    /// The `exnref`, if this is one (Wasmtime's name for [`Val::exn_ref`]).
+    pub fn exnref(&self) -> Option<Option<&Rooted<ExnRef>>> {
+        self.exn_ref()
+    }
     /// The reference, if this is one.
     pub fn ref_(self) -> Option<Ref> {
         match self {
@@ -410,6 +429,36 @@ impl Ref {
             Ref::Extern(e) => Some(e.as_ref()),
             _ => None,
         }
+    }
+    /// The `anyref` (of the `any` hierarchy), if this is one.
+    pub fn as_any(&self) -> Option<Option<&Rooted<AnyRef>>> {
+        match self {
+            Ref::Any(a) => Some(a.as_ref()),
+            _ => None,
+        }
+    }
+    /// The exception reference, if this is one.
+    pub fn as_exn(&self) -> Option<Option<&Rooted<ExnRef>>> {
+        match self {
+            Ref::Exn(e) => Some(e.as_ref()),
+            _ => None,
+        }
+    }
+    /// Whether this is a function reference (null or not).
+    pub fn is_func(&self) -> bool {
+        matches!(self, Ref::Func(_))
+    }
+    /// Whether this is an extern reference (null or not).
+    pub fn is_extern(&self) -> bool {
+        matches!(self, Ref::Extern(_))
+    }
+    /// Whether this is a reference of the `any` hierarchy (null or not).
+    pub fn is_any(&self) -> bool {
+        matches!(self, Ref::Any(_))
+    }
+    /// Whether this is an exception reference (null or not).
+    pub fn is_exn(&self) -> bool {
+        matches!(self, Ref::Exn(_))
     }
     /// Whether the reference is of type `ty`.
     pub fn matches_ty(&self, store: impl AsContext, ty: &RefType) -> crate::Result<bool> {

@@ -196,3 +196,33 @@ fn externref() -> Result<()> {
     store.gc(None).unwrap();
     Ok(())
 }
+
+/// The reference accessors of Wasmtime's `Val` and `Ref`, under Wasmtime's
+/// names: each answers for its own kind and `None`/false for the others.
+#[test]
+fn reference_accessors() -> Result<()> {
+    let engine = Engine::default();
+    let mut store = Store::new(&engine, ());
+    let f = Func::wrap(&mut store, || {});
+    let e = ExternRef::new(&mut store, 7u32)?;
+
+    let func = Val::FuncRef(Some(f));
+    assert!(func.funcref().is_some_and(|f| f.is_some()));
+    assert!(func.externref().is_none() && func.anyref().is_none() && func.exnref().is_none());
+    let ext = Val::ExternRef(Some(e));
+    assert!(ext.externref().is_some_and(|e| e.is_some()));
+    assert!(ext.funcref().is_none());
+    assert!(Val::AnyRef(None).anyref().is_some_and(|a| a.is_none()));
+    assert_eq!(Val::ExnRef(None).exnref().map(|e| e.is_none()), Some(true));
+    assert!(Val::I32(1).funcref().is_none());
+
+    let r = Ref::Func(Some(f));
+    assert!(r.is_func() && !r.is_extern() && !r.is_any() && !r.is_exn());
+    assert!(r.as_any().is_none() && r.as_exn().is_none());
+    let r = Ref::Any(None);
+    assert!(r.is_any() && r.as_any().is_some_and(|a| a.is_none()));
+    let r = Ref::Exn(None);
+    assert!(r.is_exn() && r.as_exn().is_some_and(|e| e.is_none()));
+    assert!(Ref::Extern(None).is_extern());
+    Ok(())
+}
