@@ -11,6 +11,7 @@ use cranelift_codegen::isa::OwnedTargetIsa;
 use cranelift_codegen::settings::{self, Configurable};
 use cranelift_codegen::{Context, FinalizedMachExceptionHandler, FinalizedRelocTarget};
 use cranelift_frontend::FunctionBuilderContext;
+use std::sync::{Arc, Mutex};
 use weft_environ::{CompiledModule, ExceptionHandler, ModuleTranslation, Trap, Tunables, WasmFuncType};
 
 /// Compiles wasm functions and trampolines for the host machine.
@@ -26,6 +27,31 @@ use weft_environ::{CompiledModule, ExceptionHandler, ModuleTranslation, Trap, Tu
 pub struct Compiler {
     isa: OwnedTargetIsa,
     tunables: Tunables,
+    /// Cranelift contexts kept between compilations (shared by clones), so
+    /// that each function reuses the allocations of those before it (the
+    /// register allocator's above all) instead of making its own.
+    contexts: Arc<Mutex<Vec<Box<Context>>>>,
+}
+
+/// A context of [`Compiler::contexts`], given back when dropped.
+struct PooledContext<'a> {
+    ctx: Option<Box<Context>>,
+    pool: &'a Mutex<Vec<Box<Context>>>,
+}
+
+impl PooledContext<'_> {
+    fn get(&mut self) -> &mut Context {
+        self.ctx.get_or_insert_with(|| Box::new(Context::new()))
+    }
+}
+
+impl Drop for PooledContext<'_> {
+    fn drop(&mut self) {
+        if let Some(mut ctx) = self.ctx.take() {
+            ctx.clear();
+            self.pool.lock().unwrap_or_else(|e| e.into_inner()).push(ctx);
+        }
+    }
 }
 
 impl std::fmt::Debug for Compiler {
@@ -92,6 +118,7 @@ impl Compiler {
         Ok(Compiler {
             isa,
             tunables: Tunables::default(),
+            contexts: Arc::default(),
         })
     }
 
@@ -299,7 +326,12 @@ impl Compiler {
     /// [`Compiler::compile_clif`], also returning where the code's basic
     /// blocks start, in order (Cranelift's `machine_code_cfg_info`).
     fn compile_clif_with_code(&self, func: Function) -> Result<(CompiledFunction, Vec<u32>)> {
-        let mut ctx = Context::for_function(func);
+        let mut pooled = PooledContext {
+            ctx: self.contexts.lock().unwrap_or_else(|e| e.into_inner()).pop(),
+            pool: &self.contexts,
+        };
+        let ctx = pooled.get();
+        ctx.func = func;
         let mut ctrl = ControlPlane::default();
         if let Err(e) = ctx.compile(&*self.isa, &mut ctrl) {
             let message = cranelift_codegen::print_errors::pretty_error(e.func, e.inner);
