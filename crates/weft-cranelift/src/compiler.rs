@@ -30,26 +30,31 @@ pub struct Compiler {
     /// Cranelift contexts kept between compilations (shared by clones), so
     /// that each function reuses the allocations of those before it (the
     /// register allocator's above all) instead of making its own.
-    contexts: Arc<Mutex<Vec<Box<Context>>>>,
+    contexts: Arc<Mutex<Vec<Box<Contexts>>>>,
 }
 
-/// A context of [`Compiler::contexts`], given back when dropped.
-struct PooledContext<'a> {
-    ctx: Option<Box<Context>>,
-    pool: &'a Mutex<Vec<Box<Context>>>,
+/// What compiling one function needs: Cranelift's context (with the function
+/// it compiles) and the function builder's.
+type Contexts = (Context, FunctionBuilderContext);
+
+/// Contexts of [`Compiler::contexts`], given back when dropped.
+struct PooledContexts<'a> {
+    contexts: Option<Box<Contexts>>,
+    pool: &'a Mutex<Vec<Box<Contexts>>>,
 }
 
-impl PooledContext<'_> {
-    fn get(&mut self) -> &mut Context {
-        self.ctx.get_or_insert_with(|| Box::new(Context::new()))
+impl PooledContexts<'_> {
+    fn get(&mut self) -> &mut Contexts {
+        self.contexts
+            .get_or_insert_with(|| Box::new((Context::new(), FunctionBuilderContext::new())))
     }
 }
 
-impl Drop for PooledContext<'_> {
+impl Drop for PooledContexts<'_> {
     fn drop(&mut self) {
-        if let Some(mut ctx) = self.ctx.take() {
-            ctx.clear();
-            self.pool.lock().unwrap_or_else(|e| e.into_inner()).push(ctx);
+        if let Some(mut contexts) = self.contexts.take() {
+            contexts.0.clear();
+            self.pool.lock().unwrap_or_else(|e| e.into_inner()).push(contexts);
         }
     }
 }
@@ -169,11 +174,17 @@ impl Compiler {
             .get(func_index as usize)
             .ok_or_else(|| anyhow!("defined function {defined_index} out of range"))?;
         let sig = wasm_signature(&module.types[ty_index as usize]).with_context(describe)?;
-        let mut func = Function::with_name_signature(UserFuncName::user(0, defined_index), sig);
-        let mut fctx = FunctionBuilderContext::new();
-        translate_function(&*self.isa, self.tunables, module, ty_index, body, &mut func, &mut fctx)
-            .with_context(describe)?;
-        let (mut compiled, block_starts) = self.compile_clif_with_code(func).with_context(describe)?;
+        let mut pooled = self.pooled_contexts();
+        let (ctx, fctx) = pooled.get();
+        ctx.func.signature = sig;
+        ctx.func.name = UserFuncName::user(0, defined_index);
+        if let Err(e) = translate_function(&*self.isa, self.tunables, module, ty_index, body, &mut ctx.func, fctx) {
+            // A translation that stopped half-way leaves the builder's
+            // context in use.
+            *fctx = FunctionBuilderContext::new();
+            return Err(e.context(describe()));
+        }
+        let (mut compiled, block_starts) = self.compile_in(ctx).with_context(describe)?;
         // A wasm function starts at a chosen offset into a cache line, so
         // that where its loops fall relative to the lines depends on the
         // function alone, not on the sizes of the functions before it:
@@ -326,12 +337,22 @@ impl Compiler {
     /// [`Compiler::compile_clif`], also returning where the code's basic
     /// blocks start, in order (Cranelift's `machine_code_cfg_info`).
     fn compile_clif_with_code(&self, func: Function) -> Result<(CompiledFunction, Vec<u32>)> {
-        let mut pooled = PooledContext {
-            ctx: self.contexts.lock().unwrap_or_else(|e| e.into_inner()).pop(),
-            pool: &self.contexts,
-        };
-        let ctx = pooled.get();
+        let mut pooled = self.pooled_contexts();
+        let ctx = &mut pooled.get().0;
         ctx.func = func;
+        self.compile_in(ctx)
+    }
+
+    /// Contexts from the pool, or new ones.
+    fn pooled_contexts(&self) -> PooledContexts<'_> {
+        PooledContexts {
+            contexts: self.contexts.lock().unwrap_or_else(|e| e.into_inner()).pop(),
+            pool: &self.contexts,
+        }
+    }
+
+    /// [`Compiler::compile_clif_with_code`] of the function in `ctx`.
+    fn compile_in(&self, ctx: &mut Context) -> Result<(CompiledFunction, Vec<u32>)> {
         let mut ctrl = ControlPlane::default();
         if let Err(e) = ctx.compile(&*self.isa, &mut ctrl) {
             let message = cranelift_codegen::print_errors::pretty_error(e.func, e.inner);
