@@ -54,6 +54,10 @@ impl Drop for PooledContexts<'_> {
     fn drop(&mut self) {
         if let Some(mut contexts) = self.contexts.take() {
             contexts.0.clear();
+            // `DataFlowGraph::clear` (Cranelift 0.135) leaves the exception
+            // tables: kept, they would pile up from function to function
+            // and every later function would walk them all.
+            contexts.0.func.dfg.exception_tables.clear();
             self.pool.lock().unwrap_or_else(|e| e.into_inner()).push(contexts);
         }
     }
@@ -493,6 +497,49 @@ mod debug_tests {
         for deterministic in [false, true] {
             let compiler = compiler.clone().with_relaxed_simd_deterministic(deterministic);
             compiler.compile_module(&translation, false).unwrap();
+        }
+    }
+
+    /// The pooled contexts come back empty, exception tables included,
+    /// however many `try_call`s the functions before had.
+    #[test]
+    fn pooled_contexts_come_back_empty() {
+        let wat = r#"(module
+            (tag $e)
+            (func $f)
+            (func (export "a")
+                (block $h (try_table (catch_all $h) (call $f) (call $f) (call $f))))
+            (func (export "b")
+                (block $h (try_table (catch $e $h) (call $f)))))"#;
+        let wasm = wat::parse_str(wat).unwrap();
+        let translation = weft_environ::translate_module(&wasm, weft_environ::supported_features()).unwrap();
+        let tunables = Tunables {
+            exceptions: true,
+            ..Tunables::default()
+        };
+        let compiler = Compiler::new_native().unwrap().with_tunables(tunables);
+        let compiled = compiler.compile_module(&translation, false).unwrap();
+        assert_eq!(
+            compiled.exception_handlers.len(),
+            4,
+            "one landing pad per call in a try_table"
+        );
+        // The functions alone (a trampoline replaces the whole `Function`).
+        let handlers: usize = (0..3)
+            .map(|i| {
+                compiler
+                    .compile_function(&translation, i)
+                    .unwrap()
+                    .exception_handlers
+                    .len()
+            })
+            .sum();
+        assert_eq!(handlers, 4);
+        let pool = compiler.contexts.lock().unwrap();
+        assert!(!pool.is_empty());
+        for (ctx, _) in pool.iter().map(|c| &**c) {
+            assert_eq!(ctx.func.dfg.exception_tables.len(), 0);
+            assert_eq!(ctx.func.dfg.num_insts(), 0);
         }
     }
 
