@@ -85,6 +85,13 @@ struct CompileArgs {
     #[arg(short = 'o', long = "output", value_name = "OUT")]
     output: Option<PathBuf>,
 
+    /// Wasm switches that change the code, comma-separated or repeated, as
+    /// `weft run` takes them: proposals (`-W simd=n`, `-W gc=y`, ...),
+    /// `fuel=N` and `timeout=DURATION` (the code counts fuel or checks the
+    /// epoch). `weft run --allow-precompiled` then needs the same ones.
+    #[arg(short = 'W', value_name = "OPT[=VAL]")]
+    wasm: Vec<String>,
+
     /// The module or component to compile: a binary `.wasm` or a text
     /// `.wat` file.
     #[arg(value_name = "FILE")]
@@ -185,7 +192,9 @@ fn main() -> ExitCode {
 fn compile_command(args: &CompileArgs) -> Result<()> {
     let path = &args.module;
     let bytes = std::fs::read(path).with_context(|| format!("failed to read `{}`", path.display()))?;
-    let engine = Engine::new(&Config::new())?;
+    let mut config = Config::new();
+    run_options::configure(&mut config, &run_options::parse_wasm_switches(&args.wasm)?);
+    let engine = Engine::new(&config)?;
     let compiled = match component_binary(&bytes) {
         Some(binary) => binary
             .and_then(|binary| engine.precompile_component(&binary))

@@ -177,7 +177,7 @@ pub fn parse_wasm_switches(values: &[String]) -> Result<WasmSwitches> {
             }
             _ => match Proposal::named(name) {
                 Some(proposal) => out.proposals.push((proposal, parse_bool(name, value)?)),
-                None => bail!("unsupported `-W {name}`: weft run understands {WASM_SWITCHES}"),
+                None => bail!("unsupported `-W {name}`: weft understands {WASM_SWITCHES}"),
             },
         }
     }

@@ -84,3 +84,59 @@ fn compile_reports_bad_modules() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("failed to compile"));
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// `weft compile -W` compiles with the switches that change the code, and
+/// `weft run --allow-precompiled` then needs the same ones: fuel counted in
+/// the code runs out, and an engine without fuel refuses the file.
+#[test]
+fn compile_with_wasm_switches() {
+    let dir = temp_dir("switches");
+    let wat = dir.join("spin.wat");
+    std::fs::write(&wat, r#"(module (func (export "spin") (loop $l (br $l))))"#).unwrap();
+    let cwasm = dir.join("spin.cwasm");
+    let out = weft()
+        .arg("compile")
+        .args(["-W", "fuel=1000,multi-memory=n"])
+        .arg(&wat)
+        .arg("-o")
+        .arg(&cwasm)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+
+    let out = weft()
+        .args([
+            "run",
+            "--allow-precompiled",
+            "-W",
+            "fuel=1000,multi-memory=n",
+            "--invoke",
+            "spin",
+        ])
+        .arg(&cwasm)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(134), "{stderr}");
+    assert!(stderr.contains("fuel"), "{stderr}");
+
+    let out = weft()
+        .args(["run", "--allow-precompiled", "--invoke", "spin"])
+        .arg(&cwasm)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("spin.cwasm"), "{stderr}");
+
+    let out = weft()
+        .arg("compile")
+        .args(["-W", "no-such=y"])
+        .arg(&wat)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success());
+    assert!(stderr.contains("unsupported `-W no-such`"), "{stderr}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
