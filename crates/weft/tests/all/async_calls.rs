@@ -37,7 +37,7 @@ impl Future for PendingTimes {
 }
 
 /// Polls `future` to completion on this thread (a minimal executor).
-fn block_on<F: Future>(future: F) -> F::Output {
+pub(crate) fn block_on<F: Future>(future: F) -> F::Output {
     let mut future = std::pin::pin!(future);
     let mut cx = Context::from_waker(Waker::noop());
     loop {

@@ -6,9 +6,10 @@
 
 #![cfg(feature = "wat")]
 
+#[cfg(feature = "async")]
+use crate::async_calls::block_on;
 use weft::{
-    Caller, Config, Engine, ExnRef, ExnRefPre, ExnType, Func, FuncType, Linker, Module, Store, Tag, TagType, Val,
-    ValType,
+    Caller, Engine, ExnRef, ExnRefPre, ExnType, Func, FuncType, Linker, Module, Store, Tag, TagType, Val, ValType,
 };
 
 /// `run(n, depth)`: `n` times, computes twelve values from the loop
@@ -96,8 +97,9 @@ fn deep_throws_resume_in_the_catching_frame_with_its_values() {
 }
 
 #[test]
+#[cfg(feature = "async")]
 fn deep_throws_unwind_on_a_fiber() {
-    let mut config = Config::new();
+    let mut config = weft::Config::new();
     #[allow(
         deprecated,
         reason = "Weft mirrors Wasmtime 48, where the switch is not deprecated yet"
@@ -106,21 +108,10 @@ fn deep_throws_unwind_on_a_fiber() {
     let engine = Engine::new(&config).unwrap();
     let mut store = Store::new(&engine, ());
     let module = Module::new(&engine, DEEP).unwrap();
-    let instance = pollster_block_on(weft::Instance::new_async(&mut store, &module, &[])).unwrap();
+    let instance = block_on(weft::Instance::new_async(&mut store, &module, &[])).unwrap();
     let run = instance.get_typed_func::<(i32, i32), i64>(&mut store, "run").unwrap();
-    let sum = pollster_block_on(run.call_async(&mut store, (2_000, 12))).unwrap();
+    let sum = block_on(run.call_async(&mut store, (2_000, 12))).unwrap();
     assert_eq!(sum, deep_expected(2_000));
-}
-
-/// Polls `f` to completion on this thread.
-fn pollster_block_on<F: std::future::Future>(f: F) -> F::Output {
-    let mut f = std::pin::pin!(f);
-    let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
-    loop {
-        if let std::task::Poll::Ready(v) = f.as_mut().poll(&mut cx) {
-            return v;
-        }
-    }
 }
 
 /// A module whose `outer(x)` calls `host.call_inner` inside a `try_table`
