@@ -16,8 +16,9 @@
 //!
 //! * Pointers, `funcref`, `externref` and `exnref` values are `i64`; a null
 //!   reference is 0.
-//! * With exception handling on (`Tunables::exceptions`), every call to
-//!   wasm is followed by a check of the store's pending exception (see
+//! * With exception handling on (`Tunables::exceptions`), a call to wasm in
+//!   the scope of a handler is a `try_call`, whose landing pad an exception
+//!   thrown below it resumes at; other calls are plain calls (see
 //!   `ops_exceptions.rs`).
 //! * Every wasm function, defined or imported, uses Cranelift's `tail` calling
 //!   convention with parameters `(callee_vmctx, caller_vmctx, wasm params...)`

@@ -398,8 +398,8 @@ impl Config {
     }
 
     /// Whether compiled code handles exceptions (the exception handling
-    /// proposal or its legacy form is on): then it looks for a pending
-    /// exception after every call that may throw.
+    /// proposal or its legacy form is on): then calls in the scope of a
+    /// handler record where a thrown exception resumes.
     pub(crate) fn exceptions_enabled(&self) -> bool {
         self.compile_tunables().exceptions
     }
