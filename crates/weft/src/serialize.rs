@@ -370,12 +370,57 @@ impl<'a> Reader<'a> {
         let their_tunables = self.string()?;
         if their_tunables != tunables {
             crate::bail!(
-                "the {what} was precompiled for another engine configuration (`{their_tunables}`), \
-                 but this engine has `{tunables}`: compile it again"
+                "the {what} was precompiled for another engine configuration ({}): compile it again",
+                tunables_difference(their_tunables, tunables)
             );
         }
         Ok(())
     }
+}
+
+/// In words, how the tunables written in precompiled output (`theirs`)
+/// differ from this engine's (`ours`), both as [`tunables`] writes them:
+/// `Tunables { consume_fuel: true, ... }`. Falls back to both strings
+/// when they do not read as that.
+fn tunables_difference(theirs: &str, ours: &str) -> String {
+    fn fields(text: &str) -> Option<Vec<(&str, &str)>> {
+        let inner = text.strip_prefix("Tunables { ")?.strip_suffix(" }")?;
+        inner.split(", ").map(|field| field.split_once(": ")).collect()
+    }
+    let described = fields(theirs).zip(fields(ours)).and_then(|(theirs, ours)| {
+        let differences: Vec<String> = ours
+            .iter()
+            .filter_map(|(name, value)| {
+                let their_value = theirs.iter().find(|(n, _)| n == name)?.1;
+                (their_value != *value).then(|| {
+                    let what = match *name {
+                        "consume_fuel" => "fuel consumption (`Config::consume_fuel`)",
+                        "epoch_interruption" => "epoch interruption (`Config::epoch_interruption`)",
+                        "relaxed_simd_deterministic" => {
+                            "deterministic relaxed SIMD (`Config::relaxed_simd_deterministic`)"
+                        }
+                        "exceptions" => "exception handling (`Config::wasm_exceptions`)",
+                        "explicit_bounds_checks" => {
+                            "bounds checks for memories from the embedder (`Config::with_host_memory`)"
+                        }
+                        other => other,
+                    };
+                    let on_off = |v: &str| match v {
+                        "true" => "on".to_string(),
+                        "false" => "off".to_string(),
+                        other => format!("`{other}`"),
+                    };
+                    format!(
+                        "{what} is {} in it but {} in this engine",
+                        on_off(their_value),
+                        on_off(value)
+                    )
+                })
+            })
+            .collect();
+        (!differences.is_empty() && theirs.len() == ours.len()).then(|| differences.join("; "))
+    });
+    described.unwrap_or_else(|| format!("`{theirs}`, but this engine has `{ours}`"))
 }
 
 /// A module read back from precompiled bytes: its translation, the offset
@@ -525,4 +570,25 @@ pub(crate) fn read<'a>(config: &Config, bytes: &'a [u8]) -> crate::Result<Precom
             exception_handlers,
         },
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::tunables_difference;
+
+    #[test]
+    fn tunables_difference_is_said_in_words() {
+        let theirs = "Tunables { consume_fuel: true, epoch_interruption: false, exceptions: true }";
+        let ours = "Tunables { consume_fuel: false, epoch_interruption: false, exceptions: false }";
+        assert_eq!(
+            tunables_difference(theirs, ours),
+            "fuel consumption (`Config::consume_fuel`) is on in it but off in this engine; \
+             exception handling (`Config::wasm_exceptions`) is on in it but off in this engine"
+        );
+        // Anything else is shown as written.
+        assert_eq!(
+            tunables_difference("Tunables { x: 1 }", "Other"),
+            "`Tunables { x: 1 }`, but this engine has `Other`"
+        );
+    }
 }
