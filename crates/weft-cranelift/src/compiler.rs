@@ -188,7 +188,8 @@ impl Compiler {
             *fctx = FunctionBuilderContext::new();
             return Err(e.context(describe()));
         }
-        let (mut compiled, block_starts) = self.compile_in(ctx).with_context(describe)?;
+        let mut layout = CodeLayout::default();
+        let mut compiled = self.compile_in(ctx, Some(&mut layout)).with_context(describe)?;
         // A wasm function starts at a chosen offset into a cache line, so
         // that where its loops fall relative to the lines depends on the
         // function alone, not on the sizes of the functions before it:
@@ -200,8 +201,8 @@ impl Compiler {
         // choice on x86_64) 1.04x, 64 bytes 0.97x. Trampolines keep the
         // minimum.
         if self.isa.name() == "x64" {
-            let loops = crate::placement::loops_x64(&compiled.code, &block_starts);
-            compiled.start_in_line = crate::placement::start_in_line(compiled.alignment, &loops);
+            let loops = crate::placement::loops_x64(&compiled.code, &layout.block_starts);
+            compiled.start_in_line = crate::placement::start_in_line(compiled.alignment, &loops, &layout.call_returns);
         }
         compiled.alignment = compiled.alignment.max(WASM_FUNCTION_ALIGNMENT);
         Ok(compiled)
@@ -335,16 +336,10 @@ impl Compiler {
     /// Runs Cranelift on a function and collects its code, relocations and
     /// traps.
     fn compile_clif(&self, func: Function) -> Result<CompiledFunction> {
-        Ok(self.compile_clif_with_code(func)?.0)
-    }
-
-    /// [`Compiler::compile_clif`], also returning where the code's basic
-    /// blocks start, in order (Cranelift's `machine_code_cfg_info`).
-    fn compile_clif_with_code(&self, func: Function) -> Result<(CompiledFunction, Vec<u32>)> {
         let mut pooled = self.pooled_contexts();
         let ctx = &mut pooled.get().0;
         ctx.func = func;
-        self.compile_in(ctx)
+        self.compile_in(ctx, None)
     }
 
     /// Contexts from the pool, or new ones.
@@ -355,8 +350,9 @@ impl Compiler {
         }
     }
 
-    /// [`Compiler::compile_clif_with_code`] of the function in `ctx`.
-    fn compile_in(&self, ctx: &mut Context) -> Result<(CompiledFunction, Vec<u32>)> {
+    /// [`Compiler::compile_clif`] of the function in `ctx`, also filling
+    /// in `layout` when one is given.
+    fn compile_in(&self, ctx: &mut Context, layout: Option<&mut CodeLayout>) -> Result<CompiledFunction> {
         let mut ctrl = ControlPlane::default();
         if let Err(e) = ctx.compile(&*self.isa, &mut ctrl) {
             let message = cranelift_codegen::print_errors::pretty_error(e.func, e.inner);
@@ -419,9 +415,12 @@ impl Compiler {
                 frame_offset,
             });
         }
-        let mut block_starts = compiled.bb_starts.clone();
-        block_starts.sort_unstable();
-        block_starts.dedup();
+        if let Some(layout) = layout {
+            layout.block_starts.clone_from(&compiled.bb_starts);
+            layout.block_starts.sort_unstable();
+            layout.block_starts.dedup();
+            layout.call_returns = buffer.call_sites().map(|site| site.ret_addr).collect();
+        }
         let function = CompiledFunction {
             code: buffer.data().to_vec(),
             alignment: buffer.alignment,
@@ -432,8 +431,17 @@ impl Compiler {
             stack_maps,
             exception_handlers,
         };
-        Ok((function, block_starts))
+        Ok(function)
     }
+}
+
+/// Where a compiled function's basic blocks start (in order, from
+/// Cranelift's `machine_code_cfg_info`) and where its calls return: what
+/// `crate::placement` chooses the function's start from.
+#[derive(Default)]
+struct CodeLayout {
+    block_starts: Vec<u32>,
+    call_returns: Vec<u32>,
 }
 
 /// The alignment of a compiled wasm function (see
