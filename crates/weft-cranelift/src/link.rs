@@ -1,6 +1,6 @@
 //! Laying out compiled functions in one buffer and resolving direct calls:
 //! the unlinked functions ([`CompiledFunction`]) code generation makes, and
-//! [`link`], which makes a [`CompiledModule`] of them.
+//! [`link_with_builtins`], which makes a [`CompiledModule`] of them.
 
 use anyhow::{anyhow, bail, Result};
 use cranelift_codegen::binemit::Reloc;
@@ -83,8 +83,9 @@ pub(crate) fn link(
     link_with_builtins(funcs, trampolines, Vec::new())
 }
 
-/// [`link`], with the trampolines of the collecting builtins laid out after
-/// the others.
+/// Lays out `funcs` then `trampolines` (one per module type, `None` for a
+/// type without one), then the trampolines of the collecting builtins, and
+/// applies the relocations of all of them.
 pub(crate) fn link_with_builtins(
     funcs: Vec<CompiledFunction>,
     trampolines: Vec<Option<CompiledFunction>>,
