@@ -89,7 +89,7 @@ pub(crate) fn loops_x64(code: &[u8], block_starts: &[u32]) -> Vec<(u32, u32)> {
 /// a recursive call (Zen 4, pinned, every start 0..63 into a line, 3
 /// processes each, fastest of each): with the return address 21–31 bytes
 /// into a 32-byte block the program ran in 924–940 ms (21 of the 22
-/// starts; one gave 953 ms), and with it 0–13 bytes in, in 956–981 ms
+/// starts; one gave 953 ms), and with it 0–13 bytes in, in 956–980 ms
 /// (every start), with the same code and the loop on the same number of
 /// lines; 14–20 bytes in gave either. Wasmtime, whose 32-byte function
 /// alignment happens to put that return address 16 bytes in, ran it in
