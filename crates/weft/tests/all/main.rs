@@ -40,6 +40,7 @@ mod host_exceptions;
 mod host_memory;
 mod interruption;
 mod limits;
+mod memory_copy_inline;
 mod pooling;
 mod precompiled;
 mod proposals;
