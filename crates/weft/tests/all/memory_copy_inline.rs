@@ -38,7 +38,7 @@ fn fill(memory: &Memory, store: &mut Store<()>) -> Vec<u8> {
 /// against no change at all when the copy must trap).
 fn check(index: &str) {
     let engine = Engine::default();
-    let module = Module::new(&engine, module_text(index)).unwrap();
+    let module = Module::new(&engine, wat::parse_str(module_text(index)).unwrap()).unwrap();
     let mut store = Store::new(&engine, ());
     let instance = Instance::new(&mut store, &module, &[]).unwrap();
     let memory = instance.get_memory(&mut store, "memory").unwrap();
