@@ -33,7 +33,7 @@ fn fill(memory: &Memory, store: &mut Store<()>) -> Vec<u8> {
     pattern
 }
 
-/// Runs every length against `cases(n)` pairs `(dst, src)` in `index`'s
+/// Runs every length against a set of `(dst, src)` pairs in `index`'s
 /// memory and checks the memory afterwards against a copy made in Rust (or
 /// against no change at all when the copy must trap).
 fn check(index: &str) {
