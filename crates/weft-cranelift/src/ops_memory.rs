@@ -235,19 +235,20 @@ impl FuncTranslator<'_, '_> {
                     Trap::MemoryOutOfBounds,
                 )?;
             }
-            O::MemoryCopy { dst_mem, src_mem } if self.copy_length_to_inline().is_some() => {
-                self.inline_memory_copy(*dst_mem, *src_mem)?;
-            }
             O::MemoryCopy { dst_mem, src_mem } => {
-                // Definitions, not indices, as for `memory.fill`.
-                let dst_def = self.memory_def(*dst_mem)?;
-                let src_def = self.memory_def(*src_mem)?;
-                let (dst, src, len) = self.pop3();
-                self.call_builtin_checked(
-                    BuiltinFunction::MemoryCopy,
-                    &[dst_def, dst, src_def, src, len],
-                    Trap::MemoryOutOfBounds,
-                )?;
+                if let Some(n) = self.copy_length_to_inline() {
+                    self.inline_memory_copy(*dst_mem, *src_mem, n)?;
+                } else {
+                    // Definitions, not indices, as for `memory.fill`.
+                    let dst_def = self.memory_def(*dst_mem)?;
+                    let src_def = self.memory_def(*src_mem)?;
+                    let (dst, src, len) = self.pop3();
+                    self.call_builtin_checked(
+                        BuiltinFunction::MemoryCopy,
+                        &[dst_def, dst, src_def, src, len],
+                        Trap::MemoryOutOfBounds,
+                    )?;
+                }
             }
             O::MemoryInit { data_index, mem } => {
                 self.check_memory(*mem)?;
@@ -301,16 +302,13 @@ impl FuncTranslator<'_, '_> {
         (n <= INLINE_COPY_MAX).then_some(n)
     }
 
-    /// Translates a `memory.copy` whose length is a small constant (see
-    /// [`FuncTranslator::copy_length_to_inline`]) without a call: checks
+    /// Translates a `memory.copy` whose length is the small constant `n`
+    /// (see [`FuncTranslator::copy_length_to_inline`]) without a call: checks
     /// both ranges against their memories' lengths, trapping with
     /// [`Trap::MemoryOutOfBounds`] before anything is written, then loads
     /// every byte of the source before storing any, so that overlapping
     /// ranges copy as if through a buffer, as the instruction requires.
-    fn inline_memory_copy(&mut self, dst_mem: u32, src_mem: u32) -> Result<()> {
-        let n = self
-            .copy_length_to_inline()
-            .ok_or_else(|| anyhow!("memory.copy length is not a small constant"))?;
+    fn inline_memory_copy(&mut self, dst_mem: u32, src_mem: u32, n: u64) -> Result<()> {
         let (dst, src, _) = self.pop3();
         let dst_addr = self.checked_range_addr(dst_mem, dst, n)?;
         let src_addr = self.checked_range_addr(src_mem, src, n)?;
@@ -339,7 +337,10 @@ impl FuncTranslator<'_, '_> {
     /// [`Trap::MemoryOutOfBounds`] unless `index + n` is within the
     /// memory's current length. The check is explicit even where a guard
     /// region would catch the access: a copy must trap before it writes
-    /// anything.
+    /// anything. It is not [`FuncTranslator::bounds_checked_addr`] plus a
+    /// trap: that one adds with an overflow check even to a 32-bit index,
+    /// which cannot overflow here, and the extra branch made a 16-byte copy
+    /// in a loop 25 % slower (0.55 to 0.68 ns).
     fn checked_range_addr(&mut self, mem: u32, index: Value, n: u64) -> Result<Value> {
         let memory64 = self.check_memory(mem)?;
         let def = self.memory_def(mem)?;
