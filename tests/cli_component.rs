@@ -12,15 +12,10 @@ mod p2_guest {
     include!("../crates/weft-wasi/tests/all/p2_guest/mod.rs");
 }
 
-use std::path::PathBuf;
 use std::process::{Command, Output};
 
-fn temp_dir(test: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("weft-cli-component-{}-{test}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("create temp dir");
-    dir
-}
+mod scratch;
+use scratch::temp_dir;
 
 /// Writes the component of `main` to `DIR/NAME.wasm` and returns the path.
 fn component_file(dir: &std::path::Path, name: &str, main: &str) -> String {

@@ -12,15 +12,11 @@ mod p3_guest {
 }
 
 use p3_guest::Ending;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output};
 
-fn temp_dir(test: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("weft-cli-p3-{}-{test}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("create temp dir");
-    dir
-}
+mod scratch;
+use scratch::temp_dir;
 
 /// Writes the guest to `DIR/NAME.wasm` and returns the path.
 fn component_file(dir: &Path, name: &str, out: &str, err: &str, ending: Ending) -> String {

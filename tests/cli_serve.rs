@@ -27,24 +27,21 @@ mod tls_server {
 
 use std::io::{BufRead, BufReader};
 use std::net::SocketAddr;
-use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
-fn temp_dir(test: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("weft-cli-serve-{}-{test}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("create temp dir");
-    dir
-}
+mod scratch;
+use scratch::temp_dir;
 
 /// A running `weft serve`, killed when dropped.
 struct Server {
     child: Child,
     addr: SocketAddr,
     stderr: Arc<Mutex<String>>,
+    /// Holds the component file; removed after the server is killed.
+    _dir: scratch::ScratchDir,
 }
 
 impl Drop for Server {
@@ -103,7 +100,12 @@ impl Server {
                 s.push('\n');
             }
         });
-        Server { child, addr, stderr }
+        Server {
+            child,
+            addr,
+            stderr,
+            _dir: dir,
+        }
     }
 
     /// What the server printed on stderr after its first line, once it
@@ -496,7 +498,8 @@ fn serve_sends_https_requests_to_the_servers_it_trusts() {
     let rt = runtime();
     let (addr, count) = teapot_with(&rt, Some(tls_server::acceptor()));
     let guest = p3_guest::service(p3_guest::Mode::SendNoScheme, &format!("localhost:{}", addr.port()));
-    let ca = temp_dir("https-ca").join("ca.pem");
+    let ca_dir = temp_dir("https-ca");
+    let ca = ca_dir.join("ca.pem");
     std::fs::write(&ca, tls_server::CA_PEM).expect("write the CA");
     let args = ["-S", "http-outgoing", "--max-instance-reuse-count", "1"];
     let untrusting = Server::start_component("https-untrusted", &guest, &args);

@@ -3,16 +3,12 @@
 //! backtrace, `-W unknown-imports-default=y`, `--fuel`, `--wasm-timeout`,
 //! and the one-line errors of bad options.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output};
 use std::time::{Duration, Instant};
 
-fn temp_dir(test: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("weft-cli-wasi-{}-{test}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("create temp dir");
-    dir
-}
+mod scratch;
+use scratch::temp_dir;
 
 fn write(dir: &Path, name: &str, contents: &str) -> String {
     let path = dir.join(name);

@@ -1,16 +1,12 @@
 //! `weft compile FILE -o OUT` and `weft run --allow-precompiled OUT`.
 
-use std::path::PathBuf;
 use std::process::Command;
+
+mod scratch;
+use scratch::temp_dir;
 
 fn weft() -> Command {
     Command::new(env!("CARGO_BIN_EXE_weft"))
-}
-
-fn temp_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("weft-cli-precompiled-{}-{name}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
 }
 
 #[test]
@@ -71,7 +67,6 @@ fn compile_then_run_precompiled() {
         stderr.contains("engine configuration") && stderr.matches(name).count() == 1,
         "{stderr}"
     );
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
@@ -82,7 +77,6 @@ fn compile_reports_bad_modules() {
     let out = weft().arg("compile").arg(&bad).output().unwrap();
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("failed to compile"));
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 /// `weft compile -W` compiles with the switches that change the code, and
@@ -138,5 +132,4 @@ fn compile_with_wasm_switches() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(!out.status.success());
     assert!(stderr.contains("unsupported `-W no-such`"), "{stderr}");
-    std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -195,11 +195,13 @@ fn environment_clocks_and_random() -> weft::Result<()> {
     Ok(())
 }
 
-/// A fresh directory for a test's preopen.
-fn sandbox(test: &str) -> std::path::PathBuf {
-    let dir = std::env::temp_dir().join(format!("weft-wasi-p3-{}-{test}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(dir.join("sandbox/sub")).unwrap();
+/// A fresh directory for a test's preopen, removed when dropped.
+fn sandbox(test: &str) -> tempfile::TempDir {
+    let dir = tempfile::Builder::new()
+        .prefix(&format!("weft-wasi-p3-{test}-"))
+        .tempdir()
+        .expect("create the test's directory");
+    std::fs::create_dir_all(dir.path().join("sandbox/sub")).expect("create the sandbox");
     dir
 }
 
@@ -209,11 +211,14 @@ fn a_file_is_written_through_a_descriptor_stream() -> weft::Result<()> {
     let wat = p3_guest::file_component("out.txt", "file contents\n", "done\n", Ending::Ok);
     let o = run_wat(
         &wat,
-        WasiCtxBuilder::new().preopened_dir(dir.join("sandbox"), "/", weft_wasi::FsPerms::ReadWrite)?,
+        WasiCtxBuilder::new().preopened_dir(dir.path().join("sandbox"), "/", weft_wasi::FsPerms::ReadWrite)?,
     )?;
     assert_eq!(o.result?, Ok(()));
     assert_eq!(o.stderr, "done\n");
-    assert_eq!(std::fs::read_to_string(dir.join("sandbox/out.txt"))?, "file contents\n");
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("sandbox/out.txt"))?,
+        "file contents\n"
+    );
     Ok(())
 }
 
@@ -229,7 +234,7 @@ fn open_at_outside_the_preopen_is_not_permitted() -> weft::Result<()> {
         let wat = p3_guest::file_component(path, "never\n", "", Ending::Ok);
         let o = run_wat(
             &wat,
-            WasiCtxBuilder::new().preopened_dir(dir.join("sandbox"), "/", weft_wasi::FsPerms::ReadWrite)?,
+            WasiCtxBuilder::new().preopened_dir(dir.path().join("sandbox"), "/", weft_wasi::FsPerms::ReadWrite)?,
         )?;
         let err = o.result.unwrap_err();
         assert_eq!(
@@ -237,17 +242,17 @@ fn open_at_outside_the_preopen_is_not_permitted() -> weft::Result<()> {
             Some(&I32Exit(not_permitted)),
             "{path}: {err:?}"
         );
-        assert!(!dir.join("escaped.txt").exists(), "{path}");
+        assert!(!dir.path().join("escaped.txt").exists(), "{path}");
     }
     // A read-only preopen: opening for writing is refused.
     let wat = p3_guest::file_component("ro.txt", "never\n", "", Ending::Ok);
     let o = run_wat(
         &wat,
-        WasiCtxBuilder::new().preopened_dir(dir.join("sandbox"), "/", weft_wasi::FsPerms::ReadOnly)?,
+        WasiCtxBuilder::new().preopened_dir(dir.path().join("sandbox"), "/", weft_wasi::FsPerms::ReadOnly)?,
     )?;
     let err = o.result.unwrap_err();
     assert!(err.downcast_ref::<I32Exit>().is_some_and(|e| e.0 >= 100), "{err:?}");
-    assert!(!dir.join("sandbox/ro.txt").exists());
+    assert!(!dir.path().join("sandbox/ro.txt").exists());
     Ok(())
 }
 
@@ -391,18 +396,18 @@ fn directories_and_files_are_read_through_streams() -> weft::Result<()> {
     use weft_wasi::p2::bindings::wasi::filesystem::preopens::Host as _;
     use weft_wasi::p3::bindings::wasi::filesystem::types::{ErrorCode, HostDescriptorWithStore};
     let dir = sandbox("read");
-    std::fs::write(dir.join("sandbox/a.txt"), "alpha")?;
-    std::fs::write(dir.join("sandbox/b.txt"), "beta")?;
+    std::fs::write(dir.path().join("sandbox/a.txt"), "alpha")?;
+    std::fs::write(dir.path().join("sandbox/b.txt"), "beta")?;
     // Enough entries for several batches of the listing, and a file of
     // several reads.
     for i in 0..200 {
-        std::fs::write(dir.join(format!("sandbox/n{i:03}")), "")?;
+        std::fs::write(dir.path().join(format!("sandbox/n{i:03}")), "")?;
     }
     let big: Vec<u8> = (0..3_000_001u32).map(|i| (i % 251) as u8).collect();
-    std::fs::write(dir.join("sandbox/big.bin"), &big)?;
+    std::fs::write(dir.path().join("sandbox/big.bin"), &big)?;
     let engine = Engine::default();
     let ctx = WasiCtxBuilder::new()
-        .preopened_dir(dir.join("sandbox"), "/", weft_wasi::FsPerms::ReadWrite)?
+        .preopened_dir(dir.path().join("sandbox"), "/", weft_wasi::FsPerms::ReadWrite)?
         .build();
     let mut store = Store::new(
         &engine,

@@ -118,11 +118,12 @@ fn partial(mut ctx: WasiCtx) -> Partial {
     }
 }
 
-/// A fresh directory for a test's preopen.
-fn sandbox(test: &str) -> std::path::PathBuf {
-    let dir = std::env::temp_dir().join(format!("weft-wasi-48-{}-{test}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+/// A fresh directory for a test's preopen, removed when dropped.
+fn sandbox(test: &str) -> tempfile::TempDir {
+    let dir = tempfile::Builder::new()
+        .prefix(&format!("weft-wasi-48-{test}-"))
+        .tempdir()
+        .expect("create the test's directory");
     dir
 }
 
@@ -433,7 +434,7 @@ fn sync_single_interfaces_for_a_state_with_only_sub_contexts() -> weft::Result<(
     b::filesystem::preopens::add_to_linker::<Partial, WasiFilesystem>(&mut linker, |s| s.filesystem())?;
 
     let component = Component::new(&engine, wat::parse_str(p2_component())?)?;
-    let mut store = Store::new(&engine, partial(built_ctx(&dir)?));
+    let mut store = Store::new(&engine, partial(built_ctx(dir.path())?));
     let instance = linker.instantiate(&mut store, &component)?;
     let seen = probe_sync(&mut store, &instance)?;
     // 0 = `ipv4`: TCP is allowed by the context the sockets part came from.
@@ -459,7 +460,7 @@ fn an_interface_left_out_is_missing() -> weft::Result<()> {
     b::filesystem::types::add_to_linker::<Partial, WasiFilesystem>(&mut linker, Partial::filesystem)?;
     b::filesystem::preopens::add_to_linker::<Partial, WasiFilesystem>(&mut linker, Partial::filesystem)?;
     let component = Component::new(&engine, wat::parse_str(p2_component())?)?;
-    let mut store = Store::new(&engine, partial(built_ctx(&dir)?));
+    let mut store = Store::new(&engine, partial(built_ctx(dir.path())?));
     let err = linker.instantiate(&mut store, &component).unwrap_err();
     assert!(format!("{err:?}").contains("wasi:sockets/tcp-create-socket"), "{err:?}");
     Ok(())
@@ -488,7 +489,7 @@ fn async_single_interfaces_for_a_wasi_view() -> weft::Result<()> {
     b::filesystem::preopens::add_to_linker::<Full, WasiFilesystem>(&mut linker, Full::filesystem)?;
 
     let component = Component::new(&engine, wat::parse_str(p2_component())?)?;
-    let mut ctx = built_ctx(&dir)?;
+    let mut ctx = built_ctx(dir.path())?;
     // TCP off again: the sub-context is the context's own.
     *ctx.sockets() = WasiSocketsCtx::default();
     let mut store = Store::new(
@@ -636,7 +637,7 @@ fn p3_packages_for_a_state_with_only_sub_contexts() -> weft::Result<()> {
     weft_wasi::p3::filesystem::add_to_linker(&mut linker)?;
     weft_wasi::p3::sockets::add_to_linker(&mut linker)?;
     let component = Component::new(&engine, wat::parse_str(p3_component())?)?;
-    let mut store = Store::new(&engine, partial(built_ctx(&dir)?));
+    let mut store = Store::new(&engine, partial(built_ctx(dir.path())?));
     let instance = linker.instantiate(&mut store, &component)?;
     fn call<R: weft::component::ComponentNamedList + weft::component::Lift + Send + Sync + 'static>(
         store: &mut Store<Partial>,
@@ -701,7 +702,7 @@ impl weft_wasi::HostMonotonicClock for StoppedMono {
 fn custom_clocks_are_what_the_guest_reads() -> weft::Result<()> {
     use weft_wasi::p2::bindings::sync as b;
     let dir = sandbox("clocks");
-    std::fs::write(dir.join("hello.txt"), FILE_TEXT)?;
+    std::fs::write(dir.path().join("hello.txt"), FILE_TEXT)?;
     let engine = Engine::default();
     let mut linker = Linker::<Full>::new(&engine);
     b::random::insecure_seed::add_to_linker::<Full, WasiRandom>(&mut linker, Full::random)?;
@@ -717,7 +718,7 @@ fn custom_clocks_are_what_the_guest_reads() -> weft::Result<()> {
         .wall_clock(StoppedWall)
         .monotonic_clock(StoppedMono)
         .allow_blocking_current_thread(true)
-        .preopened_dir(&dir, "/data", FsPerms::ReadOnly)?
+        .preopened_dir(dir.path(), "/data", FsPerms::ReadOnly)?
         .build();
     // The flag is kept in the filesystem part of the context.
     let fs = format!("{:?}", ctx.filesystem());
