@@ -35,10 +35,31 @@ impl FuncTranslator<'_, '_> {
         trusted().with_alias_region(Some(self.regions.table_elems))
     }
 
-    /// The current number of elements of a table, as `i64`.
-    fn table_len(&mut self, def: Value) -> Value {
-        let flags = self.vmtable_flags();
-        self.b.ins().load(I64, flags, def, vmtable::CURRENT_ELEMENTS as i32)
+    /// The number of elements of table `table`, if it can never change: a
+    /// table the module defines with equal minimum and maximum. Such a
+    /// table is made with its minimum size, cannot grow, and keeps its
+    /// elements where they are, as Wasmtime's static tables do. (An
+    /// imported table is left out: its size is the exporter's.)
+    fn fixed_table_len(&self, table: u32) -> Option<u64> {
+        if table < self.module.num_imported_tables {
+            return None;
+        }
+        let t = self.module.tables.get(table as usize)?;
+        (t.maximum == Some(t.minimum)).then_some(t.minimum)
+    }
+
+    /// The current number of elements of table `table` (whose definition
+    /// is `def`), as `i64`: a constant for a table of fixed size.
+    fn table_len(&mut self, table: u32, def: Value) -> Value {
+        match self.fixed_table_len(table) {
+            // A table larger than the runtime's element limit fails to
+            // instantiate, so the code runs only with a size that fits.
+            Some(len) => self.b.ins().iconst(I64, len as i64),
+            None => {
+                let flags = self.vmtable_flags();
+                self.b.ins().load(I64, flags, def, vmtable::CURRENT_ELEMENTS as i32)
+            }
+        }
     }
 
     /// The address of element `index` (an `i32`, or an `i64` for a 64-bit
@@ -49,7 +70,7 @@ impl FuncTranslator<'_, '_> {
     fn table_elem_addr(&mut self, table: u32, index: Value) -> Result<Value> {
         let table64 = self.check_table(table)?;
         let def = self.table_def(table)?;
-        let len = self.table_len(def);
+        let len = self.table_len(table, def);
         let index = if table64 {
             index
         } else {
@@ -57,7 +78,12 @@ impl FuncTranslator<'_, '_> {
         };
         let oob = self.b.ins().icmp(IntCC::UnsignedGreaterThanOrEqual, index, len);
         self.b.ins().trapnz(oob, trap_to_code(Trap::TableOutOfBounds));
-        let flags = self.vmtable_flags();
+        // The elements of a table of fixed size never move: their base may
+        // be loaded once for a loop.
+        let flags = match self.fixed_table_len(table) {
+            Some(_) => vmctx_readonly(),
+            None => self.vmtable_flags(),
+        };
         let base = self.b.ins().load(I64, flags, def, vmtable::BASE as i32);
         let scaled = self
             .b
@@ -143,7 +169,7 @@ impl FuncTranslator<'_, '_> {
             O::TableSize { table } => {
                 let table64 = self.check_table(table)?;
                 let def = self.table_def(table)?;
-                let len = self.table_len(def);
+                let len = self.table_len(table, def);
                 let v = if table64 { len } else { self.b.ins().ireduce(I32, len) };
                 self.push(v);
             }

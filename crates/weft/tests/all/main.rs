@@ -32,6 +32,7 @@ mod entry_trampolines;
 mod exceptions;
 mod exn_collect;
 mod exn_unwind;
+mod fixed_size_tables;
 mod gc;
 mod gc_collect;
 mod gc_host_api;
