@@ -52,7 +52,7 @@ impl CompiledFunction {
 
 /// The alignment of the blocks functions are placed in. A trampoline starts
 /// on one; a wasm function asks for a cache line and may start some way
-/// into it, at a multiple of 8 and of what its code needs (see
+/// into it, at any offset that keeps the alignment its code needs (see
 /// `Compiler::compile_function` and `crate::placement`).
 const FUNCTION_ALIGNMENT: u32 = 16;
 

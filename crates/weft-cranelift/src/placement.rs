@@ -7,23 +7,17 @@
 //! when its inner loop crossed a line and 1.25× slower when its outer loop
 //! touched three lines instead of two, with the same machine code.
 //! Cranelift does not align loop headers, so the only lever is where the
-//! whole function starts: this module tries the starts a multiple of
-//! [`STEP`] bytes into a line and keeps the one whose loops touch the
+//! whole function starts: this module tries every start into a line that
+//! the code's alignment allows and keeps the one whose loops touch the
 //! fewest lines beyond their minimum, weighting a loop by its nesting
 //! depth (inner loops run more often). Among the starts that fit the
 //! loops equally well, it prefers one that puts the return addresses of
-//! calls inside them late in a 32-byte block (see [`RETURN_AT_LEAST`]). A
-//! function without small loops starts on a line, as before.
+//! calls inside them late in a 32-byte block (see [`RETURN_AT_LEAST`]),
+//! then the earliest (see [`start_in_line`]). A function without small
+//! loops starts on a line, as before.
 
 /// The size of the lines the loops are fitted to.
 pub(crate) const LINE: u32 = 64;
-
-/// The finest granularity of the start within a line. Eight bytes, not
-/// sixteen: with sixteen, a loop beginning 10 bytes into a 16-byte block
-/// could never share a line with an outer loop that begins 36 bytes before
-/// it (sieve's case); a function entry 8 bytes into a 16-byte block costs
-/// a negligible part of one fetch.
-const STEP: u32 = 8;
 
 /// Loops longer than this are left to chance: one more line is a small
 /// part of what they touch.
@@ -103,16 +97,25 @@ const FETCH: u32 = 32;
 /// The start offset within a [`LINE`] for a function with `loops`
 /// (`(header, end)` offsets, see [`loops_x64`]) and calls returning to
 /// `call_returns`. The offset is a multiple of `align`, the alignment the
-/// code needs (its constants'), and of [`STEP`]; it is 0 when `align` is a
-/// line or more.
+/// code needs (its constants'); it is 0 when `align` is a line or more.
 ///
 /// The start puts the small loops on the fewest lines beyond their
 /// minimum; among the starts that do that equally well, it puts the fewest
 /// return addresses of calls inside those loops less than
 /// [`RETURN_AT_LEAST`] bytes into a [`FETCH`]-byte block. A tie keeps the
-/// line start, then a multiple of 16.
+/// earliest start.
+///
+/// Every byte offset is tried, not only multiples of 8 or 16: the loops of
+/// shootout-sieve's hot function (headers 0x7e, 0xa0 and 0xc4 bytes in;
+/// 151, 93 and 28 bytes long) all touch their fewest lines only at starts
+/// 2, 3 and 32. Measured on Zen 4 (pinned, every start 0..63, fastest of 2
+/// processes): 171.7 ms at 2 and 3, 176.1 ms at 32, 179-181 ms at the
+/// starts that fit the two inner loops but not the outer one, 205-265 ms
+/// at the others; Wasmtime 171.1 ms. The earliest of the best starts is a
+/// fast one there; in full bench runs the other programs did not move
+/// beyond their noise.
 pub(crate) fn start_in_line(align: u32, loops: &[(u32, u32)], call_returns: &[u32]) -> u32 {
-    let step = align.max(STEP);
+    let step = align.max(1);
     if step >= LINE {
         return 0;
     }
@@ -152,11 +155,9 @@ pub(crate) fn start_in_line(align: u32, loops: &[(u32, u32)], call_returns: &[u3
             .sum();
         (lines, early_returns)
     };
-    // Multiples of 16 first, so that a tie keeps the entry 16-aligned, and
-    // 0 first of all, so that a tie keeps the line start.
+    // The earliest start wins a tie: 0, the line start, first of all.
     let mut best = (cost(0), 0);
-    let candidates = (16..LINE).step_by(16).chain((STEP..LINE).step_by(16));
-    for shift in candidates.filter(|s| s % step == 0) {
+    for shift in (step..LINE).step_by(step as usize) {
         let c = cost(shift);
         if c < best.0 {
             best = (c, shift);
@@ -169,22 +170,32 @@ pub(crate) fn start_in_line(align: u32, loops: &[(u32, u32)], call_returns: &[u3
 mod tests {
     use super::*;
 
-    /// Sieve's two loops as Cranelift laid them out in one build: the outer
-    /// loop's header 6 bytes into the function, 91 bytes long; the inner
-    /// one 36 bytes after it, 26 bytes long.
-    const SIEVE: [(u32, u32); 2] = [(0x06, 0x61), (0x2a, 0x44)];
+    /// The loops of shootout-sieve's hot function as Cranelift laid them
+    /// out: the outer one (151 bytes, around a call to `memset`), the
+    /// middle one over the candidates (93 bytes) and the inner one that
+    /// strikes out multiples (28 bytes).
+    const SIEVE: [(u32, u32); 3] = [(0x7e, 0x115), (0xa0, 0xfd), (0xc4, 0xe0)];
 
     fn lines(shift: u32, (s, e): (u32, u32)) -> u32 {
         (e - 1 + shift) / LINE - (s + shift) / LINE + 1
     }
 
+    fn fits(shift: u32, l: (u32, u32)) -> bool {
+        lines(shift, l) == (l.1 - l.0).div_ceil(LINE)
+    }
+
     #[test]
     fn sieve_loops_fit_their_least_lines() {
         let shift = start_in_line(1, &SIEVE, &[]);
-        assert_eq!(shift, 24);
+        assert_eq!(shift, 2);
         for l in SIEVE {
-            assert_eq!(lines(shift, l), (l.1 - l.0).div_ceil(LINE), "the loop {l:x?}");
+            assert!(fits(shift, l), "the loop {l:x?}");
         }
+        // At 0 and 1 the outer loop touches a fourth line.
+        assert!(!fits(0, SIEVE[0]) && !fits(1, SIEVE[0]));
+        // 2, 3 and 32 are the only starts that fit all three.
+        let all: Vec<u32> = (0..LINE).filter(|&s| SIEVE.iter().all(|&l| fits(s, l))).collect();
+        assert_eq!(all, [2, 3, 32]);
     }
 
     #[test]
@@ -197,37 +208,39 @@ mod tests {
     }
 
     #[test]
-    fn a_loop_crossing_a_line_moves_by_a_multiple_of_16_when_that_suffices() {
+    fn a_loop_crossing_a_line_moves_just_far_enough_to_fit() {
         // A 24-byte loop at 56 crosses into line 1; starting the function
-        // 16 bytes into a line puts it at 72..96, inside line 1.
-        assert_eq!(start_in_line(1, &[(56, 80)], &[]), 16);
+        // 8 bytes into a line puts it at 64..88, inside line 1.
+        assert_eq!(start_in_line(1, &[(56, 80)], &[]), 8);
     }
 
     #[test]
     fn a_call_in_a_loop_returns_late_in_a_fetch_block() {
         // shootout-fib2's hot function: a loop from 0x41 to 0x6a around a
         // call that returns to 0x4f. At 0 the loop fits a line but the
-        // return lands 15 bytes into a block; 16 keeps the loop on one
-        // line and moves the return to 31.
+        // return lands 15 bytes into a block; 6 keeps the loop on one line
+        // and moves the return to 21.
         let fib = [(0x41, 0x6a)];
         assert_eq!(start_in_line(1, &fib, &[]), 0);
         let shift = start_in_line(1, &fib, &[0x4f]);
-        assert_eq!(shift, 16);
+        assert_eq!(shift, 6);
         assert_eq!(lines(shift, fib[0]), 1);
         assert!((0x4f + shift) % FETCH >= RETURN_AT_LEAST);
         // Calls outside the small loops do not move the function.
         assert_eq!(start_in_line(1, &fib, &[0x20, 0x90]), 0);
-        // Fitting the loops comes first: sieve's start is kept even when
-        // a call in its inner loop returns early in a block there.
-        assert_eq!(start_in_line(1, &SIEVE, &[0x30]), 24);
+        // Fitting the loops comes first: a call in sieve's inner loop
+        // returning to 0xd0 lands early in its block at 2, 3 and 32 alike,
+        // and 5, where it would not, leaves the middle loop on a third line.
+        assert!((0xd0 + 5) % FETCH >= RETURN_AT_LEAST && !fits(5, SIEVE[1]));
+        assert_eq!(start_in_line(1, &SIEVE, &[0xd0]), 2);
     }
 
     #[test]
     fn the_start_keeps_the_alignment_the_code_needs() {
-        // Sieve's loops want 24; code with 16-aligned constants cannot have
-        // it and takes a multiple of 16, and code aligned to a line or more
-        // stays on one.
-        assert_eq!(start_in_line(16, &SIEVE, &[]) % 16, 0);
+        // Sieve's loops want 2; code with 16-aligned constants cannot have
+        // it and takes a multiple of 16 (32 fits them too), and code
+        // aligned to a line or more stays on one.
+        assert_eq!(start_in_line(16, &SIEVE, &[]), 32);
         assert_eq!(start_in_line(64, &SIEVE, &[]), 0);
         assert_eq!(start_in_line(128, &SIEVE, &[]), 0);
     }
