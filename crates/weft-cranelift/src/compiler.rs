@@ -506,7 +506,7 @@ fn map_indices<R: Send>(
             match slot.into_inner().ok().flatten() {
                 Some(r) => done.push(r?),
                 // Not started because of an error at a later index, which
-                // the loop reaches next.
+                // the loop reaches further on.
                 None => continue,
             }
         }
