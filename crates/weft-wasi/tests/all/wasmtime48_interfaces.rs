@@ -120,11 +120,10 @@ fn partial(mut ctx: WasiCtx) -> Partial {
 
 /// A fresh directory for a test's preopen, removed when dropped.
 fn sandbox(test: &str) -> tempfile::TempDir {
-    let dir = tempfile::Builder::new()
+    tempfile::Builder::new()
         .prefix(&format!("weft-wasi-48-{test}-"))
         .tempdir()
-        .expect("create the test's directory");
-    dir
+        .expect("create the test's directory")
 }
 
 /// A WASI 0.2.12 component that imports only `wasi:random/insecure-seed`,
