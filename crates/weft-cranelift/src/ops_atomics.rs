@@ -14,7 +14,7 @@ use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::types::{I16, I32, I64, I8};
 use cranelift_codegen::ir::{AtomicRmwOp, InstBuilder, MemFlagsData, Type, Value};
 use wasmparser::{MemArg, MemArgTarget, Operator};
-use weft_environ::{vmmemory, BuiltinFunction, Trap};
+use weft_environ::{BuiltinFunction, Trap};
 
 /// What the wait and notify builtins return for an access out of bounds
 /// (as the signed `i32` they return).
@@ -161,8 +161,7 @@ impl FuncTranslator<'_, '_> {
     fn atomic_addr(&mut self, memarg: &MemArg, size: u32) -> Result<Value> {
         let (mem, ea) = self.atomic_effective_address(memarg, size)?;
         let def = self.memory_def(mem)?;
-        let flags = self.vmmemory_flags();
-        let length = self.b.ins().load(I64, flags, def, vmmemory::CURRENT_LENGTH as i32);
+        let length = self.memory_length(def);
         let size = self.b.ins().iconst(I64, i64::from(size));
         let end = self
             .b

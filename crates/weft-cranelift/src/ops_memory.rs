@@ -53,6 +53,13 @@ impl FuncTranslator<'_, '_> {
         trusted().with_alias_region(Some(self.regions.vmmemory))
     }
 
+    /// Loads the current length in bytes of the memory whose definition is
+    /// `def`, as `i64`.
+    pub(crate) fn memory_length(&mut self, def: Value) -> Value {
+        let flags = self.vmmemory_flags();
+        self.b.ins().load(I64, flags, def, vmmemory::CURRENT_LENGTH as i32)
+    }
+
     /// Flags of wasm loads and stores: little-endian, possibly unaligned,
     /// trapping with HEAP_OUT_OF_BOUNDS in the guard region.
     pub(crate) fn heap_flags(&self) -> MemFlagsData {
@@ -110,8 +117,7 @@ impl FuncTranslator<'_, '_> {
     /// 64-bit memory `def` (based at `base`), or 0 when out of bounds (see
     /// [`FuncTranslator::heap_addr`]).
     fn bounds_checked_addr(&mut self, def: Value, base: Value, index: Value, offset: u64, size: u32) -> Value {
-        let flags = self.vmmemory_flags();
-        let length = self.b.ins().load(I64, flags, def, vmmemory::CURRENT_LENGTH as i32);
+        let length = self.memory_length(def);
         let oob_code = trap_to_code(Trap::MemoryOutOfBounds);
         let end = match offset.checked_add(u64::from(size)) {
             Some(extent) => {
@@ -204,8 +210,7 @@ impl FuncTranslator<'_, '_> {
                 let decl = self.memory_decl(*mem)?;
                 let (memory64, page_size_log2) = (decl.memory64, decl.page_size_log2);
                 let def = self.memory_def(*mem)?;
-                let flags = self.vmmemory_flags();
-                let length = self.b.ins().load(I64, flags, def, vmmemory::CURRENT_LENGTH as i32);
+                let length = self.memory_length(def);
                 let pages = self.b.ins().ushr_imm_u(length, i64::from(page_size_log2));
                 let pages = if memory64 {
                     pages
@@ -345,8 +350,7 @@ impl FuncTranslator<'_, '_> {
         let memory64 = self.check_memory(mem)?;
         let def = self.memory_def(mem)?;
         let base = self.memory_base(mem)?;
-        let flags = self.vmmemory_flags();
-        let length = self.b.ins().load(I64, flags, def, vmmemory::CURRENT_LENGTH as i32);
+        let length = self.memory_length(def);
         let oob_code = trap_to_code(Trap::MemoryOutOfBounds);
         let index = if memory64 {
             index
