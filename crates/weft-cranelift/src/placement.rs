@@ -8,13 +8,14 @@
 //! touched three lines instead of two, with the same machine code.
 //! Cranelift does not align loop headers, so the only lever is where the
 //! whole function starts: this module tries every start into a line that
-//! the code's alignment allows and keeps the one whose loops touch the
-//! fewest lines beyond their minimum, weighting a loop by its nesting
-//! depth (inner loops run more often). Among the starts that fit the
-//! loops equally well, it prefers one that puts the return addresses of
-//! calls inside them late in a 32-byte block (see [`RETURN_AT_LEAST`]),
-//! then the earliest (see [`start_in_line`]). A function without small
-//! loops starts on a line, as before.
+//! the code's alignment allows and keeps the one whose loops without calls
+//! touch the fewest lines beyond their minimum, weighting a loop by its
+//! nesting depth (inner loops run more often). Among the starts that fit
+//! those loops equally well, it prefers one that puts the return addresses
+//! of calls inside loops late in a 32-byte block (see
+//! [`RETURN_AT_LEAST`]), then one that fits the loops with calls, then the
+//! earliest (see [`start_in_line`]). A function without small loops starts
+//! on a line, as before.
 
 /// The size of the lines the loops are fitted to.
 pub(crate) const LINE: u32 = 64;
@@ -89,6 +90,12 @@ pub(crate) fn loops_x64(code: &[u8], block_starts: &[u32]) -> Vec<(u32, u32)> {
 /// alignment happens to put that return address 16 bytes in, ran it in
 /// 927 ms. The rule rests on this one function; in full bench runs the
 /// other programs' execution times did not move with it.
+///
+/// Zen 3 agrees, on shootout-ackermann (a 55-byte loop around a recursive
+/// call returning 0x26 bytes into it; pinned, every start 0..63, fastest
+/// of 3 processes): 864-937 µs with the return 20-30 or 47-64 bytes into
+/// a line, 971-1054 µs with it 1-19 or 31-46 bytes in, whether the loop
+/// sat on one line or two. Wasmtime ran it in 882-886 µs.
 const RETURN_AT_LEAST: u32 = 21;
 
 /// The block size [`RETURN_AT_LEAST`] counts in.
@@ -99,11 +106,21 @@ const FETCH: u32 = 32;
 /// `call_returns`. The offset is a multiple of `align`, the alignment the
 /// code needs (its constants'); it is 0 when `align` is a line or more.
 ///
-/// The start puts the small loops on the fewest lines beyond their
-/// minimum; among the starts that do that equally well, it puts the fewest
-/// return addresses of calls inside those loops less than
-/// [`RETURN_AT_LEAST`] bytes into a [`FETCH`]-byte block. A tie keeps the
-/// earliest start.
+/// The start puts the small loops without calls on the fewest lines beyond
+/// their minimum; among the starts that do that equally well, it puts the
+/// fewest return addresses of calls inside the loops less than
+/// [`RETURN_AT_LEAST`] bytes into a [`FETCH`]-byte block; among those, it
+/// puts the loops with calls on the fewest lines. A tie keeps the earliest
+/// start.
+///
+/// A loop with a call comes last because its lines mattered least where
+/// measured. On Zen 3, shootout-ackermann's loop around its call ran as
+/// fast on two lines as on one, but 10 % slower with its return early in a
+/// block, where the old order (every loop first) had put it; and
+/// shootout-sieve ran in 229-231 ms at starts 0 to 3 and 232 ms at 32,
+/// although at 0 and 1 its outer loop, which calls `memset`, touches one
+/// line more. On Zen 4 those two starts were about 5 % slower, so
+/// the lines of such loops still break the remaining ties.
 ///
 /// Every byte offset is tried, not only multiples of 8 or 16: the loops of
 /// shootout-sieve's hot function (headers 0x7e, 0xa0 and 0xc4 bytes in;
@@ -139,21 +156,29 @@ pub(crate) fn start_in_line(align: u32, loops: &[(u32, u32)], call_returns: &[u3
         .map(|&ret| (ret, depth(ret.saturating_sub(1), ret)))
         .filter(|&(_, d)| d > 0)
         .collect();
-    let cost = |shift: u32| -> (u32, u32) {
-        let lines = weighted
+    // Whether a call returns inside the loop `(s, e)`: a call ends at its
+    // return address, so the address may be the loop's end.
+    let calls_in = |s: u32, e: u32| returns.iter().any(|&(ret, _)| s < ret && ret <= e);
+    // The extra lines the loops touch at `shift`: those without calls, then
+    // those with calls.
+    let extra_lines = |shift: u32, with_calls: bool| -> u32 {
+        weighted
             .iter()
+            .filter(|&&(s, e, _)| calls_in(s, e) == with_calls)
             .map(|&(s, e, depth)| {
                 let touched = (e - 1 + shift) / LINE - (s + shift) / LINE + 1;
                 let least = (e - s).div_ceil(LINE);
                 depth * (touched - least)
             })
-            .sum();
+            .sum()
+    };
+    let cost = |shift: u32| -> (u32, u32, u32) {
         let early_returns = returns
             .iter()
             .filter(|&&(ret, _)| (ret + shift) % FETCH < RETURN_AT_LEAST)
             .map(|&(_, depth)| depth)
             .sum();
-        (lines, early_returns)
+        (extra_lines(shift, false), early_returns, extra_lines(shift, true))
     };
     // The earliest start wins a tie: 0, the line start, first of all.
     let mut best = (cost(0), 0);
@@ -228,11 +253,35 @@ mod tests {
         assert!((0x4f + shift) % FETCH >= RETURN_AT_LEAST);
         // Calls outside the small loops do not move the function.
         assert_eq!(start_in_line(1, &fib, &[0x20, 0x90]), 0);
-        // Fitting the loops comes first: a call in sieve's inner loop
-        // returning to 0xd0 lands early in its block at 2, 3 and 32 alike,
-        // and 5, where it would not, leaves the middle loop on a third line.
+        // The return comes before the lines of the loops around the call:
+        // a call in sieve's inner loop returning to 0xd0 (so in all three
+        // loops) lands early in its block at 2, 3 and 32 alike; 5 is the
+        // first start where it does not, though it leaves the middle loop
+        // on a third line.
         assert!((0xd0 + 5) % FETCH >= RETURN_AT_LEAST && !fits(5, SIEVE[1]));
-        assert_eq!(start_in_line(1, &SIEVE, &[0xd0]), 2);
+        assert_eq!(start_in_line(1, &SIEVE, &[0xd0]), 5);
+    }
+
+    #[test]
+    fn loops_without_calls_are_fitted_before_returns_and_loops_with_calls() {
+        // shootout-ackermann's hot function: a loop from 0x33 to 0x6a
+        // around a call returning to 0x59. The loop fits one line only at
+        // 13..=22, where the return is 6-15 bytes into a block; 0 puts it 25
+        // bytes in and leaves the loop on two lines.
+        assert_eq!(start_in_line(1, &[(0x33, 0x6a)], &[0x59]), 0);
+        assert!(!fits(0, (0x33, 0x6a)));
+        // Sieve's outer loop calls `memset` (returning to 0x99, 25 bytes
+        // into a block at 0): its inner loops fit at 0..=3, 32 and 60..=63,
+        // the return is late at all of them, and the outer loop fits at 2,
+        // 3 and 32 only, so 2 is kept.
+        assert_eq!(start_in_line(1, &SIEVE, &[0x99]), 2);
+        // A loop without calls still comes first: the 60-byte loop at 0x44
+        // fits one line only at 0 and 60..=63, where the return to 0x28 in
+        // the other loop lands early in its block; 13 would put it late.
+        let loops = [(0x10, 0x40), (0x44, 0x80)];
+        assert_eq!(start_in_line(1, &loops, &[0x28]), 0);
+        const { assert!(0x28 % FETCH < RETURN_AT_LEAST && (0x28 + 13) % FETCH >= RETURN_AT_LEAST) };
+        assert!(!fits(13, loops[1]));
     }
 
     #[test]
