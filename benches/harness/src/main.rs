@@ -28,6 +28,9 @@
 //! code is compiled twice, once against each crate (`engine!` below): Weft's
 //! API is Wasmtime's, so only the WASI set-up differs.
 //!
+//! Single-threaded timed steps run with this thread pinned to one CPU
+//! ([`pinned`]).
+//!
 //! With `--gc`, the engines of the core benchmarks (sightglass and the
 //! calls) are built with `Config::wasm_gc(true)`: the same rows with the GC
 //! proposal on, to see that core-only code keeps its speed.
@@ -57,6 +60,35 @@ fn block_on<F: Future>(f: F) -> F::Output {
 
 /// Whether `--gc` was given: core benchmarks run with the GC proposal on.
 static GC_ON: AtomicBool = AtomicBool::new(false);
+
+/// Runs `f` with this thread pinned to one CPU, the last of those it may
+/// run on, then lets it run anywhere again; where the affinity cannot be
+/// read or set, `f` just runs.
+///
+/// Used for the timed steps that run on one thread (a program's execution,
+/// the call, component, memory and GC loops), the same for both engines.
+/// On the 2-CPU virtual machine measured (AMD EPYC, Zen 3), such a step
+/// left to the scheduler was 10-45 % slower in some processes and not in
+/// others, in either engine (shootout-memmove ran in 17 or 22 ms unpinned,
+/// 15.3 ms pinned), which drowned differences of a few percent. Over the
+/// 24 execution rows of a full 5-round run, the median spread was 7-9 %
+/// unpinned (two runs) and 4 % pinned. Compilation is left free: both
+/// engines compile on every CPU.
+fn pinned<R>(f: impl FnOnce() -> R) -> R {
+    use rustix::thread::{sched_getaffinity, sched_setaffinity, CpuSet};
+    let Ok(all) = sched_getaffinity(None) else { return f() };
+    let Some(last) = (0..CpuSet::MAX_CPU).rev().find(|&cpu| all.is_set(cpu)) else {
+        return f();
+    };
+    let mut one = CpuSet::new();
+    one.set(last);
+    let moved = sched_setaffinity(None, &one).is_ok();
+    let out = f();
+    if moved {
+        let _ = sched_setaffinity(None, &all);
+    }
+    out
+}
 
 fn sample(metric: &str, d: Duration) {
     println!("sample {metric} {}", d.as_nanos());
@@ -197,7 +229,7 @@ macro_rules! engine {
                             sample("instantiate", start.elapsed());
                         }
                         let entry = instance.get_typed_func::<(), ()>(&mut store, "_start")?;
-                        entry.call(&mut store, ())?;
+                        pinned(|| entry.call(&mut store, ()))?;
                         let data = store.data();
                         match (data.start, data.end) {
                             (Some(s), Some(e)) => {
@@ -589,14 +621,14 @@ fn run() -> anyhow::Result<()> {
         ($m:ident) => {
             match bench.as_str() {
                 "sightglass" => $m::sightglass(Path::new(arg.unwrap_or_default()), reps),
-                "memory-grow" => $m::memory_grow(reps),
+                "memory-grow" => pinned(|| $m::memory_grow(reps)),
                 b if b.starts_with("atomics-") => $m::atomics(b, reps),
-                b if b.starts_with("gc-") => $m::gc(b, reps),
+                b if b.starts_with("gc-") => pinned(|| $m::gc(b, reps)),
                 "compile-synthetic" => $m::compile_synthetic(number()?, reps),
                 "compile" => $m::compile_file(Path::new(arg.unwrap_or_default()), reps),
                 "instantiate-data" => $m::instantiate_data(number()?, reps),
-                b if b.starts_with("async-") => $m::async_calls(b, reps),
-                b => $m::calls(b, reps),
+                b if b.starts_with("async-") => pinned(|| $m::async_calls(b, reps)),
+                b => pinned(|| $m::calls(b, reps)),
             }
         };
     }
@@ -616,8 +648,8 @@ fn run() -> anyhow::Result<()> {
     }
     if bench.starts_with("cm-") {
         return match engine.as_str() {
-            "weft" => components::weft_components::run(bench, reps),
-            "wasmtime" => components::wasmtime_components::run(bench, reps),
+            "weft" => pinned(|| components::weft_components::run(bench, reps)),
+            "wasmtime" => pinned(|| components::wasmtime_components::run(bench, reps)),
             e => anyhow::bail!("unknown engine `{e}` (weft or wasmtime)"),
         };
     }
