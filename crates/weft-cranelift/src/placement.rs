@@ -2,8 +2,9 @@
 //! small loops touch as few 64-byte lines as they can.
 //!
 //! A loop that straddles one line more than it needs costs much more than
-//! its extra bytes on the machine measured (an AMD EPYC, whose decoded
-//! instructions are cached by 64-byte line): shootout-sieve ran 1.5× slower
+//! its extra bytes on the machine measured (an AMD EPYC of the Zen 4
+//! generation, whose decoded instructions are cached by 64-byte line):
+//! shootout-sieve ran 1.5× slower
 //! when its inner loop crossed a line and 1.25× slower when its outer loop
 //! touched three lines instead of two, with the same machine code.
 //! Cranelift does not align loop headers, so the only lever is where the
@@ -91,11 +92,15 @@ pub(crate) fn loops_x64(code: &[u8], block_starts: &[u32]) -> Vec<(u32, u32)> {
 /// 927 ms. The rule rests on this one function; in full bench runs the
 /// other programs' execution times did not move with it.
 ///
-/// Zen 3 agrees, on shootout-ackermann (a 55-byte loop around a recursive
+/// On Zen 3, shootout-ackermann agrees (a 55-byte loop around a recursive
 /// call returning 0x26 bytes into it; pinned, every start 0..63, fastest
 /// of 3 processes): 864-937 µs with the return 20-30 or 47-64 bytes into
 /// a line, 971-1054 µs with it 1-19 or 31-46 bytes in, whether the loop
-/// sat on one line or two. Wasmtime ran it in 882-886 µs.
+/// sat on one line or two; Wasmtime ran it in 882-886 µs. But fib2 does
+/// not: there its start 0 (return 15 bytes into a block) ran in
+/// 1103-1124 ms and the start this rule gives, 6 (21 bytes in), in
+/// 1163-1182 ms, with Wasmtime at 1124-1154 ms. The offset of the return
+/// alone is not the whole story.
 const RETURN_AT_LEAST: u32 = 21;
 
 /// The block size [`RETURN_AT_LEAST`] counts in.
