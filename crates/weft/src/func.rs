@@ -592,6 +592,10 @@ macro_rules! tuple_params {
             #[allow(unused_variables, reason = "the macro expands for every arity, zero included")]
             #[inline]
             fn store(self, store: &StoreOpaque, out: &mut [ValRaw]) -> crate::Result<()> {
+                // One length check for the list, not one per value.
+                let Some(out) = out.get_mut(..Self::COUNT) else {
+                    crate::bail!("a typed call has {} values for {} slots", Self::COUNT, out.len());
+                };
                 $(out[$i] = self.$i.into_raw(store)?;)*
                 Ok(())
             }
