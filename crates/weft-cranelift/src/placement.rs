@@ -153,7 +153,6 @@ pub(crate) fn start_in_line(align: u32, loops: &[(u32, u32)], call_returns: &[u3
     }
     // Each loop's weight: how many of the loops contain it (itself too).
     let depth = |at: u32, end: u32| loops.iter().filter(|&&(s, e)| s <= at && end <= e).count() as u32;
-    let weighted: Vec<(u32, u32, u32)> = loops.iter().map(|&(s, e)| (s, e, depth(s, e))).collect();
     // The return addresses inside the loops, weighted the same way. A call
     // ends before its return address, so the address may be a loop's end.
     let returns: Vec<(u32, u32)> = call_returns
@@ -161,16 +160,18 @@ pub(crate) fn start_in_line(align: u32, loops: &[(u32, u32)], call_returns: &[u3
         .map(|&ret| (ret, depth(ret.saturating_sub(1), ret)))
         .filter(|&(_, d)| d > 0)
         .collect();
-    // Whether a call returns inside the loop `(s, e)`: a call ends at its
-    // return address, so the address may be the loop's end.
-    let calls_in = |s: u32, e: u32| returns.iter().any(|&(ret, _)| s < ret && ret <= e);
+    // Each loop with its weight and whether a call returns inside it.
+    let weighted: Vec<(u32, u32, u32, bool)> = loops
+        .iter()
+        .map(|&(s, e)| (s, e, depth(s, e), returns.iter().any(|&(ret, _)| s < ret && ret <= e)))
+        .collect();
     // The extra lines the loops touch at `shift`: those without calls, then
     // those with calls.
     let extra_lines = |shift: u32, with_calls: bool| -> u32 {
         weighted
             .iter()
-            .filter(|&&(s, e, _)| calls_in(s, e) == with_calls)
-            .map(|&(s, e, depth)| {
+            .filter(|&&(_, _, _, calls)| calls == with_calls)
+            .map(|&(s, e, depth, _)| {
                 let touched = (e - 1 + shift) / LINE - (s + shift) / LINE + 1;
                 let least = (e - s).div_ceil(LINE);
                 depth * (touched - least)
