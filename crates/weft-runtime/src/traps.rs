@@ -154,6 +154,11 @@ thread_local! {
 /// Runs `f`, which calls compiled code, and catches its traps.
 ///
 /// `f` must not own anything with a destructor: a trap discards its frame.
+///
+/// Inlined into each entry to wasm, with the reading of a trap out of line:
+/// left to the inliner, whether the common path paid one more call changed
+/// with unrelated edits elsewhere in the crate.
+#[inline(always)]
 pub fn catch_traps<F: FnOnce()>(f: F) -> Result<(), UnwindReason> {
     init_signal_handlers();
     let state = CallThreadState {
@@ -183,9 +188,17 @@ pub fn catch_traps<F: FnOnce()>(f: F) -> Result<(), UnwindReason> {
     if ok != 0 {
         return Ok(());
     }
-    // SAFETY: the handler has returned (by jumping here) and nothing else
-    // writes the buffer; its first `num_pcs` entries were written by
-    // `walk_frames`.
+    unwind_reason(&state)
+}
+
+/// Why the call of `state` unwound: the trap the handler recorded, or the
+/// failure of a host function, with the wasm pcs the handler collected.
+#[cold]
+#[inline(never)]
+fn unwind_reason(state: &CallThreadState) -> Result<(), UnwindReason> {
+    // SAFETY: the handler has returned (by jumping to `weft_catch`) and
+    // nothing else writes the buffer; its first `num_pcs` entries were
+    // written by `walk_frames`.
     let pcs: Vec<usize> = unsafe {
         let buf = &*state.pcs.get();
         buf[..state.num_pcs.get()].iter().map(|pc| pc.assume_init()).collect()
