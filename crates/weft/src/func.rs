@@ -414,11 +414,15 @@ impl<Params: WasmParams, Results: WasmResults> TypedFunc<Params, Results> {
         let store = store.as_context_mut().0;
         // Typed lists have at most 16 values (`WasmParams` is implemented for
         // tuples of up to 16), so the values always fit on the stack. `n` is
-        // a constant of the types: one branch is left, which clears no more
-        // slots than a short list needs.
+        // a constant of the types: one branch is left, which clears at most
+        // twice the slots the list needs.
         let n = Params::COUNT.max(Results::COUNT).max(1);
         if n <= 2 {
             self.call_in(store, params, &mut [ValRaw::default(); 2][..n])
+        } else if n <= 4 {
+            self.call_in(store, params, &mut [ValRaw::default(); 4][..n])
+        } else if n <= 8 {
+            self.call_in(store, params, &mut [ValRaw::default(); 8][..n])
         } else {
             self.call_in(store, params, &mut [ValRaw::default(); INLINE_VALUES][..n])
         }
@@ -474,10 +478,19 @@ pub trait WasmTy: Send + Sized + 'static {
     fn into_raw(self, store: &StoreOpaque) -> crate::Result<ValRaw>;
     /// Lifts a value of `store`.
     fn from_raw(store: &StoreOpaque, raw: ValRaw) -> Self;
+    /// Lowers the value for `store` into `slot`. Numbers write only their
+    /// own width (the reader reads that width), which makes a typed call's
+    /// argument list one narrow store per value.
+    #[doc(hidden)]
+    #[inline]
+    fn store_raw(self, store: &StoreOpaque, slot: &mut ValRaw) -> crate::Result<()> {
+        *slot = self.into_raw(store)?;
+        Ok(())
+    }
 }
 
 macro_rules! num_wasm_ty {
-    ($($t:ty => $vt:ident, |$v:ident| $to:expr, |$r:ident| $from:expr;)*) => {$(
+    ($($t:ty => $vt:ident, |$v:ident| $to:expr, $set:ident($arg:expr), |$r:ident| $from:expr;)*) => {$(
         impl WasmTy for $t {
             const MAY_BE_REF: bool = false;
             fn valtype() -> ValType {
@@ -489,6 +502,12 @@ macro_rules! num_wasm_ty {
                 Ok($to)
             }
             #[inline]
+            fn store_raw(self, _store: &StoreOpaque, slot: &mut ValRaw) -> crate::Result<()> {
+                let $v = self;
+                slot.$set($arg);
+                Ok(())
+            }
+            #[inline]
             fn from_raw(_store: &StoreOpaque, raw: ValRaw) -> Self {
                 let $r = raw;
                 $from
@@ -498,12 +517,12 @@ macro_rules! num_wasm_ty {
 }
 
 num_wasm_ty! {
-    i32 => I32, |v| ValRaw::i32(v), |r| r.get_i32();
-    u32 => I32, |v| ValRaw::i32(v as i32), |r| r.get_i32() as u32;
-    i64 => I64, |v| ValRaw::i64(v), |r| r.get_i64();
-    u64 => I64, |v| ValRaw::i64(v as i64), |r| r.get_i64() as u64;
-    f32 => F32, |v| ValRaw::f32(v.to_bits()), |r| f32::from_bits(r.get_f32());
-    f64 => F64, |v| ValRaw::f64(v.to_bits()), |r| f64::from_bits(r.get_f64());
+    i32 => I32, |v| ValRaw::i32(v), set_i32(v), |r| r.get_i32();
+    u32 => I32, |v| ValRaw::i32(v as i32), set_i32(v as i32), |r| r.get_i32() as u32;
+    i64 => I64, |v| ValRaw::i64(v), set_i64(v), |r| r.get_i64();
+    u64 => I64, |v| ValRaw::i64(v as i64), set_i64(v as i64), |r| r.get_i64() as u64;
+    f32 => F32, |v| ValRaw::f32(v.to_bits()), set_f32(v.to_bits()), |r| f32::from_bits(r.get_f32());
+    f64 => F64, |v| ValRaw::f64(v.to_bits()), set_f64(v.to_bits()), |r| f64::from_bits(r.get_f64());
 }
 
 impl WasmTy for V128 {
@@ -573,8 +592,10 @@ impl<A: WasmTy> WasmParams for A {
     }
     #[inline]
     fn store(self, store: &StoreOpaque, out: &mut [ValRaw]) -> crate::Result<()> {
-        out[0] = self.into_raw(store)?;
-        Ok(())
+        let Some(slot) = out.first_mut() else {
+            crate::bail!("a typed call has 1 value for 0 slots");
+        };
+        self.store_raw(store, slot)
     }
     #[inline]
     fn load(store: &StoreOpaque, vals: &[ValRaw]) -> Self {
@@ -596,7 +617,7 @@ macro_rules! tuple_params {
                 let Some(out) = out.get_mut(..Self::COUNT) else {
                     crate::bail!("a typed call has {} values for {} slots", Self::COUNT, out.len());
                 };
-                $(out[$i] = self.$i.into_raw(store)?;)*
+                $(self.$i.store_raw(store, &mut out[$i])?;)*
                 Ok(())
             }
             #[allow(unused_variables, clippy::unused_unit, reason = "the macro expands for every arity, zero included")]
