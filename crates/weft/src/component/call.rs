@@ -124,14 +124,11 @@ pub(crate) fn drop_host_resource<T: 'static>(
     resource: super::ResourceAny,
 ) -> crate::Result<()> {
     let table = &mut store.components_mut().host_handles;
-    let h = *table.get(resource.index)?;
-    if h.ty != resource.ty || h.own != resource.own {
-        crate::bail!("the resource was already dropped or given away");
-    }
+    let h = table.get(&resource)?;
     if h.num_lends != 0 {
         crate::bail!("cannot drop a resource that is lent out");
     }
-    table.remove(resource.index)?;
+    table.take(&resource)?;
     if h.host_made {
         // The host drops a resource it made itself: the linker's
         // destructor is for handles that come from a guest (as in

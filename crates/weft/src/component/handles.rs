@@ -170,12 +170,13 @@ pub(crate) fn lift_resources<T>(
                     .get_mut(scope)
                     .ok_or_else(|| crate::format_err!("no call in progress"))?;
                 call.lenders.push((Some(from), index));
-                call.host_borrows.push(host);
+                call.host_borrows.push(host.0);
                 host
             };
             *a = ResourceAny {
                 store: id,
-                index: host_index,
+                index: host_index.0,
+                serial: host_index.1,
                 ty,
                 own,
             };
@@ -201,7 +202,7 @@ pub(crate) fn release_lowered<T>(store: &mut StoreContextMut<'_, T>, vals: &[Val
         match v {
             Val::Resource(r) if r.store == id => {
                 let made_for_the_call = table
-                    .find(r.index)
+                    .find(r)
                     .is_some_and(|h| h.lowered && h.ty == r.ty && h.own == r.own);
                 if made_for_the_call {
                     let _ = table.remove(r.index);
@@ -248,10 +249,7 @@ pub(crate) fn lower_resources<T>(
             if a.ty != ty {
                 crate::bail!("type mismatch: the resource is of another resource type");
             }
-            let h = *components.host_handles.get(a.index)?;
-            if h.ty != ty || h.own != a.own {
-                crate::bail!("the resource was already dropped or given away");
-            }
+            let h = components.host_handles.get(a)?;
             let index = if own {
                 if !h.own {
                     crate::bail!("a borrowed resource cannot be passed as an owned one");
@@ -259,7 +257,7 @@ pub(crate) fn lower_resources<T>(
                 if h.num_lends != 0 {
                     crate::bail!("cannot move a resource that is lent out");
                 }
-                components.host_handles.remove(a.index)?;
+                components.host_handles.take(a)?;
                 components.handles(to)?.add(Handle {
                     host_made: false,
                     lowered: false,
@@ -332,10 +330,10 @@ pub(crate) fn exit_call<T>(store: &mut StoreContextMut<'_, T>, scope: usize, che
         kept_borrows |= call.num_borrows != 0;
         for (at, index) in call.lenders {
             let lender = match at {
-                Some(at) => components.handles(at).ok().map(|h| h.table),
-                None => Some(&mut components.host_handles),
+                Some(at) => components.handles(at).ok().and_then(|h| h.table.get_mut(index).ok()),
+                None => components.host_handles.get_mut(index),
             };
-            if let Some(h) = lender.and_then(|t| t.get_mut(index).ok()) {
+            if let Some(h) = lender {
                 h.num_lends = h.num_lends.saturating_sub(1);
             }
         }

@@ -76,17 +76,13 @@ impl Default for HandleTable {
 }
 
 impl HandleTable {
-    /// `Table.add`.
+    /// `Table.add` (with the async ABI, the task table gives out the
+    /// indices: see [`Handles`]).
+    #[cfg(not(feature = "component-model-async"))]
     pub(crate) fn add(&mut self, h: Handle) -> crate::Result<u32> {
         self.slots
             .insert_within(h, MAX_HANDLES)
             .ok_or_else(|| trap("the handle table is full"))
-    }
-
-    /// How many handles the table holds.
-    #[cfg(test)]
-    pub(crate) fn len(&self) -> usize {
-        self.slots.len()
     }
 
     /// `Table.get`.
@@ -145,11 +141,87 @@ impl HandleTable {
             .ok_or_else(|| trap(format_args!("unknown handle index {i}")))
     }
 
-    /// `Table.remove`.
+    /// `Table.remove` (see [`Self::add`]).
+    #[cfg(not(feature = "component-model-async"))]
     pub(crate) fn remove(&mut self, i: u32) -> crate::Result<Handle> {
         self.slots
             .remove(i)
             .ok_or_else(|| trap(format_args!("unknown handle index {i}")))
+    }
+}
+
+/// The host's handle table (one per store): each handle also carries a
+/// serial number, which the [`ResourceAny`] naming it keeps. A copy of a
+/// `ResourceAny` kept after its handle was dropped or moved then fails,
+/// where an index alone would name whatever handle came to reuse the slot.
+#[derive(Debug)]
+pub(crate) struct HostHandleTable {
+    slots: Slab<(Handle, u32)>,
+    /// The serial of the next handle added (never 0: a raw `ResourceAny`
+    /// has serial 0).
+    next_serial: u32,
+}
+
+impl Default for HostHandleTable {
+    fn default() -> Self {
+        HostHandleTable {
+            slots: Slab::starting_at(1),
+            next_serial: 1,
+        }
+    }
+}
+
+impl HostHandleTable {
+    /// Adds `h`; returns its index and serial.
+    pub(crate) fn add(&mut self, h: Handle) -> crate::Result<(u32, u32)> {
+        let serial = self.next_serial;
+        // After 2^32 - 1 handles the serials repeat, skipping 0.
+        self.next_serial = self.next_serial.checked_add(1).unwrap_or(1);
+        let index = self
+            .slots
+            .insert_within((h, serial), MAX_HANDLES)
+            .ok_or_else(|| trap("the host's handle table is full"))?;
+        Ok((index, serial))
+    }
+
+    /// How many handles the table holds.
+    #[cfg(test)]
+    pub(crate) fn len(&self) -> usize {
+        self.slots.len()
+    }
+
+    /// The handle at `i`, an index the runtime keeps (a borrow lent or
+    /// received for a call in progress).
+    pub(crate) fn get_mut(&mut self, i: u32) -> Option<&mut Handle> {
+        self.slots.get_mut(i).map(|(h, _)| h)
+    }
+
+    /// Removes the handle at `i`, an index the runtime keeps.
+    pub(crate) fn remove(&mut self, i: u32) -> Option<Handle> {
+        self.slots.remove(i).map(|(h, _)| h)
+    }
+
+    /// The handle `a` names, if it is still in the table.
+    pub(crate) fn find(&self, a: &ResourceAny) -> Option<&Handle> {
+        match self.slots.get(a.index) {
+            Some((h, serial)) if *serial == a.serial => Some(h),
+            _ => None,
+        }
+    }
+
+    /// The handle `a` names; an error once it was dropped or moved.
+    pub(crate) fn get(&self, a: &ResourceAny) -> crate::Result<Handle> {
+        match self.find(a) {
+            Some(h) if h.ty == a.ty && h.own == a.own => Ok(*h),
+            _ => crate::bail!("the resource was already dropped or given away"),
+        }
+    }
+
+    /// Removes the handle `a` names; an error once it was dropped or moved.
+    pub(crate) fn take(&mut self, a: &ResourceAny) -> crate::Result<Handle> {
+        self.get(a)?;
+        self.remove(a.index)
+            .ok_or_else(|| crate::format_err!("the resource was already dropped or given away"))
     }
 }
 
@@ -208,11 +280,16 @@ impl Handles<'_> {
 ///
 /// An owned `ResourceAny` must be given back to wasm or dropped with
 /// [`ResourceAny::resource_drop`] (which runs the destructor); a borrowed
-/// one is valid only during the host call that received it.
+/// one is valid only during the host call that received it. A copy used
+/// after its handle was dropped or given to wasm is an error, even when a
+/// newer handle took its place in the table.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct ResourceAny {
     pub(crate) store: crate::store::StoreId,
     pub(crate) index: u32,
+    /// The serial of the host table's handle at `index` (0 for a raw
+    /// index): see [`HostHandleTable`].
+    pub(crate) serial: u32,
     pub(crate) ty: ResourceType,
     pub(crate) own: bool,
 }
@@ -225,6 +302,7 @@ impl ResourceAny {
         ResourceAny {
             store: crate::store::StoreId::NONE,
             index,
+            serial: 0,
             ty: unresolved(),
             own,
         }
@@ -323,7 +401,7 @@ impl<T: 'static> Resource<T> {
         let mut store = store.as_context_mut();
         let id = store.0.opaque().id();
         let ty = ResourceType::host::<T>();
-        let index = store.components_mut().host_handles.add(Handle {
+        let (index, serial) = store.components_mut().host_handles.add(Handle {
             ty,
             rep: self.rep,
             own: self.own,
@@ -335,6 +413,7 @@ impl<T: 'static> Resource<T> {
         Ok(ResourceAny {
             store: id,
             index,
+            serial,
             ty,
             own: self.own,
         })
@@ -350,9 +429,9 @@ impl<T: 'static> Resource<T> {
         }
         let table = &mut store.components_mut().host_handles;
         let h = if resource.own {
-            table.remove(resource.index)?
+            table.take(&resource)?
         } else {
-            *table.get(resource.index)?
+            table.get(&resource)?
         };
         Ok(Resource {
             rep: h.rep,
@@ -403,7 +482,7 @@ impl ResourceDynamic {
         let mut store = store.as_context_mut();
         let id = store.0.opaque().id();
         let ty = ResourceType::host_dynamic(self.ty);
-        let index = store.components_mut().host_handles.add(Handle {
+        let (index, serial) = store.components_mut().host_handles.add(Handle {
             ty,
             rep: self.rep,
             own: self.own,
@@ -415,6 +494,7 @@ impl ResourceDynamic {
         Ok(ResourceAny {
             store: id,
             index,
+            serial,
             ty,
             own: self.own,
         })
@@ -430,9 +510,9 @@ impl ResourceDynamic {
         };
         let table = &mut store.components_mut().host_handles;
         let h = if resource.own {
-            table.remove(resource.index)?
+            table.take(&resource)?
         } else {
-            *table.get(resource.index)?
+            table.get(&resource)?
         };
         Ok(ResourceDynamic {
             rep: h.rep,

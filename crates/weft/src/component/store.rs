@@ -5,7 +5,7 @@
 // tables, tasks), whose code takes a store, as `crate::store` does.
 #[cfg(feature = "component-model-async")]
 use super::concurrent::{HostStreams, Sched};
-use super::resources::{HandleTable, Handles};
+use super::resources::{HandleTable, Handles, HostHandleTable};
 use super::types::{ResourceType, TypeSpace};
 use super::{trap, Component, StringEncoding};
 use std::any::Any;
@@ -22,7 +22,7 @@ pub(crate) struct ComponentStore {
     /// indexed by their functions' words (see `instance::lowered_host`).
     pub(crate) lowered_options: Vec<Options>,
     /// The `own` and `borrow` handles the host holds ([`super::ResourceAny`]).
-    pub(crate) host_handles: HandleTable,
+    pub(crate) host_handles: HostHandleTable,
     /// The destructors of host resource types, each a
     /// `linker::HostDtor<T>` for the store's `T`.
     pub(crate) host_dtors: crate::id_map::IdMap<ResourceType, Arc<dyn Any + Send + Sync>>,

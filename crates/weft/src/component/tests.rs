@@ -1204,6 +1204,36 @@ fn handles_made_for_a_typed_calls_parameters_do_not_stay_in_the_host_table() -> 
     Ok(())
 }
 
+#[test]
+fn a_resource_any_kept_after_its_drop_does_not_name_the_handle_that_reuses_its_slot() -> Result<()> {
+    let (mut store, instance) = handle_table_instance()?;
+    let first = Resource::<Res>::new_own(1).try_into_resource_any(&mut store)?;
+    let stale = first;
+    first.resource_drop(&mut store)?;
+    let second = Resource::<Res>::new_own(2).try_into_resource_any(&mut store)?;
+    assert_eq!(second.index, stale.index, "the host table reuses the slot");
+    assert_ne!(second, stale);
+
+    // Every use of the stale copy fails, and none touches `second`.
+    let dropped = |e: crate::Error| assert!(format!("{e:#}").contains("already dropped"), "{e:#}");
+    dropped(Resource::<Res>::try_from_resource_any(stale, &mut store).unwrap_err());
+    dropped(stale.resource_drop(&mut store).unwrap_err());
+    let two = instance.get_typed_func::<(ResourceAny, Resource<Res>), (u32,)>(&mut store, "two")?;
+    dropped(two.call(&mut store, (stale, Resource::new_own(6))).unwrap_err());
+    assert_eq!(host_handles(&mut store), 1, "only `second` is left");
+    assert_eq!(Resource::<Res>::try_from_resource_any(second, &mut store)?.rep(), 2);
+
+    // A handle moved out of the host table (here into a guest, by a call
+    // that then traps) leaves its copies stale too.
+    let third = Resource::<Res>::new_own(3).try_into_resource_any(&mut store)?;
+    let two = instance.get_typed_func::<(ResourceAny, ResourceAny), (u32,)>(&mut store, "two")?;
+    let fourth = Resource::<Res>::new_own(4).try_into_resource_any(&mut store)?;
+    assert!(two.call(&mut store, (third, fourth)).is_err(), "the callee traps");
+    dropped(third.resource_drop(&mut store).unwrap_err());
+    dropped(fourth.resource_drop(&mut store).unwrap_err());
+    Ok(())
+}
+
 #[cfg(feature = "component-model-async")]
 #[test]
 fn handles_made_for_a_concurrent_calls_parameters_do_not_stay_in_the_host_table() -> Result<()> {
