@@ -435,3 +435,47 @@ fn linker_defines_unknown_imports_as_default_values() -> Result<()> {
     assert!(format!("{err:?}").contains("env::f"), "{err:?}");
     Ok(())
 }
+
+#[test]
+fn typed_calls_of_every_list_length_pass_their_values_intact() -> Result<()> {
+    // Lists of 3, 5 and 9 values take the 4-, 8- and 16-slot arrays; the
+    // 5 results outnumber their one parameter. Numbers are written at their
+    // own width, so each function mixes widths and negative values, whose
+    // upper bits must not leak into a neighbour or a wider read.
+    let mut store = Store::new(&Engine::default(), ());
+    let instance = instance_of(
+        &mut store,
+        r#"(module
+            (func (export "three") (param i32 i64 f32) (result i64)
+                (i64.add (i64.extend_i32_u (local.get 0))
+                    (i64.add (local.get 1) (i64.trunc_f32_s (local.get 2)))))
+            (func (export "spread") (param i32) (result i32 i64 f32 f64 i32)
+                (local.get 0)
+                (i64.extend_i32_s (local.get 0))
+                (f32.convert_i32_s (local.get 0))
+                (f64.convert_i32_s (local.get 0))
+                (i32.mul (local.get 0) (i32.const 2)))
+            (func (export "nine") (param i32 i64 f32 f64 i32 i64 f32 f64 i32) (result i64)
+                (i64.add
+                    (i64.add (i64.extend_i32_u (local.get 0)) (local.get 1))
+                    (i64.add
+                        (i64.add (i64.trunc_f32_s (local.get 2)) (i64.trunc_f64_s (local.get 3)))
+                        (i64.add
+                            (i64.add (i64.extend_i32_u (local.get 4)) (local.get 5))
+                            (i64.add
+                                (i64.add (i64.trunc_f32_s (local.get 6)) (i64.trunc_f64_s (local.get 7)))
+                                (i64.extend_i32_u (local.get 8))))))))"#,
+    )?;
+    let three = instance.get_typed_func::<(i32, i64, f32), i64>(&mut store, "three")?;
+    // -1 as an unsigned 32-bit value, not sign-extended from its slot.
+    assert_eq!(three.call(&mut store, (-1, -5, -2.5))?, 0xffff_ffff - 5 - 2);
+
+    let spread = instance.get_typed_func::<i32, (i32, i64, f32, f64, i32)>(&mut store, "spread")?;
+    assert_eq!(spread.call(&mut store, -7)?, (-7, -7, -7.0, -7.0, -14));
+
+    let nine = instance.get_typed_func::<(i32, i64, f32, f64, u32, i64, f32, f64, u32), i64>(&mut store, "nine")?;
+    let args = (-1, -10, 3.9, -4.9, u32::MAX, i64::MIN / 2, -6.0, 7.0, 8);
+    let expected = 0xffff_ffff - 10 + 3 - 4 + 0xffff_ffff + i64::MIN / 2 - 6 + 7 + 8;
+    assert_eq!(nine.call(&mut store, args)?, expected);
+    Ok(())
+}
