@@ -209,10 +209,16 @@ impl HostHandleTable {
         }
     }
 
-    /// The handle `a` names; an error once it was dropped or moved.
+    /// The handle `a` names; an error once it was dropped or moved (an
+    /// empty slot is an "unknown handle index", as before serials and in
+    /// Wasmtime).
     pub(crate) fn get(&self, a: &ResourceAny) -> crate::Result<Handle> {
         match self.find(a) {
             Some(h) if h.ty == a.ty && h.own == a.own => Ok(*h),
+            _ if self.slots.get(a.index).is_none() => crate::bail!(
+                "unknown handle index {}: the resource was already dropped or given away",
+                a.index
+            ),
             _ => crate::bail!("the resource was already dropped or given away"),
         }
     }
