@@ -128,7 +128,7 @@ pub(crate) fn drop_host_resource<T: 'static>(
     if h.num_lends != 0 {
         crate::bail!("cannot drop a resource that is lent out");
     }
-    table.take(&resource)?;
+    table.remove(resource.index);
     if h.host_made {
         // The host drops a resource it made itself: the linker's
         // destructor is for handles that come from a guest (as in

@@ -257,7 +257,7 @@ pub(crate) fn lower_resources<T>(
                 if h.num_lends != 0 {
                     crate::bail!("cannot move a resource that is lent out");
                 }
-                components.host_handles.take(a)?;
+                components.host_handles.remove(a.index);
                 components.handles(to)?.add(Handle {
                     host_made: false,
                     lowered: false,

@@ -223,11 +223,44 @@ impl HostHandleTable {
         }
     }
 
-    /// Removes the handle `a` names; an error once it was dropped or moved.
-    pub(crate) fn take(&mut self, a: &ResourceAny) -> crate::Result<Handle> {
-        self.get(a)?;
-        self.remove(a.index)
-            .ok_or_else(|| crate::format_err!("the resource was already dropped or given away"))
+    /// What the host takes back of `a` (`try_from_resource_any`): an
+    /// `own` handle leaves the table, a `borrow` stays; an error once it
+    /// was dropped or moved.
+    pub(crate) fn claim(&mut self, a: &ResourceAny) -> crate::Result<Handle> {
+        let h = self.get(a)?;
+        if a.own {
+            self.slots.remove(a.index);
+        }
+        Ok(h)
+    }
+
+    /// Adds a handle the host made itself (`try_into_resource_any`, or
+    /// `lowered` for one call's values) and returns the `ResourceAny` of
+    /// the store `store` that names it.
+    pub(crate) fn add_host_made(
+        &mut self,
+        store: crate::store::StoreId,
+        ty: ResourceType,
+        rep: u32,
+        own: bool,
+        lowered: bool,
+    ) -> crate::Result<ResourceAny> {
+        let (index, serial) = self.add(Handle {
+            ty,
+            rep,
+            own,
+            borrow_scope: None,
+            num_lends: 0,
+            host_made: true,
+            lowered,
+        })?;
+        Ok(ResourceAny {
+            store,
+            index,
+            serial,
+            ty,
+            own,
+        })
     }
 }
 
@@ -407,22 +440,10 @@ impl<T: 'static> Resource<T> {
         let mut store = store.as_context_mut();
         let id = store.0.opaque().id();
         let ty = ResourceType::host::<T>();
-        let (index, serial) = store.components_mut().host_handles.add(Handle {
-            ty,
-            rep: self.rep,
-            own: self.own,
-            borrow_scope: None,
-            num_lends: 0,
-            host_made: true,
-            lowered,
-        })?;
-        Ok(ResourceAny {
-            store: id,
-            index,
-            serial,
-            ty,
-            own: self.own,
-        })
+        store
+            .components_mut()
+            .host_handles
+            .add_host_made(id, ty, self.rep, self.own, lowered)
     }
 
     /// The resource held by `resource`, taken out of `store`'s host table
@@ -433,12 +454,7 @@ impl<T: 'static> Resource<T> {
         if resource.ty != ResourceType::host::<T>() {
             crate::bail!("the resource is not a `{}`", std::any::type_name::<T>());
         }
-        let table = &mut store.components_mut().host_handles;
-        let h = if resource.own {
-            table.take(&resource)?
-        } else {
-            table.get(&resource)?
-        };
+        let h = store.components_mut().host_handles.claim(&resource)?;
         Ok(Resource {
             rep: h.rep,
             own: h.own,
@@ -488,22 +504,10 @@ impl ResourceDynamic {
         let mut store = store.as_context_mut();
         let id = store.0.opaque().id();
         let ty = ResourceType::host_dynamic(self.ty);
-        let (index, serial) = store.components_mut().host_handles.add(Handle {
-            ty,
-            rep: self.rep,
-            own: self.own,
-            borrow_scope: None,
-            num_lends: 0,
-            host_made: true,
-            lowered: false,
-        })?;
-        Ok(ResourceAny {
-            store: id,
-            index,
-            serial,
-            ty,
-            own: self.own,
-        })
+        store
+            .components_mut()
+            .host_handles
+            .add_host_made(id, ty, self.rep, self.own, false)
     }
 
     /// The resource held by `resource`, taken out of `store`'s host table
@@ -514,12 +518,7 @@ impl ResourceDynamic {
         let ResourceKind::HostDynamic(ty) = resource.ty.0 else {
             crate::bail!("the resource is not of a run-time host resource type (ResourceType::host_dynamic)");
         };
-        let table = &mut store.components_mut().host_handles;
-        let h = if resource.own {
-            table.take(&resource)?
-        } else {
-            table.get(&resource)?
-        };
+        let h = store.components_mut().host_handles.claim(&resource)?;
         Ok(ResourceDynamic {
             rep: h.rep,
             ty,
