@@ -25,9 +25,8 @@
 //! compile and instantiate steps also print `sample compile_peak BYTES` and
 //! `sample instantiate_peak BYTES`: how far the process's resident memory
 //! peaked above its size before the step (once per process), not counting
-//! the pages of the harness's own code that the step ran first ([`peak_of`]).
-//! The same
-//! code is compiled twice, once against each crate (`engine!` below): Weft's
+//! the pages of the harness's own code that the step ran first
+//! ([`peak_of`]). The same code is compiled twice, once against each crate (`engine!` below): Weft's
 //! API is Wasmtime's, so only the WASI set-up differs.
 //!
 //! Single-threaded timed steps run with this thread pinned to one CPU
@@ -96,14 +95,18 @@ fn sample(metric: &str, d: Duration) {
     println!("sample {metric} {}", d.as_nanos());
 }
 
-/// Resident memory figures of this process from `/proc/self/status`, in
-/// bytes: `field` is `VmRSS` (now), `VmHWM` (the peak) or `RssFile` (the
-/// file-backed part now).
-fn resident(field: &str) -> Option<u64> {
+/// Resident memory figures of this process, read once from
+/// `/proc/self/status`, in bytes: each of `fields` is `VmRSS` (now),
+/// `VmHWM` (the peak) or `RssFile` (the file-backed part now).
+fn resident<const N: usize>(fields: [&str; N]) -> Option<[u64; N]> {
     let status = std::fs::read_to_string("/proc/self/status").ok()?;
-    let line = status.lines().find(|l| l.starts_with(field))?;
-    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
-    Some(kib * 1024)
+    let mut out = [0; N];
+    for (slot, field) in out.iter_mut().zip(fields) {
+        let line = status.lines().find(|l| l.starts_with(field))?;
+        let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+        *slot = kib * 1024;
+    }
+    Some(out)
 }
 
 /// Runs `f` and prints how far the process's resident memory peaked above
@@ -122,11 +125,10 @@ fn resident(field: &str) -> Option<u64> {
 /// after the step's code has run once.
 fn peak_of<R>(metric: &str, f: impl FnOnce() -> R) -> R {
     let reset = std::fs::write("/proc/self/clear_refs", "5").is_ok();
-    let before = resident("VmRSS");
-    let file_before = resident("RssFile");
+    let before = resident(["VmRSS", "RssFile"]);
     let r = f();
-    if let (true, Some(before), Some(peak), Some(file_before), Some(file_after)) =
-        (reset, before, resident("VmHWM"), file_before, resident("RssFile"))
+    if let (true, Some([before, file_before]), Some([peak, file_after])) =
+        (reset, before, resident(["VmHWM", "RssFile"]))
     {
         let code = file_after.saturating_sub(file_before);
         println!("sample {metric}_peak {}", peak.saturating_sub(before).saturating_sub(code));
