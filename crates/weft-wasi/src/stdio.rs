@@ -6,7 +6,7 @@
 //!
 //! A stream gives a tokio `AsyncRead`/`AsyncWrite` (what preview1 and
 //! WASI 0.3 read and write, each call blocking on it) and, with the `p2`
-//! feature, a WASI 0.2 stream ([`StdinStream::p2_stream`]); the built-in
+//! feature, a WASI 0.2 stream (`p2_stream` of [`StdinStream`]); the built-in
 //! streams give their own 0.2 streams, the defaults adapt the async ones.
 
 use std::io::{self, Read, Write};

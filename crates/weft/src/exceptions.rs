@@ -122,7 +122,7 @@ impl ExnRef {
     /// belongs to another store, when the tag's type is not the
     /// allocator's, or when the number or a type of the fields is wrong.
     /// The exception is rooted in the current root scope, and collected
-    /// once nothing reaches it (see [`ExnRef`](crate::ExnRef)).
+    /// once nothing reaches it (see [`ExnRef`]).
     pub fn new(
         mut store: impl AsContextMut,
         allocator: &ExnRefPre,

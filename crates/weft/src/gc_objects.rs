@@ -1,5 +1,5 @@
 //! Structs and arrays from the host, as in Wasmtime 48: their types
-//! ([`StructType`], [`ArrayType`], [`FieldType`], [`StorageType`],
+//! ([`StructType`], [`ArrayType`], [`FieldType`](crate::FieldType), [`StorageType`],
 //! [`Mutability`]), allocators ([`StructRefPre`], [`ArrayRefPre`]), the
 //! references ([`StructRef`], [`ArrayRef`]) with field and element access,
 //! and [`WasmTy`] for the `any` hierarchy's references, so typed functions

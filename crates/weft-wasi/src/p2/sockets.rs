@@ -1073,7 +1073,8 @@ pub(crate) enum Lookup {
     Host(String),
 }
 
-/// Parses `name` for [`lookup`].
+/// Parses `name` for `resolve_addresses`: an IP address, or a host name
+/// for [`lookup_host`].
 pub(crate) fn parse_name(name: &str) -> Result<Lookup, ErrorCode> {
     let host = name.strip_prefix('[').and_then(|n| n.strip_suffix(']')).unwrap_or(name);
     match host.parse::<IpAddr>() {

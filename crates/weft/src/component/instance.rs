@@ -688,7 +688,8 @@ fn core_type(t: FlatType) -> ValType {
 }
 
 /// A lowered typed host function's closure with the host function it
-/// calls, as a step of a component keeps it ([`LoweredCore::host`]).
+/// calls, as a step of a component keeps it
+/// ([`LoweredCore::host`](super::component::LoweredCore::host)).
 struct SharedLowered<T: 'static> {
     direct: DirectFunc<T>,
     host: crate::func::HostClosure<T>,

@@ -5,7 +5,7 @@
 //!
 //! * [`Val`] is a dynamically typed component value, shaped like Wasmtime's
 //!   `wasmtime::component::Val`.
-//! * [`load`] and [`store`] read and write a value of a given
+//! * [`load`] and [`store()`] read and write a value of a given
 //!   [`InterfaceType`] at a pointer of a linear memory.
 //! * [`lift_flat`] and [`lower_flat`] convert between a value and its flat
 //!   core values, and [`lift_flat_values`] and [`lower_flat_values`] do so

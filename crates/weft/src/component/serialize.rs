@@ -168,7 +168,7 @@ pub(crate) fn write(component: &Component) -> crate::Result<Vec<u8>> {
     Ok(out)
 }
 
-/// A component from the bytes of [`write`], for `engine`. Fails with an
+/// A component from the bytes of [`write()`], for `engine`. Fails with an
 /// error that says what is wrong: not a precompiled component (a core
 /// module's, or no precompiled output at all), truncated, made by another
 /// Weft, for another CPU or for another engine configuration.

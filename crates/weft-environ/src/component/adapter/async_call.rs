@@ -3,17 +3,17 @@
 //! wait for backpressure before it starts, block, and return long after
 //! the caller's core call ended), so the adapter is three functions:
 //!
-//! - [`ADAPTER`](super::ADAPTER), with the caller's lowered signature
+//! - [`ADAPTER`], with the caller's lowered signature
 //!   (`async` or not), passes its core arguments to the
-//!   [`START_CALL`](super::START_CALL) built-in, which checks the flags,
+//!   [`START_CALL`] built-in, which checks the flags,
 //!   makes the subtask and the callee's task and returns the status of an
 //!   `async` lower (or, lowered synchronously, waits and returns the flat
 //!   result);
-//! - [`START`](super::START) is what the runtime calls when the callee's
+//! - [`START`] is what the runtime calls when the callee's
 //!   task starts (`OnStart`): from the caller's core arguments and the
 //!   call's resource scope it makes the callee's core arguments, moving
 //!   every value from the caller's memory and tables to the callee's;
-//! - [`RETURN`](super::RETURN) is what the runtime calls when the callee
+//! - [`RETURN`] is what the runtime calls when the callee
 //!   returns (`task.return`, or the return of a synchronous lift), before
 //!   `post-return`: from the callee's flat results (or the pointer to them)
 //!   followed by the caller's core arguments it moves the result to the
