@@ -119,8 +119,13 @@ pub fn fmt_bytes(b: f64) -> String {
     }
 }
 
+/// A median peak with its spread, as the time cells have it, so that a
+/// memory ratio can be weighed against the noise too.
 fn fmt_peak(s: &Option<Summary>) -> String {
-    s.map(|s| fmt_bytes(s.median)).unwrap_or_else(|| "-".to_string())
+    match s {
+        Some(s) => format!("{} ±{:.0}%", fmt_bytes(s.median), s.spread_percent()),
+        None => "-".to_string(),
+    }
 }
 
 fn fmt_ratio(r: Option<f64>) -> String {
@@ -155,7 +160,7 @@ pub fn table(rows: &[Row]) -> String {
             if rows.iter().any(|x| x.group == r.group && x.peak.is_some()) {
                 let _ = write!(
                     out,
-                    "  {:>11}  {:>13}  {:>9}",
+                    "  {:>16}  {:>16}  {:>9}",
                     "weft peak", "wasmtime peak", "mem ratio"
                 );
             }
@@ -174,7 +179,7 @@ pub fn table(rows: &[Row]) -> String {
         if let Some(p) = &r.peak {
             let _ = write!(
                 out,
-                "  {:>11}  {:>13}  {:>9}",
+                "  {:>16}  {:>16}  {:>9}",
                 fmt_peak(&p.weft),
                 fmt_peak(&p.wasmtime),
                 fmt_ratio(p.ratio())
@@ -449,7 +454,9 @@ mod tests {
         let j = json(&rows, &[("mode", "quick \"x\"".into())]);
         assert!(j.contains("\"ratio\": 0.5") && j.contains("\"weft\": null") && j.contains("quick \\\"x\\\""));
         // The peak memory columns, their JSON fields and their geometric mean.
-        assert!(t.contains("weft peak") && t.contains("3.0 MiB") && t.contains("4.0 MiB") && t.contains("0.75x"));
+        assert!(
+            t.contains("weft peak") && t.contains("3.0 MiB ±0%") && t.contains("4.0 MiB ±0%") && t.contains("0.75x")
+        );
         assert!(t.contains("peak memory per group"));
         assert!(j.contains("\"weft_peak_bytes\": 3145728") && j.contains("\"peak_ratio\": 0.75"));
         let s = svg(&rows, "t");
