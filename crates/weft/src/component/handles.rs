@@ -201,9 +201,7 @@ pub(crate) fn release_lowered<T>(store: &mut StoreContextMut<'_, T>, vals: &[Val
     while let Some(v) = pending.pop().or_else(|| top.next()) {
         match v {
             Val::Resource(r) if r.store == id => {
-                let made_for_the_call = table
-                    .find(r)
-                    .is_some_and(|h| h.lowered && h.ty == r.ty && h.own == r.own);
+                let made_for_the_call = table.find(r).is_some_and(|h| h.lowered);
                 if made_for_the_call {
                     let _ = table.remove(r.index);
                 }

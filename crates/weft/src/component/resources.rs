@@ -201,10 +201,11 @@ impl HostHandleTable {
         self.slots.remove(i).map(|(h, _)| h)
     }
 
-    /// The handle `a` names, if it is still in the table.
+    /// The handle `a` names, if it is still in the table: its slot holds
+    /// the handle of `a`'s serial, type and ownership.
     pub(crate) fn find(&self, a: &ResourceAny) -> Option<&Handle> {
         match self.slots.get(a.index) {
-            Some((h, serial)) if *serial == a.serial => Some(h),
+            Some((h, serial)) if *serial == a.serial && h.ty == a.ty && h.own == a.own => Some(h),
             _ => None,
         }
     }
@@ -214,12 +215,12 @@ impl HostHandleTable {
     /// Wasmtime).
     pub(crate) fn get(&self, a: &ResourceAny) -> crate::Result<Handle> {
         match self.find(a) {
-            Some(h) if h.ty == a.ty && h.own == a.own => Ok(*h),
-            _ if self.slots.get(a.index).is_none() => crate::bail!(
+            Some(h) => Ok(*h),
+            None if self.slots.get(a.index).is_none() => crate::bail!(
                 "unknown handle index {}: the resource was already dropped or given away",
                 a.index
             ),
-            _ => crate::bail!("the resource was already dropped or given away"),
+            None => crate::bail!("the resource was already dropped or given away"),
         }
     }
 
