@@ -261,8 +261,10 @@ fn expand_derive(input: &DeriveInput, which: Trait) -> syn::Result<TokenStream2>
         }
         Trait::Lower => {
             let body = match kind {
+                // Through `lower_record`, which releases the handles made
+                // for the fields before one that fails.
                 Kind::Record => quote! {
-                    Ok(#rt::Val::Record(vec![#((#labels.to_string(), #rt::Lower::lower(&self.#idents, store)?)),*]))
+                    #rt::lower_record(store, &[#((#labels, &self.#idents as &dyn #rt::LowerVal<U>)),*])
                 },
                 Kind::Variant => {
                     let arms = members.iter().map(|m| {

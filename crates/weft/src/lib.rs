@@ -54,6 +54,11 @@
 #![deny(unsafe_code)]
 #![deny(missing_docs)]
 
+// The derive macros name `weft::component::__internal`; in-crate tests
+// that use them resolve `weft` to this crate.
+#[cfg(test)]
+extern crate self as weft;
+
 #[cfg(feature = "async")]
 mod async_support;
 mod call_hook;

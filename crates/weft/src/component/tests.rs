@@ -1147,12 +1147,17 @@ const HANDLE_TABLE_COMPONENT: &str = r#"(component
         (func (export "borrow") (param i32) (result i32)
             (call $drop (local.get 0))
             i32.const 7)
-        (func (export "two") (param i32 i32) (result i32) unreachable))
+        (func (export "two") (param i32 i32) (result i32) unreachable)
+        (func (export "pair") (param i32 i32) (result i32) unreachable))
     (core instance $i (instantiate $m (with "" (instance (export "drop" (func $drop))))))
     (func (export "borrow") (param "x" (borrow $r)) (result u32)
         (canon lift (core func $i "borrow")))
     (func (export "two") (param "x" (own $r)) (param "y" (own $r)) (result u32)
-        (canon lift (core func $i "two"))))"#;
+        (canon lift (core func $i "two")))
+    (type $pair (record (field "a" (own $r)) (field "b" u32)))
+    (export $pair' "pair-type" (type $pair))
+    (func (export "pair") (param "x" $pair') (result u32)
+        (canon lift (core func $i "pair"))))"#;
 
 /// A store with an instance of [`HANDLE_TABLE_COMPONENT`].
 fn handle_table_instance() -> Result<(crate::Store<()>, Instance)> {
@@ -1201,6 +1206,46 @@ fn handles_made_for_a_typed_calls_parameters_do_not_stay_in_the_host_table() -> 
         "the second parameter stayed in the host table"
     );
     kept.resource_drop(&mut store)?;
+    Ok(())
+}
+
+/// A `u32` whose lowering always fails, as a host type's `Lower` may.
+struct FailsToLower;
+
+impl ComponentType for FailsToLower {
+    fn typecheck(ty: &InterfaceType, types: &typed::InstanceType<'_>) -> Result<()> {
+        u32::typecheck(ty, types)
+    }
+}
+
+impl Lower for FailsToLower {
+    fn lower<U: 'static>(&self, _store: &mut crate::StoreContextMut<'_, U>) -> Result<Val> {
+        Err(crate::Error::msg("this value cannot be lowered"))
+    }
+}
+
+/// The record `pair-type` of [`HANDLE_TABLE_COMPONENT`], with a field that
+/// fails to lower after one that makes a handle.
+#[derive(ComponentType, Lower)]
+#[component(record)]
+struct Pair {
+    a: Resource<Res>,
+    b: FailsToLower,
+}
+
+#[test]
+fn a_derived_record_that_fails_to_lower_releases_the_handles_of_its_fields() -> Result<()> {
+    let (mut store, instance) = handle_table_instance()?;
+    let pair = instance.get_typed_func::<(Pair,), (u32,)>(&mut store, "pair")?;
+    for _ in 0..2 {
+        let value = Pair {
+            a: Resource::new_own(1),
+            b: FailsToLower,
+        };
+        let err = pair.call(&mut store, (value,)).unwrap_err();
+        assert!(format!("{err:#}").contains("cannot be lowered"), "{err:#}");
+    }
+    assert_eq!(host_handles(&mut store), 0, "field `a` stayed in the host table");
     Ok(())
 }
 

@@ -496,7 +496,8 @@ impl<T: ComponentType> ComponentType for [T] {
 
 /// `Lower::lower` behind a `dyn`, so that values of different types can be
 /// lowered in one loop ([`lower_each`]).
-trait LowerVal<U> {
+pub trait LowerVal<U> {
+    /// [`Lower::lower`] of `self`.
     fn lower_val(&self, store: &mut StoreContextMut<'_, U>) -> Result<Val>;
 }
 
@@ -1185,8 +1186,8 @@ impl Instance {
 pub mod __internal {
     pub use super::super::direct::{FlatValues, HostCall};
     pub use super::super::{ComponentType, ComponentTypes, InterfaceType, Lift, Lower, Val};
-    pub use super::InstanceType;
-    use super::{defined, expected, next, wrong_val};
+    use super::{defined, expected, lower_each, next, wrong_val};
+    pub use super::{InstanceType, LowerVal};
     pub use crate::{Error, Result, StoreContextMut};
     use anyhow::{anyhow, Context as _};
     use weft_environ::component::DefinedType;
@@ -1200,6 +1201,23 @@ pub mod __internal {
             func,
             _marker: std::marker::PhantomData,
         }
+    }
+
+    /// A record of the fields `fields` (names and values), lowered in
+    /// order; when one fails, the handles made for those before it are
+    /// released, as for the elements of a list.
+    pub fn lower_record<U: 'static>(
+        store: &mut StoreContextMut<'_, U>,
+        fields: &[(&str, &dyn LowerVal<U>)],
+    ) -> Result<Val> {
+        let vals = lower_each(store, fields.iter().map(|(_, v)| *v))?;
+        Ok(Val::Record(
+            fields
+                .iter()
+                .zip(vals)
+                .map(|((name, _), v)| (name.to_string(), v))
+                .collect(),
+        ))
     }
 
     /// A type check function of a field or payload.
