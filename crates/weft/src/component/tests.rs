@@ -1281,6 +1281,53 @@ fn a_resource_any_kept_after_its_drop_does_not_name_the_handle_that_reuses_its_s
 
 #[cfg(feature = "component-model-async")]
 #[test]
+fn a_concurrent_call_that_never_starts_releases_the_handles_made_for_it() -> Result<()> {
+    use crate::AsContextMut as _;
+    let (mut store, instance) = handle_table_instance()?;
+    let two = instance.get_typed_func::<(Resource<Res>, Resource<Res>), (u32,)>(&mut store, "two")?;
+    let borrow = instance.get_typed_func::<(Resource<Res>,), (u32,)>(&mut store, "borrow")?;
+    // The first call traps, which leaves the instance unenterable before
+    // the second starts: the second fails without taking its borrow.
+    let run = store.run_concurrent(async |a| -> Result<_> {
+        let (first, second) = a.with(|mut access| -> Result<_> {
+            let first =
+                two.start_call_concurrent(access.as_context_mut(), (Resource::new_own(1), Resource::new_own(2)))?;
+            let second = borrow.start_call_concurrent(access.as_context_mut(), (Resource::new_borrow(3),))?;
+            Ok((first, second))
+        })?;
+        let first = two.finish_call_concurrent(a, first).await;
+        let second = borrow.finish_call_concurrent(a, second).await;
+        Ok((first.is_err(), second.map_err(|e| format!("{e:#}"))))
+    });
+    let (first_failed, second) = {
+        let mut run = std::pin::pin!(run);
+        let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
+        loop {
+            if let std::task::Poll::Ready(out) = std::future::Future::poll(run.as_mut(), &mut cx) {
+                break out??;
+            }
+        }
+    };
+    assert!(first_failed, "the first call traps");
+    let second = second.expect_err("the second call cannot enter the instance");
+    assert!(second.contains("trapped"), "{second}");
+    assert_eq!(
+        host_handles(&mut store),
+        0,
+        "the unstarted call's borrow stayed in the host table"
+    );
+    let cx = crate::AsContextMut::as_context_mut(&mut store);
+    let tasks = &cx.components().tasks;
+    assert_eq!(
+        (tasks.live_entries(), tasks.live_threads()),
+        (0, 0),
+        "the unstarted call's task and thread stayed"
+    );
+    Ok(())
+}
+
+#[cfg(feature = "component-model-async")]
+#[test]
 fn handles_made_for_a_concurrent_calls_parameters_do_not_stay_in_the_host_table() -> Result<()> {
     let (mut store, instance) = handle_table_instance()?;
     let borrow = instance.get_typed_func::<(Resource<Res>,), (u32,)>(&mut store, "borrow")?;

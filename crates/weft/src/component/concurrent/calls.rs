@@ -292,10 +292,14 @@ pub(crate) fn fail_stranded<T>(store: &mut StoreContextMut<'_, T>) -> bool {
     stranded.sort_by_key(|t| t.index());
     let mut failed = false;
     for task in stranded {
-        let e = trap("cannot enter component instance: it trapped while this call was in progress");
-        failed |= route_trap(store, task, e);
+        failed |= route_trap(store, task, stranded_trap());
     }
     failed
+}
+
+/// The error of a host call whose instance trapped before it returned.
+fn stranded_trap() -> crate::Error {
+    trap("cannot enter component instance: it trapped while this call was in progress")
 }
 
 /// The running task and its guest callers' tasks, innermost first.
@@ -315,10 +319,21 @@ pub(crate) fn call_stack<T>(store: &StoreContextMut<'_, T>) -> Vec<EntryId> {
 
 /// Forgets the facade's data of tasks the table freed (before their ids
 /// are given out again: `new_task` calls this first).
+///
+/// A host call's task freed before it started still holds the component
+/// values of its arguments: the handles the host made for them
+/// (`Handle::lowered`) are released, as the task would have once it had
+/// lowered them.
 pub(crate) fn collect<T>(store: &mut StoreContextMut<'_, T>) {
-    let components = store.components_mut();
-    while let Some(task) = components.tasks.pop_freed_task() {
-        components.sched.task_data.remove(&task);
+    while let Some(task) = store.components_mut().tasks.pop_freed_task() {
+        let data = store.components_mut().sched.task_data.remove(&task);
+        if let Some(TaskData {
+            caller: Caller::Host(Some(HostCallArgs::Vals(args))),
+            ..
+        }) = data
+        {
+            crate::component::handles::release_lowered(store, &args);
+        }
     }
 }
 
@@ -600,6 +615,20 @@ fn exit_thread<T>(store: &mut StoreContextMut<'_, T>, thread: ThreadId) -> crate
     r
 }
 
+/// Whether `task` (whose data is `d`) is the host's call and has not
+/// started.
+pub(crate) fn is_unstarted_host_call(
+    components: &crate::component::store::ComponentStore,
+    task: EntryId,
+    d: &TaskData,
+) -> bool {
+    matches!(d.caller, Caller::Host(_))
+        && components
+            .tasks
+            .task(task)
+            .is_ok_and(|t| t.phase == weft_tasks::TaskPhase::Initial)
+}
+
 /// The body of a task's implicit thread (`canon_lift`'s `thread_func`).
 fn implicit_thread<T: 'static>(
     store: &mut StoreContextMut<'_, T>,
@@ -607,6 +636,24 @@ fn implicit_thread<T: 'static>(
     task: EntryId,
     thread: ThreadId,
 ) -> crate::Result<()> {
+    // The host's call of an instance that trapped before it started (see
+    // `sched::runnable`) fails as `fail_stranded` fails it, and the task
+    // ends here without entering the instance, so that it and its
+    // arguments (the handles the host made for them, see `collect`) are
+    // freed.
+    let components = store.components();
+    let trapped = lifted_func(store, index)
+        .and_then(|f| components.flags(f.options.flags))
+        .is_ok_and(|fl| fl.trapped);
+    let host_call = components
+        .sched
+        .task_data
+        .get(&task)
+        .is_some_and(|d| is_unstarted_host_call(components, task, d));
+    if trapped && host_call {
+        route_trap(store, task, stranded_trap());
+        return store.components_mut().tasks.cancel_unstarted(task).map_err(trap);
+    }
     // Backpressure.
     let tasks = &mut store.components_mut().tasks;
     if tasks.must_wait_to_enter(task).map_err(trap)? {
