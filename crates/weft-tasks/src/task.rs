@@ -209,6 +209,17 @@ impl Tasks {
         Ok(())
     }
 
+    /// Lifts what holds tasks back from entering `inst` (its backpressure
+    /// counter and its exclusive thread), for an instance that trapped: it
+    /// is never entered again, and the runtime ends the tasks that waited
+    /// to enter it instead of leaving them waiting for good.
+    pub fn end_backpressure(&mut self, inst: InstanceId) -> Result<(), TaskError> {
+        let i = self.instance_mut(inst)?;
+        i.backpressure = 0;
+        i.exclusive = None;
+        Ok(())
+    }
+
     /// Whether new `async` work of `task` must wait (`has_backpressure`).
     pub fn has_backpressure(&self, task: EntryId) -> Result<bool, TaskError> {
         let t = self.task(task)?;

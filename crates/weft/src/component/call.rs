@@ -164,6 +164,12 @@ pub(crate) fn poison_instance<T>(store: &mut StoreContextMut<'_, T>, flags: Comp
     f.may_enter = false;
     f.trapped = true;
     components.newly_trapped = true;
+    // The host's calls waiting to enter it become ready, and the event loop
+    // ends them (`concurrent::calls::implicit_thread`).
+    #[cfg(feature = "component-model-async")]
+    if let Ok(inst) = components.task_table(flags) {
+        let _ = components.tasks.end_backpressure(inst);
+    }
     Ok(())
 }
 

@@ -1326,6 +1326,77 @@ fn a_concurrent_call_that_never_starts_releases_the_handles_made_for_it() -> Res
     Ok(())
 }
 
+/// `hold(x)` turns backpressure on and waits for nothing (a later `hold`
+/// waits to enter); `boom` traps.
+#[cfg(feature = "component-model-async")]
+const BACKPRESSURE_COMPONENT: &str = r#"(component
+    (import "r" (type $r (sub resource)))
+    (canon backpressure.inc (core func $bp.inc))
+    (canon waitable-set.new (core func $ws.new))
+    (core module $m
+        (import "" "bp.inc" (func $bp.inc))
+        (import "" "ws.new" (func $ws.new (result i32)))
+        (func (export "hold") (param i32) (result i32)
+            (call $bp.inc)
+            (i32.or (i32.const 2) (i32.shl (call $ws.new) (i32.const 4))))
+        (func (export "cb") (param i32 i32 i32) (result i32) unreachable)
+        (func (export "boom") unreachable))
+    (core instance $i (instantiate $m (with "" (instance
+        (export "bp.inc" (func $bp.inc))
+        (export "ws.new" (func $ws.new))))))
+    (func (export "hold") async (param "x" (borrow $r))
+        (canon lift (core func $i "hold") async (callback (core func $i "cb"))))
+    (func (export "boom") (canon lift (core func $i "boom"))))"#;
+
+#[cfg(feature = "component-model-async")]
+#[test]
+fn a_concurrent_call_waiting_to_enter_an_instance_that_traps_releases_the_handles_made_for_it() -> Result<()> {
+    use crate::AsContextMut as _;
+    let engine = crate::Engine::default();
+    let component = Component::new(&engine, wat::parse_str(BACKPRESSURE_COMPONENT)?)?;
+    let mut linker = Linker::<()>::new(&engine);
+    linker
+        .root()
+        .resource("r", ResourceType::host::<Res>(), |_, _| Ok(()))?;
+    let mut store = crate::Store::new(&engine, ());
+    let instance = linker.instantiate(&mut store, &component)?;
+    let hold = instance.get_typed_func::<(Resource<Res>,), ()>(&mut store, "hold")?;
+    let boom = instance.get_typed_func::<(), ()>(&mut store, "boom")?;
+    // The first `hold` starts and waits; the second waits to enter; then
+    // `boom` traps, and neither `hold` can go on.
+    let run = store.run_concurrent(async |a| -> Result<_> {
+        let (first, second, third) = a.with(|mut access| -> Result<_> {
+            let first = hold.start_call_concurrent(access.as_context_mut(), (Resource::new_borrow(1),))?;
+            let second = hold.start_call_concurrent(access.as_context_mut(), (Resource::new_borrow(2),))?;
+            let third = boom.start_call_concurrent(access.as_context_mut(), ())?;
+            Ok((first, second, third))
+        })?;
+        let third = boom.finish_call_concurrent(a, third).await;
+        let second = hold.finish_call_concurrent(a, second).await;
+        let first = hold.finish_call_concurrent(a, first).await;
+        Ok([first, second, third].map(|r| r.map_err(|e| format!("{e:#}"))))
+    });
+    let outcomes = {
+        let mut run = std::pin::pin!(run);
+        let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
+        loop {
+            if let std::task::Poll::Ready(out) = std::future::Future::poll(run.as_mut(), &mut cx) {
+                break out??;
+            }
+        }
+    };
+    let [first, second, third] = outcomes.map(|r| r.expect_err("every call fails"));
+    assert!(third.contains("unreachable"), "{third}");
+    assert!(first.contains("trapped"), "{first}");
+    assert!(second.contains("trapped"), "{second}");
+    assert_eq!(
+        host_handles(&mut store),
+        0,
+        "the borrow of the call waiting to enter stayed in the host table"
+    );
+    Ok(())
+}
+
 #[cfg(feature = "component-model-async")]
 #[test]
 fn handles_made_for_a_concurrent_calls_parameters_do_not_stay_in_the_host_table() -> Result<()> {

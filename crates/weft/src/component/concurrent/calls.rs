@@ -636,11 +636,23 @@ fn implicit_thread<T: 'static>(
     task: EntryId,
     thread: ThreadId,
 ) -> crate::Result<()> {
-    // The host's call of an instance that trapped before it started (see
-    // `sched::runnable`) fails as `fail_stranded` fails it, and the task
-    // ends here without entering the instance, so that it and its
-    // arguments (the handles the host made for them, see `collect`) are
-    // freed.
+    // Backpressure.
+    let tasks = &mut store.components_mut().tasks;
+    if tasks.must_wait_to_enter(task).map_err(trap)? {
+        tasks.set_waiting_to_enter(task, true).map_err(trap)?;
+        let cancelled = sched::wait_until(store, WaitFor::Enter, true);
+        let tasks = &mut store.components_mut().tasks;
+        tasks.set_waiting_to_enter(task, false).map_err(trap)?;
+        if cancelled? {
+            store.components_mut().tasks.cancel_unstarted(task).map_err(trap)?;
+            return Ok(());
+        }
+    }
+    // The host's call of an instance that trapped before the call started
+    // (see `sched::runnable`; it may have waited to enter above) fails as
+    // `fail_stranded` fails it, and the task ends here without entering
+    // the instance, so that it and its arguments (the handles the host
+    // made for them, see `collect`) are freed.
     let components = store.components();
     let trapped = lifted_func(store, index)
         .and_then(|f| components.flags(f.options.flags))
@@ -653,18 +665,6 @@ fn implicit_thread<T: 'static>(
     if trapped && host_call {
         route_trap(store, task, stranded_trap());
         return store.components_mut().tasks.cancel_unstarted(task).map_err(trap);
-    }
-    // Backpressure.
-    let tasks = &mut store.components_mut().tasks;
-    if tasks.must_wait_to_enter(task).map_err(trap)? {
-        tasks.set_waiting_to_enter(task, true).map_err(trap)?;
-        let cancelled = sched::wait_until(store, WaitFor::Enter, true);
-        let tasks = &mut store.components_mut().tasks;
-        tasks.set_waiting_to_enter(task, false).map_err(trap)?;
-        if cancelled? {
-            store.components_mut().tasks.cancel_unstarted(task).map_err(trap)?;
-            return Ok(());
-        }
     }
     let tasks = &mut store.components_mut().tasks;
     tasks.take_exclusive(task).map_err(trap)?;
