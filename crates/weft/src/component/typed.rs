@@ -495,7 +495,8 @@ impl<T: ComponentType> ComponentType for [T] {
 }
 
 /// `Lower::lower` behind a `dyn`, so that values of different types can be
-/// lowered in one loop ([`lower_each`]).
+/// lowered in one loop (`lower_each`, for tuples, lists and the records of
+/// `#[derive(Lower)]`).
 pub trait LowerVal<U> {
     /// [`Lower::lower`] of `self`.
     fn lower_val(&self, store: &mut StoreContextMut<'_, U>) -> Result<Val>;
