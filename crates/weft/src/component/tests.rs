@@ -1279,6 +1279,19 @@ fn a_resource_any_kept_after_its_drop_does_not_name_the_handle_that_reuses_its_s
     Ok(())
 }
 
+/// Polls `f` (a `run_concurrent`, which never waits for a waker here)
+/// until it is ready.
+#[cfg(feature = "component-model-async")]
+fn poll_to_end<F: std::future::Future>(f: F) -> F::Output {
+    let mut f = std::pin::pin!(f);
+    let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
+    loop {
+        if let std::task::Poll::Ready(out) = std::future::Future::poll(f.as_mut(), &mut cx) {
+            return out;
+        }
+    }
+}
+
 #[cfg(feature = "component-model-async")]
 #[test]
 fn a_concurrent_call_that_never_starts_releases_the_handles_made_for_it() -> Result<()> {
@@ -1299,15 +1312,7 @@ fn a_concurrent_call_that_never_starts_releases_the_handles_made_for_it() -> Res
         let second = borrow.finish_call_concurrent(a, second).await;
         Ok((first.is_err(), second.map_err(|e| format!("{e:#}"))))
     });
-    let (first_failed, second) = {
-        let mut run = std::pin::pin!(run);
-        let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
-        loop {
-            if let std::task::Poll::Ready(out) = std::future::Future::poll(run.as_mut(), &mut cx) {
-                break out??;
-            }
-        }
-    };
+    let (first_failed, second) = poll_to_end(run)??;
     assert!(first_failed, "the first call traps");
     let second = second.expect_err("the second call cannot enter the instance");
     assert!(second.contains("trapped"), "{second}");
@@ -1376,15 +1381,7 @@ fn a_concurrent_call_waiting_to_enter_an_instance_that_traps_releases_the_handle
         let first = hold.finish_call_concurrent(a, first).await;
         Ok([first, second, third].map(|r| r.map_err(|e| format!("{e:#}"))))
     });
-    let outcomes = {
-        let mut run = std::pin::pin!(run);
-        let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
-        loop {
-            if let std::task::Poll::Ready(out) = std::future::Future::poll(run.as_mut(), &mut cx) {
-                break out??;
-            }
-        }
-    };
+    let outcomes = poll_to_end(run)??;
     let [first, second, third] = outcomes.map(|r| r.expect_err("every call fails"));
     assert!(third.contains("unreachable"), "{third}");
     assert!(first.contains("trapped"), "{first}");
@@ -1404,14 +1401,7 @@ fn handles_made_for_a_concurrent_calls_parameters_do_not_stay_in_the_host_table(
     let borrow = instance.get_typed_func::<(Resource<Res>,), (u32,)>(&mut store, "borrow")?;
     for _ in 0..3 {
         let run = store.run_concurrent(async |a| borrow.call_concurrent(a, (Resource::new_borrow(5),)).await);
-        let mut run = std::pin::pin!(run);
-        let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
-        let out = loop {
-            if let std::task::Poll::Ready(out) = std::future::Future::poll(run.as_mut(), &mut cx) {
-                break out;
-            }
-        };
-        assert_eq!(out??, (7,));
+        assert_eq!(poll_to_end(run)??, (7,));
     }
     let left = host_handles(&mut store);
     assert_eq!(left, 0, "the borrows stayed in the host table");
