@@ -1161,8 +1161,14 @@ const HANDLE_TABLE_COMPONENT: &str = r#"(component
 
 /// A store with an instance of [`HANDLE_TABLE_COMPONENT`].
 fn handle_table_instance() -> Result<(crate::Store<()>, Instance)> {
+    instance_with_resource_r(HANDLE_TABLE_COMPONENT)
+}
+
+/// A store with an instance of the component `wat`, whose import `r` is
+/// the host resource type [`Res`].
+fn instance_with_resource_r(wat: &str) -> Result<(crate::Store<()>, Instance)> {
     let engine = crate::Engine::default();
-    let component = Component::new(&engine, wat::parse_str(HANDLE_TABLE_COMPONENT)?)?;
+    let component = Component::new(&engine, wat::parse_str(wat)?)?;
     let mut linker = Linker::<()>::new(&engine);
     linker
         .root()
@@ -1357,14 +1363,7 @@ const BACKPRESSURE_COMPONENT: &str = r#"(component
 #[test]
 fn a_concurrent_call_waiting_to_enter_an_instance_that_traps_releases_the_handles_made_for_it() -> Result<()> {
     use crate::AsContextMut as _;
-    let engine = crate::Engine::default();
-    let component = Component::new(&engine, wat::parse_str(BACKPRESSURE_COMPONENT)?)?;
-    let mut linker = Linker::<()>::new(&engine);
-    linker
-        .root()
-        .resource("r", ResourceType::host::<Res>(), |_, _| Ok(()))?;
-    let mut store = crate::Store::new(&engine, ());
-    let instance = linker.instantiate(&mut store, &component)?;
+    let (mut store, instance) = instance_with_resource_r(BACKPRESSURE_COMPONENT)?;
     let hold = instance.get_typed_func::<(Resource<Res>,), ()>(&mut store, "hold")?;
     let boom = instance.get_typed_func::<(), ()>(&mut store, "boom")?;
     // The first `hold` starts and waits; the second waits to enter; then
