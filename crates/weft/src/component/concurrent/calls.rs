@@ -615,14 +615,19 @@ fn exit_thread<T>(store: &mut StoreContextMut<'_, T>, thread: ThreadId) -> crate
     r
 }
 
-/// Whether `task` (whose data is `d`) is the host's call and has not
-/// started.
-pub(crate) fn is_unstarted_host_call(
-    components: &crate::component::store::ComponentStore,
-    task: EntryId,
-    d: &TaskData,
-) -> bool {
+/// Whether `task` is the host's call of an instance that trapped, and has
+/// not started: it never will, and its thread runs only to end it (see
+/// `sched::runnable` and [`implicit_thread`]).
+pub(crate) fn stranded_before_start(components: &crate::component::store::ComponentStore, task: EntryId) -> bool {
+    let Some(d) = components.sched.task_data.get(&task) else {
+        return false;
+    };
     matches!(d.caller, Caller::Host(_))
+        && components
+            .funcs
+            .get(d.func as usize)
+            .and_then(|f| components.flags(f.options.flags).ok())
+            .is_some_and(|fl| fl.trapped)
         && components
             .tasks
             .task(task)
@@ -649,20 +654,11 @@ fn implicit_thread<T: 'static>(
         }
     }
     // The host's call of an instance that trapped before the call started
-    // (see `sched::runnable`; it may have waited to enter above) fails as
-    // `fail_stranded` fails it, and the task ends here without entering
-    // the instance, so that it and its arguments (the handles the host
-    // made for them, see `collect`) are freed.
-    let components = store.components();
-    let trapped = lifted_func(store, index)
-        .and_then(|f| components.flags(f.options.flags))
-        .is_ok_and(|fl| fl.trapped);
-    let host_call = components
-        .sched
-        .task_data
-        .get(&task)
-        .is_some_and(|d| is_unstarted_host_call(components, task, d));
-    if trapped && host_call {
+    // (it may have waited to enter above) fails as `fail_stranded` fails
+    // it, and the task ends here without entering the instance, so that it
+    // and its arguments (the handles the host made for them, see
+    // `collect`) are freed.
+    if stranded_before_start(store.components(), task) {
         route_trap(store, task, stranded_trap());
         return store.components_mut().tasks.cancel_unstarted(task).map_err(trap);
     }

@@ -552,19 +552,14 @@ fn runnable<'a, T>(store: &'a StoreContextMut<'_, T>) -> impl Iterator<Item = Th
     let components = store.components();
     let sched = &components.sched;
     let enterable = move |s: &weft_tasks::ThreadState| {
-        let Some(d) = sched.task_data.get(&s.task) else {
-            return false;
-        };
-        let Some(fl) = components
-            .funcs
-            .get(d.func as usize)
-            .and_then(|f| components.flags(f.options.flags).ok())
-        else {
-            return false;
-        };
+        let may_enter = sched
+            .task_data
+            .get(&s.task)
+            .and_then(|d| components.funcs.get(d.func as usize))
+            .is_some_and(|f| components.flags(f.options.flags).is_ok_and(|fl| fl.may_enter));
         // The host's call of an instance that trapped before the call
         // started runs only to end its task (`calls::implicit_thread`).
-        fl.may_enter || (fl.trapped && super::calls::is_unstarted_host_call(components, s.task, d))
+        may_enter || super::calls::stranded_before_start(components, s.task)
     };
     components
         .tasks
