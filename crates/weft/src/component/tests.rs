@@ -1334,6 +1334,7 @@ fn a_concurrent_call_that_never_starts_releases_the_handles_made_for_it() -> Res
         (0, 0),
         "the unstarted call's task and thread stayed"
     );
+    store.check_concurrent_state()?;
     Ok(())
 }
 
@@ -1389,6 +1390,16 @@ fn a_concurrent_call_waiting_to_enter_an_instance_that_traps_releases_the_handle
         host_handles(&mut store),
         0,
         "the borrow of the call waiting to enter stayed in the host table"
+    );
+    // Every reference adds up; what is left is the first `hold`, which had
+    // started and stays suspended in the trapped instance until the store
+    // is dropped (its task and implicit thread).
+    store.check_concurrent_state()?;
+    let cx = crate::AsContextMut::as_context_mut(&mut store);
+    assert_eq!(
+        cx.components().tasks.live_threads(),
+        1,
+        "only the first call's thread is left"
     );
     Ok(())
 }
