@@ -140,11 +140,24 @@ fn sample_per_op(metric: &str, d: Duration, ops: u64) {
     println!("sample {metric} {:.3}", d.as_nanos() as f64 / ops as f64);
 }
 
-/// Times `batches` batches of `iters` calls of `f` (after a warm-up batch)
-/// and prints the time per call of each batch.
+/// How long a call benchmark runs untimed before its first sample.
+///
+/// One batch was not enough. On the development machine, Weft's
+/// wasm-to-host calls ran at 5.6 ns per call in the first millisecond of a
+/// process, 4.5 in the next and 4.1 from about 2 ms on, while Wasmtime's
+/// held 4.7 from the start (the same ramp, in steps, whether or not the
+/// CPU had just been busy). Samples taken at once measured that ramp, not
+/// the calls.
+const WARM_UP: Duration = Duration::from_millis(50);
+
+/// Times `batches` batches of `iters` calls of `f` (after [`WARM_UP`] of
+/// untimed batches) and prints the time per call of each batch.
 fn batches(metric: &str, batches: usize, iters: u64, mut f: impl FnMut()) {
-    for _ in 0..iters {
-        f();
+    let warm = Instant::now();
+    while warm.elapsed() < WARM_UP {
+        for _ in 0..iters {
+            f();
+        }
     }
     for _ in 0..batches {
         let start = Instant::now();
@@ -340,7 +353,10 @@ macro_rules! engine {
                     "call-host" | "call-host-args8" => {
                         let name = if bench == "call-host" { "call_host" } else { "call_host_args8" };
                         let f = instance.get_typed_func::<i32, ()>(&mut store, name)?;
-                        f.call(&mut store, IN_WASM_LOOP)?;
+                        let warm = Instant::now();
+                        while warm.elapsed() < WARM_UP {
+                            f.call(&mut store, IN_WASM_LOOP)?;
+                        }
                         for _ in 0..reps {
                             let start = Instant::now();
                             for _ in 0..20 {
