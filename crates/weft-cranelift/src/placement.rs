@@ -12,11 +12,11 @@
 //! the code's alignment allows and keeps the one whose loops without calls
 //! touch the fewest lines beyond their minimum, weighting a loop by its
 //! nesting depth (inner loops run more often). Among the starts that fit
-//! those loops equally well, it prefers one that puts the return addresses
-//! of calls inside loops late in a 32-byte block (see
-//! [`RETURN_AT_LEAST`]), then one that fits the loops with calls, then the
-//! earliest (see [`start_in_line`]). A function without small loops starts
-//! on a line, as before.
+//! those loops equally well, it prefers one where the loops around calls
+//! end (their back edge) at an offset into a line that ran fast (see
+//! [`fast_back_edge_end`]), then one that fits the loops with calls, then
+//! the earliest (see [`start_in_line`]). A function without small loops
+//! starts on a line, as before.
 
 /// The size of the lines the loops are fitted to.
 pub(crate) const LINE: u32 = 64;
@@ -78,33 +78,30 @@ pub(crate) fn loops_x64(code: &[u8], block_starts: &[u32]) -> Vec<(u32, u32)> {
     loops
 }
 
-/// Where a call's return address should fall within a [`FETCH`]-byte
-/// block when the call is inside a small loop: at least this far in.
+/// Whether a loop around a call whose back edge (the branch that closes
+/// it) ends `at` bytes into the code, counted from a line, ran fast on the
+/// machine measured: an end 0-15 or 42-45 bytes into a line.
 ///
-/// Measured on shootout-fib2, whose hot function is a 41-byte loop around
-/// a recursive call (Zen 4, pinned, every start 0..63 into a line, 3
-/// processes each, fastest of each): with the return address 21–31 bytes
-/// into a 32-byte block the program ran in 924–940 ms (21 of the 22
-/// starts; one gave 953 ms), and with it 0–13 bytes in, in 956–980 ms
-/// (every start), with the same code and the loop on the same number of
-/// lines; 14–20 bytes in gave either. Wasmtime, whose 32-byte function
-/// alignment happens to put that return address 16 bytes in, ran it in
-/// 927 ms. The rule rests on this one function; in full bench runs the
-/// other programs' execution times did not move with it.
+/// Measured on Zen 3 (pinned, every even start 0..62 into a line, fastest
+/// of 2 or 3 processes), on the two sightglass programs whose hot function
+/// is a small loop around a recursive call:
 ///
-/// On Zen 3, shootout-ackermann agrees (a 55-byte loop around a recursive
-/// call returning 0x26 bytes into it; pinned, every start 0..63, fastest
-/// of 3 processes): 864-937 µs with the return 20-30 or 47-64 bytes into
-/// a line, 971-1054 µs with it 1-19 or 31-46 bytes in, whether the loop
-/// sat on one line or two; Wasmtime ran it in 882-886 µs. But fib2 does
-/// not: there its start 0 (return 15 bytes into a block) ran in
-/// 1103-1124 ms and the start this rule gives, 6 (21 bytes in), in
-/// 1163-1182 ms, with Wasmtime at 1124-1154 ms. The offset of the return
-/// alone is not the whole story.
-const RETURN_AT_LEAST: u32 = 21;
-
-/// The block size [`RETURN_AT_LEAST`] counts in.
-const FETCH: u32 = 32;
+/// * shootout-fib2 (a 41-byte loop ending 0x6a bytes into the function):
+///   1094-1108 ms with the end 0-16, 36, 42-44 or 60-62 bytes into a line;
+///   1110-1155 ms with it 18-34 or 46-58 bytes in; 1204-1209 ms at 38 and
+///   40. Wasmtime ran it in 1098 ms.
+/// * shootout-ackermann (a 55-byte loop ending 0x6a bytes in): 863-898 µs
+///   with the end 0-16 or 38-46 bytes into a line; 970-985 µs with it
+///   18-36 or 48-62 bytes in. Wasmtime: 865 µs.
+///
+/// The rule keeps the ends that were fast for both. The return address of
+/// the call, which an earlier rule placed (late in a 32-byte block, from
+/// fib2 on Zen 4), does not tell the two apart on Zen 3: fib2 was slow
+/// with its return 21-31 bytes into a line, where ackermann was fast.
+fn fast_back_edge_end(at: u32) -> bool {
+    let into_line = at % LINE;
+    into_line < 16 || (42..46).contains(&into_line)
+}
 
 /// The start offset within a [`LINE`] for a function with `loops`
 /// (`(header, end)` offsets, see [`loops_x64`]) and calls returning to
@@ -112,16 +109,15 @@ const FETCH: u32 = 32;
 /// code needs (its constants'); it is 0 when `align` is a line or more.
 ///
 /// The start puts the small loops without calls on the fewest lines beyond
-/// their minimum; among the starts that do that equally well, it puts the
-/// fewest return addresses of calls inside the loops less than
-/// [`RETURN_AT_LEAST`] bytes into a [`FETCH`]-byte block; among those, it
-/// puts the loops with calls on the fewest lines. A tie keeps the earliest
-/// start.
+/// their minimum; among the starts that do that equally well, it ends the
+/// fewest loops around calls where [`fast_back_edge_end`] says they run
+/// slowly; among those, it puts the loops with calls on the fewest lines.
+/// A tie keeps the earliest start.
 ///
 /// A loop with a call comes last because its lines mattered least where
 /// measured. On Zen 3, shootout-ackermann's loop around its call ran as
-/// fast on two lines as on one, but 10 % slower with its return early in a
-/// block, where the old order (every loop first) had put it; and
+/// fast on two lines as on one, but 10 % slower where its end fell badly;
+/// and
 /// shootout-sieve ran in 229-231 ms at starts 0 to 3 and 232 ms at 32,
 /// although at 0 and 1 its outer loop, which calls `memset`, touches one
 /// line more. On Zen 4 those two starts were about 5 % slower, so
@@ -153,17 +149,12 @@ pub(crate) fn start_in_line(align: u32, loops: &[(u32, u32)], call_returns: &[u3
     }
     // Each loop's weight: how many of the loops contain it (itself too).
     let depth = |at: u32, end: u32| loops.iter().filter(|&&(s, e)| s <= at && end <= e).count() as u32;
-    // The return addresses inside the loops, weighted the same way. A call
-    // ends before its return address, so the address may be a loop's end.
-    let returns: Vec<(u32, u32)> = call_returns
-        .iter()
-        .map(|&ret| (ret, depth(ret.saturating_sub(1), ret)))
-        .filter(|&(_, d)| d > 0)
-        .collect();
-    // Each loop with its weight and whether a call returns inside it.
+    // Each loop with its weight and whether a call returns inside it (a
+    // call ends before its return address, so the address may be the
+    // loop's end).
     let weighted: Vec<(u32, u32, u32, bool)> = loops
         .iter()
-        .map(|&(s, e)| (s, e, depth(s, e), returns.iter().any(|&(ret, _)| s < ret && ret <= e)))
+        .map(|&(s, e)| (s, e, depth(s, e), call_returns.iter().any(|&ret| s < ret && ret <= e)))
         .collect();
     // The extra lines the loops touch at `shift`: those without calls, then
     // those with calls.
@@ -179,12 +170,12 @@ pub(crate) fn start_in_line(align: u32, loops: &[(u32, u32)], call_returns: &[u3
             .sum()
     };
     let cost = |shift: u32| -> (u32, u32, u32) {
-        let early_returns = returns
+        let slow_ends = weighted
             .iter()
-            .filter(|&&(ret, _)| (ret + shift) % FETCH < RETURN_AT_LEAST)
-            .map(|&(_, depth)| depth)
+            .filter(|&&(_, e, _, calls)| calls && !fast_back_edge_end(e + shift))
+            .map(|&(_, _, depth, _)| depth)
             .sum();
-        (extra_lines(shift, false), early_returns, extra_lines(shift, true))
+        (extra_lines(shift, false), slow_ends, extra_lines(shift, true))
     };
     // The earliest start wins a tie: 0, the line start, first of all.
     let mut best = (cost(0), 0);
@@ -246,48 +237,41 @@ mod tests {
     }
 
     #[test]
-    fn a_call_in_a_loop_returns_late_in_a_fetch_block() {
+    fn a_loop_around_a_call_ends_where_it_ran_fast() {
         // shootout-fib2's hot function: a loop from 0x41 to 0x6a around a
-        // call that returns to 0x4f. At 0 the loop fits a line but the
-        // return lands 15 bytes into a block; 6 keeps the loop on one line
-        // and moves the return to 21.
+        // call that returns to 0x4f. At 0 the loop fits a line and ends 42
+        // bytes into it, which is fast.
         let fib = [(0x41, 0x6a)];
-        assert_eq!(start_in_line(1, &fib, &[]), 0);
-        let shift = start_in_line(1, &fib, &[0x4f]);
-        assert_eq!(shift, 6);
-        assert_eq!(lines(shift, fib[0]), 1);
-        assert!((0x4f + shift) % FETCH >= RETURN_AT_LEAST);
+        assert_eq!(start_in_line(1, &fib, &[0x4f]), 0);
+        assert!(fast_back_edge_end(0x6a) && lines(0, fib[0]) == 1);
+        // The start the earlier rule gave, 6, ends it 48 bytes in: slow.
+        assert!(!fast_back_edge_end(0x6a + 6));
         // Calls outside the small loops do not move the function.
         assert_eq!(start_in_line(1, &fib, &[0x20, 0x90]), 0);
-        // The return comes before the lines of the loops around the call:
-        // a call in sieve's inner loop returning to 0xd0 (so in all three
-        // loops) lands early in its block at 2, 3 and 32 alike; 5 is the
-        // first start where it does not, though it leaves the middle loop
-        // on a third line.
-        assert!((0xd0 + 5) % FETCH >= RETURN_AT_LEAST && !fits(5, SIEVE[1]));
-        assert_eq!(start_in_line(1, &SIEVE, &[0xd0]), 5);
+        // shootout-ackermann's hot function: a loop from 0x33 to 0x6a
+        // around a call returning to 0x59. Its end is fast at 0, but the
+        // loop then touches two lines; at 22 it fits one and ends on a
+        // line's first byte.
+        let ack = [(0x33, 0x6a)];
+        assert_eq!(start_in_line(1, &ack, &[0x59]), 22);
+        assert!(!fits(0, ack[0]) && fits(22, ack[0]) && fast_back_edge_end(0x6a + 22));
     }
 
     #[test]
-    fn loops_without_calls_are_fitted_before_returns_and_loops_with_calls() {
-        // shootout-ackermann's hot function: a loop from 0x33 to 0x6a
-        // around a call returning to 0x59. The loop fits one line only at
-        // 13..=22, where the return is 6-15 bytes into a block; 0 puts it 25
-        // bytes in and leaves the loop on two lines.
-        assert_eq!(start_in_line(1, &[(0x33, 0x6a)], &[0x59]), 0);
-        assert!(!fits(0, (0x33, 0x6a)));
-        // Sieve's outer loop calls `memset` (returning to 0x99, 25 bytes
-        // into a block at 0): its inner loops fit at 0..=3, 32 and 60..=63,
-        // the return is late at all of them, and the outer loop fits at 2,
-        // 3 and 32 only, so 2 is kept.
+    fn loops_without_calls_are_fitted_before_the_ends_and_lines_of_loops_with_calls() {
+        // Sieve's outer loop calls `memset` (returning to 0x99): its inner
+        // loops fit at 0..=3, 32 and 60..=63, and the outer loop at 2, 3
+        // and 32 only; its end is slow at all three, so the lines decide
+        // and 2 is kept.
         assert_eq!(start_in_line(1, &SIEVE, &[0x99]), 2);
+        assert!([2, 3, 32].iter().all(|&s| !fast_back_edge_end(SIEVE[0].1 + s)));
         // A loop without calls still comes first: the 60-byte loop at 0x44
-        // fits one line only at 0 and 60..=63, where the return to 0x28 in
-        // the other loop lands early in its block; 13 would put it late.
-        let loops = [(0x10, 0x40), (0x44, 0x80)];
+        // fits one line only at 0 and 60..=63, where the loop around the
+        // call to 0x28 ends slowly; 8 would end it on a line.
+        let loops = [(0x10, 0x38), (0x44, 0x80)];
         assert_eq!(start_in_line(1, &loops, &[0x28]), 0);
-        const { assert!(0x28 % FETCH < RETURN_AT_LEAST && (0x28 + 13) % FETCH >= RETURN_AT_LEAST) };
-        assert!(!fits(13, loops[1]));
+        assert!([0, 60, 61, 62, 63].iter().all(|&s| !fast_back_edge_end(0x38 + s)));
+        assert!(fast_back_edge_end(0x38 + 8) && !fits(8, loops[1]));
     }
 
     #[test]
