@@ -14,7 +14,7 @@
 //! nesting depth (inner loops run more often). Among the starts that fit
 //! those loops equally well, it prefers one where the loops around calls
 //! end (their back edge) at an offset into a line that ran fast (see
-//! [`fast_back_edge_end`]), then one that fits the loops with calls, then
+//! [`back_edge_end_cost`]), then one that fits the loops with calls, then
 //! the earliest (see [`start_in_line`]). A function without small loops
 //! starts on a line, as before.
 
@@ -78,29 +78,40 @@ pub(crate) fn loops_x64(code: &[u8], block_starts: &[u32]) -> Vec<(u32, u32)> {
     loops
 }
 
-/// Whether a loop around a call whose back edge (the branch that closes
-/// it) ends `at` bytes into the code, counted from a line, ran fast on the
-/// machine measured: an end 0-15 or 42-45 bytes into a line.
+/// How slowly a loop around a call ran on the machine measured when its
+/// back edge (the branch that closes it) ends `at` bytes into the code,
+/// counted from a line: 0 for an end 42-45 bytes into a line, 1 for 0-15,
+/// 2 elsewhere.
 ///
-/// Measured on Zen 3 (pinned, every even start 0..62 into a line, fastest
-/// of 2 or 3 processes), on the two sightglass programs whose hot function
-/// is a small loop around a recursive call:
+/// Measured on Zen 3, on the two sightglass programs whose hot function is
+/// a small loop around a recursive call, at every even start 0..62 into a
+/// line:
 ///
-/// * shootout-fib2 (a 41-byte loop ending 0x6a bytes into the function):
-///   1094-1108 ms with the end 0-16, 36, 42-44 or 60-62 bytes into a line;
-///   1110-1155 ms with it 18-34 or 46-58 bytes in; 1204-1209 ms at 38 and
-///   40. Wasmtime ran it in 1098 ms.
-/// * shootout-ackermann (a 55-byte loop ending 0x6a bytes in): 863-898 µs
-///   with the end 0-16 or 38-46 bytes into a line; 970-985 µs with it
-///   18-36 or 48-62 bytes in. Wasmtime: 865 µs.
+/// * shootout-fib2 (a 41-byte loop ending 0x6a bytes into the function;
+///   pinned, fastest of 2 processes): 1094-1108 ms with the end 0-16, 36,
+///   42-44 or 60-62 bytes into a line; 1110-1155 ms with it 18-34 or 46-58
+///   bytes in; 1204-1209 ms at 38 and 40. Wasmtime ran it in 1098 ms.
+/// * shootout-ackermann (a 55-byte loop ending 0x6a bytes in; pinned,
+///   fastest of 3 processes): 863-898 µs with the end 0-16 or 38-46 bytes
+///   into a line; 970-985 µs with it 18-36 or 48-62 bytes in. Wasmtime:
+///   865 µs. Each run is short (under 1 ms, a fresh instance each), and
+///   the first runs after compiling are slower: the median of 8 processes
+///   of 10 runs each (unpinned but for the runs, as `cargo xtask bench`
+///   runs them) was 0.917 ms with the end 42 bytes in, 0.898 ms with it 44
+///   bytes in, 0.970 ms with it 0 bytes in (the fastest processes agreed:
+///   0.877, 0.864 and 0.894 ms). Wasmtime: 0.937 ms.
 ///
-/// The rule keeps the ends that were fast for both. The return address of
-/// the call, which an earlier rule placed (late in a 32-byte block, from
-/// fib2 on Zen 4), does not tell the two apart on Zen 3: fib2 was slow
-/// with its return 21-31 bytes into a line, where ackermann was fast.
-fn fast_back_edge_end(at: u32) -> bool {
-    let into_line = at % LINE;
-    into_line < 16 || (42..46).contains(&into_line)
+/// So the ends fast for both come first, those 42-45 bytes in ahead of
+/// the others. The return address of the call, which an earlier rule
+/// placed (late in a 32-byte block, from fib2 on Zen 4), does not tell the
+/// two apart on Zen 3: fib2 was slow with its return 21-31 bytes into a
+/// line, where ackermann was fast.
+fn back_edge_end_cost(at: u32) -> u32 {
+    match at % LINE {
+        42..46 => 0,
+        0..16 => 1,
+        _ => 2,
+    }
 }
 
 /// The start offset within a [`LINE`] for a function with `loops`
@@ -110,8 +121,9 @@ fn fast_back_edge_end(at: u32) -> bool {
 ///
 /// The start puts the small loops without calls on the fewest lines beyond
 /// their minimum; among the starts that do that equally well, it ends the
-/// fewest loops around calls where [`fast_back_edge_end`] says they run
-/// slowly; among those, it puts the loops with calls on the fewest lines.
+/// loops around calls where they cost least ([`back_edge_end_cost`],
+/// weighted by depth); among those, it puts the loops with calls on the
+/// fewest lines.
 /// A tie keeps the earliest start.
 ///
 /// A loop with a call comes last because its lines mattered least where
@@ -172,8 +184,8 @@ pub(crate) fn start_in_line(align: u32, loops: &[(u32, u32)], call_returns: &[u3
     let cost = |shift: u32| -> (u32, u32, u32) {
         let slow_ends = weighted
             .iter()
-            .filter(|&&(_, e, _, calls)| calls && !fast_back_edge_end(e + shift))
-            .map(|&(_, _, depth, _)| depth)
+            .filter(|&&(_, _, _, calls)| calls)
+            .map(|&(_, e, depth, _)| depth * back_edge_end_cost(e + shift))
             .sum();
         (extra_lines(shift, false), slow_ends, extra_lines(shift, true))
     };
@@ -240,21 +252,21 @@ mod tests {
     fn a_loop_around_a_call_ends_where_it_ran_fast() {
         // shootout-fib2's hot function: a loop from 0x41 to 0x6a around a
         // call that returns to 0x4f. At 0 the loop fits a line and ends 42
-        // bytes into it, which is fast.
+        // bytes into it, the best end.
         let fib = [(0x41, 0x6a)];
         assert_eq!(start_in_line(1, &fib, &[0x4f]), 0);
-        assert!(fast_back_edge_end(0x6a) && lines(0, fib[0]) == 1);
+        assert!(back_edge_end_cost(0x6a) == 0 && lines(0, fib[0]) == 1);
         // The start the earlier rule gave, 6, ends it 48 bytes in: slow.
-        assert!(!fast_back_edge_end(0x6a + 6));
+        assert_eq!(back_edge_end_cost(0x6a + 6), 2);
         // Calls outside the small loops do not move the function.
         assert_eq!(start_in_line(1, &fib, &[0x20, 0x90]), 0);
         // shootout-ackermann's hot function: a loop from 0x33 to 0x6a
-        // around a call returning to 0x59. Its end is fast at 0, but the
-        // loop then touches two lines; at 22 it fits one and ends on a
-        // line's first byte.
+        // around a call returning to 0x59. At 0 it ends 42 bytes into a
+        // line, on two lines; at 22 it would fit one line and end on a
+        // line's first byte, which ran slower in its first runs.
         let ack = [(0x33, 0x6a)];
-        assert_eq!(start_in_line(1, &ack, &[0x59]), 22);
-        assert!(!fits(0, ack[0]) && fits(22, ack[0]) && fast_back_edge_end(0x6a + 22));
+        assert_eq!(start_in_line(1, &ack, &[0x59]), 0);
+        assert!(!fits(0, ack[0]) && fits(22, ack[0]) && back_edge_end_cost(0x6a + 22) == 1);
     }
 
     #[test]
@@ -264,14 +276,15 @@ mod tests {
         // and 32 only; its end is slow at all three, so the lines decide
         // and 2 is kept.
         assert_eq!(start_in_line(1, &SIEVE, &[0x99]), 2);
-        assert!([2, 3, 32].iter().all(|&s| !fast_back_edge_end(SIEVE[0].1 + s)));
+        assert!([2, 3, 32].iter().all(|&s| back_edge_end_cost(SIEVE[0].1 + s) == 2));
         // A loop without calls still comes first: the 60-byte loop at 0x44
         // fits one line only at 0 and 60..=63, where the loop around the
-        // call to 0x28 ends slowly; 8 would end it on a line.
+        // call to 0x28 ends slowly; 8 or 50 would end it better.
         let loops = [(0x10, 0x38), (0x44, 0x80)];
         assert_eq!(start_in_line(1, &loops, &[0x28]), 0);
-        assert!([0, 60, 61, 62, 63].iter().all(|&s| !fast_back_edge_end(0x38 + s)));
-        assert!(fast_back_edge_end(0x38 + 8) && !fits(8, loops[1]));
+        assert!([0, 60, 61, 62, 63].iter().all(|&s| back_edge_end_cost(0x38 + s) == 2));
+        assert!(back_edge_end_cost(0x38 + 8) == 1 && !fits(8, loops[1]));
+        assert!(back_edge_end_cost(0x38 + 50) == 0 && !fits(50, loops[1]));
     }
 
     #[test]
