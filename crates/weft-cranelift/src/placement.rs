@@ -13,17 +13,26 @@
 //! touch the fewest lines beyond their minimum, weighting a loop by its
 //! nesting depth (inner loops run more often). Among the starts that fit
 //! those loops equally well, it prefers one where the loops around calls
-//! end (their back edge) at an offset into a line that ran fast (see
-//! [`back_edge_end_cost`]), then one that fits the loops with calls, then
-//! the earliest (see [`start_in_line`]). A function without small loops
-//! starts on a line, as before.
+//! and the loops too long to fit end (their back edge) at an offset into a
+//! line that ran fast (see [`back_edge_end_cost`]), then one that fits the
+//! small loops with calls, then the earliest (see [`start_in_line`]). A
+//! function without loops of up to [`LONG_LOOP`] bytes starts on a line.
 
 /// The size of the lines the loops are fitted to.
 pub(crate) const LINE: u32 = 64;
 
-/// Loops longer than this are left to chance: one more line is a small
-/// part of what they touch.
+/// Loops longer than this are not fitted to lines: one more line is a
+/// small part of what they touch. Up to [`LONG_LOOP`], where they end
+/// still counts.
 const MAX_LOOP: u32 = 3 * LINE;
+
+/// Loops longer than this are left to chance.
+const LONG_LOOP: u32 = 16 * LINE;
+
+/// How many times an inner loop's end counts for each loop around it: it
+/// runs once per iteration, and an inner loop usually runs many times for
+/// each of the loop around it.
+const END_DEPTH_WEIGHT: u32 = 8;
 
 /// The loops of x86-64 code whose basic blocks start at `block_starts`
 /// (in order), each as the offsets `(header, end)`: a block whose branch
@@ -121,10 +130,21 @@ fn back_edge_end_cost(at: u32) -> u32 {
 ///
 /// The start puts the small loops without calls on the fewest lines beyond
 /// their minimum; among the starts that do that equally well, it ends the
-/// loops around calls where they cost least ([`back_edge_end_cost`],
-/// weighted by depth); among those, it puts the loops with calls on the
-/// fewest lines.
-/// A tie keeps the earliest start.
+/// loops around calls and the loops longer than [`MAX_LOOP`] where they
+/// cost least ([`back_edge_end_cost`], an inner loop counting
+/// [`END_DEPTH_WEIGHT`] times the loop around it); among those, it puts
+/// the small loops with calls on the fewest lines. A tie keeps the
+/// earliest start.
+///
+/// Where long loops end was measured on Zen 3 (bench-like runs: medians of
+/// 4 processes, before and after): shootout-matrix, whose inner loop is
+/// 387 bytes long, ran in 191.6 ms with it ending 56 bytes into a line and
+/// in 186.3 ms with it 42 bytes in (Wasmtime: 188.7 ms); shootout-ctype's
+/// 230-byte loop around its calls, 308.4 ms ending 18 bytes in and 302.6
+/// ms 42 bytes in (Wasmtime: 305.4 ms); shootout-minicsv 690 ms and 606 ms
+/// (Wasmtime: 691 ms). Of the other programs whose functions moved, seven
+/// stayed within 0.7 % and shootout-xblabla20 went from 0.839 to 0.852 ms
+/// (Wasmtime: 0.847 ms).
 ///
 /// A loop with a call comes last because its lines mattered least where
 /// measured. On Zen 3, shootout-ackermann's loop around its call ran as
@@ -152,43 +172,59 @@ pub(crate) fn start_in_line(align: u32, loops: &[(u32, u32)], call_returns: &[u3
     let mut loops: Vec<(u32, u32)> = loops
         .iter()
         .copied()
-        .filter(|&(start, end)| start < end && end - start <= MAX_LOOP)
+        .filter(|&(start, end)| start < end && end - start <= LONG_LOOP)
         .collect();
     loops.sort_unstable();
     loops.dedup();
-    if loops.is_empty() {
+    // Each loop with its depth among the small loops (how many of them
+    // contain it, itself too: the weight of its lines), its depth among all
+    // the loops kept (0 for a long one when counted among small ones), and
+    // whether a call returns inside it (a call ends before its return
+    // address, so the address may be the loop's end).
+    let small = |&(s, e): &(u32, u32)| e - s <= MAX_LOOP;
+    let depth = |at: u32, end: u32, only_small: bool| {
+        loops
+            .iter()
+            .filter(|l| !only_small || small(l))
+            .filter(|&&(s, e)| s <= at && end <= e)
+            .count() as u32
+    };
+    let weighted: Vec<(u32, u32, u32, u32, bool)> = loops
+        .iter()
+        .map(|&(s, e)| {
+            let small_depth = if small(&(s, e)) { depth(s, e, true) } else { 0 };
+            let calls = call_returns.iter().any(|&ret| s < ret && ret <= e);
+            (s, e, small_depth, depth(s, e, false), calls)
+        })
+        .collect();
+    if weighted.is_empty() {
         return 0;
     }
-    // Each loop's weight: how many of the loops contain it (itself too).
-    let depth = |at: u32, end: u32| loops.iter().filter(|&&(s, e)| s <= at && end <= e).count() as u32;
-    // Each loop with its weight and whether a call returns inside it (a
-    // call ends before its return address, so the address may be the
-    // loop's end).
-    let weighted: Vec<(u32, u32, u32, bool)> = loops
-        .iter()
-        .map(|&(s, e)| (s, e, depth(s, e), call_returns.iter().any(|&ret| s < ret && ret <= e)))
-        .collect();
-    // The extra lines the loops touch at `shift`: those without calls, then
-    // those with calls.
+    // The extra lines the small loops touch at `shift`: those without
+    // calls, then those with calls.
     let extra_lines = |shift: u32, with_calls: bool| -> u32 {
         weighted
             .iter()
-            .filter(|&&(_, _, _, calls)| calls == with_calls)
-            .map(|&(s, e, depth, _)| {
+            .filter(|&&(_, _, small_depth, _, calls)| small_depth > 0 && calls == with_calls)
+            .map(|&(s, e, depth, _, _)| {
                 let touched = (e - 1 + shift) / LINE - (s + shift) / LINE + 1;
                 let least = (e - s).div_ceil(LINE);
                 depth * (touched - least)
             })
             .sum()
     };
-    let cost = |shift: u32| -> (u32, u32, u32) {
-        let slow_ends = weighted
+    // How badly the loops placed by their ends end at `shift`: those with
+    // calls and those too long to fit, an inner loop counting
+    // `END_DEPTH_WEIGHT` times its outer one.
+    let slow_ends = |shift: u32| -> u32 {
+        weighted
             .iter()
-            .filter(|&&(_, _, _, calls)| calls)
-            .map(|&(_, e, depth, _)| depth * back_edge_end_cost(e + shift))
-            .sum();
-        (extra_lines(shift, false), slow_ends, extra_lines(shift, true))
+            .filter(|&&(_, _, small_depth, _, calls)| calls || small_depth == 0)
+            .map(|&(_, e, _, depth, _)| END_DEPTH_WEIGHT.saturating_pow(depth - 1) * back_edge_end_cost(e + shift))
+            .fold(0, u32::saturating_add)
     };
+    let cost =
+        |shift: u32| -> (u32, u32, u32) { (extra_lines(shift, false), slow_ends(shift), extra_lines(shift, true)) };
     // The earliest start wins a tie: 0, the line start, first of all.
     let mut best = (cost(0), 0);
     for shift in (step..LINE).step_by(step as usize) {
@@ -237,8 +273,25 @@ mod tests {
         assert_eq!(start_in_line(1, &[], &[]), 0);
         // A 20-byte loop at 8 fits in line 0 already.
         assert_eq!(start_in_line(1, &[(8, 28)], &[]), 0);
-        // A loop longer than MAX_LOOP is not fitted.
-        assert_eq!(start_in_line(1, &[(60, 390)], &[]), 0);
+        // A loop longer than LONG_LOOP is left alone.
+        assert_eq!(start_in_line(1, &[(60, 60 + LONG_LOOP + 1)], &[]), 0);
+    }
+
+    #[test]
+    fn a_loop_too_long_to_fit_is_placed_by_its_end() {
+        // A 330-byte loop ending 6 bytes into a line at 0 ends 42 bytes in
+        // at 36, however many lines it touches.
+        assert_eq!(start_in_line(1, &[(60, 390)], &[]), 36);
+        assert_eq!(back_edge_end_cost(390 + 36), 0);
+        // shootout-matrix's hot function: three nested loops of 387, 468
+        // and 516 bytes. The inner one ends 56 bytes into a line at 0,
+        // where the program ran in 191.4 ms; at 50 it ends 42 bytes in
+        // (185.8 ms; every start from 18 to 54 gave 185.3-186.2 ms), though
+        // the two outer loops then end badly.
+        let matrix = [(0x1b5, 0x338), (0x18b, 0x35f), (0x17c, 0x380)];
+        assert_eq!(start_in_line(1, &matrix, &[]), 50);
+        assert_eq!(back_edge_end_cost(0x338 + 50), 0);
+        assert!(back_edge_end_cost(0x35f + 50) == 2 && back_edge_end_cost(0x380 + 50) == 2);
     }
 
     #[test]
