@@ -220,7 +220,11 @@ pub(crate) fn start_in_line(align: u32, loops: &[(u32, u32)], call_returns: &[u3
         weighted
             .iter()
             .filter(|&&(_, _, small_depth, _, calls)| calls || small_depth == 0)
-            .map(|&(_, e, _, depth, _)| END_DEPTH_WEIGHT.saturating_pow(depth - 1) * back_edge_end_cost(e + shift))
+            .map(|&(_, e, _, depth, _)| {
+                END_DEPTH_WEIGHT
+                    .saturating_pow(depth - 1)
+                    .saturating_mul(back_edge_end_cost(e + shift))
+            })
             .fold(0, u32::saturating_add)
     };
     let cost =
@@ -338,6 +342,16 @@ mod tests {
         assert!([0, 60, 61, 62, 63].iter().all(|&s| back_edge_end_cost(0x38 + s) == 2));
         assert!(back_edge_end_cost(0x38 + 8) == 1 && !fits(8, loops[1]));
         assert!(back_edge_end_cost(0x38 + 50) == 0 && !fits(50, loops[1]));
+    }
+
+    #[test]
+    fn deeply_nested_loops_do_not_overflow_the_weights() {
+        // 40 long loops, each inside the one before: the inner ones' weights
+        // (8 to the power of their depth) saturate.
+        let nested: Vec<(u32, u32)> = (0..40).map(|i| (4 * i, 900 - 4 * i)).collect();
+        let returns: Vec<u32> = (0..40).map(|i| 4 * i + 2).collect();
+        let shift = start_in_line(1, &nested, &returns);
+        assert!(shift < LINE);
     }
 
     #[test]
