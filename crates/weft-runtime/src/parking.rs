@@ -36,9 +36,11 @@ pub enum WaitResult {
 }
 
 /// How many times a waiter checks for its notify, with a pause between
-/// checks, before it yields, and then how many times it yields, before it
-/// goes to sleep.
+/// checks, before it yields ([`spin_until`]).
 const SPINS: u32 = 64;
+
+/// How many times a waiter then yields its CPU, checking for its notify
+/// each time, before it goes to sleep.
 const YIELDS: u32 = 4;
 
 /// The shortest timeout a waiter spins for: a wait shorter than this goes
@@ -71,7 +73,9 @@ fn spin_until(flag: &AtomicBool) -> bool {
 impl ParkingSpot {
     /// Waits at `addr` if `still_expected()` (called under the spot's lock,
     /// so that a notify cannot slip in between the check and the wait)
-    /// holds, until notified or `timeout` passes (`None`: forever).
+    /// holds, until notified or `timeout` passes (`None`: forever). The
+    /// waiter stays awake for a few microseconds first ([`spin_until`]),
+    /// unless its timeout is shorter than [`SPIN_AT_LEAST`].
     pub fn wait(&self, addr: u64, still_expected: impl FnOnce() -> bool, timeout: Option<Duration>) -> WaitResult {
         let me = {
             let mut waiters = self.waiters.lock().unwrap_or_else(PoisonError::into_inner);
