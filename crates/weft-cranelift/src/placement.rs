@@ -90,7 +90,8 @@ pub(crate) fn loops_x64(code: &[u8], block_starts: &[u32]) -> Vec<(u32, u32)> {
 /// How slowly a loop around a call ran on the machine measured when its
 /// back edge (the branch that closes it) ends `at` bytes into the code,
 /// counted from a line: 0 for an end 42-45 bytes into a line, 1 for 0-15,
-/// 2 elsewhere.
+/// 2 elsewhere. Loops too long to fit a line are placed by the same
+/// measure (see [`start_in_line`]).
 ///
 /// Measured on Zen 3, on the two sightglass programs whose hot function is
 /// a small loop around a recursive call, at every even start 0..62 into a
@@ -177,8 +178,8 @@ pub(crate) fn start_in_line(align: u32, loops: &[(u32, u32)], call_returns: &[u3
     loops.sort_unstable();
     loops.dedup();
     // Each loop with its depth among the small loops (how many of them
-    // contain it, itself too: the weight of its lines), its depth among all
-    // the loops kept (0 for a long one when counted among small ones), and
+    // contain it, itself too: the weight of its lines; 0 for a long loop),
+    // its depth among all the loops kept (for the weight of its end), and
     // whether a call returns inside it (a call ends before its return
     // address, so the address may be the loop's end).
     let small = |&(s, e): &(u32, u32)| e - s <= MAX_LOOP;
