@@ -615,18 +615,27 @@ fn exit_thread<T>(store: &mut StoreContextMut<'_, T>, thread: ThreadId) -> crate
     r
 }
 
+/// The component instance whose code `task` runs (the one its lifted
+/// function belongs to), if the task and its function are known.
+pub(crate) fn task_component_instance(
+    components: &crate::component::store::ComponentStore,
+    task: EntryId,
+) -> Option<crate::component::store::ComponentInstanceRef> {
+    let d = components.sched.task_data.get(&task)?;
+    components.funcs.get(d.func as usize).map(|f| f.options.flags)
+}
+
 /// Whether `task` is the host's call of an instance that trapped, and has
 /// not started: it never will, and its thread runs only to end it (see
 /// `sched::runnable` and [`implicit_thread`]).
 pub(crate) fn stranded_before_start(components: &crate::component::store::ComponentStore, task: EntryId) -> bool {
-    let Some(d) = components.sched.task_data.get(&task) else {
-        return false;
-    };
-    matches!(d.caller, Caller::Host(_))
-        && components
-            .funcs
-            .get(d.func as usize)
-            .and_then(|f| components.flags(f.options.flags).ok())
+    components
+        .sched
+        .task_data
+        .get(&task)
+        .is_some_and(|d| matches!(d.caller, Caller::Host(_)))
+        && task_component_instance(components, task)
+            .and_then(|r| components.flags(r).ok())
             .is_some_and(|fl| fl.trapped)
         && components
             .tasks

@@ -137,13 +137,7 @@ pub(crate) fn current_group<T>(store: &StoreContextMut<'_, T>) -> Option<TaskGro
 /// Aborts the group of a task whose hook failed: its instance is not
 /// entered again, so its threads are not run again.
 pub(crate) fn abort<T>(store: &mut StoreContextMut<'_, T>, task: EntryId, e: crate::Error) -> crate::Error {
-    let flags = store
-        .components()
-        .sched
-        .task_data
-        .get(&task)
-        .and_then(|d| store.components().funcs.get(d.func as usize))
-        .map(|f| f.options.flags);
+    let flags = super::calls::task_component_instance(store.components(), task);
     abort_instance(store, flags, e)
 }
 

@@ -552,11 +552,8 @@ fn runnable<'a, T>(store: &'a StoreContextMut<'_, T>) -> impl Iterator<Item = Th
     let components = store.components();
     let sched = &components.sched;
     let enterable = move |s: &weft_tasks::ThreadState| {
-        let may_enter = sched
-            .task_data
-            .get(&s.task)
-            .and_then(|d| components.funcs.get(d.func as usize))
-            .is_some_and(|f| components.flags(f.options.flags).is_ok_and(|fl| fl.may_enter));
+        let may_enter = super::calls::task_component_instance(components, s.task)
+            .is_some_and(|r| components.flags(r).is_ok_and(|fl| fl.may_enter));
         // The host's call of an instance that trapped before the call
         // started runs only to end its task (`calls::implicit_thread`).
         may_enter || super::calls::stranded_before_start(components, s.task)
