@@ -481,10 +481,21 @@ const POOLED_BODY_LIMIT: u64 = 4096;
 /// [`Compiler::compile_function`]).
 const WASM_FUNCTION_ALIGNMENT: u32 = 64;
 
-/// `f` of each index below `count`, the results in index order: on rayon's
-/// threads when `parallel` is set, the `parallel` feature is on and there is
-/// more than one; else on this thread. The first error (by index) among
+/// `f` of each index below `count`, the results in index order: on this
+/// thread and `rayon::current_num_threads() - 1` of rayon's threads when
+/// `parallel` is set, the `parallel` feature is on and rayon has more than
+/// one thread; else on this thread alone. The first error (by index) among
 /// the indices done is returned; after an error no new index is started.
+///
+/// The calling thread works rather than waits (`in_place_scope`, not
+/// `scope`), so that only the helpers have to be woken. With `scope`, the
+/// caller slept and every pool thread had to be woken, and the kernel
+/// sometimes put two woken threads on one CPU and left the other idle
+/// for 5 to 8 ms (seen with `perf sched timehist` on this 2-CPU VM) until
+/// it moved one. That hit the compiles that follow a pause, such as a
+/// benchmark's run: shootout-matrix's compile after a run took 23.8 ms
+/// against 18.9 ms with the caller working (medians of 20 processes),
+/// shootout-switch's 38.8 against 31.7 ms.
 ///
 /// `cost` estimates each index's work (a function body's size). The
 /// threads take the indices most costly first, one at a time, from one
@@ -528,7 +539,7 @@ fn map_indices<R: Send>(
                 }
             }
         };
-        rayon::scope(|s| {
+        rayon::in_place_scope(|s| {
             for _ in 1..rayon::current_num_threads().min(count) {
                 s.spawn(|_| work());
             }
