@@ -656,6 +656,55 @@ mod debug_tests {
         assert_eq!(pooled(), 1);
     }
 
+    /// The translator loads a memory's base once per function and computes
+    /// `base + index` once per index and block: three accesses through one
+    /// pointer and one through another, in two blocks, make one base load,
+    /// and one address per pointer and block.
+    #[test]
+    fn memory_base_and_addresses_are_reused() {
+        let wat = r#"(module
+            (memory 1)
+            (func (param i32 i32) (result i32)
+                (i32.store offset=8 (local.get 0) (i32.const 1))
+                (i32.store offset=12 (local.get 0) (i32.load offset=4 (local.get 0)))
+                (i32.store (local.get 1) (i32.const 2))
+                (if (local.get 1) (then (i32.store (local.get 0) (i32.const 3))))
+                (i32.load (local.get 1))))"#;
+        let wasm = wat::parse_str(wat).unwrap();
+        let translation = weft_environ::translate_module(&wasm, weft_environ::supported_features()).unwrap();
+        let compiler = Compiler::new_native().unwrap();
+        let module = &translation.module;
+        let ty_index = module.functions[0];
+        let sig = wasm_signature(&module.types[ty_index as usize]).unwrap();
+        let mut func = Function::with_name_signature(UserFuncName::user(0, 0), sig);
+        let mut fctx = FunctionBuilderContext::new();
+        translate_function(
+            &*compiler.isa,
+            compiler.tunables,
+            module,
+            ty_index,
+            &translation.function_bodies[0],
+            &mut func,
+            &mut fctx,
+        )
+        .unwrap();
+        use cranelift_codegen::ir::Opcode;
+        let count = |opcode: Opcode| {
+            func.layout
+                .blocks()
+                .flat_map(|b| func.layout.block_insts(b))
+                .filter(|i| func.dfg.insts[*i].opcode() == opcode)
+                .count()
+        };
+        // Six accesses; one load of the base, and the accesses' own loads.
+        assert_eq!(count(Opcode::Load), 1 + 2, "{}", func.display());
+        assert_eq!(count(Opcode::Store), 4);
+        // Local 0 and local 1 in the entry block, local 0 in the `then`
+        // block, local 1 after the `if`.
+        assert_eq!(count(Opcode::Uextend), 4, "{}", func.display());
+        assert_eq!(count(Opcode::Iadd), 4, "{}", func.display());
+    }
+
     /// Prints the CLIF (as translated, then as optimized) and the machine
     /// code of every function and trampoline of a module given as text in
     /// `WEFT_WAT`, or as a file in `WEFT_WASM`:

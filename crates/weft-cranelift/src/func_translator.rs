@@ -108,6 +108,27 @@ pub(crate) struct FuncTranslator<'m, 'b> {
     gc_stack_maps: bool,
     /// The values declared as needing a stack map.
     pub(crate) stack_map_values: std::collections::HashSet<Value>,
+    /// The base address of each of the first [`CACHED_MEMORY_BASES`]
+    /// memories, loaded once in the entry block (see
+    /// [`FuncTranslator::memory_base`]).
+    pub(crate) memory_bases: Vec<Value>,
+    /// The addresses computed in the current block, most recent last (see
+    /// [`FuncTranslator::heap_addr`]).
+    pub(crate) addr_cache: Vec<AddrCacheEntry>,
+}
+
+/// How many memories have their base address loaded once per function
+/// rather than at each access: modules rarely have more than one.
+const CACHED_MEMORY_BASES: u32 = 4;
+
+/// An address `base + zero-extended index` that [`FuncTranslator::heap_addr`]
+/// computed in `block`, for memory `mem` and the 32-bit index `index`.
+#[derive(Clone, Copy)]
+pub(crate) struct AddrCacheEntry {
+    pub(crate) block: Block,
+    pub(crate) mem: u32,
+    pub(crate) index: Value,
+    pub(crate) addr: Value,
 }
 
 /// Translates the body of a defined function into `func`, whose signature
@@ -192,7 +213,20 @@ pub(crate) fn translate_function<'m>(
         result_types: Vec::new(),
         gc_stack_maps: crate::gc_stack_maps::needs_stack_maps(module, ty_index, body)?,
         stack_map_values: std::collections::HashSet::new(),
+        memory_bases: Vec::new(),
+        addr_cache: Vec::new(),
     };
+    // Still in the entry block, which dominates every use. A base that no
+    // access uses is dropped by Cranelift's optimizer like any unused pure
+    // value; the load is `readonly` and `can_move`, so its place here does
+    // not decide where the compiled code loads it.
+    let cached = u32::try_from(module.memories.len())
+        .unwrap_or(u32::MAX)
+        .min(CACHED_MEMORY_BASES);
+    for mem in 0..cached {
+        let base = t.load_memory_base(mem)?;
+        t.memory_bases.push(base);
+    }
 
     for (i, p) in ty.params.iter().enumerate() {
         let var = t.b.declare_var(clif_type(*p)?);

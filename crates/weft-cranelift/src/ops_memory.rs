@@ -30,6 +30,15 @@ impl FuncTranslator<'_, '_> {
     /// part only grows), so the load may be hoisted and shared like any
     /// field of the vmctx.
     pub(crate) fn memory_base(&mut self, mem: u32) -> Result<Value> {
+        match self.memory_bases.get(mem as usize) {
+            Some(base) => Ok(*base),
+            None => self.load_memory_base(mem),
+        }
+    }
+
+    /// Loads the base address of memory `mem` from the vmctx at the current
+    /// position (see [`FuncTranslator::memory_base`]).
+    pub(crate) fn load_memory_base(&mut self, mem: u32) -> Result<Value> {
         self.check_memory(mem)?;
         let offset = self.offsets.vmctx_memory_base(mem) as i32;
         Ok(self.b.ins().load(I64, vmctx_readonly(), self.vmctx, offset))
@@ -98,12 +107,12 @@ impl FuncTranslator<'_, '_> {
             let def = self.memory_def(mem)?;
             return Ok((self.bounds_checked_addr(def, base, index, memarg.offset, size), 0));
         }
-        let index = self.b.ins().uextend(I64, index);
         if small_pages || self.tunables.explicit_bounds_checks {
+            let index = self.b.ins().uextend(I64, index);
             let def = self.memory_def(mem)?;
             return Ok((self.bounds_checked_addr(def, base, index, memarg.offset, size), 0));
         }
-        let addr = self.b.ins().iadd(base, index);
+        let addr = self.unchecked_addr(mem, base, index);
         match i32::try_from(memarg.offset) {
             Ok(offset) => Ok((addr, offset)),
             Err(_) => {
@@ -111,6 +120,38 @@ impl FuncTranslator<'_, '_> {
                 Ok((self.b.ins().iadd_imm_u(addr, offset), 0))
             }
         }
+    }
+
+    /// `base + index` for the 32-bit `index` of memory `mem` with guard
+    /// pages: the address already computed for the same index and memory
+    /// in the current block, if any. (Accesses at several offsets from one
+    /// pointer, such as a struct's fields, share it; Cranelift's optimizer
+    /// would merge the copies, but each one costs it and the translator
+    /// time first.)
+    fn unchecked_addr(&mut self, mem: u32, base: Value, index: Value) -> Value {
+        /// The addresses remembered per block.
+        const CACHED_ADDRS: usize = 8;
+        let block = self.b.current_block();
+        if self.addr_cache.last().is_some_and(|e| Some(e.block) != block) {
+            self.addr_cache.clear();
+        }
+        if let Some(e) = self.addr_cache.iter().rev().find(|e| e.mem == mem && e.index == index) {
+            return e.addr;
+        }
+        let wide = self.b.ins().uextend(I64, index);
+        let addr = self.b.ins().iadd(base, wide);
+        if let Some(block) = block {
+            if self.addr_cache.len() == CACHED_ADDRS {
+                self.addr_cache.remove(0);
+            }
+            self.addr_cache.push(crate::func_translator::AddrCacheEntry {
+                block,
+                mem,
+                index,
+                addr,
+            });
+        }
+        addr
     }
 
     /// The address of an access of `size` bytes at `index + offset` of the
