@@ -175,6 +175,10 @@ impl Compiler {
             .function_bodies
             .get(defined_index as usize)
             .ok_or_else(|| anyhow!("no body for defined function {defined_index}"))?;
+        // A body whose validation the translation left to its compiler.
+        translation
+            .validate_body(defined_index as usize)
+            .map_err(|e| anyhow!(e).context(describe()))?;
         let ty_index = *module
             .functions
             .get(func_index as usize)

@@ -44,7 +44,9 @@ pub use compiled::{CompiledModule, ExceptionHandler, FunctionLoc, NO_TRAMPOLINE}
 pub use error::TranslateError;
 pub use gc_types::*;
 pub use module::*;
-pub use translate::{translate_module, translate_module_trusting_bodies, ModuleTranslation};
+pub use translate::{
+    translate_module, translate_module_deferring_bodies, translate_module_trusting_bodies, ModuleTranslation,
+};
 pub use trap::Trap;
 pub use types::*;
 pub use vmoffsets::*;

@@ -5,8 +5,8 @@ use crate::gc_types::*;
 use crate::module::*;
 use crate::types::*;
 use wasmparser::{
-    ExternalKind, FuncValidatorAllocations, FunctionBody, KnownCustom, Name, Parser, Payload, TypeRef, ValidPayload,
-    Validator, WasmFeatures,
+    ExternalKind, FuncToValidate, FuncValidatorAllocations, FunctionBody, KnownCustom, Name, Parser, Payload, TypeRef,
+    ValidPayload, Validator, ValidatorResources, WasmFeatures,
 };
 
 /// A module and the bodies of its defined functions, borrowed from the input.
@@ -15,6 +15,10 @@ pub struct ModuleTranslation<'a> {
     pub module: Module,
     /// The bodies of the defined functions, in order.
     pub function_bodies: Vec<FunctionBody<'a>>,
+    /// From [`translate_module_deferring_bodies`]: what validates each
+    /// body, in the same order ([`ModuleTranslation::validate_body`]).
+    /// Empty when the bodies were validated during translation.
+    pub body_validators: Vec<FuncToValidate<ValidatorResources>>,
 }
 
 impl ModuleTranslation<'_> {
@@ -25,6 +29,25 @@ impl ModuleTranslation<'_> {
             .iter()
             .map(|b| u32::try_from(b.range().start).unwrap_or(u32::MAX))
             .collect()
+    }
+
+    /// Validates the body of defined function `index` if the translation
+    /// deferred it ([`translate_module_deferring_bodies`]); does nothing
+    /// otherwise. Safe to call from several threads at once, for different
+    /// or the same bodies.
+    pub fn validate_body(&self, index: usize) -> Result<(), TranslateError> {
+        let (Some(func), Some(body)) = (self.body_validators.get(index), self.function_bodies.get(index)) else {
+            return Ok(());
+        };
+        let func = FuncToValidate {
+            resources: func.resources.clone(),
+            index: func.index,
+            ty: func.ty,
+            features: func.features,
+        };
+        func.into_validator(FuncValidatorAllocations::default())
+            .validate(body)?;
+        Ok(())
     }
 }
 
@@ -61,11 +84,49 @@ pub fn translate_module_trusting_bodies(
     translate_checked(wasm, features, false)
 }
 
+/// [`translate_module`], but the function bodies are left for the caller to
+/// validate, each with [`ModuleTranslation::validate_body`] before it uses
+/// the body: a compiler validates them on the threads that compile them,
+/// rather than all on this one first.
+///
+/// A body that fails there may still belong to a module that
+/// [`translate_module`] accepts (see its GC note) or rejects with another
+/// error: after such a failure, translate the module again with
+/// [`translate_module`] for the error to report, or the translation to use.
+/// When the rest of the module fails here, this returns what
+/// [`translate_module`] returns.
+pub fn translate_module_deferring_bodies(
+    wasm: &[u8],
+    features: WasmFeatures,
+) -> Result<ModuleTranslation<'_>, TranslateError> {
+    match translate_with(wasm, features, Deferral::Defer, features.contains(WasmFeatures::GC)) {
+        Ok(translation) => Ok(translation),
+        Err(_) => translate_module(wasm, features),
+    }
+}
+
+/// What [`translate_with`] does with the function bodies.
+#[derive(Clone, Copy, PartialEq)]
+enum Deferral {
+    /// Validates each one.
+    Validate,
+    /// Trusts them (see [`translate_module_trusting_bodies`]).
+    Trust,
+    /// Keeps what validates them (see
+    /// [`translate_module_deferring_bodies`]).
+    Defer,
+}
+
 fn translate_checked(
     wasm: &[u8],
     features: WasmFeatures,
     validate_bodies: bool,
 ) -> Result<ModuleTranslation<'_>, TranslateError> {
+    let validate_bodies = if validate_bodies {
+        Deferral::Validate
+    } else {
+        Deferral::Trust
+    };
     match translate_with(wasm, features, validate_bodies, features.contains(WasmFeatures::GC)) {
         Err(e)
             if !features.contains(WasmFeatures::GC)
@@ -74,7 +135,7 @@ fn translate_checked(
         {
             // Validated with GC, but GC types stay rejected.
             let translation = translate_with(wasm, features | WasmFeatures::GC, validate_bodies, false)?;
-            if validate_bodies {
+            if validate_bodies == Deferral::Validate {
                 for body in &translation.function_bodies {
                     crate::gc_check::check_body(body)?;
                 }
@@ -91,12 +152,13 @@ fn translate_checked(
 fn translate_with(
     wasm: &[u8],
     features: WasmFeatures,
-    validate_bodies: bool,
+    bodies: Deferral,
     allow_gc: bool,
 ) -> Result<ModuleTranslation<'_>, TranslateError> {
     let mut validator = Validator::new_with_features(features);
     let mut module = Module::default();
     let mut function_bodies = Vec::new();
+    let mut body_validators = Vec::new();
     let mut allocs = FuncValidatorAllocations::default();
     let mut end_offset = 0;
 
@@ -106,10 +168,14 @@ fn translate_with(
         match validator.payload(&payload)? {
             ValidPayload::Ok | ValidPayload::Parser(_) | ValidPayload::End(_) => {}
             ValidPayload::Func(func, body) => {
-                if validate_bodies {
-                    let mut v = func.into_validator(std::mem::take(&mut allocs));
-                    v.validate(&body)?;
-                    allocs = v.into_allocations();
+                match bodies {
+                    Deferral::Validate => {
+                        let mut v = func.into_validator(std::mem::take(&mut allocs));
+                        v.validate(&body)?;
+                        allocs = v.into_allocations();
+                    }
+                    Deferral::Trust => {}
+                    Deferral::Defer => body_validators.push(func),
                 }
                 function_bodies.push(body);
                 continue;
@@ -124,6 +190,7 @@ fn translate_with(
     Ok(ModuleTranslation {
         module,
         function_bodies,
+        body_validators,
     })
 }
 
@@ -592,4 +659,38 @@ fn convert_const_expr(expr: &wasmparser::ConstExpr<'_>) -> Result<ConstExpr, Tra
         ops.push(op);
     }
     Ok(ConstExpr { ops })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A deferring translation keeps one validator per body, and
+    /// `validate_body` finds the invalid body with the error and offset
+    /// that validating during translation gives.
+    #[test]
+    fn deferred_bodies_validate_like_translation() {
+        let wasm =
+            wat::parse_str("(module (func (result i32) i32.const 1) (func (result i32) i64.const 1) (func))").unwrap();
+        let features = crate::supported_features();
+        let expected = translate_module(&wasm, features).err().unwrap();
+        let deferred = translate_module_deferring_bodies(&wasm, features).unwrap();
+        assert_eq!(deferred.body_validators.len(), 3);
+        assert!(deferred.validate_body(0).is_ok());
+        assert!(deferred.validate_body(2).is_ok());
+        let err = deferred.validate_body(1).unwrap_err();
+        assert_eq!((err.message, err.offset), (expected.message, expected.offset));
+        // Out of range, or a translation that validated its bodies: nothing
+        // to do.
+        assert!(deferred.validate_body(3).is_ok());
+        let valid = wat::parse_str("(module (func))").unwrap();
+        let validated = translate_module(&valid, features).unwrap();
+        assert!(validated.body_validators.is_empty());
+        assert!(validated.validate_body(0).is_ok());
+        // A module whose sections fail: the error of `translate_module`.
+        let bad = b"\0asm\x01\0\0\0\x01";
+        let expected = translate_module(bad, features).err().unwrap();
+        let err = translate_module_deferring_bodies(bad, features).err().unwrap();
+        assert_eq!((err.message, err.offset), (expected.message, expected.offset));
+    }
 }

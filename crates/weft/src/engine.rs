@@ -117,14 +117,38 @@ impl Engine {
     pub fn precompile_module(&self, bytes: &[u8]) -> crate::Result<Vec<u8>> {
         #[cfg(feature = "wat")]
         let bytes = &wat::parse_bytes(bytes)?[..];
-        let translation = weft_environ::translate_module(bytes, self.inner.config.features)?;
-        let compiled = self.compile_module(&translation)?;
+        let (translation, compiled) = self.translate_and_compile(bytes)?;
         crate::serialize::write(
             &self.inner.config,
             &translation.module,
             &translation.func_starts(),
             &compiled,
         )
+    }
+
+    /// Translates and compiles the module `bytes`, its function bodies
+    /// validated on the threads that compile them rather than all on this
+    /// one first ([`weft_environ::translate_module_deferring_bodies`]).
+    pub(crate) fn translate_and_compile<'a>(
+        &self,
+        bytes: &'a [u8],
+    ) -> crate::Result<(ModuleTranslation<'a>, CompiledModule<'static>)> {
+        let features = self.inner.config.features;
+        let translation = weft_environ::translate_module_deferring_bodies(bytes, features)?;
+        match self.compile_module(&translation) {
+            Ok(compiled) => Ok((translation, compiled)),
+            Err(e) if translation.body_validators.is_empty() => Err(e),
+            // A body failed its validation (or the compile failed for
+            // another reason): translated again with every body validated
+            // first, the module fails as it would have without the
+            // deferral, with the same error, or, when one of its bodies
+            // needs the validator's GC fallback, compiles.
+            Err(_) => {
+                let translation = weft_environ::translate_module(bytes, features)?;
+                let compiled = self.compile_module(&translation)?;
+                Ok((translation, compiled))
+            }
+        }
     }
 
     /// Compiles every function of `translation`, and the host trampolines

@@ -171,8 +171,8 @@ impl Module {
 
     /// Compiles a module from its binary format.
     pub fn from_binary(engine: &Engine, binary: &[u8]) -> crate::Result<Module> {
-        let translation = weft_environ::translate_module(binary, engine.inner.config.features)?;
-        Module::compile_translation(engine, translation)
+        let (translation, compiled) = engine.translate_and_compile(binary)?;
+        Module::from_translation(engine, translation, compiled)
     }
 
     /// Checks that `binary` is a valid module for this engine without
@@ -330,6 +330,15 @@ impl Module {
 
     pub(crate) fn compile_translation(engine: &Engine, translation: ModuleTranslation<'_>) -> crate::Result<Module> {
         let compiled = engine.compile_module(&translation)?;
+        Module::from_translation(engine, translation, compiled)
+    }
+
+    /// A module from its translation and the code compiled from it.
+    fn from_translation(
+        engine: &Engine,
+        translation: ModuleTranslation<'_>,
+        compiled: CompiledModule<'_>,
+    ) -> crate::Result<Module> {
         let func_starts = translation.func_starts();
         let address_map = AddressMap::from_pairs(&compiled.address_map);
         Module::from_compiled(engine, translation.module, func_starts, compiled, address_map, None)

@@ -210,6 +210,26 @@ fn bad_modules_give_offsets() {
     assert!(Module::new(&engine, "(module").is_err());
 }
 
+/// Function bodies are validated on the threads that compile them: an
+/// invalid body, among valid ones on either side, gives the error that
+/// validating the module gives, from `Module::new` and from
+/// `Engine::precompile_module`.
+#[test]
+fn invalid_body_errors_match_validation() {
+    let engine = Engine::default();
+    let funcs: String = (0..20).map(|i| format!("(func (result i32) i32.const {i})")).collect();
+    let bad = wasm(&format!("(module {funcs} (func (result i32) i64.const 1) {funcs})"));
+    let expected = Module::validate(&engine, &bad).unwrap_err().to_string();
+    assert!(
+        expected.contains("type mismatch") && expected.contains("offset"),
+        "{expected}"
+    );
+    assert_eq!(Module::new(&engine, &bad).unwrap_err().to_string(), expected);
+    assert_eq!(engine.precompile_module(&bad).unwrap_err().to_string(), expected);
+    let good = wasm(&format!("(module {funcs})"));
+    Module::new(&engine, &good).unwrap();
+}
+
 #[test]
 fn memory_table_and_global_api() -> Result<()> {
     let engine = Engine::default();
