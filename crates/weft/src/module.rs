@@ -328,6 +328,7 @@ impl Module {
         )
     }
 
+    #[cfg(feature = "component-model")]
     pub(crate) fn compile_translation(engine: &Engine, translation: ModuleTranslation<'_>) -> crate::Result<Module> {
         let compiled = engine.compile_module(&translation)?;
         Module::from_translation(engine, translation, compiled)
