@@ -45,8 +45,15 @@ impl ModuleTranslation<'_> {
             ty: func.ty,
             features: func.features,
         };
-        func.into_validator(FuncValidatorAllocations::default())
-            .validate(body)?;
+        // Each thread keeps the validator's allocations for its next body,
+        // as `translate_with` does for the bodies it validates.
+        thread_local! {
+            static ALLOCATIONS: std::cell::Cell<FuncValidatorAllocations> = std::cell::Cell::default();
+        }
+        let mut validator = func.into_validator(ALLOCATIONS.take());
+        let result = validator.validate(body);
+        ALLOCATIONS.set(validator.into_allocations());
+        result?;
         Ok(())
     }
 }
