@@ -660,6 +660,26 @@ mod debug_tests {
         assert_eq!(pooled(), 1);
     }
 
+    /// The CLIF of defined function `index` of `translation`, as translated.
+    fn translated(compiler: &Compiler, translation: &ModuleTranslation<'_>, index: u32) -> Function {
+        let module = &translation.module;
+        let ty_index = module.functions[(module.num_imported_funcs + index) as usize];
+        let sig = wasm_signature(&module.types[ty_index as usize]).unwrap();
+        let mut func = Function::with_name_signature(UserFuncName::user(0, index), sig);
+        let mut fctx = FunctionBuilderContext::new();
+        translate_function(
+            &*compiler.isa,
+            compiler.tunables,
+            module,
+            ty_index,
+            &translation.function_bodies[index as usize],
+            &mut func,
+            &mut fctx,
+        )
+        .unwrap();
+        func
+    }
+
     /// The translator loads a memory's base once per function and computes
     /// `base + index` once per index and block: three accesses through one
     /// pointer and one through another, in two blocks, make one base load,
@@ -677,21 +697,7 @@ mod debug_tests {
         let wasm = wat::parse_str(wat).unwrap();
         let translation = weft_environ::translate_module(&wasm, weft_environ::supported_features()).unwrap();
         let compiler = Compiler::new_native().unwrap();
-        let module = &translation.module;
-        let ty_index = module.functions[0];
-        let sig = wasm_signature(&module.types[ty_index as usize]).unwrap();
-        let mut func = Function::with_name_signature(UserFuncName::user(0, 0), sig);
-        let mut fctx = FunctionBuilderContext::new();
-        translate_function(
-            &*compiler.isa,
-            compiler.tunables,
-            module,
-            ty_index,
-            &translation.function_bodies[0],
-            &mut func,
-            &mut fctx,
-        )
-        .unwrap();
+        let func = translated(&compiler, &translation, 0);
         use cranelift_codegen::ir::Opcode;
         let count = |opcode: Opcode| {
             func.layout
@@ -724,21 +730,7 @@ mod debug_tests {
         let compiler = Compiler::new_native().unwrap();
         let module = &translation.module;
         for i in 0..module.num_defined_funcs() {
-            let fi = module.num_imported_funcs + i;
-            let ty_index = module.functions[fi as usize];
-            let sig = wasm_signature(&module.types[ty_index as usize]).unwrap();
-            let mut func = Function::with_name_signature(UserFuncName::user(0, i), sig);
-            let mut fctx = FunctionBuilderContext::new();
-            translate_function(
-                &*compiler.isa,
-                compiler.tunables,
-                module,
-                ty_index,
-                &translation.function_bodies[i as usize],
-                &mut func,
-                &mut fctx,
-            )
-            .unwrap();
+            let func = translated(&compiler, &translation, i);
             println!("{}", func.display());
             let mut ctx = Context::for_function(func);
             ctx.set_disasm(true);
