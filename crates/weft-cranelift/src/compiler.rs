@@ -499,7 +499,7 @@ const WASM_FUNCTION_ALIGNMENT: u32 = 64;
 /// it moved one. That hit the compiles that follow a pause, such as a
 /// benchmark's run: shootout-matrix's compile after a run took 23.8 ms
 /// against 18.9 ms with the caller working (medians of 20 processes),
-/// shootout-switch's 38.8 against 31.7 ms.
+/// shootout-switch's 38.8 against 31.7 ms (15 processes).
 ///
 /// `cost` estimates each index's work (a function body's size). The
 /// threads take the indices most costly first, one at a time, from one
