@@ -112,9 +112,11 @@ pub(crate) struct FuncTranslator<'m, 'b> {
     /// memories, loaded once in the entry block (see
     /// [`FuncTranslator::memory_base`]).
     pub(crate) memory_bases: Vec<Value>,
-    /// The addresses computed in the current block, most recent last (see
+    /// The addresses computed in `addr_block`, most recent last (see
     /// [`FuncTranslator::heap_addr`]).
     pub(crate) addr_cache: Vec<AddrCacheEntry>,
+    /// The block `addr_cache` belongs to.
+    pub(crate) addr_block: Option<Block>,
 }
 
 /// How many memories have their base address loaded once per function
@@ -122,10 +124,9 @@ pub(crate) struct FuncTranslator<'m, 'b> {
 const CACHED_MEMORY_BASES: u32 = 4;
 
 /// An address `base + zero-extended index` that [`FuncTranslator::heap_addr`]
-/// computed in `block`, for memory `mem` and the 32-bit index `index`.
+/// computed for memory `mem` and the 32-bit index `index`.
 #[derive(Clone, Copy)]
 pub(crate) struct AddrCacheEntry {
-    pub(crate) block: Block,
     pub(crate) mem: u32,
     pub(crate) index: Value,
     pub(crate) addr: Value,
@@ -215,6 +216,7 @@ pub(crate) fn translate_function<'m>(
         stack_map_values: std::collections::HashSet::new(),
         memory_bases: Vec::new(),
         addr_cache: Vec::new(),
+        addr_block: None,
     };
     // Still in the entry block, which dominates every use. A base that no
     // access uses is dropped by Cranelift's optimizer like any unused pure

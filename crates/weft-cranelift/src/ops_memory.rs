@@ -132,25 +132,20 @@ impl FuncTranslator<'_, '_> {
         /// The addresses remembered per block.
         const CACHED_ADDRS: usize = 8;
         let block = self.b.current_block();
-        if self.addr_cache.last().is_some_and(|e| Some(e.block) != block) {
+        if self.addr_block != block {
             self.addr_cache.clear();
+            self.addr_block = block;
         }
         if let Some(e) = self.addr_cache.iter().rev().find(|e| e.mem == mem && e.index == index) {
             return e.addr;
         }
         let wide = self.b.ins().uextend(I64, index);
         let addr = self.b.ins().iadd(base, wide);
-        if let Some(block) = block {
-            if self.addr_cache.len() == CACHED_ADDRS {
-                self.addr_cache.remove(0);
-            }
-            self.addr_cache.push(crate::func_translator::AddrCacheEntry {
-                block,
-                mem,
-                index,
-                addr,
-            });
+        if self.addr_cache.len() == CACHED_ADDRS {
+            self.addr_cache.remove(0);
         }
+        self.addr_cache
+            .push(crate::func_translator::AddrCacheEntry { mem, index, addr });
         addr
     }
 

@@ -74,7 +74,7 @@ fn unsupported(message: impl Into<String>, offset: u64) -> TranslateError {
 /// validation fails on one of those constructs is validated again with it
 /// and then checked to use nothing else of GC (see `gc_check.rs`).
 pub fn translate_module(wasm: &[u8], features: WasmFeatures) -> Result<ModuleTranslation<'_>, TranslateError> {
-    translate_checked(wasm, features, true)
+    translate_checked(wasm, features, Deferral::Validate)
 }
 
 /// Translates `wasm` validating its sections but not its function bodies.
@@ -88,7 +88,7 @@ pub fn translate_module_trusting_bodies(
     wasm: &[u8],
     features: WasmFeatures,
 ) -> Result<ModuleTranslation<'_>, TranslateError> {
-    translate_checked(wasm, features, false)
+    translate_checked(wasm, features, Deferral::Trust)
 }
 
 /// [`translate_module`], but the function bodies are left for the caller to
@@ -127,13 +127,8 @@ enum Deferral {
 fn translate_checked(
     wasm: &[u8],
     features: WasmFeatures,
-    validate_bodies: bool,
+    validate_bodies: Deferral,
 ) -> Result<ModuleTranslation<'_>, TranslateError> {
-    let validate_bodies = if validate_bodies {
-        Deferral::Validate
-    } else {
-        Deferral::Trust
-    };
     match translate_with(wasm, features, validate_bodies, features.contains(WasmFeatures::GC)) {
         Err(e)
             if !features.contains(WasmFeatures::GC)
