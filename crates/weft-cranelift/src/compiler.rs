@@ -175,10 +175,6 @@ impl Compiler {
             .function_bodies
             .get(defined_index as usize)
             .ok_or_else(|| anyhow!("no body for defined function {defined_index}"))?;
-        // A body whose validation the translation left to its compiler.
-        translation
-            .validate_body(defined_index as usize)
-            .map_err(|e| anyhow!(e).context(describe()))?;
         let ty_index = *module
             .functions
             .get(func_index as usize)
@@ -190,7 +186,21 @@ impl Compiler {
         let (ctx, fctx) = pooled.get();
         ctx.func.signature = sig;
         ctx.func.name = UserFuncName::user(0, defined_index);
-        if let Err(e) = translate_function(&*self.isa, self.tunables, module, ty_index, body, &mut ctx.func, fctx) {
+        // A body whose validation the translation left to its compiler is
+        // validated as it is translated, so that it is decoded once.
+        let translated = translation.with_body_validator(defined_index as usize, |validator| {
+            translate_function(
+                &*self.isa,
+                self.tunables,
+                module,
+                ty_index,
+                body,
+                validator,
+                &mut ctx.func,
+                fctx,
+            )
+        });
+        if let Err(e) = translated {
             // A translation that stopped half-way leaves the builder's
             // context in use.
             *fctx = FunctionBuilderContext::new();
@@ -673,11 +683,68 @@ mod debug_tests {
             module,
             ty_index,
             &translation.function_bodies[index as usize],
+            None,
             &mut func,
             &mut fctx,
         )
         .unwrap();
         func
+    }
+
+    /// Bodies whose validation a translation deferred are validated as they
+    /// are translated: an invalid one fails at its first bad local or
+    /// operator, before the translator (which assumes valid input) sees
+    /// it, with the message `validate_body` gives; a valid one translates
+    /// as it does unchecked.
+    #[test]
+    fn deferred_bodies_are_validated_as_they_are_translated() {
+        let valid = r#"(memory 1)
+            (func (param i32) (result i32)
+                (block (result i32) (i32.load offset=8 (local.get 0)) (br_if 0 (local.get 0))))"#;
+        let invalid = r#"(func (result i32) i32.add)
+            (func (local i32) (drop (local.get 1)))
+            (func (local f64) (i32.eqz (local.get 0)) drop)
+            (func (block (result i32) (br 0)))"#;
+        let wasm = wat::parse_str(format!("(module {valid} {invalid})")).unwrap();
+        let features = weft_environ::supported_features();
+        let deferred = weft_environ::translate_module_deferring_bodies(&wasm, features).unwrap();
+        assert_eq!(deferred.body_validators.len(), 5);
+        let compiler = Compiler::new_native().unwrap();
+        compiler.compile_function(&deferred, 0).unwrap();
+        for index in 1..5 {
+            let expected = deferred.validate_body(index as usize).unwrap_err().to_string();
+            let err = compiler.compile_function(&deferred, index).unwrap_err();
+            assert!(
+                err.chain().any(|e| e.to_string() == expected),
+                "function {index}: {err:#} should be {expected}"
+            );
+        }
+        // The valid body, translated while it is validated and without.
+        let module = &deferred.module;
+        let ty_index = module.functions[0];
+        let sig = wasm_signature(&module.types[ty_index as usize]).unwrap();
+        let mut func = Function::with_name_signature(UserFuncName::user(0, 0), sig);
+        let mut fctx = FunctionBuilderContext::new();
+        deferred
+            .with_body_validator(0, |validator| {
+                assert!(validator.is_some());
+                translate_function(
+                    &*compiler.isa,
+                    compiler.tunables,
+                    module,
+                    ty_index,
+                    &deferred.function_bodies[0],
+                    validator,
+                    &mut func,
+                    &mut fctx,
+                )
+            })
+            .unwrap();
+        // `translated` passes no validator.
+        assert_eq!(
+            func.display().to_string(),
+            translated(&compiler, &deferred, 0).display().to_string()
+        );
     }
 
     /// The translator loads a memory's base once per function and computes

@@ -14,7 +14,7 @@ use cranelift_codegen::ir::{
 use cranelift_codegen::isa::{CallConv, TargetIsa};
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext, Variable};
 use std::collections::HashMap;
-use wasmparser::{BlockType, FunctionBody, Operator};
+use wasmparser::{BlockType, FuncValidator, FunctionBody, Operator, OperatorsReader, ValidatorResources};
 use weft_environ::{vmfuncref, vmstore, Module, Trap, Tunables, VMOffsets};
 
 /// What kind of construct a control frame stands for.
@@ -134,6 +134,11 @@ pub(crate) struct AddrCacheEntry {
 
 /// Translates the body of a defined function into `func`, whose signature
 /// must already be the wasm signature of the function's type `ty_index`.
+///
+/// The body must be valid, or `validator` must be the body's validator:
+/// then each local declaration and operator is validated just before it
+/// is translated (so the translation never sees an invalid one), and the
+/// first that fails is the error.
 #[allow(
     clippy::too_many_arguments,
     reason = "the translation's inputs, each used throughout"
@@ -144,6 +149,7 @@ pub(crate) fn translate_function<'m>(
     module: &'m Module,
     ty_index: u32,
     body: &FunctionBody<'_>,
+    mut validator: Option<&mut FuncValidator<ValidatorResources>>,
     func: &mut Function,
     fctx: &mut FunctionBuilderContext,
 ) -> Result<()> {
@@ -238,7 +244,7 @@ pub(crate) fn translate_function<'m>(
         t.b.def_var(var, params[i + 2]);
         t.locals.push(var);
     }
-    t.declare_locals(body)?;
+    t.declare_locals(body, validator.as_deref_mut())?;
     if t.tunables.consume_fuel {
         // Entering a function costs one unit of fuel, as in Wasmtime, so
         // even an empty function consumes some.
@@ -258,15 +264,26 @@ pub(crate) fn translate_function<'m>(
         exit_reached: false,
     });
 
-    let mut reader = body.get_operators_reader()?;
+    let mut reader = body.get_binary_reader_for_operators()?;
+    if let Some(v) = &validator {
+        // The operators are decoded as the validator's own reader would.
+        reader.set_features(*v.features());
+    }
+    let mut reader = OperatorsReader::new(reader);
     while !reader.eof() {
         let (op, offset) = reader.read_with_offset()?;
+        if let Some(v) = validator.as_deref_mut() {
+            v.op(offset, &op)?;
+        }
         t.b.set_srcloc(SourceLoc::new(u32::try_from(offset)?));
         t.translate_operator(op)
             .with_context(|| format!("at offset 0x{offset:x}"))?;
         if t.gc_stack_maps {
             t.declare_stack_refs();
         }
+    }
+    if validator.is_some() {
+        reader.finish()?;
     }
     if !t.frames.is_empty() {
         bail!("function body ends before its last `end`");
@@ -277,11 +294,21 @@ pub(crate) fn translate_function<'m>(
 }
 
 impl FuncTranslator<'_, '_> {
-    fn declare_locals(&mut self, body: &FunctionBody<'_>) -> Result<()> {
+    /// Declares the function's locals (after its parameters), each group
+    /// validated first by `validator` when there is one.
+    fn declare_locals(
+        &mut self,
+        body: &FunctionBody<'_>,
+        mut validator: Option<&mut FuncValidator<ValidatorResources>>,
+    ) -> Result<()> {
         let mut zeros: HashMap<Type, Value> = HashMap::new();
         let mut reader = body.get_locals_reader()?;
         for _ in 0..reader.get_count() {
+            let offset = reader.original_position();
             let (count, wasm_ty) = reader.read()?;
+            if let Some(v) = validator.as_deref_mut() {
+                v.define_locals(offset, count, wasm_ty)?;
+            }
             let ty = clif_type_of(wasm_ty)?;
             let traced = self.gc_stack_maps && crate::gc_stack_maps::is_traced_local(self.module, wasm_ty);
             let zero = match zeros.get(&ty) {

@@ -5,8 +5,8 @@ use crate::gc_types::*;
 use crate::module::*;
 use crate::types::*;
 use wasmparser::{
-    ExternalKind, FuncToValidate, FuncValidatorAllocations, FunctionBody, KnownCustom, Name, Parser, Payload, TypeRef,
-    ValidPayload, Validator, ValidatorResources, WasmFeatures,
+    ExternalKind, FuncToValidate, FuncValidator, FuncValidatorAllocations, FunctionBody, KnownCustom, Name, Parser,
+    Payload, TypeRef, ValidPayload, Validator, ValidatorResources, WasmFeatures,
 };
 
 /// A module and the bodies of its defined functions, borrowed from the input.
@@ -16,7 +16,8 @@ pub struct ModuleTranslation<'a> {
     /// The bodies of the defined functions, in order.
     pub function_bodies: Vec<FunctionBody<'a>>,
     /// From [`translate_module_deferring_bodies`]: what validates each
-    /// body, in the same order ([`ModuleTranslation::validate_body`]).
+    /// body, in the same order ([`ModuleTranslation::validate_body`],
+    /// [`ModuleTranslation::with_body_validator`]).
     /// Empty when the bodies were validated during translation.
     pub body_validators: Vec<FuncToValidate<ValidatorResources>>,
 }
@@ -36,8 +37,35 @@ impl ModuleTranslation<'_> {
     /// otherwise. Safe to call from several threads at once, for different
     /// or the same bodies.
     pub fn validate_body(&self, index: usize) -> Result<(), TranslateError> {
-        let (Some(func), Some(body)) = (self.body_validators.get(index), self.function_bodies.get(index)) else {
+        let Some(body) = self.function_bodies.get(index) else {
             return Ok(());
+        };
+        self.with_body_validator(index, |validator| match validator {
+            Some(validator) => validator.validate(body),
+            None => Ok(()),
+        })?;
+        Ok(())
+    }
+
+    /// Calls `f` with the validator of the body of defined function
+    /// `index` if the translation deferred its validation
+    /// ([`translate_module_deferring_bodies`]), or with `None` otherwise.
+    ///
+    /// For a compiler that validates a body as it reads it, so that the
+    /// body is decoded once: `f` defines the locals
+    /// (`FuncValidator::define_locals`) and checks each operator
+    /// (`FuncValidator::op`) before it uses them, and reads the operators
+    /// with the validator's features, as `FuncValidator::validate` does. A
+    /// validator is not `Sync`: each call makes its own, reusing the
+    /// allocations its thread kept from the last body. Safe to call from
+    /// several threads at once.
+    pub fn with_body_validator<R>(
+        &self,
+        index: usize,
+        f: impl FnOnce(Option<&mut FuncValidator<ValidatorResources>>) -> R,
+    ) -> R {
+        let Some(func) = self.body_validators.get(index) else {
+            return f(None);
         };
         let func = FuncToValidate {
             resources: func.resources.clone(),
@@ -51,10 +79,9 @@ impl ModuleTranslation<'_> {
             static ALLOCATIONS: std::cell::Cell<FuncValidatorAllocations> = std::cell::Cell::default();
         }
         let mut validator = func.into_validator(ALLOCATIONS.take());
-        let result = validator.validate(body);
+        let result = f(Some(&mut validator));
         ALLOCATIONS.set(validator.into_allocations());
-        result?;
-        Ok(())
+        result
     }
 }
 
@@ -93,8 +120,9 @@ pub fn translate_module_trusting_bodies(
 
 /// [`translate_module`], but the function bodies are left for the caller to
 /// validate, each with [`ModuleTranslation::validate_body`] before it uses
-/// the body: a compiler validates them on the threads that compile them,
-/// rather than all on this one first.
+/// the body, or as it reads it with
+/// [`ModuleTranslation::with_body_validator`]: a compiler validates them on
+/// the threads that compile them, rather than all on this one first.
 ///
 /// A body that fails there may still belong to a module that
 /// [`translate_module`] accepts (see its GC note) or rejects with another
