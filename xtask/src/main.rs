@@ -7,8 +7,8 @@
 //! Wasmtime round after round. It prints a table of medians with their
 //! spread and the Weft/Wasmtime ratio, writes `target/bench/report.json` and
 //! `target/bench/report.svg`, and ends with the geometric mean ratio of each
-//! group; with `--compare`, also each row's change against an earlier
-//! report.
+//! group and the rows where Weft is slower (`report::slower_rows`); with
+//! `--compare`, also each row's change against an earlier report.
 //!
 //! `cargo xtask c-api install --prefix DIR [--release]` installs the C API
 //! (headers, `libweft.so` and `libweft.a`, `weft.pc`, the CMake package).
@@ -489,6 +489,7 @@ fn bench(args: &[String]) -> Result<(), String> {
             per_kib(&r.wasmtime)
         ));
     }
+    text.push_str(&report::slower_rows(&rows));
     if let Some((from, rows_then)) = &earlier {
         text.push_str(&compare::table(&rows, rows_then, from));
     }

@@ -101,11 +101,17 @@ pub fn fmt_time(ns: f64) -> String {
     }
 }
 
-fn fmt_cell(s: &Option<Summary>) -> String {
+/// A median with its spread (`±x%`, [`Summary::spread_percent`]), the
+/// median written by `unit`; `missing` when there are no samples.
+fn fmt_summary(s: &Option<Summary>, unit: fn(f64) -> String, missing: &str) -> String {
     match s {
-        Some(s) => format!("{} ±{:.0}%", fmt_time(s.median), s.spread_percent()),
-        None => "failed".to_string(),
+        Some(s) => format!("{} ±{:.0}%", unit(s.median), s.spread_percent()),
+        None => missing.to_string(),
     }
+}
+
+fn fmt_cell(s: &Option<Summary>) -> String {
+    fmt_summary(s, fmt_time, "failed")
 }
 
 /// Bytes in a readable unit.
@@ -122,10 +128,7 @@ pub fn fmt_bytes(b: f64) -> String {
 /// A median peak with its spread, as the time cells have it, so that a
 /// memory ratio can be weighed against the noise too.
 fn fmt_peak(s: &Option<Summary>) -> String {
-    match s {
-        Some(s) => format!("{} ±{:.0}%", fmt_bytes(s.median), s.spread_percent()),
-        None => "-".to_string(),
-    }
+    fmt_summary(s, fmt_bytes, "-")
 }
 
 fn fmt_ratio(r: Option<f64>) -> String {
@@ -204,6 +207,42 @@ pub fn table(rows: &[Row]) -> String {
             let _ = writeln!(out, "{g:<32} {:>7}   ({n} rows)", fmt_ratio(m));
         }
     }
+    out
+}
+
+/// The rows where Weft is slower (ratio above 1.00), each with both
+/// spreads and whether the difference is within the noise: within when
+/// each engine's spread ([`Summary::spread_percent`]) is larger than the
+/// difference in percent. The list a change is checked against.
+pub fn slower_rows(rows: &[Row]) -> String {
+    let mut out = String::from("\n## rows where Weft is slower (ratio above 1.00x)\n");
+    let mut beyond = 0;
+    let mut count = 0;
+    for r in rows {
+        let (Some(ratio), Some(weft), Some(wasmtime)) = (r.ratio(), &r.weft, &r.wasmtime) else {
+            continue;
+        };
+        if ratio <= 1.0 {
+            continue;
+        }
+        count += 1;
+        let difference = (ratio - 1.0) * 100.0;
+        let (a, b) = (weft.spread_percent(), wasmtime.spread_percent());
+        let within = a > difference && b > difference;
+        if !within {
+            beyond += 1;
+        }
+        let _ = writeln!(
+            out,
+            "{}: {}  {ratio:.3}x  {} / {}  spreads ±{a:.1}% / ±{b:.1}%  {}",
+            r.group,
+            r.name,
+            fmt_time(weft.median),
+            fmt_time(wasmtime.median),
+            if within { "within the noise" } else { "beyond the noise" }
+        );
+    }
+    let _ = writeln!(out, "rows above 1.00x: {count}; beyond the noise: {beyond}");
     out
 }
 
@@ -459,6 +498,27 @@ mod tests {
         );
         assert!(t.contains("peak memory per group"));
         assert!(j.contains("\"weft_peak_bytes\": 3145728") && j.contains("\"peak_ratio\": 0.75"));
+        // Row "c" is 2x slower with no spread: beyond the noise.
+        let slower = slower_rows(&rows);
+        assert!(slower.contains("calls: c  2.000x  8.0 ns / 4.0 ns  spreads ±0.0% / ±0.0%  beyond the noise"));
+        assert!(slower.contains("rows above 1.00x: 1; beyond the noise: 1"));
+        let noisy = Row {
+            weft: Summary::of(&[9.0, 10.0, 11.0, 12.0, 13.0]),
+            wasmtime: Summary::of(&[9.0, 9.5, 10.0, 10.5, 11.0]),
+            ..rows[1].clone()
+        };
+        // 1.10x, with spreads of 9.1% and 5.0%: beyond the noise.
+        assert!(slower_rows(std::slice::from_ref(&noisy)).contains("beyond the noise"));
+        let close = Row {
+            wasmtime: Summary::of(&[9.784, 10.284, 10.784, 11.284, 11.784]),
+            ..noisy
+        };
+        let close = slower_rows(&[close]);
+        assert!(
+            close.contains("1.020x  11.0 ns / 10.8 ns  spreads ±9.1% / ±4.6%  within the noise"),
+            "{close}"
+        );
+        assert!(close.contains("rows above 1.00x: 1; beyond the noise: 0"));
         let s = svg(&rows, "t");
         assert!(s.starts_with("<svg") && s.trim_end().ends_with("</svg>"));
         assert!(s.contains("a&lt;b") && !s.contains("a<b"));
