@@ -165,6 +165,19 @@ impl Compiler {
         translation: &ModuleTranslation<'_>,
         defined_index: u32,
     ) -> Result<CompiledFunction> {
+        let scan_first = crate::gc_stack_maps::module_may_trace(&translation.module);
+        self.compile_function_in(translation, defined_index, scan_first)
+    }
+
+    /// [`Compiler::compile_function`], with the module's
+    /// [`crate::gc_stack_maps::module_may_trace`] computed once by the
+    /// caller.
+    fn compile_function_in(
+        &self,
+        translation: &ModuleTranslation<'_>,
+        defined_index: u32,
+        scan_first: bool,
+    ) -> Result<CompiledFunction> {
         let module = &translation.module;
         let func_index = module.num_imported_funcs + defined_index;
         let describe = || match module.func_names.get(func_index) {
@@ -195,6 +208,7 @@ impl Compiler {
                 module,
                 ty_index,
                 body,
+                scan_first,
                 validator,
                 &mut ctx.func,
                 fctx,
@@ -265,6 +279,7 @@ impl Compiler {
             .enumerate()
             .filter_map(|(ty, callable)| callable.then_some(ty))
             .collect();
+        let scan_first = crate::gc_stack_maps::module_may_trace(module);
         // One list of jobs, trampolines last (they are the smallest), so
         // that they fill the threads' idle time at the end.
         let mut compiled = map_indices(
@@ -273,7 +288,7 @@ impl Compiler {
             |i| bodies.get(i).map_or(0, |b| b.range().end - b.range().start),
             |i| match i.checked_sub(num_defined) {
                 Some(t) => self.compile_array_trampoline(&module.types[trampoline_types[t]]),
-                None => self.compile_function(translation, i as u32),
+                None => self.compile_function_in(translation, i as u32, scan_first),
             },
         )?;
         let mut trampolines: Vec<Option<CompiledFunction>> =
@@ -683,6 +698,7 @@ mod debug_tests {
             module,
             ty_index,
             &translation.function_bodies[index as usize],
+            crate::gc_stack_maps::module_may_trace(module),
             None,
             &mut func,
             &mut fctx,
@@ -734,6 +750,7 @@ mod debug_tests {
                     module,
                     ty_index,
                     &deferred.function_bodies[0],
+                    false,
                     validator,
                     &mut func,
                     &mut fctx,
@@ -744,6 +761,67 @@ mod debug_tests {
         assert_eq!(
             func.display().to_string(),
             translated(&compiler, &deferred, 0).display().to_string()
+        );
+    }
+
+    /// In a module that declares no traced type, a function is translated
+    /// without stack maps, and again with them at the first operator that
+    /// makes a traced reference (here a block typed `externref`, after a
+    /// call): the result is what scanning the body first gives. With a
+    /// deferred validator, the rest of the body is still validated before
+    /// the second pass, so an invalid operator after that one fails.
+    #[test]
+    fn stack_maps_found_during_translation_translate_again() {
+        let funcs = r#"(func $f (param i32) (result i32) (local.get 0))
+            (func (param i32) (result i32)
+                (drop (call $f (local.get 0)))
+                (ref.is_null (block (result externref)
+                    (ref.null extern) (drop (call $f (i32.const 1))))))"#;
+        let wasm = wat::parse_str(format!("(module {funcs})")).unwrap();
+        let features = weft_environ::supported_features();
+        let translation = weft_environ::translate_module(&wasm, features).unwrap();
+        assert!(!crate::gc_stack_maps::module_may_trace(&translation.module));
+        let compiler = Compiler::new_native().unwrap();
+        let clif = |index: u32, scan_first: bool| {
+            let module = &translation.module;
+            let ty_index = module.functions[index as usize];
+            let sig = wasm_signature(&module.types[ty_index as usize]).unwrap();
+            let mut func = Function::with_name_signature(UserFuncName::user(0, index), sig);
+            let mut fctx = FunctionBuilderContext::new();
+            translate_function(
+                &*compiler.isa,
+                compiler.tunables,
+                module,
+                ty_index,
+                &translation.function_bodies[index as usize],
+                scan_first,
+                None,
+                &mut func,
+                &mut fctx,
+            )
+            .unwrap();
+            func.display().to_string()
+        };
+        for index in 0..2 {
+            assert_eq!(clif(index, false), clif(index, true), "function {index}");
+        }
+        // The second function's block value is in a stack map at the call
+        // inside the block.
+        assert!(clif(1, false).contains("stack_map"), "{}", clif(1, false));
+        assert!(!clif(0, false).contains("stack_map"));
+
+        // An invalid operator after the block, in a deferred body.
+        let wasm = wat::parse_str(format!(
+            "(module {funcs} (func (block (result externref) (ref.null extern)) drop i32.add drop))"
+        ))
+        .unwrap();
+        let deferred = weft_environ::translate_module_deferring_bodies(&wasm, features).unwrap();
+        compiler.compile_function(&deferred, 1).unwrap();
+        let expected = deferred.validate_body(2).unwrap_err().to_string();
+        let err = compiler.compile_function(&deferred, 2).unwrap_err();
+        assert!(
+            err.chain().any(|e| e.to_string() == expected),
+            "{err:#} should be {expected}"
         );
     }
 

@@ -139,20 +139,65 @@ pub(crate) struct AddrCacheEntry {
 /// then each local declaration and operator is validated just before it
 /// is translated (so the translation never sees an invalid one), and the
 /// first that fails is the error.
+///
+/// `scan_first`: whether to scan the operators for traced references
+/// before translating ([`crate::gc_stack_maps::module_may_trace`]) rather
+/// than translate again when one is found.
 #[allow(
     clippy::too_many_arguments,
     reason = "the translation's inputs, each used throughout"
 )]
-pub(crate) fn translate_function<'m>(
-    isa: &'m dyn TargetIsa,
+pub(crate) fn translate_function(
+    isa: &dyn TargetIsa,
     tunables: Tunables,
-    module: &'m Module,
+    module: &Module,
     ty_index: u32,
     body: &FunctionBody<'_>,
-    mut validator: Option<&mut FuncValidator<ValidatorResources>>,
+    scan_first: bool,
+    validator: Option<&mut FuncValidator<ValidatorResources>>,
     func: &mut Function,
     fctx: &mut FunctionBuilderContext,
 ) -> Result<()> {
+    let stack_maps = crate::gc_stack_maps::declares_traced(module, ty_index, body)?
+        || (scan_first && crate::gc_stack_maps::body_makes_traced(module, body)?);
+    let (signature, name) = (func.signature.clone(), func.name.clone());
+    let input = (isa, tunables, module, ty_index, body);
+    if translate_pass(input, validator, func, fctx, stack_maps)? == Pass::Done {
+        return Ok(());
+    }
+    // An operator makes a traced reference: the function is translated
+    // again, with stack maps. The body is valid: the first pass validated
+    // the rest of it when it had a validator.
+    func.clear();
+    func.signature = signature;
+    func.name = name;
+    *fctx = FunctionBuilderContext::new();
+    match translate_pass(input, None, func, fctx, true)? {
+        Pass::Done => Ok(()),
+        Pass::NeedsStackMaps => bail!("a translation with stack maps asked for them again"),
+    }
+}
+
+/// How a [`translate_pass`] ended.
+#[derive(Clone, Copy, PartialEq, Debug)]
+enum Pass {
+    /// The function is translated.
+    Done,
+    /// The pass, without stack maps, stopped at an operator that makes a
+    /// traced reference, after validating the rest of the body (when it
+    /// had a validator).
+    NeedsStackMaps,
+}
+
+/// One translation of the function into `func`, with or without stack
+/// maps (see `gc_stack_maps.rs`).
+fn translate_pass(
+    (isa, tunables, module, ty_index, body): (&dyn TargetIsa, Tunables, &Module, u32, &FunctionBody<'_>),
+    mut validator: Option<&mut FuncValidator<ValidatorResources>>,
+    func: &mut Function,
+    fctx: &mut FunctionBuilderContext,
+    gc_stack_maps: bool,
+) -> Result<Pass> {
     let offsets = VMOffsets::new(module);
     let ty = &module.types[ty_index as usize];
 
@@ -218,7 +263,7 @@ pub(crate) fn translate_function<'m>(
         pending_fuel: 0,
         propagate: None,
         result_types: Vec::new(),
-        gc_stack_maps: crate::gc_stack_maps::needs_stack_maps(module, ty_index, body)?,
+        gc_stack_maps,
         stack_map_values: std::collections::HashSet::new(),
         memory_bases: Vec::new(),
         addr_cache: Vec::new(),
@@ -275,6 +320,16 @@ pub(crate) fn translate_function<'m>(
         if let Some(v) = validator.as_deref_mut() {
             v.op(offset, &op)?;
         }
+        if !t.gc_stack_maps && crate::gc_stack_maps::op_makes_traced(module, &op) {
+            if let Some(v) = validator.as_deref_mut() {
+                while !reader.eof() {
+                    let (op, offset) = reader.read_with_offset()?;
+                    v.op(offset, &op)?;
+                }
+                reader.finish()?;
+            }
+            return Ok(Pass::NeedsStackMaps);
+        }
         t.b.set_srcloc(SourceLoc::new(u32::try_from(offset)?));
         t.translate_operator(op)
             .with_context(|| format!("at offset 0x{offset:x}"))?;
@@ -290,7 +345,7 @@ pub(crate) fn translate_function<'m>(
     }
     t.finish_propagate_block()?;
     t.b.finalize(isa.frontend_config());
-    Ok(())
+    Ok(Pass::Done)
 }
 
 impl FuncTranslator<'_, '_> {

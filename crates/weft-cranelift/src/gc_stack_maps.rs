@@ -8,8 +8,12 @@
 //! map. `i64` operands are included because the translator does not track
 //! operand types: an integer recorded this way is only read as a candidate
 //! root, which the collector checks against its heap. Functions that never
-//! see such a reference (decided by one scan of their operators) get no
-//! stack maps and generate the same code as before.
+//! see such a reference get no stack maps and generate the same code as
+//! before. Whether a function needs them is decided from its signature and
+//! locals, then its operators (`op_makes_traced`): scanned before the
+//! translation in a module that declares traced types (`module_may_trace`),
+//! or else checked as the function is translated without stack maps, which
+//! translates it again with them at the first such operator.
 //!
 //! The builtins that may collect (allocations) and those that run host
 //! code (the fuel and epoch builtins, whose callbacks may collect, sample a
@@ -86,9 +90,40 @@ fn block_traced(module: &Module, ty: BlockType) -> bool {
     }
 }
 
-/// Whether the function of type `ty_index` with `body` may hold a traced
-/// reference (see the module docs).
-pub(crate) fn needs_stack_maps(module: &Module, ty_index: u32, body: &FunctionBody<'_>) -> Result<bool> {
+/// Whether functions of `module` are likely to make traced references:
+/// it declares a traced function type, global or table, GC types, or tags
+/// (exception handling). Their bodies are scanned for such operators
+/// before they are translated ([`body_makes_traced`]), since many of them
+/// may need stack maps; the bodies of other modules are translated once,
+/// optimistically, and again only if one turns out to need them.
+pub(crate) fn module_may_trace(module: &Module) -> bool {
+    !module.tags.is_empty()
+        || module.has_gc_types()
+        || (0..module.types.len()).any(|t| func_type_traced(module, t as u32))
+        || module.globals.iter().any(|g| is_traced(module, g.ty))
+        || module
+            .tables
+            .iter()
+            .any(|t| is_traced(module, WasmValType::Ref(t.element)))
+}
+
+/// Whether one of the operators of `body` makes a traced reference
+/// ([`op_makes_traced`]).
+pub(crate) fn body_makes_traced(module: &Module, body: &FunctionBody<'_>) -> Result<bool> {
+    let mut ops = body.get_operators_reader()?;
+    while !ops.eof() {
+        if op_makes_traced(module, &ops.read()?) {
+            return Ok(true);
+        }
+    }
+    Ok(false)
+}
+
+/// Whether the function of type `ty_index` with `body` declares a traced
+/// reference: a parameter, a result or a local of a traced type. Such a
+/// function has stack maps from its start; any other gets them only once
+/// one of its operators makes a traced reference ([`op_makes_traced`]).
+pub(crate) fn declares_traced(module: &Module, ty_index: u32, body: &FunctionBody<'_>) -> Result<bool> {
     if func_type_traced(module, ty_index) {
         return Ok(true);
     }
@@ -99,63 +134,63 @@ pub(crate) fn needs_stack_maps(module: &Module, ty_index: u32, body: &FunctionBo
             return Ok(true);
         }
     }
-    let callee_type = |f: u32| module.functions.get(f as usize).copied();
-    let mut ops = body.get_operators_reader()?;
-    while !ops.eof() {
-        let traced = match ops.read()? {
-            Operator::GlobalGet { global_index } => module
-                .globals
-                .get(global_index as usize)
-                .is_some_and(|g| is_traced(module, g.ty)),
-            Operator::TableGet { table } => module
-                .tables
-                .get(table as usize)
-                .is_some_and(|t| is_traced(module, WasmValType::Ref(t.element))),
-            Operator::Call { function_index } | Operator::ReturnCall { function_index } => {
-                callee_type(function_index).is_some_and(|t| func_type_traced(module, t))
-            }
-            Operator::CallIndirect { type_index, .. }
-            | Operator::ReturnCallIndirect { type_index, .. }
-            | Operator::CallRef { type_index }
-            | Operator::ReturnCallRef { type_index } => func_type_traced(module, type_index),
-            Operator::Block { blockty } | Operator::Loop { blockty } | Operator::If { blockty } => {
-                block_traced(module, blockty)
-            }
-            Operator::Try { .. } => true,
-            // A clause that makes an `exnref`, and the legacy `try`, whose
-            // clauses keep the exception they caught for `rethrow`.
-            Operator::TryTable { try_table } => {
-                block_traced(module, try_table.ty)
-                    || try_table
-                        .catches
-                        .iter()
-                        .any(|c| matches!(c, wasmparser::Catch::OneRef { .. } | wasmparser::Catch::AllRef { .. }))
-            }
-            Operator::ThrowRef | Operator::CatchAll | Operator::Rethrow { .. } => true,
-            Operator::TypedSelect { ty } => is_traced_wp(module, ty),
-            Operator::TypedSelectMulti { tys } => tys.iter().any(|t| is_traced_wp(module, *t)),
-            Operator::StructNew { .. }
-            | Operator::StructNewDefault { .. }
-            | Operator::StructNewDesc { .. }
-            | Operator::StructNewDefaultDesc { .. }
-            | Operator::RefGetDesc { .. }
-            | Operator::StructGet { .. }
-            | Operator::ArrayNew { .. }
-            | Operator::ArrayNewDefault { .. }
-            | Operator::ArrayNewFixed { .. }
-            | Operator::ArrayNewData { .. }
-            | Operator::ArrayNewElem { .. }
-            | Operator::ArrayGet { .. }
-            | Operator::AnyConvertExtern
-            | Operator::ExternConvertAny
-            | Operator::Catch { .. } => true,
-            _ => false,
-        };
-        if traced {
-            return Ok(true);
-        }
-    }
     Ok(false)
+}
+
+/// Whether `op` may make or hold a traced reference: a function without
+/// traced declarations ([`declares_traced`]) needs stack maps when one of
+/// its operators does, reachable or not.
+pub(crate) fn op_makes_traced(module: &Module, op: &Operator<'_>) -> bool {
+    let callee_type = |f: u32| module.functions.get(f as usize).copied();
+    match *op {
+        Operator::GlobalGet { global_index } => module
+            .globals
+            .get(global_index as usize)
+            .is_some_and(|g| is_traced(module, g.ty)),
+        Operator::TableGet { table } => module
+            .tables
+            .get(table as usize)
+            .is_some_and(|t| is_traced(module, WasmValType::Ref(t.element))),
+        Operator::Call { function_index } | Operator::ReturnCall { function_index } => {
+            callee_type(function_index).is_some_and(|t| func_type_traced(module, t))
+        }
+        Operator::CallIndirect { type_index, .. }
+        | Operator::ReturnCallIndirect { type_index, .. }
+        | Operator::CallRef { type_index }
+        | Operator::ReturnCallRef { type_index } => func_type_traced(module, type_index),
+        Operator::Block { blockty } | Operator::Loop { blockty } | Operator::If { blockty } => {
+            block_traced(module, blockty)
+        }
+        Operator::Try { .. } => true,
+        // A clause that makes an `exnref`, and the legacy `try`, whose
+        // clauses keep the exception they caught for `rethrow`.
+        Operator::TryTable { ref try_table } => {
+            block_traced(module, try_table.ty)
+                || try_table
+                    .catches
+                    .iter()
+                    .any(|c| matches!(c, wasmparser::Catch::OneRef { .. } | wasmparser::Catch::AllRef { .. }))
+        }
+        Operator::ThrowRef | Operator::CatchAll | Operator::Rethrow { .. } => true,
+        Operator::TypedSelect { ty } => is_traced_wp(module, ty),
+        Operator::TypedSelectMulti { ref tys } => tys.iter().any(|t| is_traced_wp(module, *t)),
+        Operator::StructNew { .. }
+        | Operator::StructNewDefault { .. }
+        | Operator::StructNewDesc { .. }
+        | Operator::StructNewDefaultDesc { .. }
+        | Operator::RefGetDesc { .. }
+        | Operator::StructGet { .. }
+        | Operator::ArrayNew { .. }
+        | Operator::ArrayNewDefault { .. }
+        | Operator::ArrayNewFixed { .. }
+        | Operator::ArrayNewData { .. }
+        | Operator::ArrayNewElem { .. }
+        | Operator::ArrayGet { .. }
+        | Operator::AnyConvertExtern
+        | Operator::ExternConvertAny
+        | Operator::Catch { .. } => true,
+        _ => false,
+    }
 }
 
 /// The trampoline of `builtin` (one of [`COLLECTING_BUILTINS`]): the
