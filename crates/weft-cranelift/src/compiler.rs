@@ -687,9 +687,22 @@ mod debug_tests {
 
     /// The CLIF of defined function `index` of `translation`, as translated.
     fn translated(compiler: &Compiler, translation: &ModuleTranslation<'_>, index: u32) -> Function {
+        let scan_first = crate::gc_stack_maps::module_may_trace(&translation.module);
+        translate_with(compiler, translation, index, scan_first, None).unwrap()
+    }
+
+    /// [`translated`], with the given `scan_first` and `validator` (see
+    /// `translate_function`).
+    fn translate_with(
+        compiler: &Compiler,
+        translation: &ModuleTranslation<'_>,
+        index: u32,
+        scan_first: bool,
+        validator: Option<&mut wasmparser::FuncValidator<wasmparser::ValidatorResources>>,
+    ) -> Result<Function> {
         let module = &translation.module;
         let ty_index = module.functions[(module.num_imported_funcs + index) as usize];
-        let sig = wasm_signature(&module.types[ty_index as usize]).unwrap();
+        let sig = wasm_signature(&module.types[ty_index as usize])?;
         let mut func = Function::with_name_signature(UserFuncName::user(0, index), sig);
         let mut fctx = FunctionBuilderContext::new();
         translate_function(
@@ -698,13 +711,12 @@ mod debug_tests {
             module,
             ty_index,
             &translation.function_bodies[index as usize],
-            crate::gc_stack_maps::module_may_trace(module),
-            None,
+            scan_first,
+            validator,
             &mut func,
             &mut fctx,
-        )
-        .unwrap();
-        func
+        )?;
+        Ok(func)
     }
 
     /// Bodies whose validation a translation deferred are validated as they
@@ -736,25 +748,10 @@ mod debug_tests {
             );
         }
         // The valid body, translated while it is validated and without.
-        let module = &deferred.module;
-        let ty_index = module.functions[0];
-        let sig = wasm_signature(&module.types[ty_index as usize]).unwrap();
-        let mut func = Function::with_name_signature(UserFuncName::user(0, 0), sig);
-        let mut fctx = FunctionBuilderContext::new();
-        deferred
+        let func = deferred
             .with_body_validator(0, |validator| {
                 assert!(validator.is_some());
-                translate_function(
-                    &*compiler.isa,
-                    compiler.tunables,
-                    module,
-                    ty_index,
-                    &deferred.function_bodies[0],
-                    false,
-                    validator,
-                    &mut func,
-                    &mut fctx,
-                )
+                translate_with(&compiler, &deferred, 0, false, validator)
             })
             .unwrap();
         // `translated` passes no validator.
@@ -783,23 +780,7 @@ mod debug_tests {
         assert!(!crate::gc_stack_maps::module_may_trace(&translation.module));
         let compiler = Compiler::new_native().unwrap();
         let clif = |index: u32, scan_first: bool| {
-            let module = &translation.module;
-            let ty_index = module.functions[index as usize];
-            let sig = wasm_signature(&module.types[ty_index as usize]).unwrap();
-            let mut func = Function::with_name_signature(UserFuncName::user(0, index), sig);
-            let mut fctx = FunctionBuilderContext::new();
-            translate_function(
-                &*compiler.isa,
-                compiler.tunables,
-                module,
-                ty_index,
-                &translation.function_bodies[index as usize],
-                scan_first,
-                None,
-                &mut func,
-                &mut fctx,
-            )
-            .unwrap();
+            let func = translate_with(&compiler, &translation, index, scan_first, None).unwrap();
             func.display().to_string()
         };
         for index in 0..2 {
