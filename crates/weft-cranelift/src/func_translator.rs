@@ -8,7 +8,7 @@ use crate::types::{clif_type, clif_type_of, trap_to_code, trusted, vmctx_readonl
 use anyhow::{anyhow, bail, Context as _, Result};
 use cranelift_codegen::ir::{
     types, AliasRegion, AliasRegionData, Block, BlockArg, ExceptionTableData, ExceptionTableItem, ExtFuncData,
-    ExternalName, FuncRef, Function, GlobalValueData, InstBuilder, JumpTableData, SigRef, SourceLoc, Type,
+    ExternalName, FuncRef, Function, GlobalValueData, InstBuilder, JumpTableData, SigRef, Signature, SourceLoc, Type,
     UserExternalName, Value,
 };
 use cranelift_codegen::isa::{CallConv, TargetIsa};
@@ -160,14 +160,16 @@ pub(crate) fn translate_function(
 ) -> Result<()> {
     let stack_maps = crate::gc_stack_maps::declares_traced(module, ty_index, body)?
         || (scan_first && crate::gc_stack_maps::body_makes_traced(module, body)?);
-    let (signature, name) = (func.signature.clone(), func.name.clone());
     let input = (isa, tunables, module, ty_index, body);
     if translate_pass(input, validator, func, fctx, stack_maps)? == Pass::Done {
         return Ok(());
     }
     // An operator makes a traced reference: the function is translated
     // again, with stack maps. The body is valid: the first pass validated
-    // the rest of it when it had a validator.
+    // the rest of it when it had a validator. The pass left the signature
+    // and name as they were; they are kept across the clear.
+    let signature = std::mem::replace(&mut func.signature, Signature::new(CallConv::Fast));
+    let name = std::mem::take(&mut func.name);
     func.clear();
     func.signature = signature;
     func.name = name;
